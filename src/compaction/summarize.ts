@@ -2,6 +2,7 @@
  * The default compaction summarizer: a structured checkpoint summary from the current model.
  */
 import { SettleError } from "../errors.js";
+import { effectiveReserveTokens } from "../llm/tokens.js";
 import type { AgentMessage, Usage } from "../llm/types.js";
 import type { FileOperationDetails } from "../store/entries.js";
 import { summarizeSpan } from "./chunks.js";
@@ -67,7 +68,8 @@ export function generateSummary(
 	const updateInstructions = withCustomInstructions(CHECKPOINT_UPDATE_PROMPT, options.customInstructions);
 	const instructions = options.previousSummary !== undefined ? updateInstructions : firstInstructions;
 	const prompt = summarizationRequestText(serializeConversation(messages), instructions, options.previousSummary);
-	const maxTokens = Math.floor(0.8 * options.reserveTokens);
+	// pi#8651: the reserve capped at half the window, so the answer fits a small window.
+	const maxTokens = Math.floor(0.8 * effectiveReserveTokens(options.model.contextWindow, options.reserveTokens));
 	const failurePrefix = "Summarization failed";
 	// pi's one request where it fits; in chunks where it does not (pi sends it and fails) or where the
 	// provider rejects it as too long.
@@ -104,7 +106,7 @@ export function generateTurnPrefixSummary(
 	const firstInstructions = withCustomInstructions(TURN_PREFIX_PROMPT, options.customInstructions);
 	const updateInstructions = withCustomInstructions(TURN_PREFIX_UPDATE_PROMPT, options.customInstructions);
 	const prompt = summarizationRequestText(serializeConversation(messages), firstInstructions);
-	const maxTokens = Math.floor(0.5 * options.reserveTokens);
+	const maxTokens = Math.floor(0.5 * effectiveReserveTokens(options.model.contextWindow, options.reserveTokens));
 	const failurePrefix = "Turn prefix summarization failed";
 	return summarizeSpan(messages, prompt, {
 		...options,

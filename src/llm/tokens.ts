@@ -123,19 +123,40 @@ export function estimateContextTokens(messages: readonly AgentMessage[]): Contex
 }
 
 /**
- * The compaction threshold in tokens, `contextWindow − reserveTokens`: the one definition
- * {@link shouldCompact} and the traces' numbers (`thresholdTokens`) share.
+ * The reserve a model with this context window gets: `reserveTokens`, but never more than half of
+ * the window (pi#8651). pi 0.73.1 takes `reserveTokens` as it is, so the default 16384 on an
+ * 8192-token model puts the threshold below zero (a compaction after every prompt) and asks the
+ * summarizer for 0.8 × 16384 tokens, more than the window holds. Half keeps at least as much room
+ * for the conversation as for the answer, and the summary answer (80% of the reserve) within the
+ * window beside the history it summarizes; windows of 32768 tokens and more keep the default
+ * reserve unchanged. A window that is not a positive number keeps `reserveTokens`.
+ *
+ * @example
+ * ```ts
+ * effectiveReserveTokens(200_000, 16_384); // 16384
+ * effectiveReserveTokens(8192, 16_384); // 4096
+ * ```
+ */
+export function effectiveReserveTokens(contextWindow: number, reserveTokens: number): number {
+	return contextWindow > 0 ? Math.min(reserveTokens, Math.floor(contextWindow / 2)) : reserveTokens;
+}
+
+/**
+ * The compaction threshold in tokens, `contextWindow − reserveTokens` with the reserve capped at half
+ * of the window ({@link effectiveReserveTokens}): the one definition {@link shouldCompact}
+ * and the traces' numbers (`thresholdTokens`) share.
  *
  * @example
  * ```ts
  * compactionThresholdTokens(200_000, { reserveTokens: 16_384 }); // 183616
+ * compactionThresholdTokens(8192, { reserveTokens: 16_384 }); // 4096
  * ```
  */
 export function compactionThresholdTokens(
 	contextWindow: number,
 	settings: Pick<CompactionThresholdSettings, "reserveTokens">,
 ): number {
-	return contextWindow - settings.reserveTokens;
+	return contextWindow - effectiveReserveTokens(contextWindow, settings.reserveTokens);
 }
 
 /**

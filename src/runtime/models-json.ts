@@ -102,8 +102,9 @@ function applyModelsFile(
 			continue;
 		}
 		try {
-			// pi merges custom models into a built-in provider's list and applies modelOverrides to its models.
-			if (builtIn.has(name) && (models.length > 0 || modelOverrides !== undefined)) {
+			// pi applies every entry of a built-in provider to its built-in models (baseUrl, compat,
+			// modelOverrides) and merges its custom models into their list: one route for all of them.
+			if (builtIn.has(name)) {
 				const { models: custom = [], ...config } = providerConfig(entry, models);
 				registerModelsFileBuiltIn(modelRuntime, name, config, {
 					models: custom,
@@ -140,6 +141,8 @@ function providerConfig(entry: Record<string, unknown>, models: Record<string, u
 	if (isRecord(entry.headers)) config.headers = entry.headers as Record<string, string>;
 	if (entry.authHeader === true) config.authHeader = true;
 	const providerCompat = isRecord(entry.compat) ? entry.compat : undefined;
+	// A built-in provider's compat goes on its built-in models too (pi's `loadBuiltInModels`).
+	if (providerCompat) config.compat = providerCompat;
 	if (models.length > 0) {
 		config.models = models.map((model) => {
 			const id = String(model.id ?? "");

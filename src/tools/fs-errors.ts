@@ -22,6 +22,10 @@ export function outOfDescriptors(error: unknown, what: string): SettleError | un
 	);
 }
 
+/** What the model can do about a path it may not read or write: said after the path. */
+const PERMISSION_HINT =
+	"Nothing was changed. Check the file's permissions (ls -l) or ask the user to change them, or pick a path you can write to.";
+
 /**
  * A {@link SettleError} saying what went wrong with `absolutePath`; Settle errors pass through.
  * `notFoundHint` is appended to the not-found message (for example what to do instead).
@@ -39,7 +43,9 @@ export function fileSystemError(error: unknown, absolutePath: string, notFoundHi
 			});
 		case "EACCES":
 		case "EPERM":
-			return new SettleError("IO", `Permission denied: ${absolutePath}`, { cause: error });
+			return new SettleError("IO", `Permission denied: ${absolutePath}. ${PERMISSION_HINT}`, { cause: error });
+		case "EROFS":
+			return new SettleError("IO", `Read-only file system: ${absolutePath}. ${PERMISSION_HINT}`, { cause: error });
 		case "ENOTDIR":
 			return new SettleError("NOT_FOUND", `Not a valid path (a parent is a file): ${absolutePath}`, { cause: error });
 		case "EMFILE":

@@ -59,6 +59,7 @@ import { serializeConversation } from "../../src/compaction/serialize.js";
 import { compact } from "../../src/compaction/summarize.js";
 import {
 	calculateContextTokens,
+	effectiveReserveTokens,
 	estimateContextTokens,
 	estimateMessageTokens,
 	shouldCompact,
@@ -118,8 +119,12 @@ describe("token accounting: Settle and pi 0.73.1 agree", () => {
 					expect(ours).toEqual(pi);
 					if (ours.lastUsageIndex !== null)
 						expect(messages[ours.lastUsageIndex]).toBe(back(original, [view[pi.lastUsageIndex!]])[0]);
+					// DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW (pi#8651): Settle caps the reserve at half the
+					// window (src/llm/tokens.ts); pi 0.73.1 takes it as set, a threshold below zero on a
+					// small window. Equal to pi given the capped reserve.
+					const capped = { ...settings, reserveTokens: effectiveReserveTokens(contextWindow, settings.reserveTokens) };
 					expect(shouldCompact(contextTokens, contextWindow, settings)).toBe(
-						piShouldCompact(contextTokens, contextWindow, settings),
+						piShouldCompact(contextTokens, contextWindow, capped),
 					);
 				},
 			),

@@ -218,31 +218,44 @@ describe("a running summary that leaves no room in the window", () => {
 	});
 });
 
-describe("an answer budget larger than the window on its own", () => {
-	it("sends the one request as pi does (chunks cannot help): a small-window model with the default reserve still compacts", async () => {
+describe("pi#8651: the default reserve on a small window", () => {
+	it("pi#8651: an 8000-token model with the default reserve (16384): the answer budget is capped at 80% of half the window, and every request with it fits", async () => {
 		const faux = createFauxProvider({ models: [{ id: "small", contextWindow: SMALL_WINDOW }] });
-		const prompts: string[] = [];
-		faux.setResponses([
-			(context: Context) => {
-				prompts.push(promptOf(context));
-				return fauxAssistantMessage("## Goal\nall of it");
-			},
-		]);
+		const requests: { prompt: string; tokens: number; budget: number }[] = [];
+		faux.setResponses(
+			Array.from({ length: 16 }, () => (context: Context, options: StreamOptions | undefined) => {
+				const prompt = promptOf(context);
+				const budget = options?.maxTokens ?? 0;
+				requests.push({
+					prompt,
+					budget,
+					tokens: Math.ceil((SUMMARIZATION_SYSTEM_PROMPT.length + prompt.length) / 4) + budget,
+				});
+				return fauxAssistantMessage(`## Goal\nsummary ${requests.length}`);
+			}),
+		);
 		const messages: AgentMessage[] = [1, 2, 3].map((i) => ({
 			role: "user",
 			content: `part-${i} ${"x".repeat(12_000)}`,
 			timestamp: i,
 		}));
 
-		// The default reserve (16384) asks for a 13107-token answer: more than the 8000-token window.
+		// pi 0.73.1 asks for a 13107-token answer (80% of 16384): more than the 8000-token window.
 		const summary = await generateSummary(messages, {
 			model: faux.getModel("small")!,
 			streamFn: faux.streamFn,
 			reserveTokens: 16_384,
 		});
 
-		expect(summary.text).toBe("## Goal\nall of it");
-		expect(prompts).toHaveLength(1);
-		expect([...prompts[0]!.matchAll(/part-(\d)/g)].map((m) => m[1])).toEqual(["1", "2", "3"]);
+		expect(summary.text).toBe(`## Goal\nsummary ${requests.length}`);
+		for (const request of requests) {
+			expect(request.budget).toBe(3200);
+			expect(request.tokens).toBeLessThanOrEqual(SMALL_WINDOW);
+		}
+		expect(requests.flatMap((request) => [...request.prompt.matchAll(/part-(\d)/g)].map((m) => m[1]))).toEqual([
+			"1",
+			"2",
+			"3",
+		]);
 	});
 });

@@ -145,6 +145,15 @@ describe("shouldCompact", () => {
 		expect(shouldCompact(500_000, 200_000, { ...settings, enabled: false })).toBe(false);
 	});
 
+	it("pi#8651: the reserve is capped at half the window: an 8192-token model with the default reserve compacts above 4096 tokens, not at every size", () => {
+		const settings = { enabled: true, reserveTokens: 16_384 };
+		expect(compactionThresholdTokens(8192, settings)).toBe(4096);
+		expect(shouldCompact(4096, 8192, settings)).toBe(false);
+		expect(shouldCompact(4097, 8192, settings)).toBe(true);
+		// Windows of 32768 tokens and more keep the reserve as set.
+		expect(compactionThresholdTokens(32_768, settings)).toBe(32_768 - 16_384);
+	});
+
 	it("decides against compactionThresholdTokens, the threshold traces show (one source of truth)", () => {
 		fc.assert(
 			fc.property(
@@ -153,7 +162,7 @@ describe("shouldCompact", () => {
 				fc.integer({ min: 0, max: 2_000_000 }),
 				(contextWindow, reserveTokens, tokens) => {
 					const threshold = compactionThresholdTokens(contextWindow, { reserveTokens });
-					expect(threshold).toBe(contextWindow - reserveTokens);
+					expect(threshold).toBe(contextWindow - Math.min(reserveTokens, Math.floor(contextWindow / 2)));
 					expect(shouldCompact(tokens, contextWindow, { enabled: true, reserveTokens })).toBe(tokens > threshold);
 				},
 			),

@@ -160,13 +160,18 @@ describe("pi-compat re-exports answer as pi 0.73.1's", () => {
 		}
 		const settings = { enabled: true, reserveTokens: 100, keepRecentTokens: 1 };
 		for (const [tokens, enabled] of [
-			[100, true],
-			[101, true],
-			[101, false],
+			[300, true],
+			[301, true],
+			[301, false],
 		] as const) {
 			const s = { ...settings, enabled };
-			expect(compat.shouldCompact(tokens, 200, s)).toBe(pi.shouldCompact(tokens, 200, s));
+			expect(compat.shouldCompact(tokens, 400, s)).toBe(pi.shouldCompact(tokens, 400, s));
 		}
+		// DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW (pi#8651): a reserve over half the window is capped
+		// (here 50 of 100, threshold 50); pi 0.73.1 takes it as set (threshold 0).
+		expect(pi.shouldCompact(1, 100, settings)).toBe(true);
+		expect(compat.shouldCompact(1, 100, settings)).toBe(false);
+		expect(compat.shouldCompact(51, 100, settings)).toBe(true);
 		expect(compat.DEFAULT_COMPACTION_SETTINGS).toEqual(pi.DEFAULT_COMPACTION_SETTINGS);
 		for (const entry of body) {
 			if (entry.type !== "message") continue;

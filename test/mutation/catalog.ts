@@ -6322,7 +6322,7 @@ export const MUTANTS: Mutant[] = [
 		description: "built-in provider's custom models registered as a provider of their own (skipped)",
 		edits: [
 			{
-				find: "if (builtIn.has(name) && (models.length > 0 || modelOverrides !== undefined)) {",
+				find: "if (builtIn.has(name)) {",
 				replace: "if (false) {",
 			},
 		],
@@ -9427,8 +9427,8 @@ export const MUTANTS: Mutant[] = [
 		description: "threshold off by one",
 		edits: [
 			{
-				find: "\treturn contextWindow - settings.reserveTokens;",
-				replace: "\treturn contextWindow - settings.reserveTokens + 1;",
+				find: "\treturn contextWindow - effectiveReserveTokens(contextWindow, settings.reserveTokens);",
+				replace: "\treturn contextWindow - effectiveReserveTokens(contextWindow, settings.reserveTokens) + 1;",
 			},
 		],
 		tests: ["test/compaction/tokens.test.ts"],
@@ -13780,6 +13780,65 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/sdk-tools.test.ts"],
+	},
+	{
+		id: "FJ01",
+		file: "src/runtime/models-json.ts",
+		description:
+			"models.json: a built-in provider entry without models or modelOverrides takes the override-only route again, which leaves the built-in models' compat as it was",
+		edits: [
+			{
+				find: "if (builtIn.has(name)) {",
+				replace: "if (builtIn.has(name) && (models.length > 0 || modelOverrides !== undefined)) {",
+			},
+		],
+		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
+	{
+		id: "FJ02",
+		file: "src/runtime/models-json.ts",
+		description: "models.json: a provider entry's `compat` no longer reaches the built-in models of that provider",
+		edits: [{ find: "if (providerCompat) config.compat = providerCompat;", replace: "" }],
+		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
+	{
+		id: "FJ03",
+		file: "src/llm/tokens.ts",
+		description:
+			"pi#8651: the reserve is no longer capped at half the window: an 8192-token model with the default reserve compacts after every prompt",
+		edits: [
+			{
+				find: "Math.min(reserveTokens, Math.floor(contextWindow / 2))",
+				replace: "reserveTokens",
+			},
+		],
+		tests: ["test/pi-races/compaction-window.test.ts", "test/compaction/tokens.test.ts"],
+	},
+	{
+		id: "FJ04",
+		file: "src/compaction/summarize.ts",
+		description:
+			"pi#8651: the summary answer budget is 80% of the uncapped reserve again: on an 8192-token model the request asks for more than the window",
+		edits: [
+			{
+				find: "Math.floor(0.8 * effectiveReserveTokens(options.model.contextWindow, options.reserveTokens))",
+				replace: "Math.floor(0.8 * options.reserveTokens)",
+			},
+		],
+		tests: ["test/pi-races/compaction-window.test.ts"],
+	},
+	{
+		id: "FJ05",
+		file: "src/tools/fs-errors.ts",
+		description:
+			"file tools: `Permission denied: <path>` says what happened again but neither that nothing was changed nor what to do",
+		edits: [
+			{
+				find: '"Nothing was changed. Check the file\'s permissions (ls -l) or ask the user to change them, or pick a path you can write to."',
+				replace: '""',
+			},
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
 ];
 

@@ -32,8 +32,8 @@ const HOLD_COMPACTION_UNTIL_TYPED = `export default function (pi) {
 describe("pi#6820 in settle -i: a line typed during threshold auto-compaction", () => {
 	it("pi#6820: a message typed during threshold compaction is delivered when compaction ends (settle -i)", async () => {
 		mkdirSync(cli.agentDir, { recursive: true });
-		// faux-1's window is 128000: with 124000 reserved, compaction is due above 4000 tokens, which
-		// the second answer (~3000 tokens over a ~2200-token first exchange) crosses.
+		// faux-1's window is 128000: the reserve is capped at half of it (pi#8651), so compaction is due
+		// above 64000 tokens, which the second answer (~66000 tokens) crosses.
 		writeFileSync(
 			join(cli.agentDir, "settings.json"),
 			JSON.stringify({ compaction: { reserveTokens: 124_000, keepRecentTokens: 1 } }),
@@ -42,7 +42,7 @@ describe("pi#6820 in settle -i: a line typed during threshold auto-compaction", 
 		writeFileSync(extension, HOLD_COMPACTION_UNTIL_TYPED);
 		const steps = join(cli.dir, "script.json");
 		// Then the script runs out and the faux model echoes the last user message.
-		writeFileSync(steps, JSON.stringify(["first answer", "y".repeat(12_000)]));
+		writeFileSync(steps, JSON.stringify(["first answer", "y".repeat(264_000)]));
 		const chat = new Repl(["--faux-script", steps, "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
 		await chat.idle(0);
 		await chat.say("one", "first answer\n");

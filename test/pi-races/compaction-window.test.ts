@@ -4,6 +4,9 @@
  * requests left out (pi#9602), a kept tail that ends in one tool call whose result alone nearly
  * fills `keepRecentTokens` (pi#8498), the `fromId` a branch summary records on `/tree`
  * (pi#3796), and a `length` stop far below the window taken for a full context (pi#9793, pi#8130).
+ * pi#8651: on a model with an 8192-token window the default `reserveTokens` (16384) put the
+ * threshold below zero, so every prompt compacted, and the summary request asked for 13107 output
+ * tokens, more than the window; Settle caps the reserve at half the window.
  */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
@@ -101,6 +104,41 @@ describe("pi#9602: compaction overflows by including thinking the model requests
 			stopReason: "stop",
 			content: [fauxText("answered after the compaction")],
 		});
+	});
+});
+
+describe("pi#8651: the default reserveTokens on a small-window model", () => {
+	const WINDOW = 8192;
+
+	it("pi#8651: an 8192-token model with the default reserve: short prompts compact nothing, and /compact's summary request with its answer budget fits the window", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			faux: { models: [{ id: "small", contextWindow: WINDOW }] },
+			// The default reserve (16384); a small kept tail, so there is always something to summarize.
+			settings: { compaction: { keepRecentTokens: 1 } },
+		});
+		const summaries: { maxTokens: number; tokens: number }[] = [];
+		const route = async (context: Context, stream: StreamOptions | undefined) => {
+			if (context.systemPrompt === SUMMARIZATION_SYSTEM_PROMPT) {
+				const maxTokens = stream?.maxTokens ?? 0;
+				const chars = context.messages.reduce((n, m) => n + messageChars(m), context.systemPrompt.length);
+				summaries.push({ maxTokens, tokens: Math.ceil(chars / 4) + maxTokens });
+				return fauxAssistantMessage(`## Goal\nsummary ${summaries.length}`);
+			}
+			return fauxAssistantMessage(`short answer ${summaries.length}`);
+		};
+		h.setResponses(Array.from({ length: 16 }, () => route));
+		for (let turn = 1; turn <= 4; turn++) await h.session.prompt(`short prompt ${turn}`);
+		expect(h.eventsOfType("compaction_start")).toEqual([]);
+		expect(summaries).toEqual([]);
+		expect(entriesOnDisk(h).filter((entry) => entry.type === "compaction")).toEqual([]);
+
+		await h.session.compact();
+		// The history request and the split last turn's prefix request. Half the window is the reserve
+		// (4096): the history answer gets 80% of it, the prefix answer half; each fits.
+		expect(summaries.map((request) => request.maxTokens).sort()).toEqual([2048, 3276]);
+		for (const request of summaries) expect(request.tokens).toBeLessThanOrEqual(WINDOW);
+		expect(entriesOnDisk(h).filter((entry) => entry.type === "compaction")).toHaveLength(1);
 	});
 });
 

@@ -181,7 +181,11 @@ describe("pi#3894: edit reports File not found when the file exists but is write
 				[{ name: "edit", args: { path: "Game.as", edits: [{ oldText: "1", newText: "2" }] } }],
 			);
 			expect(toolResults(h).map(({ isError, text }) => ({ isError, text }))).toEqual([
-				{ isError: true, text: `Permission denied: ${join(h.tempDir, "Game.as")}` },
+				// What happened, that nothing was changed, and what to do.
+				{
+					isError: true,
+					text: `Permission denied: ${join(h.tempDir, "Game.as")}. Nothing was changed. Check the file's permissions (ls -l) or ask the user to change them, or pick a path you can write to.`,
+				},
 			]);
 			expect(readFileSync(join(h.tempDir, "Game.as"), "utf8")).toBe("var speed = 1;\n");
 			expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });

@@ -39,6 +39,11 @@
  * warning. What the user should see: the overridden context window and name in `--list-models`, the
  * overridden `maxTokens` and headers on the request.
  *
+ * A built-in provider's entry with only `baseUrl` and `compat` (no `models`, no `modelOverrides`)
+ * left the built-in models' compat as it was: the flags reached the models only when the entry also
+ * had models or overrides. What the user should see (pi 0.73.1's `loadBuiltInModels`): the entry's
+ * compat on every built-in model's request, e.g. `maxTokensField: "max_tokens"` on the wire.
+ *
  * DLYZZT/pi-desktop#38: `enabledModels: ["deepseek/deepseek-v4-flash"]` also let in another
  * provider's model whose id is `deepseek/deepseek-v4-flash` (a router's). What the user should see:
  * the `deepseek` provider's model alone in the scope, and the session on it.
@@ -362,5 +367,23 @@ describe("modelOverrides: per-model changes of a built-in provider's models in m
 		expect(request?.headers["x-team"]).toBe("team-7");
 		expect(request?.headers.authorization).toBe("Bearer openrouter-key");
 		expect(request?.body.max_tokens ?? request?.body.max_completion_tokens).toBe(1234);
+	});
+});
+
+describe("models.json compat of a built-in provider entry without models or modelOverrides is not applied", () => {
+	it("built-in compat: `openrouter: { baseUrl, compat: { maxTokensField: 'max_tokens', supportsStore: false } }`: settle -p sends max_tokens, not max_completion_tokens, and no store", async () => {
+		writeModels({
+			openrouter: { baseUrl: `${server.url}/api/v1`, compat: { maxTokensField: "max_tokens", supportsStore: false } },
+		});
+		const at = { cwd: cli.project, agentDir: cli.agentDir, env: { OPENROUTER_API_KEY: "openrouter-key" } };
+		server.reply(chatReply([{ type: "text", text: "compat applied" }]));
+		const run = await runSettleAsync(["--no-session", "--model", "openrouter/openai/gpt-4o-mini", "-p", "hi"], at);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain("compat applied");
+		expect(server.requests).toHaveLength(1);
+		const body = server.requests[0]?.body;
+		expect(body?.max_tokens).toBeGreaterThan(0);
+		expect(body).not.toHaveProperty("max_completion_tokens");
+		expect(body).not.toHaveProperty("store");
 	});
 });
