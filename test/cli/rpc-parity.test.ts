@@ -102,6 +102,15 @@ describe("settle --rpc beside pi 0.73.1's RPC mode", () => {
 		const settle = new RpcClient(["--faux-script", script], { cwd: cli.project, agentDir: cli.agentDir });
 
 		const [piAnswers, settleAnswers] = await Promise.all([drive(pi), drive(settle)]);
+		// DELIBERATE_QUEUE_DISPOSITION (pi#9803; rpc-differential.helpers): Settle's steer / follow_up
+		// answers say the message was queued; pi's carry no data.
+		const queued = settleAnswers.filter((a) => a.command === "steer" || a.command === "follow_up");
+		const answersOf = (lines: Line[]) => lines.map((a) => a.answer as Line);
+		expect(answersOf(queued).map((answer) => answer.data)).toEqual([
+			{ disposition: "queued" },
+			{ disposition: "queued" },
+		]);
+		for (const a of queued) a.answer = { ...(a.answer as Line), data: undefined };
 		expect(settleAnswers).toEqual(piAnswers);
 		// Spot checks, so that two equally broken peers cannot pass.
 		expect(piAnswers.find((a) => a.command === "get_last_assistant_text")).toMatchObject({
