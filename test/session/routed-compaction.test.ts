@@ -449,7 +449,8 @@ describe("property: routed requests and the routed model's threshold", () => {
 							const tokens = oracleTokens(h.session.messages, fresh);
 							checks.push({
 								model: model.id,
-								over: enabled && tokens > model.contextWindow - reserve,
+								// pi#8651: the reserve is capped at half the window.
+								over: enabled && tokens > model.contextWindow - Math.min(reserve, Math.floor(model.contextWindow / 2)),
 								compactable:
 									prepareCompaction(h.sessionManager.getBranch(), h.settingsManager.getCompactionSettings()) !==
 									undefined,
@@ -500,6 +501,18 @@ describe("property: routed requests and the routed model's threshold", () => {
 							turns: [
 								{ model: "big", answerChars: 12_000 },
 								{ model: "small", answerChars: 10 },
+							],
+						},
+					],
+					// Regression (stop 42's CI, seed -847457447): a reserve over half the window is capped.
+					[
+						{
+							smallWindow: 1515,
+							reserve: 758,
+							enabled: true,
+							turns: [
+								{ model: "small", answerChars: 2485 },
+								{ model: "small", answerChars: 1 },
 							],
 						},
 					],

@@ -136,6 +136,7 @@ describe("sessionEventViolations", () => {
 	});
 
 	it("any scripts over several prompts: every real stream is clean, one agent_settled per prompt", async () => {
+		let thresholdCompactions = 0;
 		await fc.assert(
 			fc.asyncProperty(
 				fc.array(
@@ -148,9 +149,14 @@ describe("sessionEventViolations", () => {
 				),
 				fc.boolean(),
 				async (scripts, lowThreshold) => {
-					// A low threshold (window 128000 − reserve) makes every answer compact; a small keepRecentTokens lets it cut.
-					const compaction = { enabled: true, reserveTokens: lowThreshold ? 127_990 : 16_384, keepRecentTokens: 1 };
-					const h = await createHarness({ simulatedClock: true, settings: { compaction } });
+					// A low threshold (a 40-token window − reserve 20; the reserve is capped at half the window since
+					// pi#8651) makes every answer compact; a small keepRecentTokens lets it cut.
+					const compaction = { enabled: true, reserveTokens: lowThreshold ? 20 : 16_384, keepRecentTokens: 1 };
+					const h = await createHarness({
+						simulatedClock: true,
+						settings: { compaction },
+						...(lowThreshold ? { faux: { models: [{ id: "tiny", contextWindow: 40 }] } } : {}),
+					});
 					try {
 						for (const script of scripts) {
 							h.setResponses(script.map((step) => step.message));
@@ -158,6 +164,8 @@ describe("sessionEventViolations", () => {
 						}
 						expect(sessionEventViolations(h.events)).toEqual([]);
 						expect(h.eventsOfType("agent_settled")).toHaveLength(scripts.length);
+						if (h.eventsOfType("compaction_start").some((event) => event.reason === "threshold"))
+							thresholdCompactions++;
 					} finally {
 						h.cleanup();
 					}
@@ -165,5 +173,7 @@ describe("sessionEventViolations", () => {
 			),
 			{ numRuns: 60 },
 		);
+		// The low threshold must actually compact (a reserve over half the window is capped, pi#8651).
+		expect(thresholdCompactions).toBeGreaterThan(0);
 	});
 });
