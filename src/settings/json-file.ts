@@ -111,7 +111,11 @@ export function writeFileAtomic(path: string, text: string, mode?: number): void
 	try {
 		const fd = openSync(temp, "w", keptMode ?? 0o644);
 		try {
-			writeSync(fd, text);
+			// A short write (a full disk, a file-size limit: openclaw#88028) must not become the file:
+			// write until every byte is out, so that the next write reports ENOSPC / EFBIG instead.
+			const bytes = Buffer.from(text, "utf8");
+			let written = 0;
+			while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
 			fsyncSync(fd);
 		} finally {
 			closeSync(fd);
@@ -120,8 +124,20 @@ export function writeFileAtomic(path: string, text: string, mode?: number): void
 		renameSync(temp, target);
 	} catch (error) {
 		rmSync(temp, { force: true });
-		throw new SettleError("IO", `Cannot write ${path}: ${errorMessage(error)}`, { cause: error, details: { path } });
+		throw new SettleError(
+			"IO",
+			`Cannot write ${path}: ${errorMessage(error)}. The file keeps its previous content; ${writeFailureHint(error)}`,
+			{ cause: error, details: { path } },
+		);
 	}
+}
+
+/** What to do after a failed write of a file. */
+function writeFailureHint(error: unknown): string {
+	const code = (error as NodeJS.ErrnoException | undefined)?.code;
+	return code === "ENOSPC" || code === "EFBIG" || code === "EDQUOT"
+		? "free some disk space (or raise the file-size limit) and try again."
+		: "make its folder writable and try again.";
 }
 
 /** The file a write to `path` replaces: a symlink's target (even a missing one), else `path`. Must not throw. */

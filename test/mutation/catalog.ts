@@ -13840,6 +13840,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
+	{
+		id: "FP01",
+		file: "src/settings/json-file.ts",
+		description:
+			"openclaw#88028: the atomic write takes one short write() as done: under a full disk or a file-size limit the cut temp file is renamed over auth.json",
+		edits: [
+			{
+				find: "while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);",
+				replace: "written += writeSync(fd, bytes, written, bytes.length - written);",
+			},
+		],
+		tests: ["test/pi-races/providers-auth.test.ts"],
+	},
+	{
+		id: "FP02",
+		file: "src/settings/json-file.ts",
+		description:
+			"openclaw#88028: a failed settings/auth.json write no longer says the file kept its content, nor what to do",
+		edits: [{ find: "The file keeps its previous content; $", replace: "$" }],
+		tests: ["test/pi-races/providers-auth.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,154 @@
+/**
+ * Reports about provider credentials (`auth.json`, `models.json` keys), replayed against Settle
+ * with real files, real child processes and the real `settle` command.
+ *
+ * openclaw#88028: a credential write that could not complete (a full disk, a storage quota, a
+ * file-size limit) left `auth.json` truncated; the next start could not parse it and every provider
+ * was locked out. In Settle the write went through a temp file and a rename, yet a short `write()`
+ * (the kernel wrote part of the text, no error) was not noticed: the cut temp file was renamed
+ * over `auth.json`. What the user should see: the write fails with a typed `IO` error saying the
+ * file keeps its previous content, and `auth.json` still holds every key.
+ *
+ * pi#6880: concurrent starts while another process held the `auth.json` lock initialized with an
+ * empty credential snapshot: `--list-models` showed only the unauthenticated models and "No API
+ * key found", exit 0. What the user should see: every start reads the keys (Settle reads without
+ * the lock; writers replace the file by rename, so a reader never sees half a file).
+ *
+ * pi#2847: `createAgentSession` with a `models.json` provider whose `apiKey` is in the file failed
+ * with "No API key for provider": the key never reached the request. What the user should see: the
+ * request at the provider's endpoint with `Authorization: Bearer <the file's key>`, and the answer.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AuthStorage, createAgentSession, SessionManager } from "../../src/index.js";
+import { cliCommand, ROOT, trackChild, useCliProject } from "../cli/helpers.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-providers-auth-");
+
+describe("openclaw#88028: an interrupted auth.json write must not truncate the credential store", () => {
+	it("openclaw#88028: AuthStorage.set under a file-size limit (a full disk) fails with IO and auth.json keeps every key", () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		const authPath = join(cli.agentDir, "auth.json");
+		const before = `${JSON.stringify({ anthropic: { type: "api_key", key: "sk-ant-kept" } }, null, 2)}\n`;
+		writeFileSync(authPath, before, { mode: 0o600 });
+		const script = join(cli.dir, "set-key.mjs");
+		writeFileSync(
+			script,
+			`import { AuthStorage } from ${JSON.stringify(pathToFileURL(join(ROOT, "src/index.ts")).href)};
+const auth = AuthStorage.create(process.argv[2]);
+try {
+	auth.set("openai", "k".repeat(1024 * 1024));
+	console.log(JSON.stringify({ saved: true }));
+} catch (error) {
+	console.log(JSON.stringify({ code: error.code, message: error.message }));
+}
+`,
+		);
+		// `ulimit -f 256`: no file of this process may grow past 256 KiB; the 1 MiB key cannot be written.
+		const loader = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+		const run = spawnSync(
+			"bash",
+			["-c", 'ulimit -f 256 && exec "$0" "$@"', process.execPath, "--import", loader, script, authPath],
+			{ cwd: cli.project, encoding: "utf8" },
+		);
+		expect(run.stderr).toBe("");
+		expect(JSON.parse(run.stdout)).toEqual({
+			code: "IO",
+			message: expect.stringMatching(
+				/^Cannot write .*auth\.json: EFBIG.*\. The file keeps its previous content; free some disk space \(or raise the file-size limit\) and try again\.$/,
+			),
+		});
+		expect(readFileSync(authPath, "utf8")).toBe(before);
+		expect(readdirSync(cli.agentDir).sort()).toEqual(["auth.json"]);
+		const after = AuthStorage.create(authPath);
+		expect(after.getError()).toBeUndefined();
+		expect(after.getApiKey("anthropic")).toBe("sk-ant-kept");
+	});
+});
+
+describe("pi#6880: starts while another process holds the auth.json lock", () => {
+	it("pi#6880: four concurrent `settle --list-models groq` with auth.json locked all list the provider's models from its stored key", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "auth.json"), JSON.stringify({ groq: { type: "api_key", key: "gsk-stored" } }));
+		// What proper-lockfile leaves while a writer holds the lock (a fresh `<file>.lock` folder).
+		mkdirSync(join(cli.agentDir, "auth.json.lock"));
+		const runs = await Promise.all(
+			[0, 1, 2, 3].map(async () => {
+				const child = spawn(process.execPath, [...cliCommand(), "--list-models", "groq"], {
+					cwd: cli.project,
+					env: { ...process.env, GROQ_API_KEY: undefined, SETTLE_AGENT_DIR: cli.agentDir },
+					stdio: ["ignore", "pipe", "pipe"],
+				});
+				let stdout = "";
+				let stderr = "";
+				child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+					stdout += chunk;
+				});
+				child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+					stderr += chunk;
+				});
+				const code = await trackChild(child);
+				return { code, stdout, stderr };
+			}),
+		);
+		for (const run of runs) {
+			expect(run).toMatchObject({ code: 0, stderr: "" });
+			expect(run.stdout).toMatch(/^groq\/llama-3\.3-70b-versatile +131072 tokens$/m);
+			expect(run.stdout).not.toContain("No models available");
+		}
+	});
+});
+
+describe("pi#2847: createAgentSession with a models.json provider key", () => {
+	let server: WireServer;
+	beforeEach(async () => {
+		server = await startWireServer(() => chatReply([{ type: "text", text: "answered with the file's key" }]));
+	});
+	afterEach(async () => {
+		await server.close();
+	});
+
+	it("pi#2847: createAgentSession({ cwd, agentDir }) without an authStorage sends models.json's apiKey as the bearer token and answers", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({
+				providers: {
+					custom: {
+						baseUrl: `${server.url}/v1`,
+						api: "openai-completions",
+						apiKey: "custom-key-from-models-json",
+						models: [{ id: "custom-model" }],
+					},
+				},
+			}),
+		);
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ defaultProvider: "custom", defaultModel: "custom-model" }),
+		);
+		const { session } = await createAgentSession({
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			sessionManager: SessionManager.inMemory(),
+		});
+		try {
+			await session.prompt("hi");
+			expect(session.messages.at(-1)).toMatchObject({
+				role: "assistant",
+				stopReason: "stop",
+				content: [{ type: "text", text: "answered with the file's key" }],
+			});
+			expect(server.requests).toHaveLength(1);
+			expect(server.requests[0]?.headers.authorization).toBe("Bearer custom-key-from-models-json");
+			expect(server.requests[0]?.body.model).toBe("custom-model");
+		} finally {
+			session.dispose();
+		}
+	});
+});
