@@ -14,12 +14,26 @@
  * key found", exit 0. What the user should see: every start reads the keys (Settle reads without
  * the lock; writers replace the file by rename, so a reader never sees half a file).
  *
+ * atomic#2681 (a pi port's review): a credential update kept the previous `auth.json`'s mode, so a
+ * file an editor or a copy had made 0644 stayed readable by every local user after each write.
+ * What the user should see: after Settle stores a key, `auth.json` (or, when it is a symlink, the
+ * file it points to) is 0600.
+ *
  * pi#2847: `createAgentSession` with a `models.json` provider whose `apiKey` is in the file failed
  * with "No API key for provider": the key never reached the request. What the user should see: the
  * request at the provider's endpoint with `Authorization: Bearer <the file's key>`, and the answer.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	lstatSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -68,6 +82,33 @@ try {
 		const after = AuthStorage.create(authPath);
 		expect(after.getError()).toBeUndefined();
 		expect(after.getApiKey("anthropic")).toBe("sk-ant-kept");
+	});
+});
+
+describe("atomic#2681: a credential update keeps a world-readable auth.json's mode", () => {
+	it("atomic#2681: AuthStorage.set on a 0644 auth.json leaves it 0600, and a symlinked one's target 0600 (the link stays)", () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		const plain = join(cli.agentDir, "auth.json");
+		writeFileSync(plain, JSON.stringify({ anthropic: { type: "api_key", key: "sk-ant-1" } }));
+		chmodSync(plain, 0o644);
+		AuthStorage.create(plain).set("openai", "sk-openai-1");
+		expect(statSync(plain).mode & 0o777).toBe(0o600);
+		expect(JSON.parse(readFileSync(plain, "utf8"))).toEqual({
+			anthropic: { type: "api_key", key: "sk-ant-1" },
+			openai: { type: "api_key", key: "sk-openai-1" },
+		});
+
+		// A dotfiles manager's link: the target is what other users could read.
+		const target = join(cli.dir, "dotfiles-auth.json");
+		writeFileSync(target, "{}");
+		chmodSync(target, 0o644);
+		const linked = join(cli.dir, "linked-agent", "auth.json");
+		mkdirSync(join(cli.dir, "linked-agent"));
+		symlinkSync(target, linked);
+		AuthStorage.create(linked).set("groq", "gsk-1");
+		expect(lstatSync(linked).isSymbolicLink()).toBe(true);
+		expect(statSync(target).mode & 0o777).toBe(0o600);
+		expect(JSON.parse(readFileSync(target, "utf8"))).toEqual({ groq: { type: "api_key", key: "gsk-1" } });
 	});
 });
 
