@@ -13840,6 +13840,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
+	{
+		id: "FO01",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			"pi#8651 (leftovers6): the branch summary's budget takes the uncapped reserve again: on an 8192-token model nothing fits and the short branch is not summarized",
+		edits: [
+			{
+				find: "contextWindow - effectiveReserveTokens(contextWindow, options.reserveTokens ?? 16_384)",
+				replace: "contextWindow - (options.reserveTokens ?? 16_384)",
+			},
+		],
+		tests: ["test/pi-races/compaction-window.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
