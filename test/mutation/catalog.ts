@@ -13853,6 +13853,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-window.test.ts"],
 	},
+	{
+		id: "FO02",
+		file: "src/runtime/models-json.ts",
+		description:
+			"models.json modelOverrides (leftovers6): a negative maxTokens or contextWindow is taken again, silently, as the model's cap",
+		edits: [
+			{
+				find: 'return typeof value === "number" && Number.isInteger(value) && value > 0;',
+				replace: 'return typeof value === "number" && Number.isInteger(value);',
+			},
+		],
+		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
