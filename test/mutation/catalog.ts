@@ -13866,6 +13866,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/models-json-config.test.ts"],
 	},
+	{
+		id: "FO03",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"settle -i /name before the first message (leftovers6): the confirmation no longer says the name is kept only with a first message",
+		edits: [
+			{
+				find: "const unsaved = file !== undefined && !existsSync(file);",
+				replace: "const unsaved = file === undefined && !existsSync(String(file));",
+			},
+		],
+		tests: ["test/pi-races/interactive-session-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
