@@ -9,6 +9,7 @@
  * (Settle uses API keys, not OAuth), `/changelog` (Settle ships none), `/share` (uploads the HTML
  * export as a gist; `/export` writes it locally).
  */
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import type { ExtensionUIContext, SlashCommandInfo } from "../extensions/types.js";
@@ -169,7 +170,13 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
 				return;
 			}
 			host.runtime.session.setSessionName(name);
-			host.print(`Session name: ${name}`);
+			// A new session's file is written with its first message (pi's rule): said, so a name given
+			// before one is not thought saved by a user who then quits.
+			const file = host.runtime.session.sessionFile;
+			const unsaved = file !== undefined && !existsSync(file);
+			host.print(
+				`Session name: ${name}${unsaved ? " (saved with the first message; quitting before one keeps no session)" : ""}`,
+			);
 		},
 	},
 	{

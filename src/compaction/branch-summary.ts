@@ -3,7 +3,7 @@
  * branch the user returns to can carry it as context.
  */
 import { SettleError } from "../errors.js";
-import { estimateMessageTokens } from "../llm/tokens.js";
+import { effectiveReserveTokens, estimateMessageTokens } from "../llm/tokens.js";
 import type { AgentMessage, Usage } from "../llm/types.js";
 import type { FileOperationDetails, SessionEntry } from "../store/entries.js";
 import { messageFromEntry } from "./entry-messages.js";
@@ -150,7 +150,10 @@ export interface GenerateBranchSummaryOptions extends SummarizerOptions {
 	/** Extra focus appended to the prompt, or (with `replaceInstructions`) the whole prompt. */
 	customInstructions?: string;
 	replaceInstructions?: boolean;
-	/** Tokens kept free below the context window for the prompt and the answer (default 16384). */
+	/**
+	 * Tokens kept free below the context window for the prompt and the answer (default 16384), at
+	 * most half the window ({@link effectiveReserveTokens}).
+	 */
 	reserveTokens?: number;
 	/** Answer budget (default 2048). */
 	maxTokens?: number;
@@ -172,7 +175,8 @@ export const EMPTY_BRANCH_SUMMARY = "No content to summarize";
 
 /**
  * Summarizes abandoned branch entries with the model: the newest messages that fit in
- * `contextWindow − reserveTokens`, serialized in `<conversation>` tags, with the branch prompt
+ * `contextWindow − reserveTokens` (the reserve capped at half the window, as compaction's:
+ * {@link effectiveReserveTokens}, pi#8651), serialized in `<conversation>` tags, with the branch prompt
  * (Goal / Constraints & Preferences / Progress / Key Decisions / Next Steps). The summary starts
  * with pi's preamble and ends with the `<read-files>` / `<modified-files>` lists.
  *
@@ -193,7 +197,7 @@ export async function generateBranchSummary(
 	options: GenerateBranchSummaryOptions,
 ): Promise<BranchSummaryResult> {
 	const contextWindow = options.model.contextWindow || 128_000;
-	const budget = Math.max(1, contextWindow - (options.reserveTokens ?? 16_384));
+	const budget = Math.max(1, contextWindow - effectiveReserveTokens(contextWindow, options.reserveTokens ?? 16_384));
 	const { messages, fileOps } = prepareBranchEntries(entries, budget, estimateMessageTokens, options.toolResults);
 	const details = computeFileLists(fileOps);
 	if (messages.length === 0) return { summary: EMPTY_BRANCH_SUMMARY, details };

@@ -331,7 +331,8 @@ export interface PiBranchSummaryResult {
  * request leaves the branch's tool results out (the session's own branch summaries carry them).
  *
  * Differences on purpose: `readFiles` / `modifiedFiles` also name files of entries dropped for the
- * budget, and the budget counts images in user messages (as Settle's sessions do).
+ * budget, the budget counts images in user messages (as Settle's sessions do), and `reserveTokens`
+ * is at most half the window (pi#8651; pi 0.73.1 takes it as set, unlimited when over the window).
  *
  * @example
  * ```ts

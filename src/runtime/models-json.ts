@@ -108,7 +108,9 @@ function applyModelsFile(
 				const { models: custom = [], ...config } = providerConfig(entry, models);
 				registerModelsFileBuiltIn(modelRuntime, name, config, {
 					models: custom,
-					modelOverrides: (modelOverrides ?? {}) as Record<string, ModelOverride>,
+					modelOverrides: checkedOverrides(modelOverrides ?? {}, (message) =>
+						warn(`${path}: provider "${name}": ${message}`),
+					),
 				});
 			} else registerModelsFileProvider(modelRuntime, name, providerConfig(entry, models));
 			applied.push(name);
@@ -130,6 +132,67 @@ function applyModelsFile(
 		}
 	}
 	return applied;
+}
+
+/** What each `modelOverrides` field must be: a test and what to write instead. */
+const OVERRIDE_FIELDS: Record<keyof ModelOverride, [(value: unknown) => boolean, string]> = {
+	name: [(v) => typeof v === "string" && v !== "", 'a non-empty string, e.g. "GPT-4o mini (team)"'],
+	reasoning: [(v) => typeof v === "boolean", "true or false"],
+	thinkingLevelMap: [isRecord, 'an object of thinking levels, e.g. {"high": "high"}'],
+	input: [
+		(v) => Array.isArray(v) && v.every((item) => item === "text" || item === "image"),
+		'a list of "text" and "image", e.g. ["text", "image"]',
+	],
+	cost: [
+		(v) => isRecord(v) && Object.values(v).every((price) => typeof price === "number" && price >= 0),
+		'an object of prices per million tokens (numbers ≥ 0), e.g. {"input": 0.15, "output": 0.6}',
+	],
+	contextWindow: [isPositiveInteger, "a positive whole number of tokens without quotes, e.g. 128000"],
+	maxTokens: [isPositiveInteger, "a positive whole number of tokens without quotes, e.g. 16384"],
+	headers: [
+		(v) => isRecord(v) && Object.values(v).every((header) => typeof header === "string"),
+		'an object of header names to string values, e.g. {"x-team": "TEAM_HEADER"}',
+	],
+	compat: [isRecord, 'an object, e.g. {"supportsStore": false}'],
+};
+
+/**
+ * The `modelOverrides` of a built-in provider with only the fields of the right type: each field
+ * pi's schema would reject (a quoted `contextWindow`, `input: "text"`) or that no model can have (a
+ * `maxTokens` or `contextWindow` ≤ 0) is left out with a warning naming the model and the field and
+ * saying what to write; the model's other fields and the file's other entries still apply. pi 0.73.1
+ * rejects the whole file on a type error and takes a negative number as it is.
+ */
+function checkedOverrides(
+	raw: Record<string, unknown>,
+	warn: (message: string) => void,
+): Record<string, ModelOverride> {
+	const result: Record<string, ModelOverride> = {};
+	for (const [id, override] of Object.entries(raw)) {
+		if (!isRecord(override)) {
+			warn(
+				`"modelOverrides" entry "${id}" must be an object of fields (e.g. {"contextWindow": 64000}); it was ignored.`,
+			);
+			continue;
+		}
+		const kept: Record<string, unknown> = {};
+		for (const [field, value] of Object.entries(override)) {
+			const rule = OVERRIDE_FIELDS[field as keyof ModelOverride];
+			if (rule && value !== undefined && !rule[0](value)) {
+				warn(
+					`model "${id}": "modelOverrides" field "${field}" is ${JSON.stringify(value)}; it must be ${rule[1]}. The field was ignored; the model keeps its own value.`,
+				);
+				continue;
+			}
+			kept[field] = value;
+		}
+		result[id] = kept as ModelOverride;
+	}
+	return result;
+}
+
+function isPositiveInteger(value: unknown): boolean {
+	return typeof value === "number" && Number.isInteger(value) && value > 0;
 }
 
 /** A models.json provider as a `registerProvider` config: names default to ids, compat merged as in pi. */

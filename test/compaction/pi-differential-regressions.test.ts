@@ -171,10 +171,12 @@ describe("pi 0.73.1 bugs the differential steers around, pinned on both sides", 
 
 	it("PI_BUG_BRANCH_BUDGET_UNLIMITED_WHEN_RESERVE_EXCEEDS_WINDOW: pi summarizes the whole branch; Settle at most what fits", async () => {
 		const log = new EntryLog();
-		log.user("u".repeat(4000));
-		log.assistant("a".repeat(4000));
+		// Each older message alone is over half the window (75000 of 128000 tokens).
+		log.user("u".repeat(300_000));
+		log.assistant("a".repeat(300_000));
 		log.user("last");
 		const model = summarizer.model();
+		// DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW (pi#8651): Settle's budget is half the window.
 		const reserveTokens = model.contextWindow + 1000;
 
 		summarizer.requests.length = 0;
@@ -185,7 +187,7 @@ describe("pi 0.73.1 bugs the differential steers around, pinned on both sides", 
 			signal: new AbortController().signal,
 			reserveTokens,
 		});
-		expect(requestParts(summarizer.requests[0]!.text).conversation).toContain("u".repeat(4000));
+		expect(requestParts(summarizer.requests[0]!.text).conversation).toContain("u".repeat(300_000));
 
 		const settle = settleSummarizer([{ text: "s" }]);
 		await generateBranchSummary(log.entries, { model, streamFn: settle.streamFn, reserveTokens });

@@ -26,6 +26,7 @@ import {
 } from "../../src/compaction/branch-summary.js";
 import { formatFileOperations } from "../../src/compaction/file-operations.js";
 import { errorMessage } from "../../src/errors.js";
+import { effectiveReserveTokens } from "../../src/llm/tokens.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { createPeer, makeTempDirs, type PeerName } from "../parity/peers.js";
 import { DIFF_TIMEOUT_MS, runs } from "../store/pi-differential.helpers.js";
@@ -144,8 +145,13 @@ describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 wri
 							settle.leafBefore,
 							target,
 						).entries;
+						// DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW (pi#8651): Settle's reserve is at most half the
+						// window (1500), pi's as set; where that changes what fits, the selections differ.
 						const budget = Math.max(1, CONTEXT_WINDOW - reserveTokens);
-						const ours = prepareBranchEntries(collected, budget);
+						const ours = prepareBranchEntries(
+							collected,
+							Math.max(1, CONTEXT_WINDOW - effectiveReserveTokens(CONTEXT_WINDOW, reserveTokens)),
+						);
 						const theirs = piPrepareBranchEntries(collected as Pi, budget);
 						// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED / DELIBERATE_USER_IMAGES_COUNTED /
 						// DELIBERATE_BRANCH_SUMMARY_TOOL_RESULTS (a branch with tool results): where they change what

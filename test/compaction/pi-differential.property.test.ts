@@ -367,7 +367,14 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 					const piPrep = piPrepareBranchEntries(view as Pi, 6000 - reserveTokens);
 					// DELIBERATE_BRANCH_SUMMARY_TOOL_RESULTS: compared with the tool results left out, as pi does
 					// (the preparation test above checks what keeping them adds).
-					const ourPrep = prepareBranchEntries(collected, 6000 - reserveTokens, undefined, false);
+					// DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW (pi#8651): Settle's reserve is at most half the window
+					// (3000), pi's as set; where that changes what fits, the branch is not compared.
+					const ourPrep = prepareBranchEntries(
+						collected,
+						6000 - effectiveReserveTokens(6000, reserveTokens),
+						undefined,
+						false,
+					);
 					if (piPrep.messages.length !== ourPrep.messages.length) return;
 
 					models.requests.length = 0;

@@ -449,8 +449,11 @@ describe("pi-compat compaction functions take pi's arguments and answer as pi's,
 			expect(run.settleRequests.map(comparable)).toEqual(run.piRequests.map(comparable));
 		}
 		// A budget that drops the entry reading src/a.ts: the same summary request, but Settle still lists the file.
+		// A 400-token window with a 200-token reserve (half the window: DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW
+		// does not apply) leaves 200 tokens.
+		const small = { ...plain.model(), contextWindow: 400 };
 		const tight = await both(plain, [{ text: "## Goal\nbranch" }], (side) =>
-			side.generateBranchSummary(entries, { model: plain.model(), apiKey: "k", signal, reserveTokens: 127_800 }),
+			side.generateBranchSummary(entries, { model: small, apiKey: "k", signal, reserveTokens: 200 }),
 		);
 		expect(tight.settleRequests.map(comparable)).toEqual(tight.piRequests.map(comparable));
 		expect(tight.pi).toMatchObject({ readFiles: [], modifiedFiles: ["src/b.ts"] });

@@ -13861,6 +13861,45 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "The file keeps its previous content; $", replace: "$" }],
 		tests: ["test/pi-races/providers-auth.test.ts"],
 	},
+	{
+		id: "FO01",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			"pi#8651 (leftovers6): the branch summary's budget takes the uncapped reserve again: on an 8192-token model nothing fits and the short branch is not summarized",
+		edits: [
+			{
+				find: "contextWindow - effectiveReserveTokens(contextWindow, options.reserveTokens ?? 16_384)",
+				replace: "contextWindow - (options.reserveTokens ?? 16_384)",
+			},
+		],
+		tests: ["test/pi-races/compaction-window.test.ts"],
+	},
+	{
+		id: "FO02",
+		file: "src/runtime/models-json.ts",
+		description:
+			"models.json modelOverrides (leftovers6): a negative maxTokens or contextWindow is taken again, silently, as the model's cap",
+		edits: [
+			{
+				find: 'return typeof value === "number" && Number.isInteger(value) && value > 0;',
+				replace: 'return typeof value === "number" && Number.isInteger(value);',
+			},
+		],
+		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
+	{
+		id: "FO03",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"settle -i /name before the first message (leftovers6): the confirmation no longer says the name is kept only with a first message",
+		edits: [
+			{
+				find: "const unsaved = file !== undefined && !existsSync(file);",
+				replace: "const unsaved = file === undefined && !existsSync(String(file));",
+			},
+		],
+		tests: ["test/pi-races/interactive-session-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -15,28 +15,16 @@
  */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { comparable, reopenedContext, script } from "./helpers.js";
+import { comparable, dumpLog, reopenedContext, script } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
 });
-
-/** About 3000 tokens of log output per call: one result is under the 4000-token budget, two are over. */
-const LOG_TEXT = "log line of a long build\n".repeat(500);
-
-const dumpLog: AgentTool = {
-	name: "dump_log",
-	label: "dump_log",
-	description: "prints a build log",
-	parameters: { type: "object", properties: { name: { type: "string" } } } as never,
-	execute: async () => ({ content: [{ type: "text", text: LOG_TEXT }], details: {} }),
-};
 
 /** The text of a request's one user message (a summary request has just that). */
 function requestText(context: Context): string {

@@ -9,29 +9,17 @@
  * carries the call followed by its results.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { orphanToolMessages } from "./disk-harness.js";
-import { overflowReply, script, userTexts } from "./helpers.js";
+import { dumpLog, overflowReply, script, userTexts } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
 });
-
-/** About 3000 tokens of log output per call: two calls are over the 4000-token budget, one is not. */
-const LOG_TEXT = "log line of a long build\n".repeat(500);
-
-const dumpLog: AgentTool = {
-	name: "dump_log",
-	label: "dump_log",
-	description: "prints a build log",
-	parameters: { type: "object", properties: { name: { type: "string" } } } as never,
-	execute: async () => ({ content: [{ type: "text", text: LOG_TEXT }], details: {} }),
-};
 
 /** Roles of a request's messages, with tool-call ids for calls and results. */
 function shape(context: Context): string[] {

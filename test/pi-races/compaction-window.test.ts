@@ -140,6 +140,37 @@ describe("pi#8651: the default reserveTokens on a small-window model", () => {
 		for (const request of summaries) expect(request.tokens).toBeLessThanOrEqual(WINDOW);
 		expect(entriesOnDisk(h).filter((entry) => entry.type === "compaction")).toHaveLength(1);
 	});
+
+	it("pi#8651: an 8192-token model with the default branch-summary reserve: navigateTree with a summary sends the short branch in a request that fits the window and records the model's summary", async () => {
+		h = await createHarness({ persistence: "disk", faux: { models: [{ id: "small", contextWindow: WINDOW }] } });
+		const summaries: { maxTokens: number; tokens: number; prompt: string }[] = [];
+		const route = async (context: Context, stream: StreamOptions | undefined) => {
+			if (context.systemPrompt === SUMMARIZATION_SYSTEM_PROMPT) {
+				const maxTokens = stream?.maxTokens ?? 0;
+				const chars = context.messages.reduce((n, m) => n + messageChars(m), context.systemPrompt.length);
+				summaries.push({ maxTokens, tokens: Math.ceil(chars / 4) + maxTokens, prompt: promptOf(context) });
+				return fauxAssistantMessage("## Goal\nbranch summary of the abandoned question");
+			}
+			return fauxAssistantMessage("answer");
+		};
+		h.setResponses(Array.from({ length: 4 }, () => route));
+		await h.session.prompt("question one");
+		await h.session.prompt("abandoned question two");
+		const firstAnswer = h.sessionManager
+			.getEntries()
+			.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
+
+		await h.session.navigateTree(firstAnswer.id, { summarize: true });
+
+		// Half the window is the reserve (4096), as for compaction: the abandoned turn fits the
+		// 4096-token budget and reaches the request, and the request with its answer budget fits.
+		expect(summaries).toHaveLength(1);
+		expect(summaries[0]!.prompt).toContain("abandoned question two");
+		expect(summaries[0]!.maxTokens).toBe(2048);
+		expect(summaries[0]!.tokens).toBeLessThanOrEqual(WINDOW);
+		const entry = entriesOnDisk(h).find((e) => e.type === "branch_summary");
+		expect(entry).toMatchObject({ summary: expect.stringContaining("branch summary of the abandoned question") });
+	});
 });
 
 describe("pi#8498: the kept tail is one tool call whose result alone nearly fills keepRecentTokens", () => {

@@ -4,6 +4,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { AgentTool } from "../../src/agent/types.js";
 import type { AgentMessage } from "../../src/llm/types.js";
 import type { Harness } from "../../src/testing/harness.js";
 import { type CliProject, runSettle } from "../cli/helpers.js";
@@ -127,3 +128,15 @@ export function runJsonScript(
 		.map((line) => JSON.parse(line) as Record<string, unknown>);
 	return { code: run.code, events, stderr: run.stderr };
 }
+
+/**
+ * A tool `dump_log` that prints about 3000 tokens of build log per call: one result is under a
+ * 4000-token `keepRecentTokens`, two are over (the compaction replays' long tool-using turns).
+ */
+export const dumpLog: AgentTool = {
+	name: "dump_log",
+	label: "dump_log",
+	description: "prints a build log",
+	parameters: { type: "object", properties: { name: { type: "string" } } } as never,
+	execute: async () => ({ content: [{ type: "text", text: "log line of a long build\n".repeat(500) }], details: {} }),
+};

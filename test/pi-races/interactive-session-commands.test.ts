@@ -13,8 +13,12 @@
  *
  * pi#2078 / gsd-2#107: with stdin not a terminal (a pipe from a wrapper, an IDE, CI), pi's
  * interactive mode started its TUI anyway and hung for good with no output.
+ *
+ * leftovers6: `/name <title>` on a brand-new session before any message. A prompt after it keeps
+ * the name (written with the first message); quitting without one writes nothing, name included
+ * (pi's lazy-persistence rule, kept), and the confirmation says so.
  */
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
@@ -115,5 +119,57 @@ describe("pi#2078 / gsd-2#107: the chat started without a terminal", () => {
 		expect(chat.code).toBe(0);
 		expect(chat.stdout).toContain("> hello from a pipe\nhello from a pipe\n");
 		expect(chat.stderr).toBe("");
+	});
+});
+
+describe("leftovers6: /name on a brand-new session, before any message", () => {
+	/** Every session file under the agent folder's sessions/ (none before a session is written). */
+	function sessionFiles(): string[] {
+		const root = join(cli.agentDir, "sessions");
+		if (!existsSync(root)) return [];
+		return readdirSync(root, { recursive: true, encoding: "utf8" })
+			.filter((name) => name.endsWith(".jsonl"))
+			.map((name) => join(root, name));
+	}
+
+	it("leftovers6: settle -i, /name then a prompt: the name is in the session file with the conversation; /name alone then quitting writes no file and the chat said so when naming", async () => {
+		const named = repl(["--faux"]);
+		await named.idle(0);
+		expect(await named.say("/name release notes")).toContain(
+			"Session name: release notes (saved with the first message; quitting before one keeps no session)\n",
+		);
+		await named.say("hello there", "hello there\n>");
+		expect(await named.end()).toBe(0);
+		const [file] = sessionFiles();
+		expect(sessionFiles()).toHaveLength(1);
+		const entries = readFileSync(file!, "utf8")
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line));
+		expect(entries.filter((entry) => entry.type === "session_info").map((entry) => entry.name)).toEqual([
+			"release notes",
+		]);
+		expect(named.stderr).toBe("");
+		rmSync(join(cli.agentDir, "sessions"), { recursive: true, force: true });
+
+		const unnamed = repl(["--faux"]);
+		await unnamed.idle(0);
+		expect(await unnamed.say("/name only a name")).toContain(
+			"Session name: only a name (saved with the first message; quitting before one keeps no session)\n",
+		);
+		expect(await unnamed.end()).toBe(0);
+		// pi's rule: a session with no message is not written, its name neither.
+		expect(sessionFiles()).toEqual([]);
+		expect(unnamed.stderr).toBe("");
+	});
+
+	it("leftovers6: settle -i, /name after the first message: the plain confirmation, no note", async () => {
+		const chat = repl(["--faux"]);
+		await chat.idle(0);
+		await chat.say("first", "first\n>");
+		const named = await chat.say("/name later");
+		expect(named).toContain("Session name: later\n");
+		expect(named).not.toContain("saved with the first message");
+		expect(await chat.end()).toBe(0);
 	});
 });

@@ -368,6 +368,36 @@ describe("modelOverrides: per-model changes of a built-in provider's models in m
 		expect(request?.headers.authorization).toBe("Bearer openrouter-key");
 		expect(request?.body.max_tokens ?? request?.body.max_completion_tokens).toBe(1234);
 	});
+
+	it('modelOverrides with wrong types: a quoted contextWindow, a negative maxTokens and input "text" are each ignored with a warning naming the file, provider, model, field and what to write; the valid fields and entries apply', async () => {
+		writeModels({
+			openrouter: {
+				baseUrl: `${server.url}/api/v1`,
+				modelOverrides: {
+					"openai/gpt-4o-mini": { contextWindow: "64000", maxTokens: -5, input: "text", name: "Mini (team)" },
+					"openai/gpt-4o": { contextWindow: 96000 },
+				},
+			},
+		});
+		const at = { cwd: cli.project, agentDir: cli.agentDir, env: { OPENROUTER_API_KEY: "openrouter-key" } };
+		const list = await runSettleAsync(["--list-models", "openrouter/openai/gpt-4o"], at);
+		const file = join(cli.agentDir, "models.json");
+		const prefix = `${file}: provider "openrouter": model "openai/gpt-4o-mini": "modelOverrides" field`;
+		expect(list.stderr).toContain(`${prefix} "contextWindow" is "64000"; it must be a positive whole number`);
+		expect(list.stderr).toContain(`${prefix} "maxTokens" is -5; it must be a positive whole number`);
+		expect(list.stderr).toContain(`${prefix} "input" is "text"; it must be a list of "text" and "image"`);
+		expect(list.stderr.match(/modelOverrides" field/g)).toHaveLength(3);
+		// The built-in window stays (not the string); the other model's valid override applies.
+		expect(list.stdout).toMatch(/^openrouter\/openai\/gpt-4o-mini +128000 tokens/m);
+		expect(list.stdout).toMatch(/^openrouter\/openai\/gpt-4o +96000 tokens/m);
+
+		server.reply(chatReply([{ type: "text", text: "kept" }]));
+		const run = await runSettleAsync(["--no-session", "--model", "openrouter/openai/gpt-4o-mini", "-p", "hi"], at);
+		expect(run.stdout).toContain("kept");
+		// Not the negative cap: the built-in model's own.
+		const cap = server.requests[0]?.body.max_tokens ?? server.requests[0]?.body.max_completion_tokens;
+		expect(cap).toBeGreaterThan(0);
+	});
 });
 
 describe("models.json compat of a built-in provider entry without models or modelOverrides is not applied", () => {

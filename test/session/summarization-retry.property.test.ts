@@ -45,7 +45,7 @@ const isSummaryRequest = (systemPrompt: string | undefined) =>
 async function setUp(c: Case): Promise<Harness> {
 	const h = await createHarness({
 		simulatedClock: true,
-		// A small window for the threshold (branch summaries need room: their budget is window − 16384).
+		// A small window for the threshold (branch summaries need room: their budget is the window less the reserve, at most half the window).
 		...(c.operation === "threshold" ? { faux: { models: [{ id: "small", contextWindow: 5000 }] } } : {}),
 		settings: {
 			compaction: { reserveTokens: 4000, keepRecentTokens: 20, enabled: c.operation === "threshold" },
