@@ -13840,6 +13840,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
+	{
+		id: "FQ01",
+		file: "src/extensions/ui.ts",
+		description:
+			"pi#9275: a host's copy of a headless UI (`{ ...headless, confirm }`) answers the dialogs but `ctx.hasUI` says false again (headless judged by the copied `headless` flag, not by identity)",
+		edits: [
+			{
+				find: "return madeHere.has(ui);",
+				replace: "return (ui as Partial<HeadlessUIContext>).headless === true;",
+			},
+		],
+		tests: ["test/pi-races/extension-ui-modes.test.ts", "test/extensions/host.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
