@@ -12,12 +12,18 @@
  * extension should see under `--rpc`: a theme it can call (plain text, no colour codes), string
  * widgets sent to the host, a component factory not sent and not an error.
  *
+ * pi#8735: under `--mode rpc` pi binds the extensions (runs every `session_start` handler) before
+ * it reads stdin: a `session_start` handler that opens a dialog waits for an answer nobody reads,
+ * for good, and a `get_state` probe sent meanwhile is never answered. Replayed, Settle had it too;
+ * and once stdin ended, a dialog opened after (by a `session_shutdown` handler) waited for good too,
+ * so `settle --rpc` never exited.
+ *
  * pi#9275: an SDK host that binds its own UI context with a `mode` other than pi's UI modes: is
  * `ctx.hasUI` about the mode, or about whether a UI is bound? pi derives it from the bound context
  * (`ExtensionRunner.hasUI()`), so `mode: "print"` with a host UI gives `hasUI` true and the host's
  * dialogs, and `mode: "rpc"` with no UI gives `hasUI` false and the no-UI answers.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI, ExtensionUIContext } from "../../src/extensions/types.js";
@@ -113,6 +119,42 @@ describe("prime-agent#2064, rpiv-mono#143: the theme and widgets under --rpc", (
 			},
 		]);
 		expect(client.lines.filter((line) => line.type === "extension_error")).toEqual([]);
+		expect(client.stderr).toBe("");
+	});
+});
+
+/** Asks on `session_start` (no timeout) and on `session_shutdown`; writes the answers to `answers.txt`. */
+const STARTUP_DIALOG_EXTENSION = `import { appendFileSync } from "node:fs";
+export default function (pi) {
+	pi.on("session_start", async (_event, ctx) => {
+		const name = await ctx.ui.input("Project name", "demo");
+		appendFileSync("answers.txt", "start: " + name + "\\n");
+	});
+	pi.on("session_shutdown", async (_event, ctx) => {
+		const save = await ctx.ui.confirm("Save the notes?", "before quitting");
+		appendFileSync("answers.txt", "shutdown: " + save + "\\n");
+	});
+}
+`;
+
+describe("pi#8735: a dialog from session_start under --rpc", () => {
+	it("pi#8735: settle --rpc: a session_start dialog gets the host's answer (stdin is read while session_start runs); a get_state sent meanwhile is answered after it; a session_shutdown dialog after stdin ended resolves to its default and settle exits", async () => {
+		const extension = join(cli.dir, "startup-dialog.mjs");
+		writeFileSync(extension, STARTUP_DIALOG_EXTENSION);
+		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const asked = await client.next((line: Line) => line.type === "extension_ui_request" && line.method === "input");
+		expect(asked).toMatchObject({ title: "Project name", placeholder: "demo" });
+		// An embedder's readiness probe, sent while session_start still waits.
+		const state = client.request({ id: "probe", type: "get_state" });
+		client.send({ type: "extension_ui_response", id: asked.id, value: "kiwi" });
+		expect(await state).toMatchObject({ id: "probe", success: true });
+		expect(readFileSync(join(cli.project, "answers.txt"), "utf8")).toBe("start: kiwi\n");
+		// The host goes away: nobody can answer the shutdown dialog.
+		expect(await client.end()).toBe(0);
+		expect(readFileSync(join(cli.project, "answers.txt"), "utf8")).toBe("start: kiwi\nshutdown: false\n");
 		expect(client.stderr).toBe("");
 	});
 });
