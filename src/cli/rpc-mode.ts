@@ -58,7 +58,9 @@ type Response = { id?: string; type: "response"; command: string; success: boole
  * the dialog a command is waiting on. Only a session replacement (`new_session`, `switch_session`,
  * `fork`, `clone`) holds the commands after it until the new session is in place, and an `abort`
  * holds the `prompt`s after it until the aborted run has ended (oh-my-pi#69: pi refuses a prompt
- * sent right behind an abort with "Agent is already processing").
+ * sent right behind an abort with "Agent is already processing"). Stdin is read from the start,
+ * while `session_start` runs (pi#8735): the commands wait for the first bind, a dialog's answer
+ * does not.
  */
 export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, out: CliOutput): Promise<number> {
 	const write = (value: unknown) => out.stdout(jsonLine(value));
@@ -81,7 +83,6 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 		unsubscribe = session.subscribe((event) => write(event));
 	};
 	runtime.setRebindSession(bind);
-	await bind(runtime.session);
 
 	const success = (id: string | undefined, command: string, data?: unknown): Response =>
 		data === undefined
@@ -278,14 +279,23 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 	};
 
 	const inFlight = new Set<Promise<void>>();
-	let replacement: Promise<void> = Promise.resolve();
 	let aborting: Promise<void> = Promise.resolve();
 	// An embedder may have read or destroyed stdin before runCli (pi#8587): the line reader would
 	// wait for an end that already came, or never comes.
 	const state = stdinState(input);
 	if (state === "destroyed") throw destroyedStdinError("RPC commands");
 	const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+	// The first bind runs `session_start` while stdin is already read (pi#8735: pi reads stdin only
+	// after it, so a `session_start` dialog waited for an answer nobody read, for good). Commands
+	// wait for it as for a session replacement; a dialog's answer reaches the dialog at once.
+	let bindError: { error: unknown } | undefined;
+	const firstBind = bind(runtime.session).catch((error: unknown) => {
+		bindError = { error };
+		lines.close();
+	});
+	let replacement: Promise<void> = firstBind;
 	const run = async (command: RpcCommand) => {
+		if (bindError) return;
 		try {
 			const response = await handle(command);
 			if (response) write(response);
@@ -327,6 +337,8 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 	lines.close();
 	// Nobody can answer a dialog any more.
 	ui.cancelAll();
+	await firstBind;
+	if (bindError) throw bindError.error;
 	await Promise.all(inFlight);
 	await runtime.session.waitForIdle();
 	unsubscribe?.();

@@ -21,7 +21,10 @@ export type RpcUIResponse = { type: "extension_ui_response"; id: string } & (
 export interface RpcUIContext extends ExtensionUIContext {
 	/** Resolves the dialog `response.id` names. Returns false when no dialog waits for that id. */
 	answer(response: RpcUIResponse): boolean;
-	/** Resolves every open dialog with its default (the host went away). */
+	/**
+	 * Resolves every open dialog with its default, and every later one at once: the host went away
+	 * (stdin ended), so nobody can answer a dialog a command or a `session_shutdown` handler opens next.
+	 */
 	cancelAll(): void;
 }
 
@@ -36,6 +39,7 @@ export interface RpcUIContext extends ExtensionUIContext {
  */
 export function createRpcUIContext(write: (value: unknown) => void): RpcUIContext {
 	const pending = new Map<string, (response: RpcUIResponse | undefined) => void>();
+	let closed = false;
 
 	const dialog = <T>(
 		request: Record<string, unknown>,
@@ -43,7 +47,7 @@ export function createRpcUIContext(write: (value: unknown) => void): RpcUIContex
 		parse: (response: RpcUIResponse) => T,
 		options?: ExtensionUIDialogOptions,
 	): Promise<T> => {
-		if (options?.signal?.aborted) return Promise.resolve(fallback);
+		if (closed || options?.signal?.aborted) return Promise.resolve(fallback);
 		const id = randomUUID();
 		return new Promise<T>((resolve) => {
 			let timer: ReturnType<typeof setTimeout> | undefined;
@@ -73,6 +77,7 @@ export function createRpcUIContext(write: (value: unknown) => void): RpcUIContex
 			return true;
 		},
 		cancelAll() {
+			closed = true;
 			for (const finish of [...pending.values()]) finish(undefined);
 		},
 		select: (title, options, opts) =>

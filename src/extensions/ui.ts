@@ -233,15 +233,20 @@ export function createHeadlessUIContext(options: HeadlessUIOptions = {}): Headle
 }
 
 /**
- * Whether a UI context is the headless one (so `ctx.hasUI` is false).
+ * Whether a UI context is the headless one (so `ctx.hasUI` is false): one
+ * {@link createHeadlessUIContext} made, or a view of it. As pi's `hasUI()` (the no-op context
+ * itself, by identity), a host's copy (`{ ...headless, confirm }`, a `Proxy`) is the host's UI:
+ * it answers the dialogs, so `hasUI` is true (pi#9275).
  *
  * @example
  * ```ts
- * isHeadlessUIContext(createHeadlessUIContext()); // true
+ * const headless = createHeadlessUIContext();
+ * isHeadlessUIContext(headless); // true
+ * isHeadlessUIContext({ ...headless, confirm: async () => true }); // false
  * ```
  */
 export function isHeadlessUIContext(ui: ExtensionUIContext): boolean {
-	return (ui as Partial<HeadlessUIContext>).headless === true;
+	return madeHere.has(ui);
 }
 
 /**

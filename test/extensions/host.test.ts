@@ -44,7 +44,7 @@ describe("headless UI context", () => {
 		const { runner } = await createExtensionRunner([], { cwd: "/" });
 		const ctx = runner.createContext();
 		expect([ctx.hasUI, ctx.mode]).toEqual([false, "print"]);
-		const hostUI = { ...createHeadlessUIContext(), headless: undefined, theme: plainTheme } as never;
+		const hostUI = { ...createHeadlessUIContext(), theme: plainTheme } as never;
 		runner.setUIContext(hostUI, "rpc");
 		expect([ctx.hasUI, ctx.mode, ctx.ui]).toEqual([true, "rpc", hostUI]);
 		runner.setUIContext();

@@ -13900,6 +13900,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/interactive-session-commands.test.ts"],
 	},
+	{
+		id: "FQ01",
+		file: "src/extensions/ui.ts",
+		description:
+			"pi#9275: a host's copy of a headless UI (`{ ...headless, confirm }`) answers the dialogs but `ctx.hasUI` says false again (headless judged by the copied `headless` flag, not by identity)",
+		edits: [
+			{
+				find: "return madeHere.has(ui);",
+				replace: "return (ui as Partial<HeadlessUIContext>).headless === true;",
+			},
+		],
+		tests: ["test/pi-races/extension-ui-modes.test.ts", "test/extensions/host.test.ts"],
+	},
+	{
+		id: "FQ02",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"pi#8735: `settle --rpc` binds the extensions before it reads stdin again: a `session_start` dialog waits for good for an answer nobody reads",
+		edits: [
+			{
+				find: "const firstBind = bind(runtime.session).catch(",
+				replace: "const firstBind = await bind(runtime.session).catch(",
+			},
+		],
+		tests: ["test/pi-races/extension-ui-modes.test.ts"],
+	},
+	{
+		id: "FQ03",
+		file: "src/cli/rpc-ui.ts",
+		description:
+			"pi#8735: after stdin ended, a dialog a `session_shutdown` handler opens is sent to a host that is gone and waits for good; `settle --rpc` never exits",
+		edits: [
+			{
+				find: "if (closed || options?.signal?.aborted) return Promise.resolve(fallback);",
+				replace: "if (options?.signal?.aborted) return Promise.resolve(fallback);",
+			},
+		],
+		tests: ["test/pi-races/extension-ui-modes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
