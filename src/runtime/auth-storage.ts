@@ -76,7 +76,11 @@ export class AuthStorage implements CredentialSource {
 		}
 	}
 
-	/** Why the file cannot be used (`INVALID_SETTINGS`, naming the file), or undefined. */
+	/**
+	 * Why the file cannot be used (`INVALID_SETTINGS`, naming the file), or undefined. Until the file
+	 * is fixed, an SDK host still gets keys from environment variables; the `settle` command refuses
+	 * to start (pi#7779: its message used to promise that environment keys still work).
+	 */
 	getError(): SettleError | undefined {
 		return this.problem;
 	}
@@ -207,7 +211,7 @@ function keyProblem(key: string): string | undefined {
 function unreadableError(path: string, reason: string): SettleError {
 	return new SettleError(
 		"INVALID_SETTINGS",
-		`Cannot read credentials from ${path}: ${reason}. Settle never overwrites a file it cannot parse; fix or delete it (keys in environment variables still work).`,
+		`Cannot read credentials from ${path}: ${reason}. Settle never overwrites a file it cannot parse; fix or delete it.`,
 		{ details: { path } },
 	);
 }

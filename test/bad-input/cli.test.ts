@@ -106,7 +106,10 @@ describe("settle with bad input (g)", () => {
 	it("corrupt auth.json: exit 1 naming the file and the way out; the file keeps its bytes", () => {
 		const file = join(agentDir, "auth.json");
 		writeFileSync(file, "{oops");
-		expectCleanFailure(settle(["--model", "anthropic/claude-sonnet-4-5", "-p", "hi"]), 1, file, "fix or delete it");
+		const run = settle(["--model", "anthropic/claude-sonnet-4-5", "-p", "hi"]);
+		expectCleanFailure(run, 1, file, "fix or delete it");
+		// pi#7779: the refusal must not promise that keys from the environment still work (the run stops).
+		expect(run.stderr).not.toContain("environment");
 		expect(readFileSync(file, "utf8")).toBe("{oops");
 	});
 
