@@ -20,20 +20,30 @@
  *
  * paseo#1930: an image sent to a text-only model through pi was saved in the JSONL and replayed on
  * every later request and resume; the provider rejected each one and the session was bricked. What
- * the user should see: the text-only model gets a placeholder, never the image; the file keeps the
- * image; a vision model the session switches to gets it.
+ * the user should see: the text-only model gets a note in its place, never the image, on every
+ * later request and after a resume, also once a vision model the session switched to has seen one.
+ *
+ * openclaw#19450: Claude's `redacted_thinking` blocks were dropped from the history, and Anthropic
+ * refused every later request ("thinking or redacted_thinking blocks in the latest assistant message
+ * cannot be modified"). What the user should see: the block replayed unchanged to its own model.
+ *
+ * openclaw#84430: a thinking block saved without its signature was replayed as thinking and every
+ * request failed "Invalid signature in thinking block". Here with a real `settle -c` over a file as pi
+ * writes it, and `settle -c --model <newer>` (resuming an old session on a newer model): what the
+ * user should see is the answer, no unsigned or foreign-signed thinking block in the request.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
 import type { Model } from "../../src/llm/types.js";
 import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { PNG_1X1 } from "../export/helpers.js";
 import { anthropicEvents, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
@@ -403,5 +413,156 @@ describe("openclaw#19450: Claude's redacted_thinking blocks in the history", () 
 			model: "claude-wire-opus",
 			stopReason: "stop",
 		});
+	});
+});
+
+describe("openclaw#84430: a saved session with a thinking block that has no signature, continued by `settle -c` (and on a newer model)", () => {
+	const cli = useCliProject("settle-switch-history-cli-");
+	let server: WireServer;
+	beforeEach(async () => {
+		server = await startWireServer();
+	});
+	afterEach(async () => {
+		await server.close();
+	});
+
+	/** A session file as pi writes it, on `local/claude-old`: an unsigned thinking block, then a signed one. */
+	function writeOldSession(sessionDir: string) {
+		mkdirSync(sessionDir, { recursive: true });
+		const at = "2026-06-01T10:00:00.000Z";
+		const usage = {
+			input: 10,
+			output: 5,
+			cacheRead: 0,
+			cacheWrite: 0,
+			totalTokens: 15,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+		};
+		const assistant = (thinking: string, signature: string, text: string) => ({
+			role: "assistant",
+			content: [
+				{ type: "thinking", thinking, thinkingSignature: signature },
+				{ type: "text", text },
+			],
+			api: "anthropic-messages",
+			provider: "local",
+			model: "claude-old",
+			usage,
+			stopReason: "stop",
+			timestamp: 1_780_000_000_000,
+		});
+		const user = (text: string) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1_780_000_000_000 });
+		const entries = [
+			{
+				type: "session",
+				version: 3,
+				id: "0199f000-0000-7000-8000-000000084430",
+				timestamp: at,
+				cwd: realpathSync(cli.project),
+			},
+			{ type: "model_change", id: "e1", parentId: null, timestamp: at, provider: "local", modelId: "claude-old" },
+			{ type: "thinking_level_change", id: "e2", parentId: "e1", timestamp: at, thinkingLevel: "high" },
+			{ type: "message", id: "e3", parentId: "e2", timestamp: at, message: user("which is larger, 9.11 or 9.9?") },
+			{
+				type: "message",
+				id: "e4",
+				parentId: "e3",
+				timestamp: at,
+				message: assistant("UNSIGNED-THOUGHT: compare digit by digit.", "", "9.9 is larger."),
+			},
+			{ type: "message", id: "e5", parentId: "e4", timestamp: at, message: user("are you sure?") },
+			{
+				type: "message",
+				id: "e6",
+				parentId: "e5",
+				timestamp: at,
+				message: assistant("SIGNED-THOUGHT: yes.", "old_model_sig", "Yes."),
+			},
+		];
+		const file = join(sessionDir, "2026-06-01T10-00-00-000Z_0199f000-0000-7000-8000-000000084430.jsonl");
+		writeFileSync(file, `${entries.map((entry) => JSON.stringify(entry)).join("\n")}\n`);
+		return file;
+	}
+
+	const models = {
+		api: "anthropic-messages",
+		models: [
+			{ id: "claude-old", reasoning: true },
+			{ id: "claude-new", reasoning: true },
+		],
+	};
+	const sentAssistantContent = (index: number) =>
+		(server.requests[index]!.body.messages as SentMessage[])
+			.filter((message) => message.role === "assistant")
+			.map((message) => message.content);
+
+	it("openclaw#84430: `settle -c` sends the unsigned thinking as text, the signed one to its own model with its signature; the answer is printed", async () => {
+		writeLocalProvider(cli.agentDir, server.url, models);
+		const sessionDir = join(cli.dir, "sessions");
+		writeOldSession(sessionDir);
+		server.reply(anthropicReply([{ type: "text", text: "Still 9.9." }], { model: "claude-old" }));
+
+		const run = await runSettleAsync(["--session-dir", sessionDir, "-c", "-p", "once more"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toBe("Still 9.9.\n");
+		expect(run.code).toBe(0);
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]!.body.model).toBe("claude-old");
+		expect(sentAssistantContent(0)).toEqual([
+			[
+				{ type: "text", text: "UNSIGNED-THOUGHT: compare digit by digit." },
+				{ type: "text", text: "9.9 is larger." },
+			],
+			[
+				{ type: "thinking", thinking: "SIGNED-THOUGHT: yes.", signature: "old_model_sig" },
+				{ type: "text", text: "Yes." },
+			],
+		]);
+	});
+
+	it("openclaw#84430: `settle -c --model <newer>` sends no thinking block and no old signature, both thoughts as text; the answer is printed and the next `-c` stays on the newer model", async () => {
+		writeLocalProvider(cli.agentDir, server.url, models);
+		const sessionDir = join(cli.dir, "sessions");
+		const file = writeOldSession(sessionDir);
+		server.reply(anthropicReply([{ type: "text", text: "New model: 9.9." }], { model: "claude-new" }));
+
+		const run = await runSettleAsync(
+			["--session-dir", sessionDir, "-c", "--model", "local/claude-new", "-p", "once more"],
+			{ cwd: cli.project, agentDir: cli.agentDir },
+		);
+
+		expect(run.stdout).toBe("New model: 9.9.\n");
+		expect(run.code).toBe(0);
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]!.body.model).toBe("claude-new");
+		expect(JSON.stringify(server.requests[0]!.body)).not.toContain("old_model_sig");
+		expect(sentAssistantContent(0)).toEqual([
+			[
+				{ type: "text", text: "UNSIGNED-THOUGHT: compare digit by digit." },
+				{ type: "text", text: "9.9 is larger." },
+			],
+			[
+				{ type: "text", text: "SIGNED-THOUGHT: yes." },
+				{ type: "text", text: "Yes." },
+			],
+		]);
+		const saved = readFileSync(file, "utf8")
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as Record<string, unknown>);
+		// As pi 0.73.1: no model_change for a resumed session; its answer records the model, and the
+		// next `-c` continues on it.
+		expect(saved.at(-1)).toMatchObject({ type: "message", message: { role: "assistant", model: "claude-new" } });
+		server.reply(anthropicReply([{ type: "text", text: "Still the new model." }], { model: "claude-new" }));
+		const again = await runSettleAsync(["--session-dir", sessionDir, "-c", "-p", "and again"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(again.stdout).toBe("Still the new model.\n");
+		expect(server.requests[1]!.body.model).toBe("claude-new");
 	});
 });
