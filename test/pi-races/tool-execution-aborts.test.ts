@@ -8,16 +8,21 @@
  *   extension could be blamed and the process died.
  * - oh-my-pi#8798: five parallel calls, two answered, three never settle: Esc hung and quitting
  *   timed out; only `kill -9` helped.
+ * - prime-agent#346 (review of its abort race): an aborted call that ignores its signal was given up
+ *   while it kept running, and the sequential batch then started the next call, so two tools ran at
+ *   once and side effects went on after Ctrl+C.
  * - pi#6787: a `timeout` bash call whose command leaves a `setsid` descendant writing to the
  *   inherited stdout never returned: each write re-armed the wait for the pipes to close.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { AgentTool } from "../../src/index.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
-import { diskSession, orphanToolMessages, removeTempDirs } from "./disk-harness.js";
-import { killMarked, markedProcesses, processMarker } from "./processes.js";
+import { diskSession, fileMessages, orphanToolMessages, removeTempDirs } from "./disk-harness.js";
+import { comparable, reopenedContext } from "./helpers.js";
+import { killMarked, processMarker } from "./processes.js";
 
 const cli = useCliProject("settle-pi-races-tool-aborts-");
 const markers: string[] = [];
@@ -173,13 +178,85 @@ describe("pi#6787: enforce bash timeout when detached descendants keep stdio act
 		expect(end).toMatchObject({ toolCallId: "call-t", isError: true });
 		expect(JSON.stringify(end)).toContain("tick");
 		expect(JSON.stringify(end)).toContain("Command timed out after 0.5 seconds");
-		// The descendant was still writing when the call returned: it left its session, so it outlives the kill.
-		expect(markedProcesses(mark).length).toBeGreaterThan(0);
+		// The descendant left the command's session, so the kill missed it; once the call stopped reading,
+		// its next write hits a closed pipe (the test's cleanup ends it in any case).
 		expect(s.session.messages.at(-1)).toMatchObject({
 			role: "assistant",
 			content: [{ text: "the watcher timed out" }],
 		});
 		expect(s.events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
 		expect(s.session.isStreaming).toBe(false);
+	});
+});
+
+describe("prime-agent#346: sequential tools run after abort", () => {
+	it("prime-agent#346: abort while a sequential call ignores its signal: after the grace it gets an error, the next call of the batch never starts, and its late result reaches neither the events nor the file", async () => {
+		let deployStarted!: () => void;
+		const started = new Promise<void>((resolve) => (deployStarted = resolve));
+		let finishDeploy!: () => void;
+		const deployDone = new Promise<void>((resolve) => (finishDeploy = resolve));
+		let notifyRuns = 0;
+		// deploy ignores its signal and returns only when the test lets it (after the abort settled).
+		const deploy: AgentTool = {
+			name: "deploy",
+			label: "Deploy",
+			description: "deploys the release",
+			executionMode: "sequential",
+			parameters: { type: "object", properties: {} } as never,
+			execute: async () => {
+				deployStarted();
+				await deployDone;
+				return { content: [{ type: "text", text: "deployed late" }], details: {} };
+			},
+		};
+		const notify: AgentTool = {
+			name: "notify",
+			label: "Notify",
+			description: "tells the team",
+			parameters: { type: "object", properties: {} } as never,
+			execute: async () => {
+				notifyRuns++;
+				return { content: [{ type: "text", text: "team notified" }], details: {} };
+			},
+		};
+		const s = await diskSession({ customTools: [deploy, notify] });
+		open.push(s);
+		s.provider.answer(
+			s.provider.toolCallReply(
+				fauxToolCall("deploy", {}, { id: "call-deploy" }),
+				fauxToolCall("notify", {}, { id: "call-notify" }),
+			),
+		);
+		const done = s.session.prompt("deploy, then tell the team");
+		await started;
+		const aborted = s.session.abort();
+		s.clock.increment(1000);
+		await aborted;
+		await done;
+		expect(notifyRuns).toBe(0);
+		const ends = () => s.events.filter((e) => e.type === "tool_execution_end");
+		expect(ends().map((e) => [e.toolCallId, e.isError])).toEqual([
+			["call-deploy", true],
+			["call-notify", true],
+		]);
+		expect(s.events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
+		expect(s.session.isStreaming).toBe(false);
+		const file = s.session.sessionFile!;
+		const saved = readFileSync(file, "utf8");
+
+		// The abandoned call returns now: nothing of it is reported or written, and nothing else runs.
+		finishDeploy();
+		for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+		expect(ends()).toHaveLength(2);
+		expect(readFileSync(file, "utf8")).toBe(saved);
+		expect(notifyRuns).toBe(0);
+
+		// The next prompt sees one result per call and none of the late text.
+		s.provider.answer("the deploy was interrupted");
+		await s.session.prompt("what happened?");
+		expect(orphanToolMessages(file)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
+		expect(fileMessages(file).filter((m) => m.role === "toolResult")).toHaveLength(2);
+		expect(JSON.stringify(s.session.messages)).not.toContain("deployed late");
+		expect(reopenedContext(file).map(comparable)).toEqual(s.session.messages.map(comparable));
 	});
 });
