@@ -30,3 +30,42 @@ export function raceAbortWith<T>(work: Promise<T>, signal: AbortSignal | undefin
 		);
 	});
 }
+
+/** The reasons of the aborts Settle itself issued (see {@link abortWithIssuedReason}). */
+const issuedReasons = new WeakSet<object>();
+
+/**
+ * Aborts `controller` (when given) with a fresh `AbortError` DOMException, as a bare `abort()` would,
+ * and remembers that reason: an extension's abort listener that rethrows `signal.reason`, or a
+ * fetch it never awaited rejecting with it, then surfaces Settle's own abort as an uncaught error,
+ * which {@link isIssuedAbortReason} recognizes so the CLI does not die of it (pi#9709, pi#2716).
+ *
+ * @example
+ * ```ts
+ * const controller = new AbortController();
+ * abortWithIssuedReason(controller);
+ * isIssuedAbortReason(controller.signal.reason); // true
+ * ```
+ */
+export function abortWithIssuedReason(controller: AbortController | undefined): void {
+	if (!controller || controller.signal.aborted) return;
+	const reason = new DOMException("This operation was aborted", "AbortError");
+	issuedReasons.add(reason);
+	controller.abort(reason);
+}
+
+/**
+ * Whether `error` is the reason of an abort Settle issued through {@link abortWithIssuedReason}:
+ * a rethrow of it is the abort itself reaching someone's listener, not a new failure.
+ *
+ * @example
+ * ```ts
+ * process.on("uncaughtException", (error) => {
+ * 	if (isIssuedAbortReason(error)) return; // our own abort, rethrown by a listener
+ * 	throw error;
+ * });
+ * ```
+ */
+export function isIssuedAbortReason(error: unknown): boolean {
+	return typeof error === "object" && error !== null && issuedReasons.has(error);
+}

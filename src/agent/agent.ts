@@ -4,6 +4,7 @@
  * well-formed failure message.
  */
 import { setMaxListeners } from "node:events";
+import { abortWithIssuedReason } from "../abort.js";
 import { errorMessage, normalizeError, SettleError } from "../errors.js";
 import { noteFailure } from "../llm/failures.js";
 import type {
@@ -339,7 +340,7 @@ export class Agent {
 
 	/** Signals the active run to stop; the run ends cooperatively (await `waitForIdle()`). */
 	abort(): void {
-		this.activeRun?.controller.abort();
+		abortWithIssuedReason(this.activeRun?.controller);
 	}
 
 	/** Resolves when the active run and its `agent_end` listeners have finished (at once when idle). */

@@ -7,6 +7,7 @@
  * and so does the first when that clean end is still waiting after {@link SHUTDOWN_GRACE_MS}: an
  * extension handler that never settles must not keep the process alive (pi exits at once too).
  */
+import { isIssuedAbortReason } from "../abort.js";
 import type { AgentMessage } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 
@@ -258,7 +259,9 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
  * (a throw in its own `setInterval`, a rejection it never awaited) is reported as that extension's
  * `uncaught` error — the line every other extension error gets — and the session goes on, instead
  * of the process dying with it (oh-my-pi#5664, pi#4791). Any other uncaught error still ends the
- * process with exit code 1 and its stack on stderr. Returns the function that removes the handlers.
+ * process with exit code 1 and its stack on stderr — except Settle's own abort reason (an abort
+ * listener that rethrows `signal.reason`, a fetch nobody awaited rejecting with it): that is the
+ * abort arriving, and it is ignored (pi#9709, pi#2716). Returns the function that removes the handlers.
  *
  * @example
  * ```ts
@@ -275,13 +278,14 @@ export function guardExtensionErrors(runtime: AgentSessionRuntime): () => void {
 		}
 	};
 	const onException = (error: unknown) => {
-		if (report(error)) return;
+		// Settle's own abort reason, rethrown by an abort listener: the abort arriving, not a crash (pi#9709).
+		if (isIssuedAbortReason(error) || report(error)) return;
 		release();
 		process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
 		process.exit(1);
 	};
 	const onRejection = (reason: unknown) => {
-		if (!report(reason)) throw reason;
+		if (!isIssuedAbortReason(reason) && !report(reason)) throw reason;
 	};
 	process.on("uncaughtException", onException);
 	process.on("unhandledRejection", onRejection);

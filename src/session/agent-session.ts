@@ -25,6 +25,7 @@ import {
 	type ReloadEmitted,
 	type ReloadStep,
 } from "../../machines/runtime-reload.machine.js";
+import { abortWithIssuedReason } from "../abort.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentTool, AgentToolResult } from "../agent/types.js";
 import { COMPACTION_CANCELLED } from "../compaction/texts.js";
@@ -2118,8 +2119,8 @@ export class AgentSession {
 		this.disposed = true;
 		this.bash.dispose();
 		abortPreflight(this.internals);
-		this.internals.scratch.compactionController?.abort();
-		this.internals.scratch.settledController?.abort();
+		abortWithIssuedReason(this.internals.scratch.compactionController);
+		abortWithIssuedReason(this.internals.scratch.settledController);
 		this.agent.abort();
 		// The aborted run still polls the Agent's queues before it ends, detached from the log: what
 		// is queued stays undelivered (listed by getSteeringMessages / getFollowUpMessages).
@@ -2344,12 +2345,12 @@ export class AgentSession {
 					return;
 				case "abort_requested":
 					if (event.target === "run") this.agent.abort();
-					else if (event.target === "compaction") this.internals.scratch.compactionController?.abort();
+					else if (event.target === "compaction") abortWithIssuedReason(this.internals.scratch.compactionController);
 					else if (event.target === "preflight") {
 						abortPreflight(this.internals);
-						this.internals.scratch.compactionController?.abort();
+						abortWithIssuedReason(this.internals.scratch.compactionController);
 					} else if (event.target === "boundary") this.internals.scratch.boundaryAborted = true;
-					else if (event.target === "settled") this.internals.scratch.settledController?.abort();
+					else if (event.target === "settled") abortWithIssuedReason(this.internals.scratch.settledController);
 					else if (event.target === "branch_summary") abortBranchSummary(this.internals);
 					return;
 				case "tree_navigation_done":

@@ -1434,9 +1434,9 @@ export const MUTANTS: Mutant[] = [
 		description: "dispose() leaves a running preflight unaborted (its pre-send compaction is written after dispose)",
 		edits: [
 			{
-				find: "\t\tabortPreflight(this.internals);\n\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.internals.scratch.settledController?.abort();",
+				find: "\t\tabortPreflight(this.internals);\n\t\tabortWithIssuedReason(this.internals.scratch.compactionController);\n\t\tabortWithIssuedReason(this.internals.scratch.settledController);",
 				replace:
-					"\t\tthis.internals.scratch.compactionController?.abort();\n\t\tthis.internals.scratch.settledController?.abort();",
+					"\t\tabortWithIssuedReason(this.internals.scratch.compactionController);\n\t\tabortWithIssuedReason(this.internals.scratch.settledController);",
 			},
 		],
 		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
@@ -8864,7 +8864,7 @@ export const MUTANTS: Mutant[] = [
 		description: "pi-agents#139: dispose() leaves a held agent_settled handler's signal unaborted",
 		edits: [
 			{
-				find: "\t\tthis.internals.scratch.settledController?.abort();\n\t\tthis.agent.abort();",
+				find: "\t\tabortWithIssuedReason(this.internals.scratch.settledController);\n\t\tthis.agent.abort();",
 				replace: "\t\tthis.agent.abort();",
 			},
 		],
@@ -13938,6 +13938,32 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/extension-ui-modes.test.ts"],
+	},
+	{
+		id: "FS01",
+		file: "src/cli/termination.ts",
+		description:
+			"pi#9709: an extension tool's abort listener rethrows `signal.reason`: the CLI treats Settle's own abort reason as a crash and exits 1",
+		edits: [
+			{
+				find: "if (isIssuedAbortReason(error) || report(error)) return;",
+				replace: "if (report(error)) return;",
+			},
+		],
+		tests: ["test/pi-races/tool-execution-aborts.test.ts"],
+	},
+	{
+		id: "FS02",
+		file: "src/agent/agent.ts",
+		description:
+			"pi#9709: the run is aborted with an unmarked reason, so a listener rethrowing it is not recognized as the abort and `settle --rpc` exits 1",
+		edits: [
+			{
+				find: "abortWithIssuedReason(this.activeRun?.controller);",
+				replace: "this.activeRun?.controller.abort();",
+			},
+		],
+		tests: ["test/pi-races/tool-execution-aborts.test.ts"],
 	},
 ];
 
