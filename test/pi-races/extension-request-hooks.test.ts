@@ -19,10 +19,19 @@
  * the agent loop, unlike every other hook. What the user should see: the call is blocked (fail
  * closed: the tool never runs), the model gets an error result naming the throw, and the session
  * answers on.
+ *
+ * pi#8999, pi#9773: `before_provider_request` never fired for the summarization requests of
+ * `/compact` (also automatic compaction) and branch summaries. An extension that rewrote each
+ * request to make it valid (a readable model id mapped to a Bedrock inference-profile ARN) worked
+ * for every turn, then `/compact` failed with the provider's "The provided model identifier is
+ * invalid". What the user should see: every request the session sends to the provider — turns,
+ * compaction summaries, branch summaries — goes through the same handlers (pi 0.73.1 and later pi
+ * skip them on summaries; Settle's `before_provider_headers` already ran on them).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
@@ -190,5 +199,73 @@ describe("pi#3556: a tool_call handler that throws", () => {
 			"assistant",
 		]);
 		expect(saved[2]).toMatchObject({ isError: true, content: [{ type: "text", text: "extension bug" }] });
+	});
+});
+
+describe("pi#8999, pi#9773: before_provider_request on summarization requests", () => {
+	/** An extension mapping the session's readable model id to the id the provider accepts. */
+	const remapModel = (pi: ExtensionAPI) => {
+		pi.on("before_provider_request", (event) => {
+			const payload = event.payload as Record<string, unknown>;
+			return payload.model === "gpt-wire-1" ? { ...payload, model: "profile/gpt-wire-1-routed" } : undefined;
+		});
+	};
+	const isSummaryRequest = (body: { messages: { role: string; content: unknown }[] }) =>
+		body.messages[0]?.content === SUMMARIZATION_SYSTEM_PROMPT;
+
+	it("pi#8999: /compact's summary request carries the handler's rewrite, as the turns do", async () => {
+		w = await startWireSession({
+			api: "openai-completions",
+			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
+			extensionFactories: [remapModel],
+		});
+		w.server.reply(
+			chatReply([{ type: "text", text: "first answer" }]),
+			chatReply([{ type: "text", text: "second answer" }]),
+			chatReply([{ type: "text", text: "## Goal\nthe summary" }]),
+			chatReply([{ type: "text", text: "## Goal\nthe summary" }]),
+		);
+		await w.session.prompt("first");
+		await w.session.prompt("second");
+		const result = await w.session.compact();
+
+		expect(result.summary).toContain("the summary");
+		// The kept tail splits the last turn: a history summary and a turn-prefix summary.
+		expect(w.server.requests).toHaveLength(4);
+		expect(w.server.requests.map((request) => isSummaryRequest(request.body))).toEqual([false, false, true, true]);
+		expect(w.server.requests.map((request) => request.body.model)).toEqual([
+			"profile/gpt-wire-1-routed",
+			"profile/gpt-wire-1-routed",
+			"profile/gpt-wire-1-routed",
+			"profile/gpt-wire-1-routed",
+		]);
+		expect(w.entries().filter((entry) => entry.type === "compaction")).toHaveLength(1);
+	});
+
+	it("pi#8999: a branch summary's request carries the handler's rewrite", async () => {
+		w = await startWireSession({
+			api: "openai-completions",
+			settings: { defaultThinkingLevel: "off" },
+			extensionFactories: [remapModel],
+		});
+		w.server.reply(
+			chatReply([{ type: "text", text: "first answer" }]),
+			chatReply([{ type: "text", text: "second answer" }]),
+			chatReply([{ type: "text", text: "## Goal\nthe branch summary" }]),
+		);
+		await w.session.prompt("first");
+		await w.session.prompt("second");
+		const firstUser = w.entries().find((entry) => entry.type === "message" && entry.message.role === "user");
+		await w.session.navigateTree(firstUser!.id, { summarize: true });
+
+		expect(w.server.requests).toHaveLength(3);
+		expect(isSummaryRequest(w.server.requests[2]!.body)).toBe(true);
+		expect(w.server.requests.map((request) => request.body.model)).toEqual([
+			"profile/gpt-wire-1-routed",
+			"profile/gpt-wire-1-routed",
+			"profile/gpt-wire-1-routed",
+		]);
+		const summaries = w.entries().filter((entry) => entry.type === "branch_summary");
+		expect(summaries).toMatchObject([{ summary: expect.stringContaining("the branch summary") }]);
 	});
 });
