@@ -13950,7 +13950,7 @@ export const MUTANTS: Mutant[] = [
 				replace: "",
 			},
 		],
-		tests: ["test/pi-races/extension-request-hooks.test.ts"],
+		tests: ["test/pi-races/extension-request-hooks.test.ts", "test/extensions/pi-differential-divergences.test.ts"],
 	},
 	{
 		id: "FT02",
