@@ -41,6 +41,7 @@ export async function requestSummary(
 	if (signal) streamOptions.signal = signal;
 	if (options.apiKey !== undefined) streamOptions.apiKey = options.apiKey;
 	if (options.headers !== undefined) streamOptions.headers = options.headers;
+	if (options.onPayload !== undefined) streamOptions.onPayload = options.onPayload;
 	if (model.reasoning && options.thinkingLevel && options.thinkingLevel !== "off") {
 		streamOptions.reasoning = options.thinkingLevel;
 	}

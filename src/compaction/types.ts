@@ -2,7 +2,7 @@
  * Types shared by compaction and branch summarization.
  */
 import type { RetrySettings } from "../../machines/prompt-operation.machine.js";
-import type { AgentMessage, Model, StreamFn, ThinkingLevel, Usage } from "../llm/types.js";
+import type { AgentMessage, Model, StreamFn, StreamOptions, ThinkingLevel, Usage } from "../llm/types.js";
 import type { FileOperationDetails, SessionEntry } from "../store/entries.js";
 
 /** Settings `compaction.*`. */
@@ -76,6 +76,22 @@ export interface SummarizerOptions {
 	streamFn: StreamFn;
 	apiKey?: string;
 	headers?: Record<string, string>;
+	/**
+	 * Sees each summarization request's provider payload and may replace it, as `onPayload` does for
+	 * a turn. The session passes its `before_provider_request` handlers here (pi#8999), so an
+	 * extension that rewrites requests reaches compaction and branch summaries too.
+	 *
+	 * @example
+	 * ```ts
+	 * declare const runner: ExtensionRunner;
+	 * const options: SummarizerOptions = {
+	 *   model,
+	 *   streamFn: faux.streamFn,
+	 *   onPayload: (payload, model) => runner.emitBeforeProviderRequest(payload, { model }),
+	 * };
+	 * ```
+	 */
+	onPayload?: StreamOptions["onPayload"];
 	signal?: AbortSignal;
 	/** Reasoning level for reasoning models (`off` or absent: none). */
 	thinkingLevel?: ThinkingLevel;

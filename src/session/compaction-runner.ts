@@ -28,6 +28,7 @@ import type { SessionInternals } from "./internals.js";
 import { requireModelAndAuth } from "./prompt-pipeline.js";
 import { isRequestOverThreshold, noteCompactedContext, recoveryClass, thresholdCheck } from "./run-outcome.js";
 import { summarizationRetry } from "./summarization-retry.js";
+import { summaryPayloadHook } from "./summary-payload.js";
 
 /** Payload of a manual `COMPACT` request. */
 export interface ManualCompactionPayload {
@@ -308,6 +309,7 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 				signal: controller.signal,
 				thinkingLevel: s.agent.state.thinkingLevel,
 				retry: summarizationRetry(s, { source: "compaction", reason }),
+				...summaryPayloadHook(runner),
 				...(apiKey !== undefined ? { apiKey } : {}),
 				...(job.customInstructions !== undefined ? { customInstructions: job.customInstructions } : {}),
 			});

@@ -20,6 +20,7 @@ import type { SessionInternals } from "./internals.js";
 import { requireModelAndAuth } from "./prompt-pipeline.js";
 import { forgetCompactedContext } from "./run-outcome.js";
 import { summarizationRetry } from "./summarization-retry.js";
+import { summaryPayloadHook } from "./summary-payload.js";
 
 export type { NavigateTreeOptions } from "../extensions/types.js";
 
@@ -212,6 +213,7 @@ async function navigate(
 					thinkingLevel: s.agent.state.thinkingLevel,
 					reserveTokens: s.settingsManager.getBranchSummarySettings().reserveTokens,
 					retry: summarizationRetry(s, { source: "branchSummary" }),
+					...summaryPayloadHook(runner),
 					...(apiKey !== undefined ? { apiKey } : {}),
 					...(customInstructions !== undefined ? { customInstructions } : {}),
 					...(replaceInstructions !== undefined ? { replaceInstructions } : {}),

@@ -129,6 +129,40 @@ describe("extension differential: named differences with pi 0.73.1", () => {
 		expect(settle.summary).toBe("summary 1");
 	});
 
+	it("before_provider_request on summarization requests: Settle runs it (pi#8999), pi 0.73.1 on turns only", async () => {
+		const seen: Record<string, string[]> = { pi: [], settle: [] };
+		const extension =
+			(log: string[]): SharedExtension =>
+			(api: ExtensionAPI) => {
+				api.on("before_provider_request", (event) => {
+					const prompt = String((event.payload as { systemPrompt?: unknown }).systemPrompt);
+					log.push(prompt.startsWith("You are a context summarization assistant") ? "summary" : "turn");
+					return undefined;
+				});
+			};
+		const { pi, settle } = await onBothPeers(
+			(name) => ({
+				extensions: [extension(seen[name] ?? [])],
+				payloadHook: true,
+				settings: { compaction: { enabled: false, reserveTokens: 16384, keepRecentTokens: 5 } },
+			}),
+			async (peer) => {
+				peer.script([{ text: "answer 1" }, { text: "answer 2" }, { text: "summary 1" }, { text: "summary 2" }]);
+				await peer.prompt("question 1");
+				await peer.prompt("question 2");
+				await peer.session.compact();
+				await peer.quiesce();
+				const compactions = peer.fileEntries().filter((entry) => entry.type === "compaction");
+				return { summaryRequests: peer.requests.filter((r) => r.system === "summarizer").length, compactions };
+			},
+		);
+		expect(pi.compactions).toHaveLength(1);
+		expect(settle.compactions).toHaveLength(1);
+		expect(pi.summaryRequests).toBeGreaterThan(0);
+		expect(seen.pi).toEqual(["turn", "turn"]);
+		expect(seen.settle).toEqual(["turn", "turn", ...Array<string>(settle.summaryRequests).fill("summary")]);
+	});
+
 	it("a custom message that triggers a turn: Settle runs before_agent_start for it (pi#5581, pi#8773), pi 0.73.1 does not", async () => {
 		const seen: Record<string, string[]> = { pi: [], settle: [] };
 		const extension =

@@ -23,6 +23,7 @@
  *   the run going forever.
  * - `before_provider_request` payload changes: pi-ai 0.73.1's faux provider never calls `onPayload`;
  *   the pi peer is built with `payloadHook` (test/parity/peers.ts) so both call it with the context.
+ *   Summarization requests reach the handlers in Settle only (pi#8999): handlers skip them.
  * Documented Settle behaviour and pi 0.73.1 bugs kept out of the generator, each named where it is
  * taken out and pinned on both peers in pi-differential-divergences.test.ts: ctx.abort() only from
  * `context` ({@link callAllowed}); `triggerTurn` while streaming; one queueing call per command, last
@@ -454,6 +455,12 @@ function messageSummary(message: unknown): string {
 }
 
 /** Settle's transcript `system` messages are a documented extra (test/parity/normalize.ts). */
+/** A compaction or branch-summary request's payload (the faux providers' payload is the context). */
+function isSummarizerPayload(payload: unknown): boolean {
+	const prompt = (payload as Rec | undefined)?.systemPrompt;
+	return typeof prompt === "string" && prompt.startsWith("You are a context summarization assistant");
+}
+
 function isSystem(message: unknown): boolean {
 	return (message as Rec | undefined)?.role === "system";
 }
@@ -832,6 +839,10 @@ function generated(spec: ExtensionSpec, i: number, log: ProgramLog): SharedExten
 			let called = false;
 			api.on(event, (e, ctx) => tracked(log, handle(e, ctx)));
 			const handle = (e: Rec, ctx: LooseCtx): unknown => {
+				// Settle runs `before_provider_request` on summarization requests too (pi#8999); pi 0.73.1
+				// only on turns. Handlers pass them over unseen, so both peers observe turns alike (Settle's
+				// side: test/pi-races/extension-request-hooks.test.ts).
+				if (event === "before_provider_request" && isSummarizerPayload(e.payload)) return undefined;
 				log.activity.started++;
 				// What a call made from a tool hook logs names the tool call (see toolCallBlocks in play).
 				const write =

@@ -13965,6 +13965,35 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/tool-execution-aborts.test.ts"],
 	},
+	{
+		id: "FT01",
+		file: "src/compaction/request.ts",
+		description:
+			"pi#8999: summarization requests skip the `before_provider_request` handlers; an extension that maps the model id works for turns and `/compact` fails",
+		edits: [
+			{
+				find: "if (options.onPayload !== undefined) streamOptions.onPayload = options.onPayload;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/extension-request-hooks.test.ts", "test/extensions/pi-differential-divergences.test.ts"],
+	},
+	{
+		id: "FT02",
+		file: "src/session/tree-navigation.ts",
+		description:
+			"pi#8999: a branch summary's request skips the `before_provider_request` handlers (compaction keeps them)",
+		edits: [{ find: "...summaryPayloadHook(runner),", replace: "" }],
+		tests: ["test/pi-races/extension-request-hooks.test.ts"],
+	},
+	{
+		id: "FT03",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"pi#8999: `/compact`'s summary requests skip the `before_provider_request` handlers (branch summaries keep them)",
+		edits: [{ find: "...summaryPayloadHook(runner),", replace: "" }],
+		tests: ["test/pi-races/extension-request-hooks.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
