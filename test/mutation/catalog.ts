@@ -13939,6 +13939,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-ui-modes.test.ts"],
 	},
+	{
+		id: "FR01",
+		file: "src/cli/main.ts",
+		description:
+			"gsd-pi#1293: `settle -p '/verdict'` whose command set `process.exitCode = 21` exits 0: the verdict an extension reports through the exit code is overruled",
+		edits: [
+			{
+				find: "if (code !== 0 || requested === undefined || requested === null) return code;",
+				replace: "if (code !== 0 || requested !== null) return code;",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,82 @@
+/**
+ * Reports about what a one-shot run (`settle -p`, `--mode json`) hands back to the script that
+ * started it — its exit code and its stdout — replayed against real `settle` child processes on the
+ * faux model, and where cheap against pi 0.73.1's own CLI on the same faux script
+ * (test/cli/pi-diff-process.ts). gsd-pi#1293: a command or extension that set `process.exitCode`
+ * to report its verdict was overruled by an unconditional exit 0.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useCliProject } from "../cli/helpers.js";
+import { makeDiffDirs, runPiCli, runSettleCli, writeScript } from "../cli/pi-diff-process.js";
+
+const cli = useCliProject("settle-pi-races-print-json-");
+
+/** gsd-pi#1293's shape: a command that reports its verdict through the exit code. */
+const VERDICT_EXTENSION = `export default function (pi) {
+	pi.registerCommand("verdict", {
+		description: "report a failed check through the exit code",
+		handler: async () => {
+			process.exitCode = 21;
+		},
+	});
+}
+`;
+
+/** The same verdict given after the run's answer. */
+const AGENT_END_EXTENSION = `export default function (pi) {
+	pi.on("agent_end", () => {
+		process.exitCode = 3;
+	});
+}
+`;
+
+function verdictExtension(dir: string, source = VERDICT_EXTENSION): string {
+	const file = join(dir, "verdict.mjs");
+	writeFileSync(file, source);
+	return file;
+}
+
+describe("gsd-pi#1293: print mode discards the process.exitCode a command or extension set", () => {
+	it("gsd-pi#1293: settle -p '/verdict' whose handler sets process.exitCode = 21 exits 21, in text and in json mode", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "command"));
+		const extension = verdictExtension(join(cli.dir, "command"));
+		const text = await runSettleCli(dirs, ["--no-session", "-e", extension, "-p", "/verdict"]);
+		expect(text).toEqual({ code: 21, stdout: "", stderr: "" });
+		const json = await runSettleCli(dirs, ["--no-session", "-e", extension, "--mode", "json", "-p", "/verdict"]);
+		expect(json.code).toBe(21);
+		expect(
+			json.stdout
+				.trim()
+				.split("\n")
+				.map((line) => (JSON.parse(line) as { type: string }).type),
+		).toEqual(["session"]);
+	});
+
+	it("gsd-pi#1293: an agent_end handler's process.exitCode = 3 after a successful answer: the answer on stdout, exit 3", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "agent-end"));
+		const extension = verdictExtension(join(cli.dir, "agent-end"), AGENT_END_EXTENSION);
+		const script = writeScript(dirs, ["checked: 2 failures"]);
+		const run = await runSettleCli(dirs, ["--no-session", "-e", extension, "-p", "check it"], {
+			script,
+		});
+		expect(run).toEqual({ code: 3, stdout: "checked: 2 failures\n", stderr: "" });
+	});
+
+	it("gsd-pi#1293: a failed run keeps its own exit code (4, an auth failure) whatever an extension set", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "failed"));
+		const extension = verdictExtension(join(cli.dir, "failed"), AGENT_END_EXTENSION);
+		const script = writeScript(dirs, [{ stopReason: "error", errorMessage: "401 Incorrect API key provided" }]);
+		const run = await runSettleCli(dirs, ["--no-session", "-e", extension, "-p", "check it"], { script });
+		expect(run.code).toBe(4);
+		expect(run.stderr).toContain("401 Incorrect API key provided");
+	});
+
+	it("gsd-pi#1293 (pi-peer): pi 0.73.1 exits with the command's process.exitCode too", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "peer"));
+		const extension = verdictExtension(join(cli.dir, "peer"));
+		const run = await runPiCli(dirs, ["--no-session", "-e", extension, "-p", "/verdict"]);
+		expect(run.code).toBe(21);
+	});
+});
