@@ -13952,6 +13952,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
+	{
+		id: "FR02",
+		file: "src/cli/main.ts",
+		description:
+			"oh-my-pi#7635: `settle --mode json` exits without waiting for a slow reader: the megabytes written as the run ends are cut off mid-line",
+		edits: [
+			{
+				find: "if (process.stdout.writableNeedDrain && !processStdout.closed) {",
+				replace: "if (process.stdout.writableNeedDrain && processStdout.closed) {",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -5,13 +5,17 @@
  * (test/cli/pi-diff-process.ts). gsd-pi#1293: a command or extension that set `process.exitCode`
  * to report its verdict was overruled by an unconditional exit 0.
  */
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { useCliProject } from "../cli/helpers.js";
+import { cliCommand, trackChild, useCliProject } from "../cli/helpers.js";
 import { makeDiffDirs, runPiCli, runSettleCli, writeScript } from "../cli/pi-diff-process.js";
 
 const cli = useCliProject("settle-pi-races-print-json-");
+
+/** A guard against a hang only (each run takes a few seconds): a hung run is killed, its code null. */
+const HANG_GUARD_MS = 30_000;
 
 /** gsd-pi#1293's shape: a command that reports its verdict through the exit code. */
 const VERDICT_EXTENSION = `export default function (pi) {
@@ -78,5 +82,63 @@ describe("gsd-pi#1293: print mode discards the process.exitCode a command or ext
 		const extension = verdictExtension(join(cli.dir, "peer"));
 		const run = await runPiCli(dirs, ["--no-session", "-e", extension, "-p", "/verdict"]);
 		expect(run.code).toBe(21);
+	});
+});
+
+/**
+ * oh-my-pi#7635's shape: megabytes of JSON written at the very end of the run. The extension sends
+ * a 1 MB context message from `agent_end` (written after the run's last answer, as the run ends)
+ * and says on stderr when the session shuts down, after which the process only exits.
+ */
+const BIG_TAIL_EXTENSION = `export default function (pi) {
+	pi.on("agent_end", () => {
+		pi.sendMessage({ customType: "big-report", content: "r".repeat(1_000_000), display: false });
+	});
+	pi.on("session_shutdown", () => {
+		process.stderr.write("shutdown-done\\n");
+	});
+}
+`;
+
+describe("oh-my-pi#7635: JSON mode can truncate the large final event before exit", () => {
+	it("oh-my-pi#7635: settle --mode json whose last events hold megabytes, read by a consumer that starts reading only once the session has shut down: every line arrives whole, agent_settled last, exit 0", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "big-tail"));
+		const extension = join(cli.dir, "big-tail", "big-tail.mjs");
+		writeFileSync(extension, BIG_TAIL_EXTENSION);
+		const script = writeScript(dirs, ["done"]);
+		const child = spawn(
+			process.execPath,
+			[...cliCommand(), "--faux-script", script, "--no-session", "-e", extension, "--mode", "json", "-p", "report"],
+			{
+				cwd: dirs.project,
+				env: { PATH: process.env.PATH, HOME: dirs.home, LANG: "C.UTF-8", SETTLE_AGENT_DIR: dirs.settleAgent },
+				stdio: ["ignore", "pipe", "pipe"],
+			},
+		);
+		const closed = trackChild(child);
+		const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
+		// The consumer is busy: it reads nothing until the process has nothing left to do but exit.
+		child.stdout.pause();
+		const chunks: Buffer[] = [];
+		let stderr = "";
+		child.stderr.on("data", (chunk) => {
+			stderr += String(chunk);
+			if (stderr.includes("shutdown-done\n")) {
+				child.stdout.on("data", (data: Buffer) => chunks.push(data));
+				child.stdout.resume();
+			}
+		});
+		const code = await closed.finally(() => clearTimeout(guard));
+		const stdout = Buffer.concat(chunks).toString("utf8");
+		expect(code).toBe(0);
+		expect(stdout.endsWith("\n")).toBe(true);
+		const events = stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; message?: { role: string; content?: unknown } });
+		expect(events.at(-1)!.type).toBe("agent_settled");
+		const report = events.find((event) => event.type === "message_end" && event.message?.role === "custom");
+		expect(report?.message?.content).toBe("r".repeat(1_000_000));
+		expect(Buffer.byteLength(stdout)).toBeGreaterThan(2_000_000);
 	});
 });
