@@ -13965,6 +13965,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
+	{
+		id: "FR03",
+		file: "src/cli/termination.ts",
+		description:
+			"oh-my-pi#10965: SIGTERM during a streaming answer exits without aborting the run: the partial answer never reaches the session file",
+		edits: [{ find: "\t\t\t\tawait runtime.session.abort();\n", replace: "" }],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -3,14 +3,19 @@
  * started it — its exit code and its stdout — replayed against real `settle` child processes on the
  * faux model, and where cheap against pi 0.73.1's own CLI on the same faux script
  * (test/cli/pi-diff-process.ts). gsd-pi#1293: a command or extension that set `process.exitCode`
- * to report its verdict was overruled by an unconditional exit 0.
+ * to report its verdict was overruled by an unconditional exit 0 (fixed). oh-my-pi#7635: the large
+ * last events of a json run cut off before exit; oh-my-pi#10965: a run killed mid-answer left no
+ * session file (both held).
  */
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { cliCommand, trackChild, useCliProject } from "../cli/helpers.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AgentMessage, AssistantMessage, UserMessage } from "../../src/llm/types.js";
+import { cliCommand, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { makeDiffDirs, runPiCli, runSettleCli, writeScript } from "../cli/pi-diff-process.js";
+import { chatPartial } from "../llm/wire/openai.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-print-json-");
 
@@ -140,5 +145,69 @@ describe("oh-my-pi#7635: JSON mode can truncate the large final event before exi
 		const report = events.find((event) => event.type === "message_end" && event.message?.role === "custom");
 		expect(report?.message?.content).toBe("r".repeat(1_000_000));
 		expect(Buffer.byteLength(stdout)).toBeGreaterThan(2_000_000);
+	});
+});
+
+describe("oh-my-pi#10965: a print-mode run killed mid-answer leaves no session file", () => {
+	let server: WireServer;
+	beforeEach(async () => {
+		server = await startWireServer();
+	});
+	afterEach(async () => {
+		await server.close();
+	});
+
+	it("oh-my-pi#10965: settle --mode json -p sent SIGTERM while the answer streams: exit 143, every stdout line whole, and the session file holds the prompt and the partial answer, aborted", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		// The answer streams in full, then the stream stays open: the run is mid-answer for good.
+		server.reply(chatPartial([{ type: "text", text: "Half of the report" }], 3, "hang"));
+		const sessionFile = join(cli.project, "killed.jsonl");
+		const child = spawn(
+			process.execPath,
+			[...cliCommand(), "--model", "local/coder", "--session", sessionFile, "--mode", "json", "-p", "write the report"],
+			{
+				cwd: cli.project,
+				env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+				stdio: ["ignore", "pipe", "pipe"],
+			},
+		);
+		const closed = trackChild(child);
+		const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
+		child.stdout.setEncoding("utf8");
+		child.stderr.setEncoding("utf8");
+		let stdout = "";
+		let stderr = "";
+		let signalled = false;
+		child.stderr.on("data", (chunk: string) => {
+			stderr += chunk;
+		});
+		child.stdout.on("data", (chunk: string) => {
+			stdout += chunk;
+			if (!signalled && stdout.includes('"text":"Half of the report"')) {
+				signalled = true;
+				child.kill("SIGTERM");
+			}
+		});
+		const code = await closed.finally(() => clearTimeout(guard));
+		expect(code).toBe(143);
+		expect(stderr).toBe(`Warning: ${sessionFile} does not exist: starting a new session there.\n`);
+		expect(stdout.endsWith("\n")).toBe(true);
+		const events = stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; aborted?: boolean });
+		expect(events.slice(-2).map((event) => event.type)).toEqual(["agent_end", "agent_settled"]);
+		expect(events.at(-2)!.aborted).toBe(true);
+		const saved = readFileSync(sessionFile, "utf8")
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; message?: AgentMessage })
+			.filter((entry) => entry.type === "message" && entry.message!.role !== "system")
+			.map((entry) => entry.message as UserMessage | AssistantMessage);
+		expect(saved.map((message) => [message.role, message.content])).toEqual([
+			["user", [{ type: "text", text: "write the report" }]],
+			["assistant", [{ type: "text", text: "Half of the report" }]],
+		]);
+		expect((saved[1] as AssistantMessage).stopReason).toBe("aborted");
 	});
 });
