@@ -13973,6 +13973,20 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\t\tawait runtime.session.abort();\n", replace: "" }],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
+	{
+		id: "FR04",
+		file: "src/cli/print-mode.ts",
+		description:
+			"oh-my-pi#10297: `settle -p` drops a `ctx.ui.notify` (a `session_start` warning): nothing on stderr, the user never learns of it",
+		edits: [
+			{
+				after: "onNotify: ({ message, type }, extensionPath) =>",
+				find: "out.stderr(",
+				replace: "void (",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

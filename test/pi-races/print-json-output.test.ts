@@ -5,7 +5,7 @@
  * (test/cli/pi-diff-process.ts). gsd-pi#1293: a command or extension that set `process.exitCode`
  * to report its verdict was overruled by an unconditional exit 0 (fixed). oh-my-pi#7635: the large
  * last events of a json run cut off before exit; oh-my-pi#10965: a run killed mid-answer left no
- * session file (both held).
+ * session file; oh-my-pi#10297: a start-up `ctx.ui.notify` never surfaced headless (all held).
  */
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -209,5 +209,53 @@ describe("oh-my-pi#10965: a print-mode run killed mid-answer leaves no session f
 			["assistant", [{ type: "text", text: "Half of the report" }]],
 		]);
 		expect((saved[1] as AssistantMessage).stopReason).toBe("aborted");
+	});
+});
+
+/** oh-my-pi#10297's shape: a warning an extension gives once, as the session starts. */
+const STARTUP_NOTIFY_EXTENSION = `export default function (pi) {
+	pi.on("session_start", (_event, ctx) => {
+		ctx.ui.notify("index is stale: run /reindex", "warning");
+	});
+}
+`;
+
+describe("oh-my-pi#10297: a session_start ctx.ui.notify never surfaces in a headless run", () => {
+	it("oh-my-pi#10297: settle -p: the answer alone on stdout, the start-up warning on stderr naming its extension; --mode json: an extension_notify line right after the session header, stderr empty", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "notify"));
+		const extension = join(cli.dir, "notify", "stale-index.mjs");
+		writeFileSync(extension, STARTUP_NOTIFY_EXTENSION);
+		const text = await runSettleCli(dirs, ["--no-session", "-e", extension, "-p", "hi"]);
+		expect(text).toEqual({
+			code: 0,
+			stdout: "hi\n",
+			stderr: "[warning] stale-index.mjs: index is stale: run /reindex\n",
+		});
+		const json = await runSettleCli(dirs, ["--no-session", "-e", extension, "--mode", "json", "-p", "hi"]);
+		expect(json.code).toBe(0);
+		expect(json.stderr).toBe("");
+		const events = json.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as Record<string, unknown>);
+		expect(events.slice(1, 3)).toEqual([
+			{
+				type: "extension_notify",
+				message: "index is stale: run /reindex",
+				notifyType: "warning",
+				extensionPath: extension,
+			},
+			{ type: "agent_start" },
+		]);
+	});
+
+	it("oh-my-pi#10297 (pi-peer): pi 0.73.1 -p drops the start-up warning: the answer on stdout, nothing of it on stderr", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "notify-peer"));
+		const extension = join(cli.dir, "notify-peer", "stale-index.mjs");
+		writeFileSync(extension, STARTUP_NOTIFY_EXTENSION);
+		const run = await runPiCli(dirs, ["--no-session", "-e", extension, "-p", "hi"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("hi\n");
+		expect(run.stderr).not.toContain("index is stale");
 	});
 });
