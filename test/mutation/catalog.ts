@@ -13987,6 +13987,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
+	{
+		id: "FR05",
+		file: "src/cli/main.ts",
+		description:
+			"gsd-pi#1293: `settle --rpc` exits with the `process.exitCode` an extension command set, where pi's RPC mode exits 0",
+		edits: [{ find: "const code = requestedExitCode.honoured ? ", replace: "const code = true ? " }],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

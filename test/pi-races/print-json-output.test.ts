@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage, UserMessage } from "../../src/llm/types.js";
-import { cliCommand, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { cliCommand, RpcClient, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { makeDiffDirs, runPiCli, runSettleCli, writeScript } from "../cli/pi-diff-process.js";
 import { chatPartial } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
@@ -26,8 +26,9 @@ const HANG_GUARD_MS = 30_000;
 const VERDICT_EXTENSION = `export default function (pi) {
 	pi.registerCommand("verdict", {
 		description: "report a failed check through the exit code",
-		handler: async () => {
+		handler: async (_args, ctx) => {
 			process.exitCode = 21;
+			ctx.ui.notify("verdict: failed", "error");
 		},
 	});
 }
@@ -52,7 +53,7 @@ describe("gsd-pi#1293: print mode discards the process.exitCode a command or ext
 		const dirs = makeDiffDirs(join(cli.dir, "command"));
 		const extension = verdictExtension(join(cli.dir, "command"));
 		const text = await runSettleCli(dirs, ["--no-session", "-e", extension, "-p", "/verdict"]);
-		expect(text).toEqual({ code: 21, stdout: "", stderr: "" });
+		expect(text).toEqual({ code: 21, stdout: "", stderr: "[error] verdict.mjs: verdict: failed\n" });
 		const json = await runSettleCli(dirs, ["--no-session", "-e", extension, "--mode", "json", "-p", "/verdict"]);
 		expect(json.code).toBe(21);
 		expect(
@@ -60,7 +61,7 @@ describe("gsd-pi#1293: print mode discards the process.exitCode a command or ext
 				.trim()
 				.split("\n")
 				.map((line) => (JSON.parse(line) as { type: string }).type),
-		).toEqual(["session"]);
+		).toEqual(["session", "extension_notify"]);
 	});
 
 	it("gsd-pi#1293: an agent_end handler's process.exitCode = 3 after a successful answer: the answer on stdout, exit 3", async () => {
@@ -80,6 +81,18 @@ describe("gsd-pi#1293: print mode discards the process.exitCode a command or ext
 		const run = await runSettleCli(dirs, ["--no-session", "-e", extension, "-p", "check it"], { script });
 		expect(run.code).toBe(4);
 		expect(run.stderr).toContain("401 Incorrect API key provided");
+	});
+
+	it("gsd-pi#1293: settle --rpc keeps its own exit code 0 after the command set process.exitCode = 21, as pi 0.73.1's RPC mode does (its shutdown calls process.exit(0))", async () => {
+		const extension = verdictExtension(cli.dir);
+		const rpc = new RpcClient(["--faux", "--no-session", "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const verdict = rpc.next((line) => line.type === "extension_ui_request" && line.method === "notify");
+		await rpc.request({ id: "1", type: "prompt", message: "/verdict" });
+		expect((await verdict).message).toBe("verdict: failed");
+		expect(await rpc.end()).toBe(0);
 	});
 
 	it("gsd-pi#1293 (pi-peer): pi 0.73.1 exits with the command's process.exitCode too", async () => {
