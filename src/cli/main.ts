@@ -214,6 +214,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 					// No model has a key (what a CI job without its secret gets).
 					return EXIT_AUTH;
 				}
+				requestedExitCode.honoured = true;
 				return await runPrintMode(runtime, { mode, messages, images: files.images }, out);
 			} finally {
 				release();
@@ -484,7 +485,8 @@ export async function runCli(argv: readonly string[] = process.argv.slice(2)): P
 		process.exit(1);
 	};
 	process.on("beforeExit", onStall);
-	const code = await main(argv).finally(() => process.off("beforeExit", onStall));
+	const ran = await main(argv).finally(() => process.off("beforeExit", onStall));
+	const code = requestedExitCode.honoured ? withRequestedExitCode(ran, process.exitCode) : ran;
 	process.exitCode = code;
 	if (process.stdout.writableNeedDrain && !processStdout.closed) {
 		// A closed pipe never drains: its EPIPE ends the wait too.
@@ -494,6 +496,24 @@ export async function runCli(argv: readonly string[] = process.argv.slice(2)): P
 		});
 	}
 	process.exit(termination.code ?? code);
+}
+
+/**
+ * Whether this process ran a one-shot `-p` / `--mode json` run, whose exit code a command or
+ * extension may set through `process.exitCode` (pi's print mode honours it; its RPC and interactive
+ * modes exit with their own code).
+ */
+const requestedExitCode = { honoured: false };
+
+/**
+ * The code the process exits with: the run's own, unless the run succeeded and an extension or one
+ * of its commands set `process.exitCode` to report a verdict (gsd-pi#1293) — a one-shot
+ * `settle -p "/check"` then exits with that code, as pi's does. A failed run keeps its own code.
+ */
+function withRequestedExitCode(code: number, requested: number | string | null | undefined): number {
+	if (code !== 0 || requested === undefined || requested === null) return code;
+	const value = Number(requested);
+	return Number.isInteger(value) ? value : code;
 }
 
 /** `npx tsx src/cli/main.ts …` / `node dist/cli.js …` run it directly; bin/settle.js calls {@link runCli}. */

@@ -13994,6 +13994,62 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "...summaryPayloadHook(runner),", replace: "" }],
 		tests: ["test/pi-races/extension-request-hooks.test.ts"],
 	},
+	{
+		id: "FR01",
+		file: "src/cli/main.ts",
+		description:
+			"gsd-pi#1293: `settle -p '/verdict'` whose command set `process.exitCode = 21` exits 0: the verdict an extension reports through the exit code is overruled",
+		edits: [
+			{
+				find: "if (code !== 0 || requested === undefined || requested === null) return code;",
+				replace: "if (code !== 0 || requested !== null) return code;",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "FR02",
+		file: "src/cli/main.ts",
+		description:
+			"oh-my-pi#7635: `settle --mode json` exits without waiting for a slow reader: the megabytes written as the run ends are cut off mid-line",
+		edits: [
+			{
+				find: "if (process.stdout.writableNeedDrain && !processStdout.closed) {",
+				replace: "if (process.stdout.writableNeedDrain && processStdout.closed) {",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "FR03",
+		file: "src/cli/termination.ts",
+		description:
+			"oh-my-pi#10965: SIGTERM during a streaming answer exits without aborting the run: the partial answer never reaches the session file",
+		edits: [{ find: "\t\t\t\tawait runtime.session.abort();\n", replace: "" }],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "FR04",
+		file: "src/cli/print-mode.ts",
+		description:
+			"oh-my-pi#10297: `settle -p` drops a `ctx.ui.notify` (a `session_start` warning): nothing on stderr, the user never learns of it",
+		edits: [
+			{
+				after: "onNotify: ({ message, type }, extensionPath) =>",
+				find: "out.stderr(",
+				replace: "void (",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "FR05",
+		file: "src/cli/main.ts",
+		description:
+			"gsd-pi#1293: `settle --rpc` exits with the `process.exitCode` an extension command set, where pi's RPC mode exits 0",
+		edits: [{ find: "const code = requestedExitCode.honoured ? ", replace: "const code = true ? " }],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,274 @@
+/**
+ * Reports about what a one-shot run (`settle -p`, `--mode json`) hands back to the script that
+ * started it — its exit code and its stdout — replayed against real `settle` child processes on the
+ * faux model, and where cheap against pi 0.73.1's own CLI on the same faux script
+ * (test/cli/pi-diff-process.ts). gsd-pi#1293: a command or extension that set `process.exitCode`
+ * to report its verdict was overruled by an unconditional exit 0 (fixed). oh-my-pi#7635: the large
+ * last events of a json run cut off before exit; oh-my-pi#10965: a run killed mid-answer left no
+ * session file; oh-my-pi#10297: a start-up `ctx.ui.notify` never surfaced headless (all held).
+ */
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AgentMessage, AssistantMessage, UserMessage } from "../../src/llm/types.js";
+import { cliCommand, RpcClient, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { makeDiffDirs, runPiCli, runSettleCli, writeScript } from "../cli/pi-diff-process.js";
+import { chatPartial } from "../llm/wire/openai.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-print-json-");
+
+/** A guard against a hang only (each run takes a few seconds): a hung run is killed, its code null. */
+const HANG_GUARD_MS = 30_000;
+
+/** gsd-pi#1293's shape: a command that reports its verdict through the exit code. */
+const VERDICT_EXTENSION = `export default function (pi) {
+	pi.registerCommand("verdict", {
+		description: "report a failed check through the exit code",
+		handler: async (_args, ctx) => {
+			process.exitCode = 21;
+			ctx.ui.notify("verdict: failed", "error");
+		},
+	});
+}
+`;
+
+/** The same verdict given after the run's answer. */
+const AGENT_END_EXTENSION = `export default function (pi) {
+	pi.on("agent_end", () => {
+		process.exitCode = 3;
+	});
+}
+`;
+
+function verdictExtension(dir: string, source = VERDICT_EXTENSION): string {
+	const file = join(dir, "verdict.mjs");
+	writeFileSync(file, source);
+	return file;
+}
+
+describe("gsd-pi#1293: print mode discards the process.exitCode a command or extension set", () => {
+	it("gsd-pi#1293: settle -p '/verdict' whose handler sets process.exitCode = 21 exits 21, in text and in json mode", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "command"));
+		const extension = verdictExtension(join(cli.dir, "command"));
+		const text = await runSettleCli(dirs, ["--no-session", "-e", extension, "-p", "/verdict"]);
+		expect(text).toEqual({ code: 21, stdout: "", stderr: "[error] verdict.mjs: verdict: failed\n" });
+		const json = await runSettleCli(dirs, ["--no-session", "-e", extension, "--mode", "json", "-p", "/verdict"]);
+		expect(json.code).toBe(21);
+		expect(
+			json.stdout
+				.trim()
+				.split("\n")
+				.map((line) => (JSON.parse(line) as { type: string }).type),
+		).toEqual(["session", "extension_notify"]);
+	});
+
+	it("gsd-pi#1293: an agent_end handler's process.exitCode = 3 after a successful answer: the answer on stdout, exit 3", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "agent-end"));
+		const extension = verdictExtension(join(cli.dir, "agent-end"), AGENT_END_EXTENSION);
+		const script = writeScript(dirs, ["checked: 2 failures"]);
+		const run = await runSettleCli(dirs, ["--no-session", "-e", extension, "-p", "check it"], {
+			script,
+		});
+		expect(run).toEqual({ code: 3, stdout: "checked: 2 failures\n", stderr: "" });
+	});
+
+	it("gsd-pi#1293: a failed run keeps its own exit code (4, an auth failure) whatever an extension set", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "failed"));
+		const extension = verdictExtension(join(cli.dir, "failed"), AGENT_END_EXTENSION);
+		const script = writeScript(dirs, [{ stopReason: "error", errorMessage: "401 Incorrect API key provided" }]);
+		const run = await runSettleCli(dirs, ["--no-session", "-e", extension, "-p", "check it"], { script });
+		expect(run.code).toBe(4);
+		expect(run.stderr).toContain("401 Incorrect API key provided");
+	});
+
+	it("gsd-pi#1293: settle --rpc keeps its own exit code 0 after the command set process.exitCode = 21, as pi 0.73.1's RPC mode does (its shutdown calls process.exit(0))", async () => {
+		const extension = verdictExtension(cli.dir);
+		const rpc = new RpcClient(["--faux", "--no-session", "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const verdict = rpc.next((line) => line.type === "extension_ui_request" && line.method === "notify");
+		await rpc.request({ id: "1", type: "prompt", message: "/verdict" });
+		expect((await verdict).message).toBe("verdict: failed");
+		expect(await rpc.end()).toBe(0);
+	});
+
+	it("gsd-pi#1293 (pi-peer): pi 0.73.1 exits with the command's process.exitCode too", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "peer"));
+		const extension = verdictExtension(join(cli.dir, "peer"));
+		const run = await runPiCli(dirs, ["--no-session", "-e", extension, "-p", "/verdict"]);
+		expect(run.code).toBe(21);
+	});
+});
+
+/**
+ * oh-my-pi#7635's shape: megabytes of JSON written at the very end of the run. The extension sends
+ * a 1 MB context message from `agent_end` (written after the run's last answer, as the run ends)
+ * and says on stderr when the session shuts down, after which the process only exits.
+ */
+const BIG_TAIL_EXTENSION = `export default function (pi) {
+	pi.on("agent_end", () => {
+		pi.sendMessage({ customType: "big-report", content: "r".repeat(1_000_000), display: false });
+	});
+	pi.on("session_shutdown", () => {
+		process.stderr.write("shutdown-done\\n");
+	});
+}
+`;
+
+describe("oh-my-pi#7635: JSON mode can truncate the large final event before exit", () => {
+	it("oh-my-pi#7635: settle --mode json whose last events hold megabytes, read by a consumer that starts reading only once the session has shut down: every line arrives whole, agent_settled last, exit 0", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "big-tail"));
+		const extension = join(cli.dir, "big-tail", "big-tail.mjs");
+		writeFileSync(extension, BIG_TAIL_EXTENSION);
+		const script = writeScript(dirs, ["done"]);
+		const child = spawn(
+			process.execPath,
+			[...cliCommand(), "--faux-script", script, "--no-session", "-e", extension, "--mode", "json", "-p", "report"],
+			{
+				cwd: dirs.project,
+				env: { PATH: process.env.PATH, HOME: dirs.home, LANG: "C.UTF-8", SETTLE_AGENT_DIR: dirs.settleAgent },
+				stdio: ["ignore", "pipe", "pipe"],
+			},
+		);
+		const closed = trackChild(child);
+		const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
+		// The consumer is busy: it reads nothing until the process has nothing left to do but exit.
+		child.stdout.pause();
+		const chunks: Buffer[] = [];
+		let stderr = "";
+		child.stderr.on("data", (chunk) => {
+			stderr += String(chunk);
+			if (stderr.includes("shutdown-done\n")) {
+				child.stdout.on("data", (data: Buffer) => chunks.push(data));
+				child.stdout.resume();
+			}
+		});
+		const code = await closed.finally(() => clearTimeout(guard));
+		const stdout = Buffer.concat(chunks).toString("utf8");
+		expect(code).toBe(0);
+		expect(stdout.endsWith("\n")).toBe(true);
+		const events = stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; message?: { role: string; content?: unknown } });
+		expect(events.at(-1)!.type).toBe("agent_settled");
+		const report = events.find((event) => event.type === "message_end" && event.message?.role === "custom");
+		expect(report?.message?.content).toBe("r".repeat(1_000_000));
+		expect(Buffer.byteLength(stdout)).toBeGreaterThan(2_000_000);
+	});
+});
+
+describe("oh-my-pi#10965: a print-mode run killed mid-answer leaves no session file", () => {
+	let server: WireServer;
+	beforeEach(async () => {
+		server = await startWireServer();
+	});
+	afterEach(async () => {
+		await server.close();
+	});
+
+	it("oh-my-pi#10965: settle --mode json -p sent SIGTERM while the answer streams: exit 143, every stdout line whole, and the session file holds the prompt and the partial answer, aborted", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		// The answer streams in full, then the stream stays open: the run is mid-answer for good.
+		server.reply(chatPartial([{ type: "text", text: "Half of the report" }], 3, "hang"));
+		const sessionFile = join(cli.project, "killed.jsonl");
+		const child = spawn(
+			process.execPath,
+			[...cliCommand(), "--model", "local/coder", "--session", sessionFile, "--mode", "json", "-p", "write the report"],
+			{
+				cwd: cli.project,
+				env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+				stdio: ["ignore", "pipe", "pipe"],
+			},
+		);
+		const closed = trackChild(child);
+		const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
+		child.stdout.setEncoding("utf8");
+		child.stderr.setEncoding("utf8");
+		let stdout = "";
+		let stderr = "";
+		let signalled = false;
+		child.stderr.on("data", (chunk: string) => {
+			stderr += chunk;
+		});
+		child.stdout.on("data", (chunk: string) => {
+			stdout += chunk;
+			if (!signalled && stdout.includes('"text":"Half of the report"')) {
+				signalled = true;
+				child.kill("SIGTERM");
+			}
+		});
+		const code = await closed.finally(() => clearTimeout(guard));
+		expect(code).toBe(143);
+		expect(stderr).toBe(`Warning: ${sessionFile} does not exist: starting a new session there.\n`);
+		expect(stdout.endsWith("\n")).toBe(true);
+		const events = stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; aborted?: boolean });
+		expect(events.slice(-2).map((event) => event.type)).toEqual(["agent_end", "agent_settled"]);
+		expect(events.at(-2)!.aborted).toBe(true);
+		const saved = readFileSync(sessionFile, "utf8")
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; message?: AgentMessage })
+			.filter((entry) => entry.type === "message" && entry.message!.role !== "system")
+			.map((entry) => entry.message as UserMessage | AssistantMessage);
+		expect(saved.map((message) => [message.role, message.content])).toEqual([
+			["user", [{ type: "text", text: "write the report" }]],
+			["assistant", [{ type: "text", text: "Half of the report" }]],
+		]);
+		expect((saved[1] as AssistantMessage).stopReason).toBe("aborted");
+	});
+});
+
+/** oh-my-pi#10297's shape: a warning an extension gives once, as the session starts. */
+const STARTUP_NOTIFY_EXTENSION = `export default function (pi) {
+	pi.on("session_start", (_event, ctx) => {
+		ctx.ui.notify("index is stale: run /reindex", "warning");
+	});
+}
+`;
+
+describe("oh-my-pi#10297: a session_start ctx.ui.notify never surfaces in a headless run", () => {
+	it("oh-my-pi#10297: settle -p: the answer alone on stdout, the start-up warning on stderr naming its extension; --mode json: an extension_notify line right after the session header, stderr empty", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "notify"));
+		const extension = join(cli.dir, "notify", "stale-index.mjs");
+		writeFileSync(extension, STARTUP_NOTIFY_EXTENSION);
+		const text = await runSettleCli(dirs, ["--no-session", "-e", extension, "-p", "hi"]);
+		expect(text).toEqual({
+			code: 0,
+			stdout: "hi\n",
+			stderr: "[warning] stale-index.mjs: index is stale: run /reindex\n",
+		});
+		const json = await runSettleCli(dirs, ["--no-session", "-e", extension, "--mode", "json", "-p", "hi"]);
+		expect(json.code).toBe(0);
+		expect(json.stderr).toBe("");
+		const events = json.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as Record<string, unknown>);
+		expect(events.slice(1, 3)).toEqual([
+			{
+				type: "extension_notify",
+				message: "index is stale: run /reindex",
+				notifyType: "warning",
+				extensionPath: extension,
+			},
+			{ type: "agent_start" },
+		]);
+	});
+
+	it("oh-my-pi#10297 (pi-peer): pi 0.73.1 -p drops the start-up warning: the answer on stdout, nothing of it on stderr", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "notify-peer"));
+		const extension = join(cli.dir, "notify-peer", "stale-index.mjs");
+		writeFileSync(extension, STARTUP_NOTIFY_EXTENSION);
+		const run = await runPiCli(dirs, ["--no-session", "-e", extension, "-p", "hi"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("hi\n");
+		expect(run.stderr).not.toContain("index is stale");
+	});
+});
