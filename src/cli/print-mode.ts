@@ -14,7 +14,7 @@ import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { AssistantMessage, ImageContent } from "../llm/types.js";
 import { jsonLine } from "../rpc/jsonl.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
-import { type AgentSession, createEventingUIContext } from "../session/agent-session.js";
+import type { AgentSession } from "../session/agent-session.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
 import { sessionLockedForCli } from "./host.js";
 import { streamSafe } from "./interactive-render.js";
@@ -86,8 +86,9 @@ export function bindForCli(
 		mode,
 		uiContext:
 			extra.uiContext ??
+			// json: none, so the session's own UI makes each notification and dialog an event, printed as one.
 			(mode === "json"
-				? createEventingUIContext((event) => out.stdout(jsonLine(event)))
+				? undefined
 				: createHeadlessUIContext({
 						onNotify: ({ message, type }, extensionPath) =>
 							out.stderr(`${notificationLine(message, type, extensionPath)}\n`),

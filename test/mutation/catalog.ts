@@ -8551,12 +8551,13 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "BZ14",
-		file: "src/cli/print-mode.ts",
-		description: "settle --json: no CLI UI, so session_start notifications are lost from the stream",
+		description:
+			"the session's own UI drops notifications and dialogs instead of making them events, so settle --json loses session_start notifications",
+		file: "src/session/agent-session.ts",
 		edits: [
 			{
-				find: "? createEventingUIContext((event) => out.stdout(jsonLine(event)))",
-				replace: "? undefined",
+				find: "private readonly defaultUI = createEventingUIContext((event) => this.events.emit(event));",
+				replace: "private readonly defaultUI = createEventingUIContext(() => undefined);",
 			},
 		],
 		tests: ["test/cli/extension-notify-print.test.ts"],
