@@ -1,0 +1,108 @@
+/**
+ * Finding sessions again, reports not replayed elsewhere. Real `settle` child processes on real
+ * session files.
+ *
+ * pi#9463: `pi -r` started in project B, a session of project A picked from the list: the
+ * conversation came back, but pi still thought it was in B — `!pwd` printed B. Settle's `-r` asks
+ * for a number or an id prefix, and takes another project's session file by its path: the model's
+ * `pwd` must then run in A, and its result be saved in A's file.
+ *
+ * oh-my-pi#12581: `omp -r` listed none of the project's sessions, not even the one a running omp
+ * was writing (1.37 MB) — only an empty "(no messages)" row. Settle's `-r` must list the session a
+ * running `settle -i` holds open, and a session whose one line is longer than the block the list
+ * reads at a time, each with its first message.
+ */
+import { mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runSettle, useCliProject } from "../cli/helpers.js";
+import { bannerSessionFile, Repl, readEntries } from "../cli/interactive.helpers.js";
+
+const cli = useCliProject("settle-pi-races-resume-list-");
+const QUESTION = "Resume which session? (number or id prefix, empty for a new session): ";
+
+/** Every session file under `dir`, at any depth. */
+function sessionFiles(dir: string): string[] {
+	return readdirSync(dir, { recursive: true, encoding: "utf8" })
+		.filter((name) => name.endsWith(".jsonl"))
+		.map((name) => join(dir, name));
+}
+
+/** The text of every tool result saved in `file`. */
+function toolResults(file: string): string[] {
+	return readEntries(file).flatMap((entry) => {
+		const message = entry.message as { role?: string; content?: { text?: string }[] } | undefined;
+		return message?.role === "toolResult" ? [message.content?.map((part) => part.text ?? "").join("") ?? ""] : [];
+	});
+}
+
+describe("pi#9463: -r in project B, a session of project A picked: the tools keep running in B", () => {
+	it("pi#9463: settle -r in B answered with A's session file: the model's `pwd` runs in A, saved in A's file", async () => {
+		const other = join(cli.dir, "project-a");
+		mkdirSync(other);
+		const inA = runSettle(["--faux", "-p", "hello from project A"], { cwd: other, agentDir: cli.agentDir });
+		expect(inA.code).toBe(0);
+		const [fileA] = sessionFiles(join(cli.agentDir, "sessions"));
+		expect(fileA).toBeDefined();
+		// B has a session of its own, so -r asks.
+		expect(runSettle(["--faux", "-p", "hello from project B"], { cwd: cli.project, agentDir: cli.agentDir }).code).toBe(
+			0,
+		);
+
+		const steps = join(cli.dir, "script.json");
+		writeFileSync(steps, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "pwd" } }] }, "here"]));
+		const chat = new Repl(["--faux-script", steps, "-r"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.until(QUESTION);
+		expect(await chat.say(fileA!, "Resumed")).toContain(fileA!);
+		await chat.say("where do your commands run?", "here\n");
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+
+		const results = toolResults(fileA!);
+		expect(results).toHaveLength(1);
+		expect(results[0]!.trim()).toBe(realpathSync(other));
+	});
+});
+
+describe("oh-my-pi#12581: -r lists none of the project's sessions, not even the one being written", () => {
+	it("oh-my-pi#12581: settle -r beside a running chat lists its session, and a 1.5 MB session of one long line, with their first messages", async () => {
+		// A session of one 1.5 MB user message (longer than the 1 MiB the list reads at a time), as pi writes it.
+		const folder = join(cli.dir, "sessions");
+		mkdirSync(folder);
+		const longId = "019a0000-0000-7000-8000-00000000aaaa";
+		const long = `the long one ${"x".repeat(1_500_000)}`;
+		const at = "2026-01-01T00:00:00.000Z";
+		writeFileSync(
+			join(folder, `2026-01-01T00-00-00-000Z_${longId}.jsonl`),
+			`${[
+				{ type: "session", version: 3, id: longId, timestamp: at, cwd: realpathSync(cli.project) },
+				{
+					type: "message",
+					id: "a1",
+					parentId: null,
+					timestamp: at,
+					message: { role: "user", content: long, timestamp: Date.parse(at) },
+				},
+			]
+				.map((entry) => JSON.stringify(entry))
+				.join("\n")}\n`,
+		);
+
+		const running = new Repl(["--faux", "--session-dir", folder], { cwd: cli.project, agentDir: cli.agentDir });
+		await running.idle(0);
+		await running.say("still being written", "still being written\n>");
+		const runningFile = bannerSessionFile(running.stdout);
+		const runningId = /_([0-9a-f-]+)\.jsonl$/.exec(runningFile)?.[1];
+		expect(runningId).toBeDefined();
+
+		const picker = new Repl(["--faux", "--session-dir", folder, "-r"], { cwd: cli.project, agentDir: cli.agentDir });
+		const listed = await picker.until(QUESTION);
+		expect(listed).toContain("Sessions of this project, newest first:\n");
+		expect(listed).toMatch(new RegExp(`  1\\. ${runningId}  .*  \\d+ msgs  still being written\n`));
+		expect(listed).toMatch(new RegExp(`  2\\. ${longId}  2026-01-01 00:00  1 msgs  the long one x+…?\n`));
+		expect(listed).not.toContain("(no messages)");
+		await picker.say("", "Starting a new session.");
+		expect(await picker.end()).toBe(0);
+		expect(await running.end()).toBe(0);
+	});
+});
