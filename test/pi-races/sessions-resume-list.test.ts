@@ -11,6 +11,11 @@
  * was writing (1.37 MB) — only an empty "(no messages)" row. Settle's `-r` must list the session a
  * running `settle -i` holds open, and a session whose one line is longer than the block the list
  * reads at a time, each with its first message.
+ *
+ * pi#320: with sessions kept in another folder than the default, `/resume` in the chat listed the
+ * default folder's sessions (none of the user's), `--resume` found none, and new sessions were
+ * written where neither looked. Settle with `--session-dir <dir>`: `-r`, `/resume` and the new
+ * session's file must all be that folder, the default folder's sessions nowhere in the list.
  */
 import { mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -104,5 +109,40 @@ describe("oh-my-pi#12581: -r lists none of the project's sessions, not even the 
 		await picker.say("", "Starting a new session.");
 		expect(await picker.end()).toBe(0);
 		expect(await running.end()).toBe(0);
+	});
+});
+
+describe("pi#320: --resume and /resume look in another folder than the one sessions are written to", () => {
+	it("pi#320: settle -i --session-dir <dir>: -r and /resume list that folder's sessions only, and the chat's new session is written there", async () => {
+		const folder = join(cli.dir, "kept-sessions");
+		const kept = runSettle(["--faux", "--json", "--session-dir", folder, "kept in the folder"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(kept.code).toBe(0);
+		const keptId = (JSON.parse(kept.stdout.split("\n")[0]!) as { id: string }).id;
+		const elsewhere = runSettle(["--faux", "--json", "kept in the default folder"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(elsewhere.code).toBe(0);
+		const elsewhereId = (JSON.parse(elsewhere.stdout.split("\n")[0]!) as { id: string }).id;
+
+		const chat = new Repl(["--faux", "--session-dir", folder, "-r"], { cwd: cli.project, agentDir: cli.agentDir });
+		const asked = await chat.until(QUESTION);
+		expect(asked).toMatch(new RegExp(`  1\\. ${keptId}  .*kept in the folder\n`));
+		expect(asked).not.toContain(elsewhereId);
+		await chat.say("", "Starting a new session.");
+		await chat.say("a new one", "a new one\n>");
+		const listed = await chat.say("/resume");
+		expect(listed).toContain(`  ${keptId}  `);
+		expect(listed).toContain("a new one (current)\n");
+		expect(listed).not.toContain(elsewhereId);
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+
+		const newFile = bannerSessionFile(chat.stdout);
+		expect(realpathSync(join(newFile, ".."))).toBe(realpathSync(folder));
+		expect(sessionFiles(folder)).toHaveLength(2);
 	});
 });
