@@ -14051,6 +14051,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const code = requestedExitCode.honoured ? ", replace: "const code = true ? " }],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
+	{
+		id: "FX01",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			"leftovers7: the branch summary asks for 2048 answer tokens whatever the window, as pi 0.73.1: on a 2000-token window the answer alone is more than the window",
+		edits: [
+			{
+				find: "effectiveReserveTokens(contextWindow, options.maxTokens ?? 2048)",
+				replace: "(options.maxTokens ?? 2048)",
+			},
+		],
+		tests: ["test/session/tree.test.ts", "test/extensions/pi-compat-exports.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
