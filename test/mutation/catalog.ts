@@ -14064,6 +14064,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/tree.test.ts", "test/extensions/pi-compat-exports.test.ts"],
 	},
+	{
+		id: "FX02",
+		file: "src/extensions/runner.ts",
+		description:
+			'leftovers7: a tool_result handler\'s non-boolean isError ("yes", 1) is applied as is again: saved in the tool result and sent to the provider, as pi 0.73.1',
+		edits: [
+			{
+				find: 'if (value.isError !== undefined && typeof value.isError !== "boolean") {',
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/extensions/tool-result-is-error-not-boolean.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
