@@ -155,7 +155,10 @@ export interface GenerateBranchSummaryOptions extends SummarizerOptions {
 	 * most half the window ({@link effectiveReserveTokens}).
 	 */
 	reserveTokens?: number;
-	/** Answer budget (default 2048). */
+	/**
+	 * Answer budget (default 2048, as pi), capped at half the window like the reserve
+	 * ({@link effectiveReserveTokens}), so that the kept conversation and the answer fit the window.
+	 */
 	maxTokens?: number;
 	/** `false` leaves the branch's tool results out of the request, as pi 0.73.1 does (default true). */
 	toolResults?: boolean;
@@ -176,7 +179,7 @@ export const EMPTY_BRANCH_SUMMARY = "No content to summarize";
 /**
  * Summarizes abandoned branch entries with the model: the newest messages that fit in
  * `contextWindow − reserveTokens` (the reserve capped at half the window, as compaction's:
- * {@link effectiveReserveTokens}, pi#8651), serialized in `<conversation>` tags, with the branch prompt
+ * {@link effectiveReserveTokens}, pi#8651; the answer's 2048 tokens get the same cap), serialized in `<conversation>` tags, with the branch prompt
  * (Goal / Constraints & Preferences / Progress / Key Decisions / Next Steps). The summary starts
  * with pi's preamble and ends with the `<read-files>` / `<modified-files>` lists.
  *
@@ -207,11 +210,9 @@ export async function generateBranchSummary(
 			? options.customInstructions
 			: withCustomInstructions(BRANCH_SUMMARY_PROMPT, options.customInstructions);
 	const prompt = summarizationRequestText(serializeConversation(messages), instructions);
-	const { text, usage } = await requestSummary(
-		prompt,
-		options.maxTokens ?? 2048,
-		options,
-		"Branch summarization failed",
-	);
+	// The answer gets the same half-window cap as the reserve: budget + answer ≤ the window on windows
+	// under 4096 tokens too (pi 0.73.1 asks for 2048 whatever the window).
+	const maxTokens = effectiveReserveTokens(contextWindow, options.maxTokens ?? 2048);
+	const { text, usage } = await requestSummary(prompt, maxTokens, options, "Branch summarization failed");
 	return { summary: BRANCH_SUMMARY_PREAMBLE + text + formatFileOperations(details), details, usage };
 }

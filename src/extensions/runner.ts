@@ -1159,7 +1159,7 @@ export class ExtensionRunner {
 	 * `tool_result`. Overrides chain field by field (`content`, `details`,
 	 * `isError`, `usage`; later handlers see earlier overrides); `content` that is not an array of
 	 * content blocks (it could not be stored: `appendMessage` refuses it) is reported to `onError` and
-	 * ignored. Resolves the resulting fields, or undefined when no handler
+	 * ignored, as is an `isError` that is not a boolean. Resolves the resulting fields, or undefined when no handler
 	 * changed anything.
 	 */
 	async emitToolResult(event: ToolResultEvent): Promise<ToolResultEventResult | undefined> {
@@ -1190,7 +1190,14 @@ export class ExtensionRunner {
 				current.details = value.details as never;
 				modified = true;
 			}
-			if (value.isError !== undefined) {
+			if (value.isError !== undefined && typeof value.isError !== "boolean") {
+				// pi 0.73.1 stores it as returned ("yes", 1) and sends it as the provider's `is_error`.
+				this.emitError({
+					extensionPath: entry.extension.path,
+					event: "tool_result",
+					error: `A tool_result handler returned isError ${JSON.stringify(value.isError)}, not a boolean; it was ignored. Return isError: true or false (or leave it out).`,
+				});
+			} else if (value.isError !== undefined) {
 				current.isError = value.isError;
 				modified = true;
 			}

@@ -368,7 +368,8 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 					// DELIBERATE_BRANCH_SUMMARY_TOOL_RESULTS: compared with the tool results left out, as pi does
 					// (the preparation test above checks what keeping them adds).
 					// DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW (pi#8651): Settle's reserve is at most half the window
-					// (3000), pi's as set; where that changes what fits, the branch is not compared.
+					// (3000), pi's as set; where that changes what fits, the branch is not compared. The answer's
+					// 2048 tokens get the same cap, which does not bind on this window (maxTokens compared below).
 					const ourPrep = prepareBranchEntries(
 						collected,
 						6000 - effectiveReserveTokens(6000, reserveTokens),

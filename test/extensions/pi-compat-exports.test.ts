@@ -450,12 +450,17 @@ describe("pi-compat compaction functions take pi's arguments and answer as pi's,
 		}
 		// A budget that drops the entry reading src/a.ts: the same summary request, but Settle still lists the file.
 		// A 400-token window with a 200-token reserve (half the window: DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW
-		// does not apply) leaves 200 tokens.
+		// does not apply) leaves 200 tokens. The answer, though, gets the same half-window cap
+		// (DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW): 200 tokens, where pi asks for 2048, more than the window.
 		const small = { ...plain.model(), contextWindow: 400 };
 		const tight = await both(plain, [{ text: "## Goal\nbranch" }], (side) =>
 			side.generateBranchSummary(entries, { model: small, apiKey: "k", signal, reserveTokens: 200 }),
 		);
-		expect(tight.settleRequests.map(comparable)).toEqual(tight.piRequests.map(comparable));
+		expect(tight.piRequests.map((request) => request.maxTokens)).toEqual([2048]);
+		expect(tight.settleRequests.map((request) => request.maxTokens)).toEqual([200]);
+		expect(tight.settleRequests.map((request) => ({ ...comparable(request), maxTokens: 2048 }))).toEqual(
+			tight.piRequests.map(comparable),
+		);
 		expect(tight.pi).toMatchObject({ readFiles: [], modifiedFiles: ["src/b.ts"] });
 		expect(tight.settle).toMatchObject({ readFiles: ["src/a.ts"], modifiedFiles: ["src/b.ts"] });
 

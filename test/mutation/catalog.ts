@@ -14051,6 +14051,32 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const code = requestedExitCode.honoured ? ", replace: "const code = true ? " }],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
+	{
+		id: "FX01",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			"leftovers7: the branch summary asks for 2048 answer tokens whatever the window, as pi 0.73.1: on a 2000-token window the answer alone is more than the window",
+		edits: [
+			{
+				find: "effectiveReserveTokens(contextWindow, options.maxTokens ?? 2048)",
+				replace: "(options.maxTokens ?? 2048)",
+			},
+		],
+		tests: ["test/session/tree.test.ts", "test/extensions/pi-compat-exports.test.ts"],
+	},
+	{
+		id: "FX02",
+		file: "src/extensions/runner.ts",
+		description:
+			'leftovers7: a tool_result handler\'s non-boolean isError ("yes", 1) is applied as is again: saved in the tool result and sent to the provider, as pi 0.73.1',
+		edits: [
+			{
+				find: 'if (value.isError !== undefined && typeof value.isError !== "boolean") {',
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/extensions/tool-result-is-error-not-boolean.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

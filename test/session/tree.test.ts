@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { estimateMessageTokens } from "../../src/llm/tokens.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { comparable, reopenedContext, roles, tick } from "./helpers.js";
@@ -413,5 +414,30 @@ describe("extension commands", () => {
 		expect(h.session.isCompacting).toBe(false);
 		await expect(navigation).resolves.toMatchObject({ cancelled: false });
 		expect(roles(h.session.messages)).toEqual(["system", "user", "assistant", "branchSummary"]);
+	});
+});
+
+describe("branch summary on a tiny window (DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW, answer too)", () => {
+	it("a 2000-token window: the summary request's maxTokens plus the kept conversation fit the window", async () => {
+		h = await createHarness({ persistence: "disk", models: [{ id: "tiny", contextWindow: 2000 }] });
+		const texts = ["a", "b", "c", "d"].map((letter) => letter.repeat(1200)); // about 300 tokens each
+		script(h, [...texts.map((text) => fauxAssistantMessage(`${text} answer`)), fauxAssistantMessage("unused")]);
+		for (const [index, text] of texts.entries()) await h.session.prompt(`${index} ${text}`);
+		const abandoned = h.sessionManager.getEntries().flatMap((entry) => (entry.type === "message" ? [entry] : []));
+		await h.session.navigateTree(messageEntry("user", "0 a").id, { summarize: true });
+
+		const request = h.faux.requests.find((r) => userTexts(r).join("").includes("Summarize the conversation branch"));
+		const conversation = userTexts(request!).join("");
+		const kept = abandoned.filter((entry) => {
+			const message = entry.message as { content: string | { type: string; text?: string }[] };
+			const text = typeof message.content === "string" ? message.content : (message.content[0]?.text ?? "");
+			return conversation.includes(text);
+		});
+		// The budget (window − reserve capped at half: 1000 tokens) kept the newest messages only.
+		expect(kept.length).toBeGreaterThan(0);
+		expect(kept.length).toBeLessThan(abandoned.length);
+		const keptTokens = kept.reduce((sum, entry) => sum + estimateMessageTokens(entry.message), 0);
+		expect(request!.options.maxTokens).toBe(1000);
+		expect(request!.options.maxTokens! + keptTokens).toBeLessThanOrEqual(2000);
 	});
 });
