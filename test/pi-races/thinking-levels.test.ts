@@ -15,11 +15,18 @@
  * switching session's level, not `defaultThinkingLevel`, because the switch wrote a stray
  * `thinking_level_change`. What the user should see: such a file opens at the default; a file
  * that records a level opens at it; neither file is rewritten by the switch alone.
+ *
+ * pi#521: Anthropic's thinking budgets were fixed per level; the `thinkingBudgets` setting it asked
+ * for must reach the request. What the user should see: `settle -p --thinking <level>` sends the
+ * budget `settings.json` names for that level (pi-ai's default for a level it leaves out), and on a
+ * model whose `maxTokens` is below the budget, a `budget_tokens` under `max_tokens`, which Anthropic
+ * requires ("`max_tokens` must be greater than `thinking.budget_tokens`").
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer } from "../llm/wire/server.js";
 
@@ -172,6 +179,57 @@ describe("gajae-code#4697: switching into a file without a thinking level", () =
 			await promptAndSettle(client, "continue");
 			expect(await client.end()).toBe(0);
 			expect(server.requests.map((request) => request.body.reasoning_effort)).toEqual(["medium"]);
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe("pi#521: thinkingBudgets from settings.json reach Anthropic's request", () => {
+	it("pi#521: settle -p --thinking low/high/medium sends the budgets settings.json names (pi-ai's for medium); a small model's budget stays under max_tokens", async () => {
+		const server = await startWireServer();
+		try {
+			writeLocalProvider(cli.agentDir, server.url, {
+				api: "anthropic-messages",
+				models: [
+					{ id: "claude-wire-1", reasoning: true, maxTokens: 64000 },
+					{ id: "claude-small", reasoning: true, maxTokens: 8192 },
+				],
+			});
+			writeFileSync(
+				join(cli.agentDir, "settings.json"),
+				JSON.stringify({ thinkingBudgets: { low: 3000, high: 20000 } }),
+			);
+			const runs = [
+				["claude-wire-1", "low"],
+				["claude-wire-1", "high"],
+				["claude-wire-1", "medium"],
+				["claude-small", "high"],
+			] as const;
+			for (const [model, level] of runs) {
+				server.reply(anthropicReply([{ type: "text", text: `answer at ${level}` }]));
+				const run = await runSettleAsync(
+					["-p", "--no-session", "--model", `local/${model}`, "--thinking", level, "q"],
+					{
+						cwd: cli.project,
+						agentDir: cli.agentDir,
+					},
+				);
+				expect(run).toMatchObject({ code: 0, stdout: `answer at ${level}\n` });
+			}
+			const sent = server.requests.map((request) => ({
+				model: request.body.model,
+				budget: (request.body.thinking as { budget_tokens?: number } | undefined)?.budget_tokens,
+				maxTokens: request.body.max_tokens as number,
+			}));
+			expect(sent.map(({ model, budget }) => [model, budget])).toEqual([
+				["claude-wire-1", 3000],
+				["claude-wire-1", 20000],
+				["claude-wire-1", 8192],
+				["claude-small", expect.any(Number)],
+			]);
+			for (const { budget, maxTokens } of sent) expect(budget).toBeLessThan(maxTokens);
+			expect(sent[3]!.maxTokens).toBeLessThanOrEqual(8192);
 		} finally {
 			await server.close();
 		}
