@@ -4,7 +4,9 @@
  *
  * pi-llama#24: started with `--thinking off`, a `new_session` RPC command (and loading another
  * model) put the level back to the model's default: the next answers thought again. What the user
- * should see: the new session keeps `off`, and its request asks for no reasoning.
+ * should see: the new session keeps `off`, and its request asks for no reasoning; a model switch
+ * keeps the live level. Settle's switch took `defaultThinkingLevel` from `settings.json` instead
+ * (`--thinking low` became `high`); now it carries the live level, as pi 0.73.1.
  *
  * paseo#4413: a model whose `thinkingLevelMap` maps `minimal` and `medium` to `null` (it offers
  * `low` and `high` only): clients showed `medium` while the model ran at `high`. What a client
@@ -230,6 +232,48 @@ describe("pi#521: thinkingBudgets from settings.json reach Anthropic's request",
 			]);
 			for (const { budget, maxTokens } of sent) expect(budget).toBeLessThan(maxTokens);
 			expect(sent[3]!.maxTokens).toBeLessThanOrEqual(8192);
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe("pi-llama#24 (model switch half): switching models reset the level given with --thinking", () => {
+	it("pi-llama#24: settle --rpc --thinking low, defaultThinkingLevel high: set_model and cycle_model keep low; the requests ask for low", async () => {
+		const server = await startWireServer();
+		try {
+			writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+				models: [
+					{ id: "thinker", reasoning: true },
+					{ id: "other", reasoning: true },
+				],
+			});
+			writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ defaultThinkingLevel: "high" }));
+			server.reply(chatReply([{ type: "text", text: "one" }]));
+			server.reply(chatReply([{ type: "text", text: "two" }]));
+			const client = new RpcClient(["--model", "local/thinker", "--thinking", "low", "--no-session"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+			expect(await stateLevel(client)).toBe("low");
+			expect(await client.request({ type: "set_model", provider: "local", modelId: "other" })).toMatchObject({
+				success: true,
+			});
+			expect(await stateLevel(client)).toBe("low");
+			await promptAndSettle(client, "first");
+			expect(await client.request({ type: "cycle_model" })).toMatchObject({
+				success: true,
+				data: { model: { id: "thinker" }, thinkingLevel: "low" },
+			});
+			await promptAndSettle(client, "second");
+			expect(await client.end()).toBe(0);
+			expect(server.requests.map((request) => [request.body.model, request.body.reasoning_effort])).toEqual([
+				["other", "low"],
+				["thinker", "low"],
+			]);
+			expect(JSON.parse(readFileSync(join(cli.agentDir, "settings.json"), "utf8"))).toMatchObject({
+				defaultThinkingLevel: "high",
+			});
 		} finally {
 			await server.close();
 		}
