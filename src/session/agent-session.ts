@@ -455,6 +455,14 @@ export class AgentSession {
 	private readonly extensionVirtualModels = new Map<string, [string, string]>();
 	private readonly router: RequestRouter;
 	private scopedModelList: ScopedModel[];
+	/**
+	 * The level last asked of `setThinkingLevel`, before the model's ladder clamped it (a model's own
+	 * `modelThinkingLevels` entry aside): a model switch carries it, so neither a clamp nor the
+	 * settings' default replaces the user's level (pi#6329, pi-llama#24).
+	 */
+	private requestedThinkingLevel: ThinkingLevel | undefined;
+	/** The live level is the current model's own `modelThinkingLevels` entry, not the user's. */
+	private thinkingFromModelEntry = false;
 	/** The reload machine's actor (machines/runtime-reload.machine.ts), from the first reload() on. */
 	private reloadActor: ReloadActor | undefined;
 	/** reload() calls the reload machine has not finished, by request id. */
@@ -1788,7 +1796,10 @@ export class AgentSession {
 		// A model's own `modelThinkingLevels` entry is not saved as the default for every other model,
 		// nor is a level the model's ladder clamped: the user's choice comes back with a model that has it (pi#6329).
 		const clamped = clampThinkingLevel(model, thinking.level) !== thinking.level;
+		const requested = this.requestedThinkingLevel;
 		this.setThinkingLevel(thinking.level, thinking.fromModelEntry || clamped ? { persist: false } : options);
+		if (thinking.fromModelEntry) this.requestedThinkingLevel = requested;
+		this.thinkingFromModelEntry = thinking.fromModelEntry;
 		if (!sameModel(previous, model) && this.runnerInstance.hasHandlers("model_select")) {
 			await this.runnerInstance.emit({ type: "model_select", model, previousModel: previous, source });
 		}
@@ -1810,6 +1821,8 @@ export class AgentSession {
 		const model = this.model;
 		const effective = model ? clampThinkingLevel(model, level) : level;
 		const previous = this.agent.state.thinkingLevel;
+		this.requestedThinkingLevel = level;
+		this.thinkingFromModelEntry = false;
 		this.agent.state.thinkingLevel = effective;
 		if (effective === previous) return;
 		this.sessionManager.appendThinkingLevelChange(effective);
@@ -2704,9 +2717,14 @@ export class AgentSession {
 		if (explicit) return { level: explicit, fromModelEntry: false };
 		const own = this.settingsManager.getModelThinkingLevel(target.provider, target.id) as ThinkingLevel | undefined;
 		if (own) return { level: own, fromModelEntry: true };
-		if (this.settingsManager.getDefaultThinkingLevel() === undefined && this.model?.reasoning) {
-			return { level: this.thinkingLevel, fromModelEntry: false };
+		// The live level, or the unclamped level it came from (pi#6329); not the settings' default,
+		// which `--thinking` or a resumed session's level did not change (pi-llama#24).
+		const requested = this.requestedThinkingLevel;
+		const current = this.model;
+		if (current && requested && clampThinkingLevel(current, requested) === this.thinkingLevel) {
+			return { level: requested, fromModelEntry: false };
 		}
+		if (current?.reasoning && !this.thinkingFromModelEntry) return { level: this.thinkingLevel, fromModelEntry: false };
 		const level = (this.settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined) ?? "medium";
 		return { level, fromModelEntry: false };
 	}

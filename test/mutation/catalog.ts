@@ -14077,6 +14077,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/extensions/tool-result-is-error-not-boolean.test.ts"],
 	},
+	{
+		id: "FW01",
+		description:
+			"a model switch takes the settings' defaultThinkingLevel instead of the live level, so --thinking low becomes high after set_model / cycle_model (pi-llama#24)",
+		file: "src/session/agent-session.ts",
+		edits: [
+			{
+				find: "if (current?.reasoning && !this.thinkingFromModelEntry) return { level: this.thinkingLevel, fromModelEntry: false };",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/thinking-levels.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
