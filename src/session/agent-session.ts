@@ -1702,7 +1702,8 @@ export class AgentSession {
 	 * records a `model_change`, sets the thinking level, and tells extensions (`model_select`).
 	 * `persist` (default true, as pi) saves it as the default model in settings. The level (clamped
 	 * to the model) is, as newer pi picks it: `thinkingLevel` when given, else the model's
-	 * `modelThinkingLevels` setting, else `defaultThinkingLevel`, else the current level. A level the
+	 * `modelThinkingLevels` setting, else the current level when the current model reasons (not one a
+	 * model's own entry set), else `defaultThinkingLevel`, else `medium`. A level the
 	 * model clamps is not saved as the default, so the user's choice returns with a model that has it.
 	 *
 	 * @example
