@@ -78,7 +78,7 @@ describe("--provider <name> (pi's): the provider whose model --model names", () 
 		expect(await rpc.end()).toBe(0);
 	});
 
-	it("leftovers3: as pi's resolveCliModel, --provider in another case and a part of a model id pick that provider's model", async () => {
+	it("as pi's resolveCliModel, --provider in another case and a part of a model id pick that provider's model", async () => {
 		// Each of these exited 2 ("Model not found: TWO/coder") where pi 0.73.1 runs.
 		for (const args of [
 			["--provider", "TWO", "--model", "coder"],
@@ -92,7 +92,7 @@ describe("--provider <name> (pi's): the provider whose model --model names", () 
 		expect(seen()).toEqual(Array(4).fill("two Bearer models-key-two"));
 	});
 
-	it("leftovers4: an id the provider does not list is sent to it as a custom model id with pi's warning (was: exit 2)", async () => {
+	it("an id the provider does not list is sent to it as a custom model id with pi's warning (was: exit 2)", async () => {
 		// pi 0.73.1's resolveCliModel: the provider's default (else first) model with that id, and a warning.
 		for (const args of [
 			["--provider", "one", "--model", "writer-2"],

@@ -14055,7 +14055,7 @@ export const MUTANTS: Mutant[] = [
 		id: "FX01",
 		file: "src/compaction/branch-summary.ts",
 		description:
-			"leftovers7: the branch summary asks for 2048 answer tokens whatever the window, as pi 0.73.1: on a 2000-token window the answer alone is more than the window",
+			"the branch summary asks for 2048 answer tokens whatever the window, as pi 0.73.1: on a 2000-token window the answer alone is more than the window",
 		edits: [
 			{
 				find: "effectiveReserveTokens(contextWindow, options.maxTokens ?? 2048)",

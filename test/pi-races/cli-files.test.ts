@@ -15,12 +15,12 @@
  * given as `@report.ods` was decoded as text, and its NUL bytes went to the model in the first
  * message, as the read tool sent them before it refused binary files.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as pi from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
-import { persistedUserTexts } from "./helpers.js";
+import { persistedUserTexts, sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-files-");
 
@@ -32,13 +32,7 @@ function settleFaux(...args: string[]): ReturnType<typeof runSettle> {
 	return runSettle(["--faux", ...args], { cwd: cli.project, agentDir: cli.agentDir, timeoutMs: HANG_GUARD_MS });
 }
 
-function sessionFiles(): string[] {
-	const root = join(cli.agentDir, "sessions");
-	if (!existsSync(root)) return [];
-	return readdirSync(root, { recursive: true, encoding: "utf8" })
-		.filter((name) => name.endsWith(".jsonl"))
-		.map((name) => join(root, name));
-}
+const sessionFiles = () => sessionFilesUnder(cli.agentDir);
 
 describe("pi#1054 / pi#7829: a settings.json that does not parse", () => {
 	const broken = [

@@ -2,7 +2,7 @@
  * Helpers for the pi race replays: a gate released from outside, the user texts of the session
  * file on disk, and per-operation counts read from the public event stream.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentTool } from "../../src/agent/types.js";
 import type { AgentMessage } from "../../src/llm/types.js";
@@ -140,3 +140,12 @@ export const dumpLog: AgentTool = {
 	parameters: { type: "object", properties: { name: { type: "string" } } } as never,
 	execute: async () => ({ content: [{ type: "text", text: "log line of a long build\n".repeat(500) }], details: {} }),
 };
+
+/** Every session file under `<agentDir>/sessions/` ([] before any session is written). */
+export function sessionFilesUnder(agentDir: string): string[] {
+	const root = join(agentDir, "sessions");
+	if (!existsSync(root)) return [];
+	return readdirSync(root, { recursive: true, encoding: "utf8" })
+		.filter((name) => name.endsWith(".jsonl"))
+		.map((name) => join(root, name));
+}

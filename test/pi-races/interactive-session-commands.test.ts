@@ -18,11 +18,12 @@
  * the name (written with the first message); quitting without one writes nothing, name included
  * (pi's lazy-persistence rule, kept), and the confirmation says so.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
+import { sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-interactive-session-commands-");
 
@@ -122,17 +123,10 @@ describe("pi#2078 / gsd-2#107: the chat started without a terminal", () => {
 	});
 });
 
-describe("leftovers6: /name on a brand-new session, before any message", () => {
-	/** Every session file under the agent folder's sessions/ (none before a session is written). */
-	function sessionFiles(): string[] {
-		const root = join(cli.agentDir, "sessions");
-		if (!existsSync(root)) return [];
-		return readdirSync(root, { recursive: true, encoding: "utf8" })
-			.filter((name) => name.endsWith(".jsonl"))
-			.map((name) => join(root, name));
-	}
+describe("/name on a brand-new session, before any message", () => {
+	const sessionFiles = () => sessionFilesUnder(cli.agentDir);
 
-	it("leftovers6: settle -i, /name then a prompt: the name is in the session file with the conversation; /name alone then quitting writes no file and the chat said so when naming", async () => {
+	it("settle -i, /name then a prompt: the name is in the session file with the conversation; /name alone then quitting writes no file and the chat said so when naming", async () => {
 		const named = repl(["--faux"]);
 		await named.idle(0);
 		expect(await named.say("/name release notes")).toContain(
@@ -163,7 +157,7 @@ describe("leftovers6: /name on a brand-new session, before any message", () => {
 		expect(unnamed.stderr).toBe("");
 	});
 
-	it("leftovers6: settle -i, /name after the first message: the plain confirmation, no note", async () => {
+	it("settle -i, /name after the first message: the plain confirmation, no note", async () => {
 		const chat = repl(["--faux"]);
 		await chat.idle(0);
 		await chat.say("first", "first\n>");

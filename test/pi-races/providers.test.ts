@@ -187,7 +187,7 @@ describe("pi#9258 / gsd-pi#748: a models.json provider's key and headers on the 
 		]);
 	});
 
-	it("leftovers3: an auth.json key naming a set environment variable in lower or mixed case sends its value, as pi's resolveConfigValue; an unset name stays the literal key", async () => {
+	it("an auth.json key naming a set environment variable in lower or mixed case sends its value, as pi's resolveConfigValue; an unset name stays the literal key", async () => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
 		await promptWithAuthJsonKeys(["wire_auth_key", "Wire_Auth_Key", "unset_wire_name"], {
 			wire_auth_key: "lower-env-key",
