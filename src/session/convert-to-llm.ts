@@ -36,11 +36,23 @@ export function unsendableImageText(image: ImageContent): string | undefined {
 	if (!(SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(image.mimeType)) {
 		return `[Image omitted: ${image.mimeType || "an unknown type"} is not a supported image type (${SUPPORTED_PROMPT_IMAGE_TYPES.join(", ")}).]`;
 	}
+	return isBase64(image) ? undefined : "[Image omitted: its data is not base64.]";
+}
+
+/**
+ * Verdicts per image block: every request converts the whole history, and the transcript hands the
+ * same block objects turn after turn, so each image's data is scanned once, not once per turn. The
+ * data is kept beside the verdict so a block whose data was replaced is scanned again.
+ */
+const base64Verdicts = new WeakMap<ImageContent, { data: unknown; base64: boolean }>();
+
+function isBase64(image: ImageContent): boolean {
+	const known = base64Verdicts.get(image);
+	if (known && known.data === image.data) return known.base64;
 	// Standard base64: its alphabet, at most two `=` at the end; a length of 4n+1 never decodes.
-	if (typeof image.data !== "string" || image.data.length % 4 === 1 || !BASE64.test(image.data)) {
-		return "[Image omitted: its data is not base64.]";
-	}
-	return undefined;
+	const base64 = typeof image.data === "string" && !(image.data.length % 4 === 1 || !BASE64.test(image.data));
+	base64Verdicts.set(image, { data: image.data, base64 });
+	return base64;
 }
 
 /** Options of {@link convertMessageToLlm}. */

@@ -13783,6 +13783,18 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/sdk-tools.test.ts"],
 	},
 	{
+		id: "GC01",
+		file: "src/session/convert-to-llm.ts",
+		description: "the per-block base64 verdict is reused after the block's data was replaced",
+		edits: [
+			{
+				find: "if (known && known.data === image.data) return known.base64;",
+				replace: "if (known) return known.base64;",
+			},
+		],
+		tests: ["test/recovery/convert-to-llm.test.ts"],
+	},
+	{
 		id: "FJ01",
 		file: "src/runtime/models-json.ts",
 		description:

@@ -183,3 +183,19 @@ describe("blockImages", () => {
 		expect(convertMessageToLlm(reply, { blockImages: true })).toBe(reply);
 	});
 });
+
+describe("image blocks checked once per block", () => {
+	it("an image block whose data an extension replaces after a request is checked again", () => {
+		const block = { type: "image" as const, data: "AAAA", mimeType: "image/png" };
+		const message: AgentMessage = { role: "user", content: [block], timestamp: 1 };
+		expect(convertMessageToLlm(message)).toBe(message);
+		block.data = "not base64!";
+		expect(convertMessageToLlm(message)).toEqual({
+			role: "user",
+			content: [{ type: "text", text: "[Image omitted: its data is not base64.]" }],
+			timestamp: 1,
+		});
+		block.data = "QUJD";
+		expect(convertMessageToLlm(message)).toBe(message);
+	});
+});
