@@ -87,7 +87,9 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	/too many requests/i,
 	/throttl/i,
 	/resource.?exhausted/i,
-	/\b(?:429|500|502|503|504|520|522|524|529)\b/,
+	// 408 (the server gave up waiting for the request), Cloudflare's 521/523 (origin down or
+	// unreachable) pass on a later attempt; pi 0.73.1 retries none of them.
+	/\b(?:408|429|500|502|503|504|520|521|522|523|524|529)\b/,
 	/service.?unavailable/i,
 	/temporarily unavailable/i,
 	/server.?error/i,

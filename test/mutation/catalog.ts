@@ -13795,6 +13795,15 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/recovery/convert-to-llm.test.ts"],
 	},
 	{
+		id: "GC02",
+		file: "src/llm/errors.ts",
+		description: "an empty-bodied 408, 521 or 523 is not retried (pi 0.73.1's status list)",
+		edits: [
+			{ find: "408|429|500|502|503|504|520|521|522|523|524|529", replace: "429|500|502|503|504|520|522|524|529" },
+		],
+		tests: ["test/pi-races/retry-stream-ends.test.ts"],
+	},
+	{
 		id: "FJ01",
 		file: "src/runtime/models-json.ts",
 		description:

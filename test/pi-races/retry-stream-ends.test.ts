@@ -131,3 +131,33 @@ describe("pi#9627 / pi#6239: a Cloudflare 520 or 524 with no body ends the turn 
 		}
 	}
 });
+
+describe("an empty-bodied 408, or Cloudflare's 521 / 523 (origin down, unreachable), ended the turn on the first attempt", () => {
+	for (const api of ["openai-completions", "anthropic-messages"] as const satisfies readonly WireApi[]) {
+		for (const status of [408, 521, 523] as const) {
+			it(`${api}: ${status} is retried after a backoff, as 520 and 524 are; the answer arrives (pi 0.73.1 gives up)`, async () => {
+				w = await startWireSession({ api, settings: { defaultThinkingLevel: "off" } });
+				const answer = [{ type: "text" as const, text: "answered once the origin was back" }];
+				w.server.reply(text(status, ""), api === "openai-completions" ? chatReply(answer) : anthropicReply(answer));
+				await w.session.prompt("hello");
+
+				expect(w.server.requests).toHaveLength(2);
+				expect(w.eventsOf("auto_retry_start")).toEqual([
+					expect.objectContaining({
+						attempt: 1,
+						errorMessage: expect.stringContaining(`${status} status code (no body)`),
+					}),
+				]);
+				expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: answer });
+			});
+		}
+	}
+	it("a 526 (the origin's certificate is invalid) is not retried: it fails the same way every time", async () => {
+		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		w.server.reply(text(526, ""));
+		await w.session.prompt("hello");
+		expect(w.server.requests).toHaveLength(1);
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "error" });
+	});
+});
