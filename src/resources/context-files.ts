@@ -5,10 +5,11 @@
  * project `AGENTS.md` that is a symlink to the global one, or an agent folder reached through a
  * symlink, is sent once under the path first found; two distinct files with the same text both stay.
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import { isFile } from "./discovery.js";
+import { readTextFile } from "./text-file.js";
 import type { ContextFile, ResourceDiagnostic } from "./types.js";
 
 /** File names tried in each folder, in order; the first that exists is used. */
@@ -19,7 +20,7 @@ function loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFil
 		const path = join(dir, name);
 		if (!isFile(path)) continue;
 		try {
-			return { path, content: readFileSync(path, "utf-8") };
+			return { path, content: readTextFile(path) };
 		} catch (error) {
 			diagnostics.push({ type: "warning", message: `cannot read context file: ${errorMessage(error)}`, path });
 		}

@@ -2,10 +2,10 @@
  * Prompt templates: `<name>.md` files with optional front matter (`description`,
  * `argument-hint`), invoked as `/<name> args`. Argument parsing and substitution are pi's.
  */
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { errorMessage } from "../errors.js";
 import { parseFrontmatter } from "./frontmatter.js";
+import { readTextFile } from "./text-file.js";
 import type { PromptTemplate, ResourceDiagnostic, SourceInfo } from "./types.js";
 
 /**
@@ -137,7 +137,7 @@ export function loadPromptTemplateFile(
 ): { template: PromptTemplate | null; diagnostics: ResourceDiagnostic[] } {
 	let raw: string;
 	try {
-		raw = readFileSync(filePath, "utf-8");
+		raw = readTextFile(filePath);
 	} catch (error) {
 		return {
 			template: null,

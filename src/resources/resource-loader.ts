@@ -8,7 +8,7 @@
  * folder's own `skills/`, `prompts/`, `extensions/`; then paths given as options; then paths
  * extensions add with `extendResources`. The first skill / template of a name wins.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { errorMessage } from "../errors.js";
 import {
@@ -27,6 +27,7 @@ import { applyFilters, isEnabledByFilters, isFilterEntry } from "./filters.js";
 import { loadPromptTemplateCandidates, type PromptTemplateCandidate } from "./prompt-templates.js";
 import { loadSkillCandidates, type SkillCandidate } from "./skills.js";
 import { cliSourceInfo, defaultSourceInfoForPath, registeredSourceInfo } from "./source-info.js";
+import { readTextFile } from "./text-file.js";
 import type {
 	ContextFile,
 	ExtensionFactory,
@@ -574,7 +575,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 		const path = resolve(this.cwd, input);
 		if (!input.includes("\n") && existsSync(path)) {
 			try {
-				return readFileSync(path, "utf-8");
+				return readTextFile(path);
 			} catch (error) {
 				diagnostics.push({ type: "warning", message: `cannot read ${what} file: ${errorMessage(error)}`, path });
 				return undefined;

@@ -3,10 +3,11 @@
  * `description`, `disable-model-invocation`. Validation follows pi's rules and texts; a skill with
  * name problems still loads (with warnings), one without a description does not.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { errorMessage } from "../errors.js";
 import { misplacedFrontmatterLine, parseFrontmatter } from "./frontmatter.js";
+import { readTextFile } from "./text-file.js";
 import type { ResourceDiagnostic, Skill, SourceInfo } from "./types.js";
 
 /** Longest skill name allowed (Agent Skills spec). */
@@ -65,7 +66,7 @@ export function loadSkillFile(
 	const warn = (message: string) => diagnostics.push({ type: "warning", message, path: filePath });
 	let raw: string;
 	try {
-		raw = readFileSync(filePath, "utf-8");
+		raw = readTextFile(filePath);
 	} catch (error) {
 		warn(`cannot read skill file: ${errorMessage(error)}`);
 		return { skill: null, diagnostics };
@@ -221,7 +222,7 @@ export interface SkillExpansion {
 export function expandSkillCommand(
 	text: string,
 	skills: readonly Skill[],
-	readFile: (path: string) => string = (path) => readFileSync(path, "utf-8"),
+	readFile: (path: string) => string = readTextFile,
 ): SkillExpansion {
 	if (!text.startsWith("/skill:")) return { text };
 	// Any whitespace ends the name: `/skill:demo` then a new line of arguments is still the skill (pi#8413).

@@ -13804,6 +13804,30 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/retry-stream-ends.test.ts"],
 	},
 	{
+		id: "GC03",
+		file: "src/resources/text-file.ts",
+		description: "code_puppy#778: a UTF-16 LE context file or prompt template is read as UTF-8",
+		edits: [
+			{
+				find: 'if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes);',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/context-files.test.ts"],
+	},
+	{
+		id: "GC04",
+		file: "src/resources/text-file.ts",
+		description: "code_puppy#778: a UTF-16 BE context file is read as UTF-8",
+		edits: [
+			{
+				find: 'if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes);',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/context-files.test.ts"],
+	},
+	{
 		id: "FJ01",
 		file: "src/runtime/models-json.ts",
 		description:

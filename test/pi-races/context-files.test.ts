@@ -77,3 +77,44 @@ describe("pi#8116: a context file reached by two paths is sent twice", () => {
 		expect(files.filter((file) => file.content.includes("RULE-8116"))).toHaveLength(2);
 	});
 });
+
+/** UTF-16 with its byte order mark, as Windows PowerShell 5's `>` and Notepad's "Unicode" save text. */
+function utf16(text: string, order: "le" | "be"): Buffer {
+	const le = Buffer.from(`\uFEFF${text}`, "utf16le");
+	return order === "le" ? le : Buffer.from(le.map((_, index) => le[index ^ 1]!));
+}
+
+describe("code_puppy#778: an AGENTS.md saved as UTF-16 reached the model as NUL-interleaved bytes", () => {
+	it("code_puppy#778: UTF-16 LE and BE context files, and a UTF-8 one with a byte order mark, reach the model as their text", async () => {
+		ws = createWorkspace();
+		writeFileSync(join(ws.agentDir, "AGENTS.md"), utf16("- Answer in French (RULE-778-LE, é).\n", "le"));
+		const project = join(ws.root, "windows-project");
+		mkdirSync(join(project, "src"), { recursive: true });
+		writeFileSync(join(project, "AGENTS.md"), utf16("- Use tabs (RULE-778-BE, ü).\n", "be"));
+		writeFileSync(join(project, "src", "AGENTS.md"), "\uFEFF- Test first (RULE-778-BOM).\n");
+		const sent = await firstSystemPrompt(ws, join(project, "src"));
+		expect(sent).toContain("- Answer in French (RULE-778-LE, é).");
+		expect(sent).toContain("- Use tabs (RULE-778-BE, ü).");
+		expect(sent).toContain("\n- Test first (RULE-778-BOM).");
+		for (const stray of ["\u0000", "\uFFFD", "\uFEFF"]) expect(sent).not.toContain(stray);
+	});
+
+	it("code_puppy#778: a prompt template saved as UTF-16 expands to its text", async () => {
+		ws = createWorkspace();
+		const project = join(ws.root, "windows-project");
+		mkdirSync(join(project, ".pi", "prompts"), { recursive: true });
+		writeFileSync(
+			join(project, ".pi", "prompts", "review.md"),
+			utf16("---\ndescription: Review the change\n---\nReview $1 carefully (TEMPLATE-778).\n", "le"),
+		);
+		const faux = createFauxProvider();
+		runtime = await startRuntimeWithEmptyHome(faux, ws, project);
+		faux.setResponses([fauxAssistantMessage("ok")]);
+		await runtime.session.prompt("/review main.ts");
+		const user = JSON.stringify(faux.requests[0]!.messages.at(-1));
+		expect(user).toContain("Review main.ts carefully (TEMPLATE-778).");
+		expect(runtime.session.resourceLoader.getPrompts().prompts.find((p) => p.name === "review")?.description).toBe(
+			"Review the change",
+		);
+	});
+});
