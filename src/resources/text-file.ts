@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
  *
  * @example
  * ```ts
- * const rules = readTextFile("AGENTS.md");
+ * declare const projectDir: string;
+ * const rules = readTextFile(`${projectDir}/AGENTS.md`); // "- Use tabs.\n", saved as UTF-16 or UTF-8
  * ```
  */
 export function readTextFile(path: string): string {
