@@ -24,6 +24,11 @@
  * the router (whose price depends on the model it picks) `-1000000` a million as a placeholder, and
  * each answer was priced with it. What the user should see: no negative cost — the answer's cost
  * unknown (0, as a model without prices), its tokens counted, the session's cost 0.
+ *
+ * pi#1441 (a pi PR, with markusylisiurunen/tau#452, a pi-style agent): the context estimate
+ * counted a user message's inline image as 0 tokens (compaction came too late), and in tau the
+ * image's base64 as text (a 2.5 MB screenshot became ~580k tokens and compacted at once). What the
+ * user should see: each image counted as a fixed 1200 tokens, whatever its size.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -229,6 +234,44 @@ describe("pi#7688: negative cost reported for openrouter/auto", () => {
 			const session = await stats(client, "s1");
 			expect(session.tokens.total).toBe(58_300);
 			expect(session.cost).toBe(0);
+			client.child.stdin.end();
+			await client.exited;
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe("pi#1441, markusylisiurunen/tau#452: images in the context estimate", () => {
+	it("pi#1441: settle --rpc: a prompt carrying a 2 MB image, its answer aborted: the context counts the image as 1200 tokens, neither 0 nor its base64 length as text", async () => {
+		const server = await startWireServer();
+		try {
+			writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+				models: [{ id: "coder", contextWindow: 100_000, input: ["text", "image"] }],
+			});
+			server.reply(
+				chatReply([{ type: "text", text: "first answer" }], { usage: { prompt: 10_000, completion: 100 } }),
+				sse(chatEvents([{ type: "text", text: "looking at it" }]).slice(0, 2), "hang"),
+			);
+			const client = startClient();
+			await ask(client, "p1", "first question");
+			const streaming = client.next((line) => line.type === "message_update");
+			const settled = client.next((line) => line.type === "agent_settled");
+			// 2,000,000 characters of base64: 500,000 tokens if it were counted as text.
+			const image = { type: "image", mimeType: "image/png", data: "A".repeat(2_000_000) };
+			expect(
+				await client.request({ id: "p2", type: "prompt", message: "what is in it?", images: [image] }),
+			).toMatchObject({ success: true });
+			await streaming;
+			expect(await client.request({ id: "a", type: "abort" })).toMatchObject({ success: true });
+			await settled;
+			const sent = JSON.stringify(server.requests[1]?.body.messages);
+			expect(sent).toContain("A".repeat(1000));
+
+			const usage = (await stats(client, "s1")).contextUsage;
+			// The last answer's 10,100, the image's 1200 and a few tokens of text.
+			expect(usage?.tokens).toBeGreaterThanOrEqual(10_100 + 1200);
+			expect(usage?.tokens).toBeLessThan(10_100 + 1200 + 100);
 			client.child.stdin.end();
 			await client.exited;
 		} finally {
