@@ -29,6 +29,11 @@
  * counted a user message's inline image as 0 tokens (compaction came too late), and in tau the
  * image's base64 as text (a 2.5 MB screenshot became ~580k tokens and compacted at once). What the
  * user should see: each image counted as a fixed 1200 tokens, whatever its size.
+ *
+ * openclaw#14979 (fixed by openclaw#15018, a pi embedder): the session's context size was taken
+ * from the usage summed over every model call of a run (a tool loop's calls added up), so a run of
+ * two calls showed about twice the context. What the host should see: the context meter is the
+ * last call's usage; the summed tokens belong to the session's totals (what was billed).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -272,6 +277,35 @@ describe("pi#1441, markusylisiurunen/tau#452: images in the context estimate", (
 			// The last answer's 10,100, the image's 1200 and a few tokens of text.
 			expect(usage?.tokens).toBeGreaterThanOrEqual(10_100 + 1200);
 			expect(usage?.tokens).toBeLessThan(10_100 + 1200 + 100);
+			client.child.stdin.end();
+			await client.exited;
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe("openclaw#14979 (fixed by openclaw#15018): the context size after a run of several model calls", () => {
+	it("openclaw#14979: settle --rpc: a prompt answered in two calls (a read, then the answer): the context meter is the last call's usage, the session's tokens the sum of both", async () => {
+		const server = await startWireServer();
+		try {
+			writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", contextWindow: 100_000 }] });
+			writeFileSync(join(cli.project, "notes.txt"), "a short note\n");
+			server.reply(
+				chatReply([{ type: "tool_call", id: "call_1", name: "read", arguments: { path: "notes.txt" } }], {
+					finishReason: "tool_calls",
+					usage: { prompt: 30_000, completion: 50 },
+				}),
+				chatReply([{ type: "text", text: "the note says hi" }], { usage: { prompt: 30_100, completion: 20 } }),
+			);
+			const client = startClient();
+			await ask(client, "p1", "read the notes");
+			expect(server.requests).toHaveLength(2);
+			expect(JSON.stringify(server.requests[1]?.body.messages)).toContain("a short note");
+			const session = await stats(client, "s1");
+			// The context is what the last request held plus its answer, not the run's two calls summed.
+			expect(session.contextUsage?.tokens).toBe(30_120);
+			expect(session.tokens).toMatchObject({ input: 60_100, output: 70, total: 60_170 });
 			client.child.stdin.end();
 			await client.exited;
 		} finally {
