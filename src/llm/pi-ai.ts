@@ -16,6 +16,7 @@ import {
 	type Context,
 	emptyAssistantMessage,
 	type Model,
+	type ModelCost,
 	type StreamFn,
 	type StreamOptions,
 } from "./types.js";
@@ -31,6 +32,30 @@ export interface PiAiModule {
 	getEnvApiKey(provider: string): string | undefined;
 	/** The environment variables that may hold `provider`'s key (pi-ai 0.73+); names the source. */
 	findEnvKeys?(provider: string): string[] | undefined;
+}
+
+/**
+ * A model's prices with the catalogue's placeholders taken out: pi-ai 0.73.1 marks a price that
+ * varies per request (`openrouter/auto` routes to whichever model it picks) as `-1000000` a
+ * million, and pi-ai prices an answer with it as it is, so every answer on that model cost minus
+ * a dollar per token and the session's total went negative (pi#7688). A rate that is negative or
+ * not a finite number is unknown and counts 0, as a model without prices does; the tokens are still
+ * counted. Applied to the catalogue (pi-ai's models); `modelOverrides` prices are checked where read (≥ 0).
+ *
+ * @example
+ * ```ts
+ * knownPrices({ input: -1_000_000, output: -1_000_000, cacheRead: 0, cacheWrite: 0 }); // all 0
+ * knownPrices({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }); // unchanged
+ * ```
+ */
+export function knownPrices(cost: ModelCost | undefined): ModelCost {
+	const rate = (value: unknown) => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
+	return {
+		input: rate(cost?.input),
+		output: rate(cost?.output),
+		cacheRead: rate(cost?.cacheRead),
+		cacheWrite: rate(cost?.cacheWrite),
+	};
 }
 
 /** Where stored API keys come from (an `auth.json`, a secrets manager…). */
@@ -199,7 +224,7 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 	): () => void {
 		const registration: ModelProviderRegistration = {
 			provider,
-			models: models.map((model) => ({ ...model, provider })),
+			models: models.map((model) => ({ ...model, provider, cost: knownPrices(model.cost) })),
 			streamFn: this.piAiStream,
 			apiKey: () => this.lookUpKey(provider),
 			hasAuth: () => this.lookUpKey(provider) !== undefined,

@@ -14135,6 +14135,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/thinking-levels.test.ts"],
 	},
+	{
+		id: "FZ01",
+		description:
+			"the catalogue's prices are taken as they are: openrouter/auto's -1000000 placeholder prices each answer at minus a dollar per token, the session's cost goes negative (pi#7688)",
+		file: "src/llm/pi-ai.ts",
+		edits: [
+			{
+				find: "models: models.map((model) => ({ ...model, provider, cost: knownPrices(model.cost) })),",
+				replace: "models: models.map((model) => ({ ...model, provider })),",
+			},
+		],
+		tests: ["test/pi-races/usage-tokens.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
