@@ -124,4 +124,23 @@ describe("cumulative session usage (gsd-2#1423)", () => {
 		expect(branched.cumulative.tokens.total).toBeGreaterThan(branched.tokens.total);
 		expect(reopened(h.session.sessionFile!)).toEqual(branched.cumulative);
 	});
+
+	it("a fork's cumulative totals start at what its copied entries cost (as pi's footer sum); its own calls add to them only", () => {
+		const dir = mkdtempSync(join(tmpdir(), "settle-stats-cumulative-"));
+		dirs.push(dir);
+		const sm = SessionManager.create(dir, join(dir, "sessions"));
+		sm.appendMessage({ role: "user", content: "first", timestamp: 1 });
+		sm.appendMessage({ ...fauxAssistantMessage("one"), usage: usage(1000, 100, 0.5) });
+		const parentFile = sm.getSessionFile()!;
+		sm.close();
+
+		const fork = SessionManager.forkFrom(parentFile, dir, { sessionDir: join(dir, "sessions") });
+		expect(fork.getCumulativeUsage().cost).toBe(0.5);
+		fork.appendMessage({ role: "user", content: "second", timestamp: 2 });
+		fork.appendMessage({ ...fauxAssistantMessage("two"), usage: usage(2000, 200, 0.25) });
+		const forkFile = fork.getSessionFile()!;
+		fork.close();
+		expect(reopened(forkFile).cost).toBe(0.75);
+		expect(reopened(parentFile).cost).toBe(0.5);
+	});
 });
