@@ -95,12 +95,15 @@ function applyModelsFile(
 			continue;
 		}
 		const entry = raw as Record<string, unknown>;
-		const models = Array.isArray(entry.models) ? (entry.models as Record<string, unknown>[]) : [];
+		const listed = Array.isArray(entry.models) ? (entry.models as Record<string, unknown>[]) : [];
 		const modelOverrides = isRecord(entry.modelOverrides) ? entry.modelOverrides : undefined;
-		if (models.some((model) => typeof model?.id !== "string" || model.id === "")) {
+		if (listed.some((model) => typeof model?.id !== "string" || model.id === "")) {
 			warn(`${path}: provider "${name}" has a model without an "id"; the provider was skipped.`);
 			continue;
 		}
+		const models = listed.map((model) =>
+			checkedModel(model, (message) => warn(`${path}: provider "${name}": ${message}`)),
+		);
 		try {
 			// pi applies every entry of a built-in provider to its built-in models (baseUrl, compat,
 			// modelOverrides) and merges its custom models into their list: one route for all of them.
@@ -175,20 +178,42 @@ function checkedOverrides(
 			);
 			continue;
 		}
-		const kept: Record<string, unknown> = {};
-		for (const [field, value] of Object.entries(override)) {
-			const rule = OVERRIDE_FIELDS[field as keyof ModelOverride];
-			if (rule && value !== undefined && !rule[0](value)) {
-				warn(
-					`model "${id}": "modelOverrides" field "${field}" is ${JSON.stringify(value)}; it must be ${rule[1]}. The field was ignored; the model keeps its own value.`,
-				);
-				continue;
-			}
-			kept[field] = value;
-		}
-		result[id] = kept as ModelOverride;
+		result[id] = validFields(override, (field, value, expected) =>
+			warn(
+				`model "${id}": "modelOverrides" field "${field}" is ${JSON.stringify(value)}; it must be ${expected}. The field was ignored; the model keeps its own value.`,
+			),
+		) as ModelOverride;
 	}
 	return result;
+}
+
+/**
+ * A `models` entry with only the fields of the right type, by the same rules as `modelOverrides`:
+ * a negative price or a quoted `contextWindow` is left out with a warning, so the model takes pi's
+ * default for it (no price, 128000 tokens…) instead of a negative cost on every answer.
+ */
+function checkedModel(model: Record<string, unknown>, warn: (message: string) => void): Record<string, unknown> {
+	return validFields(model, (field, value, expected) =>
+		warn(
+			`model "${String(model.id)}": "models" field "${field}" is ${JSON.stringify(value)}; it must be ${expected}. The field was ignored; the default applies.`,
+		),
+	);
+}
+
+function validFields(
+	fields: Record<string, unknown>,
+	reject: (field: string, value: unknown, expected: string) => void,
+): Record<string, unknown> {
+	const kept: Record<string, unknown> = {};
+	for (const [field, value] of Object.entries(fields)) {
+		const rule = OVERRIDE_FIELDS[field as keyof ModelOverride];
+		if (rule && value !== undefined && !rule[0](value)) {
+			reject(field, value, rule[1]);
+			continue;
+		}
+		kept[field] = value;
+	}
+	return kept;
 }
 
 function isPositiveInteger(value: unknown): boolean {

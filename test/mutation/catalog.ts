@@ -13828,6 +13828,19 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/context-files.test.ts"],
 	},
 	{
+		id: "GC05",
+		file: "src/runtime/models-json.ts",
+		description:
+			"models.json `models` entries are taken as written again: a negative price or a quoted contextWindow reaches the model",
+		edits: [
+			{
+				find: "checkedModel(model, (message) =>",
+				replace: "((kept: Record<string, unknown>, _warn: unknown) => kept)(model, (message) =>",
+			},
+		],
+		tests: ["test/pi-races/models-json-config.test.ts"],
+	},
+	{
 		id: "FJ01",
 		file: "src/runtime/models-json.ts",
 		description:

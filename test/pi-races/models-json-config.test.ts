@@ -400,6 +400,35 @@ describe("modelOverrides: per-model changes of a built-in provider's models in m
 	});
 });
 
+describe("models.json `models` entries with wrong types flowed into the model", () => {
+	it("a custom model's negative price and quoted contextWindow are each ignored with a warning; its answers cost nothing instead of a negative amount, its window is the default", async () => {
+		writeModels({
+			gateway: {
+				baseUrl: `${server.url}/v1`,
+				api: "openai-completions",
+				apiKey: "gateway-key",
+				models: [{ id: "team-model", contextWindow: "64000", cost: { input: -1000000, output: 2 }, maxTokens: 4096 }],
+			},
+		});
+		const at = { cwd: cli.project, agentDir: cli.agentDir };
+		const list = await runSettleAsync(["--list-models", "gateway/team-model"], at);
+		const prefix = `${join(cli.agentDir, "models.json")}: provider "gateway": model "team-model": "models" field`;
+		expect(list.stderr).toContain(`${prefix} "contextWindow" is "64000"; it must be a positive whole number`);
+		expect(list.stderr).toContain(`${prefix} "cost" is {"input":-1000000,"output":2}; it must be an object of prices`);
+		expect(list.stdout).toMatch(/^gateway\/team-model +128000 tokens/m);
+
+		server.reply(chatReply([{ type: "text", text: "priced" }], { usage: { prompt: 50_000, completion: 100 } }));
+		const run = await runSettleAsync(["--no-session", "--model", "gateway/team-model", "--mode", "json", "hi"], at);
+		const end = run.stdout
+			.split("\n")
+			.filter((line) => line.includes('"agent_end"'))
+			.map((line) => JSON.parse(line) as { messages: { role: string; usage?: { cost: { total: number } } }[] })[0];
+		const answer = end?.messages.find((message) => message.role === "assistant");
+		expect(answer?.usage?.cost.total).toBe(0);
+		expect(server.requests[0]?.body.max_completion_tokens ?? server.requests[0]?.body.max_tokens).toBe(4096);
+	});
+});
+
 describe("models.json compat of a built-in provider entry without models or modelOverrides is not applied", () => {
 	it("built-in compat: `openrouter: { baseUrl, compat: { maxTokensField: 'max_tokens', supportsStore: false } }`: settle -p sends max_tokens, not max_completion_tokens, and no store", async () => {
 		writeModels({
