@@ -1,0 +1,208 @@
+/**
+ * Long sessions: reports that pi (or a fork) got slower, or held more memory, the longer a session
+ * or a host lived, replayed against Settle on real session files. No timing is asserted: each test
+ * bounds what grows — the heap a listing may use (a child process started with a small heap), the
+ * bytes a `--json` run prints, the sessions a long-lived host still holds after replacing them
+ * (a child process with `--expose-gc`), the messages a context-usage read touches.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentMessage, AssistantMessage } from "../../src/index.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { ROOT, useCliProject } from "../cli/helpers.js";
+
+const TSX = join(ROOT, "node_modules/tsx/dist/loader.mjs");
+const FIXTURES = join(ROOT, "test/fixtures/long-sessions");
+
+const usage = {
+	input: 1,
+	output: 1,
+	cacheRead: 0,
+	cacheWrite: 0,
+	totalTokens: 2,
+	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
+
+function answer(text: string, timestamp: number): AssistantMessage {
+	const content: AssistantMessage["content"] = [{ type: "text", text }];
+	return {
+		role: "assistant",
+		content,
+		api: "faux",
+		provider: "faux",
+		model: "faux-1",
+		usage,
+		stopReason: "stop",
+		timestamp,
+	};
+}
+
+/** A chain of `messages` alternating questions and answers, each about `size` characters; returns its file. */
+function longChain(project: string, sessionDir: string, messages: number, size: number): string {
+	const sm = SessionManager.create(project, sessionDir);
+	const padding = "p".repeat(size);
+	for (let i = 0; i < messages; i++) {
+		if (i % 2 === 0) sm.appendMessage({ role: "user", content: `question ${i} ${padding}`, timestamp: i });
+		else sm.appendMessage(answer(`answer ${i} ${padding}`, i));
+	}
+	sm.close();
+	const [name] = readdirSync(sessionDir).filter((file) => file.endsWith(".jsonl"));
+	return join(sessionDir, name!);
+}
+
+const scratch: string[] = [];
+afterEach(() => {
+	for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function scratchDir(): string {
+	const dir = mkdtempSync(join(tmpdir(), "settle-long-sessions-"));
+	scratch.push(dir);
+	return dir;
+}
+
+describe("pi#5044, pi#8762: listing sessions reads a whole session file into memory (OOM on one big session)", () => {
+	it("pi#5044: a 120 MiB session (big tool outputs) is listed by SessionManager.list in a process whose heap is 64 MiB; its summary keeps the conversation's text, not the outputs", {
+		timeout: 60_000,
+	}, () => {
+		const dir = scratchDir();
+		const project = join(dir, "project");
+		const sessions = join(dir, "sessions");
+		mkdirSync(project);
+		const sm = SessionManager.create(project, sessions);
+		sm.appendMessage({ role: "user", content: "dump the build logs", timestamp: 1 });
+		const output = "x".repeat(1 << 20);
+		for (let i = 0; i < 120; i++) {
+			sm.appendMessage({
+				...answer("", 2 + i),
+				content: [{ type: "toolCall", id: `call-${i}`, name: "bash", arguments: { command: `cat build-${i}.log` } }],
+				stopReason: "toolUse",
+			});
+			sm.appendMessage({
+				role: "toolResult",
+				toolCallId: `call-${i}`,
+				toolName: "bash",
+				content: [{ type: "text", text: output }],
+				isError: false,
+				timestamp: 2 + i,
+			});
+		}
+		sm.appendMessage(answer("the build logs show no error", 200));
+		const file = sm.getSessionFile()!;
+		sm.close();
+		expect(statSync(file).size).toBeGreaterThan(120 * (1 << 20));
+
+		// Read whole into one string, the file alone is twice this heap (pi's buildSessionInfo before pi#5044).
+		const listed = spawnSync(
+			process.execPath,
+			["--max-old-space-size=64", "--import", TSX, join(FIXTURES, "list-sessions.ts"), project, sessions],
+			{ encoding: "utf8", maxBuffer: 1 << 20 },
+		);
+		expect(listed.stderr).toBe("");
+		expect(listed.status).toBe(0);
+		expect(JSON.parse(listed.stdout)).toEqual([
+			{
+				messageCount: 242,
+				firstMessage: "dump the build logs",
+				allMessagesText: "dump the build logs the build logs show no error",
+			},
+		]);
+	});
+});
+
+describe("pi#8746: in --json mode agent_end carried the whole session in one line (57 MB)", () => {
+	const cli = useCliProject("settle-long-json-");
+
+	it("pi#8746: `settle --json -p --session <file>` on a 4 MB, 2,000-message session prints an agent_end with only this run's messages; all of stdout is smaller than the session", {
+		timeout: 60_000,
+	}, () => {
+		const file = longChain(cli.project, join(cli.dir, "sessions"), 2000, 2000);
+		const size = statSync(file).size;
+		expect(size).toBeGreaterThan(4_000_000);
+
+		const run = cli.settle(["--faux", "--json", "-p", "--session", file, "one more question"]);
+		expect(run.code).toBe(0);
+		const events = run.stdout
+			.split("\n")
+			.filter(Boolean)
+			.map((line) => JSON.parse(line) as { type: string; messages?: AgentMessage[] });
+		const ends = events.filter((event) => event.type === "agent_end");
+		expect(ends).toHaveLength(1);
+		const runMessages = ends[0]!.messages!.filter((message) => message.role !== "system");
+		expect(runMessages.map((message) => message.role)).toEqual(["user", "assistant"]);
+		expect(runMessages[0]).toMatchObject({ content: [{ type: "text", text: "one more question" }] });
+		// Every line together is a fraction of the session: nothing printed carries the history.
+		expect(Buffer.byteLength(run.stdout)).toBeLessThan(size / 20);
+		// The run was saved to the same file, after the 2,000 messages it resumed.
+		const saved = SessionManager.open(file, { readOnly: true }).buildSessionContext().messages;
+		expect(saved.filter((message) => message.role !== "system")).toHaveLength(2002);
+	});
+});
+
+describe("oh-my-pi#8003: a long-running host kept every finished session it had replaced", () => {
+	it("oh-my-pi#8003: after ten sessions replaced by newSession() and fork(), each after a prompt that ran a tool, none of them is reachable any more (node --expose-gc)", {
+		timeout: 60_000,
+	}, () => {
+		const dir = scratchDir();
+		const run = spawnSync(
+			process.execPath,
+			["--expose-gc", "--import", TSX, join(FIXTURES, "replaced-sessions.ts"), dir, "10"],
+			{ encoding: "utf8" },
+		);
+		expect(run.stderr).toBe("");
+		expect(run.status).toBe(0);
+		// The host's current session answered too (a tool call, then text): the runtime went on working.
+		expect(JSON.parse(run.stdout)).toEqual({ replaced: 10, reachable: 0, currentAnswers: 2 });
+	});
+});
+
+describe("oh-my-pi#2089: context accounting walked every message on each status refresh, slowing long sessions", () => {
+	let h: Harness | undefined;
+	afterEach(() => {
+		h?.cleanup();
+		h = undefined;
+	});
+
+	it("oh-my-pi#2089: on a resumed 10,000-message session, getContextUsage() read at every streamed update touches at most the last answer of the history", async () => {
+		const dir = scratchDir();
+		const project = join(dir, "project");
+		mkdirSync(project);
+		const file = longChain(project, join(dir, "sessions"), 10_000, 10);
+		h = await createHarness({ sessionManager: SessionManager.open(file) });
+		h.faux.setResponses([fauxAssistantMessage("a status-line friendly answer, streamed in several updates")]);
+
+		// Each message of the resumed history records whether a context-usage read touched it (the
+		// request itself converts them all, as it must).
+		const touched = new Set<number>();
+		let reading = false;
+		const history = h.session.agent.state.messages;
+		expect(history).toHaveLength(10_000);
+		history.forEach((message, index) => {
+			history[index] = new Proxy(message, {
+				get(target, key, receiver) {
+					if (reading) touched.add(index);
+					return Reflect.get(target, key, receiver);
+				},
+			});
+		});
+
+		const readings: (number | null)[] = [];
+		h.session.subscribe((event) => {
+			// A footer redrawing on every event, as the report's TUI did.
+			reading = true;
+			readings.push(h!.session.getContextUsage()?.tokens ?? null);
+			reading = false;
+			if (event.type === "agent_settled") readings.push(-1);
+		});
+		await h.session.prompt("and now?");
+
+		expect(readings.length).toBeGreaterThan(10);
+		expect(readings.every((tokens) => tokens === -1 || (typeof tokens === "number" && tokens > 0))).toBe(true);
+		// Only the last answer of the history (its usage): not the 9,999 messages before it.
+		expect([...touched]).toEqual([9_999]);
+	});
+});
