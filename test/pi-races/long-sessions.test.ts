@@ -1,9 +1,9 @@
 /**
  * Long sessions: reports that pi (or a fork) got slower, or held more memory, the longer a session
  * or a host lived, replayed against Settle on real session files. No timing is asserted: each test
- * bounds what grows — the heap a listing may use (a child process started with a small heap), the
- * bytes a `--json` run prints, the sessions a long-lived host still holds after replacing them
- * (a child process with `--expose-gc`), the messages a context-usage read touches.
+ * bounds what grows — the heap a listing or a bash call may use (a child process started with a
+ * small heap), the bytes a `--json` run prints, the sessions a long-lived host still holds after
+ * replacing them (a child process with `--expose-gc`), the messages a context-usage read touches.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -204,5 +204,39 @@ describe("oh-my-pi#2089: context accounting walked every message on each status 
 		expect(readings.every((tokens) => tokens === -1 || (typeof tokens === "number" && tokens > 0))).toBe(true);
 		// Only the last answer of the history (its usage): not the 9,999 messages before it.
 		expect([...touched]).toEqual([9_999]);
+	});
+});
+
+describe("oh-my-pi#4078: a fast command's output was queued whole before the output cap (memory grew with the output)", () => {
+	it("oh-my-pi#4078: a bash tool call printing 100 MB on one line runs in a process whose heap is 64 MiB; the result is the line's last 50 KB and names the full output, all of it on disk", {
+		timeout: 60_000,
+	}, () => {
+		const dir = scratchDir();
+		const run = spawnSync(
+			process.execPath,
+			[
+				"--max-old-space-size=64",
+				"--import",
+				TSX,
+				join(FIXTURES, "bash-tool-output.ts"),
+				dir,
+				"yes x | head -c 200000000 | tr -d '\\n'",
+			],
+			{ encoding: "utf8", maxBuffer: 1 << 22 },
+		);
+		expect(run.stderr).toBe("");
+		expect(run.status).toBe(0);
+		const result = JSON.parse(run.stdout) as {
+			isError: boolean;
+			textLength: number;
+			textEnd: string;
+			details: { fullOutputPath: string; truncation: { truncated: boolean } };
+		};
+		scratch.push(result.details.fullOutputPath);
+		expect(result.isError).toBe(false);
+		expect(result.details.truncation.truncated).toBe(true);
+		expect(result.textLength).toBeLessThan(52_000);
+		expect(result.textEnd).toContain(`(line is 95.4MB). Full output: ${result.details.fullOutputPath}]`);
+		expect(statSync(result.details.fullOutputPath).size).toBe(100_000_000);
 	});
 });
