@@ -3,10 +3,21 @@
  * or a host lived, replayed against Settle on real session files. No timing is asserted: each test
  * bounds what grows — the heap a listing or a bash call may use (a child process started with a
  * small heap), the bytes a `--json` run prints, the sessions a long-lived host still holds after
- * replacing them (a child process with `--expose-gc`), the messages a context-usage read touches.
+ * replacing them (a child process with `--expose-gc`), the messages a context-usage read touches;
+ * and a session file longer than any string V8 can make still opens.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import {
+	closeSync,
+	fstatSync,
+	mkdirSync,
+	mkdtempSync,
+	openSync,
+	readdirSync,
+	readSync,
+	rmSync,
+	statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -240,3 +251,47 @@ describe("oh-my-pi#4078: a fast command's output was queued whole before the out
 		expect(statSync(result.details.fullOutputPath).size).toBe(100_000_000);
 	});
 });
+
+describe("pi#5231: a session file past 512 MB could not be opened: `Cannot create a string longer than 0x1fffffe8 characters`", () => {
+	const cli = useCliProject("settle-long-huge-");
+
+	it("pi#5231: `settle -p --session <file>` continues a 545 MB session (a days-long goal, compacted) and answers; the answer is appended to that file", {
+		timeout: 120_000,
+	}, () => {
+		const sessions = join(cli.dir, "sessions");
+		// Written in its own process: the store keeps every entry in memory.
+		const written = spawnSync(
+			process.execPath,
+			["--import", TSX, join(FIXTURES, "write-huge-session.ts"), cli.project, sessions, "520"],
+			{ encoding: "utf8" },
+		);
+		expect(written.stderr).toBe("");
+		const file = written.stdout.trim();
+		const size = statSync(file).size;
+		// Longer than any string V8 can make (2^29 - 24): read whole, the file cannot even be decoded.
+		expect(size).toBeGreaterThan(2 ** 29);
+
+		const run = cli.settle(["--faux", "-p", "--session", file, "and today?"]);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("and today?\n");
+		// The question and its answer were appended to the same file; nothing before them was rewritten.
+		expect(statSync(file).size).toBeGreaterThan(size);
+		const tail = readTail(file, 4096);
+		expect(tail).toContain('"text":"and today?"');
+		expect(tail.trimEnd().split("\n").at(-1)).toContain('"role":"assistant"');
+	});
+});
+
+/** The last `bytes` bytes of `file` as text. */
+function readTail(file: string, bytes: number): string {
+	const fd = openSync(file, "r");
+	try {
+		const size = fstatSync(fd).size;
+		const buffer = Buffer.alloc(Math.min(bytes, size));
+		readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+		return buffer.toString("utf8");
+	} finally {
+		closeSync(fd);
+	}
+}
