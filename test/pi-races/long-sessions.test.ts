@@ -4,7 +4,7 @@
  * bounds what grows — the heap a listing or a bash call may use (a child process started with a
  * small heap), the bytes a `--json` run prints, the sessions a long-lived host still holds after
  * replacing them (a child process with `--expose-gc`), the messages a context-usage read touches;
- * and a session file longer than any string V8 can make still opens.
+ * and a session file longer than any string V8 can make still opens and forks.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage } from "../../src/index.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { readSessionHeader } from "../../src/store/discovery.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { ROOT, useCliProject } from "../cli/helpers.js";
@@ -252,10 +253,10 @@ describe("oh-my-pi#4078: a fast command's output was queued whole before the out
 	});
 });
 
-describe("pi#5231: a session file past 512 MB could not be opened: `Cannot create a string longer than 0x1fffffe8 characters`", () => {
+describe("pi#5231: a session file past 512 MB could not be opened (`Cannot create a string longer than 0x1fffffe8 characters`) or forked", () => {
 	const cli = useCliProject("settle-long-huge-");
 
-	it("pi#5231: `settle -p --session <file>` continues a 545 MB session (a days-long goal, compacted) and answers; the answer is appended to that file", {
+	it("pi#5231: `settle -p --session <file>` continues a 545 MB session (a days-long goal, compacted) and answers, appending to that file; `settle -p --fork <file>` copies it whole into a new session and answers there", {
 		timeout: 120_000,
 	}, () => {
 		const sessions = join(cli.dir, "sessions");
@@ -280,6 +281,21 @@ describe("pi#5231: a session file past 512 MB could not be opened: `Cannot creat
 		const tail = readTail(file, 4096);
 		expect(tail).toContain('"text":"and today?"');
 		expect(tail.trimEnd().split("\n").at(-1)).toContain('"role":"assistant"');
+
+		// Forked: every entry is written to the new file in one go (pi 0.73.1 appends them one by one).
+		// Settle built that file as one string and failed with `Error: Invalid string length`.
+		const forked = cli.settle(["--faux", "-p", "--fork", file, "and tomorrow?"]);
+		expect(forked.stderr).toBe("");
+		expect(forked.code).toBe(0);
+		expect(forked.stdout).toBe("and tomorrow?\n");
+		const [forkDir] = readdirSync(join(cli.agentDir, "sessions"));
+		const [forkName] = readdirSync(join(cli.agentDir, "sessions", forkDir!));
+		const fork = join(cli.agentDir, "sessions", forkDir!, forkName!);
+		expect(statSync(fork).size).toBeGreaterThan(statSync(file).size);
+		expect(readSessionHeader(fork)).toMatchObject({ type: "session", parentSession: file });
+		const forkTail = readTail(fork, 4096).trimEnd().split("\n");
+		expect(forkTail.at(-2)).toContain('"text":"and tomorrow?"');
+		expect(forkTail.at(-1)).toContain('"role":"assistant"');
 	});
 });
 
