@@ -4,7 +4,7 @@
  * bounds what grows — the heap a listing or a bash call may use (a child process started with a
  * small heap), the bytes a `--json` run prints, the sessions a long-lived host still holds after
  * replacing them (a child process with `--expose-gc`), the messages a context-usage read touches;
- * and a session file longer than any string V8 can make still opens and forks.
+ * and a session file longer than any string V8 can make still opens, forks and exports.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -256,7 +256,7 @@ describe("oh-my-pi#4078: a fast command's output was queued whole before the out
 describe("pi#5231: a session file past 512 MB could not be opened (`Cannot create a string longer than 0x1fffffe8 characters`) or forked", () => {
 	const cli = useCliProject("settle-long-huge-");
 
-	it("pi#5231: `settle -p --session <file>` continues a 545 MB session (a days-long goal, compacted) and answers, appending to that file; `settle -p --fork <file>` copies it whole into a new session and answers there", {
+	it("pi#5231: `settle -p --session <file>` continues a 545 MB session (a days-long goal, compacted) and answers, appending to that file; `settle -p --fork <file>` copies it whole into a new session and answers there; its branch exports as JSONL", {
 		timeout: 120_000,
 	}, () => {
 		const sessions = join(cli.dir, "sessions");
@@ -296,6 +296,18 @@ describe("pi#5231: a session file past 512 MB could not be opened (`Cannot creat
 		const forkTail = readTail(fork, 4096).trimEnd().split("\n");
 		expect(forkTail.at(-2)).toContain('"text":"and tomorrow?"');
 		expect(forkTail.at(-1)).toContain('"role":"assistant"');
+
+		// Exported as JSONL (`/export <name>.jsonl`): the branch, re-chained, was one string too.
+		const out = join(cli.dir, "branch.jsonl");
+		const exported = spawnSync(process.execPath, ["--import", TSX, join(FIXTURES, "export-branch.ts"), file, out], {
+			encoding: "utf8",
+		});
+		expect(exported.stderr).toBe("");
+		expect(exported.stdout).toBe(`${out}\n`);
+		expect(statSync(out).size).toBeGreaterThan(2 ** 29);
+		const exportTail = readTail(out, 4096).trimEnd().split("\n");
+		expect(exportTail.at(-1)).toContain('"role":"assistant"');
+		expect(exportTail.at(-2)).toContain('"text":"and today?"');
 	});
 });
 
