@@ -3,7 +3,7 @@
  * over the session file it comes from, never half a file (a temp file and a rename), and a typed
  * error that says what to do. Light: no page template here (session-stats imports it).
  */
-import { chmodSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, openSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import { isSpecialFile, makeFolders, outputAdvice, replacementMode } from "../store/folders.js";
@@ -29,12 +29,13 @@ export function refuseSessionFileAsOutput(
 }
 
 /**
- * Writes `text` to a temp file next to `path` (creating missing folders), then renames it over
- * `path`. A new file is private (0600: an export holds the conversation); a file replaced keeps its
+ * Writes `text` — one string, or pieces written one after the other (an export can be longer than
+ * any one string, pi#5231) — to a temp file next to `path` (creating missing folders), then renames
+ * it over `path`. A new file is private (0600: an export holds the conversation); a file replaced keeps its
  * permissions. A device or a pipe (`/dev/stdout`) is written in place: renaming over it would replace it.
  * Throws `IO` naming the path (a folder, no permission, a full disk); the temp file is gone then.
  */
-export function writeFileAtomically(path: string, text: string, what: string): void {
+export function writeFileAtomically(path: string, text: string | Iterable<string>, what: string): void {
 	const target = resolve(path);
 	if (isDirectory(target)) {
 		throw new SettleError(
@@ -45,7 +46,7 @@ export function writeFileAtomically(path: string, text: string, what: string): v
 	}
 	if (isSpecialFile(target)) {
 		try {
-			writeFileSync(target, text, "utf8");
+			writePieces(target, text);
 		} catch (error) {
 			throw new SettleError(
 				"IO",
@@ -59,7 +60,7 @@ export function writeFileAtomically(path: string, text: string, what: string): v
 	try {
 		makeFolders(dirname(target));
 		const mode = replacementMode(target);
-		writeFileSync(temp, text, { encoding: "utf8", mode });
+		writePieces(temp, text, mode);
 		chmodSync(temp, mode); // exact: the umask only narrows
 		renameSync(temp, target);
 	} catch (error) {
@@ -70,6 +71,20 @@ export function writeFileAtomically(path: string, text: string, what: string): v
 			cause: error,
 			details: { path: target },
 		});
+	}
+}
+
+/** Writes `text` (a string or its pieces, in order) to `path`, created with `mode` if new, truncated if not. */
+function writePieces(path: string, text: string | Iterable<string>, mode?: number): void {
+	if (typeof text === "string") {
+		writeFileSync(path, text, { encoding: "utf8", ...(mode === undefined ? {} : { mode }) });
+		return;
+	}
+	const fd = openSync(path, "w", mode);
+	try {
+		for (const piece of text) writeFileSync(fd, piece, "utf8");
+	} finally {
+		closeSync(fd);
 	}
 }
 

@@ -287,12 +287,24 @@ export function exportBranchToJsonl(sessionManager: SessionManager, outputPath?:
 		timestamp: new Date().toISOString(),
 		cwd: sessionManager.getCwd(),
 	};
-	const lines = [JSON.stringify(header)];
-	let parentId: string | null = null;
-	for (const entry of sessionManager.getBranch()) {
-		lines.push(JSON.stringify({ ...entry, parentId }));
-		parentId = entry.id;
-	}
-	writeFileAtomically(filePath, `${lines.join("\n")}\n`, "JSONL export");
+	writeFileAtomically(filePath, branchLines(header, sessionManager.getBranch()), "JSONL export");
 	return filePath;
+}
+
+/**
+ * The header and the branch re-chained, as JSON lines in pieces of about 1 MiB: a branch can be
+ * longer than any one string (pi#5231), and is not held twice in memory.
+ */
+function* branchLines(header: SessionHeader, branch: readonly SessionEntry[]): Generator<string> {
+	let text = `${JSON.stringify(header)}\n`;
+	let parentId: string | null = null;
+	for (const entry of branch) {
+		text += `${JSON.stringify({ ...entry, parentId })}\n`;
+		parentId = entry.id;
+		if (text.length >= 1 << 20) {
+			yield text;
+			text = "";
+		}
+	}
+	if (text) yield text;
 }

@@ -3,7 +3,17 @@
  * safety (torn and malformed lines are reported and skipped), one writer per file (a lock), and
  * an incrementally maintained context for the current leaf.
  */
-import { chmodSync, existsSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	closeSync,
+	existsSync,
+	openSync,
+	readFileSync,
+	renameSync,
+	statSync,
+	truncateSync,
+	writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
@@ -180,10 +190,35 @@ function entryTimestamp(): string {
 	return lastTimestamp;
 }
 
-function toLines(entries: readonly FileEntry[]): string {
+/** Characters of JSON lines {@link toLines} gathers into one piece before handing it on. */
+const LINES_PIECE_CHARS = 1 << 20;
+
+/**
+ * The entries as JSON lines, in pieces of about {@link LINES_PIECE_CHARS} characters (a longer
+ * line is a piece of its own). Pieces, not one string: a whole session written at once (a fork, a
+ * branch, a migration) can be longer than any string V8 can make (2^29 - 24 characters, pi#5231),
+ * and is never held twice in memory.
+ */
+function* toLines(entries: readonly FileEntry[]): Generator<string> {
 	let text = "";
-	for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
-	return text;
+	for (const entry of entries) {
+		text += `${JSON.stringify(entry)}\n`;
+		if (text.length >= LINES_PIECE_CHARS) {
+			yield text;
+			text = "";
+		}
+	}
+	if (text) yield text;
+}
+
+/** Writes `pieces` to a new file at `path` (replacing one there) with `mode`. */
+function writeLinesFile(path: string, pieces: Iterable<string>, mode: number): void {
+	const fd = openSync(path, "w", mode);
+	try {
+		for (const piece of pieces) writeFileSync(fd, piece);
+	} finally {
+		closeSync(fd);
+	}
 }
 
 /**
@@ -686,7 +721,7 @@ export class SessionManager {
 			if (this.readOnly || !lock) return;
 			if (contents.tornTail) this.setAside(file, contents);
 			this.writer = SessionWriter.openExisting(file, lock);
-			this.writer.append(toLines([this.header]));
+			this.writer.append(`${JSON.stringify(this.header)}\n`);
 			this.flushed = true;
 			return;
 		}
@@ -743,7 +778,7 @@ export class SessionManager {
 		}
 		const temp = `${file}.migrating-${process.pid}`;
 		const mode = replacementMode(file);
-		writeFileSync(temp, toLines([this.header, ...this.index.entries]), { mode });
+		writeLinesFile(temp, toLines([this.header, ...this.index.entries]), mode);
 		chmodSync(temp, mode); // exact: the umask only narrows, and a leftover temp file keeps its own
 		renameSync(temp, file);
 		this.diagnostics.push({

@@ -66,9 +66,11 @@ export class SessionWriter {
 
 	/**
 	 * Creates `path` (which must not exist, 0600: {@link PRIVATE_FILE_MODE}) with `text` as its whole
-	 * content. On failure nothing is left behind and the lock is released.
+	 * content: one string, or pieces of whole lines written one after the other (a whole session can
+	 * be longer than any one string, pi#5231). On failure nothing is left behind and the lock is
+	 * released.
 	 */
-	static create(path: string, lock: SessionLock, text: string): SessionWriter {
+	static create(path: string, lock: SessionLock, text: string | Iterable<string>): SessionWriter {
 		let fd: number;
 		try {
 			// Append mode as openExisting: after a failed write is cut back, the next one goes to the end (no hole).
@@ -86,7 +88,8 @@ export class SessionWriter {
 		}
 		const writer = new SessionWriter(path, lock, fd, 0, fstatSync(fd));
 		try {
-			writer.append(text);
+			if (typeof text === "string") writer.append(text);
+			else for (const piece of text) writer.append(piece);
 		} catch (error) {
 			writer.close();
 			try {

@@ -14161,6 +14161,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/usage-tokens.test.ts"],
 	},
+	{
+		id: "GA01",
+		description:
+			"a session written whole (a fork, a branch, a migration) is built as one string again, so `settle --fork` of a session past 512 MB fails with `Invalid string length` (pi#5231)",
+		file: "src/store/session-manager.ts",
+		edits: [{ find: "if (text.length >= LINES_PIECE_CHARS) {", replace: "if (text.length < 0) {" }],
+		tests: ["test/pi-races/long-sessions.test.ts"],
+	},
+	{
+		id: "GA02",
+		description:
+			"the JSONL export builds the branch as one string again, so exporting a branch past 512 MB fails with `Invalid string length` (pi#5231)",
+		file: "src/session/session-stats.ts",
+		edits: [{ find: "if (text.length >= 1 << 20) {", replace: "if (text.length < 0) {" }],
+		tests: ["test/pi-races/long-sessions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
