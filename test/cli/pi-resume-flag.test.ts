@@ -10,7 +10,7 @@ import { useCliProject } from "./helpers.js";
 import { bannerSessionFile, Repl, transcript } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-resume-flag-");
-const QUESTION = "Resume which session? (number or id prefix, empty for a new session): ";
+const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
 
 /** Runs `settle -p --faux <prompt>` (a saved session of the project); returns its id and file. */
 function savedSession(prompt: string): { id: string; file: string } {

@@ -13039,10 +13039,10 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "EK06",
 		file: "src/cli/session-picker.ts",
-		description: "`settle -r` with no saved session asks anyway, over an empty list (piflags5)",
+		description: "`settle -r` with no saved session in any project asks anyway, over an empty list (piflags5)",
 		edits: [
 			{
-				find: '\tif (sessions.length === 0) {\n\t\tout.print("Starting a new session.");\n\t\treturn "new";\n\t}\n',
+				find: '\t\tif (others === 0) {\n\t\t\tout.print("Starting a new session.");\n\t\t\treturn "new";\n\t\t}\n',
 				replace: "",
 			},
 		],
@@ -14089,6 +14089,56 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/thinking-levels.test.ts"],
+	},
+	{
+		id: "GB01",
+		description:
+			"settle -r takes `all` for an id prefix: every project's sessions are never listed, another project's session is reached only by its path",
+		file: "src/cli/session-picker.ts",
+		edits: [{ find: "if (choice.toLowerCase() === ALL_SESSIONS) {", replace: 'if (choice === "never") {' }],
+		tests: ["test/pi-races/sessions-resume-list.test.ts"],
+	},
+	{
+		id: "GB02",
+		description:
+			"settle -r in a project with no saved session starts a new one without asking, though other projects have sessions to resume",
+		file: "src/cli/session-picker.ts",
+		edits: [{ find: "if (others === 0) {", replace: "if (others >= 0) {" }],
+		tests: ["test/pi-races/sessions-resume-list.test.ts"],
+	},
+	{
+		id: "GB03",
+		description:
+			"with --session-dir, `all` lists the agent folder's sessions of every project (pi 0.73.1's listAll) instead of the chosen folder's",
+		file: "src/cli/session-picker.ts",
+		edits: [
+			{
+				find: "const inDefault = resolve(dirname(folders.sessionDir)) === sessionsDir;",
+				replace: "const inDefault = true;",
+			},
+		],
+		tests: ["test/pi-races/sessions-resume-list.test.ts"],
+	},
+	{
+		id: "GB04",
+		description:
+			"after `all`, an id prefix of another project's session listed there is looked up in this project only: refused",
+		file: "src/cli/session-picker.ts",
+		edits: [
+			{
+				find: "const listed = numbered ?? (byId?.length === 1 ? byId[0] : undefined);",
+				replace: "const listed = numbered ?? (byId?.length === 0 ? byId[0] : undefined);",
+			},
+		],
+		tests: ["test/pi-races/sessions-resume-list.test.ts"],
+	},
+	{
+		id: "GB05",
+		description:
+			"/resume all in settle -i is taken for a session's id prefix: every project's sessions are never listed",
+		file: "src/cli/interactive-commands.ts",
+		edits: [{ find: "if (args.trim().toLowerCase() === ALL_SESSIONS) {", replace: 'if (args === "never") {' }],
+		tests: ["test/pi-races/sessions-resume-list.test.ts"],
 	},
 ];
 
