@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
-import { listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
+import { conversationMessageCount, listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
 import type { SessionInfo } from "../store/entries.js";
 import { SessionManager } from "../store/session-manager.js";
 import { clip, firstLine } from "./interactive-render.js";
@@ -64,11 +64,15 @@ export async function listAllSessions(folders: ProjectSessionFolders): Promise<S
 	return listSessionsIn(inDefault ? await sessionDirsUnder(sessionsDir) : [resolve(folders.sessionDir)]);
 }
 
-/** One line of the list: id, time, size, name and first message; `(current)` for `currentFile`. */
+/**
+ * One line of the list: id, time, messages (the conversation's, as "Resumed … (N messages)" counts:
+ * not the system prompt's records `SessionInfo.messageCount` has), name and first message;
+ * `(current)` for `currentFile`.
+ */
 export function describeSession(info: SessionInfo, currentFile?: string): string {
 	const current = info.path === currentFile ? " (current)" : "";
 	const title = info.name ? `${info.name}: ` : "";
-	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${info.messageCount} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${conversationMessageCount(info)} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
 }
 
 /**

@@ -14140,6 +14140,21 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (args.trim().toLowerCase() === ALL_SESSIONS) {", replace: 'if (args === "never") {' }],
 		tests: ["test/pi-races/sessions-resume-list.test.ts"],
 	},
+	{
+		id: "GB06",
+		description:
+			"settle -r / /resume list `N msgs` with the system prompt's record counted: one more than the conversation's (and than `Resumed … (N messages)`)",
+		file: "src/cli/session-picker.ts",
+		edits: [{ find: "conversationMessageCount(info)} msgs", replace: "info.messageCount} msgs" }],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
+	},
+	{
+		id: "GB07",
+		description: "the conversation's message count of a listed session counts Settle's system-prompt records",
+		file: "src/store/discovery.ts",
+		edits: [{ find: 'if (message?.role === "system") scan.systemMessages++;', replace: "" }],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
