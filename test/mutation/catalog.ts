@@ -14155,6 +14155,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (message?.role === "system") scan.systemMessages++;', replace: "" }],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
+	{
+		id: "GB08",
+		description:
+			"--thinking re-applied to a switched-to (or resumed) session that records another level is not recorded: the turns run at it, a resume comes back on the old level",
+		file: "src/cli/host.ts",
+		edits: [
+			{
+				find: "if (manager.getBranchThinkingLevel() !== session.thinkingLevel) {",
+				replace: "if (manager.getBranchThinkingLevel() === session.thinkingLevel) {",
+			},
+		],
+		tests: ["test/pi-races/thinking-levels.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
