@@ -8,6 +8,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
+import type { AgentSessionRuntimeFactory } from "../runtime/runtime.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
 import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
@@ -183,7 +184,7 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 	}
 	const fromStartupDir = (paths: readonly string[]) => paths.map((path) => resolve(cwd, expandHome(path)));
 	const shutdownTimeoutMs = shutdownTimeoutFromEnv(process.env.SETTLE_SHUTDOWN_TIMEOUT_MS);
-	const factory = createAgentSessionRuntimeFactory({
+	const sessionFactory = createAgentSessionRuntimeFactory({
 		...(modelRuntime ? { modelRuntime } : {}),
 		...(shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs } : {}),
 		...(args.model ? { model: cliModelSpec(args), customModelIds: true } : {}),
@@ -213,6 +214,7 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 			...(args.appendSystemPrompt.length > 0 ? { appendSystemPrompt: args.appendSystemPrompt } : {}),
 		},
 	});
+	const factory = args.thinking ? recordingCliThinking(sessionFactory) : sessionFactory;
 
 	const {
 		sessionManager,
@@ -422,6 +424,24 @@ function trustKey(cwd: string): string {
 	} catch {
 		return cwd;
 	}
+}
+
+/**
+ * `--thinking` is applied to every session the process opens (as pi: resumed, switched to, new),
+ * over the level a session recorded. The turns then run at it, so the file says so before the next
+ * one (written with it: opening alone leaves the file as it was, oh-my-pi#528), or reopening the
+ * session comes back on a level none of its new turns used; pi 0.73.1's file keeps the old level.
+ */
+function recordingCliThinking(factory: AgentSessionRuntimeFactory): AgentSessionRuntimeFactory {
+	return async (input) => {
+		const created = await factory(input);
+		const { session } = created;
+		const manager = session.sessionManager;
+		if (manager.getBranchThinkingLevel() !== session.thinkingLevel) {
+			manager.appendThinkingLevelChange(session.thinkingLevel, { deferWrite: true });
+		}
+		return created;
+	};
 }
 
 async function openSession(

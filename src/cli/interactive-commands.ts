@@ -25,9 +25,11 @@ import { clip, firstLine } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
 import { type LinkNamedSessionFolder, skippedLineWarnings } from "./session-lookup.js";
 import {
+	ALL_SESSIONS,
 	describeSession,
 	findProjectSession,
 	inLinkFolder,
+	listAllSessions,
 	listProjectSessions,
 	type ProjectSessionFolders,
 } from "./session-picker.js";
@@ -93,8 +95,8 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
 	},
 	{
 		name: "resume",
-		usage: "/resume [id-prefix|path]",
-		description: "Resume a session of this project (no argument: list them, newest first)",
+		usage: "/resume [id-prefix|path|all]",
+		description: "Resume a session of this project (no argument: list them, newest first; all: every project's)",
 		whileBusy: false,
 		run: (host, args) => resume(host, args),
 	},
@@ -324,10 +326,36 @@ function projectSessionFolders(host: CommandHost): ProjectSessionFolders {
 }
 
 async function resume(host: CommandHost, args: string): Promise<void> {
+	if (args.trim().toLowerCase() === ALL_SESSIONS) {
+		// Every project's (pi's picker: Tab), each with its cwd and the file /resume takes.
+		const sessions = await listAllSessions(projectSessionFolders(host));
+		if (sessions.length === 0) {
+			host.print("No saved sessions in any project.");
+			return;
+		}
+		host.print("Sessions of every project, newest first (/resume <file>):");
+		const current = host.runtime.session.sessionFile;
+		for (const info of sessions.slice(0, 20)) {
+			host.print(`  ${describeSession(info, current)}`);
+			host.print(`    in ${info.cwd || "(no cwd)"}: ${info.path}`);
+		}
+		if (sessions.length > 20) host.notice(`  … and ${sessions.length - 20} older`);
+		return;
+	}
 	if (!args) {
-		const sessions = await listProjectSessions(projectSessionFolders(host), host);
-		if (sessions.length === 0) return;
-		host.print("Sessions of this project, newest first (/resume <id-prefix>):");
+		const folders = projectSessionFolders(host);
+		const sessions = await listProjectSessions(folders, host);
+		if (sessions.length === 0) {
+			const others = (await listAllSessions(folders)).length;
+			if (others > 0)
+				host.print(
+					`Other projects have ${others} saved session${others === 1 ? "" : "s"}: /resume ${ALL_SESSIONS} lists them.`,
+				);
+			return;
+		}
+		host.print(
+			`Sessions of this project, newest first (/resume <id-prefix>, /resume ${ALL_SESSIONS} for every project's):`,
+		);
 		const current = host.runtime.session.sessionFile;
 		for (const info of sessions.slice(0, 20)) host.print(`  ${describeSession(info, current)}`);
 		if (sessions.length > 20) host.notice(`  … and ${sessions.length - 20} older`);
@@ -343,7 +371,7 @@ async function resumeSession(host: CommandHost, args: string): Promise<void> {
 	// A quoted path (`/resume "my dir/s.jsonl"`, as /import and /export take one) is the path inside
 	// the quotes; unquoted, the whole argument is (its spaces too).
 	const reference = /^\s*["']/.test(args) ? (pathArgument(args) ?? "") : args.trim();
-	if (!reference) throw new SettleError("INVALID_ARGUMENT", "Usage: /resume [id-prefix|path]");
+	if (!reference) throw new SettleError("INVALID_ARGUMENT", "Usage: /resume [id-prefix|path|all]");
 	const path = await findProjectSession(folders, reference);
 	// A link-named folder's session is resumed as this project's (its header names the link path), and
 	// sessions started from it (/new, /fork) go to the project's own folder, as with -c.

@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
+import { conversationMessageCount, listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
 import type { SessionInfo } from "../store/entries.js";
 import { SessionManager } from "../store/session-manager.js";
 import { clip, firstLine } from "./interactive-render.js";
@@ -45,11 +46,33 @@ export async function listProjectSessions(folders: ProjectSessionFolders, out: P
 	return sessions;
 }
 
-/** One line of the list: id, time, size, name and first message; `(current)` for `currentFile`. */
+/**
+ * The answer (to `-r`'s question, and `/resume`'s argument) that lists every project's sessions, as
+ * Tab does in pi's picker. A word no session id starts with: ids are hexadecimal.
+ */
+export const ALL_SESSIONS = "all";
+
+/**
+ * Every project's sessions where this project's are kept, newest first, each with its cwd: every
+ * folder under `<agentDir>/sessions` when the project's folder is one of them (pi's `listAll`), else
+ * the one folder given by `--session-dir` / `SETTLE_SESSION_DIR` / `sessionDir` (pi 0.73.1 lists the
+ * agent folder's there too, none of the sessions kept in the chosen folder).
+ */
+export async function listAllSessions(folders: ProjectSessionFolders): Promise<SessionInfo[]> {
+	const sessionsDir = resolve(folders.agentDir, "sessions");
+	const inDefault = resolve(dirname(folders.sessionDir)) === sessionsDir;
+	return listSessionsIn(inDefault ? await sessionDirsUnder(sessionsDir) : [resolve(folders.sessionDir)]);
+}
+
+/**
+ * One line of the list: id, time, messages (the conversation's, as "Resumed … (N messages)" counts:
+ * not the system prompt's records `SessionInfo.messageCount` has), name and first message;
+ * `(current)` for `currentFile`.
+ */
 export function describeSession(info: SessionInfo, currentFile?: string): string {
 	const current = info.path === currentFile ? " (current)" : "";
 	const title = info.name ? `${info.name}: ` : "";
-	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${info.messageCount} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${conversationMessageCount(info)} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
 }
 
 /**
@@ -94,7 +117,9 @@ export function inLinkFolder(folders: ProjectSessionFolders, path: string): bool
  * `settle -r` / `--resume` (pi's session picker, as questions), before any session starts: lists
  * this project's sessions as `/resume` does, numbered, and asks which one to continue. Its number
  * or an id prefix resolves to that file, which `open` opens (its error, or a lookup's, is said and
- * the question asked again); an empty line is `"new"`, as is having no saved session (said so).
+ * the question asked again); `all` lists every project's sessions ({@link listAllSessions}),
+ * numbered, each with its cwd, and asks again; an empty line is `"new"`. With no session of this
+ * project it says so and asks only when another project has one (else `"new"`).
  * Resolves undefined when the question was cancelled (Ctrl+C, end of input): pi then exits.
  *
  * @example
@@ -112,19 +137,28 @@ export async function pickSession<T>(
 	open: (path: string) => T | Promise<T>,
 ): Promise<T | "new" | undefined> {
 	const sessions = await listProjectSessions(folders, out);
+	let shown = sessions.slice(0, 20);
+	// After `all`: every project's sessions, an id prefix looked up among them first.
+	let every: SessionInfo[] | undefined;
 	if (sessions.length === 0) {
-		out.print("Starting a new session.");
-		return "new";
+		// None here: another project's may be the one wanted (pi's picker: Tab), else a new session.
+		const others = (await listAllSessions(folders)).length;
+		if (others === 0) {
+			out.print("Starting a new session.");
+			return "new";
+		}
+		out.print(
+			`Other projects have ${others} saved session${others === 1 ? "" : "s"}: answer ${ALL_SESSIONS} to list them.`,
+		);
+	} else {
+		out.print("Sessions of this project, newest first:");
+		printNumbered(shown, out);
+		if (sessions.length > 20) out.notice(`  … and ${sessions.length - 20} older (give an id prefix)`);
 	}
-	const shown = sessions.slice(0, 20);
-	out.print("Sessions of this project, newest first:");
-	const width = String(shown.length).length;
-	for (const [index, info] of shown.entries()) {
-		out.print(`  ${String(index + 1).padStart(width)}. ${describeSession(info)}`);
-	}
-	if (sessions.length > 20) out.notice(`  … and ${sessions.length - 20} older (give an id prefix)`);
 	for (;;) {
-		const answer = await ask("Resume which session? (number or id prefix, empty for a new session): ");
+		const answer = await ask(
+			`Resume which session? (number or id prefix, ${ALL_SESSIONS} for every project's, empty for a new session): `,
+		);
 		if (answer === undefined) {
 			out.print("No session selected.");
 			return undefined;
@@ -134,12 +168,31 @@ export async function pickSession<T>(
 			out.print("Starting a new session.");
 			return "new";
 		}
+		if (choice.toLowerCase() === ALL_SESSIONS) {
+			every = await listAllSessions(folders);
+			shown = every.slice(0, 20);
+			out.print(every.length === 0 ? "No saved sessions in any project." : "Sessions of every project, newest first:");
+			printNumbered(shown, out, true);
+			if (every.length > 20) out.notice(`  … and ${every.length - 20} older (give an id prefix)`);
+			continue;
+		}
 		// A number of the list (an id prefix such as "01…" starts with a zero, which no number does).
 		const numbered = /^[1-9]\d*$/.test(choice) ? shown[Number(choice) - 1] : undefined;
+		const byId = every?.filter((info) => info.id.startsWith(choice));
+		const listed = numbered ?? (byId?.length === 1 ? byId[0] : undefined);
 		try {
-			return await open(numbered ? numbered.path : await findProjectSession(folders, choice));
+			return await open(listed ? listed.path : await findProjectSession(folders, choice));
 		} catch (error) {
 			out.print(`Error: ${error instanceof Error ? error.message : String(error)}`);
 		}
+	}
+}
+
+/** The list's numbered lines; `withCwd`: each session's cwd under it (every project's list). */
+function printNumbered(shown: readonly SessionInfo[], out: PickerOutput, withCwd = false): void {
+	const width = String(shown.length).length;
+	for (const [index, info] of shown.entries()) {
+		out.print(`  ${String(index + 1).padStart(width)}. ${describeSession(info)}`);
+		if (withCwd) out.print(`  ${" ".repeat(width)}  in ${info.cwd || "(no cwd)"}`);
 	}
 }

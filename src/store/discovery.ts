@@ -145,6 +145,8 @@ function messageText(content: unknown): string {
 interface InfoScan {
 	header: SessionHeader | null;
 	messageCount: number;
+	/** Settle's records of the system prompt (`role: "system"`): counted in `messageCount`, as pi does. */
+	systemMessages: number;
 	firstMessage: string;
 	name: string | undefined;
 	lastActivity: number | undefined;
@@ -170,6 +172,7 @@ function scanLine(scan: InfoScan, line: string): boolean {
 	if (entry.type !== "message") return true;
 	scan.messageCount++;
 	const message = entry.message as Record<string, unknown> | undefined;
+	if (message?.role === "system") scan.systemMessages++;
 	if (!message || (message.role !== "user" && message.role !== "assistant") || !("content" in message)) return true;
 	const at = typeof message.timestamp === "number" ? message.timestamp : new Date(String(entry.timestamp)).getTime();
 	if (!Number.isNaN(at)) scan.lastActivity = Math.max(scan.lastActivity ?? 0, at);
@@ -178,6 +181,18 @@ function scanLine(scan: InfoScan, line: string): boolean {
 	scan.texts.push(textContent);
 	if (!scan.firstMessage && message.role === "user") scan.firstMessage = textContent;
 	return true;
+}
+
+/** {@link conversationMessageCount} of the infos {@link buildSessionInfo} made (pi's SessionInfo has no such field). */
+const conversationCounts = new WeakMap<SessionInfo, number>();
+
+/**
+ * The messages of `info`'s file a user counts: `messageCount` (pi's count, every `message` entry)
+ * without Settle's records of the system prompt. What the session lists (`settle -r`, `/resume`)
+ * show, as "Resumed … (N messages)" counts. An info not read from a file here: its `messageCount`.
+ */
+export function conversationMessageCount(info: SessionInfo): number {
+	return conversationCounts.get(info) ?? info.messageCount;
 }
 
 /** Bytes read at a time by {@link buildSessionInfo} (a longer line grows the buffer). */
@@ -199,6 +214,7 @@ export async function buildSessionInfo(path: string, readBytes = INFO_READ_BYTES
 		const scan: InfoScan = {
 			header: null,
 			messageCount: 0,
+			systemMessages: 0,
 			firstMessage: "",
 			name: undefined,
 			lastActivity: undefined,
@@ -237,7 +253,7 @@ export async function buildSessionInfo(path: string, readBytes = INFO_READ_BYTES
 				: Number.isNaN(headerTime)
 					? stats.mtime
 					: new Date(headerTime);
-		return {
+		const info: SessionInfo = {
 			path,
 			id: header.id,
 			cwd: typeof header.cwd === "string" ? header.cwd : "",
@@ -249,6 +265,8 @@ export async function buildSessionInfo(path: string, readBytes = INFO_READ_BYTES
 			firstMessage: scan.firstMessage || "(no messages)",
 			allMessagesText: scan.texts.join(" "),
 		};
+		conversationCounts.set(info, scan.messageCount - scan.systemMessages);
+		return info;
 	} catch {
 		return null;
 	} finally {

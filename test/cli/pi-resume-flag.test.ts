@@ -5,12 +5,14 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { useCliProject } from "./helpers.js";
 import { bannerSessionFile, Repl, transcript } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-resume-flag-");
-const QUESTION = "Resume which session? (number or id prefix, empty for a new session): ";
+const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
 
 /** Runs `settle -p --faux <prompt>` (a saved session of the project); returns its id and file. */
 function savedSession(prompt: string): { id: string; file: string } {
@@ -74,6 +76,22 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 			"assistant: more of the first",
 		]);
 		expect(transcript(second.file)).toEqual(["user: the second session", "assistant: the second session"]);
+	});
+
+	it("regression (list count): the list's `N msgs` is the conversation's, as `Resumed … (N messages)`; SessionInfo.messageCount counts the system prompt's record, as pi 0.73.1's does on the same file", async () => {
+		const saved = savedSession("count these");
+		const repl = chat("-r");
+		const listed = await repl.until(QUESTION);
+		// A prompt and its answer: two messages, not three (Settle's file also records the system prompt).
+		expect(listed).toMatch(new RegExp(`  1\\. ${saved.id}  [0-9-]+ [0-9:]+  2 msgs  count these\n`));
+		expect(await repl.say("1", "Resumed")).toContain(`Resumed ${saved.id} (2 messages): `);
+		expect(await repl.end()).toBe(0);
+		// The SDK's SessionInfo stays pi's: every message entry, the system prompt's record too.
+		const folder = dirname(saved.file);
+		const [settle] = await SessionManager.list(cli.project, folder);
+		const [pi] = await PiSessionManager.list(cli.project, folder);
+		expect(settle?.messageCount).toBe(3);
+		expect(pi?.messageCount).toBe(settle?.messageCount);
 	});
 
 	it("--resume takes an id prefix; an answer matching none says so and asks again", async () => {

@@ -13039,10 +13039,10 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "EK06",
 		file: "src/cli/session-picker.ts",
-		description: "`settle -r` with no saved session asks anyway, over an empty list (piflags5)",
+		description: "`settle -r` with no saved session in any project asks anyway, over an empty list (piflags5)",
 		edits: [
 			{
-				find: '\tif (sessions.length === 0) {\n\t\tout.print("Starting a new session.");\n\t\treturn "new";\n\t}\n',
+				find: '\t\tif (others === 0) {\n\t\t\tout.print("Starting a new session.");\n\t\t\treturn "new";\n\t\t}\n',
 				replace: "",
 			},
 		],
@@ -14176,6 +14176,84 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/session-stats.ts",
 		edits: [{ find: "if (text.length >= 1 << 20) {", replace: "if (text.length < 0) {" }],
 		tests: ["test/pi-races/long-sessions.test.ts"],
+	},
+	{
+		id: "GB01",
+		description:
+			"settle -r takes `all` for an id prefix: every project's sessions are never listed, another project's session is reached only by its path",
+		file: "src/cli/session-picker.ts",
+		edits: [{ find: "if (choice.toLowerCase() === ALL_SESSIONS) {", replace: 'if (choice === "never") {' }],
+		tests: ["test/pi-races/sessions-resume-list.test.ts"],
+	},
+	{
+		id: "GB02",
+		description:
+			"settle -r in a project with no saved session starts a new one without asking, though other projects have sessions to resume",
+		file: "src/cli/session-picker.ts",
+		edits: [{ find: "if (others === 0) {", replace: "if (others >= 0) {" }],
+		tests: ["test/pi-races/sessions-resume-list.test.ts"],
+	},
+	{
+		id: "GB03",
+		description:
+			"with --session-dir, `all` lists the agent folder's sessions of every project (pi 0.73.1's listAll) instead of the chosen folder's",
+		file: "src/cli/session-picker.ts",
+		edits: [
+			{
+				find: "const inDefault = resolve(dirname(folders.sessionDir)) === sessionsDir;",
+				replace: "const inDefault = true;",
+			},
+		],
+		tests: ["test/pi-races/sessions-resume-list.test.ts"],
+	},
+	{
+		id: "GB04",
+		description:
+			"after `all`, an id prefix of another project's session listed there is looked up in this project only: refused",
+		file: "src/cli/session-picker.ts",
+		edits: [
+			{
+				find: "const listed = numbered ?? (byId?.length === 1 ? byId[0] : undefined);",
+				replace: "const listed = numbered ?? (byId?.length === 0 ? byId[0] : undefined);",
+			},
+		],
+		tests: ["test/pi-races/sessions-resume-list.test.ts"],
+	},
+	{
+		id: "GB05",
+		description:
+			"/resume all in settle -i is taken for a session's id prefix: every project's sessions are never listed",
+		file: "src/cli/interactive-commands.ts",
+		edits: [{ find: "if (args.trim().toLowerCase() === ALL_SESSIONS) {", replace: 'if (args === "never") {' }],
+		tests: ["test/pi-races/sessions-resume-list.test.ts"],
+	},
+	{
+		id: "GB06",
+		description:
+			"settle -r / /resume list `N msgs` with the system prompt's record counted: one more than the conversation's (and than `Resumed … (N messages)`)",
+		file: "src/cli/session-picker.ts",
+		edits: [{ find: "conversationMessageCount(info)} msgs", replace: "info.messageCount} msgs" }],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
+	},
+	{
+		id: "GB07",
+		description: "the conversation's message count of a listed session counts Settle's system-prompt records",
+		file: "src/store/discovery.ts",
+		edits: [{ find: 'if (message?.role === "system") scan.systemMessages++;', replace: "" }],
+		tests: ["test/cli/pi-resume-flag.test.ts"],
+	},
+	{
+		id: "GB08",
+		description:
+			"--thinking re-applied to a switched-to (or resumed) session that records another level is not recorded: the turns run at it, a resume comes back on the old level",
+		file: "src/cli/host.ts",
+		edits: [
+			{
+				find: "if (manager.getBranchThinkingLevel() !== session.thinkingLevel) {",
+				replace: "if (manager.getBranchThinkingLevel() === session.thinkingLevel) {",
+			},
+		],
+		tests: ["test/pi-races/thinking-levels.test.ts"],
 	},
 ];
 

@@ -16,15 +16,20 @@
  * default folder's sessions (none of the user's), `--resume` found none, and new sessions were
  * written where neither looked. Settle with `--session-dir <dir>`: `-r`, `/resume` and the new
  * session's file must all be that folder, the default folder's sessions nowhere in the list.
+ *
+ * Every project's sessions (pi's picker toggles to them with Tab): `-r` listed only this project's,
+ * and with none it started a new session without asking, so another project's session could be
+ * reached only by typing its path. The answer `all` (and `/resume all`) lists every project's,
+ * numbered, each with its folder; with `--session-dir` that folder's, whichever project saved them.
  */
 import { mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
-import { bannerSessionFile, Repl, readEntries } from "../cli/interactive.helpers.js";
+import { bannerSessionFile, Repl, readEntries, transcript } from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-resume-list-");
-const QUESTION = "Resume which session? (number or id prefix, empty for a new session): ";
+const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
 
 /** Every session file under `dir`, at any depth. */
 function sessionFiles(dir: string): string[] {
@@ -144,5 +149,95 @@ describe("pi#320: --resume and /resume look in another folder than the one sessi
 		const newFile = bannerSessionFile(chat.stdout);
 		expect(realpathSync(join(newFile, ".."))).toBe(realpathSync(folder));
 		expect(sessionFiles(folder)).toHaveLength(2);
+	});
+});
+
+/** `settle --json -p <prompt>` in `cwd` (more args before it): the saved session's id. */
+function savedIn(cwd: string, prompt: string, ...args: string[]): string {
+	const run = runSettle(["--faux", "--json", ...args, prompt], { cwd, agentDir: cli.agentDir });
+	expect(run.code).toBe(0);
+	return (JSON.parse(run.stdout.split("\n")[0]!) as { id: string }).id;
+}
+
+describe("every project's sessions: -r and /resume list only this project's, and -r with none starts new without asking", () => {
+	it("every project's sessions: settle -r in a project with none offers `all`; a number of that list resumes another project's session there", async () => {
+		const other = join(cli.dir, "project-a");
+		mkdirSync(other);
+		const idA = savedIn(other, "from project A");
+		const [fileA] = sessionFiles(join(cli.agentDir, "sessions"));
+
+		const chat = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
+		const asked = await chat.until(QUESTION);
+		expect(asked).toContain(
+			"This project has no saved sessions yet.\nOther projects have 1 saved session: answer all to list them.\n",
+		);
+		const from = chat.mark();
+		chat.send("all");
+		const listed = await chat.until(QUESTION, from);
+		expect(listed).toMatch(
+			new RegExp(
+				`Sessions of every project, newest first:\n  1\\. ${idA}  .*from project A\n     in ${realpathSync(other)}\n`,
+			),
+		);
+		expect(await chat.say("1", "Resumed")).toContain(`Resumed ${idA} (`);
+		await chat.say("more for A", "more for A\n>");
+		expect(await chat.end()).toBe(0);
+		expect(transcript(fileA!)).toEqual([
+			"user: from project A",
+			"assistant: from project A",
+			"user: more for A",
+			"assistant: more for A",
+		]);
+	});
+
+	it("every project's sessions: settle -r with sessions here: `all` lists both projects' newest first, and an id prefix from it resumes the other's", async () => {
+		const idB = savedIn(cli.project, "from project B");
+		const other = join(cli.dir, "project-a");
+		mkdirSync(other);
+		const idA = savedIn(other, "from project A");
+
+		const chat = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
+		const asked = await chat.until(QUESTION);
+		expect(asked).toContain(`  1. ${idB}  `);
+		expect(asked).not.toContain(idA);
+		const from = chat.mark();
+		chat.send("all");
+		const listed = await chat.until(QUESTION, from);
+		expect(listed).toMatch(
+			new RegExp(
+				`  1\\. ${idA}  .*\n     in ${realpathSync(other)}\n  2\\. ${idB}  .*\n     in ${realpathSync(cli.project)}\n`,
+			),
+		);
+		// UUIDv7 ids of sessions started close together share their first characters.
+		expect(await chat.say(idA.slice(0, 30), "Resumed")).toContain(`Resumed ${idA} (`);
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+	});
+
+	it("every project's sessions: with --session-dir, `all` (-r and /resume all) lists that folder's sessions of every project, none of the default folder's", async () => {
+		const folder = join(cli.dir, "shared-sessions");
+		const other = join(cli.dir, "project-a");
+		mkdirSync(other);
+		const inFolder = savedIn(other, "A in the shared folder", "--session-dir", folder);
+		const inDefault = savedIn(other, "A in the default folder");
+
+		const chat = new Repl(["--faux", "--session-dir", folder, "-r"], { cwd: cli.project, agentDir: cli.agentDir });
+		const asked = await chat.until(QUESTION);
+		expect(asked).toContain("Other projects have 1 saved session: answer all to list them.\n");
+		const from = chat.mark();
+		chat.send("all");
+		const listed = await chat.until(QUESTION, from);
+		expect(listed).toMatch(
+			new RegExp(`  1\\. ${inFolder}  .*A in the shared folder\n     in ${realpathSync(other)}\n`),
+		);
+		expect(listed).not.toContain(inDefault);
+		await chat.say("", "Starting a new session.");
+		expect(await chat.say("/resume")).toContain("Other projects have 1 saved session: /resume all lists them.\n");
+		const all = await chat.say("/resume all");
+		expect(all).toContain(`  ${inFolder}  `);
+		expect(all).toMatch(new RegExp(`    in ${realpathSync(other)}: ${join(folder, ".*")}${inFolder}\\.jsonl\n`));
+		expect(all).not.toContain(inDefault);
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
 	});
 });

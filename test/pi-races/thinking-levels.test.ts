@@ -18,6 +18,12 @@
  * `thinking_level_change`. What the user should see: such a file opens at the default; a file
  * that records a level opens at it; neither file is rewritten by the switch alone.
  *
+ * `--thinking` on `switch_session`: the command line's level is re-applied to every session the
+ * process opens, a switched-to one too (pi 0.73.1's `createRuntime` passes it to each). The turn
+ * then runs at it, but the file kept the level it recorded (in pi still), so reopening the session
+ * came back on a level none of its new turns used. What the user should see: the switched session
+ * runs at the flag's level, the file records it before that turn, and a new process resumes there.
+ *
  * pi#521: Anthropic's thinking budgets were fixed per level; the `thinkingBudgets` setting it asked
  * for must reach the request. What the user should see: `settle -p --thinking <level>` sends the
  * budget `settings.json` names for that level (pi-ai's default for a level it leaves out), and on a
@@ -181,6 +187,49 @@ describe("gajae-code#4697: switching into a file without a thinking level", () =
 			await promptAndSettle(client, "continue");
 			expect(await client.end()).toBe(0);
 			expect(server.requests.map((request) => request.body.reasoning_effort)).toEqual(["medium"]);
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe("--thinking on switch_session: the command line's level and a switched-to session's recorded one", () => {
+	it("--thinking on switch_session: settle --rpc --thinking low switched into a file recording high runs at low, as pi 0.73.1; the file records low before the turn, and a new process resumes it at low", async () => {
+		const server = await startWireServer();
+		try {
+			writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "thinker", reasoning: true }] });
+			writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ defaultThinkingLevel: "medium" }));
+			const recorded = join(cli.dir, "recorded.jsonl");
+			writePiSession(recorded, cli.project, "high");
+			const before = readFileSync(recorded, "utf8");
+			server.reply(chatReply([{ type: "text", text: "at low" }]));
+			server.reply(chatReply([{ type: "text", text: "still low" }]));
+			const client = new RpcClient(["--model", "local/thinker", "--thinking", "low", "--no-session"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+			expect(await client.request({ type: "switch_session", sessionPath: recorded })).toMatchObject({
+				success: true,
+				data: { cancelled: false },
+			});
+			expect(await stateLevel(client)).toBe("low");
+			// The switch alone does not rewrite the file (oh-my-pi#528).
+			expect(readFileSync(recorded, "utf8")).toBe(before);
+			await promptAndSettle(client, "continue");
+			expect(await client.end()).toBe(0);
+			const levels = readFileSync(recorded, "utf8")
+				.trim()
+				.split("\n")
+				.map((line) => JSON.parse(line) as { type: string; thinkingLevel?: string })
+				.filter((entry) => entry.type === "thinking_level_change")
+				.map((entry) => entry.thinkingLevel);
+			expect(levels).toEqual(["high", "low"]);
+			// Reopened without --thinking: the level its last turn ran at.
+			const again = new RpcClient(["--session", recorded], { cwd: cli.project, agentDir: cli.agentDir });
+			expect(await stateLevel(again)).toBe("low");
+			await promptAndSettle(again, "more");
+			expect(await again.end()).toBe(0);
+			expect(server.requests.map((request) => request.body.reasoning_effort)).toEqual(["low", "low"]);
 		} finally {
 			await server.close();
 		}
