@@ -78,7 +78,7 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 		expect(transcript(second.file)).toEqual(["user: the second session", "assistant: the second session"]);
 	});
 
-	it("regression (list count): the list's `N msgs` is the conversation's, as `Resumed … (N messages)`; SessionInfo.messageCount counts the system prompt's record, as pi 0.73.1's does on the same file", async () => {
+	it("the -r list's `N msgs` is the conversation's, as `Resumed … (N messages)`; SessionInfo.messageCount counts the system prompt's record, as pi 0.73.1's does on the same file", async () => {
 		const saved = savedSession("count these");
 		const repl = chat("-r");
 		const listed = await repl.until(QUESTION);
