@@ -6,6 +6,7 @@
  * replacing them (a child process with `--expose-gc`), the messages a context-usage read touches;
  * and a session file longer than any string V8 can make still opens, forks and exports.
  */
+
 import { spawnSync } from "node:child_process";
 import {
 	closeSync,
@@ -27,18 +28,12 @@ import { readSessionHeader } from "../../src/store/discovery.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { ROOT, useCliProject } from "../cli/helpers.js";
+import { tinyUsage } from "../fixtures/long-sessions/plain-model.js";
 
 const TSX = join(ROOT, "node_modules/tsx/dist/loader.mjs");
 const FIXTURES = join(ROOT, "test/fixtures/long-sessions");
 
-const usage = {
-	input: 1,
-	output: 1,
-	cacheRead: 0,
-	cacheWrite: 0,
-	totalTokens: 2,
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
+const usage = tinyUsage;
 
 function answer(text: string, timestamp: number): AssistantMessage {
 	const content: AssistantMessage["content"] = [{ type: "text", text }];
