@@ -6,7 +6,12 @@
 import { createLlmMessageConverter } from "../agent/llm-converter.js";
 import type { AgentMessage, ImageContent, Message, Model, TextContent } from "../llm/types.js";
 import { readImageDimensions, type SupportedImageMimeType } from "../tools/image.js";
-import { formatDimensionNote, MAX_IMAGE_DIMENSION, resizeImageDetailed } from "../tools/image-resize.js";
+import {
+	formatDimensionNote,
+	type ImageResizeOutcome,
+	MAX_IMAGE_DIMENSION,
+	resizeImageDetailed,
+} from "../tools/image-resize.js";
 import { MAX_INLINE_IMAGE_BYTES } from "../tools/read.js";
 import { formatSize } from "../tools/truncate.js";
 import { convertMessageToLlm, SUPPORTED_PROMPT_IMAGE_TYPES } from "./convert-to-llm.js";
@@ -83,8 +88,10 @@ function imageProblem(image: ImageContent): string | undefined {
  * (undecodable, cannot be made small enough, no resizer) is kept as the tool made it, as newer pi
  * keeps it: the tool's output is not silently deleted. Images are kept for a model without image
  * input too (the request leaves them out, the session keeps them for the next model).
- * `autoResize: false` (the `images.autoResize` setting) leaves every image alone. Returns the
- * same array when nothing changed. Rejects only when `signal` fires.
+ * `autoResize: false` (the `images.autoResize` setting) leaves every image alone. Either way, an
+ * image still over {@link MAX_INLINE_IMAGE_BYTES} of base64 is replaced by a text note saying so,
+ * as the read tool leaves out such a file: kept, it made every later request fail (pi#2055). Returns
+ * the same array when nothing changed. Rejects only when `signal` fires.
  *
  * @example
  * ```ts
@@ -100,28 +107,53 @@ export async function normalizeToolResultImages(
 	content: (TextContent | ImageContent)[],
 	options: { autoResize?: boolean; signal?: AbortSignal } = {},
 ): Promise<(TextContent | ImageContent)[]> {
-	if (options.autoResize === false || !content.some((block) => block.type === "image")) return content;
+	if (!content.some((block) => block.type === "image")) return content;
+	const autoResize = options.autoResize !== false;
 	const normalized: (TextContent | ImageContent)[] = [];
 	let changed = false;
 	for (const block of content) {
-		if (block.type !== "image" || fitsInline(block)) {
+		if (block.type !== "image" || (autoResize ? fitsInline(block) : !overInlineLimit(block))) {
 			normalized.push(block);
 			continue;
 		}
-		const outcome = await resizeImageDetailed(
-			{ data: block.data, mimeType: block.mimeType },
-			options.signal ? { signal: options.signal } : {},
-		);
-		if (outcome.kind !== "resized" || !outcome.image.wasResized) {
+		const outcome: ImageResizeOutcome | undefined = autoResize
+			? await resizeImageDetailed(
+					{ data: block.data, mimeType: block.mimeType },
+					options.signal ? { signal: options.signal } : {},
+				)
+			: undefined;
+		if (outcome?.kind === "resized" && outcome.image.wasResized) {
+			changed = true;
+			normalized.push({ type: "image", data: outcome.image.data, mimeType: outcome.image.mimeType });
+			const note = formatDimensionNote(outcome.image);
+			if (note) normalized.push({ type: "text", text: note });
+		} else if (overInlineLimit(block)) {
+			// No provider of the common ones takes it: kept, every later request of the session failed.
+			changed = true;
+			normalized.push({ type: "text", text: oversizedImageNote(block.data.length, outcome) });
+		} else {
 			normalized.push(block);
-			continue;
 		}
-		changed = true;
-		normalized.push({ type: "image", data: outcome.image.data, mimeType: outcome.image.mimeType });
-		const note = formatDimensionNote(outcome.image);
-		if (note) normalized.push({ type: "text", text: note });
 	}
 	return changed ? normalized : content;
+}
+
+/** Over the inline limit by its base64 length alone. */
+function overInlineLimit(image: ImageContent): boolean {
+	return typeof image.data === "string" && image.data.length >= MAX_INLINE_IMAGE_BYTES;
+}
+
+/** The note left in place of a tool's image still over the inline limit; no `outcome`: resizing is off. */
+function oversizedImageNote(size: number, outcome: ImageResizeOutcome | undefined): string {
+	const why =
+		outcome === undefined
+			? "image resizing is off"
+			: outcome.kind === "undecodable"
+				? "it could not be resized (the image data could not be decoded)"
+				: outcome.kind === "unavailable"
+					? "image resizing is unavailable"
+					: "it could not be resized";
+	return `[Image omitted: ${formatSize(size)} encoded is over the ${formatSize(MAX_INLINE_IMAGE_BYTES)} inline image limit and ${why}. Make a smaller copy (for example with ImageMagick via bash) and send that instead.]`;
 }
 
 /** Within the limits by its header and size alone: no need to decode it. */

@@ -9476,9 +9476,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a tool image that cannot be resized is dropped",
 		edits: [
 			{
-				find: '\t\tif (outcome.kind !== "resized" || !outcome.image.wasResized) {\n\t\t\tnormalized.push(block);',
-				replace:
-					'\t\tif (outcome.kind !== "resized" || !outcome.image.wasResized) {\n\t\t\tif (outcome.kind === "resized") normalized.push(block);',
+				find: "\t\t} else {\n\t\t\tnormalized.push(block);\n\t\t}",
+				replace: "\t\t} else {\n\t\t\tchanged = true;\n\t\t}",
 			},
 		],
 		tests: ["test/session/tool-result-images.test.ts"],
@@ -14089,6 +14088,27 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/thinking-levels.test.ts"],
+	},
+	{
+		id: "FY01",
+		description:
+			"a tool's image still over the inline limit after resizing failed is kept as the tool made it, so every later request of the session is refused (pi#2055)",
+		file: "src/session/images.ts",
+		edits: [{ find: "} else if (overInlineLimit(block)) {", replace: "} else if (false) {" }],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
+	{
+		id: "FY02",
+		description:
+			"with images.autoResize off a tool's image over the inline limit is kept as it is, so every later request of the session is refused (pi#2055)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "(autoResize ? fitsInline(block) : !overInlineLimit(block))",
+				replace: "(autoResize ? fitsInline(block) : true)",
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
 ];
 
