@@ -81,6 +81,74 @@ function imageProblem(image: ImageContent): string | undefined {
 }
 
 /**
+ * Whether one of the prompt's images has a side over 2000 pixels by its header (a PNG, JPEG, GIF
+ * or WebP within the inline size): {@link fitPromptImages} would resize it. Pure; must not throw.
+ */
+export function promptImagesNeedFitting(images: readonly ImageContent[] | undefined): boolean {
+	return images?.some(oversizedSides) ?? false;
+}
+
+/**
+ * Resizes each prompt image with a side over 2000 pixels to fit 2000×2000, as the read tool and
+ * `@file` arguments do, and appends its dimension note to the text after a blank line. Sent as it
+ * was, a full-page capture over 8000 px made Anthropic refuse the request and, the image being
+ * saved, every later one (oh-my-pi#10633). Other images (within the box, over the inline size,
+ * another type: {@link normalizePromptImages} decides on those) and images that cannot be decoded
+ * are left as they are. Rejects only when `signal` fires.
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs";
+ * import type { ImageContent } from "settle";
+ *
+ * const page: ImageContent = { type: "image", data: readFileSync("page.png").toString("base64"), mimeType: "image/png" };
+ * const { text, images } = await fitPromptImages("What is on this page?", [page]);
+ * // a 1440×8570 page: its 336×2000 copy, and text ends with "[Image: original 1440x8570, displayed at 336x2000. …]"
+ * await session.prompt(text, { images });
+ * ```
+ */
+export async function fitPromptImages(
+	text: string,
+	images: ImageContent[],
+	options: { signal?: AbortSignal } = {},
+): Promise<{ text: string; images: ImageContent[] }> {
+	const fitted: ImageContent[] = [];
+	const notes: string[] = [];
+	for (const image of images) {
+		const outcome = oversizedSides(image)
+			? await resizeImageDetailed(
+					{ data: image.data, mimeType: image.mimeType },
+					options.signal ? { signal: options.signal } : {},
+				)
+			: undefined;
+		if (outcome?.kind !== "resized" || !outcome.image.wasResized) {
+			fitted.push(image);
+			continue;
+		}
+		fitted.push({ type: "image", data: outcome.image.data, mimeType: outcome.image.mimeType });
+		const note = formatDimensionNote(outcome.image);
+		if (note) notes.push(note);
+	}
+	if (notes.length === 0) return { text, images };
+	return { text: `${text}\n\n${notes.join("\n")}`, images: fitted };
+}
+
+/** A supported image within the inline size whose header gives a side over 2000 px. */
+function oversizedSides(image: ImageContent): boolean {
+	if (typeof image.data !== "string" || image.data.length >= MAX_INLINE_IMAGE_BYTES) return false;
+	if (!(SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(image.mimeType)) return false;
+	const size = headerSize(image);
+	return size !== undefined && (size.width > MAX_IMAGE_DIMENSION || size.height > MAX_IMAGE_DIMENSION);
+}
+
+/** Width and height from the image's header (no decoding), or undefined when it cannot be read. */
+function headerSize(image: ImageContent): { width: number; height: number } | undefined {
+	// Enough of the file for any header the sniffer reads (JPEG's SOF may come after EXIF data).
+	const head = Buffer.from(image.data.slice(0, 256 * 1024), "base64");
+	return readImageDimensions(head, image.mimeType as SupportedImageMimeType);
+}
+
+/**
  * Fits the images a tool returned (or a `tool_result` handler put in its place) to the inline
  * limits, as newer pi does before the result enters the session: each image over 2000×2000 pixels
  * or 4.5 MB of base64 is resized as the `read` tool resizes (same sizes, formats and qualities)
@@ -160,9 +228,7 @@ function oversizedImageNote(size: number, outcome: ImageResizeOutcome | undefine
 function fitsInline(image: ImageContent): boolean {
 	if (typeof image.data !== "string" || image.data.length >= MAX_INLINE_IMAGE_BYTES) return false;
 	if (!(SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(image.mimeType)) return false;
-	// Enough of the file for any header the sniffer reads (JPEG's SOF may come after EXIF data).
-	const head = Buffer.from(image.data.slice(0, 256 * 1024), "base64");
-	const size = readImageDimensions(head, image.mimeType as SupportedImageMimeType);
+	const size = headerSize(image);
 	return size !== undefined && size.width <= MAX_IMAGE_DIMENSION && size.height <= MAX_IMAGE_DIMENSION;
 }
 

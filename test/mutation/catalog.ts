@@ -14110,6 +14110,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
+	{
+		id: "FY03",
+		description:
+			"a prompt image with a side over 2000 px is sent as it is, so a capture over 8000 px makes Anthropic refuse this and every later request (oh-my-pi#10633)",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [{ find: "\t\tpromptImagesNeedFitting(images)\n", replace: "\t\tfalse\n" }],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
+	{
+		id: "FY04",
+		description:
+			"fitPromptImages keeps the original of an image it resized, so the 8570 px capture is still sent (oh-my-pi#10633)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: 'fitted.push({ type: "image", data: outcome.image.data, mimeType: outcome.image.mimeType });',
+				replace: "fitted.push(image);",
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -4,12 +4,17 @@
  * server that refuses what Anthropic refuses; session files on disk, real PNG bytes.
  */
 import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
+import type * as Photon from "@silvia-odwyer/photon-node";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
+import { readImageDimensions } from "../../src/tools/image.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import type { RecordedRequest } from "../llm/wire/server.js";
 import { startWireSession, type WireSession } from "../llm/wire/session.js";
-import { encodeImage } from "../tools/image-resize-helpers.js";
+import { decodedSize, encodeImage } from "../tools/image-resize-helpers.js";
+
+const photon = createRequire(import.meta.url)("@silvia-odwyer/photon-node") as typeof Photon;
 
 let w: WireSession | undefined;
 
@@ -128,5 +133,78 @@ describe("pi#2055: an image over the provider's 5 MB limit in a tool result made
 				text: "[Image omitted: 8.0MB encoded is over the 4.5MB inline image limit and it could not be resized (the image data could not be decoded). Make a smaller copy (for example with ImageMagick via bash) and send that instead.]",
 			},
 		]);
+	});
+});
+
+/** Anthropic's check of image sides: any image with a side over 8000 pixels fails the request with 400. */
+function refuseSidesOver8000(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
+	const tall = sentImageData(request).some((data) => {
+		const size = readImageDimensions(Buffer.from(data.slice(0, 4096), "base64"), "image/png");
+		return size !== undefined && (size.width > 8000 || size.height > 8000);
+	});
+	if (!tall) return next();
+	return anthropicError(
+		400,
+		"invalid_request_error",
+		"messages.0.content.1.image.source.base64.data: At least one of the image dimensions exceed max allowed size: 8000 pixels",
+	);
+}
+
+/** A `width`×`height` PNG of one light colour with a dark band at the top: tall, yet a few KB. */
+function pagePng(width: number, height: number): string {
+	const rgba = new Uint8Array(width * height * 4).fill(240);
+	rgba.fill(20, 0, width * 40 * 4);
+	const image = new photon.PhotonImage(rgba, width, height);
+	try {
+		return Buffer.from(image.get_bytes()).toString("base64");
+	} finally {
+		image.free();
+	}
+}
+
+describe("oh-my-pi#10633: a full-page screenshot taller than 8000 px was sent raw and every later request was refused", () => {
+	it("oh-my-pi#10633: a tool's 1440×8570 capture is resized to fit 2000 px before it is saved; the turn and the next prompt are answered", async () => {
+		const capture = pagePng(1440, 8570);
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseSidesOver8000,
+			extensionFactories: [toolAnswering("screenshot", [{ type: "image", data: capture, mimeType: "image/png" }])],
+		});
+		const stops = await callToolThenPromptAgain(w, "screenshot");
+		expect(stops).toEqual(["toolUse", "stop", "stop"]);
+		const [saved] = savedResults(w);
+		const image = saved?.content[0];
+		expect(image?.type).toBe("image");
+		const size = image?.type === "image" ? decodedSize(Buffer.from(image.data, "base64")) : undefined;
+		expect(size).toEqual({ width: 336, height: 2000 });
+	});
+
+	it("oh-my-pi#10633: the same capture sent with a prompt (SDK images) is fitted too; this prompt and the next are answered", async () => {
+		const capture = pagePng(1440, 8570);
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseSidesOver8000,
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "A long page." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("what is on this page?", {
+			images: [{ type: "image", data: capture, mimeType: "image/png" }],
+		});
+		await w.session.prompt("and now?");
+		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
+		expect(stops).toEqual(["stop", "stop"]);
+		// The file holds the fitted copy and the note mapping coordinates back to the page.
+		const [first] = w
+			.entries()
+			.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
+		const content = first?.content as Array<{ type: string; text?: string; data?: string }>;
+		expect(content[0]?.text).toBe(
+			"what is on this page?\n\n[Image: original 1440x8570, displayed at 336x2000. Multiply coordinates by 4.29 to map to original image.]",
+		);
+		expect(decodedSize(Buffer.from(content[1]?.data ?? "", "base64"))).toEqual({ width: 336, height: 2000 });
 	});
 });
