@@ -3,18 +3,27 @@
  * return, images the read tool reads, through a whole session against a local Anthropic-shaped
  * server that refuses what Anthropic refuses; session files on disk, real PNG bytes.
  */
+
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import type * as Photon from "@silvia-odwyer/photon-node";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { readImageDimensions } from "../../src/tools/image.js";
+import { cliCommand, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
-import type { RecordedRequest } from "../llm/wire/server.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { startWireSession, type WireSession } from "../llm/wire/session.js";
 import { decodedSize, encodeImage } from "../tools/image-resize-helpers.js";
 
 const photon = createRequire(import.meta.url)("@silvia-odwyer/photon-node") as typeof Photon;
+
+/** A guard against a hang only (each run takes a few seconds): a hung run is killed, its code null. */
+const HANG_GUARD_MS = 60_000;
 
 let w: WireSession | undefined;
 
@@ -206,5 +215,65 @@ describe("oh-my-pi#10633: a full-page screenshot taller than 8000 px was sent ra
 			"what is on this page?\n\n[Image: original 1440x8570, displayed at 336x2000. Multiply coordinates by 4.29 to map to original image.]",
 		);
 		expect(decodedSize(Buffer.from(content[1]?.data ?? "", "base64"))).toEqual({ width: 336, height: 2000 });
+	});
+});
+
+/** `settle --model local/coder <args>` as a child process (the test's server answers meanwhile): its exit code and stdout. */
+async function settle(cwd: string, agentDir: string, args: string[]): Promise<{ code: number | null; stdout: string }> {
+	const child = spawn(process.execPath, [...cliCommand(), "--model", "local/coder", ...args], {
+		cwd,
+		env: { ...process.env, SETTLE_AGENT_DIR: agentDir },
+		stdio: ["ignore", "pipe", "pipe"],
+	});
+	const closed = trackChild(child);
+	const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
+	let stdout = "";
+	child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+		stdout += chunk;
+	});
+	child.stderr.resume();
+	const code = await closed.finally(() => clearTimeout(guard));
+	return { code, stdout };
+}
+
+describe("pi#9590: resuming a session with several multi-MB image tool results sent one image's base64 cut short", () => {
+	const cli = useCliProject("settle-pi-races-images-resume-");
+	let server: WireServer;
+	beforeEach(async () => {
+		server = await startWireServer();
+	});
+	afterEach(async () => {
+		await server.close();
+	});
+
+	/** The base64 of every `data:image/png` URL an OpenAI chat request carries, in order. */
+	const dataUrls = (body: unknown): string[] =>
+		[...JSON.stringify(body).matchAll(/data:image\/png;base64,([^"]*)"/g)].map((match) => match[1] ?? "");
+
+	it("pi#9590: settle -p reads four ~2.8 MB screenshots; a fresh settle process resumes the file: its request carries the four images byte for byte", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", input: ["text", "image"] }] });
+		const names = ["a", "b", "c", "d"].map((name) => `shot-${name}.png`);
+		// 1000×700 of noise: 2.8 MB of base64 each, within every limit, so read sends each file as it is.
+		const shots = names.map((name, i) => {
+			const bytes = encodeImage("png", 1000, 700, 11 + i, 255);
+			writeFileSync(join(cli.project, name), bytes);
+			return bytes.toString("base64");
+		});
+		const sessionFile = join(cli.project, "shots.jsonl");
+		server.reply(
+			chatReply(
+				names.map((path, i) => ({ type: "tool_call" as const, id: `call_${i}`, name: "read", arguments: { path } })),
+				{ finishReason: "tool_calls" },
+			),
+			chatReply([{ type: "text", text: "Four screenshots." }]),
+			chatReply([{ type: "text", text: "Still four." }]),
+		);
+		const first = await settle(cli.project, cli.agentDir, ["--session", sessionFile, "-p", "look at the screenshots"]);
+		expect({ code: first.code, stdout: first.stdout }).toEqual({ code: 0, stdout: "Four screenshots.\n" });
+		expect(dataUrls(server.requests[1]?.body)).toEqual(shots);
+		const resumed = await settle(cli.project, cli.agentDir, ["--session", sessionFile, "-p", "and now?"]);
+		expect({ code: resumed.code, stdout: resumed.stdout }).toEqual({ code: 0, stdout: "Still four.\n" });
+		expect(server.requests).toHaveLength(3);
+		expect(dataUrls(server.requests[2]?.body)).toEqual(shots);
 	});
 });
