@@ -5,7 +5,7 @@
  */
 import { createLlmMessageConverter } from "../agent/llm-converter.js";
 import type { AgentMessage, ImageContent, Message, Model, TextContent } from "../llm/types.js";
-import { readImageDimensions, type SupportedImageMimeType } from "../tools/image.js";
+import { detectImageMimeType, readImageDimensions, type SupportedImageMimeType } from "../tools/image.js";
 import {
 	formatDimensionNote,
 	type ImageResizeOutcome,
@@ -150,13 +150,15 @@ function headerSize(image: ImageContent): { width: number; height: number } | un
 
 /**
  * Fits the images a tool returned (or a `tool_result` handler put in its place) to the inline
- * limits, as newer pi does before the result enters the session: each image over 2000×2000 pixels
+ * limits, as newer pi does before the result enters the session. An image labelled with another
+ * type than its bytes have (a PNG said to be image/jpeg) gets the type of its bytes first, whatever
+ * `autoResize` says (claude-code#12009). Each image over 2000×2000 pixels
  * or 4.5 MB of base64 is resized as the `read` tool resizes (same sizes, formats and qualities)
  * and followed by a text block with the dimension note. An image that cannot be resized
  * (undecodable, cannot be made small enough, no resizer) is kept as the tool made it, as newer pi
  * keeps it: the tool's output is not silently deleted. Images are kept for a model without image
  * input too (the request leaves them out, the session keeps them for the next model).
- * `autoResize: false` (the `images.autoResize` setting) leaves every image alone. Either way, an
+ * `autoResize: false` (the `images.autoResize` setting) resizes nothing. Either way, an
  * image still over {@link MAX_INLINE_IMAGE_BYTES} of base64 is replaced by a text note saying so,
  * as the read tool leaves out such a file: kept, it made every later request fail (pi#2055). Returns
  * the same array when nothing changed. Rejects only when `signal` fires.
@@ -179,7 +181,9 @@ export async function normalizeToolResultImages(
 	const autoResize = options.autoResize !== false;
 	const normalized: (TextContent | ImageContent)[] = [];
 	let changed = false;
-	for (const block of content) {
+	for (const original of content) {
+		const block = original.type === "image" ? labelledByItsBytes(original) : original;
+		if (block !== original) changed = true;
 		if (block.type !== "image" || (autoResize ? fitsInline(block) : !overInlineLimit(block))) {
 			normalized.push(block);
 			continue;
@@ -204,6 +208,17 @@ export async function normalizeToolResultImages(
 		}
 	}
 	return changed ? normalized : content;
+}
+
+/**
+ * The image with the type its bytes have (PNG, JPEG, GIF, WebP by their magic bytes) when the tool
+ * labelled it another one, else the same block: Anthropic refuses an image whose `media_type` does
+ * not match its bytes, in this and every later request (claude-code#12009: a PNG labelled image/jpeg).
+ */
+function labelledByItsBytes(image: ImageContent): ImageContent {
+	if (typeof image.data !== "string") return image;
+	const actual = detectImageMimeType(Buffer.from(image.data.slice(0, 24), "base64"));
+	return actual === undefined || actual === image.mimeType ? image : { ...image, mimeType: actual };
 }
 
 /** Over the inline limit by its base64 length alone. */

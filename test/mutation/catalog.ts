@@ -14131,6 +14131,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
+	{
+		id: "FY05",
+		description:
+			"a tool's image keeps the type it was labelled with, so a PNG labelled image/jpeg makes Anthropic refuse this and every later request (claude-code#12009)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "return actual === undefined || actual === image.mimeType ? image : { ...image, mimeType: actual };",
+				replace: "return image;",
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type * as Photon from "@silvia-odwyer/photon-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
-import { readImageDimensions } from "../../src/tools/image.js";
+import { detectImageMimeType, readImageDimensions } from "../../src/tools/image.js";
 import { cliCommand, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
@@ -275,5 +275,36 @@ describe("pi#9590: resuming a session with several multi-MB image tool results s
 		expect({ code: resumed.code, stdout: resumed.stdout }).toEqual({ code: 0, stdout: "Still four.\n" });
 		expect(server.requests).toHaveLength(3);
 		expect(dataUrls(server.requests[2]?.body)).toEqual(shots);
+	});
+});
+
+describe("claude-code#12009: an MCP screenshot labelled image/jpeg that was a PNG made every later request fail", () => {
+	/** Anthropic's check: an image whose bytes are of another type than its `media_type` fails the request. */
+	function refuseMislabelled(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
+		const images = (JSON.stringify(request.body).match(/"media_type":"[^"]*","data":"[^"]*"/g) ?? []).map((field) => {
+			const [, type, data] = /"media_type":"([^"]*)","data":"([^"]*)"/.exec(field) ?? [];
+			return { type, actual: detectImageMimeType(Buffer.from((data ?? "").slice(0, 24), "base64")) };
+		});
+		const wrong = images.find((image) => image.actual !== undefined && image.actual !== image.type);
+		if (wrong === undefined) return next();
+		return anthropicError(
+			400,
+			"invalid_request_error",
+			`messages.2.content.0.tool_result.content.0.image.source.base64.data: Image does not match the provided media type ${wrong.type}`,
+		);
+	}
+
+	it("claude-code#12009: a tool's PNG labelled image/jpeg is saved and sent as image/png, its bytes untouched; the turn and the next prompt are answered", async () => {
+		const shot = encodeImage("png", 64, 48).toString("base64");
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseMislabelled,
+			extensionFactories: [toolAnswering("get_screenshot", [{ type: "image", data: shot, mimeType: "image/jpeg" }])],
+		});
+		const stops = await callToolThenPromptAgain(w, "get_screenshot");
+		expect(stops).toEqual(["toolUse", "stop", "stop"]);
+		const [saved] = savedResults(w);
+		expect(saved?.content).toEqual([{ type: "image", data: shot, mimeType: "image/png" }]);
 	});
 });
