@@ -31,7 +31,8 @@ export interface NormalizedPromptImages {
 /**
  * Checks each image of a prompt against the model that will receive it: a model without image
  * input gets none, an image of another type than PNG, JPEG, GIF or WebP is dropped, and so is one
- * without data or over the inline limit ({@link MAX_INLINE_IMAGE_BYTES} of base64). Each dropped
+ * without data or over the inline limit ({@link MAX_INLINE_IMAGE_BYTES} of base64); a kept image
+ * labelled with another type than its bytes have gets its bytes' type (claude-code#12009). Each dropped
  * image leaves a hint, appended to the text as `text + "\n\n" + hints.join("\n")` so the model
  * knows something was attached. Without a model nothing is checked. Pure; must not throw.
  *
@@ -59,7 +60,7 @@ export function normalizePromptImages(
 			? imageProblem(image)
 			: `the model ${model.provider}/${model.id} does not accept images`;
 		if (problem) hints.push(`[Image ${index + 1} omitted: ${problem}.]`);
-		else kept.push(image);
+		else kept.push(labelledByItsBytes(image));
 	});
 	if (hints.length === 0) return { text, images: kept, hints };
 	return {

@@ -14144,6 +14144,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
+	{
+		id: "FY06",
+		description:
+			"a prompt image keeps the type it was labelled with, so a PNG sent as image/jpeg makes Anthropic refuse this and every later request (claude-code#12009)",
+		file: "src/session/images.ts",
+		edits: [{ find: "else kept.push(labelledByItsBytes(image));", replace: "else kept.push(image);" }],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

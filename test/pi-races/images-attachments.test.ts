@@ -145,6 +145,46 @@ describe("pi#2055: an image over the provider's 5 MB limit in a tool result made
 	});
 });
 
+describe("pi#224: reading an image over 5 MB left the session unrecoverable: no answer, no resume, no compaction", () => {
+	it("pi#224: read of an 8 MB screenshot sends a copy under the limit; compact() and the next prompt are answered", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			// Summarization requests (compaction) get a summary; the others the queue, unless refused.
+			route: (request, next) =>
+				String((request.body as { system?: { text?: string }[] }).system?.[0]?.text ?? "").startsWith(
+					"You are a context summarization assistant",
+				)
+					? refuseImagesOver5MB(request, () => anthropicReply([{ type: "text", text: "## Goal\nLook at photo.png" }]))
+					: refuseImagesOver5MB(request, next),
+			// Keep only the latest turn; compaction stays manual.
+			settings: { compaction: { enabled: false, keepRecentTokens: 1 } },
+		});
+		// 1600×1200 of noise: 6.4 MB on disk, 8.5 MB of base64.
+		writeFileSync(join(w.dir, "photo.png"), encodeImage("png", 1600, 1200, 3, 255));
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_read", name: "read", input: { path: "photo.png" } }], {
+				stopReason: "tool_use",
+			}),
+			anthropicReply([{ type: "text", text: "A noisy photo." }]),
+			anthropicReply([{ type: "text", text: "Grey, mostly." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("look at photo.png");
+		const sent = sentImageData(w.server.requests[1]!);
+		expect(sent).toHaveLength(1);
+		expect(sent[0]!.length).toBeLessThan(ANTHROPIC_IMAGE_BYTES);
+		await w.session.prompt("what colour is it?");
+		await w.session.compact();
+		await w.session.prompt("and now?");
+		expect(w.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(
+			w.server.requests.every((request) => sentImageData(request).every((data) => data.length < ANTHROPIC_IMAGE_BYTES)),
+		).toBe(true);
+		expect(w.entries().filter((entry) => entry.type === "compaction")).toHaveLength(1);
+	});
+});
+
 /** Anthropic's check of image sides: any image with a side over 8000 pixels fails the request with 400. */
 function refuseSidesOver8000(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
 	const tall = sentImageData(request).some((data) => {
@@ -278,22 +318,22 @@ describe("pi#9590: resuming a session with several multi-MB image tool results s
 	});
 });
 
-describe("claude-code#12009: an MCP screenshot labelled image/jpeg that was a PNG made every later request fail", () => {
-	/** Anthropic's check: an image whose bytes are of another type than its `media_type` fails the request. */
-	function refuseMislabelled(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
-		const images = (JSON.stringify(request.body).match(/"media_type":"[^"]*","data":"[^"]*"/g) ?? []).map((field) => {
-			const [, type, data] = /"media_type":"([^"]*)","data":"([^"]*)"/.exec(field) ?? [];
-			return { type, actual: detectImageMimeType(Buffer.from((data ?? "").slice(0, 24), "base64")) };
-		});
-		const wrong = images.find((image) => image.actual !== undefined && image.actual !== image.type);
-		if (wrong === undefined) return next();
-		return anthropicError(
-			400,
-			"invalid_request_error",
-			`messages.2.content.0.tool_result.content.0.image.source.base64.data: Image does not match the provided media type ${wrong.type}`,
-		);
-	}
+/** Anthropic's check: an image whose bytes are of another type than its `media_type` fails the request. */
+function refuseMislabelled(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
+	const images = (JSON.stringify(request.body).match(/"media_type":"[^"]*","data":"[^"]*"/g) ?? []).map((field) => {
+		const [, type, data] = /"media_type":"([^"]*)","data":"([^"]*)"/.exec(field) ?? [];
+		return { type, actual: detectImageMimeType(Buffer.from((data ?? "").slice(0, 24), "base64")) };
+	});
+	const wrong = images.find((image) => image.actual !== undefined && image.actual !== image.type);
+	if (wrong === undefined) return next();
+	return anthropicError(
+		400,
+		"invalid_request_error",
+		`messages.2.content.0.tool_result.content.0.image.source.base64.data: Image does not match the provided media type ${wrong.type}`,
+	);
+}
 
+describe("claude-code#12009: an MCP screenshot labelled image/jpeg that was a PNG made every later request fail", () => {
 	it("claude-code#12009: a tool's PNG labelled image/jpeg is saved and sent as image/png, its bytes untouched; the turn and the next prompt are answered", async () => {
 		const shot = encodeImage("png", 64, 48).toString("base64");
 		w = await startWireSession({
@@ -306,5 +346,29 @@ describe("claude-code#12009: an MCP screenshot labelled image/jpeg that was a PN
 		expect(stops).toEqual(["toolUse", "stop", "stop"]);
 		const [saved] = savedResults(w);
 		expect(saved?.content).toEqual([{ type: "image", data: shot, mimeType: "image/png" }]);
+	});
+
+	it("claude-code#12009: the same PNG labelled image/jpeg sent with a prompt (SDK images) is saved and sent as image/png; both prompts are answered", async () => {
+		const shot = encodeImage("png", 64, 48).toString("base64");
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseMislabelled,
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "A screenshot." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("what is this?", { images: [{ type: "image", data: shot, mimeType: "image/jpeg" }] });
+		await w.session.prompt("and now?");
+		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
+		expect(stops).toEqual(["stop", "stop"]);
+		const [first] = w
+			.entries()
+			.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
+		expect(first?.content).toEqual([
+			{ type: "text", text: "what is this?" },
+			{ type: "image", data: shot, mimeType: "image/png" },
+		]);
 	});
 });
