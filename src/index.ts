@@ -158,6 +158,7 @@ export type {
 } from "./session/events.js";
 export {
 	blockImagesAwareConverter,
+	fitPromptImages,
 	normalizePromptImages,
 	normalizeToolResultImages,
 	SUPPORTED_PROMPT_IMAGE_TYPES,

@@ -5,8 +5,13 @@
  */
 import { createLlmMessageConverter } from "../agent/llm-converter.js";
 import type { AgentMessage, ImageContent, Message, Model, TextContent } from "../llm/types.js";
-import { readImageDimensions, type SupportedImageMimeType } from "../tools/image.js";
-import { formatDimensionNote, MAX_IMAGE_DIMENSION, resizeImageDetailed } from "../tools/image-resize.js";
+import { detectImageMimeType, readImageDimensions, type SupportedImageMimeType } from "../tools/image.js";
+import {
+	formatDimensionNote,
+	type ImageResizeOutcome,
+	MAX_IMAGE_DIMENSION,
+	resizeImageDetailed,
+} from "../tools/image-resize.js";
 import { MAX_INLINE_IMAGE_BYTES } from "../tools/read.js";
 import { formatSize } from "../tools/truncate.js";
 import { convertMessageToLlm, SUPPORTED_PROMPT_IMAGE_TYPES } from "./convert-to-llm.js";
@@ -26,7 +31,8 @@ export interface NormalizedPromptImages {
 /**
  * Checks each image of a prompt against the model that will receive it: a model without image
  * input gets none, an image of another type than PNG, JPEG, GIF or WebP is dropped, and so is one
- * without data or over the inline limit ({@link MAX_INLINE_IMAGE_BYTES} of base64). Each dropped
+ * without data or over the inline limit ({@link MAX_INLINE_IMAGE_BYTES} of base64); a kept image
+ * labelled with another type than its bytes have gets its bytes' type (claude-code#12009). Each dropped
  * image leaves a hint, appended to the text as `text + "\n\n" + hints.join("\n")` so the model
  * knows something was attached. Without a model nothing is checked. Pure; must not throw.
  *
@@ -54,7 +60,7 @@ export function normalizePromptImages(
 			? imageProblem(image)
 			: `the model ${model.provider}/${model.id} does not accept images`;
 		if (problem) hints.push(`[Image ${index + 1} omitted: ${problem}.]`);
-		else kept.push(image);
+		else kept.push(labelledByItsBytes(image));
 	});
 	if (hints.length === 0) return { text, images: kept, hints };
 	return {
@@ -76,15 +82,87 @@ function imageProblem(image: ImageContent): string | undefined {
 }
 
 /**
+ * Whether one of the prompt's images has a side over 2000 pixels by its header (a PNG, JPEG, GIF
+ * or WebP within the inline size): {@link fitPromptImages} would resize it. Pure; must not throw.
+ */
+export function promptImagesNeedFitting(images: readonly ImageContent[] | undefined): boolean {
+	return images?.some(oversizedSides) ?? false;
+}
+
+/**
+ * Resizes each prompt image with a side over 2000 pixels to fit 2000×2000, as the read tool and
+ * `@file` arguments do, and appends its dimension note to the text after a blank line. Sent as it
+ * was, a full-page capture over 8000 px made Anthropic refuse the request and, the image being
+ * saved, every later one (oh-my-pi#10633). Other images (within the box, over the inline size,
+ * another type: {@link normalizePromptImages} decides on those) and images that cannot be decoded
+ * are left as they are. Rejects only when `signal` fires.
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs";
+ * import type { ImageContent } from "settle";
+ *
+ * const page: ImageContent = { type: "image", data: readFileSync("page.png").toString("base64"), mimeType: "image/png" };
+ * const { text, images } = await fitPromptImages("What is on this page?", [page]);
+ * // a 1440×8570 page: its 336×2000 copy, and text ends with "[Image: original 1440x8570, displayed at 336x2000. …]"
+ * await session.prompt(text, { images });
+ * ```
+ */
+export async function fitPromptImages(
+	text: string,
+	images: ImageContent[],
+	options: { signal?: AbortSignal } = {},
+): Promise<{ text: string; images: ImageContent[] }> {
+	const fitted: ImageContent[] = [];
+	const notes: string[] = [];
+	for (const image of images) {
+		const outcome = oversizedSides(image)
+			? await resizeImageDetailed(
+					{ data: image.data, mimeType: image.mimeType },
+					options.signal ? { signal: options.signal } : {},
+				)
+			: undefined;
+		if (outcome?.kind !== "resized" || !outcome.image.wasResized) {
+			fitted.push(image);
+			continue;
+		}
+		fitted.push({ type: "image", data: outcome.image.data, mimeType: outcome.image.mimeType });
+		const note = formatDimensionNote(outcome.image);
+		if (note) notes.push(note);
+	}
+	if (notes.length === 0) return { text, images };
+	return { text: `${text}\n\n${notes.join("\n")}`, images: fitted };
+}
+
+/** A supported image within the inline size whose header gives a side over 2000 px. */
+function oversizedSides(image: ImageContent): boolean {
+	if (typeof image.data !== "string" || image.data.length >= MAX_INLINE_IMAGE_BYTES) return false;
+	if (!(SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(image.mimeType)) return false;
+	const size = headerSize(image);
+	return size !== undefined && (size.width > MAX_IMAGE_DIMENSION || size.height > MAX_IMAGE_DIMENSION);
+}
+
+/** Width and height from the image's header (no decoding), or undefined when it cannot be read. */
+function headerSize(image: ImageContent): { width: number; height: number } | undefined {
+	// Enough of the file for any header the sniffer reads (JPEG's SOF may come after EXIF data).
+	const head = Buffer.from(image.data.slice(0, 256 * 1024), "base64");
+	return readImageDimensions(head, image.mimeType as SupportedImageMimeType);
+}
+
+/**
  * Fits the images a tool returned (or a `tool_result` handler put in its place) to the inline
- * limits, as newer pi does before the result enters the session: each image over 2000×2000 pixels
+ * limits, as newer pi does before the result enters the session. An image labelled with another
+ * type than its bytes have (a PNG said to be image/jpeg) gets the type of its bytes first, whatever
+ * `autoResize` says (claude-code#12009). Each image over 2000×2000 pixels
  * or 4.5 MB of base64 is resized as the `read` tool resizes (same sizes, formats and qualities)
  * and followed by a text block with the dimension note. An image that cannot be resized
  * (undecodable, cannot be made small enough, no resizer) is kept as the tool made it, as newer pi
  * keeps it: the tool's output is not silently deleted. Images are kept for a model without image
  * input too (the request leaves them out, the session keeps them for the next model).
- * `autoResize: false` (the `images.autoResize` setting) leaves every image alone. Returns the
- * same array when nothing changed. Rejects only when `signal` fires.
+ * `autoResize: false` (the `images.autoResize` setting) resizes nothing. Either way, an
+ * image still over {@link MAX_INLINE_IMAGE_BYTES} of base64 is replaced by a text note saying so,
+ * as the read tool leaves out such a file: kept, it made every later request fail (pi#2055). Returns
+ * the same array when nothing changed. Rejects only when `signal` fires.
  *
  * @example
  * ```ts
@@ -100,37 +178,73 @@ export async function normalizeToolResultImages(
 	content: (TextContent | ImageContent)[],
 	options: { autoResize?: boolean; signal?: AbortSignal } = {},
 ): Promise<(TextContent | ImageContent)[]> {
-	if (options.autoResize === false || !content.some((block) => block.type === "image")) return content;
+	if (!content.some((block) => block.type === "image")) return content;
+	const autoResize = options.autoResize !== false;
 	const normalized: (TextContent | ImageContent)[] = [];
 	let changed = false;
-	for (const block of content) {
-		if (block.type !== "image" || fitsInline(block)) {
+	for (const original of content) {
+		const block = original.type === "image" ? labelledByItsBytes(original) : original;
+		if (block !== original) changed = true;
+		if (block.type !== "image" || (autoResize ? fitsInline(block) : !overInlineLimit(block))) {
 			normalized.push(block);
 			continue;
 		}
-		const outcome = await resizeImageDetailed(
-			{ data: block.data, mimeType: block.mimeType },
-			options.signal ? { signal: options.signal } : {},
-		);
-		if (outcome.kind !== "resized" || !outcome.image.wasResized) {
+		const outcome: ImageResizeOutcome | undefined = autoResize
+			? await resizeImageDetailed(
+					{ data: block.data, mimeType: block.mimeType },
+					options.signal ? { signal: options.signal } : {},
+				)
+			: undefined;
+		if (outcome?.kind === "resized" && outcome.image.wasResized) {
+			changed = true;
+			normalized.push({ type: "image", data: outcome.image.data, mimeType: outcome.image.mimeType });
+			const note = formatDimensionNote(outcome.image);
+			if (note) normalized.push({ type: "text", text: note });
+		} else if (overInlineLimit(block)) {
+			// No provider of the common ones takes it: kept, every later request of the session failed.
+			changed = true;
+			normalized.push({ type: "text", text: oversizedImageNote(block.data.length, outcome) });
+		} else {
 			normalized.push(block);
-			continue;
 		}
-		changed = true;
-		normalized.push({ type: "image", data: outcome.image.data, mimeType: outcome.image.mimeType });
-		const note = formatDimensionNote(outcome.image);
-		if (note) normalized.push({ type: "text", text: note });
 	}
 	return changed ? normalized : content;
+}
+
+/**
+ * The image with the type its bytes have (PNG, JPEG, GIF, WebP by their magic bytes) when the tool
+ * labelled it another one, else the same block: Anthropic refuses an image whose `media_type` does
+ * not match its bytes, in this and every later request (claude-code#12009: a PNG labelled image/jpeg).
+ */
+function labelledByItsBytes(image: ImageContent): ImageContent {
+	if (typeof image.data !== "string") return image;
+	const actual = detectImageMimeType(Buffer.from(image.data.slice(0, 24), "base64"));
+	return actual === undefined || actual === image.mimeType ? image : { ...image, mimeType: actual };
+}
+
+/** Over the inline limit by its base64 length alone. */
+function overInlineLimit(image: ImageContent): boolean {
+	return typeof image.data === "string" && image.data.length >= MAX_INLINE_IMAGE_BYTES;
+}
+
+/** The note left in place of a tool's image still over the inline limit; no `outcome`: resizing is off. */
+function oversizedImageNote(size: number, outcome: ImageResizeOutcome | undefined): string {
+	const why =
+		outcome === undefined
+			? "image resizing is off"
+			: outcome.kind === "undecodable"
+				? "it could not be resized (the image data could not be decoded)"
+				: outcome.kind === "unavailable"
+					? "image resizing is unavailable"
+					: "it could not be resized";
+	return `[Image omitted: ${formatSize(size)} encoded is over the ${formatSize(MAX_INLINE_IMAGE_BYTES)} inline image limit and ${why}. Make a smaller copy (for example with ImageMagick via bash) and send that instead.]`;
 }
 
 /** Within the limits by its header and size alone: no need to decode it. */
 function fitsInline(image: ImageContent): boolean {
 	if (typeof image.data !== "string" || image.data.length >= MAX_INLINE_IMAGE_BYTES) return false;
 	if (!(SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(image.mimeType)) return false;
-	// Enough of the file for any header the sniffer reads (JPEG's SOF may come after EXIF data).
-	const head = Buffer.from(image.data.slice(0, 256 * 1024), "base64");
-	const size = readImageDimensions(head, image.mimeType as SupportedImageMimeType);
+	const size = headerSize(image);
 	return size !== undefined && size.width <= MAX_IMAGE_DIMENSION && size.height <= MAX_IMAGE_DIMENSION;
 }
 

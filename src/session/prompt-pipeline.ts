@@ -32,7 +32,7 @@ import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
 import { expandPromptTemplate } from "../resources/prompt-templates.js";
 import { expandSkillCommand } from "../resources/skills.js";
 import { preSendCompaction, releasePreflightDispatch } from "./compaction-runner.js";
-import { normalizePromptImages } from "./images.js";
+import { fitPromptImages, normalizePromptImages, promptImagesNeedFitting } from "./images.js";
 import type { SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
 import { userMessage } from "./queues.js";
@@ -116,7 +116,17 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 			? NO_HANDLER_RESULT
 			: await beforeAgentStart(s, text, images);
 
-	// Step 11: against the model that will answer (a handler may have switched it).
+	// Step 11: against the model that will answer (a handler may have switched it). An image with a
+	// side over 2000 px is resized first, as `read` and `@file` do (oh-my-pi#10633); no await otherwise.
+	if (
+		images &&
+		!aborted.aborted &&
+		s.model()?.input.includes("image") &&
+		s.settingsManager.getImageAutoResize() &&
+		promptImagesNeedFitting(images)
+	) {
+		({ text, images } = await fitPromptImages(text, images));
+	}
 	const normalized = normalizePromptImages(text, images, s.model());
 	if (!aborted.aborted) recordThinkingLevel(s);
 	const messages: AgentMessage[] = [];

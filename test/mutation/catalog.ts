@@ -9476,9 +9476,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a tool image that cannot be resized is dropped",
 		edits: [
 			{
-				find: '\t\tif (outcome.kind !== "resized" || !outcome.image.wasResized) {\n\t\t\tnormalized.push(block);',
-				replace:
-					'\t\tif (outcome.kind !== "resized" || !outcome.image.wasResized) {\n\t\t\tif (outcome.kind === "resized") normalized.push(block);',
+				find: "\t\t} else {\n\t\t\tnormalized.push(block);\n\t\t}",
+				replace: "\t\t} else {\n\t\t\tchanged = true;\n\t\t}",
 			},
 		],
 		tests: ["test/session/tool-result-images.test.ts"],
@@ -14254,6 +14253,69 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/thinking-levels.test.ts"],
+	},
+	{
+		id: "FY01",
+		description:
+			"a tool's image still over the inline limit after resizing failed is kept as the tool made it, so every later request of the session is refused (pi#2055)",
+		file: "src/session/images.ts",
+		edits: [{ find: "} else if (overInlineLimit(block)) {", replace: "} else if (false) {" }],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
+	{
+		id: "FY02",
+		description:
+			"with images.autoResize off a tool's image over the inline limit is kept as it is, so every later request of the session is refused (pi#2055)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "(autoResize ? fitsInline(block) : !overInlineLimit(block))",
+				replace: "(autoResize ? fitsInline(block) : true)",
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
+	{
+		id: "FY03",
+		description:
+			"a prompt image with a side over 2000 px is sent as it is, so a capture over 8000 px makes Anthropic refuse this and every later request (oh-my-pi#10633)",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [{ find: "\t\tpromptImagesNeedFitting(images)\n", replace: "\t\tfalse\n" }],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
+	{
+		id: "FY04",
+		description:
+			"fitPromptImages keeps the original of an image it resized, so the 8570 px capture is still sent (oh-my-pi#10633)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: 'fitted.push({ type: "image", data: outcome.image.data, mimeType: outcome.image.mimeType });',
+				replace: "fitted.push(image);",
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
+	{
+		id: "FY05",
+		description:
+			"a tool's image keeps the type it was labelled with, so a PNG labelled image/jpeg makes Anthropic refuse this and every later request (claude-code#12009)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "return actual === undefined || actual === image.mimeType ? image : { ...image, mimeType: actual };",
+				replace: "return image;",
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
+	{
+		id: "FY06",
+		description:
+			"a prompt image keeps the type it was labelled with, so a PNG sent as image/jpeg makes Anthropic refuse this and every later request (claude-code#12009)",
+		file: "src/session/images.ts",
+		edits: [{ find: "else kept.push(labelledByItsBytes(image));", replace: "else kept.push(image);" }],
+		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
 ];
 
