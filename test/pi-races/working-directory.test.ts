@@ -1,0 +1,91 @@
+/**
+ * Reports about the session's working directory, replayed against real `settle` processes.
+ * pi#9836 (after pi#4877): the session folder is named after the whole cwd (`--<path with / as
+ * ->--`); a deep path, or one in CJK (3 bytes a character in UTF-8), makes a name past the 255
+ * bytes a file name can take, and pi could not start a saved session there at all (`ENAMETOOLONG`).
+ */
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runSettle, useCliProject } from "../cli/helpers.js";
+
+const cli = useCliProject("settle-pi-races-cwd-");
+
+/** A guard against a hang only (a run takes about a second). */
+const HANG_GUARD_MS = 60_000;
+
+function settleIn(cwd: string, ...args: string[]): ReturnType<typeof runSettle> {
+	return runSettle(args, { cwd, agentDir: cli.agentDir, timeoutMs: HANG_GUARD_MS });
+}
+
+/** The user texts saved in a session file, in order. */
+function userTexts(file: string): string[] {
+	return readFileSync(file, "utf8")
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line) as { type: string; message?: { role: string; content: unknown } })
+		.filter((entry) => entry.type === "message" && entry.message?.role === "user")
+		.map((entry) => {
+			const content = entry.message!.content;
+			return typeof content === "string" ? content : (content as { text: string }[]).map((part) => part.text).join("");
+		});
+}
+
+describe("pi#9836: a session folder name past 255 bytes (a deep or CJK path) cannot be created", () => {
+	it("pi#9836: settle -p in a deep CJK folder saves its session, and -c there continues it", () => {
+		// The report's path: each CJK character is 3 bytes of the folder's name.
+		const deep = join(
+			cli.project,
+			"测试",
+			"哲学",
+			"伦理学",
+			"逻辑学",
+			"语言学",
+			"分析哲学",
+			"科学哲学",
+			"心灵哲学",
+			"规范的形式化",
+			"规范的形式化规范的形式化",
+			"规范的形式化规范的形式化规范的形式化",
+			"逻辑实在论与权利",
+			"逻辑实在论与权利逻辑实在论",
+		);
+		mkdirSync(deep, { recursive: true });
+		expect(Buffer.byteLength(`--${deep.slice(1).replaceAll("/", "-")}--`)).toBeGreaterThan(255);
+
+		const first = settleIn(deep, "--faux", "-p", "first");
+		expect(first).toEqual({ code: 0, stdout: "first\n", stderr: "" });
+		const folders = readdirSync(join(cli.agentDir, "sessions"));
+		expect(folders).toHaveLength(1);
+		const folder = folders[0]!;
+		expect(Buffer.byteLength(folder)).toBeLessThanOrEqual(255);
+		// As much of the path as fits, so the folder still says which project it is.
+		expect(folder.startsWith(`--${cli.project.slice(1).replaceAll("/", "-")}-测试-哲学-`)).toBe(true);
+
+		const again = settleIn(deep, "--faux", "-c", "-p", "second");
+		expect(again).toEqual({ code: 0, stdout: "second\n", stderr: "" });
+		const files = readdirSync(join(cli.agentDir, "sessions", folder));
+		expect(files).toHaveLength(1);
+		expect(userTexts(join(cli.agentDir, "sessions", folder, files[0]!))).toEqual(["first", "second"]);
+	});
+
+	it("pi#9836: two deep folders that share the first 255 bytes of their name keep their own sessions", () => {
+		const base = join(cli.project, "规范的形式化".repeat(14));
+		const a = join(base, "甲");
+		const b = join(base, "乙");
+		mkdirSync(a, { recursive: true });
+		mkdirSync(b, { recursive: true });
+		expect(settleIn(a, "--faux", "-p", "in a").code).toBe(0);
+		expect(settleIn(b, "--faux", "-p", "in b").code).toBe(0);
+		expect(readdirSync(join(cli.agentDir, "sessions"))).toHaveLength(2);
+		expect(settleIn(a, "--faux", "-c", "-p", "a again").code).toBe(0);
+		const [folderA] = readdirSync(join(cli.agentDir, "sessions")).filter((name) =>
+			readdirSync(join(cli.agentDir, "sessions", name)).some((file) =>
+				userTexts(join(cli.agentDir, "sessions", name, file)).includes("in a"),
+			),
+		);
+		const fileA = readdirSync(join(cli.agentDir, "sessions", folderA!));
+		expect(fileA).toHaveLength(1);
+		expect(userTexts(join(cli.agentDir, "sessions", folderA!, fileA[0]!))).toEqual(["in a", "a again"]);
+	});
+});
