@@ -14164,6 +14164,18 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'createHash("sha256").update(resolved)', replace: 'createHash("sha256").update("")' }],
 		tests: ["test/pi-races/working-directory.test.ts"],
 	},
+	{
+		id: "GE03",
+		file: "src/resources/context-files.ts",
+		description: "pi#6617: a nested git worktree's main checkout AGENTS.md is loaded beside the worktree's own",
+		edits: [
+			{
+				find: "if (file && main !== undefined) shadowed = { root: identityOf(main), name: basename(file.path) };",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/working-directory.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -3,11 +3,21 @@
  * pi#9836 (after pi#4877): the session folder is named after the whole cwd (`--<path with / as
  * ->--`); a deep path, or one in CJK (3 bytes a character in UTF-8), makes a name past the 255
  * bytes a file name can take, and pi could not start a saved session there at all (`ENAMETOOLONG`).
+ * pi#6617 (oh-my-pi#11357 the same in a fork): in a git worktree kept inside its main checkout
+ * (`repo/.worktrees/feature`), the walk up from the cwd found the worktree's `AGENTS.md` and then the
+ * main checkout's — the same tracked file on another branch: the rules twice, the stale copy beside
+ * the current one (through the public runtime and real `git`).
  */
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+// pi 0.73.1's own collector, for the side-by-side check (the module alone, not pi's package index).
+import { loadProjectContextFiles as piLoadProjectContextFiles } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/resource-loader.js";
+import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
+import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { runSettle, useCliProject } from "../cli/helpers.js";
+import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
 
 const cli = useCliProject("settle-pi-races-cwd-");
 
@@ -87,5 +97,83 @@ describe("pi#9836: a session folder name past 255 bytes (a deep or CJK path) can
 		const fileA = readdirSync(join(cli.agentDir, "sessions", folderA!));
 		expect(fileA).toHaveLength(1);
 		expect(userTexts(join(cli.agentDir, "sessions", folderA!, fileA[0]!))).toEqual(["in a", "a again"]);
+	});
+});
+
+let ws: Workspace | undefined;
+let runtime: AgentSessionRuntime | undefined;
+afterEach(async () => {
+	await runtime?.dispose();
+	runtime = undefined;
+	ws?.cleanup();
+	ws = undefined;
+});
+
+function git(cwd: string, ...args: string[]): void {
+	execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args], {
+		cwd,
+		stdio: "ignore",
+	});
+}
+
+/** The system prompt of the first request a session in `cwd` sends. */
+async function firstSystemPrompt(workspace: Workspace, cwd: string): Promise<string> {
+	const faux = createFauxProvider();
+	runtime = await startRuntimeWithEmptyHome(faux, workspace, cwd);
+	faux.setResponses([fauxAssistantMessage("ok")]);
+	await runtime.session.prompt("hi");
+	return faux.requests[0]!.systemPrompt ?? "";
+}
+
+/** A repository whose tracked AGENTS.md says `RULE-MAIN`, with a worktree `.worktrees/feature` inside it; the worktree's path. */
+function repoWithNestedWorktree(workspace: Workspace): { repo: string; worktree: string } {
+	const repo = join(workspace.root, "repo");
+	mkdirSync(repo);
+	git(repo, "init", "-q");
+	writeFileSync(join(repo, "AGENTS.md"), "- Run the tests first (RULE-MAIN).\n");
+	git(repo, "add", "AGENTS.md");
+	git(repo, "commit", "-qm", "rules");
+	git(repo, "worktree", "add", "-q", ".worktrees/feature", "-b", "feature");
+	return { repo, worktree: join(repo, ".worktrees", "feature") };
+}
+
+describe("pi#6617: the main checkout's AGENTS.md also loads inside a git worktree nested under it", () => {
+	it("pi#6617: the worktree's AGENTS.md (changed on its branch) reaches the model; the main checkout's copy does not", async () => {
+		ws = createWorkspace();
+		const { worktree } = repoWithNestedWorktree(ws);
+		writeFileSync(join(worktree, "AGENTS.md"), "- Run the tests first (RULE-FEATURE).\n");
+		// pi 0.73.1 collects both copies.
+		expect(piLoadProjectContextFiles({ cwd: worktree, agentDir: ws.agentDir }).map((file) => file.path)).toEqual([
+			join(ws.root, "repo", "AGENTS.md"),
+			join(worktree, "AGENTS.md"),
+		]);
+		const sent = await firstSystemPrompt(ws, join(worktree));
+		expect(sent).toContain("RULE-FEATURE");
+		expect(sent).not.toContain("RULE-MAIN");
+	});
+
+	it("pi#6617: a worktree without its own AGENTS.md, and a folder above the main checkout, still bring theirs", async () => {
+		ws = createWorkspace();
+		writeFileSync(join(ws.root, "AGENTS.md"), "- Workspace rules (RULE-ABOVE).\n");
+		const { worktree } = repoWithNestedWorktree(ws);
+		rmSync(join(worktree, "AGENTS.md"));
+		const sent = await firstSystemPrompt(ws, worktree);
+		expect(sent).toContain("RULE-MAIN");
+		expect(sent).toContain("RULE-ABOVE");
+	});
+
+	it("pi#6617: a git submodule inside the checkout keeps both files (a submodule is another project)", async () => {
+		ws = createWorkspace();
+		const library = join(ws.root, "library");
+		mkdirSync(library);
+		git(library, "init", "-q");
+		writeFileSync(join(library, "AGENTS.md"), "- Library rules (RULE-LIBRARY).\n");
+		git(library, "add", "AGENTS.md");
+		git(library, "commit", "-qm", "rules");
+		const { repo } = repoWithNestedWorktree(ws);
+		git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "vendor/library");
+		const sent = await firstSystemPrompt(ws, join(repo, "vendor", "library"));
+		expect(sent).toContain("RULE-LIBRARY");
+		expect(sent).toContain("RULE-MAIN");
 	});
 });
