@@ -6,9 +6,13 @@
  * pi#6617 (oh-my-pi#11357 the same in a fork): in a git worktree kept inside its main checkout
  * (`repo/.worktrees/feature`), the walk up from the cwd found the worktree's `AGENTS.md` and then the
  * main checkout's — the same tracked file on another branch: the rules twice, the stale copy beside
- * the current one (through the public runtime and real `git`).
+ * the current one (through the public runtime and real `git`). oh-my-pi#12094: the command printed
+ * for resuming a session names its cwd; a cwd with a space or an apostrophe must come out quoted, so
+ * that pasted into a shell it resumes the session. oh-my-pi#11565: `--continue` from an unrelated
+ * folder, while the project of a session in the same folder had been deleted, took that session
+ * as a moved project: relocated it and rewrote its header's cwd.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,7 +20,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadProjectContextFiles as piLoadProjectContextFiles } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/resource-loader.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import { runSettle, useCliProject } from "../cli/helpers.js";
+import { cliCommand, runSettle, useCliProject } from "../cli/helpers.js";
 import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
 
 const cli = useCliProject("settle-pi-races-cwd-");
@@ -97,6 +101,56 @@ describe("pi#9836: a session folder name past 255 bytes (a deep or CJK path) can
 		const fileA = readdirSync(join(cli.agentDir, "sessions", folderA!));
 		expect(fileA).toHaveLength(1);
 		expect(userTexts(join(cli.agentDir, "sessions", folderA!, fileA[0]!))).toEqual(["in a", "a again"]);
+	});
+});
+
+describe("oh-my-pi#12094: the printed resume command, with a cwd holding spaces or an apostrophe", () => {
+	it("oh-my-pi#12094: pasted into a real shell, the command named for another project's session resumes it there", () => {
+		const other = join(cli.dir, "it's a project $(touch pwned)");
+		mkdirSync(other);
+		const there = settleIn(other, "--faux", "--json", "work over there");
+		expect(there.code).toBe(0);
+		const id = (JSON.parse(there.stdout.split("\n")[0]!) as { id: string }).id;
+
+		const run = settleIn(cli.project, "--faux", "-p", "--session", id.slice(0, 12), "hi");
+		expect(run.code).toBe(2);
+		const command = /To resume it there: (settle .+)\n/.exec(run.stderr)?.[1];
+		expect(command, run.stderr).toBeDefined();
+		// `settle` in the pasted line is this test's CLI; the rest is the printed text, as a shell reads it.
+		const settleWords = [process.execPath, ...cliCommand()].map((word) => `'${word}'`).join(" ");
+		const pasted = `${settleWords}${command!.slice("settle".length)} --faux --json again`;
+		const resumed = spawnSync("sh", ["-c", pasted], {
+			cwd: cli.project,
+			encoding: "utf8",
+			env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+			timeout: HANG_GUARD_MS,
+		});
+		expect(resumed.stderr).toBe("");
+		expect(resumed.status).toBe(0);
+		expect(JSON.parse(resumed.stdout.split("\n")[0]!)).toMatchObject({ id, cwd: other });
+		expect(readdirSync(cli.dir)).not.toContain("pwned");
+	});
+});
+
+describe("oh-my-pi#11565: --continue from an unrelated folder takes a deleted project's session as moved", () => {
+	it("oh-my-pi#11565: with A's folder deleted, settle -c in B (one --session-dir) starts B's own session and leaves A's file as it was", () => {
+		const shared = join(cli.dir, "shared-sessions");
+		const a = join(cli.dir, "project-a");
+		mkdirSync(a);
+		const first = settleIn(a, "--faux", "--session-dir", shared, "-p", "in a");
+		expect(first.code).toBe(0);
+		const [aFile] = readdirSync(shared);
+		const aBytes = readFileSync(join(shared, aFile!), "utf8");
+		rmSync(a, { recursive: true });
+
+		const b = settleIn(cli.project, "--faux", "--session-dir", shared, "-c", "-p", "in b");
+		expect(b.code).toBe(0);
+		expect(readFileSync(join(shared, aFile!), "utf8")).toBe(aBytes);
+		const bFile = readdirSync(shared).find((name) => name !== aFile);
+		expect(bFile).toBeDefined();
+		const header = JSON.parse(readFileSync(join(shared, bFile!), "utf8").split("\n")[0]!) as { cwd: string };
+		expect(header.cwd).toBe(cli.project);
+		expect(userTexts(join(shared, bFile!))).toEqual(["in b"]);
 	});
 });
 
