@@ -10,7 +10,10 @@
  * for resuming a session names its cwd; a cwd with a space or an apostrophe must come out quoted, so
  * that pasted into a shell it resumes the session. oh-my-pi#11565: `--continue` from an unrelated
  * folder, while the project of a session in the same folder had been deleted, took that session
- * as a moved project: relocated it and rewrote its header's cwd.
+ * as a moved project: relocated it and rewrote its header's cwd. pi#2992 (pi#2102, pi#5478): an
+ * extension that moves the process (`process.chdir` into a worktree) mid-session: pi's tools, footer
+ * and session stay on the session's cwd (pi: "currently unsupported"); what must not happen is a
+ * split where some tools follow the process and others the session.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -151,6 +154,95 @@ describe("oh-my-pi#11565: --continue from an unrelated folder takes a deleted pr
 		const header = JSON.parse(readFileSync(join(shared, bFile!), "utf8").split("\n")[0]!) as { cwd: string };
 		expect(header.cwd).toBe(cli.project);
 		expect(userTexts(join(shared, bFile!))).toEqual(["in b"]);
+	});
+});
+
+interface ToolEnd {
+	type: "tool_execution_end";
+	toolName: string;
+	isError: boolean;
+	result: { content: { type: string; text?: string }[] };
+}
+
+describe("pi#2992: an extension moves the process (process.chdir) mid-session", () => {
+	it("pi#2992: after process.chdir in session_start, bash, read, ls, find, grep and write all act in the session's cwd", () => {
+		const elsewhere = join(cli.dir, "worktree");
+		mkdirSync(elsewhere);
+		writeFileSync(join(elsewhere, "note.txt"), "ELSEWHERE-NOTE\n");
+		writeFileSync(join(elsewhere, "elsewhere-only.txt"), "");
+		writeFileSync(join(cli.project, "note.txt"), "PROJECT-NOTE\n");
+		writeFileSync(join(cli.project, "project-only.txt"), "");
+		const mover = join(cli.dir, "move-process.mjs");
+		writeFileSync(
+			mover,
+			`import { writeFileSync } from "node:fs";
+export default function (pi) {
+	pi.on("session_start", () => {
+		process.chdir(${JSON.stringify(elsewhere)});
+		writeFileSync(${JSON.stringify(join(cli.dir, "moved-to.txt"))}, process.cwd());
+	});
+}
+`,
+		);
+		const script = join(cli.dir, "script.json");
+		writeFileSync(
+			script,
+			JSON.stringify([
+				{
+					toolCalls: [
+						{ name: "bash", arguments: { command: "pwd; cat note.txt" } },
+						{ name: "read", arguments: { path: "note.txt" } },
+						{ name: "ls", arguments: { path: "." } },
+						{ name: "find", arguments: { pattern: "*.txt" } },
+						{ name: "grep", arguments: { pattern: "NOTE" } },
+						{ name: "write", arguments: { path: "made.txt", content: "made\n" } },
+					],
+				},
+				"done",
+			]),
+		);
+		const run = settleIn(
+			cli.project,
+			"--faux-script",
+			script,
+			"--tools",
+			"bash,read,ls,find,grep,write",
+			"-e",
+			mover,
+			"--no-session",
+			"--mode",
+			"json",
+			"-p",
+			"go",
+		);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(readFileSync(join(cli.dir, "moved-to.txt"), "utf8")).toBe(elsewhere);
+		const ends = run.stdout
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string })
+			.filter((event): event is ToolEnd => event.type === "tool_execution_end");
+		const texts = Object.fromEntries(ends.map((end) => [end.toolName, end.result.content[0]?.text ?? ""]));
+		// One batch, run in parallel: the events come in the order the calls finish.
+		expect(ends.map((end) => [end.toolName, end.isError]).sort()).toEqual([
+			["bash", false],
+			["find", false],
+			["grep", false],
+			["ls", false],
+			["read", false],
+			["write", false],
+		]);
+		expect(texts.bash).toBe(`${cli.project}\nPROJECT-NOTE\n`);
+		expect(texts.read).toContain("PROJECT-NOTE");
+		expect(texts.grep).toContain("PROJECT-NOTE");
+		expect(texts.grep).not.toContain("ELSEWHERE");
+		expect(readFileSync(join(cli.project, "made.txt"), "utf8")).toBe("made\n");
+		expect(readdirSync(elsewhere).sort()).toEqual(["elsewhere-only.txt", "note.txt"]);
+		for (const listing of [texts.ls, texts.find]) {
+			expect(listing).toContain("project-only.txt");
+			expect(listing).not.toContain("elsewhere-only.txt");
+		}
 	});
 });
 
