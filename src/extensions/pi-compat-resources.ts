@@ -178,7 +178,8 @@ function isUnder(target: string, root: string): boolean {
  * pi's `loadProjectContextFiles`: the AGENTS.md / CLAUDE.md files that apply to `cwd` (the agent
  * folder's, then each folder from the root down to `cwd`), as `{ path, content }`. Settle's
  * function of this name also returns diagnostics for unreadable files; pi's leaves them out silently.
- * Unlike pi 0.73.1, a file reached by two paths (a symlinked `AGENTS.md`) is listed once (pi#8116).
+ * Unlike pi 0.73.1, a file reached by two paths (a symlinked `AGENTS.md`) is listed once (pi#8116), and
+ * in a git worktree nested under its main checkout the main checkout's copy is left out (pi#6617).
  *
  * @example
  * ```ts

@@ -4,9 +4,11 @@
  * (outermost first), each file once. "Once" is by the file's real path (pi#8116, pi#4436, pi#5648): a
  * project `AGENTS.md` that is a symlink to the global one, or an agent folder reached through a
  * symlink, is sent once under the path first found; two distinct files with the same text both stay.
+ * In a git worktree nested under its main checkout (`repo/.worktrees/x`), the main checkout's file of
+ * the same name is left out: it is the worktree's own tracked file, on another branch (pi#6617).
  */
-import { realpathSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import { isFile } from "./discovery.js";
 import { readTextFile } from "./text-file.js";
@@ -38,6 +40,24 @@ function identityOf(path: string): string {
 }
 
 /**
+ * When `dir` is the root of a linked git worktree (its `.git` is a file naming
+ * `<main>/.git/worktrees/<name>`), the main checkout's root; undefined otherwise (a submodule's
+ * `.git` file names `.git/modules/…`, no worktree). Must not throw.
+ */
+function mainCheckoutOfWorktree(dir: string): string | undefined {
+	try {
+		const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(join(dir, ".git"), "utf8"))?.[1];
+		if (pointer === undefined) return undefined;
+		const gitDir = isAbsolute(pointer) ? pointer : resolve(dir, pointer);
+		if (basename(dirname(gitDir)) !== "worktrees") return undefined;
+		const common = resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim());
+		return basename(common) === ".git" ? dirname(common) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
  * Collects the context files for `cwd`. Must not throw; unreadable files are diagnostics.
  * @example
  * ```ts
@@ -58,9 +78,13 @@ export function loadProjectContextFiles(options: { cwd: string; agentDir: string
 	}
 	const ancestors: ContextFile[] = [];
 	let dir = resolve(options.cwd);
+	let shadowed: { root: string; name: string } | undefined;
 	for (;;) {
 		const file = loadFromDir(dir, diagnostics);
-		if (file && !seen.has(identityOf(file.path))) {
+		const main = file && shadowed === undefined ? mainCheckoutOfWorktree(dir) : undefined;
+		if (file && main !== undefined) shadowed = { root: identityOf(main), name: basename(file.path) };
+		const isShadowed = file !== null && shadowed?.name === basename(file.path) && shadowed.root === identityOf(dir);
+		if (file && !isShadowed && !seen.has(identityOf(file.path))) {
 			ancestors.unshift(file);
 			seen.add(identityOf(file.path));
 		}

@@ -1,12 +1,18 @@
 /** Where sessions live on disk: agent dir, per-cwd session dir, file names. */
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { makeFolders, PRIVATE_FOLDER_MODE } from "./folders.js";
 
+/** The longest file name most file systems take (ext4, APFS, NTFS: 255 bytes, UTF-8 on Linux). */
+const NAME_MAX_BYTES = 255;
+
 /**
  * The session directory for a cwd, computed as pi does (`<agentDir>/sessions/--<cwd mangled>--`), without creating it.
+ * A name longer than 255 bytes (a deep path, or CJK names at 3 bytes a character) could not be
+ * created (`ENAMETOOLONG`, pi#9836): it keeps as much of the path as fits, then `-<hash of the cwd>--`.
  *
  * @example
  * ```ts
@@ -15,10 +21,26 @@ import { makeFolders, PRIVATE_FOLDER_MODE } from "./folders.js";
  * ```
  */
 export function getDefaultSessionDirPath(cwd: string, agentDir: string = getDefaultAgentDir()): string {
-	const safe = `--${resolve(cwd)
-		.replace(/^[/\\]/, "")
-		.replace(/[/\\:]/g, "-")}--`;
-	return join(resolve(agentDir), "sessions", safe);
+	const resolved = resolve(cwd);
+	const mangled = resolved.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-");
+	return join(resolve(agentDir), "sessions", sessionFolderName(resolved, mangled));
+}
+
+/** `--<mangled>--`, or, past {@link NAME_MAX_BYTES}, the longest prefix of it that fits before `-<hash>--`. */
+function sessionFolderName(resolved: string, mangled: string): string {
+	const whole = `--${mangled}--`;
+	if (Buffer.byteLength(whole, "utf8") <= NAME_MAX_BYTES) return whole;
+	const suffix = `-${createHash("sha256").update(resolved).digest("hex").slice(0, 16)}--`;
+	let prefix = "--";
+	let bytes = suffix.length + prefix.length;
+	// By code point, so a character is never cut in half.
+	for (const char of mangled) {
+		const size = Buffer.byteLength(char, "utf8");
+		if (bytes + size > NAME_MAX_BYTES) break;
+		prefix += char;
+		bytes += size;
+	}
+	return `${prefix}${suffix}`;
 }
 
 /**

@@ -14317,6 +14317,34 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "else kept.push(labelledByItsBytes(image));", replace: "else kept.push(image);" }],
 		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
+	{
+		id: "GE01",
+		file: "src/store/paths.ts",
+		description: "pi#9836: a session folder name past 255 bytes is kept whole (ENAMETOOLONG)",
+		edits: [
+			{ find: 'if (Buffer.byteLength(whole, "utf8") <= NAME_MAX_BYTES) return whole;', replace: "return whole;" },
+		],
+		tests: ["test/pi-races/working-directory.test.ts"],
+	},
+	{
+		id: "GE02",
+		file: "src/store/paths.ts",
+		description: "pi#9836: a shortened session folder name hashes nothing of the cwd (two cut paths share one folder)",
+		edits: [{ find: 'createHash("sha256").update(resolved)', replace: 'createHash("sha256").update("")' }],
+		tests: ["test/pi-races/working-directory.test.ts"],
+	},
+	{
+		id: "GE03",
+		file: "src/resources/context-files.ts",
+		description: "pi#6617: a nested git worktree's main checkout AGENTS.md is loaded beside the worktree's own",
+		edits: [
+			{
+				find: "if (file && main !== undefined) shadowed = { root: identityOf(main), name: basename(file.path) };",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/working-directory.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
