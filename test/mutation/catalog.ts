@@ -14148,6 +14148,16 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/usage-tokens.test.ts"],
 	},
+	{
+		id: "GD01",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"pi#2843: settle -i prints a custom message's first line only; the rest of an extension command's result is lost",
+		edits: [
+			{ find: "for (const text of rest) this.line(", replace: "for (const text of rest.slice(0, 0)) this.line(" },
+		],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
