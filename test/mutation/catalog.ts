@@ -14158,6 +14158,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
 	},
+	{
+		id: "GD02",
+		file: "src/cli/interactive-ui.ts",
+		description:
+			"pi#5620: settle -i keeps an extension's setEditorText aside: the input line stays empty and Enter sends nothing",
+		edits: [{ find: "if (editor) editor.set(text);", replace: "if (false) editor?.set(text);" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

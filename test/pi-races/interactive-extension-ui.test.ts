@@ -8,7 +8,10 @@
  * (pi-time-sense's clock) was printed in the chat. paseo#3170: a `ctx.ui.notify` given during a run
  * never appeared. oh-my-pi#10297: a `session_start` notification was painted, then cleared.
  * narumiruna/pi-extensions#994: after Ctrl+C closed an extension's input, the chat took no line
- * until an extra Enter, and what was typed meanwhile was lost.
+ * until an extra Enter, and what was typed meanwhile was lost. pi#5620: a `ctx.ui.setEditorText` an
+ * extension command gives after its handler returned did not show until the next key (in Settle's
+ * chat it never showed: the text was kept aside, and Enter sent nothing); that one runs `settle` in
+ * a pseudo-terminal (util-linux `script`).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +24,8 @@ import {
 	PROMPT,
 	Repl,
 	readEntries,
+	Terminal,
+	transcript,
 } from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-extension-ui-");
@@ -192,5 +197,48 @@ export default function (pi) {
 		expect(await chat.end()).toBe(0);
 		expect(readFileSync(log, "utf8")).toBe("null\n");
 		expect(chat.stderr).toBe("");
+	});
+});
+
+describe("pi#5620: ctx.ui.setEditorText from an extension command, in a terminal", () => {
+	it("pi#5620: the text set after the command's handler returned is on the input line at once, getEditorText reads it, and Enter sends it to the model", async () => {
+		const log = join(cli.dir, "editor.log");
+		const extension = file(
+			"demofill.mjs",
+			`import { renameSync, writeFileSync } from "node:fs";
+export default function (pi) {
+	pi.registerCommand("demofill", {
+		description: "Fill the editor",
+		handler: async (_args, ctx) => {
+			setTimeout(() => {
+				ctx.ui.setEditorText("bonjour");
+				// Written whole, then named: the test reads it once it appears.
+				writeFileSync(${JSON.stringify(`${log}.tmp`)}, ctx.ui.getEditorText());
+				renameSync(${JSON.stringify(`${log}.tmp`)}, ${JSON.stringify(log)});
+			}, 0);
+		},
+	});
+}
+`,
+		);
+		const term = new Terminal(["--faux", "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { NO_COLOR: "1" },
+		});
+		await term.until("> ", 0);
+		const sessionFile = /session: (\S+\.jsonl)/.exec(term.output)![1]!;
+		const from = term.mark();
+		term.type("/demofill\r");
+		await fileAppears(cli.dir, "editor.log");
+		expect(readFileSync(log, "utf8")).toBe("bonjour");
+		// Enter on the line the extension filled (no other key), then Ctrl+D: the line is still sent.
+		term.type("\r\x04");
+		expect(await term.exited).toBe(0);
+		// As the terminal showed it (cursor moves dropped): the prompt with the text on it.
+		const cursorMoves = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g");
+		expect(term.output.slice(from).replace(cursorMoves, "")).toContain("> bonjour");
+		// The faux model echoes the prompt it was sent.
+		expect(transcript(sessionFile)).toEqual(["user: bonjour", "assistant: bonjour"]);
 	});
 });
