@@ -11,9 +11,11 @@
  * until an extra Enter, and what was typed meanwhile was lost. pi#5620: a `ctx.ui.setEditorText` an
  * extension command gives after its handler returned did not show until the next key (in Settle's
  * chat it never showed: the text was kept aside, and Enter sent nothing); that one runs `settle` in
- * a pseudo-terminal (util-linux `script`).
+ * a pseudo-terminal (util-linux `script`). pi#6978: two dialogs open at once (a command's
+ * `Promise.all` of two confirms, parallel tool calls each asking one): only the last was usable, the
+ * first one's Promise never settled and the session stuck on "Working...".
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
@@ -240,5 +242,73 @@ export default function (pi) {
 		expect(term.output.slice(from).replace(cursorMoves, "")).toContain("> bonjour");
 		// The faux model echoes the prompt it was sent.
 		expect(transcript(sessionFile)).toEqual(["user: bonjour", "assistant: bonjour"]);
+	});
+});
+
+/** pi#6978's extension: a command opening two confirms at once, and a confirm before each tool call. */
+const DIALOG_RACE = `export default function (pi) {
+	pi.registerCommand("dialog-race", {
+		description: "Open two confirms at once",
+		handler: async (_args, ctx) => {
+			const results = await Promise.all([
+				ctx.ui.confirm("First", "Should settle"),
+				ctx.ui.confirm("Second", "Should also settle"),
+			]);
+			ctx.ui.notify("Both settled: " + results.join(", "), "info");
+		},
+	});
+	pi.on("tool_call", async (event, ctx) => {
+		const ok = await ctx.ui.confirm("Allow " + event.toolName, event.input.command);
+		if (!ok) return { block: true, reason: "denied " + event.input.command };
+	});
+}
+`;
+
+describe("pi#6978: two extension dialogs open at once", () => {
+	it("pi#6978: a command's two confirms are asked one after the other and both settle with their own answer", async () => {
+		const extension = file("dialog-race.mjs", DIALOG_RACE);
+		const chat = repl(["--faux", "--no-session", "-e", extension]);
+		await chat.idle(0);
+		const from = chat.mark();
+		chat.send("/dialog-race");
+		await chat.until("First: Should settle [y/N] ", from);
+		expect(chat.stdout.slice(from)).not.toContain("Second");
+		chat.send("y");
+		await chat.until("Second: Should also settle [y/N] ", from);
+		chat.send("n");
+		expect(await chat.idle(from, "[info] Both settled: true, false\n")).not.toContain("Queued");
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+	});
+
+	it("pi#6978: two tool calls of one answer each ask before they run: each answer reaches its own call, and the run ends", async () => {
+		const extension = file("dialog-race.mjs", DIALOG_RACE);
+		const steps = file(
+			"script.json",
+			JSON.stringify([
+				{
+					toolCalls: [
+						{ name: "bash", arguments: { command: "touch one" } },
+						{ name: "bash", arguments: { command: "touch two" } },
+					],
+				},
+				"done both",
+			]),
+		);
+		const chat = repl(["--faux-script", steps, "--no-session", "-e", extension]);
+		await chat.idle(0);
+		const from = chat.mark();
+		chat.send("go");
+		await chat.until("Allow bash: touch one [y/N] ", from);
+		chat.send("y");
+		await chat.until("Allow bash: touch two [y/N] ", from);
+		chat.send("n");
+		const run = await chat.idle(from, "done both");
+		expect(run).toContain("  denied touch two\n");
+		expect(run).not.toContain("denied touch one");
+		expect(existsSync(join(cli.project, "one"))).toBe(true);
+		expect(existsSync(join(cli.project, "two"))).toBe(false);
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
 	});
 });
