@@ -40,7 +40,7 @@ import {
 	TranscriptPrinter,
 	terminalSafe,
 } from "./interactive-render.js";
-import { createInteractiveUIContext, LineQuestions } from "./interactive-ui.js";
+import { createInteractiveUIContext, type InteractiveEditor, LineQuestions } from "./interactive-ui.js";
 import { type CliOutput, extensionErrorLine } from "./print-mode.js";
 import type { LinkNamedSessionFolder } from "./session-lookup.js";
 import {
@@ -202,13 +202,44 @@ export async function runInteractiveMode(
 			rl.prompt(true);
 		} else out.stdout(PROMPT);
 		promptShown = true;
+		if (draft !== undefined) {
+			const text = draft;
+			draft = undefined;
+			replaceLine(text);
+		}
 	}
+
+	// --- The input line as an extension's editor (pi's setEditorText / pasteToEditor / getEditorText),
+	// in a terminal. pi#5620: a text an extension set never showed (it was kept aside, Enter sent
+	// nothing). While a question waits, its answer is the line: the text waits for the prompt.
+	let draft: string | undefined;
+	const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ");
+	function replaceLine(text: string): void {
+		rl.write(null, { ctrl: true, name: "e" });
+		rl.write(null, { ctrl: true, name: "u" });
+		if (text) rl.write(text);
+	}
+	const inputLine: InteractiveEditor = {
+		set(text) {
+			if (questions.pending || closing) draft = oneLine(text);
+			else replaceLine(oneLine(text));
+		},
+		paste(text) {
+			if (questions.pending || closing) draft = (draft ?? "") + oneLine(text);
+			else rl.write(oneLine(text));
+		},
+		get: () => (questions.pending && draft !== undefined ? draft : rl.line),
+	};
 
 	// --- Binding each session (the first and every replacement).
 	let unsubscribe: (() => void) | undefined;
-	const ui = createInteractiveUIContext(questions, (line, type) => {
-		printer.line(type === "error" ? style.red(line) : type === "warning" ? style.yellow(line) : line);
-	});
+	const ui = createInteractiveUIContext(
+		questions,
+		(line, type) => {
+			printer.line(type === "error" ? style.red(line) : type === "warning" ? style.yellow(line) : line);
+		},
+		terminal ? inputLine : undefined,
+	);
 	const bind = async (target: AgentSession) => {
 		await target.bindExtensions({
 			mode: "tui",

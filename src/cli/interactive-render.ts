@@ -173,7 +173,13 @@ export class TranscriptPrinter {
 					}
 					this.line(s.dim(`» ${firstLine(text)}`));
 				} else if (message.role === "custom" && message.display) {
-					this.line(s.dim(`[${message.customType}] ${firstLine(userMessageText(message.content as never))}`));
+					// Shown whole, as pi's TUI shows it: it is written for the user to read (an extension
+					// command's report, a subagent's result), and the chat has no key that expands it (pi#2843).
+					const [first = "", ...rest] = userMessageText(message.content as never)
+						.trim()
+						.split(/\r?\n/);
+					this.line(s.dim(`[${outputLineSafe(String(message.customType))}] ${outputLineSafe(first)}`));
+					for (const text of rest) this.line(s.dim(`  ${outputLineSafe(text)}`));
 				}
 				return;
 			}

@@ -1,7 +1,8 @@
 /**
  * The extension UI of `settle -i`: dialogs (`confirm`, `select`, `input`, `editor`) are questions
- * the next typed line answers; `notify` prints a line; what needs a full terminal UI (widgets,
- * footers, custom components, themes) is a no-op, as in print mode.
+ * the next typed line answers; `notify` prints a line; `setEditorText` / `pasteToEditor` fill the
+ * input line in a terminal; what needs a full terminal UI (widgets, footers, custom components,
+ * themes) is a no-op, as in print mode.
  */
 import type { ExtensionUIContext, ExtensionUIDialogOptions, NotificationType } from "../extensions/types.js";
 import { plainTheme } from "../extensions/ui.js";
@@ -114,8 +115,22 @@ export function pickOption(options: readonly string[], answer: string | undefine
 }
 
 /**
+ * The chat's input line, as `ctx.ui.setEditorText` / `pasteToEditor` / `getEditorText` reach it (in
+ * a terminal: the line being typed at the prompt).
+ */
+export interface InteractiveEditor {
+	/** Replaces the input line's text. */
+	set(text: string): void;
+	/** Inserts text where the cursor is. */
+	paste(text: string): void;
+	/** The input line's text. */
+	get(): string;
+}
+
+/**
  * Creates the interactive UI context: dialogs go to `questions`, notifications and option lists to
- * `print` (one line each).
+ * `print` (one line each); the editor calls go to `editor` (without one, a text kept for
+ * `getEditorText` only, as on a pipe, where nothing can be edited).
  *
  * @example
  * ```ts
@@ -127,6 +142,7 @@ export function pickOption(options: readonly string[], answer: string | undefine
 export function createInteractiveUIContext(
 	questions: LineQuestions,
 	printLine: (line: string, type?: NotificationType) => void,
+	editor?: InteractiveEditor,
 ): ExtensionUIContext {
 	// An extension's text reaches the terminal as tool output does: colour codes dropped, other
 	// control characters made visible, so a title, an option or a notification cannot drive it.
@@ -175,12 +191,14 @@ export function createInteractiveUIContext(
 		setTitle: () => {},
 		custom: async <T>() => undefined as T,
 		pasteToEditor(text) {
-			editorText += text;
+			if (editor) editor.paste(text);
+			else editorText += text;
 		},
 		setEditorText(text) {
-			editorText = text;
+			if (editor) editor.set(text);
+			else editorText = text;
 		},
-		getEditorText: () => editorText,
+		getEditorText: () => (editor ? editor.get() : editorText),
 		addAutocompleteProvider: () => {},
 		setEditorComponent: () => {},
 		getEditorComponent: () => undefined,

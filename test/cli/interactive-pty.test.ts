@@ -4,67 +4,18 @@
  * the bytes a terminal sends (Enter "\r", Ctrl+C "\x03", Ctrl+D "\x04"). Waits are on output
  * markers and files, never on time.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cliCommand, trackChild, useCliProject } from "./helpers.js";
-import { fileAppears, GATED_COMMAND, readEntries } from "./interactive.helpers.js";
+import { useCliProject } from "./helpers.js";
+import { fileAppears, GATED_COMMAND, readEntries, Terminal } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-interactive-pty-");
 
 const ESC = String.fromCharCode(27);
-const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
 
-/** `settle <args>` in a pseudo-terminal; its output as the terminal shows it. */
-class Terminal {
-	readonly child: ChildProcessWithoutNullStreams;
-	output = "";
-	readonly exited: Promise<number | null>;
-	private readonly waiters: { text: string; from: number; resolve: () => void }[] = [];
-
-	constructor(args: string[], env: Record<string, string | undefined> = {}) {
-		const command = [process.execPath, ...cliCommand(), ...args].map(quote).join(" ");
-		// -e: script exits with settle's exit code; -f: output as it comes; -q: no "Script started" lines.
-		this.child = spawn("script", ["-qfec", command, "/dev/null"], {
-			cwd: cli.project,
-			// NO_COLOR from the environment the tests run in would turn the color check off.
-			env: { ...process.env, TERM: "xterm", NO_COLOR: undefined, ...env, SETTLE_AGENT_DIR: cli.agentDir },
-		});
-		// Decoded as a stream: a chunk may end inside a multi-byte character (✓ in the output).
-		this.child.stdout.setEncoding("utf8");
-		this.child.stdout.on("data", (chunk) => {
-			this.output += String(chunk);
-			for (const waiter of [...this.waiters]) {
-				if (this.output.indexOf(waiter.text, waiter.from) === -1) continue;
-				this.waiters.splice(this.waiters.indexOf(waiter), 1);
-				waiter.resolve();
-			}
-		});
-		this.exited = trackChild(this.child);
-	}
-
-	mark(): number {
-		return this.output.length;
-	}
-
-	/** Resolves once the output from `from` contains `text`. */
-	until(text: string, from: number): Promise<void> {
-		if (this.output.indexOf(text, from) !== -1) return Promise.resolve();
-		return new Promise((resolve, reject) => {
-			this.waiters.push({ text, from, resolve });
-			void this.exited.then((code) => {
-				if (this.output.indexOf(text, from) === -1) {
-					reject(new Error(`exited (${code}) before ${JSON.stringify(text)}; output:\n${JSON.stringify(this.output)}`));
-				}
-			});
-		});
-	}
-
-	/** Types keys (bytes as a terminal sends them). */
-	type(keys: string): void {
-		this.child.stdin.write(keys);
-	}
+function terminal(args: string[], env: Record<string, string | undefined> = {}): Terminal {
+	return new Terminal(args, { cwd: cli.project, agentDir: cli.agentDir, env });
 }
 
 describe("settle in a terminal", () => {
@@ -74,7 +25,7 @@ describe("settle in a terminal", () => {
 			steps,
 			JSON.stringify(["plain answer", { toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }]),
 		);
-		const term = new Terminal(["--faux-script", steps, "--no-session"]);
+		const term = terminal(["--faux-script", steps, "--no-session"]);
 		await term.until("> ", 0);
 		expect(term.output).toContain("\x1b[1msettle interactive\x1b[22m");
 
@@ -102,7 +53,7 @@ describe("settle in a terminal", () => {
 	});
 
 	it("/copy puts the last answer on the clipboard through the terminal (OSC 52)", async () => {
-		const term = new Terminal(["--faux", "--no-session"], { NO_COLOR: "1" });
+		const term = terminal(["--faux", "--no-session"], { NO_COLOR: "1" });
 		await term.until("> ", 0);
 		let from = term.mark();
 		term.type("copy this ✓\r");
@@ -117,7 +68,7 @@ describe("settle in a terminal", () => {
 	});
 
 	it("/tree <your message> puts the message back on the input line: Enter sends it again from there", async () => {
-		const term = new Terminal(["--faux"], { NO_COLOR: "1" });
+		const term = terminal(["--faux"], { NO_COLOR: "1" });
 		await term.until("> ", 0);
 		const file = /session: (\S+\.jsonl)/.exec(term.output)![1]!;
 		for (const text of ["first", "second"]) {
@@ -159,7 +110,7 @@ describe("settle in a terminal", () => {
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 30_000 } }));
 		const steps = join(cli.dir, "steps.json");
 		writeFileSync(steps, JSON.stringify([{ stopReason: "error", errorMessage: "503 service unavailable" }]));
-		const term = new Terminal(["--faux-script", steps, "--no-session"]);
+		const term = terminal(["--faux-script", steps, "--no-session"]);
 		await term.until("> ", 0);
 		const from = term.mark();
 		term.type("go\r");
@@ -176,7 +127,7 @@ describe("settle in a terminal", () => {
 	});
 
 	it("NO_COLOR: no color codes even in a terminal; Ctrl+D exits 0", async () => {
-		const term = new Terminal(["--faux", "--no-session"], { NO_COLOR: "1" });
+		const term = terminal(["--faux", "--no-session"], { NO_COLOR: "1" });
 		await term.until("> ", 0);
 		const from = term.mark();
 		term.type("echo me\r");

@@ -1,4 +1,7 @@
-/** A running `settle -i` (a real child process, stdin a pipe): type lines, wait for output. */
+/**
+ * A running `settle -i` (a real child process, stdin a pipe): type lines, wait for output; and
+ * `settle` in a pseudo-terminal ({@link Terminal}).
+ */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync, readFileSync, watch } from "node:fs";
 import { join } from "node:path";
@@ -151,3 +154,60 @@ export function fileAppears(dir: string, name: string): Promise<void> {
 
 /** A bash command that says it started (a file), then waits until the test creates `gate`. */
 export const GATED_COMMAND = "touch started; while [ ! -e gate ]; do sleep 0.01; done; echo opened";
+
+const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+
+/**
+ * `settle <args>` in a pseudo-terminal made by util-linux `script` (Debian bsdutils, always
+ * installed); its output as the terminal shows it. Keys are the bytes a terminal sends (Enter "\r",
+ * Ctrl+C "\x03", Ctrl+D "\x04").
+ */
+export class Terminal {
+	readonly child: ChildProcessWithoutNullStreams;
+	output = "";
+	readonly exited: Promise<number | null>;
+	private readonly waiters: { text: string; from: number; resolve: () => void }[] = [];
+
+	constructor(args: string[], options: { cwd: string; agentDir: string; env?: Record<string, string | undefined> }) {
+		const command = [process.execPath, ...cliCommand(), ...args].map(quote).join(" ");
+		// -e: script exits with settle's exit code; -f: output as it comes; -q: no "Script started" lines.
+		this.child = spawn("script", ["-qfec", command, "/dev/null"], {
+			cwd: options.cwd,
+			// NO_COLOR from the environment the tests run in would turn the color check off.
+			env: { ...process.env, TERM: "xterm", NO_COLOR: undefined, ...options.env, SETTLE_AGENT_DIR: options.agentDir },
+		});
+		// Decoded as a stream: a chunk may end inside a multi-byte character (✓ in the output).
+		this.child.stdout.setEncoding("utf8");
+		this.child.stdout.on("data", (chunk) => {
+			this.output += String(chunk);
+			for (const waiter of [...this.waiters]) {
+				if (this.output.indexOf(waiter.text, waiter.from) === -1) continue;
+				this.waiters.splice(this.waiters.indexOf(waiter), 1);
+				waiter.resolve();
+			}
+		});
+		this.exited = trackChild(this.child);
+	}
+
+	mark(): number {
+		return this.output.length;
+	}
+
+	/** Resolves once the output from `from` contains `text`. */
+	until(text: string, from: number): Promise<void> {
+		if (this.output.indexOf(text, from) !== -1) return Promise.resolve();
+		return new Promise((resolve, reject) => {
+			this.waiters.push({ text, from, resolve });
+			void this.exited.then((code) => {
+				if (this.output.indexOf(text, from) === -1) {
+					reject(new Error(`exited (${code}) before ${JSON.stringify(text)}; output:\n${JSON.stringify(this.output)}`));
+				}
+			});
+		});
+	}
+
+	/** Types keys (bytes as a terminal sends them). */
+	type(keys: string): void {
+		this.child.stdin.write(keys);
+	}
+}

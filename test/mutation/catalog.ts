@@ -14345,6 +14345,24 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/working-directory.test.ts"],
 	},
+	{
+		id: "GD01",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"pi#2843: settle -i prints a custom message's first line only; the rest of an extension command's result is lost",
+		edits: [
+			{ find: "for (const text of rest) this.line(", replace: "for (const text of rest.slice(0, 0)) this.line(" },
+		],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "GD02",
+		file: "src/cli/interactive-ui.ts",
+		description:
+			"pi#5620: settle -i keeps an extension's setEditorText aside: the input line stays empty and Enter sends nothing",
+		edits: [{ find: "if (editor) editor.set(text);", replace: "if (false) editor?.set(text);" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
