@@ -47,6 +47,7 @@ export {
 	getPromptCacheTtlMs,
 	isCacheWarmingReplayable,
 } from "./llm/cache-warming.js";
+export { type ProxyEnv, useEnvProxy } from "./llm/env-proxy.js";
 export * from "./llm/errors.js";
 export {
 	AssistantMessageEventStream,

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { errorMessage } from "../errors.js";
 import { collectExtensionFlags } from "../extensions/flags.js";
 import type { ExtensionFlag } from "../extensions/types.js";
+import { useEnvProxy } from "../llm/env-proxy.js";
 import type { ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { detectImageMimeTypeFromFile } from "../tools/image.js";
@@ -485,6 +486,7 @@ export async function runCli(argv: readonly string[] = process.argv.slice(2)): P
 		process.exit(1);
 	};
 	process.on("beforeExit", onStall);
+	await useEnvProxy();
 	const ran = await main(argv).finally(() => process.off("beforeExit", onStall));
 	const code = requestedExitCode.honoured ? withRequestedExitCode(ran, process.exitCode) : ran;
 	process.exitCode = code;

@@ -13840,6 +13840,20 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/models-json-config.test.ts"],
 	},
 	{
+		id: "GC06",
+		file: "src/cli/main.ts",
+		description: "pilish#196: settle ignores HTTP(S)_PROXY and dials providers directly",
+		edits: [{ find: "	await useEnvProxy();\n", replace: "" }],
+		tests: ["test/cli/env-proxy.test.ts"],
+	},
+	{
+		id: "GC07",
+		file: "src/llm/env-proxy.ts",
+		description: "NO_PROXY is ignored: a listed host is dialled through the proxy",
+		edits: [{ find: 'noProxy: env.no_proxy ?? env.NO_PROXY ?? "",', replace: 'noProxy: "",' }],
+		tests: ["test/cli/env-proxy.test.ts"],
+	},
+	{
 		id: "FJ01",
 		file: "src/runtime/models-json.ts",
 		description:
