@@ -372,3 +372,62 @@ describe("claude-code#12009: an MCP screenshot labelled image/jpeg that was a PN
 		]);
 	});
 });
+
+describe("leftovers9: images sent with steer / follow-up skipped the prompt's image checks, so the provider refused the run", () => {
+	it("leftovers9: a steer with a 1440×8570 capture is resized, a follow-up's PNG labelled image/jpeg relabelled; a plain steer sent later stays second; every request is answered", async () => {
+		const capture = pagePng(1440, 8570);
+		const shot = encodeImage("png", 64, 48).toString("base64");
+		const steerAll = async (): Promise<void> => {
+			const session = w!.session;
+			// Not awaited one by one: the plain steer is sent while the capture is being resized.
+			await Promise.all([
+				session.steer("look at this page", [{ type: "image", data: capture, mimeType: "image/png" }]),
+				session.steer("then stop"),
+				session.followUp("and this one?", [{ type: "image", data: shot, mimeType: "image/jpeg" }]),
+			]);
+		};
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: (request, next) => refuseSidesOver8000(request, () => refuseMislabelled(request, next)),
+			extensionFactories: [
+				(pi) => {
+					pi.registerTool({
+						name: "wait",
+						label: "wait",
+						description: "the wait tool",
+						parameters: { type: "object", properties: {} } as never,
+						execute: async () => {
+							await steerAll();
+							return { content: [{ type: "text", text: "waited" }], details: {} };
+						},
+					});
+				},
+			],
+		});
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_wait", name: "wait", input: {} }], { stopReason: "tool_use" }),
+			anthropicReply([{ type: "text", text: "A long page." }]),
+			anthropicReply([{ type: "text", text: "Stopping." }]),
+			anthropicReply([{ type: "text", text: "A screenshot." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("use wait");
+		await w.session.prompt("and now?");
+		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
+		expect(stops).toEqual(["toolUse", "stop", "stop", "stop", "stop"]);
+		const users = w
+			.entries()
+			.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []))
+			.map((message) => message.content as Array<{ type: string; text?: string; data?: string; mimeType?: string }>);
+		expect(users.map((content) => content[0]?.text)).toEqual([
+			"use wait",
+			"look at this page\n\n[Image: original 1440x8570, displayed at 336x2000. Multiply coordinates by 4.29 to map to original image.]",
+			"then stop",
+			"and this one?",
+			"and now?",
+		]);
+		expect(decodedSize(Buffer.from(users[1]?.[1]?.data ?? "", "base64"))).toEqual({ width: 336, height: 2000 });
+		expect(users[3]?.[1]).toEqual({ type: "image", data: shot, mimeType: "image/png" });
+	});
+});
