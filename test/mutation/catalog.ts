@@ -14351,6 +14351,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: " && !s.queues.hasOpenTurn(kind)) return queueExpanded", replace: ") return queueExpanded" }],
 		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
+	{
+		id: "GF04",
+		description:
+			"a prompt image over the 4.5 MB inline limit is not resized but dropped with a hint, as before (leftovers9)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "\tif (image.data.length >= MAX_INLINE_IMAGE_BYTES) return true;\n",
+				replace: "\tif (image.data.length >= MAX_INLINE_IMAGE_BYTES) return false;\n",
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

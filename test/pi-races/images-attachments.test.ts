@@ -431,3 +431,33 @@ describe("leftovers9: images sent with steer / follow-up skipped the prompt's im
 		expect(users[3]?.[1]).toEqual({ type: "image", data: shot, mimeType: "image/png" });
 	});
 });
+
+describe("leftovers9: a prompt image over the 4.5 MB inline limit was dropped with a hint, while @file and tool images were resized", () => {
+	it("leftovers9: an 8 MB screenshot sent with a prompt (SDK images) is resized under the limit and sent; no hint; both prompts are answered", async () => {
+		// 1600×1200 of noise: 8.5 MB of base64, within 2000 px, so only its size is over.
+		const shot = encodeImage("png", 1600, 1200, 3, 255).toString("base64");
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseImagesOver5MB,
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "A noisy photo." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("what is this?", { images: [{ type: "image", data: shot, mimeType: "image/png" }] });
+		await w.session.prompt("and now?");
+		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
+		expect(stops).toEqual(["stop", "stop"]);
+		const sent = sentImageData(w.server.requests[0]!);
+		expect(sent).toHaveLength(1);
+		expect(sent[0]!.length).toBeLessThan(ANTHROPIC_IMAGE_BYTES);
+		const [first] = w
+			.entries()
+			.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
+		const content = first?.content as Array<{ type: string; text?: string; data?: string }>;
+		expect(content[0]?.text).not.toContain("omitted");
+		expect(content[1]?.type).toBe("image");
+		expect(content[1]?.data).toBe(sent[0]);
+	});
+});
