@@ -82,20 +82,22 @@ function imageProblem(image: ImageContent): string | undefined {
 }
 
 /**
- * Whether one of the prompt's images has a side over 2000 pixels by its header (a PNG, JPEG, GIF
- * or WebP within the inline size): {@link fitPromptImages} would resize it. Pure; must not throw.
+ * Whether one of the prompt's images (a PNG, JPEG, GIF or WebP) is over the inline size or has a
+ * side over 2000 pixels by its header: {@link fitPromptImages} would resize it. Pure; must not throw.
  */
 export function promptImagesNeedFitting(images: readonly ImageContent[] | undefined): boolean {
-	return images?.some(oversizedSides) ?? false;
+	return images?.some(needsResize) ?? false;
 }
 
 /**
- * Resizes each prompt image with a side over 2000 pixels to fit 2000×2000, as the read tool and
+ * Resizes each prompt image with a side over 2000 pixels or over the inline size
+ * ({@link MAX_INLINE_IMAGE_BYTES} of base64) to fit 2000×2000 and that size, as the read tool and
  * `@file` arguments do, and appends its dimension note to the text after a blank line. Sent as it
  * was, a full-page capture over 8000 px made Anthropic refuse the request and, the image being
- * saved, every later one (oh-my-pi#10633). Other images (within the box, over the inline size,
- * another type: {@link normalizePromptImages} decides on those) and images that cannot be decoded
- * are left as they are. Rejects only when `signal` fires.
+ * saved, every later one (oh-my-pi#10633); an 8 MB screenshot was dropped with a hint. Other images
+ * (within the limits, another type: {@link normalizePromptImages} decides on those) and images that
+ * cannot be decoded or made small enough are left as they are (then dropped with a hint by
+ * {@link normalizePromptImages} when over the inline size). Rejects only when `signal` fires.
  *
  * @example
  * ```ts
@@ -116,7 +118,7 @@ export async function fitPromptImages(
 	const fitted: ImageContent[] = [];
 	const notes: string[] = [];
 	for (const image of images) {
-		const outcome = oversizedSides(image)
+		const outcome = needsResize(image)
 			? await resizeImageDetailed(
 					{ data: image.data, mimeType: image.mimeType },
 					options.signal ? { signal: options.signal } : {},
@@ -134,10 +136,11 @@ export async function fitPromptImages(
 	return { text: `${text}\n\n${notes.join("\n")}`, images: fitted };
 }
 
-/** A supported image within the inline size whose header gives a side over 2000 px. */
-function oversizedSides(image: ImageContent): boolean {
-	if (typeof image.data !== "string" || image.data.length >= MAX_INLINE_IMAGE_BYTES) return false;
+/** A supported image over the inline size, or within it with a side over 2000 px by its header. */
+function needsResize(image: ImageContent): boolean {
+	if (typeof image.data !== "string" || image.data.length === 0) return false;
 	if (!(SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(image.mimeType)) return false;
+	if (image.data.length >= MAX_INLINE_IMAGE_BYTES) return true;
 	const size = headerSize(image);
 	return size !== undefined && (size.width > MAX_IMAGE_DIMENSION || size.height > MAX_IMAGE_DIMENSION);
 }

@@ -6,7 +6,7 @@
  * 2. manual compaction in progress → rejected;
  * 3. `input` hook → continue / transform (chained) / handled;
  * 4. skill and prompt-template expansion;
- * 5. busy → queued as steering or follow-up (`streamingBehavior` required);
+ * 5. busy → queued as steering or follow-up (`streamingBehavior` required), images as in step 11;
  * 6. pending bash and custom messages flushed;
  * 7–8. model and auth checks (pi's rejection texts);
  * 9. pre-send compaction check;
@@ -118,15 +118,7 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 
 	// Step 11: against the model that will answer (a handler may have switched it). An image with a
 	// side over 2000 px is resized first, as `read` and `@file` do (oh-my-pi#10633); no await otherwise.
-	if (
-		images &&
-		!aborted.aborted &&
-		s.model()?.input.includes("image") &&
-		s.settingsManager.getImageAutoResize() &&
-		promptImagesNeedFitting(images)
-	) {
-		({ text, images } = await fitPromptImages(text, images));
-	}
+	if (!aborted.aborted && fittingNeeded(s, images)) ({ text, images } = await fitPromptImages(text, images));
 	const normalized = normalizePromptImages(text, images, s.model());
 	if (!aborted.aborted) recordThinkingLevel(s);
 	const messages: AgentMessage[] = [];
@@ -282,9 +274,10 @@ export async function busyPreflight(s: SessionInternals, input: BusyPreflightInp
 		if (payload.expandPromptTemplates) text = expandText(s, text);
 		if (!streaming) throw new SettleError("BUSY", TREE_NAVIGATION_IN_PROGRESS);
 		if (!payload.streamingBehavior) throw new SettleError("BUSY", STREAMING_BEHAVIOR_REQUIRED);
+		// Step 11 as for a prompt: resized while earlier messages may still be on their way.
+		const fitted = await fitQueuedImages(s, text, images);
 		await order?.turn;
-		if (payload.streamingBehavior === "followUp") s.queues.queueFollowUp(text, images);
-		else s.queues.queueSteer(text, images);
+		queueChecked(s, payload.streamingBehavior, text, fitted.images, fitted.text);
 		return { disposition: "queued" };
 	} finally {
 		order?.done();
@@ -310,7 +303,9 @@ export async function queueInput(
 			throw new SettleError("INVALID_ARGUMENT", commandCannotBeQueued(invocation.name));
 		}
 	}
-	if (!runner.hasHandlers("input")) return queueExpanded(s, kind, text, images);
+	const hooks = runner.hasHandlers("input");
+	// Queued at once unless a hook or a resize must be awaited, or an earlier message still is.
+	if (!hooks && !fittingNeeded(s, images) && !s.queues.hasOpenTurn(kind)) return queueExpanded(s, kind, text, images);
 	// The hooks may outlast the operation's last look at the queues (pi issue 5886): the machine
 	// counts this call until it is queued (or not), and an operation about to settle waits for it.
 	let queued = false;
@@ -318,14 +313,18 @@ export async function queueInput(
 	// Hooks run side by side; messages are queued in the order they were sent (atomic#2074).
 	const order = s.queues.takeTurn(kind);
 	try {
-		const result = await runner.emitInput(text, images, source, s.isStreaming() ? { streamingBehavior: kind } : {});
-		if (result.action === "handled") return "handled";
-		if (result.action === "transform") {
-			text = result.text;
-			images = result.images ?? images;
+		if (hooks) {
+			const result = await runner.emitInput(text, images, source, s.isStreaming() ? { streamingBehavior: kind } : {});
+			if (result.action === "handled") return "handled";
+			if (result.action === "transform") {
+				text = result.text;
+				images = result.images ?? images;
+			}
 		}
+		const expanded = expandText(s, text);
+		const fitted = await fitQueuedImages(s, expanded, images);
 		await order.turn;
-		queueExpanded(s, kind, text, images);
+		queueChecked(s, kind, expanded, fitted.images, fitted.text);
 		queued = true;
 		return "queued";
 	} finally {
@@ -346,9 +345,47 @@ function queueExpanded(
 	text: string,
 	images: ImageContent[] | undefined,
 ): "queued" {
-	const expanded = expandText(s, text);
-	if (kind === "followUp") s.queues.queueFollowUp(expanded, images);
-	else s.queues.queueSteer(expanded, images);
+	return queueChecked(s, kind, expandText(s, text), images);
+}
+
+/**
+ * Whether one of the images must be resized before the current model gets it (step 11): it takes
+ * images, `images.autoResize` is on, and an image has a side over 2000 px (oh-my-pi#10633).
+ */
+function fittingNeeded(s: SessionInternals, images: ImageContent[] | undefined): images is ImageContent[] {
+	return (
+		images !== undefined &&
+		s.model()?.input.includes("image") === true &&
+		s.settingsManager.getImageAutoResize() &&
+		promptImagesNeedFitting(images)
+	);
+}
+
+/** A queued message's images resized as a prompt's, and its text with their dimension notes. */
+async function fitQueuedImages(
+	s: SessionInternals,
+	text: string,
+	images: ImageContent[] | undefined,
+): Promise<{ text: string; images: ImageContent[] | undefined }> {
+	return fittingNeeded(s, images) ? await fitPromptImages(text, images) : { text, images };
+}
+
+/**
+ * Queues `text` as `kind` with its images checked against the current model as a prompt's are
+ * (dropped ones leave a hint, a mislabelled one gets its bytes' type): sent unchanged, a steer's
+ * image the provider refuses failed that run and every later one. The message says `messageText`
+ * (the text with the images' notes); the queue lists show `text`.
+ */
+function queueChecked(
+	s: SessionInternals,
+	kind: StreamingBehavior,
+	text: string,
+	images: ImageContent[] | undefined,
+	messageText = text,
+): "queued" {
+	const normalized = normalizePromptImages(messageText, images, s.model());
+	if (kind === "followUp") s.queues.queueFollowUp(text, normalized.images, normalized.text);
+	else s.queues.queueSteer(text, normalized.images, normalized.text);
 	return "queued";
 }
 

@@ -46,6 +46,8 @@ export class SessionQueues {
 		followUp: Promise.resolve(),
 	};
 	/** A queued text whose message has started (left its list) and has not reached its `message_end`. */
+	/** Per kind, how many taken turns are not done yet: a message queued now would overtake them. */
+	private openTurns: Record<"steer" | "followUp", number> = { steer: 0, followUp: 0 };
 	private delivering: { list: QueuedEntry[]; index: number; entry: QueuedEntry } | undefined;
 
 	constructor(
@@ -89,17 +91,33 @@ export class SessionQueues {
 	 */
 	takeTurn(kind: "steer" | "followUp"): { turn: Promise<void>; done: () => void } {
 		const turn = this.submitted[kind];
-		let done!: () => void;
-		const mine = new Promise<void>((resolve) => {
-			done = resolve;
+		let resolve!: () => void;
+		const mine = new Promise<void>((settle) => {
+			resolve = settle;
 		});
 		this.submitted[kind] = turn.then(() => mine);
+		this.openTurns[kind]++;
+		let finished = false;
+		const done = (): void => {
+			if (finished) return;
+			finished = true;
+			this.openTurns[kind]--;
+			resolve();
+		};
 		return { turn, done };
 	}
 
-	/** Queues a steering user message: display list, `queue_update`, then the Agent's queue. */
-	queueSteer(text: string, images?: ImageContent[]): void {
-		const message = userMessage(text, images);
+	/** Whether a message of `kind` submitted earlier is still on its way (its turn is not done). */
+	hasOpenTurn(kind: "steer" | "followUp"): boolean {
+		return this.openTurns[kind] > 0;
+	}
+
+	/**
+	 * Queues a steering user message: display list, `queue_update`, then the Agent's queue. The
+	 * message says `messageText` (the text with the notes its images left), the lists show `text`.
+	 */
+	queueSteer(text: string, images?: ImageContent[], messageText = text): void {
+		const message = userMessage(messageText, images);
 		this.steering.push({ text, message });
 		this.changed("queued", "steering", text);
 		this.emitUpdate();
@@ -107,8 +125,8 @@ export class SessionQueues {
 	}
 
 	/** Queues a follow-up user message (see {@link queueSteer}). */
-	queueFollowUp(text: string, images?: ImageContent[]): void {
-		const message = userMessage(text, images);
+	queueFollowUp(text: string, images?: ImageContent[], messageText = text): void {
+		const message = userMessage(messageText, images);
 		this.followUp.push({ text, message });
 		this.changed("queued", "followUp", text);
 		this.emitUpdate();

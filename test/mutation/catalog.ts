@@ -14377,6 +14377,53 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (editor) editor.set(text);", replace: "if (false) editor?.set(text);" }],
 		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
 	},
+	{
+		id: "GF01",
+		description:
+			"a steer / follow-up's images are queued unchecked, so a PNG labelled image/jpeg makes Anthropic refuse the run (leftovers9, claude-code#12009)",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: "const normalized = normalizePromptImages(messageText, images, s.model());",
+				replace: "const normalized = { text: messageText, images };",
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts", "test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "GF02",
+		description:
+			"a steer / follow-up's image with a side over 2000 px is queued as it is, so a capture over 8000 px makes Anthropic refuse the run (leftovers9, oh-my-pi#10633)",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: "return fittingNeeded(s, images) ? await fitPromptImages(text, images) : { text, images };",
+				replace: "return { text, images };",
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts", "test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "GF03",
+		description:
+			"a plain steer is queued at once while an earlier steer's image is still being resized, so it overtakes it (leftovers9)",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [{ find: " && !s.queues.hasOpenTurn(kind)) return queueExpanded", replace: ") return queueExpanded" }],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
+	{
+		id: "GF04",
+		description:
+			"a prompt image over the 4.5 MB inline limit is not resized but dropped with a hint, as before (leftovers9)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "\tif (image.data.length >= MAX_INLINE_IMAGE_BYTES) return true;\n",
+				replace: "\tif (image.data.length >= MAX_INLINE_IMAGE_BYTES) return false;\n",
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

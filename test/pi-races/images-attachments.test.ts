@@ -372,3 +372,92 @@ describe("claude-code#12009: an MCP screenshot labelled image/jpeg that was a PN
 		]);
 	});
 });
+
+describe("leftovers9: images sent with steer / follow-up skipped the prompt's image checks, so the provider refused the run", () => {
+	it("leftovers9: a steer with a 1440×8570 capture is resized, a follow-up's PNG labelled image/jpeg relabelled; a plain steer sent later stays second; every request is answered", async () => {
+		const capture = pagePng(1440, 8570);
+		const shot = encodeImage("png", 64, 48).toString("base64");
+		const steerAll = async (): Promise<void> => {
+			const session = w!.session;
+			// Not awaited one by one: the plain steer is sent while the capture is being resized.
+			await Promise.all([
+				session.steer("look at this page", [{ type: "image", data: capture, mimeType: "image/png" }]),
+				session.steer("then stop"),
+				session.followUp("and this one?", [{ type: "image", data: shot, mimeType: "image/jpeg" }]),
+			]);
+		};
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: (request, next) => refuseSidesOver8000(request, () => refuseMislabelled(request, next)),
+			extensionFactories: [
+				(pi) => {
+					pi.registerTool({
+						name: "wait",
+						label: "wait",
+						description: "the wait tool",
+						parameters: { type: "object", properties: {} } as never,
+						execute: async () => {
+							await steerAll();
+							return { content: [{ type: "text", text: "waited" }], details: {} };
+						},
+					});
+				},
+			],
+		});
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_wait", name: "wait", input: {} }], { stopReason: "tool_use" }),
+			anthropicReply([{ type: "text", text: "A long page." }]),
+			anthropicReply([{ type: "text", text: "Stopping." }]),
+			anthropicReply([{ type: "text", text: "A screenshot." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("use wait");
+		await w.session.prompt("and now?");
+		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
+		expect(stops).toEqual(["toolUse", "stop", "stop", "stop", "stop"]);
+		const users = w
+			.entries()
+			.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []))
+			.map((message) => message.content as Array<{ type: string; text?: string; data?: string; mimeType?: string }>);
+		expect(users.map((content) => content[0]?.text)).toEqual([
+			"use wait",
+			"look at this page\n\n[Image: original 1440x8570, displayed at 336x2000. Multiply coordinates by 4.29 to map to original image.]",
+			"then stop",
+			"and this one?",
+			"and now?",
+		]);
+		expect(decodedSize(Buffer.from(users[1]?.[1]?.data ?? "", "base64"))).toEqual({ width: 336, height: 2000 });
+		expect(users[3]?.[1]).toEqual({ type: "image", data: shot, mimeType: "image/png" });
+	});
+});
+
+describe("leftovers9: a prompt image over the 4.5 MB inline limit was dropped with a hint, while @file and tool images were resized", () => {
+	it("leftovers9: an 8 MB screenshot sent with a prompt (SDK images) is resized under the limit and sent; no hint; both prompts are answered", async () => {
+		// 1600×1200 of noise: 8.5 MB of base64, within 2000 px, so only its size is over.
+		const shot = encodeImage("png", 1600, 1200, 3, 255).toString("base64");
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseImagesOver5MB,
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "A noisy photo." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("what is this?", { images: [{ type: "image", data: shot, mimeType: "image/png" }] });
+		await w.session.prompt("and now?");
+		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
+		expect(stops).toEqual(["stop", "stop"]);
+		const sent = sentImageData(w.server.requests[0]!);
+		expect(sent).toHaveLength(1);
+		expect(sent[0]!.length).toBeLessThan(ANTHROPIC_IMAGE_BYTES);
+		const [first] = w
+			.entries()
+			.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
+		const content = first?.content as Array<{ type: string; text?: string; data?: string }>;
+		expect(content[0]?.text).not.toContain("omitted");
+		expect(content[1]?.type).toBe("image");
+		expect(content[1]?.data).toBe(sent[0]);
+	});
+});

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import { RpcClient, type RpcClientOptions, type RpcEvent } from "../../src/rpc/index.js";
 import { cliCommand, useCliProject } from "../cli/helpers.js";
+import { decodedSize, encodeImage } from "../tools/image-resize-helpers.js";
 
 const cli = useCliProject("settle-rpc-client-");
 
@@ -155,6 +156,38 @@ describe("RpcClient drives settle --rpc", () => {
 		expect(last.stopReason).toBe("aborted");
 		expect(await again.getState()).toMatchObject({ isStreaming: false });
 		await Promise.all([rpc.stop(), again.stop()]);
+	});
+
+	it("leftovers9: images of steer, follow_up and a queued prompt get the prompt's checks: a PNG labelled image/jpeg is relabelled, a 300×2400 one resized", async () => {
+		const steps = [{ toolCalls: [{ name: "bash", arguments: { command: GATE } }] }, "steered", "queued", "followed"];
+		const rpc = client(["--faux-script", script(steps), "--no-session"]);
+		await rpc.start();
+		const png = encodeImage("png", 64, 48).toString("base64");
+		const tall = encodeImage("png", 300, 2400).toString("base64");
+		const held = nextEvent(rpc, (event) => event.type === "tool_execution_update");
+		const idle = rpc.waitForIdle();
+		await rpc.prompt("go");
+		await held;
+		await rpc.steer("what is this?", [{ type: "image", data: png, mimeType: "image/jpeg" }]);
+		await rpc.prompt("and this?", [{ type: "image", data: tall, mimeType: "image/png" }], "steer");
+		await rpc.followUp("last one", [{ type: "image", data: png, mimeType: "image/jpeg" }]);
+		writeFileSync(join(cli.project, "gate"), "");
+		await idle;
+		const users = (await rpc.getMessages()).flatMap((message) =>
+			message.role === "user"
+				? [message.content as { type: string; text?: string; data?: string; mimeType?: string }[]]
+				: [],
+		);
+		expect(users.map((content) => content[0]?.text)).toEqual([
+			"go",
+			"what is this?",
+			"and this?\n\n[Image: original 300x2400, displayed at 250x2000. Multiply coordinates by 1.20 to map to original image.]",
+			"last one",
+		]);
+		expect(users[1]?.[1]).toEqual({ type: "image", data: png, mimeType: "image/png" });
+		expect(users[2]?.[1]?.mimeType).toBe("image/png");
+		expect(decodedSize(Buffer.from(users[2]?.[1]?.data ?? "", "base64"))).toEqual({ width: 250, height: 2000 });
+		expect(users[3]?.[1]).toEqual({ type: "image", data: png, mimeType: "image/png" });
 	});
 
 	it("newSession replaces the session: a new file, no messages; a refused command rejects with COMMAND_FAILED", async () => {
