@@ -14380,7 +14380,7 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "GF01",
 		description:
-			"a steer / follow-up's images are queued unchecked, so a PNG labelled image/jpeg makes Anthropic refuse the run (leftovers9, claude-code#12009)",
+			"a steer / follow-up's images are queued unchecked, so a PNG labelled image/jpeg makes Anthropic refuse the run (claude-code#12009)",
 		file: "src/session/prompt-pipeline.ts",
 		edits: [
 			{
@@ -14393,7 +14393,7 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "GF02",
 		description:
-			"a steer / follow-up's image with a side over 2000 px is queued as it is, so a capture over 8000 px makes Anthropic refuse the run (leftovers9, oh-my-pi#10633)",
+			"a steer / follow-up's image with a side over 2000 px is queued as it is, so a capture over 8000 px makes Anthropic refuse the run (oh-my-pi#10633)",
 		file: "src/session/prompt-pipeline.ts",
 		edits: [
 			{
@@ -14406,15 +14406,14 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "GF03",
 		description:
-			"a plain steer is queued at once while an earlier steer's image is still being resized, so it overtakes it (leftovers9)",
+			"a plain steer is queued at once while an earlier steer's image is still being resized, so it overtakes it",
 		file: "src/session/prompt-pipeline.ts",
 		edits: [{ find: " && !s.queues.hasOpenTurn(kind)) return queueExpanded", replace: ") return queueExpanded" }],
 		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
 	{
 		id: "GF04",
-		description:
-			"a prompt image over the 4.5 MB inline limit is not resized but dropped with a hint, as before (leftovers9)",
+		description: "a prompt image over the 4.5 MB inline limit is not resized but dropped with a hint, as before",
 		file: "src/session/images.ts",
 		edits: [
 			{

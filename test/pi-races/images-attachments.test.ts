@@ -373,8 +373,8 @@ describe("claude-code#12009: an MCP screenshot labelled image/jpeg that was a PN
 	});
 });
 
-describe("leftovers9: images sent with steer / follow-up skipped the prompt's image checks, so the provider refused the run", () => {
-	it("leftovers9: a steer with a 1440×8570 capture is resized, a follow-up's PNG labelled image/jpeg relabelled; a plain steer sent later stays second; every request is answered", async () => {
+describe("images sent with steer / follow-up skipped the prompt's image checks, so the provider refused the run", () => {
+	it("a steer with a 1440×8570 capture is resized, a follow-up's PNG labelled image/jpeg relabelled; a plain steer sent later stays second; every request is answered", async () => {
 		const capture = pagePng(1440, 8570);
 		const shot = encodeImage("png", 64, 48).toString("base64");
 		const steerAll = async (): Promise<void> => {
@@ -432,8 +432,8 @@ describe("leftovers9: images sent with steer / follow-up skipped the prompt's im
 	});
 });
 
-describe("leftovers9: a prompt image over the 4.5 MB inline limit was dropped with a hint, while @file and tool images were resized", () => {
-	it("leftovers9: an 8 MB screenshot sent with a prompt (SDK images) is resized under the limit and sent; no hint; both prompts are answered", async () => {
+describe("a prompt image over the 4.5 MB inline limit was dropped with a hint, while @file and tool images were resized", () => {
+	it("an 8 MB screenshot sent with a prompt (SDK images) is resized under the limit and sent; no hint; both prompts are answered", async () => {
 		// 1600×1200 of noise: 8.5 MB of base64, within 2000 px, so only its size is over.
 		const shot = encodeImage("png", 1600, 1200, 3, 255).toString("base64");
 		w = await startWireSession({

@@ -158,7 +158,7 @@ describe("RpcClient drives settle --rpc", () => {
 		await Promise.all([rpc.stop(), again.stop()]);
 	});
 
-	it("leftovers9: images of steer, follow_up and a queued prompt get the prompt's checks: a PNG labelled image/jpeg is relabelled, a 300×2400 one resized", async () => {
+	it("images of steer, follow_up and a queued prompt get the prompt's checks: a PNG labelled image/jpeg is relabelled, a 300×2400 one resized", async () => {
 		const steps = [{ toolCalls: [{ name: "bash", arguments: { command: GATE } }] }, "steered", "queued", "followed"];
 		const rpc = client(["--faux-script", script(steps), "--no-session"]);
 		await rpc.start();
