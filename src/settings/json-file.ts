@@ -163,18 +163,24 @@ function existingMode(path: string): number | undefined {
 	}
 }
 
-const LOCK_ATTEMPTS = 20;
+/**
+ * How long a save waits for another process's lock: proper-lockfile's stale time, after which a lock
+ * left by a crashed process is taken over. Half a second (the old bound) ran out when several
+ * processes saved at once on a busy machine: the last in line failed with `IO`.
+ */
+const LOCK_WAIT_MS = 10_000;
 const LOCK_RETRY_MS = 25;
 
-/** Runs `fn` holding `<path>.lock` (proper-lockfile), retrying briefly when another process holds it. */
+/** Runs `fn` holding `<path>.lock` (proper-lockfile), waiting while another process holds it. */
 export function withFileLock<T>(path: string, fn: () => T): T {
 	let release: (() => void) | undefined;
-	for (let attempt = 1; release === undefined; attempt++) {
+	const deadline = Date.now() + LOCK_WAIT_MS;
+	while (release === undefined) {
 		try {
 			release = loadLockfile().lockSync(path, { realpath: false });
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
-			if (code !== "ELOCKED" || attempt >= LOCK_ATTEMPTS) {
+			if (code !== "ELOCKED" || Date.now() >= deadline) {
 				throw new SettleError(
 					"IO",
 					code === "ELOCKED"

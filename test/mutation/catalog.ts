@@ -13854,6 +13854,13 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/cli/env-proxy.test.ts"],
 	},
 	{
+		id: "GC08",
+		file: "src/settings/json-file.ts",
+		description: "a settings save gives up on another process's lock after half a second again (the old 20 × 25 ms)",
+		edits: [{ find: "const LOCK_WAIT_MS = 10_000;", replace: "const LOCK_WAIT_MS = 500;" }],
+		tests: ["test/settings/settings-lock-wait.test.ts"],
+	},
+	{
 		id: "FJ01",
 		file: "src/runtime/models-json.ts",
 		description:
