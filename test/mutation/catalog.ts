@@ -14467,6 +14467,20 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-input-waits.test.ts"],
 	},
+	{
+		id: "GH04",
+		file: "src/tools/shell.ts",
+		description:
+			"a command's stdin is a pipe settle keeps open, so a prompt after a `<` redirect waits forever (claude-code#58938)",
+		edits: [
+			{
+				find: 'stdio: ["ignore", "pipe", "pipe"],\n\t\t\t\t});\n\t\t\t} catch (error) {\n\t\t\t\tthrow noDescriptors(error);',
+				replace:
+					'stdio: ["pipe", "pipe", "pipe"],\n\t\t\t\t});\n\t\t\t} catch (error) {\n\t\t\t\tthrow noDescriptors(error);',
+			},
+		],
+		tests: ["test/pi-races/bash-input-waits.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

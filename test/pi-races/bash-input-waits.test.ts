@@ -8,6 +8,8 @@
  *   replayed with `settle -p` started inside a pseudo-terminal (util-linux `script`), so a command
  *   that shared its controlling terminal would block on the prompt.
  * - ANOLISA#1988: a long `git log` went into the pager (`less`) and waited for `q`.
+ * - claude-code#58938: a command with its own `<` / `<<` redirect made the tool drop its
+ *   `< /dev/null`, so a later `y/N` prompt in the same command read the harness's open stdin forever.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -119,6 +121,24 @@ describe("ANOLISA#1988: git's pager does not wait for `q`", () => {
 		const lines = text.trim().split("\n");
 		expect(lines).toHaveLength(80);
 		expect(lines[79]).toMatch(/^[0-9a-f]+ commit 0$/);
+	});
+});
+
+describe("claude-code#58938: a command's own stdin redirect does not give later commands a live stdin", () => {
+	it("claude-code#58938: `cat < file` and a heredoc, then a `y/N` prompt in the same command: the prompt reads end-of-file at once", async () => {
+		const s = await sessions.session();
+		writeFileSync(join(s.dir, "notes.txt"), "from the file\n");
+		const command = [
+			"cat < notes.txt",
+			"cat <<'EOF'\nfrom the heredoc\nEOF",
+			'read -r -p "Proceed? [y/N] " answer; echo "prompt-ended:$? answer:[$answer]"',
+		].join("\n");
+		runsBash(s.provider, command, 20);
+		await s.session.prompt("clean up");
+		const text = toolResultText(s);
+		expect(text).not.toContain("timed out");
+		expect(text).toContain("from the file\nfrom the heredoc\n");
+		expect(text).toContain("prompt-ended:1 answer:[]");
 	});
 });
 
