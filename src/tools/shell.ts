@@ -265,6 +265,18 @@ function wholeCharacters(onData: (data: Buffer) => void): { write: (chunk: Buffe
 	};
 }
 
+/**
+ * The environment a command runs with: `env` as given, plus `GIT_EDITOR=true` when it names no
+ * GIT_EDITOR. A command here has no terminal (stdin is /dev/null, its own session), so the editor
+ * git opens for `git commit` without `-m` or `git rebase --continue` (vi by default) waited for
+ * keys that never come and the call hung until its timeout, or forever without one (pi#9936).
+ * With `true` git keeps the prepared message, or stops at once with "Aborting commit due to empty
+ * commit message". A GIT_EDITOR the environment sets (the user's, a spawn hook's) is kept.
+ */
+function nonInteractiveEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+	return env.GIT_EDITOR === undefined ? { ...env, GIT_EDITOR: "true" } : env;
+}
+
 /** Options of one command execution. */
 export interface ShellExecOptions {
 	/** Receives stdout and stderr bytes, interleaved as they arrive. */
@@ -311,7 +323,7 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 				child = spawn(shell, [...args, command], {
 					cwd,
 					detached: process.platform !== "win32",
-					env: env ?? process.env,
+					env: nonInteractiveEnv(env ?? process.env),
 					stdio: ["ignore", "pipe", "pipe"],
 				});
 			} catch (error) {

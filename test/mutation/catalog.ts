@@ -14430,6 +14430,57 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
+	{
+		id: "GH01",
+		file: "src/tools/shell.ts",
+		description: "commands run without GIT_EDITOR=true, so git's vi waits for a terminal that never comes (pi#9936)",
+		edits: [
+			{
+				find: "\t\t\t\t\tenv: nonInteractiveEnv(env ?? process.env),\n",
+				replace: "\t\t\t\t\tenv: env ?? process.env,\n",
+			},
+		],
+		tests: ["test/pi-races/bash-input-waits.test.ts"],
+	},
+	{
+		id: "GH02",
+		file: "src/tools/shell.ts",
+		description: "GIT_EDITOR=true replaces a GIT_EDITOR the environment sets (pi#9936)",
+		edits: [
+			{
+				find: 'return env.GIT_EDITOR === undefined ? { ...env, GIT_EDITOR: "true" } : env;',
+				replace: 'return { ...env, GIT_EDITOR: "true" };',
+			},
+		],
+		tests: ["test/pi-races/bash-input-waits.test.ts"],
+	},
+	{
+		id: "GH03",
+		file: "src/tools/shell.ts",
+		description:
+			"a command shares settle's controlling terminal, so git's credential prompt waits on it (oh-my-pi#4021)",
+		edits: [
+			{
+				find: '\t\t\t\t\tdetached: process.platform !== "win32",\n\t\t\t\t\tenv: nonInteractiveEnv',
+				replace: "\t\t\t\t\tdetached: false,\n\t\t\t\t\tenv: nonInteractiveEnv",
+			},
+		],
+		tests: ["test/pi-races/bash-input-waits.test.ts"],
+	},
+	{
+		id: "GH04",
+		file: "src/tools/shell.ts",
+		description:
+			"a command's stdin is a pipe settle keeps open, so a prompt after a `<` redirect waits forever (claude-code#58938)",
+		edits: [
+			{
+				find: 'stdio: ["ignore", "pipe", "pipe"],\n\t\t\t\t});\n\t\t\t} catch (error) {\n\t\t\t\tthrow noDescriptors(error);',
+				replace:
+					'stdio: ["pipe", "pipe", "pipe"],\n\t\t\t\t});\n\t\t\t} catch (error) {\n\t\t\t\tthrow noDescriptors(error);',
+			},
+		],
+		tests: ["test/pi-races/bash-input-waits.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
