@@ -391,10 +391,28 @@ async function runScenario(scenario: Scenario, run: number): Promise<void> {
 				// queued twin is still delivered later, unlisted); Settle matches the queued message itself
 				// (src/session/queues.ts) and takes it off when it is delivered. The same updates, in the same
 				// order, at another place in the stream (seed -80470901 path 6; a prompt queued with steer during
-				// the gated run: seed -886363259 path 11): compared apart.
-				const updates = (seen: unknown[]) => seen.filter((line) => (line as Line).type === "queue_update");
+				// the gated run: seed -886363259 path 11): compared apart. When the twin is not first in its
+				// queue, the lists between differ too (seed -278729664 path 12: follow-ups "  spaced  ",
+				// "ünïcode ✓" queued, then a prompt "ünïcode ✓"): pi lists ["  spaced  "] (the twin taken off
+				// at the prompt's start), Settle ["ünïcode ✓"] (the front one delivered first). So: the same
+				// number of updates, the same list lengths in each, the same last update, and a list differs
+				// only where Settle's still holds the twin's text.
+				const updates = (seen: unknown[]) =>
+					seen.filter((line) => (line as Line).type === "queue_update") as {
+						steering: string[];
+						followUp: string[];
+					}[];
 				const others = (seen: unknown[]) => seen.filter((line) => (line as Line).type !== "queue_update");
-				expect(updates(settleSeen), log.join("\n")).toEqual(updates(piSeen));
+				const [settleUpdates, piUpdates] = [updates(settleSeen), updates(piSeen)];
+				const sizes = (list: typeof settleUpdates) =>
+					list.map((update) => [update.steering.length, update.followUp.length]);
+				expect(sizes(settleUpdates), log.join("\n")).toEqual(sizes(piUpdates));
+				expect(settleUpdates.at(-1), log.join("\n")).toEqual(piUpdates.at(-1));
+				const twinText = step.kind === "command" ? String((step.command as { message?: unknown }).message) : "";
+				for (const [at, update] of settleUpdates.entries()) {
+					const differs = JSON.stringify(update) !== JSON.stringify(piUpdates[at]);
+					if (differs) expect([...update.steering, ...update.followUp], log.join("\n")).toContain(twinText);
+				}
 				[settleSeen, piSeen] = [others(settleSeen), others(piSeen)];
 			}
 			expect(settleSeen, log.join("\n")).toEqual(piSeen);
@@ -431,9 +449,31 @@ const FAILURE_EXAMPLES: [Scenario][] = [
  * Seed -1333366736 path 7: a switch back to the file a new_session settled the gated run in
  * (DELIBERATE_SWITCH_SETTLES_OLD_RUN); with a steer queued during the run (Settle's old file then
  * holds it before the aborted answer). Seed -80470901 path 6: a prompt with the text of a queued
- * steer (DELIBERATE_QUEUED_TWIN).
+ * steer (DELIBERATE_QUEUED_TWIN). Seed -278729664 path 12: the same with a twin that is second in
+ * its queue (follow-ups "  spaced  ", "ünïcode ✓" queued during an aborted run).
  */
 const SEED_EXAMPLES: [Scenario][] = [
+	[
+		{
+			gated: {
+				message: "ünïcode ✓",
+				during: [
+					{ type: "follow_up", message: "  spaced  " },
+					{ type: "follow_up", message: "ünïcode ✓" },
+				],
+				abort: true,
+			},
+			failing: undefined,
+			steps: [
+				{
+					kind: "command",
+					command: { type: "prompt", message: "ünïcode ✓", streamingBehavior: "followUp" },
+					runs: true,
+				},
+				{ kind: "command", command: { type: "get_messages" } },
+			],
+		},
+	],
 	[
 		{
 			gated: undefined,
