@@ -78,6 +78,16 @@ describe("pi#6329: thinking level lost when switching between models with differ
 	});
 });
 
+describe("a level set on a model that cannot reason", () => {
+	it("off set on a model that cannot reason stays off after a switch to one that can; pi 0.73.1 takes defaultThinkingLevel there", async () => {
+		p = await openProject({ faux: { models: MODELS } });
+		await p.session.setModel(p.modelRuntime.getModel("faux", "plain")!);
+		p.session.setThinkingLevel("off");
+		await p.session.setModel(p.modelRuntime.getModel("faux", "narrow")!);
+		expect(p.session.thinkingLevel).toBe("off");
+	});
+});
+
 describe("pi#1789: cycling scoped models, one without an explicit thinking level, resets thinking to off", () => {
 	it("pi#1789: --models plain,wide (no level on either): medium on wide → cycle to plain (off) → cycle back: medium again; settings keep medium", async () => {
 		p = await openProject({ faux: { models: MODELS } });
