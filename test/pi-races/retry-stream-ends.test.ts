@@ -107,27 +107,28 @@ describe("pi#2892 / pi#5793: a stream that ended before any chunk, or without a 
 	}
 });
 
+/** A bare `status` (no body), then an answer: one retry after a backoff, and the answer is the session's. */
+async function expectRetriedOnceAfterEmptyStatus(api: WireApi, status: number): Promise<void> {
+	w = await startWireSession({ api, settings: { defaultThinkingLevel: "off" } });
+	const answer = [{ type: "text" as const, text: "answered after the gateway blip" }];
+	w.server.reply(text(status, ""), api === "openai-completions" ? chatReply(answer) : anthropicReply(answer));
+	await w.session.prompt("hello");
+
+	expect(w.server.requests).toHaveLength(2);
+	expect(w.eventsOf("auto_retry_start")).toEqual([
+		expect.objectContaining({ attempt: 1, errorMessage: expect.stringContaining(`${status} status code (no body)`) }),
+	]);
+	expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: answer });
+}
+
 describe("pi#9627 / pi#6239: a Cloudflare 520 or 524 with no body ends the turn on the first attempt", () => {
 	for (const api of ["openai-completions", "anthropic-messages"] as const satisfies readonly WireApi[]) {
 		for (const [report, status] of [
 			["pi#9627", 520],
 			["pi#6239", 524],
 		] as const) {
-			it(`${report}: ${api}: an empty-bodied ${status} is retried after a backoff; the answer arrives`, async () => {
-				w = await startWireSession({ api, settings: { defaultThinkingLevel: "off" } });
-				const answer = [{ type: "text" as const, text: "answered after the gateway blip" }];
-				w.server.reply(text(status, ""), api === "openai-completions" ? chatReply(answer) : anthropicReply(answer));
-				await w.session.prompt("hello");
-
-				expect(w.server.requests).toHaveLength(2);
-				expect(w.eventsOf("auto_retry_start")).toEqual([
-					expect.objectContaining({
-						attempt: 1,
-						errorMessage: expect.stringContaining(`${status} status code (no body)`),
-					}),
-				]);
-				expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: answer });
-			});
+			it(`${report}: ${api}: an empty-bodied ${status} is retried after a backoff; the answer arrives`, () =>
+				expectRetriedOnceAfterEmptyStatus(api, status));
 		}
 	}
 });
@@ -135,21 +136,8 @@ describe("pi#9627 / pi#6239: a Cloudflare 520 or 524 with no body ends the turn 
 describe("an empty-bodied 408, or Cloudflare's 521 / 523 (origin down, unreachable), ended the turn on the first attempt", () => {
 	for (const api of ["openai-completions", "anthropic-messages"] as const satisfies readonly WireApi[]) {
 		for (const status of [408, 521, 523] as const) {
-			it(`${api}: ${status} is retried after a backoff, as 520 and 524 are; the answer arrives (pi 0.73.1 gives up)`, async () => {
-				w = await startWireSession({ api, settings: { defaultThinkingLevel: "off" } });
-				const answer = [{ type: "text" as const, text: "answered once the origin was back" }];
-				w.server.reply(text(status, ""), api === "openai-completions" ? chatReply(answer) : anthropicReply(answer));
-				await w.session.prompt("hello");
-
-				expect(w.server.requests).toHaveLength(2);
-				expect(w.eventsOf("auto_retry_start")).toEqual([
-					expect.objectContaining({
-						attempt: 1,
-						errorMessage: expect.stringContaining(`${status} status code (no body)`),
-					}),
-				]);
-				expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: answer });
-			});
+			it(`${api}: ${status} is retried after a backoff, as 520 and 524 are; the answer arrives (pi 0.73.1 gives up)`, () =>
+				expectRetriedOnceAfterEmptyStatus(api, status));
 		}
 	}
 	it("a 526 (the origin's certificate is invalid) is not retried: it fails the same way every time", async () => {
