@@ -51,6 +51,32 @@ function refuseImagesOver5MB(request: RecordedRequest, next: () => ReturnType<ty
 	);
 }
 
+type SavedBlock = { type: string; text?: string; data?: string; mimeType?: string };
+
+/**
+ * A vision session behind `route` (a local Anthropic-shaped server refusing what Anthropic refuses):
+ * `text` sent with `image`, then "and now?". The answers' stop reasons, and the first user message as
+ * the session file holds it.
+ */
+async function promptImageThenAgain(
+	route: typeof refuseImagesOver5MB,
+	text: string,
+	image: { data: string; mimeType: string },
+): Promise<{ stops: string[]; firstUser: SavedBlock[] }> {
+	w = await startWireSession({ api: "anthropic-messages", model: { input: ["text", "image"] }, route });
+	w.server.reply(
+		anthropicReply([{ type: "text", text: "An image." }]),
+		anthropicReply([{ type: "text", text: "Still here." }]),
+	);
+	await w.session.prompt(text, { images: [{ type: "image", ...image }] });
+	await w.session.prompt("and now?");
+	const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
+	const [first] = w
+		.entries()
+		.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
+	return { stops, firstUser: (first?.content ?? []) as SavedBlock[] };
+}
+
 /** An extension registering tool `name`, which answers `content`. */
 function toolAnswering(name: string, content: unknown[]): ExtensionFactory {
 	return (pi) => {
@@ -230,27 +256,12 @@ describe("oh-my-pi#10633: a full-page screenshot taller than 8000 px was sent ra
 	});
 
 	it("oh-my-pi#10633: the same capture sent with a prompt (SDK images) is fitted too; this prompt and the next are answered", async () => {
-		const capture = pagePng(1440, 8570);
-		w = await startWireSession({
-			api: "anthropic-messages",
-			model: { input: ["text", "image"] },
-			route: refuseSidesOver8000,
+		const { stops, firstUser: content } = await promptImageThenAgain(refuseSidesOver8000, "what is on this page?", {
+			data: pagePng(1440, 8570),
+			mimeType: "image/png",
 		});
-		w.server.reply(
-			anthropicReply([{ type: "text", text: "A long page." }]),
-			anthropicReply([{ type: "text", text: "Still here." }]),
-		);
-		await w.session.prompt("what is on this page?", {
-			images: [{ type: "image", data: capture, mimeType: "image/png" }],
-		});
-		await w.session.prompt("and now?");
-		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
 		expect(stops).toEqual(["stop", "stop"]);
 		// The file holds the fitted copy and the note mapping coordinates back to the page.
-		const [first] = w
-			.entries()
-			.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
-		const content = first?.content as Array<{ type: string; text?: string; data?: string }>;
 		expect(content[0]?.text).toBe(
 			"what is on this page?\n\n[Image: original 1440x8570, displayed at 336x2000. Multiply coordinates by 4.29 to map to original image.]",
 		);
@@ -350,23 +361,12 @@ describe("claude-code#12009: an MCP screenshot labelled image/jpeg that was a PN
 
 	it("claude-code#12009: the same PNG labelled image/jpeg sent with a prompt (SDK images) is saved and sent as image/png; both prompts are answered", async () => {
 		const shot = encodeImage("png", 64, 48).toString("base64");
-		w = await startWireSession({
-			api: "anthropic-messages",
-			model: { input: ["text", "image"] },
-			route: refuseMislabelled,
+		const { stops, firstUser } = await promptImageThenAgain(refuseMislabelled, "what is this?", {
+			data: shot,
+			mimeType: "image/jpeg",
 		});
-		w.server.reply(
-			anthropicReply([{ type: "text", text: "A screenshot." }]),
-			anthropicReply([{ type: "text", text: "Still here." }]),
-		);
-		await w.session.prompt("what is this?", { images: [{ type: "image", data: shot, mimeType: "image/jpeg" }] });
-		await w.session.prompt("and now?");
-		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
 		expect(stops).toEqual(["stop", "stop"]);
-		const [first] = w
-			.entries()
-			.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
-		expect(first?.content).toEqual([
+		expect(firstUser).toEqual([
 			{ type: "text", text: "what is this?" },
 			{ type: "image", data: shot, mimeType: "image/png" },
 		]);
@@ -436,26 +436,14 @@ describe("a prompt image over the 4.5 MB inline limit was dropped with a hint, w
 	it("an 8 MB screenshot sent with a prompt (SDK images) is resized under the limit and sent; no hint; both prompts are answered", async () => {
 		// 1600×1200 of noise: 8.5 MB of base64, within 2000 px, so only its size is over.
 		const shot = encodeImage("png", 1600, 1200, 3, 255).toString("base64");
-		w = await startWireSession({
-			api: "anthropic-messages",
-			model: { input: ["text", "image"] },
-			route: refuseImagesOver5MB,
+		const { stops, firstUser: content } = await promptImageThenAgain(refuseImagesOver5MB, "what is this?", {
+			data: shot,
+			mimeType: "image/png",
 		});
-		w.server.reply(
-			anthropicReply([{ type: "text", text: "A noisy photo." }]),
-			anthropicReply([{ type: "text", text: "Still here." }]),
-		);
-		await w.session.prompt("what is this?", { images: [{ type: "image", data: shot, mimeType: "image/png" }] });
-		await w.session.prompt("and now?");
-		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
 		expect(stops).toEqual(["stop", "stop"]);
-		const sent = sentImageData(w.server.requests[0]!);
+		const sent = sentImageData(w!.server.requests[0]!);
 		expect(sent).toHaveLength(1);
 		expect(sent[0]!.length).toBeLessThan(ANTHROPIC_IMAGE_BYTES);
-		const [first] = w
-			.entries()
-			.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
-		const content = first?.content as Array<{ type: string; text?: string; data?: string }>;
 		expect(content[0]?.text).not.toContain("omitted");
 		expect(content[1]?.type).toBe("image");
 		expect(content[1]?.data).toBe(sent[0]);
