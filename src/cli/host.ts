@@ -559,7 +559,7 @@ function passedOverWarning(file: string): string {
 /**
  * The store's `SESSION_LOCKED` text told in command-line terms (it names `manager.close()` and
  * `readOnly`): who holds the file, what became of this run (`outcome`), and what a script can do —
- * wait for it, or not share the file. Undefined for any other text.
+ * wait for it, fork it (a fork only reads the file), or not share the file. Undefined for any other text.
  *
  * @example
  * ```ts
@@ -574,7 +574,7 @@ export function sessionLockedForCli(message: string, outcome: string): string | 
 		);
 	if (!match) return undefined;
 	const [, file, holder, stale] = match;
-	return `Session file ${file} is in use by ${holder}: only one process may write a session at a time, ${outcome}. Run again once it has exited, or give this run its own session (--no-session, or another --session). ${stale}`;
+	return `Session file ${file} is in use by ${holder}: only one process may write a session at a time, ${outcome}. Run again once it has exited, carry on from what it holds in a new session (--fork ${file}), or give this run its own session (--no-session, or another --session). ${stale}`;
 }
 
 /** A `SESSION_LOCKED` error at startup: exit {@link EXIT_SESSION_LOCKED}, nothing ran. */

@@ -174,7 +174,7 @@ describe("exit codes a CI script branches on", () => {
 		expect(second.stdout).toBe("");
 		expect(second.stderr).toMatch(
 			new RegExp(
-				`^Error: Session file ${session} is in use by process ${first.child.pid} on \\S+: only one process may write a session at a time, so nothing ran\\. Run again once it has exited, or give this run its own session \\(--no-session, or another --session\\)\\.`,
+				`^Error: Session file ${session} is in use by process ${first.child.pid} on \\S+: only one process may write a session at a time, so nothing ran\\. Run again once it has exited, carry on from what it holds in a new session \\(--fork ${session}\\), or give this run its own session \\(--no-session, or another --session\\)\\.`,
 			),
 		);
 		expect(second.stderr).not.toMatch(/manager\.close|readOnly/);
@@ -256,7 +256,7 @@ export default function (pi) {
 		expect(code).toBe(5);
 		expect(stderr).toContain(`Error: Session file ${session} is in use by process ${a.child.pid} on `);
 		expect(stderr).toContain(
-			": only one process may write a session at a time, so this run stopped before writing to it. Run again once it has exited, or give this run its own session (--no-session, or another --session).",
+			`: only one process may write a session at a time, so this run stopped before writing to it. Run again once it has exited, carry on from what it holds in a new session (--fork ${session}), or give this run its own session (--no-session, or another --session).`,
 		);
 		expect(stderr).not.toMatch(/manager\.close|readOnly/);
 		expect(readdirSync(cli.project)).toEqual([]);

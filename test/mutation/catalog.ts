@@ -14481,6 +14481,20 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-input-waits.test.ts"],
 	},
+	{
+		id: "GK01",
+		file: "src/cli/host.ts",
+		description:
+			"a second `settle -c` refused by the busy session's lock is not told it can fork it into a new session (pi#9596)",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source's template text, matched literally
+				find: "carry on from what it holds in a new session (--fork ${file}), ",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/shared-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,177 @@
+/**
+ * Reports about several processes on one session file, replayed against real `settle` child
+ * processes on a local OpenAI-compatible endpoint (test/llm/wire/server.ts): two `-c` runs started
+ * together in one project, and a process killed (SIGKILL) during or right after a compaction.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
+import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { type RecordedRequest, type Reply, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { sessionFilesUnder } from "./helpers.js";
+
+const cli = useCliProject("settle-pi-races-shared-session-files-");
+let server: WireServer;
+/** How compaction summary requests are answered, when a test says (else they take the queue's next reply). */
+let summaryReply: (() => Reply) | undefined;
+/** Compaction summary requests, in arrival order. */
+const summaryRequests: RecordedRequest[] = [];
+
+/** A summary request asks with the summarizer's system prompt. */
+function isSummaryRequest(request: RecordedRequest): boolean {
+	return sentText(request).includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
+}
+
+beforeEach(async () => {
+	summaryReply = undefined;
+	summaryRequests.length = 0;
+	server = await startWireServer((request, next) => {
+		if (!summaryReply || !isSummaryRequest(request)) return next();
+		summaryRequests.push(request);
+		return summaryReply();
+	});
+});
+afterEach(async () => {
+	await server.close();
+});
+
+/** A reply held back until `release()`: the run that sent the request stays mid-turn until then. */
+function heldReply(text: string): { reply: Reply; release: () => void } {
+	let send: (() => void) | undefined;
+	let released = false;
+	return {
+		reply: (request, res, req) => {
+			send = () => chatReply([{ type: "text", text }])(request, res, req);
+			if (released) send();
+		},
+		release: () => {
+			released = true;
+			send?.();
+		},
+	};
+}
+
+/** The text of every message of a chat-completions request, joined: what the model was sent. */
+function sentText(request: RecordedRequest | undefined): string {
+	return JSON.stringify(request?.body?.messages ?? []);
+}
+
+/** Every line of `file` parses as JSON (nothing cut, nothing interleaved). */
+function parsedLines(file: string): Record<string, unknown>[] {
+	return readFileSync(file, "utf8")
+		.split("\n")
+		.filter(Boolean)
+		.map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+const settle = (args: string[]) =>
+	runSettleAsync(["--model", "local/coder", ...args], { cwd: cli.project, agentDir: cli.agentDir });
+
+describe("pi#9596, pi#8848, pi#8177: two concurrent `-c` runs in one project append into one session file", () => {
+	it("pi#9596: while one settle -c -p runs, a second settle -c -p is refused (exit 5) naming the file, its holder and --fork <file>; that --fork carries on in a new file; neither file holds the other's turn", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		server.reply(chatReply([{ type: "text", text: "SEED" }]));
+		expect((await settle(["-p", "reply with exactly: SEED"])).code).toBe(0);
+		const [seeded] = sessionFilesUnder(cli.agentDir);
+		const seedBytes = readFileSync(seeded!, "utf8");
+
+		// Run ONE continues the session and waits on its model's answer.
+		const one = heldReply("ONE");
+		server.reply(one.reply);
+		const runOne = settle(["-c", "-p", "reply with exactly: ONE"]);
+		await server.waitForRequests(2);
+
+		const two = await settle(["-c", "-p", "reply with exactly: TWO"]);
+		expect(two.code).toBe(5);
+		expect(two.stderr).toContain(`Session file ${seeded} is in use by process`);
+		expect(two.stderr).toContain(`--fork ${seeded}`);
+		expect(server.requests).toHaveLength(2);
+
+		// What the refusal names: a fork of the busy session, in a file of its own, runs now.
+		server.reply(chatReply([{ type: "text", text: "TWO" }]));
+		const forked = await settle(["--fork", seeded!, "-p", "reply with exactly: TWO"]);
+		expect(forked.code).toBe(0);
+		expect(forked.stdout).toContain("TWO");
+		expect(sentText(server.requests[2])).toContain("reply with exactly: SEED");
+
+		one.release();
+		const first = await runOne;
+		expect(first.code).toBe(0);
+		expect(first.stdout).toContain("ONE");
+
+		const files = sessionFilesUnder(cli.agentDir);
+		expect(files).toHaveLength(2);
+		const forkFile = files.find((file) => file !== seeded)!;
+		const mine = readFileSync(seeded!, "utf8");
+		expect(mine.startsWith(seedBytes)).toBe(true);
+		expect(mine).toContain("reply with exactly: ONE");
+		expect(mine).not.toContain("reply with exactly: TWO");
+		const fork = parsedLines(forkFile);
+		expect(fork[0]).toMatchObject({ type: "session", parentSession: seeded });
+		expect(JSON.stringify(fork)).toContain("reply with exactly: TWO");
+		parsedLines(seeded!);
+	});
+});
+
+describe("opencode#47178, claude-code#14462: a process killed during or right after a compaction", () => {
+	it("opencode#47178, claude-code#14462: settle --rpc SIGKILLed mid-compaction leaves the file as it was and -c sends the whole history; SIGKILLed once compact answered, -c sends the summary, not the summarized turns", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { compat: { supportsDeveloperRole: false } });
+		// Everything but the last exchange is summarized.
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
+		server.reply(
+			chatReply([{ type: "text", text: "first answer" }]),
+			chatReply([{ type: "text", text: "second answer" }]),
+		);
+		const first = new RpcClient(["--model", "local/coder"], { cwd: cli.project, agentDir: cli.agentDir });
+		for (const [id, message] of [
+			["p1", "first question"],
+			["p2", "second question"],
+		]) {
+			const settled = first.next((line) => line.type === "agent_settled");
+			expect(await first.request({ id, type: "prompt", message })).toMatchObject({ success: true });
+			await settled;
+		}
+		const [file] = sessionFilesUnder(cli.agentDir);
+		const before = readFileSync(file!, "utf8");
+
+		// Killed while its summary requests wait on the wire: nothing of the compaction is on disk.
+		summaryReply = () => sse([], "hang");
+		first.send({ id: "c1", type: "compact" });
+		await server.waitForRequests(3);
+		expect(summaryRequests.length).toBeGreaterThan(0);
+		first.child.kill("SIGKILL");
+		await first.exited;
+		expect(readFileSync(file!, "utf8")).toBe(before);
+
+		// The next run continues the whole session: the crashed holder's lock is cleared at once.
+		summaryReply = undefined;
+		server.reply(chatReply([{ type: "text", text: "third answer" }]));
+		const third = await settle(["-c", "-p", "third question"]);
+		expect(third.code, third.stderr).toBe(0);
+		const thirdSent = sentText(server.requests.at(-1));
+		expect(thirdSent).toContain("first question");
+		expect(thirdSent).toContain("second question");
+
+		// Compacted, and killed as soon as compact answered: the compaction is what the next run sees.
+		summaryReply = () => chatReply([{ type: "text", text: "## Goal\nCOMPACTED SUMMARY" }]);
+		const second = new RpcClient(["--model", "local/coder", "-c"], { cwd: cli.project, agentDir: cli.agentDir });
+		expect(await second.request({ id: "c2", type: "compact" })).toMatchObject({ command: "compact", success: true });
+		second.child.kill("SIGKILL");
+		await second.exited;
+		const entries = parsedLines(file!);
+		expect(entries.filter((entry) => entry.type === "compaction")).toHaveLength(1);
+
+		summaryReply = undefined;
+		server.reply(chatReply([{ type: "text", text: "fourth answer" }]));
+		const fourth = await settle(["-c", "-p", "fourth question"]);
+		expect(fourth.code, fourth.stderr).toBe(0);
+		const fourthSent = sentText(server.requests.at(-1));
+		expect(fourthSent).toContain("COMPACTED SUMMARY");
+		expect(fourthSent).not.toContain("first question");
+		expect(fourthSent).not.toContain("second question");
+		expect(fourthSent).toContain("fourth question");
+		expect(sessionFilesUnder(cli.agentDir)).toEqual([file]);
+	});
+});
