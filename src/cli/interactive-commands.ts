@@ -457,7 +457,11 @@ function model(host: CommandHost, args: string): Promise<void> | void {
 	const { runtime } = host;
 	const session = runtime.session;
 	// As pi's /model (pi#6999): models.json is read again, so a provider or model added meanwhile is there.
-	modelRegistryView(runtime.services.modelRuntime).refresh?.();
+	const registry = modelRegistryView(runtime.services.modelRuntime);
+	registry.refresh?.();
+	// As pi's model selector: a models.json that did not read is said, not left to look like missing models.
+	const modelsFileError = registry.getError?.();
+	if (modelsFileError) host.warn(modelsFileError);
 	// As pi: with a model scope (--models, the enabledModels setting), /model chooses among its models.
 	const scoped = session.scopedModels.map((entry) => entry.model);
 	const available = scoped.length > 0 ? scoped : runtime.services.modelRuntime.getAvailable();

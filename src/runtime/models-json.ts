@@ -52,6 +52,17 @@ export function applyModelsJson(
 ): string[] {
 	let applied = applyModelsFile(modelRuntime, agentDir, diagnostics);
 	setModelsFileReloader(modelRuntime, () => {
+		// A file that does not read now is most often being saved by another program (or mid-edit):
+		// its last good read stays in use, so the running session keeps its provider and key.
+		const path = join(agentDir, MODELS_FILE_NAME);
+		const read = readModelsFile(path);
+		if (read.status === "malformed" || read.status === "unreadable") {
+			setModelsFileError(
+				modelRuntime,
+				`${path} was not read (${read.reason}): the models of its last good read stay until it is fixed.`,
+			);
+			return;
+		}
 		// The file's providers only: what extensions registered stays, also under a file provider's name.
 		clearModelsFileProviders(modelRuntime);
 		setModelsFileError(modelRuntime, undefined);

@@ -14495,6 +14495,26 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/shared-session-files.test.ts"],
 	},
+	{
+		id: "GK02",
+		file: "src/runtime/models-json.ts",
+		description:
+			"a models.json that does not read when /model reads it again (another program saving it) drops its providers: the running session loses its model's key (pi-web#243)",
+		edits: [
+			{
+				find: "the models of its last good read stay until it is fixed.`,\n\t\t\t);\n\t\t\treturn;\n",
+				replace: "the models of its last good read stay until it is fixed.`,\n\t\t\t);\n",
+			},
+		],
+		tests: ["test/pi-races/models-json-while-running.test.ts", "test/runtime/pi-sdk-migration.test.ts"],
+	},
+	{
+		id: "GK03",
+		file: "src/cli/interactive-commands.ts",
+		description: "/model says nothing of a models.json that did not read: its models look missing (pi-web#243)",
+		edits: [{ find: "\tif (modelsFileError) host.warn(modelsFileError);\n", replace: "" }],
+		tests: ["test/pi-races/models-json-while-running.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
