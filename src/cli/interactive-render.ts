@@ -191,7 +191,8 @@ export class TranscriptPrinter {
 				if (message.role !== "assistant") return;
 				this.endBlock();
 				if (message.stopReason === "error") {
-					this.line(s.red(`Error: ${oneLineText(message.errorMessage || "the model request failed")}`));
+					const text = message.errorMessage || "the model request failed";
+					this.line(s.red(`Error: ${oneLineText(sessionFileChangedForChat(text) ?? text)}`));
 				} else if (message.stopReason === "aborted") {
 					this.aborted();
 				} else if (message.stopReason === "length") {
@@ -393,4 +394,28 @@ function safeJson(value: unknown): string {
 	} catch {
 		return String(value);
 	}
+}
+
+const SDK_WAY_OUT =
+	" The conversation so far is still in memory (SessionManager.createBranchedSession(leafId) saves it to a new file); " +
+	"or reopen the file to continue from what it holds now, or start a new session.";
+
+/**
+ * The store's refusal to append to a session file another program deleted, replaced or wrote to,
+ * with its way out told in chat commands instead of SDK calls: `/clone` saves the conversation in
+ * memory to a new file (oh-my-pi#12624: refused, never run unsaved). Undefined for any other text.
+ *
+ * @example
+ * ```ts
+ * sessionFileChangedForChat("Session file /s.jsonl was deleted while this session was open …"); // "… /clone saves it …"
+ * sessionFileChangedForChat("the model request failed"); // undefined
+ * ```
+ */
+export function sessionFileChangedForChat(message: string): string | undefined {
+	if (!message.startsWith("Session file ") || !message.endsWith(SDK_WAY_OUT)) return undefined;
+	const what = message.slice(0, -SDK_WAY_OUT.length);
+	const reopen = / was deleted( with its folder .*)? while this session was open/.test(what)
+		? ""
+		: " /resume reopens the file as it is now;";
+	return `${what} The conversation so far is still here: /clone saves it to a new session file and goes on there;${reopen} /new starts another session.`;
 }

@@ -14515,6 +14515,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\tif (modelsFileError) host.warn(modelsFileError);\n", replace: "" }],
 		tests: ["test/pi-races/models-json-while-running.test.ts"],
 	},
+	{
+		id: "GK04",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"settle -i tells a user whose session file another program wrote to about SessionManager.createBranchedSession, not /clone (oh-my-pi#12624)",
+		edits: [{ find: "oneLineText(sessionFileChangedForChat(text) ?? text)", replace: "oneLineText(text)" }],
+		tests: ["test/pi-races/shared-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

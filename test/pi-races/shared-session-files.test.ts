@@ -1,13 +1,15 @@
 /**
  * Reports about several processes on one session file, replayed against real `settle` child
  * processes on a local OpenAI-compatible endpoint (test/llm/wire/server.ts): two `-c` runs started
- * together in one project, and a process killed (SIGKILL) during or right after a compaction.
+ * together in one project, a process killed (SIGKILL) during or right after a compaction, and a
+ * chat whose file another program (pi, which takes no lock) wrote to.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { bannerSessionFile, Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, type Reply, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { sessionFilesUnder } from "./helpers.js";
@@ -173,5 +175,44 @@ describe("opencode#47178, claude-code#14462: a process killed during or right af
 		expect(fourthSent).not.toContain("second question");
 		expect(fourthSent).toContain("fourth question");
 		expect(sessionFilesUnder(cli.agentDir)).toEqual([file]);
+	});
+});
+
+describe("oh-my-pi#12624: a session file another window wrote to: every later entry kept in memory only, warned once", () => {
+	it("oh-my-pi#12624: settle -i after another program appended to its file: each prompt is refused before the model is asked, naming /clone; /clone saves the conversation to a new file that goes on; the written-to file keeps its bytes", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const chat = new Repl(["--model", "local/coder"], { cwd: cli.project, agentDir: cli.agentDir });
+		const file = bannerSessionFile(await chat.idle(0));
+		server.reply(chatReply([{ type: "text", text: "first answer" }]));
+		expect(await chat.say("first question")).toContain("first answer");
+
+		// pi on the same file (no lock) appends an entry of its own.
+		appendFileSync(
+			file,
+			`${JSON.stringify({ type: "label", id: "ab12cd34", parentId: null, timestamp: new Date().toISOString(), targetId: "x", label: "from pi" })}\n`,
+		);
+		const theirs = readFileSync(file, "utf8");
+
+		for (const text of ["second question", "third question"]) {
+			const refused = await chat.say(text);
+			expect(refused).toContain(`Session file ${file} was written to by another program`);
+			expect(refused).toContain("/clone saves it to a new session file");
+			expect(refused).not.toContain("SessionManager");
+		}
+		expect(server.requests).toHaveLength(1);
+
+		const cloned = await chat.say("/clone");
+		const clone = /Cloned into a new session \S+: (\S+\.jsonl)/.exec(cloned)?.[1];
+		expect(clone).toBeDefined();
+		server.reply(chatReply([{ type: "text", text: "fourth answer" }]));
+		expect(await chat.say("fourth question")).toContain("fourth answer");
+		expect(sentText(server.requests[1])).toContain("first question");
+		expect(await chat.end()).toBe(0);
+
+		expect(readFileSync(file, "utf8")).toBe(theirs);
+		const kept = JSON.stringify(parsedLines(clone!));
+		expect(kept).toContain("first answer");
+		expect(kept).toContain("fourth answer");
+		expect(kept).not.toContain("second question");
 	});
 });
