@@ -181,6 +181,15 @@ export async function pickSession<T>(
 		const byId = every?.filter((info) => info.id.startsWith(choice));
 		const listed = numbered ?? (byId?.length === 1 ? byId[0] : undefined);
 		try {
+			// The list is a snapshot: another process may have deleted the file since, and opening a
+			// missing path would start an empty session there, claimed as resumed (oh-my-pi#11491).
+			if (listed && !existsSync(listed.path)) {
+				throw new SettleError(
+					"NOT_FOUND",
+					`Session ${listed.id} is gone: ${listed.path} was deleted after this list was made (by another process?). Pick another, or press Enter for a new session.`,
+					{ details: { path: listed.path } },
+				);
+			}
 			return await open(listed ? listed.path : await findProjectSession(folders, choice));
 		} catch (error) {
 			out.print(`Error: ${error instanceof Error ? error.message : String(error)}`);

@@ -14541,6 +14541,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/crashed-lock-holders.test.ts"],
 	},
+	{
+		id: "GK06",
+		file: "src/cli/session-picker.ts",
+		description:
+			"settle -r opens a listed session whose file another process deleted since: an empty session is made at its path and claimed as resumed (oh-my-pi#11491)",
+		edits: [
+			{
+				find: "if (listed && !existsSync(listed.path)) {",
+				replace: "if (listed && !existsSync(listed.path) && false) {",
+			},
+		],
+		tests: ["test/pi-races/shared-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

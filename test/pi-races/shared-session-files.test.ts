@@ -1,10 +1,11 @@
 /**
  * Reports about several processes on one session file, replayed against real `settle` child
  * processes on a local OpenAI-compatible endpoint (test/llm/wire/server.ts): two `-c` runs started
- * together in one project, a process killed (SIGKILL) during or right after a compaction, and a
- * chat whose file another program (pi, which takes no lock) wrote to.
+ * together in one project, a process killed (SIGKILL) during or right after a compaction, a chat
+ * whose file another program (pi, which takes no lock) wrote to, and a session deleted by another
+ * process while `settle -r` shows it in its list.
  */
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
@@ -214,5 +215,41 @@ describe("oh-my-pi#12624: a session file another window wrote to: every later en
 		expect(kept).toContain("first answer");
 		expect(kept).toContain("fourth answer");
 		expect(kept).not.toContain("second question");
+	});
+});
+
+describe("oh-my-pi#11491, pi#7931: a session another process deleted, picked from a list made before", () => {
+	it("oh-my-pi#11491: settle -i -r, the listed session's file deleted before its number is typed: the pick is refused naming the file and asked again; nothing is made at its path; the other session resumes", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		server.reply(
+			chatReply([{ type: "text", text: "alpha answer" }]),
+			chatReply([{ type: "text", text: "beta answer" }]),
+		);
+		expect((await settle(["-p", "alpha question"])).code).toBe(0);
+		expect((await settle(["-p", "beta question"])).code).toBe(0);
+		const [beta] = sessionFilesUnder(cli.agentDir).filter((file) =>
+			readFileSync(file, "utf8").includes("beta question"),
+		);
+
+		const chat = new Repl(["--model", "local/coder", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
+		const list = await chat.until("Resume which session?");
+		expect(list).toMatch(/1\. .*beta question/);
+		rmSync(beta!);
+		let from = chat.mark();
+		chat.send("1");
+		const refused = await chat.until("Resume which session?", from);
+		expect(refused).toContain(`${beta} was deleted after this list was made`);
+		expect(refused).not.toContain("Resumed");
+		expect(existsSync(beta!)).toBe(false);
+
+		from = chat.mark();
+		chat.send("2");
+		expect(await chat.idle(from)).toMatch(/Resumed \S+ \(2 messages\)/);
+		server.reply(chatReply([{ type: "text", text: "gamma answer" }]));
+		expect(await chat.say("gamma question")).toContain("gamma answer");
+		expect(sentText(server.requests.at(-1))).toContain("alpha question");
+		expect(await chat.end()).toBe(0);
+		expect(existsSync(beta!)).toBe(false);
+		expect(sessionFilesUnder(cli.agentDir)).toHaveLength(1);
 	});
 });
