@@ -20,8 +20,8 @@ import {
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
+import { loadLockfile } from "../lazy-deps.js";
 import { makeFolders } from "../store/folders.js";
-import { acquireSessionLock, type SessionLock } from "../store/lock.js";
 
 /** Outcome of reading a JSON object file. */
 export type JsonObjectRead =
@@ -171,25 +171,21 @@ function existingMode(path: string): number | undefined {
 const LOCK_WAIT_MS = 10_000;
 const LOCK_RETRY_MS = 25;
 
-/**
- * Runs `fn` holding `<path>.lock`, waiting while another process holds it. The lock is the session
- * files' (proper-lockfile's directory, as pi's, with its holder named inside): a lock left by a
- * process that died on this machine mid-save is cleared at once, not waited on until stale (pi#4546).
- */
+/** Runs `fn` holding `<path>.lock` (proper-lockfile), waiting while another process holds it. */
 export function withFileLock<T>(path: string, fn: () => T): T {
-	let lock: SessionLock | undefined;
+	let release: (() => void) | undefined;
 	const deadline = Date.now() + LOCK_WAIT_MS;
-	while (lock === undefined) {
+	while (release === undefined) {
 		try {
-			lock = acquireSessionLock(path);
+			release = loadLockfile().lockSync(path, { realpath: false });
 		} catch (error) {
-			const held = error instanceof SettleError && error.code === "SESSION_LOCKED";
-			if (!held || Date.now() >= deadline) {
+			const code = (error as NodeJS.ErrnoException).code;
+			if (code !== "ELOCKED" || Date.now() >= deadline) {
 				throw new SettleError(
 					"IO",
-					held
+					code === "ELOCKED"
 						? `Cannot lock ${path}: another process keeps it locked. Try again; if no other Settle or pi process is running, delete ${path}.lock.`
-						: `Cannot lock ${path}: ${errorMessage((error as { cause?: unknown }).cause ?? error)}`,
+						: `Cannot lock ${path}: ${errorMessage(error)}`,
 					{ cause: error, details: { path } },
 				);
 			}
@@ -199,7 +195,7 @@ export function withFileLock<T>(path: string, fn: () => T): T {
 	try {
 		return fn();
 	} finally {
-		lock.release();
+		release();
 	}
 }
 

@@ -14524,24 +14524,6 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/shared-session-files.test.ts"],
 	},
 	{
-		id: "GK05",
-		file: "src/settings/json-file.ts",
-		description:
-			"a settings/auth save takes a bare proper-lockfile lock again: one left by a process killed mid-save is waited on until stale, then the save fails (pi#4546)",
-		edits: [
-			{
-				find: 'import { acquireSessionLock, type SessionLock } from "../store/lock.js";',
-				replace:
-					'import { acquireSessionLock, type SessionLock } from "../store/lock.js";\nimport { loadLockfile } from "../lazy-deps.js";',
-			},
-			{
-				find: "lock = acquireSessionLock(path);",
-				replace: "lock = { release: loadLockfile().lockSync(path, { realpath: false }) } as unknown as SessionLock;",
-			},
-		],
-		tests: ["test/pi-races/crashed-lock-holders.test.ts"],
-	},
-	{
 		id: "GK06",
 		file: "src/cli/session-picker.ts",
 		description:
