@@ -2,14 +2,24 @@
  * Reports about several processes on one session file, replayed against real `settle` child
  * processes on a local OpenAI-compatible endpoint (test/llm/wire/server.ts): two `-c` runs started
  * together in one project, a process killed (SIGKILL) during or right after a compaction, a chat
- * whose file another program (pi, which takes no lock) wrote to, and a session deleted by another
- * process while `settle -r` shows it in its list.
+ * whose file another program (pi, which takes no lock) wrote to, a session deleted by another
+ * process while `settle -r` shows it in its list, and `--fork` of a session whose tool call another
+ * process is still running.
  */
+import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
-import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import {
+	cliCommand,
+	RpcClient,
+	runSettleAsync,
+	trackChild,
+	useCliProject,
+	writeLocalProvider,
+} from "../cli/helpers.js";
 import { bannerSessionFile, Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, type Reply, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
@@ -251,5 +261,51 @@ describe("oh-my-pi#11491, pi#7931: a session another process deleted, picked fro
 		expect(await chat.end()).toBe(0);
 		expect(existsSync(beta!)).toBe(false);
 		expect(sessionFilesUnder(cli.agentDir)).toHaveLength(1);
+	});
+});
+
+describe("goose#2951: a session cut while a tool call ran: every request after failed with tool_use ids without tool_result", () => {
+	it("goose#2951: settle --fork of a session whose bash call another settle is still running: the fork's request answers that call under its id, and both runs answer", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const fifo = join(cli.dir, "release");
+		expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+		server.reply(
+			chatReply([{ type: "tool_call", id: "call_busy", name: "bash", arguments: { command: `cat ${fifo}` } }], {
+				finishReason: "tool_calls",
+			}),
+			chatReply([{ type: "text", text: "forked answer" }]),
+			chatReply([{ type: "text", text: "first run done" }]),
+		);
+		// Process A: its model's bash call waits on the fifo.
+		const first = spawn(process.execPath, [...cliCommand(), "--model", "local/coder", "--mode", "json", "run it"], {
+			cwd: cli.project,
+			env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+			stdio: ["ignore", "pipe", "pipe"],
+		});
+		const firstExit = trackChild(first);
+		await new Promise<void>((started) =>
+			createInterface({ input: first.stdout }).on("line", (line) => {
+				if (line.includes('"tool_execution_start"')) started();
+			}),
+		);
+		const [file] = sessionFilesUnder(cli.agentDir);
+
+		const forked = await settle(["--fork", file!, "-p", "and now?"]);
+		expect(forked.code, forked.stderr).toBe(0);
+		expect(forked.stdout).toContain("forked answer");
+		const messages = server.requests[1]?.body.messages as {
+			role: string;
+			tool_call_id?: string;
+			tool_calls?: { id: string }[];
+		}[];
+		const call = messages.findIndex((message) => message.tool_calls?.some((tool) => tool.id === "call_busy"));
+		expect(call).toBeGreaterThan(0);
+		expect(messages[call + 1]).toMatchObject({ role: "tool", tool_call_id: "call_busy" });
+		expect(messages.at(-1)).toMatchObject({ role: "user" });
+
+		writeFileSync(fifo, "released\n");
+		expect(await firstExit).toBe(0);
+		expect(sentText(server.requests[2])).toContain("released");
+		expect(JSON.stringify(parsedLines(file!))).not.toContain("and now?");
 	});
 });
