@@ -13947,8 +13947,8 @@ export const MUTANTS: Mutant[] = [
 			"pi#8651 (leftovers6): the branch summary's budget takes the uncapped reserve again: on an 8192-token model nothing fits and the short branch is not summarized",
 		edits: [
 			{
-				find: "contextWindow - effectiveReserveTokens(contextWindow, options.reserveTokens ?? 16_384)",
-				replace: "contextWindow - (options.reserveTokens ?? 16_384)",
+				find: "contextWindow - effectiveReserveTokens(contextWindow, reserveTokens)",
+				replace: "contextWindow - reserveTokens",
 			},
 		],
 		tests: ["test/pi-races/compaction-window.test.ts"],
@@ -14136,8 +14136,8 @@ export const MUTANTS: Mutant[] = [
 			"the branch summary asks for 2048 answer tokens whatever the window, as pi 0.73.1: on a 2000-token window the answer alone is more than the window",
 		edits: [
 			{
-				find: "effectiveReserveTokens(contextWindow, options.maxTokens ?? 2048)",
-				replace: "(options.maxTokens ?? 2048)",
+				find: "const maxTokens = effectiveReserveTokens(contextWindow, answerTokens);",
+				replace: "const maxTokens = answerTokens;",
 			},
 		],
 		tests: ["test/session/tree.test.ts", "test/extensions/pi-compat-exports.test.ts"],
@@ -14480,6 +14480,39 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/bash-input-waits.test.ts"],
+	},
+	{
+		id: "GJ01",
+		file: "src/compaction/request.ts",
+		description:
+			"a branch summary cut at its token cap is recorded as if complete (pi#8845): the length stop is not checked",
+		edits: [{ find: 'if (checks.complete && response.stopReason === "length") {', replace: "if (false) {" }],
+		tests: ["test/pi-races/branch-summary-budget.test.ts"],
+	},
+	{
+		id: "GJ02",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			"the branch budget ignores the answer and the custom instructions, so the request overflows a small window (kdeps#566)",
+		edits: [
+			{
+				find: "Math.min(contextWindow - effectiveReserveTokens(contextWindow, reserveTokens), room)",
+				replace: "contextWindow - effectiveReserveTokens(contextWindow, reserveTokens)",
+			},
+			{
+				find: "while (messages.length > 1 && !summaryRequestFits(prompt, maxTokens, { contextWindow })) {",
+				replace: "while (false) {",
+			},
+		],
+		tests: ["test/pi-races/branch-summary-budget.test.ts"],
+	},
+	{
+		id: "GJ03",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			'instructions that leave no room for the conversation are not refused: the navigation records "No content to summarize" (kdeps#566)',
+		edits: [{ find: "if (room <= 0 && prepareBranchEntries(", replace: "if (false && prepareBranchEntries(" }],
+		tests: ["test/pi-races/branch-summary-budget.test.ts"],
 	},
 ];
 
