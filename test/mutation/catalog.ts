@@ -14514,6 +14514,40 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (room <= 0 && prepareBranchEntries(", replace: "if (false && prepareBranchEntries(" }],
 		tests: ["test/pi-races/branch-summary-budget.test.ts"],
 	},
+	{
+		id: "GJ04",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			"the abandoned entries run on past the common ancestor to the root: /tree back past a compaction summarizes the shared history too (chia1104.dev#3011)",
+		edits: [
+			{
+				find: "while (current && current !== commonAncestorId && !seen.has(current)) {",
+				replace: "while (current && !seen.has(current)) {",
+			},
+		],
+		tests: ["test/pi-races/tree-past-compaction.test.ts"],
+	},
+	{
+		id: "GJ05",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"a compaction prepares from every entry of the file, not the active branch: after /tree back past a compaction it updates the abandoned branch's summary (chia1104.dev#3011)",
+		edits: [
+			{
+				find: "\t\tbranchEntries = s.sessionManager.getBranch();",
+				replace: "\t\tbranchEntries = s.sessionManager.getEntries();",
+			},
+		],
+		tests: ["test/pi-races/tree-past-compaction.test.ts"],
+	},
+	{
+		id: "GJ06",
+		file: "src/session/tree-navigation.ts",
+		description:
+			"a plain /tree move keeps the live context of the branch left: the next turn after /tree to between two compactions sends the later compaction's summary (oh-my-pi#4090)",
+		edits: [{ find: "\t\trestoreContext(s);\n", replace: "" }],
+		tests: ["test/pi-races/tree-past-compaction.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
