@@ -14548,6 +14548,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\trestoreContext(s);\n", replace: "" }],
 		tests: ["test/pi-races/tree-past-compaction.test.ts"],
 	},
+	{
+		id: "GJ07",
+		file: "src/session/tree-navigation.ts",
+		description:
+			"session_tree reports the leaf the user left as the new one: a handler's label lands on the abandoned branch (oh-my-pi#821)",
+		edits: [{ find: "newLeafId: sessionManager.getLeafId(),", replace: "newLeafId: oldLeafId," }],
+		tests: ["test/pi-races/tree-navigation.test.ts"],
+	},
+	{
+		id: "GJ08",
+		file: "src/session/tree-navigation.ts",
+		description:
+			"session_tree is not emitted after a navigation: what its handlers write never lands on the new branch (oh-my-pi#821)",
+		edits: [{ find: 'if (runner.hasHandlers("session_tree")) {', replace: "if (false) {" }],
+		tests: ["test/pi-races/tree-navigation.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
