@@ -6,7 +6,7 @@ import { SettleError } from "../errors.js";
 import { effectiveReserveTokens, estimateMessageTokens } from "../llm/tokens.js";
 import type { AgentMessage, Usage } from "../llm/types.js";
 import type { FileOperationDetails, SessionEntry } from "../store/entries.js";
-import { summaryRequestFits } from "./chunks.js";
+import { cutToFit, summaryRequestFits } from "./chunks.js";
 import { messageFromEntry } from "./entry-messages.js";
 import {
 	addRecordedFileLists,
@@ -240,8 +240,9 @@ export function branchSummaryBudget(
  * {@link effectiveReserveTokens}, pi#8651) and in what the window leaves beside the answer and the
  * request's own text (system prompt, branch prompt, custom instructions), serialized in
  * `<conversation>` tags, with the branch prompt (Goal / Constraints & Preferences / Progress / Key
- * Decisions / Next Steps). The answer gets 2048 tokens (at most half the window). The summary
- * starts with pi's preamble and ends with the `<read-files>` / `<modified-files>` lists.
+ * Decisions / Next Steps); a newest message larger than that on its own is sent cut to fit. The
+ * answer gets 2048 tokens (at most half the window). The summary starts with pi's preamble and ends
+ * with the `<read-files>` / `<modified-files>` lists.
  *
  * Throws `SettleError("ABORTED")` on abort; `SettleError("PROVIDER", "Branch summarization
  * failed: <provider text>")` on a provider error, and when the answer stopped at its token cap (the
@@ -278,14 +279,22 @@ export async function generateBranchSummary(
 	}
 	const prepared = prepareBranchEntries(entries, budget, estimateMessageTokens, options.toolResults);
 	const details = computeFileLists(prepared.fileOps);
-	if (prepared.messages.length === 0) return { summary: EMPTY_BRANCH_SUMMARY, details };
-
-	// The estimate sizes messages, not their serialized form: drop the oldest until the request as sent fits.
-	const messages = prepared.messages;
-	let prompt = summarizationRequestText(serializeConversation(messages), instructions);
-	while (messages.length > 1 && !summaryRequestFits(prompt, maxTokens, { contextWindow })) {
-		messages.shift();
+	let prompt: string;
+	if (prepared.messages.length === 0) {
+		// The newest message alone is over the budget: its start, cut to fit, rather than no summary of
+		// the branch at all (pi 0.73.1 records "No content to summarize").
+		const newest = prepareBranchEntries(entries, 0, estimateMessageTokens, options.toolResults).messages.at(-1);
+		const text = newest ? serializeConversation([newest]) : "";
+		if (text === "") return { summary: EMPTY_BRANCH_SUMMARY, details };
+		prompt = summarizationRequestText(cutToFit(text, budget * 4), instructions);
+	} else {
+		// The estimate sizes messages, not their serialized form: drop the oldest until the request as sent fits.
+		const messages = prepared.messages;
 		prompt = summarizationRequestText(serializeConversation(messages), instructions);
+		while (messages.length > 1 && !summaryRequestFits(prompt, maxTokens, { contextWindow })) {
+			messages.shift();
+			prompt = summarizationRequestText(serializeConversation(messages), instructions);
+		}
 	}
 	const { text, usage } = await requestSummary(prompt, maxTokens, options, "Branch summarization failed", {
 		complete: true,

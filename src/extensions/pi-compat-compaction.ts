@@ -334,7 +334,8 @@ export interface PiBranchSummaryResult {
  * budget, the budget counts images in user messages (as Settle's sessions do), `reserveTokens`
  * is at most half the window (pi#8651; pi 0.73.1 takes it as set, unlimited when over the window),
  * the request with its instructions and answer fits the window (`{ error }` saying to shorten the
- * custom instructions when they leave no room), and an answer cut at its token cap is an `{ error }`.
+ * custom instructions when they leave no room), a newest message over the whole budget is sent cut
+ * to fit (pi: "No content to summarize"), and an answer cut at its token cap is an `{ error }`.
  *
  * @example
  * ```ts

@@ -383,6 +383,10 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 						false,
 					);
 					if (piPrep.messages.length !== ourPrep.messages.length) return;
+					// DELIBERATE_OVERSIZED_NEWEST_MESSAGE_CUT (kdeps#566): where nothing fits but a message is there,
+					// Settle sends the newest one cut to fit; pi writes "No content to summarize".
+					if (ourPrep.messages.length === 0 && prepareBranchEntries(collected, 0, undefined, false).messages.length > 0)
+						return;
 
 					models.requests.length = 0;
 					models.script([answer]);

@@ -14564,6 +14564,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (runner.hasHandlers("session_tree")) {', replace: "if (false) {" }],
 		tests: ["test/pi-races/tree-navigation.test.ts"],
 	},
+	{
+		id: "GJ09",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			'a newest abandoned message larger than the budget on its own leaves "No content to summarize" instead of its start cut to fit (kdeps#566)',
+		edits: [
+			{
+				find: 'if (text === "") return { summary: EMPTY_BRANCH_SUMMARY, details };',
+				replace: "return { summary: EMPTY_BRANCH_SUMMARY, details };",
+			},
+		],
+		tests: ["test/pi-races/branch-summary-budget.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

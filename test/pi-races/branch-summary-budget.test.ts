@@ -17,7 +17,8 @@
  * refuses the request as too long. What the user should see: the request, instructions and answer
  * budget included, fits the window, keeps the newest turns and the instructions, and the summary is
  * recorded; instructions that leave no room for the conversation get a typed error before any
- * request, and nothing is written.
+ * request, and nothing is written. The newest turn is always kept: an abandoned answer larger than
+ * the whole budget on its own is sent cut to fit, where pi 0.73.1 records "No content to summarize".
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
@@ -75,6 +76,21 @@ function windowedProvider(
 
 function branchSummaries(entries: SessionEntry[]): SessionEntry[] {
 	return entries.filter((entry) => entry.type === "branch_summary");
+}
+
+/** The text of every assistant answer on disk, in order (an error answer shows as its error). */
+function answerTexts(session: WireSession): string[] {
+	return session
+		.entries()
+		.flatMap((entry) =>
+			entry.type === "message" && entry.message.role === "assistant"
+				? [
+						entry.message.stopReason === "error"
+							? `error: ${entry.message.errorMessage}`
+							: entry.message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
+					]
+				: [],
+		);
 }
 
 function firstAssistantId(session: WireSession["session"]): string {
@@ -135,7 +151,8 @@ describe("kdeps#566: a branch summary with custom instructions on a small window
 	async function branchOnSmallWindow(summary: () => Reply) {
 		w = await startWireSession({
 			api: "openai-completions",
-			model: { contextWindow: WINDOW, maxTokens: 4096, reasoning: false },
+			// Turns ask for 1024 output tokens, so that they fit the window too.
+			model: { contextWindow: WINDOW, maxTokens: 1024, reasoning: false },
 			settings: { compaction: { enabled: false } },
 			route: windowedProvider(WINDOW, summary),
 		});
@@ -145,6 +162,7 @@ describe("kdeps#566: a branch summary with custom instructions on a small window
 		for (let turn = 2; turn <= 6; turn++) {
 			await w.session.prompt(`turn ${turn}: ${`migrate table_${turn} to the new schema; `.repeat(32)}`);
 		}
+		expect(answerTexts(w)).toEqual(["answer 1", "answer 2", "answer 3", "answer 4", "answer 5", "answer 6"]);
 		return w;
 	}
 
@@ -164,6 +182,36 @@ describe("kdeps#566: a branch summary with custom instructions on a small window
 		expect(text).toContain(`Additional focus: ${INSTRUCTIONS}`);
 		expect(result.summaryEntry?.summary).toContain("Migrate the tables");
 		expect(branchSummaries(session.entries())).toHaveLength(1);
+	});
+
+	it('kdeps#566: an abandoned answer larger than the whole budget on its own: the request carries its start, cut to fit the window with a note, and the model\'s summary is recorded instead of "No content to summarize"', async () => {
+		const summaries: string[] = [];
+		w = await startWireSession({
+			api: "openai-completions",
+			// Turns ask for 1024 output tokens, so that they fit the window too.
+			model: { contextWindow: WINDOW, maxTokens: 1024, reasoning: false },
+			settings: { compaction: { enabled: false } },
+			route: windowedProvider(WINDOW, () => {
+				summaries.push("asked");
+				return chatReply([{ type: "text", text: "## Goal\nWrite the migration log" }]);
+			}),
+		});
+		w.server.reply(chatReply([{ type: "text", text: "answer 1" }]));
+		// About 3000 tokens: more than the 2048-token branch budget of this window on its own.
+		w.server.reply(chatReply([{ type: "text", text: `MIGRATION-LOG-START ${"table_x migrated; ".repeat(660)}` }]));
+		await w.session.prompt("first question");
+		await w.session.prompt("write the full migration log");
+		expect(answerTexts(w)[1]).toMatch(/^MIGRATION-LOG-START/);
+
+		const result = await w.session.navigateTree(firstAssistantId(w.session), { summarize: true });
+
+		expect(summaries).toHaveLength(1);
+		const request = w.server.requests.find(isSummaryRequest)!;
+		expect(Math.ceil(requestChars(request) / 4) + answerCap(request)).toBeLessThanOrEqual(WINDOW);
+		expect(JSON.stringify(request.body.messages)).toContain("MIGRATION-LOG-START");
+		expect(JSON.stringify(request.body.messages)).toMatch(/more characters cut to fit/);
+		expect(result.summaryEntry?.summary).toContain("Write the migration log");
+		expect(result.summaryEntry?.summary).not.toContain("No content to summarize");
 	});
 
 	it("kdeps#566: custom instructions longer than the window leaves room for: navigateTree rejects with a typed INVALID_ARGUMENT saying to shorten them, sends no summary request, and writes nothing", async () => {
