@@ -14487,7 +14487,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"a branch summary cut at its token cap is recorded as if complete (pi#8845): the length stop is not checked",
 		edits: [{ find: 'if (checks.complete && response.stopReason === "length") {', replace: "if (false) {" }],
-		tests: ["test/pi-races/branch-summary-budget.test.ts"],
+		tests: ["test/pi-races/branch-summary-budget.test.ts", "test/cli/interactive-tree.test.ts"],
 	},
 	{
 		id: "GJ02",
