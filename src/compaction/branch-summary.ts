@@ -6,6 +6,7 @@ import { SettleError } from "../errors.js";
 import { effectiveReserveTokens, estimateMessageTokens } from "../llm/tokens.js";
 import type { AgentMessage, Usage } from "../llm/types.js";
 import type { FileOperationDetails, SessionEntry } from "../store/entries.js";
+import { cutToFit, summaryRequestFits } from "./chunks.js";
 import { messageFromEntry } from "./entry-messages.js";
 import {
 	addRecordedFileLists,
@@ -17,6 +18,7 @@ import {
 import {
 	BRANCH_SUMMARY_PREAMBLE,
 	BRANCH_SUMMARY_PROMPT,
+	SUMMARIZATION_SYSTEM_PROMPT,
 	summarizationRequestText,
 	withCustomInstructions,
 } from "./prompts.js";
@@ -177,15 +179,76 @@ export interface BranchSummaryResult {
 export const EMPTY_BRANCH_SUMMARY = "No content to summarize";
 
 /**
+ * The instructions of a branch summary request: the branch prompt with `customInstructions` as
+ * "Additional focus", or (with `replaceInstructions`) `customInstructions` alone.
+ *
+ * @example
+ * ```ts
+ * branchSummaryInstructions("Only list the files.", true); // "Only list the files."
+ * ```
+ */
+export function branchSummaryInstructions(customInstructions?: string, replaceInstructions?: boolean): string {
+	return replaceInstructions && customInstructions
+		? customInstructions
+		: withCustomInstructions(BRANCH_SUMMARY_PROMPT, customInstructions);
+}
+
+/** How a branch summary request shares the window: see {@link branchSummaryBudget}. */
+export interface BranchSummaryBudget {
+	/** The answer's tokens: `answerTokens` capped at half the window. */
+	maxTokens: number;
+	/** The request's own text (system prompt, instructions, tags), by the chars/4 estimate. */
+	requestTokens: number;
+	/** What the window leaves for the conversation beside the answer and the request's own text (≤ 0: nothing). */
+	room: number;
+	/** Tokens of conversation kept: `contextWindow − reserveTokens` (reserve capped at half the window), at most `room`, at least 1. */
+	budget: number;
+}
+
+/**
+ * The token budget of a branch summary request on a `contextWindow`-token model. Unlike pi 0.73.1,
+ * the request's own text counts: long custom instructions on a small window shrink the
+ * conversation kept instead of pushing the request past the window.
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * const { budget, maxTokens } = branchSummaryBudget(8192, branchSummaryInstructions("the migration plan"));
+ * console.log(maxTokens, budget); // 2048 4096
+ * ```
+ */
+export function branchSummaryBudget(
+	contextWindow: number,
+	instructions: string,
+	reserveTokens = 16_384,
+	answerTokens = 2048,
+): BranchSummaryBudget {
+	// The answer gets the same half-window cap as the reserve (pi 0.73.1 asks for 2048 whatever the window).
+	const maxTokens = effectiveReserveTokens(contextWindow, answerTokens);
+	const requestTokens = Math.ceil(
+		(SUMMARIZATION_SYSTEM_PROMPT.length + summarizationRequestText("", instructions).length) / 4,
+	);
+	const room = contextWindow - maxTokens - requestTokens;
+	const budget = Math.max(1, Math.min(contextWindow - effectiveReserveTokens(contextWindow, reserveTokens), room));
+	return { maxTokens, requestTokens, room, budget };
+}
+
+/**
  * Summarizes abandoned branch entries with the model: the newest messages that fit in
  * `contextWindow − reserveTokens` (the reserve capped at half the window, as compaction's:
- * {@link effectiveReserveTokens}, pi#8651; the answer's 2048 tokens get the same cap), serialized in `<conversation>` tags, with the branch prompt
- * (Goal / Constraints & Preferences / Progress / Key Decisions / Next Steps). The summary starts
- * with pi's preamble and ends with the `<read-files>` / `<modified-files>` lists.
+ * {@link effectiveReserveTokens}, pi#8651) and in what the window leaves beside the answer and the
+ * request's own text (system prompt, branch prompt, custom instructions), serialized in
+ * `<conversation>` tags, with the branch prompt (Goal / Constraints & Preferences / Progress / Key
+ * Decisions / Next Steps); a newest message larger than that on its own is sent cut to fit. The
+ * answer gets 2048 tokens (at most half the window). The summary starts with pi's preamble and ends
+ * with the `<read-files>` / `<modified-files>` lists.
  *
- * Throws `SettleError("ABORTED")` on abort and `SettleError("PROVIDER", "Branch summarization
- * failed: <provider text>")` on a provider error. Returns {@link EMPTY_BRANCH_SUMMARY} without a
- * model call when there is no message to summarize.
+ * Throws `SettleError("ABORTED")` on abort; `SettleError("PROVIDER", "Branch summarization
+ * failed: <provider text>")` on a provider error, and when the answer stopped at its token cap (the
+ * summary would be incomplete); `SettleError("INVALID_ARGUMENT")` when the instructions and the
+ * answer leave no room for the conversation in the window. Returns {@link EMPTY_BRANCH_SUMMARY}
+ * without a model call when there is no message to summarize.
  *
  * @example
  * ```ts
@@ -200,19 +263,41 @@ export async function generateBranchSummary(
 	options: GenerateBranchSummaryOptions,
 ): Promise<BranchSummaryResult> {
 	const contextWindow = options.model.contextWindow || 128_000;
-	const budget = Math.max(1, contextWindow - effectiveReserveTokens(contextWindow, options.reserveTokens ?? 16_384));
-	const { messages, fileOps } = prepareBranchEntries(entries, budget, estimateMessageTokens, options.toolResults);
-	const details = computeFileLists(fileOps);
-	if (messages.length === 0) return { summary: EMPTY_BRANCH_SUMMARY, details };
-
-	const instructions =
-		options.replaceInstructions && options.customInstructions
-			? options.customInstructions
-			: withCustomInstructions(BRANCH_SUMMARY_PROMPT, options.customInstructions);
-	const prompt = summarizationRequestText(serializeConversation(messages), instructions);
-	// The answer gets the same half-window cap as the reserve: budget + answer ≤ the window on windows
-	// under 4096 tokens too (pi 0.73.1 asks for 2048 whatever the window).
-	const maxTokens = effectiveReserveTokens(contextWindow, options.maxTokens ?? 2048);
-	const { text, usage } = await requestSummary(prompt, maxTokens, options, "Branch summarization failed");
+	const instructions = branchSummaryInstructions(options.customInstructions, options.replaceInstructions);
+	const { maxTokens, requestTokens, room, budget } = branchSummaryBudget(
+		contextWindow,
+		instructions,
+		options.reserveTokens,
+		options.maxTokens,
+	);
+	if (room <= 0 && prepareBranchEntries(entries, 0, estimateMessageTokens, options.toolResults).messages.length > 0) {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`Branch summary instructions (about ${requestTokens} tokens) and the ${maxTokens}-token answer leave no room for the conversation in ${options.model.id}'s ${contextWindow}-token context window: shorten the custom instructions, or navigate without a summary.`,
+			{ details: { requestTokens, maxTokens, contextWindow } },
+		);
+	}
+	const prepared = prepareBranchEntries(entries, budget, estimateMessageTokens, options.toolResults);
+	const details = computeFileLists(prepared.fileOps);
+	let prompt: string;
+	if (prepared.messages.length === 0) {
+		// The newest message alone is over the budget: its start, cut to fit, rather than no summary of
+		// the branch at all (pi 0.73.1 records "No content to summarize").
+		const newest = prepareBranchEntries(entries, 0, estimateMessageTokens, options.toolResults).messages.at(-1);
+		const text = newest ? serializeConversation([newest]) : "";
+		if (text === "") return { summary: EMPTY_BRANCH_SUMMARY, details };
+		prompt = summarizationRequestText(cutToFit(text, budget * 4), instructions);
+	} else {
+		// The estimate sizes messages, not their serialized form: drop the oldest until the request as sent fits.
+		const messages = prepared.messages;
+		prompt = summarizationRequestText(serializeConversation(messages), instructions);
+		while (messages.length > 1 && !summaryRequestFits(prompt, maxTokens, { contextWindow })) {
+			messages.shift();
+			prompt = summarizationRequestText(serializeConversation(messages), instructions);
+		}
+	}
+	const { text, usage } = await requestSummary(prompt, maxTokens, options, "Branch summarization failed", {
+		complete: true,
+	});
 	return { summary: BRANCH_SUMMARY_PREAMBLE + text + formatFileOperations(details), details, usage };
 }

@@ -127,7 +127,17 @@ export function nextSummaryChunk(texts: readonly string[], start: number, budget
 }
 
 /** `text` cut to at most `budgetChars` characters, the note included. */
-function cutToFit(text: string, budgetChars: number): string {
+/**
+ * `text` cut to at most `budgetChars` characters, ending with a note saying how many were cut.
+ *
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * cutToFit("x".repeat(1000), 200).length <= 200; // true
+ * ```
+ */
+export function cutToFit(text: string, budgetChars: number): string {
 	const note = (cut: number) => `\n\n[... ${cut} more characters cut to fit the summarizer's context window]`;
 	const keep = Math.max(0, budgetChars - note(text.length).length);
 	return text.slice(0, keep) + note(text.length - keep);

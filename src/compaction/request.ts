@@ -26,14 +26,15 @@ export interface SummaryText {
  * Throws `SettleError("ABORTED")` when `signal` is aborted (before or during the request, or
  * during a retry's backoff) or the answer stopped as `aborted`; `SettleError("PROVIDER",
  * "<failurePrefix>: <provider text>")` when the (last) answer is an error, the stream function
- * throws, or (with `requireText`, unless `options.acceptEmptyAnswer`) the answer is empty.
+ * throws, (unless `options.acceptEmptyAnswer`) the answer is empty, or (with `checks.complete`)
+ * the answer stopped at `maxTokens` (`stopReason: "length"`).
  */
 export async function requestSummary(
 	promptText: string,
 	maxTokens: number,
 	options: SummarizerOptions,
 	failurePrefix: string,
-	requireText = true,
+	checks: { complete?: boolean } = {},
 ): Promise<SummaryText> {
 	const { model, streamFn, signal } = options;
 	throwIfAborted(signal);
@@ -86,11 +87,18 @@ export async function requestSummary(
 			details: { stopReason: response.stopReason, errorMessage: providerText },
 		});
 	}
+	if (checks.complete && response.stopReason === "length") {
+		// A summary cut at the cap reads as complete but misses its last sections (pi#8845).
+		const providerText = `the answer reached its ${maxTokens}-token cap before the summary was complete (a reasoning model may have spent it thinking); try again, or navigate without a summary`;
+		throw new SettleError("PROVIDER", `${failurePrefix}: ${providerText}`, {
+			details: { stopReason: response.stopReason, errorMessage: providerText },
+		});
+	}
 	const text = response.content
 		.filter((block) => block.type === "text")
 		.map((block) => block.text)
 		.join("\n");
-	if (requireText && !options.acceptEmptyAnswer && text.trim() === "") {
+	if (!options.acceptEmptyAnswer && text.trim() === "") {
 		throw new SettleError("PROVIDER", `${failurePrefix}: the model returned no summary text`, {
 			details: { stopReason: response.stopReason },
 		});

@@ -331,8 +331,11 @@ export interface PiBranchSummaryResult {
  * request leaves the branch's tool results out (the session's own branch summaries carry them).
  *
  * Differences on purpose: `readFiles` / `modifiedFiles` also name files of entries dropped for the
- * budget, the budget counts images in user messages (as Settle's sessions do), and `reserveTokens`
- * is at most half the window (pi#8651; pi 0.73.1 takes it as set, unlimited when over the window).
+ * budget, the budget counts images in user messages (as Settle's sessions do), `reserveTokens`
+ * is at most half the window (pi#8651; pi 0.73.1 takes it as set, unlimited when over the window),
+ * the request with its instructions and answer fits the window (`{ error }` saying to shorten the
+ * custom instructions when they leave no room), a newest message over the whole budget is sent cut
+ * to fit (pi: "No content to summarize"), and an answer cut at its token cap is an `{ error }`.
  *
  * @example
  * ```ts

@@ -198,6 +198,34 @@ describe("settle -i: /tree and /label", () => {
 		expect(await chat.end()).toBe(0);
 	});
 
+	it("pi#8845: a branch summary whose answer stops at its token cap is one clear error: nothing written, still at the same point; Summarize again records the complete summary", async () => {
+		const steps = script([
+			"answer one",
+			"answer two",
+			{ text: "## Goal\nRename the par", stopReason: "length" },
+			"## Goal\nRename the parser module",
+		]);
+		const chat = repl(["--faux-script", steps]);
+		await chat.idle(0);
+		await chat.say("question one", "answer one\n>");
+		await chat.say("question two", "answer two\n>");
+		const file = bannerSessionFile(chat.stdout);
+		const answerOne = messageEntry(file, "assistant", "answer one");
+		const linesBefore = readEntries(file).length;
+
+		const failed = await navigate(chat, answerOne.id, "2");
+		expect(failed).toContain(
+			"Error: Branch summarization failed: the answer reached its 2048-token cap before the summary was complete",
+		);
+		expect(readEntries(file)).toHaveLength(linesBefore);
+
+		const moved = await navigate(chat, answerOne.id, "2");
+		expect(moved).toContain(`Now at ${answerOne.id}:`);
+		const summary = (readEntries(file) as Entry[]).find((entry) => entry.type === "branch_summary");
+		expect(summary?.summary).toMatch(/Rename the parser module$/);
+		expect(await chat.end()).toBe(0);
+	});
+
 	it("Summarize with custom prompt asks for the instructions, and they reach the summarizer", async () => {
 		// The faux model without a script step echoes the request's last user message: the summary prompt.
 		const chat = repl(["--faux-script", script(["answer one", "answer two"])]);

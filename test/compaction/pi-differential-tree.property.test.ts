@@ -20,10 +20,13 @@ import {
 	prepareBranchEntries as piPrepareBranchEntries,
 } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/index.js";
 import {
+	branchSummaryBudget,
+	branchSummaryInstructions,
 	collectEntriesForBranchSummary,
 	EMPTY_BRANCH_SUMMARY,
 	prepareBranchEntries,
 } from "../../src/compaction/branch-summary.js";
+import { summaryRequestFits } from "../../src/compaction/chunks.js";
 import { formatFileOperations } from "../../src/compaction/file-operations.js";
 import { errorMessage } from "../../src/errors.js";
 import { effectiveReserveTokens } from "../../src/llm/tokens.js";
@@ -148,9 +151,11 @@ describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 wri
 						// DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW (pi#8651): Settle's reserve is at most half the
 						// window (1500), pi's as set; where that changes what fits, the selections differ.
 						const budget = Math.max(1, CONTEXT_WINDOW - reserveTokens);
+						// DELIBERATE_BRANCH_REQUEST_FITS_WINDOW (kdeps#566): Settle's budget also leaves the window
+						// room for the answer and the request's own text.
 						const ours = prepareBranchEntries(
 							collected,
-							Math.max(1, CONTEXT_WINDOW - effectiveReserveTokens(CONTEXT_WINDOW, reserveTokens)),
+							branchSummaryBudget(CONTEXT_WINDOW, branchSummaryInstructions(customInstructions), reserveTokens).budget,
 						);
 						const theirs = piPrepareBranchEntries(collected as Pi, budget);
 						// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED / DELIBERATE_USER_IMAGES_COUNTED /
@@ -159,7 +164,16 @@ describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 wri
 						const sameSelection =
 							withoutEmptyBranchSummaries(theirs.messages).length === theirs.messages.length &&
 							JSON.stringify(ours.messages) === JSON.stringify(theirs.messages);
-						if (!sameSelection) {
+						// DELIBERATE_BRANCH_REQUEST_FITS_WINDOW: where pi's request overflows the window (a summary entry
+						// kept past the budget), Settle drops the oldest messages until it fits.
+						const piFits = pi.requests.every((text) =>
+							summaryRequestFits(text, effectiveReserveTokens(CONTEXT_WINDOW, 2048), { contextWindow: CONTEXT_WINDOW }),
+						);
+						// DELIBERATE_OVERSIZED_NEWEST_MESSAGE_CUT (kdeps#566): where nothing fits but a message is there,
+						// Settle sends the newest one cut to fit; pi writes "No content to summarize".
+						const oversizedNewest =
+							ours.messages.length === 0 && prepareBranchEntries(collected, 0).messages.length > 0;
+						if (!sameSelection || !piFits || oversizedNewest) {
 							expect(settle.outcome).toMatchObject({ cancelled: false });
 							return;
 						}

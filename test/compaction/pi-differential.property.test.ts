@@ -38,10 +38,13 @@ import {
 	prepareCompaction as piPrepareCompaction,
 } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/index.js";
 import {
+	branchSummaryBudget,
+	branchSummaryInstructions,
 	collectEntriesForBranchSummary,
 	generateBranchSummary,
 	prepareBranchEntries,
 } from "../../src/compaction/branch-summary.js";
+import { summaryRequestFits } from "../../src/compaction/chunks.js";
 import {
 	collectFileOperations,
 	computeFileLists,
@@ -370,13 +373,20 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 					// DELIBERATE_RESERVE_CAPPED_AT_HALF_WINDOW (pi#8651): Settle's reserve is at most half the window
 					// (3000), pi's as set; where that changes what fits, the branch is not compared. The answer's
 					// 2048 tokens get the same cap, which does not bind on this window (maxTokens compared below).
+					// DELIBERATE_BRANCH_REQUEST_FITS_WINDOW (kdeps#566): Settle's budget also leaves the window room
+					// for the answer and the request's own text; pi's request may overflow. Not compared there either.
 					const ourPrep = prepareBranchEntries(
 						collected,
-						6000 - effectiveReserveTokens(6000, reserveTokens),
+						branchSummaryBudget(6000, branchSummaryInstructions(customInstructions, replaceInstructions), reserveTokens)
+							.budget,
 						undefined,
 						false,
 					);
 					if (piPrep.messages.length !== ourPrep.messages.length) return;
+					// DELIBERATE_OVERSIZED_NEWEST_MESSAGE_CUT (kdeps#566): where nothing fits but a message is there,
+					// Settle sends the newest one cut to fit; pi writes "No content to summarize".
+					if (ourPrep.messages.length === 0 && prepareBranchEntries(collected, 0, undefined, false).messages.length > 0)
+						return;
 
 					models.requests.length = 0;
 					models.script([answer]);
@@ -404,6 +414,10 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 							signal: new AbortController().signal,
 						});
 					const ourRequests = settle.requests();
+					// DELIBERATE_BRANCH_REQUEST_FITS_WINDOW: where pi's request overflows the window (a summary entry
+					// kept past the budget), Settle drops the oldest messages until it fits.
+					const piFits = models.requests.every((r) => summaryRequestFits(r.text, 2048, { contextWindow: 6000 }));
+					if (!piFits) return;
 					expect(ourRequests.length).toBe(models.requests.length);
 					if (ourRequests.length === 1) {
 						const [ours, theirs] = [ourRequests[0]!, models.requests[0]!];

@@ -13947,8 +13947,8 @@ export const MUTANTS: Mutant[] = [
 			"pi#8651 (leftovers6): the branch summary's budget takes the uncapped reserve again: on an 8192-token model nothing fits and the short branch is not summarized",
 		edits: [
 			{
-				find: "contextWindow - effectiveReserveTokens(contextWindow, options.reserveTokens ?? 16_384)",
-				replace: "contextWindow - (options.reserveTokens ?? 16_384)",
+				find: "contextWindow - effectiveReserveTokens(contextWindow, reserveTokens)",
+				replace: "contextWindow - reserveTokens",
 			},
 		],
 		tests: ["test/pi-races/compaction-window.test.ts"],
@@ -14136,8 +14136,8 @@ export const MUTANTS: Mutant[] = [
 			"the branch summary asks for 2048 answer tokens whatever the window, as pi 0.73.1: on a 2000-token window the answer alone is more than the window",
 		edits: [
 			{
-				find: "effectiveReserveTokens(contextWindow, options.maxTokens ?? 2048)",
-				replace: "(options.maxTokens ?? 2048)",
+				find: "const maxTokens = effectiveReserveTokens(contextWindow, answerTokens);",
+				replace: "const maxTokens = answerTokens;",
 			},
 		],
 		tests: ["test/session/tree.test.ts", "test/extensions/pi-compat-exports.test.ts"],
@@ -14535,6 +14535,102 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/shared-session-files.test.ts"],
+	},
+	{
+		id: "GJ01",
+		file: "src/compaction/request.ts",
+		description:
+			"a branch summary cut at its token cap is recorded as if complete (pi#8845): the length stop is not checked",
+		edits: [{ find: 'if (checks.complete && response.stopReason === "length") {', replace: "if (false) {" }],
+		tests: ["test/pi-races/branch-summary-budget.test.ts", "test/cli/interactive-tree.test.ts"],
+	},
+	{
+		id: "GJ02",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			"the branch budget ignores the answer and the custom instructions, so the request overflows a small window (kdeps#566)",
+		edits: [
+			{
+				find: "Math.min(contextWindow - effectiveReserveTokens(contextWindow, reserveTokens), room)",
+				replace: "contextWindow - effectiveReserveTokens(contextWindow, reserveTokens)",
+			},
+			{
+				find: "while (messages.length > 1 && !summaryRequestFits(prompt, maxTokens, { contextWindow })) {",
+				replace: "while (false) {",
+			},
+		],
+		tests: ["test/pi-races/branch-summary-budget.test.ts"],
+	},
+	{
+		id: "GJ03",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			'instructions that leave no room for the conversation are not refused: the navigation records "No content to summarize" (kdeps#566)',
+		edits: [{ find: "if (room <= 0 && prepareBranchEntries(", replace: "if (false && prepareBranchEntries(" }],
+		tests: ["test/pi-races/branch-summary-budget.test.ts"],
+	},
+	{
+		id: "GJ04",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			"the abandoned entries run on past the common ancestor to the root: /tree back past a compaction summarizes the shared history too (chia1104.dev#3011)",
+		edits: [
+			{
+				find: "while (current && current !== commonAncestorId && !seen.has(current)) {",
+				replace: "while (current && !seen.has(current)) {",
+			},
+		],
+		tests: ["test/pi-races/tree-past-compaction.test.ts"],
+	},
+	{
+		id: "GJ05",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"a compaction prepares from every entry of the file, not the active branch: after /tree back past a compaction it updates the abandoned branch's summary (chia1104.dev#3011)",
+		edits: [
+			{
+				find: "\t\tbranchEntries = s.sessionManager.getBranch();",
+				replace: "\t\tbranchEntries = s.sessionManager.getEntries();",
+			},
+		],
+		tests: ["test/pi-races/tree-past-compaction.test.ts"],
+	},
+	{
+		id: "GJ06",
+		file: "src/session/tree-navigation.ts",
+		description:
+			"a plain /tree move keeps the live context of the branch left: the next turn after /tree to between two compactions sends the later compaction's summary (oh-my-pi#4090)",
+		edits: [{ find: "\t\trestoreContext(s);\n", replace: "" }],
+		tests: ["test/pi-races/tree-past-compaction.test.ts"],
+	},
+	{
+		id: "GJ07",
+		file: "src/session/tree-navigation.ts",
+		description:
+			"session_tree reports the leaf the user left as the new one: a handler's label lands on the abandoned branch (oh-my-pi#821)",
+		edits: [{ find: "newLeafId: sessionManager.getLeafId(),", replace: "newLeafId: oldLeafId," }],
+		tests: ["test/pi-races/tree-navigation.test.ts"],
+	},
+	{
+		id: "GJ08",
+		file: "src/session/tree-navigation.ts",
+		description:
+			"session_tree is not emitted after a navigation: what its handlers write never lands on the new branch (oh-my-pi#821)",
+		edits: [{ find: 'if (runner.hasHandlers("session_tree")) {', replace: "if (false) {" }],
+		tests: ["test/pi-races/tree-navigation.test.ts"],
+	},
+	{
+		id: "GJ09",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			'a newest abandoned message larger than the budget on its own leaves "No content to summarize" instead of its start cut to fit (kdeps#566)',
+		edits: [
+			{
+				find: 'if (text === "") return { summary: EMPTY_BRANCH_SUMMARY, details };',
+				replace: "return { summary: EMPTY_BRANCH_SUMMARY, details };",
+			},
+		],
+		tests: ["test/pi-races/branch-summary-budget.test.ts"],
 	},
 ];
 

@@ -5,6 +5,12 @@
  * command while a tool runs (pi#6558, pi#9221) — replayed against Settle on a real session file.
  * What the user should see: the operation that came second is refused with a typed error saying
  * what to wait for; the one under way ends on the branch it started on; nothing stays busy.
+ *
+ * oh-my-pi#821: the context a navigation returned was built before the `session_tree` handlers ran,
+ * so what they wrote (a label, a custom entry, a message) was missing until a later rebuild. What the
+ * user should see: what a `session_tree` handler writes lands on the new branch, right after the
+ * branch summary, is in the live context as soon as `navigateTree` resolves, reaches the next
+ * request, and is there again when the file is reopened.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
@@ -13,7 +19,7 @@ import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { gate, script, timesPersisted, userTexts } from "./helpers.js";
+import { gate, reopenedContext, script, timesPersisted, userTexts } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -237,5 +243,58 @@ describe("pi#6558 / pi#9221: /tree or a reload from an extension command while a
 		const last = answerRequests.at(-1)!.messages.at(-1);
 		expect(last).toMatchObject({ role: "toolResult", toolCallId: "call-slow", isError: false });
 		expect(harness.session.isIdle).toBe(true);
+	});
+});
+
+describe("oh-my-pi#821: what a session_tree handler writes during a navigation", () => {
+	it("oh-my-pi#821: a label, a custom entry and a message written by session_tree land after the branch summary, are in the context navigateTree leaves, reach the next request and survive a reopen", async () => {
+		const handlerErrors: unknown[] = [];
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("session_tree", async (event) => {
+						try {
+							pi.setLabel(event.newLeafId!, "back-on-main");
+							pi.appendEntry("branch-state", { at: event.newLeafId });
+							await pi.sendMessage({ customType: "branch-note", content: "NOTE-FROM-SESSION-TREE", display: true });
+						} catch (error) {
+							handlerErrors.push(error);
+						}
+					});
+				},
+			],
+		});
+		const harness = h;
+		const { answerRequests } = script(harness, [
+			fauxAssistantMessage("answer one"),
+			fauxAssistantMessage("answer two"),
+			fauxAssistantMessage("answer three"),
+		]);
+		await harness.session.prompt("question one");
+		await harness.session.prompt("question two");
+		const [answerOne] = assistantEntries(harness);
+
+		const result = await harness.session.navigateTree(answerOne!.id, { summarize: true });
+
+		expect(handlerErrors).toEqual([]);
+		const summaryId = result.summaryEntry!.id;
+		const manager = harness.session.sessionManager;
+		const afterSummary = manager
+			.getBranch()
+			.slice(manager.getBranch().findIndex((entry) => entry.id === summaryId))
+			.map((entry) => (entry.type === "custom" || entry.type === "custom_message" ? entry.customType : entry.type));
+		expect(afterSummary).toEqual(["branch_summary", "label", "branch-state", "branch-note"]);
+		expect(manager.getLabel(summaryId)).toBe("back-on-main");
+		expect(JSON.stringify(harness.session.messages)).toContain("NOTE-FROM-SESSION-TREE");
+
+		await harness.session.prompt("question three");
+		expect(userTexts(answerRequests.at(-1)!)).toEqual([
+			"question one",
+			expect.stringContaining("summary"),
+			"NOTE-FROM-SESSION-TREE",
+			"question three",
+		]);
+		expect(JSON.stringify(reopenedContext(manager.getSessionFile()!))).toContain("NOTE-FROM-SESSION-TREE");
 	});
 });
