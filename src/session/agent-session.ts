@@ -613,9 +613,15 @@ export class AgentSession {
 		this.sessionManager.entryObserver = this.entryObserver;
 		// Queue changes go to the machine so inspection and traces show them (it stays idle otherwise);
 		// a stopped actor (after dispose) is not told.
-		this.queues = new SessionQueues(agent, this.events, transcript, (change) => {
-			if (this.actor.getSnapshot().status === "active") this.actor.send({ type: "QUEUE_CHANGED", ...change });
-		});
+		this.queues = new SessionQueues(
+			agent,
+			this.events,
+			transcript,
+			(change) => {
+				if (this.actor.getSnapshot().status === "active") this.actor.send({ type: "QUEUE_CHANGED", ...change });
+			},
+			() => this.model,
+		);
 		const settings = this.settingsManager;
 		this.loadout = new ToolLoadout({
 			cwd,

@@ -11117,8 +11117,8 @@ export const MUTANTS: Mutant[] = [
 		description: "the Agent gets a copy of the queued follow-up: its delivery does not unlist it",
 		edits: [
 			{
-				find: "this.agent.followUp(message);",
-				replace: "this.agent.followUp({ ...message });",
+				find: "this.agent.followUp(entry.message);",
+				replace: "this.agent.followUp({ ...entry.message });",
 			},
 		],
 		tests: ["test/session/queues.test.ts"],
@@ -14388,13 +14388,8 @@ export const MUTANTS: Mutant[] = [
 		id: "GF01",
 		description:
 			"a steer / follow-up's images are queued unchecked, so a PNG labelled image/jpeg makes Anthropic refuse the run (claude-code#12009)",
-		file: "src/session/prompt-pipeline.ts",
-		edits: [
-			{
-				find: "const normalized = normalizePromptImages(messageText, images, s.model());",
-				replace: "const normalized = { text: messageText, images };",
-			},
-		],
+		file: "src/session/queues.ts",
+		edits: [{ find: "if (entry.unchecked) {", replace: "if (false) {" }],
 		tests: ["test/pi-races/images-attachments.test.ts", "test/rpc/rpc-client.test.ts"],
 	},
 	{
@@ -14404,7 +14399,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/prompt-pipeline.ts",
 		edits: [
 			{
-				find: "return fittingNeeded(s, images) ? await fitPromptImages(text, images) : { text, images };",
+				find: "return queuedFittingNeeded(s, images) ? await fitPromptImages(text, images) : { text, images };",
 				replace: "return { text, images };",
 			},
 		],
@@ -14415,7 +14410,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"a plain steer is queued at once while an earlier steer's image is still being resized, so it overtakes it",
 		file: "src/session/prompt-pipeline.ts",
-		edits: [{ find: " && !s.queues.hasOpenTurn(kind)) return queueExpanded", replace: ") return queueExpanded" }],
+		edits: [{ find: " && !s.queues.hasOpenTurn(kind)) {", replace: ") {" }],
 		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
 	{
@@ -14480,6 +14475,33 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/bash-input-waits.test.ts"],
+	},
+	{
+		id: "GL01",
+		file: "src/session/queues.ts",
+		description:
+			"a queued message's images are not checked against the model it is sent to: after a switch to a text-only model the file keeps the image and the model gets no hint (paseo#1930)",
+		edits: [
+			{
+				find: "normalizePromptImages(entry.unchecked.text, entry.unchecked.images, this.currentModel())",
+				replace: "normalizePromptImages(entry.unchecked.text, entry.unchecked.images, undefined)",
+			},
+		],
+		tests: ["test/pi-races/provider-switch-history.test.ts"],
+	},
+	{
+		id: "GL02",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"a queued image is resized only when the current model takes images: steered on a text-only model, then switched to a vision one, a 300×2400 image is sent as it is",
+		edits: [
+			{
+				find: "return images !== undefined && s.settingsManager.getImageAutoResize() && promptImagesNeedFitting(images);",
+				replace:
+					'return images !== undefined && s.model()?.input.includes("image") === true && s.settingsManager.getImageAutoResize() && promptImagesNeedFitting(images);',
+			},
+		],
+		tests: ["test/pi-races/provider-switch-history.test.ts"],
 	},
 ];
 
