@@ -2803,8 +2803,10 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 	if (!hasExistingSession) {
 		if (model) sessionManager.appendModelChange(model.provider, model.id);
 		sessionManager.appendThinkingLevelChange(thinkingLevel);
-	} else if (!hasThinkingEntry) {
-		// Written with the next activity: resuming must not rewrite the file (oh-my-pi#528).
+	} else if (!hasThinkingEntry || (config.thinkingLevel !== undefined && thinkingLevel !== context.thinkingLevel)) {
+		// Written with the next activity: resuming must not rewrite the file (oh-my-pi#528). A level
+		// the host passed over the recorded one is recorded too: the new turns run at it, and a later
+		// resume must come back on it, not on a level none of them used (as `settle --thinking`).
 		sessionManager.appendThinkingLevelChange(thinkingLevel, { deferWrite: true });
 	}
 	return agent;

@@ -14503,6 +14503,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/provider-switch-history.test.ts"],
 	},
+	{
+		id: "GL03",
+		file: "src/session/agent-session.ts",
+		description:
+			"createAgentSession's thinkingLevel over a resumed file's recorded level is not recorded: the turns run at it, a later resume comes back on the old level",
+		edits: [
+			{
+				find: "(config.thinkingLevel !== undefined && thinkingLevel !== context.thinkingLevel)",
+				replace: "(config.thinkingLevel !== undefined && thinkingLevel === context.thinkingLevel)",
+			},
+		],
+		tests: ["test/pi-races/thinking-levels.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
