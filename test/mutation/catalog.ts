@@ -14516,6 +14516,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/thinking-levels.test.ts"],
 	},
+	{
+		id: "GL04",
+		file: "src/cli/host.ts",
+		description:
+			"settle -c --model <other> records the model only by the answer: interrupted before it, the file stays on the old model and the next settle -c comes back on it",
+		edits: [
+			{
+				find: "manager.appendModelChange(model.provider, model.id, { deferWrite: true });",
+				replace: "void manager;",
+			},
+		],
+		tests: ["test/pi-races/provider-switch-history.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -32,7 +32,8 @@
  * writes it, and `settle -c --model <newer>` (resuming an old session on a newer model): what the
  * user should see is the answer, no unsigned or foreign-signed thinking block in the request.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
@@ -43,7 +44,14 @@ import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import {
+	cliCommand,
+	RpcClient,
+	runSettleAsync,
+	trackChild,
+	useCliProject,
+	writeLocalProvider,
+} from "../cli/helpers.js";
 import { PNG_1X1 } from "../export/helpers.js";
 import { anthropicEvents, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
@@ -450,6 +458,52 @@ describe("paseo#1930: settle --rpc: an image steered on a text-only model, then 
 		expect(sent).not.toContain("omitted");
 		client.child.stdin.end();
 		expect(await client.exited).toBe(0);
+	});
+});
+
+describe("settle -c --model <other>, interrupted before the first answer", () => {
+	const cli = useCliProject("settle-switch-history-continue-");
+
+	it("settle -c --model local/new, Ctrl+C while the first answer streams: the file records the model chosen before the question, and the next settle -c asks local/new", async () => {
+		const server = await startWireServer();
+		cleanups.push(() => server.close());
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "old" }, { id: "new" }] });
+		const sessionDir = join(cli.dir, "sessions");
+		const run = (args: string[]) =>
+			runSettleAsync(["--session-dir", sessionDir, ...args], { cwd: cli.project, agentDir: cli.agentDir });
+		server.reply(
+			chatReply([{ type: "text", text: "first answer" }], { model: "old" }),
+			sse(chatEvents([{ type: "text", text: "never finished" }], { model: "new" }).slice(0, 2), "hang"),
+			chatReply([{ type: "text", text: "third answer" }], { model: "new" }),
+		);
+		expect((await run(["--model", "local/old", "-p", "first"])).stdout).toBe("first answer\n");
+
+		const child = spawn(
+			process.execPath,
+			[...cliCommand(), "--session-dir", sessionDir, "-c", "--model", "local/new", "-p", "second"],
+			{
+				cwd: cli.project,
+				env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+				stdio: ["ignore", "pipe", "pipe"],
+			},
+		);
+		const closed = trackChild(child);
+		await server.waitForRequests(2);
+		expect(server.requests[1]!.body.model).toBe("new");
+		child.kill("SIGINT");
+		await closed;
+		const [file] = readdirSync(sessionDir, { recursive: true }).filter((name) => String(name).endsWith(".jsonl"));
+		const entries = readFileSync(join(sessionDir, String(file)), "utf8")
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; modelId?: string; message?: { role: string } });
+		const second = entries.findIndex((entry) => entry.type === "message" && JSON.stringify(entry).includes('"second"'));
+		expect(second).toBeGreaterThan(0);
+		const modelsBefore = entries.slice(0, second).filter((entry) => entry.type === "model_change");
+		expect(modelsBefore.map((entry) => entry.modelId)).toEqual(["old", "new"]);
+
+		expect((await run(["-c", "-p", "third"])).stdout).toBe("third answer\n");
+		expect(server.requests[2]!.body.model).toBe("new");
 	});
 });
 
