@@ -14529,6 +14529,34 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/provider-switch-history.test.ts"],
 	},
+	{
+		id: "GL05",
+		file: "src/cli/interactive-ui.ts",
+		description: "settle -i prints an unchanged status again each time an extension sets it, filling the chat",
+		edits: [{ find: "if (text === last) return;", replace: "" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "GL06",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i writes the title escape (OSC 0) on a pipe too: noise in a transcript a wrapper reads",
+		edits: [{ find: "process.stdout.isTTY ? (title) =>", replace: "true ? (title: string) =>" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "GL07",
+		file: "src/cli/interactive-ui.ts",
+		description: "settle -i passes an extension's title with its control characters: a BEL ends the escape early and the rest is printed",
+		edits: [{ find: "[...title].filter((char) => !isControl(char)).join(\"\")", replace: "title" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "GL08",
+		file: "src/cli/interactive-ui.ts",
+		description: "settle -i does not say a status was cleared: the last [key] line reads as still current",
+		edits: [{ find: 'print(`[${key}] (cleared)`, "status");', replace: "" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
