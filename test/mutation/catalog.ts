@@ -13079,14 +13079,14 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "EO01",
 		file: "src/cli/args.ts",
-		description: "pi's `--theme <name|path>` is not an option again: an unknown one (exit 2) (leftovers3)",
+		description: "pi's `--theme <name|path>` is not an option again: an unknown one (exit 2)",
 		edits: [{ find: '\t"--prompt-template",\n\t"--theme",\n]);', replace: '\t"--prompt-template",\n]);' }],
 		tests: ["test/cli/pi-startup-flags.test.ts", "test/cli/pi-differential-args.property.test.ts"],
 	},
 	{
 		id: "EO02",
 		file: "src/cli/main.ts",
-		description: "`settle -i --theme …` runs without the note that its chat has no themes (leftovers3)",
+		description: "`settle -i --theme …` runs without the note that its chat has no themes",
 		edits: [{ find: "if (args.themes.length > 0 || args.noThemes) out.stderr(", replace: "if (false) out.stderr(" }],
 		tests: ["test/cli/pi-startup-flags.test.ts"],
 	},
@@ -13094,7 +13094,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EO03",
 		file: "src/runtime/auth-storage.ts",
 		description:
-			"an auth.json key names an environment variable only in upper case (or `$NAME`), not as pi's resolveConfigValue (leftovers3)",
+			"an auth.json key names an environment variable only in upper case (or `$NAME`), not as pi's resolveConfigValue",
 		edits: [
 			{
 				find: "return resolveConfiguredValue(key);",
@@ -13107,7 +13107,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EO04",
 		file: "src/runtime/sdk.ts",
 		description:
-			"`--provider TWO --model cod` is not found again: no case-insensitive provider, no pi matching inside it (leftovers3)",
+			"`--provider TWO --model cod` is not found again: no case-insensitive provider, no pi matching inside it",
 		edits: [{ find: "\t\tif (matched) return matched;\n", replace: "" }],
 		tests: ["test/cli/pi-provider-flags.test.ts"],
 	},
@@ -13299,7 +13299,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EP01",
 		file: "src/cli/host.ts",
 		description:
-			"`settle -i -r` no longer picks before the runtime starts: extensions start on a new session nobody asked for and no question is asked (picker)",
+			"`settle -i -r` no longer picks before the runtime starts: extensions start on a new session nobody asked for and no question is asked",
 		edits: [{ find: "if (args.resume && pickSession) {", replace: "if (false && pickSession) {" }],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
@@ -13307,7 +13307,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EP02",
 		file: "src/cli/chat-input.ts",
 		description:
-			"lines read with -r's answer (piped all at once) are dropped when the chat takes over the input, not run as prompts (picker)",
+			"lines read with -r's answer (piped all at once) are dropped when the chat takes over the input, not run as prompts",
 		edits: [{ find: "lines: this.unread.splice(0),", replace: "lines: this.unread.splice(0, 0)," }],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
@@ -13315,7 +13315,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EP03",
 		file: "src/cli/main.ts",
 		description:
-			"the session `settle -i -r` picked starts without the `Resumed <id> (n messages): <file>` line /resume prints (picker)",
+			"the session `settle -i -r` picked starts without the `Resumed <id> (n messages): <file>` line /resume prints",
 		edits: [{ find: "resumedAtStart: host.resumed === true", replace: "resumedAtStart: false" }],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
@@ -13944,7 +13944,7 @@ export const MUTANTS: Mutant[] = [
 		id: "FO01",
 		file: "src/compaction/branch-summary.ts",
 		description:
-			"pi#8651 (leftovers6): the branch summary's budget takes the uncapped reserve again: on an 8192-token model nothing fits and the short branch is not summarized",
+			"pi#8651: the branch summary's budget takes the uncapped reserve again: on an 8192-token model nothing fits and the short branch is not summarized",
 		edits: [
 			{
 				find: "contextWindow - effectiveReserveTokens(contextWindow, options.reserveTokens ?? 16_384)",
@@ -13957,7 +13957,7 @@ export const MUTANTS: Mutant[] = [
 		id: "FO02",
 		file: "src/runtime/models-json.ts",
 		description:
-			"models.json modelOverrides (leftovers6): a negative maxTokens or contextWindow is taken again, silently, as the model's cap",
+			"models.json modelOverrides: a negative maxTokens or contextWindow is taken again, silently, as the model's cap",
 		edits: [
 			{
 				find: 'return typeof value === "number" && Number.isInteger(value) && value > 0;',
@@ -13970,7 +13970,7 @@ export const MUTANTS: Mutant[] = [
 		id: "FO03",
 		file: "src/cli/interactive-commands.ts",
 		description:
-			"settle -i /name before the first message (leftovers6): the confirmation no longer says the name is kept only with a first message",
+			"settle -i /name before the first message: the confirmation no longer says the name is kept only with a first message",
 		edits: [
 			{
 				find: "const unsaved = file !== undefined && !existsSync(file);",
@@ -14146,7 +14146,7 @@ export const MUTANTS: Mutant[] = [
 		id: "FX02",
 		file: "src/extensions/runner.ts",
 		description:
-			'leftovers7: a tool_result handler\'s non-boolean isError ("yes", 1) is applied as is again: saved in the tool result and sent to the provider, as pi 0.73.1',
+			'a tool_result handler\'s non-boolean isError ("yes", 1) is applied as is again: saved in the tool result and sent to the provider, as pi 0.73.1',
 		edits: [
 			{
 				find: 'if (value.isError !== undefined && typeof value.isError !== "boolean") {',
@@ -14546,15 +14546,16 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "GL07",
 		file: "src/cli/interactive-ui.ts",
-		description: "settle -i passes an extension's title with its control characters: a BEL ends the escape early and the rest is printed",
-		edits: [{ find: "[...title].filter((char) => !isControl(char)).join(\"\")", replace: "title" }],
+		description:
+			"settle -i passes an extension's title with its control characters: a BEL ends the escape early and the rest is printed",
+		edits: [{ find: '[...title].filter((char) => !isControl(char)).join("")', replace: "title" }],
 		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
 	},
 	{
 		id: "GL08",
 		file: "src/cli/interactive-ui.ts",
 		description: "settle -i does not say a status was cleared: the last [key] line reads as still current",
-		edits: [{ find: 'print(`[${key}] (cleared)`, "status");', replace: "" }],
+		edits: [{ after: "shown.delete(id);", find: "(cleared)", replace: "" }],
 		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
 	},
 ];
