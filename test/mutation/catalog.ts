@@ -12664,8 +12664,8 @@ export const MUTANTS: Mutant[] = [
 			"settle -i prints an extension's notification, select title and options as given: their escape sequences reach the terminal (xing-shuyin/pi-web-ui#16)",
 		edits: [
 			{
-				find: "const print = (line: string, type?: NotificationType) => printLine(safe(line), type);",
-				replace: "const print = (line: string, type?: NotificationType) => printLine(line, type);",
+				find: "const print = (line: string, kind?: InteractiveLineKind) => printLine(safe(line), kind);",
+				replace: "const print = (line: string, kind?: InteractiveLineKind) => printLine(line, kind);",
 			},
 		],
 		tests: ["test/pi-races/interactive-chat.test.ts"],
