@@ -235,10 +235,14 @@ export async function runInteractiveMode(
 	let unsubscribe: (() => void) | undefined;
 	const ui = createInteractiveUIContext(
 		questions,
-		(line, type) => {
-			printer.line(type === "error" ? style.red(line) : type === "warning" ? style.yellow(line) : line);
+		(line, kind) => {
+			const paint =
+				kind === "error" ? style.red : kind === "warning" ? style.yellow : kind === "status" ? style.dim : undefined;
+			printer.line(paint ? paint(line) : line);
 		},
 		terminal ? inputLine : undefined,
+		// OSC 0 sets the window title; on a pipe it would be noise in the output.
+		process.stdout.isTTY ? (title) => out.stdout(`\x1b]0;${title}\x07`) : undefined,
 	);
 	const bind = async (target: AgentSession) => {
 		await target.bindExtensions({

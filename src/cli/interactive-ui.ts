@@ -1,8 +1,10 @@
 /**
  * The extension UI of `settle -i`: dialogs (`confirm`, `select`, `input`, `editor`) are questions
  * the next typed line answers; `notify` prints a line; `setEditorText` / `pasteToEditor` fill the
- * input line in a terminal; what needs a full terminal UI (widgets, footers, custom components,
- * themes) is a no-op, as in print mode.
+ * input line in a terminal; a status or a text widget is printed as a dim line each time it
+ * changes, `[key] text` (`[key] (cleared)` when removed), and the title goes to the terminal's
+ * title bar; what needs a full terminal UI (component widgets, footers, custom components, themes)
+ * is a no-op, as in print mode.
  */
 import type { ExtensionUIContext, ExtensionUIDialogOptions, NotificationType } from "../extensions/types.js";
 import { plainTheme } from "../extensions/ui.js";
@@ -127,29 +129,52 @@ export interface InteractiveEditor {
 	get(): string;
 }
 
+/** How {@link createInteractiveUIContext} prints a line: a notification's type, or `status` (dim). */
+export type InteractiveLineKind = NotificationType | "status";
+
 /**
- * Creates the interactive UI context: dialogs go to `questions`, notifications and option lists to
- * `print` (one line each); the editor calls go to `editor` (without one, a text kept for
- * `getEditorText` only, as on a pipe, where nothing can be edited).
+ * Creates the interactive UI context: dialogs go to `questions`, notifications, option lists and
+ * changed statuses and text widgets to `print` (one line each); the editor calls go to `editor`
+ * (without one, a text kept for `getEditorText` only, as on a pipe, where nothing can be edited);
+ * `setTitle` to `writeTitle` (leave it out where there is no terminal title to set).
  *
  * @example
  * ```ts
  * const questions = new LineQuestions((text) => process.stdout.write(text));
  * const ui = createInteractiveUIContext(questions, (line) => console.log(line));
  * ui.notify("hello"); // prints "[info] hello"
+ * ui.setStatus("git", "main"); // prints "[git] main"
  * ```
  */
 export function createInteractiveUIContext(
 	questions: LineQuestions,
-	printLine: (line: string, type?: NotificationType) => void,
+	printLine: (line: string, kind?: InteractiveLineKind) => void,
 	editor?: InteractiveEditor,
+	writeTitle?: (title: string) => void,
 ): ExtensionUIContext {
 	// An extension's text reaches the terminal as tool output does: colour codes dropped, other
 	// control characters made visible, so a title, an option or a notification cannot drive it.
-	const print = (line: string, type?: NotificationType) => printLine(safe(line), type);
+	const print = (line: string, kind?: InteractiveLineKind) => printLine(safe(line), kind);
 	const ask = (text: string, opts?: ExtensionUIDialogOptions) => questions.ask(safe(text), opts);
 	let editorText = "";
 	let toolsExpanded = false;
+	// What each status and text widget last printed: an unchanged one is not printed again (an
+	// extension refreshing its status every turn would otherwise fill the chat).
+	const shown = new Map<string, string>();
+	const show = (kind: "status" | "widget", key: string, lines: readonly string[] | undefined) => {
+		const id = `${kind} ${key}`;
+		const last = shown.get(id);
+		if (lines === undefined) {
+			if (last === undefined) return;
+			shown.delete(id);
+			print(`[${key}] (cleared)`, "status");
+			return;
+		}
+		const text = lines.join("\n");
+		if (text === last) return;
+		shown.set(id, text);
+		for (const line of lines.length > 0 ? lines : [""]) print(`[${key}] ${line}`, "status");
+	};
 	const ui: ExtensionUIContext = {
 		async select(title, options, opts) {
 			print(title);
@@ -180,15 +205,24 @@ export function createInteractiveUIContext(
 			print(`[${type}] ${message}`, type);
 		},
 		onTerminalInput: () => () => {},
-		setStatus: () => {},
+		setStatus(key, text) {
+			show("status", key, text === undefined ? undefined : [text]);
+		},
 		setWorkingMessage: () => {},
 		setWorkingVisible: () => {},
 		setWorkingIndicator: () => {},
 		setHiddenThinkingLabel: () => {},
-		setWidget: () => {},
+		setWidget(key, content) {
+			// A component factory needs the full terminal UI; string lines print as a status does.
+			if (typeof content === "function") return;
+			show("widget", key, content);
+		},
 		setFooter: () => {},
 		setHeader: () => {},
-		setTitle: () => {},
+		setTitle(title) {
+			// Control characters dropped, so the title cannot end the escape early or add another.
+			writeTitle?.([...title].filter((char) => !isControl(char)).join(""));
+		},
 		custom: async <T>() => undefined as T,
 		pasteToEditor(text) {
 			if (editor) editor.paste(text);
@@ -212,6 +246,12 @@ export function createInteractiveUIContext(
 		},
 	};
 	return ui;
+}
+
+/** A C0 or C1 control character, or DEL. */
+function isControl(char: string): boolean {
+	const code = char.codePointAt(0) ?? 0;
+	return code < 0x20 || (code >= 0x7f && code <= 0x9f);
 }
 
 /** Each line of `text` made safe for a terminal (see {@link outputLineSafe}); the line breaks stay. */

@@ -613,9 +613,15 @@ export class AgentSession {
 		this.sessionManager.entryObserver = this.entryObserver;
 		// Queue changes go to the machine so inspection and traces show them (it stays idle otherwise);
 		// a stopped actor (after dispose) is not told.
-		this.queues = new SessionQueues(agent, this.events, transcript, (change) => {
-			if (this.actor.getSnapshot().status === "active") this.actor.send({ type: "QUEUE_CHANGED", ...change });
-		});
+		this.queues = new SessionQueues(
+			agent,
+			this.events,
+			transcript,
+			(change) => {
+				if (this.actor.getSnapshot().status === "active") this.actor.send({ type: "QUEUE_CHANGED", ...change });
+			},
+			() => this.model,
+		);
 		const settings = this.settingsManager;
 		this.loadout = new ToolLoadout({
 			cwd,
@@ -2797,8 +2803,10 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 	if (!hasExistingSession) {
 		if (model) sessionManager.appendModelChange(model.provider, model.id);
 		sessionManager.appendThinkingLevelChange(thinkingLevel);
-	} else if (!hasThinkingEntry) {
-		// Written with the next activity: resuming must not rewrite the file (oh-my-pi#528).
+	} else if (!hasThinkingEntry || (config.thinkingLevel !== undefined && thinkingLevel !== context.thinkingLevel)) {
+		// Written with the next activity: resuming must not rewrite the file (oh-my-pi#528). A level
+		// the host passed over the recorded one is recorded too: the new turns run at it, and a later
+		// resume must come back on it, not on a level none of them used (as `settle --thinking`).
 		sessionManager.appendThinkingLevelChange(thinkingLevel, { deferWrite: true });
 	}
 	return agent;

@@ -6,7 +6,8 @@
  * 2. manual compaction in progress → rejected;
  * 3. `input` hook → continue / transform (chained) / handled;
  * 4. skill and prompt-template expansion;
- * 5. busy → queued as steering or follow-up (`streamingBehavior` required), images as in step 11;
+ * 5. busy → queued as steering or follow-up (`streamingBehavior` required), images resized now and
+ *    checked as in step 11 when the message is sent, against the model then in use;
  * 6. pending bash and custom messages flushed;
  * 7–8. model and auth checks (pi's rejection texts);
  * 9. pre-send compaction check;
@@ -305,7 +306,9 @@ export async function queueInput(
 	}
 	const hooks = runner.hasHandlers("input");
 	// Queued at once unless a hook or a resize must be awaited, or an earlier message still is.
-	if (!hooks && !fittingNeeded(s, images) && !s.queues.hasOpenTurn(kind)) return queueExpanded(s, kind, text, images);
+	if (!hooks && !queuedFittingNeeded(s, images) && !s.queues.hasOpenTurn(kind)) {
+		return queueExpanded(s, kind, text, images);
+	}
 	// The hooks may outlast the operation's last look at the queues (pi issue 5886): the machine
 	// counts this call until it is queued (or not), and an operation about to settle waits for it.
 	let queued = false;
@@ -361,20 +364,28 @@ function fittingNeeded(s: SessionInternals, images: ImageContent[] | undefined):
 	);
 }
 
+/**
+ * Whether a queued message's images must be resized: as {@link fittingNeeded}, whatever the current
+ * model takes, since the model may be switched before the message is sent.
+ */
+function queuedFittingNeeded(s: SessionInternals, images: ImageContent[] | undefined): images is ImageContent[] {
+	return images !== undefined && s.settingsManager.getImageAutoResize() && promptImagesNeedFitting(images);
+}
+
 /** A queued message's images resized as a prompt's, and its text with their dimension notes. */
 async function fitQueuedImages(
 	s: SessionInternals,
 	text: string,
 	images: ImageContent[] | undefined,
 ): Promise<{ text: string; images: ImageContent[] | undefined }> {
-	return fittingNeeded(s, images) ? await fitPromptImages(text, images) : { text, images };
+	return queuedFittingNeeded(s, images) ? await fitPromptImages(text, images) : { text, images };
 }
 
 /**
- * Queues `text` as `kind` with its images checked against the current model as a prompt's are
- * (dropped ones leave a hint, a mislabelled one gets its bytes' type): sent unchanged, a steer's
- * image the provider refuses failed that run and every later one. The message says `messageText`
- * (the text with the images' notes); the queue lists show `text`.
+ * Queues `text` as `kind`; its images are checked as a prompt's (dropped ones leave a hint, a
+ * mislabelled one gets its bytes' type) when it is sent, against the model then in use: sent
+ * unchanged, a steer's image the provider refuses failed that run and every later one. The
+ * message says `messageText` (the text with the images' notes); the queue lists show `text`.
  */
 function queueChecked(
 	s: SessionInternals,
@@ -383,9 +394,8 @@ function queueChecked(
 	images: ImageContent[] | undefined,
 	messageText = text,
 ): "queued" {
-	const normalized = normalizePromptImages(messageText, images, s.model());
-	if (kind === "followUp") s.queues.queueFollowUp(text, normalized.images, normalized.text);
-	else s.queues.queueSteer(text, normalized.images, normalized.text);
+	if (kind === "followUp") s.queues.queueFollowUp(text, images, messageText);
+	else s.queues.queueSteer(text, images, messageText);
 	return "queued";
 }
 

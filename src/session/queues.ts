@@ -5,7 +5,8 @@
  */
 import type { QueueChange } from "../../machines/prompt-operation.machine.js";
 import type { Agent } from "../agent/agent.js";
-import type { AgentMessage, ImageContent, TextContent, UserMessage } from "../llm/types.js";
+import type { AgentMessage, ImageContent, Model, TextContent, UserMessage } from "../llm/types.js";
+import { normalizePromptImages } from "./images.js";
 import type { BashExecutionMessage, CustomMessage } from "./messages.js";
 import type { PublicEvents } from "./public-events.js";
 import type { Transcript } from "./transcript.js";
@@ -26,6 +27,8 @@ export interface QueuedTexts {
 interface QueuedEntry {
 	text: string;
 	message: UserMessage;
+	/** The message's text and images before they are checked against the model that gets them. */
+	unchecked?: { text: string; images: ImageContent[] };
 }
 
 export class SessionQueues {
@@ -56,6 +59,8 @@ export class SessionQueues {
 		private readonly transcript: Transcript,
 		/** Told each time the steering / follow-up lists change (the session passes it to its machine). */
 		private readonly onChange: (change: QueueChange) => void = () => {},
+		/** The model a message delivered now goes to: queued images are checked against it. */
+		private readonly currentModel: () => Pick<Model, "provider" | "id" | "input"> | undefined = () => undefined,
 	) {}
 
 	/** Steering + follow-up texts waiting to be delivered. */
@@ -115,22 +120,24 @@ export class SessionQueues {
 	/**
 	 * Queues a steering user message: display list, `queue_update`, then the Agent's queue. The
 	 * message says `messageText` (the text with the notes its images left), the lists show `text`.
+	 * Its images are checked when it is delivered, against the model then in use, as a prompt's are
+	 * against the model that answers it: a model switched to after queueing decides.
 	 */
 	queueSteer(text: string, images?: ImageContent[], messageText = text): void {
-		const message = userMessage(messageText, images);
-		this.steering.push({ text, message });
+		const entry = queuedEntry(text, messageText, images);
+		this.steering.push(entry);
 		this.changed("queued", "steering", text);
 		this.emitUpdate();
-		this.agent.steer(message);
+		this.agent.steer(entry.message);
 	}
 
 	/** Queues a follow-up user message (see {@link queueSteer}). */
 	queueFollowUp(text: string, images?: ImageContent[], messageText = text): void {
-		const message = userMessage(messageText, images);
-		this.followUp.push({ text, message });
+		const entry = queuedEntry(text, messageText, images);
+		this.followUp.push(entry);
 		this.changed("queued", "followUp", text);
 		this.emitUpdate();
-		this.agent.followUp(message);
+		this.agent.followUp(entry.message);
 	}
 
 	/**
@@ -149,6 +156,11 @@ export class SessionQueues {
 			if (index === -1) return;
 		}
 		const entry = list.splice(index, 1)[0]!;
+		if (entry.unchecked) {
+			// Still the queue's own object: nobody has seen it, and the request is built after this.
+			const checked = normalizePromptImages(entry.unchecked.text, entry.unchecked.images, this.currentModel());
+			entry.message.content = userMessage(checked.text, checked.images).content;
+		}
 		this.delivering = { list, index, entry };
 		this.changed("delivered", list === this.steering ? "steering" : "followUp", entry.text);
 		this.emitUpdate();
@@ -270,6 +282,12 @@ export function userMessage(text: string, images?: readonly ImageContent[]): Use
 	const content: (TextContent | ImageContent)[] = [{ type: "text", text }];
 	if (images) for (const image of images) content.push(image);
 	return { role: "user", content, timestamp: Date.now() };
+}
+
+function queuedEntry(text: string, messageText: string, images: ImageContent[] | undefined): QueuedEntry {
+	const entry: QueuedEntry = { text, message: userMessage(messageText, images) };
+	if (images && images.length > 0) entry.unchecked = { text: messageText, images };
+	return entry;
 }
 
 /**

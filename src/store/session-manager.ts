@@ -1178,7 +1178,12 @@ export class SessionManager {
 			ThinkingLevelChangeEntry,
 			"id" | "parentId" | "timestamp"
 		>;
-		if (!options?.deferWrite) return this.appendEntry(fields).id;
+		return this.appendMaybeDeferred(fields, options?.deferWrite === true);
+	}
+
+	/** Appends `fields`; deferred: a file already on disk gets it with the next entry written. */
+	private appendMaybeDeferred(fields: NewEntry, deferWrite: boolean): string {
+		if (!deferWrite) return this.appendEntry(fields).id;
 		this.deferringWrite = true;
 		try {
 			return this.appendEntry(fields).id;
@@ -1189,18 +1194,25 @@ export class SessionManager {
 
 	/**
 	 * Records a model change (sets the context's `model` from here on, until an assistant message of
-	 * another model). Throws `INVALID_ARGUMENT` unless `provider` and `modelId` are strings.
+	 * another model). Throws `INVALID_ARGUMENT` unless `provider` and `modelId` are strings. With
+	 * `deferWrite`, as {@link appendThinkingLevelChange}: a file on disk gets it with the next entry.
+	 *
+	 * @example
+	 * ```ts
+	 * sessionManager.appendModelChange("anthropic", "claude-sonnet-4-5", { deferWrite: true }); // the file is unchanged
+	 * ```
 	 */
-	appendModelChange(provider: string, modelId: string): string {
+	appendModelChange(provider: string, modelId: string, options?: { deferWrite?: boolean }): string {
 		const method = "sessionManager.appendModelChange";
 		throwIfInvalid(
 			stringArgumentError(method, "provider", provider, MODEL_HINT) ??
 				stringArgumentError(method, "modelId", modelId, MODEL_HINT),
 		);
-		return this.appendEntry({ type: "model_change", provider, modelId } as Omit<
+		const fields = { type: "model_change", provider, modelId } as Omit<
 			ModelChangeEntry,
 			"id" | "parentId" | "timestamp"
-		>).id;
+		>;
+		return this.appendMaybeDeferred(fields, options?.deferWrite === true);
 	}
 
 	/**

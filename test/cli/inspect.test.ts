@@ -162,7 +162,7 @@ describe("settle --inspect", () => {
 		expect((await run.exited).code).toBe(0);
 	});
 
-	it("regression (inspect2): once the run ended, the longer status wrapped the header and the panes reached 12 px below the window (a page scrollbar); now they fit", async () => {
+	it("--inspect: once the run ended, the longer status wrapped the header and the panes reached 12 px below the window (a page scrollbar); now they fit", async () => {
 		const run = heldRun(["-p", "go", "--inspect"]);
 		const view = await openPage(await run.url);
 		await view.says("live");
@@ -182,7 +182,7 @@ describe("settle --inspect", () => {
 		expect(layout.panesEnd).toBeLessThanOrEqual(layout.window);
 	});
 
-	it("regression (inspect2): a file dropped on the live page got no word (a browser that opens dropped files leaves the live view for it); now the page says what it is and stays live", async () => {
+	it("--inspect: a file dropped on the live page got no word (a browser that opens dropped files leaves the live view for it); now the page says what it is and stays live", async () => {
 		const trace = join(cli.dir, "earlier.json");
 		expect(
 			spawnSync(process.execPath, [...cliCommand(), "--faux", "-p", "hi", "--trace", trace], {

@@ -155,7 +155,7 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 		expect(readFileSync(first.file, "utf8")).toBe(before);
 	});
 
-	it("regression (picker): extensions start once, on the picked session, with reason startup; no discarded session", async () => {
+	it("-r picker: extensions start once, on the picked session, with reason startup; no discarded session", async () => {
 		const first = savedSession("the first session");
 		const { extension, events } = lifecycleLog();
 		const repl = chat("-e", extension, "-r");
@@ -170,7 +170,7 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 		expect(readdirSync(folder)).toEqual([basename(first.file)]);
 	});
 
-	it("regression (picker): an empty answer starts extensions once, on the new session", async () => {
+	it("-r picker: an empty answer starts extensions once, on the new session", async () => {
 		const first = savedSession("the first session");
 		const { extension, events } = lifecycleLog();
 		const repl = chat("-e", extension, "-r");
@@ -184,7 +184,7 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 		expect(events()).toEqual([`start startup ${fresh}`, `shutdown quit ${fresh}`]);
 	});
 
-	it("regression (picker): cancelled at the question, no extension started and no session file written", async () => {
+	it("-r picker: cancelled at the question, no extension started and no session file written", async () => {
 		const first = savedSession("the first session");
 		const { extension, events } = lifecycleLog();
 		const repl = chat("-e", extension, "-r");
@@ -195,7 +195,7 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 		expect(readdirSync(dirname(first.file))).toEqual([basename(first.file)]);
 	});
 
-	it("regression (picker): Ctrl+C at the question: 'No session selected', exit 0, no extension started", async () => {
+	it("-r picker: Ctrl+C at the question: 'No session selected', exit 0, no extension started", async () => {
 		const first = savedSession("the first session");
 		const { extension, events } = lifecycleLog();
 		const repl = chat("-e", extension, "-r");

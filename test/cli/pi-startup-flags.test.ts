@@ -121,7 +121,7 @@ describe("pi's start-up flags (piflags)", () => {
 		}
 	});
 
-	it("settle --theme dark --no-themes -p (leftovers3): a pi script's theme options are accepted and change nothing", () => {
+	it("settle --theme dark --no-themes -p: a pi script's theme options are accepted and change nothing", () => {
 		// pi 0.73.1 parses --theme (repeatable) and --no-themes for its TUI; Settle refused them (exit 2).
 		const run = settle(["--faux", "--theme", "dark", "--theme", "./my-theme.json", "--no-themes", "-p", "hi"]);
 		expect(run).toEqual({ code: 0, stdout: "hi\n", stderr: "" });
@@ -135,7 +135,7 @@ describe("pi's start-up flags (piflags)", () => {
 		);
 	});
 
-	it("settle -i --theme dark (leftovers3): one note on stderr that the chat has no themes, then the chat runs", async () => {
+	it("settle -i --theme dark: one note on stderr that the chat has no themes, then the chat runs", async () => {
 		const repl = new Repl(["--faux", "--no-session", "--theme", "dark", "--no-themes"], {
 			cwd: cli.project,
 			agentDir: cli.agentDir,

@@ -293,7 +293,7 @@ describe("settle --rpc: set_thinking_level with a level name pi does not know (H
 });
 
 describe("settle --rpc: commands run side by side", () => {
-	it("regression (oh-my-pi#4027): commands waited for each other, so get_state and abort_bash only answered once a running bash command had finished", async () => {
+	it("oh-my-pi#4027: commands waited for each other, so get_state and abort_bash only answered once a running bash command had finished", async () => {
 		const server = rpc(["--faux", "--no-session"]);
 		const started = server.next((line) => line.type === "bash_execution_update");
 		const bash = server.next((line) => line.type === "response" && line.id === "bash");

@@ -180,7 +180,7 @@ describe("settle trace, opened in Chromium", () => {
 		});
 	});
 
-	it("regression (inspect2): a file dropped on the viewer did nothing (or, in a browser that opens dropped files, left the page); now it says what the file is and how to view it", async () => {
+	it("the trace viewer: a file dropped on it did nothing (or, in a browser that opens dropped files, left the page); now it says what the file is and how to view it", async () => {
 		const traceFile = join(cli.dir, "run.json");
 		expect(cli.settle(["--faux", "-p", "hi", "--trace", traceFile]).code).toBe(0);
 		const htmlFile = cli.settle(["trace", traceFile]).stdout.trim();

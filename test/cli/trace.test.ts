@@ -353,7 +353,7 @@ describe("settle --trace with a path that cannot be written", () => {
 		expect(folder.stderr).toMatch(/^Error: --trace .*: .* is a folder; give a file name, e\.g\. .*\/trace\.json\.\n$/);
 	});
 
-	it("regression (leftovers): --trace package.json (a typo) replaced the file with the trace at exit; now exit 2 with one line before any model call, its bytes untouched", () => {
+	it("--trace package.json (a typo) replaced the file with the trace at exit; now exit 2 with one line before any model call, its bytes untouched", () => {
 		const files = {
 			"package.json": Buffer.from('{\n\t"name": "app",\n\t"format": "not a trace"\n}\n'),
 			"index.ts": Buffer.from("export const answer = 42;\n"),
@@ -413,7 +413,7 @@ describe("settle --trace with a path that cannot be written", () => {
 		expect(rpc.lines.some((line) => line.type === "agent_settled")).toBe(true);
 	});
 
-	it("regression (inspect2): --session s.jsonl --trace s.jsonl replaced the conversation with the trace; now exit 2 before the run, the session untouched", () => {
+	it("--session s.jsonl --trace s.jsonl replaced the conversation with the trace; now exit 2 before the run, the session untouched", () => {
 		const session = join(cli.dir, "s.jsonl");
 		expect(cli.settle(["--faux", "-p", "first question", "--session", session]).code).toBe(0);
 		const before = readFileSync(session, "utf8");
@@ -426,7 +426,7 @@ describe("settle --trace with a path that cannot be written", () => {
 		expect(readFileSync(session, "utf8")).toBe(before);
 	});
 
-	it("regression (inspect2): -c --trace <the newest session's file> replaced it with the trace; now exit 2, the session untouched", () => {
+	it("-c --trace <the newest session's file> replaced it with the trace; now exit 2, the session untouched", () => {
 		expect(cli.settle(["--faux", "-p", "first question"]).code).toBe(0);
 		const folder = join(cli.agentDir, "sessions");
 		const [project] = readdirSync(folder);
@@ -442,7 +442,7 @@ describe("settle --trace with a path that cannot be written", () => {
 		expect(readFileSync(newest, "utf8")).toBe(before);
 	});
 
-	it("regression (inspect2): an RPC run that switched to the trace's path saved the trace over that session; now exit 1 naming it, the session untouched", async () => {
+	it("an RPC run that switched to the trace's path saved the trace over that session; now exit 1 naming it, the session untouched", async () => {
 		const session = join(cli.dir, "other.jsonl");
 		// The session is written once the server has started (an existing session's file is refused at the start).
 		const rpc = new RpcClient(["--faux", "--trace", session], { cwd: cli.project, agentDir: cli.agentDir });
@@ -467,7 +467,7 @@ describe("settle --trace with a path that cannot be written", () => {
 		);
 	});
 
-	it("regression (inspect2): --export with --trace or --inspect exported, exit 0, and silently wrote no trace and served nothing; now a usage error before the export", () => {
+	it("--export with --trace or --inspect exported, exit 0, and silently wrote no trace and served nothing; now a usage error before the export", () => {
 		const session = join(cli.dir, "s.jsonl");
 		expect(cli.settle(["--faux", "-p", "hi", "--session", session]).code).toBe(0);
 		const page = join(cli.dir, "s.html");

@@ -102,7 +102,7 @@ it("--model router/auto routes each request to a physical model; --continue rest
 	expect(fallback.code).toBe(0);
 });
 
-it("regression (README 'Not yet: pi's footer showing the route'): settle -i's /session names the model the virtual selection was last routed to", async () => {
+it("settle -i's /session names the model the virtual selection was last routed to", async () => {
 	const chat = new Repl(["--faux", "-e", extension, "--model", "router/auto", "--thinking", "low"], {
 		cwd: project,
 		agentDir,

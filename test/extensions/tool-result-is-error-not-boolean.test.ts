@@ -1,5 +1,5 @@
 /**
- * Regression (leftovers7): a `tool_result` handler returning an `isError` that is not a boolean
+ * A `tool_result` handler returning an `isError` that is not a boolean
  * ("yes", 1) had it applied as is: the saved tool result held `isError: "yes"` and the provider's
  * request carried it as the result's error flag (pi 0.73.1 does the same). Now the field is ignored
  * and reported to `onError` with the extension's path and what to return; the other fields apply.

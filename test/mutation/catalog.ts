@@ -11117,8 +11117,8 @@ export const MUTANTS: Mutant[] = [
 		description: "the Agent gets a copy of the queued follow-up: its delivery does not unlist it",
 		edits: [
 			{
-				find: "this.agent.followUp(message);",
-				replace: "this.agent.followUp({ ...message });",
+				find: "this.agent.followUp(entry.message);",
+				replace: "this.agent.followUp({ ...entry.message });",
 			},
 		],
 		tests: ["test/session/queues.test.ts"],
@@ -12664,8 +12664,8 @@ export const MUTANTS: Mutant[] = [
 			"settle -i prints an extension's notification, select title and options as given: their escape sequences reach the terminal (xing-shuyin/pi-web-ui#16)",
 		edits: [
 			{
-				find: "const print = (line: string, type?: NotificationType) => printLine(safe(line), type);",
-				replace: "const print = (line: string, type?: NotificationType) => printLine(line, type);",
+				find: "const print = (line: string, kind?: InteractiveLineKind) => printLine(safe(line), kind);",
+				replace: "const print = (line: string, kind?: InteractiveLineKind) => printLine(line, kind);",
 			},
 		],
 		tests: ["test/pi-races/interactive-chat.test.ts"],
@@ -13079,14 +13079,14 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "EO01",
 		file: "src/cli/args.ts",
-		description: "pi's `--theme <name|path>` is not an option again: an unknown one (exit 2) (leftovers3)",
+		description: "pi's `--theme <name|path>` is not an option again: an unknown one (exit 2)",
 		edits: [{ find: '\t"--prompt-template",\n\t"--theme",\n]);', replace: '\t"--prompt-template",\n]);' }],
 		tests: ["test/cli/pi-startup-flags.test.ts", "test/cli/pi-differential-args.property.test.ts"],
 	},
 	{
 		id: "EO02",
 		file: "src/cli/main.ts",
-		description: "`settle -i --theme …` runs without the note that its chat has no themes (leftovers3)",
+		description: "`settle -i --theme …` runs without the note that its chat has no themes",
 		edits: [{ find: "if (args.themes.length > 0 || args.noThemes) out.stderr(", replace: "if (false) out.stderr(" }],
 		tests: ["test/cli/pi-startup-flags.test.ts"],
 	},
@@ -13094,7 +13094,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EO03",
 		file: "src/runtime/auth-storage.ts",
 		description:
-			"an auth.json key names an environment variable only in upper case (or `$NAME`), not as pi's resolveConfigValue (leftovers3)",
+			"an auth.json key names an environment variable only in upper case (or `$NAME`), not as pi's resolveConfigValue",
 		edits: [
 			{
 				find: "return resolveConfiguredValue(key);",
@@ -13107,7 +13107,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EO04",
 		file: "src/runtime/sdk.ts",
 		description:
-			"`--provider TWO --model cod` is not found again: no case-insensitive provider, no pi matching inside it (leftovers3)",
+			"`--provider TWO --model cod` is not found again: no case-insensitive provider, no pi matching inside it",
 		edits: [{ find: "\t\tif (matched) return matched;\n", replace: "" }],
 		tests: ["test/cli/pi-provider-flags.test.ts"],
 	},
@@ -13299,7 +13299,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EP01",
 		file: "src/cli/host.ts",
 		description:
-			"`settle -i -r` no longer picks before the runtime starts: extensions start on a new session nobody asked for and no question is asked (picker)",
+			"`settle -i -r` no longer picks before the runtime starts: extensions start on a new session nobody asked for and no question is asked",
 		edits: [{ find: "if (args.resume && pickSession) {", replace: "if (false && pickSession) {" }],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
@@ -13307,7 +13307,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EP02",
 		file: "src/cli/chat-input.ts",
 		description:
-			"lines read with -r's answer (piped all at once) are dropped when the chat takes over the input, not run as prompts (picker)",
+			"lines read with -r's answer (piped all at once) are dropped when the chat takes over the input, not run as prompts",
 		edits: [{ find: "lines: this.unread.splice(0),", replace: "lines: this.unread.splice(0, 0)," }],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
@@ -13315,7 +13315,7 @@ export const MUTANTS: Mutant[] = [
 		id: "EP03",
 		file: "src/cli/main.ts",
 		description:
-			"the session `settle -i -r` picked starts without the `Resumed <id> (n messages): <file>` line /resume prints (picker)",
+			"the session `settle -i -r` picked starts without the `Resumed <id> (n messages): <file>` line /resume prints",
 		edits: [{ find: "resumedAtStart: host.resumed === true", replace: "resumedAtStart: false" }],
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
@@ -13944,7 +13944,7 @@ export const MUTANTS: Mutant[] = [
 		id: "FO01",
 		file: "src/compaction/branch-summary.ts",
 		description:
-			"pi#8651 (leftovers6): the branch summary's budget takes the uncapped reserve again: on an 8192-token model nothing fits and the short branch is not summarized",
+			"pi#8651: the branch summary's budget takes the uncapped reserve again: on an 8192-token model nothing fits and the short branch is not summarized",
 		edits: [
 			{
 				find: "contextWindow - effectiveReserveTokens(contextWindow, reserveTokens)",
@@ -13957,7 +13957,7 @@ export const MUTANTS: Mutant[] = [
 		id: "FO02",
 		file: "src/runtime/models-json.ts",
 		description:
-			"models.json modelOverrides (leftovers6): a negative maxTokens or contextWindow is taken again, silently, as the model's cap",
+			"models.json modelOverrides: a negative maxTokens or contextWindow is taken again, silently, as the model's cap",
 		edits: [
 			{
 				find: 'return typeof value === "number" && Number.isInteger(value) && value > 0;',
@@ -13970,7 +13970,7 @@ export const MUTANTS: Mutant[] = [
 		id: "FO03",
 		file: "src/cli/interactive-commands.ts",
 		description:
-			"settle -i /name before the first message (leftovers6): the confirmation no longer says the name is kept only with a first message",
+			"settle -i /name before the first message: the confirmation no longer says the name is kept only with a first message",
 		edits: [
 			{
 				find: "const unsaved = file !== undefined && !existsSync(file);",
@@ -14146,7 +14146,7 @@ export const MUTANTS: Mutant[] = [
 		id: "FX02",
 		file: "src/extensions/runner.ts",
 		description:
-			'leftovers7: a tool_result handler\'s non-boolean isError ("yes", 1) is applied as is again: saved in the tool result and sent to the provider, as pi 0.73.1',
+			'a tool_result handler\'s non-boolean isError ("yes", 1) is applied as is again: saved in the tool result and sent to the provider, as pi 0.73.1',
 		edits: [
 			{
 				find: 'if (value.isError !== undefined && typeof value.isError !== "boolean") {',
@@ -14388,13 +14388,8 @@ export const MUTANTS: Mutant[] = [
 		id: "GF01",
 		description:
 			"a steer / follow-up's images are queued unchecked, so a PNG labelled image/jpeg makes Anthropic refuse the run (claude-code#12009)",
-		file: "src/session/prompt-pipeline.ts",
-		edits: [
-			{
-				find: "const normalized = normalizePromptImages(messageText, images, s.model());",
-				replace: "const normalized = { text: messageText, images };",
-			},
-		],
+		file: "src/session/queues.ts",
+		edits: [{ find: "if (entry.unchecked) {", replace: "if (false) {" }],
 		tests: ["test/pi-races/images-attachments.test.ts", "test/rpc/rpc-client.test.ts"],
 	},
 	{
@@ -14404,7 +14399,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/prompt-pipeline.ts",
 		edits: [
 			{
-				find: "return fittingNeeded(s, images) ? await fitPromptImages(text, images) : { text, images };",
+				find: "return queuedFittingNeeded(s, images) ? await fitPromptImages(text, images) : { text, images };",
 				replace: "return { text, images };",
 			},
 		],
@@ -14415,7 +14410,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"a plain steer is queued at once while an earlier steer's image is still being resized, so it overtakes it",
 		file: "src/session/prompt-pipeline.ts",
-		edits: [{ find: " && !s.queues.hasOpenTurn(kind)) return queueExpanded", replace: ") return queueExpanded" }],
+		edits: [{ find: " && !s.queues.hasOpenTurn(kind)) {", replace: ") {" }],
 		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
 	{
@@ -14631,6 +14626,88 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/branch-summary-budget.test.ts"],
+	},
+	{
+		id: "GL01",
+		file: "src/session/queues.ts",
+		description:
+			"a queued message's images are not checked against the model it is sent to: after a switch to a text-only model the file keeps the image and the model gets no hint (paseo#1930)",
+		edits: [
+			{
+				find: "normalizePromptImages(entry.unchecked.text, entry.unchecked.images, this.currentModel())",
+				replace: "normalizePromptImages(entry.unchecked.text, entry.unchecked.images, undefined)",
+			},
+		],
+		tests: ["test/pi-races/provider-switch-history.test.ts"],
+	},
+	{
+		id: "GL02",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"a queued image is resized only when the current model takes images: steered on a text-only model, then switched to a vision one, a 300×2400 image is sent as it is",
+		edits: [
+			{
+				find: "return images !== undefined && s.settingsManager.getImageAutoResize() && promptImagesNeedFitting(images);",
+				replace:
+					'return images !== undefined && s.model()?.input.includes("image") === true && s.settingsManager.getImageAutoResize() && promptImagesNeedFitting(images);',
+			},
+		],
+		tests: ["test/pi-races/provider-switch-history.test.ts"],
+	},
+	{
+		id: "GL03",
+		file: "src/session/agent-session.ts",
+		description:
+			"createAgentSession's thinkingLevel over a resumed file's recorded level is not recorded: the turns run at it, a later resume comes back on the old level",
+		edits: [
+			{
+				find: "(config.thinkingLevel !== undefined && thinkingLevel !== context.thinkingLevel)",
+				replace: "(config.thinkingLevel !== undefined && thinkingLevel === context.thinkingLevel)",
+			},
+		],
+		tests: ["test/pi-races/thinking-levels.test.ts"],
+	},
+	{
+		id: "GL04",
+		file: "src/cli/host.ts",
+		description:
+			"settle -c --model <other> records the model only by the answer: interrupted before it, the file stays on the old model and the next settle -c comes back on it",
+		edits: [
+			{
+				find: "manager.appendModelChange(model.provider, model.id, { deferWrite: true });",
+				replace: "void manager;",
+			},
+		],
+		tests: ["test/pi-races/provider-switch-history.test.ts"],
+	},
+	{
+		id: "GL05",
+		file: "src/cli/interactive-ui.ts",
+		description: "settle -i prints an unchanged status again each time an extension sets it, filling the chat",
+		edits: [{ find: "if (text === last) return;", replace: "" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "GL06",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i writes the title escape (OSC 0) on a pipe too: noise in a transcript a wrapper reads",
+		edits: [{ find: "process.stdout.isTTY ? (title) =>", replace: "true ? (title: string) =>" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "GL07",
+		file: "src/cli/interactive-ui.ts",
+		description:
+			"settle -i passes an extension's title with its control characters: a BEL ends the escape early and the rest is printed",
+		edits: [{ find: '[...title].filter((char) => !isControl(char)).join("")', replace: "title" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "GL08",
+		file: "src/cli/interactive-ui.ts",
+		description: "settle -i does not say a status was cleared: the last [key] line reads as still current",
+		edits: [{ after: "shown.delete(id);", find: "(cleared)", replace: "" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
 	},
 ];
 

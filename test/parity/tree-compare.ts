@@ -58,6 +58,14 @@ function sessionTreePayloads(run: NormalizedTreeRun): TreeLogPayload[] {
  * whose leaf is such an entry has it written in pi's and not (yet) in Settle's. Taken out on both
  * sides, not checked per side: a pi-made file a run imports ends so in both.
  *
+ * HOST_LEVEL_RECORDED (src/session/agent-session.ts `createSessionAgent`; test/pi-races/thinking-levels.test.ts
+ * "SDK thinkingLevel: …"): both factories pass `thinkingLevel: "off"` to every session they open, and
+ * both run it at that level; opening (switch, import) a file whose branch records another level (an
+ * imported `low`), Settle records `off` with the next entry, pi 0.73.1's file keeps `low`, so a later
+ * resume comes back on a level none of the new turns ran at. Taken out in tree-play.ts: such an
+ * entry is Settle-only (`isSettleOnlyEntry` given the file's entries), and a context's level is the
+ * one its branch records without it. Not checked per side: no step of the differential sets a level.
+ *
  * BRANCH_SUMMARY_TOOL_RESULTS (oh-my-pi#4011; src/compaction/branch-summary.ts `prepareBranchEntries`,
  * test/compaction/branch-summary.test.ts): Settle's branch summary request carries the abandoned
  * branch's tool results (`[Tool result]: …`, cut as in compaction); pi 0.73.1 leaves them out.

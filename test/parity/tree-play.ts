@@ -39,10 +39,33 @@ export interface TreeHolder {
 	log: string[];
 }
 
-/** A Settle-only entry (see the module comment): a transcript `system` message or a `context_edit`. */
-export function isSettleOnlyEntry(entry: Json): boolean {
+/** An entry of the same file by id. */
+export type EntryLookup = (id: string) => Json | undefined;
+
+/**
+ * A Settle-only entry (see the module comment): a transcript `system` message, a `context_edit`,
+ * or, given the file's entries, a HOST_LEVEL_RECORDED one (tree-compare.ts): a
+ * `thinking_level_change` to another level than the one its branch records before it.
+ */
+export function isSettleOnlyEntry(entry: Json, lookup?: EntryLookup): boolean {
 	if (entry.type === "context_edit") return true;
+	if (entry.type === "thinking_level_change") return lookup !== undefined && recordsHostLevel(entry, lookup);
 	return entry.type === "message" && (entry.message as Json | undefined)?.role === "system";
+}
+
+/** HOST_LEVEL_RECORDED: no step of the differential changes the level, so only opening a session does. */
+function recordsHostLevel(entry: Json, lookup: EntryLookup): boolean {
+	let current = entry.parentId ? lookup(String(entry.parentId)) : undefined;
+	while (current && current.type !== "thinking_level_change") {
+		current = current.parentId ? lookup(String(current.parentId)) : undefined;
+	}
+	return current !== undefined && current.thinkingLevel !== entry.thinkingLevel;
+}
+
+/** The level a branch records without its HOST_LEVEL_RECORDED entries (`off`, pi's default, when none). */
+function recordedLevel(branch: readonly Json[], lookup: EntryLookup): unknown {
+	const levels = branch.filter((entry) => entry.type === "thinking_level_change" && !isSettleOnlyEntry(entry, lookup));
+	return levels.at(-1)?.thinkingLevel ?? "off";
 }
 
 /** JSON with sorted keys at every level. */
@@ -58,15 +81,16 @@ function sortedJson(value: unknown): string {
 export function treeHooks(hooks: TreeHooks, holder: TreeHolder) {
 	return (api: ExtensionAPI) => {
 		const log = (line: string) => holder.log.push(line);
-		api.on("session_before_tree", (event) => {
+		api.on("session_before_tree", (event, ctx) => {
 			const p = event.preparation;
+			const lookup: EntryLookup = (id) => ctx.sessionManager.getEntry(id) as unknown as Json | undefined;
 			log(
 				`session_before_tree ${JSON.stringify({
 					targetId: p.targetId,
 					oldLeafId: p.oldLeafId,
 					commonAncestorId: p.commonAncestorId,
 					entriesToSummarize: p.entriesToSummarize
-						.filter((entry) => !isSettleOnlyEntry(entry as unknown as Json))
+						.filter((entry) => !isSettleOnlyEntry(entry as unknown as Json, lookup))
 						.map((entry) => entry.id),
 					userWantsSummary: p.userWantsSummary,
 					customInstructions: p.customInstructions,
@@ -283,12 +307,26 @@ interface ContextLike {
 	thinkingLevel?: unknown;
 }
 
-/** A `buildSessionContext()` result as compared: messages (Settle's transcript `system` ones left out), model, thinking level. */
-function contextView(context: ContextLike) {
+interface ManagerLike {
+	buildSessionContext(): ContextLike;
+	getBranch(): unknown[];
+	getEntry(id: string): unknown;
+}
+
+/**
+ * A `buildSessionContext()` result as compared: messages (Settle's transcript `system` ones left
+ * out), model, thinking level (HOST_LEVEL_RECORDED: the one the branch records without such entries).
+ */
+function contextView(manager: ManagerLike) {
+	const context = manager.buildSessionContext();
+	const lookup: EntryLookup = (id) => manager.getEntry(id) as Json | undefined;
+	const hostLevel = (manager.getBranch() as Json[]).some(
+		(entry) => entry.type === "thinking_level_change" && isSettleOnlyEntry(entry, lookup),
+	);
 	return {
 		messages: normalizeMessages(context.messages.filter((m) => (m as Json).role !== "system")),
 		model: context.model ?? null,
-		thinkingLevel: context.thinkingLevel ?? null,
+		thinkingLevel: hostLevel ? recordedLevel(manager.getBranch() as Json[], lookup) : (context.thinkingLevel ?? null),
 	};
 }
 
@@ -305,11 +343,15 @@ interface TreeNodeLike {
  * (TRANSCRIPT_SYSTEM_LEAF: entries Settle appends under its transcript `system` entry are, for pi,
  * siblings of the entries appended under that entry's parent).
  */
-function treeShape(nodes: TreeNodeLike[], fileOrder: Map<unknown, number>): (Json & { at: TreeNodeLike })[] {
-	const joined = nodes.some((node) => isSettleOnlyEntry(node.entry));
+function treeShape(
+	nodes: TreeNodeLike[],
+	fileOrder: Map<unknown, number>,
+	lookup: EntryLookup,
+): (Json & { at: TreeNodeLike })[] {
+	const joined = nodes.some((node) => isSettleOnlyEntry(node.entry, lookup));
 	const shapes = nodes.flatMap((node) => {
-		const children = treeShape(node.children, fileOrder);
-		if (isSettleOnlyEntry(node.entry)) return children;
+		const children = treeShape(node.children, fileOrder, lookup);
+		if (isSettleOnlyEntry(node.entry, lookup)) return children;
 		const role = node.entry.type === "message" ? `:${(node.entry.message as Json).role}` : "";
 		return [{ id: node.entry.id, type: `${node.entry.type}${role}`, label: node.label ?? null, children, at: node }];
 	});
@@ -321,10 +363,13 @@ function treeShape(nodes: TreeNodeLike[], fileOrder: Map<unknown, number>): (Jso
 
 /** {@link treeShape} without the nodes it kept for sorting. */
 function treeView(manager: { getTree(): unknown; getEntries(): unknown[] }): Json[] {
-	const fileOrder = new Map(manager.getEntries().map((entry, index) => [(entry as Json).id, index]));
+	const entries = manager.getEntries() as Json[];
+	const fileOrder = new Map(entries.map((entry, index) => [entry.id, index]));
+	const byId = new Map(entries.map((entry) => [String(entry.id), entry]));
 	return JSON.parse(
-		JSON.stringify(treeShape(manager.getTree() as TreeNodeLike[], fileOrder), (key, value) =>
-			key === "at" ? undefined : value,
+		JSON.stringify(
+			treeShape(manager.getTree() as TreeNodeLike[], fileOrder, (id) => byId.get(id)),
+			(key, value) => (key === "at" ? undefined : value),
 		),
 	) as Json[];
 }
@@ -340,8 +385,8 @@ function crossOpen(peer: RuntimePeer, files: readonly string[], strayCopies: rea
 	return filesInOrder(peer, files, strayCopies).map((file) => {
 		const byPi = pi.SessionManager.open(file);
 		const bySettle = SessionManager.open(file, undefined, undefined, { readOnly: true });
-		const view = (manager: { buildSessionContext(): ContextLike; getTree(): unknown; getEntries(): unknown[] }) => ({
-			context: contextView(manager.buildSessionContext()),
+		const view = (manager: ManagerLike & { getTree(): unknown; getEntries(): unknown[] }) => ({
+			context: contextView(manager),
 			tree: treeView(manager),
 		});
 		const opened = { file, pi: view(byPi as never), settle: view(bySettle) };
@@ -376,7 +421,8 @@ function normalizedEntry(entry: Json): Json {
 
 /** The entries a target kind picks among, in file order. */
 function candidates(session: TreeSession, target: Target): Json[] {
-	const entries = session.sessionManager.getEntries().filter((entry) => !isSettleOnlyEntry(entry));
+	const manager = session.sessionManager;
+	const entries = manager.getEntries().filter((entry) => !isSettleOnlyEntry(entry, (id) => manager.getEntry(id)));
 	const role = (entry: Json) => (entry.type === "message" ? (entry.message as Json).role : undefined);
 	switch (target.kind) {
 		case "user":
@@ -474,7 +520,7 @@ export async function playTree(scenario: TreeScenario, peer: RuntimePeer, holder
 		record.leaf = session.sessionManager.getLeafId();
 		record.file = session.sessionFile;
 		record.messages = normalizeMessages(session.messages.filter((m) => (m as Json).role !== "system"));
-		record.context = contextView(session.sessionManager.buildSessionContext());
+		record.context = contextView(session.sessionManager);
 		timeline.push(record);
 		if (endsRun(action, scenario.hooks)) break;
 	}
@@ -527,7 +573,8 @@ const MESSAGE_ENTRY_TYPES = new Set(["message", "custom_message", "branch_summar
  * its `prepareCompaction` span and cut (pi's exported `findCutPoint`); false where pi refuses too.
  */
 function piSummarizesNothing(branch: Json[]): boolean {
-	const entries = branch.filter((entry) => !isSettleOnlyEntry(entry));
+	const byId = new Map(branch.map((entry) => [String(entry.id), entry]));
+	const entries = branch.filter((entry) => !isSettleOnlyEntry(entry, (id) => byId.get(id)));
 	const last = entries[entries.length - 1];
 	if (!last || last.type === "compaction") return false;
 	let start = 0;
@@ -686,7 +733,9 @@ function namedLeaf(session: TreeSession): string | null {
 /** The entry, or its nearest ancestor that is not Settle-only (undefined: none). */
 function nearestNamed(manager: TreeSession["sessionManager"], entry: Json | undefined): Json | undefined {
 	let current = entry;
-	while (current && isSettleOnlyEntry(current)) current = manager.getEntry(String(current.parentId));
+	while (current && isSettleOnlyEntry(current, (id) => manager.getEntry(id))) {
+		current = manager.getEntry(String(current.parentId));
+	}
 	return current;
 }
 
@@ -760,6 +809,7 @@ export type TreeRun = Awaited<ReturnType<typeof playTree>> & {
  */
 export function normalizeRun(run: TreeRun) {
 	const byId = new Map<string, Json>();
+	const lookup: EntryLookup = (id) => byId.get(id);
 	const names = new Map<string, string>();
 	run.disk.forEach(({ file, entries }, index) => {
 		names.set(file, `file${index + 1}`);
@@ -771,7 +821,7 @@ export function normalizeRun(run: TreeRun) {
 		let entryCount = 0;
 		for (const entry of entries.slice(1)) {
 			byId.set(String(entry.id), entry);
-			if (!isSettleOnlyEntry(entry) && !names.has(String(entry.id)))
+			if (!isSettleOnlyEntry(entry, lookup) && !names.has(String(entry.id)))
 				names.set(String(entry.id), `f${index + 1}e${++entryCount}`);
 		}
 	});
@@ -781,7 +831,7 @@ export function normalizeRun(run: TreeRun) {
 	const nameOf = (id: unknown): unknown => {
 		let current = typeof id === "string" ? byId.get(id) : undefined;
 		if (!current) return typeof id === "string" ? (names.get(id) ?? "<unwritten id>") : id;
-		while (current && isSettleOnlyEntry(current)) current = byId.get(String(current.parentId));
+		while (current && isSettleOnlyEntry(current, lookup)) current = byId.get(String(current.parentId));
 		return current ? names.get(String(current.id)) : null;
 	};
 	const disk = run.disk.map(({ entries }) =>
@@ -790,7 +840,7 @@ export function normalizeRun(run: TreeRun) {
 				const { id: _id, timestamp: _timestamp, ...header } = entry;
 				return [header];
 			}
-			if (isSettleOnlyEntry(entry)) return [];
+			if (isSettleOnlyEntry(entry, lookup)) return [];
 			const out = normalizedEntry(entry);
 			out.parentId = nameOf(entry.parentId);
 			if (typeof out.targetId === "string") out.targetId = nameOf(out.targetId);

@@ -159,7 +159,9 @@ describe("oh-my-pi#10297: ctx.ui.notify in session_start, interactive", () => {
 		);
 		const chat = repl(["--faux", "--no-session", "-e", extension]);
 		const start = await chat.idle(0);
-		expect(start.startsWith("[info] PROBE_STARTUP_NOTIFY\nsettle interactive\n")).toBe(true);
+		expect(start.startsWith("[info] PROBE_STARTUP_NOTIFY\n[probe] PROBE_STARTUP_STATUS\nsettle interactive\n")).toBe(
+			true,
+		);
 		await chat.say("hello", "hello");
 		expect(await chat.end()).toBe(0);
 		expect(chat.stdout.split("PROBE_STARTUP_NOTIFY")).toHaveLength(2);
@@ -242,6 +244,60 @@ export default function (pi) {
 		expect(term.output.slice(from).replace(cursorMoves, "")).toContain("> bonjour");
 		// The faux model echoes the prompt it was sent.
 		expect(transcript(sessionFile)).toEqual(["user: bonjour", "assistant: bonjour"]);
+	});
+});
+
+/** An extension command setting a status (twice the same, then cleared), a text widget and the title. */
+const STATUS_WIDGET_TITLE = `export default function (pi) {
+	pi.registerCommand("show", {
+		description: "Set a status, a widget and the title",
+		handler: async (_args, ctx) => {
+			ctx.ui.setStatus("build", "compiling");
+			ctx.ui.setStatus("build", "compiling");
+			ctx.ui.setWidget("todo", ["write tests", "fix \x1b[31mbug\x1b[0m"]);
+			ctx.ui.setTitle("my \x07project");
+			ctx.ui.setStatus("build", undefined);
+			ctx.ui.notify("shown", "info");
+		},
+	});
+}
+`;
+
+describe("ctx.ui.setStatus, setWidget and setTitle in settle -i", () => {
+	it("setStatus / setWidget / setTitle: in a terminal a changed status and each widget line print once as [key] lines, a cleared status as (cleared), the title as OSC 0 without its control characters", async () => {
+		const term = new Terminal(["--faux", "-e", file("show.mjs", STATUS_WIDGET_TITLE)], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { NO_COLOR: "1" },
+		});
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type("/show\r");
+		await term.until("[info] shown", from);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		const shown = term.output.slice(from);
+		expect(shown.split("[build] compiling")).toHaveLength(2);
+		const order = [
+			"[build] compiling",
+			"[todo] write tests",
+			"[todo] fix bug",
+			"\x1b]0;my project\x07",
+			"[build] (cleared)",
+			"[info] shown",
+		];
+		const at = order.map((text) => shown.indexOf(text));
+		expect(at.every((index) => index >= 0)).toBe(true);
+		expect(at).toEqual([...at].sort((a, b) => a - b));
+	});
+
+	it("setTitle on a pipe: no title escape in the output; the status still prints", async () => {
+		const chat = repl(["--faux", "-e", file("show.mjs", STATUS_WIDGET_TITLE)]);
+		await chat.idle(0);
+		const shown = await chat.say("/show", "[info] shown");
+		expect(await chat.end()).toBe(0);
+		expect(shown).toContain("[build] compiling\n[todo] write tests\n[todo] fix bug\n[build] (cleared)\n[info] shown");
+		expect(chat.stdout).not.toContain("\x1b]0;");
 	});
 });
 

@@ -14,7 +14,7 @@
  * pi#2078 / gsd-2#107: with stdin not a terminal (a pipe from a wrapper, an IDE, CI), pi's
  * interactive mode started its TUI anyway and hung for good with no output.
  *
- * leftovers6: `/name <title>` on a brand-new session before any message. A prompt after it keeps
+ * `/name <title>` on a brand-new session before any message. A prompt after it keeps
  * the name (written with the first message); quitting without one writes nothing, name included
  * (pi's lazy-persistence rule, kept), and the confirmation says so.
  */

@@ -32,7 +32,8 @@
  * writes it, and `settle -c --model <newer>` (resuming an old session on a newer model): what the
  * user should see is the answer, no unsigned or foreign-signed thinking block in the request.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
@@ -43,13 +44,21 @@ import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import {
+	cliCommand,
+	RpcClient,
+	runSettleAsync,
+	trackChild,
+	useCliProject,
+	writeLocalProvider,
+} from "../cli/helpers.js";
 import { PNG_1X1 } from "../export/helpers.js";
 import { anthropicEvents, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
 import { responsesReply } from "../llm/wire/responses.js";
-import { type SseEvent, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { type Reply, type SseEvent, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { API_KEY, type WireApi, wireModel } from "../llm/wire/session.js";
+import { encodeImage } from "../tools/image-resize-helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -346,6 +355,155 @@ describe("paseo#1930: an image sent to a text-only model, saved and replayed", (
 			stopReason: "stop",
 			content: [{ type: "text", text: "Back on text, still fine." }],
 		});
+	});
+});
+
+/** `reply`, held back until `release()` is called: the run stays streaming until then. */
+function heldReply(reply: Reply): { reply: Reply; release: () => void } {
+	let release!: () => void;
+	const released = new Promise<void>((resolve) => {
+		release = resolve;
+	});
+	return { reply: (request, res, req) => void released.then(() => reply(request, res, req)), release };
+}
+
+describe("paseo#1930: an image queued with a steer, then a model switch before it is sent", () => {
+	const GLM: ModelSpec = { api: "openai-completions", provider: "devin", id: "glm-wire-text" };
+	const VISION: ModelSpec = {
+		api: "openai-completions",
+		provider: "openai",
+		id: "gpt-wire-vision",
+		input: ["text", "image"],
+	};
+	const screenshot = { type: "image" as const, data: PNG_1X1, mimeType: "image/png" };
+	const text = (reply: string, model: string) => chatReply([{ type: "text", text: reply }], { model });
+
+	/** Opens on `from`, steers `screenshot` while the first answer streams, switches to `to`; returns what the steer's request held. */
+	async function steerImageThenSwitch(from: ModelSpec, to: ModelSpec, images = [screenshot]) {
+		const project = await wireProject([GLM, VISION]);
+		const session = await project.open(from);
+		const first = heldReply(text("Working on it.", from.id));
+		project.server.reply(first.reply, text("Got your message.", to.id));
+		const prompt = session.prompt("start");
+		await project.server.waitForRequests(1);
+		await session.steer("what is in this screenshot?", images);
+		await session.setModel(project.model(to));
+		first.release();
+		await prompt;
+		expect(project.server.requests).toHaveLength(2);
+		expect(session.messages.at(-1)).toMatchObject({
+			stopReason: "stop",
+			content: [{ type: "text", text: "Got your message." }],
+		});
+		return {
+			request: JSON.stringify(project.server.requests[1]!.body),
+			file: readFileSync(session.sessionManager.getSessionFile()!, "utf8"),
+		};
+	}
+
+	it("paseo#1930: steered on a vision model, sent after a switch to a text-only one: the text-only model gets the hint, never the image, and the file holds none", async () => {
+		const { request, file } = await steerImageThenSwitch(VISION, GLM);
+		const hint = "[Image 1 omitted: the model devin/glm-wire-text does not accept images.]";
+		expect(request).not.toContain("image_url");
+		expect(request).toContain(hint);
+		expect(file).not.toContain(PNG_1X1);
+		expect(file).toContain(hint);
+	});
+
+	it("paseo#1930: steered on a text-only model, sent after a switch to a vision one: the vision model gets the images, a 300×2400 one resized", async () => {
+		const tall = {
+			type: "image" as const,
+			data: encodeImage("png", 300, 2400).toString("base64"),
+			mimeType: "image/png",
+		};
+		const { request, file } = await steerImageThenSwitch(GLM, VISION, [screenshot, tall]);
+		expect(request).toContain(`data:image/png;base64,${PNG_1X1}`);
+		// Resized when it was queued, though the model then took no images: the vision model gets the fitted copy.
+		expect(request).toContain("[Image: original 300x2400, displayed at 250x2000.");
+		expect(request).not.toContain(tall.data);
+		expect(request).not.toContain("omitted");
+		expect(file).toContain(PNG_1X1);
+	});
+});
+
+describe("paseo#1930: settle --rpc: an image steered on a text-only model, then set_model to a vision model", () => {
+	const cli = useCliProject("settle-switch-history-rpc-");
+
+	it("paseo#1930: settle --rpc: the steer's image reaches the vision model it is sent to after set_model", async () => {
+		const server = await startWireServer();
+		cleanups.push(() => server.close());
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+			models: [{ id: "text-only" }, { id: "vision", input: ["text", "image"] }],
+		});
+		const first = heldReply(chatReply([{ type: "text", text: "Working on it." }], { model: "text-only" }));
+		server.reply(first.reply, chatReply([{ type: "text", text: "A one-pixel PNG." }], { model: "vision" }));
+		const client = new RpcClient(["--model", "local/text-only", "--no-session"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const settled = client.next((line) => line.type === "agent_settled");
+		expect(await client.request({ id: "p1", type: "prompt", message: "start" })).toMatchObject({ success: true });
+		await server.waitForRequests(1);
+		const image = { type: "image", data: PNG_1X1, mimeType: "image/png" };
+		const steer = { id: "s1", type: "steer", message: "what is in this screenshot?", images: [image] };
+		expect(await client.request(steer)).toMatchObject({ success: true });
+		const switched = await client.request({ id: "m1", type: "set_model", provider: "local", modelId: "vision" });
+		expect(switched).toMatchObject({ success: true });
+		first.release();
+		await settled;
+		expect(server.requests).toHaveLength(2);
+		expect(server.requests[1]!.body.model).toBe("vision");
+		const sent = JSON.stringify(server.requests[1]!.body.messages);
+		expect(sent).toContain(`data:image/png;base64,${PNG_1X1}`);
+		expect(sent).not.toContain("omitted");
+		client.child.stdin.end();
+		expect(await client.exited).toBe(0);
+	});
+});
+
+describe("settle -c --model <other>, interrupted before the first answer", () => {
+	const cli = useCliProject("settle-switch-history-continue-");
+
+	it("settle -c --model local/new, Ctrl+C while the first answer streams: the file records the model chosen before the question, and the next settle -c asks local/new", async () => {
+		const server = await startWireServer();
+		cleanups.push(() => server.close());
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "old" }, { id: "new" }] });
+		const sessionDir = join(cli.dir, "sessions");
+		const run = (args: string[]) =>
+			runSettleAsync(["--session-dir", sessionDir, ...args], { cwd: cli.project, agentDir: cli.agentDir });
+		server.reply(
+			chatReply([{ type: "text", text: "first answer" }], { model: "old" }),
+			sse(chatEvents([{ type: "text", text: "never finished" }], { model: "new" }).slice(0, 2), "hang"),
+			chatReply([{ type: "text", text: "third answer" }], { model: "new" }),
+		);
+		expect((await run(["--model", "local/old", "-p", "first"])).stdout).toBe("first answer\n");
+
+		const child = spawn(
+			process.execPath,
+			[...cliCommand(), "--session-dir", sessionDir, "-c", "--model", "local/new", "-p", "second"],
+			{
+				cwd: cli.project,
+				env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+				stdio: ["ignore", "pipe", "pipe"],
+			},
+		);
+		const closed = trackChild(child);
+		await server.waitForRequests(2);
+		expect(server.requests[1]!.body.model).toBe("new");
+		child.kill("SIGINT");
+		await closed;
+		const [file] = readdirSync(sessionDir, { recursive: true }).filter((name) => String(name).endsWith(".jsonl"));
+		const entries = readFileSync(join(sessionDir, String(file)), "utf8")
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; modelId?: string; message?: { role: string } });
+		const second = entries.findIndex((entry) => entry.type === "message" && JSON.stringify(entry).includes('"second"'));
+		expect(second).toBeGreaterThan(0);
+		const modelsBefore = entries.slice(0, second).filter((entry) => entry.type === "model_change");
+		expect(modelsBefore.map((entry) => entry.modelId)).toEqual(["old", "new"]);
+
+		expect((await run(["-c", "-p", "third"])).stdout).toBe("third answer\n");
+		expect(server.requests[2]!.body.model).toBe("new");
 	});
 });
 

@@ -33,6 +33,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createAgentSession } from "../../src/runtime/sdk.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
@@ -49,6 +51,16 @@ async function promptAndSettle(client: RpcClient, message: string): Promise<void
 	const settled = client.next((line) => line.type === "agent_settled");
 	expect(await client.request({ type: "prompt", message })).toMatchObject({ success: true });
 	await settled;
+}
+
+/** The levels of a session file's `thinking_level_change` entries, in file order. */
+function recordedLevels(path: string): (string | undefined)[] {
+	return readFileSync(path, "utf8")
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line) as { type: string; thinkingLevel?: string })
+		.filter((entry) => entry.type === "thinking_level_change")
+		.map((entry) => entry.thinkingLevel);
 }
 
 /** A pi-written session file: one exchange on `local/thinker`, optionally a recorded thinking level. */
@@ -217,18 +229,50 @@ describe("--thinking on switch_session: the command line's level and a switched-
 			expect(readFileSync(recorded, "utf8")).toBe(before);
 			await promptAndSettle(client, "continue");
 			expect(await client.end()).toBe(0);
-			const levels = readFileSync(recorded, "utf8")
-				.trim()
-				.split("\n")
-				.map((line) => JSON.parse(line) as { type: string; thinkingLevel?: string })
-				.filter((entry) => entry.type === "thinking_level_change")
-				.map((entry) => entry.thinkingLevel);
-			expect(levels).toEqual(["high", "low"]);
+			expect(recordedLevels(recorded)).toEqual(["high", "low"]);
 			// Reopened without --thinking: the level its last turn ran at.
 			const again = new RpcClient(["--session", recorded], { cwd: cli.project, agentDir: cli.agentDir });
 			expect(await stateLevel(again)).toBe("low");
 			await promptAndSettle(again, "more");
 			expect(await again.end()).toBe(0);
+			expect(server.requests.map((request) => request.body.reasoning_effort)).toEqual(["low", "low"]);
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe("createAgentSession's thinkingLevel on a resumed session recording another level", () => {
+	it("SDK thinkingLevel: a session resumed with thinkingLevel low over a file recording high runs at low; the file records low before the turn, and a later resume comes back at low", async () => {
+		const server = await startWireServer();
+		try {
+			writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "thinker", reasoning: true }] });
+			const recorded = join(cli.dir, "recorded.jsonl");
+			writePiSession(recorded, cli.project, "high");
+			const before = readFileSync(recorded, "utf8");
+			server.reply(chatReply([{ type: "text", text: "at low" }]), chatReply([{ type: "text", text: "still low" }]));
+			const resume = async (options: { thinkingLevel?: "low" }) =>
+				(
+					await createAgentSession({
+						cwd: cli.project,
+						agentDir: cli.agentDir,
+						sessionManager: SessionManager.open(recorded),
+						...options,
+					})
+				).session;
+			const first = await resume({ thinkingLevel: "low" });
+			expect(first.thinkingLevel).toBe("low");
+			// Opening alone does not rewrite the file (oh-my-pi#528).
+			expect(readFileSync(recorded, "utf8")).toBe(before);
+			await first.prompt("continue");
+			first.dispose();
+			first.sessionManager.close();
+			expect(recordedLevels(recorded)).toEqual(["high", "low"]);
+			const again = await resume({});
+			expect(again.thinkingLevel).toBe("low");
+			await again.prompt("more");
+			again.dispose();
+			again.sessionManager.close();
 			expect(server.requests.map((request) => request.body.reasoning_effort)).toEqual(["low", "low"]);
 		} finally {
 			await server.close();

@@ -193,7 +193,7 @@ describe("messages (D.4 steps 1, 3, 4)", () => {
 		expect("systemMessage" in plain.getEntry(c2)!).toBe(false);
 	});
 
-	it("regression (flaky): the system-message snapshot and its compaction entry share one timestamp even when the clock ticks between reads", () => {
+	it("the system-message snapshot and its compaction entry share one timestamp even when the clock ticks between reads", () => {
 		let now = Date.parse("2025-01-01T00:00:00.000Z");
 		const clock = vi.spyOn(Date, "now").mockImplementation(() => (now += 7));
 		try {
