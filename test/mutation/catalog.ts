@@ -14481,6 +14481,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-input-waits.test.ts"],
 	},
+	{
+		id: "GM01",
+		file: "src/testing/queue-invariants.ts",
+		description:
+			"queueViolations reports a queued message lost when its image was resized or dropped: the log's text carries the image's note",
+		edits: [
+			{
+				find: "(accounts.get(text) ?? accounts.get(withoutImageNotes(text)))?.delivered.push(position)",
+				replace: "accounts.get(text)?.delivered.push(position)",
+			},
+		],
+		tests: ["test/testing/queue-accounting.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
