@@ -14494,6 +14494,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/testing/queue-accounting.test.ts"],
 	},
+	{
+		id: "GM02",
+		file: "src/resources/discovery.ts",
+		description:
+			"a skill saved as UTF-16 directly in a skills folder is read as UTF-8 to look for front matter, finds none and is skipped as documentation (code_puppy#778)",
+		edits: [{ find: "text = readTextFile(path);", replace: 'text = readFileSync(path, "utf-8");' }],
+		tests: ["test/pi-races/context-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
