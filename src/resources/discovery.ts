@@ -10,6 +10,7 @@ import { join, relative, resolve, sep } from "node:path";
 import type { Ignore } from "ignore";
 import { loadIgnore } from "../lazy-deps.js";
 import { misplacedFrontmatterLine } from "./frontmatter.js";
+import { readTextFile } from "./text-file.js";
 
 const IGNORE_FILE_NAMES = [".gitignore", ".ignore", ".fdignore"];
 
@@ -116,12 +117,12 @@ function isIgnored(ig: Ignore, root: string, entry: EntryKind): boolean {
 function declaresSkill(path: string): boolean {
 	let text: string;
 	try {
-		text = readFileSync(path, "utf-8");
+		// Decoded as the load decodes it: read as UTF-8, a UTF-16 skill showed no front matter and was skipped.
+		text = readTextFile(path);
 	} catch {
 		return true;
 	}
-	// A byte order mark before `---` still marks front matter (the load then says what is wrong).
-	return /^\uFEFF?---/.test(text) || misplacedFrontmatterLine(text) !== undefined;
+	return /^---/.test(text) || misplacedFrontmatterLine(text) !== undefined;
 }
 
 /**

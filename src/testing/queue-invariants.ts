@@ -24,7 +24,8 @@ interface Account {
  * was queued, and where it was found (the log positions of its user messages).
  *
  * Texts are matched by content, so give queued texts their own wording: a prompt with the same
- * text counts as a delivery. {@link harnessViolations} includes these lines.
+ * text counts as a delivery. A delivered message whose images left notes (a resize's dimensions,
+ * a dropped image's hint) after its text counts for the text as listed. {@link harnessViolations} includes these lines.
  *
  * @example
  * ```ts
@@ -73,7 +74,7 @@ export function queueViolations(
 	for (const entry of session.sessionManager.getEntries()) {
 		if (entry.type !== "message") continue;
 		const text = userText(entry.message);
-		if (text !== undefined) accounts.get(text)?.delivered.push(position);
+		if (text !== undefined) (accounts.get(text) ?? accounts.get(withoutImageNotes(text)))?.delivered.push(position);
 		position++;
 	}
 	for (const text of [...session.getSteeringMessages(), ...session.getFollowUpMessages()]) {
@@ -126,6 +127,21 @@ function added(previous: readonly string[], next: readonly string[]): string[] {
 		else result.push(text);
 	}
 	return result;
+}
+
+/**
+ * `text` without the blocks its images appended (a resized image's dimension note, a dropped
+ * one's hint, each block after a blank line): the lists show a queued message's text as sent.
+ */
+function withoutImageNotes(text: string): string {
+	let rest = text;
+	for (;;) {
+		const at = rest.lastIndexOf("\n\n");
+		if (at === -1) return rest;
+		const lines = rest.slice(at + 2).split("\n");
+		if (!lines.every((line) => /^\[Image[ :]/.test(line))) return rest;
+		rest = rest.slice(0, at);
+	}
 }
 
 /** A user message's text as the queues match it (text blocks joined without separator). */

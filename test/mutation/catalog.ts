@@ -14709,6 +14709,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ after: "shown.delete(id);", find: "(cleared)", replace: "" }],
 		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
 	},
+	{
+		id: "GM01",
+		file: "src/testing/queue-invariants.ts",
+		description:
+			"queueViolations reports a queued message lost when its image was resized or dropped: the log's text carries the image's note",
+		edits: [
+			{
+				find: "(accounts.get(text) ?? accounts.get(withoutImageNotes(text)))?.delivered.push(position)",
+				replace: "accounts.get(text)?.delivered.push(position)",
+			},
+		],
+		tests: ["test/testing/queue-accounting.test.ts"],
+	},
+	{
+		id: "GM02",
+		file: "src/resources/discovery.ts",
+		description:
+			"a skill saved as UTF-16 directly in a skills folder is read as UTF-8 to look for front matter, finds none and is skipped as documentation (code_puppy#778)",
+		edits: [{ find: "text = readTextFile(path);", replace: 'text = readFileSync(path, "utf-8");' }],
+		tests: ["test/pi-races/context-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

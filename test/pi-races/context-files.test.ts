@@ -99,6 +99,22 @@ describe("code_puppy#778: an AGENTS.md saved as UTF-16 reached the model as NUL-
 		for (const stray of ["\u0000", "\uFFFD", "\uFEFF"]) expect(sent).not.toContain(stray);
 	});
 
+	// Found by the resources differential once its files carried marks: the check that tells a skill
+	// from a README beside the skills read the file as UTF-8, saw no front matter and skipped it.
+	it("code_puppy#778: a skill saved as UTF-16 directly in the skills folder is offered to the model", async () => {
+		ws = createWorkspace();
+		mkdirSync(join(ws.agentDir, "skills"), { recursive: true });
+		writeFileSync(
+			join(ws.agentDir, "skills", "review.md"),
+			utf16("---\ndescription: Reviews a change (SKILL-778-BE).\n---\nRead the diff.\n", "be"),
+		);
+		const project = join(ws.root, "windows-project");
+		mkdirSync(project, { recursive: true });
+		const sent = await firstSystemPrompt(ws, project);
+		expect(sent).toContain("Reviews a change (SKILL-778-BE).");
+		expect(runtime!.session.resourceLoader.getSkills().diagnostics).toEqual([]);
+	});
+
 	it("code_puppy#778: a prompt template saved as UTF-16 expands to its text", async () => {
 		ws = createWorkspace();
 		const project = join(ws.root, "windows-project");

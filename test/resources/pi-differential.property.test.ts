@@ -14,8 +14,9 @@
  *
  * `sourceInfo` is compared whole, `baseDir` included (pi's rule: test/resources/source-base-dir.test.ts).
  * Longer hunts: `RESOURCES_DIFF_RUNS=600 npx vitest run test/resources/pi-differential.property.test.ts`
- * (both properties; defaults 60 and 40). Replay a failure of the first with `RESOURCES_DIFF_SEED=<seed>
- * RESOURCES_DIFF_PATH=<path>` (one run: the "some trees had a .settle/ folder" check then fails by design).
+ * (both properties; defaults 60 and 40). Replay a failure with `RESOURCES_DIFF_SEED=<seed>
+ * RESOURCES_DIFF_PATH=<path>` and `-t` naming its property (one run: the "what the runs exercised"
+ * checks then fail by design).
  *
  * Deliberate differences, normalized here (and only these):
  * - Diagnostics for a skill's broken YAML: pi passes the YAML library's multi-line message (with a
@@ -39,12 +40,22 @@
  * - Template arguments: a `'` inside an argument (`don't`) is an apostrophe in Settle, a quote in pi
  *   (openclaw#90468, test/pi-races/prompt-templates-arguments.test.ts); invocations with a `'`
  *   after a non-blank are not compared.
+ * - Byte order marks: context files, SYSTEM.md / APPEND_SYSTEM.md, skills and templates are saved
+ *   as UTF-16 LE/BE with a mark or UTF-8 with a mark (`encodings` below). Settle decodes them by the
+ *   mark (code_puppy#778); pi 0.73.1 reads every file as UTF-8, so it sees NULs or a leading U+FEFF.
+ *   The rule compared: Settle reads a marked file as pi reads the same text saved as plain UTF-8
+ *   (pi loads the plain tree, then the marked files are written over it and Settle loads).
+ * - A git worktree nested under its main checkout (`repo/.worktrees/x`, the layout `git worktree add`
+ *   makes, built by hand: a `.git` file with `gitdir:`, `.git/worktrees/x/commondir`): when the
+ *   worktree's root holds a context file, Settle leaves out the main checkout's file of the same
+ *   name (pi#6617: the same tracked file, from another branch); pi 0.73.1 loads both. The rule
+ *   compared: Settle's list is pi's without exactly that file (`withoutShadowedMainFile`).
  * - Template arguments: pi substitutes in several passes, so a value holding `$@`/`$ARGUMENTS`
  *   (or a `$` meeting a value starting with `@`) is substituted again; Settle substitutes once
  *   (test/resources/prompt-templates.property.test.ts pins it). Argument values here hold no `$`.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
 	DefaultResourceLoader as PiResourceLoader,
@@ -68,6 +79,10 @@ const piSystemPrompt = (await import(
 )) as { buildSystemPrompt(options: object): string };
 
 const RUNS = process.env.RESOURCES_DIFF_RUNS ? Number(process.env.RESOURCES_DIFF_RUNS) : undefined;
+/** A failure to replay (either property): `RESOURCES_DIFF_SEED`, `RESOURCES_DIFF_PATH`. */
+const REPLAY = process.env.RESOURCES_DIFF_SEED
+	? { seed: Number(process.env.RESOURCES_DIFF_SEED), path: process.env.RESOURCES_DIFF_PATH, endOnFailure: true }
+	: {};
 /** Vitest's default for the default runs; about a second a run for longer hunts. */
 const LONG_HUNT_TIMEOUT = RUNS ? RUNS * 1000 : undefined;
 
@@ -237,6 +252,43 @@ const tree: fc.Arbitrary<Tree> = fc
 		return files;
 	});
 
+/** How a text resource is saved: plain UTF-8, or with a byte order mark. */
+type Encoding = "utf8" | "utf8-bom" | "utf16le-bom" | "utf16be-bom";
+/**
+ * Encodings handed out in turn to the tree's `.md` files (sorted by path); none: all plain UTF-8.
+ * Mostly marked, so that a few files per tree are.
+ */
+const encodings = fc.option(
+	fc.array(fc.constantFrom<Encoding>("utf8", "utf8-bom", "utf16le-bom", "utf16be-bom"), {
+		minLength: 1,
+		maxLength: 6,
+	}),
+	{ nil: undefined },
+);
+
+function encode(content: string, encoding: Encoding): Buffer {
+	if (encoding === "utf8") return Buffer.from(content, "utf8");
+	if (encoding === "utf8-bom") return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(content, "utf8")]);
+	const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(content, "utf16le")]);
+	return encoding === "utf16le-bom" ? le : le.swap16();
+}
+
+/** Writes the tree's `.md` files again, each in its encoding; how many now carry a mark. */
+function writeEncoded(base: string, files: Tree, picks: readonly Encoding[] | undefined): number {
+	if (!picks) return 0;
+	let marked = 0;
+	const texts = Object.keys(files)
+		.filter((path) => path.endsWith(".md"))
+		.sort();
+	texts.forEach((path, i) => {
+		const encoding = picks[i % picks.length]!;
+		if (encoding === "utf8") return;
+		writeFileSync(join(base, path), encode(files[path]!, encoding));
+		marked++;
+	});
+	return marked;
+}
+
 function writeTree(base: string, files: Tree): void {
 	mkdirSync(join(base, HOME), { recursive: true });
 	mkdirSync(join(base, CWD), { recursive: true });
@@ -308,13 +360,15 @@ interface Loaded {
 	cwd: string;
 }
 
-async function loadBoth(base: string): Promise<Loaded> {
-	const cwd = join(base, CWD);
+/** pi loads the tree as written, then `beforeSettle` (the marked files written over it), then Settle. */
+async function loadBoth(base: string, beforeSettle: () => void = () => {}, cwdInBase = CWD): Promise<Loaded> {
+	const cwd = join(base, cwdInBase);
 	const agentDir = join(base, AGENT);
 	// pi reads `~/.agents/skills` through $HOME (stubbed to the run's home folder in beforeEach).
 	process.env.HOME = join(base, HOME);
 	const pi = new PiResourceLoader({ cwd, agentDir, settingsManager: PiSettingsManager.create(cwd, agentDir) });
 	await pi.reload();
+	beforeSettle();
 	const settle = new DefaultResourceLoader({
 		cwd,
 		agentDir,
@@ -373,6 +427,57 @@ function piDiagnosticsView(diagnostics: readonly ResourceDiagnostic[]): unknown[
 	);
 }
 
+// ── a git worktree nested under its main checkout ───────────────────────────────────────────
+
+const REPO = "repo";
+const WORKTREE = join(REPO, ".worktrees", "x");
+/** Levels with random context files; the worktree's root has `ownFile` or none. */
+const WORKTREE_LEVELS = [AGENT, REPO, join(REPO, ".worktrees"), join(WORKTREE, "sub")];
+
+/**
+ * The files `git worktree add .worktrees/x` leaves that a loader may read (written by hand: the same
+ * bytes, without a git process per run), and context files at every level; cwd is the worktree or
+ * a folder in it. Absolute paths are written under `base`.
+ */
+const worktreeLayout = fc.record({
+	context: fc.tuple(...WORKTREE_LEVELS.map(() => contextFiles)),
+	cwd: fc.constantFrom(WORKTREE, join(WORKTREE, "sub")),
+	// The worktree's root often has its own file (the case pi#6617 is about), sometimes not.
+	ownFile: fc.option(fc.record({ name: fc.constantFrom("AGENTS.md", "AGENTS.md", "CLAUDE.md", "AGENTS.MD"), text }), {
+		nil: undefined,
+		freq: 3,
+	}),
+});
+
+function worktreeTree(
+	base: string,
+	layout: { context: Partial<Record<string, string>>[]; ownFile: { name: string; text: string } | undefined },
+): Tree {
+	const files: Tree = {
+		[join(REPO, ".git", "HEAD")]: "ref: refs/heads/main\n",
+		[join(REPO, ".git", "worktrees", "x", "HEAD")]: "ref: refs/heads/x\n",
+		[join(REPO, ".git", "worktrees", "x", "commondir")]: "../..\n",
+		[join(REPO, ".git", "worktrees", "x", "gitdir")]: `${join(base, WORKTREE, ".git")}\n`,
+		[join(WORKTREE, ".git")]: `gitdir: ${join(base, REPO, ".git", "worktrees", "x")}\n`,
+		[join(WORKTREE, "sub", ".keep")]: "",
+	};
+	WORKTREE_LEVELS.forEach((level, i) => {
+		for (const [name, content] of Object.entries(layout.context[i]!)) files[join(level, name)] = content!;
+	});
+	if (layout.ownFile) files[join(WORKTREE, layout.ownFile.name)] = layout.ownFile.text;
+	return files;
+}
+
+/**
+ * pi's context files without the main checkout's file that the worktree's root file of the same
+ * name shadows (the named difference, pi#6617): what Settle must list.
+ */
+function withoutShadowedMainFile(files: readonly { path: string; content: string }[], base: string) {
+	const own = files.find((file) => dirname(file.path) === join(base, WORKTREE));
+	if (!own) return [...files];
+	return files.filter((file) => file.path !== join(base, REPO, basename(own.path)));
+}
+
 describe("resources: differential against pi 0.73.1", () => {
 	let savedHome: string | undefined;
 	beforeEach(() => {
@@ -397,13 +502,17 @@ describe("resources: differential against pi 0.73.1", () => {
 				skillWarnings: 0,
 				prompts: 0,
 				systemPrompts: 0,
+				markedFiles: 0,
 			};
 			await fc.assert(
-				fc.asyncProperty(tree, fc.boolean(), async (files, settleFolder) => {
+				fc.asyncProperty(tree, fc.boolean(), encodings, async (generated, settleFolder, picks) => {
 					const base = join(root, String(run++));
-					writeTree(base, settleFolder ? withSettleFolder(files) : files);
+					const files = settleFolder ? withSettleFolder(generated) : generated;
+					writeTree(base, files);
 					try {
-						const loaded = await loadBoth(base);
+						const loaded = await loadBoth(base, () => {
+							seen.markedFiles += writeEncoded(base, files, picks);
+						});
 						const pi = loaded.pi;
 						// Settle's project folder is `.settle/` even where it holds nothing: a discovered `.agents/` skill's
 						// baseDir names it (seed -941491521), as pi's names `.pi/`.
@@ -443,16 +552,7 @@ describe("resources: differential against pi 0.73.1", () => {
 						rmSync(base, { recursive: true, force: true });
 					}
 				}),
-				{
-					numRuns: RUNS ?? 60,
-					...(process.env.RESOURCES_DIFF_SEED
-						? {
-								seed: Number(process.env.RESOURCES_DIFF_SEED),
-								path: process.env.RESOURCES_DIFF_PATH,
-								endOnFailure: true,
-							}
-						: {}),
-				},
+				{ numRuns: RUNS ?? 60, ...REPLAY },
 			);
 			for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
 		},
@@ -463,17 +563,20 @@ describe("resources: differential against pi 0.73.1", () => {
 		async () => {
 			const root = tempDir("settle-resources-diff-");
 			let run = 0;
-			const seen = { expanded: 0, customPrompts: 0, skillsListed: 0 };
+			const seen = { expanded: 0, customPrompts: 0, skillsListed: 0, markedFiles: 0 };
 			await fc.assert(
 				fc.asyncProperty(
 					tree,
 					fc.array(invocation, { minLength: 1, maxLength: 4 }),
 					tools,
-					async (files, inputs, active) => {
+					encodings,
+					async (files, inputs, active, picks) => {
 						const base = join(root, String(run++));
 						writeTree(base, files);
 						try {
-							const { pi, settle, cwd } = await loadBoth(base);
+							const { pi, settle, cwd } = await loadBoth(base, () => {
+								seen.markedFiles += writeEncoded(base, files, picks);
+							});
 							const piPrompts = pi.getPrompts().prompts;
 							const settlePrompts = settle.getPrompts().prompts;
 							for (const input of inputs) {
@@ -553,7 +656,37 @@ describe("resources: differential against pi 0.73.1", () => {
 						}
 					},
 				),
-				{ numRuns: RUNS ?? 40 },
+				{ numRuns: RUNS ?? 40, ...REPLAY },
+			);
+			for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
+		},
+		LONG_HUNT_TIMEOUT,
+	);
+
+	it(
+		"in a git worktree nested under its main checkout, the context files are pi's without the main file the worktree's own shadows",
+		async () => {
+			const root = tempDir("settle-resources-diff-");
+			let run = 0;
+			const seen = { shadowed: 0, mainKept: 0, withoutOwnFile: 0 };
+			await fc.assert(
+				fc.asyncProperty(worktreeLayout, encodings, async (layout, picks) => {
+					const base = join(root, String(run++));
+					const files = worktreeTree(base, layout);
+					writeTree(base, files);
+					try {
+						const { pi, settle } = await loadBoth(base, () => writeEncoded(base, files, picks), layout.cwd);
+						const piFiles = pi.getAgentsFiles().agentsFiles;
+						const expected = withoutShadowedMainFile(piFiles, base);
+						expect(settle.getAgentsFiles().agentsFiles).toEqual(expected);
+						if (expected.length < piFiles.length) seen.shadowed++;
+						if (expected.some((file) => dirname(file.path) === join(base, REPO))) seen.mainKept++;
+						if (!piFiles.some((file) => dirname(file.path) === join(base, WORKTREE))) seen.withoutOwnFile++;
+					} finally {
+						rmSync(base, { recursive: true, force: true });
+					}
+				}),
+				{ numRuns: RUNS ?? 40, ...REPLAY },
 			);
 			for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
 		},

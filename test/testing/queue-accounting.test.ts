@@ -9,6 +9,7 @@ import type { AgentSession } from "../../src/session/agent-session.js";
 import { createHarness, getUserTexts, type Harness } from "../../src/testing/harness.js";
 import { harnessViolations } from "../../src/testing/harness-invariants.js";
 import { queueViolations } from "../../src/testing/queue-invariants.js";
+import { encodeImage } from "../tools/image-resize-helpers.js";
 
 /** A tool that returns once the test releases it, so the run is mid-tool while the test queues. */
 function gatedTool() {
@@ -119,6 +120,23 @@ describe("queue accounting", () => {
 		expect(queueViolations({ ...h, clearedQueue: cleared })).toEqual([
 			'queued steering text "use tabs": returned by clearQueue() and delivered — queued 1×, delivered 1× (log message 4), still listed 0×, cleared 1×',
 		]);
+	});
+
+	// Found by the queue-races property once its messages carried images: the delivered message says
+	// its text plus the resize's note, the list said the text, and the steer was reported lost.
+	it("a steer whose image was resized and a follow-up whose image was dropped count as delivered, not lost", async () => {
+		const { h, done, release } = await midTool();
+		const tall = encodeImage("png", 160, 2100, 1, 0).toString("base64");
+		await h.session.steer("look at this page", [{ type: "image", data: tall, mimeType: "image/png" }]);
+		await h.session.followUp("and this file", [{ type: "image", data: "AAAA", mimeType: "image/tiff" }]);
+		release();
+		await h.settle(done);
+		expect(getUserTexts(h).slice(1)).toEqual([
+			"look at this page\n\n[Image: original 160x2100, displayed at 152x2000. Multiply coordinates by 1.05 to map to original image.]",
+			"and this file\n\n[Image 1 omitted: image/tiff is not a supported image type (image/png, image/jpeg, image/gif, image/webp).]",
+		]);
+		expect(queueViolations(h)).toEqual([]);
+		expect(harnessViolations(h)).toEqual([]);
 	});
 
 	it("a follow-up queued by prompt(…, { streamingBehavior }) while busy counts as queued", async () => {
