@@ -14481,6 +14481,61 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-input-waits.test.ts"],
 	},
+	{
+		id: "GI01",
+		file: "src/resources/resource-loader.ts",
+		description: "an untrusted project's packages load (their skills and templates reach the model)",
+		edits: [{ find: 'if (layer.scope === "project" && !this.isProjectTrusted()) continue;', replace: "" }],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GI02",
+		file: "src/resources/packages.ts",
+		description: "an empty per-kind filter in a package entry loads all of that kind instead of none",
+		edits: [
+			{
+				find: "patterns.length === 0 ? [] : applyFilters(allowed, patterns, root, true)",
+				replace: "applyFilters(allowed, patterns, root, true)",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GI03",
+		file: "src/resources/packages.ts",
+		description: "a plain path in a package entry's filter is not an include (every file of the kind loads)",
+		edits: [
+			{
+				find: "patterns.length === 0 ? [] : applyFilters(allowed, patterns, root, true)",
+				replace: "patterns.length === 0 ? [] : applyFilters(allowed, patterns, root)",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GI04",
+		file: "src/resources/packages.ts",
+		description: "the same package in global and project settings loads twice (no project-over-global dedupe)",
+		edits: [
+			{
+				find: "const identity = packageIdentity(packageSourceOf(item.entry), item.scope, roots);",
+				replace: "const identity = `${item.scope}:${packageIdentity(packageSourceOf(item.entry), item.scope, roots)}`;",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GI05",
+		file: "src/resources/resource-loader.ts",
+		description: "a listed package that is not installed is skipped in silence (no install command named)",
+		edits: [
+			{
+				find: "			if (!existsSync(root)) {\n				const message =",
+				replace: "			if (false) {\n				const message =",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
