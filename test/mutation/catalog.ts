@@ -14519,7 +14519,7 @@ export const MUTANTS: Mutant[] = [
 		edits: [
 			{
 				find: "const identity = packageIdentity(packageSourceOf(item.entry), item.scope, roots);",
-				replace: "const identity = `${item.scope}:${packageIdentity(packageSourceOf(item.entry), item.scope, roots)}`;",
+				replace: "const identity = item.scope + packageIdentity(packageSourceOf(item.entry), item.scope, roots);",
 			},
 		],
 		tests: ["test/resources/packages-loading.test.ts"],
