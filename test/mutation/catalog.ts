@@ -14536,6 +14536,43 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/resources/packages-loading.test.ts"],
 	},
+	{
+		id: "GI06",
+		file: "src/cli/package-commands.ts",
+		description: "settle update moves a package pinned to a ref or version (pi leaves pinned packages alone)",
+		edits: [
+			{
+				find: 'if (parsed.type === "local" || parsed.pinned) continue;',
+				replace: 'if (parsed.type === "local") continue;',
+			},
+		],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "GI07",
+		file: "src/cli/package-commands.ts",
+		description: "settle install -l installs globally and writes the global settings file",
+		edits: [
+			{
+				find: 'if (command === "install") return await manager.install(source!, local ? "project" : "user");',
+				replace: 'if (command === "install") return await manager.install(source!, "user");',
+			},
+		],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "GI08",
+		file: "src/cli/package-commands.ts",
+		description:
+			"a local path is written as typed (relative to the cwd), so it resolves elsewhere from the settings folder",
+		edits: [
+			{
+				find: '			parsed.type === "local"\n				? relative(',
+				replace: '			parsed.type !== "local"\n				? relative(',
+			},
+		],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
