@@ -22,6 +22,7 @@ import {
 import { expandHome, getDefaultAgentDir, homeFolder, resolveProjectConfigDir } from "../settings/paths.js";
 import type { PackageSource } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
+import { projectDirectory } from "./args.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./help.js";
 import type { CliOutput } from "./print-mode.js";
 
@@ -46,41 +47,19 @@ const USAGE: Record<string, string> = {
  * ```
  */
 export async function runPackageCommand(command: string, argv: readonly string[], out: CliOutput): Promise<number> {
-	let local = false;
-	let agentDirOption: string | undefined;
-	let cwdOption: string | undefined;
-	const positional: string[] = [];
-	for (let i = 0; i < argv.length; i++) {
-		const arg = argv[i]!;
-		if (arg === "-h" || arg === "--help") {
-			out.stdout(`Usage: ${USAGE[command]}\n`);
-			return EXIT_OK;
-		}
-		if (
-			(arg === "-l" || arg === "--local") &&
-			(command === "install" || command === "remove" || command === "uninstall")
-		) {
-			local = true;
-		} else if (arg === "--agent-dir" || arg === "--cwd") {
-			const value = argv[++i];
-			if (!value) return usage(out, command, `Option ${arg} requires a value.`);
-			if (arg === "--agent-dir") agentDirOption = value;
-			else cwdOption = value;
-		} else if (arg.startsWith("-")) {
-			return usage(out, command, `Unknown option ${arg} for "${command}".`);
-		} else {
-			positional.push(arg);
-		}
+	const parsed = parsePackageCommand(command, argv);
+	if (parsed.help) {
+		out.stdout(`Usage: ${USAGE[command]}\n`);
+		return EXIT_OK;
 	}
-	const needsSource = command === "install" || command === "remove" || command === "uninstall";
-	const maxPositional = command === "list" ? 0 : 1;
-	if (positional.length > maxPositional)
-		return usage(out, command, `Unexpected argument ${positional[maxPositional]}.`);
-	const source = positional[0];
-	if (needsSource && !source) return usage(out, command, `Missing ${command} source.`);
-
-	const cwd = resolve(cwdOption ?? process.cwd());
-	const agentDir = agentDirOption ? resolve(expandHome(agentDirOption)) : getDefaultAgentDir();
+	if (parsed.problem) {
+		out.stderr(`Error: ${parsed.problem}\nUsage: ${USAGE[command]}\n`);
+		return EXIT_USAGE;
+	}
+	const { local, source } = parsed;
+	// The same project folder a session of that --cwd uses (symlinks resolved).
+	const cwd = projectDirectory(parsed.cwd === undefined ? {} : { cwd: parsed.cwd });
+	const agentDir = parsed.agentDir ? resolve(expandHome(parsed.agentDir)) : getDefaultAgentDir();
 	// The user asked for this project's settings by name (-l), so its trust does not gate the write.
 	const settings = SettingsManager.create(cwd, agentDir);
 	for (const problem of settings.getErrors().filter((d) => d.type === "error"))
@@ -98,9 +77,52 @@ export async function runPackageCommand(command: string, argv: readonly string[]
 	}
 }
 
-function usage(out: CliOutput, command: string, problem: string): number {
-	out.stderr(`Error: ${problem}\nUsage: ${USAGE[command]}\n`);
-	return EXIT_USAGE;
+/** A package command line, parsed: `problem` is a usage mistake to report. */
+export interface ParsedPackageCommand {
+	help: boolean;
+	problem?: string;
+	local: boolean;
+	source?: string;
+	agentDir?: string;
+	cwd?: string;
+}
+
+/**
+ * Parses the arguments after a package command word (pi's: `-l` / `--local` for install and remove,
+ * one source; Settle's `--agent-dir` and `--cwd` too). Pure.
+ *
+ * @example
+ * ```ts
+ * parsePackageCommand("install", ["npm:pi-tools", "-l"]); // { help: false, local: true, source: "npm:pi-tools" }
+ * parsePackageCommand("list", ["-l"]).problem; // 'Unknown option -l for "list".'
+ * ```
+ */
+export function parsePackageCommand(command: string, argv: readonly string[]): ParsedPackageCommand {
+	const result: ParsedPackageCommand = { help: false, local: false };
+	const positional: string[] = [];
+	const takesSource = command === "install" || command === "remove" || command === "uninstall";
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i]!;
+		if (arg === "-h" || arg === "--help") return { ...result, help: true };
+		if ((arg === "-l" || arg === "--local") && takesSource) {
+			result.local = true;
+		} else if (arg === "--agent-dir" || arg === "--cwd") {
+			const value = argv[++i];
+			if (!value) return { ...result, problem: `Option ${arg} requires a value.` };
+			if (arg === "--agent-dir") result.agentDir = value;
+			else result.cwd = value;
+		} else if (arg.startsWith("-")) {
+			return { ...result, problem: `Unknown option ${arg} for "${command}".` };
+		} else {
+			positional.push(arg);
+		}
+	}
+	const maxPositional = command === "list" ? 0 : 1;
+	if (positional.length > maxPositional)
+		return { ...result, problem: `Unexpected argument ${positional[maxPositional]}.` };
+	if (positional[0] !== undefined) result.source = positional[0];
+	if (takesSource && result.source === undefined) return { ...result, problem: `Missing ${command} source.` };
+	return result;
 }
 
 class PackageCommands {
