@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { DefaultPackageManager, SettingsManager as PiSettingsManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettle } from "./helpers.js";
 
@@ -130,6 +131,36 @@ describe("settle install / list / remove with a local path", () => {
 			`Error: No matching package found for npm:other in ${join(agentDir, "settings.json")}.`,
 		);
 		expect(readFileSync(join(agentDir, "settings.json"), "utf8")).toBe(before);
+	});
+});
+
+describe("differential: pi 0.73.1's installAndPersist / removeAndPersist write the same settings entries", () => {
+	it("local paths given relative to the cwd, absolute, with -l, twice, then removed by another spelling", async () => {
+		writePiPackage(join(project, "vendor", "tools"), "tools");
+		writePiPackage(join(dir, "shared", "kit"), "kit");
+		const steps: { op: "install" | "remove"; source: string; local: boolean }[] = [
+			{ op: "install", source: "./vendor/tools", local: false },
+			{ op: "install", source: join(dir, "shared", "kit"), local: true },
+			{ op: "install", source: "vendor/tools", local: false },
+			{ op: "install", source: "../shared/kit", local: false },
+			{ op: "remove", source: join(project, "vendor", "tools"), local: false },
+		];
+		for (const step of steps) expect(settle([step.op, step.source, ...(step.local ? ["-l"] : [])]).code).toBe(0);
+		const ours = [settingsOf(join(agentDir, "settings.json")), settingsOf(join(project, ".pi", "settings.json"))];
+
+		const piAgentDir = join(dir, "pi-agent");
+		rmSync(join(project, ".pi", "settings.json"));
+		const settingsManager = PiSettingsManager.create(project, piAgentDir);
+		const pi = new DefaultPackageManager({ cwd: project, agentDir: piAgentDir, settingsManager });
+		for (const step of steps) {
+			if (step.op === "install") await pi.installAndPersist(step.source, { local: step.local });
+			else await pi.removeAndPersist(step.source, { local: step.local });
+		}
+		await settingsManager.flush();
+		const theirs = [settingsOf(join(piAgentDir, "settings.json")), settingsOf(join(project, ".pi", "settings.json"))];
+		// Each agent folder is its own, so global entries are relative to a folder at the same depth.
+		expect(ours.map((file) => file.packages)).toEqual(theirs.map((file) => file.packages));
+		expect(ours[0]!.packages).toEqual(["../shared/kit"]);
 	});
 });
 
