@@ -579,6 +579,15 @@ export class DefaultResourceLoader implements ResourceLoader {
 				diagnostics.push({ type: "warning", message, path: root });
 				continue;
 			}
+			const pinnedElsewhere = parsed.type === "npm" ? installedVersionMismatch(parsed.spec, root) : undefined;
+			if (pinnedElsewhere) {
+				// pi reinstalls at startup; Settle installs only when asked, and says how.
+				diagnostics.push({
+					type: "warning",
+					message: `Package ${source} (in ${item.settingsPath}) is installed at version ${pinnedElsewhere}, not the pinned one; the installed one loads. Install the pinned one with: settle install ${source}${item.scope === "project" ? " -l" : ""}`,
+					path: root,
+				});
+			}
 			const found: Found = { path: "", scope: item.scope, source, origin: "package", baseDir: root };
 			const offered = isDirectory(root) ? packageFiles(root, item.entry) : undefined;
 			if (!offered) {
@@ -686,6 +695,18 @@ interface PackagedFile {
 	path: string;
 	enabled: boolean;
 	found: Found;
+}
+
+/** The installed version when an exact `name@x.y.z` pin names another one; undefined otherwise. */
+function installedVersionMismatch(spec: string, root: string): string | undefined {
+	const pinned = /^@?[^@]+@(\d+\.\d+\.\d+\S*)$/.exec(spec)?.[1];
+	if (!pinned) return undefined;
+	try {
+		const installed = (JSON.parse(readTextFile(join(root, "package.json"))) as { version?: unknown }).version;
+		return typeof installed === "string" && installed !== pinned ? installed : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 function isDirectory(path: string): boolean {

@@ -14573,6 +14573,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/package-commands.test.ts"],
 	},
+	{
+		id: "GI09",
+		file: "src/resources/resource-loader.ts",
+		description: "an npm package installed at another version than the pinned one loads without a word",
+		edits: [
+			{
+				find: 'const pinnedElsewhere = parsed.type === "npm" ? installedVersionMismatch(parsed.spec, root) : undefined;',
+				replace: "const pinnedElsewhere = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -184,6 +184,25 @@ describe("pi packages listed in settings load", () => {
 		]);
 	});
 
+	it("an npm package installed at another version than the exact one settings pin still loads, and the warning names the install command", async () => {
+		const { root, agentDir, cwd } = workspace();
+		const installed = "project/.pi/npm/node_modules/tools";
+		writeTree(root, {
+			...piPackage(installed, "tools", false),
+			[`${installed}/package.json`]: JSON.stringify({ name: "tools", version: "1.0.0" }),
+			"project/.pi/settings.json": JSON.stringify({ packages: ["npm:tools@2.0.0"] }),
+		});
+		const loader = await loaded({ cwd, agentDir, trustProject: true });
+		expect(names(loader).prompts).toEqual(["tools-review"]);
+		expect(loader.getDiagnostics().filter((d) => d.type === "warning")).toEqual([
+			{
+				type: "warning",
+				message: `Package npm:tools@2.0.0 (in ${join(cwd, ".pi", "settings.json")}) is installed at version 1.0.0, not the pinned one; the installed one loads. Install the pinned one with: settle install npm:tools@2.0.0 -l`,
+				path: join(root, installed),
+			},
+		]);
+	});
+
 	it("a git package cloned for both the project and the user loads once, from the project's clone", async () => {
 		const { root, agentDir, cwd } = workspace();
 		writeTree(root, {
