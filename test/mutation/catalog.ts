@@ -14585,6 +14585,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/resources/packages-loading.test.ts"],
 	},
+	{
+		id: "GI10",
+		file: "src/resources/packages.ts",
+		description:
+			"a package whose pi manifest names only some kinds also loads the other kinds' conventional folders (pi: the manifest decides)",
+		edits: [{ find: ": manifest && !filter\n", replace: ": manifest && filter\n" }],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

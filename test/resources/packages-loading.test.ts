@@ -21,7 +21,7 @@ async function loaded(options: ConstructorParameters<typeof DefaultResourceLoade
 }
 
 /** A package as pi's docs show one: manifest, an extension that leaves a marker when it runs, a skill, a template. */
-function piPackage(root: string, name: string, manifest: boolean): Record<string, string> {
+function piPackage(root: string, name: string, manifest: boolean | "extensions only"): Record<string, string> {
 	const files: Record<string, string> = {
 		[`${root}/extensions/${name}-ext.ts`]: `import { writeFileSync } from "node:fs";\nif (process.env.PKG_MARKERS) writeFileSync(process.env.PKG_MARKERS + ${JSON.stringify(`${name}.ran`)}, "");\nexport default function () {}\n`,
 		[`${root}/extensions/legacy.ts`]: "export default function () {}\n",
@@ -33,7 +33,10 @@ function piPackage(root: string, name: string, manifest: boolean): Record<string
 		files[`${root}/package.json`] = JSON.stringify({
 			name,
 			keywords: ["pi-package"],
-			pi: { extensions: ["./extensions", "!**/legacy.ts"], skills: ["./skills"], prompts: ["./prompts"] },
+			pi:
+				manifest === "extensions only"
+					? { extensions: ["extensions/*.ts"] }
+					: { extensions: ["./extensions", "!**/legacy.ts"], skills: ["./skills"], prompts: ["./prompts"] },
 		});
 	}
 	return files;
@@ -108,6 +111,21 @@ describe("pi packages listed in settings load", () => {
 			extensions: ["plain-ext.ts"],
 			skills: ["plain-skill", "tools-skill"],
 			prompts: ["plain-review", "tools-review"],
+		});
+	});
+
+	it("a manifest naming only extensions loads no skills or templates; under an object entry the kinds it does not name come from their folders (pi's rule)", async () => {
+		const { root, agentDir, cwd } = workspace();
+		writeTree(root, {
+			...piPackage("pkgs/solo", "solo", "extensions only"),
+			...piPackage("pkgs/duo", "duo", "extensions only"),
+			"agent/settings.json": JSON.stringify({ packages: ["../pkgs/solo", { source: "../pkgs/duo", extensions: [] }] }),
+		});
+		const loader = await loaded({ cwd, agentDir });
+		expect(names(loader)).toEqual({
+			extensions: ["legacy.ts", "solo-ext.ts"],
+			skills: ["duo-skill", "other-duo"],
+			prompts: ["duo-review"],
 		});
 	});
 
@@ -248,7 +266,8 @@ describe("differential: pi 0.73.1's DefaultPackageManager resolves the same sett
 	);
 	const entryArb = fc.record({
 		pkg: fc.constantFrom("a", "b"),
-		manifest: fc.boolean(),
+		// "extensions only": a manifest that names one kind (the others load only under an entry's filter).
+		manifest: fc.constantFrom<boolean | "extensions only">(true, false, "extensions only"),
 		form: fc.constantFrom<"local" | "npm" | "git">("local", "npm", "git"),
 		extensions: filterArb,
 		skills: filterArb,
