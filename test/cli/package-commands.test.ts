@@ -102,7 +102,7 @@ describe("settle install / list / remove with a local path", () => {
 		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual([]);
 		expect(settle(["list"]).stdout).toBe("No packages installed.\n");
 		expect(settle(["--faux", "--no-session", "-p", "/tools-review x"]).stdout).toBe("/tools-review x\n");
-	});
+	}, 60_000); // eight settle processes one after another
 
 	it("settle --help names the package commands; settle install --help prints its usage", () => {
 		expect(settle(["--help"]).stdout).toContain("settle install <source> [-l]          install a pi package");
@@ -197,7 +197,7 @@ describe("settle install with npm (the real npm, offline, from a tarball)", () =
 		expect(settle(["remove", "npm:tools", "-l"]).code).toBe(0);
 		expect(existsSync(join(project, ".pi", "npm", "node_modules", "tools"))).toBe(false);
 		expect(settingsOf(join(project, ".pi", "settings.json")).packages).toEqual([]);
-	});
+	}, 60_000); // npm pack, npm install and uninstall, four settle processes
 
 	it("without -l installs with npm install -g, where pi finds its global packages, and loads it", () => {
 		const source = `npm:tools@file:${packTools("1.0.0", "one")}`;
@@ -209,7 +209,7 @@ describe("settle install with npm (the real npm, offline, from a tarball)", () =
 		expect(existsSync(join(globalRoot, "tools", "prompts", "tools-review.md"))).toBe(true);
 		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual([source]);
 		expect(settle(["--faux", "--no-session", "-p", "/tools-review y"]).stdout).toBe("Review y with tools one.\n");
-	});
+	}, 60_000); // npm pack, npm install -g, two settle processes
 });
 
 describe("settle install / update / remove with git (the real git, from a local bare repository)", () => {
@@ -261,5 +261,5 @@ describe("settle install / update / remove with git (the real git, from a local 
 		expect(existsSync(join(agentDir, "git", "example.test"))).toBe(false);
 		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual([]);
 		expect(settingsOf(join(project, ".pi", "settings.json")).packages).toEqual(["git:example.test/acme/kit@v1"]);
-	});
+	}, 120_000); // nine settle, git and npm processes one after another (~11 s here, alone)
 });
