@@ -31,7 +31,9 @@ beforeEach(() => {
 		npm_config_audit: "false",
 		npm_config_fund: "false",
 		npm_config_update_notifier: "false",
+		// git without the machine's or the user's configuration (signing, hooks, default branch).
 		GIT_CONFIG_NOSYSTEM: "1",
+		GIT_CONFIG_GLOBAL: "/dev/null",
 		GIT_TERMINAL_PROMPT: "0",
 	};
 });
@@ -216,12 +218,16 @@ describe("settle install / update / remove with git (the real git, from a local 
 	function gitRepo(): { work: string; env: Record<string, string> } {
 		const work = join(dir, "kit-work");
 		writePiPackage(work, "kit", "1.0.0", "one");
-		const git = (...args: string[]) => execFileSync("git", args, { cwd: work, stdio: "ignore" });
+		const git = (...args: string[]) =>
+			execFileSync("git", args, { cwd: work, stdio: "ignore", env: { ...process.env, ...env } });
 		git("init", "-q", "-b", "main");
 		git("add", "-A");
 		git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "one");
 		git("tag", "v1");
-		execFileSync("git", ["clone", "-q", "--bare", work, join(dir, "kit.git")], { stdio: "ignore" });
+		execFileSync("git", ["clone", "-q", "--bare", work, join(dir, "kit.git")], {
+			stdio: "ignore",
+			env: { ...process.env, ...env },
+		});
 		git("remote", "add", "origin", join(dir, "kit.git"));
 		return {
 			work,
@@ -244,8 +250,12 @@ describe("settle install / update / remove with git (the real git, from a local 
 
 		// A new commit upstream: update brings it.
 		write(join(repo.work, "prompts", "kit-review.md"), "---\ndescription: Review\n---\nReview $1 with kit two.\n");
-		execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "two"], { cwd: repo.work });
-		execFileSync("git", ["push", "-q", "origin", "main"], { cwd: repo.work, stdio: "ignore" });
+		const gitEnv = { ...process.env, ...env };
+		execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "two"], {
+			cwd: repo.work,
+			env: gitEnv,
+		});
+		execFileSync("git", ["push", "-q", "origin", "main"], { cwd: repo.work, stdio: "ignore", env: gitEnv });
 		expect(settle(["update"], repo.env)).toMatchObject({ code: 0 });
 		expect(settle(["--faux", "--no-session", "-p", "/kit-review z"]).stdout).toBe("Review z with kit two.\n");
 
