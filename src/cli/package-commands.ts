@@ -7,7 +7,7 @@
  * recorded. The settings file is changed through the SettingsManager (its lock and merge rules).
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import {
@@ -22,6 +22,7 @@ import {
 import { expandHome, getDefaultAgentDir, homeFolder, resolveProjectConfigDir } from "../settings/paths.js";
 import type { PackageSource } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
+import { makeFolders } from "../store/folders.js";
 import { projectDirectory } from "./args.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./help.js";
 import type { CliOutput } from "./print-mode.js";
@@ -246,7 +247,7 @@ class PackageCommands {
 		const target = packageInstallPath(parsed, scope, this.roots);
 		if (existsSync(target)) return;
 		ensureGitIgnore(join(scope === "project" ? this.roots.projectDir : this.roots.agentDir, "git"));
-		mkdirSync(dirname(target), { recursive: true });
+		makeFolders(dirname(target));
 		await run("git", ["clone", parsed.repo, target]);
 		if (parsed.ref) await run("git", ["checkout", parsed.ref], target);
 		if (existsSync(join(target, "package.json"))) await this.npm(this.dependencyInstallArgs(), target);
@@ -271,7 +272,7 @@ class PackageCommands {
 			return;
 		}
 		const root = this.npmProjectRoot();
-		mkdirSync(root, { recursive: true });
+		makeFolders(root);
 		ensureGitIgnore(root);
 		const manifest = join(root, "package.json");
 		if (!existsSync(manifest))
@@ -349,7 +350,7 @@ function run(command: string, args: string[], cwd?: string): Promise<void> {
 }
 
 function ensureGitIgnore(dir: string) {
-	mkdirSync(dir, { recursive: true });
+	makeFolders(dir);
 	const path = join(dir, ".gitignore");
 	if (!existsSync(path)) writeFileSync(path, "*\n!.gitignore\n");
 }
