@@ -46,6 +46,11 @@ Usage:
   settle demo                           run the offline demo (no API key needed)
   settle viz [dir]                      write the machine diagrams (default ./visualizations)
   settle trace <file> [-o out.html]     render a saved --trace file as the offline viewer (run.json → run.html)
+  settle install <source> [-l]          install a pi package (npm:name[@version], git:host/owner/repo[@ref], a path)
+                                        and add it to settings.json "packages" (-l: the project's)
+  settle remove <source> [-l]           uninstall a pi package and take it out of settings (also: uninstall)
+  settle list                           list the packages the global and project settings name
+  settle update [source]                update the packages not pinned to a version or ref (or just one)
   settle --export <file.jsonl> [out]    write a session file as one offline HTML page (its tree, every message)
 
 Text piped on stdin is the prompt, or goes before the first one: cat error.log | settle -p "Why?"

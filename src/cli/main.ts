@@ -24,6 +24,7 @@ import { CliError, oneLine, SessionPickCancelled, type StartHostHooks, startHost
 import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
 import { createStyle, shouldUseColor, streamSafe } from "./interactive-render.js";
+import { PACKAGE_COMMANDS, runPackageCommand } from "./package-commands.js";
 import { piFolderHintShown, piModelsHint } from "./pi-folder.js";
 import type { CliOutput } from "./print-mode.js";
 import { runPrintMode } from "./print-mode.js";
@@ -66,6 +67,9 @@ const THEMES_NOTE =
  * ```
  */
 export async function main(argv: readonly string[], out: CliOutput = processOutput): Promise<number> {
+	// pi's package commands take their own few options (-l, a source), so they are parsed apart.
+	if (argv[0] !== undefined && PACKAGE_COMMANDS.has(argv[0]))
+		return await runPackageCommand(argv[0], argv.slice(1), out);
 	const args = parseArgs(argv);
 	for (const diagnostic of args.diagnostics) {
 		out.stderr(`${diagnostic.type === "error" ? "Error" : "Warning"}: ${diagnostic.message}\n`);

@@ -57,7 +57,7 @@ function matchesExact(filePath: string, patterns: string[], baseDir: string): bo
 	});
 }
 
-function split(entries: readonly string[]) {
+function split(entries: readonly string[], plainAreIncludes = false) {
 	const groups = {
 		includes: [] as string[],
 		excludes: [] as string[],
@@ -68,7 +68,7 @@ function split(entries: readonly string[]) {
 		if (entry.startsWith("+")) groups.forceIncludes.push(entry.slice(1));
 		else if (entry.startsWith("-")) groups.forceExcludes.push(entry.slice(1));
 		else if (entry.startsWith("!")) groups.excludes.push(entry.slice(1));
-		else if (isFilterEntry(entry)) groups.includes.push(entry);
+		else if (plainAreIncludes || isFilterEntry(entry)) groups.includes.push(entry);
 	}
 	return groups;
 }
@@ -83,8 +83,14 @@ export function isEnabledByFilters(filePath: string, entries: readonly string[],
 }
 
 /** The files (found from plain entries) the filter entries leave enabled, in their order. */
-export function applyFilters(files: readonly string[], entries: readonly string[], baseDir: string): string[] {
-	const { includes, excludes, forceIncludes, forceExcludes } = split(entries);
+export function applyFilters(
+	files: readonly string[],
+	entries: readonly string[],
+	baseDir: string,
+	/** A package filter's rule (pi): a plain entry is an include pattern too, not a path to add. */
+	plainAreIncludes = false,
+): string[] {
+	const { includes, excludes, forceIncludes, forceExcludes } = split(entries, plainAreIncludes);
 	let result = includes.length === 0 ? [...files] : files.filter((file) => matchesGlob(file, includes, baseDir));
 	result = result.filter((file) => !matchesGlob(file, excludes, baseDir));
 	for (const file of files) {

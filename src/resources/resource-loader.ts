@@ -8,7 +8,7 @@
  * folder's own `skills/`, `prompts/`, `extensions/`; then paths given as options; then paths
  * extensions add with `extendResources`. The first skill / template of a name wins.
  */
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { errorMessage } from "../errors.js";
 import {
@@ -24,6 +24,16 @@ import { loadProjectContextFiles } from "./context-files.js";
 import { collectSkillFiles, promptFilesAt, skillFilesAt } from "./discovery.js";
 import { type ExtensionCandidate, extensionEntriesAt, loadExtensions } from "./extensions.js";
 import { applyFilters, isEnabledByFilters, isFilterEntry } from "./filters.js";
+import {
+	dedupePackages,
+	type PackageResourceKind,
+	type PackageRoots,
+	packageFiles,
+	packageInstallPath,
+	packageSourceOf,
+	parsePackageSource,
+	type ScopedPackage,
+} from "./packages.js";
 import { loadPromptTemplateCandidates, type PromptTemplateCandidate } from "./prompt-templates.js";
 import { loadSkillCandidates, type SkillCandidate } from "./skills.js";
 import { cliSourceInfo, defaultSourceInfoForPath, registeredSourceInfo } from "./source-info.js";
@@ -132,7 +142,10 @@ type ResourceKind = "extensions" | "skills" | "prompts";
 interface Found {
 	path: string;
 	scope: Scope | "temporary";
+	/** `local` / `auto`, or the package source for a package's file. */
 	source: string;
+	/** Set for a file a `packages` entry brought (pi: lowest precedence). */
+	origin?: "package";
 	/**
 	 * `sourceInfo.baseDir`, pi's rule: the configuration folder (agent folder, or the project's
 	 * `.settle/` / `.pi/`) for what a folder's own `skills/`, `prompts/`, `extensions/` and the
@@ -302,10 +315,13 @@ export class DefaultResourceLoader implements ResourceLoader {
 		const missingExtensionPaths: ResourceDiagnostic[] = [];
 		// As pi: what discovery and settings reach (even disabled, even with noExtensions) keeps that source info
 		// when an explicit path names it; other explicit paths are `cli`.
+		const packaged = this.packagedFiles(layers, projectDir);
+		settingsExtensionDiagnostics.push(...packaged.diagnostics);
 		const discoveredExtensions = this.registry(
 			"extensions",
 			layers,
 			o.noExtensions ? [] : settingsExtensionDiagnostics,
+			packaged.files,
 		);
 		const extensionSourceInfos = new Map<string, Omit<SourceInfo, "path">>();
 		for (const found of discoveredExtensions.values()) extensionSourceInfos.set(found.path, toSourceInfo(found));
@@ -375,7 +391,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 		const skillCandidates: SkillCandidate[] = [];
 		const skillPathDiagnostics: ResourceDiagnostic[] = [];
 		// As pi: what discovery found (even disabled, even with noSkills) keeps its source info when an explicit path reaches it.
-		const discoveredSkills = this.registry("skills", layers, o.noSkills ? [] : skillPathDiagnostics);
+		const discoveredSkills = this.registry("skills", layers, o.noSkills ? [] : skillPathDiagnostics, packaged.files);
 		if (!o.noSkills) for (const found of enabledInOrder(discoveredSkills)) skillCandidates.push(toCandidate(found));
 		for (const entry of o.additionalSkillPaths ?? []) {
 			const path = this.resolvePath(entry, this.cwd);
@@ -390,7 +406,12 @@ export class DefaultResourceLoader implements ResourceLoader {
 		}
 		const promptCandidates: PromptTemplateCandidate[] = [];
 		const promptPathDiagnostics: ResourceDiagnostic[] = [];
-		const discoveredPrompts = this.registry("prompts", layers, o.noPromptTemplates ? [] : promptPathDiagnostics);
+		const discoveredPrompts = this.registry(
+			"prompts",
+			layers,
+			o.noPromptTemplates ? [] : promptPathDiagnostics,
+			packaged.files,
+		);
 		if (!o.noPromptTemplates) {
 			for (const found of enabledInOrder(discoveredPrompts)) promptCandidates.push(toCandidate(found));
 		}
@@ -467,20 +488,23 @@ export class DefaultResourceLoader implements ResourceLoader {
 	 * filter that disables a file (`!name`, `-path`) also holds when the global settings or folder
 	 * list it again.
 	 */
-	private registry(kind: ResourceKind, layers: Layer[], diagnostics: ResourceDiagnostic[]): Map<string, Registered> {
+	private registry(
+		kind: ResourceKind,
+		layers: Layer[],
+		diagnostics: ResourceDiagnostic[],
+		packages: PackagedFile[],
+	): Map<string, Registered> {
 		const registered = new Map<string, Registered>();
+		// pi registers package files first: a package's filter decides for a file before any settings entry does.
+		for (const file of packages) {
+			if (file.kind === kind && !registered.has(file.path))
+				registered.set(file.path, { ...file.found, enabled: file.enabled });
+		}
 		const register = (path: string, layer: Layer, source: "local" | "auto", enabled: boolean) => {
 			const baseDir = source === "auto" ? layer.baseDir : undefined;
 			if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, baseDir, enabled });
 		};
 		for (const layer of layers) {
-			if (kind === "extensions" && (layer.settings.packages?.length ?? 0) > 0) {
-				diagnostics.push({
-					type: "warning",
-					message: `Settle does not install or load pi packages ("packages" in ${layer.settingsPath}). List the package's extension files in "extensions" (or pass them as additionalExtensionPaths) to load them.`,
-					path: layer.settingsPath,
-				});
-			}
 			const entries = (layer.settings[kind] ?? []) as string[];
 			const plain = entries.filter((entry) => !isFilterEntry(entry));
 			const fromSettings: string[] = [];
@@ -507,6 +531,78 @@ export class DefaultResourceLoader implements ResourceLoader {
 			for (const path of auto) register(path, layer, "auto", isEnabledByFilters(path, entries, layer.baseDir));
 		}
 		return registered;
+	}
+
+	/**
+	 * The files the `packages` entries bring (project entries first; the project's entry wins for a
+	 * package both list), where pi installs them. An untrusted project's packages are not read at
+	 * all (the settings manager says so): they may run code. A package that is not installed is
+	 * reported with the command that installs it, and the others still load.
+	 */
+	private packagedFiles(
+		layers: Layer[],
+		projectDir: string,
+	): { files: PackagedFile[]; diagnostics: ResourceDiagnostic[] } {
+		const roots: PackageRoots = {
+			agentDir: this.agentDir,
+			projectDir,
+			npmCommand: this.settingsManager.getNpmCommand(),
+			...(this.home === undefined ? {} : { home: this.home }),
+		};
+		const listed: (ScopedPackage & { settingsPath: string })[] = [];
+		for (const layer of layers) {
+			if (layer.scope === "project" && !this.isProjectTrusted()) continue;
+			for (const entry of layer.settings.packages ?? [])
+				listed.push({ entry, scope: layer.scope, settingsPath: layer.settingsPath });
+		}
+		const files: PackagedFile[] = [];
+		const diagnostics: ResourceDiagnostic[] = [];
+		for (const item of dedupePackages(listed, roots) as typeof listed) {
+			const source = packageSourceOf(item.entry);
+			const parsed = parsePackageSource(source);
+			let root: string;
+			try {
+				root = packageInstallPath(parsed, item.scope, roots);
+			} catch (error) {
+				diagnostics.push({
+					type: "warning",
+					message: `Package ${source} (in ${item.settingsPath}) not loaded: ${errorMessage(error)}.`,
+					path: item.settingsPath,
+				});
+				continue;
+			}
+			if (!existsSync(root)) {
+				const message =
+					parsed.type === "local"
+						? `Package path "${source}" in ${item.settingsPath} does not exist (resolved to ${root}). Fix or remove the entry.`
+						: `Package ${source} (in ${item.settingsPath}) is not installed, so nothing of it loads. Install it with: settle install ${source}${item.scope === "project" ? " -l" : ""}`;
+				diagnostics.push({ type: "warning", message, path: root });
+				continue;
+			}
+			const pinnedElsewhere = parsed.type === "npm" ? installedVersionMismatch(parsed.spec, root) : undefined;
+			if (pinnedElsewhere) {
+				// pi reinstalls at startup; Settle installs only when asked, and says how.
+				diagnostics.push({
+					type: "warning",
+					message: `Package ${source} (in ${item.settingsPath}) is installed at version ${pinnedElsewhere}, not the pinned one; the installed one loads. Install the pinned one with: settle install ${source}${item.scope === "project" ? " -l" : ""}`,
+					path: root,
+				});
+			}
+			const found: Found = { path: "", scope: item.scope, source, origin: "package", baseDir: root };
+			const offered = isDirectory(root) ? packageFiles(root, item.entry) : undefined;
+			if (!offered) {
+				// pi: a file, or a folder with no manifest and no resource folders, is one extension.
+				const baseDir = isDirectory(root) ? root : dirname(root);
+				for (const path of extensionEntriesAt(root))
+					files.push({ kind: "extensions", path, enabled: true, found: { ...found, path, baseDir } });
+				continue;
+			}
+			for (const kind of ["extensions", "skills", "prompts"] as PackageResourceKind[]) {
+				for (const file of offered[kind])
+					files.push({ kind, path: file.path, enabled: file.enabled, found: { ...found, path: file.path } });
+			}
+		}
+		return { files, diagnostics };
 	}
 
 	/**
@@ -593,9 +689,38 @@ function filesAt(kind: ResourceKind, path: string, fromSettings: boolean): strin
 
 type Registered = Found & { enabled: boolean };
 
+/** A file a `packages` entry brings, before precedence is decided. */
+interface PackagedFile {
+	kind: ResourceKind;
+	path: string;
+	enabled: boolean;
+	found: Found;
+}
+
+/** The installed version when an exact `name@x.y.z` pin names another one; undefined otherwise. */
+function installedVersionMismatch(spec: string, root: string): string | undefined {
+	const pinned = /^@?[^@]+@(\d+\.\d+\.\d+\S*)$/.exec(spec)?.[1];
+	if (!pinned) return undefined;
+	try {
+		const installed = (JSON.parse(readTextFile(join(root, "package.json"))) as { version?: unknown }).version;
+		return typeof installed === "string" && installed !== pinned ? installed : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+function isDirectory(path: string): boolean {
+	try {
+		return statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
+}
+
 /** Enabled files in precedence order: project settings entries, project folders, then the same for the user. */
 function enabledInOrder(registered: Map<string, Registered>): Found[] {
-	const rank = (found: Found) => (found.scope === "project" ? 0 : 2) + (found.source === "local" ? 0 : 1);
+	const rank = (found: Found) =>
+		found.origin === "package" ? 4 : (found.scope === "project" ? 0 : 2) + (found.source === "local" ? 0 : 1);
 	return [...registered.values()]
 		.filter((found) => found.enabled)
 		.sort((a, b) => rank(a) - rank(b))
@@ -603,7 +728,7 @@ function enabledInOrder(registered: Map<string, Registered>): Found[] {
 }
 
 function toSourceInfo(found: Found): Omit<SourceInfo, "path"> {
-	return { source: found.source, scope: found.scope, origin: "top-level", baseDir: found.baseDir };
+	return { source: found.source, scope: found.scope, origin: found.origin ?? "top-level", baseDir: found.baseDir };
 }
 
 function toCandidate(found: Found): SkillCandidate & PromptTemplateCandidate {

@@ -132,24 +132,17 @@ describe("an untrusted project's extensions", () => {
 });
 
 describe("pi's commands that Settle lacks", () => {
-	it.each([
-		["install", "npm:@foo/bar"],
-		["list"],
-		["config"],
-		["update"],
-		["remove", "npm:@foo/bar"],
-		["uninstall", "./pkg"],
-	])("settle %s …: pi's package command is refused (exit 2) and sends nothing to the model", (command, ...rest) => {
-		const run = settle([command!, ...rest, "--faux", "--json"]);
+	it("settle config …: pi's screen for package resources is refused (exit 2), names the settings edit instead, and sends nothing to the model", () => {
+		const run = settle(["config", "--faux", "--json"]);
 		expect(run.code).toBe(2);
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toBe(
-			`Error: settle ${command}: Settle has no package manager (${command} is pi's command for pi packages). To use a package's extensions, skills or prompt templates, list their files under "extensions", "skills" or "prompts" in settings.json, or load an extension with -e <file>. To send "${command}" to the model as a prompt, put it in quotes with more words or after -p: settle -p "${command} …".\nRun settle --help for the options.\n`,
+			`Error: settle config: Settle has no screen that turns package resources on and off (config is pi's). Edit the package's entry in settings.json "packages" instead: { "source": "npm:…", "extensions": [], "skills": ["!name"] } ([] loads none of a kind, ! excludes). To send "config" to the model as a prompt, put it in quotes with more words or after -p: settle -p "config …".\nRun settle --help for the options.\n`,
 		);
 		// The way out it names works: after -p the word is a prompt.
-		const prompt = settle(["--faux", "--no-session", "-p", command]);
+		const prompt = settle(["--faux", "--no-session", "-p", "config"]);
 		expect(prompt.code).toBe(0);
-		expect(prompt.stdout).toBe(`${command}\n`);
+		expect(prompt.stdout).toBe("config\n");
 	});
 
 	it("an unknown option without a prompt is reported as unknown, not as a missing prompt; a real extension flag still needs one", () => {

@@ -281,7 +281,7 @@ const OTHERS = [
  * Words one CLI gives a meaning the other lacks, kept out of random strings: the one-sided options
  * (their own properties), Settle's commands `demo`, `viz` and `trace` (named "Settle-only command": as the
  * first argument they are commands in Settle, messages in pi) and pi's package commands (`install`,
- * `list`, …: as the first argument pi runs its package manager before parsing, Settle refuses them).
+ * `list`, …: as the first argument both run their package commands, whose output differs).
  */
 const ONE_SIDED = new Set([
 	...SETTLE_ONLY_BOOLEAN,

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseArgs } from "../../src/cli/args.js";
+import { PACKAGE_COMMANDS, parsePackageCommand } from "../../src/cli/package-commands.js";
 import { MARKDOWN_DOCS } from "./collect.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -71,6 +72,10 @@ function problems(line: CliLine): string[] {
 	const argv = shellWords(line.text.replace(/^npx /, "")).slice(1);
 	const options = argv.filter((word) => !/^(trace|demo|viz)$/.test(word));
 	if (line.prose && options.length === 1 && options[0]!.startsWith("-")) return [];
+	if (argv[0] !== undefined && PACKAGE_COMMANDS.has(argv[0])) {
+		const problem = parsePackageCommand(argv[0], argv.slice(1)).problem;
+		return problem ? [`${line.file}:${line.line} \`${line.text}\`: ${problem}`] : [];
+	}
 	const parsed = parseArgs(argv);
 	return [
 		...parsed.diagnostics.map((d) => d.message),

@@ -219,7 +219,7 @@ describe("pi examples, differential: providers on a local server", () => {
 			await peer.prompt("hello");
 			return peer.requests[0]?.tools.includes("subagent");
 		});
-		// Deliberate: Settle loads no pi packages (README); an explicit folder without a manifest is
+		// Deliberate: an -e folder is an extension folder in Settle, not a package (README); without a manifest it is
 		// its index.ts. pi 0.73.1 takes a folder with extensions/, skills/, prompts/ or themes/ for a
 		// package and loads only those folders' files, silently skipping the index.ts next to them.
 		expect(pi).toBe(false);

@@ -14730,6 +14730,118 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "text = readTextFile(path);", replace: 'text = readFileSync(path, "utf-8");' }],
 		tests: ["test/pi-races/context-files.test.ts"],
 	},
+	{
+		id: "GI01",
+		file: "src/resources/resource-loader.ts",
+		description: "an untrusted project's packages load (their skills and templates reach the model)",
+		edits: [{ find: 'if (layer.scope === "project" && !this.isProjectTrusted()) continue;', replace: "" }],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GI02",
+		file: "src/resources/packages.ts",
+		description: "an empty per-kind filter in a package entry loads all of that kind instead of none",
+		edits: [
+			{
+				find: "patterns.length === 0 ? [] : applyFilters(allowed, patterns, root, true)",
+				replace: "applyFilters(allowed, patterns, root, true)",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GI03",
+		file: "src/resources/packages.ts",
+		description: "a plain path in a package entry's filter is not an include (every file of the kind loads)",
+		edits: [
+			{
+				find: "patterns.length === 0 ? [] : applyFilters(allowed, patterns, root, true)",
+				replace: "patterns.length === 0 ? [] : applyFilters(allowed, patterns, root)",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GI04",
+		file: "src/resources/packages.ts",
+		description: "the same package in global and project settings loads twice (no project-over-global dedupe)",
+		edits: [
+			{
+				find: "const identity = packageIdentity(packageSourceOf(item.entry), item.scope, roots);",
+				replace: "const identity = item.scope + packageIdentity(packageSourceOf(item.entry), item.scope, roots);",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GI05",
+		file: "src/resources/resource-loader.ts",
+		description: "a listed package that is not installed is skipped in silence (no install command named)",
+		edits: [
+			{
+				find: "			if (!existsSync(root)) {\n				const message =",
+				replace: "			if (false) {\n				const message =",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GI06",
+		file: "src/cli/package-commands.ts",
+		description: "settle update moves a package pinned to a ref or version (pi leaves pinned packages alone)",
+		edits: [
+			{
+				find: 'if (parsed.type === "local" || parsed.pinned) continue;',
+				replace: 'if (parsed.type === "local") continue;',
+			},
+		],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "GI07",
+		file: "src/cli/package-commands.ts",
+		description: "settle install -l installs globally and writes the global settings file",
+		edits: [
+			{
+				find: 'if (command === "install") return await manager.install(source!, local ? "project" : "user");',
+				replace: 'if (command === "install") return await manager.install(source!, "user");',
+			},
+		],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "GI08",
+		file: "src/cli/package-commands.ts",
+		description:
+			"a local path is written as typed (relative to the cwd), so it resolves elsewhere from the settings folder",
+		edits: [
+			{
+				find: '			parsed.type === "local"\n				? relative(',
+				replace: '			parsed.type !== "local"\n				? relative(',
+			},
+		],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "GI09",
+		file: "src/resources/resource-loader.ts",
+		description: "an npm package installed at another version than the pinned one loads without a word",
+		edits: [
+			{
+				find: 'const pinnedElsewhere = parsed.type === "npm" ? installedVersionMismatch(parsed.spec, root) : undefined;',
+				replace: "const pinnedElsewhere = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GI10",
+		file: "src/resources/packages.ts",
+		description:
+			"a package whose pi manifest names only some kinds also loads the other kinds' conventional folders (pi: the manifest decides)",
+		edits: [{ find: ": manifest && !filter\n", replace: ": manifest && filter\n" }],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

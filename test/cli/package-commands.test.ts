@@ -1,0 +1,275 @@
+/**
+ * `settle install|remove|list|update` as a pi user runs them (real `settle` child processes): local
+ * paths, npm packages installed with the real `npm` from a tarball `npm pack` made (offline), git
+ * packages cloned with the real `git` from a local bare repository (git's `url.<base>.insteadOf`
+ * maps the host-based URL pi's source rules require onto it), and a package written for pi picked
+ * up by a `settle -p` run on the faux model.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { DefaultPackageManager, SettingsManager as PiSettingsManager } from "@mariozechner/pi-coding-agent";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettle } from "./helpers.js";
+
+let dir: string;
+let agentDir: string;
+let project: string;
+let env: Record<string, string>;
+
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "settle-packages-"));
+	agentDir = join(dir, "agent");
+	project = join(dir, "project");
+	mkdirSync(join(project, ".pi"), { recursive: true });
+	// npm stays offline, with its global folder and cache in the test's folder.
+	env = {
+		npm_config_offline: "true",
+		npm_config_prefix: join(dir, "npm-global"),
+		npm_config_cache: join(dir, "npm-cache"),
+		npm_config_audit: "false",
+		npm_config_fund: "false",
+		npm_config_update_notifier: "false",
+		// git without the machine's or the user's configuration (signing, hooks, default branch).
+		GIT_CONFIG_NOSYSTEM: "1",
+		GIT_CONFIG_GLOBAL: "/dev/null",
+		GIT_TERMINAL_PROMPT: "0",
+	};
+});
+
+afterEach(() => {
+	rmSync(dir, { recursive: true, force: true });
+});
+
+function settle(args: string[], extraEnv: Record<string, string> = {}) {
+	return runSettle(args, { cwd: project, agentDir, env: { ...env, ...extraEnv } });
+}
+
+function write(path: string, text: string) {
+	mkdirSync(dirname(path), { recursive: true });
+	writeFileSync(path, text);
+}
+
+/** A package as pi's docs describe one: a `pi` manifest, an extension (a tool and a notice), a skill, a template. */
+function writePiPackage(root: string, name: string, version = "1.0.0", marker = "one") {
+	write(
+		join(root, "package.json"),
+		JSON.stringify({
+			name,
+			version,
+			keywords: ["pi-package"],
+			pi: { extensions: ["./extensions"], skills: ["./skills"], prompts: ["./prompts"] },
+		}),
+	);
+	write(
+		join(root, "extensions", "hello.ts"),
+		`export default function (pi: any) {\n\tpi.on("session_start", (_e: unknown, ctx: any) => ctx.ui.notify("${name} extension ${marker} ran"));\n}\n`,
+	);
+	write(
+		join(root, "skills", `${name}-skill`, "SKILL.md"),
+		`---\ndescription: The ${name} skill.\n---\nSkill body of ${name} ${marker}.\n`,
+	);
+	write(
+		join(root, "prompts", `${name}-review.md`),
+		`---\ndescription: Review\n---\nReview $1 with ${name} ${marker}.\n`,
+	);
+}
+
+const settingsOf = (path: string) => JSON.parse(readFileSync(path, "utf8")) as { packages?: unknown[] };
+
+describe("settle install / list / remove with a local path", () => {
+	it("a package written for pi, installed by path, is picked up by settle -p: its extension runs, its skill and template expand", () => {
+		writePiPackage(join(project, "vendor", "tools"), "tools");
+		const install = settle(["install", "./vendor/tools"]);
+		expect(install).toMatchObject({ code: 0, stdout: "Installing ./vendor/tools...\nInstalled ./vendor/tools\n" });
+		// Given relative to the cwd, written relative to the settings file's folder, as pi writes it.
+		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual(["../project/vendor/tools"]);
+
+		const run = settle(["--faux", "--no-session", "-p", "/tools-review src/a.ts"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("Review src/a.ts with tools one.\n");
+		expect(run.stderr).toContain("tools extension one ran");
+		const skill = settle(["--faux", "--no-session", "-p", "/skill:tools-skill go"]);
+		expect(skill.stdout).toContain("Skill body of tools one.");
+
+		expect(settle(["list"]).stdout).toBe(
+			`User packages:\n  ../project/vendor/tools\n    ${join(project, "vendor", "tools")}\n`,
+		);
+		// The same package again is not listed twice.
+		expect(settle(["install", join(project, "vendor", "tools")]).code).toBe(0);
+		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual(["../project/vendor/tools"]);
+
+		expect(settle(["uninstall", "vendor/tools"])).toMatchObject({ code: 0 });
+		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual([]);
+		expect(settle(["list"]).stdout).toBe("No packages installed.\n");
+		expect(settle(["--faux", "--no-session", "-p", "/tools-review x"]).stdout).toBe("/tools-review x\n");
+	}, 60_000); // eight settle processes one after another
+
+	it("settle --help names the package commands; settle install --help prints its usage", () => {
+		expect(settle(["--help"]).stdout).toContain("settle install <source> [-l]          install a pi package");
+		expect(settle(["install", "--help"])).toMatchObject({ code: 0, stdout: "Usage: settle install <source> [-l]\n" });
+	});
+
+	it("bad input is refused with what to do, and the settings file keeps what it held", () => {
+		write(join(agentDir, "settings.json"), JSON.stringify({ packages: ["npm:kept"], theme: "dark" }));
+		const before = readFileSync(join(agentDir, "settings.json"), "utf8");
+		expect(settle(["install"])).toMatchObject({
+			code: 2,
+			stderr: "Error: Missing install source.\nUsage: settle install <source> [-l]\n",
+		});
+		expect(settle(["list", "-l"])).toMatchObject({
+			code: 2,
+			stderr: 'Error: Unknown option -l for "list".\nUsage: settle list\n',
+		});
+		const missing = settle(["install", "./nowhere"]);
+		expect(missing.code).toBe(1);
+		expect(missing.stderr).toBe(
+			`Error: Path does not exist: ${join(project, "nowhere")}. Give the folder (or extension file) of the package.\n`,
+		);
+		const unknown = settle(["remove", "npm:other"]);
+		expect(unknown.code).toBe(1);
+		expect(unknown.stderr).toContain(
+			`Error: No matching package found for npm:other in ${join(agentDir, "settings.json")}.`,
+		);
+		expect(readFileSync(join(agentDir, "settings.json"), "utf8")).toBe(before);
+	});
+});
+
+describe("differential: pi 0.73.1's installAndPersist / removeAndPersist write the same settings entries", () => {
+	it("local paths given relative to the cwd, absolute, with -l, twice, then removed by another spelling", async () => {
+		writePiPackage(join(project, "vendor", "tools"), "tools");
+		writePiPackage(join(dir, "shared", "kit"), "kit");
+		const steps: { op: "install" | "remove"; source: string; local: boolean }[] = [
+			{ op: "install", source: "./vendor/tools", local: false },
+			{ op: "install", source: join(dir, "shared", "kit"), local: true },
+			{ op: "install", source: "vendor/tools", local: false },
+			{ op: "install", source: "../shared/kit", local: false },
+			{ op: "remove", source: join(project, "vendor", "tools"), local: false },
+		];
+		for (const step of steps) expect(settle([step.op, step.source, ...(step.local ? ["-l"] : [])]).code).toBe(0);
+		const ours = [settingsOf(join(agentDir, "settings.json")), settingsOf(join(project, ".pi", "settings.json"))];
+
+		const piAgentDir = join(dir, "pi-agent");
+		rmSync(join(project, ".pi", "settings.json"));
+		const settingsManager = PiSettingsManager.create(project, piAgentDir);
+		const pi = new DefaultPackageManager({ cwd: project, agentDir: piAgentDir, settingsManager });
+		for (const step of steps) {
+			if (step.op === "install") await pi.installAndPersist(step.source, { local: step.local });
+			else await pi.removeAndPersist(step.source, { local: step.local });
+		}
+		await settingsManager.flush();
+		const theirs = [settingsOf(join(piAgentDir, "settings.json")), settingsOf(join(project, ".pi", "settings.json"))];
+		// Each agent folder is its own, so global entries are relative to a folder at the same depth.
+		expect(ours.map((file) => file.packages)).toEqual(theirs.map((file) => file.packages));
+		expect(ours[0]!.packages).toEqual(["../shared/kit"]);
+	});
+});
+
+describe("settle install with npm (the real npm, offline, from a tarball)", () => {
+	function packTools(version: string, marker: string): string {
+		const source = join(dir, `src-${version}`);
+		writePiPackage(source, "tools", version, marker);
+		execFileSync("npm", ["pack", "--pack-destination", dir], {
+			cwd: source,
+			env: { ...process.env, ...env },
+			stdio: "ignore",
+		});
+		return join(dir, `tools-${version}.tgz`);
+	}
+
+	it("-l installs into the project's .pi/npm, records it in .pi/settings.json, loads it in a trusted run; remove -l uninstalls it", () => {
+		const tarball = packTools("1.0.0", "one");
+		const source = `npm:tools@file:${tarball}`;
+		const install = settle(["install", source, "-l"]);
+		expect(install.code).toBe(0);
+		expect(readFileSync(join(project, ".pi", "npm", "node_modules", "tools", "package.json"), "utf8")).toContain(
+			'"1.0.0"',
+		);
+		expect(settingsOf(join(project, ".pi", "settings.json")).packages).toEqual([source]);
+		expect(readFileSync(join(project, ".pi", "npm", ".gitignore"), "utf8")).toBe("*\n!.gitignore\n");
+
+		expect(settle(["--faux", "--no-session", "--approve", "-p", "/tools-review x"]).stdout).toBe(
+			"Review x with tools one.\n",
+		);
+		expect(settle(["list"]).stdout).toBe(
+			`Project packages:\n  ${source}\n    ${join(project, ".pi", "npm", "node_modules", "tools")}\n`,
+		);
+
+		expect(settle(["remove", "npm:tools", "-l"]).code).toBe(0);
+		expect(existsSync(join(project, ".pi", "npm", "node_modules", "tools"))).toBe(false);
+		expect(settingsOf(join(project, ".pi", "settings.json")).packages).toEqual([]);
+	}, 60_000); // npm pack, npm install and uninstall, four settle processes
+
+	it("without -l installs with npm install -g, where pi finds its global packages, and loads it", () => {
+		const source = `npm:tools@file:${packTools("1.0.0", "one")}`;
+		expect(settle(["install", source]).code).toBe(0);
+		const globalRoot = execFileSync("npm", ["root", "-g"], {
+			env: { ...process.env, ...env },
+			encoding: "utf8",
+		}).trim();
+		expect(existsSync(join(globalRoot, "tools", "prompts", "tools-review.md"))).toBe(true);
+		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual([source]);
+		expect(settle(["--faux", "--no-session", "-p", "/tools-review y"]).stdout).toBe("Review y with tools one.\n");
+	}, 60_000); // npm pack, npm install -g, two settle processes
+});
+
+describe("settle install / update / remove with git (the real git, from a local bare repository)", () => {
+	function gitRepo(): { work: string; env: Record<string, string> } {
+		const work = join(dir, "kit-work");
+		writePiPackage(work, "kit", "1.0.0", "one");
+		const git = (...args: string[]) =>
+			execFileSync("git", args, { cwd: work, stdio: "ignore", env: { ...process.env, ...env } });
+		git("init", "-q", "-b", "main");
+		git("add", "-A");
+		git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "one");
+		git("tag", "v1");
+		execFileSync("git", ["clone", "-q", "--bare", work, join(dir, "kit.git")], {
+			stdio: "ignore",
+			env: { ...process.env, ...env },
+		});
+		git("remote", "add", "origin", join(dir, "kit.git"));
+		return {
+			work,
+			// pi's sources need a host (git:host/owner/repo): git maps that URL onto the local repository.
+			env: {
+				GIT_CONFIG_COUNT: "1",
+				GIT_CONFIG_KEY_0: `url.file://${join(dir, "kit.git")}.insteadOf`,
+				GIT_CONFIG_VALUE_0: "https://example.test/acme/kit",
+			},
+		};
+	}
+
+	it("install clones into <agent folder>/git/<host>/<path>; update pulls a new commit; a ref pins it; remove deletes the clone", () => {
+		const repo = gitRepo();
+		const install = settle(["install", "git:example.test/acme/kit"], repo.env);
+		expect(install.code).toBe(0);
+		const clone = join(agentDir, "git", "example.test", "acme", "kit");
+		expect(readFileSync(join(clone, "prompts", "kit-review.md"), "utf8")).toContain("kit one");
+		expect(settle(["--faux", "--no-session", "-p", "/kit-review z"]).stdout).toBe("Review z with kit one.\n");
+
+		// A new commit upstream: update brings it.
+		write(join(repo.work, "prompts", "kit-review.md"), "---\ndescription: Review\n---\nReview $1 with kit two.\n");
+		const gitEnv = { ...process.env, ...env };
+		execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "two"], {
+			cwd: repo.work,
+			env: gitEnv,
+		});
+		execFileSync("git", ["push", "-q", "origin", "main"], { cwd: repo.work, stdio: "ignore", env: gitEnv });
+		expect(settle(["update"], repo.env)).toMatchObject({ code: 0 });
+		expect(settle(["--faux", "--no-session", "-p", "/kit-review z"]).stdout).toBe("Review z with kit two.\n");
+
+		// A pinned ref (project scope) is cloned at the ref and left alone by update.
+		expect(settle(["install", "git:example.test/acme/kit@v1", "-l"], repo.env).code).toBe(0);
+		const pinned = join(project, ".pi", "git", "example.test", "acme", "kit");
+		expect(readFileSync(join(pinned, "prompts", "kit-review.md"), "utf8")).toContain("kit one");
+		expect(settle(["update", "git:example.test/acme/kit"], repo.env).code).toBe(0);
+		expect(readFileSync(join(pinned, "prompts", "kit-review.md"), "utf8")).toContain("kit one");
+
+		expect(settle(["remove", "git:example.test/acme/kit"], repo.env).code).toBe(0);
+		expect(existsSync(clone)).toBe(false);
+		expect(existsSync(join(agentDir, "git", "example.test"))).toBe(false);
+		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual([]);
+		expect(settingsOf(join(project, ".pi", "settings.json")).packages).toEqual(["git:example.test/acme/kit@v1"]);
+	}, 120_000); // nine settle, git and npm processes one after another (~11 s here, alone)
+});
