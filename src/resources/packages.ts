@@ -15,12 +15,12 @@
  * - The same package in global and project settings loads once, from the project entry.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { loadPicomatch } from "../lazy-deps.js";
 import { expandHome } from "../settings/paths.js";
 import type { PackageSource } from "../settings/schema.js";
-import { collectExtensionEntries, collectMarkdownFiles, collectSkillFiles } from "./discovery.js";
+import { collectExtensionEntries, collectMarkdownFiles, collectSkillFiles, isDirectory, isFile } from "./discovery.js";
 import { applyFilters } from "./filters.js";
 
 /** What a `packages` entry's source names. */
@@ -319,22 +319,6 @@ function globIn(root: string, pattern: string): string[] {
 	};
 	walk(root);
 	return matches;
-}
-
-function isDirectory(path: string): boolean {
-	try {
-		return statSync(path).isDirectory();
-	} catch {
-		return false;
-	}
-}
-
-function isFile(path: string): boolean {
-	try {
-		return statSync(path).isFile();
-	} catch {
-		return false;
-	}
 }
 
 /** Whether a path exists (a package folder, installed or not). */

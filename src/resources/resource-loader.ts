@@ -8,7 +8,7 @@
  * folder's own `skills/`, `prompts/`, `extensions/`; then paths given as options; then paths
  * extensions add with `extendResources`. The first skill / template of a name wins.
  */
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { errorMessage } from "../errors.js";
 import {
@@ -21,7 +21,7 @@ import {
 import type { Settings } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { loadProjectContextFiles } from "./context-files.js";
-import { collectSkillFiles, promptFilesAt, skillFilesAt } from "./discovery.js";
+import { collectSkillFiles, isDirectory, promptFilesAt, skillFilesAt } from "./discovery.js";
 import { type ExtensionCandidate, extensionEntriesAt, loadExtensions } from "./extensions.js";
 import { applyFilters, isEnabledByFilters, isFilterEntry } from "./filters.js";
 import {
@@ -706,14 +706,6 @@ function installedVersionMismatch(spec: string, root: string): string | undefine
 		return typeof installed === "string" && installed !== pinned ? installed : undefined;
 	} catch {
 		return undefined;
-	}
-}
-
-function isDirectory(path: string): boolean {
-	try {
-		return statSync(path).isDirectory();
-	} catch {
-		return false;
 	}
 }
 
