@@ -12091,7 +12091,7 @@ export const MUTANTS: Mutant[] = [
 		id: "DN02",
 		file: "src/cli/interactive-commands.ts",
 		description: "settle -i's /model no longer reads models.json again: a model added while the chat runs is not found",
-		edits: [{ find: "\tmodelRegistryView(runtime.services.modelRuntime).refresh?.();\n", replace: "" }],
+		edits: [{ find: "\tregistry.refresh?.();\n", replace: "" }],
 		tests: ["test/pi-races/models-cli.test.ts"],
 	},
 	{
