@@ -12,6 +12,12 @@ import { addUsage, requestSummary, type SummaryText } from "./request.js";
 import { serializeConversation } from "./serialize.js";
 import type { SummarizerOptions } from "./types.js";
 
+/**
+ * What to do about a compaction summary cut at its cap (pi#7048): nothing was written, so compacting
+ * again is safe; a larger reserve gives the answer more room (80% of it, up to half the window).
+ */
+const SUMMARY_CUT_ADVICE = "nothing was written; compact again, or raise compaction.reserveTokens";
+
 /** Fewest conversation characters a chunk request must have room for (about 100 tokens). */
 export const MIN_CHUNK_CHARS = 400;
 
@@ -185,7 +191,7 @@ export async function summarizeSpan(
 ): Promise<SummaryText> {
 	if (!summaryRequestFits(promptText, options.maxTokens, options.model)) return summarizeInChunks(messages, options);
 	try {
-		return await requestSummary(promptText, options.maxTokens, options, options.failurePrefix);
+		return await requestSummary(promptText, options.maxTokens, options, options.failurePrefix, SUMMARY_CUT_ADVICE);
 	} catch (error) {
 		// The request fit the window, so a chunk of half its conversation fits too (or there is no window).
 		const halfSpan = Math.floor(serializeConversation(messages).length / 2);
@@ -239,7 +245,7 @@ export async function summarizeInChunks(
 		let answer: SummaryText;
 		requests++;
 		try {
-			answer = await requestSummary(promptText, options.maxTokens, options, options.failurePrefix);
+			answer = await requestSummary(promptText, options.maxTokens, options, options.failurePrefix, SUMMARY_CUT_ADVICE);
 		} catch (error) {
 			// The provider counts this text denser than chars/4: the same messages again, in halves.
 			const half = Math.floor(chunk.conversation.length / 2);

@@ -14522,7 +14522,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/compaction/request.ts",
 		description:
 			"a branch summary cut at its token cap is recorded as if complete (pi#8845): the length stop is not checked",
-		edits: [{ find: 'if (checks.complete && response.stopReason === "length") {', replace: "if (false) {" }],
+		edits: [{ find: 'if (response.stopReason === "length") {', replace: "if (false) {" }],
 		tests: ["test/pi-races/branch-summary-budget.test.ts", "test/cli/interactive-tree.test.ts"],
 	},
 	{
@@ -14635,8 +14635,20 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!model.contextWindow) return Number.POSITIVE_INFINITY;", replace: "" }],
 		tests: ["test/compaction/summary-chunks-dense.test.ts"],
 	},
-];
-/** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
+	{
+		id: "GN03",
+		file: "src/compaction/request.ts",
+		description:
+			"a compaction summary cut at its output cap (stopReason length) is committed as the checkpoint again, as in pi 0.73.1 (pi#7048, openclaw#127987); only branch summaries refuse it",
+		edits: [
+			{
+				find: 'if (response.stopReason === "length") {',
+				replace: 'if (response.stopReason === "length" && whenCut.includes("navigate")) {',
+			},
+		],
+		tests: ["test/pi-races/compaction-summary-cut.test.ts"],
+	},
+]; /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
 export function applyEdits(text: string, mutant: Mutant): string | undefined {
 	let result = text;
 	for (const edit of mutant.edits) {
