@@ -11,7 +11,7 @@
  * retried on the spot: the same request with the same cap would most likely stop at it again.
  *
  * Replayed over HTTP (pi-ai's own OpenAI client, a local Chat Completions server, JSONL on disk)
- * for `/compact`, and on the faux provider for a threshold compaction.
+ * for `/compact`, and on the faux provider for a threshold compaction and an overflow recovery.
  */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
@@ -24,6 +24,7 @@ import { startWireSession, type WireSession } from "../llm/wire/session.js";
 import {
 	BIG_ANSWER,
 	comparable,
+	overflowReply,
 	reopenedContext,
 	SMALL_WINDOW,
 	script,
@@ -157,5 +158,44 @@ describe("openclaw#127987: a threshold compaction's summary cut at its output ca
 		for (const compaction of compactions) expect(compaction.summary).toContain(COMPLETE_TEXT);
 		expect(readFileSync(file, "utf8")).not.toContain(CUT_MARK);
 		expect(userTexts(requests.answerRequests.at(-1)!)).toContain("third");
+	});
+});
+
+describe("pi#7048: overflow recovery whose summary is cut at its output cap", () => {
+	let h: Harness | undefined;
+	afterEach(() => {
+		h?.cleanup();
+		h = undefined;
+	});
+
+	it("pi#7048: the overflow's compaction fails as any failed compaction: one agent_settled naming it, no entry, the cut text nowhere, idle, and the next prompt is answered", async () => {
+		h = await createHarness({ persistence: "disk", settings: { compaction: { keepRecentTokens: 1 } } });
+		const cut = fauxAssistantMessage([{ type: "text", text: CUT_TEXT }], { stopReason: "length" });
+		const { summaryRequests, answerRequests } = script(
+			h,
+			[fauxAssistantMessage("first answer"), overflowReply(), fauxAssistantMessage("answered after the failure")],
+			{ summary: () => cut },
+		);
+		await h.session.prompt("first");
+		await h.session.prompt("second, which overflows");
+
+		expect(summaryRequests.length).toBeGreaterThan(0);
+		const ends = h.eventsOfType("compaction_end");
+		expect(ends).toEqual([expect.objectContaining({ reason: "overflow", result: undefined, aborted: false })]);
+		expect(ends[0]?.errorMessage).toMatch(
+			/^Context overflow recovery failed: (Turn prefix s|S)ummarization failed: the answer reached its \d+-token cap/,
+		);
+		const settled = h.eventsOfType("agent_settled");
+		expect(settled).toHaveLength(2);
+		expect(settled[1]?.errorMessage).toContain("token cap before the summary was complete");
+		const file = h.sessionManager.getSessionFile()!;
+		expect(readFileSync(file, "utf8")).not.toContain(CUT_MARK);
+		expect(h.session.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
+		expect(h.session.isIdle).toBe(true);
+
+		await h.session.prompt("third");
+		expect(userTexts(answerRequests.at(-1)!)).toContain("third");
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
 	});
 });
