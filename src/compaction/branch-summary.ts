@@ -296,8 +296,12 @@ export async function generateBranchSummary(
 			prompt = summarizationRequestText(serializeConversation(messages), instructions);
 		}
 	}
-	const { text, usage } = await requestSummary(prompt, maxTokens, options, "Branch summarization failed", {
-		complete: true,
-	});
+	const { text, usage } = await requestSummary(
+		prompt,
+		maxTokens,
+		options,
+		"Branch summarization failed",
+		"try again, or navigate without a summary",
+	);
 	return { summary: BRANCH_SUMMARY_PREAMBLE + text + formatFileOperations(details), details, usage };
 }

@@ -12,6 +12,12 @@ import { addUsage, requestSummary, type SummaryText } from "./request.js";
 import { serializeConversation } from "./serialize.js";
 import type { SummarizerOptions } from "./types.js";
 
+/**
+ * What to do about a compaction summary cut at its cap (pi#7048): nothing was written, so compacting
+ * again is safe; a larger reserve gives the answer more room (80% of it, up to half the window).
+ */
+const SUMMARY_CUT_ADVICE = "nothing was written; compact again, or raise compaction.reserveTokens";
+
 /** Fewest conversation characters a chunk request must have room for (about 100 tokens). */
 export const MIN_CHUNK_CHARS = 400;
 
@@ -38,7 +44,9 @@ export function summaryRequestFits(
 
 /**
  * Conversation characters a chunk request has room for: the window (chars/4) less the answer budget,
- * the system prompt, the instructions and the previous summary. Negative when those alone overflow.
+ * the system prompt, the instructions and the previous summary. Negative when those alone overflow;
+ * unbounded for a model without a window (as {@link summaryRequestFits}: only the provider's
+ * rejection limits its chunks).
  *
  * Must not throw.
  *
@@ -54,34 +62,10 @@ export function chunkBudgetChars(
 	instructions: string,
 	previousSummary: string | undefined,
 ): number {
+	if (!model.contextWindow) return Number.POSITIVE_INFINITY;
 	const overhead =
 		SUMMARIZATION_SYSTEM_PROMPT.length + summarizationRequestText("", instructions, previousSummary).length;
 	return 4 * (model.contextWindow - maxTokens) - overhead;
-}
-
-/**
- * Whether a summary takes the chunked path: the one request (`promptText`) would not fit the
- * window, and a first chunk request (with these instructions and previous summary) would have room
- * for at least {@link MIN_CHUNK_CHARS} of conversation. Otherwise the one request is sent as pi
- * sends it (also when the answer budget alone exceeds the window: chunks cannot help there).
- *
- * Must not throw.
- *
- * @example
- * ```ts
- * summaryNeedsChunks("x".repeat(40_000), 1600, { contextWindow: 8000 }, CHECKPOINT_PROMPT, undefined); // true
- * summaryNeedsChunks("x".repeat(40_000), 13_107, { contextWindow: 8000 }, CHECKPOINT_PROMPT, undefined); // false
- * ```
- */
-export function summaryNeedsChunks(
-	promptText: string,
-	maxTokens: number,
-	model: Pick<Model, "contextWindow">,
-	instructions: string,
-	previousSummary: string | undefined,
-): boolean {
-	if (summaryRequestFits(promptText, maxTokens, model)) return false;
-	return chunkBudgetChars(model, maxTokens, instructions, previousSummary) >= MIN_CHUNK_CHARS;
 }
 
 /** One chunk of a span: messages `[start, end)` and their serialized text (cut when one message alone is too large). */
@@ -155,6 +139,8 @@ export interface ChunkedSummaryOptions extends SummarizerOptions {
 	maxTokens: number;
 	/** Prefix of a failure's message, as for a single request. */
 	failurePrefix: string;
+	/** The user's focus in the instructions (`/compact <focus>`): named when the window cannot hold them. */
+	customInstructions?: string;
 }
 
 /**
@@ -180,11 +166,12 @@ export function isOverflowRejection(error: unknown): boolean {
 
 /**
  * Summarizes `messages` (whose one request is `promptText`): pi's one request where it fits the
- * window by the chars/4 estimate, else in chunks ({@link summarizeInChunks}). When the provider
- * counts more tokens than the estimate (dense code, CJK, JSON) and rejects the one request as too
- * long, the span is summarized in chunks of at most half its serialized length instead (the
- * provider's error is thrown as it is where that cannot help: a span under twice
- * {@link MIN_CHUNK_CHARS}, or no room for a chunk beside the answer budget).
+ * window by the chars/4 estimate, else in chunks ({@link summarizeInChunks}; where the window cannot
+ * hold even a first chunk beside the instructions and the answer budget, that fails before any
+ * request is sent). When the provider counts more tokens than the estimate (dense code, CJK, JSON)
+ * and rejects the one request as too long, the span is summarized in chunks of at most half its
+ * serialized length instead (the provider's error is thrown as it is for a span under twice
+ * {@link MIN_CHUNK_CHARS}).
  *
  * Throws as {@link summarizeInChunks}.
  *
@@ -202,18 +189,14 @@ export async function summarizeSpan(
 	promptText: string,
 	options: ChunkedSummaryOptions,
 ): Promise<SummaryText> {
-	const { model, maxTokens, previousSummary } = options;
-	const instructions = previousSummary !== undefined ? options.updateInstructions : options.firstInstructions;
-	if (summaryNeedsChunks(promptText, maxTokens, model, instructions, previousSummary)) {
-		return summarizeInChunks(messages, options);
-	}
+	if (!summaryRequestFits(promptText, options.maxTokens, options.model)) return summarizeInChunks(messages, options);
 	try {
-		return await requestSummary(promptText, maxTokens, options, options.failurePrefix);
+		return await requestSummary(promptText, options.maxTokens, options, options.failurePrefix, SUMMARY_CUT_ADVICE);
 	} catch (error) {
-		const half = Math.floor(serializeConversation(messages).length / 2);
-		const room = chunkBudgetChars(model, maxTokens, instructions, previousSummary);
-		if (!isOverflowRejection(error) || half < MIN_CHUNK_CHARS || room < MIN_CHUNK_CHARS) throw error;
-		return summarizeInChunks(messages, options, half);
+		// The request fit the window, so a chunk of half its conversation fits too (or there is no window).
+		const halfSpan = Math.floor(serializeConversation(messages).length / 2);
+		if (!isOverflowRejection(error) || halfSpan < MIN_CHUNK_CHARS) throw error;
+		return summarizeInChunks(messages, options, halfSpan);
 	}
 }
 
@@ -256,18 +239,13 @@ export async function summarizeInChunks(
 	do {
 		const instructions = previous !== undefined ? options.updateInstructions : options.firstInstructions;
 		const budgetChars = chunkBudgetChars(options.model, options.maxTokens, instructions, previous);
-		if (budgetChars < MIN_CHUNK_CHARS) {
-			throw new SettleError(
-				"PROVIDER",
-				`${options.failurePrefix}: the summarizer's context window (${options.model.contextWindow} tokens) cannot hold the summarization instructions${previous !== undefined ? ", the running summary" : ""} and the answer budget (${options.maxTokens} tokens). Lower compaction.reserveTokens or compact with a model that has a larger context window.`,
-			);
-		}
+		if (budgetChars < MIN_CHUNK_CHARS) throw windowTooSmall(options, previous, start === 0);
 		const chunk = nextSummaryChunk(texts, start, Math.min(budgetChars, limit));
 		const promptText = summarizationRequestText(chunk.conversation, instructions, previous);
 		let answer: SummaryText;
 		requests++;
 		try {
-			answer = await requestSummary(promptText, options.maxTokens, options, options.failurePrefix);
+			answer = await requestSummary(promptText, options.maxTokens, options, options.failurePrefix, SUMMARY_CUT_ADVICE);
 		} catch (error) {
 			// The provider counts this text denser than chars/4: the same messages again, in halves.
 			const half = Math.floor(chunk.conversation.length / 2);
@@ -280,4 +258,19 @@ export async function summarizeInChunks(
 		start = chunk.end;
 	} while (start < texts.length);
 	return { text: previous ?? "", usage: usage!, requests };
+}
+
+/**
+ * The error of a window that cannot hold a chunk request's instructions, summary and answer budget
+ * with room for any conversation: a request would be rejected, so none is sent; it names what
+ * takes the room and what the user can change.
+ */
+function windowTooSmall(options: ChunkedSummaryOptions, previous: string | undefined, first: boolean): SettleError {
+	const focus = options.customInstructions ? ` (with your ${options.customInstructions.length}-character focus)` : "";
+	const summary = previous === undefined ? "" : first ? ", the previous compaction's summary" : ", the running summary";
+	const shorten = options.customInstructions ? "Shorten the compaction focus, lower" : "Lower";
+	return new SettleError(
+		"PROVIDER",
+		`${options.failurePrefix}: the summarizer's context window (${options.model.contextWindow} tokens) cannot hold the summarization instructions${focus}${summary} and the answer budget (${options.maxTokens} tokens). ${shorten} compaction.reserveTokens or compact with a model that has a larger context window.`,
+	);
 }

@@ -26,15 +26,15 @@ export interface SummaryText {
  * Throws `SettleError("ABORTED")` when `signal` is aborted (before or during the request, or
  * during a retry's backoff) or the answer stopped as `aborted`; `SettleError("PROVIDER",
  * "<failurePrefix>: <provider text>")` when the (last) answer is an error, the stream function
- * throws, (unless `options.acceptEmptyAnswer`) the answer is empty, or (with `checks.complete`)
- * the answer stopped at `maxTokens` (`stopReason: "length"`).
+ * throws, (unless `options.acceptEmptyAnswer`) the answer is empty, or the answer stopped at
+ * `maxTokens` (`stopReason: "length"`: its text names the cap and ends with `whenCut`).
  */
 export async function requestSummary(
 	promptText: string,
 	maxTokens: number,
 	options: SummarizerOptions,
 	failurePrefix: string,
-	checks: { complete?: boolean } = {},
+	whenCut: string,
 ): Promise<SummaryText> {
 	const { model, streamFn, signal } = options;
 	throwIfAborted(signal);
@@ -87,9 +87,9 @@ export async function requestSummary(
 			details: { stopReason: response.stopReason, errorMessage: providerText },
 		});
 	}
-	if (checks.complete && response.stopReason === "length") {
-		// A summary cut at the cap reads as complete but misses its last sections (pi#8845).
-		const providerText = `the answer reached its ${maxTokens}-token cap before the summary was complete (a reasoning model may have spent it thinking); try again, or navigate without a summary`;
+	if (response.stopReason === "length") {
+		// A summary cut at the cap reads as complete but misses its last sections (pi#8845, pi#7048).
+		const providerText = `the answer reached its ${maxTokens}-token cap before the summary was complete (a reasoning model may have spent it thinking); ${whenCut}`;
 		throw new SettleError("PROVIDER", `${failurePrefix}: ${providerText}`, {
 			details: { stopReason: response.stopReason, errorMessage: providerText },
 		});

@@ -49,8 +49,9 @@ export interface GenerateSummaryOptions extends SummarizerOptions {
  * the one request and fails. A request the provider rejects as too long although the estimate
  * said it fits (dense text) is split again with half its size, down to a minimum.
  *
- * Throws `SettleError("PROVIDER", "Summarization failed: <provider text>")` on a provider error or
- * an empty answer, `SettleError("ABORTED")` on abort.
+ * Throws `SettleError("PROVIDER", "Summarization failed: <provider text>")` on a provider error, an
+ * empty answer or one cut at its token cap (pi 0.73.1 returns the cut text: pi#7048),
+ * `SettleError("ABORTED")` on abort.
  *
  * @example
  * ```ts

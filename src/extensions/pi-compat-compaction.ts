@@ -176,7 +176,8 @@ export function getLastAssistantUsage(entries: readonly SessionEntry[]): Usage |
  *
  * Rejects as pi with an Error `Summarization failed: <provider text>` (a `SettleError` with code
  * PROVIDER). Unlike pi, an aborted request rejects (`SettleError` ABORTED) instead of resolving
- * with whatever the model had written.
+ * with whatever the model had written, and so does an answer cut at its token cap (PROVIDER,
+ * pi#7048) instead of resolving with the cut text.
  *
  * @example
  * ```ts

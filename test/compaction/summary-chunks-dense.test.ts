@@ -281,3 +281,38 @@ describe("rejections that halving cannot help keep today's error (summchunk2)", 
 		expect(new Set(budgets)).toEqual(new Set([3200]));
 	});
 });
+
+describe("a summarizer model without a context window (a virtual model with its window unset)", () => {
+	it("a rejection as too long splits the span in halves that the provider accepts, as for a model with a window", async () => {
+		const faux = createFauxProvider({ models: [{ id: "unknown-window", contextWindow: 0 }] });
+		const requests: { prompt: string; rejected: boolean }[] = [];
+		faux.setResponses(
+			Array.from({ length: 8 }, () => (context: Context, options: StreamOptions | undefined) => {
+				const tokens = denseTokens(context) + (options?.maxTokens ?? 0);
+				requests.push({ prompt: promptOf(context), rejected: tokens > 8000 });
+				return tokens > 8000 ? tooLong(tokens, 8000) : fauxAssistantMessage(`## Goal\nsummary ${requests.length}`);
+			}),
+		);
+		const messages: AgentMessage[] = [0, 1, 2].map((i) => ({
+			role: "user",
+			content: `part-${i} ${"x".repeat(5000)}`,
+			timestamp: i,
+		}));
+
+		const summary = await generateSummary(messages, {
+			model: faux.getModel("unknown-window")!,
+			streamFn: faux.streamFn,
+			reserveTokens: RESERVE,
+		});
+
+		// The one request (about 9800 tokens as this provider counts) is rejected; its halves are not.
+		expect(requests.map((request) => request.rejected)).toEqual([true, false, false, false]);
+		const accepted = requests.filter((request) => !request.rejected);
+		expect(accepted.flatMap((request) => [...request.prompt.matchAll(/part-(\d)/g)].map((m) => m[1]))).toEqual([
+			"0",
+			"1",
+			"2",
+		]);
+		expect(summary.text).toBe(`## Goal\nsummary ${requests.length}`);
+	});
+});

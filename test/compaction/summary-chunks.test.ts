@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
 	CHECKPOINT_UPDATE_PROMPT,
@@ -41,9 +42,15 @@ interface SummaryRequest {
  * A provider that rejects any request whose input exceeds the model's window with Anthropic's
  * overflow error; summarization requests get `## Goal\nsummary <n>`, others the next answer.
  */
-function provider(h: Harness, answers: string[], options: { summary?: (n: number) => Promise<void> | undefined } = {}) {
+function provider(
+	h: Harness,
+	answers: string[],
+	options: { summary?: (n: number) => Promise<void> | undefined; sent?: string[] } = {},
+) {
 	const summaries: SummaryRequest[] = [];
 	const route = async (context: Context, stream: StreamOptions | undefined, _s: unknown, model: Model) => {
+		// Every summary request that reaches the provider, rejected ones included.
+		if (context.systemPrompt === SUMMARIZATION_SYSTEM_PROMPT) options.sent?.push(promptOf(context));
 		const tokens = inputTokens(context);
 		if (tokens > model.contextWindow) {
 			return fauxAssistantMessage("", {
@@ -215,6 +222,59 @@ describe("a running summary that leaves no room in the window", () => {
 			message: `Summarization failed: the summarizer's context window (${SMALL_WINDOW} tokens) cannot hold the summarization instructions, the running summary and the answer budget (${maxTokens} tokens). Lower compaction.reserveTokens or compact with a model that has a larger context window.`,
 		});
 		expect(prompts).toHaveLength(1);
+	});
+});
+
+describe("a window that cannot hold the instructions and the answer budget with room for a chunk", () => {
+	it("/compact with a focus too long for the window fails with a typed error naming the focus, sends no request, and leaves the file as it was", async () => {
+		const sent: string[] = [];
+		await longSessionOnSmallModel([], { sent });
+		const fileBefore = readFileSync(h.sessionManager.getSessionFile()!, "utf8");
+		// About 6100 tokens of focus beside a 1600-token answer budget: the window holds no conversation.
+		const focus = "Keep every endpoint name and its callers. ".repeat(580);
+
+		const compacting = h.session.compact(focus);
+
+		await expect(compacting).rejects.toMatchObject({
+			code: "PROVIDER",
+			message: `Summarization failed: the summarizer's context window (${SMALL_WINDOW} tokens) cannot hold the summarization instructions (with your ${focus.length}-character focus) and the answer budget (1600 tokens). Shorten the compaction focus, lower compaction.reserveTokens or compact with a model that has a larger context window.`,
+		});
+		// pi sends the one request and shows the provider's "prompt is too long".
+		expect(sent).toEqual([]);
+		expect(h.eventsOfType("compaction_end")).toEqual([
+			expect.objectContaining({ reason: "manual", aborted: false, willRetry: false, result: undefined }),
+		]);
+		expect(readFileSync(h.sessionManager.getSessionFile()!, "utf8")).toBe(fileBefore);
+		expect(h.session.lifecycle).toBe("idle");
+	});
+
+	it("a previous summary that fills the window fails with a typed error naming it, before any request", async () => {
+		const faux = createFauxProvider({ models: [{ id: "small", contextWindow: SMALL_WINDOW }] });
+		const sent: string[] = [];
+		faux.setResponses([
+			(context: Context) => {
+				sent.push(promptOf(context));
+				return fauxAssistantMessage("", { stopReason: "error", errorMessage: "prompt is too long" });
+			},
+		]);
+		const messages: AgentMessage[] = [1, 2].map((i) => ({
+			role: "user",
+			content: `part-${i} ${"x".repeat(2000)}`,
+			timestamp: i,
+		}));
+
+		const summary = generateSummary(messages, {
+			model: faux.getModel("small")!,
+			streamFn: faux.streamFn,
+			reserveTokens: RESERVE,
+			previousSummary: `## Goal\n${"earlier work, ".repeat(1800)}`,
+		});
+
+		await expect(summary).rejects.toMatchObject({
+			code: "PROVIDER",
+			message: `Summarization failed: the summarizer's context window (${SMALL_WINDOW} tokens) cannot hold the summarization instructions, the previous compaction's summary and the answer budget (1600 tokens). Lower compaction.reserveTokens or compact with a model that has a larger context window.`,
+		});
+		expect(sent).toEqual([]);
 	});
 });
 

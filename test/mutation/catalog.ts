@@ -11954,8 +11954,8 @@ export const MUTANTS: Mutant[] = [
 			"a span larger than the summarizer's window goes out in one request again, which the provider rejects before it is split (openclaw#10423)",
 		edits: [
 			{
-				find: "if (summaryNeedsChunks(promptText, maxTokens, model, instructions, previousSummary)) {",
-				replace: "if (false) {",
+				find: "if (!summaryRequestFits(promptText, options.maxTokens, options.model)) return summarizeInChunks(messages, options);",
+				replace: "",
 			},
 		],
 		tests: ["test/compaction/summary-chunks.test.ts", "test/compaction/summary-chunks.property.test.ts"],
@@ -12021,22 +12021,15 @@ export const MUTANTS: Mutant[] = [
 		file: "src/compaction/chunks.ts",
 		description:
 			"a running summary that leaves almost no room is sent with a sliver of conversation instead of failing with what to change",
-		edits: [{ find: "if (budgetChars < MIN_CHUNK_CHARS) {", replace: "if (budgetChars < 0) {" }],
-		tests: ["test/compaction/summary-chunks.test.ts"],
-	},
-	{
-		id: "DM09",
-		file: "src/compaction/chunks.ts",
-		description:
-			"an answer budget larger than the window alone takes the chunked path, which fails: a small-window model with the default reserve can no longer compact",
 		edits: [
 			{
-				find: "return chunkBudgetChars(model, maxTokens, instructions, previousSummary) >= MIN_CHUNK_CHARS;",
-				replace: "return true;",
+				find: "if (budgetChars < MIN_CHUNK_CHARS) throw windowTooSmall(",
+				replace: "if (budgetChars < 0) throw windowTooSmall(",
 			},
 		],
 		tests: ["test/compaction/summary-chunks.test.ts"],
 	},
+
 	{
 		id: "DJ01",
 		file: "src/tools/edit.ts",
@@ -12108,7 +12101,7 @@ export const MUTANTS: Mutant[] = [
 			"pi's one summary request rejected as too long (the provider counts more tokens than chars/4) fails the compaction again instead of being split in halves (summchunk2)",
 		edits: [
 			{
-				find: "if (!isOverflowRejection(error) || half < MIN_CHUNK_CHARS || room < MIN_CHUNK_CHARS) throw error;",
+				find: "if (!isOverflowRejection(error) || halfSpan < MIN_CHUNK_CHARS) throw error;",
 				replace: "throw error;",
 			},
 		],
@@ -12162,19 +12155,7 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/compaction/summary-chunks-dense.test.ts"],
 	},
-	{
-		id: "DP06",
-		file: "src/compaction/chunks.ts",
-		description:
-			"an overflow with an answer budget larger than the window goes to chunks, which end with 'cannot hold' instead of the provider's error as in pi (summchunk2)",
-		edits: [
-			{
-				find: "|| half < MIN_CHUNK_CHARS || room < MIN_CHUNK_CHARS) throw error;",
-				replace: "|| half < MIN_CHUNK_CHARS) throw error;",
-			},
-		],
-		tests: ["test/compaction/summary-chunks-dense.test.ts"],
-	},
+
 	{
 		id: "DP07",
 		file: "src/compaction/chunks.ts",
@@ -14536,7 +14517,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/compaction/request.ts",
 		description:
 			"a branch summary cut at its token cap is recorded as if complete (pi#8845): the length stop is not checked",
-		edits: [{ find: 'if (checks.complete && response.stopReason === "length") {', replace: "if (false) {" }],
+		edits: [{ find: 'if (response.stopReason === "length") {', replace: "if (false) {" }],
 		tests: ["test/pi-races/branch-summary-budget.test.ts", "test/cli/interactive-tree.test.ts"],
 	},
 	{
@@ -14841,6 +14822,41 @@ export const MUTANTS: Mutant[] = [
 			"a package whose pi manifest names only some kinds also loads the other kinds' conventional folders (pi: the manifest decides)",
 		edits: [{ find: ": manifest && !filter\n", replace: ": manifest && filter\n" }],
 		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GN01",
+		file: "src/compaction/chunks.ts",
+		description:
+			"a window that cannot hold the instructions (a long /compact focus, a long previous summary) and the answer budget with room for a chunk gets pi's doomed one request and the provider's rejection instead of the error that says what to change",
+		edits: [
+			{
+				find: "if (!summaryRequestFits(promptText, options.maxTokens, options.model)) return summarizeInChunks(messages, options);",
+				replace:
+					"if (!summaryRequestFits(promptText, options.maxTokens, options.model) && chunkBudgetChars(options.model, options.maxTokens, options.previousSummary !== undefined ? options.updateInstructions : options.firstInstructions, options.previousSummary) >= MIN_CHUNK_CHARS) return summarizeInChunks(messages, options);",
+			},
+		],
+		tests: ["test/compaction/summary-chunks.test.ts"],
+	},
+	{
+		id: "GN02",
+		file: "src/compaction/chunks.ts",
+		description:
+			"a summarizer model without a context window whose provider rejects the summary as too long fails with 'context window (0 tokens) cannot hold' instead of being split in halves",
+		edits: [{ find: "if (!model.contextWindow) return Number.POSITIVE_INFINITY;", replace: "" }],
+		tests: ["test/compaction/summary-chunks-dense.test.ts"],
+	},
+	{
+		id: "GN03",
+		file: "src/compaction/request.ts",
+		description:
+			"a compaction summary cut at its output cap (stopReason length) is committed as the checkpoint again, as in pi 0.73.1 (pi#7048, openclaw#127987); only branch summaries refuse it",
+		edits: [
+			{
+				find: 'if (response.stopReason === "length") {',
+				replace: 'if (response.stopReason === "length" && whenCut.includes("navigate")) {',
+			},
+		],
+		tests: ["test/pi-races/compaction-summary-cut.test.ts"],
 	},
 ];
 
