@@ -14632,6 +14632,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/branch-summary-budget.test.ts"],
 	},
+	{
+		id: "GO01",
+		file: "src/tools/file-mutation-queue.ts",
+		description:
+			"a file not created yet is keyed by the path as given: a write to alias/new.md and an edit to target/new.md run at once and the edit finds no file (pi#9389)",
+		edits: [{ find: "missing.unshift(basename(existing));", replace: "return absolute;" }],
+		tests: ["test/pi-races/parallel-file-mutations.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,117 @@
+/**
+ * Reports about one model answer with several file-changing tool calls (run as one parallel batch),
+ * replayed in a real session on real files, and (`pi-peer`) against pi 0.73.1's own code.
+ * pi#9389, pi#7041: the per-file mutation queue keyed a file that did not exist yet by the path as
+ * given, so `alias/new.txt` (alias → target) and `target/new.txt` got two queues and their write
+ * and edit ran at once: the edit read a file the write had not made yet.
+ */
+import { lstatSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as pi from "@mariozechner/pi-coding-agent";
+import { afterEach, describe, expect, it } from "vitest";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { comparable, gate, reopenedContext, script } from "./helpers.js";
+
+let h: Harness | undefined;
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+});
+
+/** Each tool result of the session, in the order the model gets them: [toolCallId, isError, text]. */
+function toolResults(harness: Harness): [string, boolean, string][] {
+	return harness.session.messages.flatMap((message) =>
+		message.role === "toolResult"
+			? [
+					[
+						message.toolCallId,
+						message.isError,
+						message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
+					] as [string, boolean, string],
+				]
+			: [],
+	);
+}
+
+/** One model answer holding every call of `calls` (one parallel batch), then "done", in a disk session. */
+async function oneAnswer(
+	prepare: (cwd: string) => void,
+	calls: { id: string; name: string; args: Record<string, unknown> }[],
+): Promise<Harness> {
+	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: ["read", "write", "edit"] });
+	prepare(harness.tempDir);
+	script(harness, [
+		fauxAssistantMessage(
+			calls.map((call) => fauxToolCall(call.name, call.args, { id: call.id })),
+			{ stopReason: "toolUse" },
+		),
+		fauxAssistantMessage("done"),
+	]);
+	await harness.session.prompt("do all of it at once");
+	return harness;
+}
+
+/** `target/` and `alias -> target`, nothing in them yet. */
+function aliasedFolder(cwd: string): void {
+	mkdirSync(join(cwd, "target"));
+	symlinkSync("target", join(cwd, "alias"));
+}
+
+describe("pi#9389, pi#7041: a new file reached through a folder symlink bypasses the mutation queue", () => {
+	it("pi#9389: write alias/notes.md (new) and edit target/notes.md in one answer: the edit waits for the write, both succeed and the file holds the edit", async () => {
+		h = await oneAnswer(aliasedFolder, [
+			{ id: "call-write", name: "write", args: { path: "alias/notes.md", content: "status: draft\n" } },
+			{ id: "call-edit", name: "edit", args: { path: "target/notes.md", oldText: "draft", newText: "final" } },
+		]);
+		expect(toolResults(h)).toEqual([
+			["call-write", false, "Successfully wrote 14 bytes to alias/notes.md"],
+			["call-edit", false, "Successfully replaced 1 block(s) in target/notes.md."],
+		]);
+		expect(readFileSync(join(h.tempDir, "target", "notes.md"), "utf8")).toBe("status: final\n");
+		expect(lstatSync(join(h.tempDir, "alias")).isSymbolicLink()).toBe(true);
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+
+	it("pi#7041: the same with a folder that is missing too (alias/docs/notes.md, target/docs/notes.md): the folder is made once and the edit lands", async () => {
+		h = await oneAnswer(aliasedFolder, [
+			{ id: "call-write", name: "write", args: { path: "alias/docs/notes.md", content: "status: draft\n" } },
+			{ id: "call-edit", name: "edit", args: { path: "target/docs/notes.md", oldText: "draft", newText: "final" } },
+		]);
+		expect(toolResults(h).map(([id, isError]) => [id, isError])).toEqual([
+			["call-write", false],
+			["call-edit", false],
+		]);
+		expect(readFileSync(join(h.tempDir, "target", "docs", "notes.md"), "utf8")).toBe("status: final\n");
+	});
+
+	it("pi#9389 (pi-peer): pi 0.73.1's withFileMutationQueue lets alias/new.txt in while target/new.txt still holds the queue", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-pi-9389-"));
+		try {
+			aliasedFolder(cwd);
+			const held = gate();
+			const order: string[] = [];
+			const first = pi.withFileMutationQueue(join(cwd, "target", "new.txt"), async () => {
+				order.push("target:start");
+				await held.promise;
+				order.push("target:end");
+			});
+			let aliasStarted!: () => void;
+			const started = new Promise<void>((resolve) => {
+				aliasStarted = resolve;
+			});
+			const second = pi.withFileMutationQueue(join(cwd, "alias", "new.txt"), async () => {
+				order.push("alias:start");
+				aliasStarted();
+			});
+			await started;
+			expect(order).toEqual(["target:start", "alias:start"]);
+			held.release();
+			await Promise.all([first, second]);
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+});
