@@ -14640,6 +14640,55 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "missing.unshift(basename(existing));", replace: "return absolute;" }],
 		tests: ["test/pi-races/parallel-file-mutations.test.ts"],
 	},
+	{
+		id: "GO02",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a parallel batch's results are saved and sent in completion order (a blocked call first): the model pairs results with the wrong calls (pi#3468, oh-my-pi#11179)",
+		edits: [{ find: "slots[index] = entry;", replace: "slots.splice(index, 1);\n\t\t\t\tslots.push(entry);" }],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
+	{
+		id: "GO03",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a parallel call's tool_execution_end waits for the whole batch: a finished call is shown running until its slowest sibling ends (pi#3503)",
+		edits: [
+			{ find: "await this.emitToolEnd(entry, true);\n", replace: "" },
+			{
+				find: "if (failure) throw failure.reason;",
+				replace:
+					"if (failure) throw failure.reason;\n\t\tfor (const { index } of preparedCalls) await this.emitToolEnd(slots[index] as Finalized);",
+			},
+		],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
+	{
+		id: "GO04",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a parallel call that fails before running (a wrong argument) cancels its siblings: pwd, echo and a write of the same answer come back aborted (claude-code#64346)",
+		edits: [
+			{
+				find: "await this.emitToolEnd(preparation);",
+				replace: 'await this.emitToolEnd(preparation);\n\t\t\t\tbatch.abort(new Error("Sibling tool call errored"));',
+			},
+		],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
+	{
+		id: "GO05",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a tool_result handler's content is dropped when the call failed and stays a failure: the model gets the raw error, not the handler's text (oh-my-pi#5302)",
+		edits: [
+			{
+				find: "content: override.content ?? result.content,",
+				replace: "content: isError && override.isError ? result.content : (override.content ?? result.content),",
+			},
+		],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
