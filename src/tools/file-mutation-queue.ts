@@ -1,6 +1,7 @@
 /**
  * Per-file serialization of mutations. Two tool calls of one parallel batch that edit the same file
- * would otherwise both read the old content and the second write would drop the first edit.
+ * would otherwise both read the old content and the second write would drop the first edit. `read`
+ * takes its turn too, so it sees the file as the calls before it left it.
  */
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";

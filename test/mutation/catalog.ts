@@ -14689,6 +14689,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
 	},
+	{
+		id: "GO06",
+		file: "src/tools/read.ts",
+		description:
+			"read stays out of the per-file queue: a read put before an edit of the same file in one answer gets the edited text (gemini-cli#29244)",
+		edits: [{ find: "await withFileMutationQueue(absolutePath, load);", replace: "await load();" }],
+		tests: ["test/pi-races/parallel-file-mutations.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

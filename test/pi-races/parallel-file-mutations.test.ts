@@ -4,8 +4,13 @@
  * pi#9389, pi#7041: the per-file mutation queue keyed a file that did not exist yet by the path as
  * given, so `alias/new.txt` (alias → target) and `target/new.txt` got two queues and their write
  * and edit ran at once: the edit read a file the write had not made yet.
+ * gemini-cli#29244: a read running beside a write of the same file (parallel tool calls) saw a
+ * truncated prefix (the write truncates, then fills the file). pi's `read` stays out of the per-file
+ * queue of `edit` and `write` too, so which content a read in the same answer as an edit gets is a
+ * race: "read notes.md, then edit it" came back with the edited text. What the user should see:
+ * each read of the answer sees the file as the calls before it left it.
  */
-import { lstatSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -110,6 +115,66 @@ describe("pi#9389, pi#7041: a new file reached through a folder symlink bypasses
 			expect(order).toEqual(["target:start", "alias:start"]);
 			held.release();
 			await Promise.all([first, second]);
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+});
+
+describe("gemini-cli#29244: a read beside a write of the same file sees it half-written", () => {
+	const lines = Array.from({ length: 20_000 }, (_, i) => `build step ${i + 1} ok`);
+	const log = `${lines.join("\n")}\n`;
+
+	it("gemini-cli#29244: an answer writing a 400 KB build.log, then reading it whole and from line 19,999: both reads see the new file, all 20,000 lines", async () => {
+		h = await oneAnswer(
+			(cwd) => writeFileSync(join(cwd, "build.log"), "old build\n"),
+			[
+				{ id: "call-write", name: "write", args: { path: "build.log", content: log } },
+				{ id: "call-head", name: "read", args: { path: "build.log" } },
+				{ id: "call-tail", name: "read", args: { path: "build.log", offset: 19_999 } },
+			],
+		);
+		const [write, head, tail] = toolResults(h);
+		expect(write).toEqual(["call-write", false, `Successfully wrote ${log.length} bytes to build.log`]);
+		expect(head?.[1]).toBe(false);
+		expect(head?.[2].startsWith("build step 1 ok\nbuild step 2 ok\n")).toBe(true);
+		expect(
+			head?.[2].endsWith("build step 2000 ok\n\n[Showing lines 1-2000 of 20000. Use offset=2001 to continue.]"),
+		).toBe(true);
+		expect(tail).toEqual(["call-tail", false, "build step 19999 ok\nbuild step 20000 ok\n"]);
+		expect(readFileSync(join(h.tempDir, "build.log"), "utf8")).toBe(log);
+	});
+
+	it("gemini-cli#29244: an answer reading notes.md, then editing it: the read sees the text before the edit, the file the text after", async () => {
+		h = await oneAnswer(
+			(cwd) => writeFileSync(join(cwd, "notes.md"), "status: draft\n"),
+			[
+				{ id: "call-read", name: "read", args: { path: "notes.md" } },
+				{ id: "call-edit", name: "edit", args: { path: "notes.md", oldText: "draft", newText: "final" } },
+			],
+		);
+		expect(toolResults(h)).toEqual([
+			["call-read", false, "status: draft\n"],
+			["call-edit", false, "Successfully replaced 1 block(s) in notes.md."],
+		]);
+		expect(readFileSync(join(h.tempDir, "notes.md"), "utf8")).toBe("status: final\n");
+	});
+
+	it("gemini-cli#29244 (pi-peer): pi 0.73.1's read answers with the old text while a mutation of the file holds its queue", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-gemini-29244-"));
+		try {
+			const file = join(cwd, "notes.md");
+			writeFileSync(file, "status: draft\n");
+			const held = gate();
+			const mutation = pi.withFileMutationQueue(file, async () => {
+				await held.promise;
+				writeFileSync(file, "status: final\n");
+			});
+			const read = pi.createReadToolDefinition(cwd);
+			const result = await read.execute("c", { path: "notes.md" }, undefined, undefined, undefined as never);
+			expect(result.content).toEqual([{ type: "text", text: "status: draft\n" }]);
+			held.release();
+			await mutation;
 		} finally {
 			await rm(cwd, { recursive: true, force: true });
 		}
