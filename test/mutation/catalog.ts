@@ -14697,6 +14697,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "await withFileMutationQueue(absolutePath, load);", replace: "await load();" }],
 		tests: ["test/pi-races/parallel-file-mutations.test.ts"],
 	},
+	{
+		id: "GO07",
+		file: "src/session/agent-session.ts",
+		description:
+			'"toolExecution": "sequential" in settings.json is not handed to the agent: an answer\'s dependent bash calls still start together (little-coder#99)',
+		edits: [{ find: "toolExecution: settingsManager.getToolExecution(),", replace: "" }],
+		tests: ["test/pi-races/sequential-tool-setting.test.ts"],
+	},
+	{
+		id: "GO08",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"without a toolExecution setting the calls of one answer run one after another: parallel is no longer the default (as pi)",
+		edits: [
+			{
+				find: 'return this.settings.toolExecution ?? "parallel";',
+				replace: 'return this.settings.toolExecution ?? "sequential";',
+			},
+		],
+		tests: ["test/pi-races/sequential-tool-setting.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
