@@ -14718,6 +14718,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/sequential-tool-setting.test.ts"],
 	},
+	{
+		id: "GO09",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"two tool calls of one answer keep the same id: the next request repeats it and the provider refuses the session (oh-my-pi#2055)",
+		edits: [{ find: "final = withUniqueToolCallIds(final);", replace: "" }],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -15,12 +15,19 @@
  * its own. oh-my-pi#5302: a `tool_result` handler could not rewrite a failed call's text and keep it
  * a failure: the rewrite was dropped. What the user should see: the model gets the handler's text as
  * that call's error, its siblings untouched.
+ *
+ * oh-my-pi#2055: some models and proxies (MiMo, Kimi) give two tool calls of one answer the same
+ * id; the ids went back as they came, one result paired with the wrong call, and the provider
+ * refused every later request (`tool_use ids must be unique`, "tool call result does not follow
+ * tool call"). What the user should see: both calls run, each result reaches its own call, and the
+ * session goes on.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { anthropicReply } from "../llm/wire/anthropic.js";
+import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import type { RecordedRequest, Reply } from "../llm/wire/server.js";
 import { startWireSession, type WireSession } from "../llm/wire/session.js";
 import { gate } from "./helpers.js";
 
@@ -193,5 +200,61 @@ describe("oh-my-pi#5302: a tool_result handler cannot rewrite a thrown failure",
 			isError: true,
 			result: { content: [{ type: "text", text: "No notes.md here: list the folder with ls first." }] },
 		});
+	});
+});
+
+/** Anthropic's check on a request: every `tool_use` id of a message is unique (else a 400, as the API answers). */
+function refuseRepeatedToolUseIds(request: RecordedRequest, next: () => Reply): Reply {
+	const messages = (request.body?.messages ?? []) as { role: string; content: unknown }[];
+	for (const [index, message] of messages.entries()) {
+		if (!Array.isArray(message.content)) continue;
+		const ids = (message.content as { type: string; id?: string }[])
+			.filter((block) => block.type === "tool_use")
+			.map((block) => block.id);
+		if (new Set(ids).size !== ids.length)
+			return anthropicError(400, "invalid_request_error", `messages.${index}.content: \`tool_use\` ids must be unique`);
+	}
+	return next();
+}
+
+describe("oh-my-pi#2055: two tool calls of one answer with the same id", () => {
+	it("oh-my-pi#2055: a proxy answers with two bash calls both toolu_dup: both run, the second gets toolu_dup_2, each result pairs with its call, and the next request is answered", async () => {
+		w = await startWireSession({ api: "anthropic-messages", route: refuseRepeatedToolUseIds });
+		const session = w;
+		session.server.reply(
+			anthropicReply(
+				[
+					{ type: "tool_use", id: "toolu_dup", name: "bash", input: { command: "echo A" } },
+					{ type: "tool_use", id: "toolu_dup", name: "bash", input: { command: "echo B" } },
+				],
+				{ stopReason: "tool_use" },
+			),
+			anthropicReply([{ type: "text", text: "A then B" }]),
+		);
+		await session.session.prompt("say A and B");
+
+		const body = session.server.requests[1]!.body as { messages: { role: string; content: unknown }[] };
+		const calls = (body.messages.at(-2)!.content as { type: string; id: string; input: unknown }[]).map((block) => [
+			block.id,
+			block.input,
+		]);
+		expect(calls).toEqual([
+			["toolu_dup", { command: "echo A" }],
+			["toolu_dup_2", { command: "echo B" }],
+		]);
+		expect(sentResults(body)).toEqual([
+			["toolu_dup", false, "A\n"],
+			["toolu_dup_2", false, "B\n"],
+		]);
+		expect(session.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(savedResults(session)).toEqual([
+			["toolu_dup", false],
+			["toolu_dup_2", false],
+		]);
+		const saved = session.entries().flatMap((entry) => {
+			const message = (entry as { message?: { role: string; content: { type: string; id?: string }[] } }).message;
+			return message?.role === "assistant" ? message.content.filter((block) => block.type === "toolCall") : [];
+		});
+		expect(saved.map((block) => block.id)).toEqual(["toolu_dup", "toolu_dup_2"]);
 	});
 });
