@@ -14726,6 +14726,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "final = withUniqueToolCallIds(final);", replace: "" }],
 		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
 	},
+	{
+		id: "GO10",
+		file: "src/session/agent-session.ts",
+		description:
+			"a toolExecution setting changed while settle runs is not picked up by a reload: the next answer's calls still start together (little-coder#99)",
+		edits: [{ find: "this.agent.toolExecution = this.settingsManager.getToolExecution();", replace: "" }],
+		tests: ["test/pi-races/sequential-tool-setting.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -9,7 +9,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { createHarness } from "../../src/testing/harness.js";
 import { runSettle, useCliProject } from "../cli/helpers.js";
+import { script } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-sequential-");
 
@@ -106,5 +109,31 @@ describe("little-coder#99, pi#3274: no way for a CLI user to run an answer's too
 			`Invalid setting "toolExecution" in ${join(cli.agentDir, "settings.json")}: expected one of "parallel", "sequential", got "serial". Fix or remove it; settle does not start until then.`,
 		);
 		expect(() => readFileSync(join(cli.project, "build", "out.txt"))).toThrow(/ENOENT/);
+	});
+
+	it("little-coder#99: the setting changed while settle runs applies from the next answer on after a reload", async () => {
+		const h = await createHarness({ persistence: "disk", initialActiveToolNames: ["bash"] });
+		try {
+			const timeline: string[] = [];
+			h.session.subscribe((event) => {
+				if (event.type === "tool_execution_start") timeline.push(`start:${event.toolCallId}`);
+				if (event.type === "tool_execution_end") timeline.push(`end:${event.toolCallId}`);
+			});
+			const calls = fauxAssistantMessage(
+				[
+					fauxToolCall("bash", { command: "mkdir build" }, { id: "mkdir" }),
+					fauxToolCall("bash", { command: "echo built > build/out.txt" }, { id: "write" }),
+				],
+				{ stopReason: "toolUse" },
+			);
+			script(h, [calls, fauxAssistantMessage("done")]);
+			h.settingsManager.applyOverrides({ toolExecution: "sequential" });
+			await h.session.reload();
+			await h.session.prompt("build it");
+			expect(timeline).toEqual(["start:mkdir", "end:mkdir", "start:write", "end:write"]);
+			expect(readFileSync(join(h.tempDir, "build", "out.txt"), "utf8")).toBe("built\n");
+		} finally {
+			h.cleanup();
+		}
 	});
 });
