@@ -14734,6 +14734,29 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "this.agent.toolExecution = this.settingsManager.getToolExecution();", replace: "" }],
 		tests: ["test/pi-races/sequential-tool-setting.test.ts"],
 	},
+	{
+		id: "GO11",
+		file: "src/tools/edit.ts",
+		description:
+			"an edit queued behind another mutation of its file runs after an abort: the aborted edit lands once the queue reaches it (qwen-code#8493)",
+		edits: [
+			{ find: "throwIfAborted(signal);", replace: "", after: "const mutation = async (): Promise<" },
+			{ find: "throwIfAborted(signal);", replace: "", after: "const mutation = async (): Promise<" },
+			{ find: "throwIfAborted(signal);", replace: "", after: "const mutation = async (): Promise<" },
+		],
+		tests: ["test/pi-races/parallel-file-mutations.test.ts"],
+	},
+	{
+		id: "GO12",
+		file: "src/tools/write.ts",
+		description:
+			"a write queued behind another mutation of its file runs after an abort: the aborted write replaces the file once the queue reaches it (qwen-code#8493)",
+		edits: [
+			{ find: "throwIfAborted(signal);", replace: "", after: "const mutation = async () => {" },
+			{ find: "throwIfAborted(signal);", replace: "", after: "const mutation = async () => {" },
+		],
+		tests: ["test/pi-races/parallel-file-mutations.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

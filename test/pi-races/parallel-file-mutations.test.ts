@@ -9,6 +9,10 @@
  * queue of `edit` and `write` too, so which content a read in the same answer as an edit gets is a
  * race: "read notes.md, then edit it" came back with the edited text. What the user should see:
  * each read of the answer sees the file as the calls before it left it.
+ * qwen-code#8493: a cancelled `edit` or `write` still changed the file once the step it waited on
+ * finished. What the user should see: an abort while an answer's edit and write of a file wait
+ * behind a slow mutation of it (an extension's formatter) leaves them unapplied for good, each
+ * saved as aborted, even when the formatter finishes afterwards.
  */
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -16,8 +20,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { withFileMutationQueue } from "../../src/tools/index.js";
 import { comparable, gate, reopenedContext, script } from "./helpers.js";
 
 let h: Harness | undefined;
@@ -178,5 +184,73 @@ describe("gemini-cli#29244: a read beside a write of the same file sees it half-
 		} finally {
 			await rm(cwd, { recursive: true, force: true });
 		}
+	});
+});
+
+describe("qwen-code#8493: a cancelled file tool still changes the file", () => {
+	it("qwen-code#8493: abort while an edit and a write of notes.md wait behind an extension's formatter: both are saved as aborted and never land, the formatter's text stays", async () => {
+		const held = gate();
+		let formatterRunning!: () => void;
+		const running = new Promise<void>((resolve) => {
+			formatterRunning = resolve;
+		});
+		let formatted: Promise<void> | undefined;
+		const formatter = (pi: ExtensionAPI) => {
+			pi.registerTool({
+				name: "format_notes",
+				label: "format_notes",
+				description: "Format notes.md",
+				parameters: { type: "object", properties: {} },
+				execute: async (_id, _params, signal, _onUpdate, ctx) => {
+					const file = join(ctx.cwd, "notes.md");
+					// The formatter's own mutation goes on after the abort; the call itself answers at once.
+					formatted = withFileMutationQueue(file, async () => {
+						formatterRunning();
+						await held.promise;
+						writeFileSync(file, "# Notes\n\nstatus: draft\n");
+					});
+					await new Promise<void>((_, reject) => {
+						signal?.addEventListener("abort", () => reject(new Error("formatting stopped")), { once: true });
+					});
+					return { content: [], details: {} };
+				},
+			});
+		};
+		h = await createHarness({
+			persistence: "disk",
+			initialActiveToolNames: ["edit", "write", "format_notes"],
+			extensionFactories: [formatter],
+		});
+		const harness = h;
+		writeFileSync(join(harness.tempDir, "notes.md"), "status: draft\n");
+		script(harness, [
+			fauxAssistantMessage(
+				[
+					fauxToolCall("format_notes", {}, { id: "call-format" }),
+					fauxToolCall("edit", { path: "notes.md", oldText: "draft", newText: "final" }, { id: "call-edit" }),
+					fauxToolCall("write", { path: "notes.md", content: "overwritten\n" }, { id: "call-write" }),
+				],
+				{ stopReason: "toolUse" },
+			),
+			fauxAssistantMessage("not reached"),
+		]);
+		const prompt = harness.session.prompt("format the notes, mark them final, then rewrite them");
+		await running;
+		await harness.session.abort();
+		await prompt;
+
+		held.release();
+		await formatted;
+		// Queued after the edit and the write: once it runs, theirs have had their turn.
+		await withFileMutationQueue(join(harness.tempDir, "notes.md"), async () => {});
+		expect(readFileSync(join(harness.tempDir, "notes.md"), "utf8")).toBe("# Notes\n\nstatus: draft\n");
+		expect(toolResults(harness)).toEqual([
+			["call-format", true, "formatting stopped"],
+			["call-edit", true, "Operation aborted"],
+			["call-write", true, "Operation aborted"],
+		]);
+		expect(reopenedContext(harness.session.sessionFile!).map(comparable)).toEqual(
+			harness.session.messages.map(comparable),
+		);
 	});
 });
