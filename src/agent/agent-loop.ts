@@ -84,6 +84,32 @@ function isCompleteJson(text: string): boolean {
 	}
 }
 
+/**
+ * The message with every tool call id unique: a repeated id keeps its first use and later ones get
+ * `<id>_2`, `<id>_3`, … (skipping ids the message already holds). The same message when no id repeats.
+ */
+function withUniqueToolCallIds(message: AssistantMessage): AssistantMessage {
+	const ids = message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : []));
+	if (new Set(ids).size === ids.length) return message;
+	const taken = new Set(ids);
+	const seen = new Set<string>();
+	return {
+		...message,
+		content: message.content.map((block) => {
+			if (block.type !== "toolCall") return block;
+			if (!seen.has(block.id)) {
+				seen.add(block.id);
+				return block;
+			}
+			let n = 2;
+			while (taken.has(`${block.id}_${n}`)) n++;
+			const id = `${block.id}_${n}`;
+			taken.add(id);
+			return { ...block, id };
+		}),
+	};
+}
+
 function isArgumentsObject(value: unknown): boolean {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -619,6 +645,9 @@ class LoopRun {
 			this.stopAbortWait();
 		}
 		if (replacedModel) final.thinkingLevel = thinkingLevel;
+		// A model or proxy that gives two calls of one answer the same id (MiMo, Kimi): each call gets
+		// its own, so each result pairs with its call and no provider refuses the replay (oh-my-pi#2055).
+		final = withUniqueToolCallIds(final);
 		for (const [index, text] of argumentText) {
 			const block = final.content[index];
 			if (block?.type === "toolCall" && !isCompleteJson(text)) this.malformedCalls.add(block.id);

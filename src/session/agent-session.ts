@@ -1650,6 +1650,7 @@ export class AgentSession {
 			syncSettings: () => {
 				this.agent.steeringMode = this.settingsManager.getSteeringMode();
 				this.agent.followUpMode = this.settingsManager.getFollowUpMode();
+				this.agent.toolExecution = this.settingsManager.getToolExecution();
 				if (!this.disposed) this.syncRetrySettings();
 			},
 			shutdownTimeoutMs: this.shutdownTimeoutMs,
@@ -2794,6 +2795,7 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 		getApiKey: (provider) => modelRuntime.getApiKey(provider),
 		steeringMode: settingsManager.getSteeringMode(),
 		followUpMode: settingsManager.getFollowUpMode(),
+		toolExecution: settingsManager.getToolExecution(),
 		transport: settingsManager.getTransport(),
 		sessionId: sessionManager.getSessionId(),
 		...(settingsManager.getThinkingBudgets() ? { thinkingBudgets: settingsManager.getThinkingBudgets() } : {}),

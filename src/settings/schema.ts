@@ -146,6 +146,11 @@ export const SettingsSchema = Type.Object(
 		transport: Type.Optional(TransportSchema),
 		steeringMode: Type.Optional(QueueModeSchema),
 		followUpMode: Type.Optional(QueueModeSchema),
+		/**
+		 * How the tool calls of one answer run: `parallel` (default, as pi) or `sequential`, one after
+		 * another in the calls' order, for models that assume each call sees the previous one's effect.
+		 */
+		toolExecution: Type.Optional(Type.Union([Type.Literal("parallel"), Type.Literal("sequential")])),
 		theme: Type.Optional(Type.String()),
 		compaction: Type.Optional(CompactionSettingsSchema),
 		branchSummary: Type.Optional(BranchSummarySettingsSchema),

@@ -397,6 +397,10 @@ export class SettingsManager {
 	setSteeringMode(mode: QueueMode): void {
 		this.setGlobal(["steeringMode"], mode);
 	}
+	/** The `toolExecution` setting: how the tool calls of one answer run (default `parallel`). */
+	getToolExecution(): "parallel" | "sequential" {
+		return this.settings.toolExecution ?? "parallel";
+	}
 	getFollowUpMode(): QueueMode {
 		return this.settings.followUpMode ?? "one-at-a-time";
 	}

@@ -1,19 +1,29 @@
 /**
  * Per-file serialization of mutations. Two tool calls of one parallel batch that edit the same file
- * would otherwise both read the old content and the second write would drop the first edit.
+ * would otherwise both read the old content and the second write would drop the first edit. `read`
+ * takes its turn too, so it sees the file as the calls before it left it.
  */
 import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 
 const tails = new Map<string, Promise<void>>();
 
+/**
+ * The file's canonical path: symlinks and `a/../b` spellings of one file share a queue. A file not
+ * created yet is keyed by its nearest existing folder's real path plus the missing names, so
+ * `alias/new.txt` (alias → target) and `target/new.txt` share one too, before and after the
+ * first of them creates it (pi#9389, pi#7041).
+ */
 function queueKey(filePath: string): string {
 	const absolute = resolve(filePath);
-	try {
-		// Symlinks and `a/../b` spellings of one file share a queue.
-		return realpathSync.native(absolute);
-	} catch {
-		return absolute;
+	const missing: string[] = [];
+	for (let existing = absolute; ; existing = dirname(existing)) {
+		try {
+			return join(realpathSync.native(existing), ...missing);
+		} catch {
+			if (dirname(existing) === existing) return absolute;
+			missing.unshift(basename(existing));
+		}
 	}
 }
 

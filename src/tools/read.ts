@@ -6,6 +6,7 @@ import { SettleError } from "../errors.js";
 import type { ImageContent, TextContent } from "../llm/types.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
+import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { fileSystemError } from "./fs-errors.js";
 import { detectImageMimeTypeFromFile, readImageDimensions, type SupportedImageMimeType } from "./image.js";
 import {
@@ -105,6 +106,7 @@ function nonVisionNote(ctx: unknown): string | undefined {
 /**
  * Creates the `read` tool for a working directory. A file that is not an image and holds a NUL byte
  * in its first 8,000 bytes is refused as binary (`INVALID_ARGUMENT`), unlike pi, which sends the bytes.
+ * The file is read in its turn of the per-file queue of `edit` and `write` ({@link withFileMutationQueue}).
  *
  * @example
  * ```ts
@@ -131,22 +133,26 @@ export function createReadToolDefinition(
 		async execute(_toolCallId, { path, offset, limit }, signal, _onUpdate, ctx) {
 			throwIfAborted(signal);
 			const absolutePath = resolveReadPath(path, cwd);
-			const work = async () => {
+			// In the per-file queue of `edit` and `write`: a read the model put after a write of the same
+			// file in one answer sees the write whole, one put before it the file as it was (gemini-cli#29244).
+			const load = async (): Promise<{ mimeType: string | null | undefined; buffer: Buffer }> => {
+				throwIfAborted(signal);
 				try {
 					await ops.access(absolutePath);
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}
 				throwIfAborted(signal);
-				let mimeType: string | null | undefined;
-				let buffer: Buffer;
 				try {
-					mimeType = ops.detectImageMimeType ? await ops.detectImageMimeType(absolutePath) : undefined;
+					const mimeType = ops.detectImageMimeType ? await ops.detectImageMimeType(absolutePath) : undefined;
 					throwIfAborted(signal);
-					buffer = await ops.readFile(absolutePath);
+					return { mimeType, buffer: await ops.readFile(absolutePath) };
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}
+			};
+			const work = async () => {
+				const { mimeType, buffer } = await withFileMutationQueue(absolutePath, load);
 				throwIfAborted(signal);
 				if (mimeType) {
 					const resizing: ImageResizing = !autoResize

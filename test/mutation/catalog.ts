@@ -14858,6 +14858,131 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-summary-cut.test.ts"],
 	},
+	{
+		id: "GO01",
+		file: "src/tools/file-mutation-queue.ts",
+		description:
+			"a file not created yet is keyed by the path as given: a write to alias/new.md and an edit to target/new.md run at once and the edit finds no file (pi#9389)",
+		edits: [{ find: "missing.unshift(basename(existing));", replace: "return absolute;" }],
+		tests: ["test/pi-races/parallel-file-mutations.test.ts"],
+	},
+	{
+		id: "GO02",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a parallel batch's results are saved and sent in completion order (a blocked call first): the model pairs results with the wrong calls (pi#3468, oh-my-pi#11179)",
+		edits: [{ find: "slots[index] = entry;", replace: "slots.splice(index, 1);\n\t\t\t\tslots.push(entry);" }],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
+	{
+		id: "GO03",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a parallel call's tool_execution_end waits for the whole batch: a finished call is shown running until its slowest sibling ends (pi#3503)",
+		edits: [
+			{ find: "await this.emitToolEnd(entry, true);\n", replace: "" },
+			{
+				find: "if (failure) throw failure.reason;",
+				replace:
+					"if (failure) throw failure.reason;\n\t\tfor (const { index } of preparedCalls) await this.emitToolEnd(slots[index] as Finalized);",
+			},
+		],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
+	{
+		id: "GO04",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a parallel call that fails before running (a wrong argument) cancels its siblings: pwd, echo and a write of the same answer come back aborted (claude-code#64346)",
+		edits: [
+			{
+				find: "await this.emitToolEnd(preparation);",
+				replace: 'await this.emitToolEnd(preparation);\n\t\t\t\tbatch.abort(new Error("Sibling tool call errored"));',
+			},
+		],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
+	{
+		id: "GO05",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a tool_result handler's content is dropped when the call failed and stays a failure: the model gets the raw error, not the handler's text (oh-my-pi#5302)",
+		edits: [
+			{
+				find: "content: override.content ?? result.content,",
+				replace: "content: isError && override.isError ? result.content : (override.content ?? result.content),",
+			},
+		],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
+	{
+		id: "GO06",
+		file: "src/tools/read.ts",
+		description:
+			"read stays out of the per-file queue: a read put before an edit of the same file in one answer gets the edited text (gemini-cli#29244)",
+		edits: [{ find: "await withFileMutationQueue(absolutePath, load);", replace: "await load();" }],
+		tests: ["test/pi-races/parallel-file-mutations.test.ts"],
+	},
+	{
+		id: "GO07",
+		file: "src/session/agent-session.ts",
+		description:
+			'"toolExecution": "sequential" in settings.json is not handed to the agent: an answer\'s dependent bash calls still start together (little-coder#99)',
+		edits: [{ find: "toolExecution: settingsManager.getToolExecution(),", replace: "" }],
+		tests: ["test/pi-races/sequential-tool-setting.test.ts"],
+	},
+	{
+		id: "GO08",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"without a toolExecution setting the calls of one answer run one after another: parallel is no longer the default (as pi)",
+		edits: [
+			{
+				find: 'return this.settings.toolExecution ?? "parallel";',
+				replace: 'return this.settings.toolExecution ?? "sequential";',
+			},
+		],
+		tests: ["test/pi-races/sequential-tool-setting.test.ts"],
+	},
+	{
+		id: "GO09",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"two tool calls of one answer keep the same id: the next request repeats it and the provider refuses the session (oh-my-pi#2055)",
+		edits: [{ find: "final = withUniqueToolCallIds(final);", replace: "" }],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
+	{
+		id: "GO10",
+		file: "src/session/agent-session.ts",
+		description:
+			"a toolExecution setting changed while settle runs is not picked up by a reload: the next answer's calls still start together (little-coder#99)",
+		edits: [{ find: "this.agent.toolExecution = this.settingsManager.getToolExecution();", replace: "" }],
+		tests: ["test/pi-races/sequential-tool-setting.test.ts"],
+	},
+	{
+		id: "GO11",
+		file: "src/tools/edit.ts",
+		description:
+			"an edit queued behind another mutation of its file runs after an abort: the aborted edit lands once the queue reaches it (qwen-code#8493)",
+		edits: [
+			{ find: "throwIfAborted(signal);", replace: "", after: "const mutation = async (): Promise<" },
+			{ find: "throwIfAborted(signal);", replace: "", after: "const mutation = async (): Promise<" },
+			{ find: "throwIfAborted(signal);", replace: "", after: "const mutation = async (): Promise<" },
+		],
+		tests: ["test/pi-races/parallel-file-mutations.test.ts"],
+	},
+	{
+		id: "GO12",
+		file: "src/tools/write.ts",
+		description:
+			"a write queued behind another mutation of its file runs after an abort: the aborted write replaces the file once the queue reaches it (qwen-code#8493)",
+		edits: [
+			{ find: "throwIfAborted(signal);", replace: "", after: "const mutation = async () => {" },
+			{ find: "throwIfAborted(signal);", replace: "", after: "const mutation = async () => {" },
+		],
+		tests: ["test/pi-races/parallel-file-mutations.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
