@@ -1038,8 +1038,8 @@ export const MUTANTS: Mutant[] = [
 		description: "extension command can be queued as steer/followUp",
 		edits: [
 			{
-				find: "if (invocation && runner.getCommand(invocation.name)) {",
-				replace: "if (false) {",
+				find: "if (command !== undefined) throw",
+				replace: "if (false) throw",
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/extensions"],
@@ -14841,6 +14841,56 @@ export const MUTANTS: Mutant[] = [
 			"a package whose pi manifest names only some kinds also loads the other kinds' conventional folders (pi: the manifest decides)",
 		edits: [{ find: ": manifest && !filter\n", replace: ": manifest && filter\n" }],
 		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GP01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a prompt() / sendUserMessage() request takes its place in its queue only once the machine hands it to the busy preflight: a steer() sent right after it from an agent_start listener overtakes it",
+		edits: [
+			{
+				find: 'if (payload.kind === "text" && payload.streamingBehavior)\n\t\t\tthis.queues.reserveTurn',
+				replace: "if (false)\n\t\t\tthis.queues.reserveTurn",
+			},
+		],
+		tests: ["test/pi-races/steer-order.test.ts", "test/pi-races/queue-races.property.test.ts"],
+	},
+	{
+		id: "GP02",
+		file: "src/session/agent-session.ts",
+		description:
+			"a deferred prompt keeps its queue place until its own preflight: a steer() sent after it waits for the running operation to settle",
+		edits: [{ find: "\t\t\t\t\tthis.queues.releaseReservedTurn(event.requestId);\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "GP03",
+		file: "src/session/agent-session.ts",
+		description:
+			"dispose keeps the queue places of the requests its machine never handled: a steer() sent after one never settles",
+		edits: [{ find: "\t\tthis.queues.releaseReservedTurns();\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "GP04",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"a prompt that becomes an operation keeps its queue place: after prompt(text, { streamingBehavior }) while idle, every steer() waits forever",
+		edits: [{ find: "\ts.queues.releaseReservedTurn(request.requestId);\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "GP05",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"an extension command sent with streamingBehavior keeps its queue place while it runs: a steer() sent after it waits for the command",
+		edits: [
+			{
+				find: "\t\t\torder?.done();\n\t\t\tawait runner.dispatchCommand",
+				replace: "\t\t\tawait runner.dispatchCommand",
+			},
+		],
+		tests: ["test/pi-races/steer-order.test.ts"],
 	},
 ];
 
