@@ -14892,6 +14892,29 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/steer-order.test.ts"],
 	},
+	{
+		id: "GP06",
+		file: "src/session/queues.ts",
+		description:
+			"a message's turn waits only for the one submitted just before it: when that one is handled by an input hook, a later message overtakes an earlier one still in its hook",
+		edits: [{ find: "this.submitted[kind] = turn.then(() => mine);", replace: "this.submitted[kind] = mine;" }],
+		tests: ["test/pi-races/steer-order.test.ts", "test/session"],
+	},
+	{
+		id: "GP07",
+		file: "src/session/queues.ts",
+		description: "a finished turn is not counted off: every later steer() / followUp() takes the slow path",
+		edits: [{ find: "\t\t\tthis.openTurns[kind]--;\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts", "test/session"],
+	},
+	{
+		id: "GP08",
+		file: "src/session/queues.ts",
+		description:
+			"a turn finished twice counts off twice: after a command sent with streamingBehavior, a plain steer() overtakes one whose screenshot is still being resized",
+		edits: [{ find: "\t\t\tif (finished) return;\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts", "test/session"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -10,8 +10,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
-import type { Context } from "../../src/llm/types.js";
+import type { Context, ImageContent } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { encodeImage } from "../tools/image-resize-helpers.js";
 import { comparable, gate, persistedUserTexts, reopenedContext, script, userTexts } from "./helpers.js";
 
 let h: Harness | undefined;
@@ -269,5 +270,80 @@ describe("a request that joins no queue does not hold up the messages sent after
 		expect(await request).toMatchObject({ code: "SESSION_CLOSED" });
 		expect(await started).toMatchObject({ code: "SESSION_CLOSED" });
 		expect(harness.session.getSteeringMessages()).toEqual(["B"]);
+	});
+});
+
+/** A PNG with a side over 2000 px: resized before it is queued, so its steer() waits for that. */
+const TALL_SCREENSHOT: ImageContent = {
+	type: "image",
+	data: encodeImage("png", 20, 2100).toString("base64"),
+	mimeType: "image/png",
+};
+
+describe("atomic#2074: the submission order of a queue, whatever happens to each message", () => {
+	it("atomic#2074: a steer() an input hook handles does not let the next one overtake the one before it, still in its hook", async () => {
+		const slowHook = gate();
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("input", async (event) => {
+						if (event.text === "first") await slowHook.promise;
+						return event.text === "second" ? { action: "handled" } : { action: "continue" };
+					});
+				},
+			],
+		});
+		const harness = h;
+		const first = harness.session.steer("first");
+		const second = harness.session.steer("second");
+		const third = harness.session.steer("third");
+		expect(await second).toBe("handled");
+		slowHook.release();
+		expect(await Promise.all([first, third])).toEqual(["queued", "queued"]);
+		expect(harness.session.getSteeringMessages()).toEqual(["first", "third"]);
+
+		const { answerRequests } = script(harness, [fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		await harness.session.prompt("go");
+		// One at a time: each steer gets its own request, in send order.
+		expect(answerRequests.map(userTexts)).toEqual([
+			["go", "first"],
+			["go", "first", "third"],
+		]);
+		expect(persistedUserTexts(harness.session.sessionFile!)).toEqual(["go", "first", "third"]);
+	});
+
+	it("oh-my-pi#10633: after an extension command sent with streamingBehavior, a steer() sent while one with a tall screenshot is resized still waits for it", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.registerCommand("note", { description: "Takes a note", handler: async () => {} });
+				},
+			],
+		});
+		const harness = h;
+		let command: Promise<void> | undefined;
+		harness.session.subscribe((event) => {
+			if (event.type === "agent_start" && !command)
+				command = harness.session.prompt("/note", { streamingBehavior: "steer" });
+		});
+		script(harness, [fauxAssistantMessage("noted"), fauxAssistantMessage("looked")]);
+		await harness.session.prompt("start");
+		await command;
+
+		const screenshot = harness.session.steer("look at this", [TALL_SCREENSHOT]);
+		const plain = harness.session.steer("and this");
+		expect(await Promise.all([screenshot, plain])).toEqual(["queued", "queued"]);
+		expect(harness.session.getSteeringMessages()).toEqual(["look at this", "and this"]);
+	});
+
+	it("a steer() with nothing to wait for is listed as soon as it is called, also after one that waited for its screenshot's resize", async () => {
+		h = await createHarness({ persistence: "disk" });
+		const harness = h;
+		expect(await harness.session.steer("look at this", [TALL_SCREENSHOT])).toBe("queued");
+		const plain = harness.session.steer("and this");
+		expect(harness.session.getSteeringMessages()).toEqual(["look at this", "and this"]);
+		expect(await plain).toBe("queued");
 	});
 });
