@@ -322,6 +322,7 @@ export interface SessionTrace extends TraceRecorder {
 
 /** The emitted events {@link AgentSession.onMachineEvent} handles (the requests are answered in `operation-actors.ts`). */
 const SESSION_HANDLED_EMITS = [
+	"prompt_deferred",
 	"preflight_result",
 	"operation_settled",
 	"auto_retry_start",
@@ -2173,6 +2174,8 @@ export class AgentSession {
 			this.cacheWarmer.cancel();
 		}
 		this.actor.stop();
+		// Requests it had not handled yet never will be: the messages sent after them must not wait.
+		this.queues.releaseReservedTurns();
 		// Held prompts and queued reloads end now (SESSION_CLOSED); a reload in progress stops after its step.
 		this.reloadActor?.send({ type: "DISPOSE" });
 		if (this.reloadActor) discardCutOffReload(this.reloadActor);
@@ -2289,6 +2292,10 @@ export class AgentSession {
 		if (this.internals.scratch.manualCompactionSaved && (payload.kind === "custom" || payload.source === "extension")) {
 			request.whenIdle = true;
 		}
+		// Its place among the messages queued as it asks, from now: the machine may handle the request
+		// after a steer() / followUp() made later (sent from one of its own event's listeners).
+		if (payload.kind === "text" && payload.streamingBehavior)
+			this.queues.reserveTurn(requestId, payload.streamingBehavior);
 		return new Promise<void>((resolve, reject) => {
 			this.pending.set(requestId, { resolve, reject, preflightResult });
 			this.actor.send({ type: "PROMPT", request });
@@ -2312,6 +2319,10 @@ export class AgentSession {
 	private onMachineEvent(event: SessionHandledEmit): void {
 		try {
 			switch (event.type) {
+				case "prompt_deferred":
+					// It runs as an operation of its own once idle: it joins no queue.
+					this.queues.releaseReservedTurn(event.requestId);
+					return;
 				case "preflight_result": {
 					const pending = this.pending.get(event.requestId);
 					if (!pending) return;

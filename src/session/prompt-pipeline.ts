@@ -79,6 +79,8 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	const aborted = { aborted: false };
 	s.scratch.preflightAbort = aborted;
 	const payload = request.payload as PromptPayload;
+	// A new operation, not a queued message: the place reserved for it in its queue is given up.
+	s.queues.releaseReservedTurn(request.requestId);
 	if (payload.kind === "custom") return startCustomMessage(s, payload.message, payload.viaAgentStart === true, aborted);
 	const runner = s.runner();
 	let text = payload.text;
@@ -246,23 +248,23 @@ export async function busyPreflight(s: SessionInternals, input: BusyPreflightInp
 		s.agent.steer(payload.message);
 		return { disposition: "queued" };
 	}
-	const runner = s.runner();
-	let text = payload.text;
-	let images = payload.images;
-	if (
-		payload.expandPromptTemplates &&
-		text.startsWith("/") &&
-		(await runner.dispatchCommand(text, reportCommandError(s)))
-	) {
-		return { disposition: "handled" };
-	}
-	if (input.phase === "compacting" && input.compactionReason === "manual") {
-		throw new SettleError("BUSY", COMPACTION_IN_PROGRESS);
-	}
-	const streaming = s.isStreaming();
-	// As in queueInput: a slow hook must not let a later message of the same kind overtake this one.
-	const order = payload.streamingBehavior ? s.queues.takeTurn(payload.streamingBehavior) : undefined;
+	// Its place in its queue, reserved when it was sent (SessionQueues.reserveTurn), so neither a
+	// slow hook nor the machine's mailbox lets a later message of the same kind overtake it.
+	const order = s.queues.claimReservedTurn(input.request.requestId);
 	try {
+		const runner = s.runner();
+		let text = payload.text;
+		let images = payload.images;
+		if (payload.expandPromptTemplates && extensionCommandName(s, text) !== undefined) {
+			// Run, not queued: its place is given up first (the command may itself send and wait).
+			order?.done();
+			await runner.dispatchCommand(text, reportCommandError(s));
+			return { disposition: "handled" };
+		}
+		if (input.phase === "compacting" && input.compactionReason === "manual") {
+			throw new SettleError("BUSY", COMPACTION_IN_PROGRESS);
+		}
+		const streaming = s.isStreaming();
 		if (runner.hasHandlers("input")) {
 			const extras = streaming && payload.streamingBehavior ? { streamingBehavior: payload.streamingBehavior } : {};
 			const result = await runner.emitInput(text, images, payload.source, extras);
@@ -298,12 +300,8 @@ export async function queueInput(
 	source: InputSource,
 ): Promise<"handled" | "queued"> {
 	const runner = s.runner();
-	if (text.startsWith("/")) {
-		const invocation = parseCommandInvocation(text);
-		if (invocation && runner.getCommand(invocation.name)) {
-			throw new SettleError("INVALID_ARGUMENT", commandCannotBeQueued(invocation.name));
-		}
-	}
+	const command = extensionCommandName(s, text);
+	if (command !== undefined) throw new SettleError("INVALID_ARGUMENT", commandCannotBeQueued(command));
 	const hooks = runner.hasHandlers("input");
 	// Queued at once unless a hook or a resize must be awaited, or an earlier message still is.
 	if (!hooks && !queuedFittingNeeded(s, images) && !s.queues.hasOpenTurn(kind)) {
@@ -334,6 +332,12 @@ export async function queueInput(
 		order.done();
 		sendWhileActive(s, { type: "QUEUE_INPUT_FINISHED", queued });
 	}
+}
+
+/** The extension command `text` invokes (`/name args` with `name` registered), if any. */
+function extensionCommandName(s: SessionInternals, text: string): string | undefined {
+	const name = parseCommandInvocation(text)?.name;
+	return name !== undefined && s.runner().getCommand(name) ? name : undefined;
 }
 
 /** Tells the machine, unless it has stopped (the session was disposed meanwhile). */

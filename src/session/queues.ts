@@ -14,6 +14,14 @@ import type { Transcript } from "./transcript.js";
 /** Longest queued text a {@link QueueChange} carries (traces show it; the lists keep the whole text). */
 export const QUEUE_TEXT_MAX = 60;
 
+/** A place in a queue's submission order ({@link SessionQueues.takeTurn}). */
+export interface QueueTurn {
+	/** Settles once every message submitted before this one has been queued or dropped. */
+	turn: Promise<void>;
+	/** Call once this message has been queued or dropped (again: no effect). */
+	done: () => void;
+}
+
 /** The two display lists, as `clearQueue()` returns them. */
 export interface QueuedTexts {
 	steering: string[];
@@ -48,9 +56,11 @@ export class SessionQueues {
 		steer: Promise.resolve(),
 		followUp: Promise.resolve(),
 	};
-	/** A queued text whose message has started (left its list) and has not reached its `message_end`. */
 	/** Per kind, how many taken turns are not done yet: a message queued now would overtake them. */
 	private openTurns: Record<"steer" | "followUp", number> = { steer: 0, followUp: 0 };
+	/** Turns taken for prompt requests the session's machine has not handed on yet, by request id. */
+	private reservedTurns = new Map<string, QueueTurn>();
+	/** A queued text whose message has started (left its list) and has not reached its `message_end`. */
 	private delivering: { list: QueuedEntry[]; index: number; entry: QueuedEntry } | undefined;
 
 	constructor(
@@ -94,7 +104,7 @@ export class SessionQueues {
 	 * settles when every message submitted before it has been queued or dropped; call `done` once
 	 * this one has been (always, also when a hook handled or threw).
 	 */
-	takeTurn(kind: "steer" | "followUp"): { turn: Promise<void>; done: () => void } {
+	takeTurn(kind: "steer" | "followUp"): QueueTurn {
 		const turn = this.submitted[kind];
 		let resolve!: () => void;
 		const mine = new Promise<void>((settle) => {
@@ -110,6 +120,34 @@ export class SessionQueues {
 			resolve();
 		};
 		return { turn, done };
+	}
+
+	/**
+	 * Takes `kind`'s turn for a `prompt()` / `sendUserMessage()` request when it is sent: the request
+	 * may wait in the machine's mailbox while a `steer()` / `followUp()` made after it is queued at
+	 * once. The busy preflight {@link claimReservedTurn claims} it; any other route (a new
+	 * operation, a deferred prompt, dispose) must {@link releaseReservedTurn release} it, or
+	 * `kind`'s later messages wait forever.
+	 */
+	reserveTurn(requestId: string, kind: "steer" | "followUp"): void {
+		this.reservedTurns.set(requestId, this.takeTurn(kind));
+	}
+
+	/** The turn reserved for `requestId`, now the caller's to finish (undefined when none was). */
+	claimReservedTurn(requestId: string): QueueTurn | undefined {
+		const turn = this.reservedTurns.get(requestId);
+		this.reservedTurns.delete(requestId);
+		return turn;
+	}
+
+	/** Gives up the turn reserved for `requestId`: the request will not be queued. */
+	releaseReservedTurn(requestId: string): void {
+		this.claimReservedTurn(requestId)?.done();
+	}
+
+	/** Gives up every reserved turn (the session is disposed: its machine routes nothing more). */
+	releaseReservedTurns(): void {
+		for (const requestId of [...this.reservedTurns.keys()]) this.releaseReservedTurn(requestId);
 	}
 
 	/** Whether a message of `kind` submitted earlier is still on its way (its turn is not done). */

@@ -1038,8 +1038,8 @@ export const MUTANTS: Mutant[] = [
 		description: "extension command can be queued as steer/followUp",
 		edits: [
 			{
-				find: "if (invocation && runner.getCommand(invocation.name)) {",
-				replace: "if (false) {",
+				find: "if (command !== undefined) throw",
+				replace: "if (false) throw",
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/extensions"],
@@ -14982,6 +14982,79 @@ export const MUTANTS: Mutant[] = [
 			{ find: "throwIfAborted(signal);", replace: "", after: "const mutation = async () => {" },
 		],
 		tests: ["test/pi-races/parallel-file-mutations.test.ts"],
+	},
+	{
+		id: "GP01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a prompt() / sendUserMessage() request takes its place in its queue only once the machine hands it to the busy preflight: a steer() sent right after it from an agent_start listener overtakes it",
+		edits: [
+			{
+				find: 'if (payload.kind === "text" && payload.streamingBehavior)\n\t\t\tthis.queues.reserveTurn',
+				replace: "if (false)\n\t\t\tthis.queues.reserveTurn",
+			},
+		],
+		tests: ["test/pi-races/steer-order.test.ts", "test/pi-races/queue-races.property.test.ts"],
+	},
+	{
+		id: "GP02",
+		file: "src/session/agent-session.ts",
+		description:
+			"a deferred prompt keeps its queue place until its own preflight: a steer() sent after it waits for the running operation to settle",
+		edits: [{ find: "\t\t\t\t\tthis.queues.releaseReservedTurn(event.requestId);\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "GP03",
+		file: "src/session/agent-session.ts",
+		description:
+			"dispose keeps the queue places of the requests its machine never handled: a steer() sent after one never settles",
+		edits: [{ find: "\t\tthis.queues.releaseReservedTurns();\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "GP04",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"a prompt that becomes an operation keeps its queue place: after prompt(text, { streamingBehavior }) while idle, every steer() waits forever",
+		edits: [{ find: "\ts.queues.releaseReservedTurn(request.requestId);\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "GP05",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"an extension command sent with streamingBehavior keeps its queue place while it runs: a steer() sent after it waits for the command",
+		edits: [
+			{
+				find: "\t\t\torder?.done();\n\t\t\tawait runner.dispatchCommand",
+				replace: "\t\t\tawait runner.dispatchCommand",
+			},
+		],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "GP06",
+		file: "src/session/queues.ts",
+		description:
+			"a message's turn waits only for the one submitted just before it: when that one is handled by an input hook, a later message overtakes an earlier one still in its hook",
+		edits: [{ find: "this.submitted[kind] = turn.then(() => mine);", replace: "this.submitted[kind] = mine;" }],
+		tests: ["test/pi-races/steer-order.test.ts", "test/session"],
+	},
+	{
+		id: "GP07",
+		file: "src/session/queues.ts",
+		description: "a finished turn is not counted off: every later steer() / followUp() takes the slow path",
+		edits: [{ find: "\t\t\tthis.openTurns[kind]--;\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts", "test/session"],
+	},
+	{
+		id: "GP08",
+		file: "src/session/queues.ts",
+		description:
+			"a turn finished twice counts off twice: after a command sent with streamingBehavior, a plain steer() overtakes one whose screenshot is still being resized",
+		edits: [{ find: "\t\t\tif (finished) return;\n", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts", "test/session"],
 	},
 ];
 

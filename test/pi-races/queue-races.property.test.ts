@@ -15,7 +15,8 @@
  * - no queued message is lost or delivered twice (`queueViolations`), and one sent while an
  *   operation was streaming (however long its input hooks take) is never left listed once the
  *   session rests: that operation delivered it;
- * - each queue keeps the order its messages were sent in, listed and delivered;
+ * - each queue keeps the order its messages were sent in, whichever way they went in, listed and
+ *   delivered;
  * - each image reaches the model once, with the message it was sent with: resized to 2000 px with
  *   its dimension note when it was larger, byte for byte otherwise; no request holds it twice;
  * - the session file's order is the `message_end` order, and reopening it gives the live context;
@@ -111,24 +112,6 @@ const QUEUE_OF: Record<QueueKind, "steering" | "followUp"> = {
 	handoffCommand: "followUp",
 };
 
-/**
- * The two ways into a queue: `steer()` / `followUp()` queue directly; `prompt()` and
- * `sendUserMessage()` (the handoff's and the agent_end handler's too) go through the session's
- * machine. Order is checked within each way: a request sent from a listener of an event the
- * machine emits while it handles another one (agent_start) is processed after that, so a direct
- * `steer()` made right after it in the same listener is listed first: a known gap across the two
- * ways, not checked here (found by this property at seed -1274250077 when it checked across them).
- */
-const WAY_OF: Record<QueueKind, "direct" | "request"> = {
-	steer: "direct",
-	followUp: "direct",
-	promptSteer: "request",
-	promptFollowUp: "request",
-	sendUserSteer: "request",
-	sendUserFollowUp: "request",
-	handoffCommand: "request",
-};
-
 /** Whether a user message's text is `sent`, possibly followed by the notes its images left. */
 function carries(text: string | undefined, sent: string): boolean {
 	return text === sent || text?.startsWith(`${sent}\n\n[Image`) === true;
@@ -174,13 +157,11 @@ describe("pi queue / compaction / retry races under random interleavings", () =>
 						: generated;
 					let agentEndSent = false;
 					let underTest = false;
-					// Per queue and way in, the texts in the order their calls were made (the handoff's when its command runs).
-					const sentOrder: Record<`${"steering" | "followUp"} ${"direct" | "request"}`, string[]> = {
-						"steering direct": [],
-						"steering request": [],
-						"followUp direct": [],
-						"followUp request": [],
-					};
+					// Per queue, the texts in the order their calls were made (the handoff's when its command
+					// runs), whichever way in: steer() / followUp() queue directly, prompt() and
+					// sendUserMessage() through the session's machine (seed -1274250077: a request sent from an
+					// agent_start listener was listed after a steer() made right after it).
+					const sentOrder: Record<"steering" | "followUp", string[]> = { steering: [], followUp: [] };
 					const imageOf = (index: number): ImageContent | undefined => {
 						const attachment = actions[index]?.image ?? "none";
 						return attachment === "none" ? undefined : IMAGES[attachment][index];
@@ -209,7 +190,7 @@ describe("pi queue / compaction / retry races under random interleavings", () =>
 									await s.schedule(Promise.resolve(), "agent_end");
 									if (agentEndFollowUp && underTest && !agentEndSent) {
 										agentEndSent = true;
-										sentOrder["followUp request"].push("agent_end heartbeat");
+										sentOrder.followUp.push("agent_end heartbeat");
 										pi.sendUserMessage("agent_end heartbeat", { deliverAs: "followUp" });
 									}
 								});
@@ -225,7 +206,7 @@ describe("pi queue / compaction / retry races under random interleavings", () =>
 									handler: async (args) => {
 										const text = `handoff ${args}`;
 										const image = imageOf(Number(args));
-										sentOrder["followUp request"].push(text);
+										sentOrder.followUp.push(text);
 										pi.sendUserMessage(image ? [{ type: "text", text }, image] : text, { deliverAs: "followUp" });
 									},
 								});
@@ -272,7 +253,7 @@ describe("pi queue / compaction / retry races under random interleavings", () =>
 						const send = (kind: QueueKind, index: number) => {
 							const text = `${kind} ${index}`;
 							if (h.session.isStreaming) sentWhileStreaming.add(kind === "handoffCommand" ? `handoff ${index}` : text);
-							if (kind !== "handoffCommand") sentOrder[`${QUEUE_OF[kind]} ${WAY_OF[kind]}`].push(text);
+							if (kind !== "handoffCommand") sentOrder[QUEUE_OF[kind]].push(text);
 							const image = imageOf(index);
 							const images = image ? { images: [image] } : {};
 							const content = image ? [{ type: "text" as const, text }, image] : text;
@@ -362,17 +343,15 @@ describe("pi queue / compaction / retry races under random interleavings", () =>
 							).toHaveLength(1);
 						}
 
-						// Each queue kept its send order (per way in): in the lists, and in the log.
+						// Each queue kept its send order across the ways in: in the lists, and in the log.
 						const logTexts = persistedMessages(h).map(textOf);
 						for (const queue of ["steering", "followUp"] as const) {
 							const joined = queuedOrder(h.events, queue);
-							for (const way of ["direct", "request"] as const) {
-								const sent = sentOrder[`${queue} ${way}`];
-								expect(
-									joined.filter((text) => sent.includes(text)),
-									`${queue} (${way}): listed in the order sent`,
-								).toEqual(sent.filter((text) => joined.includes(text)));
-							}
+							const sent = sentOrder[queue];
+							expect(
+								joined.filter((text) => sent.includes(text)),
+								`${queue}: listed in the order sent`,
+							).toEqual(sent.filter((text) => joined.includes(text)));
 							const delivered = joined.filter((text) => logTexts.some((logged) => carries(logged, text)));
 							const positions = delivered.map((text) => logTexts.findIndex((logged) => carries(logged, text)));
 							expect(positions, `${queue}: delivered in the order listed (${delivered.join(", ")})`).toEqual(

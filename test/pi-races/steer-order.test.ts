@@ -10,8 +10,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
-import type { Context } from "../../src/llm/types.js";
+import type { Context, ImageContent } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { encodeImage } from "../tools/image-resize-helpers.js";
 import { comparable, gate, persistedUserTexts, reopenedContext, script, userTexts } from "./helpers.js";
 
 let h: Harness | undefined;
@@ -121,5 +122,228 @@ describe("github/app#430: a queued follow-up is sent instead of the steer", () =
 			"then update the docs",
 		]);
 		expect(harness.session.pendingMessageCount).toBe(0);
+	});
+});
+
+describe("send order across entry points: a request through the session's machine and a direct steer() / followUp()", () => {
+	it.each([
+		["steer", "sendUserMessage(…, { deliverAs })"],
+		["steer", "prompt(…, { streamingBehavior })"],
+		["followUp", "sendUserMessage(…, { deliverAs })"],
+		["followUp", "prompt(…, { streamingBehavior })"],
+	] as const)(
+		"a %s sent with %s from an agent_start listener, then one sent with the direct call, reach the model and the file in the order they were sent",
+		async (kind, how) => {
+			h = await createHarness({ persistence: "disk", initialActiveToolNames: ["bash"] });
+			const harness = h;
+			const sent: Promise<unknown>[] = [];
+			// agent_start is emitted while the machine handles the run's start: a request sent now waits
+			// in its mailbox, the direct call does not.
+			harness.session.subscribe((event) => {
+				if (event.type !== "agent_start" || sent.length > 0) return;
+				sent.push(
+					how.startsWith("prompt")
+						? harness.session.prompt("A", { streamingBehavior: kind })
+						: harness.session.sendUserMessage("A", { deliverAs: kind }),
+					harness.session[kind]("B"),
+				);
+			});
+			const { answerRequests } = script(harness, [
+				fauxAssistantMessage([fauxToolCall("bash", { command: "true" }, { id: "call-1" })], { stopReason: "toolUse" }),
+				fauxAssistantMessage("answer one"),
+				fauxAssistantMessage("answer two"),
+				fauxAssistantMessage("answer three"),
+			]);
+			await harness.session.prompt("start");
+			await Promise.all(sent);
+
+			// One at a time, A first: a steer sent at agent_start joins the first request, the next one the
+			// request after the tool result; follow-ups come once the run would stop.
+			const order = kind === "steer" ? ["A", "B"] : ["start", "start", "A", "B"];
+			expect(answerRequests.map(lastUser)).toEqual(order);
+			expect(persistedUserTexts(harness.session.sessionFile!)).toEqual(["start", "A", "B"]);
+			expect(harness.session.pendingMessageCount).toBe(0);
+		},
+	);
+});
+
+describe("a request that joins no queue does not hold up the messages sent after it", () => {
+	it("a prompt with streamingBehavior sent while idle runs as its own operation; a steer() sent after it is queued", async () => {
+		h = await createHarness({ persistence: "disk" });
+		const harness = h;
+		const { answerRequests } = script(harness, [fauxAssistantMessage("answer A"), fauxAssistantMessage("answer C")]);
+		await harness.session.prompt("A", { streamingBehavior: "steer" });
+		expect(await harness.session.steer("B")).toBe("queued");
+		await harness.session.prompt("C");
+
+		expect(answerRequests.map(userTexts)).toEqual([["A"], ["A", "C", "B"]]);
+		expect(persistedUserTexts(harness.session.sessionFile!)).toEqual(["A", "C", "B"]);
+	});
+
+	it("a prompt with streamingBehavior sent during another prompt's input hook waits to run on its own; a steer() sent after it is queued for the running one", async () => {
+		const slowHook = gate();
+		const inHook = gate();
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("input", async (event) => {
+						if (event.text === "X") {
+							inHook.release();
+							await slowHook.promise;
+						}
+						return { action: "continue" };
+					});
+				},
+			],
+		});
+		const harness = h;
+		const { answerRequests } = script(harness, [fauxAssistantMessage("answer X"), fauxAssistantMessage("answer A")]);
+		const x = harness.session.prompt("X");
+		await inHook.promise;
+		const a = harness.session.prompt("A", { streamingBehavior: "steer" });
+		// Queued while X's hook still runs: it does not wait for A, which has no place in the queue.
+		expect(await harness.session.steer("B")).toBe("queued");
+		slowHook.release();
+		await Promise.all([x, a]);
+
+		expect(answerRequests.map(userTexts)).toEqual([
+			["X", "B"],
+			["X", "B", "A"],
+		]);
+		expect(persistedUserTexts(harness.session.sessionFile!)).toEqual(["X", "B", "A"]);
+	});
+
+	it("an extension command sent with streamingBehavior runs without holding up a steer() sent after it", async () => {
+		const slowCommand = gate();
+		h = await createHarness({
+			persistence: "disk",
+			initialActiveToolNames: ["bash"],
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.registerCommand("lookup", { description: "Looks something up", handler: () => slowCommand.promise });
+				},
+			],
+		});
+		const harness = h;
+		let command: Promise<void> | undefined;
+		let steered: Promise<string> | undefined;
+		harness.session.subscribe((event) => {
+			if (event.type !== "agent_start" || command) return;
+			command = harness.session.prompt("/lookup", { streamingBehavior: "steer" });
+			// Queued while the command still runs.
+			steered = harness.session.steer("B").then((result) => {
+				slowCommand.release();
+				return result;
+			});
+		});
+		const { answerRequests } = script(harness, [
+			fauxAssistantMessage([fauxToolCall("bash", { command: "true" }, { id: "call-1" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("answer one"),
+		]);
+		await harness.session.prompt("start");
+		expect(await steered).toBe("queued");
+		await command;
+
+		expect(answerRequests.map(lastUser)).toEqual(["B", "B"]);
+		expect(persistedUserTexts(harness.session.sessionFile!)).toEqual(["start", "B"]);
+	});
+
+	it("a session disposed before its machine handled a steer request: a steer() sent after that request still settles, listed as undelivered", async () => {
+		h = await createHarness({ persistence: "disk" });
+		const harness = h;
+		const sent = new Promise<{ request: Promise<unknown>; steered: Promise<string> }>((resolve) => {
+			const unsubscribe = harness.session.subscribe((event) => {
+				if (event.type !== "agent_start") return;
+				unsubscribe();
+				const request = harness.session.sendUserMessage("A", { deliverAs: "steer" }).catch((error: unknown) => error);
+				const steered = harness.session.steer("B");
+				harness.session.dispose();
+				resolve({ request, steered });
+			});
+		});
+		script(harness, [fauxAssistantMessage("never sent")]);
+		const started = harness.session.prompt("start").catch((error: unknown) => error);
+		const { request, steered } = await sent;
+
+		expect(await steered).toBe("queued");
+		expect(await request).toMatchObject({ code: "SESSION_CLOSED" });
+		expect(await started).toMatchObject({ code: "SESSION_CLOSED" });
+		expect(harness.session.getSteeringMessages()).toEqual(["B"]);
+	});
+});
+
+/** A PNG with a side over 2000 px: resized before it is queued, so its steer() waits for that. */
+const TALL_SCREENSHOT: ImageContent = {
+	type: "image",
+	data: encodeImage("png", 20, 2100).toString("base64"),
+	mimeType: "image/png",
+};
+
+describe("atomic#2074: the submission order of a queue, whatever happens to each message", () => {
+	it("atomic#2074: a steer() an input hook handles does not let the next one overtake the one before it, still in its hook", async () => {
+		const slowHook = gate();
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("input", async (event) => {
+						if (event.text === "first") await slowHook.promise;
+						return event.text === "second" ? { action: "handled" } : { action: "continue" };
+					});
+				},
+			],
+		});
+		const harness = h;
+		const first = harness.session.steer("first");
+		const second = harness.session.steer("second");
+		const third = harness.session.steer("third");
+		expect(await second).toBe("handled");
+		slowHook.release();
+		expect(await Promise.all([first, third])).toEqual(["queued", "queued"]);
+		expect(harness.session.getSteeringMessages()).toEqual(["first", "third"]);
+
+		const { answerRequests } = script(harness, [fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		await harness.session.prompt("go");
+		// One at a time: each steer gets its own request, in send order.
+		expect(answerRequests.map(userTexts)).toEqual([
+			["go", "first"],
+			["go", "first", "third"],
+		]);
+		expect(persistedUserTexts(harness.session.sessionFile!)).toEqual(["go", "first", "third"]);
+	});
+
+	it("oh-my-pi#10633: after an extension command sent with streamingBehavior, a steer() sent while one with a tall screenshot is resized still waits for it", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.registerCommand("note", { description: "Takes a note", handler: async () => {} });
+				},
+			],
+		});
+		const harness = h;
+		let command: Promise<void> | undefined;
+		harness.session.subscribe((event) => {
+			if (event.type === "agent_start" && !command)
+				command = harness.session.prompt("/note", { streamingBehavior: "steer" });
+		});
+		script(harness, [fauxAssistantMessage("noted"), fauxAssistantMessage("looked")]);
+		await harness.session.prompt("start");
+		await command;
+
+		const screenshot = harness.session.steer("look at this", [TALL_SCREENSHOT]);
+		const plain = harness.session.steer("and this");
+		expect(await Promise.all([screenshot, plain])).toEqual(["queued", "queued"]);
+		expect(harness.session.getSteeringMessages()).toEqual(["look at this", "and this"]);
+	});
+
+	it("a steer() with nothing to wait for is listed as soon as it is called, also after one that waited for its screenshot's resize", async () => {
+		h = await createHarness({ persistence: "disk" });
+		const harness = h;
+		expect(await harness.session.steer("look at this", [TALL_SCREENSHOT])).toBe("queued");
+		const plain = harness.session.steer("and this");
+		expect(harness.session.getSteeringMessages()).toEqual(["look at this", "and this"]);
+		expect(await plain).toBe("queued");
 	});
 });
