@@ -25,7 +25,7 @@ import type { ReplySpec, Step } from "./peers.js";
 import type { RuntimePeer, RuntimePeerOptions, TreeSession } from "./tree-peers.js";
 import type { ImportSource, ReplyKind, Target, TreeAction, TreeHooks, TreeScenario } from "./tree-scenarios.js";
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
 /** The scripted summarizer's error text when a navigation's summary is to fail. */
 export const SUMMARY_BACKEND_ERROR = "summary backend down";
