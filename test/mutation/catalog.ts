@@ -2662,18 +2662,6 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/cli/interactive-tree.property.test.ts", "test/bad-input/exports-traces-tree.test.ts"],
 	},
 	{
-		id: "G39",
-		file: "src/cli/interactive-tree.ts",
-		description: "/tree rows are not made terminal-safe",
-		edits: [
-			{
-				find: "return terminalSafe(describeEntryText(entry, toolCalls));",
-				replace: "return describeEntryText(entry, toolCalls);",
-			},
-		],
-		tests: ["test/cli/interactive-tree.property.test.ts"],
-	},
-	{
 		id: "G40",
 		file: "src/inspect/trace.ts",
 		description: "parseTrace accepts a state event without to/details (the viewer then throws)",
@@ -12091,7 +12079,7 @@ export const MUTANTS: Mutant[] = [
 		id: "DN02",
 		file: "src/cli/interactive-commands.ts",
 		description: "settle -i's /model no longer reads models.json again: a model added while the chat runs is not found",
-		edits: [{ find: "\tmodelRegistryView(runtime.services.modelRuntime).refresh?.();\n", replace: "" }],
+		edits: [{ find: "\tregistry.refresh?.();\n", replace: "" }],
 		tests: ["test/pi-races/models-cli.test.ts"],
 	},
 	{
@@ -14841,6 +14829,19 @@ export const MUTANTS: Mutant[] = [
 			"a package whose pi manifest names only some kinds also loads the other kinds' conventional folders (pi: the manifest decides)",
 		edits: [{ find: ": manifest && !filter\n", replace: ": manifest && filter\n" }],
 		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GQ01",
+		file: "src/cli/interactive-tree.ts",
+		description:
+			"/tree prints entry ids read from the file raw (an entry's own, a label's or context edit's target): a hand-edited id's escape sequences reach the terminal",
+		edits: [
+			{
+				find: "return terminalSafe(id.slice(0, SHORT_ID_CHARS));",
+				replace: "return id.slice(0, SHORT_ID_CHARS);",
+			},
+		],
+		tests: ["test/cli/interactive-tree.property.test.ts"],
 	},
 ];
 
