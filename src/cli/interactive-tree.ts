@@ -297,9 +297,9 @@ function rowLine(row: Row, toolCalls: Map<string, { name: string; arguments: unk
 	return `${drawing(row)}${marker}${shortId(entry.id)} ${labelText}${describeEntry(entry, toolCalls)}${here}`;
 }
 
-/** The first characters of an entry id, as `/tree` shows them. */
+/** The first characters of an entry id, as `/tree` shows them (terminal-safe: ids come from the file). */
 export function shortId(id: string): string {
-	return id.slice(0, SHORT_ID_CHARS);
+	return terminalSafe(id.slice(0, SHORT_ID_CHARS));
 }
 
 /**
@@ -316,14 +316,8 @@ export function describeEntry(
 	entry: SessionEntry,
 	toolCalls: ReadonlyMap<string, { name: string; arguments: unknown }> = new Map(),
 ): string {
-	// Every field may come from an imported or hand-edited file: no control character reaches the terminal.
-	return terminalSafe(describeEntryText(entry, toolCalls));
-}
-
-function describeEntryText(
-	entry: SessionEntry,
-	toolCalls: ReadonlyMap<string, { name: string; arguments: unknown }>,
-): string {
+	// Every field may come from an imported or hand-edited file: each goes through excerpt, name or
+	// shortId, which make it one line with no control character.
 	const excerpt = (text: string) => clip(oneLineText(text), EXCERPT_CHARS);
 	// Names from the file (model ids, custom types, tool names) are one line too: a hand-edited or
 	// extension-written value with a line break would split the row.

@@ -154,6 +154,10 @@ describe("pi's commands that Settle lacks", () => {
 		const flagOnly = settle(["--faux", "-e", extension, "--plan"]);
 		expect(flagOnly.code).toBe(2);
 		expect(flagOnly.stderr).toMatch(/^Error: no prompt\./);
+		// With an extension that might own it, the typo is still said as unknown once the extension loaded.
+		const typoBesideExtension = settle(["--faux", "-e", extension, "--contineu"]);
+		expect(typoBesideExtension.code).toBe(2);
+		expect(typoBesideExtension.stderr).toBe("Error: Unknown option: --contineu\nRun settle --help for the options.\n");
 	});
 });
 

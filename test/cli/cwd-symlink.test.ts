@@ -121,6 +121,19 @@ describe("oh-my-pi#941 follow-up: sessions saved under a --cwd link path before 
 		expect(await chat.end()).toBe(0);
 		expect(persistedUserTexts(old.file)).toEqual(["before the upgrade", "after the upgrade"]);
 	});
+	it("oh-my-pi#941: settle --cwd <link> --session <file in the link-named folder> -i: /resume still lists the real path's folder's sessions", async () => {
+		const link = join(cli.dir, "link");
+		symlinkSync(cli.project, link);
+		const old = savedSession(link, "before the upgrade", 1_000_000);
+		const real = savedSession(cli.project, "under the real path", 2_000_000);
+		const chat = new Repl(["--faux", "--cwd", link, "--session", old.file], { cwd: cli.dir, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const list = await chat.say("/resume");
+		expect(list).toContain(`  ${real.id}  `);
+		expect(list).toContain(`  ${old.id}  `);
+		expect(await chat.end()).toBe(0);
+	});
+
 	it("oh-my-pi#941: /new after resuming a link-named folder's session (by /resume or --session) saves the new session in the real path's folder", async () => {
 		const link = join(cli.dir, "link");
 		symlinkSync(cli.project, link);

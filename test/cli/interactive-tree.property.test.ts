@@ -5,12 +5,15 @@
  * half the lines, every entry left out is counted in exactly one `… N entries` line, and the
  * unbounded output lists every entry of the tree view (every entry at all with `all`).
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { firstLine, oneLineText, terminalSafe } from "../../src/cli/interactive-render.js";
 import { describeEntry, matchEntryIds, renderSessionTree } from "../../src/cli/interactive-tree.js";
 import { emptyUsage } from "../../src/llm/types.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { releaseAll, tempDir, track } from "../store/helpers.js";
 
 type Step =
 	| { kind: "user" | "assistant" | "toolOnly" | "model" | "thinking"; parent: number; text: string }
@@ -253,6 +256,34 @@ describe("terminalSafe: text from a session file never drives the terminal", () 
 				for (const line of tree.lines) expect(line).not.toMatch(CONTROL);
 				expect(oneLineText(label)).not.toMatch(CONTROL);
 				expect(firstLine(text)).not.toMatch(CONTROL);
+			}),
+			{ numRuns: 50 },
+		);
+	});
+
+	it("regression: ids in a hand-edited session file (an entry's own, a label's or context edit's target) reached /tree's rows raw", () => {
+		fc.assert(
+			fc.property(hostile, hostile, hostile, (entryId, labelTarget, editTarget) => {
+				const file = join(tempDir("settle-tree-ids-"), "edited.jsonl");
+				const timestamp = new Date(0).toISOString();
+				const lines = [
+					{ type: "session", version: 3, id: "session-1", timestamp, cwd: "/tmp/project" },
+					{
+						type: "message",
+						id: `u${entryId}`,
+						parentId: null,
+						timestamp,
+						message: { role: "user", content: "hi", timestamp: 0 },
+					},
+					{ type: "label", id: "label-1", parentId: `u${entryId}`, timestamp, targetId: labelTarget, label: "x" },
+					{ type: "context_edit", id: "edit-1", parentId: "label-1", timestamp, targetId: editTarget },
+				];
+				writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+				const manager = track(SessionManager.open(file));
+				const tree = renderSessionTree(manager.getTree(), manager.getLeafId(), { all: true });
+				expect(tree.lines).toHaveLength(3);
+				for (const line of tree.lines) expect(line).not.toMatch(CONTROL);
+				releaseAll();
 			}),
 			{ numRuns: 50 },
 		);

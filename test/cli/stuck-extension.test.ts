@@ -62,6 +62,26 @@ describe("an extension handler that never settles", () => {
 		expect(stderr).toContain(`still waiting after 2 s for:\n  the before_agent_start handler of ${file}\n`);
 	});
 
+	it("regression: settle -i said nothing after Ctrl+C while a turn_end handler hung and only kill ended it; now it names the handler, and Ctrl+C again exits 130", async () => {
+		const file = extension(
+			"stuck-turn-end.ts",
+			`\tpi.on("turn_end", () => new Promise(() => { setInterval(() => {}, 1000); writeFileSync("started", ""); }));`,
+		);
+		const chat = new Repl(["--approve", "--faux", "-e", file], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		chat.send("go");
+		await fileAppears(cli.project, "started");
+		const from = chat.mark();
+		chat.child.kill("SIGINT");
+		await chat.until(
+			`Still not stopped 2 s after the abort; waiting for:\n  the turn_end handler of ${file}\nIt ignores the abort (a bug in that tool or extension). Press Ctrl+C again to end settle.\n`,
+			from,
+		);
+		chat.child.kill("SIGINT");
+		expect(await chat.exited).toBe(130);
+		expect(chat.stderr).toContain(`settle: still waiting after 2 s for:\n  the turn_end handler of ${file}\n`);
+	});
+
 	it("a handler that settles leaves nothing pending: exit 0 and no stall message", () => {
 		const file = extension("slow.ts", `\tpi.on("before_agent_start", () => new Promise((r) => setImmediate(r)));`);
 		const run = cli.settle(["--approve", "--faux", "-e", file, "-p", "hi"]);

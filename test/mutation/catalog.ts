@@ -2662,18 +2662,6 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/cli/interactive-tree.property.test.ts", "test/bad-input/exports-traces-tree.test.ts"],
 	},
 	{
-		id: "G39",
-		file: "src/cli/interactive-tree.ts",
-		description: "/tree rows are not made terminal-safe",
-		edits: [
-			{
-				find: "return terminalSafe(describeEntryText(entry, toolCalls));",
-				replace: "return describeEntryText(entry, toolCalls);",
-			},
-		],
-		tests: ["test/cli/interactive-tree.property.test.ts"],
-	},
-	{
 		id: "G40",
 		file: "src/inspect/trace.ts",
 		description: "parseTrace accepts a state event without to/details (the viewer then throws)",
@@ -15055,6 +15043,19 @@ export const MUTANTS: Mutant[] = [
 			"a turn finished twice counts off twice: after a command sent with streamingBehavior, a plain steer() overtakes one whose screenshot is still being resized",
 		edits: [{ find: "\t\t\tif (finished) return;\n", replace: "" }],
 		tests: ["test/pi-races/steer-order.test.ts", "test/session"],
+	},
+	{
+		id: "GQ01",
+		file: "src/cli/interactive-tree.ts",
+		description:
+			"/tree prints entry ids read from the file raw (an entry's own, a label's or context edit's target): a hand-edited id's escape sequences reach the terminal",
+		edits: [
+			{
+				find: "return terminalSafe(id.slice(0, SHORT_ID_CHARS));",
+				replace: "return id.slice(0, SHORT_ID_CHARS);",
+			},
+		],
+		tests: ["test/cli/interactive-tree.property.test.ts"],
 	},
 ];
 
