@@ -163,12 +163,16 @@ function existingMode(path: string): number | undefined {
 	}
 }
 
+/** proper-lockfile's stale time: a lock not refreshed for this long is a crashed process's, taken over. */
+const LOCK_STALE_MS = 10_000;
 /**
- * How long a save waits for another process's lock: proper-lockfile's stale time, after which a lock
- * left by a crashed process is taken over. Half a second (the old bound) ran out when several
- * processes saved at once on a busy machine: the last in line failed with `IO`.
+ * How long a save waits for another process's lock: until a crashed holder's lock is stale, plus two
+ * seconds, because proper-lockfile's first lock in a process dates the lock up to a second ahead
+ * (its mtime probe rounds up to the next second); with the bare stale time a save started within a
+ * second of the crash gave up just before the takeover (pi#4546's test, CI). Half a second (an
+ * older bound) ran out when several processes saved at once on a busy machine.
  */
-const LOCK_WAIT_MS = 10_000;
+const LOCK_WAIT_MS = LOCK_STALE_MS + 2_000;
 const LOCK_RETRY_MS = 25;
 
 /** Runs `fn` holding `<path>.lock` (proper-lockfile), waiting while another process holds it. */
@@ -177,7 +181,7 @@ export function withFileLock<T>(path: string, fn: () => T): T {
 	const deadline = Date.now() + LOCK_WAIT_MS;
 	while (release === undefined) {
 		try {
-			release = loadLockfile().lockSync(path, { realpath: false });
+			release = loadLockfile().lockSync(path, { realpath: false, stale: LOCK_STALE_MS });
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
 			if (code !== "ELOCKED" || Date.now() >= deadline) {

@@ -5,7 +5,7 @@
  * as a rare failure of the pi#7384 six-writer test in `test/pi-races/startup.test.ts`).
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -51,4 +51,20 @@ updateJsonObjectFile(${JSON.stringify(file)}, (settings) => {
 		expect(stderr).toBe("");
 		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ theme: "light", quietStartup: true });
 	});
+
+	it("a crashed process's lock dated a second ahead (proper-lockfile's first lock in a process rounds its mtime up) is still taken over once stale, and the save lands", () => {
+		const { cwd, agentDir } = workspace();
+		const file = join(agentDir, "settings.json");
+		writeFileSync(file, `${JSON.stringify({ theme: "light" })}\n`);
+		// What a holder killed within its first second leaves: the lock directory, its mtime up to 1 s ahead.
+		const lock = `${file}.lock`;
+		mkdirSync(lock);
+		const ahead = new Date(Date.now() + 1000);
+		utimesSync(lock, ahead, ahead);
+
+		SettingsManager.create(cwd, agentDir).setQuietStartup(true);
+
+		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ theme: "light", quietStartup: true });
+		expect(existsSync(lock)).toBe(false);
+	}, 20_000);
 });
