@@ -298,15 +298,17 @@ describe("pi#7067: switching from Qwen (reasoning_content thinking) onto GPT on 
 	});
 });
 
+/** A text-only model and a vision model, both on the Chat Completions wire. */
+const GLM: ModelSpec = { api: "openai-completions", provider: "devin", id: "glm-wire-text" };
+const VISION: ModelSpec = {
+	api: "openai-completions",
+	provider: "openai",
+	id: "gpt-wire-vision",
+	input: ["text", "image"],
+};
+
 describe("paseo#1930: an image sent to a text-only model, saved and replayed", () => {
 	it("paseo#1930: the text-only model never gets the image (not on later requests, not after reopening, not after a vision model saw it); each answer arrives", async () => {
-		const GLM: ModelSpec = { api: "openai-completions", provider: "devin", id: "glm-wire-text" };
-		const VISION: ModelSpec = {
-			api: "openai-completions",
-			provider: "openai",
-			id: "gpt-wire-vision",
-			input: ["text", "image"],
-		};
 		const project = await wireProject([GLM, VISION]);
 		const session = await project.open(GLM);
 		const text = (reply: string, model: string) => chatReply([{ type: "text", text: reply }], { model });
@@ -368,13 +370,6 @@ function heldReply(reply: Reply): { reply: Reply; release: () => void } {
 }
 
 describe("paseo#1930: an image queued with a steer, then a model switch before it is sent", () => {
-	const GLM: ModelSpec = { api: "openai-completions", provider: "devin", id: "glm-wire-text" };
-	const VISION: ModelSpec = {
-		api: "openai-completions",
-		provider: "openai",
-		id: "gpt-wire-vision",
-		input: ["text", "image"],
-	};
 	const screenshot = { type: "image" as const, data: PNG_1X1, mimeType: "image/png" };
 	const text = (reply: string, model: string) => chatReply([{ type: "text", text: reply }], { model });
 
