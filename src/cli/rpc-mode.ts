@@ -223,7 +223,10 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 				// `excludeFromContext` (pi#5039, a later pi's field): run as `!!` does, saved but never sent to the model.
 				const bashCommand = requireString(command, "command");
 				const excludeFromContext = optionalBoolean(command, "excludeFromContext");
-				return success(id, "bash", await session.executeBash(bashCommand, undefined, { excludeFromContext }));
+				// The request id tags each `bash_execution_update` (pi#6703, as later pi): commands run side by
+				// side, and a host can only tell whose output a delta is by it.
+				const options = id !== undefined ? { excludeFromContext, id } : { excludeFromContext };
+				return success(id, "bash", await session.executeBash(bashCommand, undefined, options));
 			}
 			case "abort_bash":
 				session.abortBash();

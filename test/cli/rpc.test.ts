@@ -303,7 +303,8 @@ describe("settle --rpc: commands run side by side", () => {
 		expect(await server.request({ id: "state", type: "get_state" })).toMatchObject({ success: true });
 		expect(await server.request({ id: "stop", type: "abort_bash" })).toMatchObject({ success: true });
 		expect(await bash).toMatchObject({ success: true, data: { output: "started\n", cancelled: true } });
-		expect(server.lines.map((line) => line.id).filter(Boolean)).toEqual(["state", "stop", "bash"]);
+		const responses = server.lines.filter((line) => line.type === "response");
+		expect(responses.map((line) => line.id)).toEqual(["state", "stop", "bash"]);
 		expect(await server.end()).toBe(0);
 	});
 });

@@ -15065,6 +15065,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/interactive-tree.property.test.ts"],
 	},
+	{
+		id: "GU01",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"the RPC bash command's bash_execution_update deltas lose the request id: two commands running side by side stream output a host cannot attribute (pi#6703)",
+		edits: [
+			{
+				find: "const options = id !== undefined ? { excludeFromContext, id } : { excludeFromContext };",
+				replace: "const options = { excludeFromContext };",
+			},
+		],
+		tests: ["test/pi-races/rpc-bash-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
