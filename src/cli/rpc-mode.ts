@@ -394,10 +394,19 @@ function requireQueueMode(command: { type: string; mode: unknown }): QueueMode {
 	return command.mode as QueueMode;
 }
 
+/** Names clients give a message's text by mistake (pi#2461, pi#9465: pi crashed on `startsWith`). */
+const MESSAGE_ALIASES = ["text", "content", "prompt"];
+
 function invalidField(command: object, field: string, expected: string): SettleError {
 	const type = (command as { type: string }).type;
-	const value = (command as Record<string, unknown>)[field];
-	const got = value === undefined ? "it is missing" : `got ${JSON.stringify(value)}`;
+	const fields = command as Record<string, unknown>;
+	const value = fields[field];
+	let got = value === undefined ? "it is missing" : `got ${JSON.stringify(value)}`;
+	const alias =
+		value === undefined && field === "message"
+			? MESSAGE_ALIASES.find((name) => typeof fields[name] === "string")
+			: undefined;
+	if (alias) got += `; the text goes in "message", not "${alias}"`;
 	return new SettleError("INVALID_ARGUMENT", `${type}: "${field}" must be ${expected} (${got})`, {
 		details: { command: type, field },
 	});

@@ -15078,6 +15078,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/rpc-bash-output.test.ts"],
 	},
+	{
+		id: "GU02",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"an RPC prompt with its text under content or text is refused without naming the field it used: the client is not told where the text goes (pi#2461, pi#9465)",
+		edits: [
+			{
+				find: `if (alias) got += \`; the text goes in "message", not "\${alias}"\`;`,
+				replace: 'if (alias) got += "";',
+			},
+		],
+		tests: ["test/pi-races/rpc-prompt-fields.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
