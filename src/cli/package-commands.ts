@@ -6,9 +6,9 @@
  * `<agent folder>/git/<host>/<path>` or `<project folder>/git/<host>/<path>`; local paths are only
  * recorded. The settings file is changed through the SettingsManager (its lock and merge rules).
  */
-import { spawn } from "node:child_process";
-import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import {
 	type PackageRoots,
@@ -245,12 +245,28 @@ class PackageCommands {
 			return;
 		}
 		const target = packageInstallPath(parsed, scope, this.roots);
-		if (existsSync(target)) return;
-		ensureGitIgnore(join(scope === "project" ? this.roots.projectDir : this.roots.agentDir, "git"));
+		if (existsSync(target)) {
+			if (!isInterruptedClone(target)) return;
+			// A clone interrupted before its checkout (pi leaves one where it was going, pi#7189) holds
+			// nothing of the user's: clone again.
+			rmSync(target, { recursive: true, force: true });
+		}
+		const gitRoot = join(scope === "project" ? this.roots.projectDir : this.roots.agentDir, "git");
+		ensureGitIgnore(gitRoot);
 		makeFolders(dirname(target));
-		await run("git", ["clone", parsed.repo, target]);
-		if (parsed.ref) await run("git", ["checkout", parsed.ref], target);
-		if (existsSync(join(target, "package.json"))) await this.npm(this.dependencyInstallArgs(), target);
+		// Cloned, checked out and given its dependencies beside its place, then renamed into it: a step
+		// that fails leaves no folder a later install would take for the package (pi#7189).
+		const staging = stagingFolderOf(target);
+		try {
+			await run("git", ["clone", parsed.repo, staging]);
+			if (parsed.ref) await run("git", ["checkout", parsed.ref], staging);
+			if (existsSync(join(staging, "package.json"))) await this.npm(this.dependencyInstallArgs(), staging);
+			renameSync(staging, target);
+		} catch (error) {
+			rmSync(staging, { recursive: true, force: true });
+			pruneEmptyParents(target, gitRoot);
+			throw error;
+		}
 	}
 
 	private async updateGit(parsed: Extract<ParsedPackageSource, { type: "git" }>, scope: PackageScope) {
@@ -347,6 +363,27 @@ function run(command: string, args: string[], cwd?: string): Promise<void> {
 				);
 		});
 	});
+}
+
+/** Where an install is made before it is moved to `target`: beside it, hidden, one per process. */
+function stagingFolderOf(target: string): string {
+	return join(dirname(target), `.${basename(target)}.installing-${process.pid}`);
+}
+
+/** A folder git began to clone into but never checked a commit out in. */
+function isInterruptedClone(folder: string): boolean {
+	return existsSync(join(folder, ".git")) && !hasCheckedOutCommit(folder);
+}
+
+/** Whether `folder` is a git clone with a commit checked out. */
+function hasCheckedOutCommit(folder: string): boolean {
+	if (!existsSync(join(folder, ".git"))) return false;
+	const head = spawnSync("git", ["rev-parse", "--verify", "--quiet", "HEAD"], {
+		cwd: folder,
+		env: { ...process.env, GIT_DIR: join(folder, ".git") },
+		stdio: "ignore",
+	});
+	return head.status === 0;
 }
 
 function ensureGitIgnore(dir: string) {

@@ -15065,6 +15065,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/interactive-tree.property.test.ts"],
 	},
+	{
+		id: "GT01",
+		file: "src/cli/package-commands.ts",
+		description:
+			"a git install clones straight into the package's folder and leaves it when the checkout fails: the next install takes the half-made clone for the package, at the wrong commit (pi#7189)",
+		edits: [
+			{
+				find: "const staging = stagingFolderOf(target);",
+				replace: "const staging = target;",
+			},
+			{
+				find: "\t\t\trmSync(staging, { recursive: true, force: true });\n\t\t\tpruneEmptyParents(target, gitRoot);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/package-installs.test.ts"],
+	},
+	{
+		id: "GT02",
+		file: "src/cli/package-commands.ts",
+		description:
+			"an existing clone folder counts as installed even with no commit checked out (an interrupted clone): install records the package and it never loads (pi#7189)",
+		edits: [{ find: "if (!isInterruptedClone(target)) return;", replace: "return;" }],
+		tests: ["test/pi-races/package-installs.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
