@@ -229,8 +229,10 @@ class PackageCommands {
 		}
 		for (const target of targets) {
 			const parsed = parsePackageSource(target.source);
-			// Pinned (a version or a ref) and local packages stay as they are, as in pi.
-			if (parsed.type === "local" || parsed.pinned) continue;
+			// Local packages and pinned ones (a version, a tag, a commit) stay as they are, as in pi; a git
+			// package checked out at a branch follows it (pi#2592; pi 0.73.1 skips it too).
+			if (parsed.type === "local") continue;
+			if (parsed.pinned && !(parsed.type === "git" && this.followsBranch(parsed, target.scope))) continue;
 			this.out.stdout(`Updating ${target.source}...\n`);
 			if (parsed.type === "npm") await this.installNpm(`${parsed.name}@latest`, target.scope);
 			else await this.updateGit(parsed, target.scope);
@@ -280,6 +282,18 @@ class PackageCommands {
 		// As pi: an installed package is kept pristine.
 		await run("git", ["clean", "-fdx"], target);
 		if (existsSync(join(target, "package.json"))) await this.npm(this.dependencyInstallArgs(), target);
+	}
+
+	/** Whether the package's clone is checked out at a branch (it tracks one of origin's), not a tag or commit. */
+	private followsBranch(parsed: Extract<ParsedPackageSource, { type: "git" }>, scope: PackageScope): boolean {
+		const target = packageInstallPath(parsed, scope, this.roots);
+		if (!hasCheckedOutCommit(target)) return false;
+		const upstream = spawnSync("git", ["rev-parse", "--abbrev-ref", "@{upstream}"], {
+			cwd: target,
+			encoding: "utf-8",
+			stdio: ["ignore", "pipe", "ignore"],
+		});
+		return upstream.status === 0 && upstream.stdout.trim() === `origin/${parsed.ref}`;
 	}
 
 	private async installNpm(spec: string, scope: PackageScope) {

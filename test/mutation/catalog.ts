@@ -15090,6 +15090,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!isInterruptedClone(target)) return;", replace: "return;" }],
 		tests: ["test/pi-races/package-installs.test.ts"],
 	},
+	{
+		id: "GT03",
+		file: "src/cli/package-commands.ts",
+		description:
+			"settle update skips a git package at a branch ref as pinned: the branch's new commits never come (pi#2592)",
+		edits: [
+			{
+				find: 'if (parsed.pinned && !(parsed.type === "git" && this.followsBranch(parsed, target.scope))) continue;',
+				replace: "if (parsed.pinned) continue;",
+			},
+		],
+		tests: ["test/pi-races/package-installs.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
