@@ -7,7 +7,7 @@
  * recorded. The settings file is changed through the SettingsManager (its lock and merge rules).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import {
@@ -233,6 +233,9 @@ class PackageCommands {
 			// package checked out at a branch follows it (pi#2592; pi 0.73.1 skips it too).
 			if (parsed.type === "local") continue;
 			if (parsed.pinned && !(parsed.type === "git" && this.followsBranch(parsed, target.scope))) continue;
+			// An npm package already at the latest version is not installed again (pi#3000: every update
+			// reinstalled each package and its dependencies).
+			if (parsed.type === "npm" && (await this.npmIsLatest(parsed, target.scope))) continue;
 			this.out.stdout(`Updating ${target.source}...\n`);
 			if (parsed.type === "npm") await this.installNpm(`${parsed.name}@latest`, target.scope);
 			else await this.updateGit(parsed, target.scope);
@@ -294,6 +297,28 @@ class PackageCommands {
 			stdio: ["ignore", "pipe", "ignore"],
 		});
 		return upstream.status === 0 && upstream.stdout.trim() === `origin/${parsed.ref}`;
+	}
+
+	/**
+	 * Whether the installed version is the one `npm view` says is the latest (pi's check). False when
+	 * either is unknown (not installed, npm cannot say): the update then installs, as before.
+	 */
+	private async npmIsLatest(parsed: Extract<ParsedPackageSource, { type: "npm" }>, scope: PackageScope) {
+		let installed: unknown;
+		try {
+			const manifest = readFileSync(join(packageInstallPath(parsed, scope, this.roots), "package.json"), "utf-8");
+			installed = (JSON.parse(manifest) as { version?: unknown }).version;
+		} catch {
+			return false;
+		}
+		const [command, ...prefix] =
+			this.roots.npmCommand && this.roots.npmCommand.length > 0 ? this.roots.npmCommand : ["npm"];
+		const latest = await capture(command!, [...prefix, "view", parsed.name, "version", "--json"]);
+		try {
+			return typeof installed === "string" && latest !== undefined && JSON.parse(latest) === installed;
+		} catch {
+			return false;
+		}
 	}
 
 	private async installNpm(spec: string, scope: PackageScope) {
@@ -398,6 +423,20 @@ function hasCheckedOutCommit(folder: string): boolean {
 		stdio: "ignore",
 	});
 	return head.status === 0;
+}
+
+/** A command's stdout when it exits 0 with some; undefined when it fails (its stderr is dropped). */
+function capture(command: string, args: string[]): Promise<string | undefined> {
+	return new Promise((resolvePromise) => {
+		const child = spawn(command, args, { stdio: ["ignore", "pipe", "ignore"] });
+		let stdout = "";
+		child.stdout.setEncoding("utf-8");
+		child.stdout.on("data", (chunk: string) => {
+			stdout += chunk;
+		});
+		child.once("error", () => resolvePromise(undefined));
+		child.once("close", (code) => resolvePromise(code === 0 && stdout.trim() !== "" ? stdout : undefined));
+	});
 }
 
 function ensureGitIgnore(dir: string) {

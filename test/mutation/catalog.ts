@@ -15101,7 +15101,33 @@ export const MUTANTS: Mutant[] = [
 				replace: "if (parsed.pinned) continue;",
 			},
 		],
-		tests: ["test/pi-races/package-installs.test.ts"],
+		tests: ["test/pi-races/package-updates.test.ts"],
+	},
+	{
+		id: "GT04",
+		file: "src/cli/package-commands.ts",
+		description:
+			"settle update reinstalls an npm package already at the latest version (npm install -g runs on every update, pi#3000)",
+		edits: [
+			{
+				find: 'if (parsed.type === "npm" && (await this.npmIsLatest(parsed, target.scope))) continue;',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/package-updates.test.ts"],
+	},
+	{
+		id: "GT05",
+		file: "src/cli/package-commands.ts",
+		description:
+			"settle update re-runs npm install <name> without @latest: a project's .pi/npm lockfile keeps the old version (pi#2459)",
+		edits: [
+			{
+				find: "@latest`, target.scope);",
+				replace: "`, target.scope);",
+			},
+		],
+		tests: ["test/pi-races/package-updates.test.ts"],
 	},
 ];
 

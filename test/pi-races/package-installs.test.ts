@@ -1,12 +1,10 @@
 /**
- * `settle install` / `settle update` of pi packages when something goes wrong on the way, replayed
+ * `settle install` of pi packages when something goes wrong on the way, replayed
  * with real `settle` processes, the real `git` cloning from a local bare repository and a real
  * settings file:
  *
  * - pi#7189: a `pi install git:…` that failed half-way left its folder under `~/.pi/agent/git/`;
  *   every later install took that folder for the package (or failed in it) until the user deleted it.
- * - pi#2592: a package installed at a branch (`git:…@custom`) counted as pinned, so `pi update`
- *   never brought the branch's new commits.
  * - pi#6112: `pi install` printed success when it could not write `settings.json`; the package was
  *   in no settings file, so it never loaded.
  */
@@ -71,32 +69,6 @@ describe("pi#7189: a git install that failed half-way poisons its folder for lat
 		expect(readFileSync(join(clone, "prompts", "kit-review.md"), "utf8")).toContain("kit one");
 		expect(review()).toBe("Review z with kit one.\n");
 	}, 60_000);
-});
-
-describe("pi#2592: pi update treats branch refs as pinned, so branch-based git packages never update", () => {
-	it("pi#2592: settle update brings a branch ref's new commit; a tag ref stays where it is", () => {
-		const repo = makeGitPackageRepo(folders);
-		repo.git("checkout", "-q", "-b", "custom");
-		repo.git("push", "-q", "origin", "custom");
-		expect(settle(["install", "git:example.test/acme/kit@custom"], repo.env).code).toBe(0);
-		expect(settle(["install", "git:example.test/acme/kit@v1", "-l"], repo.env).code).toBe(0);
-		write(join(repo.work, "prompts", "kit-review.md"), REVIEW_TWO);
-		repo.commitAndPush("two on custom");
-
-		const update = settle(["update"], repo.env);
-		expect(update.code).toBe(0);
-		expect(update.stdout).toContain("Updating git:example.test/acme/kit@custom...");
-		expect(update.stdout).not.toContain("Updating git:example.test/acme/kit@v1");
-		const branchClone = join(folders.agentDir, "git", "example.test", "acme", "kit");
-		const tagClone = join(folders.project, ".pi", "git", "example.test", "acme", "kit");
-		expect(readFileSync(join(branchClone, "prompts", "kit-review.md"), "utf8")).toBe(REVIEW_TWO);
-		expect(readFileSync(join(tagClone, "prompts", "kit-review.md"), "utf8")).toContain("kit one");
-		// The clone still follows the branch: the next commit on it comes with the next update too.
-		write(join(repo.work, "prompts", "kit-review.md"), REVIEW_TWO.replace("two", "three"));
-		repo.commitAndPush("three on custom");
-		expect(settle(["update", "git:example.test/acme/kit"], repo.env).code).toBe(0);
-		expect(readFileSync(join(branchClone, "prompts", "kit-review.md"), "utf8")).toContain("kit three");
-	}, 90_000); // five settle processes, each running git
 });
 
 describe("pi#6112: pi install reports success when it cannot write settings.json", () => {
