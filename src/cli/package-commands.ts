@@ -162,6 +162,22 @@ class PackageCommands {
 	async remove(source: string, scope: PackageScope): Promise<number> {
 		const parsed = parsePackageSource(source);
 		this.out.stdout(`Removing ${source}...\n`);
+		const current = this.listed(scope);
+		const key = this.inputKey(source);
+		const next = current.filter((entry) => packageIdentity(packageSourceOf(entry), scope, this.roots) !== key);
+		// Checked before anything is uninstalled: npm's global folder is pi's too, and a package the
+		// other settings file lists is not this scope's to take away (pi#5966).
+		if (next.length === current.length) {
+			const other: PackageScope = scope === "user" ? "project" : "user";
+			const listedThere = this.listed(other).some(
+				(entry) => packageIdentity(packageSourceOf(entry), other, this.roots) === key,
+			);
+			const hint = listedThere
+				? `; ${this.settingsPath(other)} lists it: settle remove ${source}${other === "project" ? " -l" : ""}`
+				: ". settle list shows what is installed.";
+			this.out.stderr(`Error: No matching package found for ${source} in ${this.settingsPath(scope)}${hint}\n`);
+			return EXIT_FAILURE;
+		}
 		if (parsed.type === "npm") {
 			if (scope === "user") await this.npm(["uninstall", "-g", parsed.name]);
 			else if (existsSync(this.npmProjectRoot()))
@@ -172,15 +188,6 @@ class PackageCommands {
 				rmSync(target, { recursive: true, force: true });
 				pruneEmptyParents(target, join(scope === "project" ? this.roots.projectDir : this.roots.agentDir, "git"));
 			}
-		}
-		const current = this.listed(scope);
-		const key = this.inputKey(source);
-		const next = current.filter((entry) => packageIdentity(packageSourceOf(entry), scope, this.roots) !== key);
-		if (next.length === current.length) {
-			this.out.stderr(
-				`Error: No matching package found for ${source} in ${this.settingsPath(scope)}. settle list shows what is installed.\n`,
-			);
-			return EXIT_FAILURE;
 		}
 		this.write(scope, next);
 		this.out.stdout(`Removed ${source}\n`);

@@ -15129,6 +15129,28 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/package-updates.test.ts"],
 	},
+	{
+		id: "GT06",
+		file: "src/cli/package-commands.ts",
+		description:
+			"settle remove without -l of a package only the project lists runs npm uninstall -g first: the global copy pi still lists is gone (pi#5966)",
+		edits: [
+			{
+				find: "\t\tif (next.length === current.length) {\n\t\t\tconst other",
+				replace:
+					'\t\tif (parsed.type === "npm" && scope === "user") await this.npm(["uninstall", "-g", parsed.name]);\n\t\tif (next.length === current.length) {\n\t\t\tconst other',
+			},
+		],
+		tests: ["test/pi-races/package-removal.test.ts"],
+	},
+	{
+		id: "GT07",
+		file: "src/cli/package-commands.ts",
+		description:
+			"settle remove of a package the other settings file lists no longer names that file and the command with or without -l (pi#5966)",
+		edits: [{ find: "const hint = listedThere", replace: "const hint = false" }],
+		tests: ["test/pi-races/package-removal.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
