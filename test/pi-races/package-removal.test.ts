@@ -6,6 +6,9 @@
  *   maintainer's first question: was it installed for the project (`-l`)? Without `-l` pi looks in
  *   the global settings only, and still runs `npm uninstall -g` first: the global folder npm shares
  *   with pi loses a package that another settings file still lists.
+ * - pi#1243: a package installed as `~/Coding/kit/` (the shell's absolute path, trailing slash) was
+ *   written relative to the settings folder; `pi remove` with the same path matched nothing, and
+ *   still said "Removed".
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -24,8 +27,8 @@ afterEach(() => {
 	rmSync(folders.dir, { recursive: true, force: true });
 });
 
-function settle(args: string[]) {
-	return runSettle(args, { cwd: folders.project, agentDir: folders.agentDir, env: folders.env });
+function settle(args: string[], extraEnv: Record<string, string> = {}) {
+	return runSettle(args, { cwd: folders.project, agentDir: folders.agentDir, env: { ...folders.env, ...extraEnv } });
 }
 
 function npm(args: string[]) {
@@ -60,4 +63,31 @@ describe("pi#5966: removing a package does not work (it was the project's)", () 
 		expect(settingsOf(projectSettings).packages).toEqual([]);
 		expect(readFileSync(join(globalCopy, "package.json"), "utf8")).toContain('"tools"');
 	}, 60_000); // npm pack, npm install -g, npm install and uninstall, three settle processes
+});
+
+describe("pi#1243: pi install and pi remove of one path spelled with a trailing slash", () => {
+	it("pi#1243: a package installed by its absolute path with a trailing slash, or as ~/…/, is removed by that same spelling; a path not listed is refused, never reported removed", () => {
+		const home = join(folders.dir, "home");
+		const kit = join(home, "Coding", "kit");
+		writePiPackage(kit, "kit");
+		const env = { HOME: home };
+		const settingsFile = join(folders.agentDir, "settings.json");
+
+		expect(settle(["install", `${kit}/`], env).code).toBe(0);
+		expect(settingsOf(settingsFile).packages).toEqual(["../home/Coding/kit"]);
+		expect(settle(["remove", `${kit}/`], env)).toMatchObject({
+			code: 0,
+			stdout: `Removing ${kit}/...\nRemoved ${kit}/\n`,
+		});
+		expect(settingsOf(settingsFile).packages).toEqual([]);
+
+		expect(settle(["install", "~/Coding/kit/"], env).code).toBe(0);
+		expect(settingsOf(settingsFile).packages).toEqual(["../home/Coding/kit"]);
+		const elsewhere = settle(["remove", "~/Coding/other/"], env);
+		expect(elsewhere.code).toBe(1);
+		expect(elsewhere.stdout).not.toContain("Removed");
+		expect(settingsOf(settingsFile).packages).toEqual(["../home/Coding/kit"]);
+		expect(settle(["remove", "~/Coding/kit/"], env).code).toBe(0);
+		expect(settingsOf(settingsFile).packages).toEqual([]);
+	}, 60_000); // six settle processes
 });
