@@ -5,6 +5,8 @@
  *
  * - pi#7189: a `pi install git:…` that failed half-way left its folder under `~/.pi/agent/git/`;
  *   every later install took that folder for the package (or failed in it) until the user deleted it.
+ * - pi#3230: a package `pi install`ed from another terminal while pi ran did not load on `/reload`
+ *   (pi reads settings.json once, at start-up; its maintainer: intended).
  * - pi#6112: `pi install` printed success when it could not write `settings.json`; the package was
  *   in no settings file, so it never loaded.
  */
@@ -12,6 +14,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettle } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
 import {
 	makeGitPackageRepo,
 	makePackageFolders,
@@ -84,4 +87,18 @@ describe("pi#6112: pi install reports success when it cannot write settings.json
 		expect(install.stderr).toContain(`Error: Cannot save setting "packages": cannot create ${agentDir}`);
 		expect(install.stderr).toContain("point SETTLE_AGENT_DIR at a writable folder");
 	});
+});
+
+describe("pi#3230: /reload does not load a package installed from another terminal", () => {
+	it("pi#3230: settle -i: a package settle install adds from another process while the chat runs is loaded by one /reload (its template expands)", async () => {
+		writePiPackage(join(folders.project, "vendor", "kit"), "kit");
+		const chat = new Repl(["--faux", "--no-session"], { cwd: folders.project, agentDir: folders.agentDir });
+		await chat.idle(0);
+		expect(await chat.say("/kit-review z")).not.toContain("Review z with kit one.");
+
+		expect(settle(["install", "./vendor/kit"]).code).toBe(0);
+		await chat.say("/reload", "Reloaded:");
+		expect(await chat.say("/kit-review z")).toContain("Review z with kit one.");
+		expect(await chat.end()).toBe(0);
+	}, 60_000); // a settle -i and a settle install process
 });
