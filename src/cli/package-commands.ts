@@ -189,7 +189,9 @@ class PackageCommands {
 				pruneEmptyParents(target, join(scope === "project" ? this.roots.projectDir : this.roots.agentDir, "git"));
 			}
 		}
-		this.write(scope, next);
+		this.settings.updatePackages(scope === "project" ? "project" : "global", (packages) =>
+			packages.filter((entry) => packageIdentity(packageSourceOf(entry), scope, this.roots) !== key),
+		);
 		this.out.stdout(`Removed ${source}\n`);
 		return EXIT_OK;
 	}
@@ -364,26 +366,24 @@ class PackageCommands {
 	}
 
 	private addToSettings(source: string, scope: PackageScope) {
-		const current = this.listed(scope);
 		const key = this.inputKey(source);
-		if (current.some((entry) => packageIdentity(packageSourceOf(entry), scope, this.roots) === key)) return;
 		const parsed = parsePackageSource(source);
 		// A local path is written relative to the settings file's folder, as pi writes it.
 		const written =
 			parsed.type === "local"
 				? relative(scope === "project" ? this.roots.projectDir : this.roots.agentDir, key.slice("local:".length)) || "."
 				: source;
-		this.write(scope, [...current, written]);
+		// Added to the list the file holds under its lock: another install running now keeps its entry (pi#8215).
+		this.settings.updatePackages(scope === "project" ? "project" : "global", (packages) =>
+			packages.some((entry) => packageIdentity(packageSourceOf(entry), scope, this.roots) === key)
+				? packages
+				: [...packages, written],
+		);
 	}
 
 	private listed(scope: PackageScope): PackageSource[] {
 		const file = scope === "project" ? this.settings.getProjectSettings() : this.settings.getGlobalSettings();
 		return file.packages ?? [];
-	}
-
-	private write(scope: PackageScope, packages: PackageSource[]) {
-		if (scope === "project") this.settings.setProjectPackages(packages);
-		else this.settings.setPackages(packages);
 	}
 
 	private settingsPath(scope: PackageScope): string {

@@ -15151,6 +15151,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const hint = listedThere", replace: "const hint = false" }],
 		tests: ["test/pi-races/package-removal.test.ts"],
 	},
+	{
+		id: "GT08",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"updatePackages changes the packages list this manager read at start, not the file's under the lock: of two installs at once, the second save drops the first one's package (pi#8215)",
+		edits: [
+			{
+				find: "const listed = Array.isArray(current.packages) ? (current.packages as PackageSource[]) : [];",
+				replace: 'const listed = (scope === "global" ? this.globalSettings : this.projectSettings).packages ?? [];',
+			},
+		],
+		tests: ["test/pi-races/package-installs.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -7,13 +7,18 @@
  *   every later install took that folder for the package (or failed in it) until the user deleted it.
  * - pi#3230: a package `pi install`ed from another terminal while pi ran did not load on `/reload`
  *   (pi reads settings.json once, at start-up; its maintainer: intended).
+ * - pi#8215: two installs at once lost a settings update: each process wrote the `packages` list it
+ *   had read at start, so the second write dropped the first one's package.
  * - pi#6112: `pi install` printed success when it could not write `settings.json`; the package was
  *   in no settings file, so it never loaded.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runSettle } from "../cli/helpers.js";
+import { cliCommand, ROOT, runSettle, trackChild } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
 import {
 	makeGitPackageRepo,
@@ -101,4 +106,57 @@ describe("pi#3230: /reload does not load a package installed from another termin
 		expect(await chat.say("/kit-review z")).toContain("Review z with kit one.");
 		expect(await chat.end()).toBe(0);
 	}, 60_000); // a settle -i and a settle install process
+});
+
+/** A real process started with `args` (tsx or the CLI); resolves `line` once a stdout line equals it. */
+function started(args: string[], line: string, agentDir = folders.agentDir) {
+	const child = spawn(process.execPath, args, {
+		cwd: folders.project,
+		env: { ...process.env, ...folders.env, SETTLE_AGENT_DIR: agentDir },
+		stdio: ["pipe", "pipe", "pipe"],
+	});
+	const exited = trackChild(child);
+	const seen = new Promise<void>((resolve) =>
+		createInterface({ input: child.stdout }).on("line", (text) => {
+			if (text === line) resolve();
+		}),
+	);
+	return { child, exited, seen };
+}
+
+describe("pi#8215: concurrent installs lose settings updates", () => {
+	it("pi#8215: two settle install processes that read settings.json before either saves both keep their package, and the file's other keys stay", async () => {
+		const settingsFile = join(folders.agentDir, "settings.json");
+		write(settingsFile, JSON.stringify({ theme: "dark" }));
+		writePiPackage(join(folders.project, "vendor", "one"), "one");
+		writePiPackage(join(folders.project, "vendor", "two"), "two");
+		// A process holds the settings lock (Settle's own save path) until its stdin ends.
+		const script = join(folders.dir, "holder.ts");
+		writeFileSync(
+			script,
+			`import { readFileSync } from "node:fs";
+import { updateJsonObjectFile } from ${JSON.stringify(pathToFileURL(join(ROOT, "src/settings/json-file.ts")).href)};
+updateJsonObjectFile(${JSON.stringify(settingsFile)}, () => {
+	process.stdout.write("locked\\n");
+	readFileSync(0);
+}, { what: "a setting" });
+`,
+		);
+		const tsx = ["--import", pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href];
+		const holder = started([...tsx, script], "locked");
+		await holder.seen;
+
+		// Both have read the settings (they say Installing after that) before either can save.
+		const one = started([...cliCommand(), "install", "./vendor/one"], "Installing ./vendor/one...");
+		const two = started([...cliCommand(), "install", "./vendor/two"], "Installing ./vendor/two...");
+		await Promise.all([one.seen, two.seen]);
+		holder.child.stdin.end();
+		expect(await holder.exited).toBe(0);
+		expect(await one.exited).toBe(0);
+		expect(await two.exited).toBe(0);
+
+		const saved = JSON.parse(readFileSync(settingsFile, "utf8")) as { theme?: string; packages?: string[] };
+		expect(saved.theme).toBe("dark");
+		expect([...(saved.packages ?? [])].sort()).toEqual(["../project/vendor/one", "../project/vendor/two"]);
+	}, 60_000); // a lock holder and two settle processes
 });
