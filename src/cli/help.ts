@@ -50,7 +50,7 @@ Usage:
                                         and add it to settings.json "packages" (-l: the project's)
   settle remove <source> [-l]           uninstall a pi package and take it out of settings (also: uninstall)
   settle list                           list the packages the global and project settings name
-  settle update [source]                update the packages not pinned to a version or ref (or just one)
+  settle update [source]                update the packages not pinned to a version, tag or commit (or just one)
   settle --export <file.jsonl> [out]    write a session file as one offline HTML page (its tree, every message)
 
 Text piped on stdin is the prompt, or goes before the first one: cat error.log | settle -p "Why?"

@@ -6,9 +6,9 @@
  * `<agent folder>/git/<host>/<path>` or `<project folder>/git/<host>/<path>`; local paths are only
  * recorded. The settings file is changed through the SettingsManager (its lock and merge rules).
  */
-import { spawn } from "node:child_process";
-import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import {
 	type PackageRoots,
@@ -162,6 +162,22 @@ class PackageCommands {
 	async remove(source: string, scope: PackageScope): Promise<number> {
 		const parsed = parsePackageSource(source);
 		this.out.stdout(`Removing ${source}...\n`);
+		const current = this.listed(scope);
+		const key = this.inputKey(source);
+		const next = current.filter((entry) => packageIdentity(packageSourceOf(entry), scope, this.roots) !== key);
+		// Checked before anything is uninstalled: npm's global folder is pi's too, and a package the
+		// other settings file lists is not this scope's to take away (pi#5966).
+		if (next.length === current.length) {
+			const other: PackageScope = scope === "user" ? "project" : "user";
+			const listedThere = this.listed(other).some(
+				(entry) => packageIdentity(packageSourceOf(entry), other, this.roots) === key,
+			);
+			const hint = listedThere
+				? `; ${this.settingsPath(other)} lists it: settle remove ${source}${other === "project" ? " -l" : ""}`
+				: ". settle list shows what is installed.";
+			this.out.stderr(`Error: No matching package found for ${source} in ${this.settingsPath(scope)}${hint}\n`);
+			return EXIT_FAILURE;
+		}
 		if (parsed.type === "npm") {
 			if (scope === "user") await this.npm(["uninstall", "-g", parsed.name]);
 			else if (existsSync(this.npmProjectRoot()))
@@ -173,16 +189,9 @@ class PackageCommands {
 				pruneEmptyParents(target, join(scope === "project" ? this.roots.projectDir : this.roots.agentDir, "git"));
 			}
 		}
-		const current = this.listed(scope);
-		const key = this.inputKey(source);
-		const next = current.filter((entry) => packageIdentity(packageSourceOf(entry), scope, this.roots) !== key);
-		if (next.length === current.length) {
-			this.out.stderr(
-				`Error: No matching package found for ${source} in ${this.settingsPath(scope)}. settle list shows what is installed.\n`,
-			);
-			return EXIT_FAILURE;
-		}
-		this.write(scope, next);
+		this.settings.updatePackages(scope === "project" ? "project" : "global", (packages) =>
+			packages.filter((entry) => packageIdentity(packageSourceOf(entry), scope, this.roots) !== key),
+		);
 		this.out.stdout(`Removed ${source}\n`);
 		return EXIT_OK;
 	}
@@ -229,8 +238,13 @@ class PackageCommands {
 		}
 		for (const target of targets) {
 			const parsed = parsePackageSource(target.source);
-			// Pinned (a version or a ref) and local packages stay as they are, as in pi.
-			if (parsed.type === "local" || parsed.pinned) continue;
+			// Local packages and pinned ones (a version, a tag, a commit) stay as they are, as in pi; a git
+			// package checked out at a branch follows it (pi#2592; pi 0.73.1 skips it too).
+			if (parsed.type === "local") continue;
+			if (parsed.pinned && !(parsed.type === "git" && this.followsBranch(parsed, target.scope))) continue;
+			// An npm package already at the latest version is not installed again (pi#3000: every update
+			// reinstalled each package and its dependencies).
+			if (parsed.type === "npm" && (await this.npmIsLatest(parsed, target.scope))) continue;
 			this.out.stdout(`Updating ${target.source}...\n`);
 			if (parsed.type === "npm") await this.installNpm(`${parsed.name}@latest`, target.scope);
 			else await this.updateGit(parsed, target.scope);
@@ -245,12 +259,28 @@ class PackageCommands {
 			return;
 		}
 		const target = packageInstallPath(parsed, scope, this.roots);
-		if (existsSync(target)) return;
-		ensureGitIgnore(join(scope === "project" ? this.roots.projectDir : this.roots.agentDir, "git"));
+		if (existsSync(target)) {
+			if (!isInterruptedClone(target)) return;
+			// A clone interrupted before its checkout (pi leaves one where it was going, pi#7189) holds
+			// nothing of the user's: clone again.
+			rmSync(target, { recursive: true, force: true });
+		}
+		const gitRoot = join(scope === "project" ? this.roots.projectDir : this.roots.agentDir, "git");
+		ensureGitIgnore(gitRoot);
 		makeFolders(dirname(target));
-		await run("git", ["clone", parsed.repo, target]);
-		if (parsed.ref) await run("git", ["checkout", parsed.ref], target);
-		if (existsSync(join(target, "package.json"))) await this.npm(this.dependencyInstallArgs(), target);
+		// Cloned, checked out and given its dependencies beside its place, then renamed into it: a step
+		// that fails leaves no folder a later install would take for the package (pi#7189).
+		const staging = stagingFolderOf(target);
+		try {
+			await run("git", ["clone", parsed.repo, staging]);
+			if (parsed.ref) await run("git", ["checkout", parsed.ref], staging);
+			if (existsSync(join(staging, "package.json"))) await this.npm(this.dependencyInstallArgs(), staging);
+			renameSync(staging, target);
+		} catch (error) {
+			rmSync(staging, { recursive: true, force: true });
+			pruneEmptyParents(target, gitRoot);
+			throw error;
+		}
 	}
 
 	private async updateGit(parsed: Extract<ParsedPackageSource, { type: "git" }>, scope: PackageScope) {
@@ -264,6 +294,40 @@ class PackageCommands {
 		// As pi: an installed package is kept pristine.
 		await run("git", ["clean", "-fdx"], target);
 		if (existsSync(join(target, "package.json"))) await this.npm(this.dependencyInstallArgs(), target);
+	}
+
+	/** Whether the package's clone is checked out at a branch (it tracks one of origin's), not a tag or commit. */
+	private followsBranch(parsed: Extract<ParsedPackageSource, { type: "git" }>, scope: PackageScope): boolean {
+		const target = packageInstallPath(parsed, scope, this.roots);
+		if (!hasCheckedOutCommit(target)) return false;
+		const upstream = spawnSync("git", ["rev-parse", "--abbrev-ref", "@{upstream}"], {
+			cwd: target,
+			encoding: "utf-8",
+			stdio: ["ignore", "pipe", "ignore"],
+		});
+		return upstream.status === 0 && upstream.stdout.trim() === `origin/${parsed.ref}`;
+	}
+
+	/**
+	 * Whether the installed version is the one `npm view` says is the latest (pi's check). False when
+	 * either is unknown (not installed, npm cannot say): the update then installs, as before.
+	 */
+	private async npmIsLatest(parsed: Extract<ParsedPackageSource, { type: "npm" }>, scope: PackageScope) {
+		let installed: unknown;
+		try {
+			const manifest = readFileSync(join(packageInstallPath(parsed, scope, this.roots), "package.json"), "utf-8");
+			installed = (JSON.parse(manifest) as { version?: unknown }).version;
+		} catch {
+			return false;
+		}
+		const [command, ...prefix] =
+			this.roots.npmCommand && this.roots.npmCommand.length > 0 ? this.roots.npmCommand : ["npm"];
+		const latest = await capture(command!, [...prefix, "view", parsed.name, "version", "--json"]);
+		try {
+			return typeof installed === "string" && latest !== undefined && JSON.parse(latest) === installed;
+		} catch {
+			return false;
+		}
 	}
 
 	private async installNpm(spec: string, scope: PackageScope) {
@@ -302,26 +366,24 @@ class PackageCommands {
 	}
 
 	private addToSettings(source: string, scope: PackageScope) {
-		const current = this.listed(scope);
 		const key = this.inputKey(source);
-		if (current.some((entry) => packageIdentity(packageSourceOf(entry), scope, this.roots) === key)) return;
 		const parsed = parsePackageSource(source);
 		// A local path is written relative to the settings file's folder, as pi writes it.
 		const written =
 			parsed.type === "local"
 				? relative(scope === "project" ? this.roots.projectDir : this.roots.agentDir, key.slice("local:".length)) || "."
 				: source;
-		this.write(scope, [...current, written]);
+		// Added to the list the file holds under its lock: another install running now keeps its entry (pi#8215).
+		this.settings.updatePackages(scope === "project" ? "project" : "global", (packages) =>
+			packages.some((entry) => packageIdentity(packageSourceOf(entry), scope, this.roots) === key)
+				? packages
+				: [...packages, written],
+		);
 	}
 
 	private listed(scope: PackageScope): PackageSource[] {
 		const file = scope === "project" ? this.settings.getProjectSettings() : this.settings.getGlobalSettings();
 		return file.packages ?? [];
-	}
-
-	private write(scope: PackageScope, packages: PackageSource[]) {
-		if (scope === "project") this.settings.setProjectPackages(packages);
-		else this.settings.setPackages(packages);
 	}
 
 	private settingsPath(scope: PackageScope): string {
@@ -346,6 +408,41 @@ function run(command: string, args: string[], cwd?: string): Promise<void> {
 					),
 				);
 		});
+	});
+}
+
+/** Where an install is made before it is moved to `target`: beside it, hidden, one per process. */
+function stagingFolderOf(target: string): string {
+	return join(dirname(target), `.${basename(target)}.installing-${process.pid}`);
+}
+
+/** A folder git began to clone into but never checked a commit out in. */
+function isInterruptedClone(folder: string): boolean {
+	return existsSync(join(folder, ".git")) && !hasCheckedOutCommit(folder);
+}
+
+/** Whether `folder` is a git clone with a commit checked out. */
+function hasCheckedOutCommit(folder: string): boolean {
+	if (!existsSync(join(folder, ".git"))) return false;
+	const head = spawnSync("git", ["rev-parse", "--verify", "--quiet", "HEAD"], {
+		cwd: folder,
+		env: { ...process.env, GIT_DIR: join(folder, ".git") },
+		stdio: "ignore",
+	});
+	return head.status === 0;
+}
+
+/** A command's stdout when it exits 0 with some; undefined when it fails (its stderr is dropped). */
+function capture(command: string, args: string[]): Promise<string | undefined> {
+	return new Promise((resolvePromise) => {
+		const child = spawn(command, args, { stdio: ["ignore", "pipe", "ignore"] });
+		let stdout = "";
+		child.stdout.setEncoding("utf-8");
+		child.stdout.on("data", (chunk: string) => {
+			stdout += chunk;
+		});
+		child.once("error", () => resolvePromise(undefined));
+		child.once("close", (code) => resolvePromise(code === 0 && stdout.trim() !== "" ? stdout : undefined));
 	});
 }
 

@@ -5,7 +5,7 @@
  *
  * - Sources: `npm:name[@version]`, `git:host/owner/repo[@ref]` (also `git:git@host:owner/repo`),
  *   `https://` / `http://` / `ssh://` / `git://` URLs, anything else a local path (relative to the
- *   settings file's folder). A version or ref pins the package.
+ *   settings file's folder). A version, a tag or a commit pins the package (a branch is followed).
  * - Installed at: npm, the global npm root (`npm root -g`, pi's `npm install -g`) or the project's
  *   `<project folder>/npm/node_modules/<name>`; git, `<agent folder>/git/<host>/<path>` or
  *   `<project folder>/git/<host>/<path>`; local paths where they are.

@@ -608,6 +608,48 @@ export class SettingsManager {
 	setProjectPackages(packages: PackageSource[]): void {
 		this.persist("project", ["packages"], packages);
 	}
+	/**
+	 * Changes one settings file's `packages` from what the file holds once its lock is taken, not
+	 * from what this manager read earlier: two processes adding or removing packages at once both
+	 * keep their change (pi#8215). `scope` `"global"` is the agent folder's file. Returns the list
+	 * written.
+	 *
+	 * @example
+	 * ```ts
+	 * const settings = SettingsManager.create(process.cwd());
+	 * settings.updatePackages("global", (packages) => [...packages, "npm:pi-tools"]);
+	 * ```
+	 */
+	updatePackages(scope: "global" | "project", change: (packages: PackageSource[]) => PackageSource[]): PackageSource[] {
+		let written: PackageSource[] = [];
+		this.storage.update(
+			scope,
+			(current) => {
+				const listed = Array.isArray(current.packages) ? (current.packages as PackageSource[]) : [];
+				written = change(structuredClone(listed));
+				const problem = checkSettingValue("packages", written);
+				if (problem) {
+					throw new SettleError(
+						"INVALID_ARGUMENT",
+						`Invalid value for setting "packages": expected ${problem.expected}, got ${problem.received}.`,
+						{ details: { key: "packages" } },
+					);
+				}
+				setAtPath(current, ["packages"], written);
+			},
+			'setting "packages"',
+		);
+		if ((scope === "global" ? this.globalProblem : this.projectProblem) !== undefined) this.load();
+		else {
+			setAtPath(
+				scope === "global" ? this.globalSettings : this.projectSettings,
+				["packages"],
+				structuredClone(written),
+			);
+			this.recompute();
+		}
+		return structuredClone(written);
+	}
 	getExtensionPaths(): string[] {
 		return [...(this.settings.extensions ?? [])];
 	}

@@ -6,12 +6,12 @@
  * up by a `settle -p` run on the faux model.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { DefaultPackageManager, SettingsManager as PiSettingsManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettle } from "./helpers.js";
+import { makeGitPackageRepo, makePackageFolders, settingsOf, write, writePiPackage } from "./package-fixtures.js";
 
 let dir: string;
 let agentDir: string;
@@ -19,23 +19,7 @@ let project: string;
 let env: Record<string, string>;
 
 beforeEach(() => {
-	dir = mkdtempSync(join(tmpdir(), "settle-packages-"));
-	agentDir = join(dir, "agent");
-	project = join(dir, "project");
-	mkdirSync(join(project, ".pi"), { recursive: true });
-	// npm stays offline, with its global folder and cache in the test's folder.
-	env = {
-		npm_config_offline: "true",
-		npm_config_prefix: join(dir, "npm-global"),
-		npm_config_cache: join(dir, "npm-cache"),
-		npm_config_audit: "false",
-		npm_config_fund: "false",
-		npm_config_update_notifier: "false",
-		// git without the machine's or the user's configuration (signing, hooks, default branch).
-		GIT_CONFIG_NOSYSTEM: "1",
-		GIT_CONFIG_GLOBAL: "/dev/null",
-		GIT_TERMINAL_PROMPT: "0",
-	};
+	({ dir, agentDir, project, env } = makePackageFolders());
 });
 
 afterEach(() => {
@@ -45,38 +29,6 @@ afterEach(() => {
 function settle(args: string[], extraEnv: Record<string, string> = {}) {
 	return runSettle(args, { cwd: project, agentDir, env: { ...env, ...extraEnv } });
 }
-
-function write(path: string, text: string) {
-	mkdirSync(dirname(path), { recursive: true });
-	writeFileSync(path, text);
-}
-
-/** A package as pi's docs describe one: a `pi` manifest, an extension (a tool and a notice), a skill, a template. */
-function writePiPackage(root: string, name: string, version = "1.0.0", marker = "one") {
-	write(
-		join(root, "package.json"),
-		JSON.stringify({
-			name,
-			version,
-			keywords: ["pi-package"],
-			pi: { extensions: ["./extensions"], skills: ["./skills"], prompts: ["./prompts"] },
-		}),
-	);
-	write(
-		join(root, "extensions", "hello.ts"),
-		`export default function (pi: any) {\n\tpi.on("session_start", (_e: unknown, ctx: any) => ctx.ui.notify("${name} extension ${marker} ran"));\n}\n`,
-	);
-	write(
-		join(root, "skills", `${name}-skill`, "SKILL.md"),
-		`---\ndescription: The ${name} skill.\n---\nSkill body of ${name} ${marker}.\n`,
-	);
-	write(
-		join(root, "prompts", `${name}-review.md`),
-		`---\ndescription: Review\n---\nReview $1 with ${name} ${marker}.\n`,
-	);
-}
-
-const settingsOf = (path: string) => JSON.parse(readFileSync(path, "utf8")) as { packages?: unknown[] };
 
 describe("settle install / list / remove with a local path", () => {
 	it("a package written for pi, installed by path, is picked up by settle -p: its extension runs, its skill and template expand", () => {
@@ -215,33 +167,8 @@ describe("settle install with npm (the real npm, offline, from a tarball)", () =
 });
 
 describe("settle install / update / remove with git (the real git, from a local bare repository)", () => {
-	function gitRepo(): { work: string; env: Record<string, string> } {
-		const work = join(dir, "kit-work");
-		writePiPackage(work, "kit", "1.0.0", "one");
-		const git = (...args: string[]) =>
-			execFileSync("git", args, { cwd: work, stdio: "ignore", env: { ...process.env, ...env } });
-		git("init", "-q", "-b", "main");
-		git("add", "-A");
-		git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "one");
-		git("tag", "v1");
-		execFileSync("git", ["clone", "-q", "--bare", work, join(dir, "kit.git")], {
-			stdio: "ignore",
-			env: { ...process.env, ...env },
-		});
-		git("remote", "add", "origin", join(dir, "kit.git"));
-		return {
-			work,
-			// pi's sources need a host (git:host/owner/repo): git maps that URL onto the local repository.
-			env: {
-				GIT_CONFIG_COUNT: "1",
-				GIT_CONFIG_KEY_0: `url.file://${join(dir, "kit.git")}.insteadOf`,
-				GIT_CONFIG_VALUE_0: "https://example.test/acme/kit",
-			},
-		};
-	}
-
 	it("install clones into <agent folder>/git/<host>/<path>; update pulls a new commit; a ref pins it; remove deletes the clone", () => {
-		const repo = gitRepo();
+		const repo = makeGitPackageRepo({ dir, agentDir, project, env });
 		const install = settle(["install", "git:example.test/acme/kit"], repo.env);
 		expect(install.code).toBe(0);
 		const clone = join(agentDir, "git", "example.test", "acme", "kit");
@@ -250,12 +177,7 @@ describe("settle install / update / remove with git (the real git, from a local 
 
 		// A new commit upstream: update brings it.
 		write(join(repo.work, "prompts", "kit-review.md"), "---\ndescription: Review\n---\nReview $1 with kit two.\n");
-		const gitEnv = { ...process.env, ...env };
-		execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "two"], {
-			cwd: repo.work,
-			env: gitEnv,
-		});
-		execFileSync("git", ["push", "-q", "origin", "main"], { cwd: repo.work, stdio: "ignore", env: gitEnv });
+		repo.commitAndPush("two");
 		expect(settle(["update"], repo.env)).toMatchObject({ code: 0 });
 		expect(settle(["--faux", "--no-session", "-p", "/kit-review z"]).stdout).toBe("Review z with kit two.\n");
 

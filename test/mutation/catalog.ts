@@ -13405,8 +13405,8 @@ export const MUTANTS: Mutant[] = [
 			"RPC `bash` ignores `excludeFromContext`: the output of a command run as `!!` reaches the model (pi#5039)",
 		edits: [
 			{
-				find: "await session.executeBash(bashCommand, undefined, { excludeFromContext })",
-				replace: "await session.executeBash(bashCommand, undefined, {})",
+				find: "const options = id !== undefined ? { excludeFromContext, id } : { excludeFromContext };",
+				replace: "const options = id !== undefined ? { id } : {};",
 			},
 		],
 		tests: ["test/pi-races/bash-user-commands.test.ts"],
@@ -14768,8 +14768,8 @@ export const MUTANTS: Mutant[] = [
 		description: "settle update moves a package pinned to a ref or version (pi leaves pinned packages alone)",
 		edits: [
 			{
-				find: 'if (parsed.type === "local" || parsed.pinned) continue;',
-				replace: 'if (parsed.type === "local") continue;',
+				find: 'if (parsed.pinned && !(parsed.type === "git" && this.followsBranch(parsed, target.scope))) continue;',
+				replace: "",
 			},
 		],
 		tests: ["test/cli/package-commands.test.ts"],
@@ -15090,6 +15090,105 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/rpc-prompt-fields.test.ts"],
+	},
+	{
+		id: "GT01",
+		file: "src/cli/package-commands.ts",
+		description:
+			"a git install clones straight into the package's folder and leaves it when the checkout fails: the next install takes the half-made clone for the package, at the wrong commit (pi#7189)",
+		edits: [
+			{
+				find: "const staging = stagingFolderOf(target);",
+				replace: "const staging = target;",
+			},
+			{
+				find: "\t\t\trmSync(staging, { recursive: true, force: true });\n\t\t\tpruneEmptyParents(target, gitRoot);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/package-installs.test.ts"],
+	},
+	{
+		id: "GT02",
+		file: "src/cli/package-commands.ts",
+		description:
+			"an existing clone folder counts as installed even with no commit checked out (an interrupted clone): install records the package and it never loads (pi#7189)",
+		edits: [{ find: "if (!isInterruptedClone(target)) return;", replace: "return;" }],
+		tests: ["test/pi-races/package-installs.test.ts"],
+	},
+	{
+		id: "GT03",
+		file: "src/cli/package-commands.ts",
+		description:
+			"settle update skips a git package at a branch ref as pinned: the branch's new commits never come (pi#2592)",
+		edits: [
+			{
+				find: 'if (parsed.pinned && !(parsed.type === "git" && this.followsBranch(parsed, target.scope))) continue;',
+				replace: "if (parsed.pinned) continue;",
+			},
+		],
+		tests: ["test/pi-races/package-updates.test.ts"],
+	},
+	{
+		id: "GT04",
+		file: "src/cli/package-commands.ts",
+		description:
+			"settle update reinstalls an npm package already at the latest version (npm install -g runs on every update, pi#3000)",
+		edits: [
+			{
+				find: 'if (parsed.type === "npm" && (await this.npmIsLatest(parsed, target.scope))) continue;',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/package-updates.test.ts"],
+	},
+	{
+		id: "GT05",
+		file: "src/cli/package-commands.ts",
+		description:
+			"settle update re-runs npm install <name> without @latest: a project's .pi/npm lockfile keeps the old version (pi#2459)",
+		edits: [
+			{
+				find: "@latest`, target.scope);",
+				replace: "`, target.scope);",
+			},
+		],
+		tests: ["test/pi-races/package-updates.test.ts"],
+	},
+	{
+		id: "GT06",
+		file: "src/cli/package-commands.ts",
+		description:
+			"settle remove without -l of a package only the project lists runs npm uninstall -g first: the global copy pi still lists is gone (pi#5966)",
+		edits: [
+			{
+				find: "\t\tif (next.length === current.length) {\n\t\t\tconst other",
+				replace:
+					'\t\tif (parsed.type === "npm" && scope === "user") await this.npm(["uninstall", "-g", parsed.name]);\n\t\tif (next.length === current.length) {\n\t\t\tconst other',
+			},
+		],
+		tests: ["test/pi-races/package-removal.test.ts"],
+	},
+	{
+		id: "GT07",
+		file: "src/cli/package-commands.ts",
+		description:
+			"settle remove of a package the other settings file lists no longer names that file and the command with or without -l (pi#5966)",
+		edits: [{ find: "const hint = listedThere", replace: "const hint = false" }],
+		tests: ["test/pi-races/package-removal.test.ts"],
+	},
+	{
+		id: "GT08",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"updatePackages changes the packages list this manager read at start, not the file's under the lock: of two installs at once, the second save drops the first one's package (pi#8215)",
+		edits: [
+			{
+				find: "const listed = Array.isArray(current.packages) ? (current.packages as PackageSource[]) : [];",
+				replace: 'const listed = (scope === "global" ? this.globalSettings : this.projectSettings).packages ?? [];',
+			},
+		],
+		tests: ["test/pi-races/package-installs.test.ts"],
 	},
 ];
 
