@@ -25,7 +25,8 @@
  *   spawned (the rules for a prompt while busy), so request ids must be unique per session. An `ABORT` during
  *   `preflight` is remembered: a `started` outcome then settles at once without a run.
  * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted in every state, one decision:
- *   idle → `compacting`; busy → abort what runs (the run, a retry backoff, a compaction, the
+ *   idle → `compacting`; during a manual compaction → join it (pi#4203: one summary, every caller
+ *   answered with it); busy → abort what runs (the run, a retry backoff, a compaction, the
  *   boundary, a preflight, a branch summary — as `ABORT` does there) and hold the compaction in
  *   `context.deferredCompaction` until idle, where it starts before the deferred prompts. In
  *   `settling` (`ctx.compact()` / `compact()` from `agent_settled`, pi-powerline-footer#174) it is
@@ -977,14 +978,19 @@ const abortThenCompact = ["markAbortRequested", { type: "deferCompaction", param
 /**
  * The `working` step of a compaction (threshold before a routed request, or `compacting`):
  * `abort()`, `abortCompaction()` and `compact()` abort it; `aborting` waits for its
- * `compaction_end`. `compact()` aborts this compaction (a manual one's caller gets `Compaction
- * cancelled`) and compacts once it has ended.
+ * `compaction_end`. `compact()` aborts an automatic compaction and compacts once it has ended.
  */
 const abortWorkingCompaction = {
 	ABORT: { target: "aborting", actions: abortOperation },
 	ABORT_COMPACTION: { target: "aborting", actions: "cancelDeferredCompaction" },
 	COMPACT: { target: "aborting", actions: abortThenCompact },
 } as const;
+
+/**
+ * `compact()` during a manual compaction joins it (pi#4203): one summary, one entry, every caller
+ * answered with it. Cancelling the first would fail its caller for no reason of its own.
+ */
+const joinRunningManualCompaction = { guard: "isManualCompaction", actions: "joinManualCompaction" } as const;
 
 /**
  * The end of a threshold compaction before a routed request (`params` carries its output or
@@ -1404,6 +1410,12 @@ export const promptOperationMachine = setup({
 			return { compaction, abortRequested: false };
 		}),
 		clearCompaction: assign({ compaction: undefined }),
+		/** A `compact()` while a manual compaction runs: answered with that compaction's outcome. */
+		joinManualCompaction: assign(({ context, event }) => {
+			if ((event.type !== "COMPACT" && event.type !== "COMPACT_WHEN_SETTLED") || !context.compaction) return {};
+			const compaction = context.compaction;
+			return { compaction: { ...compaction, sharedWith: [...(compaction.sharedWith ?? []), event.requestId] } };
+		}),
 		/**
 		 * Holds a manual compaction until idle. One at a time: a `COMPACT` takes over the waiting one
 		 * (its instructions are the newest), a `COMPACT_WHEN_SETTLED` joins it as it is; either way
@@ -1965,11 +1977,12 @@ export const promptOperationMachine = setup({
 				working: {
 					on: {
 						...abortWorkingCompaction,
+						COMPACT: [joinRunningManualCompaction, abortWorkingCompaction.COMPACT],
 						// ctx.compact(): during an operation's compaction it waits for the operation to
-						// settle; during a manual compaction it is compact().
+						// settle; otherwise the compaction is a manual one, and it joins it as compact() does.
 						COMPACT_WHEN_SETTLED: [
 							{ guard: "operationActive", actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
-							{ target: "aborting", actions: abortThenCompact },
+							{ actions: "joinManualCompaction" },
 						],
 					},
 				},

@@ -1377,7 +1377,8 @@ export class AgentSession {
 	 * Compacts the context now: aborts a running operation first (it is not resumed; it settles
 	 * once, its partial answer saved), then summarizes — one step: nothing sent meanwhile gets in
 	 * between (a prompt that arrives while the summary runs is refused with `BUSY`, as in pi), and a
-	 * second `compact()` before this one started shares it. Rejects with `Nothing to compact (session
+	 * second `compact()` shares it: before it started (the newest instructions win), or while its
+	 * summary runs (the second's instructions are dropped; pi#4203). Rejects with `Nothing to compact (session
 	 * too small)`, `Already compacted`, `Compaction cancelled` (`ABORTED`: `abort()` or
 	 * `abortCompaction()` before it ended) or `Compaction failed: …`. "Too small" means every message since the
 	 * last compaction fits in the kept span, `compaction.keepRecentTokens` (default 20000 estimated

@@ -305,8 +305,17 @@ describe("prompt-operation machine (xstate/graph)", () => {
 				},
 			],
 			[
-				"compacting: COMPACT aborts the compaction in flight",
+				"compacting: COMPACT during a manual compaction joins it (pi#4203)",
 				key("compacting.working", "COMPACT", 0),
+				(s) => {
+					expect(s.state).toBe("compacting.working");
+					expect(s.emitted).not.toContainEqual({ type: "abort_requested", target: "compaction" });
+					expect(s.compaction).toMatchObject({ reason: "manual", sharedWith: [expect.any(String)] });
+				},
+			],
+			[
+				"compacting: COMPACT during an automatic compaction aborts it",
+				key("compacting.working", "COMPACT", 1),
 				(s) => {
 					expect(s.state).toBe("compacting.aborting");
 					expect(s.emitted).toContainEqual({ type: "abort_requested", target: "compaction" });

@@ -395,7 +395,8 @@ describe("prompt-operation machine properties", () => {
 							const holds =
 								held?.requestId === requestId ||
 								held?.sharedWith?.includes(requestId) ||
-								now.context.compaction?.requestId === requestId;
+								now.context.compaction?.requestId === requestId ||
+								now.context.compaction?.sharedWith?.includes(requestId);
 							expect(holds, `${requestId} held in ${JSON.stringify(now.value)}`).toBe(true);
 						}
 					});

@@ -13830,6 +13830,46 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/settings/settings-lock-wait.test.ts"],
 	},
 	{
+		id: "GX01",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"compact() during a manual compaction aborts it and compacts again: the first caller gets a bare Compaction cancelled, the summary is asked for twice (pi#4203)",
+		edits: [
+			{
+				find: "COMPACT: [joinRunningManualCompaction, abortWorkingCompaction.COMPACT],",
+				replace: "COMPACT: abortWorkingCompaction.COMPACT,",
+			},
+		],
+		tests: ["test/pi-races/compact-twice.test.ts"],
+	},
+	{
+		id: "GX02",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"compact() joins any running compaction, an overflow recovery's too: the recovery is not ended and the summary the user asked for never runs (pi#7086)",
+		edits: [
+			{
+				find: '{ guard: "isManualCompaction", actions: "joinManualCompaction" }',
+				replace: '{ actions: "joinManualCompaction" }',
+			},
+		],
+		tests: ["test/pi-races/compaction-queue.test.ts"],
+	},
+	{
+		id: "GX03",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"ctx.compact() during a manual compaction aborts it and compacts again: the first caller gets a bare Compaction cancelled (pi#4203)",
+		edits: [
+			{
+				after: "it joins it as compact() does.",
+				find: '{ actions: "joinManualCompaction" },',
+				replace: '{ target: "aborting", actions: abortThenCompact },',
+			},
+		],
+		tests: ["test/pi-races/compact-twice.test.ts", "test/machines/prompt-operation.test.ts"],
+	},
+	{
 		id: "GR01",
 		file: "src/settings/json-file.ts",
 		description:
