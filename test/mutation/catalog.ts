@@ -15065,6 +15065,36 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/interactive-tree.property.test.ts"],
 	},
+	{
+		id: "GW01",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a package folder listed by its path and again through a symlink loads each of its files twice (pi keeps one per real path)",
+		edits: [{ find: "if (seen.has(real)) return false;", replace: "" }],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GW02",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"files reached by two paths are counted once only among the enabled ones: a disabled registration first in precedence no longer turns off the other path's (pi drops both)",
+		edits: [
+			{
+				find: "\t\t.sort((a, b) => rank(a) - rank(b))\n\t\t.filter((found) => {",
+				replace:
+					"\t\t.sort((a, b) => rank(a) - rank(b))\n\t\t.filter((found) => found.enabled)\n\t\t.filter((found) => {",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GW03",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"files are told apart by the path as written, not the real path: a symlinked package folder's files load twice",
+		edits: [{ find: "const real = realPath(found.path);", replace: "const real = found.path;" }],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
