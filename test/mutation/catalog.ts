@@ -15095,6 +15095,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const real = realPath(found.path);", replace: "const real = found.path;" }],
 		tests: ["test/resources/packages-loading.test.ts"],
 	},
+	{
+		id: "GW04",
+		file: "src/resources/extensions.ts",
+		description:
+			"extension modules are told apart by the path as written: an -e path through a symlink to a discovered extension loads it twice (pi once)",
+		edits: [{ find: "const real = realPathOrSelf(candidate.path);", replace: "const real = candidate.path;" }],
+		tests: ["test/resources/extensions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
