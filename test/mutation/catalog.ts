@@ -15103,6 +15103,40 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const real = realPathOrSelf(candidate.path);", replace: "const real = candidate.path;" }],
 		tests: ["test/resources/extensions.test.ts"],
 	},
+	{
+		id: "GW05",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"compact() on a reopened branch that ends with a compaction, under a host's thinking level recorded on open, summarizes the kept messages again (pi: Already compacted)",
+		edits: [
+			{
+				find: 'if (branchEntries.filter((entry) => !hostLevels.includes(entry)).at(-1)?.type === "compaction")',
+				replace: "if (false)",
+			},
+		],
+		tests: ["test/compaction/pi-differential-session.property.test.ts"],
+	},
+	{
+		id: "GW06",
+		file: "src/store/session-manager.ts",
+		description:
+			"an entry appended with deferWrite is not known as unwritten: compact() after reopening a compacted file under another host level summarizes again",
+		edits: [{ find: "this.deferredIds.add(entry.id);", replace: "" }],
+		tests: ["test/compaction/pi-differential-session.property.test.ts"],
+	},
+	{
+		id: "GW07",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"every unwritten thinking level counts as no activity, also the one pi writes too when the file records none: a lone compaction says Already compacted where the branch no longer ends with it",
+		edits: [
+			{
+				find: '\t\t\t\ts.sessionManager.isWriteDeferred(entry.id) &&\n\t\t\t\tbranchEntries.slice(0, at).some((before) => before.type === "thinking_level_change"),',
+				replace: "\t\t\t\ts.sessionManager.isWriteDeferred(entry.id) && at >= 0,",
+			},
+		],
+		tests: ["test/compaction/pi-differential-session.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
