@@ -12,7 +12,8 @@
  * the function-level cut differs by design (DELIBERATE_CUT_AT_OR_BEFORE and friends, see
  * pi-differential.compare.ts) Settle's entry must be the one its own functions prepare.
  * Opening a file that records another level than the peers' `off`, Settle records `off` with the
- * compaction (HOST_LEVEL_RECORDED, test/parity/tree-compare.ts): taken out before the entries are compared.
+ * compaction (HOST_LEVEL_RECORDED, test/parity/tree-compare.ts): taken out before the entries are compared,
+ * and not counted as activity (a branch ending with a compaction before it is already compacted, as pi's).
  * Replay a failure with `COMPACTION_DIFF_SEED=<seed> COMPACTION_DIFF_PATH=<path>`; `PI_DIFF_RUNS_SCALE=<n>`
  * runs n times the default number of scenarios.
  */
@@ -290,7 +291,8 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 							// DELIBERATE_NOTHING_TO_COMPACT (src/compaction/prepare.ts, src/compaction/texts.ts): nothing
 							// before the kept span → Settle rejects with pi's own texts and writes nothing; pi 0.73.1
 							// only rejects when the branch ends with a compaction, else summarizes an empty conversation.
-							const last = branch[branch.length - 1]!;
+							// pi's rule on pi's branch: without Settle's HOST_LEVEL_RECORDED entry (not written yet).
+							const last = opened[opened.length - 1]!;
 							expect(settle).toMatchObject({
 								outcome: { error: last.type === "compaction" ? ALREADY_COMPACTED : NOTHING_TO_COMPACT },
 								requests: [],
