@@ -5,7 +5,7 @@
  * from an untrusted project, and a warning naming the install command for one not installed. The
  * differential at the end resolves the same settings with pi's own DefaultPackageManager.
  */
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { DefaultPackageManager, SettingsManager as PiSettingsManager } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
@@ -308,90 +308,95 @@ describe("differential: pi 0.73.1's DefaultPackageManager resolves the same sett
 				async (globalEntries, projectEntries) => {
 					const { root, agentDir, cwd } = workspace();
 					process.env.HOME = join(root, "home");
-					const files: Record<string, string> = {};
-					const links = new Set<string>();
-					const entriesFor = (list: typeof globalEntries, scope: "user" | "project") =>
-						list.map((entry) => {
-							const folder =
-								entry.form === "local"
-									? `pkgs/${entry.pkg}`
-									: entry.form === "npm"
-										? scope === "project"
-											? `project/.pi/npm/node_modules/${entry.pkg}`
-											: `pkgs/${entry.pkg}`
-										: scope === "project"
-											? `project/.pi/git/example.com/acme/${entry.pkg}`
-											: `agent/git/example.com/acme/${entry.pkg}`;
-							// Names unique per folder: a name collision is a separate rule (the first wins), not this one.
-							const name = `${entry.pkg}${entry.form}${scope}`;
-							Object.assign(files, piPackage(folder, name, entry.manifest));
-							const settingsFolder = scope === "project" ? join(cwd, ".pi") : agentDir;
-							if (entry.form === "local" && entry.place === "symlink") links.add(entry.pkg);
-							const localSource = {
-								absolute: join(root, folder),
-								relative: relative(settingsFolder, join(root, folder)),
-								dotdot: `${join(root, "pkgs", "elsewhere")}/../${entry.pkg}`,
-								symlink: join(root, "links", entry.pkg),
-							}[entry.place];
-							const source =
-								entry.form === "local"
-									? localSource
-									: entry.form === "npm" && scope === "project"
-										? `npm:${entry.pkg}`
-										: entry.form === "git"
-											? `git:example.com/acme/${entry.pkg}`
-											: join(root, folder);
-							const filters = Object.fromEntries(
-								(["extensions", "skills", "prompts"] as const)
-									.filter((kind) => entry[kind] !== undefined)
-									.map((kind) => [kind, entry[kind]?.map((filter) => filter.replaceAll("{n}", name))]),
-							);
-							return Object.keys(filters).length === 0 ? source : { source, ...filters };
-						});
-					const global = entriesFor(globalEntries, "user");
-					const project = entriesFor(projectEntries, "project");
-					files["agent/settings.json"] = JSON.stringify({ packages: global });
-					files["project/.pi/settings.json"] = JSON.stringify({ packages: project });
-					writeTree(root, files);
-					for (const pkg of links) {
-						mkdirSync(join(root, "links"), { recursive: true });
-						symlinkSync(join(root, "pkgs", pkg), join(root, "links", pkg), "dir");
-					}
+					// Removed per run: a long hunt's thousands of trees left to the after-test cleanup outlast its timeout.
+					try {
+						const files: Record<string, string> = {};
+						const links = new Set<string>();
+						const entriesFor = (list: typeof globalEntries, scope: "user" | "project") =>
+							list.map((entry) => {
+								const folder =
+									entry.form === "local"
+										? `pkgs/${entry.pkg}`
+										: entry.form === "npm"
+											? scope === "project"
+												? `project/.pi/npm/node_modules/${entry.pkg}`
+												: `pkgs/${entry.pkg}`
+											: scope === "project"
+												? `project/.pi/git/example.com/acme/${entry.pkg}`
+												: `agent/git/example.com/acme/${entry.pkg}`;
+								// Names unique per folder: a name collision is a separate rule (the first wins), not this one.
+								const name = `${entry.pkg}${entry.form}${scope}`;
+								Object.assign(files, piPackage(folder, name, entry.manifest));
+								const settingsFolder = scope === "project" ? join(cwd, ".pi") : agentDir;
+								if (entry.form === "local" && entry.place === "symlink") links.add(entry.pkg);
+								const localSource = {
+									absolute: join(root, folder),
+									relative: relative(settingsFolder, join(root, folder)),
+									dotdot: `${join(root, "pkgs", "elsewhere")}/../${entry.pkg}`,
+									symlink: join(root, "links", entry.pkg),
+								}[entry.place];
+								const source =
+									entry.form === "local"
+										? localSource
+										: entry.form === "npm" && scope === "project"
+											? `npm:${entry.pkg}`
+											: entry.form === "git"
+												? `git:example.com/acme/${entry.pkg}`
+												: join(root, folder);
+								const filters = Object.fromEntries(
+									(["extensions", "skills", "prompts"] as const)
+										.filter((kind) => entry[kind] !== undefined)
+										.map((kind) => [kind, entry[kind]?.map((filter) => filter.replaceAll("{n}", name))]),
+								);
+								return Object.keys(filters).length === 0 ? source : { source, ...filters };
+							});
+						const global = entriesFor(globalEntries, "user");
+						const project = entriesFor(projectEntries, "project");
+						files["agent/settings.json"] = JSON.stringify({ packages: global });
+						files["project/.pi/settings.json"] = JSON.stringify({ packages: project });
+						writeTree(root, files);
+						for (const pkg of links) {
+							mkdirSync(join(root, "links"), { recursive: true });
+							symlinkSync(join(root, "pkgs", pkg), join(root, "links", pkg), "dir");
+						}
 
-					const pi = new DefaultPackageManager({
-						cwd,
-						agentDir,
-						settingsManager: PiSettingsManager.create(cwd, agentDir),
-					});
-					const resolved = await pi.resolve(async () => "skip");
-					const piEnabled = (kind: "extensions" | "skills" | "prompts") =>
-						resolved[kind]
-							.filter((entry) => entry.enabled && entry.metadata.origin === "package")
-							.map((entry) => entry.path)
-							.sort();
-					const loader = await loaded({ cwd, agentDir, trustProject: true, noContextFiles: true });
-					const ours = {
-						extensions: loader
-							.getExtensions()
-							.extensions.filter((e) => e.sourceInfo?.origin === "package")
-							.map((e) => e.path)
-							.sort(),
-						skills: loader
-							.getSkills()
-							.skills.filter((s) => s.sourceInfo.origin === "package")
-							.map((s) => s.filePath)
-							.sort(),
-						prompts: loader
-							.getPrompts()
-							.prompts.filter((p) => p.sourceInfo.origin === "package")
-							.map((p) => p.filePath)
-							.sort(),
-					};
-					expect(ours).toEqual({
-						extensions: piEnabled("extensions"),
-						skills: piEnabled("skills"),
-						prompts: piEnabled("prompts"),
-					});
+						const pi = new DefaultPackageManager({
+							cwd,
+							agentDir,
+							settingsManager: PiSettingsManager.create(cwd, agentDir),
+						});
+						const resolved = await pi.resolve(async () => "skip");
+						const piEnabled = (kind: "extensions" | "skills" | "prompts") =>
+							resolved[kind]
+								.filter((entry) => entry.enabled && entry.metadata.origin === "package")
+								.map((entry) => entry.path)
+								.sort();
+						const loader = await loaded({ cwd, agentDir, trustProject: true, noContextFiles: true });
+						const ours = {
+							extensions: loader
+								.getExtensions()
+								.extensions.filter((e) => e.sourceInfo?.origin === "package")
+								.map((e) => e.path)
+								.sort(),
+							skills: loader
+								.getSkills()
+								.skills.filter((s) => s.sourceInfo.origin === "package")
+								.map((s) => s.filePath)
+								.sort(),
+							prompts: loader
+								.getPrompts()
+								.prompts.filter((p) => p.sourceInfo.origin === "package")
+								.map((p) => p.filePath)
+								.sort(),
+						};
+						expect(ours).toEqual({
+							extensions: piEnabled("extensions"),
+							skills: piEnabled("skills"),
+							prompts: piEnabled("prompts"),
+						});
+					} finally {
+						rmSync(root, { recursive: true, force: true });
+					}
 				},
 			),
 			{ numRuns: 40 },
