@@ -302,8 +302,10 @@ export async function loadExtensions(
 	const roots = { agentDir: options.agentDir, projectDir: resolveProjectConfigDir(options.cwd).dir };
 	const seen = new Set<string>();
 	for (const candidate of candidates) {
-		if (seen.has(candidate.path)) continue;
-		seen.add(candidate.path);
+		// By real path, as pi: an explicit path through a symlink to a discovered module loads it once (the first).
+		const real = realPathOrSelf(candidate.path);
+		if (seen.has(real)) continue;
+		seen.add(real);
 		if (candidate.source === "project" && !options.projectTrusted) {
 			result.skipped.push({ path: candidate.path, source: "project", reason: "untrusted-project" });
 			result.diagnostics.push({

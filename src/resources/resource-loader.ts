@@ -709,13 +709,24 @@ function installedVersionMismatch(spec: string, root: string): string | undefine
 	}
 }
 
-/** Enabled files in precedence order: project settings entries, project folders, then the same for the user. */
+/**
+ * Enabled files in precedence order: project settings entries, project folders, then the same for
+ * the user, then packages. A file reached by two paths (a package folder named directly and through
+ * a symlink) counts once, as in pi: its first registration by precedence decides, enabled or not.
+ */
 function enabledInOrder(registered: Map<string, Registered>): Found[] {
 	const rank = (found: Found) =>
 		found.origin === "package" ? 4 : (found.scope === "project" ? 0 : 2) + (found.source === "local" ? 0 : 1);
+	const seen = new Set<string>();
 	return [...registered.values()]
-		.filter((found) => found.enabled)
 		.sort((a, b) => rank(a) - rank(b))
+		.filter((found) => {
+			const real = realPath(found.path);
+			if (seen.has(real)) return false;
+			seen.add(real);
+			return true;
+		})
+		.filter((found) => found.enabled)
 		.map(({ enabled: _enabled, ...found }) => found);
 }
 

@@ -384,6 +384,8 @@ export class SessionManager {
 	 * there is new activity (oh-my-pi#528). Dropped when the manager moves to another file.
 	 */
 	private deferredLines = "";
+	/** The ids of the entries in {@link deferredLines}. */
+	private deferredIds = new Set<string>();
 	private deferringWrite = false;
 
 	private constructor(cwd: string, sessionDir: string, persist: boolean) {
@@ -798,6 +800,7 @@ export class SessionManager {
 		const lock = acquireSessionLock(file);
 		this.writer = SessionWriter.create(file, lock, toLines([this.header, ...this.index.entries]));
 		this.deferredLines = "";
+		this.deferredIds.clear();
 		this.flushed = true;
 	}
 
@@ -805,6 +808,7 @@ export class SessionManager {
 		this.writer?.close();
 		this.writer = null;
 		this.deferredLines = "";
+		this.deferredIds.clear();
 	}
 
 	private assertWritable(): void {
@@ -829,6 +833,7 @@ export class SessionManager {
 	private indexAll(entries: readonly SessionEntry[], diagnostics?: SessionDiagnostic[]): void {
 		// Another tree: nothing deferred for the previous one may be written into it.
 		this.deferredLines = "";
+		this.deferredIds.clear();
 		const index = new EntryIndex();
 		for (const entry of entries) index.add(entry);
 		this.useIndex(index, diagnostics);
@@ -947,10 +952,12 @@ export class SessionManager {
 			const line = `${JSON.stringify(entry)}\n`;
 			if (this.deferringWrite) {
 				this.deferredLines += line;
+				this.deferredIds.add(entry.id);
 			} else if (this.deferredLines) {
 				// One write: the deferred entries and this one.
 				const lines = this.deferredLines + line;
 				this.deferredLines = "";
+				this.deferredIds.clear();
 				this.writer!.append(lines);
 			} else {
 				this.writer!.append(line);
@@ -1179,6 +1186,15 @@ export class SessionManager {
 			"id" | "parentId" | "timestamp"
 		>;
 		return this.appendMaybeDeferred(fields, options?.deferWrite === true);
+	}
+
+	/**
+	 * Whether an entry was appended with `deferWrite` and is not written yet: what opening the file
+	 * recorded (the host's thinking level), with no activity since.
+	 * @internal
+	 */
+	isWriteDeferred(id: string): boolean {
+		return this.deferredIds.has(id);
 	}
 
 	/** Appends `fields`; deferred: a file already on disk gets it with the next entry written. */

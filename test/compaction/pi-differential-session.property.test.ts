@@ -12,7 +12,8 @@
  * the function-level cut differs by design (DELIBERATE_CUT_AT_OR_BEFORE and friends, see
  * pi-differential.compare.ts) Settle's entry must be the one its own functions prepare.
  * Opening a file that records another level than the peers' `off`, Settle records `off` with the
- * compaction (HOST_LEVEL_RECORDED, test/parity/tree-compare.ts): taken out before the entries are compared.
+ * compaction (HOST_LEVEL_RECORDED, test/parity/tree-compare.ts): taken out before the entries are compared,
+ * and not counted as activity (a branch ending with a compaction before it is already compacted, as pi's).
  * Replay a failure with `COMPACTION_DIFF_SEED=<seed> COMPACTION_DIFF_PATH=<path>`; `PI_DIFF_RUNS_SCALE=<n>`
  * runs n times the default number of scenarios.
  */
@@ -144,6 +145,72 @@ const COMPARED_EXAMPLE = [
 	undefined,
 ] as const;
 
+/**
+ * Found at seed 4104 (PI_DIFF_RUNS_SCALE=15): a file ending with a compaction, recording a level
+ * (`high`) the peers' `off` overrides. Settle's open recorded `off` (HOST_LEVEL_RECORDED, not
+ * written yet), so its branch no longer ended with the compaction and compact() summarized the kept
+ * messages again; pi 0.73.1 says "Already compacted", and so does Settle now.
+ */
+const COMPACTED_THEN_REOPENED_EXAMPLE = [
+	{
+		mode: "mixed" as Mode,
+		branch: [
+			plainEntry(0, { role: "user", content: "" }),
+			plainEntry(1, {
+				role: "assistant",
+				content: [{ type: "thinking", thinking: "x".repeat(50) }],
+				api: "faux:test",
+				provider: "faux",
+				model: "faux-1",
+				usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: ZERO_COST },
+				stopReason: "stop",
+			}),
+			{
+				id: "e002",
+				parentId: "e001",
+				timestamp: "2026-01-01T00:00:02.000Z",
+				type: "thinking_level_change",
+				thinkingLevel: "high",
+			},
+			{
+				id: "e003",
+				parentId: "e002",
+				timestamp: "2026-01-01T00:00:03.000Z",
+				type: "compaction",
+				summary: "## Goal\nship it",
+				firstKeptEntryId: "e000",
+				tokensBefore: 0,
+			},
+		] as SessionEntry[],
+	},
+	{ enabled: false, keepRecentTokens: 1, reserveTokens: 1000 },
+	undefined,
+] as const;
+
+/**
+ * Its counterpart (seed 1056838954): a file holding only a compaction and no level. Opening it, both
+ * sides record the level (pi writes it, Settle with the next entry), so the branch no longer ends
+ * with the compaction on either: Settle says "Nothing to compact", as before that fix.
+ */
+const COMPACTED_WITHOUT_LEVEL_EXAMPLE = [
+	{
+		mode: "pure" as Mode,
+		branch: [
+			{
+				id: "e000",
+				parentId: null,
+				timestamp: "2026-01-01T00:00:00.000Z",
+				type: "compaction",
+				summary: "## Goal\nship it",
+				firstKeptEntryId: "gone",
+				tokensBefore: 0,
+			},
+		] as SessionEntry[],
+	},
+	{ enabled: false, keepRecentTokens: 1, reserveTokens: 1000 },
+	undefined,
+] as const;
+
 /** The summarizer calls a compaction makes (both products): the history, and a split turn's prefix. */
 function summarizerCalls(preparation: {
 	isSplitTurn: boolean;
@@ -224,7 +291,8 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 							// DELIBERATE_NOTHING_TO_COMPACT (src/compaction/prepare.ts, src/compaction/texts.ts): nothing
 							// before the kept span → Settle rejects with pi's own texts and writes nothing; pi 0.73.1
 							// only rejects when the branch ends with a compaction, else summarizes an empty conversation.
-							const last = branch[branch.length - 1]!;
+							// pi's rule on pi's branch: without Settle's HOST_LEVEL_RECORDED entry (not written yet).
+							const last = opened[opened.length - 1]!;
 							expect(settle).toMatchObject({
 								outcome: { error: last.type === "compaction" ? ALREADY_COMPACTED : NOTHING_TO_COMPACT },
 								requests: [],
@@ -295,8 +363,16 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 						expect(entryFields(settle.entry)).toEqual(piEntry);
 					},
 				),
-				// fast-check runs the example first and counts it in numRuns.
-				{ numRuns: runs(25), examples: [COMPARED_EXAMPLE as never], ...replay },
+				// fast-check runs the examples first and counts them in numRuns.
+				{
+					numRuns: runs(25),
+					examples: [
+						COMPARED_EXAMPLE as never,
+						COMPACTED_THEN_REOPENED_EXAMPLE as never,
+						COMPACTED_WITHOUT_LEVEL_EXAMPLE as never,
+					],
+					...replay,
+				},
 			);
 			// The comparison is exact, not explained away, at least on the example. (A replay of one failing
 			// path runs that case only.)

@@ -15230,6 +15230,78 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/package-installs.test.ts"],
 	},
+	{
+		id: "GW01",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a package folder listed by its path and again through a symlink loads each of its files twice (pi keeps one per real path)",
+		edits: [{ find: "if (seen.has(real)) return false;", replace: "" }],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GW02",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"files reached by two paths are counted once only among the enabled ones: a disabled registration first in precedence no longer turns off the other path's (pi drops both)",
+		edits: [
+			{
+				find: "\t\t.sort((a, b) => rank(a) - rank(b))\n\t\t.filter((found) => {",
+				replace:
+					"\t\t.sort((a, b) => rank(a) - rank(b))\n\t\t.filter((found) => found.enabled)\n\t\t.filter((found) => {",
+			},
+		],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GW03",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"files are told apart by the path as written, not the real path: a symlinked package folder's files load twice",
+		edits: [{ find: "const real = realPath(found.path);", replace: "const real = found.path;" }],
+		tests: ["test/resources/packages-loading.test.ts"],
+	},
+	{
+		id: "GW04",
+		file: "src/resources/extensions.ts",
+		description:
+			"extension modules are told apart by the path as written: an -e path through a symlink to a discovered extension loads it twice (pi once)",
+		edits: [{ find: "const real = realPathOrSelf(candidate.path);", replace: "const real = candidate.path;" }],
+		tests: ["test/resources/extensions.test.ts"],
+	},
+	{
+		id: "GW05",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"compact() on a reopened branch that ends with a compaction, under a host's thinking level recorded on open, summarizes the kept messages again (pi: Already compacted)",
+		edits: [
+			{
+				find: 'if (branchEntries.filter((entry) => !hostLevels.includes(entry)).at(-1)?.type === "compaction")',
+				replace: "if (false)",
+			},
+		],
+		tests: ["test/compaction/pi-differential-session.property.test.ts"],
+	},
+	{
+		id: "GW06",
+		file: "src/store/session-manager.ts",
+		description:
+			"an entry appended with deferWrite is not known as unwritten: compact() after reopening a compacted file under another host level summarizes again",
+		edits: [{ find: "this.deferredIds.add(entry.id);", replace: "" }],
+		tests: ["test/compaction/pi-differential-session.property.test.ts"],
+	},
+	{
+		id: "GW07",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"every unwritten thinking level counts as no activity, also the one pi writes too when the file records none: a lone compaction says Already compacted where the branch no longer ends with it",
+		edits: [
+			{
+				find: '\t\t\t\ts.sessionManager.isWriteDeferred(entry.id) &&\n\t\t\t\tbranchEntries.slice(0, at).some((before) => before.type === "thinking_level_change"),',
+				replace: "\t\t\t\ts.sessionManager.isWriteDeferred(entry.id) && at >= 0,",
+			},
+		],
+		tests: ["test/compaction/pi-differential-session.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

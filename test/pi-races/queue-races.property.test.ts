@@ -9,7 +9,9 @@
  * follow-up. A message may carry an image, small or with a side over 2000 px: that one is resized
  * first, the async path on which `SessionQueues.hasOpenTurn` keeps a later message of its queue
  * from overtaking it (atomic#2074, oh-my-pi#10633). The model answers may fail transiently first (a retry on the SimulatedClock), overflow
- * (compact and retry), and cross the compaction threshold. Checked once everything resolved:
+ * (compact and retry), and cross the compaction threshold. The operation may first call a tool twice (the
+ * tool waits on the scheduler too), under `toolExecution` "parallel" or "sequential", and messages may
+ * be sent as a tool starts or ends. Checked once everything resolved:
  *
  * - exactly one `agent_settled` per started operation; the session ends idle, not compacting;
  * - no queued message is lost or delivered twice (`queueViolations`), and one sent while an
@@ -20,6 +22,7 @@
  * - each image reaches the model once, with the message it was sent with: resized to 2000 px with
  *   its dimension note when it was larger, byte for byte otherwise; no request holds it twice;
  * - the session file's order is the `message_end` order, and reopening it gives the live context;
+ * - every tool call in the file has its result; under "sequential" the calls ran one at a time, in order;
  * - no extension error.
  *
  * `SETTLE_RACES_RUNS` sets the number of runs (default 60), `SETTLE_RACES_SCALE=10` multiplies them
@@ -28,12 +31,14 @@
  */
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import type { AgentTool } from "../../src/agent/types.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { AgentMessage, ImageContent } from "../../src/llm/types.js";
 import { createHarness, type HarnessWithClock } from "../../src/testing/harness.js";
 import { queueViolations } from "../../src/testing/queue-invariants.js";
 import { decodedSize, encodeImage } from "../tools/image-resize-helpers.js";
+import { orphanToolMessages } from "./disk-harness.js";
 import {
 	type Answer,
 	BIG_ANSWER,
@@ -87,6 +92,8 @@ const triggerArb = fc.constantFrom(
 	"auto_retry_start",
 	"compaction_start",
 	"compaction_end",
+	"tool_execution_start",
+	"tool_execution_end",
 );
 
 /** A message's image: none, one sent as it is, or one with a side over 2000 px (resized first). */
@@ -117,6 +124,9 @@ function carries(text: string | undefined, sent: string): boolean {
 	return text === sent || text?.startsWith(`${sent}\n\n[Image`) === true;
 }
 
+/** Whether the operation under test first calls a tool twice, and how the two calls run (`toolExecution`). */
+const toolRunArb = fc.constantFrom<"none" | "parallel" | "sequential">("none", "none", "parallel", "sequential");
+
 /** The first reply to the operation under test: fine, a transient failure (retried), or an overflow. */
 const firstReplyArb = fc.constantFrom<"big" | "transient" | "overflow">("big", "transient", "overflow");
 
@@ -141,6 +151,7 @@ describe("pi queue / compaction / retry races under random interleavings", () =>
 				fc.constantFrom(true, true, false),
 				// Whether every message is sent at the first one's moment, back to back.
 				fc.boolean(),
+				toolRunArb,
 				async (
 					s,
 					firstReply,
@@ -151,6 +162,7 @@ describe("pi queue / compaction / retry races under random interleavings", () =>
 					pauses,
 					inputHook,
 					together,
+					toolRun,
 				) => {
 					const actions = together
 						? generated.map((action) => ({ ...action, trigger: generated[0]!.trigger }))
@@ -166,11 +178,31 @@ describe("pi queue / compaction / retry races under random interleavings", () =>
 						const attachment = actions[index]?.image ?? "none";
 						return attachment === "none" ? undefined : IMAGES[attachment][index];
 					};
+					// What the tool's calls did, in order: `start <n>` / `end <n>`.
+					const toolTrace: string[] = [];
+					const pause: AgentTool = {
+						name: "pause",
+						label: "Pause",
+						description: "Waits on the scheduler",
+						parameters: { type: "object" },
+						execute: async (_id, params) => {
+							const n = (params as { n: number }).n;
+							toolTrace.push(`start ${n}`);
+							await s.schedule(Promise.resolve(), `tool ${n}`);
+							toolTrace.push(`end ${n}`);
+							return { content: [{ type: "text", text: `paused ${n}` }], details: {} };
+						},
+					};
 					const h: HarnessWithClock = await createHarness({
 						...SMALL_WINDOW,
 						persistence: "disk",
 						simulatedClock: true,
-						settings: { ...THRESHOLD_SETTINGS, retry: { maxRetries, baseDelayMs: 10 } },
+						tools: [pause],
+						settings: {
+							...THRESHOLD_SETTINGS,
+							retry: { maxRetries, baseDelayMs: 10 },
+							...(toolRun === "none" ? {} : { toolExecution: toolRun }),
+						},
 						extensionFactories: [
 							(pi: ExtensionAPI) => {
 								if (inputHook) {
@@ -220,7 +252,14 @@ describe("pi queue / compaction / retry races under random interleavings", () =>
 								: firstReply === "transient"
 									? errorReply(OVERLOADED)
 									: overflowReply();
-						const answers: Answer[] = [fauxAssistantMessage("short"), first];
+						const answers: Answer[] = [fauxAssistantMessage("short")];
+						if (toolRun !== "none")
+							answers.push(
+								fauxAssistantMessage([fauxToolCall("pause", { n: 1 }), fauxToolCall("pause", { n: 2 })], {
+									stopReason: "toolUse",
+								}),
+							);
+						answers.push(first);
 						for (let i = 0; i < 24; i++) answers.push(fauxAssistantMessage(i === 0 ? BIG_ANSWER : `answer ${i}`));
 						script(h, answers);
 						// Setup, outside the schedule: a first exchange, so the next one can cross the threshold.
@@ -394,6 +433,19 @@ describe("pi queue / compaction / retry races under random interleavings", () =>
 						const ended = h.eventsOfType("message_end").map((event) => event.message);
 						expect(logged.slice(-ended.length)).toEqual(ended.filter((message) => message.role !== "custom"));
 						expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+
+						// Every call has its result; sequential calls never overlap and keep the answer's order.
+						expect(orphanToolMessages(h.session.sessionFile!)).toEqual({
+							callsWithoutResult: [],
+							resultsWithoutCall: [],
+						});
+						if (toolRun === "sequential") {
+							const ran = toolTrace.filter((step) => step.startsWith("start")).map((step) => step.slice(6));
+							expect(toolTrace, "one call at a time, in the answer's order").toEqual(
+								ran.flatMap((n) => [`start ${n}`, `end ${n}`]),
+							);
+							expect(ran, "in the answer's order").toEqual([...ran].sort());
+						}
 					} finally {
 						h.cleanup();
 					}

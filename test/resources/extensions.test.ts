@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -118,6 +118,23 @@ describe("extension discovery", () => {
 		});
 		await loader.reload();
 		expect(loader.getExtensions().extensions.map((extension) => extension.source)).toEqual(["explicit", "inline"]);
+	});
+
+	it("an explicit path through a symlink to a discovered extension loads it once, as the explicit one (pi dedupes by real path)", async () => {
+		const root = tempDir();
+		const agentDir = join(root, "agent");
+		writeTree(root, { "agent/extensions/tool.ts": "export default function tool() {}\n" });
+		const link = join(root, "link.ts");
+		symlinkSync(join(agentDir, "extensions/tool.ts"), link);
+		const loader = new DefaultResourceLoader({
+			cwd: join(root, "project"),
+			agentDir,
+			additionalExtensionPaths: [link],
+		});
+		await loader.reload();
+		expect(loader.getExtensions().extensions.map((extension) => [extension.path, extension.source])).toEqual([
+			[link, "explicit"],
+		]);
 	});
 
 	it("reads a pi project's .pi/extensions with a pi manifest", async () => {

@@ -5,8 +5,8 @@
  * from an untrusted project, and a warning naming the install command for one not installed. The
  * differential at the end resolves the same settings with pi's own DefaultPackageManager.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { join, relative } from "node:path";
 import { DefaultPackageManager, SettingsManager as PiSettingsManager } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -142,6 +142,20 @@ describe("pi packages listed in settings load", () => {
 		expect(loader.getPrompts().prompts[0]!.sourceInfo.scope).toBe("project");
 	});
 
+	it("a package listed twice, once through a symlink to its folder, loads each file once; the entry first in precedence decides (its [] turns skills off for both, as pi's)", async () => {
+		const { root, agentDir, cwd } = workspace();
+		writeTree(root, {
+			...piPackage("pkgs/tools", "tools", true),
+			"agent/settings.json": JSON.stringify({ packages: ["../pkgs/tools"] }),
+			"project/.pi/settings.json": JSON.stringify({ packages: [{ source: "../../links/tools", skills: [] }] }),
+		});
+		mkdirSync(join(root, "links"));
+		symlinkSync(join(root, "pkgs/tools"), join(root, "links/tools"), "dir");
+		const loader = await loaded({ cwd, agentDir, trustProject: true });
+		expect(names(loader)).toEqual({ extensions: ["tools-ext.ts"], skills: [], prompts: ["tools-review"] });
+		expect(loader.getExtensions().extensions[0]!.path).toBe(join(root, "links/tools/extensions/tools-ext.ts"));
+	});
+
 	it("an untrusted project's packages neither run nor load, and the warning says how to trust the project", async () => {
 		const { root, agentDir, cwd } = workspace();
 		const markers = `${join(root, "markers")}-`;
@@ -253,6 +267,8 @@ describe("pi packages listed in settings load", () => {
 
 describe("differential: pi 0.73.1's DefaultPackageManager resolves the same settings to the same files", () => {
 	keepHome();
+	// `{n}` is the package's file-name stem (names are unique per package folder): the `+`/`-` exact
+	// paths then name real files, `extensions/legacy.ts` among them (the manifest's `!` excludes it).
 	const filterArb = fc.option(
 		fc.constantFrom<string[]>(
 			[],
@@ -261,6 +277,13 @@ describe("differential: pi 0.73.1's DefaultPackageManager resolves the same sett
 			["*-skill"],
 			["extensions/*.ts"],
 			["prompts/*.md", "!*-review.md"],
+			["+extensions/legacy.ts"],
+			["-extensions/{n}-ext.ts"],
+			["!**/other-*", "+skills/other-{n}/SKILL.md"],
+			["skills/*", "-skills/{n}-skill"],
+			["prompts/*.md", "!*-review.md", "+./prompts/{n}-review.md"],
+			["!*", "+extensions/{n}-ext.ts", "-extensions/legacy.ts"],
+			["extensions/{n}-ext.ts", "+extensions/legacy.ts"],
 		),
 		{ nil: undefined },
 	);
@@ -269,12 +292,15 @@ describe("differential: pi 0.73.1's DefaultPackageManager resolves the same sett
 		// "extensions only": a manifest that names one kind (the others load only under an entry's filter).
 		manifest: fc.constantFrom<boolean | "extensions only">(true, false, "extensions only"),
 		form: fc.constantFrom<"local" | "npm" | "git">("local", "npm", "git"),
+		// How a local source names its folder: absolute, relative to the settings file's folder, with a
+		// `..` inside, or through a symlink to it.
+		place: fc.constantFrom<"absolute" | "relative" | "dotdot" | "symlink">("absolute", "relative", "dotdot", "symlink"),
 		extensions: filterArb,
 		skills: filterArb,
 		prompts: filterArb,
 	});
 
-	it("random package entries in global and project settings (local, npm installed in .pi/npm, git cloned) enable the same paths", async () => {
+	it("random package entries in global and project settings (local by path, relative, with .. or through a symlink; npm installed in .pi/npm; git cloned; !/+/- filters) enable the same paths", async () => {
 		await fc.assert(
 			fc.asyncProperty(
 				fc.array(entryArb, { maxLength: 3 }),
@@ -282,76 +308,95 @@ describe("differential: pi 0.73.1's DefaultPackageManager resolves the same sett
 				async (globalEntries, projectEntries) => {
 					const { root, agentDir, cwd } = workspace();
 					process.env.HOME = join(root, "home");
-					const files: Record<string, string> = {};
-					const entriesFor = (list: typeof globalEntries, scope: "user" | "project") =>
-						list.map((entry) => {
-							const folder =
-								entry.form === "local"
-									? `pkgs/${entry.pkg}`
-									: entry.form === "npm"
-										? scope === "project"
-											? `project/.pi/npm/node_modules/${entry.pkg}`
-											: `pkgs/${entry.pkg}`
-										: scope === "project"
-											? `project/.pi/git/example.com/acme/${entry.pkg}`
-											: `agent/git/example.com/acme/${entry.pkg}`;
-							// Names unique per folder: a name collision is a separate rule (the first wins), not this one.
-							Object.assign(files, piPackage(folder, `${entry.pkg}${entry.form}${scope}`, entry.manifest));
-							const source =
-								entry.form === "local"
-									? join(root, folder)
-									: entry.form === "npm" && scope === "project"
-										? `npm:${entry.pkg}`
-										: entry.form === "git"
-											? `git:example.com/acme/${entry.pkg}`
-											: join(root, folder);
-							const filters = Object.fromEntries(
-								(["extensions", "skills", "prompts"] as const)
-									.filter((kind) => entry[kind] !== undefined)
-									.map((kind) => [kind, entry[kind]]),
-							);
-							return Object.keys(filters).length === 0 ? source : { source, ...filters };
-						});
-					const global = entriesFor(globalEntries, "user");
-					const project = entriesFor(projectEntries, "project");
-					files["agent/settings.json"] = JSON.stringify({ packages: global });
-					files["project/.pi/settings.json"] = JSON.stringify({ packages: project });
-					writeTree(root, files);
+					// Removed per run: a long hunt's thousands of trees left to the after-test cleanup outlast its timeout.
+					try {
+						const files: Record<string, string> = {};
+						const links = new Set<string>();
+						const entriesFor = (list: typeof globalEntries, scope: "user" | "project") =>
+							list.map((entry) => {
+								const folder =
+									entry.form === "local"
+										? `pkgs/${entry.pkg}`
+										: entry.form === "npm"
+											? scope === "project"
+												? `project/.pi/npm/node_modules/${entry.pkg}`
+												: `pkgs/${entry.pkg}`
+											: scope === "project"
+												? `project/.pi/git/example.com/acme/${entry.pkg}`
+												: `agent/git/example.com/acme/${entry.pkg}`;
+								// Names unique per folder: a name collision is a separate rule (the first wins), not this one.
+								const name = `${entry.pkg}${entry.form}${scope}`;
+								Object.assign(files, piPackage(folder, name, entry.manifest));
+								const settingsFolder = scope === "project" ? join(cwd, ".pi") : agentDir;
+								if (entry.form === "local" && entry.place === "symlink") links.add(entry.pkg);
+								const localSource = {
+									absolute: join(root, folder),
+									relative: relative(settingsFolder, join(root, folder)),
+									dotdot: `${join(root, "pkgs", "elsewhere")}/../${entry.pkg}`,
+									symlink: join(root, "links", entry.pkg),
+								}[entry.place];
+								const source =
+									entry.form === "local"
+										? localSource
+										: entry.form === "npm" && scope === "project"
+											? `npm:${entry.pkg}`
+											: entry.form === "git"
+												? `git:example.com/acme/${entry.pkg}`
+												: join(root, folder);
+								const filters = Object.fromEntries(
+									(["extensions", "skills", "prompts"] as const)
+										.filter((kind) => entry[kind] !== undefined)
+										.map((kind) => [kind, entry[kind]?.map((filter) => filter.replaceAll("{n}", name))]),
+								);
+								return Object.keys(filters).length === 0 ? source : { source, ...filters };
+							});
+						const global = entriesFor(globalEntries, "user");
+						const project = entriesFor(projectEntries, "project");
+						files["agent/settings.json"] = JSON.stringify({ packages: global });
+						files["project/.pi/settings.json"] = JSON.stringify({ packages: project });
+						writeTree(root, files);
+						for (const pkg of links) {
+							mkdirSync(join(root, "links"), { recursive: true });
+							symlinkSync(join(root, "pkgs", pkg), join(root, "links", pkg), "dir");
+						}
 
-					const pi = new DefaultPackageManager({
-						cwd,
-						agentDir,
-						settingsManager: PiSettingsManager.create(cwd, agentDir),
-					});
-					const resolved = await pi.resolve(async () => "skip");
-					const piEnabled = (kind: "extensions" | "skills" | "prompts") =>
-						resolved[kind]
-							.filter((entry) => entry.enabled && entry.metadata.origin === "package")
-							.map((entry) => entry.path)
-							.sort();
-					const loader = await loaded({ cwd, agentDir, trustProject: true, noContextFiles: true });
-					const ours = {
-						extensions: loader
-							.getExtensions()
-							.extensions.filter((e) => e.sourceInfo?.origin === "package")
-							.map((e) => e.path)
-							.sort(),
-						skills: loader
-							.getSkills()
-							.skills.filter((s) => s.sourceInfo.origin === "package")
-							.map((s) => s.filePath)
-							.sort(),
-						prompts: loader
-							.getPrompts()
-							.prompts.filter((p) => p.sourceInfo.origin === "package")
-							.map((p) => p.filePath)
-							.sort(),
-					};
-					expect(ours).toEqual({
-						extensions: piEnabled("extensions"),
-						skills: piEnabled("skills"),
-						prompts: piEnabled("prompts"),
-					});
+						const pi = new DefaultPackageManager({
+							cwd,
+							agentDir,
+							settingsManager: PiSettingsManager.create(cwd, agentDir),
+						});
+						const resolved = await pi.resolve(async () => "skip");
+						const piEnabled = (kind: "extensions" | "skills" | "prompts") =>
+							resolved[kind]
+								.filter((entry) => entry.enabled && entry.metadata.origin === "package")
+								.map((entry) => entry.path)
+								.sort();
+						const loader = await loaded({ cwd, agentDir, trustProject: true, noContextFiles: true });
+						const ours = {
+							extensions: loader
+								.getExtensions()
+								.extensions.filter((e) => e.sourceInfo?.origin === "package")
+								.map((e) => e.path)
+								.sort(),
+							skills: loader
+								.getSkills()
+								.skills.filter((s) => s.sourceInfo.origin === "package")
+								.map((s) => s.filePath)
+								.sort(),
+							prompts: loader
+								.getPrompts()
+								.prompts.filter((p) => p.sourceInfo.origin === "package")
+								.map((p) => p.filePath)
+								.sort(),
+						};
+						expect(ours).toEqual({
+							extensions: piEnabled("extensions"),
+							skills: piEnabled("skills"),
+							prompts: piEnabled("prompts"),
+						});
+					} finally {
+						rmSync(root, { recursive: true, force: true });
+					}
 				},
 			),
 			{ numRuns: 40 },
