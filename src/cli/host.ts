@@ -11,7 +11,6 @@ import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
 import type { AgentSessionRuntimeFactory } from "../runtime/runtime.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
-import { recordedSelection } from "../session/agent-session.js";
 import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { resolveProjectTrust, TRUST_FILE_NAME } from "../settings/trust.js";
@@ -215,8 +214,8 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 			...(args.appendSystemPrompt.length > 0 ? { appendSystemPrompt: args.appendSystemPrompt } : {}),
 		},
 	});
-	const withModel = args.model ? recordingCliModel(sessionFactory) : sessionFactory;
-	const factory = args.thinking ? recordingCliThinking(withModel) : withModel;
+	// `--model` over a resumed session's model is recorded by createAgentSession, as the SDK's `model`.
+	const factory = args.thinking ? recordingCliThinking(sessionFactory) : sessionFactory;
 
 	const {
 		sessionManager,
@@ -441,27 +440,6 @@ function recordingCliThinking(factory: AgentSessionRuntimeFactory): AgentSession
 		const manager = session.sessionManager;
 		if (manager.getBranchThinkingLevel() !== session.thinkingLevel) {
 			manager.appendThinkingLevelChange(session.thinkingLevel, { deferWrite: true });
-		}
-		return created;
-	};
-}
-
-/**
- * `--model` over a resumed (or switched-to) session that records another model: the file says so
- * before the next turn (written with it: opening alone leaves the file as it was, oh-my-pi#528).
- * Recorded only by the answer's message, an interrupted first turn left the file on the old model,
- * and the next `settle -c` came back on it; pi 0.73.1's file records the model only by the answer.
- */
-function recordingCliModel(factory: AgentSessionRuntimeFactory): AgentSessionRuntimeFactory {
-	return async (input) => {
-		const created = await factory(input);
-		const { session } = created;
-		const manager = session.sessionManager;
-		const model = session.model;
-		const resumed = manager.getBranch().some((entry) => entry.type === "message" || entry.type === "model_change");
-		const recorded = resumed ? recordedSelection(manager, session.modelRuntime) : undefined;
-		if (model && recorded && (recorded.provider !== model.provider || recorded.modelId !== model.id)) {
-			manager.appendModelChange(model.provider, model.id, { deferWrite: true });
 		}
 		return created;
 	};

@@ -14646,13 +14646,13 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "GL04",
-		file: "src/cli/host.ts",
+		file: "src/session/agent-session.ts",
 		description:
 			"settle -c --model <other> records the model only by the answer: interrupted before it, the file stays on the old model and the next settle -c comes back on it",
 		edits: [
 			{
-				find: "manager.appendModelChange(model.provider, model.id, { deferWrite: true });",
-				replace: "void manager;",
+				find: "sessionManager.appendModelChange(hostModel.provider, hostModel.id, { deferWrite: true });",
+				replace: "void hostModel;",
 			},
 		],
 		tests: ["test/pi-races/provider-switch-history.test.ts"],
@@ -15064,6 +15064,32 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/interactive-tree.property.test.ts"],
+	},
+	{
+		id: "GV01",
+		file: "src/session/agent-session.ts",
+		description:
+			"createAgentSession's model over a resumed session is recorded also when the file already records it: every resume on the same model adds a model_change",
+		edits: [
+			{
+				find: "if (hostModel && selection && (selection.provider !== hostModel.provider || selection.modelId !== hostModel.id)) {",
+				replace: "if (hostModel && selection) {",
+			},
+		],
+		tests: ["test/pi-races/provider-switch-history.test.ts"],
+	},
+	{
+		id: "GV02",
+		file: "src/session/agent-session.ts",
+		description:
+			"createAgentSession's model over a resumed session's model is written at opening: merely resuming rewrites the file (oh-my-pi#528)",
+		edits: [
+			{
+				find: "sessionManager.appendModelChange(hostModel.provider, hostModel.id, { deferWrite: true });",
+				replace: "sessionManager.appendModelChange(hostModel.provider, hostModel.id, { deferWrite: false });",
+			},
+		],
+		tests: ["test/pi-races/provider-switch-history.test.ts"],
 	},
 ];
 
