@@ -578,6 +578,30 @@ export function sessionLockedForCli(message: string, outcome: string): string | 
 	return `Session file ${file} is in use by ${holder}: only one process may write a session at a time, ${outcome}. Run again once it has exited, carry on from what it holds in a new session (--fork ${file}), or give this run its own session (--no-session, or another --session). ${stale}`;
 }
 
+/**
+ * The store's refusal to append to a session file another program deleted, replaced, wrote to or
+ * left cut mid-line, told in command-line terms: its way out names `SessionManager` calls, and this
+ * process's memory ends with it, so the run's later entries are in no file. Undefined for any other error.
+ *
+ * @example
+ * ```ts
+ * declare const error: SettleError; // code IO, details.reason "changed"
+ * sessionFileChangedForCli(error); // "Session file /s.jsonl was written to by another program … --session /s.jsonl …"
+ * ```
+ */
+export function sessionFileChangedForCli(error: SettleError): string | undefined {
+	const { path, reason } = (error.details ?? {}) as { path?: unknown; reason?: unknown };
+	if (error.code !== "IO" || typeof path !== "string" || typeof reason !== "string") return undefined;
+	if (!["deleted", "changed", "replaced", "uncut"].includes(reason)) return undefined;
+	const end = error.message.indexOf(" Nothing more is written to it");
+	if (end < 0) return undefined;
+	const next =
+		reason === "deleted"
+			? "Run the prompt again in a new session (leave out -c and --session)."
+			: `Run again with --session ${path} to continue from what the file holds now, or with --fork ${path} to continue from it in a new file; without -c or --session a new session starts.`;
+	return `${error.message.slice(0, end)} Nothing more was written to it, so what this run added after that is in no file. ${next}`;
+}
+
 /** A `SESSION_LOCKED` error at startup: exit {@link EXIT_SESSION_LOCKED}, nothing ran. */
 function sessionLockedError(error: SettleError): CliError {
 	return new CliError(sessionLockedForCli(error.message, "so nothing ran") ?? error.message, EXIT_SESSION_LOCKED);

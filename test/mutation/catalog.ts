@@ -15091,6 +15091,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/provider-switch-history.test.ts"],
 	},
+	{
+		id: "GV03",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p on a session file another program wrote to or deleted prints the SDK's way out (SessionManager.createBranchedSession) instead of --session / --fork",
+		edits: [{ find: ": cause && sessionFileChangedForCli(cause);", replace: ": undefined;" }],
+		tests: ["test/pi-races/shared-session-files.test.ts"],
+	},
+	{
+		id: "GV04",
+		file: "src/cli/host.ts",
+		description:
+			"settle -p on a session file another program deleted says to run again with --session <file>, which names a file that is gone",
+		edits: [{ find: 'reason === "deleted"\n', replace: 'reason === "removed"\n' }],
+		tests: ["test/pi-races/shared-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
