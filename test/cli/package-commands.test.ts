@@ -6,12 +6,12 @@
  * up by a `settle -p` run on the faux model.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { DefaultPackageManager, SettingsManager as PiSettingsManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runSettle } from "./helpers.js";
+import { cliCommand, runSettle } from "./helpers.js";
 
 let dir: string;
 let agentDir: string;
@@ -272,4 +272,30 @@ describe("settle install / update / remove with git (the real git, from a local 
 		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual([]);
 		expect(settingsOf(join(project, ".pi", "settings.json")).packages).toEqual(["git:example.test/acme/kit@v1"]);
 	}, 120_000); // nine settle, git and npm processes one after another (~11 s here, alone)
+
+	it("a git package listed in another --agent-dir folder, not installed: the warning's install line names that folder; run as printed, the next run there loads the package", () => {
+		const repo = gitRepo();
+		const other = join(dir, "other agent");
+		write(join(other, "settings.json"), JSON.stringify({ packages: ["git:example.test/acme/kit"] }));
+		const run = () => settle(["--agent-dir", other, "--faux", "--no-session", "-p", "/kit-review z"]);
+		const line = /Install it with: (.*)$/m.exec(run().stderr)?.[1];
+		expect(line).toBe(`settle install git:example.test/acme/kit --agent-dir '${other}'`);
+
+		// The line as a user pastes it into a shell, with `settle` on the PATH.
+		const bin = join(dir, "bin");
+		write(
+			join(bin, "settle"),
+			`#!/bin/sh\nexec "${process.execPath}" ${cliCommand()
+				.map((arg) => `"${arg}"`)
+				.join(" ")} "$@"\n`,
+		);
+		chmodSync(join(bin, "settle"), 0o755);
+		execFileSync("sh", ["-c", line!], {
+			cwd: project,
+			stdio: "ignore",
+			env: { ...process.env, ...env, ...repo.env, SETTLE_AGENT_DIR: agentDir, PATH: `${bin}:${process.env.PATH}` },
+		});
+		expect(existsSync(join(other, "git", "example.test", "acme", "kit"))).toBe(true);
+		expect(run()).toMatchObject({ code: 0, stdout: "Review z with kit one.\n" });
+	}, 60_000); // git, four settle processes
 });

@@ -15107,6 +15107,26 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'reason === "deleted"\n', replace: 'reason === "removed"\n' }],
 		tests: ["test/pi-races/shared-session-files.test.ts"],
 	},
+	{
+		id: "GV05",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"the not-installed hint of a package listed in a non-default agent folder leaves out --agent-dir: the copied line installs into the default folder, which the run does not read",
+		edits: [
+			{
+				find: "return `settle install ${source} --agent-dir ${shellWord(this.agentDir)}`;",
+				replace: "return `settle install ${source}`;",
+			},
+		],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "GV06",
+		file: "src/resources/resource-loader.ts",
+		description: "the not-installed hint's --agent-dir folder is not quoted: a folder with a space splits into two words",
+		edits: [{ find: "return /^[\\w@%+=:,./-]+$/.test(text) ? text :", replace: "return true ? text :" }],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
