@@ -15114,7 +15114,9 @@ export const MUTANTS: Mutant[] = [
 			"the not-installed hint of a package listed in a non-default agent folder leaves out --agent-dir: the copied line installs into the default folder, which the run does not read",
 		edits: [
 			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				find: "return `settle install ${source} --agent-dir ${shellWord(this.agentDir)}`;",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				replace: "return `settle install ${source}`;",
 			},
 		],
@@ -15123,7 +15125,8 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "GV06",
 		file: "src/resources/resource-loader.ts",
-		description: "the not-installed hint's --agent-dir folder is not quoted: a folder with a space splits into two words",
+		description:
+			"the not-installed hint's --agent-dir folder is not quoted: a folder with a space splits into two words",
 		edits: [{ find: "return /^[\\w@%+=:,./-]+$/.test(text) ? text :", replace: "return true ? text :" }],
 		tests: ["test/cli/package-commands.test.ts"],
 	},
