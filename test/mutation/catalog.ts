@@ -15130,6 +15130,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "return /^[\\w@%+=:,./-]+$/.test(text) ? text :", replace: "return true ? text :" }],
 		tests: ["test/cli/package-commands.test.ts"],
 	},
+	{
+		id: "GV07",
+		file: "src/resources/packages.ts",
+		description:
+			"a listed global npm package makes every start-up run npm root -g (about 0.3 s) even where npm_config_prefix already says where it is",
+		edits: [{ find: "? derivedNpmRoot() : undefined;", replace: "? undefined : undefined;" }],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "GV08",
+		file: "src/resources/packages.ts",
+		description:
+			"npm's global folder is worked out without reading ~/.npmrc: a prefix set there is missed and a package installed under it is not found",
+		edits: [
+			{
+				find: 'if (!home || setsPrefix(join(home, ".npmrc"))) return undefined;',
+				replace: "if (!home) return undefined;",
+			},
+		],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
