@@ -15151,6 +15151,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/package-commands.test.ts"],
 	},
+	{
+		id: "GV09",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			'a branch summary sizes images it never sends: an images-only newest abandoned message fills the budget and the summary is "No content to summarize"',
+		edits: [
+			{
+				find: "prepareBranchEntries(entries, budget, estimateSentTokens, options.toolResults);",
+				replace: "prepareBranchEntries(entries, budget, estimateMessageTokens, options.toolResults);",
+			},
+		],
+		tests: ["test/pi-races/branch-summary-budget.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
