@@ -11,7 +11,6 @@ import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
 import type { AgentSessionRuntimeFactory } from "../runtime/runtime.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
-import { recordedSelection } from "../session/agent-session.js";
 import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { resolveProjectTrust, TRUST_FILE_NAME } from "../settings/trust.js";
@@ -215,8 +214,8 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 			...(args.appendSystemPrompt.length > 0 ? { appendSystemPrompt: args.appendSystemPrompt } : {}),
 		},
 	});
-	const withModel = args.model ? recordingCliModel(sessionFactory) : sessionFactory;
-	const factory = args.thinking ? recordingCliThinking(withModel) : withModel;
+	// `--model` over a resumed session's model is recorded by createAgentSession, as the SDK's `model`.
+	const factory = args.thinking ? recordingCliThinking(sessionFactory) : sessionFactory;
 
 	const {
 		sessionManager,
@@ -446,27 +445,6 @@ function recordingCliThinking(factory: AgentSessionRuntimeFactory): AgentSession
 	};
 }
 
-/**
- * `--model` over a resumed (or switched-to) session that records another model: the file says so
- * before the next turn (written with it: opening alone leaves the file as it was, oh-my-pi#528).
- * Recorded only by the answer's message, an interrupted first turn left the file on the old model,
- * and the next `settle -c` came back on it; pi 0.73.1's file records the model only by the answer.
- */
-function recordingCliModel(factory: AgentSessionRuntimeFactory): AgentSessionRuntimeFactory {
-	return async (input) => {
-		const created = await factory(input);
-		const { session } = created;
-		const manager = session.sessionManager;
-		const model = session.model;
-		const resumed = manager.getBranch().some((entry) => entry.type === "message" || entry.type === "model_change");
-		const recorded = resumed ? recordedSelection(manager, session.modelRuntime) : undefined;
-		if (model && recorded && (recorded.provider !== model.provider || recorded.modelId !== model.id)) {
-			manager.appendModelChange(model.provider, model.id, { deferWrite: true });
-		}
-		return created;
-	};
-}
-
 async function openSession(
 	args: ParsedArgs,
 	cwd: string,
@@ -598,6 +576,30 @@ export function sessionLockedForCli(message: string, outcome: string): string | 
 	if (!match) return undefined;
 	const [, file, holder, stale] = match;
 	return `Session file ${file} is in use by ${holder}: only one process may write a session at a time, ${outcome}. Run again once it has exited, carry on from what it holds in a new session (--fork ${file}), or give this run its own session (--no-session, or another --session). ${stale}`;
+}
+
+/**
+ * The store's refusal to append to a session file another program deleted, replaced, wrote to or
+ * left cut mid-line, told in command-line terms: its way out names `SessionManager` calls, and this
+ * process's memory ends with it, so the run's later entries are in no file. Undefined for any other error.
+ *
+ * @example
+ * ```ts
+ * declare const error: SettleError; // code IO, details.reason "changed"
+ * sessionFileChangedForCli(error); // "Session file /s.jsonl was written to by another program … --session /s.jsonl …"
+ * ```
+ */
+export function sessionFileChangedForCli(error: SettleError): string | undefined {
+	const { path, reason } = (error.details ?? {}) as { path?: unknown; reason?: unknown };
+	if (error.code !== "IO" || typeof path !== "string" || typeof reason !== "string") return undefined;
+	if (!["deleted", "changed", "replaced", "uncut"].includes(reason)) return undefined;
+	const end = error.message.indexOf(" Nothing more is written to it");
+	if (end < 0) return undefined;
+	const next =
+		reason === "deleted"
+			? "Run the prompt again in a new session (leave out -c and --session)."
+			: `Run again with --session ${path} to continue from what the file holds now, or with --fork ${path} to continue from it in a new file; without -c or --session a new session starts.`;
+	return `${error.message.slice(0, end)} Nothing more was written to it, so what this run added after that is in no file. ${next}`;
 }
 
 /** A `SESSION_LOCKED` error at startup: exit {@link EXIT_SESSION_LOCKED}, nothing ran. */

@@ -16,7 +16,7 @@ import { jsonLine } from "../rpc/jsonl.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
-import { sessionLockedForCli } from "./host.js";
+import { sessionFileChangedForCli, sessionLockedForCli } from "./host.js";
 import { streamSafe } from "./interactive-render.js";
 
 /** Where the CLI writes. */
@@ -187,10 +187,11 @@ export async function runPrintMode(
 		const cause = last?.stopReason === "error" ? failureOf(last) : undefined;
 		// The log lost its lock: two jobs started a new session at the same --session path (the second
 		// to write stops at its first entry, before its model call), or another writer took it over.
-		const locked =
+		// Or another program deleted or wrote to the file: both told in flags, not SDK calls.
+		const refusedFile =
 			cause?.code === "SESSION_LOCKED"
 				? (sessionLockedForCli(cause.message, "so this run stopped before writing to it") ?? cause.message)
-				: undefined;
+				: cause && sessionFileChangedForCli(cause);
 		const failure = exitCodeOf(cause);
 		if (unanswered !== undefined && !failed) {
 			// pi prints nothing and exits 0 here: a script could not tell the prompt went unanswered.
@@ -202,8 +203,8 @@ export async function runPrintMode(
 		if (failed) {
 			const hint = compactionOffHint(runtime.session, last);
 			out.stderr(
-				locked
-					? `Error: ${locked}\n`
+				refusedFile
+					? `Error: ${refusedFile}\n`
 					: `${last.errorMessage || `Request ${last.stopReason}`}\n${hint ? `${hint}\n` : ""}`,
 			);
 			return failure;

@@ -175,6 +175,23 @@ export interface BranchSummaryResult {
 	usage?: Usage;
 }
 
+/**
+ * A message sized as the summary request carries it: its images are never serialized, so an
+ * images-only message costs nothing and does not push the branch's earlier text out of the budget.
+ */
+function estimateSentTokens(message: AgentMessage): number {
+	if (
+		(message.role === "user" || message.role === "custom" || message.role === "toolResult") &&
+		Array.isArray(message.content)
+	) {
+		return estimateMessageTokens({
+			...message,
+			content: message.content.filter((block) => block.type !== "image"),
+		} as AgentMessage);
+	}
+	return estimateMessageTokens(message);
+}
+
 /** Summary text when the abandoned entries hold no message. */
 export const EMPTY_BRANCH_SUMMARY = "No content to summarize";
 
@@ -277,7 +294,7 @@ export async function generateBranchSummary(
 			{ details: { requestTokens, maxTokens, contextWindow } },
 		);
 	}
-	const prepared = prepareBranchEntries(entries, budget, estimateMessageTokens, options.toolResults);
+	const prepared = prepareBranchEntries(entries, budget, estimateSentTokens, options.toolResults);
 	const details = computeFileLists(prepared.fileOps);
 	let prompt: string;
 	if (prepared.messages.length === 0) {

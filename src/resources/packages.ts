@@ -15,8 +15,8 @@
  * - The same package in global and project settings loads once, from the project entry.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { delimiter, dirname, join, relative, resolve, sep } from "node:path";
 import { loadPicomatch } from "../lazy-deps.js";
 import { expandHome } from "../settings/paths.js";
 import type { PackageSource } from "../settings/schema.js";
@@ -179,12 +179,21 @@ export function packageInstallPath(parsed: ParsedPackageSource, scope: PackageSc
 
 const npmRoots = new Map<string, string>();
 
-/** `npm root -g` (through `npmCommand`), asked once per command and process. Throws when npm cannot say. */
+/**
+ * `npm root -g` (through `npmCommand`), asked once per command and process. Throws when npm cannot
+ * say. Asking npm costs a start-up about 0.3 s, so the plain `npm` case is worked out as npm does
+ * ({@link derivedNpmRoot}) and npm is asked only where a setting may move the folder.
+ */
 export function globalNpmRoot(npmCommand: readonly string[] | undefined): string {
 	const [command, ...args] = npmCommand && npmCommand.length > 0 ? npmCommand : ["npm"];
 	const key = [command, ...args].join("\0") + (process.env.npm_config_prefix ?? "");
 	const known = npmRoots.get(key);
 	if (known) return known;
+	const derived = command === "npm" && args.length === 0 ? derivedNpmRoot() : undefined;
+	if (derived) {
+		npmRoots.set(key, derived);
+		return derived;
+	}
 	const result = spawnSync(command!, [...args, "root", "-g"], { encoding: "utf-8", stdio: ["ignore", "pipe", "pipe"] });
 	if (result.error || result.status !== 0) {
 		throw new Error(
@@ -194,6 +203,68 @@ export function globalNpmRoot(npmCommand: readonly string[] | undefined): string
 	const root = result.stdout.trim();
 	npmRoots.set(key, root);
 	return root;
+}
+
+/**
+ * npm's global folder as npm works it out on POSIX, without running it: `<prefix>/lib/node_modules`,
+ * the prefix from `npm_config_prefix`, else from the `node` on the PATH that runs the `npm` on the
+ * PATH (its folder's parent). Undefined, so that npm is asked, wherever something else may set the
+ * prefix or move npm's configuration: Windows, `DESTDIR`/`PREFIX`, another config file named in the
+ * environment, an npmrc npm reads (the user's, the global one, npm's own, a project's up from the
+ * cwd) that mentions `prefix` or `globalconfig`, an `npm` that is not a global npm install, or a
+ * folder that is not there.
+ */
+function derivedNpmRoot(): string | undefined {
+	if (process.platform === "win32") return undefined;
+	const env = process.env;
+	const config = (name: string) => {
+		const found = Object.keys(env).find((key) => key.toLowerCase() === `npm_config_${name}`);
+		return found ? env[found] : undefined;
+	};
+	if (env.DESTDIR || env.PREFIX || config("globalconfig") || config("userconfig")) return undefined;
+	const setsPrefix = (file: string) => {
+		try {
+			return /prefix|globalconfig/i.test(readFileSync(file, "utf8"));
+		} catch (error) {
+			return (error as NodeJS.ErrnoException).code !== "ENOENT";
+		}
+	};
+	const home = env.HOME;
+	if (!home || setsPrefix(join(home, ".npmrc"))) return undefined;
+	for (let dir = resolve(process.cwd()); ; dir = dirname(dir)) {
+		if (setsPrefix(join(dir, ".npmrc"))) return undefined;
+		if (dirname(dir) === dir) break;
+	}
+	const fromEnv = config("prefix");
+	if (fromEnv) {
+		const root = join(resolve(fromEnv), "lib", "node_modules");
+		return isDirectory(root) ? root : undefined;
+	}
+	const npm = onPath("npm");
+	const node = onPath("node");
+	if (!npm || !node) return undefined;
+	// npm's own folder: a global install under <prefix>/lib/node_modules/npm.
+	const npmDir = dirname(dirname(npm));
+	if (!npmDir.endsWith(`${sep}lib${sep}node_modules${sep}npm`) || setsPrefix(join(npmDir, "npmrc"))) return undefined;
+	const prefix = dirname(dirname(node));
+	if (setsPrefix(join(prefix, "etc", "npmrc"))) return undefined;
+	const root = join(prefix, "lib", "node_modules");
+	return isDirectory(root) ? root : undefined;
+}
+
+/** The real path of the first executable `name` on the PATH. */
+function onPath(name: string): string | undefined {
+	for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+		if (!dir) continue;
+		try {
+			const file = join(dir, name);
+			accessSync(file, constants.X_OK);
+			return realpathSync(file);
+		} catch {
+			// not here
+		}
+	}
+	return undefined;
 }
 
 /** One package entry to load, from the settings file that listed it. */

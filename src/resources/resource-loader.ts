@@ -28,6 +28,7 @@ import {
 	dedupePackages,
 	type PackageResourceKind,
 	type PackageRoots,
+	type PackageScope,
 	packageFiles,
 	packageInstallPath,
 	packageSourceOf,
@@ -206,6 +207,17 @@ export class DefaultResourceLoader implements ResourceLoader {
 	/** The project configuration folder in use (`.settle/`, or `.pi/` for a pi project). */
 	getProjectConfigDir(): string {
 		return resolveProjectConfigDir(this.cwd).dir;
+	}
+
+	/**
+	 * The `settle install` line for a package entry: `-l` for the project's, `--agent-dir` when the
+	 * user's folder is not the one `settle install` writes by default (`--agent-dir` or an SDK
+	 * `agentDir`), so the copied line installs where this loader reads.
+	 */
+	private installCommand(source: string, scope: PackageScope): string {
+		if (scope === "project") return `settle install ${source} -l`;
+		if (this.agentDir === resolve(getDefaultAgentDir())) return `settle install ${source}`;
+		return `settle install ${source} --agent-dir ${shellWord(this.agentDir)}`;
 	}
 
 	getExtensions(): LoadExtensionsResult {
@@ -575,7 +587,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 				const message =
 					parsed.type === "local"
 						? `Package path "${source}" in ${item.settingsPath} does not exist (resolved to ${root}). Fix or remove the entry.`
-						: `Package ${source} (in ${item.settingsPath}) is not installed, so nothing of it loads. Install it with: settle install ${source}${item.scope === "project" ? " -l" : ""}`;
+						: `Package ${source} (in ${item.settingsPath}) is not installed, so nothing of it loads. Install it with: ${this.installCommand(source, item.scope)}`;
 				diagnostics.push({ type: "warning", message, path: root });
 				continue;
 			}
@@ -584,7 +596,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 				// pi reinstalls at startup; Settle installs only when asked, and says how.
 				diagnostics.push({
 					type: "warning",
-					message: `Package ${source} (in ${item.settingsPath}) is installed at version ${pinnedElsewhere}, not the pinned one; the installed one loads. Install the pinned one with: settle install ${source}${item.scope === "project" ? " -l" : ""}`,
+					message: `Package ${source} (in ${item.settingsPath}) is installed at version ${pinnedElsewhere}, not the pinned one; the installed one loads. Install the pinned one with: ${this.installCommand(source, item.scope)}`,
 					path: root,
 				});
 			}
@@ -784,4 +796,9 @@ function findGitRoot(start: string): string | null {
 		if (parent === dir) return null;
 		dir = parent;
 	}
+}
+
+/** `text` as one shell word: as it is when it holds only safe characters, else single-quoted. */
+function shellWord(text: string): string {
+	return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }

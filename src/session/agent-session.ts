@@ -2817,7 +2817,15 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 	if (!hasExistingSession) {
 		if (model) sessionManager.appendModelChange(model.provider, model.id);
 		sessionManager.appendThinkingLevelChange(thinkingLevel);
-	} else if (!hasThinkingEntry || (config.thinkingLevel !== undefined && thinkingLevel !== context.thinkingLevel)) {
+		return agent;
+	}
+	// A model the host passed over the recorded one: the new turns run on it, so a later resume must
+	// too (as `settle -c --model`); written with the next activity, as the level below (oh-my-pi#528).
+	const hostModel = config.model;
+	if (hostModel && selection && (selection.provider !== hostModel.provider || selection.modelId !== hostModel.id)) {
+		sessionManager.appendModelChange(hostModel.provider, hostModel.id, { deferWrite: true });
+	}
+	if (!hasThinkingEntry || (config.thinkingLevel !== undefined && thinkingLevel !== context.thinkingLevel)) {
 		// Written with the next activity: resuming must not rewrite the file (oh-my-pi#528). A level
 		// the host passed over the recorded one is recorded too: the new turns run at it, and a later
 		// resume must come back on it, not on a level none of them used (as `settle --thinking`).

@@ -6,11 +6,11 @@
  * up by a `settle -p` run on the faux model.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DefaultPackageManager, SettingsManager as PiSettingsManager } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runSettle } from "./helpers.js";
+import { cliCommand, runSettle } from "./helpers.js";
 import { makeGitPackageRepo, makePackageFolders, settingsOf, write, writePiPackage } from "./package-fixtures.js";
 
 let dir: string;
@@ -164,6 +164,58 @@ describe("settle install with npm (the real npm, offline, from a tarball)", () =
 		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual([source]);
 		expect(settle(["--faux", "--no-session", "-p", "/tools-review y"]).stdout).toBe("Review y with tools one.\n");
 	}, 60_000); // npm pack, npm install -g, two settle processes
+
+	/**
+	 * A global package installed by `npm install -g --prefix <dir>`, then a `settle -p` run with an
+	 * `npm` first on the PATH that notes each time it runs (then runs the real one), and without the
+	 * npm_config_* variables `npm test` or `npx` put in the environment.
+	 */
+	function prefixedInstall(): { prefix: string; runs: string; runEnv: Record<string, string | undefined> } {
+		const prefix = join(dir, "elsewhere");
+		const tarball = packTools("1.0.0", "one");
+		execFileSync("npm", ["install", "-g", "--prefix", prefix, tarball], {
+			env: { ...process.env, ...env },
+			stdio: "ignore",
+		});
+		const bin = join(dir, "bin");
+		const runs = join(dir, "npm-runs");
+		const realNpm = execFileSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).trim();
+		write(join(bin, "npm"), `#!/bin/sh\necho "$*" >> "${runs}"\nexec "${realNpm}" "$@"\n`);
+		chmodSync(join(bin, "npm"), 0o755);
+		write(join(agentDir, "settings.json"), JSON.stringify({ packages: ["npm:tools"] }));
+		const npmVariables = Object.keys(process.env).filter((key) => /^npm_/i.test(key));
+		const runEnv: Record<string, string | undefined> = {
+			...Object.fromEntries(npmVariables.map((key) => [key, undefined])),
+			...env,
+			npm_config_prefix: undefined,
+			PATH: `${bin}:${process.env.PATH}`,
+		};
+		return { prefix, runs, runEnv };
+	}
+
+	it("a package installed by npm install -g --prefix <dir> loads with npm_config_prefix=<dir>, and npm is not run at start-up to find it", () => {
+		const { prefix, runs, runEnv } = prefixedInstall();
+		const run = runSettle(["--faux", "--no-session", "-p", "/tools-review y"], {
+			cwd: project,
+			agentDir,
+			env: { ...runEnv, npm_config_prefix: prefix },
+		});
+		expect(run).toMatchObject({ code: 0, stdout: "Review y with tools one.\n" });
+		expect(existsSync(runs)).toBe(false);
+	}, 60_000); // npm pack, npm install -g, one settle process
+
+	it("a package installed by npm install -g --prefix <dir> loads when only ~/.npmrc names that prefix", () => {
+		const { prefix, runEnv } = prefixedInstall();
+		const home = join(dir, "home");
+		write(join(home, ".npmrc"), `prefix=${prefix}\n`);
+		// The real npm on the PATH (not the noting one, which is no global npm install).
+		const run = runSettle(["--faux", "--no-session", "-p", "/tools-review y"], {
+			cwd: project,
+			agentDir,
+			env: { ...runEnv, HOME: home, PATH: process.env.PATH },
+		});
+		expect(run).toMatchObject({ code: 0, stdout: "Review y with tools one.\n" });
+	}, 60_000); // npm pack, npm install -g, one settle process
 });
 
 describe("settle install / update / remove with git (the real git, from a local bare repository)", () => {
@@ -194,4 +246,30 @@ describe("settle install / update / remove with git (the real git, from a local 
 		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual([]);
 		expect(settingsOf(join(project, ".pi", "settings.json")).packages).toEqual(["git:example.test/acme/kit@v1"]);
 	}, 120_000); // nine settle, git and npm processes one after another (~11 s here, alone)
+
+	it("a git package listed in another --agent-dir folder, not installed: the warning's install line names that folder; run as printed, the next run there loads the package", () => {
+		const repo = makeGitPackageRepo({ dir, agentDir, project, env });
+		const other = join(dir, "other agent");
+		write(join(other, "settings.json"), JSON.stringify({ packages: ["git:example.test/acme/kit"] }));
+		const run = () => settle(["--agent-dir", other, "--faux", "--no-session", "-p", "/kit-review z"]);
+		const line = /Install it with: (.*)$/m.exec(run().stderr)?.[1];
+		expect(line).toBe(`settle install git:example.test/acme/kit --agent-dir '${other}'`);
+
+		// The line as a user pastes it into a shell, with `settle` on the PATH.
+		const bin = join(dir, "bin");
+		write(
+			join(bin, "settle"),
+			`#!/bin/sh\nexec "${process.execPath}" ${cliCommand()
+				.map((arg) => `"${arg}"`)
+				.join(" ")} "$@"\n`,
+		);
+		chmodSync(join(bin, "settle"), 0o755);
+		execFileSync("sh", ["-c", line!], {
+			cwd: project,
+			stdio: "ignore",
+			env: { ...process.env, ...env, ...repo.env, SETTLE_AGENT_DIR: agentDir, PATH: `${bin}:${process.env.PATH}` },
+		});
+		expect(existsSync(join(other, "git", "example.test", "acme", "kit"))).toBe(true);
+		expect(run()).toMatchObject({ code: 0, stdout: "Review z with kit one.\n" });
+	}, 60_000); // git, four settle processes
 });

@@ -14686,13 +14686,13 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "GL04",
-		file: "src/cli/host.ts",
+		file: "src/session/agent-session.ts",
 		description:
 			"settle -c --model <other> records the model only by the answer: interrupted before it, the file stays on the old model and the next settle -c comes back on it",
 		edits: [
 			{
-				find: "manager.appendModelChange(model.provider, model.id, { deferWrite: true });",
-				replace: "void manager;",
+				find: "sessionManager.appendModelChange(hostModel.provider, hostModel.id, { deferWrite: true });",
+				replace: "void hostModel;",
 			},
 		],
 		tests: ["test/pi-races/provider-switch-history.test.ts"],
@@ -15301,6 +15301,105 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/compaction/pi-differential-session.property.test.ts"],
+	},
+	{
+		id: "GV01",
+		file: "src/session/agent-session.ts",
+		description:
+			"createAgentSession's model over a resumed session is recorded also when the file already records it: every resume on the same model adds a model_change",
+		edits: [
+			{
+				find: "if (hostModel && selection && (selection.provider !== hostModel.provider || selection.modelId !== hostModel.id)) {",
+				replace: "if (hostModel && selection) {",
+			},
+		],
+		tests: ["test/pi-races/provider-switch-history.test.ts"],
+	},
+	{
+		id: "GV02",
+		file: "src/session/agent-session.ts",
+		description:
+			"createAgentSession's model over a resumed session's model is written at opening: merely resuming rewrites the file (oh-my-pi#528)",
+		edits: [
+			{
+				find: "sessionManager.appendModelChange(hostModel.provider, hostModel.id, { deferWrite: true });",
+				replace: "sessionManager.appendModelChange(hostModel.provider, hostModel.id, { deferWrite: false });",
+			},
+		],
+		tests: ["test/pi-races/provider-switch-history.test.ts"],
+	},
+	{
+		id: "GV03",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p on a session file another program wrote to or deleted prints the SDK's way out (SessionManager.createBranchedSession) instead of --session / --fork",
+		edits: [{ find: ": cause && sessionFileChangedForCli(cause);", replace: ": undefined;" }],
+		tests: ["test/pi-races/shared-session-files.test.ts"],
+	},
+	{
+		id: "GV04",
+		file: "src/cli/host.ts",
+		description:
+			"settle -p on a session file another program deleted says to run again with --session <file>, which names a file that is gone",
+		edits: [{ find: 'reason === "deleted"\n', replace: 'reason === "removed"\n' }],
+		tests: ["test/pi-races/shared-session-files.test.ts"],
+	},
+	{
+		id: "GV05",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"the not-installed hint of a package listed in a non-default agent folder leaves out --agent-dir: the copied line installs into the default folder, which the run does not read",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "return `settle install ${source} --agent-dir ${shellWord(this.agentDir)}`;",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "return `settle install ${source}`;",
+			},
+		],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "GV06",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"the not-installed hint's --agent-dir folder is not quoted: a folder with a space splits into two words",
+		edits: [{ find: "return /^[\\w@%+=:,./-]+$/.test(text) ? text :", replace: "return true ? text :" }],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "GV07",
+		file: "src/resources/packages.ts",
+		description:
+			"a listed global npm package makes every start-up run npm root -g (about 0.3 s) even where npm_config_prefix already says where it is",
+		edits: [{ find: "? derivedNpmRoot() : undefined;", replace: "? undefined : undefined;" }],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "GV08",
+		file: "src/resources/packages.ts",
+		description:
+			"npm's global folder is worked out without reading ~/.npmrc: a prefix set there is missed and a package installed under it is not found",
+		edits: [
+			{
+				find: 'if (!home || setsPrefix(join(home, ".npmrc"))) return undefined;',
+				replace: "if (!home) return undefined;",
+			},
+		],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "GV09",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			'a branch summary sizes images it never sends: an images-only newest abandoned message fills the budget and the summary is "No content to summarize"',
+		edits: [
+			{
+				find: "prepareBranchEntries(entries, budget, estimateSentTokens, options.toolResults);",
+				replace: "prepareBranchEntries(entries, budget, estimateMessageTokens, options.toolResults);",
+			},
+		],
+		tests: ["test/pi-races/branch-summary-budget.test.ts"],
 	},
 ];
 

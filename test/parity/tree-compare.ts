@@ -66,6 +66,14 @@ function sessionTreePayloads(run: NormalizedTreeRun): TreeLogPayload[] {
  * entry is Settle-only (`isSettleOnlyEntry` given the file's entries), and a context's level is the
  * one its branch records without it. Not checked per side: no step of the differential sets a level.
  *
+ * HOST_MODEL_RECORDED (src/session/agent-session.ts `createSessionAgent`;
+ * test/pi-races/provider-switch-history.test.ts "SDK model: …"): both factories pass the faux model
+ * to every session they open and run on it; opening a file whose branch's latest `model_change` or
+ * answer names another model, Settle records the passed model with the next entry, pi 0.73.1's file
+ * keeps the old one. Taken out in tree-play.ts as HOST_LEVEL_RECORDED (`isSettleOnlyEntry`: a
+ * `model_change` to another model than the one its branch records before it). Not checked per side:
+ * every file the differential opens was made on the same faux model, so neither side writes one.
+ *
  * BRANCH_SUMMARY_TOOL_RESULTS (oh-my-pi#4011; src/compaction/branch-summary.ts `prepareBranchEntries`,
  * test/compaction/branch-summary.test.ts): Settle's branch summary request carries the abandoned
  * branch's tool results (`[Tool result]: …`, cut as in compaction); pi 0.73.1 leaves them out.

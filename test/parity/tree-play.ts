@@ -45,12 +45,31 @@ export type EntryLookup = (id: string) => Json | undefined;
 /**
  * A Settle-only entry (see the module comment): a transcript `system` message, a `context_edit`,
  * or, given the file's entries, a HOST_LEVEL_RECORDED one (tree-compare.ts): a
- * `thinking_level_change` to another level than the one its branch records before it.
+ * `thinking_level_change` to another level than the one its branch records before it, or a
+ * HOST_MODEL_RECORDED one: a `model_change` to another model than its branch records before it.
  */
 export function isSettleOnlyEntry(entry: Json, lookup?: EntryLookup): boolean {
 	if (entry.type === "context_edit") return true;
 	if (entry.type === "thinking_level_change") return lookup !== undefined && recordsHostLevel(entry, lookup);
+	if (entry.type === "model_change") return lookup !== undefined && recordsHostModel(entry, lookup);
 	return entry.type === "message" && (entry.message as Json | undefined)?.role === "system";
+}
+
+/**
+ * HOST_MODEL_RECORDED: no step of the differential changes the model, so only opening a session
+ * over a branch whose latest `model_change` or answer names another model does.
+ */
+function recordsHostModel(entry: Json, lookup: EntryLookup): boolean {
+	let current = entry.parentId ? lookup(String(entry.parentId)) : undefined;
+	while (current) {
+		if (current.type === "model_change") {
+			return current.provider !== entry.provider || current.modelId !== entry.modelId;
+		}
+		const message = current.type === "message" ? (current.message as Json) : undefined;
+		if (message?.role === "assistant") return message.provider !== entry.provider || message.model !== entry.modelId;
+		current = current.parentId ? lookup(String(current.parentId)) : undefined;
+	}
+	return false;
 }
 
 /** HOST_LEVEL_RECORDED: no step of the differential changes the level, so only opening a session does. */
@@ -66,6 +85,19 @@ function recordsHostLevel(entry: Json, lookup: EntryLookup): boolean {
 function recordedLevel(branch: readonly Json[], lookup: EntryLookup): unknown {
 	const levels = branch.filter((entry) => entry.type === "thinking_level_change" && !isSettleOnlyEntry(entry, lookup));
 	return levels.at(-1)?.thinkingLevel ?? "off";
+}
+
+/** The model a branch records without its HOST_MODEL_RECORDED entries, as `buildSessionContext` names it. */
+function recordedModel(branch: readonly Json[], lookup: EntryLookup): unknown {
+	let model: unknown = null;
+	for (const entry of branch) {
+		const message = entry.type === "message" ? (entry.message as Json) : undefined;
+		if (message?.role === "assistant") model = { provider: message.provider, modelId: message.model };
+		else if (entry.type === "model_change" && !isSettleOnlyEntry(entry, lookup)) {
+			model = { provider: entry.provider, modelId: entry.modelId };
+		}
+	}
+	return model;
 }
 
 /** JSON with sorted keys at every level. */
@@ -315,17 +347,18 @@ interface ManagerLike {
 
 /**
  * A `buildSessionContext()` result as compared: messages (Settle's transcript `system` ones left
- * out), model, thinking level (HOST_LEVEL_RECORDED: the one the branch records without such entries).
+ * out), model and thinking level (HOST_MODEL_RECORDED, HOST_LEVEL_RECORDED: the ones the branch
+ * records without such entries).
  */
 function contextView(manager: ManagerLike) {
 	const context = manager.buildSessionContext();
 	const lookup: EntryLookup = (id) => manager.getEntry(id) as Json | undefined;
-	const hostLevel = (manager.getBranch() as Json[]).some(
-		(entry) => entry.type === "thinking_level_change" && isSettleOnlyEntry(entry, lookup),
-	);
+	const branch = manager.getBranch() as Json[];
+	const hostLevel = branch.some((entry) => entry.type === "thinking_level_change" && isSettleOnlyEntry(entry, lookup));
+	const hostModel = branch.some((entry) => entry.type === "model_change" && isSettleOnlyEntry(entry, lookup));
 	return {
 		messages: normalizeMessages(context.messages.filter((m) => (m as Json).role !== "system")),
-		model: context.model ?? null,
+		model: hostModel ? recordedModel(branch, lookup) : (context.model ?? null),
 		thinkingLevel: hostLevel ? recordedLevel(manager.getBranch() as Json[], lookup) : (context.thinkingLevel ?? null),
 	};
 }

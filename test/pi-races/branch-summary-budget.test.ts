@@ -23,6 +23,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import type { SessionEntry } from "../../src/store/entries.js";
+import { PNG_1X1 } from "../export/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import type { RecordedRequest, Reply } from "../llm/wire/server.js";
 import { startWireSession, type WireSession } from "../llm/wire/session.js";
@@ -237,5 +238,31 @@ describe("kdeps#566: a branch summary with custom instructions on a small window
 		expect(session.server.requests.length).toBe(requestsBefore);
 		expect(session.entries()).toHaveLength(linesBefore);
 		expect(session.session.sessionManager.getLeafId()).toBe(leafBefore);
+	});
+});
+
+describe("a branch summary whose newest abandoned message holds only images", () => {
+	it("/tree → Summarize, the abandoned branch ending in an images-only user message on a 4096-token window: the request carries the branch's text (the images are never sent, so they take no room) and the model's summary is recorded, not \"No content to summarize\"", async () => {
+		const WINDOW = 4096;
+		w = await startWireSession({
+			api: "openai-completions",
+			model: { contextWindow: WINDOW, maxTokens: 1024, reasoning: false, input: ["text", "image"] },
+			settings: { compaction: { enabled: false } },
+			route: windowedProvider(WINDOW, () => chatReply([{ type: "text", text: "## Goal\nKeep the vault path" }])),
+		});
+		w.server.reply(chatReply([{ type: "text", text: "answer 1" }]), chatReply([{ type: "text", text: "noted" }]));
+		await w.session.prompt("first question");
+		await w.session.prompt("the database password lives at vault path secret/prod-db");
+		// Two screenshots, no words: estimated at about 2400 tokens, more than this window's branch budget.
+		const image = { type: "image" as const, data: PNG_1X1, mimeType: "image/png" };
+		w.session.sessionManager.appendMessage({ role: "user", content: [image, image], timestamp: Date.now() });
+
+		const result = await w.session.navigateTree(firstAssistantId(w.session), { summarize: true });
+
+		const request = w.server.requests.find(isSummaryRequest);
+		expect(JSON.stringify(request?.body.messages)).toContain("secret/prod-db");
+		expect(JSON.stringify(request?.body.messages)).not.toContain(PNG_1X1);
+		expect(result.summaryEntry?.summary).toContain("Keep the vault path");
+		expect(result.summaryEntry?.summary).not.toContain("No content to summarize");
 	});
 });

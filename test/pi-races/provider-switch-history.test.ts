@@ -101,12 +101,16 @@ async function wireProject(specs: readonly ModelSpec[]) {
 		if (!found) throw new Error(`no model ${spec.provider}/${spec.id}`);
 		return found;
 	};
-	const open = async (spec: ModelSpec, sessionManager = SessionManager.create(dir, join(dir, "sessions"))) => {
+	/** `spec` undefined: no `model` given (a resumed session restores its own). */
+	const open = async (
+		spec: ModelSpec | undefined,
+		sessionManager = SessionManager.create(dir, join(dir, "sessions")),
+	) => {
 		const { session } = await createAgentSession({
 			cwd: dir,
 			agentDir: dir,
 			modelRuntime: runtime,
-			model: model(spec),
+			...(spec ? { model: model(spec) } : {}),
 			thinkingLevel: "high",
 			settingsManager: SettingsManager.inMemory({ retry: { enabled: false } }),
 			sessionManager,
@@ -499,6 +503,56 @@ describe("settle -c --model <other>, interrupted before the first answer", () =>
 
 		expect((await run(["-c", "-p", "third"])).stdout).toBe("third answer\n");
 		expect(server.requests[2]!.body.model).toBe("new");
+	});
+});
+
+describe("createAgentSession's model on a resumed session recording another model", () => {
+	it("SDK model: a session resumed with model devin/glm over a file recording aliyun/qwen runs on glm; the file records glm before the turn (not at opening, not again when unchanged), and a later resume without a model asks glm", async () => {
+		const project = await wireProject([QWEN, GLM]);
+		project.server.reply(
+			chatReply([{ type: "text", text: "from qwen" }]),
+			chatReply([{ type: "text", text: "from glm" }]),
+			chatReply([{ type: "text", text: "glm again" }]),
+			chatReply([{ type: "text", text: "glm resumed" }]),
+		);
+		const first = await project.open(QWEN);
+		await first.prompt("one");
+		const file = first.sessionFile!;
+		first.dispose();
+		first.sessionManager.close();
+		const resume = (spec: ModelSpec | undefined) =>
+			project.open(spec, SessionManager.open(file, join(project.dir, "sessions")));
+		const modelChanges = () =>
+			readFileSync(file, "utf8")
+				.trim()
+				.split("\n")
+				.map((line) => JSON.parse(line) as { type: string; provider?: string; modelId?: string })
+				.filter((entry) => entry.type === "model_change")
+				.map((entry) => `${entry.provider}/${entry.modelId}`);
+
+		const before = readFileSync(file, "utf8");
+		const onGlm = await resume(GLM);
+		expect(onGlm.model?.id).toBe(GLM.id);
+		// Opening alone does not rewrite the file (oh-my-pi#528).
+		expect(readFileSync(file, "utf8")).toBe(before);
+		await onGlm.prompt("two");
+		onGlm.dispose();
+		onGlm.sessionManager.close();
+		expect(modelChanges()).toEqual(["aliyun/qwen-wire-max", "devin/glm-wire-text"]);
+
+		// The same model again: nothing to record.
+		const sameAgain = await resume(GLM);
+		await sameAgain.prompt("three");
+		sameAgain.dispose();
+		sameAgain.sessionManager.close();
+		expect(modelChanges()).toEqual(["aliyun/qwen-wire-max", "devin/glm-wire-text"]);
+
+		const later = await resume(undefined);
+		expect(later.model?.id).toBe(GLM.id);
+		await later.prompt("four");
+		later.dispose();
+		later.sessionManager.close();
+		expect(project.server.requests.map((request) => request.body.model)).toEqual([QWEN.id, GLM.id, GLM.id, GLM.id]);
 	});
 });
 

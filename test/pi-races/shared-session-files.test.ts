@@ -309,3 +309,51 @@ describe("goose#2951: a session cut while a tool call ran: every request after f
 		expect(JSON.stringify(parsedLines(file!))).not.toContain("and now?");
 	});
 });
+
+describe("settle -p on a session file another program deleted or wrote to during the run", () => {
+	/** Starts `settle -c -p "second question"` on the project's one session and changes its file while the model answers. */
+	async function changedDuringRun(change: (file: string) => void) {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		server.reply(chatReply([{ type: "text", text: "first answer" }]));
+		expect((await settle(["-p", "first question"])).code).toBe(0);
+		const [file] = sessionFilesUnder(cli.agentDir);
+		const held = heldReply("second answer");
+		server.reply(held.reply);
+		const run = settle(["-c", "-p", "second question"]);
+		await server.waitForRequests(2);
+		change(file!);
+		held.release();
+		return { file: file!, result: await run };
+	}
+
+	it("settle -c -p, the file written to by another program while the model answers: exit 1, the error names the file and says to run again with --session <file> or --fork <file>, no SDK call; --session <file> then continues from it", async () => {
+		// pi on the same file (no lock) labels its last entry.
+		const { file, result } = await changedDuringRun((path) => {
+			const lastId = parsedLines(path).at(-1)!.id;
+			const label = { type: "label", id: "ab12cd34", parentId: lastId, targetId: lastId, label: "from pi" };
+			appendFileSync(path, `${JSON.stringify({ ...label, timestamp: new Date().toISOString() })}\n`);
+		});
+		expect(result.code).toBe(1);
+		expect(result.stderr).toContain(`Session file ${file} was written to by another program`);
+		expect(result.stderr).toContain(`--session ${file}`);
+		expect(result.stderr).toContain(`--fork ${file}`);
+		expect(result.stderr).not.toContain("SessionManager");
+		const theirs = readFileSync(file, "utf8");
+		expect(theirs).toContain("from pi");
+
+		server.reply(chatReply([{ type: "text", text: "third answer" }]));
+		const again = await settle(["--session", file, "-p", "third question"]);
+		expect(again).toMatchObject({ code: 0, stdout: "third answer\n" });
+		expect(sentText(server.requests[2])).toContain("first answer");
+		expect(readFileSync(file, "utf8").startsWith(theirs)).toBe(true);
+	});
+
+	it("settle -c -p, the file deleted while the model answers: exit 1, the error names the file and says to run the prompt again in a new session, no SDK call; nothing is made at its path", async () => {
+		const { file, result } = await changedDuringRun((path) => rmSync(path));
+		expect(result.code).toBe(1);
+		expect(result.stderr).toContain(`Session file ${file} was deleted while this session was open`);
+		expect(result.stderr).toContain("Run the prompt again in a new session (leave out -c and --session).");
+		expect(result.stderr).not.toContain("SessionManager");
+		expect(existsSync(file)).toBe(false);
+	});
+});
