@@ -222,17 +222,18 @@ async function runManualCompaction(
 		model = await requireModelAndAuth(s);
 		branchEntries = s.sessionManager.getBranch();
 		const { prepareCompaction } = await import("../compaction/prepare.js");
-		// A host's thinking level recorded on open over the file's own (not written yet: no activity since)
-		// is no activity: a branch ending with a compaction before it is already compacted, as in pi,
-		// which records nothing there (HOST_LEVEL_RECORDED).
-		const hostLevels = branchEntries.filter(
+		// A host's model or thinking level recorded on open over the file's own (not written yet: no
+		// activity since) is no activity: a branch ending with a compaction before it is already
+		// compacted, as in pi, which records nothing there (HOST_MODEL_RECORDED, HOST_LEVEL_RECORDED).
+		const hostRecorded = branchEntries.filter(
 			(entry, at) =>
-				entry.type === "thinking_level_change" &&
 				s.sessionManager.isWriteDeferred(entry.id) &&
-				branchEntries.slice(0, at).some((before) => before.type === "thinking_level_change"),
+				(entry.type === "model_change" ||
+					(entry.type === "thinking_level_change" &&
+						branchEntries.slice(0, at).some((before) => before.type === "thinking_level_change"))),
 		);
 		const texts = await import("../compaction/texts.js");
-		if (branchEntries.filter((entry) => !hostLevels.includes(entry)).at(-1)?.type === "compaction")
+		if (branchEntries.filter((entry) => !hostRecorded.includes(entry)).at(-1)?.type === "compaction")
 			throw new SettleError("INVALID_ARGUMENT", texts.ALREADY_COMPACTED);
 		preparation = prepareCompaction(branchEntries, s.settingsManager.getCompactionSettings());
 		if (!preparation) throw new SettleError("INVALID_ARGUMENT", texts.nothingToCompactReason(branchEntries));

@@ -15275,7 +15275,7 @@ export const MUTANTS: Mutant[] = [
 			"compact() on a reopened branch that ends with a compaction, under a host's thinking level recorded on open, summarizes the kept messages again (pi: Already compacted)",
 		edits: [
 			{
-				find: 'if (branchEntries.filter((entry) => !hostLevels.includes(entry)).at(-1)?.type === "compaction")',
+				find: 'if (branchEntries.filter((entry) => !hostRecorded.includes(entry)).at(-1)?.type === "compaction")',
 				replace: "if (false)",
 			},
 		],
@@ -15296,8 +15296,8 @@ export const MUTANTS: Mutant[] = [
 			"every unwritten thinking level counts as no activity, also the one pi writes too when the file records none: a lone compaction says Already compacted where the branch no longer ends with it",
 		edits: [
 			{
-				find: '\t\t\t\ts.sessionManager.isWriteDeferred(entry.id) &&\n\t\t\t\tbranchEntries.slice(0, at).some((before) => before.type === "thinking_level_change"),',
-				replace: "\t\t\t\ts.sessionManager.isWriteDeferred(entry.id) && at >= 0,",
+				find: '(entry.type === "thinking_level_change" &&\n\t\t\t\t\t\tbranchEntries.slice(0, at).some((before) => before.type === "thinking_level_change"))),',
+				replace: '(entry.type === "thinking_level_change" && at >= 0)),',
 			},
 		],
 		tests: ["test/compaction/pi-differential-session.property.test.ts"],
@@ -15400,6 +15400,14 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/branch-summary-budget.test.ts"],
+	},
+	{
+		id: "GY01",
+		file: "src/session/compaction-runner.ts",
+		description:
+			'a host\'s model recorded over a resumed compacted file counts as activity: compact() summarizes again or says there is nothing to compact instead of "Already compacted"',
+		edits: [{ find: '(entry.type === "model_change" ||', replace: "(false ||" }],
+		tests: ["test/pi-races/provider-switch-history.test.ts"],
 	},
 ];
 

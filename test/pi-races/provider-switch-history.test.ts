@@ -554,6 +554,28 @@ describe("createAgentSession's model on a resumed session recording another mode
 		later.sessionManager.close();
 		expect(project.server.requests.map((request) => request.body.model)).toEqual([QWEN.id, GLM.id, GLM.id, GLM.id]);
 	});
+
+	it("SDK model: compact() on a compacted session resumed with another model says it is already compacted and asks the model nothing (the host's model is no new activity)", async () => {
+		const project = await wireProject([QWEN, GLM]);
+		project.server.reply(chatReply([{ type: "text", text: "from qwen" }]));
+		const first = await project.open(QWEN);
+		await first.prompt("one");
+		const file = first.sessionFile!;
+		first.sessionManager.appendCompaction("We said one.", first.sessionManager.getLeafId()!, 100, {
+			readFiles: [],
+			modifiedFiles: [],
+		});
+		first.dispose();
+		first.sessionManager.close();
+		const before = readFileSync(file, "utf8");
+
+		const onGlm = await project.open(GLM, SessionManager.open(file, join(project.dir, "sessions")));
+		await expect(onGlm.compact()).rejects.toThrow("Already compacted");
+		expect(project.server.requests).toHaveLength(1);
+		onGlm.dispose();
+		onGlm.sessionManager.close();
+		expect(readFileSync(file, "utf8")).toBe(before);
+	});
 });
 
 /** An Anthropic answer opening with a `redacted_thinking` block (opaque `data`), then `text`. */
