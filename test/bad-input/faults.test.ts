@@ -5,14 +5,15 @@
  * process: `faults-cli.test.ts`.
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { describe, expect, it } from "vitest";
+import { dirname, join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
 import type { AgentSessionEvent } from "../../src/index.js";
 import { failureOf } from "../../src/llm/failures.js";
 import type { AssistantMessage } from "../../src/llm/types.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
+import { LOCK_STALE_MS } from "../../src/store/lock.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { closeSession, diskRoles, expectSettleError, openSession, useWorkspace } from "./helpers.js";
+import { closeSession, diskRoles, expectSettleError, openSession, thrown, useWorkspace } from "./helpers.js";
 
 const ws = useWorkspace();
 
@@ -104,6 +105,27 @@ describe("the session file changed by another program while the session is open"
 		expectSettleError(failure, "IO", `was deleted with its folder ${dirname(file)}`);
 		expect(existsSync(dirname(file))).toBe(false);
 		closeSession(session);
+	});
+
+	it("the session folder removed, and the lock's refresh then found its lock folder gone: still IO naming the folder, not a lost lock", () => {
+		// The lock folder went with the session folder; proper-lockfile's refresh (every half stale
+		// timeout, on fake time here) reports the lock as compromised. What happened is the deletion.
+		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+		const folder = join(ws.root, "removed-sessions");
+		const created = SessionManager.create(ws.project, folder);
+		created.appendMessage({ role: "user", content: "first", timestamp: 1 });
+		created.close();
+		const manager = SessionManager.open(created.getSessionFile()!);
+		try {
+			rmSync(folder, { recursive: true });
+			vi.advanceTimersByTime(LOCK_STALE_MS / 2);
+			const error = thrown(() => manager.appendMessage({ role: "user", content: "second", timestamp: 2 }));
+			expectSettleError(error, "IO", `was deleted with its folder ${folder}`);
+			expect(existsSync(folder)).toBe(false);
+		} finally {
+			manager.close();
+			vi.useRealTimers();
+		}
 	});
 
 	it("an untouched file goes on taking entries (the check costs one stat per append, not a read)", async () => {

@@ -78,8 +78,9 @@ describe("--provider <name> (pi's): the provider whose model --model names", () 
 		expect(await rpc.end()).toBe(0);
 	});
 
-	it("as pi's resolveCliModel, --provider in another case and a part of a model id pick that provider's model", async () => {
-		// Each of these exited 2 ("Model not found: TWO/coder") where pi 0.73.1 runs.
+	it("as pi's resolveCliModel, --provider in another case and a part of a model id pick that provider's listed model (not a custom id)", async () => {
+		// Each of these exited 2 ("Model not found: TWO/coder") where pi 0.73.1 runs. The listed model
+		// is meant: its own id goes out, without pi's custom-model-id warning.
 		for (const args of [
 			["--provider", "TWO", "--model", "coder"],
 			["--provider", "Two", "--model", "COD"],
@@ -88,8 +89,10 @@ describe("--provider <name> (pi's): the provider whose model --model names", () 
 		]) {
 			const run = await settle([...args, "-p", "hi"]);
 			expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 0, stdout: "answered\n" });
+			expect(run.stderr, args.join(" ")).not.toContain("custom model id");
 		}
 		expect(seen()).toEqual(Array(4).fill("two Bearer models-key-two"));
+		expect(server.requests.map((request) => request.body.model)).toEqual(Array(4).fill("coder"));
 	});
 
 	it("an id the provider does not list is sent to it as a custom model id with pi's warning (was: exit 2)", async () => {
