@@ -70,4 +70,35 @@ describe("reload() and a runtime replacement of the same session", () => {
 		]);
 		expect(old.isDisposed).toBe(true);
 	});
+
+	it("reload() of a session whose runtime has begun replacing it, with no reload before, is refused with BUSY and loads nothing; once an extension cancels the replacement, reload() runs", async () => {
+		let releaseSwitch: (cancel: boolean) => void = () => {};
+		const switching = (pi: ExtensionAPI) => {
+			generations(pi);
+			pi.on(
+				"session_before_switch",
+				() => new Promise<{ cancel: boolean }>((resolve) => (releaseSwitch = (cancel) => resolve({ cancel }))),
+			);
+		};
+		const faux = createFauxProvider();
+		const rec = recordingFactory({
+			modelRuntime: () => fauxModelRuntime(faux),
+			resourceLoaderOptions: { extensionFactories: [switching], noExtensions: true },
+		});
+		t.runtime = await startRuntime(rec.factory, t.ws, t.ws.alpha);
+		const old = t.runtime.session;
+		const replacing = t.runtime.newSession();
+		await settleMicrotasks();
+		const refused = await old.reload().catch((error: unknown) => error);
+		expect(refused).toMatchObject({ code: "BUSY", details: { sessionReplacement: true } });
+		expect(log).toEqual(["g1 session_start startup"]);
+
+		releaseSwitch(true);
+		expect(await replacing).toMatchObject({ cancelled: true });
+		const reloaded = old.reload();
+		await settleMicrotasks();
+		releaseReloadShutdown();
+		await reloaded;
+		expect(log).toEqual(["g1 session_start startup", "g1 session_shutdown reload", "g2 session_start reload"]);
+	});
 });
