@@ -379,6 +379,8 @@ describe("before_agent_start for a custom message that triggers a turn (pi#5581,
 				(pi: ExtensionAPI) =>
 					pi.on("before_agent_start", (event) => {
 						starts++;
+						// Capped so that a missing guard fails this test instead of looping until the runner's timeout.
+						if (starts > 5) return undefined;
 						pi.sendMessage(
 							{ customType: "reminder", content: `reminder after ${event.prompt}`, display: true },
 							{ triggerTurn: true },
