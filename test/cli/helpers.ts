@@ -237,6 +237,15 @@ export class RpcClient {
 		return response;
 	}
 
+	/** Sends a `prompt` and resolves once its operation has settled; throws when the prompt is refused. */
+	async promptAndSettle(message: string, id?: string): Promise<void> {
+		const settled = this.next((line) => line.type === "agent_settled");
+		const response = await this.request({ ...(id === undefined ? {} : { id }), type: "prompt", message });
+		if (response.success !== true)
+			throw new Error(`prompt ${JSON.stringify(message)} refused: ${JSON.stringify(response)}`);
+		await settled;
+	}
+
 	/** Closes stdin (the server ends once the session is idle) and resolves with the exit code. */
 	end(): Promise<number | null> {
 		this.child.stdin.end();

@@ -150,14 +150,8 @@ describe("pi#4203 in settle --rpc: two compact commands close together", () => {
 			chatReply([{ type: "text", text: "second answer" }]),
 		);
 		const client = new RpcClient(["--model", "local/coder"], { cwd: cli.project, agentDir: cli.agentDir });
-		for (const [id, message] of [
-			["p1", "first question"],
-			["p2", "second question"],
-		]) {
-			const settled = client.next((line) => line.type === "agent_settled");
-			expect(await client.request({ id, type: "prompt", message })).toMatchObject({ success: true });
-			await settled;
-		}
+		await client.promptAndSettle("first question", "p1");
+		await client.promptAndSettle("second question", "p2");
 
 		const first = client.next((line) => line.type === "response" && line.id === "c1");
 		client.send({ id: "c1", type: "compact" });

@@ -50,14 +50,8 @@ describe("pi#8920: RPC abort reports success without cancelling an in-progress c
 			chatReply([{ type: "text", text: "answered after the abort" }]),
 		);
 		const client = new RpcClient(["--model", "local/coder"], { cwd: cli.project, agentDir: cli.agentDir });
-		for (const [id, message] of [
-			["p1", "first question"],
-			["p2", "second question"],
-		]) {
-			const settled = client.next((line) => line.type === "agent_settled");
-			expect(await client.request({ id, type: "prompt", message })).toMatchObject({ success: true });
-			await settled;
-		}
+		await client.promptAndSettle("first question", "p1");
+		await client.promptAndSettle("second question", "p2");
 		const { data: before } = (await client.request({ id: "s0", type: "get_state" })) as {
 			data: { sessionFile: string };
 		};

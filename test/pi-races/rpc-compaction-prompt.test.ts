@@ -53,14 +53,8 @@ describe("pi#7150: an RPC prompt during an in-flight compaction is ACKed success
 		// The faux model answers with the last user message.
 		const client = new RpcClient(["--faux", "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
 		const compactionStarted = client.next((line) => line.type === "compaction_start");
-		for (const [id, message] of [
-			["p1", "first question"],
-			["p2", "second question"],
-		]) {
-			const settled = client.next((line) => line.type === "agent_settled");
-			expect(await client.request({ id, type: "prompt", message })).toMatchObject({ success: true });
-			await settled;
-		}
+		await client.promptAndSettle("first question", "p1");
+		await client.promptAndSettle("second question", "p2");
 		await compactionStarted;
 		const linesBefore = client.lines.length;
 

@@ -47,12 +47,6 @@ async function stateLevel(client: RpcClient): Promise<unknown> {
 	return (state.data as { thinkingLevel?: unknown }).thinkingLevel;
 }
 
-async function promptAndSettle(client: RpcClient, message: string): Promise<void> {
-	const settled = client.next((line) => line.type === "agent_settled");
-	expect(await client.request({ type: "prompt", message })).toMatchObject({ success: true });
-	await settled;
-}
-
 /** The levels of a session file's `thinking_level_change` entries, in file order. */
 function recordedLevels(path: string): (string | undefined)[] {
 	return readFileSync(path, "utf8")
@@ -109,10 +103,10 @@ describe("pi-llama#24: new_session reset the thinking level set with --thinking"
 				agentDir: cli.agentDir,
 			});
 			expect(await stateLevel(client)).toBe("off");
-			await promptAndSettle(client, "first");
+			await client.promptAndSettle("first");
 			expect(await client.request({ type: "new_session" })).toMatchObject({ success: true });
 			expect(await stateLevel(client)).toBe("off");
-			await promptAndSettle(client, "second");
+			await client.promptAndSettle("second");
 			expect(await client.end()).toBe(0);
 			expect(server.requests).toHaveLength(2);
 			for (const request of server.requests) {
@@ -142,7 +136,7 @@ describe("paseo#4413: a model offering only some levels reports the level it run
 			const client = new RpcClient(["--model", "local/kimi"], { cwd: cli.project, agentDir: cli.agentDir });
 			// `medium` is not offered: clamped upwards, as pi-ai's clampThinkingLevel.
 			expect(await stateLevel(client)).toBe("high");
-			await promptAndSettle(client, "first");
+			await client.promptAndSettle("first");
 			expect(await client.request({ type: "set_thinking_level", level: "minimal" })).toMatchObject({
 				success: true,
 				data: { level: "low" },
@@ -154,7 +148,7 @@ describe("paseo#4413: a model offering only some levels reports the level it run
 				cycled.push((answer.data as { level?: unknown }).level);
 			}
 			expect(cycled).toEqual(["high", "off", "low"]);
-			await promptAndSettle(client, "second");
+			await client.promptAndSettle("second");
 			expect(await client.end()).toBe(0);
 			expect(server.requests.map((request) => request.body.reasoning_effort)).toEqual(["high", "low"]);
 		} finally {
@@ -196,7 +190,7 @@ describe("gajae-code#4697: switching into a file without a thinking level", () =
 			expect(readFileSync(bare, "utf8")).toBe(before.bare);
 			expect(readFileSync(recorded, "utf8")).toBe(before.recorded);
 			expect(await client.request({ type: "switch_session", sessionPath: bare })).toMatchObject({ success: true });
-			await promptAndSettle(client, "continue");
+			await client.promptAndSettle("continue");
 			expect(await client.end()).toBe(0);
 			expect(server.requests.map((request) => request.body.reasoning_effort)).toEqual(["medium"]);
 		} finally {
@@ -227,13 +221,13 @@ describe("--thinking on switch_session: the command line's level and a switched-
 			expect(await stateLevel(client)).toBe("low");
 			// The switch alone does not rewrite the file (oh-my-pi#528).
 			expect(readFileSync(recorded, "utf8")).toBe(before);
-			await promptAndSettle(client, "continue");
+			await client.promptAndSettle("continue");
 			expect(await client.end()).toBe(0);
 			expect(recordedLevels(recorded)).toEqual(["high", "low"]);
 			// Reopened without --thinking: the level its last turn ran at.
 			const again = new RpcClient(["--session", recorded], { cwd: cli.project, agentDir: cli.agentDir });
 			expect(await stateLevel(again)).toBe("low");
-			await promptAndSettle(again, "more");
+			await again.promptAndSettle("more");
 			expect(await again.end()).toBe(0);
 			expect(server.requests.map((request) => request.body.reasoning_effort)).toEqual(["low", "low"]);
 		} finally {
@@ -353,12 +347,12 @@ describe("pi-llama#24 (model switch half): switching models reset the level give
 				success: true,
 			});
 			expect(await stateLevel(client)).toBe("low");
-			await promptAndSettle(client, "first");
+			await client.promptAndSettle("first");
 			expect(await client.request({ type: "cycle_model" })).toMatchObject({
 				success: true,
 				data: { model: { id: "thinker" }, thinkingLevel: "low" },
 			});
-			await promptAndSettle(client, "second");
+			await client.promptAndSettle("second");
 			expect(await client.end()).toBe(0);
 			expect(server.requests.map((request) => [request.body.model, request.body.reasoning_effort])).toEqual([
 				["other", "low"],
