@@ -8,7 +8,6 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
-import type { AgentSessionRuntimeFactory } from "../runtime/runtime.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
 import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
@@ -214,8 +213,8 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 			...(args.appendSystemPrompt.length > 0 ? { appendSystemPrompt: args.appendSystemPrompt } : {}),
 		},
 	});
-	// `--model` over a resumed session's model is recorded by createAgentSession, as the SDK's `model`.
-	const factory = args.thinking ? recordingCliThinking(sessionFactory) : sessionFactory;
+	// `--model` and `--thinking` over a resumed or switched-to session's own are recorded by
+	// createAgentSession before the next turn, as the SDK's `model` and `thinkingLevel`.
 
 	const {
 		sessionManager,
@@ -226,7 +225,7 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 	const recordsModel = sessionManager.getBranch().some((e) => e.type === "model_change" || e.type === "message");
 	let runtime: AgentSessionRuntime;
 	try {
-		runtime = await createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager });
+		runtime = await createAgentSessionRuntime(sessionFactory, { cwd, agentDir, sessionManager });
 	} catch (error) {
 		if (error instanceof SettleError && error.code === "MISSING_SESSION_CWD") {
 			throw new CliError(
@@ -425,24 +424,6 @@ function trustKey(cwd: string): string {
 	} catch {
 		return cwd;
 	}
-}
-
-/**
- * `--thinking` is applied to every session the process opens (as pi: resumed, switched to, new),
- * over the level a session recorded. The turns then run at it, so the file says so before the next
- * one (written with it: opening alone leaves the file as it was, oh-my-pi#528), or reopening the
- * session comes back on a level none of its new turns used; pi 0.73.1's file keeps the old level.
- */
-function recordingCliThinking(factory: AgentSessionRuntimeFactory): AgentSessionRuntimeFactory {
-	return async (input) => {
-		const created = await factory(input);
-		const { session } = created;
-		const manager = session.sessionManager;
-		if (manager.getBranchThinkingLevel() !== session.thinkingLevel) {
-			manager.appendThinkingLevelChange(session.thinkingLevel, { deferWrite: true });
-		}
-		return created;
-	};
 }
 
 async function openSession(

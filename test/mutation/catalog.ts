@@ -14280,19 +14280,6 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/cli/pi-resume-flag.test.ts"],
 	},
 	{
-		id: "GB08",
-		description:
-			"--thinking re-applied to a switched-to (or resumed) session that records another level is not recorded: the turns run at it, a resume comes back on the old level",
-		file: "src/cli/host.ts",
-		edits: [
-			{
-				find: "if (manager.getBranchThinkingLevel() !== session.thinkingLevel) {",
-				replace: "if (manager.getBranchThinkingLevel() === session.thinkingLevel) {",
-			},
-		],
-		tests: ["test/pi-races/thinking-levels.test.ts"],
-	},
-	{
 		id: "FY01",
 		description:
 			"a tool's image still over the inline limit after resizing failed is kept as the tool made it, so every later request of the session is refused (pi#2055)",
@@ -14675,7 +14662,7 @@ export const MUTANTS: Mutant[] = [
 		id: "GL03",
 		file: "src/session/agent-session.ts",
 		description:
-			"createAgentSession's thinkingLevel over a resumed file's recorded level is not recorded: the turns run at it, a later resume comes back on the old level",
+			"createAgentSession's thinkingLevel (the SDK's, or settle --thinking on a resumed or switched-to session) over the file's recorded level is not recorded: the turns run at it, a later resume comes back on the old level",
 		edits: [
 			{
 				find: "(config.thinkingLevel !== undefined && thinkingLevel !== context.thinkingLevel)",
