@@ -274,13 +274,15 @@ function startCapSession(): ReturnType<typeof startWireSession> {
 describe("Anthropic answers cut by the output cap (stop_reason max_tokens)", () => {
 	it("bug: an answer that used all of pi-ai's default max_tokens (32000) was taken for a context-full truncation and compacted", async () => {
 		// A 64k-output model: pi-ai asks for min(maxTokens, 32000) = 32000 output tokens. Hitting that cap
-		// is the output limit, not a full context; nothing to compact, the answer stands.
+		// is the output limit, not a full context; nothing to compact, the answer stands. The input
+		// leaves room in the 200k window for the 32000 asked for but not for the model's 64000, so
+		// judging the stop against model.maxTokens would call it cut by the window.
 		w = await startCapSession();
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "short" }]),
 			anthropicReply([{ type: "text", text: "a very long answer, cut" }], {
 				stopReason: "max_tokens",
-				usage: { input: 5000, output: 32_000 },
+				usage: { input: 140_000, output: 32_000 },
 			}),
 		);
 		await w.session.prompt("first");
