@@ -13,6 +13,7 @@ import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
 import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { resolveProjectTrust, TRUST_FILE_NAME } from "../settings/trust.js";
+import { shellWord } from "../shell-word.js";
 import { findMostRecentSession, unreadableSessionFiles } from "../store/discovery.js";
 import { unwritableFolder } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
@@ -656,11 +657,6 @@ async function forkSource(fork: string, cwd: string, agentDir: string, sessionDi
 	return (
 		SessionManager.findById(cwd, fork, sessionDir) ?? (await findByIdPrefix(fork, "--fork", cwd, agentDir, sessionDir))
 	);
-}
-
-/** `value` as one shell word (quoted when it needs to be), for a command the user can paste. */
-function shellWord(value: string): string {
-	return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
 /**

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { AGENT_DIR_ENV, getPiAgentDir } from "../settings/paths.js";
+import { shellWord } from "../shell-word.js";
 import { readSessionHeader } from "../store/discovery.js";
 import { makeFolders, PRIVATE_FOLDER_MODE } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
@@ -150,11 +151,6 @@ export function piModelsHint(input: {
 	} catch {
 		return undefined;
 	}
-}
-
-/** `value` as one shell word (quoted when it needs to be), for a command the user can paste. */
-function shellWord(value: string): string {
-	return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
 /**

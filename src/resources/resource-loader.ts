@@ -20,6 +20,7 @@ import {
 } from "../settings/paths.js";
 import type { Settings } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
+import { shellWord } from "../shell-word.js";
 import { loadProjectContextFiles } from "./context-files.js";
 import { collectSkillFiles, isDirectory, promptFilesAt, skillFilesAt } from "./discovery.js";
 import { type ExtensionCandidate, extensionEntriesAt, loadExtensions } from "./extensions.js";
@@ -796,9 +797,4 @@ function findGitRoot(start: string): string | null {
 		if (parent === dir) return null;
 		dir = parent;
 	}
-}
-
-/** `text` as one shell word: as it is when it holds only safe characters, else single-quoted. */
-function shellWord(text: string): string {
-	return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }

@@ -15351,7 +15351,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/resources/resource-loader.ts",
 		description:
 			"the not-installed hint's --agent-dir folder is not quoted: a folder with a space splits into two words",
-		edits: [{ find: "return /^[\\w@%+=:,./-]+$/.test(text) ? text :", replace: "return true ? text :" }],
+		edits: [{ find: "shellWord(this.agentDir)", replace: "this.agentDir" }],
 		tests: ["test/cli/package-commands.test.ts"],
 	},
 	{
