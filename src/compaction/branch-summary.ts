@@ -178,8 +178,14 @@ export interface BranchSummaryResult {
 /**
  * A message sized as the summary request carries it: its images are never serialized, so an
  * images-only message costs nothing and does not push the branch's earlier text out of the budget.
+ * pi 0.73.1 sizes tool-result and custom-message images at 1,200 tokens each here.
+ *
+ * @example
+ * ```ts
+ * const { messages } = prepareBranchEntries(entries, 10_000, estimateBranchMessageTokens);
+ * ```
  */
-function estimateSentTokens(message: AgentMessage): number {
+export function estimateBranchMessageTokens(message: AgentMessage): number {
 	if (
 		(message.role === "user" || message.role === "custom" || message.role === "toolResult") &&
 		Array.isArray(message.content)
@@ -294,7 +300,7 @@ export async function generateBranchSummary(
 			{ details: { requestTokens, maxTokens, contextWindow } },
 		);
 	}
-	const prepared = prepareBranchEntries(entries, budget, estimateSentTokens, options.toolResults);
+	const prepared = prepareBranchEntries(entries, budget, estimateBranchMessageTokens, options.toolResults);
 	const details = computeFileLists(prepared.fileOps);
 	let prompt: string;
 	if (prepared.messages.length === 0) {

@@ -24,6 +24,7 @@ import {
 	branchSummaryInstructions,
 	collectEntriesForBranchSummary,
 	EMPTY_BRANCH_SUMMARY,
+	estimateBranchMessageTokens,
 	prepareBranchEntries,
 } from "../../src/compaction/branch-summary.js";
 import { summaryRequestFits } from "../../src/compaction/chunks.js";
@@ -121,6 +122,52 @@ async function navigateOn(
 	}
 }
 
+/**
+ * CI seed -1334452842 (DELIBERATE_BRANCH_IMAGES_NOT_SIZED): a tool result with an image beside a long
+ * answer; pi's budget has no room for it (1,200 tokens for the image), Settle's does. The oracle
+ * once sized the branch with the default estimate instead of the one Settle's summary uses.
+ */
+function imageToolResultBranch(): { entries: SessionEntry[]; from: string; to: string } {
+	const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+	const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+	const time = (i: number) => Date.UTC(2026, 0, 1, 0, 0, i);
+	const assistant = (text: string, i: number) => ({
+		role: "assistant",
+		content: text ? [{ type: "text", text }] : [],
+		api: "faux:test",
+		provider: "faux",
+		model: "faux-1",
+		usage: { ...usage, cost },
+		stopReason: "stop",
+		timestamp: time(i),
+	});
+	const toolResult = (i: number, content: unknown[]) => ({
+		role: "toolResult",
+		toolCallId: `call_${i}`,
+		toolName: "read",
+		content,
+		isError: false,
+		timestamp: time(i),
+	});
+	const entry = (i: number, parentId: string | null, message: unknown) =>
+		({ id: `e00${i}`, parentId, timestamp: new Date(time(i)).toISOString(), type: "message", message }) as SessionEntry;
+	const textAndImage = [
+		{ type: "text", text: " " },
+		{ type: "image", data: "aGVsbG8=", mimeType: "image/png" },
+	];
+	return {
+		entries: [
+			entry(0, null, assistant("", 0)),
+			entry(1, "e000", assistant("", 1)),
+			entry(2, "e000", toolResult(2, [])),
+			entry(3, "e000", toolResult(3, textAndImage)),
+			entry(4, "e003", assistant("😀".repeat(1415), 4)),
+		],
+		from: "e004",
+		to: "e000",
+	};
+}
+
 describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 write the same branch summary", () => {
 	it(
 		"same editor text, summarizer request and branch_summary entry (named differences checked on their own)",
@@ -153,9 +200,12 @@ describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 wri
 						const budget = Math.max(1, CONTEXT_WINDOW - reserveTokens);
 						// DELIBERATE_BRANCH_REQUEST_FITS_WINDOW (kdeps#566): Settle's budget also leaves the window
 						// room for the answer and the request's own text.
+						// DELIBERATE_BRANCH_IMAGES_NOT_SIZED (GV09): Settle sizes each message as the request carries it,
+						// images left out (never serialized); pi 0.73.1 counts a tool result's image as 1,200 tokens.
 						const ours = prepareBranchEntries(
 							collected,
 							branchSummaryBudget(CONTEXT_WINDOW, branchSummaryInstructions(customInstructions), reserveTokens).budget,
+							estimateBranchMessageTokens,
 						);
 						const theirs = piPrepareBranchEntries(collected as Pi, budget);
 						// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED / DELIBERATE_USER_IMAGES_COUNTED /
@@ -216,7 +266,8 @@ describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 wri
 						});
 					},
 				),
-				{ numRuns: runs(25) },
+				// fast-check runs the examples first and counts them in numRuns.
+				{ numRuns: runs(25), examples: [[imageToolResultBranch(), 0, undefined]] },
 			);
 			expect(compared).toBeGreaterThan(runs(25) / 5);
 		},

@@ -41,6 +41,7 @@ import {
 	branchSummaryBudget,
 	branchSummaryInstructions,
 	collectEntriesForBranchSummary,
+	estimateBranchMessageTokens,
 	generateBranchSummary,
 	prepareBranchEntries,
 } from "../../src/compaction/branch-summary.js";
@@ -375,11 +376,13 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 					// 2048 tokens get the same cap, which does not bind on this window (maxTokens compared below).
 					// DELIBERATE_BRANCH_REQUEST_FITS_WINDOW (kdeps#566): Settle's budget also leaves the window room
 					// for the answer and the request's own text; pi's request may overflow. Not compared there either.
+					// DELIBERATE_BRANCH_IMAGES_NOT_SIZED (GV09): sized as the request carries each message, images left
+					// out; pi counts custom-message images. Where that changes what fits, not compared.
 					const ourPrep = prepareBranchEntries(
 						collected,
 						branchSummaryBudget(6000, branchSummaryInstructions(customInstructions, replaceInstructions), reserveTokens)
 							.budget,
-						undefined,
+						estimateBranchMessageTokens,
 						false,
 					);
 					if (piPrep.messages.length !== ourPrep.messages.length) return;

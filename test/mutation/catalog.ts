@@ -15382,7 +15382,7 @@ export const MUTANTS: Mutant[] = [
 			'a branch summary sizes images it never sends: an images-only newest abandoned message fills the budget and the summary is "No content to summarize"',
 		edits: [
 			{
-				find: "prepareBranchEntries(entries, budget, estimateSentTokens, options.toolResults);",
+				find: "prepareBranchEntries(entries, budget, estimateBranchMessageTokens, options.toolResults);",
 				replace: "prepareBranchEntries(entries, budget, estimateMessageTokens, options.toolResults);",
 			},
 		],
