@@ -182,6 +182,7 @@ export interface BranchSummaryResult {
  *
  * @example
  * ```ts
+ * const { entries } = collectEntriesForBranchSummary(sessionManager, sessionManager.getLeafId(), "target-entry-id");
  * const { messages } = prepareBranchEntries(entries, 10_000, estimateBranchMessageTokens);
  * ```
  */
