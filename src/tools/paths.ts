@@ -2,11 +2,29 @@
  * Path handling for tool arguments: `~` expansion, a leading `@` (models copy file mentions
  * verbatim), odd Unicode spaces, and relative paths resolved against the session cwd.
  */
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 
 const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
+
+/** `~` / `~/…` expanded and a leading `@` dropped; every other character kept as given. */
+function expandHomeAndAt(filePath: string): string {
+	const withoutAt = filePath.startsWith("@") ? filePath.slice(1) : filePath;
+	if (withoutAt === "~") return homedir();
+	if (withoutAt.startsWith("~/")) return homedir() + withoutAt.slice(1);
+	return withoutAt;
+}
+
+/** Whether something (a file, a folder, a link even dangling) is at `path`. */
+function entryExists(path: string): boolean {
+	try {
+		lstatSync(path);
+		return true;
+	} catch {
+		return false;
+	}
+}
 
 /**
  * Expands `~` / `~/…`, drops a leading `@`, and turns exotic spaces into plain ones.
@@ -27,6 +45,8 @@ export function expandPath(filePath: string): string {
 
 /**
  * Absolute path for a tool argument: absolute paths stay, relative ones are resolved against `cwd`.
+ * A path holding Unicode spaces names the entry spelled exactly so when there is one; otherwise
+ * (a new file) those spaces become plain ones, as in {@link expandPath}.
  *
  * @example
  * ```ts
@@ -36,12 +56,19 @@ export function expandPath(filePath: string): string {
  */
 export function resolveToCwd(filePath: string, cwd: string): string {
 	const expanded = expandPath(filePath);
-	return isAbsolute(expanded) ? expanded : resolve(cwd, expanded);
+	const normalized = isAbsolute(expanded) ? expanded : resolve(cwd, expanded);
+	// A name that really holds a no-break space (macOS screenshots in many locales) names that
+	// entry, not its plain-space twin (pi#8877, oh-my-pi#12805).
+	const exact = expandHomeAndAt(filePath);
+	if (exact === expanded) return normalized;
+	const exactPath = isAbsolute(exact) ? exact : resolve(cwd, exact);
+	return entryExists(exactPath) ? exactPath : normalized;
 }
 
 /**
  * Like {@link resolveToCwd}, but when the file does not exist tries the spellings macOS uses for
- * screenshot names (narrow no-break space before AM/PM, NFD normalization, curly apostrophe).
+ * screenshot names (narrow no-break space before AM/PM, NFD normalization, curly apostrophe), then
+ * the one entry of its folder whose name has Unicode spaces where the path has plain ones.
  * Returns the plain resolution when no variant exists.
  *
  * @example
@@ -63,5 +90,27 @@ export function resolveReadPath(filePath: string, cwd: string): string {
 	for (const variant of variants) {
 		if (variant !== resolved && existsSync(variant)) return variant;
 	}
-	return resolved;
+	return siblingWithUnicodeSpaces(resolved) ?? resolved;
+}
+
+/**
+ * The one entry beside `path` whose name differs from it only by Unicode spaces where `path` has
+ * plain ones (a Czech screenshot's `v\u00A013.05.05.png` typed as `v 13.05.05.png`); undefined when
+ * none or several do.
+ */
+function siblingWithUnicodeSpaces(path: string): string | undefined {
+	const name = basename(path);
+	if (!name.includes(" ")) return undefined;
+	let entries: string[];
+	try {
+		entries = readdirSync(dirname(path));
+	} catch {
+		return undefined;
+	}
+	const wanted = name.normalize("NFC");
+	const matches = entries.filter((entry) => {
+		const spaced = entry.replace(UNICODE_SPACES, " ");
+		return spaced !== entry && spaced.normalize("NFC") === wanted;
+	});
+	return matches.length === 1 ? join(dirname(path), matches[0]!) : undefined;
 }

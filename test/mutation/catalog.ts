@@ -15396,6 +15396,29 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '(entry.type === "model_change" ||', replace: "(false ||" }],
 		tests: ["test/pi-races/provider-switch-history.test.ts"],
 	},
+	{
+		id: "HE01",
+		file: "src/tools/paths.ts",
+		description:
+			"a path holding U+00A0 / U+202F is looked up with plain spaces only: the exact name given is not found, or its plain-space twin is read and edited instead (pi#8877, oh-my-pi#12805)",
+		edits: [{ find: "return entryExists(exactPath) ? exactPath : normalized;", replace: "return normalized;" }],
+		tests: ["test/pi-races/unicode-space-paths.test.ts"],
+	},
+	{
+		id: "HE02",
+		file: "src/tools/paths.ts",
+		description:
+			"read of a name typed with plain spaces no longer finds the one file that has U+00A0 there (claude-code#59381)",
+		edits: [{ find: "return siblingWithUnicodeSpaces(resolved) ?? resolved;", replace: "return resolved;" }],
+		tests: ["test/pi-races/unicode-space-paths.test.ts"],
+	},
+	{
+		id: "HE03",
+		file: "src/tools/paths.ts",
+		description: "a plain-space name that folds to two entries guesses the first instead of saying not found",
+		edits: [{ find: "return matches.length === 1 ?", replace: "return matches.length >= 1 ?" }],
+		tests: ["test/pi-races/unicode-space-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
