@@ -15,7 +15,7 @@ import {
 	unifiedPatch,
 } from "./edit-diff.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
-import { fileSystemError } from "./fs-errors.js";
+import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
 import type { ToolDefinition } from "./types.js";
 
@@ -69,7 +69,10 @@ export interface EditToolOptions {
 const defaultOperations: EditOperations = {
 	readFile: (path) => readFile(path),
 	writeFile: (path, content) => writeFile(path, content, "utf-8"),
-	access: (path) => access(path, constants.R_OK | constants.W_OK),
+	access: async (path) => {
+		await access(path, constants.R_OK | constants.W_OK);
+		await refuseSpecialFile(path, "edit");
+	},
 };
 
 /**

@@ -1,4 +1,6 @@
 /** Turns Node file-system errors into messages a model can act on. */
+import type { Stats } from "node:fs";
+import { stat } from "node:fs/promises";
 import { SettleError } from "../errors.js";
 
 function errorCode(error: unknown): string | undefined {
@@ -56,4 +58,33 @@ export function fileSystemError(error: unknown, absolutePath: string, notFoundHi
 			return new SettleError("IO", `Cannot access ${absolutePath}: ${message}`, { cause: error });
 		}
 	}
+}
+
+/** What a file that is neither a regular file nor a folder is, in words; undefined for those two. */
+function specialFileKind(stats: Stats): string | undefined {
+	if (stats.isFIFO()) return "a FIFO (named pipe)";
+	if (stats.isSocket()) return "a socket";
+	if (stats.isCharacterDevice()) return "a character device";
+	if (stats.isBlockDevice()) return "a block device";
+	return undefined;
+}
+
+/**
+ * Rejects with `INVALID_ARGUMENT` when `absolutePath` (links followed) is a FIFO, a socket or a
+ * device: opening a FIFO waits for a writer (or a reader) forever, inside a thread no abort reaches,
+ * and a device such as `/dev/zero` never ends. A missing path, a folder or a regular file passes.
+ */
+export async function refuseSpecialFile(absolutePath: string, action: "read" | "edit" | "write"): Promise<void> {
+	let stats: Stats;
+	try {
+		stats = await stat(absolutePath);
+	} catch {
+		return; // missing or unreachable: the tool's own open says so
+	}
+	const kind = specialFileKind(stats);
+	if (kind === undefined) return;
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		`Cannot ${action} ${absolutePath}: it is ${kind}, not a regular file, so ${action === "write" ? "writing" : "reading"} it could wait forever. Nothing was ${action === "read" ? "read" : "changed"}. Pick a regular file, or use bash with a timeout (for example timeout 5 cat) if you mean to talk to it.`,
+	);
 }

@@ -7,7 +7,7 @@ import type { ImageContent, TextContent } from "../llm/types.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
-import { fileSystemError } from "./fs-errors.js";
+import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { detectImageMimeTypeFromFile, readImageDimensions, type SupportedImageMimeType } from "./image.js";
 import {
 	formatDimensionNote,
@@ -88,7 +88,10 @@ export interface ReadToolOptions {
 
 const defaultOperations: ReadOperations = {
 	readFile: (path) => readFile(path),
-	access: (path) => access(path, constants.R_OK),
+	access: async (path) => {
+		await access(path, constants.R_OK);
+		await refuseSpecialFile(path, "read"); // before the image sniff opens it
+	},
 	detectImageMimeType: detectImageMimeTypeFromFile,
 };
 
@@ -105,7 +108,8 @@ function nonVisionNote(ctx: unknown): string | undefined {
 
 /**
  * Creates the `read` tool for a working directory. A file that is not an image and holds a NUL byte
- * in its first 8,000 bytes is refused as binary (`INVALID_ARGUMENT`), unlike pi, which sends the bytes.
+ * in its first 8,000 bytes is refused as binary (`INVALID_ARGUMENT`), unlike pi, which sends the bytes;
+ * so is a FIFO, a socket or a device (opening one could wait forever).
  * The file is read in its turn of the per-file queue of `edit` and `write` ({@link withFileMutationQueue}).
  *
  * @example

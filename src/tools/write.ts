@@ -7,7 +7,7 @@ import { Type } from "../schema/typebox.js";
 import { makeFoldersAsync } from "../store/folders.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
-import { fileSystemError } from "./fs-errors.js";
+import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
 import type { ToolDefinition } from "./types.js";
 
@@ -57,6 +57,7 @@ async function danglingLinkTarget(path: string): Promise<string | undefined> {
  * folder is missing gets that folder made, as a plain path gets its own (claude-code#28376).
  */
 async function writeThroughLinks(path: string, content: string): Promise<void> {
+	await refuseSpecialFile(path, "write");
 	try {
 		await writeFile(path, content, "utf-8");
 	} catch (error) {

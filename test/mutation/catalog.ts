@@ -15419,6 +15419,35 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "return matches.length === 1 ?", replace: "return matches.length >= 1 ?" }],
 		tests: ["test/pi-races/unicode-space-paths.test.ts"],
 	},
+	{
+		id: "HE04",
+		file: "src/tools/read.ts",
+		description:
+			"read opens a FIFO (or a device) like a file: the call waits for a writer forever, in a pool thread no abort reaches (hermes-agent#82792)",
+		edits: [{ find: 'await refuseSpecialFile(path, "read");', replace: "" }],
+		tests: ["test/pi-races/special-files.test.ts"],
+	},
+	{
+		id: "HE05",
+		file: "src/tools/write.ts",
+		description: "write opens a FIFO for writing and waits for a reader forever (openai-agents-python#4891)",
+		edits: [{ find: 'await refuseSpecialFile(path, "write");', replace: "" }],
+		tests: ["test/pi-races/special-files.test.ts"],
+	},
+	{
+		id: "HE06",
+		file: "src/tools/edit.ts",
+		description: "edit reads a FIFO to change it and waits for a writer forever (openai-agents-python#4891)",
+		edits: [{ find: 'await refuseSpecialFile(path, "edit");', replace: "" }],
+		tests: ["test/pi-races/special-files.test.ts"],
+	},
+	{
+		id: "HE07",
+		file: "src/tools/fs-errors.ts",
+		description: "a character device such as /dev/zero passes as a file: read never ends (hermes-agent#82792)",
+		edits: [{ find: 'if (stats.isCharacterDevice()) return "a character device";', replace: "" }],
+		tests: ["test/pi-races/special-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
