@@ -202,6 +202,16 @@ export function truncateLine(line: string, maxChars = GREP_MAX_LINE_LENGTH): { t
 	return { text: `${line.slice(0, maxChars)}... [truncated]`, wasTruncated: true };
 }
 
+/**
+ * The notice of a listing cut at the byte limit: how many of its lines are shown, and that a higher
+ * `limit` shows no more. pi says only "50.0KB limit reached", after "1000 matches limit reached.
+ * Use limit=2000 for more" when both hit, so a model shown 112 matches took them for 1000, or for
+ * all there are (code_puppy#903, claude-supertool#622).
+ */
+function byteLimitNotice(truncation: TruncationResult): string {
+	return `${formatSize(DEFAULT_MAX_BYTES)} limit reached: showing the first ${truncation.outputLines} of ${truncation.totalLines} lines. A higher limit shows no more; narrow the path, glob or pattern to see the rest`;
+}
+
 /** One bracketed notice of a listing and the `details` fields that go with it. */
 export interface ListingNotice<D> {
 	text: string;
@@ -228,7 +238,7 @@ export function listingResult<D extends { truncation?: TruncationResult }>(
 	const truncation = truncateHead(lines.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
 	const notices = [...before];
 	if (truncation.truncated) {
-		notices.push({ text: `${formatSize(DEFAULT_MAX_BYTES)} limit reached`, details: { truncation } as Partial<D> });
+		notices.push({ text: byteLimitNotice(truncation), details: { truncation } as Partial<D> });
 	}
 	notices.push(...after);
 	if (notices.length === 0) return { content: [{ type: "text", text: truncation.content }], details: undefined };

@@ -15448,6 +15448,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (stats.isCharacterDevice()) return "a character device";', replace: "" }],
 		tests: ["test/pi-races/special-files.test.ts"],
 	},
+	{
+		id: "HE08",
+		file: "src/tools/truncate.ts",
+		description:
+			"a listing cut at 50 KB says only that the byte limit was reached: a model shown 112 of 1000 matches, told to raise the limit, takes them for all (code_puppy#903)",
+		edits: [
+			{
+				find: "notices.push({ text: byteLimitNotice(truncation), details",
+				replace: 'notices.push({ text: "50.0KB limit reached", details',
+			},
+		],
+		tests: ["test/pi-races/search-byte-limit.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -25,6 +25,7 @@
  *   Lone CRs throw pi's context line numbers off (pinned): trees with one get no context.
  * - find patterns with `/` never match folders above the tree: fd matches the absolute path, so
  *   `*\/*.txt` finds `t1/a.txt` (pinned); Settle matches from the session cwd.
+ * - `piByteNotice`: Settle's byte-limit notice also says how many lines are shown of how many.
  * - `dropExactLimitNotice`: pi says "N matches/results limit reached" when exactly N exist; Settle
  *   only when more exist (pinned). Checked against pi itself at limit N+1 before it is dropped.
  * - `fdPathError`: fd's own words for a missing or non-folder search path, Settle's typed errors.
@@ -474,6 +475,23 @@ function fdPathError(theirs: Outcome): Outcome {
 const NOTICE = /\n\n\[([^\]]*)\]$/;
 
 /**
+ * piByteNotice: deliberate difference (truncate.ts, code_puppy#903): Settle's byte-limit notice says
+ * how many lines are shown of how many and that a higher limit shows no more; pi says only
+ * "50.0KB limit reached". Settle's is put back to pi's words; the counts are checked against
+ * `details.truncation` first, so the difference cannot hide a wrong count.
+ */
+function piByteNotice(ours: Outcome): Outcome {
+	if (ours.ok === undefined) return ours;
+	const byteNotice =
+		/50\.0KB limit reached: showing the first (\d+) of (\d+) lines\. A higher limit shows no more; narrow the path, glob or pattern to see the rest/;
+	const found = byteNotice.exec(ours.ok.text);
+	if (!found) return ours;
+	const truncation = (ours.ok.details as { truncation?: { outputLines: number; totalLines: number } }).truncation;
+	expect([Number(found[1]), Number(found[2])]).toEqual([truncation?.outputLines, truncation?.totalLines]);
+	return { ...ours, ok: { ...ours.ok, text: ours.ok.text.replace(byteNotice, "50.0KB limit reached") } };
+}
+
+/**
  * withoutPhantomLastLine: with context, pi splits a file ending in a line break into one more, empty,
  * line and can print it as context (`a.txt-3- ` for a 2-line file; pinned). pi reads the context
  * lines through its `operations.readFile`; the differential's pi gets a readFile that drops exactly
@@ -541,7 +559,7 @@ async function compareGrep(tree: Tree, params: Record<string, unknown>): Promise
 	const label = `grep ${JSON.stringify(params)} in ${tree.cwd}`;
 	const settle = createGrepToolDefinition(tree.cwd);
 	const piGrep = pi.createGrepToolDefinition(tree.cwd, withoutPhantomLastLine) as unknown as Executable;
-	const ours = await outcome(settle, params);
+	const ours = piByteNotice(await outcome(settle, params));
 	let theirs = await outcome(piGrep, params);
 	if (ours.error !== undefined && patternErrorsAlike(ours, theirs)) return;
 	const limit = Math.max(1, (params.limit as number | undefined) ?? 100);
@@ -614,7 +632,7 @@ async function compareFind(tree: Tree, params: Record<string, unknown>): Promise
 	const label = `find ${JSON.stringify(params)} in ${tree.cwd}`;
 	const settle = createFindToolDefinition(tree.cwd);
 	const piFind = pi.createFindToolDefinition(tree.cwd) as unknown as Executable;
-	const ours = await outcome(settle, params);
+	const ours = piByteNotice(await outcome(settle, params));
 	let theirs = await outcome(piFind, params);
 	if (ours.error !== undefined || theirs.error !== undefined) {
 		expectSame({ ...ours, code: undefined }, fdPathError(theirs), label);

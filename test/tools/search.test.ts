@@ -93,8 +93,10 @@ describe("grep", () => {
 		const result = await run<GrepToolDetails>(createGrepToolDefinition(cwd), { pattern: "hit", limit: 150 });
 		const output = text(result);
 		const notice = output.slice(output.lastIndexOf("\n\n[") + 2);
+		const shown = result.details?.truncation?.outputLines;
 		expect(notice).toBe(
-			"[150 matches limit reached. Use limit=300 for more, or refine pattern. 50.0KB limit reached. " +
+			"[150 matches limit reached. Use limit=300 for more, or refine pattern. " +
+				`50.0KB limit reached: showing the first ${shown} of 150 lines. A higher limit shows no more; narrow the path, glob or pattern to see the rest. ` +
 				"Some lines truncated to 500 chars. Use read tool to see full lines]",
 		);
 		expect(result.details?.matchLimitReached).toBe(150);
