@@ -426,6 +426,18 @@ describe("settle --trace with a path that cannot be written", () => {
 		expect(readFileSync(session, "utf8")).toBe(before);
 	});
 
+	it("--session new.jsonl --trace new.jsonl, a session not written yet: exit 2 before the run (not exit 1 after it), nothing written", () => {
+		// No file to recognise yet: only the session the run opens says that the path is its file.
+		const session = join(cli.dir, "new.jsonl");
+		const run = cli.settle(["--faux", "-p", "first question", "--session", session, "--trace", session]);
+		expect(run).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `Error: --trace ${session}: ${session} is a session's file, and the trace would replace the conversation; give the trace another path (e.g. ${join(cli.dir, "new")}.trace.json).\n`,
+		});
+		expect(existsSync(session)).toBe(false);
+	});
+
 	it("-c --trace <the newest session's file> replaced it with the trace; now exit 2, the session untouched", () => {
 		expect(cli.settle(["--faux", "-p", "first question"]).code).toBe(0);
 		const folder = join(cli.agentDir, "sessions");

@@ -11759,7 +11759,7 @@ export const MUTANTS: Mutant[] = [
 		id: "DF01",
 		file: "src/cli/trace.ts",
 		description:
-			"--trace naming the session's own file is no longer refused before the run: the trace replaces the conversation at exit",
+			"--trace naming the session's own file, not written yet (checkTracePath refuses an existing one), is no longer refused before the run: the model is called and the trace is refused only at exit (exit 1)",
 		edits: [{ find: "if (sessionFile !== undefined && sameFile(sessionFile, file)) {", replace: "if (false) {" }],
 		tests: ["test/cli/trace.test.ts"],
 	},
