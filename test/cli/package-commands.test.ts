@@ -247,13 +247,13 @@ describe("settle install / update / remove with git (the real git, from a local 
 		expect(settingsOf(join(project, ".pi", "settings.json")).packages).toEqual(["git:example.test/acme/kit@v1"]);
 	}, 120_000); // nine settle, git and npm processes one after another (~11 s here, alone)
 
-	it("a git package listed in another --agent-dir folder, not installed: the warning's install line names that folder; run as printed, the next run there loads the package", () => {
+	it("a git package listed in another --agent-dir folder (its name holds a space and a quote), not installed: the warning's install line names that folder; run as printed, the next run there loads the package", () => {
 		const repo = makeGitPackageRepo({ dir, agentDir, project, env });
-		const other = join(dir, "other agent");
+		const other = join(dir, "other's agent");
 		write(join(other, "settings.json"), JSON.stringify({ packages: ["git:example.test/acme/kit"] }));
 		const run = () => settle(["--agent-dir", other, "--faux", "--no-session", "-p", "/kit-review z"]);
 		const line = /Install it with: (.*)$/m.exec(run().stderr)?.[1];
-		expect(line).toBe(`settle install git:example.test/acme/kit --agent-dir '${other}'`);
+		expect(line).toBe(`settle install git:example.test/acme/kit --agent-dir '${join(dir, "other")}'\\''s agent'`);
 
 		// The line as a user pastes it into a shell, with `settle` on the PATH.
 		const bin = join(dir, "bin");

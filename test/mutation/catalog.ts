@@ -15461,6 +15461,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/search-byte-limit.test.ts"],
 	},
+	{
+		id: "HB01",
+		file: "src/shell-word.ts",
+		description:
+			"a single quote inside a quoted path is not escaped: a hint's command for a folder named like other's agent does not run when pasted into a shell",
+		edits: [{ find: "`'${value.replace(/'/g, \"'\\\\''\")}'`", replace: "`'${value}'`" }],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "HB02",
+		file: "src/shell-word.ts",
+		description:
+			"every path is taken as safe and left unquoted: a hint's command for a folder with a space splits it into two words",
+		edits: [{ find: "/^[\\w@%+=:,./-]+$/.test(value) ?", replace: "true ?" }],
+		tests: ["test/cli/package-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
