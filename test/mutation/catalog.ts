@@ -15396,6 +15396,16 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '(entry.type === "model_change" ||', replace: "(false ||" }],
 		tests: ["test/pi-races/provider-switch-history.test.ts"],
 	},
+	{
+		id: "HH01",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p whose session file another program deleted or wrote to while the model answered prints only the error: the answer that arrived (and was paid for) is on no screen and in no file",
+		edits: [
+			{ find: "const unsaved = refusedFile ? arrivedAnswer : undefined;", replace: "const unsaved = undefined;" },
+		],
+		tests: ["test/pi-races/shared-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
