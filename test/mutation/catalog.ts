@@ -15453,6 +15453,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compact-twice.test.ts"],
 	},
+	{
+		id: "HH06",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"session.reload() reads the settings files twice (itself, then the resource loader): each settings problem is reported twice, and a file saved between the reads mixes two versions",
+		edits: [
+			{
+				find: ".then(() => this.load(options.settingsReloaded !== this.settingsManager))",
+				replace: ".then(() => this.load(true))",
+			},
+		],
+		tests: ["test/pi-races/reload-lifecycle.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
