@@ -15466,6 +15466,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/reload-lifecycle.test.ts"],
 	},
+	{
+		id: "HH07",
+		file: "src/runtime/services.ts",
+		description:
+			"createAgentSessionServices reads the settings it just made again through the resource loader: each settings problem is reported twice by drainErrors()",
+		edits: [
+			{
+				find: "await resourceLoader.reload(options.settingsManager ? {} : { settingsReloaded: settingsManager });",
+				replace: "await resourceLoader.reload();",
+			},
+		],
+		tests: ["test/pi-races/reload-lifecycle.test.ts"],
+	},
+	{
+		id: "HH08",
+		file: "src/runtime/sdk.ts",
+		description:
+			"createAgentSession reads the settings it just made again through the resource loader: each settings problem is reported twice by drainErrors()",
+		edits: [
+			{
+				find: "await resourceLoader.reload(options.settingsManager ? {} : { settingsReloaded: settingsManager });",
+				replace: "await resourceLoader.reload();",
+			},
+		],
+		tests: ["test/pi-races/reload-lifecycle.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
