@@ -25,8 +25,10 @@
  *   spawned (the rules for a prompt while busy), so request ids must be unique per session. An `ABORT` during
  *   `preflight` is remembered: a `started` outcome then settles at once without a run.
  * - `COMPACT {requestId, payload?}` — manual `compact()`, accepted in every state, one decision:
- *   idle → `compacting`; during a manual compaction → join it (pi#4203: one summary, every caller
- *   answered with it); busy → abort what runs (the run, a retry backoff, a compaction, the
+ *   idle → `compacting`; during a manual compaction → join it when it gives no instructions or the
+ *   same payload (pi#4203: one summary, every caller answered with it), else refused
+ *   (`manual_compaction_done {refused: "other_instructions"}`: that summary would not follow its
+ *   instructions); busy → abort what runs (the run, a retry backoff, a compaction, the
  *   boundary, a preflight, a branch summary — as `ABORT` does there) and hold the compaction in
  *   `context.deferredCompaction` until idle, where it starts before the deferred prompts. In
  *   `settling` (`ctx.compact()` / `compact()` from `agent_settled`, pi-powerline-footer#174) it is
@@ -148,7 +150,7 @@
  *   `agent_settled` handlers get as `ctx.signal` (an `ABORT` in `settling` changes no state).
  * - `preflight_dispatch_released` — the answer to `PREFLIGHT_DISPATCH_END` (also emitted when a
  *   dispatch compaction ends before the dispatch asked: nobody waits then).
- * - `manual_compaction_done {requestId, output?, error?, cancelled?}` (one per compaction request, also
+ * - `manual_compaction_done {requestId, output?, error?, cancelled?, refused?}` (one per compaction request, also
  *   per request that joined a held one), `tree_navigation_done {requestId, output?, error?}`.
  * - `request_compaction_done {output?, error?}` — the answer to `REQUEST_NEEDS_COMPACTION`: let the
  *   waiting request preparation go on (after an `ABORT` the run is being aborted by then).
@@ -740,6 +742,8 @@ export type PromptOperationEmitted =
 			error?: unknown;
 			/** A deferred compaction, cancelled before it started (`abortCompaction()`, or `abort()` when it waited on what that ends). */
 			cancelled?: true;
+			/** Not joined: a manual compaction with other instructions (payload) runs; nothing was done for this request. */
+			refused?: "other_instructions";
 	  }
 	| { type: "request_compaction_done"; output?: CompactionOutput; error?: unknown }
 	/** The answer to `PREFLIGHT_DISPATCH_END` (the preflight goes on); also sent when no one asked yet. */
@@ -990,7 +994,24 @@ const abortWorkingCompaction = {
  * `compact()` during a manual compaction joins it (pi#4203): one summary, one entry, every caller
  * answered with it. Cancelling the first would fail its caller for no reason of its own.
  */
-const joinRunningManualCompaction = { guard: "isManualCompaction", actions: "joinManualCompaction" } as const;
+const joinRunningManualCompaction = { guard: "joinsManualCompaction", actions: "joinManualCompaction" } as const;
+
+/**
+ * A `compact()` / `ctx.compact()` with other instructions than the running manual compaction's: its
+ * summary would not follow them, so the caller is refused (it may wait, or cancel and ask again).
+ */
+const refuseOtherInstructions = {
+	guard: "isManualCompaction",
+	actions: "refuseCompactionWithOtherInstructions",
+} as const;
+
+/**
+ * A request may join a compaction running with `running`'s payload: it gave no instructions, or the
+ * same ones (payloads are plain data: compared by their JSON).
+ */
+function sameCompactionRequest(running: { payload?: unknown }, event: { payload?: unknown }): boolean {
+	return event.payload === undefined || JSON.stringify(event.payload) === JSON.stringify(running.payload);
+}
 
 /**
  * The end of a threshold compaction before a routed request (`params` carries its output or
@@ -1072,6 +1093,11 @@ export const promptOperationMachine = setup({
 		retryAborted: ({ context, event }) =>
 			context.retryAttempt > 0 && event.type === "ASSISTANT_MESSAGE_END" && event.stopReason === "aborted",
 		isManualCompaction: ({ context }) => context.compaction?.reason === "manual",
+		/** A manual compaction runs, and this request may share it ({@link sameCompactionRequest}). */
+		joinsManualCompaction: ({ context, event }) =>
+			context.compaction?.reason === "manual" &&
+			(event.type === "COMPACT" || event.type === "COMPACT_WHEN_SETTLED") &&
+			sameCompactionRequest(context.compaction, event),
 		/** Overflow recovery compacted: re-run the request (a cancelled or failed compaction never re-runs). */
 		compactedForRetry: ({ context }, params: { output: CompactionOutput }) =>
 			params.output.compacted && context.compaction?.willRetry === true,
@@ -1416,6 +1442,12 @@ export const promptOperationMachine = setup({
 			const compaction = context.compaction;
 			return { compaction: { ...compaction, sharedWith: [...(compaction.sharedWith ?? []), event.requestId] } };
 		}),
+		/** A `compact()` whose instructions differ from the running compaction's: answered, refused. */
+		refuseCompactionWithOtherInstructions: emit(({ event }) => ({
+			type: "manual_compaction_done" as const,
+			requestId: event.type === "COMPACT" || event.type === "COMPACT_WHEN_SETTLED" ? event.requestId : "",
+			refused: "other_instructions" as const,
+		})),
 		/**
 		 * Holds a manual compaction until idle. One at a time: a `COMPACT` takes over the waiting one
 		 * (its instructions are the newest), a `COMPACT_WHEN_SETTLED` joins it as it is; either way
@@ -1523,6 +1555,10 @@ export const promptOperationMachine = setup({
 		startDispatchCompaction: enqueueActions(({ enqueue, context, event }) => {
 			if (event.type !== "COMPACT_WHEN_SETTLED") return;
 			const running = context.dispatchCompaction;
+			if (running && !sameCompactionRequest(running, event)) {
+				enqueue.emit({ type: "manual_compaction_done", requestId: event.requestId, refused: "other_instructions" });
+				return;
+			}
 			if (running) {
 				enqueue.assign({
 					dispatchCompaction: { ...running, sharedWith: [...(running.sharedWith ?? []), event.requestId] },
@@ -1977,12 +2013,13 @@ export const promptOperationMachine = setup({
 				working: {
 					on: {
 						...abortWorkingCompaction,
-						COMPACT: [joinRunningManualCompaction, abortWorkingCompaction.COMPACT],
+						COMPACT: [joinRunningManualCompaction, refuseOtherInstructions, abortWorkingCompaction.COMPACT],
 						// ctx.compact(): during an operation's compaction it waits for the operation to
 						// settle; otherwise the compaction is a manual one, and it joins it as compact() does.
 						COMPACT_WHEN_SETTLED: [
 							{ guard: "operationActive", actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
-							{ actions: "joinManualCompaction" },
+							joinRunningManualCompaction,
+							{ actions: "refuseCompactionWithOtherInstructions" },
 						],
 					},
 				},

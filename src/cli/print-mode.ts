@@ -11,7 +11,7 @@ import { createHeadlessUIContext } from "../extensions/ui.js";
 import { isContextOverflow } from "../llm/errors.js";
 import { failureOf } from "../llm/failures.js";
 import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
-import type { AssistantMessage, ImageContent } from "../llm/types.js";
+import type { AgentMessage, AssistantMessage, ImageContent } from "../llm/types.js";
 import { jsonLine } from "../rpc/jsonl.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
@@ -142,6 +142,9 @@ export async function runPrintMode(
 	// The last prompt got no answer and its context holds no error that says so (an overflow that
 	// could not be compacted): agent_settled carries the text.
 	let unanswered: string | undefined;
+	// The last prompt's latest answer text as it arrived: a message the session could not write
+	// (its file deleted or written to by another program) leaves the transcript, not the screen.
+	let arrivedAnswer: string | undefined;
 	const bind = async (session: AgentSession) => {
 		unsubscribe?.();
 		unwait?.();
@@ -153,6 +156,7 @@ export async function runPrintMode(
 				})
 			: session.subscribe((event) => {
 					if (event.type === "agent_settled") unanswered = event.errorMessage;
+					if (event.type === "message_end") arrivedAnswer = answerTextAfter(arrivedAnswer, event.message);
 					// A backoff is silent seconds before the answer (or the error): say what is waited for.
 					if (event.type === "auto_retry_start") {
 						out.stderr(
@@ -201,6 +205,10 @@ export async function runPrintMode(
 		if (json) return failed ? failure : EXIT_OK;
 		if (!last) return EXIT_OK;
 		if (failed) {
+			// The answer arrived and was paid for; only its entry could not be written: print it as a
+			// normal run would, then say on stderr why the file does not hold it.
+			const unsaved = refusedFile ? arrivedAnswer : undefined;
+			if (unsaved) out.stdout(`${out.stdoutIsTerminal ? streamSafe(unsaved) : unsaved}\n`);
 			const hint = compactionOffHint(runtime.session, last);
 			out.stderr(
 				refusedFile
@@ -269,13 +277,26 @@ function lastAnswerText(session: AgentSession): string | undefined {
 		const message = messages[index]!;
 		if (message.role === "user") return undefined;
 		if (message.role !== "assistant") continue;
-		const text = message.content
-			.filter((block) => block.type === "text")
-			.map((block) => (block as { text: string }).text)
-			.join("\n");
+		const text = textOf(message);
 		if (text) return text;
 	}
 	return undefined;
+}
+
+/** The run's latest answer text once `message` ended: a user message starts over, an answer with text replaces it. */
+function answerTextAfter(latest: string | undefined, message: AgentMessage): string | undefined {
+	if (message.role === "user") return undefined;
+	if (message.role !== "assistant") return latest;
+	const text = textOf(message);
+	return text || latest;
+}
+
+/** An answer's text blocks joined by newlines. */
+function textOf(message: AssistantMessage): string {
+	return message.content
+		.filter((block) => block.type === "text")
+		.map((block) => (block as { text: string }).text)
+		.join("\n");
 }
 
 /**

@@ -15,6 +15,12 @@ export const ALREADY_COMPACTED = "Already compacted";
 export const NOTHING_TO_COMPACT = "Nothing to compact (session too small)";
 /** Message of the `ABORTED` error a cancelled compaction rejects with. */
 export const COMPACTION_CANCELLED = "Compaction cancelled";
+/**
+ * Message of the `BUSY` error of a `compact()` (RPC `compact`, `ctx.compact()`) with other instructions
+ * than the manual compaction summarizing: Settle's own (pi 0.73.1 runs a second compaction beside it).
+ */
+export const COMPACTION_OTHER_INSTRUCTIONS =
+	"A compaction with other instructions is summarizing the session; this compaction was not started, and the running one was left alone. Wait for it to finish (its summary does not follow these instructions), or cancel it (abortCompaction() or abort(); RPC: abort) and compact again with these instructions.";
 /** Message when compaction needs a summarizer and the session has no model. */
 export const NO_MODEL_FOR_SUMMARIZATION = "No model available for summarization";
 

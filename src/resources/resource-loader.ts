@@ -49,6 +49,7 @@ import type {
 	ResourceExtensionPaths,
 	ResourceLoader,
 	ResourcePathInput,
+	ResourceReloadOptions,
 	Skill,
 	SourceInfo,
 } from "./types.js";
@@ -288,9 +289,9 @@ export class DefaultResourceLoader implements ResourceLoader {
 	 * snapshot in one step. Concurrent calls run one after the other. Never rejects: problems are
 	 * diagnostics.
 	 */
-	reload(): Promise<void> {
+	reload(options: ResourceReloadOptions = {}): Promise<void> {
 		const run = this.queue
-			.then(() => this.load())
+			.then(() => this.load(options.settingsReloaded !== this.settingsManager))
 			.then(() => {
 				this.loaded = true;
 			});
@@ -298,8 +299,8 @@ export class DefaultResourceLoader implements ResourceLoader {
 		return run;
 	}
 
-	private async load(): Promise<void> {
-		await this.settingsManager.reload();
+	private async load(readSettings: boolean): Promise<void> {
+		if (readSettings) await this.settingsManager.reload();
 		const projectDir = resolveProjectConfigDir(this.cwd).dir;
 		const paths = this.settingsManager.getSettingsPaths();
 		const layers: Layer[] = [

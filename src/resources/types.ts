@@ -4,6 +4,7 @@
  * written against pi's loader reads them unchanged.
  */
 
+import type { SettingsManager } from "../settings/settings-manager.js";
 import type { SourceInfo } from "../tools/types.js";
 
 export type { SourceInfo };
@@ -118,12 +119,35 @@ export interface ResourceExtensionPaths {
 }
 
 /**
+ * Options of {@link ResourceLoader.reload}.
+ *
+ * @example
+ * ```ts
+ * declare const settingsManager: SettingsManager;
+ * declare const loader: ResourceLoader; // built on settingsManager
+ * await settingsManager.reload();
+ * await loader.reload({ settingsReloaded: settingsManager }); // the files are not read again
+ * ```
+ */
+export interface ResourceReloadOptions {
+	/**
+	 * A settings manager the caller has just re-read (`session.reload()`'s): a loader that reads this
+	 * one uses it as it is instead of reading its files again, so one reload sees each settings file
+	 * once and a file saved meanwhile cannot give half the session one version and half the other.
+	 */
+	settingsReloaded?: SettingsManager;
+}
+
+/**
  * What an AgentSession needs from its resources. Getters return the snapshot taken
  * by the last {@link ResourceLoader.reload}; they never touch the disk and never throw.
  */
 export interface ResourceLoader {
-	/** Re-reads settings and every resource, then swaps the snapshot. Never rejects. */
-	reload(): Promise<void>;
+	/**
+	 * Re-reads settings (unless `options.settingsReloaded` is the loader's own, just re-read) and
+	 * every resource, then swaps the snapshot. Never rejects.
+	 */
+	reload(options?: ResourceReloadOptions): Promise<void>;
 	getExtensions(): LoadExtensionsResult;
 	getSkills(): { skills: Skill[]; diagnostics: ResourceDiagnostic[] };
 	getPrompts(): { prompts: PromptTemplate[]; diagnostics: ResourceDiagnostic[] };

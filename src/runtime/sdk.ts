@@ -460,7 +460,8 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 	let resourceLoader = options.resourceLoader;
 	if (!resourceLoader) {
 		resourceLoader = new DefaultResourceLoader({ cwd, agentDir, settingsManager });
-		await resourceLoader.reload();
+		// Settings made just above were just read: the loader takes them as they are (one read per file).
+		await resourceLoader.reload(options.settingsManager ? {} : { settingsReloaded: settingsManager });
 	} else if (resourceLoader instanceof DefaultResourceLoader && !resourceLoader.isLoaded()) {
 		// A loader never reloaded is empty: its extensions (a tool_call guard, say) would silently not run.
 		await resourceLoader.reload();

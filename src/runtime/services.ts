@@ -100,7 +100,8 @@ export async function createAgentSessionServices(
 		agentDir,
 		settingsManager,
 	});
-	await resourceLoader.reload();
+	// Settings made just above were just read: the loader takes them as they are (one read per file).
+	await resourceLoader.reload(options.settingsManager ? {} : { settingsReloaded: settingsManager });
 	collectProjectDiagnostics(settingsManager, resourceLoader, diagnostics);
 	const extensionsResult = await loadServiceExtensions(
 		resourceLoader,

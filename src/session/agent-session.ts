@@ -28,7 +28,7 @@ import {
 import { abortWithIssuedReason } from "../abort.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentTool, AgentToolResult } from "../agent/types.js";
-import { COMPACTION_CANCELLED } from "../compaction/texts.js";
+import { COMPACTION_CANCELLED, COMPACTION_OTHER_INSTRUCTIONS } from "../compaction/texts.js";
 import type { CompactionResult } from "../compaction/types.js";
 import { errorMessage, normalizeError, SettleError } from "../errors.js";
 import { createEventBus } from "../extensions/event-bus.js";
@@ -1378,7 +1378,8 @@ export class AgentSession {
 	 * once, its partial answer saved), then summarizes — one step: nothing sent meanwhile gets in
 	 * between (a prompt that arrives while the summary runs is refused with `BUSY`, as in pi), and a
 	 * second `compact()` shares it: before it started (the newest instructions win), or while its
-	 * summary runs (the second's instructions are dropped; pi#4203). Rejects with `Nothing to compact (session
+	 * summary runs when it gives no instructions or the same (pi#4203); other instructions then are
+	 * refused (`BUSY`: that summary would not follow them; wait, or cancel it and compact again). Rejects with `Nothing to compact (session
 	 * too small)`, `Already compacted`, `Compaction cancelled` (`ABORTED`: `abort()` or
 	 * `abortCompaction()` before it ended) or `Compaction failed: …`. "Too small" means every message since the
 	 * last compaction fits in the kept span, `compaction.keepRecentTokens` (default 20000 estimated
@@ -2403,6 +2404,7 @@ export class AgentSession {
 					const cancelled = event.cancelled || (event.error instanceof SettleError && event.error.code === "ABORTED");
 					if (cancelled && tearingDown.has(this)) pending.reject(new SettleError("SESSION_CLOSED", COMPACTION_CLOSED));
 					else if (event.cancelled) pending.reject(new SettleError("ABORTED", COMPACTION_CANCELLED));
+					else if (event.refused) pending.reject(new SettleError("BUSY", COMPACTION_OTHER_INSTRUCTIONS));
 					else if (event.error !== undefined) pending.reject(toError(event.error));
 					else if (event.output?.result) pending.resolve(event.output.result as CompactionResult<unknown>);
 					else

@@ -350,9 +350,10 @@ async function loadAfterShutdown(target: ReloadTarget, before: BeforeReload): Pr
 	before.old.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
 	target.releaseProviders();
 
+	// Read once: the loader takes these settings as they are (a second read could see a newer file).
 	await s.settingsManager.reload();
 	target.syncSettings();
-	await s.resourceLoader.reload();
+	await s.resourceLoader.reload({ settingsReloaded: s.settingsManager });
 	return loadExtensionRunner(s.resourceLoader, {
 		cwd: s.cwd,
 		sessionManager: s.sessionManager,

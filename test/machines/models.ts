@@ -42,6 +42,9 @@ export const PROMPT_EVENTS: EventObject[] = [
 	{ type: "COMPACT", requestId: "c" } as EventObject,
 	// A ctx.compact(): held without aborting while an operation runs (UniPi#30), else compact().
 	{ type: "COMPACT_WHEN_SETTLED", requestId: "w" } as EventObject,
+	// compact() / ctx.compact() with instructions the running manual compaction was not given: refused (pi#4203).
+	{ type: "COMPACT", requestId: "o", payload: { customInstructions: "other" } } as EventObject,
+	{ type: "COMPACT_WHEN_SETTLED", requestId: "o", payload: { customInstructions: "other" } } as EventObject,
 	// From the preflight's own command / input handler (pi#7154): runs at once in `preflight`, and
 	// the preflight goes on past its dispatch only once it has ended.
 	{ type: "COMPACT_WHEN_SETTLED", requestId: "d", fromDispatch: true } as EventObject,
@@ -157,6 +160,10 @@ export const promptModel: ModelSpec = {
 		// tree navigation may run: idle and preflight abort it), and a second one (joining the held
 		// one) only in settling: prompts and aborts sent after it still meet it, and offering it
 		// beside them too doubled the graph without a transition of its own (joins: unit tests).
+		// Other instructions change nothing but the answer: offered only where they are refused.
+		if ((event as { payload?: unknown }).payload !== undefined) {
+			return s.matches({ compacting: "working" }) && s.context.compaction?.reason === "manual";
+		}
 		if (event.type === "COMPACT" || event.type === "COMPACT_WHEN_SETTLED") {
 			return (
 				s.context.deferredPrompts.length === 0 &&

@@ -314,8 +314,28 @@ describe("prompt-operation machine (xstate/graph)", () => {
 				},
 			],
 			[
-				"compacting: COMPACT during an automatic compaction aborts it",
+				"compacting: COMPACT with other instructions during a manual compaction is refused, the compaction goes on (pi#4203)",
 				key("compacting.working", "COMPACT", 1),
+				(s) => {
+					expect(s.state).toBe("compacting.working");
+					expect(s.emitted).toEqual([
+						{ type: "manual_compaction_done", requestId: "o", refused: "other_instructions" },
+					]);
+				},
+			],
+			[
+				"compacting: ctx.compact() with other instructions during a manual compaction is refused (pi#4203)",
+				key("compacting.working", "COMPACT_WHEN_SETTLED", 2),
+				(s) => {
+					expect(s.state).toBe("compacting.working");
+					expect(s.emitted).toEqual([
+						{ type: "manual_compaction_done", requestId: "o", refused: "other_instructions" },
+					]);
+				},
+			],
+			[
+				"compacting: COMPACT during an automatic compaction aborts it",
+				key("compacting.working", "COMPACT", 2),
 				(s) => {
 					expect(s.state).toBe("compacting.aborting");
 					expect(s.emitted).toContainEqual({ type: "abort_requested", target: "compaction" });

@@ -892,6 +892,22 @@ describe("prompt-operation machine: a ctx.compact() from the preflight's own dis
 		expect(h.fakes.count("compact")).toBe(1);
 	});
 
+	it("pi#4203: a later call from the dispatch with other instructions is refused at once (refused: other_instructions), not joined; the running one goes on and answers its callers", async () => {
+		const h = promptHarness();
+		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });
+		await h.send(fromDispatch("c1", { customInstructions: "keep the names" }));
+		await h.send(fromDispatch("c2", { customInstructions: "only the failures" }));
+		expect(h.emittedOf("manual_compaction_done")).toEqual([
+			{ type: "manual_compaction_done", requestId: "c2", refused: "other_instructions" },
+		]);
+		await h.send(fromDispatch("c3", { customInstructions: "keep the names" }));
+		await h.send({ type: "PREFLIGHT_DISPATCH_END" });
+		await h.resolve("compact", { compacted: true, continue: false, result: { summary: "s" } });
+		expect(h.emittedOf("manual_compaction_done").map((e) => e.requestId)).toEqual(["c2", "c3", "c1"]);
+		expect(released(h)).toBe(1);
+		expect(h.fakes.count("compact")).toBe(1);
+	});
+
 	it("abort() cancels it through the preflight's abort, and a later one from the aborted dispatch is cancelled at once", async () => {
 		const h = promptHarness();
 		await h.send({ type: "PROMPT", request: { requestId: "cmd" } });

@@ -13836,7 +13836,7 @@ export const MUTANTS: Mutant[] = [
 			"compact() during a manual compaction aborts it and compacts again: the first caller gets a bare Compaction cancelled, the summary is asked for twice (pi#4203)",
 		edits: [
 			{
-				find: "COMPACT: [joinRunningManualCompaction, abortWorkingCompaction.COMPACT],",
+				find: "COMPACT: [joinRunningManualCompaction, refuseOtherInstructions, abortWorkingCompaction.COMPACT],",
 				replace: "COMPACT: abortWorkingCompaction.COMPACT,",
 			},
 		],
@@ -13849,7 +13849,7 @@ export const MUTANTS: Mutant[] = [
 			"compact() joins any running compaction, an overflow recovery's too: the recovery is not ended and the summary the user asked for never runs (pi#7086)",
 		edits: [
 			{
-				find: '{ guard: "isManualCompaction", actions: "joinManualCompaction" }',
+				find: '{ guard: "joinsManualCompaction", actions: "joinManualCompaction" }',
 				replace: '{ actions: "joinManualCompaction" }',
 			},
 		],
@@ -13863,7 +13863,7 @@ export const MUTANTS: Mutant[] = [
 		edits: [
 			{
 				after: "it joins it as compact() does.",
-				find: '{ actions: "joinManualCompaction" },',
+				find: "joinRunningManualCompaction,",
 				replace: '{ target: "aborting", actions: abortThenCompact },',
 			},
 		],
@@ -15476,6 +15476,102 @@ export const MUTANTS: Mutant[] = [
 			"every path is taken as safe and left unquoted: a hint's command for a folder with a space splits it into two words",
 		edits: [{ find: "/^[\\w@%+=:,./-]+$/.test(value) ?", replace: "true ?" }],
 		tests: ["test/cli/package-commands.test.ts"],
+	},
+	{
+		id: "HH01",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p whose session file another program deleted or wrote to while the model answered prints only the error: the answer that arrived (and was paid for) is on no screen and in no file",
+		edits: [
+			{ find: "const unsaved = refusedFile ? arrivedAnswer : undefined;", replace: "const unsaved = undefined;" },
+		],
+		tests: ["test/pi-races/shared-session-files.test.ts"],
+	},
+	{
+		id: "HH02",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"compact() / ctx.compact() with other instructions while a manual compaction summarizes joins it: answered with a summary that did not follow what it asked (pi#4203)",
+		edits: [
+			{
+				find: '{ guard: "joinsManualCompaction", actions: "joinManualCompaction" }',
+				replace: '{ guard: "isManualCompaction", actions: "joinManualCompaction" }',
+			},
+		],
+		tests: ["test/pi-races/compact-twice.test.ts"],
+	},
+	{
+		id: "HH03",
+		file: "src/session/agent-session.ts",
+		description:
+			"a compact() refused for other instructions rejects with an INTERNAL 'Compaction produced no result' instead of BUSY saying what runs and what to do",
+		edits: [
+			{
+				find: 'pending.reject(new SettleError("BUSY", COMPACTION_OTHER_INSTRUCTIONS));',
+				replace: 'pending.reject(new SettleError("INTERNAL", "Compaction produced no result"));',
+			},
+		],
+		tests: ["test/pi-races/compact-twice.test.ts"],
+	},
+	{
+		id: "HH04",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"a ctx.compact() with other instructions from a command's dispatch joins the dispatch compaction running: its instructions dropped",
+		edits: [{ find: "if (running && !sameCompactionRequest(running, event)) {", replace: "if (false) {" }],
+		tests: ["test/machines/prompt-operation.test.ts"],
+	},
+	{
+		id: "HH05",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"compact() without instructions while compact(focus) summarizes is refused instead of joining it (it asked for no focus)",
+		edits: [
+			{
+				find: "return event.payload === undefined || JSON.stringify(event.payload) === JSON.stringify(running.payload);",
+				replace: "return JSON.stringify(event.payload) === JSON.stringify(running.payload);",
+			},
+		],
+		tests: ["test/pi-races/compact-twice.test.ts"],
+	},
+	{
+		id: "HH06",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"session.reload() reads the settings files twice (itself, then the resource loader): each settings problem is reported twice, and a file saved between the reads mixes two versions",
+		edits: [
+			{
+				find: ".then(() => this.load(options.settingsReloaded !== this.settingsManager))",
+				replace: ".then(() => this.load(true))",
+			},
+		],
+		tests: ["test/pi-races/reload-lifecycle.test.ts"],
+	},
+	{
+		id: "HH07",
+		file: "src/runtime/services.ts",
+		description:
+			"createAgentSessionServices reads the settings it just made again through the resource loader: each settings problem is reported twice by drainErrors()",
+		edits: [
+			{
+				find: "await resourceLoader.reload(options.settingsManager ? {} : { settingsReloaded: settingsManager });",
+				replace: "await resourceLoader.reload();",
+			},
+		],
+		tests: ["test/pi-races/reload-lifecycle.test.ts"],
+	},
+	{
+		id: "HH08",
+		file: "src/runtime/sdk.ts",
+		description:
+			"createAgentSession reads the settings it just made again through the resource loader: each settings problem is reported twice by drainErrors()",
+		edits: [
+			{
+				find: "await resourceLoader.reload(options.settingsManager ? {} : { settingsReloaded: settingsManager });",
+				replace: "await resourceLoader.reload();",
+			},
+		],
+		tests: ["test/pi-races/reload-lifecycle.test.ts"],
 	},
 ];
 

@@ -60,7 +60,7 @@ describe("pi#4203: concurrent calls to compact() burn tokens", () => {
 		const first = settledOutcome(harness.session.compact());
 		await summaryAsked.promise;
 		const asked = summaryRequests.length;
-		const second = settledOutcome(harness.session.compact("other instructions"));
+		const second = settledOutcome(harness.session.compact());
 		summary.release();
 
 		const [one, two] = await Promise.all([first, second]);
@@ -72,6 +72,70 @@ describe("pi#4203: concurrent calls to compact() burn tokens", () => {
 		expect(harness.eventsOfType("compaction_start")).toHaveLength(1);
 		expect(harness.eventsOfType("compaction_end")).toEqual([expect.objectContaining({ aborted: false })]);
 		expect(harness.session.isCompacting).toBe(false);
+	});
+
+	it("pi#4203: compact() with other instructions while compact(focus) summarizes is refused (BUSY, says to wait or cancel and compact again); the same focus or none joins; one summary request, asked with the first's focus", async () => {
+		const summary = gate();
+		const { harness, summaryAsked, summaryRequests } = await sessionWithHeldSummary(summary.promise);
+		const first = settledOutcome(harness.session.compact("Keep the API decisions"));
+		await summaryAsked.promise;
+		const asked = summaryRequests.length;
+		const same = settledOutcome(harness.session.compact("Keep the API decisions"));
+		const none = settledOutcome(harness.session.compact());
+		const other = await settledOutcome(harness.session.compact("Only the test failures"));
+		// Refused at once, while the first still summarizes: nothing of it was started.
+		expect(other).toEqual({
+			error: expect.objectContaining({
+				code: "BUSY",
+				message: expect.stringMatching(
+					/compaction with other instructions is summarizing.*Wait for it to finish.*cancel it/,
+				),
+			}),
+		});
+		expect(harness.session.isCompacting).toBe(true);
+		summary.release();
+
+		const [one, two, three] = await Promise.all([first, same, none]);
+		expect(one).toEqual({ value: expect.objectContaining({ summary: expect.stringContaining("summary") }) });
+		expect(two).toEqual(one);
+		expect(three).toEqual(one);
+		expect(summaryRequests).toHaveLength(asked);
+		const asks = JSON.stringify(summaryRequests.map((request) => request.messages));
+		expect(asks).toContain("Keep the API decisions");
+		expect(asks).not.toContain("Only the test failures");
+		expect(fileEntries(harness.session.sessionFile!).filter((entry) => entry.type === "compaction")).toHaveLength(1);
+		expect(harness.eventsOfType("compaction_start")).toHaveLength(1);
+	});
+
+	it("pi#4203: an extension's ctx.compact() with other instructions while compact() summarizes: its onError says a compaction with other instructions is running; the running one is not disturbed", async () => {
+		const extensionResults: unknown[] = [];
+		const extensionErrors: string[] = [];
+		const summary = gate();
+		const { harness, summaryAsked, summaryRequests } = await sessionWithHeldSummary(summary.promise, [
+			(pi) => {
+				pi.on("session_before_compact", (_event, ctx) => {
+					if (extensionResults.length + extensionErrors.length === 0) {
+						ctx.compact({
+							customInstructions: "Only the test failures",
+							onComplete: (result) => extensionResults.push(result),
+							onError: (error) => extensionErrors.push(error.message),
+						});
+					}
+				});
+			},
+		]);
+		const first = settledOutcome(harness.session.compact());
+		await summaryAsked.promise;
+		const asked = summaryRequests.length;
+		summary.release();
+
+		const one = await first;
+		await harness.session.waitForIdle();
+		expect(one).toEqual({ value: expect.objectContaining({ summary: expect.stringContaining("summary") }) });
+		expect(extensionResults).toEqual([]);
+		expect(extensionErrors).toEqual([expect.stringContaining("A compaction with other instructions is summarizing")]);
+		expect(summaryRequests).toHaveLength(asked);
+		expect(harness.eventsOfType("compaction_start")).toHaveLength(1);
 	});
 
 	it("pi#4203: an extension's ctx.compact() while compact() summarizes joins it: its onComplete gets the same result, one compaction entry", async () => {
@@ -133,7 +197,7 @@ function isSummaryRequest(request: RecordedRequest): boolean {
 const cli = useCliProject("settle-pi-races-compact-twice-");
 
 describe("pi#4203 in settle --rpc: two compact commands close together", () => {
-	it("pi#4203: settle --rpc: a second compact while the first summarizes is answered with the same result; one summary per part, one compaction entry", async () => {
+	it("pi#4203: settle --rpc: a second compact while the first summarizes is answered with the same result, one with other customInstructions fails at once saying a compaction with other instructions runs; one summary per part, one compaction entry", async () => {
 		const summary = gate();
 		const summaryRequests: RecordedRequest[] = [];
 		const wire = await startWireServer((request, next) => {
@@ -160,6 +224,13 @@ describe("pi#4203 in settle --rpc: two compact commands close together", () => {
 		expect(summaryRequests).toHaveLength(2);
 		const second = client.next((line) => line.type === "response" && line.id === "c2");
 		client.send({ id: "c2", type: "compact" });
+		expect(
+			await client.request({ id: "c3", type: "compact", customInstructions: "Only the test failures" }),
+		).toMatchObject({
+			command: "compact",
+			success: false,
+			error: expect.stringContaining("A compaction with other instructions is summarizing the session"),
+		});
 		// get_state is answered in order after c2 reached the session.
 		expect(await client.request({ id: "s1", type: "get_state" })).toMatchObject({ data: { isCompacting: true } });
 		summary.release();

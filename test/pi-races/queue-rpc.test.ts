@@ -168,3 +168,46 @@ describe("pi#1883, oh-my-pi#4752: a steer sent while a tool runs skips the batch
 		expect(second.messages.slice(-3).map((message) => message.role)).toEqual(["toolResult", "toolResult", "user"]);
 	});
 });
+
+describe("an RPC follow_up sent while the session is idle", () => {
+	it("settle --rpc: follow_up while idle starts no run: answered queued, listed by queue_update and get_state; the next prompt's run answers the prompt, then the follow-up, in one operation (as pi 0.73.1's RPC mode)", async () => {
+		const file = scriptFile("idle-follow-up", ["answered the prompt", "answered the follow-up"]);
+		const client = new RpcClient(["--faux-script", file, "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+
+		const listed = client.next((line) => line.type === "queue_update");
+		expect(await client.request({ id: "f1", type: "follow_up", message: "also this" })).toMatchObject({
+			success: true,
+			data: { disposition: "queued" },
+		});
+		expect(await listed).toMatchObject({ steering: [], followUp: ["also this"] });
+		expect(await client.request({ id: "s1", type: "get_state" })).toMatchObject({
+			data: { isStreaming: false, pendingMessageCount: 1 },
+		});
+
+		await client.promptAndSettle("the prompt", "p1");
+		const { data } = (await client.request({ id: "m1", type: "get_messages" })) as {
+			data: { messages: { role: string; content: unknown }[] };
+		};
+		const texts = data.messages
+			.filter((message) => message.role !== "system")
+			.map((message) => {
+				const content = message.content;
+				const text =
+					typeof content === "string"
+						? content
+						: (content as { type: string; text?: string }[]).map((block) => block.text ?? "").join("");
+				return `${message.role}: ${text}`;
+			});
+		expect(texts).toEqual([
+			"user: the prompt",
+			"assistant: answered the prompt",
+			"user: also this",
+			"assistant: answered the follow-up",
+		]);
+		expect(client.lines.filter((line) => line.type === "agent_settled")).toHaveLength(1);
+		expect(await client.request({ id: "s2", type: "get_state" })).toMatchObject({
+			data: { isStreaming: false, pendingMessageCount: 0 },
+		});
+		expect(await client.end()).toBe(0);
+	});
+});

@@ -11,16 +11,29 @@
  * extension must cooperate with `session_shutdown`. What the user should see: that error, reported
  * like any command's error (`command:<name>`), and a session that goes on answering.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
+import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
+import { createAgentSessionServices } from "../../src/runtime/services.js";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { diskSessionsPerTest } from "./disk-harness.js";
 import { gate, script } from "./helpers.js";
 
 let h: Harness | undefined;
+/** Project folders a test made itself, removed after it. */
+const tempDirs: string[] = [];
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
+	for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Records each instance's lifecycle: `<instance>:<event>:<reason>`. */
@@ -101,5 +114,65 @@ describe("pi#7816: reload while an extension command is in flight", () => {
 		]);
 		await h.session.prompt("are you there?");
 		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+	});
+});
+
+describe("session.reload() read the settings files twice (once itself, once through the resource loader)", () => {
+	const sessions = diskSessionsPerTest();
+
+	/** A project with a global settings.json holding `settings`; returns its folders and the file. */
+	function projectWithSettings(settings: Record<string, unknown>) {
+		const project = mkdtempSync(join(tmpdir(), "settle-reload-settings-"));
+		tempDirs.push(project);
+		const agentDir = join(project, "agent");
+		mkdirSync(agentDir);
+		const settingsFile = join(agentDir, "settings.json");
+		writeFileSync(settingsFile, JSON.stringify(settings));
+		return { project, agentDir, settingsFile };
+	}
+
+	it("createAgentSessionServices and createAgentSession read settings.json once at startup: its problem is reported once by drainErrors() (the loader read the just-made settings again)", async () => {
+		const { project, agentDir } = projectWithSettings({ toolExecution: "serial" });
+		const services = await createAgentSessionServices({
+			cwd: project,
+			agentDir,
+			modelRuntime: new InMemoryModelRuntime([]),
+		});
+		expect(services.settingsManager.drainErrors()).toEqual([
+			expect.objectContaining({
+				scope: "global",
+				error: expect.objectContaining({ message: expect.stringContaining('"toolExecution"') }),
+			}),
+		]);
+		const { session } = await createAgentSession({
+			cwd: project,
+			agentDir,
+			modelRuntime: new InMemoryModelRuntime([]),
+			sessionManager: SessionManager.inMemory(project),
+		});
+		try {
+			expect(session.settingsManager.drainErrors()).toHaveLength(1);
+		} finally {
+			session.dispose();
+		}
+	});
+
+	it("session.reload() reads settings.json once: its problem is reported once by drainErrors() (pi 0.73.1 reads it twice and reports it twice), and the reloaded value applies", async () => {
+		const { project, agentDir, settingsFile } = projectWithSettings({ toolExecution: "serial" });
+		const settingsManager = SettingsManager.create(project, agentDir);
+		const resourceLoader = new DefaultResourceLoader({ cwd: project, agentDir, settingsManager, noExtensions: true });
+		await resourceLoader.reload();
+		const { session } = await sessions.session({ cwd: project, agentDir, settingsManager, resourceLoader });
+		settingsManager.drainErrors();
+
+		writeFileSync(settingsFile, JSON.stringify({ toolExecution: "serial", steeringMode: "all" }));
+		await session.reload();
+		expect(settingsManager.drainErrors()).toEqual([
+			expect.objectContaining({
+				scope: "global",
+				error: expect.objectContaining({ message: expect.stringContaining('"toolExecution"') }),
+			}),
+		]);
+		expect(session.steeringMode).toBe("all");
 	});
 });

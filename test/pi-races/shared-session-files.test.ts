@@ -326,7 +326,7 @@ describe("settle -p on a session file another program deleted or wrote to during
 		return { file: file!, result: await run };
 	}
 
-	it("settle -c -p, the file written to by another program while the model answers: exit 1, the error names the file and says to run again with --session <file> or --fork <file>, no SDK call; --session <file> then continues from it", async () => {
+	it("settle -c -p, the file written to by another program while the model answers: the answer on stdout, exit 1, the error names the file and says to run again with --session <file> or --fork <file>, no SDK call; --session <file> then continues from it", async () => {
 		// pi on the same file (no lock) labels its last entry.
 		const { file, result } = await changedDuringRun((path) => {
 			const lastId = parsedLines(path).at(-1)!.id;
@@ -334,6 +334,8 @@ describe("settle -p on a session file another program deleted or wrote to during
 			appendFileSync(path, `${JSON.stringify({ ...label, timestamp: new Date().toISOString() })}\n`);
 		});
 		expect(result.code).toBe(1);
+		// The model's answer arrived (and was paid for): printed, though no file holds it.
+		expect(result.stdout).toBe("second answer\n");
 		expect(result.stderr).toContain(`Session file ${file} was written to by another program`);
 		expect(result.stderr).toContain(`--session ${file}`);
 		expect(result.stderr).toContain(`--fork ${file}`);
@@ -348,9 +350,10 @@ describe("settle -p on a session file another program deleted or wrote to during
 		expect(readFileSync(file, "utf8").startsWith(theirs)).toBe(true);
 	});
 
-	it("settle -c -p, the file deleted while the model answers: exit 1, the error names the file and says to run the prompt again in a new session, no SDK call; nothing is made at its path", async () => {
+	it("settle -c -p, the file deleted while the model answers: the answer on stdout, exit 1, the error names the file and says to run the prompt again in a new session, no SDK call; nothing is made at its path", async () => {
 		const { file, result } = await changedDuringRun((path) => rmSync(path));
 		expect(result.code).toBe(1);
+		expect(result.stdout).toBe("second answer\n");
 		expect(result.stderr).toContain(`Session file ${file} was deleted while this session was open`);
 		expect(result.stderr).toContain("Run the prompt again in a new session (leave out -c and --session).");
 		expect(result.stderr).not.toContain("SessionManager");
