@@ -6,6 +6,9 @@
 import { createInterface, type Interface } from "node:readline";
 import type { Readable } from "node:stream";
 
+/** Lines the input line's history keeps (Up / Down). */
+export const HISTORY_SIZE = 500;
+
 /** Options of {@link ChatInput}. */
 export interface ChatInputOptions {
 	/** Where lines come from (default `process.stdin`). */
@@ -48,7 +51,7 @@ export class ChatInput {
 			...(this.terminal ? { output: process.stdout } : {}),
 			terminal: this.terminal,
 			prompt: "> ",
-			historySize: 500,
+			historySize: HISTORY_SIZE,
 			crlfDelay: Number.POSITIVE_INFINITY,
 		});
 		this.rl.on("line", this.onLine);

@@ -16,9 +16,10 @@ import { SettleError } from "../errors.js";
 import { apiKeyEnvHint, GENERIC_API_KEY_ENV_HINT, providerOfAuthError } from "../llm/provider-env.js";
 import type { ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
+import { userMessageText } from "../runtime/targets.js";
 import type { AgentSession } from "../session/agent-session.js";
 import type { ParsedArgs } from "./args.js";
-import { ChatInput } from "./chat-input.js";
+import { ChatInput, HISTORY_SIZE } from "./chat-input.js";
 import { sendToCurrentSession } from "./current-session.js";
 import { EXIT_OK } from "./help.js";
 import {
@@ -245,6 +246,7 @@ export async function runInteractiveMode(
 		process.stdout.isTTY ? (title) => out.stdout(`\x1b]0;${title}\x07`) : undefined,
 	);
 	const bind = async (target: AgentSession) => {
+		if (terminal) rememberPrompts(rl, target);
 		await target.bindExtensions({
 			mode: "tui",
 			uiContext: ui,
@@ -575,6 +577,24 @@ export async function runInteractiveMode(
 		if (quiet()) return Promise.resolve();
 		return new Promise((resolve) => quietWaiters.push(resolve));
 	}
+}
+
+/** readline's history, newest first (not in node's typings). */
+type LineHistory = { history: string[] };
+
+/**
+ * Puts a session's own prompts (its branch, oldest first) on the input line's history, as pi does
+ * when it shows a session: after `--continue`, `-r` or `/resume`, Up recalls what was sent there.
+ */
+function rememberPrompts(rl: object, session: AgentSession): void {
+	const { history } = rl as LineHistory;
+	for (const message of session.messages) {
+		if (message.role !== "user") continue;
+		const text = userMessageText(message.content as never).trim();
+		if (!text || history[0] === text) continue;
+		history.unshift(text);
+	}
+	history.splice(HISTORY_SIZE);
 }
 
 /**

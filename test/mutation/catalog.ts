@@ -15396,6 +15396,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '(entry.type === "model_change" ||', replace: "(false ||" }],
 		tests: ["test/pi-races/provider-switch-history.test.ts"],
 	},
+	{
+		id: "HF01",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"a resumed session's prompts are not put on the input line's history: after --continue or /resume, Up recalls nothing (pi#6066)",
+		edits: [{ find: "if (terminal) rememberPrompts(rl, target);", replace: "" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
