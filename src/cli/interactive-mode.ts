@@ -59,6 +59,8 @@ import {
 /** Two Ctrl+C on an empty prompt within this time exit. */
 export const DOUBLE_INTERRUPT_MS = 1000;
 const PROMPT = "> ";
+/** The prompt of a message's next line (after a pasted line break or `\` + Enter). */
+const CONTINUATION_PROMPT = ". ";
 
 /** Options of {@link runInteractiveMode}. */
 export interface InteractiveModeOptions {
@@ -199,7 +201,7 @@ export async function runInteractiveMode(
 		if (promptShown) return;
 		if (!printer.lineStart) printer.raw("\n");
 		if (terminal) {
-			rl.setPrompt(PROMPT);
+			rl.setPrompt(held.length > 0 ? CONTINUATION_PROMPT : PROMPT);
 			rl.prompt(true);
 		} else out.stdout(PROMPT);
 		promptShown = true;
@@ -404,7 +406,34 @@ export async function runInteractiveMode(
 		}
 	}
 
-	rl.on("line", (line) => {
+	// --- One message over several lines, in a terminal: a bracketed paste's line breaks, and a line
+	// ended with `\` (pi's editor: backslash + Enter is a new line where Shift+Enter is not told apart).
+	const held: string[] = [];
+	const history = (rl as unknown as LineHistory).history;
+	/** The message `read` ends (the lines held before it joined), or undefined while it goes on. */
+	function gather(read: string): string | undefined {
+		const continues = lines.pasting || read.endsWith("\\");
+		if (!continues && held.length === 0) return read;
+		// readline made each piece a history entry: the message is one.
+		if (history[0] === read) history.shift();
+		if (continues) {
+			held.push(lines.pasting ? read : read.slice(0, -1));
+			return undefined;
+		}
+		// A paste that ended with a line break leaves an empty last line: Enter sends what was pasted.
+		const message = (read === "" ? held : [...held, read]).join("\n");
+		held.length = 0;
+		if (message.trim()) history.unshift(message);
+		return message;
+	}
+
+	rl.on("line", (read) => {
+		const line = terminal ? gather(read) : read;
+		if (line === undefined) {
+			promptShown = false;
+			showPrompt();
+			return;
+		}
 		const echoed = echoInput && (promptShown || questionShown);
 		if (echoed) out.stdout(`${line}\n`);
 		promptShown = false;
@@ -479,9 +508,14 @@ export async function runInteractiveMode(
 			});
 			return;
 		}
-		if (terminal && rl.line.length > 0) {
-			// As a shell: Ctrl+C drops the line being typed.
+		if (terminal && (rl.line.length > 0 || held.length > 0)) {
+			// As a shell: Ctrl+C drops the message being typed, its held lines too.
 			rl.write(null, { ctrl: true, name: "u" });
+			if (held.length > 0) {
+				held.length = 0;
+				promptShown = false;
+				showPrompt();
+			}
 			return;
 		}
 		const now = Date.now();

@@ -6,23 +6,32 @@
  * pi#6066: after `/resume`, Up no longer browsed the input history (an extension's editor replaced
  * pi's after pi had filled it). Replayed, Settle had no history at all on a resumed session: pi
  * fills its editor's history with the session's prompts when it shows a session, Settle did not.
+ *
+ * hermes-agent#10994, herdr#4302: a multi-line paste became one message per line (the first sent,
+ * the rest steering the run it started). pi asks the terminal for bracketed paste; Settle's line
+ * editor did not, and took every pasted line break for Enter.
+ *
+ * pi#4520, pi#4918: Shift+Enter sent the prompt in terminals that send it as Enter; `\` + Enter is
+ * pi's way to a new line there. Settle's chat had no way to type a line break at all.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
-import { Terminal, transcript } from "../cli/interactive.helpers.js";
+import { fileAppears, GATED_COMMAND, Terminal, transcript } from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-interactive-input-");
 
 const UP = "\x1b[A";
+/** What a terminal in bracketed-paste mode sends for a paste of `text` (its line breaks as CR). */
+const paste = (text: string) => `\x1b[200~${text.replaceAll("\n", "\r")}\x1b[201~`;
 
 function terminal(args: string[]): Terminal {
 	return new Terminal(args, { cwd: cli.project, agentDir: cli.agentDir, env: { NO_COLOR: "1" } });
 }
 
-/** A scripted model answering `answers` in turn. */
-function script(name: string, answers: string[]): string {
+/** A scripted model taking `answers` (texts or steps) in turn. */
+function script(name: string, answers: unknown[]): string {
 	const path = join(cli.dir, name);
 	writeFileSync(path, JSON.stringify(answers));
 	return path;
@@ -93,5 +102,70 @@ describe("pi#6066: the input history of a resumed session", () => {
 		term.type("\x04");
 		expect(await term.exited).toBe(0);
 		expect(transcript(file).slice(4)).toEqual(["user: water the plants again", "assistant: water the plants again"]);
+	});
+});
+
+describe("hermes-agent#10994: a multi-line paste", () => {
+	it("hermes-agent#10994: a pasted block (a blank line inside) is one message with its line breaks; Enter sends it", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		// The terminal was asked to mark pastes.
+		expect(term.output).toContain("\x1b[?2004h");
+		const from = term.mark();
+		term.type(paste("first line\nsecond line\n\nthird"));
+		term.type(" end\r");
+		// The echo model answers the whole message; its last line ends the answer.
+		await term.until("third end\r\n", from);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		// The terminal is given back without paste marks.
+		expect(term.output.slice(term.output.lastIndexOf("\x1b[?2004h"))).toContain("\x1b[?2004l");
+		expect(transcript(sessionFile(term))).toEqual([
+			"user: first line\nsecond line\n\nthird end",
+			"assistant: first line\nsecond line\n\nthird end",
+		]);
+	});
+
+	it("hermes-agent#10994: a block pasted while a tool call runs steers the run as one message, not one per line", async () => {
+		const steps = script("steps.json", [
+			{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] },
+			"read it",
+		]);
+		const term = terminal(["--faux-script", steps]);
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type("run it\r");
+		await fileAppears(cli.project, "started");
+		// A paste ending in a line break: Enter after it sends what was pasted.
+		term.type(`${paste("stop\nuse the other branch\n")}\r`);
+		await term.until("Queued", from);
+		writeFileSync(join(cli.project, "gate"), "");
+		await term.until("read it", from);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile(term)).filter((line) => line.startsWith("user:"))).toEqual([
+			"user: run it",
+			"user: stop\nuse the other branch",
+		]);
+	});
+});
+
+describe("pi#4520: a line break typed in the chat", () => {
+	it("pi#4520: a line ended with `\\` goes on on the next line: Enter after it sends one message; Ctrl+C drops the held lines", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type("dropped\\\r");
+		await term.until(". ", from);
+		term.type("\x03");
+		await term.until("> ", term.mark());
+		from = term.mark();
+		term.type("one\\\r");
+		await term.until(". ", from);
+		term.type("two\r");
+		await term.until("two\r\n", from);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile(term))).toEqual(["user: one\ntwo", "assistant: one\ntwo"]);
 	});
 });
