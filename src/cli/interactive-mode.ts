@@ -469,6 +469,25 @@ export async function runInteractiveMode(
 		finish();
 	}
 
+	/**
+	 * As pi's Esc: the messages an abort did not deliver go back on the input line, before what is
+	 * being typed, a blank line between each (Enter sends them as one message, edited or not).
+	 */
+	function putBack(undelivered: string[]): void {
+		const typing = [...held, rl.line].join("\n");
+		const lines = [...undelivered, typing]
+			.filter((text) => text.trim())
+			.join("\n\n")
+			.split("\n");
+		rl.write(null, { ctrl: true, name: "u" });
+		// Clearing the line redrew the prompt the run hides: the notice takes its place.
+		out.stdout("\r\x1b[K");
+		held.splice(0, held.length, ...lines.slice(0, -1));
+		draft = lines.at(-1);
+		printer.notice("Not sent; back on the input line (Enter sends it, Ctrl+C drops it):");
+		for (const [index, line] of held.entries()) printer.line(`${index === 0 ? PROMPT : CONTINUATION_PROMPT}${line}`);
+	}
+
 	/** Set when an abort has not stopped the run after the grace period (what it waits on was shown). */
 	let abortStalled = false;
 	function interrupt(): void {
@@ -483,13 +502,13 @@ export async function runInteractiveMode(
 		}
 		if (busy()) {
 			lastIdleInterrupt = 0;
-			// What was typed and not delivered yet is shown, not silently dropped.
+			// What was typed and not delivered yet is put back on the input line (a terminal) or shown, not silently dropped.
 			const unsent = pending.splice(0).map((entry) => entry.line);
 			const target = session();
 			const { steering, followUp } = target.clearQueue();
-			for (const text of [...steering, ...followUp, ...unsent]) {
-				if (text.trim()) printer.notice(`Not sent: ${firstLine(text)}`);
-			}
+			const undelivered = [...steering, ...followUp, ...unsent].filter((text) => text.trim());
+			if (terminal && undelivered.length > 0) putBack(undelivered);
+			else for (const text of undelivered) printer.notice(`Not sent: ${firstLine(text)}`);
 			target.abortBash();
 			// A tool that ignores its abort signal (or a stuck handler) keeps the run going: say what it waits on.
 			const stalled = setTimeout(() => {

@@ -15435,6 +15435,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "(rl.line.length > 0 || held.length > 0)", replace: "rl.line.length > 0" }],
 		tests: ["test/pi-races/interactive-input.test.ts"],
 	},
+	{
+		id: "HF06",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"Ctrl+C during a run only lists the queued steers as not sent: the user types them again, pi's Esc puts them back in the editor (atomic#2152)",
+		edits: [
+			{
+				find: "if (terminal && undelivered.length > 0) putBack(undelivered);",
+				replace: "if (false) putBack(undelivered);",
+			},
+		],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

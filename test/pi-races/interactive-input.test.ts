@@ -11,6 +11,10 @@
  * the rest steering the run it started). pi asks the terminal for bracketed paste; Settle's line
  * editor did not, and took every pasted line break for Enter.
  *
+ * atomic#2152: Esc while queued messages waited aborted the run and left them stuck in the queue's
+ * display instead of giving them back to the input box, as pi does. Settle's Ctrl+C listed them as
+ * "Not sent": the user had to type them again.
+ *
  * pi#4520, pi#4918: Shift+Enter sent the prompt in terminals that send it as Enter; `\` + Enter is
  * pi's way to a new line there. Settle's chat had no way to type a line break at all.
  */
@@ -167,5 +171,38 @@ describe("pi#4520: a line break typed in the chat", () => {
 		term.type("\x04");
 		expect(await term.exited).toBe(0);
 		expect(transcript(sessionFile(term))).toEqual(["user: one\ntwo", "assistant: one\ntwo"]);
+	});
+});
+
+describe("atomic#2152: messages queued when the run is aborted", () => {
+	it("atomic#2152: Ctrl+C puts the queued steers back on the input line before the text being typed; Enter sends them as one message", async () => {
+		const steps = script("steps.json", [
+			{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] },
+			"ok",
+		]);
+		const term = terminal(["--faux-script", steps]);
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type("run it\r");
+		await fileAppears(cli.project, "started");
+		term.type("check the logs\r");
+		await term.until("Queued (steer): check the logs", from);
+		term.type("then the tests\r");
+		await term.until("Queued (steer): then the tests", from);
+		term.type("and the docs");
+		term.type("\x03");
+		await term.until("Aborted.", from);
+		const aborted = term.output.indexOf("Aborted.", from);
+		expect(term.output.slice(from, aborted)).toContain("> check the logs\r\n. \r\n. then the tests\r\n. \r\n");
+		// The text being typed is the line being edited again.
+		await term.until("and the docs", aborted);
+		term.type(" too\r");
+		await term.until("ok\r\n", aborted);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile(term)).filter((line) => line.startsWith("user:"))).toEqual([
+			"user: run it",
+			"user: check the logs\n\nthen the tests\n\nand the docs too",
+		]);
 	});
 });
