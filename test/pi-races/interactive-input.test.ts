@@ -15,6 +15,9 @@
  * display instead of giving them back to the input box, as pi does. Settle's Ctrl+C listed them as
  * "Not sent": the user had to type them again.
  *
+ * pi#240: Backspace after an emoji did not delete all of it and left the editor broken. Held in
+ * Settle's line editor: a character outside the BMP goes whole, and a wide (CJK) one too.
+ *
  * pi#4520, pi#4918: Shift+Enter sent the prompt in terminals that send it as Enter; `\` + Enter is
  * pi's way to a new line there. Settle's chat had no way to type a line break at all.
  */
@@ -204,5 +207,19 @@ describe("atomic#2152: messages queued when the run is aborted", () => {
 			"user: run it",
 			"user: check the logs\n\nthen the tests\n\nand the docs too",
 		]);
+	});
+});
+
+describe("pi#240: Backspace after an emoji", () => {
+	it("pi#240: Backspace deletes a whole emoji and a whole wide character: the message sent has no half character", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		const from = term.mark();
+		// DEL (0x7f) is what a terminal sends for Backspace.
+		term.type("a\u{1F600}\x7fb \u6F22\u5B57\x7f \u{1F3C3}\x7fend\r");
+		await term.until("end\r\n", from);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile(term))).toEqual(["user: ab \u6F22 end", "assistant: ab \u6F22 end"]);
 	});
 });
