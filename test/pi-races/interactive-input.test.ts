@@ -15,6 +15,10 @@
  * display instead of giving them back to the input box, as pi does. Settle's Ctrl+C listed them as
  * "Not sent": the user had to type them again.
  *
+ * pi#502 / pi#503 (PR): text typed in the editor while the agent worked was wiped when a queued
+ * steering message was delivered (pi cleared the editor on every user message's start). Held in
+ * Settle: what is being typed stays on the line until Enter.
+ *
  * pi#240: Backspace after an emoji did not delete all of it and left the editor broken. Held in
  * Settle's line editor: a character outside the BMP goes whole, and a wide (CJK) one too.
  *
@@ -221,5 +225,36 @@ describe("pi#240: Backspace after an emoji", () => {
 		term.type("\x04");
 		expect(await term.exited).toBe(0);
 		expect(transcript(sessionFile(term))).toEqual(["user: ab \u6F22 end", "assistant: ab \u6F22 end"]);
+	});
+});
+
+describe("pi#503: the text being typed when a queued message is delivered", () => {
+	it("pi#503: a line typed while a queued steer is delivered and answered stays on the input line; Enter sends it", async () => {
+		const steps = script("steps.json", [
+			{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] },
+			"logs read",
+			"ok",
+		]);
+		const term = terminal(["--faux-script", steps]);
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type("run it\r");
+		await fileAppears(cli.project, "started");
+		term.type("check the logs\r");
+		await term.until("Queued (steer): check the logs", from);
+		term.type("half typed");
+		writeFileSync(join(cli.project, "gate"), "");
+		// The steer is delivered and answered; the prompt comes back with the line as it was.
+		await term.until("logs read", from);
+		await term.until("> half typed", term.output.indexOf("logs read", from));
+		term.type(" more\r");
+		await term.until("ok\r\n", term.output.indexOf("logs read", from));
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile(term)).filter((line) => line.startsWith("user:"))).toEqual([
+			"user: run it",
+			"user: check the logs",
+			"user: half typed more",
+		]);
 	});
 });
