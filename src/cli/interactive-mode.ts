@@ -475,15 +475,15 @@ export async function runInteractiveMode(
 	 */
 	function putBack(undelivered: string[]): void {
 		const typing = [...held, rl.line].join("\n");
-		const lines = [...undelivered, typing]
+		const parts = [...undelivered, typing]
 			.filter((text) => text.trim())
 			.join("\n\n")
 			.split("\n");
 		rl.write(null, { ctrl: true, name: "u" });
 		// Clearing the line redrew the prompt the run hides: the notice takes its place.
 		out.stdout("\r\x1b[K");
-		held.splice(0, held.length, ...lines.slice(0, -1));
-		draft = lines.at(-1);
+		held.splice(0, held.length, ...parts.slice(0, -1));
+		draft = parts.at(-1);
 		printer.notice("Not sent; back on the input line (Enter sends it, Ctrl+C drops it):");
 		for (const [index, line] of held.entries()) printer.line(`${index === 0 ? PROMPT : CONTINUATION_PROMPT}${line}`);
 	}

@@ -243,6 +243,8 @@ describe("pi#503: the text being typed when a queued message is delivered", () =
 		term.type("check the logs\r");
 		await term.until("Queued (steer): check the logs", from);
 		term.type("half typed");
+		// Read by the line editor (its echo) before the run goes on.
+		await term.until("half typed", from);
 		writeFileSync(join(cli.project, "gate"), "");
 		// The steer is delivered and answered; the prompt comes back with the line as it was.
 		await term.until("logs read", from);
