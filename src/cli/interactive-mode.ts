@@ -2,8 +2,10 @@
  * `settle` in a terminal (or `settle -i`): a line-oriented chat on node:readline. Each line is a
  * prompt through `session.prompt` (source `interactive`: extension commands, input hooks, skills
  * and prompt templates apply); the answer streams as it comes. While a run streams, a line steers
- * it; `/followup <text>` queues a follow-up. Ctrl+C aborts the run (the chat goes on); Ctrl+C twice
- * on an empty prompt, Ctrl+D, `/quit` or `/exit` end it once the session settled.
+ * it; `/followup <text>` queues a follow-up. Ctrl+C aborts the run (the chat goes on; in a terminal
+ * the undelivered queued lines go back on the input line, as pi's Esc); Ctrl+C twice on an empty
+ * prompt, Ctrl+D, `/quit` or `/exit` end it once the session settled. In a terminal one message may
+ * span lines: a bracketed paste's, or lines ended with `\`; Up recalls the session's prompts too.
  *
  * Lines are handled one at a time, in the order typed: a prompt once the session accepted it
  * (started, queued or handled), a built-in command once it is done. Extension dialogs take the
