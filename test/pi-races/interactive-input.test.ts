@@ -19,6 +19,10 @@
  * steering message was delivered (pi cleared the editor on every user message's start). Held in
  * Settle: what is being typed stays on the line until Enter.
  *
+ * dreb#469: quitting the TUI (or the terminal going away) while the model was mid-run exited at
+ * once: the in-flight reply was never written, and a resumed session had the prompts without it.
+ * Held for Ctrl+D in Settle: the chat ends once the run has settled, every entry written.
+ *
  * pi#240: Backspace after an emoji did not delete all of it and left the editor broken. Held in
  * Settle's line editor: a character outside the BMP goes whole, and a wide (CJK) one too.
  *
@@ -257,6 +261,31 @@ describe("pi#503: the text being typed when a queued message is delivered", () =
 			"user: run it",
 			"user: check the logs",
 			"user: half typed more",
+		]);
+	});
+});
+
+describe("dreb#469: Ctrl+D while a run is in flight", () => {
+	it("dreb#469: Ctrl+D during a tool call ends the chat only after the run's tool result and answer are in the session file; exit 0", async () => {
+		const steps = script("steps.json", [
+			{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] },
+			"all done",
+		]);
+		const term = terminal(["--faux-script", steps]);
+		await term.until("> ", 0);
+		term.type("run it\r");
+		await fileAppears(cli.project, "started");
+		const from = term.mark();
+		term.type("\x04");
+		// Ctrl+D was read while the tool call runs (the input closed: paste mode handed back).
+		await term.until("\x1b[?2004l", from);
+		writeFileSync(join(cli.project, "gate"), "");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile(term))).toEqual([
+			"user: run it",
+			"assistant: →bash [toolUse]",
+			"toolResult: opened\n",
+			"assistant: all done",
 		]);
 	});
 });
