@@ -6,6 +6,12 @@
 import { createInterface, type Interface } from "node:readline";
 import type { Readable } from "node:stream";
 
+/** Lines the input line's history keeps (Up / Down). */
+export const HISTORY_SIZE = 500;
+
+const BRACKETED_PASTE_ON = "\x1b[?2004h";
+const BRACKETED_PASTE_OFF = "\x1b[?2004l";
+
 /** Options of {@link ChatInput}. */
 export interface ChatInputOptions {
 	/** Where lines come from (default `process.stdin`). */
@@ -35,6 +41,8 @@ export class ChatInput {
 	readonly terminal: boolean;
 	/** Whether lines read are echoed into the transcript (a pipe: the terminal does not show them). */
 	readonly echoInput: boolean;
+	/** Between the terminal's paste-start and paste-end marks: a line read now ends at a pasted line break, not at Enter. */
+	pasting = false;
 	private readonly unread: string[] = [];
 	private ended = false;
 	private waiting: ((line: string | undefined) => void) | undefined;
@@ -48,12 +56,30 @@ export class ChatInput {
 			...(this.terminal ? { output: process.stdout } : {}),
 			terminal: this.terminal,
 			prompt: "> ",
-			historySize: 500,
+			historySize: HISTORY_SIZE,
 			crlfDelay: Number.POSITIVE_INFINITY,
 		});
 		this.rl.on("line", this.onLine);
 		this.rl.on("close", this.onClose);
+		if (this.terminal) {
+			// Bracketed paste, as pi's TUI asks for it: the terminal marks a paste, so its line breaks
+			// are told apart from Enter (hermes-agent#10994: a multi-line paste was one message per line).
+			input.on("keypress", (_text: string | undefined, key: { name?: string } | undefined) => {
+				if (key?.name === "paste-start") this.pasting = true;
+				else if (key?.name === "paste-end") this.pasting = false;
+			});
+			process.stdout.write(BRACKETED_PASTE_ON);
+			process.once("exit", this.endPasteMode);
+			this.rl.once("close", this.endPasteMode);
+		}
 	}
+
+	/** Gives the terminal back as the shell expects it: on close, or at exit when settle ends first. */
+	private readonly endPasteMode = (): void => {
+		process.off("exit", this.endPasteMode);
+		this.rl.off("close", this.endPasteMode);
+		process.stdout.write(BRACKETED_PASTE_OFF);
+	};
 
 	private readonly onLine = (line: string): void => {
 		const waiting = this.waiting;

@@ -615,9 +615,10 @@ function copy(host: CommandHost): void {
 /** node:readline's keys in a terminal (Node's "TTY keybindings"), and the chat's own. */
 const HOTKEYS: readonly (readonly [string, string])[] = [
 	["Enter", "Send the line (while a run streams: steer it)"],
+	["\\ then Enter", "Go on on the next line: one message with a line break (a paste keeps its line breaks too)"],
 	["Ctrl+C", "Abort the run; at a question: cancel it; on a typed line: drop it; twice on an empty prompt: exit"],
 	["Ctrl+D", "Exit (on an empty line); otherwise delete the character under the cursor"],
-	["Up / Down, Ctrl+P / Ctrl+N", "Previous / next line of the history"],
+	["Up / Down, Ctrl+P / Ctrl+N", "Previous / next line of the history (a resumed session's prompts too)"],
 	["Left / Right, Ctrl+B / Ctrl+F", "Move by character"],
 	["Ctrl+Left / Ctrl+Right, Alt+B / Alt+F", "Move by word"],
 	["Home / End, Ctrl+A / Ctrl+E", "Start / end of the line"],

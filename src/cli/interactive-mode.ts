@@ -2,8 +2,10 @@
  * `settle` in a terminal (or `settle -i`): a line-oriented chat on node:readline. Each line is a
  * prompt through `session.prompt` (source `interactive`: extension commands, input hooks, skills
  * and prompt templates apply); the answer streams as it comes. While a run streams, a line steers
- * it; `/followup <text>` queues a follow-up. Ctrl+C aborts the run (the chat goes on); Ctrl+C twice
- * on an empty prompt, Ctrl+D, `/quit` or `/exit` end it once the session settled.
+ * it; `/followup <text>` queues a follow-up. Ctrl+C aborts the run (the chat goes on; in a terminal
+ * the undelivered queued lines go back on the input line, as pi's Esc); Ctrl+C twice on an empty
+ * prompt, Ctrl+D, `/quit` or `/exit` end it once the session settled. In a terminal one message may
+ * span lines: a bracketed paste's, or lines ended with `\`; Up recalls the session's prompts too.
  *
  * Lines are handled one at a time, in the order typed: a prompt once the session accepted it
  * (started, queued or handled), a built-in command once it is done. Extension dialogs take the
@@ -16,9 +18,10 @@ import { SettleError } from "../errors.js";
 import { apiKeyEnvHint, GENERIC_API_KEY_ENV_HINT, providerOfAuthError } from "../llm/provider-env.js";
 import type { ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
+import { userMessageText } from "../runtime/targets.js";
 import type { AgentSession } from "../session/agent-session.js";
 import type { ParsedArgs } from "./args.js";
-import { ChatInput } from "./chat-input.js";
+import { ChatInput, HISTORY_SIZE } from "./chat-input.js";
 import { sendToCurrentSession } from "./current-session.js";
 import { EXIT_OK } from "./help.js";
 import {
@@ -58,6 +61,8 @@ import {
 /** Two Ctrl+C on an empty prompt within this time exit. */
 export const DOUBLE_INTERRUPT_MS = 1000;
 const PROMPT = "> ";
+/** The prompt of a message's next line (after a pasted line break or `\` + Enter). */
+const CONTINUATION_PROMPT = ". ";
 
 /** Options of {@link runInteractiveMode}. */
 export interface InteractiveModeOptions {
@@ -198,7 +203,7 @@ export async function runInteractiveMode(
 		if (promptShown) return;
 		if (!printer.lineStart) printer.raw("\n");
 		if (terminal) {
-			rl.setPrompt(PROMPT);
+			rl.setPrompt(held.length > 0 ? CONTINUATION_PROMPT : PROMPT);
 			rl.prompt(true);
 		} else out.stdout(PROMPT);
 		promptShown = true;
@@ -245,6 +250,7 @@ export async function runInteractiveMode(
 		process.stdout.isTTY ? (title) => out.stdout(`\x1b]0;${title}\x07`) : undefined,
 	);
 	const bind = async (target: AgentSession) => {
+		if (terminal) rememberPrompts(rl, target);
 		await target.bindExtensions({
 			mode: "tui",
 			uiContext: ui,
@@ -402,7 +408,34 @@ export async function runInteractiveMode(
 		}
 	}
 
-	rl.on("line", (line) => {
+	// --- One message over several lines, in a terminal: a bracketed paste's line breaks, and a line
+	// ended with `\` (pi's editor: backslash + Enter is a new line where Shift+Enter is not told apart).
+	const held: string[] = [];
+	const history = (rl as unknown as LineHistory).history;
+	/** The message `read` ends (the lines held before it joined), or undefined while it goes on. */
+	function gather(read: string): string | undefined {
+		const continues = lines.pasting || read.endsWith("\\");
+		if (!continues && held.length === 0) return read;
+		// readline made each piece a history entry: the message is one.
+		if (history[0] === read) history.shift();
+		if (continues) {
+			held.push(lines.pasting ? read : read.slice(0, -1));
+			return undefined;
+		}
+		// A paste that ended with a line break leaves an empty last line: Enter sends what was pasted.
+		const message = (read === "" ? held : [...held, read]).join("\n");
+		held.length = 0;
+		if (message.trim()) history.unshift(message);
+		return message;
+	}
+
+	rl.on("line", (read) => {
+		const line = terminal ? gather(read) : read;
+		if (line === undefined) {
+			promptShown = false;
+			showPrompt();
+			return;
+		}
 		const echoed = echoInput && (promptShown || questionShown);
 		if (echoed) out.stdout(`${line}\n`);
 		promptShown = false;
@@ -438,6 +471,25 @@ export async function runInteractiveMode(
 		finish();
 	}
 
+	/**
+	 * As pi's Esc: the messages an abort did not deliver go back on the input line, before what is
+	 * being typed, a blank line between each (Enter sends them as one message, edited or not).
+	 */
+	function putBack(undelivered: string[]): void {
+		const typing = [...held, rl.line].join("\n");
+		const parts = [...undelivered, typing]
+			.filter((text) => text.trim())
+			.join("\n\n")
+			.split("\n");
+		rl.write(null, { ctrl: true, name: "u" });
+		// Clearing the line redrew the prompt the run hides: the notice takes its place.
+		out.stdout("\r\x1b[K");
+		held.splice(0, held.length, ...parts.slice(0, -1));
+		draft = parts.at(-1);
+		printer.notice("Not sent; back on the input line (Enter sends it, Ctrl+C drops it):");
+		for (const [index, line] of held.entries()) printer.line(`${index === 0 ? PROMPT : CONTINUATION_PROMPT}${line}`);
+	}
+
 	/** Set when an abort has not stopped the run after the grace period (what it waits on was shown). */
 	let abortStalled = false;
 	function interrupt(): void {
@@ -452,13 +504,13 @@ export async function runInteractiveMode(
 		}
 		if (busy()) {
 			lastIdleInterrupt = 0;
-			// What was typed and not delivered yet is shown, not silently dropped.
+			// What was typed and not delivered yet is put back on the input line (a terminal) or shown, not silently dropped.
 			const unsent = pending.splice(0).map((entry) => entry.line);
 			const target = session();
 			const { steering, followUp } = target.clearQueue();
-			for (const text of [...steering, ...followUp, ...unsent]) {
-				if (text.trim()) printer.notice(`Not sent: ${firstLine(text)}`);
-			}
+			const undelivered = [...steering, ...followUp, ...unsent].filter((text) => text.trim());
+			if (terminal && undelivered.length > 0) putBack(undelivered);
+			else for (const text of undelivered) printer.notice(`Not sent: ${firstLine(text)}`);
 			target.abortBash();
 			// A tool that ignores its abort signal (or a stuck handler) keeps the run going: say what it waits on.
 			const stalled = setTimeout(() => {
@@ -477,9 +529,14 @@ export async function runInteractiveMode(
 			});
 			return;
 		}
-		if (terminal && rl.line.length > 0) {
-			// As a shell: Ctrl+C drops the line being typed.
+		if (terminal && (rl.line.length > 0 || held.length > 0)) {
+			// As a shell: Ctrl+C drops the message being typed, its held lines too.
 			rl.write(null, { ctrl: true, name: "u" });
+			if (held.length > 0) {
+				held.length = 0;
+				promptShown = false;
+				showPrompt();
+			}
 			return;
 		}
 		const now = Date.now();
@@ -575,6 +632,24 @@ export async function runInteractiveMode(
 		if (quiet()) return Promise.resolve();
 		return new Promise((resolve) => quietWaiters.push(resolve));
 	}
+}
+
+/** readline's history, newest first (not in node's typings). */
+type LineHistory = { history: string[] };
+
+/**
+ * Puts a session's own prompts (its branch, oldest first) on the input line's history, as pi does
+ * when it shows a session: after `--continue`, `-r` or `/resume`, Up recalls what was sent there.
+ */
+function rememberPrompts(rl: object, session: AgentSession): void {
+	const { history } = rl as LineHistory;
+	for (const message of session.messages) {
+		if (message.role !== "user") continue;
+		const text = userMessageText(message.content as never).trim();
+		if (!text || history[0] === text) continue;
+		history.unshift(text);
+	}
+	history.splice(HISTORY_SIZE);
 }
 
 /**

@@ -15573,6 +15573,58 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/reload-lifecycle.test.ts"],
 	},
+	{
+		id: "HF01",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"a resumed session's prompts are not put on the input line's history: after --continue or /resume, Up recalls nothing (pi#6066)",
+		edits: [{ find: "if (terminal) rememberPrompts(rl, target);", replace: "" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HF02",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"a bracketed paste's line breaks are taken for Enter: a pasted block is one message per line, the rest steering the run the first started (hermes-agent#10994)",
+		edits: [{ find: "const continues = lines.pasting || ", replace: "const continues = " }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HF03",
+		file: "src/cli/chat-input.ts",
+		description:
+			"the terminal is not asked for bracketed paste: a real terminal sends pasted line breaks as bare Enter (hermes-agent#10994)",
+		edits: [{ find: "process.stdout.write(BRACKETED_PASTE_ON);", replace: "" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HF04",
+		file: "src/cli/interactive-mode.ts",
+		description: "a line ended with `\\` is sent as it is: the chat has no way to type a line break (pi#4520)",
+		edits: [{ find: 'lines.pasting || read.endsWith("\\\\")', replace: "lines.pasting" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HF05",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"Ctrl+C on a message's continuation line keeps its held lines: the next message sent starts with the dropped text (pi#4520)",
+		edits: [{ find: "(rl.line.length > 0 || held.length > 0)", replace: "rl.line.length > 0" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HF06",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"Ctrl+C during a run only lists the queued steers as not sent: the user types them again, pi's Esc puts them back in the editor (atomic#2152)",
+		edits: [
+			{
+				find: "if (terminal && undelivered.length > 0) putBack(undelivered);",
+				replace: "if (false) putBack(undelivered);",
+			},
+		],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
