@@ -5540,7 +5540,7 @@ export const MUTANTS: Mutant[] = [
 				replace: "for (const timer of new Map<string, { delay: string; state: string }>().values()) {",
 			},
 		],
-		tests: ["test/runtime/session-replaced.test.ts"],
+		tests: ["test/inspect/lifecycle-inspector.test.ts"],
 	},
 	{
 		id: "AR02",
