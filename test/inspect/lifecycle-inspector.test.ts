@@ -206,6 +206,49 @@ describe("lifecycle inspection of a session disposed mid-operation", () => {
 			await h.cleanup();
 		}
 	});
+
+	it("a session disposed while it compacts: its trace ends with the compaction stopped, then the actor stopped in compacting.working", async () => {
+		const h = await createHarness({
+			simulatedClock: true,
+			settings: { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 1 } },
+		});
+		try {
+			h.setResponses([fauxAssistantMessage("The build uses esbuild.")]);
+			await h.session.prompt("What does the build use?");
+			let summaryRequested!: () => void;
+			const summarizing = new Promise<void>((resolve) => {
+				summaryRequested = resolve;
+			});
+			// The summary request never answers until the session has gone.
+			let answer!: (message: ReturnType<typeof fauxAssistantMessage>) => void;
+			h.setResponses([
+				() => {
+					summaryRequested();
+					return new Promise((resolve) => {
+						answer = resolve;
+					});
+				},
+			]);
+			const trace = h.session.trace();
+			const compaction = h.session.compact().catch((error: unknown) => error);
+			await summarizing;
+			h.session.dispose();
+			answer(fauxAssistantMessage("## Goal\nsummary"));
+			await expect(compaction).resolves.toMatchObject({ code: "SESSION_CLOSED" });
+			trace.stop();
+			const lines = trace.toJSON().events.map((event) => formatLifecycleEvent(event));
+			// Each once: XState's stop of the root reports the child's stop, the inspector the root's.
+			expect(lines.slice(lines.findIndex((line) => line.includes("event   COMPACT")))).toEqual([
+				'+0ms     event   COMPACT {"requestId":"c2"}',
+				"+0ms     state   idle → compacting.working (COMPACT (1) [noTreeNavigationInFlight]) reason manual",
+				"+0ms     actor   compaction invoked",
+				"+0ms     actor   compaction stopped",
+				"+0ms     actor   promptOperation stopped in compacting.working (the actor itself)",
+			]);
+		} finally {
+			await h.cleanup();
+		}
+	});
 });
 
 describe("lifecycle inspection of other machines", () => {

@@ -15396,6 +15396,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '(entry.type === "model_change" ||', replace: "(false ||" }],
 		tests: ["test/pi-races/provider-switch-history.test.ts"],
 	},
+	{
+		id: "HD01",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description:
+			"a child stopped by its parent stays known: the trace of a session disposed while it compacts says the compaction stopped twice",
+		edits: [
+			{
+				find: 'this.children.delete(child.sessionId);\n\t\t\t\tthis.emit({ kind: "actor", phase: "stopped", id: known.id, src: known.src });',
+				replace: 'this.emit({ kind: "actor", phase: "stopped", id: known.id, src: known.src });',
+			},
+		],
+		tests: ["test/inspect/lifecycle-inspector.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
