@@ -7,7 +7,9 @@ import {
 	type StateChangeEvent,
 	toJsonValue,
 } from "../../src/inspect/lifecycle-inspector.js";
-import { createTraceRecorder, formatTrace } from "../../src/inspect/trace.js";
+import { createTraceRecorder, formatLifecycleEvent, formatTrace } from "../../src/inspect/trace.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { createHarness } from "../../src/testing/harness.js";
 import { flush, outcome, overflowError, promptHarness, retryable, runtimeHarness } from "../machines/harness.js";
 import { sampleMachine } from "./sample-machine.js";
 
@@ -177,6 +179,76 @@ describe("lifecycle inspection of the prompt-operation machine", () => {
 		expect(count).toBe(before);
 		expect(h.state()).toBe("idle");
 		expect(h.actor.getSnapshot().status).toBe("active");
+	});
+});
+
+describe("lifecycle inspection of a session disposed mid-operation", () => {
+	it("a session disposed during a retry's backoff: its trace ends with the backoff cancelled, then the actor stopped in retrying", async () => {
+		// dispose() stops the actor without an ABORT (unlike a runtime's /new): XState cancels no
+		// timer then, so only the inspector can say that the backoff will never fire.
+		const h = await createHarness({ simulatedClock: true });
+		try {
+			h.setResponses([fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded" })]);
+			const trace = h.session.trace();
+			const prompt = h.session.prompt("deploy it").catch((error: unknown) => error);
+			await h.nextEvent("auto_retry_start");
+			h.session.dispose();
+			await expect(prompt).resolves.toMatchObject({ code: "SESSION_CLOSED" });
+			trace.stop();
+			const lines = trace.toJSON().events.map((event) => formatLifecycleEvent(event));
+			const scheduled = lines.findIndex((line) => /delay {3}retryDelay 2000ms scheduled in retrying/.test(line));
+			expect(scheduled).toBeGreaterThanOrEqual(0);
+			expect(lines.slice(scheduled + 1).filter((line) => !/ENTRY_WRITTEN/.test(line))).toEqual([
+				"+0ms     delay   retryDelay cancelled in retrying",
+				"+0ms     actor   promptOperation stopped in retrying (the actor itself)",
+			]);
+		} finally {
+			await h.cleanup();
+		}
+	});
+
+	it("a session disposed while it compacts: its trace ends with the compaction stopped, then the actor stopped in compacting.working", async () => {
+		const h = await createHarness({
+			simulatedClock: true,
+			settings: { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 1 } },
+		});
+		try {
+			h.setResponses([fauxAssistantMessage("The build uses esbuild.")]);
+			await h.session.prompt("What does the build use?");
+			let summaryRequested!: () => void;
+			const summarizing = new Promise<void>((resolve) => {
+				summaryRequested = resolve;
+			});
+			// The summary request never answers until the session has gone.
+			let answer!: (message: ReturnType<typeof fauxAssistantMessage>) => void;
+			h.setResponses([
+				() => {
+					summaryRequested();
+					return new Promise((resolve) => {
+						answer = resolve;
+					});
+				},
+			]);
+			const trace = h.session.trace();
+			const compaction = h.session.compact().catch((error: unknown) => error);
+			await summarizing;
+			h.session.dispose();
+			answer(fauxAssistantMessage("## Goal\nsummary"));
+			await expect(compaction).resolves.toMatchObject({ code: "SESSION_CLOSED" });
+			trace.stop();
+			const lines = trace.toJSON().events.map((event) => formatLifecycleEvent(event));
+			// Each once: XState's stop of the root reports the child's stop, the inspector the root's.
+			expect(lines).toEqual([
+				"+0ms     state   ∅ → idle (inspect)",
+				'+0ms     event   COMPACT {"requestId":"c2"}',
+				"+0ms     state   idle → compacting.working (COMPACT (1) [noTreeNavigationInFlight]) reason manual",
+				"+0ms     actor   compaction invoked",
+				"+0ms     actor   compaction stopped",
+				"+0ms     actor   promptOperation stopped in compacting.working (the actor itself)",
+			]);
+		} finally {
+			await h.cleanup();
+		}
 	});
 });
 

@@ -5540,7 +5540,7 @@ export const MUTANTS: Mutant[] = [
 				replace: "for (const timer of new Map<string, { delay: string; state: string }>().values()) {",
 			},
 		],
-		tests: ["test/runtime/session-replaced.test.ts"],
+		tests: ["test/inspect/lifecycle-inspector.test.ts"],
 	},
 	{
 		id: "AR02",
@@ -15624,6 +15624,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HD01",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description:
+			"a child stopped by its parent stays known: the trace of a session disposed while it compacts says the compaction stopped twice",
+		edits: [
+			{
+				find: 'this.children.delete(child.sessionId);\n\t\t\t\tthis.emit({ kind: "actor", phase: "stopped", id: known.id, src: known.src });',
+				replace: 'this.emit({ kind: "actor", phase: "stopped", id: known.id, src: known.src });',
+			},
+		],
+		tests: ["test/inspect/lifecycle-inspector.test.ts"],
 	},
 ];
 
