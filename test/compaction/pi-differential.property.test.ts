@@ -45,7 +45,6 @@ import {
 	generateBranchSummary,
 	prepareBranchEntries,
 } from "../../src/compaction/branch-summary.js";
-import { summaryRequestFits } from "../../src/compaction/chunks.js";
 import {
 	collectFileOperations,
 	computeFileLists,
@@ -69,6 +68,7 @@ import {
 	shouldCompact,
 } from "../../src/llm/tokens.js";
 import type { ThinkingLevel } from "../../src/llm/types.js";
+import type { SessionEntry } from "../../src/store/entries.js";
 import { runs } from "../store/pi-differential.helpers.js";
 import {
 	compareCut,
@@ -76,6 +76,7 @@ import {
 	expectSamePreparation,
 	expectSameRequest,
 	outcome,
+	settleSendsSelection,
 	withoutEmptyBranchSummaries,
 } from "./pi-differential.compare.js";
 import {
@@ -283,6 +284,72 @@ describe("compact() with a scripted summarizer: Settle and pi 0.73.1 send and wr
 	});
 });
 
+/**
+ * Seed 1099484885 (PI_DIFF_RUNS_SCALE=20): a branch whose request, in pi's wording, fits the 6000-token
+ * window by a few characters; Settle's own, longer prompt for the same messages does not, so Settle
+ * drops the oldest message (DELIBERATE_BRANCH_REQUEST_FITS_WINDOW). The oracle once judged the fit on
+ * pi's request text and compared the two requests anyway.
+ */
+function promptWordingBranch(): { entries: SessionEntry[]; from: string; to: string } {
+	const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+	const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+	const time = (i: number) => Date.UTC(2026, 0, 1, 0, 0, i);
+	const at = (i: number) => ({
+		id: `e00${i}`,
+		parentId: i === 0 ? null : `e00${i - 1}`,
+		timestamp: new Date(time(i)).toISOString(),
+	});
+	const assistant = (i: number, content: unknown[], withUsage = true) => ({
+		...at(i),
+		type: "message",
+		message: {
+			role: "assistant",
+			content,
+			api: "faux:test",
+			provider: "faux",
+			model: "faux-1",
+			...(withUsage ? { usage: { ...usage, cost } } : {}),
+			stopReason: "stop",
+			timestamp: time(i),
+		},
+	});
+	const read = (id: string, oldText: string, limit: number) => ({
+		type: "toolCall",
+		id,
+		name: "read",
+		arguments: { path: "src/a.ts", oldText, limit },
+	});
+	const entries = [
+		{ ...at(0), type: "message", message: { role: "user", content: "", timestamp: time(0) } },
+		assistant(1, [
+			{ type: "thinking", thinking: "  " },
+			{ type: "text", text: " " },
+			read("call_132", "line\n".repeat(1084), 132),
+		]),
+		assistant(2, [{ type: "text", text: " ".repeat(7) }]),
+		assistant(3, [read("call_0", "", 0), read("call_0", "", 0), { type: "text", text: "" }]),
+		assistant(
+			4,
+			[
+				{ type: "text", text: "line\n".repeat(867) },
+				{ type: "thinking", thinking: "x".repeat(3386) },
+				{ type: "thinking", thinking: " ".repeat(9) },
+				{ type: "text", text: " ".repeat(10) },
+			],
+			false,
+		),
+		{
+			...at(5),
+			type: "compaction",
+			summary: "    ",
+			firstKeptEntryId: "e000",
+			tokensBefore: 0,
+			details: { readFiles: [], modifiedFiles: [] },
+		},
+	] as SessionEntry[];
+	return { entries, from: "e005", to: "e000" };
+}
+
 describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request the same", () => {
 	let models: PiSummarizer;
 	beforeAll(() => {
@@ -378,14 +445,10 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 					// for the answer and the request's own text; pi's request may overflow. Not compared there either.
 					// DELIBERATE_BRANCH_IMAGES_NOT_SIZED (GV09): sized as the request carries each message, images left
 					// out; pi counts custom-message images. Where that changes what fits, not compared.
-					const ourPrep = prepareBranchEntries(
-						collected,
-						branchSummaryBudget(6000, branchSummaryInstructions(customInstructions, replaceInstructions), reserveTokens)
-							.budget,
-						estimateBranchMessageTokens,
-						false,
-					);
-					if (piPrep.messages.length !== ourPrep.messages.length) return;
+					const instructions = branchSummaryInstructions(customInstructions, replaceInstructions);
+					const { budget, maxTokens } = branchSummaryBudget(6000, instructions, reserveTokens);
+					const ourPrep = prepareBranchEntries(collected, budget, estimateBranchMessageTokens, false);
+					if (JSON.stringify(piPrep.messages) !== JSON.stringify(ourPrep.messages)) return;
 					// DELIBERATE_OVERSIZED_NEWEST_MESSAGE_CUT (kdeps#566): where nothing fits but a message is there,
 					// Settle sends the newest one cut to fit; pi writes "No content to summarize".
 					if (ourPrep.messages.length === 0 && prepareBranchEntries(collected, 0, undefined, false).messages.length > 0)
@@ -417,10 +480,9 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 							signal: new AbortController().signal,
 						});
 					const ourRequests = settle.requests();
-					// DELIBERATE_BRANCH_REQUEST_FITS_WINDOW: where pi's request overflows the window (a summary entry
-					// kept past the budget), Settle drops the oldest messages until it fits.
-					const piFits = models.requests.every((r) => summaryRequestFits(r.text, 2048, { contextWindow: 6000 }));
-					if (!piFits) return;
+					// DELIBERATE_BRANCH_REQUEST_FITS_WINDOW: where Settle's request overflows the window (a summary entry
+					// kept past the budget, or its own prompt longer than pi's), Settle drops the oldest messages until it fits.
+					if (!settleSendsSelection(ourPrep.messages, instructions, maxTokens, 6000)) return;
 					expect(ourRequests.length).toBe(models.requests.length);
 					if (ourRequests.length === 1) {
 						const [ours, theirs] = [ourRequests[0]!, models.requests[0]!];
@@ -449,7 +511,11 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 					});
 				},
 			),
-			{ numRuns: runs(300) },
+			// fast-check runs the examples first and counts them in numRuns.
+			{
+				numRuns: runs(300),
+				examples: [[promptWordingBranch(), { text: "## Goal\nsummary one" }, 0, "the failing test", false]],
+			},
 		);
 	});
 });
