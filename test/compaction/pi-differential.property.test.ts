@@ -69,7 +69,7 @@ import {
 } from "../../src/llm/tokens.js";
 import type { ThinkingLevel } from "../../src/llm/types.js";
 import type { SessionEntry } from "../../src/store/entries.js";
-import { runs } from "../store/pi-differential.helpers.js";
+import { DIFF_TIMEOUT_MS, runs } from "../store/pi-differential.helpers.js";
 import {
 	compareCut,
 	entryMessages,
@@ -103,7 +103,9 @@ const modeArb = fc.constantFrom<Mode>("pure", "mixed");
 const branchOfAnyMode = modeArb.chain((mode) => branchArb(mode).map((branch) => ({ mode, branch })));
 
 describe("token accounting: Settle and pi 0.73.1 agree", () => {
-	it("estimates every message, the context, usage tokens and the threshold like pi", () => {
+	it("estimates every message, the context, usage tokens and the threshold like pi", {
+		timeout: DIFF_TIMEOUT_MS,
+	}, () => {
 		fc.assert(
 			fc.property(
 				branchOfAnyMode,
@@ -139,7 +141,9 @@ describe("token accounting: Settle and pi 0.73.1 agree", () => {
 });
 
 describe("serialization and file operations: Settle and pi 0.73.1 agree", () => {
-	it("serializes the conversation and collects, lists and formats the files like pi", () => {
+	it("serializes the conversation and collects, lists and formats the files like pi", {
+		timeout: DIFF_TIMEOUT_MS,
+	}, () => {
 		fc.assert(
 			fc.property(branchOfAnyMode, ({ branch }) => {
 				const messages = entryMessages(branch);
@@ -162,7 +166,9 @@ describe("serialization and file operations: Settle and pi 0.73.1 agree", () => 
 });
 
 describe("cut points and prepareCompaction: Settle and pi 0.73.1 agree", () => {
-	it("cuts, splits turns and prepares the same compaction (named differences checked on their own)", () => {
+	it("cuts, splits turns and prepares the same compaction (named differences checked on their own)", {
+		timeout: DIFF_TIMEOUT_MS,
+	}, () => {
 		let agreed = 0;
 		fc.assert(
 			fc.property(branchOfAnyMode, settingsArb, ({ mode, branch }, settings) => {
@@ -194,7 +200,9 @@ describe("compact() with a scripted summarizer: Settle and pi 0.73.1 send and wr
 		models.reasoning.dispose();
 	});
 
-	it("sends the same requests (first compaction, update, split turn) and yields the same entry", async () => {
+	it("sends the same requests (first compaction, update, split turn) and yields the same entry", {
+		timeout: DIFF_TIMEOUT_MS,
+	}, async () => {
 		let compared = 0;
 		await fc.assert(
 			fc.asyncProperty(
@@ -357,7 +365,7 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 	});
 	afterAll(() => models.dispose());
 
-	it("collects the abandoned entries between two random leaves like pi", () => {
+	it("collects the abandoned entries between two random leaves like pi", { timeout: DIFF_TIMEOUT_MS }, () => {
 		fc.assert(
 			fc.property(treeArb, ({ entries, from, to }) => {
 				const tree = treeReader(entries);
@@ -373,7 +381,7 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 		);
 	});
 
-	it("prepares the branch entries within a token budget like pi", () => {
+	it("prepares the branch entries within a token budget like pi", { timeout: DIFF_TIMEOUT_MS }, () => {
 		fc.assert(
 			fc.property(
 				treeArb,
@@ -417,7 +425,7 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 		);
 	});
 
-	it("generates a branch summary with the same request and result as pi", async () => {
+	it("generates a branch summary with the same request and result as pi", { timeout: DIFF_TIMEOUT_MS }, async () => {
 		let compared = 0;
 		await fc.assert(
 			fc.asyncProperty(
