@@ -188,6 +188,47 @@ const COMPACTED_THEN_REOPENED_EXAMPLE = [
 ] as const;
 
 /**
+ * Seed 1533021850 (PI_DIFF_RUNS_SCALE=30): the same, where the kept span before the compaction still
+ * has messages, so a preparation of the branch with Settle's `off` exists. The oracle prepared that
+ * branch and expected a compaction; Settle's compact() refuses first ("Already compacted"), as pi.
+ */
+const COMPACTED_WITH_KEPT_MESSAGES_EXAMPLE = [
+	{
+		mode: "mixed" as Mode,
+		branch: [
+			{
+				id: "e000",
+				parentId: null,
+				timestamp: "2026-01-01T00:00:00.000Z",
+				type: "thinking_level_change",
+				thinkingLevel: "high",
+			},
+			{
+				id: "e001",
+				parentId: "e000",
+				timestamp: "2026-01-01T00:00:01.000Z",
+				type: "branch_summary",
+				fromId: "root",
+				summary: "## Goal\nship it",
+				details: { readFiles: [], modifiedFiles: [] },
+			},
+			plainEntry(2, { role: "user", content: "x".repeat(50) }),
+			{
+				id: "e003",
+				parentId: "e002",
+				timestamp: "2026-01-01T00:00:03.000Z",
+				type: "compaction",
+				summary: "",
+				firstKeptEntryId: "e000",
+				tokensBefore: 0,
+			},
+		] as SessionEntry[],
+	},
+	{ enabled: false, keepRecentTokens: 1, reserveTokens: 1000 },
+	undefined,
+] as const;
+
+/**
  * Its counterpart (seed 1056838954): a file holding only a compaction and no level. Opening it, both
  * sides record the level (pi writes it, Settle with the next entry), so the branch no longer ends
  * with the compaction on either: Settle says "Nothing to compact", as before that fix.
@@ -275,6 +316,13 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 							const at = pi.branch.findIndex((e) => e.id === id);
 							return at >= file.length ? opened[at]!.id : id;
 						};
+						// A branch ending with a compaction, but for Settle's HOST_LEVEL_RECORDED entry, is refused before
+						// any preparation (src/session/compaction-runner.ts), as pi refuses its branch, which ends there.
+						if (opened[opened.length - 1]!.type === "compaction") {
+							expect(settle).toMatchObject({ outcome: { error: ALREADY_COMPACTED }, requests: [], entry: undefined });
+							expect(pi.outcome).toEqual(settle.outcome);
+							return;
+						}
 						const ours = prepareCompaction(branch, settings);
 						const { view, original } = entriesTokenView(branch);
 						const piPreparation = piPrepareCompaction(view as Pi, settings);
@@ -370,6 +418,7 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 						COMPARED_EXAMPLE as never,
 						COMPACTED_THEN_REOPENED_EXAMPLE as never,
 						COMPACTED_WITHOUT_LEVEL_EXAMPLE as never,
+						COMPACTED_WITH_KEPT_MESSAGES_EXAMPLE as never,
 					],
 					...replay,
 				},

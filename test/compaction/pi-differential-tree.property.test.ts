@@ -27,14 +27,12 @@ import {
 	estimateBranchMessageTokens,
 	prepareBranchEntries,
 } from "../../src/compaction/branch-summary.js";
-import { summaryRequestFits } from "../../src/compaction/chunks.js";
 import { formatFileOperations } from "../../src/compaction/file-operations.js";
 import { errorMessage } from "../../src/errors.js";
-import { effectiveReserveTokens } from "../../src/llm/tokens.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { createPeer, makeTempDirs, type PeerName } from "../parity/peers.js";
 import { DIFF_TIMEOUT_MS, runs } from "../store/pi-differential.helpers.js";
-import { withoutEmptyBranchSummaries } from "./pi-differential.compare.js";
+import { settleSendsSelection, withoutEmptyBranchSummaries } from "./pi-differential.compare.js";
 import { treeArb, treeReader } from "./pi-differential.helpers.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: pi's functions take pi's own types; the entries are the same JSON.
@@ -202,11 +200,9 @@ describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 wri
 						// room for the answer and the request's own text.
 						// DELIBERATE_BRANCH_IMAGES_NOT_SIZED (GV09): Settle sizes each message as the request carries it,
 						// images left out (never serialized); pi 0.73.1 counts a tool result's image as 1,200 tokens.
-						const ours = prepareBranchEntries(
-							collected,
-							branchSummaryBudget(CONTEXT_WINDOW, branchSummaryInstructions(customInstructions), reserveTokens).budget,
-							estimateBranchMessageTokens,
-						);
+						const instructions = branchSummaryInstructions(customInstructions);
+						const ourBudget = branchSummaryBudget(CONTEXT_WINDOW, instructions, reserveTokens);
+						const ours = prepareBranchEntries(collected, ourBudget.budget, estimateBranchMessageTokens);
 						const theirs = piPrepareBranchEntries(collected as Pi, budget);
 						// DELIBERATE_EMPTY_BRANCH_SUMMARY_SKIPPED / DELIBERATE_USER_IMAGES_COUNTED /
 						// DELIBERATE_BRANCH_SUMMARY_TOOL_RESULTS (a branch with tool results): where they change what
@@ -214,16 +210,14 @@ describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 wri
 						const sameSelection =
 							withoutEmptyBranchSummaries(theirs.messages).length === theirs.messages.length &&
 							JSON.stringify(ours.messages) === JSON.stringify(theirs.messages);
-						// DELIBERATE_BRANCH_REQUEST_FITS_WINDOW: where pi's request overflows the window (a summary entry
-						// kept past the budget), Settle drops the oldest messages until it fits.
-						const piFits = pi.requests.every((text) =>
-							summaryRequestFits(text, effectiveReserveTokens(CONTEXT_WINDOW, 2048), { contextWindow: CONTEXT_WINDOW }),
-						);
+						// DELIBERATE_BRANCH_REQUEST_FITS_WINDOW: where Settle's request overflows the window (a summary entry
+						// kept past the budget, or its own prompt longer than pi's), Settle drops the oldest messages until it fits.
+						const settleFits = settleSendsSelection(ours.messages, instructions, ourBudget.maxTokens, CONTEXT_WINDOW);
 						// DELIBERATE_OVERSIZED_NEWEST_MESSAGE_CUT (kdeps#566): where nothing fits but a message is there,
 						// Settle sends the newest one cut to fit; pi writes "No content to summarize".
 						const oversizedNewest =
 							ours.messages.length === 0 && prepareBranchEntries(collected, 0).messages.length > 0;
-						if (!sameSelection || !piFits || oversizedNewest) {
+						if (!sameSelection || !settleFits || oversizedNewest) {
 							expect(settle.outcome).toMatchObject({ cancelled: false });
 							return;
 						}

@@ -10,9 +10,12 @@ import {
 	findCutPoint as piFindCutPoint,
 	findTurnStartIndex as piFindTurnStartIndex,
 } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/compaction/index.js";
+import { summaryRequestFits } from "../../src/compaction/chunks.js";
 import { findCutPoint, findTurnStartIndex, isValidCutPoint } from "../../src/compaction/cut-point.js";
 import { messageFromEntry } from "../../src/compaction/entry-messages.js";
 import { computeFileLists } from "../../src/compaction/file-operations.js";
+import { summarizationRequestText } from "../../src/compaction/prompts.js";
+import { serializeConversation } from "../../src/compaction/serialize.js";
 import type { CompactionPreparation } from "../../src/compaction/types.js";
 import { errorMessage } from "../../src/errors.js";
 import { estimateMessageTokens } from "../../src/llm/tokens.js";
@@ -151,6 +154,23 @@ export function withoutEmptyBranchSummaries(messages: readonly unknown[]): unkno
 	return messages.filter(
 		(m) => !((m as AgentMessage).role === "branchSummary" && (m as { summary: string }).summary === ""),
 	);
+}
+
+/**
+ * Whether Settle sends a branch selection as it is: the check generateBranchSummary makes before it
+ * drops the oldest messages (src/compaction/branch-summary.ts), on Settle's own request text.
+ * DELIBERATE_BRANCH_REQUEST_FITS_WINDOW (kdeps#566) and DELIBERATE_OWN_PROMPT_WORDING: pi's request for
+ * the same selection has pi's wording, of another length, so whether pi's fits says nothing about
+ * Settle's (seed 1099484885: pi's fit by a few characters, Settle's longer prompt did not).
+ */
+export function settleSendsSelection(
+	messages: readonly AgentMessage[],
+	instructions: string,
+	maxTokens: number,
+	contextWindow: number,
+): boolean {
+	const prompt = summarizationRequestText(serializeConversation([...messages]), instructions);
+	return messages.length <= 1 || summaryRequestFits(prompt, maxTokens, { contextWindow });
 }
 
 export function expectSamePreparation(

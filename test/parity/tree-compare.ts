@@ -55,7 +55,7 @@ function sessionTreePayloads(run: NormalizedTreeRun): TreeLogPayload[] {
  * (switch, import) on a path without a thinking-level entry gets one; pi 0.73.1 appends it to the
  * file at once, Settle writes it with the next entry. A file the run leaves with no entry after that
  * ends with the `thinking_level_change` in pi's, and Settle's leaf is the unwritten entry; a step
- * whose leaf is such an entry has it written in pi's and not (yet) in Settle's. Taken out on both
+ * whose leaf (or a tree hook's `oldLeafId`) is such an entry has it written in pi's and not (yet) in Settle's. Taken out on both
  * sides, not checked per side: a pi-made file a run imports ends so in both.
  *
  * HOST_LEVEL_RECORDED (src/session/agent-session.ts `createSessionAgent`; test/pi-races/thinking-levels.test.ts
@@ -214,6 +214,9 @@ function withoutTreeNodes(nodes: unknown, names: readonly string[]): unknown {
 		.map((node) => ({ ...node, children: withoutTreeNodes(node.children, names) }));
 }
 
+/** The log lines (tree-play.ts `treeHooks`) that name the leaf a navigation starts from. */
+const TREE_HOOKS_WITH_OLD_LEAF = ["session_before_tree", "session_tree"];
+
 /** RESUME_WRITES_LATER taken out: pi's trailing entry is dropped and named as Settle's unwritten leaf. */
 function withoutSetupThinkingLevels(run: NormalizedTreeRun): NormalizedTreeRun {
 	// A step's leaf on such an entry: pi's is written; Settle's is written with the next entry, or
@@ -227,7 +230,16 @@ function withoutSetupThinkingLevels(run: NormalizedTreeRun): NormalizedTreeRun {
 	const timeline = run.timeline.map((record) =>
 		thinkingLevels.has(record.leaf) ? { ...record, leaf: "<unwritten id>" } : record,
 	);
-	run = { ...run, timeline };
+	// The same leaf as a tree hook's `oldLeafId`: Settle's held entry is never written when the navigation
+	// appends nothing (a failed summary) and the session moves on (seed -885076651, TREE_RUNS=600).
+	const log = run.log.map((line) => {
+		const hook = TREE_HOOKS_WITH_OLD_LEAF.find((name) => line.startsWith(`${name} `));
+		if (hook === undefined) return line;
+		const payload = JSON.parse(line.slice(hook.length + 1)) as Record<string, unknown>;
+		if (!thinkingLevels.has(payload.oldLeafId)) return line;
+		return `${hook} ${JSON.stringify({ ...payload, oldLeafId: "<unwritten id>" })}`;
+	});
+	run = { ...run, timeline, log };
 	const leaves = setupThinkingLevelLeaves(run);
 	if (leaves.length === 0) return run;
 	const names = leaves.map((leaf) => leaf.name);

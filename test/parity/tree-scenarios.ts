@@ -355,6 +355,19 @@ export const TREE_EXAMPLES: TreeScenario[] = [
 			{ kind: "label", target: { kind: "branch_summary", pick: 3 }, label: "marked" },
 		],
 	},
+	// HOST_LEVEL_RECORDED with RESUME_WRITES_LATER (tree-compare.ts), seed -885076651 (TREE_RUNS=600): over
+	// the imported file's `low`, Settle holds its `off` as the leaf a failed summary navigates from, then
+	// drops it when the session moves on; the file gets entries later, so its `low` is no trailing leaf.
+	{
+		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
+		opening: ["echo"],
+		actions: [
+			{ kind: "import", source: "pi-made", pick: 3, cwdOverride: false },
+			{ kind: "navigate", target: { kind: "root", pick: 0 }, summarize: true, summary: "error" },
+			{ kind: "switchBack", pick: 3, withSession: false },
+			{ kind: "commandSwitch", pick: 3, withSession: true },
+		],
+	},
 	// RESUME_WRITES_LATER (tree-compare.ts): the switch back lands on a path without a thinking level.
 	{
 		hooks: { beforeTree: "none", cancelSwitch: [], cancelFork: false },
