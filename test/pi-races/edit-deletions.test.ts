@@ -9,27 +9,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { script } from "./helpers.js";
+import { script, toolResultTexts } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
 });
-
-/** Each tool result the model received, in call order. */
-function toolResults(harness: Harness): { isError: boolean; text: string }[] {
-	return harness.session.messages.flatMap((message) =>
-		message.role === "toolResult"
-			? [
-					{
-						isError: message.isError,
-						text: message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
-					},
-				]
-			: [],
-	);
-}
 
 /** Runs the model's `edit` calls (one turn each) in a real disk session whose cwd holds `files`. */
 async function modelEdits(files: Record<string, string>, calls: Record<string, unknown>[]): Promise<Harness> {
@@ -61,7 +47,7 @@ describe('openclaw#19085: edit refuses newText "" (or a bare line break) as a mi
 			{ path: "User.kt", oldText: "import kotlinx.serialization.json.Json\n", newText: "" },
 			{ path: "User.kt", edits: [{ oldText: "import kotlinx.coroutines.flow.Flow\n\n", newText: "\n" }] },
 		]);
-		expect(toolResults(harness)).toEqual([
+		expect(toolResultTexts(harness)).toEqual([
 			{ isError: false, text: "Successfully replaced 1 block(s) in User.kt." },
 			{ isError: false, text: "Successfully replaced 1 block(s) in User.kt." },
 		]);
@@ -74,7 +60,7 @@ describe('openclaw#19085: edit refuses newText "" (or a bare line break) as a mi
 		const harness = await modelEdits({ "User.kt": kotlin.replaceAll("\n", "\r\n") }, [
 			{ path: "User.kt", edits: [{ oldText: "import kotlinx.serialization.json.Json\n", newText: "" }] },
 		]);
-		expect(toolResults(harness)[0]?.isError).toBe(false);
+		expect(toolResultTexts(harness)[0]?.isError).toBe(false);
 		expect(readFileSync(join(harness.tempDir, "User.kt"), "utf8")).toBe(
 			kotlin.replace("import kotlinx.serialization.json.Json\n", "").replaceAll("\n", "\r\n"),
 		);

@@ -32,6 +32,20 @@ export function textOf(message: AgentMessage): string | undefined {
 		: message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
 }
 
+/** Each tool result the model received in `harness`'s session, in call order: error flag and text. */
+export function toolResultTexts(harness: Harness): { isError: boolean; text: string }[] {
+	return harness.session.messages.flatMap((message) =>
+		message.role === "toolResult"
+			? [
+					{
+						isError: message.isError,
+						text: message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
+					},
+				]
+			: [],
+	);
+}
+
 /** Every line of a session JSONL file, parsed. */
 export function fileEntries(file: string): { type: string; message?: AgentMessage; customType?: string }[] {
 	return readFileSync(file, "utf8")

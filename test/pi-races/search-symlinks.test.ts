@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { script } from "./helpers.js";
+import { script, toolResultTexts } from "./helpers.js";
 
 let h: Harness | undefined;
 let outside: string | undefined;
@@ -21,20 +21,6 @@ afterEach(() => {
 	if (outside) rmSync(outside, { recursive: true, force: true });
 	outside = undefined;
 });
-
-/** Each tool result the model received, in call order. */
-function toolResults(harness: Harness): { isError: boolean; text: string }[] {
-	return harness.session.messages.flatMap((message) =>
-		message.role === "toolResult"
-			? [
-					{
-						isError: message.isError,
-						text: message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
-					},
-				]
-			: [],
-	);
-}
 
 /**
  * A project whose `src/app.ts` holds TOKEN, with `shared -> <a folder outside holding secret.env
@@ -63,7 +49,7 @@ describe("vercel/ai#19225: a recursive search follows symbolic links out of the 
 			{ name: "grep", args: { pattern: "TOKEN" } },
 			{ name: "find", args: { pattern: "**/*.{ts,env}" } },
 		]);
-		const [grep, find] = toolResults(harness);
+		const [grep, find] = toolResultTexts(harness);
 		expect(grep).toEqual({ isError: false, text: "src/app.ts:1: const TOKEN = process.env.API_TOKEN;" });
 		expect(find).toEqual({ isError: false, text: "src/app.ts" });
 		expect(harness.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
@@ -71,7 +57,7 @@ describe("vercel/ai#19225: a recursive search follows symbolic links out of the 
 
 	it("vercel/ai#19225: a link the model names as the search path is searched, as rg searches a root it is given", async () => {
 		const harness = await searchProject([{ name: "grep", args: { pattern: "TOKEN", path: "shared" } }]);
-		const [grep] = toolResults(harness);
+		const [grep] = toolResultTexts(harness);
 		expect(grep?.isError).toBe(false);
 		expect(grep?.text).toContain("API_TOKEN=outside-the-project");
 	});

@@ -16,7 +16,7 @@ import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { script } from "./helpers.js";
+import { script, toolResultTexts } from "./helpers.js";
 
 let h: Harness | undefined;
 let fifos: string[] = [];
@@ -34,20 +34,6 @@ function makeFifo(path: string, release = true): string {
 	expect(made.status).toBe(0);
 	if (release) fifos.push(path);
 	return path;
-}
-
-/** Each tool result the model received, in call order. */
-function toolResults(harness: Harness): { isError: boolean; text: string }[] {
-	return harness.session.messages.flatMap((message) =>
-		message.role === "toolResult"
-			? [
-					{
-						isError: message.isError,
-						text: message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
-					},
-				]
-			: [],
-	);
 }
 
 /** Runs the model's tool calls, all in one answer, in a real disk session; `prepare` lays out its cwd. */
@@ -82,7 +68,7 @@ describe("hermes-agent#82792, openai-agents-python#4891: read and write of a FIF
 				{ name: "read", args: { path: "logs/app.log" } },
 			],
 		);
-		const [pipe, log] = toolResults(harness);
+		const [pipe, log] = toolResultTexts(harness);
 		expect(pipe?.isError).toBe(true);
 		expect(pipe?.text).toContain("live.pipe: it is a FIFO (named pipe), not a regular file");
 		expect(pipe?.text).toContain("Nothing was read");
@@ -100,7 +86,7 @@ describe("hermes-agent#82792, openai-agents-python#4891: read and write of a FIF
 				{ name: "edit", args: { path: "pipe", edits: [{ oldText: "a", newText: "b" }] } },
 			],
 		);
-		const [write, edit] = toolResults(harness);
+		const [write, edit] = toolResultTexts(harness);
 		expect(write?.isError).toBe(true);
 		expect(write?.text).toContain("Cannot write");
 		expect(write?.text).toContain("it is a FIFO (named pipe)");
@@ -112,7 +98,7 @@ describe("hermes-agent#82792, openai-agents-python#4891: read and write of a FIF
 
 	it("hermes-agent#82792: read of /dev/zero (a device that never ends) is refused as a character device", async () => {
 		const harness = await modelCalls(() => {}, [{ name: "read", args: { path: "/dev/zero" } }]);
-		const [zero] = toolResults(harness);
+		const [zero] = toolResultTexts(harness);
 		expect(zero?.isError).toBe(true);
 		expect(zero?.text).toContain("/dev/zero: it is a character device, not a regular file");
 	});

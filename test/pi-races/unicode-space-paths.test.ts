@@ -15,27 +15,13 @@ import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { script } from "./helpers.js";
+import { script, toolResultTexts } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
 });
-
-/** Each tool result the model received, in call order. */
-function toolResults(harness: Harness): { isError: boolean; text: string }[] {
-	return harness.session.messages.flatMap((message) =>
-		message.role === "toolResult"
-			? [
-					{
-						isError: message.isError,
-						text: message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
-					},
-				]
-			: [],
-	);
-}
 
 /** Runs the model's tool calls (one turn each) in a real disk session whose cwd holds `files`. */
 async function modelCalls(
@@ -62,7 +48,7 @@ const plainNote = "notes final.md";
 describe("pi#8877, oh-my-pi#12805: a path holding U+202F or U+00A0 is turned into plain spaces before it is looked up", () => {
 	it("pi#8877: read with the exact screenshot name (U+202F before p.m.) gets the image", async () => {
 		h = await modelCalls({ [spanishScreenshot]: png }, [{ name: "read", args: { path: spanishScreenshot } }]);
-		const [read] = toolResults(h);
+		const [read] = toolResultTexts(h);
 		expect(read?.isError).toBe(false);
 		expect(read?.text).toContain("Read image file [image/png]");
 		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
@@ -74,7 +60,7 @@ describe("pi#8877, oh-my-pi#12805: a path holding U+202F or U+00A0 is turned int
 			{ name: "edit", args: { path: nbspNote, edits: [{ oldText: "final draft", newText: "final draft, reviewed" }] } },
 			{ name: "read", args: { path: plainNote } },
 		]);
-		const [readNbsp, edit, readPlain] = toolResults(h);
+		const [readNbsp, edit, readPlain] = toolResultTexts(h);
 		expect(readNbsp).toEqual({ isError: false, text: "final draft\n" });
 		expect(edit?.isError).toBe(false);
 		expect(readPlain).toEqual({ isError: false, text: "old draft\n" });
@@ -86,7 +72,7 @@ describe("pi#8877, oh-my-pi#12805: a path holding U+202F or U+00A0 is turned int
 		h = await modelCalls({ [nbspNote]: "final draft\n" }, [
 			{ name: "write", args: { path: nbspNote, content: "rewritten\n" } },
 		]);
-		expect(toolResults(h)[0]?.isError).toBe(false);
+		expect(toolResultTexts(h)[0]?.isError).toBe(false);
 		expect(readFileSync(join(h.tempDir, nbspNote), "utf8")).toBe("rewritten\n");
 		expect(() => readFileSync(join(h!.tempDir, plainNote))).toThrow(/ENOENT/);
 	});
@@ -116,7 +102,7 @@ describe("claude-code#59381: a file name with U+00A0, asked for with a plain spa
 		h = await modelCalls({ [czechScreenshot]: png }, [
 			{ name: "read", args: { path: "Snímek obrazovky 2026-05-15 v 13.05.05.png" } },
 		]);
-		const [read] = toolResults(h);
+		const [read] = toolResultTexts(h);
 		expect(read?.isError).toBe(false);
 		expect(read?.text).toContain("Read image file [image/png]");
 	});
@@ -125,7 +111,7 @@ describe("claude-code#59381: a file name with U+00A0, asked for with a plain spa
 		h = await modelCalls({ "a\u00A0b.txt": "one\n", "a\u202Fb.txt": "two\n" }, [
 			{ name: "read", args: { path: "a b.txt" } },
 		]);
-		const [read] = toolResults(h);
+		const [read] = toolResultTexts(h);
 		expect(read?.isError).toBe(true);
 		expect(read?.text).toContain("File not found");
 	});
