@@ -15638,6 +15638,24 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/lifecycle-inspector.test.ts"],
 	},
+	{
+		id: "HI01",
+		file: "src/resources/context-files.ts",
+		description:
+			"each context file is read once per process and served from memory after: a session resumed, switched to or forked after AGENTS.md was edited gets the old rules (codex#27473, kimi-cli#2420)",
+		edits: [
+			{
+				find: "function loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFile | null {",
+				replace:
+					"const readOnce = new Map<string, string>();\nfunction loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFile | null {",
+			},
+			{
+				find: "return { path, content: readTextFile(path) };",
+				replace: "return { path, content: readOnce.get(path) ?? readOnce.set(path, readTextFile(path)).get(path)! };",
+			},
+		],
+		tests: ["test/pi-races/resumed-session-context-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
