@@ -15656,6 +15656,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/resumed-session-context-files.test.ts"],
 	},
+	{
+		id: "HI02",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"`/name` expands the template body loaded at start-up: a template edited since runs its old text until /reload (claude-code#11745)",
+		edits: [
+			{
+				find: "s.resourceLoader.getPrompts().prompts, templateBodyOnDisk);",
+				replace: "s.resourceLoader.getPrompts().prompts);",
+			},
+		],
+		tests: ["test/pi-races/prompt-templates-edited.test.ts"],
+	},
+	{
+		id: "HI03",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"a template whose front matter no longer parses expands to the broken file's body instead of the body it was loaded with (claude-code#11745)",
+		edits: [{ find: "return error ? template.content : body;", replace: "return body;" }],
+		tests: ["test/pi-races/prompt-templates-edited.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
