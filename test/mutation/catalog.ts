@@ -15677,6 +15677,33 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "return error ? template.content : body;", replace: "return body;" }],
 		tests: ["test/pi-races/prompt-templates-edited.test.ts"],
 	},
+	{
+		id: "HI04",
+		file: "src/runtime/services.ts",
+		description:
+			'a skill or template name collision is reported as "collision" and the skipped file only: the user cannot tell which file `/skill:name` runs (gemini-cli#16022)',
+		edits: [
+			{
+				find: '\tif (problem.type === "collision" && problem.collision) {',
+				replace: '\tif (problem.type === "collision" && problem.collision && problem.path === undefined) {',
+			},
+		],
+		tests: ["test/pi-races/skills-same-name.test.ts"],
+	},
+	{
+		id: "HI05",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			'/reload in settle -i reports a name collision as "collision" and the skipped file only, not the file used (gemini-cli#16022)',
+		edits: [
+			{
+				find: "host.warn(resourceDiagnosticText(diagnostic));",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: 'host.warn(`${diagnostic.message}${diagnostic.path ? ` (${diagnostic.path})` : ""}`);',
+			},
+		],
+		tests: ["test/pi-races/skills-same-name.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
