@@ -15704,6 +15704,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/skills-same-name.test.ts"],
 	},
+	{
+		id: "HI06",
+		file: "src/resources/context-files.ts",
+		description:
+			"a context file is cut at 12,000 characters without a word: the rules at the end of a large AGENTS.md never reach the model (openclaw#69480)",
+		edits: [
+			{
+				find: "return { path, content: readTextFile(path) };",
+				replace: "return { path, content: readTextFile(path).slice(0, 12_000) };",
+			},
+		],
+		tests: ["test/pi-races/context-files-large.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
