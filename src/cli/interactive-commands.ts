@@ -16,6 +16,7 @@ import type { ExtensionUIContext, SlashCommandInfo } from "../extensions/types.j
 import type { ThinkingLevel } from "../llm/types.js";
 import { exactModelMatch } from "../runtime/model-scope.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
+import { resourceDiagnosticText } from "../runtime/services.js";
 import { userMessageText } from "../runtime/targets.js";
 import { formatCacheWarmingStatus } from "../session/cache-warmer.js";
 import { modelRegistryView } from "../session/model-registry-view.js";
@@ -583,7 +584,7 @@ async function reload(host: CommandHost): Promise<void> {
 		host.warn(`Extension ${failure.path} failed to load: ${failure.error}`);
 	for (const command of shadowedCommands(session.getCommands())) host.warn(shadowedCommandWarning(command));
 	for (const diagnostic of [...skills.diagnostics, ...prompts.diagnostics, ...(agents.diagnostics ?? [])]) {
-		host.warn(`${diagnostic.message}${diagnostic.path ? ` (${diagnostic.path})` : ""}`);
+		host.warn(resourceDiagnosticText(diagnostic));
 	}
 }
 

@@ -16,6 +16,7 @@ export {
 	type PromptTemplateCandidate,
 	parseCommandArgs,
 	substituteArgs,
+	templateBodyOnDisk,
 } from "./prompt-templates.js";
 export { DefaultResourceLoader, type DefaultResourceLoaderOptions } from "./resource-loader.js";
 export {

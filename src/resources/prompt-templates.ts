@@ -111,7 +111,11 @@ export function substituteArgs(content: string, args: readonly string[], joiners
  * expandPromptTemplate("/review src/index.ts", templates); // "Review this code: src/index.ts"
  * ```
  */
-export function expandPromptTemplate(text: string, templates: readonly PromptTemplate[]): string {
+export function expandPromptTemplate(
+	text: string,
+	templates: readonly PromptTemplate[],
+	contentOf: (template: PromptTemplate) => string = (template) => template.content,
+): string {
 	if (!text.startsWith("/")) return text;
 	// Any whitespace ends the name, as for skills (pi#8413): `/fix`, a new line, then a pasted trace.
 	const space = text.search(/\s/);
@@ -119,7 +123,25 @@ export function expandPromptTemplate(text: string, templates: readonly PromptTem
 	const template = templates.find((candidate) => candidate.name === name);
 	if (!template) return text;
 	const { args, joiners } = splitCommandArgs(space === -1 ? "" : text.slice(space + 1));
-	return substituteArgs(template.content, args, joiners);
+	return substituteArgs(contentOf(template), args, joiners);
+}
+
+/**
+ * A template's body as its file says now, so an edit counts at the next `/name` as it does for
+ * `/skill:name` (claude-code#11745); the body loaded with it when the file is gone, unreadable or
+ * its front matter no longer parses. Pass it to {@link expandPromptTemplate}.
+ * @example
+ * ```ts
+ * expandPromptTemplate("/review src/a.ts", resourceLoader.getPrompts().prompts, templateBodyOnDisk);
+ * ```
+ */
+export function templateBodyOnDisk(template: PromptTemplate): string {
+	try {
+		const { body, error } = parseFrontmatter(readTextFile(template.filePath));
+		return error ? template.content : body;
+	} catch {
+		return template.content;
+	}
 }
 
 /**

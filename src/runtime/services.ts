@@ -12,7 +12,7 @@ import { InMemoryModelRuntime, type ModelRuntime } from "../llm/model-runtime.js
 import { createPiAiModelRuntime } from "../llm/pi-ai.js";
 import { apiKeyEnvHint } from "../llm/provider-env.js";
 import { DefaultResourceLoader, type DefaultResourceLoaderOptions } from "../resources/resource-loader.js";
-import type { ResourceLoader } from "../resources/types.js";
+import type { ResourceDiagnostic, ResourceLoader } from "../resources/types.js";
 import { modelRegistryView } from "../session/model-registry-view.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
@@ -123,6 +123,20 @@ export async function createAgentSessionServices(
 }
 
 /**
+ * What the user reads for a skipped skill, template or context file: its file; for a name collision
+ * both files, the one skipped and the one used (gemini-cli#16022: "collision" and one path left
+ * them guessing which skill runs).
+ */
+export function resourceDiagnosticText(problem: ResourceDiagnostic): string {
+	if (problem.type === "collision" && problem.collision) {
+		const { loserPath, winnerPath } = problem.collision;
+		return `${problem.message}: ${loserPath} is skipped, ${winnerPath} is used; give one of them another name to keep both.`;
+	}
+	const path = problem.path;
+	return path && !problem.message.includes(path) ? `${problem.message} (${path})` : problem.message;
+}
+
+/**
  * Adds what the project's settings and resources reported: settings errors, skipped skills,
  * prompt templates and context files, extension discovery problems. Must not throw.
  */
@@ -140,12 +154,11 @@ export function collectProjectDiagnostics(
 		...resourceLoader.getPrompts().diagnostics,
 		...(resourceLoader.getAgentsFiles().diagnostics ?? []),
 	]) {
-		const path = problem.path;
 		diagnostics.push({
 			type: "warning",
-			message: path && !problem.message.includes(path) ? `${problem.message} (${path})` : problem.message,
+			message: resourceDiagnosticText(problem),
 			source: "resources",
-			...(path ? { path } : {}),
+			...(problem.path ? { path: problem.path } : {}),
 		});
 	}
 	for (const problem of resourceLoader.getExtensions().diagnostics) {

@@ -30,7 +30,7 @@ import { type BeforeAgentStartExtras, parseCommandInvocation } from "../extensio
 import type { ExtensionError, InputSource } from "../extensions/types.js";
 import { authenticationFailedMessage, noApiKeyFoundMessage, noModelSelectedMessage } from "../llm/model-runtime.js";
 import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
-import { expandPromptTemplate } from "../resources/prompt-templates.js";
+import { expandPromptTemplate, templateBodyOnDisk } from "../resources/prompt-templates.js";
 import { expandSkillCommand } from "../resources/skills.js";
 import { preSendCompaction, releasePreflightDispatch } from "./compaction-runner.js";
 import { fitPromptImages, normalizePromptImages, promptImagesNeedFitting } from "./images.js";
@@ -410,7 +410,7 @@ export function expandText(s: SessionInternals, text: string): string {
 	if (skill.error) {
 		s.runner().emitError({ extensionPath: skill.error.path, event: "skill_expansion", error: skill.error.message });
 	}
-	return expandPromptTemplate(skill.text, s.resourceLoader.getPrompts().prompts);
+	return expandPromptTemplate(skill.text, s.resourceLoader.getPrompts().prompts, templateBodyOnDisk);
 }
 
 /** The fast path of {@link requireModelAndAuth}: a model is selected and its provider's auth is configured. */

@@ -15638,6 +15638,85 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/lifecycle-inspector.test.ts"],
 	},
+	{
+		id: "HI01",
+		file: "src/resources/context-files.ts",
+		description:
+			"each context file is read once per process and served from memory after: a session resumed, switched to or forked after AGENTS.md was edited gets the old rules (codex#27473, kimi-cli#2420)",
+		edits: [
+			{
+				find: "function loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFile | null {",
+				replace:
+					"const readOnce = new Map<string, string>();\nfunction loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFile | null {",
+			},
+			{
+				find: "return { path, content: readTextFile(path) };",
+				replace: "return { path, content: readOnce.get(path) ?? readOnce.set(path, readTextFile(path)).get(path)! };",
+			},
+		],
+		tests: ["test/pi-races/resumed-session-context-files.test.ts"],
+	},
+	{
+		id: "HI02",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"`/name` expands the template body loaded at start-up: a template edited since runs its old text until /reload (claude-code#11745)",
+		edits: [
+			{
+				find: "s.resourceLoader.getPrompts().prompts, templateBodyOnDisk);",
+				replace: "s.resourceLoader.getPrompts().prompts);",
+			},
+		],
+		tests: ["test/pi-races/prompt-templates-edited.test.ts"],
+	},
+	{
+		id: "HI03",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"a template whose front matter no longer parses expands to the broken file's body instead of the body it was loaded with (claude-code#11745)",
+		edits: [{ find: "return error ? template.content : body;", replace: "return body;" }],
+		tests: ["test/pi-races/prompt-templates-edited.test.ts"],
+	},
+	{
+		id: "HI04",
+		file: "src/runtime/services.ts",
+		description:
+			'a skill or template name collision is reported as "collision" and the skipped file only: the user cannot tell which file `/skill:name` runs (gemini-cli#16022)',
+		edits: [
+			{
+				find: '\tif (problem.type === "collision" && problem.collision) {',
+				replace: '\tif (problem.type === "collision" && problem.collision && problem.path === undefined) {',
+			},
+		],
+		tests: ["test/pi-races/skills-same-name.test.ts"],
+	},
+	{
+		id: "HI05",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			'/reload in settle -i reports a name collision as "collision" and the skipped file only, not the file used (gemini-cli#16022)',
+		edits: [
+			{
+				find: "host.warn(resourceDiagnosticText(diagnostic));",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: 'host.warn(`${diagnostic.message}${diagnostic.path ? ` (${diagnostic.path})` : ""}`);',
+			},
+		],
+		tests: ["test/pi-races/skills-same-name.test.ts"],
+	},
+	{
+		id: "HI06",
+		file: "src/resources/context-files.ts",
+		description:
+			"a context file is cut at 12,000 characters without a word: the rules at the end of a large AGENTS.md never reach the model (openclaw#69480)",
+		edits: [
+			{
+				find: "return { path, content: readTextFile(path) };",
+				replace: "return { path, content: readTextFile(path).slice(0, 12_000) };",
+			},
+		],
+		tests: ["test/pi-races/context-files-large.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -236,6 +236,6 @@ describe("claude-code#25209 / pi#3574: a project skill named as a user skill", (
 		const prompt = JSON.stringify(server.requests[0]?.body.messages.at(-1));
 		expect(prompt).toContain("PROJECT-BODY");
 		expect(prompt).not.toContain("USER-BODY");
-		expect(run.stderr).toContain(`name "handoff" collision (${join(user, "handoff", "SKILL.md")})`);
+		expect(run.stderr).toContain(`name "handoff" collision: ${join(user, "handoff", "SKILL.md")} is skipped`);
 	});
 });
