@@ -15664,6 +15664,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/continue-latest.test.ts"],
 	},
+	{
+		id: "HJ03",
+		file: "src/cli/session-lookup.ts",
+		description: "--session <name> finds no session by its name again: only ids are looked up (pi#5018)",
+		edits: [
+			{
+				find: "if (named !== undefined) return named;\n\t}",
+				replace: "if (named !== undefined && named === null) return named;\n\t}",
+			},
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "HJ04",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"--session <name> shared by two sessions (a fork keeps its name) appends to the newest instead of refusing (pi#5018)",
+		edits: [
+			{
+				find: "if (named.length <= 1) return named[0];",
+				replace: "if (named.length >= 1) return named[0];",
+			},
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
