@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
-import { transcript } from "../cli/interactive.helpers.js";
+import { Repl, transcript } from "../cli/interactive.helpers.js";
 import { sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-session-by-name-");
@@ -55,5 +55,17 @@ describe("pi#5018, pi#3070: a session found again by its name", () => {
 		expect(ambiguous.stderr).toContain('2 sessions of this project are named "nightly triage": ');
 		expect(ambiguous.stderr).toContain("Give its id or a prefix of it.");
 		expect(sessionFilesUnder(cli.agentDir).map((file) => readFileSync(file, "utf8"))).toEqual(bytes);
+	});
+
+	it("pi#3070: /resume <name> in settle -i switches to the session with that name, and the chat goes on in its file", async () => {
+		const triage = namedSession("first triage", "nightly triage");
+		namedSession("unrelated work", "refactor");
+		const id = (JSON.parse(readFileSync(triage, "utf8").split("\n")[0]!) as { id: string }).id;
+		const chat = new Repl(["--faux"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		expect(await chat.say("/resume nightly triage")).toContain(`Resumed ${id} (`);
+		await chat.say("second triage", "second triage\n>");
+		expect(await chat.end()).toBe(0);
+		expect(transcript(triage).slice(-2)).toEqual(["user: second triage", "assistant: second triage"]);
 	});
 });
