@@ -101,16 +101,22 @@ export async function findLatestActiveSession(
 ): Promise<{ path: string; modified: Date } | null> {
 	const dir = resolve(sessionDir);
 	const resolvedCwd = resolve(cwd);
-	let files: { path: string; mtime: number }[];
+	let names: string[];
 	try {
-		files = readdirSync(dir)
-			.filter((name) => name.endsWith(".jsonl"))
-			.map((name) => join(dir, name))
-			.map((path) => ({ path, mtime: statSync(path).mtimeMs }))
-			.sort((a, b) => b.mtime - a.mtime);
+		names = readdirSync(dir).filter((name) => name.endsWith(".jsonl"));
 	} catch {
 		return null;
 	}
+	const files: { path: string; mtime: number }[] = [];
+	for (const name of names) {
+		const path = join(dir, name);
+		try {
+			files.push({ path, mtime: statSync(path).mtimeMs });
+		} catch {
+			// deleted since the listing: not a candidate
+		}
+	}
+	files.sort((a, b) => b.mtime - a.mtime);
 	let best: { path: string; modified: Date } | null = null;
 	for (const { path, mtime } of files) {
 		if (best && mtime < best.modified.getTime()) break;
