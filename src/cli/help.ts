@@ -72,7 +72,7 @@ Options:
   --thinking <level>            off, minimal, low, medium, high, xhigh (clamped to the model)
   --cwd <dir>                   Project directory (default: the current directory); with --session,
                                 continue that session in <dir> (e.g. when its own directory is gone)
-  --session <file|id>           Resume a session file, or this project's session with that id (or id prefix)
+  --session <file|id|name>      Resume a session file, or this project's session with that id (or id prefix) or name
   -c, --continue                Resume this project's most recent session
   -r, --resume                  Ask which of this project's sessions to continue (settle -i: a number
                                 or id prefix, empty for a new session); not with -p, --json, --rpc

@@ -14,7 +14,7 @@ import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/pat
 import { SettingsManager } from "../settings/settings-manager.js";
 import { resolveProjectTrust, TRUST_FILE_NAME } from "../settings/trust.js";
 import { shellWord } from "../shell-word.js";
-import { findMostRecentSession, unreadableSessionFiles } from "../store/discovery.js";
+import { findLatestActiveSession, unreadableSessionFiles } from "../store/discovery.js";
 import { unwritableFolder } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
@@ -445,12 +445,15 @@ async function openSession(
 		}
 		if (args.continue) {
 			// The newer of the project's latest and the link-named folder's (opened in place, kept in its file).
-			const linked = linkFolder ? findMostRecentSession(linkFolder.sessionDir, linkFolder.cwd) : null;
-			const latest = findMostRecentSession(sessionDir, cwd);
+			// Latest by its last message, as -r lists (claude-code#79572): a file's mtime moves with a sync or a copy.
+			const linked = linkFolder ? await findLatestActiveSession(linkFolder.sessionDir, linkFolder.cwd) : null;
+			const latest = await findLatestActiveSession(sessionDir, cwd);
 			const sessionManager =
-				linked !== null && (latest === null || statSync(linked).mtimeMs > statSync(latest).mtimeMs)
-					? SessionManager.open(linked, sessionDir, cwd)
-					: SessionManager.continueRecent(cwd, sessionDir);
+				linked !== null && (latest === null || linked.modified.getTime() > latest.modified.getTime())
+					? SessionManager.open(linked.path, sessionDir, cwd)
+					: latest !== null
+						? SessionManager.open(latest.path, resolve(sessionDir), cwd)
+						: SessionManager.create(cwd, resolve(sessionDir));
 			// A newer file the search passed over (oh-my-pi#9915): say so, or -c silently resumes an older one.
 			for (const file of passedOverByContinue(sessionDir, sessionManager.getSessionFile())) {
 				warnings.push({ type: "warning", message: passedOverWarning(file) });

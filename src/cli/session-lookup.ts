@@ -68,7 +68,8 @@ const LISTED = 5;
 
 /**
  * The project's one session whose id starts with `given` (or, when none does and `given` is a
- * session file's name without `.jsonl`, with the id in that name). Throws {@link SettleError}:
+ * session file's name without `.jsonl`, with the id in that name; else the one session named
+ * `given`, pi#5018). Throws {@link SettleError}:
  * `INVALID_ARGUMENT` when several match (listing them: id, modified time, first message; details
  * `{ prefix, ids }`), `NOT_FOUND` when none does (naming another project's matching session and how
  * to resume it, else the project's latest sessions; details `{ prefix, elsewhere? }`).
@@ -99,6 +100,10 @@ export async function findSessionByIdPrefix(given: string, lookup: SessionLookup
 		// A session file's name (kooky#37): the id in it.
 		prefix = named;
 		matches = await projectSessionsWithIdPrefix(prefix, lookup);
+	}
+	if (matches.length === 0) {
+		const named = await projectSessionsNamed(given, lookup);
+		if (named !== undefined) return named;
 	}
 	if (matches.length === 1) return matches[0]!;
 	if (matches.length > 1) {
@@ -131,6 +136,25 @@ export async function findSessionByIdPrefix(given: string, lookup: SessionLookup
 		"NOT_FOUND",
 		`No session of this project has an id starting with ${prefix} (in ${lookup.sessionDir}).${latest}`,
 		{ details: { prefix } },
+	);
+}
+
+/**
+ * The project's one session named `given` (pi#5018: a stored launch command finds its session
+ * again), undefined when none is. Throws `INVALID_ARGUMENT` when several are (a fork keeps its
+ * name), listing them: appending to a guess is what an id prefix two sessions share is refused for.
+ */
+async function projectSessionsNamed(given: string, lookup: SessionLookup): Promise<SessionInfo | undefined> {
+	const name = given.trim();
+	if (name === "") return undefined;
+	const named = (await SessionManager.list(lookup.cwd, lookup.sessionDir)).filter((info) => info.name === name);
+	if (named.length <= 1) return named[0];
+	const shown = named.slice(0, LISTED).map(describe).join("; ");
+	const more = named.length > LISTED ? `; and ${named.length - LISTED} more` : "";
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		`${named.length} sessions of this project are named "${name}": ${shown}${more}. Give its id or a prefix of it.`,
+		{ details: { name, ids: named.map((info) => info.id) } },
 	);
 }
 

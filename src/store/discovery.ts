@@ -82,6 +82,52 @@ export function findMostRecentSession(sessionDir: string, cwd?: string): string 
 }
 
 /**
+ * The session of `cwd` in `sessionDir` the session lists put first: the latest `modified` (its last
+ * user or assistant message), as {@link listSessionsIn} sorts. Unlike {@link findMostRecentSession},
+ * a file whose mtime a sync, a backup restore or a copy bumped without a new message is not taken
+ * for the latest. Files are read newest mtime first, and the search stops at the first file older
+ * than the best activity found (entries are stamped as they are written, so a file's mtime is never
+ * earlier than its activity): one or two files read, however many the folder holds. Must not throw.
+ *
+ * @example
+ * ```ts
+ * const latest = await findLatestActiveSession(getDefaultSessionDirPath(process.cwd()), process.cwd());
+ * latest?.path; // what `settle -c` continues
+ * ```
+ */
+export async function findLatestActiveSession(
+	sessionDir: string,
+	cwd: string,
+): Promise<{ path: string; modified: Date } | null> {
+	const dir = resolve(sessionDir);
+	const resolvedCwd = resolve(cwd);
+	let names: string[];
+	try {
+		names = readdirSync(dir).filter((name) => name.endsWith(".jsonl"));
+	} catch {
+		return null;
+	}
+	const files: { path: string; mtime: number }[] = [];
+	for (const name of names) {
+		const path = join(dir, name);
+		try {
+			files.push({ path, mtime: statSync(path).mtimeMs });
+		} catch {
+			// deleted since the listing: not a candidate
+		}
+	}
+	files.sort((a, b) => b.mtime - a.mtime);
+	let best: { path: string; modified: Date } | null = null;
+	for (const { path, mtime } of files) {
+		if (best && mtime < best.modified.getTime()) break;
+		if (!cwdMatches(readSessionHeader(path)?.cwd, resolvedCwd)) continue;
+		const info = await buildSessionInfo(path);
+		if (info && (!best || info.modified.getTime() > best.modified.getTime())) best = { path, modified: info.modified };
+	}
+	return best;
+}
+
+/**
  * The `.jsonl` files of `sessionDir` that hold bytes but no session header — a crash can leave a
  * cut line or NUL bytes where the header was — modified after `afterMs` (every one when
  * undefined), newest first. {@link findMostRecentSession} passes over them without a word; a host

@@ -31,8 +31,9 @@ function settleIn(cwd: string, ...args: string[]): ReturnType<typeof runSettle> 
  */
 function savedSession(cwd: string, text: string, mtime: number): { id: string; file: string } {
 	const manager = SessionManager.create(cwd, getDefaultSessionDirPath(cwd, cli.agentDir));
-	manager.appendMessage({ role: "user", content: text, timestamp: Date.now() });
-	manager.appendMessage({ ...assistant(text), timestamp: Date.now() });
+	// Its messages are as old as its file: -c and the lists go by the last message's time.
+	manager.appendMessage({ role: "user", content: text, timestamp: mtime * 1000 });
+	manager.appendMessage({ ...assistant(text), timestamp: mtime * 1000 });
 	const file = manager.getSessionFile()!;
 	const id = manager.getSessionId();
 	manager.close();
@@ -66,10 +67,12 @@ describe("oh-my-pi#941 follow-up: sessions saved under a --cwd link path before 
 		const real = savedSession(cli.project, "under the real path", 2_000_000);
 		expect(settleIn(cli.dir, "--faux", "--cwd", link, "-c", "-p", "one").code).toBe(0);
 		expect(persistedUserTexts(real.file)).toEqual(["under the real path", "one"]);
-		utimesSync(real.file, 1_000_000, 1_000_000);
-		utimesSync(old.file, 2_000_000, 2_000_000);
+		expect(settleIn(cli.dir, "--faux", "--cwd", link, "--session", old.file, "-p", "newer under the link").code).toBe(
+			0,
+		);
 		expect(settleIn(cli.dir, "--faux", "--cwd", link, "-c", "-p", "two").code).toBe(0);
-		expect(persistedUserTexts(old.file)).toEqual(["under the link", "two"]);
+		expect(persistedUserTexts(old.file)).toEqual(["under the link", "newer under the link", "two"]);
+		expect(persistedUserTexts(real.file)).toEqual(["under the real path", "one"]);
 	});
 
 	it("oh-my-pi#941: settle --cwd <link> --session <id-prefix> opens the session saved in the link-named folder", () => {

@@ -12659,8 +12659,8 @@ export const MUTANTS: Mutant[] = [
 			"settle --cwd <link> -c no longer looks in the link-named session folder: a session saved there before --cwd was resolved through symlinks (oh-my-pi#941) is not continued, a new one starts",
 		edits: [
 			{
-				find: "const linked = linkFolder ? findMostRecentSession(linkFolder.sessionDir, linkFolder.cwd) : null;",
-				replace: "const linked: string | null = null;",
+				find: "const linked = linkFolder ? await findLatestActiveSession(linkFolder.sessionDir, linkFolder.cwd) : null;",
+				replace: "const linked: { path: string; modified: Date } | null = null;",
 			},
 		],
 		tests: ["test/cli/cwd-symlink.test.ts"],
@@ -15716,6 +15716,57 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/context-files-large.test.ts"],
+	},
+	{
+		id: "HJ01",
+		file: "src/store/discovery.ts",
+		description:
+			"settle -c takes the session file modified last again: an old session whose mtime a sync or a copy bumped is continued instead of the one -r lists first (claude-code#79572)",
+		edits: [
+			{
+				find: "if (info && (!best || info.modified.getTime() > best.modified.getTime())) best = { path, modified: info.modified };",
+				replace: "if (info && !best) best = { path, modified: info.modified };",
+			},
+		],
+		tests: ["test/pi-races/continue-latest.test.ts"],
+	},
+	{
+		id: "HJ02",
+		file: "src/store/discovery.ts",
+		description:
+			"settle -c stops at the file modified last: the search for the latest message never looks past it (claude-code#79572)",
+		edits: [
+			{
+				find: "if (best && mtime < best.modified.getTime()) break;",
+				replace: "if (best) break;",
+			},
+		],
+		tests: ["test/pi-races/continue-latest.test.ts"],
+	},
+	{
+		id: "HJ03",
+		file: "src/cli/session-lookup.ts",
+		description: "--session <name> finds no session by its name again: only ids are looked up (pi#5018)",
+		edits: [
+			{
+				find: "if (named !== undefined) return named;\n\t}",
+				replace: "if (named !== undefined && named === null) return named;\n\t}",
+			},
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "HJ04",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"--session <name> shared by two sessions (a fork keeps its name) appends to the newest instead of refusing (pi#5018)",
+		edits: [
+			{
+				find: "if (named.length <= 1) return named[0];",
+				replace: "if (named.length >= 1) return named[0];",
+			},
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
 	},
 ];
 

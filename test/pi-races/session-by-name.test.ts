@@ -1,0 +1,71 @@
+/**
+ * Opening a session by its name, replayed against Settle with real `settle` child processes on real
+ * session files.
+ *
+ * pi#5018, pi#3070: scripts and terminal multiplexers relaunch agents with a stored command; `-c`
+ * resumed the same latest session for each of them, and `--session <path>` went stale. The users
+ * asked for `--session <name>`: the session named that way, found again. Settle's `--session` (and
+ * `/resume`) takes a session's name when no id starts with it; when two sessions share it (a fork
+ * keeps its name) it refuses, listing them, rather than pick one to append to.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { runSettle, useCliProject } from "../cli/helpers.js";
+import { Repl, transcript } from "../cli/interactive.helpers.js";
+import { sessionFilesUnder } from "./helpers.js";
+
+const cli = useCliProject("settle-pi-races-session-by-name-");
+
+function settle(args: string[], input?: string) {
+	return runSettle(["--faux", ...args], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+		...(input === undefined ? {} : { input }),
+	});
+}
+
+/** A session saved by `settle -i` fed `prompt` then `/name <name>`: its file. */
+function namedSession(prompt: string, name: string): string {
+	const before = new Set(sessionFilesUnder(cli.agentDir));
+	expect(settle(["-i"], `${prompt}\n/name ${name}\n`).code).toBe(0);
+	const [file] = sessionFilesUnder(cli.agentDir).filter((path) => !before.has(path));
+	return file!;
+}
+
+describe("pi#5018, pi#3070: a session found again by its name", () => {
+	it("pi#5018: settle --session '<name>' -p continues the session with that name; a name two sessions share is refused listing both, and nothing is written", () => {
+		const triage = namedSession("first triage", "nightly triage");
+		const other = namedSession("unrelated work", "refactor");
+		// The latest session is the other one: -c would not find the triage.
+		const run = settle(["--session", "nightly triage", "-p", "second triage"]);
+		expect(run).toMatchObject({ code: 0, stdout: "second triage\n" });
+		expect(transcript(triage)).toEqual([
+			"user: first triage",
+			"assistant: first triage",
+			"user: second triage",
+			"assistant: second triage",
+		]);
+		expect(transcript(other)).toEqual(["user: unrelated work", "assistant: unrelated work"]);
+
+		// A fork keeps the name: two sessions are named so, and neither is picked.
+		expect(settle(["--fork", triage, "-p", "a forked triage"]).code).toBe(0);
+		const bytes = sessionFilesUnder(cli.agentDir).map((file) => readFileSync(file, "utf8"));
+		const ambiguous = settle(["--session", "nightly triage", "-p", "third triage"]);
+		expect(ambiguous.code).not.toBe(0);
+		expect(ambiguous.stderr).toContain('2 sessions of this project are named "nightly triage": ');
+		expect(ambiguous.stderr).toContain("Give its id or a prefix of it.");
+		expect(sessionFilesUnder(cli.agentDir).map((file) => readFileSync(file, "utf8"))).toEqual(bytes);
+	});
+
+	it("pi#3070: /resume <name> in settle -i switches to the session with that name, and the chat goes on in its file", async () => {
+		const triage = namedSession("first triage", "nightly triage");
+		namedSession("unrelated work", "refactor");
+		const id = (JSON.parse(readFileSync(triage, "utf8").split("\n")[0]!) as { id: string }).id;
+		const chat = new Repl(["--faux"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		expect(await chat.say("/resume nightly triage")).toContain(`Resumed ${id} (`);
+		await chat.say("second triage", "second triage\n>");
+		expect(await chat.end()).toBe(0);
+		expect(transcript(triage).slice(-2)).toEqual(["user: second triage", "assistant: second triage"]);
+	});
+});
