@@ -15638,6 +15638,35 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/lifecycle-inspector.test.ts"],
 	},
+	{
+		id: "HK01",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"compact() / ctx.compact() with other instructions while a compaction waits to start joins it: answered with a summary that did not follow what it asked (pi#4203)",
+		edits: [{ find: "!sameCompactionRequest(context.deferredCompaction, event),", replace: "false," }],
+		tests: ["test/pi-races/compact-twice.test.ts", "test/machines/prompt-operation.test.ts"],
+	},
+	{
+		id: "HK02",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"compact() with other instructions while ctx.compact() waits for the run aborts the run and takes the waiting compaction over: the first caller's instructions dropped",
+		edits: [
+			{
+				find: `			if (waiting) {
+				const joined`,
+				replace: `			if (waiting && event.type === "COMPACT_WHEN_SETTLED") {
+				const joined`,
+			},
+			{
+				find: `						COMPACT: [refuseOtherThanWaiting, { target: "aborting", actions: abortThenCompact }],
+						// agent_end`,
+				replace: `						COMPACT: { target: "aborting", actions: abortThenCompact },
+						// agent_end`,
+			},
+		],
+		tests: ["test/pi-races/compact-twice.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
