@@ -15667,6 +15667,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compact-twice.test.ts"],
 	},
+	{
+		id: "HK03",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description:
+			"a root stopped while its child machine's own actor runs: the trace never says that grandchild stopped (only the root's children are reported by XState)",
+		edits: [
+			{
+				find: 'for (const child of this.children.values())\n\t\t\tthis.emit({ kind: "actor", phase: "stopped", id: child.id, src: child.src });',
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/lifecycle-inspector.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
