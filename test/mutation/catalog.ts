@@ -15680,6 +15680,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/inspect/lifecycle-inspector.test.ts"],
 	},
+	{
+		id: "HK04",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p whose lock another writer took over mid-run prints the SDK's 'Nothing was written. Open the session again to continue' instead of saying in flags what the file holds and how to go on",
+		edits: [
+			{
+				find: "const lost = /^Lost the write lock on (.+?) \\((.*)\\); another writer may have taken over\\./s.exec(message);",
+				replace: "const lost = null as RegExpExecArray | null;",
+			},
+		],
+		tests: ["test/cli/exit-codes-typed.test.ts"],
+	},
+	{
+		id: "HK05",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p whose lock was taken over while the model answered prints the answer, then says the run stopped at its next write: not that the printed answer is missing from the file",
+		edits: [{ find: "if (!arrived) return false;", replace: "return false;" }],
+		tests: ["test/cli/exit-codes-typed.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
