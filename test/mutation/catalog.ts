@@ -8096,7 +8096,7 @@ export const MUTANTS: Mutant[] = [
 		description: "settling no longer holds a ctx.compact(): one from agent_settled is never answered",
 		edits: [
 			{
-				find: 'COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },',
+				find: 'COMPACT_WHEN_SETTLED: [\n\t\t\t\t\trefuseOtherThanWaiting,\n\t\t\t\t\t{ actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },\n\t\t\t\t],',
 				replace: "",
 			},
 		],
@@ -8133,7 +8133,7 @@ export const MUTANTS: Mutant[] = [
 		description: "compact() during the agent_settled dispatch is not held by settling (never answered)",
 		edits: [
 			{
-				find: 'COMPACT: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },',
+				find: 'COMPACT: [refuseOtherThanWaiting, { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } }],',
 				replace: "",
 			},
 		],
@@ -9168,9 +9168,9 @@ export const MUTANTS: Mutant[] = [
 		description: "abort() no longer cancels a ctx.compact() waiting for the run to settle",
 		edits: [
 			{
-				find: '// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },',
+				find: '// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: [\n\t\t\t\t\trefuseOtherThanWaiting,\n\t\t\t\t\t{ actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },',
 				replace:
-					'// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },',
+					'// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: [\n\t\t\t\t\trefuseOtherThanWaiting,\n\t\t\t\t\t{ actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },',
 			},
 		],
 		tests: ["test/pi-races/extension-compaction.test.ts", "test/machines/prompt-operation.test.ts"],
@@ -9351,7 +9351,7 @@ export const MUTANTS: Mutant[] = [
 			"COMPACT_WHEN_SETTLED while the run works ignored (ctx.compact() from turn_end or a tool waits forever)",
 		edits: [
 			{
-				find: '// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },',
+				find: '// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: [\n\t\t\t\t\trefuseOtherThanWaiting,\n\t\t\t\t\t{ actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },\n\t\t\t\t],',
 				replace: "// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.",
 			},
 		],
@@ -9569,9 +9569,9 @@ export const MUTANTS: Mutant[] = [
 			"compact() while streaming holds the compaction but no longer aborts the run (waits like ctx.compact())",
 		edits: [
 			{
-				find: '\t\t\t\t\t\tCOMPACT: { target: "aborting", actions: abortThenCompact },\n\t\t\t\t\t\t// agent_end comes while working',
+				find: '\t\t\t\t\t\tCOMPACT: [refuseOtherThanWaiting, { target: "aborting", actions: abortThenCompact }],\n\t\t\t\t\t\t// agent_end comes while working',
 				replace:
-					'\t\t\t\t\t\tCOMPACT: {\n\t\t\t\t\t\t\tactions: [{ type: "deferCompaction", params: { cancelOnAbort: true } }],\n\t\t\t\t\t\t},\n\t\t\t\t\t\t// agent_end comes while working',
+					'\t\t\t\t\t\tCOMPACT: [\n\t\t\t\t\t\t\trefuseOtherThanWaiting,\n\t\t\t\t\t\t\t{ actions: [{ type: "deferCompaction", params: { cancelOnAbort: true } }] },\n\t\t\t\t\t\t],\n\t\t\t\t\t\t// agent_end comes while working',
 			},
 		],
 		tests: ["test/machines/prompt-operation.test.ts", "test/machines/prompt-operation.property.test.ts"],
@@ -9817,12 +9817,11 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "CH01",
 		file: "machines/prompt-operation.machine.ts",
-		description:
-			"a compact() that takes over a waiting ctx.compact() drops the earlier caller (its promise is never answered)",
+		description: "a compact() that joins a waiting ctx.compact() is dropped (its promise is never answered)",
 		edits: [
 			{
-				find: "if (waiting) deferred.sharedWith = [...(waiting.sharedWith ?? []), waiting.requestId];",
-				replace: "",
+				find: "const joined: DeferredCompaction = { ...waiting, sharedWith: [...(waiting.sharedWith ?? []), event.requestId] };",
+				replace: "const joined: DeferredCompaction = { ...waiting };",
 			},
 		],
 		tests: [
@@ -13836,7 +13835,7 @@ export const MUTANTS: Mutant[] = [
 			"compact() during a manual compaction aborts it and compacts again: the first caller gets a bare Compaction cancelled, the summary is asked for twice (pi#4203)",
 		edits: [
 			{
-				find: "COMPACT: [joinRunningManualCompaction, refuseOtherInstructions, abortWorkingCompaction.COMPACT],",
+				find: "COMPACT: [joinRunningManualCompaction, refuseOtherInstructions, ...abortWorkingCompaction.COMPACT],",
 				replace: "COMPACT: abortWorkingCompaction.COMPACT,",
 			},
 		],
