@@ -37,8 +37,10 @@
  *   a prompt came first). `COMPACT_WHEN_SETTLED {requestId, payload?}` — `ctx.compact()`: while an
  *   operation is active (through `settling`) it is held without aborting it (UniPi#30) and starts
  *   once the operation has settled; elsewhere it is `COMPACT`. One compaction is held at a time: a
- *   later `COMPACT` takes it over (newest instructions), a later `COMPACT_WHEN_SETTLED` joins it;
- *   every caller is answered with its outcome (`manual_compaction_done`, once per request).
+ *   later `COMPACT` / `COMPACT_WHEN_SETTLED` joins it under the same rule as a running one (no
+ *   instructions or the same payload; else refused, `{refused: "other_instructions"}`, and nothing
+ *   of it happens — what runs is not aborted); every caller is answered with its outcome
+ *   (`manual_compaction_done`, once per request).
  *   `ABORT_COMPACTION` cancels a held compaction, and `ABORT` one held while something ran
  *   (`manual_compaction_done {cancelled: true}`). `COMPACT_WHEN_SETTLED {fromDispatch: true}` in
  *   `preflight` — from the preflight's own command or `input` / `before_agent_start` handlers
@@ -932,12 +934,23 @@ function runOutcomeLabel(outcome: RunOutcome | undefined): BeforeSettleInput["ou
 // The machine
 
 /**
+ * A `compact()` / `ctx.compact()` with other instructions than the compaction waiting to start
+ * (`context.deferredCompaction`): refused as for a running one, and nothing else of it happens
+ * (what runs is not aborted for a compaction that will not follow it).
+ */
+const refuseOtherThanWaiting = {
+	guard: "differsFromWaitingCompaction",
+	actions: "refuseCompactionWithOtherInstructions",
+} as const;
+
+/**
  * `COMPACT` and `COMPACT_WHEN_SETTLED` in `idle` (nothing runs, so there is nothing to wait for):
  * the compaction starts at once; while a command's navigation still summarizes, that is aborted and
  * the compaction starts when it has returned.
  */
 const compactWhenIdle = [
 	{ guard: "noTreeNavigationInFlight", target: "compacting", actions: "setManualCompaction" },
+	refuseOtherThanWaiting,
 	{
 		actions: [
 			{ type: "deferCompaction", params: { cancelOnAbort: true } },
@@ -952,6 +965,7 @@ const compactWhenIdle = [
  * operation, if it started, settled).
  */
 const abortPreflightThenCompact = [
+	refuseOtherThanWaiting,
 	{
 		guard: "treeNavigationInFlight",
 		actions: [
@@ -987,7 +1001,7 @@ const abortThenCompact = ["markAbortRequested", { type: "deferCompaction", param
 const abortWorkingCompaction = {
 	ABORT: { target: "aborting", actions: abortOperation },
 	ABORT_COMPACTION: { target: "aborting", actions: "cancelDeferredCompaction" },
-	COMPACT: { target: "aborting", actions: abortThenCompact },
+	COMPACT: [refuseOtherThanWaiting, { target: "aborting", actions: abortThenCompact }],
 } as const;
 
 /**
@@ -1127,6 +1141,11 @@ export const promptOperationMachine = setup({
 		canTakeDeferredCompaction: ({ context }) =>
 			context.deferredCompaction !== undefined && context.treeNavigation === undefined,
 		compactionDeferred: ({ context }) => context.deferredCompaction !== undefined,
+		/** A compaction waits to start and this request may not share it ({@link sameCompactionRequest}). */
+		differsFromWaitingCompaction: ({ context, event }) =>
+			(event.type === "COMPACT" || event.type === "COMPACT_WHEN_SETTLED") &&
+			context.deferredCompaction !== undefined &&
+			!sameCompactionRequest(context.deferredCompaction, event),
 		/** A compaction waits on what `abort()` ends ({@link DeferredCompaction.cancelOnAbort}). */
 		compactionCancelledByAbort: ({ context }) => context.deferredCompaction?.cancelOnAbort === true,
 		operationActive: ({ context }) => context.operation !== undefined,
@@ -1449,22 +1468,21 @@ export const promptOperationMachine = setup({
 			refused: "other_instructions" as const,
 		})),
 		/**
-		 * Holds a manual compaction until idle. One at a time: a `COMPACT` takes over the waiting one
-		 * (its instructions are the newest), a `COMPACT_WHEN_SETTLED` joins it as it is; either way
-		 * every caller is answered with the outcome of the one compaction.
+		 * Holds a manual compaction until idle. One at a time: a later request joins the waiting one
+		 * with its instructions (one with other instructions was refused before: `refuseOtherThanWaiting`),
+		 * and every caller is answered with the outcome of the one compaction.
 		 */
 		deferCompaction: assign(({ context, event }, params: { cancelOnAbort: boolean }) => {
 			if (event.type !== "COMPACT" && event.type !== "COMPACT_WHEN_SETTLED") return {};
 			const waiting = context.deferredCompaction;
-			if (waiting && event.type === "COMPACT_WHEN_SETTLED") {
+			if (waiting) {
 				const joined: DeferredCompaction = { ...waiting, sharedWith: [...(waiting.sharedWith ?? []), event.requestId] };
 				if (params.cancelOnAbort) joined.cancelOnAbort = true;
 				return { deferredCompaction: joined };
 			}
 			const deferred: DeferredCompaction = { requestId: event.requestId };
 			if (event.payload !== undefined) deferred.payload = event.payload;
-			if (waiting) deferred.sharedWith = [...(waiting.sharedWith ?? []), waiting.requestId];
-			if (params.cancelOnAbort || waiting?.cancelOnAbort) deferred.cancelOnAbort = true;
+			if (params.cancelOnAbort) deferred.cancelOnAbort = true;
 			return { deferredCompaction: deferred };
 		}),
 		takeDeferredCompaction: assign(({ context }) => {
@@ -1807,7 +1825,7 @@ export const promptOperationMachine = setup({
 						// compact() while streaming: abort the run, compact once it has ended (the operation
 						// settles first, as after abort()). One decision: no window where the run has ended
 						// and the compaction is not yet asked for, for a prompt to take.
-						COMPACT: { target: "aborting", actions: abortThenCompact },
+						COMPACT: [refuseOtherThanWaiting, { target: "aborting", actions: abortThenCompact }],
 						// agent_end comes while working (an aborted run never announces a retry).
 						RETRY_ANNOUNCED: { actions: "noteRetryAnnounced" },
 						// Before agent_end announced a retry there is none to cancel (pi ignores it too).
@@ -1846,7 +1864,7 @@ export const promptOperationMachine = setup({
 							// After abortCompaction(), abort() still ends the run once the compaction has ended.
 							on: {
 								ABORT: { actions: abortOperation },
-								COMPACT: { actions: abortThenCompact },
+								COMPACT: [refuseOtherThanWaiting, { actions: abortThenCompact }],
 							},
 						},
 					},
@@ -1869,9 +1887,12 @@ export const promptOperationMachine = setup({
 				},
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "running" } } },
 				// running.aborting: the run is being aborted already; the compaction waits for it.
-				COMPACT: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				COMPACT: [refuseOtherThanWaiting, { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } }],
 				// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.
-				COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				COMPACT_WHEN_SETTLED: [
+					refuseOtherThanWaiting,
+					{ actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				],
 				USER_MESSAGE_START: { actions: "resetOverflowRecovery" },
 				ASSISTANT_MESSAGE_END: [
 					{
@@ -1952,16 +1973,22 @@ export const promptOperationMachine = setup({
 					target: "settling",
 					actions: ["markAbortRequested", "announceRetryCancelled", "resetRetry", "cancelDeferredCompactionOnAbort"],
 				},
-				COMPACT: {
-					target: "settling",
-					actions: [
-						"markAbortRequested",
-						"announceRetryCancelled",
-						"resetRetry",
-						{ type: "deferCompaction", params: { cancelOnAbort: true } },
-					],
-				},
-				COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				COMPACT: [
+					refuseOtherThanWaiting,
+					{
+						target: "settling",
+						actions: [
+							"markAbortRequested",
+							"announceRetryCancelled",
+							"resetRetry",
+							{ type: "deferCompaction", params: { cancelOnAbort: true } },
+						],
+					},
+				],
+				COMPACT_WHEN_SETTLED: [
+					refuseOtherThanWaiting,
+					{ actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				],
 				ABORT_RETRY: { target: "settling", actions: ["announceRetryCancelled", "resetRetry"] },
 			},
 		},
@@ -2013,10 +2040,11 @@ export const promptOperationMachine = setup({
 				working: {
 					on: {
 						...abortWorkingCompaction,
-						COMPACT: [joinRunningManualCompaction, refuseOtherInstructions, abortWorkingCompaction.COMPACT],
+						COMPACT: [joinRunningManualCompaction, refuseOtherInstructions, ...abortWorkingCompaction.COMPACT],
 						// ctx.compact(): during an operation's compaction it waits for the operation to
 						// settle; otherwise the compaction is a manual one, and it joins it as compact() does.
 						COMPACT_WHEN_SETTLED: [
+							refuseOtherThanWaiting,
 							{ guard: "operationActive", actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
 							joinRunningManualCompaction,
 							{ actions: "refuseCompactionWithOtherInstructions" },
@@ -2029,8 +2057,9 @@ export const promptOperationMachine = setup({
 					// After abortCompaction(), abort() still ends the operation: queued messages must not continue it.
 					on: {
 						ABORT: { actions: abortOperation },
-						COMPACT: { actions: abortThenCompact },
+						COMPACT: [refuseOtherThanWaiting, { actions: abortThenCompact }],
 						COMPACT_WHEN_SETTLED: [
+							refuseOtherThanWaiting,
 							{ guard: "operationActive", actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
 							{ actions: abortThenCompact },
 						],
@@ -2057,7 +2086,7 @@ export const promptOperationMachine = setup({
 					],
 					on: {
 						ABORT: { target: "aborting", actions: abortOperation },
-						COMPACT: { target: "aborting", actions: abortThenCompact },
+						COMPACT: [refuseOtherThanWaiting, { target: "aborting", actions: abortThenCompact }],
 					},
 				},
 				aborting: {
@@ -2086,7 +2115,7 @@ export const promptOperationMachine = setup({
 							{ actions: "uncountQueueInput" },
 						],
 						ABORT: { target: "#promptOperation.settling", actions: abortOperation },
-						COMPACT: { target: "#promptOperation.settling", actions: abortThenCompact },
+						COMPACT: [refuseOtherThanWaiting, { target: "#promptOperation.settling", actions: abortThenCompact }],
 						// The boundary was answered (or skipped) before this state: nothing to answer here.
 						BEFORE_SETTLE_DONE: {},
 						BEFORE_SETTLE_FAILED: {},
@@ -2112,8 +2141,11 @@ export const promptOperationMachine = setup({
 				BEFORE_SETTLE_FAILED: [{ guard: "awaitingBusyInput", target: ".awaitingInput" }, { target: "settling" }],
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "beforeSettle" } } },
 				// beforeSettle.aborting: the boundary is being aborted already.
-				COMPACT: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
-				COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				COMPACT: [refuseOtherThanWaiting, { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } }],
+				COMPACT_WHEN_SETTLED: [
+					refuseOtherThanWaiting,
+					{ actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				],
 			},
 		},
 		settling: {
@@ -2125,8 +2157,11 @@ export const promptOperationMachine = setup({
 				PROMPT: { actions: "deferPrompt" },
 				// From an agent_settled handler (pi-powerline-footer#174): the run is over, nothing to
 				// abort; the compaction starts once the dispatch has ended.
-				COMPACT: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },
-				COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },
+				COMPACT: [refuseOtherThanWaiting, { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } }],
+				COMPACT_WHEN_SETTLED: [
+					refuseOtherThanWaiting,
+					{ actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },
+				],
 				// The run is over, but an agent_settled handler may still hold work (pi-agents#139): tell it.
 				ABORT: { actions: [{ type: "signalAbort", params: { target: "settled" } }, "cancelDeferredCompactionOnAbort"] },
 			},
@@ -2163,6 +2198,7 @@ export const promptOperationMachine = setup({
 						ABORT: { target: "aborting", actions: "cancelDeferredCompactionOnAbort" },
 						ABORT_BRANCH_SUMMARY: { target: "aborting" },
 						// compact() aborts the branch summary and compacts once the navigation has returned.
+						// Nothing waits here (idle starts a held compaction before any navigation).
 						COMPACT: { target: "aborting", actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
 						COMPACT_WHEN_SETTLED: {
 							target: "aborting",
@@ -2177,8 +2213,11 @@ export const promptOperationMachine = setup({
 			},
 			on: {
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "branchSummary" } } },
-				COMPACT: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
-				COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				COMPACT: [refuseOtherThanWaiting, { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } }],
+				COMPACT_WHEN_SETTLED: [
+					refuseOtherThanWaiting,
+					{ actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },
+				],
 			},
 		},
 	},

@@ -194,7 +194,7 @@ export async function runPrintMode(
 		// Or another program deleted or wrote to the file: both told in flags, not SDK calls.
 		const refusedFile =
 			cause?.code === "SESSION_LOCKED"
-				? (sessionLockedForCli(cause.message, "so this run stopped before writing to it") ?? cause.message)
+				? lockRefusalForCli(cause.message, answerNotWritten(runtime.session, arrivedAnswer))
 				: cause && sessionFileChangedForCli(cause);
 		const failure = exitCodeOf(cause);
 		if (unanswered !== undefined && !failed) {
@@ -289,6 +289,32 @@ function answerTextAfter(latest: string | undefined, message: AgentMessage): str
 	if (message.role !== "assistant") return latest;
 	const text = textOf(message);
 	return text || latest;
+}
+
+/**
+ * The session's `SESSION_LOCKED` failure in command-line terms, saying what became of this run:
+ * refused at its first write (another process held the file), or its lock taken over mid-run —
+ * then what it wrote before stays, and the answer printed above, if it is that one, is not in the file.
+ */
+function lockRefusalForCli(message: string, answerNotWritten: boolean): string {
+	const lost = /^Lost the write lock on (.+?) \((.*)\); another writer may have taken over\./s.exec(message);
+	if (!lost) {
+		const outcome = answerNotWritten
+			? "so the answer printed above was not written to it"
+			: "so this run stopped before writing to it";
+		return sessionLockedForCli(message, outcome) ?? message;
+	}
+	const [, file, why] = lost;
+	const outcome = answerNotWritten
+		? "so the answer printed above was not written to it"
+		: "so this run stopped at its next write";
+	return `Session file ${file} was taken over by another writer during this run (${why}): only one process may write a session at a time, ${outcome}; what this run wrote before stays in the file. Run again once that writer has exited (--session ${file} continues from what the file holds then), or carry on now in a new session (--fork ${file}).`;
+}
+
+/** The answer text that arrived is in no message of the transcript (the session drops an entry it could not write). */
+function answerNotWritten(session: AgentSession, arrived: string | undefined): boolean {
+	if (!arrived) return false;
+	return !session.messages.some((message) => message.role === "assistant" && textOf(message) === arrived);
 }
 
 /** An answer's text blocks joined by newlines. */

@@ -20,7 +20,7 @@ export const COMPACTION_CANCELLED = "Compaction cancelled";
  * than the manual compaction summarizing: Settle's own (pi 0.73.1 runs a second compaction beside it).
  */
 export const COMPACTION_OTHER_INSTRUCTIONS =
-	"A compaction with other instructions is summarizing the session; this compaction was not started, and the running one was left alone. Wait for it to finish (its summary does not follow these instructions), or cancel it (abortCompaction() or abort(); RPC: abort) and compact again with these instructions.";
+	"A compaction with other instructions is summarizing the session or waiting to start; this compaction was not started, and that one was left alone. Wait for it to finish (its summary does not follow these instructions), or cancel it (abortCompaction() or abort(); RPC: abort) and compact again with these instructions.";
 /** Message when compaction needs a summarizer and the session has no model. */
 export const NO_MODEL_FOR_SUMMARIZATION = "No model available for summarization";
 

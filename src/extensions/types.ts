@@ -267,7 +267,9 @@ export interface ExtensionContext {
 	 * an operation runs (a `turn_end` handler, a tool) it does not abort it, unlike pi's: it starts
 	 * once the operation settles (UniPi#30); `abort()` / `abortCompaction()` cancel it meanwhile.
 	 * From an extension command (or an `input` handler) it runs at once, inside the command's own
-	 * prompt, which resolves after it: the command may wait for `onComplete`.
+	 * prompt, which resolves after it: the command may wait for `onComplete`. A manual compaction
+	 * already running or waiting to start is shared when this one gives no instructions or the same
+	 * (one summary, both callers get it); with other instructions `onError` gets a `BUSY` error (pi#4203).
 	 *
 	 * @example
 	 * ```ts

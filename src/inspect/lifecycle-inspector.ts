@@ -427,8 +427,11 @@ class LifecycleTranslator {
 	}
 
 	/**
-	 * XState stops a root actor without cancelling its timers or reporting its children: a reader
-	 * of the trace would see a retry backoff that never ends. Say what the stop ended, once.
+	 * XState stops a root actor without cancelling its timers: a reader of the trace would see a
+	 * retry backoff that never ends. Say what the stop ended, once. The root's own children were
+	 * reported by their `xstate.stopChild`; what is still known here are grandchildren (actors of a
+	 * child machine, stopped by that child's actions, which are not the root's). Settle's machines
+	 * have none (their children are promise actors); other machines given to the inspector may.
 	 */
 	private rootStopped(): void {
 		if (this.stopped) return;

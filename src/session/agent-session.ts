@@ -1377,9 +1377,9 @@ export class AgentSession {
 	 * Compacts the context now: aborts a running operation first (it is not resumed; it settles
 	 * once, its partial answer saved), then summarizes — one step: nothing sent meanwhile gets in
 	 * between (a prompt that arrives while the summary runs is refused with `BUSY`, as in pi), and a
-	 * second `compact()` shares it: before it started (the newest instructions win), or while its
-	 * summary runs when it gives no instructions or the same (pi#4203); other instructions then are
-	 * refused (`BUSY`: that summary would not follow them; wait, or cancel it and compact again). Rejects with `Nothing to compact (session
+	 * second `compact()` shares it, before it started or while its summary runs, when it gives no
+	 * instructions or the same (pi#4203); other instructions are refused (`BUSY`: that summary would
+	 * not follow them; nothing is aborted for them; wait, or cancel it and compact again). Rejects with `Nothing to compact (session
 	 * too small)`, `Already compacted`, `Compaction cancelled` (`ABORTED`: `abort()` or
 	 * `abortCompaction()` before it ended) or `Compaction failed: …`. "Too small" means every message since the
 	 * last compaction fits in the kept span, `compaction.keepRecentTokens` (default 20000 estimated

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createActor, SimulatedClock } from "xstate";
+import { createActor, createMachine, fromPromise, SimulatedClock } from "xstate";
 import {
 	createLifecycleInspector,
 	inspectActor,
@@ -288,6 +288,33 @@ describe("lifecycle inspection of other machines", () => {
 			"invoked",
 			"stopped",
 		]);
+	});
+
+	it("a root stopped while its invoked machine's own invoked actor runs: the trace says the grandchild stopped once, and the child", async () => {
+		// No Settle machine has a grandchild (their children are all promise actors), but the inspector
+		// takes any machine; XState reports only the root's own children stopping (xstate.stopChild).
+		const never = fromPromise(() => new Promise<never>(() => {}));
+		const child = createMachine({
+			id: "child",
+			initial: "working",
+			states: { working: { invoke: { id: "fetch", src: never } } },
+		});
+		const root = createMachine({
+			id: "root",
+			initial: "busy",
+			states: { busy: { invoke: { id: "worker", src: child } } },
+		});
+		const events: LifecycleInspectionEvent[] = [];
+		const actor = createActor(root, { inspect: createLifecycleInspector((e) => events.push(e)) });
+		actor.start();
+		await flush();
+		actor.stop();
+		await flush();
+		expect(
+			events.flatMap((e) =>
+				e.kind === "actor" ? [`${e.phase} ${e.id}${"root" in e && e.root ? " (root)" : ""}`] : [],
+			),
+		).toEqual(["invoked worker", "invoked fetch", "stopped worker", "stopped fetch", "stopped root (root)"]);
 	});
 
 	it("adds the replacement request to runtime state changes", async () => {

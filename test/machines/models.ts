@@ -160,9 +160,13 @@ export const promptModel: ModelSpec = {
 		// tree navigation may run: idle and preflight abort it), and a second one (joining the held
 		// one) only in settling: prompts and aborts sent after it still meet it, and offering it
 		// beside them too doubled the graph without a transition of its own (joins: unit tests).
-		// Other instructions change nothing but the answer: offered only where they are refused.
+		// Other instructions change nothing but the answer: offered only where they are refused
+		// (a manual compaction runs, or one waits to start).
 		if ((event as { payload?: unknown }).payload !== undefined) {
-			return s.matches({ compacting: "working" }) && s.context.compaction?.reason === "manual";
+			return (
+				(s.matches({ compacting: "working" }) && s.context.compaction?.reason === "manual") ||
+				s.context.deferredCompaction !== undefined
+			);
 		}
 		if (event.type === "COMPACT" || event.type === "COMPACT_WHEN_SETTLED") {
 			return (

@@ -280,7 +280,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			// compact() while busy is one decision: abort what runs, hold the compaction until idle.
 			[
 				"running: COMPACT aborts the run and holds the compaction",
-				key("running.working", "COMPACT", 0),
+				key("running.working", "COMPACT", 1),
 				(s) => {
 					expect(s.state).toBe("running.aborting");
 					expect(s.emitted).toEqual([{ type: "abort_requested", target: "run" }]);
@@ -288,8 +288,18 @@ describe("prompt-operation machine (xstate/graph)", () => {
 				},
 			],
 			[
+				"running: compact() with other instructions while a compaction waits to start is refused, the run goes on (pi#4203)",
+				key("running.working", "COMPACT", 0),
+				(s) => {
+					expect(s.state).toBe("running.working");
+					expect(s.emitted).toEqual([
+						{ type: "manual_compaction_done", requestId: "o", refused: "other_instructions" },
+					]);
+				},
+			],
+			[
 				"running: ctx.compact() (COMPACT_WHEN_SETTLED) is held without aborting the run",
-				key("running", "COMPACT_WHEN_SETTLED", 0),
+				key("running", "COMPACT_WHEN_SETTLED", 1),
 				(s) => {
 					expect(s.state).toMatch(/^running\./);
 					expect(types(s)).not.toContain("abort_requested");
@@ -298,7 +308,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			],
 			[
 				"retrying: COMPACT cancels the backoff and settles",
-				key("retrying", "COMPACT", 0),
+				key("retrying", "COMPACT", 1),
 				(s) => {
 					expect(s.state).toBe("settling");
 					expect(s.emitted).toContainEqual(expect.objectContaining({ type: "auto_retry_end", success: false }));
@@ -325,7 +335,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			],
 			[
 				"compacting: ctx.compact() with other instructions during a manual compaction is refused (pi#4203)",
-				key("compacting.working", "COMPACT_WHEN_SETTLED", 2),
+				key("compacting.working", "COMPACT_WHEN_SETTLED", 3),
 				(s) => {
 					expect(s.state).toBe("compacting.working");
 					expect(s.emitted).toEqual([
@@ -335,7 +345,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			],
 			[
 				"compacting: COMPACT during an automatic compaction aborts it",
-				key("compacting.working", "COMPACT", 2),
+				key("compacting.working", "COMPACT", 3),
 				(s) => {
 					expect(s.state).toBe("compacting.aborting");
 					expect(s.emitted).toContainEqual({ type: "abort_requested", target: "compaction" });

@@ -737,12 +737,14 @@ describe("prompt-operation machine: compaction", () => {
 		await h.send({ type: "COMPACT", requestId: "c1" });
 		expect(h.state()).toBe("settling");
 		expect(h.emittedOf("auto_retry_end")).toMatchObject([{ success: false, finalError: RETRY_CANCELLED_MESSAGE }]);
-		// A second compact() before the first started: one compaction, with the newest instructions, answers both.
-		await h.send({ type: "COMPACT", requestId: "c2", payload: { customInstructions: "newest" } });
-		await h.resolve("settle");
-		expect(h.fakes.inputs("compact")).toEqual([
-			{ reason: "manual", willRetry: false, requestId: "c2", payload: { customInstructions: "newest" } },
+		// A second compact() before the first started: it joins it; one with other instructions is refused.
+		await h.send({ type: "COMPACT", requestId: "c2" });
+		await h.send({ type: "COMPACT", requestId: "c4", payload: { customInstructions: "other" } });
+		expect(h.emittedOf("manual_compaction_done")).toEqual([
+			{ type: "manual_compaction_done", requestId: "c4", refused: "other_instructions" },
 		]);
+		await h.resolve("settle");
+		expect(h.fakes.inputs("compact")).toEqual([{ reason: "manual", willRetry: false, requestId: "c1" }]);
 		// A COMPACT during a manual compaction joins it (pi#4203): nothing aborted, one compaction answers all.
 		await h.send({ type: "COMPACT", requestId: "c3" });
 		expect(h.state()).toBe("compacting.working");
@@ -752,6 +754,7 @@ describe("prompt-operation machine: compaction", () => {
 			["c1", { summary: "s" }],
 			["c2", { summary: "s" }],
 			["c3", { summary: "s" }],
+			["c4", undefined],
 		]);
 		expect(h.fakes.count("compact")).toBe(1);
 		expect(h.state()).toBe("idle");

@@ -8096,7 +8096,7 @@ export const MUTANTS: Mutant[] = [
 		description: "settling no longer holds a ctx.compact(): one from agent_settled is never answered",
 		edits: [
 			{
-				find: 'COMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },',
+				find: 'COMPACT_WHEN_SETTLED: [\n\t\t\t\t\trefuseOtherThanWaiting,\n\t\t\t\t\t{ actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },\n\t\t\t\t],',
 				replace: "",
 			},
 		],
@@ -8133,7 +8133,7 @@ export const MUTANTS: Mutant[] = [
 		description: "compact() during the agent_settled dispatch is not held by settling (never answered)",
 		edits: [
 			{
-				find: 'COMPACT: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },',
+				find: 'COMPACT: [refuseOtherThanWaiting, { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } }],',
 				replace: "",
 			},
 		],
@@ -9168,9 +9168,9 @@ export const MUTANTS: Mutant[] = [
 		description: "abort() no longer cancels a ctx.compact() waiting for the run to settle",
 		edits: [
 			{
-				find: '// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },',
+				find: '// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: [\n\t\t\t\t\trefuseOtherThanWaiting,\n\t\t\t\t\t{ actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },',
 				replace:
-					'// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },',
+					'// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: [\n\t\t\t\t\trefuseOtherThanWaiting,\n\t\t\t\t\t{ actions: { type: "deferCompaction", params: { cancelOnAbort: false } } },',
 			},
 		],
 		tests: ["test/pi-races/extension-compaction.test.ts", "test/machines/prompt-operation.test.ts"],
@@ -9351,7 +9351,7 @@ export const MUTANTS: Mutant[] = [
 			"COMPACT_WHEN_SETTLED while the run works ignored (ctx.compact() from turn_end or a tool waits forever)",
 		edits: [
 			{
-				find: '// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },',
+				find: '// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.\n\t\t\t\tCOMPACT_WHEN_SETTLED: [\n\t\t\t\t\trefuseOtherThanWaiting,\n\t\t\t\t\t{ actions: { type: "deferCompaction", params: { cancelOnAbort: true } } },\n\t\t\t\t],',
 				replace: "// ctx.compact() while the operation runs (UniPi#30): not aborted, compacted once settled.",
 			},
 		],
@@ -9569,9 +9569,9 @@ export const MUTANTS: Mutant[] = [
 			"compact() while streaming holds the compaction but no longer aborts the run (waits like ctx.compact())",
 		edits: [
 			{
-				find: '\t\t\t\t\t\tCOMPACT: { target: "aborting", actions: abortThenCompact },\n\t\t\t\t\t\t// agent_end comes while working',
+				find: '\t\t\t\t\t\tCOMPACT: [refuseOtherThanWaiting, { target: "aborting", actions: abortThenCompact }],\n\t\t\t\t\t\t// agent_end comes while working',
 				replace:
-					'\t\t\t\t\t\tCOMPACT: {\n\t\t\t\t\t\t\tactions: [{ type: "deferCompaction", params: { cancelOnAbort: true } }],\n\t\t\t\t\t\t},\n\t\t\t\t\t\t// agent_end comes while working',
+					'\t\t\t\t\t\tCOMPACT: [\n\t\t\t\t\t\t\trefuseOtherThanWaiting,\n\t\t\t\t\t\t\t{ actions: [{ type: "deferCompaction", params: { cancelOnAbort: true } }] },\n\t\t\t\t\t\t],\n\t\t\t\t\t\t// agent_end comes while working',
 			},
 		],
 		tests: ["test/machines/prompt-operation.test.ts", "test/machines/prompt-operation.property.test.ts"],
@@ -9817,12 +9817,11 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "CH01",
 		file: "machines/prompt-operation.machine.ts",
-		description:
-			"a compact() that takes over a waiting ctx.compact() drops the earlier caller (its promise is never answered)",
+		description: "a compact() that joins a waiting ctx.compact() is dropped (its promise is never answered)",
 		edits: [
 			{
-				find: "if (waiting) deferred.sharedWith = [...(waiting.sharedWith ?? []), waiting.requestId];",
-				replace: "",
+				find: "const joined: DeferredCompaction = { ...waiting, sharedWith: [...(waiting.sharedWith ?? []), event.requestId] };",
+				replace: "const joined: DeferredCompaction = { ...waiting };",
 			},
 		],
 		tests: [
@@ -13836,7 +13835,7 @@ export const MUTANTS: Mutant[] = [
 			"compact() during a manual compaction aborts it and compacts again: the first caller gets a bare Compaction cancelled, the summary is asked for twice (pi#4203)",
 		edits: [
 			{
-				find: "COMPACT: [joinRunningManualCompaction, refuseOtherInstructions, abortWorkingCompaction.COMPACT],",
+				find: "COMPACT: [joinRunningManualCompaction, refuseOtherInstructions, ...abortWorkingCompaction.COMPACT],",
 				replace: "COMPACT: abortWorkingCompaction.COMPACT,",
 			},
 		],
@@ -15767,6 +15766,69 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "HK01",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"compact() / ctx.compact() with other instructions while a compaction waits to start joins it: answered with a summary that did not follow what it asked (pi#4203)",
+		edits: [{ find: "!sameCompactionRequest(context.deferredCompaction, event),", replace: "false," }],
+		tests: ["test/pi-races/compact-twice.test.ts", "test/machines/prompt-operation.test.ts"],
+	},
+	{
+		id: "HK02",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"compact() with other instructions while ctx.compact() waits for the run aborts the run and takes the waiting compaction over: the first caller's instructions dropped",
+		edits: [
+			{
+				find: `			if (waiting) {
+				const joined`,
+				replace: `			if (waiting && event.type === "COMPACT_WHEN_SETTLED") {
+				const joined`,
+			},
+			{
+				find: `						COMPACT: [refuseOtherThanWaiting, { target: "aborting", actions: abortThenCompact }],
+						// agent_end`,
+				replace: `						COMPACT: { target: "aborting", actions: abortThenCompact },
+						// agent_end`,
+			},
+		],
+		tests: ["test/pi-races/compact-twice.test.ts"],
+	},
+	{
+		id: "HK03",
+		file: "src/inspect/lifecycle-inspector.ts",
+		description:
+			"a root stopped while its child machine's own actor runs: the trace never says that grandchild stopped (only the root's children are reported by XState)",
+		edits: [
+			{
+				find: 'for (const child of this.children.values())\n\t\t\tthis.emit({ kind: "actor", phase: "stopped", id: child.id, src: child.src });',
+				replace: "",
+			},
+		],
+		tests: ["test/inspect/lifecycle-inspector.test.ts"],
+	},
+	{
+		id: "HK04",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p whose lock another writer took over mid-run prints the SDK's 'Nothing was written. Open the session again to continue' instead of saying in flags what the file holds and how to go on",
+		edits: [
+			{
+				find: "const lost = /^Lost the write lock on (.+?) \\((.*)\\); another writer may have taken over\\./s.exec(message);",
+				replace: "const lost = null as RegExpExecArray | null;",
+			},
+		],
+		tests: ["test/cli/exit-codes-typed.test.ts"],
+	},
+	{
+		id: "HK05",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p whose lock was taken over while the model answered prints the answer, then says the run stopped at its next write: not that the printed answer is missing from the file",
+		edits: [{ find: "if (!arrived) return false;", replace: "return false;" }],
+		tests: ["test/cli/exit-codes-typed.test.ts"],
 	},
 ];
 

@@ -17,7 +17,7 @@ import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
-import { fileEntries, gate, script } from "./helpers.js";
+import { fileEntries, gate, script, until } from "./helpers.js";
 
 let h: Harness | undefined;
 let server: WireServer | undefined;
@@ -186,6 +186,75 @@ describe("pi#4203: concurrent calls to compact() burn tokens", () => {
 		summary.release();
 		expect(readFileSync(file, "utf8")).toBe(before);
 		expect(harness.session.isCompacting).toBe(false);
+	});
+});
+
+describe("pi#4203 while the compaction waits to start: a later compact() follows the same rule", () => {
+	it("pi#4203: ctx.compact(focus) waits for the run; compact() with other instructions is refused at once (BUSY) and the run goes on, ctx.compact() with them gets onError, a second ctx.compact(focus) joins; one summary, asked with the first's focus", async () => {
+		const answer = gate();
+		const answerAsked = gate();
+		const extensionResults: unknown[] = [];
+		const extensionErrors: string[] = [];
+		let compactLater: ((instructions: string) => void) | undefined;
+		h = await createHarness({
+			persistence: "disk",
+			settings: { compaction: { keepRecentTokens: 1 } },
+			extensionFactories: [
+				(pi) => {
+					pi.on("agent_start", (_event, ctx) => {
+						compactLater = (customInstructions) =>
+							ctx.compact({
+								customInstructions,
+								onComplete: (result) => extensionResults.push(result),
+								onError: (error) => extensionErrors.push(error.message),
+							});
+					});
+				},
+			],
+		});
+		const { summaryRequests } = script(h, [
+			fauxAssistantMessage("first answer"),
+			() => {
+				answerAsked.release();
+				return answer.promise.then(() => fauxAssistantMessage("second answer"));
+			},
+		]);
+		await h.session.prompt("first question");
+		const running = settledOutcome(h.session.prompt("second question"));
+		await answerAsked.promise;
+		// ctx.compact() while the run streams: it waits for the run to settle.
+		compactLater!("Keep the API decisions");
+		const other = await settledOutcome(h.session.compact("Only the test failures"));
+		expect(other).toEqual({
+			error: expect.objectContaining({
+				code: "BUSY",
+				message: expect.stringMatching(/compaction with other instructions is .*waiting to start.*cancel it/),
+			}),
+		});
+		compactLater!("Only the test failures");
+		await until(h, () => extensionErrors.length > 0, "the refused ctx.compact()'s onError");
+		expect(extensionErrors).toEqual([expect.stringContaining("A compaction with other instructions is")]);
+		// Neither refusal stopped the run or started a summary.
+		expect(h.session.isStreaming).toBe(true);
+		expect(summaryRequests).toHaveLength(0);
+		// The same focus joins the waiting compaction.
+		compactLater!("Keep the API decisions");
+		answer.release();
+		expect(await running).toEqual({ value: undefined });
+		await h.session.waitForIdle();
+		await until(h, () => extensionResults.length + extensionErrors.length === 3, "both joined callers answered");
+		expect(
+			h.eventsOfType("message_end").map((event) => event.message.role === "assistant" && event.message.stopReason),
+		).not.toContain("aborted");
+		expect(extensionResults).toEqual([
+			expect.objectContaining({ summary: expect.stringContaining("summary") }),
+			extensionResults[0],
+		]);
+		const asks = JSON.stringify(summaryRequests.map((request) => request.messages));
+		expect(asks).toContain("Keep the API decisions");
+		expect(asks).not.toContain("Only the test failures");
+		expect(fileEntries(h.session.sessionFile!).filter((entry) => entry.type === "compaction")).toHaveLength(1);
+		expect(h.eventsOfType("compaction_start")).toHaveLength(1);
 	});
 });
 

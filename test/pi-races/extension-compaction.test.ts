@@ -114,7 +114,7 @@ describe("UniPi#30: ctx.compact() from turn_end aborts the active turn", () => {
 		expect(h.session.isIdle).toBe(true);
 	});
 
-	it("UniPi#30: session.compact() while the requested compaction waits for the run: the run is aborted, one compaction (the user's instructions) answers both", async () => {
+	it("UniPi#30: session.compact() while the requested compaction waits for the run: other instructions are refused (BUSY) and the run goes on; without instructions the run is aborted and one compaction (the waiting one's instructions, pi#4203) answers both", async () => {
 		const outcomes: string[] = [];
 		const instructions: (string | undefined)[] = [];
 		h = await createHarness({
@@ -143,16 +143,19 @@ describe("UniPi#30: ctx.compact() from turn_end aborts the active turn", () => {
 		// The machine holds the extension's compaction while the run streams (nothing aborted yet).
 		expect(h.session.snapshot.context.deferredCompaction).toMatchObject({ cancelOnAbort: true });
 		expect(h.session.isStreaming).toBe(true);
-		const result = await h.session.compact("keep the decisions");
+		await expect(h.session.compact("keep the decisions")).rejects.toMatchObject({ code: "BUSY" });
+		expect(h.session.isStreaming).toBe(true);
+		expect(h.eventsOfType("agent_end")).toHaveLength(0);
+		const result = await h.session.compact();
 		await done;
 		await until(h, () => outcomes.length > 0, "the extension's callback");
 		expect(outcomes).toEqual(["compacted"]);
 		expect(result.summary).toEqual(expect.any(String));
-		// One compaction, with the newest instructions; the aborted answer settled first, once.
+		// One compaction, with the waiting one's instructions; the aborted answer settled first, once.
 		expect(h.eventsOfType("compaction_start")).toHaveLength(1);
 		expect(fileEntries(h.session.sessionFile!).filter((entry) => entry.type === "compaction")).toHaveLength(1);
 		expect(summaryRequests.length).toBeGreaterThan(0);
-		expect(instructions).toEqual(["keep the decisions"]);
+		expect(instructions).toEqual(["keep the notes"]);
 		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
 		const order = h.events
 			.map((event) => event.type)
