@@ -9,11 +9,14 @@ import { afterEach } from "vitest";
 import {
 	type AgentSession,
 	type AgentSessionEvent,
+	type AgentSessionRuntime,
 	type AgentTool,
 	type AssistantMessage,
 	type AssistantMessageEventStream,
 	type CreateAgentSessionOptions,
 	createAgentSession,
+	createAgentSessionRuntime,
+	createAgentSessionRuntimeFactory,
 	createAssistantMessageEventStream,
 	DefaultResourceLoader,
 	type ExtensionFactory,
@@ -242,6 +245,38 @@ export async function diskSession(
 			session.sessionManager.close();
 		},
 	};
+}
+
+/**
+ * An `AgentSessionRuntime` over a new session file in a temp folder (`<dir>/sessions`), its model a
+ * {@link ManualProvider}, no extensions: for tests that replace the session (fork, switch) or read
+ * the session list.
+ */
+export async function manualDiskRuntime(): Promise<{
+	dir: string;
+	sessionDir: string;
+	provider: ManualProvider;
+	runtime: AgentSessionRuntime;
+}> {
+	const { dir, cleanup } = await diskSession();
+	cleanup();
+	const provider = new ManualProvider();
+	const modelRuntime = new InMemoryModelRuntime([
+		{ provider: "manual", models: [provider.model], streamFn: provider.streamFn, requiresAuth: false },
+	]);
+	const factory = createAgentSessionRuntimeFactory({
+		modelRuntime,
+		model: provider.model,
+		clock: new SimulatedClock(),
+		resourceLoaderOptions: { noExtensions: true },
+	});
+	const sessionDir = join(dir, "sessions");
+	const runtime = await createAgentSessionRuntime(factory, {
+		cwd: dir,
+		agentDir: join(dir, "agent"),
+		sessionManager: SessionManager.create(dir, sessionDir),
+	});
+	return { dir, sessionDir, provider, runtime };
 }
 
 /** The entries of a session file, parsed line by line. */

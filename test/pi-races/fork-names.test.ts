@@ -8,39 +8,15 @@
  * is not touched by the fork or by a rename in it.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-	createAgentSessionRuntime,
-	createAgentSessionRuntimeFactory,
-	InMemoryModelRuntime,
-	SessionManager,
-} from "../../src/index.js";
-import { SimulatedClock } from "../../src/testing/index.js";
-import { diskSession, ManualProvider, removeTempDirs } from "./disk-harness.js";
+import { SessionManager } from "../../src/index.js";
+import { manualDiskRuntime, removeTempDirs } from "./disk-harness.js";
 
 afterEach(() => removeTempDirs());
 
 describe("claude-code#14618, codeg#418: renaming a session and its fork", () => {
 	it("claude-code#14618, codeg#418: /name, /fork, /name in the fork: the list shows both names; the original file keeps its bytes and its name", async () => {
-		const { dir, cleanup } = await diskSession();
-		cleanup();
-		const provider = new ManualProvider();
-		const modelRuntime = new InMemoryModelRuntime([
-			{ provider: "manual", models: [provider.model], streamFn: provider.streamFn, requiresAuth: false },
-		]);
-		const factory = createAgentSessionRuntimeFactory({
-			modelRuntime,
-			model: provider.model,
-			clock: new SimulatedClock(),
-			resourceLoaderOptions: { noExtensions: true },
-		});
-		const sessionDir = join(dir, "sessions");
-		const runtime = await createAgentSessionRuntime(factory, {
-			cwd: dir,
-			agentDir: join(dir, "agent"),
-			sessionManager: SessionManager.create(dir, sessionDir),
-		});
+		const { dir, sessionDir, provider, runtime } = await manualDiskRuntime();
 		const original = runtime.session;
 		original.setSessionName("XXX");
 		provider.answer("first answer", "second answer");

@@ -7,39 +7,15 @@
  * that a name set mid-run is saved at once, stays the name after the answer (and after an abort),
  * and leaves the conversation as it was: the reopened context equals the live one.
  */
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-	createAgentSessionRuntime,
-	createAgentSessionRuntimeFactory,
-	InMemoryModelRuntime,
-	SessionManager,
-} from "../../src/index.js";
-import { SimulatedClock } from "../../src/testing/index.js";
-import { diskSession, ManualProvider, readEntries, removeTempDirs, textDelta } from "./disk-harness.js";
+import { SessionManager } from "../../src/index.js";
+import { manualDiskRuntime, readEntries, removeTempDirs, textDelta } from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
 
 afterEach(() => removeTempDirs());
 
 async function namedMidRun(end: "answer" | "abort") {
-	const { dir, cleanup } = await diskSession();
-	cleanup();
-	const provider = new ManualProvider();
-	const modelRuntime = new InMemoryModelRuntime([
-		{ provider: "manual", models: [provider.model], streamFn: provider.streamFn, requiresAuth: false },
-	]);
-	const factory = createAgentSessionRuntimeFactory({
-		modelRuntime,
-		model: provider.model,
-		clock: new SimulatedClock(),
-		resourceLoaderOptions: { noExtensions: true },
-	});
-	const sessionDir = join(dir, "sessions");
-	const runtime = await createAgentSessionRuntime(factory, {
-		cwd: dir,
-		agentDir: join(dir, "agent"),
-		sessionManager: SessionManager.create(dir, sessionDir),
-	});
+	const { dir, sessionDir, provider, runtime } = await manualDiskRuntime();
 	const session = runtime.session;
 	const streaming = textDelta(session);
 	const run = session.prompt("plan the migration");
