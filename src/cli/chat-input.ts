@@ -5,6 +5,7 @@
  */
 import { createInterface, type Interface } from "node:readline";
 import type { Readable } from "node:stream";
+import type { ReadStream } from "node:tty";
 
 /** Lines the input line's history keeps (Up / Down). */
 export const HISTORY_SIZE = 500;
@@ -43,6 +44,10 @@ export class ChatInput {
 	readonly echoInput: boolean;
 	/** Between the terminal's paste-start and paste-end marks: a line read now ends at a pasted line break, not at Enter. */
 	pasting = false;
+	/** Set once the terminal hung up (its window closed, the SSH link gone): nothing can be read or shown any more. */
+	terminalLost = false;
+	/** Called once when the terminal hangs up (see {@link terminalLost}). */
+	onTerminalLost: (() => void) | undefined;
 	private readonly unread: string[] = [];
 	private ended = false;
 	private waiting: ((line: string | undefined) => void) | undefined;
@@ -71,14 +76,39 @@ export class ChatInput {
 			process.stdout.write(BRACKETED_PASTE_ON);
 			process.once("exit", this.endPasteMode);
 			this.rl.once("close", this.endPasteMode);
+			const tty = input as Partial<ReadStream>;
+			if (tty.isTTY === true && typeof tty.setRawMode === "function") {
+				// Before readline's own listener: its close sets the terminal's mode back, which throws EIO on
+				// a terminal that hung up, out of an event handler (exit 1, the running command orphaned).
+				input.prependListener("end", () => this.checkTerminal(tty as ReadStream));
+			}
 		}
+	}
+
+	/**
+	 * The input of a terminal in raw mode ends only when the terminal hung up; then even setting its
+	 * mode fails (EIO). Once that is seen, mode changes are skipped and {@link onTerminalLost} runs.
+	 */
+	private checkTerminal(tty: ReadStream): void {
+		const raw = tty.isRaw;
+		try {
+			// Changed and set back: setting the mode it has is skipped without asking the terminal.
+			tty.setRawMode(!raw);
+			tty.setRawMode(raw);
+			return; // still there: an ordinary end of input
+		} catch {
+			// hung up
+		}
+		tty.setRawMode = () => tty;
+		this.terminalLost = true;
+		this.onTerminalLost?.();
 	}
 
 	/** Gives the terminal back as the shell expects it: on close, or at exit when settle ends first. */
 	private readonly endPasteMode = (): void => {
 		process.off("exit", this.endPasteMode);
 		this.rl.off("close", this.endPasteMode);
-		process.stdout.write(BRACKETED_PASTE_OFF);
+		if (!this.terminalLost) process.stdout.write(BRACKETED_PASTE_OFF);
 	};
 
 	private readonly onLine = (line: string): void => {

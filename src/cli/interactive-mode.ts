@@ -574,15 +574,22 @@ export async function runInteractiveMode(
 			process.exit(code);
 		})();
 	};
+	// The terminal hung up (pi#3057: its window closed): as SIGHUP, which may come before or after
+	// it; that SIGHUP is the same event, not a second signal that ends the clean end early.
+	const hangUp = () => {
+		if (termination.code === undefined) terminate(EXIT_SIGHUP);
+	};
 	const handlers: [NodeJS.Signals, () => void][] = [
 		["SIGINT", interrupt],
 		["SIGTERM", () => terminate(EXIT_SIGTERM)],
-		["SIGHUP", () => terminate(EXIT_SIGHUP)],
+		["SIGHUP", () => (lines.terminalLost ? hangUp() : terminate(EXIT_SIGHUP))],
 	];
 	const handleSignals = options.handleSignals ?? true;
 	if (handleSignals) {
 		for (const [signal, handler] of handlers) process.on(signal, handler);
 		processStdout.onClosed = () => terminate(EXIT_SIGPIPE);
+		lines.onTerminalLost = hangUp;
+		if (lines.terminalLost) hangUp();
 	}
 	rl.on("SIGINT", interrupt);
 
@@ -621,6 +628,7 @@ export async function runInteractiveMode(
 		if (handleSignals) {
 			for (const [signal, handler] of handlers) process.off(signal, handler);
 			processStdout.onClosed = undefined;
+			lines.onTerminalLost = undefined;
 		}
 		questions.close();
 		rl.close();

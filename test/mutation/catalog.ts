@@ -15830,6 +15830,16 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!arrived) return false;", replace: "return false;" }],
 		tests: ["test/cli/exit-codes-typed.test.ts"],
 	},
+	{
+		id: "HO01",
+		file: "src/cli/chat-input.ts",
+		description:
+			"pi#3057: settle -i whose terminal closes mid-command lets readline's close throw EIO: exit 1, the command left running, no session_shutdown",
+		edits: [
+			{ find: '\t\t\t\tinput.prependListener("end", () => this.checkTerminal(tty as ReadStream));\n', replace: "" },
+		],
+		tests: ["test/pi-races/terminal-loss.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -50,12 +50,12 @@ function execedSleep(marker: string): string {
 }
 
 /**
- * A plain long command that prints `ready` only once {@link markedProcesses} can find it: the shell
- * waits until its `sleep` has exec'd (an exported variable is in the children's environment only, so
- * `echo ready; sleep` could print before any marked process exists).
+ * A plain long command that prints `ready` (or runs `announce`) only once {@link markedProcesses}
+ * can find it: the shell waits until its `sleep` has exec'd (an exported variable is in the
+ * children's environment only, so `echo ready; sleep` could print before any marked process exists).
  */
-export function markedSleepCommand(marker: string, seconds = 300): string {
-	return `export ${marker}=1; sleep ${seconds} & p=$!; until ${execedSleep(marker)}; do :; done; echo ready; wait`;
+export function markedSleepCommand(marker: string, seconds = 300, announce = "echo ready"): string {
+	return `export ${marker}=1; sleep ${seconds} & p=$!; until ${execedSleep(marker)}; do :; done; ${announce}; wait`;
 }
 
 /**

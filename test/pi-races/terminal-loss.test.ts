@@ -1,0 +1,91 @@
+/**
+ * Reports about a `settle` process that loses its terminal, replayed against the real command in a
+ * real pseudo-terminal (util-linux `script`, test/cli/interactive.helpers.ts). The terminal is
+ * closed as a terminal window closes: the process holding its master side dies (SIGKILL), so the
+ * chat's reads end and every write or mode change on it fails with EIO.
+ *
+ * pi#3057: closing the terminal (or SIGHUP / SIGTERM) left every process the bash tool had started
+ * running as an orphan (811 of them after a session that spawned sub-agents). Replayed, Settle had
+ * it in the chat: readline's close set the dead terminal's mode back, that threw EIO out of an
+ * event handler, and the process exited 1 on the spot: the command kept running under init, the
+ * extensions never heard `session_shutdown`, the call never got its result.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runSettle, useCliProject } from "../cli/helpers.js";
+import { fileAppears, Terminal } from "../cli/interactive.helpers.js";
+import { fileMessages } from "./disk-harness.js";
+import { sessionFilesUnder } from "./helpers.js";
+import { killMarked, markedProcesses, markedSleepCommand, processMarker } from "./processes.js";
+
+const cli = useCliProject("settle-pi-races-terminal-loss-");
+
+/**
+ * An extension that writes each `session_shutdown` to `shutdown.log`, its process's pid to `pid`,
+ * and, as the process exits, its exit code to `exit-code` (renamed into place: whole when seen).
+ * The terminal is gone, so this is where the test reads how settle ended.
+ */
+const EXIT_WITNESS = (dir: string) => `import { appendFileSync, renameSync, writeFileSync } from "node:fs";
+export default function (pi) {
+	writeFileSync(${JSON.stringify(join(dir, "pid"))}, String(process.pid));
+	pi.on("session_shutdown", (event) => {
+		appendFileSync(${JSON.stringify(join(dir, "shutdown.log"))}, "session_shutdown " + event.reason + "\\n");
+	});
+	process.on("exit", (code) => {
+		writeFileSync(${JSON.stringify(join(dir, "exit-code.tmp"))}, String(code));
+		renameSync(${JSON.stringify(join(dir, "exit-code.tmp"))}, ${JSON.stringify(join(dir, "exit-code"))});
+	});
+}
+`;
+
+/** SIGKILLs the settle the witness named, if it still runs (test cleanup; the assertions came first). */
+function killSettle(): void {
+	try {
+		process.kill(Number(readFileSync(join(cli.dir, "pid"), "utf8")), "SIGKILL");
+	} catch {
+		// gone, or never started
+	}
+}
+
+describe("pi#3057: closing the terminal leaves the agent's commands running as orphans", () => {
+	it("pi#3057: settle -i whose terminal closes while a command runs: no process of the command is left, the extension hears session_shutdown once, the call is saved with its aborted result, exit 129, and the session opens at once", async () => {
+		const mark = processMarker();
+		const witness = join(cli.dir, "witness.mjs");
+		writeFileSync(witness, EXIT_WITNESS(cli.dir));
+		writeFileSync(join(cli.dir, "shutdown.log"), "");
+		const script = join(cli.dir, "script.json");
+		const command = markedSleepCommand(mark, 300, "touch started");
+		writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command } }] }]));
+		const term = new Terminal(["--faux-script", script, "-e", witness], { cwd: cli.project, agentDir: cli.agentDir });
+		try {
+			await term.until("> ", 0);
+			term.type("build it\r");
+			await fileAppears(cli.project, "started");
+			expect(markedProcesses(mark)).not.toEqual([]);
+			// The terminal window closes: the master side of the pseudo-terminal goes with its process.
+			term.child.kill("SIGKILL");
+			await fileAppears(cli.dir, "exit-code");
+			expect(readFileSync(join(cli.dir, "exit-code"), "utf8")).toBe("129");
+			expect(markedProcesses(mark)).toEqual([]);
+			expect(readFileSync(join(cli.dir, "shutdown.log"), "utf8")).toBe("session_shutdown quit\n");
+			const [file] = sessionFilesUnder(cli.agentDir);
+			// Every line whole; the call is answered by its (aborted) result, as after Ctrl+C.
+			const messages = fileMessages(file!);
+			const result = messages.find((message) => message.role === "toolResult");
+			expect(result).toMatchObject({ isError: true, toolName: "bash" });
+			expect(JSON.stringify(result)).toContain("aborted");
+			// The lock went with the process: the session is taken up again at once.
+			const next = runSettle(["--faux", "--session", file!, "-p", "still there?"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				timeoutMs: 60_000,
+			});
+			expect(next.stderr).toBe("");
+			expect(next.code).toBe(0);
+		} finally {
+			killMarked(mark);
+			killSettle();
+		}
+	});
+});
