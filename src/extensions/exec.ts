@@ -9,10 +9,22 @@ import type { ExecOptions, ExecResult } from "./types.js";
 const KILL_GRACE_MS = 5000;
 
 /**
+ * The SIGKILLs still due (their grace not over). The timer dies with this process: at its exit
+ * (settle ended by SIGTERM, say) each is sent at once, or a program ignoring SIGTERM would run on
+ * under init (howaboua-pi-stuff#260).
+ */
+const killsDue = new Set<() => void>();
+
+function sendDueKillsAtExit(): void {
+	for (const kill of [...killsDue]) kill();
+}
+
+/**
  * Runs `command` with `args` (no shell) in `cwd` and resolves with its output. Never rejects: a
  * program that cannot start resolves with `code: 1` and the reason in `stderr`. On timeout or
  * abort the process and everything it started (its process group, on POSIX) get SIGTERM, then
- * SIGKILL after 5 s; the result has `killed: true` and `code` 128 + the signal number.
+ * SIGKILL after 5 s, or at once if settle exits sooner; the result has `killed: true` and `code`
+ * 128 + the signal number.
  *
  * @example
  * ```ts
@@ -49,7 +61,14 @@ export async function execCommand(
 		if (killed) return;
 		killed = true;
 		signalTree("SIGTERM");
-		setTimeout(() => signalTree("SIGKILL"), KILL_GRACE_MS).unref();
+		const forceKill = () => {
+			if (!killsDue.delete(forceKill)) return;
+			if (killsDue.size === 0) process.off("exit", sendDueKillsAtExit);
+			signalTree("SIGKILL");
+		};
+		if (killsDue.size === 0) process.on("exit", sendDueKillsAtExit);
+		killsDue.add(forceKill);
+		setTimeout(forceKill, KILL_GRACE_MS).unref();
 	};
 	const timeoutTimer = options.timeout && options.timeout > 0 ? setTimeout(kill, options.timeout) : undefined;
 	options.signal?.addEventListener("abort", kill, { once: true });

@@ -15840,6 +15840,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-loss.test.ts"],
 	},
+	{
+		id: "HO02",
+		file: "src/extensions/exec.ts",
+		description:
+			"howaboua-pi-stuff#260: pi.exec's SIGKILL still due when settle exits is never sent: a program ignoring SIGTERM runs on under init",
+		edits: [{ find: '\t\tif (killsDue.size === 0) process.on("exit", sendDueKillsAtExit);\n', replace: "" }],
+		tests: ["test/pi-races/extension-exec-exit.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
