@@ -15848,6 +15848,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '\t\tif (killsDue.size === 0) process.on("exit", sendDueKillsAtExit);\n', replace: "" }],
 		tests: ["test/pi-races/extension-exec-exit.test.ts"],
 	},
+	{
+		id: "HO03",
+		file: "src/cli/termination.ts",
+		description:
+			"letta-code#804: EPIPE on stdout is thrown as an error: settle -p | head -1 dies with a stack trace, exit 1",
+		edits: [
+			{
+				find: 'if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;',
+				replace: "throw error;",
+			},
+		],
+		tests: ["test/pi-races/stdout-closed-early.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
