@@ -88,4 +88,20 @@ describe("pi#3057: closing the terminal leaves the agent's commands running as o
 			killSettle();
 		}
 	});
+
+	it("pi#3057: settle -i whose terminal closes while it waits at the prompt: the extension hears session_shutdown once and settle exits 129, no EIO crash", async () => {
+		const witness = join(cli.dir, "witness.mjs");
+		writeFileSync(witness, EXIT_WITNESS(cli.dir));
+		writeFileSync(join(cli.dir, "shutdown.log"), "");
+		const term = new Terminal(["--faux", "-e", witness], { cwd: cli.project, agentDir: cli.agentDir });
+		try {
+			await term.until("> ", 0);
+			term.child.kill("SIGKILL");
+			await fileAppears(cli.dir, "exit-code");
+			expect(readFileSync(join(cli.dir, "exit-code"), "utf8")).toBe("129");
+			expect(readFileSync(join(cli.dir, "shutdown.log"), "utf8")).toBe("session_shutdown quit\n");
+		} finally {
+			killSettle();
+		}
+	});
 });
