@@ -15885,6 +15885,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/usage-after-pruning.test.ts"],
 	},
+	{
+		id: "HM06",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"a built-in model declared again in models.json without a cost is priced at 0 (the catalog's prices dropped): every answer looks free (pi#5544)",
+		edits: [
+			{
+				find: "if (index >= 0 && entry.cost === undefined) custom.cost = { ...models[index]!.cost };",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/models-json-prices.test.ts"],
+	},
+	{
+		id: "HM07",
+		file: "src/session/model-registry-view.ts",
+		description: "a built-in model declared again with its own cost is charged the catalog's prices instead (pi#5544)",
+		edits: [
+			{
+				find: "if (index >= 0 && entry.cost === undefined) custom.cost",
+				replace: "if (index >= 0) custom.cost",
+			},
+		],
+		tests: ["test/pi-races/models-json-prices.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
