@@ -383,7 +383,7 @@ export interface ModelOverride {
 
 /** What a models.json entry of a built-in provider changes in its models (see {@link registerModelsFileBuiltIn}). */
 export interface BuiltInModelChanges {
-	/** Custom models: one with a built-in model's id replaces it in place, the others are added. */
+	/** Custom models: one with a built-in model's id replaces it in place (keeping its prices when it gives no `cost`), the others are added. */
 	models: NonNullable<ProviderConfig["models"]>;
 	/** pi's `modelOverrides`, by built-in model id. */
 	modelOverrides: Record<string, ModelOverride>;
