@@ -54,6 +54,11 @@ export interface ThresholdTokensInput {
 	 * messages the compaction kept), which timestamps within one millisecond cannot give.
 	 */
 	isStale?: (message: AssistantMessage) => boolean;
+	/**
+	 * With context edits: whether a response's usage still describes the context (see
+	 * `usageStillCurrent`); a rejected one is estimated instead. Default: every usage is current.
+	 */
+	isUsageCurrent?: (message: AssistantMessage) => boolean;
 }
 
 /**
@@ -82,7 +87,7 @@ export function contextTokensForThreshold(input: ThresholdTokensInput): number |
 	if (isStale(message)) return undefined;
 	const usageTokens = message.usage ? calculateContextTokens(message.usage) : 0;
 	if (!input.hasContextEdits && message.stopReason !== "error" && usageTokens > 0) return usageTokens;
-	const estimate = estimateContextTokens(messages);
+	const estimate = estimateContextTokens(messages, input.isUsageCurrent);
 	if (estimate.lastUsageIndex !== null) {
 		const source = messages[estimate.lastUsageIndex] as AssistantMessage;
 		if (isStale(source)) return undefined;

@@ -96,6 +96,8 @@ export interface ContextTokenEstimate {
  * Context tokens of a transcript: the usage of the last assistant message with valid usage
  * (skipping aborted and error responses, and responses that reported no usage at all) plus
  * estimates of the messages after it; the sum of estimates when no message has usage.
+ * `isUsageCurrent`: when given, a response it rejects is estimated like any other message and the
+ * walk goes on (its usage counted a message a later context edit replaced or dropped).
  *
  * Walks backwards and stops at that assistant message, so the cost is proportional to the number
  * of messages since the last model response, not to the length of the session.
@@ -108,12 +110,15 @@ export interface ContextTokenEstimate {
  * if (shouldCompact(tokens, model.contextWindow, settingsManager.getCompactionSettings())) await session.compact();
  * ```
  */
-export function estimateContextTokens(messages: readonly AgentMessage[]): ContextTokenEstimate {
+export function estimateContextTokens(
+	messages: readonly AgentMessage[],
+	isUsageCurrent?: (response: AssistantMessage) => boolean,
+): ContextTokenEstimate {
 	let trailingTokens = 0;
 	for (let index = messages.length - 1; index >= 0; index--) {
 		const message = messages[index]!;
 		const usage = validAssistantUsage(message);
-		if (usage !== undefined) {
+		if (usage !== undefined && (isUsageCurrent === undefined || isUsageCurrent(message as AssistantMessage))) {
 			const usageTokens = calculateContextTokens(usage);
 			return { tokens: usageTokens + trailingTokens, usageTokens, trailingTokens, lastUsageIndex: index };
 		}

@@ -139,6 +139,7 @@ import {
 	exportBranchToJsonl,
 	lastAssistantText,
 	type SessionStats,
+	usageStillCurrent,
 } from "./session-stats.js";
 import { publicSummarizationRetryEvent, sleepOn } from "./summarization-retry.js";
 import type { SystemPromptOptions } from "./system-prompt.js";
@@ -1945,12 +1946,13 @@ export class AgentSession {
 	 * ```
 	 */
 	getContextUsage(): ContextUsage | undefined {
-		const compacted = this.internals.transcript.latestCompactionAt !== undefined;
+		const { latestCompactionAt, hasContextEdits } = this.internals.transcript;
 		// Under a virtual selection: the limits of the model that answered last, else the declared ones.
 		return contextUsage(
 			this.agent.state.messages,
 			this.routedModel?.model ?? this.model,
-			compacted && awaitsResponseSinceCompaction(this.sessionManager),
+			latestCompactionAt !== undefined && awaitsResponseSinceCompaction(this.sessionManager),
+			hasContextEdits ? usageStillCurrent(this.sessionManager) : undefined,
 		);
 	}
 

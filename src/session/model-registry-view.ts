@@ -383,7 +383,7 @@ export interface ModelOverride {
 
 /** What a models.json entry of a built-in provider changes in its models (see {@link registerModelsFileBuiltIn}). */
 export interface BuiltInModelChanges {
-	/** Custom models: one with a built-in model's id replaces it in place, the others are added. */
+	/** Custom models: one with a built-in model's id replaces it in place (keeping its prices when it gives no `cost`), the others are added. */
 	models: NonNullable<ProviderConfig["models"]>;
 	/** pi's `modelOverrides`, by built-in model id. */
 	modelOverrides: Record<string, ModelOverride>;
@@ -452,6 +452,9 @@ function applyBuiltInChanges(
 	for (const entry of changes.models) {
 		const custom = toModel(name, { ...config, ...defaults }, entry);
 		const index = models.findIndex((model) => model.id === custom.id);
+		// A built-in model declared again without prices keeps the catalog's: pi 0.73.1 prices it at 0,
+		// so every answer looked free (pi#5544, pi#5734).
+		if (index >= 0 && entry.cost === undefined) custom.cost = { ...models[index]!.cost };
 		if (index >= 0) models[index] = custom;
 		else models.push(custom);
 	}

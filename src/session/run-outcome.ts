@@ -20,6 +20,7 @@ import {
 import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
 import { isVirtualModel } from "../llm/virtual-models.js";
 import type { SessionInternals } from "./internals.js";
+import { usageStillCurrent } from "./session-stats.js";
 import { physicalModel } from "./virtual-routing.js";
 
 /**
@@ -100,6 +101,8 @@ export function thresholdCheck(
 		hasContextEdits: s.transcript.hasContextEdits,
 		// A fresh response is never stale itself; older usage it falls back to still can be.
 		isStale: (response) => predatesCompaction(s, response, fresh && response === message),
+		// An edit of a message the response counted (a pruned tool output) makes its usage too large.
+		isUsageCurrent: s.transcript.hasContextEdits ? usageStillCurrent(s.sessionManager) : undefined,
 	});
 	if (tokens === undefined) return undefined;
 	return {

@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 import { refuseSessionFileAsOutput, writeFileAtomically } from "../export/write-file.js";
 import type { ContextUsage } from "../extensions/types.js";
-import { estimateContextTokens } from "../llm/tokens.js";
+import { estimateContextTokens, validAssistantUsage } from "../llm/tokens.js";
 import type { AgentMessage, AssistantMessage, Model, ToolResultMessage, Usage } from "../llm/types.js";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../store/entries.js";
 import { addUsageTotals, billedUsage, emptyUsageTotals, type UsageTotals } from "../store/entry-index.js";
@@ -199,8 +199,10 @@ function count(value: unknown): number {
  * Context tokens against the model's window (pi's `getContextUsage`): the last valid response's
  * usage plus estimates of what came after it. `unknownSinceCompaction` (see
  * {@link awaitsResponseSinceCompaction}): the context was compacted and no response arrived since,
- * so the size is unknown and `tokens` / `percent` are null. Undefined without a model or a
- * window. Walks back only to the last response. Must not throw.
+ * so the size is unknown and `tokens` / `percent` are null. `isUsageCurrent` (see
+ * {@link usageStillCurrent}): after context edits, the responses whose usage still describes the
+ * context; the others are estimated. Undefined without a model or a window. Walks back only to the
+ * last response taken. Must not throw.
  *
  * @example
  * ```ts
@@ -212,12 +214,48 @@ export function contextUsage(
 	messages: readonly AgentMessage[],
 	model: Pick<Model, "contextWindow"> | undefined,
 	unknownSinceCompaction: boolean,
+	isUsageCurrent?: (response: AssistantMessage) => boolean,
 ): ContextUsage | undefined {
 	if (!model || !(model.contextWindow > 0)) return undefined;
 	const contextWindow = model.contextWindow;
 	if (unknownSinceCompaction) return { tokens: null, contextWindow, percent: null };
-	const { tokens } = estimateContextTokens(messages);
+	const { tokens } = estimateContextTokens(messages, isUsageCurrent);
 	return { tokens, contextWindow, percent: (tokens / contextWindow) * 100 };
+}
+
+/**
+ * Which responses' usage still describes the current context, when context edits could have
+ * changed it (modelscope/ms-agent#999): a response followed on the branch by a `context_edit` of a
+ * message at or before it counted that message as it was, so its usage is too large (or small)
+ * now. Walks back from the leaf to the last response no later edit reaches; returns a test that
+ * rejects the responses passed on the way (by timestamp), or every response when a compaction came
+ * first (the usage before it describes the old context). Undefined when no edit reaches back past
+ * the last response. Must not throw.
+ *
+ * @example
+ * ```ts
+ * const usage = contextUsage(messages, model, false, usageStillCurrent(sessionManager));
+ * ```
+ */
+export function usageStillCurrent(
+	sessionManager: Pick<SessionManager, "getLeafEntry" | "getEntry">,
+): ((response: AssistantMessage) => boolean) | undefined {
+	const editedTargets = new Set<string>();
+	const measuredBeforeEdits = new Set<number>();
+	let entry = sessionManager.getLeafEntry();
+	while (entry) {
+		if (entry.type === "context_edit") editedTargets.add(entry.targetId);
+		else if (entry.type === "compaction") return measuredBeforeEdits.size > 0 ? () => false : undefined;
+		else if (entry.type === "message" && entry.message && validAssistantUsage(entry.message) !== undefined) {
+			// Targets still pending lie at or before this response (its own id included).
+			if (editedTargets.size === 0) break;
+			measuredBeforeEdits.add((entry.message as AssistantMessage).timestamp);
+		}
+		editedTargets.delete(entry.id);
+		entry = entry.parentId ? sessionManager.getEntry(entry.parentId) : undefined;
+	}
+	if (measuredBeforeEdits.size === 0) return undefined;
+	return (response) => !measuredBeforeEdits.has(response.timestamp);
 }
 
 /**

@@ -15861,6 +15861,86 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/stdout-closed-early.test.ts"],
 	},
+	{
+		id: "HM01",
+		file: "src/session/session-stats.ts",
+		description:
+			"context edits ignored when judging usage: after an extension pruned a tool output, the meter and the threshold check take the usage of the answer that counted it (modelscope/ms-agent#999)",
+		edits: [
+			{
+				find: 'if (entry.type === "context_edit") editedTargets.add(entry.targetId);',
+				replace: 'if (entry.type === "context_edit") void entry;',
+			},
+		],
+		tests: ["test/pi-races/usage-after-pruning.test.ts"],
+	},
+	{
+		id: "HM02",
+		file: "src/session/session-stats.ts",
+		description:
+			"an edited message passed on the way back never leaves the pending set: the usage measured before the edit is rejected too, the whole context estimated (ms-agent#999)",
+		edits: [{ find: "\t\teditedTargets.delete(entry.id);\n", replace: "" }],
+		tests: ["test/pi-races/usage-after-pruning.test.ts"],
+	},
+	{
+		id: "HM03",
+		file: "src/session/agent-session.ts",
+		description:
+			"getContextUsage() keeps the usage of an answer that counted a since-pruned tool output (ms-agent#999)",
+		edits: [{ find: "hasContextEdits ? usageStillCurrent(this.sessionManager) : undefined,", replace: "undefined," }],
+		tests: ["test/pi-races/usage-after-pruning.test.ts"],
+	},
+	{
+		id: "HM04",
+		file: "src/session/run-outcome.ts",
+		description:
+			"the post-run threshold check takes the usage of an answer that counted a since-pruned tool output: a compaction the pruning made unneeded (ms-agent#999)",
+		edits: [
+			{
+				find: "isUsageCurrent: s.transcript.hasContextEdits ? usageStillCurrent(s.sessionManager) : undefined,",
+				replace: "isUsageCurrent: undefined,",
+			},
+		],
+		tests: ["test/pi-races/usage-after-pruning.test.ts"],
+	},
+	{
+		id: "HM05",
+		file: "src/llm/tokens.ts",
+		description:
+			"estimateContextTokens ignores isUsageCurrent: a stale answer's usage is taken as the context's size (ms-agent#999)",
+		edits: [
+			{
+				find: "if (usage !== undefined && (isUsageCurrent === undefined || isUsageCurrent(message as AssistantMessage))) {",
+				replace: "if (usage !== undefined) {",
+			},
+		],
+		tests: ["test/pi-races/usage-after-pruning.test.ts"],
+	},
+	{
+		id: "HM06",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"a built-in model declared again in models.json without a cost is priced at 0 (the catalog's prices dropped): every answer looks free (pi#5544)",
+		edits: [
+			{
+				find: "if (index >= 0 && entry.cost === undefined) custom.cost = { ...models[index]!.cost };",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/models-json-prices.test.ts"],
+	},
+	{
+		id: "HM07",
+		file: "src/session/model-registry-view.ts",
+		description: "a built-in model declared again with its own cost is charged the catalog's prices instead (pi#5544)",
+		edits: [
+			{
+				find: "if (index >= 0 && entry.cost === undefined) custom.cost",
+				replace: "if (index >= 0) custom.cost",
+			},
+		],
+		tests: ["test/pi-races/models-json-prices.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
