@@ -15830,6 +15830,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!arrived) return false;", replace: "return false;" }],
 		tests: ["test/cli/exit-codes-typed.test.ts"],
 	},
+	{
+		id: "HL01",
+		file: "src/llm/virtual-models.ts",
+		description:
+			"a resumed session whose answers echo the upstream's model name (a relay's `claude-opus-5` for `anthropic/claude-opus-5`) takes the echo, misses it in the catalog and falls back to another model (pi#9243)",
+		edits: [{ find: "return echoed ? change : response;", replace: "return response;" }],
+		tests: ["test/pi-races/resume-recorded-model.test.ts"],
+	},
+	{
+		id: "HL02",
+		file: "src/llm/virtual-models.ts",
+		description:
+			"a resumed pi 0.73.1 session whose answers came from another catalog model than the last pick (`pi -c --model`) goes back to the pick (pi#9243's fix overreaching)",
+		edits: [
+			{
+				find: "change.provider === response.provider && !getModel(response.provider, response.modelId)",
+				replace: "change.provider === response.provider",
+			},
+		],
+		tests: ["test/pi-races/resume-recorded-model.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
