@@ -15851,6 +15851,39 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/resume-recorded-model.test.ts"],
 	},
+	{
+		id: "HL03",
+		file: "src/llm/pi-ai.ts",
+		description:
+			"tool call ids another provider wrote go to a chat-completions model as they are: over 40 characters behind a proxy, OpenAI refuses every request after the switch (openclaw#31934)",
+		edits: [{ find: "replayableToolCallIds(model, context), streamOptions", replace: "context, streamOptions" }],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
+	{
+		id: "HL04",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"a long replayed id is cut at 40 as pi-ai cuts it: two calls whose ids share their first 40 characters reach OpenAI under one id",
+		edits: [
+			{
+				find: "return `call_${hash.slice(0, CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT - 5)}`;",
+				replace: "return id.slice(0, CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT);",
+			},
+		],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
+	{
+		id: "HL05",
+		file: "src/llm/tool-call-ids.ts",
+		description: "a renamed call's result keeps the old id: the call goes back with no result under its id",
+		edits: [
+			{
+				find: "return id === undefined ? message : { ...message, toolCallId: id };",
+				replace: "return message;",
+			},
+		],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
