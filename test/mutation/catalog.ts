@@ -15863,11 +15863,11 @@ export const MUTANTS: Mutant[] = [
 		id: "HL04",
 		file: "src/llm/tool-call-ids.ts",
 		description:
-			"a long replayed id is cut at 40 as pi-ai cuts it: two calls whose ids share their first 40 characters reach OpenAI under one id",
+			"a long replayed id is cut (`call_` + its first 35 characters), as pi-ai cuts it at 40: two calls whose ids share their first 40 characters reach OpenAI under one id",
 		edits: [
 			{
-				find: "return `call_${hash.slice(0, CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT - 5)}`;",
-				replace: "return id.slice(0, CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT);",
+				find: "hash.slice(0, CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT - 5)",
+				replace: "id.slice(0, CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT - 5)",
 			},
 		],
 		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
@@ -15882,6 +15882,22 @@ export const MUTANTS: Mutant[] = [
 				replace: "return message;",
 			},
 		],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
+	{
+		id: "HL06",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"calls of two answers of a model that numbers them anew (`call_0` each time) go to Anthropic under one id: every request after the switch refused (Switchyard#502)",
+		edits: [{ find: '"anthropic-messages": anthropicId,', replace: "" }],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
+	{
+		id: "HL07",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"an Anthropic id an earlier call of the request already goes under is kept: two tool_use blocks share it",
+		edits: [{ find: "if (!taken.has(sent)) return sent;", replace: "return sent;" }],
 		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
 	},
 ];

@@ -24,10 +24,10 @@ import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { anthropicReply } from "../llm/wire/anthropic.js";
+import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { type Router, startWireServer } from "../llm/wire/server.js";
-import { API_KEY, wireModel } from "../llm/wire/session.js";
+import { API_KEY, type WireApi, wireModel } from "../llm/wire/session.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -37,8 +37,12 @@ afterEach(async () => {
 type SentCall = { id: string; function: { name: string; arguments: string } };
 type SentMessage = { role: string; content?: unknown; tool_calls?: SentCall[]; tool_call_id?: string };
 
-/** OpenAI's checks on replayed tool calls: an id over 40 characters, or one id for two calls, is a 400. */
-const openAiIdRules: Router = (request, next) => {
+/**
+ * The providers' checks on replayed tool calls, as 400s: OpenAI's, an id over 40 characters or one id
+ * for two calls of a message; Anthropic's, one id for two `tool_use` blocks anywhere in the request.
+ */
+const idRules: Router = (request, next) => {
+	if (request.path.endsWith("/v1/messages")) return anthropicIdRule(request.body.messages) ?? next();
 	if (!request.path.endsWith("/chat/completions")) return next();
 	const messages = request.body.messages as SentMessage[];
 	for (const [i, message] of messages.entries()) {
@@ -60,12 +64,33 @@ const openAiIdRules: Router = (request, next) => {
 	return next();
 };
 
+type SentBlock = { type: string; id?: string; tool_use_id?: string; content?: unknown; input?: { command?: string } };
+
+function anthropicIdRule(messages: { content: SentBlock[] | string }[]) {
+	const seen = new Set<string>();
+	for (const [i, message] of messages.entries()) {
+		if (typeof message.content === "string") continue;
+		for (const [j, block] of message.content.entries()) {
+			if (block.type !== "tool_use") continue;
+			if (seen.has(block.id!)) {
+				return anthropicError(
+					400,
+					"invalid_request_error",
+					`messages.${i}.content.${j}: \`tool_use\` ids must be unique`,
+				);
+			}
+			seen.add(block.id!);
+		}
+	}
+	return undefined;
+}
+
 /**
- * A session on `relay/k3` (Anthropic's wire API, ids as its upstream writes them) that can switch to
- * an OpenAI chat-completions model of `provider`; the built-in tools run in a temp folder.
+ * A session on `from` that can switch to `to`, both served by one local server that checks ids as
+ * the providers do; the built-in tools run in a temp folder, the JSONL under `sessions/`.
  */
-async function relayThenOpenAi(provider: string, id: string) {
-	const server = await startWireServer(openAiIdRules);
+async function switchingSession(from: ModelSpec, to: ModelSpec) {
+	const server = await startWireServer(idRules);
 	const dir = mkdtempSync(join(tmpdir(), "settle-tool-ids-"));
 	cleanups.push(async () => {
 		await server.close();
@@ -74,17 +99,18 @@ async function relayThenOpenAi(provider: string, id: string) {
 	const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
 		providers: [],
 		useEnvironment: false,
-		credentials: AuthStorage.inMemory({ relay: API_KEY, [provider]: API_KEY }),
+		credentials: AuthStorage.inMemory({ [from.provider]: API_KEY, [to.provider]: API_KEY }),
 	});
-	runtime.registerPiAiProvider("relay", [
-		wireModel("anthropic-messages", server.url, { provider: "relay", id: "k3", name: "k3" }),
-	]);
-	runtime.registerPiAiProvider(provider, [wireModel("openai-completions", server.url, { provider, id, name: id })]);
+	for (const spec of [from, to]) {
+		runtime.registerPiAiProvider(spec.provider, [
+			wireModel(spec.api, server.url, { provider: spec.provider, id: spec.id, name: spec.id }),
+		]);
+	}
 	const { session } = await createAgentSession({
 		cwd: dir,
 		agentDir: dir,
 		modelRuntime: runtime,
-		model: runtime.getModel("relay", "k3")!,
+		model: runtime.getModel(from.provider, from.id)!,
 		thinkingLevel: "off",
 		settingsManager: SettingsManager.inMemory({ retry: { enabled: false } }),
 		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
@@ -92,8 +118,15 @@ async function relayThenOpenAi(provider: string, id: string) {
 	cleanups.push(() => {
 		session.dispose();
 	});
-	return { server, session, target: runtime.getModel(provider, id)! };
+	return { server, session, target: runtime.getModel(to.provider, to.id)! };
 }
+
+interface ModelSpec {
+	api: WireApi;
+	provider: string;
+	id: string;
+}
+const RELAY: ModelSpec = { api: "anthropic-messages", provider: "relay", id: "k3" };
 
 const bash = (id: string, command: string) => ({ type: "tool_use" as const, id, name: "bash", input: { command } });
 const sentMessages = (server: { requests: { body: { messages: SentMessage[] } }[] }, index: number) =>
@@ -112,7 +145,11 @@ const replayedPairs = (messages: SentMessage[]) =>
 
 describe("openclaw#31934, litellm#17343: tool call ids over 40 characters replayed to OpenAI behind a proxy", () => {
 	it("openclaw#31934: after setModel(openrouter/openai/gpt-4o) the call goes back under an id of at most 40 characters, its result under the same; the answer arrives, and the next request repeats the ids", async () => {
-		const { server, session, target } = await relayThenOpenAi("openrouter", "openai/gpt-4o");
+		const { server, session, target } = await switchingSession(RELAY, {
+			api: "openai-completions",
+			provider: "openrouter",
+			id: "openai/gpt-4o",
+		});
 		const longId = "fc_0f0e50a1476a6c35006912c58dc9f8819192c25864eb16f07f";
 		server.reply(
 			anthropicReply([bash(longId, "echo relayed")], { model: "k3", stopReason: "tool_use" }),
@@ -145,7 +182,11 @@ describe("openclaw#31934, litellm#17343: tool call ids over 40 characters replay
 	});
 
 	it("pi-ai's cut at 40 for `openai`: two calls of one answer whose ids share 40 characters go back under two ids, each result under its own call's; the answer arrives", async () => {
-		const { server, session, target } = await relayThenOpenAi("openai", "gpt-4o");
+		const { server, session, target } = await switchingSession(RELAY, {
+			api: "openai-completions",
+			provider: "openai",
+			id: "gpt-4o",
+		});
 		const first = "summarize_repository_structure_1780000000000_1";
 		const second = "summarize_repository_structure_1780000000000_2";
 		server.reply(
@@ -173,5 +214,50 @@ describe("openclaw#31934, litellm#17343: tool call ids over 40 characters replay
 		expect(pairs[0]!.results[0]).toContain("first-call");
 		expect(pairs[1]!.results).toHaveLength(1);
 		expect(pairs[1]!.results[0]).toContain("second-call");
+	});
+});
+
+describe("Switchyard#502, opencode#1150: a model that numbers its calls anew in every answer (`call_0`), then a switch to Anthropic", () => {
+	it("Switchyard#502: Grok's two answers both under `call_0` reach Claude under two tool_use ids, each tool_result under its own call's; the answer arrives", async () => {
+		const { server, session, target } = await switchingSession(
+			{ api: "openai-completions", provider: "xai", id: "grok-wire-4" },
+			{ api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" },
+		);
+		const call = (command: string) => ({
+			type: "tool_call" as const,
+			id: "call_0",
+			name: "bash",
+			arguments: { command },
+		});
+		server.reply(
+			chatReply([call("echo alpha")], { model: "grok-wire-4", finishReason: "tool_calls" }),
+			chatReply([{ type: "text", text: "Printed alpha." }], { model: "grok-wire-4" }),
+			chatReply([call("echo beta")], { model: "grok-wire-4", finishReason: "tool_calls" }),
+			chatReply([{ type: "text", text: "Printed beta." }], { model: "grok-wire-4" }),
+			anthropicReply([{ type: "text", text: "First alpha, then beta." }]),
+		);
+		await session.prompt("run echo alpha");
+		await session.prompt("run echo beta");
+		await session.setModel(target);
+		await session.prompt("what did the two commands print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "anthropic",
+			stopReason: "stop",
+			content: [{ type: "text", text: "First alpha, then beta." }],
+		});
+		const blocks = (server.requests[4]!.body.messages as { content: SentBlock[] | string }[]).flatMap((message) =>
+			typeof message.content === "string" ? [] : message.content,
+		);
+		const uses = blocks.filter((block) => block.type === "tool_use");
+		expect(uses.map((use) => use.input?.command)).toEqual(["echo alpha", "echo beta"]);
+		expect(new Set(uses.map((use) => use.id)).size).toBe(2);
+		for (const use of uses) expect(use.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+		const resultOf = (id: string) =>
+			blocks
+				.filter((block) => block.type === "tool_result" && block.tool_use_id === id)
+				.map((b) => JSON.stringify(b.content));
+		expect(resultOf(uses[0]!.id!)).toEqual([expect.stringContaining("alpha")]);
+		expect(resultOf(uses[1]!.id!)).toEqual([expect.stringContaining("beta")]);
 	});
 });
