@@ -1,7 +1,8 @@
 /**
- * Tool call ids one provider wrote, replayed to an OpenAI chat-completions model after `setModel`,
- * over HTTP through pi-ai's own clients to a local server that checks ids as OpenAI does (at most
- * 40 characters, one id per call), a whole session from `createAgentSession`, its JSONL on disk.
+ * Tool call ids one provider wrote, replayed to another model after `setModel`, over HTTP through
+ * pi-ai's own clients to a local server that checks ids as OpenAI (at most 40 characters, one id
+ * per call) and Anthropic (one id per `tool_use` in a request) do, a whole session from
+ * `createAgentSession`, its JSONL on disk.
  *
  * openclaw#31934, litellm#17343: a session whose earlier answers carry tool call ids over 40
  * characters (a proxy's, a gateway's), switched to OpenAI behind a proxy (OpenRouter, LiteLLM,
@@ -13,6 +14,11 @@
  * pi-ai 0.73.1 shortens by cutting at 40, so two calls of one answer whose ids share their first 40
  * characters (Gemini names calls `<tool>_<time>_<n>`) went to OpenAI under one id, two results
  * with it. What the user should see: two ids, each result under its own call's.
+ *
+ * NVIDIA-NeMo/Switchyard#502, opencode#1150: a model that numbers its calls anew in every answer
+ * (Grok over OpenAI Chat: `call_0` each time), then Claude: Anthropic refuses two `tool_use` blocks
+ * under one id ("`tool_use` ids must be unique") on every request. What the user should see: the
+ * answer, each call under an id of its own, each result under its call's.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -181,7 +187,7 @@ describe("openclaw#31934, litellm#17343: tool call ids over 40 characters replay
 		expect(session.messages.some((m) => m.role === "toolResult" && m.toolCallId === longId)).toBe(true);
 	});
 
-	it("pi-ai's cut at 40 for `openai`: two calls of one answer whose ids share 40 characters go back under two ids, each result under its own call's; the answer arrives", async () => {
+	it("openclaw#31934 (pi-ai cuts at 40 for `openai`): two calls of one answer whose ids share 40 characters go back under two ids, each result under its own call's; the answer arrives", async () => {
 		const { server, session, target } = await switchingSession(RELAY, {
 			api: "openai-completions",
 			provider: "openai",
