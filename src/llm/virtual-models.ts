@@ -155,7 +155,8 @@ type BranchEntry =
 /**
  * The model selection a session branch records (pi's `getBranchSelection`). A virtual
  * `model_change` holds until the next `model_change`, because responses name the physical models
- * it routed to; otherwise the latest physical response wins, as without virtual models. A virtual
+ * it routed to; otherwise the latest physical response wins, as without virtual models, unless the
+ * catalog lacks the name it echoes and the selection before it is of its provider. A virtual
  * model that is no longer registered does not hold: the physical model that answered last does.
  *
  * @example
@@ -174,7 +175,11 @@ export function getBranchSelection(
 			const response = { provider: entry.message.provider, modelId: entry.message.model };
 			const change = findLastModelChange(branch, i);
 			const model = change && getModel(change.provider, change.modelId);
-			return change && model && isVirtualModel(model) ? change : response;
+			if (change && model && isVirtualModel(model)) return change;
+			// A relay may echo the upstream's name (`claude-opus-5` for `anthropic/claude-opus-5`):
+			// a response the catalog does not know falls back to its provider's selection (pi#9243).
+			const echoed = model && change.provider === response.provider && !getModel(response.provider, response.modelId);
+			return echoed ? change : response;
 		}
 	}
 	return undefined;

@@ -15941,6 +15941,76 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/models-json-prices.test.ts"],
 	},
+	{
+		id: "HL01",
+		file: "src/llm/virtual-models.ts",
+		description:
+			"a resumed session whose answers echo the upstream's model name (a relay's `claude-opus-5` for `anthropic/claude-opus-5`) takes the echo, misses it in the catalog and falls back to another model (pi#9243)",
+		edits: [{ find: "return echoed ? change : response;", replace: "return response;" }],
+		tests: ["test/pi-races/resume-recorded-model.test.ts"],
+	},
+	{
+		id: "HL02",
+		file: "src/llm/virtual-models.ts",
+		description:
+			"a resumed pi 0.73.1 session whose answers came from another catalog model than the last pick (`pi -c --model`) goes back to the pick (pi#9243's fix overreaching)",
+		edits: [
+			{
+				find: "change.provider === response.provider && !getModel(response.provider, response.modelId)",
+				replace: "change.provider === response.provider",
+			},
+		],
+		tests: ["test/pi-races/resume-recorded-model.test.ts"],
+	},
+	{
+		id: "HL03",
+		file: "src/llm/pi-ai.ts",
+		description:
+			"tool call ids another provider wrote go to a chat-completions model as they are: over 40 characters behind a proxy, OpenAI refuses every request after the switch (openclaw#31934)",
+		edits: [{ find: "replayableToolCallIds(model, context), streamOptions", replace: "context, streamOptions" }],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
+	{
+		id: "HL04",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"a long replayed id is cut (`call_` + its first 35 characters), as pi-ai cuts it at 40: two calls whose ids share their first 40 characters reach OpenAI under one id",
+		edits: [
+			{
+				find: "hash.slice(0, CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT - 5)",
+				replace: "id.slice(0, CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT - 5)",
+			},
+		],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
+	{
+		id: "HL05",
+		file: "src/llm/tool-call-ids.ts",
+		description: "a renamed call's result keeps the old id: the call goes back with no result under its id",
+		edits: [
+			{
+				find: "return id === undefined ? message : { ...message, toolCallId: id };",
+				replace: "return message;",
+			},
+		],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
+	{
+		id: "HL06",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"calls of two answers of a model that numbers them anew (`call_0` each time) go to Anthropic under one id: every request after the switch refused (Switchyard#502)",
+		edits: [{ find: '"anthropic-messages": anthropicId,', replace: "" }],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
+	{
+		id: "HL07",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"an Anthropic id an earlier call of the request already goes under is kept: two tool_use blocks share it",
+		edits: [{ find: "if (!taken.has(sent)) return sent;", replace: "return sent;" }],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,93 @@
+/**
+ * Tool call ids replayed to a model from another model's answers. OpenAI (also behind a proxy:
+ * OpenRouter, LiteLLM, Copilot) refuses an id over 40 characters; pi-ai 0.73.1 shortens one only
+ * for the provider named `openai`, and by cutting it, so two calls whose ids share their first 40
+ * characters (Gemini's `<tool>_<time>_<n>`) went back under one id. Anthropic refuses two calls
+ * under one id in a request, and some models number their calls anew in every answer (`call_0`).
+ */
+import { createHash } from "node:crypto";
+import type { Context, Message, Model } from "./types.js";
+
+/** OpenAI's limit on `tool_calls[].id` ("Expected a string with maximum length 40"). */
+export const CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT = 40;
+
+/** Anthropic's rule for `tool_use.id` (pi-ai cuts and replaces to it), unique in a request. */
+const ANTHROPIC_TOOL_USE_ID_LIMIT = 64;
+
+/** The id a call goes under, given the ids earlier calls of the request go under. */
+type IdRule = (id: string, taken: ReadonlySet<string>) => string;
+
+const ID_RULES: Partial<Record<string, IdRule>> = {
+	"openai-completions": chatCompletionsId,
+	"anthropic-messages": anthropicId,
+};
+
+/**
+ * `context` with each tool call id another model wrote renamed where pi-ai would send it in a form
+ * `model`'s API refuses, and each renamed call's result with it. A chat-completions model gets an
+ * id over 40 characters as `call_` and a hash of it (two ids cut to one prefix stay two); an
+ * Anthropic model gets an id another call of the request already has (`call_0` in every answer of
+ * Grok or a local server) as `toolu_` and a hash. The same on every request, so a cached prefix
+ * holds. Ids the same model wrote, and other wire APIs, are left as they are.
+ *
+ * @example
+ * ```ts
+ * const context: Context = { messages: session.messages.filter((m) => m.role !== "system") as Message[] };
+ * const sent = replayableToolCallIds(model, context);
+ * // another model's call "read_file_and_summarize_1780000000000_1" goes to GPT as "call_3f9a…" (40 characters)
+ * ```
+ */
+export function replayableToolCallIds(model: Model, context: Context): Context {
+	const rule = ID_RULES[model.api];
+	if (!rule) return context;
+	const taken = new Set<string>();
+	let renamed = new Map<string, string>();
+	let changed = false;
+	const messages = context.messages.map((message): Message => {
+		if (message.role === "assistant") {
+			renamed = new Map();
+			if (message.provider === model.provider && message.api === model.api && message.model === model.id) {
+				for (const block of message.content) if (block.type === "toolCall") taken.add(block.id);
+				return message;
+			}
+			let content = message.content;
+			for (const [index, block] of message.content.entries()) {
+				if (block.type !== "toolCall") continue;
+				const id = rule(block.id, taken);
+				taken.add(id);
+				if (id === block.id) continue;
+				renamed.set(block.id, id);
+				if (content === message.content) content = [...message.content];
+				content[index] = { ...block, id };
+			}
+			if (content === message.content) return message;
+			changed = true;
+			return { ...message, content };
+		}
+		if (message.role === "toolResult") {
+			const id = renamed.get(message.toolCallId);
+			return id === undefined ? message : { ...message, toolCallId: id };
+		}
+		return message;
+	});
+	return changed ? { ...context, messages } : context;
+}
+
+/** What pi-ai would send (the call id of a `call|item` pair) when that fits, else a hash of the id. */
+function chatCompletionsId(id: string): string {
+	const sent = id.includes("|") ? id.split("|")[0]!.replace(/[^a-zA-Z0-9_-]/g, "_") : id;
+	if (sent.length <= CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT) return sent;
+	const hash = createHash("sha256").update(id).digest("hex");
+	return `call_${hash.slice(0, CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT - 5)}`;
+}
+
+/** What pi-ai would send, unless an earlier call goes under it: then a hash of the id and its repeat. */
+function anthropicId(id: string, taken: ReadonlySet<string>): string {
+	const sent = id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, ANTHROPIC_TOOL_USE_ID_LIMIT);
+	if (!taken.has(sent)) return sent;
+	for (let repeat = 1; ; repeat++) {
+		const hash = createHash("sha256").update(`${id}#${repeat}`).digest("hex");
+		const candidate = `toolu_${hash.slice(0, 32)}`;
+		if (!taken.has(candidate)) return candidate;
+	}
+}

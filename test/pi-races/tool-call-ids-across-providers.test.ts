@@ -1,0 +1,269 @@
+/**
+ * Tool call ids one provider wrote, replayed to another model after `setModel`, over HTTP through
+ * pi-ai's own clients to a local server that checks ids as OpenAI (at most 40 characters, one id
+ * per call) and Anthropic (one id per `tool_use` in a request) do, a whole session from
+ * `createAgentSession`, its JSONL on disk.
+ *
+ * openclaw#31934, litellm#17343: a session whose earlier answers carry tool call ids over 40
+ * characters (a proxy's, a gateway's), switched to OpenAI behind a proxy (OpenRouter, LiteLLM,
+ * Copilot): "Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string with maximum
+ * length 40" on every request. pi-ai 0.73.1 shortens ids only for the provider named `openai`.
+ * What the user should see: the answer, each call under an id of at most 40 characters with its
+ * result under the same id, and the same ids on the next request.
+ *
+ * pi-ai 0.73.1 shortens by cutting at 40, so two calls of one answer whose ids share their first 40
+ * characters (Gemini names calls `<tool>_<time>_<n>`) went to OpenAI under one id, two results
+ * with it. What the user should see: two ids, each result under its own call's.
+ *
+ * NVIDIA-NeMo/Switchyard#502, opencode#1150: a model that numbers its calls anew in every answer
+ * (Grok over OpenAI Chat: `call_0` each time), then Claude: Anthropic refuses two `tool_use` blocks
+ * under one id ("`tool_use` ids must be unique") on every request. What the user should see: the
+ * answer, each call under an id of its own, each result under its call's.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as piAi from "@mariozechner/pi-ai";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
+import { AuthStorage } from "../../src/runtime/auth-storage.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
+import { type Router, startWireServer } from "../llm/wire/server.js";
+import { API_KEY, type WireApi, wireModel } from "../llm/wire/session.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type SentCall = { id: string; function: { name: string; arguments: string } };
+type SentMessage = { role: string; content?: unknown; tool_calls?: SentCall[]; tool_call_id?: string };
+
+/**
+ * The providers' checks on replayed tool calls, as 400s: OpenAI's, an id over 40 characters or one id
+ * for two calls of a message; Anthropic's, one id for two `tool_use` blocks anywhere in the request.
+ */
+const idRules: Router = (request, next) => {
+	if (request.path.endsWith("/v1/messages")) return anthropicIdRule(request.body.messages) ?? next();
+	if (!request.path.endsWith("/chat/completions")) return next();
+	const messages = request.body.messages as SentMessage[];
+	for (const [i, message] of messages.entries()) {
+		const ids = (message.tool_calls ?? []).map((call) => call.id);
+		for (const [j, id] of ids.entries()) {
+			if (id.length > 40) {
+				return openAiError(
+					400,
+					`Invalid 'messages[${i}].tool_calls[${j}].id': string too long. Expected a string with maximum length 40, but got a string with length ${id.length} instead.`,
+					"invalid_request_error",
+					"string_above_max_length",
+				);
+			}
+		}
+		if (new Set(ids).size !== ids.length) {
+			return openAiError(400, `messages[${i}].tool_calls: duplicate id`, "invalid_request_error");
+		}
+	}
+	return next();
+};
+
+type SentBlock = { type: string; id?: string; tool_use_id?: string; content?: unknown; input?: { command?: string } };
+
+function anthropicIdRule(messages: { content: SentBlock[] | string }[]) {
+	const seen = new Set<string>();
+	for (const [i, message] of messages.entries()) {
+		if (typeof message.content === "string") continue;
+		for (const [j, block] of message.content.entries()) {
+			if (block.type !== "tool_use") continue;
+			if (seen.has(block.id!)) {
+				return anthropicError(
+					400,
+					"invalid_request_error",
+					`messages.${i}.content.${j}: \`tool_use\` ids must be unique`,
+				);
+			}
+			seen.add(block.id!);
+		}
+	}
+	return undefined;
+}
+
+/**
+ * A session on `from` that can switch to `to`, both served by one local server that checks ids as
+ * the providers do; the built-in tools run in a temp folder, the JSONL under `sessions/`.
+ */
+async function switchingSession(from: ModelSpec, to: ModelSpec) {
+	const server = await startWireServer(idRules);
+	const dir = mkdtempSync(join(tmpdir(), "settle-tool-ids-"));
+	cleanups.push(async () => {
+		await server.close();
+		rmSync(dir, { recursive: true, force: true });
+	});
+	const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
+		providers: [],
+		useEnvironment: false,
+		credentials: AuthStorage.inMemory({ [from.provider]: API_KEY, [to.provider]: API_KEY }),
+	});
+	for (const spec of [from, to]) {
+		runtime.registerPiAiProvider(spec.provider, [
+			wireModel(spec.api, server.url, { provider: spec.provider, id: spec.id, name: spec.id }),
+		]);
+	}
+	const { session } = await createAgentSession({
+		cwd: dir,
+		agentDir: dir,
+		modelRuntime: runtime,
+		model: runtime.getModel(from.provider, from.id)!,
+		thinkingLevel: "off",
+		settingsManager: SettingsManager.inMemory({ retry: { enabled: false } }),
+		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
+	});
+	cleanups.push(() => {
+		session.dispose();
+	});
+	return { server, session, target: runtime.getModel(to.provider, to.id)! };
+}
+
+interface ModelSpec {
+	api: WireApi;
+	provider: string;
+	id: string;
+}
+const RELAY: ModelSpec = { api: "anthropic-messages", provider: "relay", id: "k3" };
+
+const bash = (id: string, command: string) => ({ type: "tool_use" as const, id, name: "bash", input: { command } });
+const sentMessages = (server: { requests: { body: { messages: SentMessage[] } }[] }, index: number) =>
+	server.requests[index]!.body.messages;
+/** Each replayed call's id, command and the text of the result sent under that id. */
+const replayedPairs = (messages: SentMessage[]) =>
+	messages
+		.flatMap((message) => message.tool_calls ?? [])
+		.map((call) => ({
+			id: call.id,
+			command: (JSON.parse(call.function.arguments) as { command: string }).command,
+			results: messages
+				.filter((message) => message.role === "tool" && message.tool_call_id === call.id)
+				.map((message) => JSON.stringify(message.content)),
+		}));
+
+describe("openclaw#31934, litellm#17343: tool call ids over 40 characters replayed to OpenAI behind a proxy", () => {
+	it("openclaw#31934: after setModel(openrouter/openai/gpt-4o) the call goes back under an id of at most 40 characters, its result under the same; the answer arrives, and the next request repeats the ids", async () => {
+		const { server, session, target } = await switchingSession(RELAY, {
+			api: "openai-completions",
+			provider: "openrouter",
+			id: "openai/gpt-4o",
+		});
+		const longId = "fc_0f0e50a1476a6c35006912c58dc9f8819192c25864eb16f07f";
+		server.reply(
+			anthropicReply([bash(longId, "echo relayed")], { model: "k3", stopReason: "tool_use" }),
+			anthropicReply([{ type: "text", text: "It printed relayed." }], { model: "k3" }),
+			chatReply([{ type: "text", text: "Earlier it printed relayed." }], { model: "openai/gpt-4o" }),
+			chatReply([{ type: "text", text: "Still relayed." }], { model: "openai/gpt-4o" }),
+		);
+		await session.prompt("run echo relayed");
+		await session.setModel(target);
+		await session.prompt("what did the command print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			role: "assistant",
+			provider: "openrouter",
+			stopReason: "stop",
+			content: [{ type: "text", text: "Earlier it printed relayed." }],
+		});
+		const pairs = replayedPairs(sentMessages(server, 2));
+		expect(pairs).toHaveLength(1);
+		expect(pairs[0]!.id.length).toBeLessThanOrEqual(40);
+		expect(pairs[0]!.command).toBe("echo relayed");
+		expect(pairs[0]!.results).toHaveLength(1);
+		expect(pairs[0]!.results[0]).toContain("relayed");
+
+		await session.prompt("and now?");
+		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still relayed." }] });
+		expect(replayedPairs(sentMessages(server, 3))).toEqual(pairs);
+		// The file keeps the id the relay wrote.
+		expect(session.messages.some((m) => m.role === "toolResult" && m.toolCallId === longId)).toBe(true);
+	});
+
+	it("openclaw#31934 (pi-ai cuts at 40 for `openai`): two calls of one answer whose ids share 40 characters go back under two ids, each result under its own call's; the answer arrives", async () => {
+		const { server, session, target } = await switchingSession(RELAY, {
+			api: "openai-completions",
+			provider: "openai",
+			id: "gpt-4o",
+		});
+		const first = "summarize_repository_structure_1780000000000_1";
+		const second = "summarize_repository_structure_1780000000000_2";
+		server.reply(
+			anthropicReply([bash(first, "echo first-call"), bash(second, "echo second-call")], {
+				model: "k3",
+				stopReason: "tool_use",
+			}),
+			anthropicReply([{ type: "text", text: "Both ran." }], { model: "k3" }),
+			chatReply([{ type: "text", text: "The first printed first-call." }], { model: "gpt-4o" }),
+		);
+		await session.prompt("run both echoes");
+		await session.setModel(target);
+		await session.prompt("what did each print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "openai",
+			stopReason: "stop",
+			content: [{ type: "text", text: "The first printed first-call." }],
+		});
+		const pairs = replayedPairs(sentMessages(server, 2));
+		expect(pairs.map((pair) => pair.command)).toEqual(["echo first-call", "echo second-call"]);
+		expect(new Set(pairs.map((pair) => pair.id)).size).toBe(2);
+		for (const pair of pairs) expect(pair.id.length).toBeLessThanOrEqual(40);
+		expect(pairs[0]!.results).toHaveLength(1);
+		expect(pairs[0]!.results[0]).toContain("first-call");
+		expect(pairs[1]!.results).toHaveLength(1);
+		expect(pairs[1]!.results[0]).toContain("second-call");
+	});
+});
+
+describe("Switchyard#502, opencode#1150: a model that numbers its calls anew in every answer (`call_0`), then a switch to Anthropic", () => {
+	it("Switchyard#502: Grok's two answers both under `call_0` reach Claude under two tool_use ids, each tool_result under its own call's; the answer arrives", async () => {
+		const { server, session, target } = await switchingSession(
+			{ api: "openai-completions", provider: "xai", id: "grok-wire-4" },
+			{ api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" },
+		);
+		const call = (command: string) => ({
+			type: "tool_call" as const,
+			id: "call_0",
+			name: "bash",
+			arguments: { command },
+		});
+		server.reply(
+			chatReply([call("echo alpha")], { model: "grok-wire-4", finishReason: "tool_calls" }),
+			chatReply([{ type: "text", text: "Printed alpha." }], { model: "grok-wire-4" }),
+			chatReply([call("echo beta")], { model: "grok-wire-4", finishReason: "tool_calls" }),
+			chatReply([{ type: "text", text: "Printed beta." }], { model: "grok-wire-4" }),
+			anthropicReply([{ type: "text", text: "First alpha, then beta." }]),
+		);
+		await session.prompt("run echo alpha");
+		await session.prompt("run echo beta");
+		await session.setModel(target);
+		await session.prompt("what did the two commands print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "anthropic",
+			stopReason: "stop",
+			content: [{ type: "text", text: "First alpha, then beta." }],
+		});
+		const blocks = (server.requests[4]!.body.messages as { content: SentBlock[] | string }[]).flatMap((message) =>
+			typeof message.content === "string" ? [] : message.content,
+		);
+		const uses = blocks.filter((block) => block.type === "tool_use");
+		expect(uses.map((use) => use.input?.command)).toEqual(["echo alpha", "echo beta"]);
+		expect(new Set(uses.map((use) => use.id)).size).toBe(2);
+		for (const use of uses) expect(use.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+		const resultOf = (id: string) =>
+			blocks
+				.filter((block) => block.type === "tool_result" && block.tool_use_id === id)
+				.map((b) => JSON.stringify(b.content));
+		expect(resultOf(uses[0]!.id!)).toEqual([expect.stringContaining("alpha")]);
+		expect(resultOf(uses[1]!.id!)).toEqual([expect.stringContaining("beta")]);
+	});
+});
