@@ -15830,6 +15830,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!arrived) return false;", replace: "return false;" }],
 		tests: ["test/cli/exit-codes-typed.test.ts"],
 	},
+	{
+		id: "HN01",
+		file: "src/session/session-stats.ts",
+		description:
+			"the JSONL export of a branch copies its lines as they are: a label set on a branch turn from another branch is lost, one naming another branch's turn goes along (tau#709)",
+		edits: [
+			{
+				find: "leafId === null ? [] : sessionManager.getBranchedEntries(leafId);",
+				replace: "leafId === null ? [] : sessionManager.getBranch();",
+			},
+		],
+		tests: ["test/pi-races/export-branch-labels.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
