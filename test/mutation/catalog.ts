@@ -15843,6 +15843,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/export-branch-labels.test.ts"],
 	},
+	{
+		id: "HN02",
+		file: "src/export/page.ts",
+		description:
+			"the export page pairs a tool result with its call by id alone: when a provider reuses an id in a later turn, the first call shows the later call's output and its own result stands apart (vercel/ai#4936)",
+		edits: [{ find: "return JSON.stringify([entryId, callId]);", replace: "return callId;" }],
+		tests: ["test/pi-races/export-reused-call-ids.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
