@@ -15851,6 +15851,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "return JSON.stringify([entryId, callId]);", replace: "return callId;" }],
 		tests: ["test/pi-races/export-reused-call-ids.test.ts"],
 	},
+	{
+		id: "HN03",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			'/share in settle -i says only "unknown command": not that Settle uploads nothing, nor that /export writes the page to share (pi#7217)',
+		edits: [{ find: 'if (name === "share") {', replace: 'if (name === "share" && name !== name) {' }],
+		tests: ["test/pi-races/share-offline.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
