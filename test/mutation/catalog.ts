@@ -15859,6 +15859,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (name === "share") {', replace: 'if (name === "share" && name !== name) {' }],
 		tests: ["test/pi-races/share-offline.test.ts"],
 	},
+	{
+		id: "HN04",
+		file: "src/store/folders.ts",
+		description:
+			"an export path under a file (notes/page.html, notes a file): the check for a device throws Node's raw ENOTDIR instead of the export's error naming the path and what to do (engram#1085)",
+		edits: [{ find: 'if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return false;', replace: "" }],
+		tests: ["test/pi-races/export-output-paths.test.ts"],
+	},
+	{
+		id: "HN05",
+		file: "src/export/write-file.ts",
+		description:
+			"a failed export write's cleanup throws ENOTDIR for its temp file under a file, hiding the export's error naming the path and what to do (engram#1085)",
+		edits: [{ find: "\t\tremoveTemp(temp);", replace: "\t\trmSync(temp, { force: true });" }],
+		tests: ["test/pi-races/export-output-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
