@@ -7,7 +7,7 @@
  * Left out of pi's, as they need its full-screen UI or a service Settle does not have: `/settings`
  * and `/scoped-models` (selectors; settings.json and /model instead), `/login` and `/logout`
  * (Settle uses API keys, not OAuth), `/changelog` (Settle ships none), `/share` (uploads the HTML
- * export as a gist; `/export` writes it locally).
+ * export as a gist; typed, it points to `/export`, which writes it locally).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -586,6 +586,18 @@ async function reload(host: CommandHost): Promise<void> {
 	for (const diagnostic of [...skills.diagnostics, ...prompts.diagnostics, ...(agents.diagnostics ?? [])]) {
 		host.warn(resourceDiagnosticText(diagnostic));
 	}
+}
+
+/**
+ * The error for `/<name>` when neither a built-in nor an extension command has that name. pi's
+ * `/share` (an upload to a secret GitHub gist, pi#7217) gets what to do instead: Settle uploads
+ * nothing.
+ */
+export function unknownCommandText(name: string): string {
+	if (name === "share") {
+		return "/share is pi's upload of the session page to a secret GitHub gist; Settle uploads nothing. Write the page with /export [file.html] and share that file.";
+	}
+	return `unknown command /${name}. Type /help for the commands.`;
 }
 
 /** OSC 52 payloads larger than this are refused by terminals (pi's limit). */

@@ -34,6 +34,7 @@ import {
 	sessionLocation,
 	shadowedCommands,
 	shadowedCommandWarning,
+	unknownCommandText,
 } from "./interactive-commands.js";
 import {
 	createStyle,
@@ -385,7 +386,7 @@ export async function runInteractiveMode(
 				.getCommands()
 				.some((known) => known.name === command.name)
 		) {
-			printer.line(style.red(`Error: unknown command /${command.name}. Type /help for the commands.`));
+			printer.line(style.red(`Error: ${unknownCommandText(command.name)}`));
 			return;
 		}
 		await submit(line, "steer");

@@ -248,6 +248,8 @@ function toolBlock(call, result) {
 	return box;
 }
 
+/** The key of a tool call's result: the call's id within the entry of its assistant message. */
+function callKey(entryId, callId) { return JSON.stringify([entryId, callId]); }
 function messageView(e, m, results, shown) {
 	var box;
 	switch (m.role) {
@@ -270,7 +272,7 @@ function messageView(e, m, results, shown) {
 					t.appendChild(collapsible(b.redacted ? "Thinking (redacted)" : "Thinking", el("pre", "", b.redacted ? "" : b.thinking)));
 					box.appendChild(t);
 				} else if (b.type === "toolCall") {
-					var r = results.get(b.id);
+					var r = results.get(callKey(e.id, b.id));
 					if (r) shown.add(r);
 					box.appendChild(toolBlock(b, r && r.message));
 				}
@@ -491,10 +493,21 @@ function show(id, scroll) {
 }
 function renderPath(path, from, targetId, scroll) {
 	mainBox.textContent = "";
+	// Each result goes with the latest call of its id before it: a provider may reuse an id in later
+	// turns (vercel/ai#4936), so an id alone could pair a call with another turn's result.
 	var results = new Map();
+	var openCalls = new Map();
 	for (var k = from; k < path.length; k++) {
 		var m = path[k].message;
-		if (path[k].type === "message" && m && m.role === "toolResult") results.set(m.toolCallId, path[k]);
+		if (path[k].type !== "message" || !m) continue;
+		if (m.role === "assistant" && Array.isArray(m.content)) {
+			for (var c = 0; c < m.content.length; c++) {
+				if (m.content[c] && m.content[c].type === "toolCall") openCalls.set(m.content[c].id, path[k].id);
+			}
+		} else if (m.role === "toolResult" && openCalls.has(m.toolCallId)) {
+			results.set(callKey(openCalls.get(m.toolCallId), m.toolCallId), path[k]);
+			openCalls.delete(m.toolCallId);
+		}
 	}
 	var frag = document.createDocumentFragment();
 	if (from > 0) {

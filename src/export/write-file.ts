@@ -64,13 +64,25 @@ export function writeFileAtomically(path: string, text: string | Iterable<string
 		chmodSync(temp, mode); // exact: the umask only narrows
 		renameSync(temp, target);
 	} catch (error) {
-		rmSync(temp, { force: true });
+		removeTemp(temp);
 		// Node names the temp file ("EACCES: permission denied, open '…/page.html.123.tmp'"): name the path the user gave.
 		const reason = (error instanceof Error ? error.message : String(error)).split(temp).join(target);
 		throw new SettleError("IO", `Cannot write the ${what} to ${target}: ${reason}. ${outputAdvice(error)}`, {
 			cause: error,
 			details: { path: target },
 		});
+	}
+}
+
+/**
+ * Removes a temp file left by a failed write, if any. Quietly: the write's own error is the one to
+ * report, and under a file (ENOTDIR) there is nothing to remove.
+ */
+function removeTemp(temp: string): void {
+	try {
+		rmSync(temp, { force: true });
+	} catch {
+		// Nothing to add to the write's error.
 	}
 }
 

@@ -303,7 +303,8 @@ export function lastAssistantText(messages: readonly AgentMessage[]): string | u
 
 /**
  * Writes the current branch as a standalone session file: a fresh header (same session id and
- * cwd), then the branch's entries re-chained into a line (each entry's parent is the one before).
+ * cwd), then the branch's entries re-chained into a line (each entry's parent is the one before),
+ * with the current labels of those entries (also ones set from another branch), as a fork has.
  * The file opens with `SessionManager.open`. Creates missing folders; returns the absolute path.
  * Default path: `session-<timestamp>.jsonl` in the process cwd (pi's default). Throws
  * `INVALID_ARGUMENT` for the session's own file (it would replace the session) and `IO` when the
@@ -325,7 +326,11 @@ export function exportBranchToJsonl(sessionManager: SessionManager, outputPath?:
 		timestamp: new Date().toISOString(),
 		cwd: sessionManager.getCwd(),
 	};
-	writeFileAtomically(filePath, branchLines(header, sessionManager.getBranch()), "JSONL export");
+	// As `/fork` copies a branch: its label entries left out, then the labels of its entries (some
+	// set from another branch) re-emitted; a label of the branch naming another branch's entry goes.
+	const leafId = sessionManager.getLeafId();
+	const branch = leafId === null ? [] : sessionManager.getBranchedEntries(leafId);
+	writeFileAtomically(filePath, branchLines(header, branch), "JSONL export");
 	return filePath;
 }
 

@@ -98,8 +98,14 @@ export function replacementMode(path: string): number {
  * ```
  */
 export function isSpecialFile(path: string): boolean {
-	const stat = statSync(path, { throwIfNoEntry: false });
-	return stat !== undefined && !stat.isFile() && !stat.isDirectory();
+	try {
+		const stat = statSync(path, { throwIfNoEntry: false });
+		return stat !== undefined && !stat.isFile() && !stat.isDirectory();
+	} catch (error) {
+		// A path under a file: nothing there, and writing it fails with an error that names the path.
+		if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return false;
+		throw error;
+	}
 }
 
 /** What to do when an output cannot be written: room for a full disk, another path otherwise. */

@@ -16011,6 +16011,51 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!taken.has(sent)) return sent;", replace: "return sent;" }],
 		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
 	},
+	{
+		id: "HN01",
+		file: "src/session/session-stats.ts",
+		description:
+			"the JSONL export of a branch copies its lines as they are: a label set on a branch turn from another branch is lost, one naming another branch's turn goes along (tau#709)",
+		edits: [
+			{
+				find: "leafId === null ? [] : sessionManager.getBranchedEntries(leafId);",
+				replace: "leafId === null ? [] : sessionManager.getBranch();",
+			},
+		],
+		tests: ["test/pi-races/export-branch-labels.test.ts"],
+	},
+	{
+		id: "HN02",
+		file: "src/export/page.ts",
+		description:
+			"the export page pairs a tool result with its call by id alone: when a provider reuses an id in a later turn, the first call shows the later call's output and its own result stands apart (vercel/ai#4936)",
+		edits: [{ find: "return JSON.stringify([entryId, callId]);", replace: "return callId;" }],
+		tests: ["test/pi-races/export-reused-call-ids.test.ts"],
+	},
+	{
+		id: "HN03",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			'/share in settle -i says only "unknown command": not that Settle uploads nothing, nor that /export writes the page to share (pi#7217)',
+		edits: [{ find: 'if (name === "share") {', replace: 'if (name === "share" && name !== name) {' }],
+		tests: ["test/pi-races/share-offline.test.ts"],
+	},
+	{
+		id: "HN04",
+		file: "src/store/folders.ts",
+		description:
+			"an export path under a file (notes/page.html, notes a file): the check for a device throws Node's raw ENOTDIR instead of the export's error naming the path and what to do (engram#1085)",
+		edits: [{ find: 'if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return false;', replace: "" }],
+		tests: ["test/pi-races/export-output-paths.test.ts"],
+	},
+	{
+		id: "HN05",
+		file: "src/export/write-file.ts",
+		description:
+			"a failed export write's cleanup throws ENOTDIR for its temp file under a file, hiding the export's error naming the path and what to do (engram#1085)",
+		edits: [{ find: "\t\tremoveTemp(temp);", replace: "\t\trmSync(temp, { force: true });" }],
+		tests: ["test/pi-races/export-output-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

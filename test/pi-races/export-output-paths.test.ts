@@ -1,0 +1,61 @@
+/**
+ * engram#1085: a session export (`engram obsidian-export`) did not make the missing folders of its
+ * output path, printed its errors on stderr and still exited 0, so a wrapper reading the summary
+ * saw a clean export that had not been written.
+ *
+ * Replayed against a real `settle --export <session> <page>` on a session file: what the user should
+ * see is the page written under folders that did not exist yet (exit 0), and, where the page cannot
+ * be written, exit 1 with one error naming the path given and what to do, nothing written, the file
+ * in the way kept as it was.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useCliProject } from "../cli/helpers.js";
+
+const cli = useCliProject("settle-export-output-paths-");
+
+/** A one-prompt session file in the project folder. */
+function sessionFile(): string {
+	const file = join(cli.project, "session.jsonl");
+	const header = {
+		type: "session",
+		version: 3,
+		id: "engram-1085",
+		timestamp: "2026-09-08T10:00:00.000Z",
+		cwd: cli.project,
+	};
+	const prompt = {
+		type: "message",
+		id: "a1b2c3d4",
+		parentId: null,
+		timestamp: "2026-09-08T10:00:01.000Z",
+		message: { role: "user", content: "ENGRAM-1085-PROMPT", timestamp: 1_788_861_601_000 },
+	};
+	writeFileSync(file, `${JSON.stringify(header)}\n${JSON.stringify(prompt)}\n`);
+	return file;
+}
+
+describe("engram#1085: where `settle --export` writes its page", () => {
+	it("engram#1085: folders of the output path that do not exist are made, and the page is written (exit 0)", () => {
+		const page = join(cli.project, "exports", "2026", "09", "page.html");
+		const run = cli.settle(["--export", sessionFile(), page]);
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(readFileSync(page, "utf8")).toContain("ENGRAM-1085-PROMPT");
+	});
+
+	it("engram#1085: an output path under a file is refused (exit 1) with an error naming that path and what to do; nothing is written, the file keeps its bytes", () => {
+		const session = sessionFile();
+		writeFileSync(join(cli.project, "notes"), "my notes\n");
+		const page = join(cli.project, "notes", "page.html");
+		const run = cli.settle(["--export", session, page]);
+		expect(run.code).toBe(1);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toMatch(
+			new RegExp(`^Error: Cannot write the HTML export to ${page}: .*ENOTDIR.*\\. Choose a writable path\\.\\n$`),
+		);
+		expect(readFileSync(join(cli.project, "notes"), "utf8")).toBe("my notes\n");
+		expect(existsSync(join(cli.project, "page.html"))).toBe(false);
+	});
+});
