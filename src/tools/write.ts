@@ -77,6 +77,18 @@ const defaultOperations: WriteOperations = {
 };
 
 /**
+ * Rejects a path ending in `/`: it names a folder, and resolving it would drop the slash and write a
+ * file with the folder's name (pi does).
+ */
+function refuseFolderPath(path: string): void {
+	if (!path.endsWith("/")) return;
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		`Cannot write ${path}: the path ends with "/", so it names a folder, not a file. Nothing was written. Pass the path of a file inside it (for example ${path}README.md); write creates missing folders itself.`,
+	);
+}
+
+/**
  * Creates the `write` tool for a working directory.
  *
  * @example
@@ -100,6 +112,7 @@ export function createWriteToolDefinition(
 		parameters: writeSchema,
 		async execute(_toolCallId, { path, content }, signal) {
 			throwIfAborted(signal);
+			refuseFolderPath(path);
 			const absolutePath = resolveToCwd(path, cwd);
 			const mutation = async () => {
 				throwIfAborted(signal);

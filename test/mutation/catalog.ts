@@ -15830,6 +15830,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!arrived) return false;", replace: "return false;" }],
 		tests: ["test/cli/exit-codes-typed.test.ts"],
 	},
+	{
+		id: "HQ01",
+		file: "src/tools/write.ts",
+		description:
+			"write to a path ending in a slash (notes/) drops the slash and creates a file named notes instead of saying the path names a folder",
+		edits: [{ find: 'if (!path.endsWith("/")) return;', replace: "return;" }],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

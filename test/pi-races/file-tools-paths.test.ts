@@ -10,7 +10,7 @@
  * reported success, but only the write that landed last survived.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -281,3 +281,44 @@ async function modelCallsInOneMessage(
 	await harness.session.prompt("make the edits in parallel");
 	return harness;
 }
+
+describe("write to a path ending in a slash (`newdir/`) creates a file named newdir", () => {
+	it("write to `notes/` is refused as naming a folder (INVALID_ARGUMENT, nothing created); the model's next write to notes/todo.md lands in a new folder", async () => {
+		h = await modelCalls(() => {}, [
+			{ name: "write", args: { path: "notes/", content: "- buy milk\n" } },
+			{ name: "write", args: { path: "notes/todo.md", content: "- buy milk\n" } },
+		]);
+		expect(toolResults(h).map(({ isError, text }) => ({ isError, text }))).toEqual([
+			{
+				isError: true,
+				text: 'Cannot write notes/: the path ends with "/", so it names a folder, not a file. Nothing was written. Pass the path of a file inside it (for example notes/README.md); write creates missing folders itself.',
+			},
+			{ isError: false, text: "Successfully wrote 11 bytes to notes/todo.md" },
+		]);
+		expect(lstatSync(join(h.tempDir, "notes")).isDirectory()).toBe(true);
+		expect(readFileSync(join(h.tempDir, "notes", "todo.md"), "utf8")).toBe("- buy milk\n");
+	});
+
+	it("write to an existing folder given with its slash (`src/`) leaves the folder and its files as they were", async () => {
+		h = await modelCalls(
+			(cwd) => {
+				mkdirSync(join(cwd, "src"));
+				writeFileSync(join(cwd, "src", "a.ts"), "export {};\n");
+			},
+			[{ name: "write", args: { path: "src/", content: "oops" } }],
+		);
+		expect(toolResults(h)[0]).toMatchObject({ isError: true, text: expect.stringContaining("names a folder") });
+		expect(readdirSync(join(h.tempDir, "src"))).toEqual(["a.ts"]);
+	});
+
+	it("(pi-peer) pi 0.73.1's write to `notes/` creates a regular file named notes", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-write-slash-"));
+		try {
+			const tool = pi.createWriteToolDefinition(cwd);
+			await tool.execute("c", { path: "notes/", content: "- buy milk\n" }, undefined, undefined, undefined as never);
+			expect(lstatSync(join(cwd, "notes")).isFile()).toBe(true);
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+});
