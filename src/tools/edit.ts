@@ -1,6 +1,6 @@
 /** The `edit` tool: one or more exact, unique, non-overlapping replacements in one file. */
 import { constants } from "node:fs";
-import { access, readFile, writeFile } from "node:fs/promises";
+import { access, readFile, realpath } from "node:fs/promises";
 import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
@@ -17,6 +17,7 @@ import {
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
+import { replaceFileContent } from "./replace-file.js";
 import type { ToolDefinition } from "./types.js";
 
 const replaceEditSchema = Type.Object(
@@ -68,7 +69,7 @@ export interface EditToolOptions {
 
 const defaultOperations: EditOperations = {
 	readFile: (path) => readFile(path),
-	writeFile: (path, content) => writeFile(path, content, "utf-8"),
+	writeFile: async (path, content) => replaceFileContent(await realpath(path), content),
 	access: async (path) => {
 		await access(path, constants.R_OK | constants.W_OK);
 		await refuseSpecialFile(path, "edit");

@@ -1,5 +1,5 @@
 /** The `write` tool: creates or overwrites a file, creating parent folders. */
-import { lstat, readlink, writeFile } from "node:fs/promises";
+import { lstat, readlink, realpath } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { errorMessage, SettleError } from "../errors.js";
@@ -9,6 +9,7 @@ import { raceAbort, throwIfAborted } from "./abort.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
+import { replaceFileContent } from "./replace-file.js";
 import type { ToolDefinition } from "./types.js";
 
 const writeSchema = Type.Object({
@@ -53,20 +54,22 @@ async function danglingLinkTarget(path: string): Promise<string | undefined> {
 }
 
 /**
- * Writes through symbolic links (the link stays, its target changes). A dangling link whose target
- * folder is missing gets that folder made, as a plain path gets its own (claude-code#28376).
+ * Writes through symbolic links (the link stays, its target changes), replacing the target
+ * atomically. A dangling link whose target folder is missing gets that folder made, as a plain
+ * path gets its own (claude-code#28376).
  */
 async function writeThroughLinks(path: string, content: string): Promise<void> {
 	await refuseSpecialFile(path, "write");
+	let target: string;
 	try {
-		await writeFile(path, content, "utf-8");
+		target = await realpath(path);
 	} catch (error) {
 		if ((error as { code?: unknown } | null)?.code !== "ENOENT") throw error;
-		const target = await danglingLinkTarget(path);
-		if (target === undefined) throw error;
-		await makeFoldersAsync(dirname(target));
-		await writeFile(path, content, "utf-8");
+		const dangling = await danglingLinkTarget(path);
+		if (dangling !== undefined) await makeFoldersAsync(dirname(dangling));
+		target = dangling ?? path;
 	}
+	await replaceFileContent(target, content);
 }
 
 const defaultOperations: WriteOperations = {

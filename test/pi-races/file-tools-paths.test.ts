@@ -9,8 +9,7 @@
  * gave the model a command that fails. pi#2327: two `edit` calls to one file in the same message both
  * reported success, but only the write that landed last survived.
  */
-import { spawnSync } from "node:child_process";
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +17,7 @@ import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { type Answer, comparable, reopenedContext, script } from "./helpers.js";
+import { type Answer, comparable, reopenedContext, script, writeProtect } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -151,23 +150,6 @@ describe("pi#64: edit output shows incorrect line numbers before first change", 
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
 	});
 });
-
-/**
- * Makes `file` write-protected for this process: mode 0444, and for root (whom modes do not stop)
- * the immutable attribute. Returns the undo, which must run before the folder can be removed.
- */
-function writeProtect(file: string): () => void {
-	chmodSync(file, 0o444);
-	const root = process.getuid?.() === 0;
-	if (root) {
-		const set = spawnSync("chattr", ["+i", file], { encoding: "utf8" });
-		if (set.status !== 0) throw new Error(`chattr +i failed: ${set.stderr}`);
-	}
-	return () => {
-		if (root) spawnSync("chattr", ["-i", file]);
-		chmodSync(file, 0o644);
-	};
-}
 
 describe("pi#3894: edit reports File not found when the file exists but is write protected", () => {
 	it("pi#3894: an edit to a write-protected file is refused as Permission denied (not File not found); the file keeps its bytes and the session goes on", async () => {
