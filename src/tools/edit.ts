@@ -17,6 +17,7 @@ import {
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
+import type { FileReadStamps } from "./read-stamps.js";
 import { replaceFileContent } from "./replace-file.js";
 import type { ToolDefinition } from "./types.js";
 
@@ -65,6 +66,8 @@ export interface EditOperations {
 /** Options of {@link createEditToolDefinition}: file access (default: the local disk). */
 export interface EditToolOptions {
 	operations?: EditOperations;
+	/** The session's record of files seen, which a successful edit updates (see {@link FileReadStamps}). */
+	readStamps?: FileReadStamps;
 }
 
 const defaultOperations: EditOperations = {
@@ -189,6 +192,7 @@ export function createEditToolDefinition(
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}
+				await options.readStamps?.record(absolutePath);
 				const { diff, firstChangedLine } = numberedDiff(before, after);
 				return {
 					content: [{ type: "text", text: `Successfully replaced ${edits.length} block(s) in ${path}.` }],

@@ -9,6 +9,7 @@ import { raceAbort, throwIfAborted } from "./abort.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
+import type { FileReadStamps } from "./read-stamps.js";
 import { replaceFileContent } from "./replace-file.js";
 import type { ToolDefinition } from "./types.js";
 
@@ -29,6 +30,11 @@ export interface WriteOperations {
 /** Options of {@link createWriteToolDefinition}: file access (default: the local disk). */
 export interface WriteToolOptions {
 	operations?: WriteOperations;
+	/**
+	 * The session's record of files seen: a write over a file that changed on disk since the model
+	 * read it is refused (see {@link FileReadStamps}). Without it every write goes through.
+	 */
+	readStamps?: FileReadStamps;
 }
 
 /** Symbolic links followed at most, like the kernel's own limit (ELOOP). */
@@ -141,12 +147,14 @@ export function createWriteToolDefinition(
 					}
 					throw fileSystemError(error, dir);
 				}
+				await options.readStamps?.refuseIfChanged(absolutePath, path);
 				throwIfAborted(signal);
 				try {
 					await ops.writeFile(absolutePath, content);
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}
+				await options.readStamps?.record(absolutePath);
 				const bytes = Buffer.byteLength(content, "utf-8");
 				return {
 					content: [{ type: "text" as const, text: `Successfully wrote ${bytes} bytes to ${path}` }],

@@ -15901,6 +15901,48 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
+	{
+		id: "HQ09",
+		file: "src/tools/write.ts",
+		description:
+			"write replaces a file that changed on disk since the model read it, dropping the other program's change (qwen-code#3839)",
+		edits: [{ find: "await options.readStamps?.refuseIfChanged(absolutePath, path);", replace: "" }],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "HQ10",
+		file: "src/tools/edit.ts",
+		description:
+			"edit does not record the file it changed: a later write of a file the model read, then edited, is refused as changed since read",
+		edits: [{ find: "await options.readStamps?.record(absolutePath);", replace: "" }],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "HQ11",
+		file: "src/tools/write.ts",
+		description:
+			"write does not record the file it wrote: the model's second write of a file it read is refused as changed since read",
+		edits: [{ find: "await options.readStamps?.record(absolutePath);\n", replace: "\n" }],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "HQ12",
+		file: "src/tools/read-stamps.ts",
+		description:
+			"files seen are keyed by the path as given: a file read through a link and changed through its target is overwritten through the target",
+		edits: [{ find: "const key = await realpath(absolutePath);", replace: "const key = absolutePath;" }],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "HQ13",
+		file: "src/session/tool-loadout.ts",
+		description:
+			"a session's read records into its own record, not the one its write checks: a file changed since read is overwritten",
+		edits: [
+			{ find: "read: { autoResizeImages, readStamps: this.readStamps },", replace: "read: { autoResizeImages }," },
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

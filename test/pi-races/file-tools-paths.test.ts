@@ -7,7 +7,9 @@
  * `edit` to a write-protected file that exists said "File not found". pi#7523: the `sed` command
  * `read` suggests for a line over 50 KB named the path unquoted, so a path with a space or a quote
  * gave the model a command that fails. pi#2327: two `edit` calls to one file in the same message both
- * reported success, but only the write that landed last survived.
+ * reported success, but only the write that landed last survived. A `write` to `notes/` (a path
+ * ending in a slash) made a file named `notes`. qwen-code#3839, opencode#30765: `write` replaced a
+ * file changed on disk since the model read it, silently dropping that change.
  */
 import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, symlink } from "node:fs/promises";
@@ -44,8 +46,9 @@ function toolResults(harness: Harness): { isError: boolean; text: string; detail
 async function modelCalls(
 	prepare: (cwd: string) => void,
 	calls: { name: string; args: Record<string, unknown> }[],
+	tools: string[] = ["read", "write", "edit"],
 ): Promise<Harness> {
-	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: ["read", "write", "edit"] });
+	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: tools });
 	prepare(harness.tempDir);
 	script(harness, [
 		...calls.map((call) => fauxAssistantMessage([fauxToolCall(call.name, call.args)], { stopReason: "toolUse" })),
@@ -299,6 +302,86 @@ describe("write to a path ending in a slash (`newdir/`) creates a file named new
 			const tool = pi.createWriteToolDefinition(cwd);
 			await tool.execute("c", { path: "notes/", content: "- buy milk\n" }, undefined, undefined, undefined as never);
 			expect(lstatSync(join(cwd, "notes")).isFile()).toBe(true);
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+});
+
+describe("qwen-code#3839, opencode#30765: write silently overwrites a file changed on disk since the model read it", () => {
+	const refused = `Cannot write notes.md: the file has been modified since you last read it (by the user, a formatter or another program). Nothing was written. Read it again, then write your change on top of its current content.`;
+
+	it("qwen-code#3839: read notes.md, another process appends a line, write notes.md: refused, the line kept; read again, the write lands", async () => {
+		h = await modelCalls(
+			(cwd) => writeFileSync(join(cwd, "notes.md"), "# Notes\n"),
+			[
+				{ name: "read", args: { path: "notes.md" } },
+				{ name: "bash", args: { command: "printf -- '- added by the user\\n' >> notes.md" } },
+				{ name: "write", args: { path: "notes.md", content: "# Notes\n- from the model\n" } },
+				{ name: "read", args: { path: "notes.md" } },
+				{ name: "write", args: { path: "notes.md", content: "# Notes\n- added by the user\n- from the model\n" } },
+			],
+			["read", "bash", "write"],
+		);
+		const results = toolResults(h).map(({ isError, text }) => ({ isError, text }));
+		expect(results[2]).toEqual({ isError: true, text: refused });
+		expect(results[3]).toEqual({ isError: false, text: "# Notes\n- added by the user\n" });
+		expect(results[4]).toEqual({ isError: false, text: "Successfully wrote 45 bytes to notes.md" });
+		expect(readFileSync(join(h.tempDir, "notes.md"), "utf8")).toBe("# Notes\n- added by the user\n- from the model\n");
+	});
+
+	it("qwen-code#3839: a file never read in the session, a new file, and a file the model changed itself (read, edit, write, write) are written as before", async () => {
+		h = await modelCalls(
+			(cwd) => {
+				writeFileSync(join(cwd, "unread.md"), "old\n");
+				writeFileSync(join(cwd, "notes.md"), "# Notes\n");
+			},
+			[
+				{ name: "write", args: { path: "unread.md", content: "new\n" } },
+				{ name: "write", args: { path: "fresh.md", content: "one\n" } },
+				{ name: "write", args: { path: "fresh.md", content: "two\n" } },
+				{ name: "read", args: { path: "notes.md" } },
+				{ name: "edit", args: { path: "notes.md", edits: [{ oldText: "Notes", newText: "Plan" }] } },
+				{ name: "write", args: { path: "notes.md", content: "# Plan\n- step\n" } },
+				{ name: "write", args: { path: "notes.md", content: "# Plan\n- step\n- next\n" } },
+			],
+		);
+		expect(toolResults(h).filter((result) => result.isError)).toEqual([]);
+		expect(readFileSync(join(h.tempDir, "unread.md"), "utf8")).toBe("new\n");
+		expect(readFileSync(join(h.tempDir, "fresh.md"), "utf8")).toBe("two\n");
+		expect(readFileSync(join(h.tempDir, "notes.md"), "utf8")).toBe("# Plan\n- step\n- next\n");
+	});
+
+	it("qwen-code#3839: a file read through a link and changed through its target is refused when written through either name", async () => {
+		h = await modelCalls(
+			(cwd) => {
+				mkdirSync(join(cwd, "canonical"));
+				writeFileSync(join(cwd, "canonical", "notes.md"), "# Notes\n");
+				symlinkSync(join("canonical", "notes.md"), join(cwd, "notes.md"));
+			},
+			[
+				{ name: "read", args: { path: "notes.md" } },
+				{ name: "bash", args: { command: "printf -- '- user\\n' >> canonical/notes.md" } },
+				{ name: "write", args: { path: "canonical/notes.md", content: "lost\n" } },
+			],
+			["read", "bash", "write"],
+		);
+		expect(toolResults(h)[2]).toMatchObject({
+			isError: true,
+			text: expect.stringContaining("modified since you last read it"),
+		});
+		expect(readFileSync(join(h.tempDir, "canonical", "notes.md"), "utf8")).toBe("# Notes\n- user\n");
+	});
+
+	it("qwen-code#3839 (pi-peer): pi 0.73.1's write after its read replaces a file changed in between", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-stale-write-"));
+		try {
+			writeFileSync(join(cwd, "notes.md"), "# Notes\n");
+			const [read, write] = [pi.createReadToolDefinition(cwd), pi.createWriteToolDefinition(cwd)];
+			await read.execute("r", { path: "notes.md" }, undefined, undefined, undefined as never);
+			writeFileSync(join(cwd, "notes.md"), "# Notes\n- added by the user\n");
+			await write.execute("w", { path: "notes.md", content: "lost\n" }, undefined, undefined, undefined as never);
+			expect(readFileSync(join(cwd, "notes.md"), "utf8")).toBe("lost\n");
 		} finally {
 			await rm(cwd, { recursive: true, force: true });
 		}
