@@ -8,7 +8,7 @@ import type { Agent } from "../agent/agent.js";
 import type { AgentTool } from "../agent/types.js";
 import type { AgentMessage } from "../llm/types.js";
 import type { ResourceLoader } from "../resources/types.js";
-import { createAllToolDefinitions, defaultActiveToolNames } from "../tools/index.js";
+import { createAllToolDefinitions, defaultActiveToolNames, FileReadStamps } from "../tools/index.js";
 import {
 	describeTools,
 	mergeToolRegistry,
@@ -63,6 +63,9 @@ export class ToolLoadout {
 	/** That operation's prompt, until the operation ends ({@link endOperation}) or a later change is recorded. */
 	private operationPrompt: string | undefined;
 
+	/** Files the session's built-in tools have seen: kept across a reload's new tools. */
+	private readonly readStamps = new FileReadStamps();
+
 	constructor(private readonly options: ToolLoadoutOptions) {
 		this.builtins = this.createBuiltins(options.builtinOptions);
 		this.defaultActive = options.baseToolsOverride
@@ -76,7 +79,12 @@ export class ToolLoadout {
 		if (override) return Object.values(override).map((tool) => toolDefinitionFromAgentTool(tool));
 		const { autoResizeImages, commandPrefix, shellPath } = builtinOptions;
 		return Object.values(
-			createAllToolDefinitions(this.options.cwd, { read: { autoResizeImages }, bash: { commandPrefix, shellPath } }),
+			createAllToolDefinitions(this.options.cwd, {
+				read: { autoResizeImages, readStamps: this.readStamps },
+				edit: { readStamps: this.readStamps },
+				write: { readStamps: this.readStamps },
+				bash: { commandPrefix, shellPath },
+			}),
 		);
 	}
 

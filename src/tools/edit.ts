@@ -1,6 +1,6 @@
 /** The `edit` tool: one or more exact, unique, non-overlapping replacements in one file. */
 import { constants } from "node:fs";
-import { access, readFile, writeFile } from "node:fs/promises";
+import { access, readFile, realpath } from "node:fs/promises";
 import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
@@ -17,6 +17,8 @@ import {
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
+import type { FileReadStamps } from "./read-stamps.js";
+import { replaceFileContent } from "./replace-file.js";
 import type { ToolDefinition } from "./types.js";
 
 const replaceEditSchema = Type.Object(
@@ -64,11 +66,13 @@ export interface EditOperations {
 /** Options of {@link createEditToolDefinition}: file access (default: the local disk). */
 export interface EditToolOptions {
 	operations?: EditOperations;
+	/** The session's record of files seen, which a successful edit updates (see {@link FileReadStamps}). */
+	readStamps?: FileReadStamps;
 }
 
 const defaultOperations: EditOperations = {
 	readFile: (path) => readFile(path),
-	writeFile: (path, content) => writeFile(path, content, "utf-8"),
+	writeFile: async (path, content) => replaceFileContent(await realpath(path), content),
 	access: async (path) => {
 		await access(path, constants.R_OK | constants.W_OK);
 		await refuseSpecialFile(path, "edit");
@@ -188,6 +192,7 @@ export function createEditToolDefinition(
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}
+				await options.readStamps?.record(absolutePath);
 				const { diff, firstChangedLine } = numberedDiff(before, after);
 				return {
 					content: [{ type: "text", text: `Successfully replaced ${edits.length} block(s) in ${path}.` }],

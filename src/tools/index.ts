@@ -39,9 +39,13 @@ export {
 	type ShellExecOptions,
 	waitForProcessGroupExit,
 } from "./shell.js";
+
+import { FileReadStamps } from "./read-stamps.js";
+
 export * from "./truncate.js";
 export * from "./types.js";
 export * from "./write.js";
+export { FileReadStamps };
 
 /** Names of the built-in tools. */
 export type BuiltinToolName = "read" | "bash" | "edit" | "write" | "grep" | "find" | "ls";
@@ -106,8 +110,9 @@ export function createToolDefinition(
  */
 export function createAllToolDefinitions(
 	cwd: string,
-	options: BuiltinToolsOptions = {},
+	givenOptions: BuiltinToolsOptions = {},
 ): Record<BuiltinToolName, AnyToolDefinition> {
+	const options = withSharedReadStamps(givenOptions);
 	return {
 		read: createReadToolDefinition(cwd, options.read),
 		bash: createBashToolDefinition(cwd, options.bash),
@@ -116,6 +121,20 @@ export function createAllToolDefinitions(
 		grep: createGrepToolDefinition(cwd, options.grep),
 		find: createFindToolDefinition(cwd, options.find),
 		ls: createLsToolDefinition(cwd, options.ls),
+	};
+}
+
+/**
+ * `options` with one {@link FileReadStamps} for `read`, `edit` and `write` (unless given), so a
+ * `write` over a file changed on disk since this set's `read` returned it is refused.
+ */
+function withSharedReadStamps(options: BuiltinToolsOptions): BuiltinToolsOptions {
+	const readStamps = new FileReadStamps();
+	return {
+		...options,
+		read: { readStamps, ...options.read },
+		edit: { readStamps, ...options.edit },
+		write: { readStamps, ...options.write },
 	};
 }
 
@@ -129,7 +148,8 @@ export function createAllToolDefinitions(
  * ```
  */
 export function createCodingToolDefinitions(cwd: string, options: BuiltinToolsOptions = {}): AnyToolDefinition[] {
-	return defaultActiveToolNames.map((name) => createToolDefinition(name, cwd, options));
+	const shared = withSharedReadStamps(options);
+	return defaultActiveToolNames.map((name) => createToolDefinition(name, cwd, shared));
 }
 
 /**

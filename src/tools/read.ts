@@ -18,6 +18,7 @@ import {
 	UNDECODABLE_IMAGE_NOTE,
 } from "./image-resize.js";
 import { expandPath, resolveReadPath } from "./paths.js";
+import type { FileReadStamps } from "./read-stamps.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 
@@ -84,6 +85,8 @@ export interface ReadToolOptions {
 	 */
 	resizeImage?: ImageResizer;
 	operations?: ReadOperations;
+	/** The session's record of files seen, which a successful read updates (see {@link FileReadStamps}). */
+	readStamps?: FileReadStamps;
 }
 
 const defaultOperations: ReadOperations = {
@@ -150,7 +153,9 @@ export function createReadToolDefinition(
 				try {
 					const mimeType = ops.detectImageMimeType ? await ops.detectImageMimeType(absolutePath) : undefined;
 					throwIfAborted(signal);
-					return { mimeType, buffer: await ops.readFile(absolutePath) };
+					const buffer = await ops.readFile(absolutePath);
+					await options.readStamps?.record(absolutePath);
+					return { mimeType, buffer };
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}

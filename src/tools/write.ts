@@ -1,5 +1,5 @@
 /** The `write` tool: creates or overwrites a file, creating parent folders. */
-import { lstat, readlink, writeFile } from "node:fs/promises";
+import { lstat, readlink, realpath } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { errorMessage, SettleError } from "../errors.js";
@@ -9,6 +9,8 @@ import { raceAbort, throwIfAborted } from "./abort.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
+import type { FileReadStamps } from "./read-stamps.js";
+import { replaceFileContent } from "./replace-file.js";
 import type { ToolDefinition } from "./types.js";
 
 const writeSchema = Type.Object({
@@ -28,6 +30,11 @@ export interface WriteOperations {
 /** Options of {@link createWriteToolDefinition}: file access (default: the local disk). */
 export interface WriteToolOptions {
 	operations?: WriteOperations;
+	/**
+	 * The session's record of files seen: a write over a file that changed on disk since the model
+	 * read it is refused (see {@link FileReadStamps}). Without it every write goes through.
+	 */
+	readStamps?: FileReadStamps;
 }
 
 /** Symbolic links followed at most, like the kernel's own limit (ELOOP). */
@@ -53,20 +60,22 @@ async function danglingLinkTarget(path: string): Promise<string | undefined> {
 }
 
 /**
- * Writes through symbolic links (the link stays, its target changes). A dangling link whose target
- * folder is missing gets that folder made, as a plain path gets its own (claude-code#28376).
+ * Writes through symbolic links (the link stays, its target changes), replacing the target
+ * atomically. A dangling link whose target folder is missing gets that folder made, as a plain
+ * path gets its own (claude-code#28376).
  */
 async function writeThroughLinks(path: string, content: string): Promise<void> {
 	await refuseSpecialFile(path, "write");
+	let target: string;
 	try {
-		await writeFile(path, content, "utf-8");
+		target = await realpath(path);
 	} catch (error) {
 		if ((error as { code?: unknown } | null)?.code !== "ENOENT") throw error;
-		const target = await danglingLinkTarget(path);
-		if (target === undefined) throw error;
-		await makeFoldersAsync(dirname(target));
-		await writeFile(path, content, "utf-8");
+		const dangling = await danglingLinkTarget(path);
+		if (dangling !== undefined) await makeFoldersAsync(dirname(dangling));
+		target = dangling ?? path;
 	}
+	await replaceFileContent(target, content);
 }
 
 const defaultOperations: WriteOperations = {
@@ -75,6 +84,18 @@ const defaultOperations: WriteOperations = {
 		await makeFoldersAsync(dir);
 	},
 };
+
+/**
+ * Rejects a path ending in `/`: it names a folder, and resolving it would drop the slash and write a
+ * file with the folder's name (pi does).
+ */
+function refuseFolderPath(path: string): void {
+	if (!path.endsWith("/")) return;
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		`Cannot write ${path}: the path ends with "/", so it names a folder, not a file. Nothing was written. Pass the path of a file inside it (for example ${path}README.md); write creates missing folders itself.`,
+	);
+}
 
 /**
  * Creates the `write` tool for a working directory.
@@ -100,6 +121,7 @@ export function createWriteToolDefinition(
 		parameters: writeSchema,
 		async execute(_toolCallId, { path, content }, signal) {
 			throwIfAborted(signal);
+			refuseFolderPath(path);
 			const absolutePath = resolveToCwd(path, cwd);
 			const mutation = async () => {
 				throwIfAborted(signal);
@@ -125,12 +147,14 @@ export function createWriteToolDefinition(
 					}
 					throw fileSystemError(error, dir);
 				}
+				await options.readStamps?.refuseIfChanged(absolutePath, path);
 				throwIfAborted(signal);
 				try {
 					await ops.writeFile(absolutePath, content);
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}
+				await options.readStamps?.record(absolutePath);
 				const bytes = Buffer.byteLength(content, "utf-8");
 				return {
 					content: [{ type: "text" as const, text: `Successfully wrote ${bytes} bytes to ${path}` }],

@@ -16056,6 +16056,119 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\tremoveTemp(temp);", replace: "\t\trmSync(temp, { force: true });" }],
 		tests: ["test/pi-races/export-output-paths.test.ts"],
 	},
+	{
+		id: "HQ01",
+		file: "src/tools/write.ts",
+		description:
+			"write to a path ending in a slash (notes/) drops the slash and creates a file named notes instead of saying the path names a folder",
+		edits: [{ find: 'if (!path.endsWith("/")) return;', replace: "return;" }],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "HQ02",
+		file: "src/tools/replace-file.ts",
+		description:
+			"write and edit truncate an existing file and fill it in place: a concurrent reader sees a half-written file, a write cut short leaves it truncated (claude-code#14517)",
+		edits: [
+			{
+				find: 'if (!existing.isFile() || existing.nlink > 1) return writeFile(target, content, "utf-8");',
+				replace: 'return writeFile(target, content, "utf-8");',
+			},
+		],
+		tests: ["test/pi-races/atomic-writes.test.ts"],
+	},
+	{
+		id: "HQ03",
+		file: "src/tools/replace-file.ts",
+		description: "a file with a second hard link is replaced by a new file: the other name keeps the old content",
+		edits: [{ find: " || existing.nlink > 1", replace: "" }],
+		tests: ["test/pi-races/atomic-writes.test.ts"],
+	},
+	{
+		id: "HQ04",
+		file: "src/tools/replace-file.ts",
+		description:
+			"the replacing file keeps the umask's mode, not the old file's: a group-writable 0775 script becomes 0755",
+		edits: [{ find: "await handle.chmod(existing.mode & 0o7777);", replace: "" }],
+		tests: ["test/pi-races/atomic-writes.test.ts"],
+	},
+	{
+		id: "HQ05",
+		file: "src/tools/replace-file.ts",
+		description: "a write that fails after its temp file was made (a full disk) leaves the temp file beside the target",
+		edits: [{ find: "await rm(temp, { force: true }).catch(() => {});", replace: "" }],
+		tests: ["test/pi-races/atomic-writes.test.ts"],
+	},
+	{
+		id: "HQ06",
+		file: "src/tools/replace-file.ts",
+		description: "a writable file in a folder where no temp file can be made is refused instead of written in place",
+		edits: [
+			{
+				find: 'if (existing !== undefined && (code === "EACCES" || code === "EPERM" || code === "EROFS")) {',
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/pi-races/atomic-writes.test.ts"],
+	},
+	{
+		id: "HQ07",
+		file: "src/tools/write.ts",
+		description: "write replaces a symbolic link with a regular file instead of writing its target (claude-code#28376)",
+		edits: [{ find: "target = await realpath(path);", replace: "target = path;" }],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "HQ08",
+		file: "src/tools/edit.ts",
+		description: "edit replaces a symbolic link with a regular file instead of writing its target (claude-code#28376)",
+		edits: [
+			{ find: "replaceFileContent(await realpath(path), content)", replace: "replaceFileContent(path, content)" },
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "HQ09",
+		file: "src/tools/write.ts",
+		description:
+			"write replaces a file that changed on disk since the model read it, dropping the other program's change (qwen-code#3839)",
+		edits: [{ find: "await options.readStamps?.refuseIfChanged(absolutePath, path);", replace: "" }],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "HQ10",
+		file: "src/tools/edit.ts",
+		description:
+			"edit does not record the file it changed: a later write of a file the model read, then edited, is refused as changed since read",
+		edits: [{ find: "await options.readStamps?.record(absolutePath);", replace: "" }],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "HQ11",
+		file: "src/tools/write.ts",
+		description:
+			"write does not record the file it wrote: the model's second write of a file it read is refused as changed since read",
+		edits: [{ find: "await options.readStamps?.record(absolutePath);\n", replace: "\n" }],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "HQ12",
+		file: "src/tools/read-stamps.ts",
+		description:
+			"files seen are keyed by the path as given: a file read through a link and changed through its target is overwritten through the target",
+		edits: [{ find: "const key = await realpath(absolutePath);", replace: "const key = absolutePath;" }],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "HQ13",
+		file: "src/session/tool-loadout.ts",
+		description:
+			"a session's read records into its own record, not the one its write checks: a file changed since read is overwritten",
+		edits: [
+			{ find: "read: { autoResizeImages, readStamps: this.readStamps },", replace: "read: { autoResizeImages }," },
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -7,10 +7,11 @@
  * `edit` to a write-protected file that exists said "File not found". pi#7523: the `sed` command
  * `read` suggests for a line over 50 KB named the path unquoted, so a path with a space or a quote
  * gave the model a command that fails. pi#2327: two `edit` calls to one file in the same message both
- * reported success, but only the write that landed last survived.
+ * reported success, but only the write that landed last survived. A `write` to `notes/` (a path
+ * ending in a slash) made a file named `notes`. qwen-code#3839, opencode#30765: `write` replaced a
+ * file changed on disk since the model read it, silently dropping that change.
  */
-import { spawnSync } from "node:child_process";
-import { chmodSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +19,7 @@ import * as pi from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { type Answer, comparable, reopenedContext, script } from "./helpers.js";
+import { type Answer, comparable, reopenedContext, script, writeProtect } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -45,8 +46,9 @@ function toolResults(harness: Harness): { isError: boolean; text: string; detail
 async function modelCalls(
 	prepare: (cwd: string) => void,
 	calls: { name: string; args: Record<string, unknown> }[],
+	tools: string[] = ["read", "write", "edit"],
 ): Promise<Harness> {
-	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: ["read", "write", "edit"] });
+	const harness = await createHarness({ persistence: "disk", initialActiveToolNames: tools });
 	prepare(harness.tempDir);
 	script(harness, [
 		...calls.map((call) => fauxAssistantMessage([fauxToolCall(call.name, call.args)], { stopReason: "toolUse" })),
@@ -151,23 +153,6 @@ describe("pi#64: edit output shows incorrect line numbers before first change", 
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
 	});
 });
-
-/**
- * Makes `file` write-protected for this process: mode 0444, and for root (whom modes do not stop)
- * the immutable attribute. Returns the undo, which must run before the folder can be removed.
- */
-function writeProtect(file: string): () => void {
-	chmodSync(file, 0o444);
-	const root = process.getuid?.() === 0;
-	if (root) {
-		const set = spawnSync("chattr", ["+i", file], { encoding: "utf8" });
-		if (set.status !== 0) throw new Error(`chattr +i failed: ${set.stderr}`);
-	}
-	return () => {
-		if (root) spawnSync("chattr", ["-i", file]);
-		chmodSync(file, 0o644);
-	};
-}
 
 describe("pi#3894: edit reports File not found when the file exists but is write protected", () => {
 	it("pi#3894: an edit to a write-protected file is refused as Permission denied (not File not found); the file keeps its bytes and the session goes on", async () => {
@@ -281,3 +266,124 @@ async function modelCallsInOneMessage(
 	await harness.session.prompt("make the edits in parallel");
 	return harness;
 }
+
+describe("write to a path ending in a slash (`newdir/`) creates a file named newdir", () => {
+	it("write to `notes/` is refused as naming a folder (INVALID_ARGUMENT, nothing created); the model's next write to notes/todo.md lands in a new folder", async () => {
+		h = await modelCalls(() => {}, [
+			{ name: "write", args: { path: "notes/", content: "- buy milk\n" } },
+			{ name: "write", args: { path: "notes/todo.md", content: "- buy milk\n" } },
+		]);
+		expect(toolResults(h).map(({ isError, text }) => ({ isError, text }))).toEqual([
+			{
+				isError: true,
+				text: 'Cannot write notes/: the path ends with "/", so it names a folder, not a file. Nothing was written. Pass the path of a file inside it (for example notes/README.md); write creates missing folders itself.',
+			},
+			{ isError: false, text: "Successfully wrote 11 bytes to notes/todo.md" },
+		]);
+		expect(lstatSync(join(h.tempDir, "notes")).isDirectory()).toBe(true);
+		expect(readFileSync(join(h.tempDir, "notes", "todo.md"), "utf8")).toBe("- buy milk\n");
+	});
+
+	it("write to an existing folder given with its slash (`src/`) leaves the folder and its files as they were", async () => {
+		h = await modelCalls(
+			(cwd) => {
+				mkdirSync(join(cwd, "src"));
+				writeFileSync(join(cwd, "src", "a.ts"), "export {};\n");
+			},
+			[{ name: "write", args: { path: "src/", content: "oops" } }],
+		);
+		expect(toolResults(h)[0]).toMatchObject({ isError: true, text: expect.stringContaining("names a folder") });
+		expect(readdirSync(join(h.tempDir, "src"))).toEqual(["a.ts"]);
+	});
+
+	it("(pi-peer) pi 0.73.1's write to `notes/` creates a regular file named notes", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-write-slash-"));
+		try {
+			const tool = pi.createWriteToolDefinition(cwd);
+			await tool.execute("c", { path: "notes/", content: "- buy milk\n" }, undefined, undefined, undefined as never);
+			expect(lstatSync(join(cwd, "notes")).isFile()).toBe(true);
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+});
+
+describe("qwen-code#3839, opencode#30765: write silently overwrites a file changed on disk since the model read it", () => {
+	const refused = `Cannot write notes.md: the file has been modified since you last read it (by the user, a formatter or another program). Nothing was written. Read it again, then write your change on top of its current content.`;
+
+	it("qwen-code#3839: read notes.md, another process appends a line, write notes.md: refused, the line kept; read again, the write lands", async () => {
+		h = await modelCalls(
+			(cwd) => writeFileSync(join(cwd, "notes.md"), "# Notes\n"),
+			[
+				{ name: "read", args: { path: "notes.md" } },
+				{ name: "bash", args: { command: "printf -- '- added by the user\\n' >> notes.md" } },
+				{ name: "write", args: { path: "notes.md", content: "# Notes\n- from the model\n" } },
+				{ name: "read", args: { path: "notes.md" } },
+				{ name: "write", args: { path: "notes.md", content: "# Notes\n- added by the user\n- from the model\n" } },
+			],
+			["read", "bash", "write"],
+		);
+		const results = toolResults(h).map(({ isError, text }) => ({ isError, text }));
+		expect(results[2]).toEqual({ isError: true, text: refused });
+		expect(results[3]).toEqual({ isError: false, text: "# Notes\n- added by the user\n" });
+		expect(results[4]).toEqual({ isError: false, text: "Successfully wrote 45 bytes to notes.md" });
+		expect(readFileSync(join(h.tempDir, "notes.md"), "utf8")).toBe("# Notes\n- added by the user\n- from the model\n");
+	});
+
+	it("qwen-code#3839: a file never read in the session, a new file, and a file the model changed itself (read, edit, write, write) are written as before", async () => {
+		h = await modelCalls(
+			(cwd) => {
+				writeFileSync(join(cwd, "unread.md"), "old\n");
+				writeFileSync(join(cwd, "notes.md"), "# Notes\n");
+			},
+			[
+				{ name: "write", args: { path: "unread.md", content: "new\n" } },
+				{ name: "write", args: { path: "fresh.md", content: "one\n" } },
+				{ name: "write", args: { path: "fresh.md", content: "two\n" } },
+				{ name: "read", args: { path: "notes.md" } },
+				{ name: "edit", args: { path: "notes.md", edits: [{ oldText: "Notes", newText: "Plan" }] } },
+				{ name: "write", args: { path: "notes.md", content: "# Plan\n- step\n" } },
+				{ name: "write", args: { path: "notes.md", content: "# Plan\n- step\n- next\n" } },
+			],
+		);
+		expect(toolResults(h).filter((result) => result.isError)).toEqual([]);
+		expect(readFileSync(join(h.tempDir, "unread.md"), "utf8")).toBe("new\n");
+		expect(readFileSync(join(h.tempDir, "fresh.md"), "utf8")).toBe("two\n");
+		expect(readFileSync(join(h.tempDir, "notes.md"), "utf8")).toBe("# Plan\n- step\n- next\n");
+	});
+
+	it("qwen-code#3839: a file read through a link and changed through its target is refused when written through either name", async () => {
+		h = await modelCalls(
+			(cwd) => {
+				mkdirSync(join(cwd, "canonical"));
+				writeFileSync(join(cwd, "canonical", "notes.md"), "# Notes\n");
+				symlinkSync(join("canonical", "notes.md"), join(cwd, "notes.md"));
+			},
+			[
+				{ name: "read", args: { path: "notes.md" } },
+				{ name: "bash", args: { command: "printf -- '- user\\n' >> canonical/notes.md" } },
+				{ name: "write", args: { path: "canonical/notes.md", content: "lost\n" } },
+			],
+			["read", "bash", "write"],
+		);
+		expect(toolResults(h)[2]).toMatchObject({
+			isError: true,
+			text: expect.stringContaining("modified since you last read it"),
+		});
+		expect(readFileSync(join(h.tempDir, "canonical", "notes.md"), "utf8")).toBe("# Notes\n- user\n");
+	});
+
+	it("qwen-code#3839 (pi-peer): pi 0.73.1's write after its read replaces a file changed in between", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-stale-write-"));
+		try {
+			writeFileSync(join(cwd, "notes.md"), "# Notes\n");
+			const [read, write] = [pi.createReadToolDefinition(cwd), pi.createWriteToolDefinition(cwd)];
+			await read.execute("r", { path: "notes.md" }, undefined, undefined, undefined as never);
+			writeFileSync(join(cwd, "notes.md"), "# Notes\n- added by the user\n");
+			await write.execute("w", { path: "notes.md", content: "lost\n" }, undefined, undefined, undefined as never);
+			expect(readFileSync(join(cwd, "notes.md"), "utf8")).toBe("lost\n");
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+});

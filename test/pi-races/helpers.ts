@@ -2,7 +2,8 @@
  * Helpers for the pi race replays: a gate released from outside, the user texts of the session
  * file on disk, and per-operation counts read from the public event stream.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentTool } from "../../src/agent/types.js";
 import type { AgentMessage } from "../../src/llm/types.js";
@@ -162,4 +163,22 @@ export function sessionFilesUnder(agentDir: string): string[] {
 	return readdirSync(root, { recursive: true, encoding: "utf8" })
 		.filter((name) => name.endsWith(".jsonl"))
 		.map((name) => join(root, name));
+}
+
+/**
+ * Makes `file` (or a folder) write-protected for this process: mode 0444 (a folder 0555), and
+ * for root (whom modes do not stop) the immutable attribute. Returns the undo, which must run before the folder can be removed.
+ */
+export function writeProtect(file: string): () => void {
+	const mode = statSync(file).mode & 0o777;
+	chmodSync(file, statSync(file).isDirectory() ? 0o555 : 0o444);
+	const root = process.getuid?.() === 0;
+	if (root) {
+		const set = spawnSync("chattr", ["+i", file], { encoding: "utf8" });
+		if (set.status !== 0) throw new Error(`chattr +i failed: ${set.stderr}`);
+	}
+	return () => {
+		if (root) spawnSync("chattr", ["-i", file]);
+		chmodSync(file, mode);
+	};
 }
