@@ -153,8 +153,10 @@ export function createReadToolDefinition(
 				try {
 					const mimeType = ops.detectImageMimeType ? await ops.detectImageMimeType(absolutePath) : undefined;
 					throwIfAborted(signal);
-					const buffer = await ops.readFile(absolutePath);
+					// Stamped before the bytes are read: a change landing in between then refuses the next
+					// write (the model reads again) instead of passing it over content it never saw.
 					await options.readStamps?.record(absolutePath);
+					const buffer = await ops.readFile(absolutePath);
 					return { mimeType, buffer };
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
