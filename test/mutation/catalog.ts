@@ -16169,6 +16169,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
+	{
+		id: "HR01",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"`/name` reads its template file at use as UTF-8 whatever its byte order mark, so a template saved as UTF-16 expands to NULs (code_puppy#778; the resources differential expands as a prompt does)",
+		edits: [
+			{
+				find: "parseFrontmatter(readTextFile(template.filePath));",
+				replace: 'parseFrontmatter(process.getBuiltinModule("node:fs").readFileSync(template.filePath, "utf8"));',
+			},
+		],
+		tests: ["test/resources/pi-differential.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -63,7 +63,7 @@ import {
 } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { expandPromptTemplate } from "../../src/resources/prompt-templates.js";
+import { expandPromptTemplate, templateBodyOnDisk } from "../../src/resources/prompt-templates.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import type { PromptTemplate, ResourceDiagnostic, Skill } from "../../src/resources/types.js";
 import { buildSystemPromptSections, systemPromptOptionsFromResources } from "../../src/session/system-prompt.js";
@@ -582,7 +582,8 @@ describe("resources: differential against pi 0.73.1", () => {
 							for (const input of inputs) {
 								// Named difference (above): an apostrophe inside an argument.
 								if (/\S'/.test(input)) continue;
-								const ours = expandPromptTemplate(input, settlePrompts);
+								// As a prompt expands it (prompt-pipeline.ts expandText): the body read from the file at use.
+								const ours = expandPromptTemplate(input, settlePrompts, templateBodyOnDisk);
 								// Named difference: a tab or line break right after the name ends it as a space does
 								// (Settle, as for skills, pi#8413); pi 0.73.1 ends it at a space only.
 								const piInput = input.replace(/^(\/\S*)[\t\n\r]/, "$1 ");
