@@ -450,9 +450,9 @@ async function openSession(
 			const latest = await findLatestActiveSession(sessionDir, cwd);
 			const sessionManager =
 				linked !== null && (latest === null || linked.modified.getTime() > latest.modified.getTime())
-					? SessionManager.open(linked.path, sessionDir, cwd)
+					? SessionManager.openReadAhead(linked.read, sessionDir, cwd)
 					: latest !== null
-						? SessionManager.open(latest.path, resolve(sessionDir), cwd)
+						? SessionManager.openReadAhead(latest.read, sessionDir, cwd)
 						: SessionManager.create(cwd, resolve(sessionDir));
 			// A newer file the search passed over (oh-my-pi#9915): say so, or -c silently resumes an older one.
 			for (const file of passedOverByContinue(sessionDir, sessionManager.getSessionFile())) {

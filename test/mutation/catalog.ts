@@ -15723,8 +15723,8 @@ export const MUTANTS: Mutant[] = [
 			"settle -c takes the session file modified last again: an old session whose mtime a sync or a copy bumped is continued instead of the one -r lists first (claude-code#79572)",
 		edits: [
 			{
-				find: "if (info && (!best || info.modified.getTime() > best.modified.getTime())) best = { path, modified: info.modified };",
-				replace: "if (info && !best) best = { path, modified: info.modified };",
+				find: "if (!best || modified.getTime() > best.modified.getTime()) best = { path, modified, read };",
+				replace: "if (!best) best = { path, modified, read };",
 			},
 		],
 		tests: ["test/pi-races/continue-latest.test.ts"],
@@ -15829,6 +15829,32 @@ export const MUTANTS: Mutant[] = [
 			"settle -p whose lock was taken over while the model answered prints the answer, then says the run stopped at its next write: not that the printed answer is missing from the file",
 		edits: [{ find: "if (!arrived) return false;", replace: "return false;" }],
 		tests: ["test/cli/exit-codes-typed.test.ts"],
+	},
+	{
+		id: "HP01",
+		file: "src/store/session-manager.ts",
+		description:
+			"settle -c reads the session it continues twice again: the read that picked it is thrown away and the open parses the whole file once more (+36–56 ms on a 10,000-message session)",
+		edits: [
+			{
+				find: "const reuse = ahead !== undefined && lock !== undefined && isStillCurrent(ahead);",
+				replace: "const reuse = false;",
+			},
+		],
+		tests: ["test/store/discovery.test.ts"],
+	},
+	{
+		id: "HP02",
+		file: "src/store/session-manager.ts",
+		description:
+			"settle -c opens the session from its earlier read even when another process appended to the file since: the appended message is dropped from the session and the next write lands after bytes the session never loaded",
+		edits: [
+			{
+				find: "const reuse = ahead !== undefined && lock !== undefined && isStillCurrent(ahead);",
+				replace: "const reuse = ahead !== undefined && lock !== undefined;",
+			},
+		],
+		tests: ["test/store/discovery.test.ts"],
 	},
 ];
 
