@@ -617,7 +617,10 @@ async function findByIdPrefix(
 			agentDir,
 			sessionDir,
 			...(linkFolder ? { linkFolder } : {}),
-			latestHint: option === "--fork" ? " (settle --fork <id> forks one)." : " (settle --continue resumes the latest).",
+			latestHint:
+				option === "--fork"
+					? " (settle -r lists them all; settle --fork <id> forks one)."
+					: " (settle -r lists them all; settle --continue resumes the latest).",
 			// The file's path, not its id: an id is looked up in the session folders of the command
 			// that runs it, and --session-dir, a sessionDir setting or SETTLE_AGENT_DIR may not be there (pi#8048).
 			resumeElsewhere: (other) => `settle --cwd ${shellWord(other.cwd)} --session ${shellWord(other.path)}`,

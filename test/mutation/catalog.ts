@@ -15856,6 +15856,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/store/discovery.test.ts"],
 	},
+	{
+		id: "HP03",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"settle --session <value> (or /resume <value>) that is neither a session's id nor its name says only that no id starts with it: a user who typed a name is not told no session is named so",
+		edits: [{ find: `, and none is named \${JSON.stringify(given.trim())} (/name names a session)`, replace: "" }],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "HP04",
+		file: "src/cli/host.ts",
+		description:
+			"settle --session <value> that matches no session no longer says settle -r lists the sessions: the user is left guessing ids and names",
+		edits: [
+			{
+				find: '" (settle -r lists them all; settle --continue resumes the latest)."',
+				replace: '" (settle --continue resumes the latest)."',
+			},
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
