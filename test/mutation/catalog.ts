@@ -15877,6 +15877,28 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/session-by-name.test.ts"],
 	},
+	{
+		id: "HP05",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"--system-prompt <folder> drops the value after its warning: the model gets Settle's default prompt, not the text the user wrote (pi 0.73.1 keeps it)",
+		edits: [{ find: "return given ? input : undefined;", replace: "return undefined;" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "HP06",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"--append-system-prompt <folder> is taken for a discovered APPEND_SYSTEM.md: the value is dropped after its warning instead of appended as written",
+		edits: [
+			{
+				after: '"appended system prompt",',
+				find: "o.appendSystemPrompt !== undefined,",
+				replace: "false,",
+			},
+		],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
