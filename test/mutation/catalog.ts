@@ -15899,6 +15899,38 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-startup-flags.test.ts"],
 	},
+	{
+		id: "HP07",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Backspace in settle's input line deletes one code point again: an emoji with a skin tone, a flag or a ZWJ sequence takes several presses and half of it is sent",
+		edits: [{ find: "for (let n = codePoints(before()); n > 0; n--) left.call(this);", replace: "left.call(this);" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HP08",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Delete in settle's input line deletes one code point of the grapheme cluster after the cursor: half an emoji is left in the message",
+		edits: [{ find: "for (let n = codePoints(after()); n > 0; n--) right.call(this);", replace: "right.call(this);" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HP09",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Left in settle's input line steps one code point: the cursor lands inside an emoji, and the next edit splits it",
+		edits: [{ find: "oneLeft ? -back.length : oneRight", replace: "oneLeft ? dx : oneRight" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HP10",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Right in settle's input line steps one code point: the cursor lands inside an emoji, and Delete takes its second half",
+		edits: [{ find: "oneRight ? ahead.length : dx", replace: "dx" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
