@@ -67,6 +67,7 @@ export class ChatInput {
 		this.rl.on("line", this.onLine);
 		this.rl.on("close", this.onClose);
 		if (this.terminal) {
+			editByGraphemes(this.rl);
 			// Bracketed paste, as pi's TUI asks for it: the terminal marks a paste, so its line breaks
 			// are told apart from Enter (hermes-agent#10994: a multi-line paste was one message per line).
 			input.on("keypress", (_text: string | undefined, key: { name?: string } | undefined) => {
@@ -176,4 +177,55 @@ export class ChatInput {
 	close(): void {
 		this.rl.close();
 	}
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** The readline method keyed by the symbol described `name` (node keeps its line editing behind symbols). */
+function readlineMethod(rl: Interface, name: string): symbol | undefined {
+	for (let proto: object | null = rl; proto !== null; proto = Object.getPrototypeOf(proto)) {
+		const key = Object.getOwnPropertySymbols(proto).find((symbol) => symbol.description === name);
+		if (key !== undefined) return key;
+	}
+	return undefined;
+}
+
+/** Replaces `rl`'s method `key` on this instance (the prototype's legacy accessor has no setter). */
+function override(rl: object, key: symbol, method: (this: unknown, ...args: unknown[]) => void): void {
+	Object.defineProperty(rl, key, { value: method, writable: true, configurable: true });
+}
+
+/**
+ * Backspace, Delete, Left and Right act on whole grapheme clusters, as pi's editor does: readline
+ * steps one code point, so an emoji with a skin tone, a flag or a ZWJ sequence took several presses
+ * and left half a character on the line (and in the message). Each key is readline's own, repeated
+ * or widened to the cluster's end.
+ */
+function editByGraphemes(rl: Interface): void {
+	const line = rl as unknown as { line: string; cursor: number } & Record<symbol, (...args: unknown[]) => void>;
+	const deleteLeft = readlineMethod(rl, "_deleteLeft");
+	const deleteRight = readlineMethod(rl, "_deleteRight");
+	const moveCursor = readlineMethod(rl, "_moveCursor");
+	if (deleteLeft === undefined || deleteRight === undefined || moveCursor === undefined) return;
+	const before = () => [...graphemes.segment(line.line.slice(0, line.cursor))].at(-1)?.segment ?? "";
+	const after = () => graphemes.segment(line.line.slice(line.cursor)).containing(0)?.segment ?? "";
+	const codePoints = (text: string) => Math.max(1, [...text].length);
+	const left = line[deleteLeft]!;
+	override(line, deleteLeft, function (this: unknown) {
+		for (let n = codePoints(before()); n > 0; n--) left.call(this);
+	});
+	const right = line[deleteRight]!;
+	override(line, deleteRight, function (this: unknown) {
+		for (let n = codePoints(after()); n > 0; n--) right.call(this);
+	});
+	const move = line[moveCursor]!;
+	override(line, moveCursor, function (this: unknown, dx: unknown) {
+		// Left and Right ask for one code point: the whole cluster instead. Word and line moves pass.
+		const step = typeof dx === "number" ? dx : 0;
+		const back = before();
+		const ahead = after();
+		const oneLeft = step < 0 && -step === ([...back].at(-1)?.length ?? 0);
+		const oneRight = step > 0 && step === (ahead.codePointAt(0)! > 0xffff ? 2 : 1);
+		move.call(this, oneLeft ? -back.length : oneRight ? ahead.length : dx);
+	});
 }

@@ -450,9 +450,9 @@ async function openSession(
 			const latest = await findLatestActiveSession(sessionDir, cwd);
 			const sessionManager =
 				linked !== null && (latest === null || linked.modified.getTime() > latest.modified.getTime())
-					? SessionManager.open(linked.path, sessionDir, cwd)
+					? SessionManager.openReadAhead(linked.read, sessionDir, cwd)
 					: latest !== null
-						? SessionManager.open(latest.path, resolve(sessionDir), cwd)
+						? SessionManager.openReadAhead(latest.read, sessionDir, cwd)
 						: SessionManager.create(cwd, resolve(sessionDir));
 			// A newer file the search passed over (oh-my-pi#9915): say so, or -c silently resumes an older one.
 			for (const file of passedOverByContinue(sessionDir, sessionManager.getSessionFile())) {
@@ -617,7 +617,10 @@ async function findByIdPrefix(
 			agentDir,
 			sessionDir,
 			...(linkFolder ? { linkFolder } : {}),
-			latestHint: option === "--fork" ? " (settle --fork <id> forks one)." : " (settle --continue resumes the latest).",
+			latestHint:
+				option === "--fork"
+					? " (settle -r lists them all; settle --fork <id> forks one)."
+					: " (settle -r lists them all; settle --continue resumes the latest).",
 			// The file's path, not its id: an id is looked up in the session folders of the command
 			// that runs it, and --session-dir, a sessionDir setting or SETTLE_AGENT_DIR may not be there (pi#8048).
 			resumeElsewhere: (other) => `settle --cwd ${shellWord(other.cwd)} --session ${shellWord(other.path)}`,

@@ -72,7 +72,8 @@ const LISTED = 5;
  * `given`, pi#5018). Throws {@link SettleError}:
  * `INVALID_ARGUMENT` when several match (listing them: id, modified time, first message; details
  * `{ prefix, ids }`), `NOT_FOUND` when none does (naming another project's matching session and how
- * to resume it, else the project's latest sessions; details `{ prefix, elsewhere? }`).
+ * to resume it, else saying no session is named `given` either and listing the project's latest
+ * sessions; details `{ prefix, elsewhere }` or `{ prefix, name }`).
  *
  * @example
  * ```ts
@@ -132,10 +133,11 @@ export async function findSessionByIdPrefix(given: string, lookup: SessionLookup
 		sessions.length === 0
 			? " This project has no sessions yet."
 			: ` The latest: ${sessions.slice(0, 3).map(describe).join("; ")}${lookup.latestHint}`;
+	// --session and /resume take a name too (pi#5018): say that none matched either.
 	throw new SettleError(
 		"NOT_FOUND",
-		`No session of this project has an id starting with ${prefix} (in ${lookup.sessionDir}).${latest}`,
-		{ details: { prefix } },
+		`No session of this project has an id starting with ${prefix} (in ${lookup.sessionDir}), and none is named ${JSON.stringify(given.trim())} (/name names a session).${latest}`,
+		{ details: { prefix, name: given.trim() } },
 	);
 }
 

@@ -453,7 +453,12 @@ export class DefaultResourceLoader implements ResourceLoader {
 
 		const systemSource =
 			o.systemPrompt ?? firstExisting([join(projectDir, "SYSTEM.md"), join(this.agentDir, "SYSTEM.md")]);
-		let systemPrompt = this.readPromptInput(systemSource, "system prompt", promptFileDiagnostics);
+		let systemPrompt = this.readPromptInput(
+			systemSource,
+			"system prompt",
+			promptFileDiagnostics,
+			o.systemPrompt !== undefined,
+		);
 		if (o.systemPromptOverride) systemPrompt = o.systemPromptOverride(systemPrompt);
 		const appendSources =
 			o.appendSystemPrompt ??
@@ -461,7 +466,14 @@ export class DefaultResourceLoader implements ResourceLoader {
 				(source): source is string => source !== undefined,
 			);
 		let appendSystemPrompt = appendSources
-			.map((source) => this.readPromptInput(source, "appended system prompt", promptFileDiagnostics))
+			.map((source) =>
+				this.readPromptInput(
+					source,
+					"appended system prompt",
+					promptFileDiagnostics,
+					o.appendSystemPrompt !== undefined,
+				),
+			)
 			.filter((text): text is string => text !== undefined);
 		if (o.appendSystemPromptOverride) appendSystemPrompt = o.appendSystemPromptOverride(appendSystemPrompt);
 
@@ -675,11 +687,16 @@ export class DefaultResourceLoader implements ResourceLoader {
 		};
 	}
 
-	/** pi's rule: a value naming an existing file is read; anything else is the text itself. */
+	/**
+	 * pi's rule: a value naming an existing file is read; anything else is the text itself. A value
+	 * given (an option) that names something unreadable (a folder) stays the text, as in pi 0.73.1;
+	 * a SYSTEM.md / APPEND_SYSTEM.md found in a folder is left out instead (its path is no prompt).
+	 */
 	private readPromptInput(
 		input: string | undefined,
 		what: string,
 		diagnostics: ResourceDiagnostic[],
+		given: boolean,
 	): string | undefined {
 		if (!input) return undefined;
 		const path = resolve(this.cwd, input);
@@ -687,8 +704,9 @@ export class DefaultResourceLoader implements ResourceLoader {
 			try {
 				return readTextFile(path);
 			} catch (error) {
-				diagnostics.push({ type: "warning", message: `cannot read ${what} file: ${errorMessage(error)}`, path });
-				return undefined;
+				const kept = given ? `; the value is used as the ${what} text, as written` : "";
+				diagnostics.push({ type: "warning", message: `cannot read ${what} file: ${errorMessage(error)}${kept}`, path });
+				return given ? input : undefined;
 			}
 		}
 		return input;

@@ -2,7 +2,8 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { type FileHandle, open, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { SessionHeader, SessionInfo } from "./entries.js";
+import type { SessionEntry, SessionHeader, SessionInfo } from "./entries.js";
+import { readSessionAhead, type SessionReadAhead } from "./read-ahead.js";
 
 const HEADER_SCAN_BYTES = 1 << 20;
 
@@ -87,18 +88,20 @@ export function findMostRecentSession(sessionDir: string, cwd?: string): string 
  * a file whose mtime a sync, a backup restore or a copy bumped without a new message is not taken
  * for the latest. Files are read newest mtime first, and the search stops at the first file older
  * than the best activity found (entries are stamped as they are written, so a file's mtime is never
- * earlier than its activity): one or two files read, however many the folder holds. Must not throw.
+ * earlier than its activity): one or two files read, however many the folder holds. Each is read as
+ * an open reads it, and `read` hands the one picked to `SessionManager.openReadAhead`, so the
+ * session `-c` continues is read once. Must not throw.
  *
  * @example
  * ```ts
  * const latest = await findLatestActiveSession(getDefaultSessionDirPath(process.cwd()), process.cwd());
- * latest?.path; // what `settle -c` continues
+ * latest?.path; // what `settle -c` continues (opened with SessionManager.openReadAhead(latest.read, …))
  * ```
  */
 export async function findLatestActiveSession(
 	sessionDir: string,
 	cwd: string,
-): Promise<{ path: string; modified: Date } | null> {
+): Promise<{ path: string; modified: Date; read: SessionReadAhead } | null> {
 	const dir = resolve(sessionDir);
 	const resolvedCwd = resolve(cwd);
 	let names: string[];
@@ -117,12 +120,16 @@ export async function findLatestActiveSession(
 		}
 	}
 	files.sort((a, b) => b.mtime - a.mtime);
-	let best: { path: string; modified: Date } | null = null;
+	let best: { path: string; modified: Date; read: SessionReadAhead } | null = null;
 	for (const { path, mtime } of files) {
 		if (best && mtime < best.modified.getTime()) break;
 		if (!cwdMatches(readSessionHeader(path)?.cwd, resolvedCwd)) continue;
-		const info = await buildSessionInfo(path);
-		if (info && (!best || info.modified.getTime() > best.modified.getTime())) best = { path, modified: info.modified };
+		// Read as the open reads it: the file picked is opened from this read (SessionManager.openReadAhead).
+		const read = readSessionAhead(path);
+		const header = read?.contents.header;
+		if (!read || !header) continue;
+		const modified = modifiedOfContents(header, read.contents.entries, new Date(read.mtimeMs));
+		if (!best || modified.getTime() > best.modified.getTime()) best = { path, modified, read };
 	}
 	return best;
 }
@@ -219,14 +226,43 @@ function scanLine(scan: InfoScan, line: string): boolean {
 	scan.messageCount++;
 	const message = entry.message as Record<string, unknown> | undefined;
 	if (message?.role === "system") scan.systemMessages++;
-	if (!message || (message.role !== "user" && message.role !== "assistant") || !("content" in message)) return true;
-	const at = typeof message.timestamp === "number" ? message.timestamp : new Date(String(entry.timestamp)).getTime();
+	const at = messageActivity(entry);
+	if (at === undefined) return true;
 	if (!Number.isNaN(at)) scan.lastActivity = Math.max(scan.lastActivity ?? 0, at);
-	const textContent = messageText(message.content);
+	const textContent = messageText(message!.content);
 	if (!textContent) return true;
 	scan.texts.push(textContent);
-	if (!scan.firstMessage && message.role === "user") scan.firstMessage = textContent;
+	if (!scan.firstMessage && message!.role === "user") scan.firstMessage = textContent;
 	return true;
+}
+
+/**
+ * When a `message` entry's user or assistant message was written (NaN when it says no valid
+ * time), or undefined for any other entry: what a session's `modified` is the latest of.
+ */
+function messageActivity(entry: Record<string, unknown>): number | undefined {
+	if (entry.type !== "message") return undefined;
+	const message = entry.message as Record<string, unknown> | undefined;
+	if (!message || (message.role !== "user" && message.role !== "assistant") || !("content" in message))
+		return undefined;
+	return typeof message.timestamp === "number" ? message.timestamp : new Date(String(entry.timestamp)).getTime();
+}
+
+/** A session's `modified`: its last message, else its header's time, else the file's mtime. */
+function sessionModified(header: SessionHeader, lastActivity: number | undefined, mtime: Date): Date {
+	if (lastActivity !== undefined && lastActivity > 0) return new Date(lastActivity);
+	const headerTime = new Date(header.timestamp).getTime();
+	return Number.isNaN(headerTime) ? mtime : new Date(headerTime);
+}
+
+/** {@link sessionModified} of a file read whole (unmigrated entries, as {@link buildSessionInfo} reads them). */
+function modifiedOfContents(header: SessionHeader, entries: readonly SessionEntry[], mtime: Date): Date {
+	let lastActivity: number | undefined;
+	for (const entry of entries) {
+		const at = messageActivity(entry as unknown as Record<string, unknown>);
+		if (at !== undefined && !Number.isNaN(at)) lastActivity = Math.max(lastActivity ?? 0, at);
+	}
+	return sessionModified(header, lastActivity, mtime);
 }
 
 /** {@link conversationMessageCount} of the infos {@link buildSessionInfo} made (pi's SessionInfo has no such field). */
@@ -292,13 +328,7 @@ export async function buildSessionInfo(path: string, readBytes = INFO_READ_BYTES
 		}
 		const header = scan.header;
 		if (!header) return null;
-		const headerTime = new Date(header.timestamp).getTime();
-		const modified =
-			scan.lastActivity !== undefined && scan.lastActivity > 0
-				? new Date(scan.lastActivity)
-				: Number.isNaN(headerTime)
-					? stats.mtime
-					: new Date(headerTime);
+		const modified = sessionModified(header, scan.lastActivity, stats.mtime);
 		const info: SessionInfo = {
 			path,
 			id: header.id,

@@ -67,12 +67,8 @@ import { acquireSessionLock, type SessionLock } from "./lock.js";
 import { migrateSessionEntries } from "./migration.js";
 import { createSessionFolder, getDefaultSessionDirPath, sessionFileName } from "./paths.js";
 import { buildSessionPath } from "./projection.js";
-import {
-	readSessionFile,
-	readSessionFileInto,
-	type SessionFileContents,
-	type SessionFileSink,
-} from "./session-file.js";
+import { IndexingSink, isStillCurrent, type SessionReadAhead } from "./read-ahead.js";
+import { readSessionFile, readSessionFileInto, type SessionFileContents } from "./session-file.js";
 import { SessionWriter } from "./writer.js";
 
 /** Options of {@link SessionManager.open} beyond pi's. */
@@ -218,32 +214,6 @@ function writeLinesFile(path: string, pieces: Iterable<string>, mode: number): v
 		for (const piece of pieces) writeFileSync(fd, piece);
 	} finally {
 		closeSync(fd);
-	}
-}
-
-/**
- * Indexes a file's entries as they are parsed, gathering the context of the last entry while they
- * form one chain (then opening a linear session leaves nothing to walk again). Only for the current
- * format: older files are indexed after migration has changed their entries.
- */
-class IndexingSink implements SessionFileSink {
-	readonly entries: SessionEntry[] = [];
-	index: EntryIndex | null = null;
-
-	header(header: SessionHeader): void {
-		const current = typeof header.version === "number" && header.version >= CURRENT_SESSION_VERSION;
-		this.index = current ? new EntryIndex(true, this.entries) : null;
-	}
-
-	added(from: number): void {
-		if (this.index === null) return;
-		try {
-			this.index.indexFrom(from);
-		} catch {
-			// An entry indexing cannot take (a hand-edited file): index after the read instead, which
-			// raises the same error where opening always has.
-			this.index = null;
-		}
 	}
 }
 
@@ -476,7 +446,24 @@ export class SessionManager {
 		const cwdOverride = object ? object.cwdOverride : positionalCwd;
 		const options = object ?? positionalOptions;
 		const file = resolve(path);
-		const dir = sessionDir ? resolve(sessionDir) : dirname(file);
+		return SessionManager.openFile(file, sessionDir ? resolve(sessionDir) : dirname(file), cwdOverride, options);
+	}
+
+	/**
+	 * @internal Not part of the public API: `settle -c` opens the session it picked from the read it
+	 * picked it by ({@link readSessionAhead}); a file written since is read again.
+	 */
+	static openReadAhead(ahead: SessionReadAhead, sessionDir: string, cwdOverride: string): SessionManager {
+		return SessionManager.openFile(ahead.file, resolve(sessionDir), cwdOverride, undefined, ahead);
+	}
+
+	private static openFile(
+		file: string,
+		dir: string,
+		cwdOverride: string | undefined,
+		options: OpenSessionOptions | undefined,
+		ahead?: SessionReadAhead,
+	): SessionManager {
 		const readOnly = options?.readOnly === true;
 		assertNotDirectory(file);
 		if ((readOnly || options?.createIfMissing === false) && !existsSync(file)) {
@@ -487,8 +474,10 @@ export class SessionManager {
 		}
 		const lock = readOnly || !existsSync(file) ? undefined : acquireSessionLock(file);
 		try {
-			const sink = new IndexingSink();
-			const contents = readForOpen(file, sink);
+			// Checked under the lock: nothing can append between this check and the writer taking over.
+			const reuse = ahead !== undefined && lock !== undefined && isStillCurrent(ahead);
+			const sink = reuse ? ahead.sink : new IndexingSink();
+			const contents = reuse ? ahead.contents : readForOpen(file, sink);
 			const headerCwd = contents?.header?.cwd;
 			const cwd = cwdOverride ?? (typeof headerCwd === "string" && headerCwd !== "" ? headerCwd : process.cwd());
 			const manager = new SessionManager(cwd, dir, true);

@@ -140,7 +140,7 @@ describe("--fork <path|id-prefix> (pi's)", () => {
 		expect(unknown.code).toBe(2);
 		expect(unknown.stderr).toContain("No session of this project has an id starting with zzzz");
 		expect(unknown.stderr).toContain(`The latest: ${source.id}`);
-		expect(unknown.stderr).toContain("(settle --fork <id> forks one).");
+		expect(unknown.stderr).toContain("(settle -r lists them all; settle --fork <id> forks one).");
 		const missing = settle(["--faux", "--fork", "./gone.jsonl", "-p", "x"]);
 		expect(missing.code).toBe(3);
 		expect(missing.stderr).toContain(`--fork: ${join(cli.project, "gone.jsonl")} does not exist.`);

@@ -77,6 +77,31 @@ describe("pi's start-up flags (piflags)", () => {
 		expect(prompt).toContain("You are an expert coding assistant");
 	});
 
+	it("settle --json --system-prompt <folder> --append-system-prompt <folder>: a warning names each folder, and the values are kept as the prompt text, as pi 0.73.1 does", () => {
+		mkdirSync(join(cli.project, "reviewer"));
+		mkdirSync(join(cli.project, "house-rules"));
+		const run = settle([
+			"--faux",
+			"--json",
+			"--system-prompt",
+			"reviewer",
+			"--append-system-prompt",
+			"house-rules",
+			"task",
+		]);
+		expect(run.code).toBe(0);
+		expect(run.stderr).toContain(
+			`Warning: cannot read system prompt file: EISDIR: illegal operation on a directory, read; the value is used as the system prompt text, as written (${join(cli.project, "reviewer")})`,
+		);
+		expect(run.stderr).toContain(
+			`Warning: cannot read appended system prompt file: EISDIR: illegal operation on a directory, read; the value is used as the appended system prompt text, as written (${join(cli.project, "house-rules")})`,
+		);
+		const [prompt] = baselinePrompts(run.stdout) as [string];
+		expect(prompt.startsWith("reviewer")).toBe(true);
+		expect(prompt).not.toContain("You are an expert coding assistant");
+		expect(prompt).toContain("<addendum>\nhouse-rules\n</addendum>");
+	});
+
 	it("settle --json --system-prompt <text> -ns: the base prompt is replaced, the skill left out", () => {
 		addProjectResources();
 		const run = settle(["--faux", "--json", "--system-prompt", "BASE-MARKER you review code", "-ns", "task"]);

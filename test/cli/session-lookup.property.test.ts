@@ -112,8 +112,8 @@ async function reference(prefix: string, lookup: SessionLookup): Promise<Session
 			: ` The latest: ${sessions.slice(0, 3).map(describeInfo).join("; ")}${lookup.latestHint}`;
 	throw new SettleError(
 		"NOT_FOUND",
-		`No session of this project has an id starting with ${prefix} (in ${lookup.sessionDir}).${latest}`,
-		{ details: { prefix } },
+		`No session of this project has an id starting with ${prefix} (in ${lookup.sessionDir}), and none is named ${JSON.stringify(prefix.trim())} (/name names a session).${latest}`,
+		{ details: { prefix, name: prefix.trim() } },
 	);
 }
 

@@ -15723,8 +15723,8 @@ export const MUTANTS: Mutant[] = [
 			"settle -c takes the session file modified last again: an old session whose mtime a sync or a copy bumped is continued instead of the one -r lists first (claude-code#79572)",
 		edits: [
 			{
-				find: "if (info && (!best || info.modified.getTime() > best.modified.getTime())) best = { path, modified: info.modified };",
-				replace: "if (info && !best) best = { path, modified: info.modified };",
+				find: "if (!best || modified.getTime() > best.modified.getTime()) best = { path, modified, read };",
+				replace: "if (!best) best = { path, modified, read };",
 			},
 		],
 		tests: ["test/pi-races/continue-latest.test.ts"],
@@ -16181,6 +16181,107 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/resources/pi-differential.property.test.ts"],
+	},
+	{
+		id: "HP01",
+		file: "src/store/session-manager.ts",
+		description:
+			"settle -c reads the session it continues twice again: the read that picked it is thrown away and the open parses the whole file once more (+36–56 ms on a 10,000-message session)",
+		edits: [
+			{
+				find: "const reuse = ahead !== undefined && lock !== undefined && isStillCurrent(ahead);",
+				replace: "const reuse = false;",
+			},
+		],
+		tests: ["test/store/discovery.test.ts"],
+	},
+	{
+		id: "HP02",
+		file: "src/store/session-manager.ts",
+		description:
+			"settle -c opens the session from its earlier read even when another process appended to the file since: the appended message is dropped from the session and the next write lands after bytes the session never loaded",
+		edits: [
+			{
+				find: "const reuse = ahead !== undefined && lock !== undefined && isStillCurrent(ahead);",
+				replace: "const reuse = ahead !== undefined && lock !== undefined;",
+			},
+		],
+		tests: ["test/store/discovery.test.ts"],
+	},
+	{
+		id: "HP03",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"settle --session <value> (or /resume <value>) that is neither a session's id nor its name says only that no id starts with it: a user who typed a name is not told no session is named so",
+		edits: [{ find: `, and none is named \${JSON.stringify(given.trim())} (/name names a session)`, replace: "" }],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "HP04",
+		file: "src/cli/host.ts",
+		description:
+			"settle --session <value> that matches no session no longer says settle -r lists the sessions: the user is left guessing ids and names",
+		edits: [
+			{
+				find: '" (settle -r lists them all; settle --continue resumes the latest)."',
+				replace: '" (settle --continue resumes the latest)."',
+			},
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "HP05",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"--system-prompt <folder> drops the value after its warning: the model gets Settle's default prompt, not the text the user wrote (pi 0.73.1 keeps it)",
+		edits: [{ find: "return given ? input : undefined;", replace: "return undefined;" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "HP06",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"--append-system-prompt <folder> is taken for a discovered APPEND_SYSTEM.md: the value is dropped after its warning instead of appended as written",
+		edits: [
+			{
+				after: '"appended system prompt",',
+				find: "o.appendSystemPrompt !== undefined,",
+				replace: "false,",
+			},
+		],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "HP07",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Backspace in settle's input line deletes one code point again: an emoji with a skin tone, a flag or a ZWJ sequence takes several presses and half of it is sent",
+		edits: [{ find: "for (let n = codePoints(before()); n > 0; n--) left.call(this);", replace: "left.call(this);" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HP08",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Delete in settle's input line deletes one code point of the grapheme cluster after the cursor: half an emoji is left in the message",
+		edits: [{ find: "for (let n = codePoints(after()); n > 0; n--) right.call(this);", replace: "right.call(this);" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HP09",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Left in settle's input line steps one code point: the cursor lands inside an emoji, and the next edit splits it",
+		edits: [{ find: "oneLeft ? -back.length : oneRight", replace: "oneLeft ? dx : oneRight" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HP10",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Right in settle's input line steps one code point: the cursor lands inside an emoji, and Delete takes its second half",
+		edits: [{ find: "oneRight ? ahead.length : dx", replace: "dx" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
 	},
 ];
 

@@ -23,8 +23,10 @@
  * once: the in-flight reply was never written, and a resumed session had the prompts without it.
  * Held for Ctrl+D in Settle: the chat ends once the run has settled, every entry written.
  *
- * pi#240: Backspace after an emoji did not delete all of it and left the editor broken. Held in
- * Settle's line editor: a character outside the BMP goes whole, and a wide (CJK) one too.
+ * pi#240: Backspace after an emoji did not delete all of it and left the editor broken. Settle's
+ * line editor (readline) stepped one code point: an emoji outside the BMP went whole, but one with a
+ * skin tone, a flag or a ZWJ sequence lost one piece per press. Backspace, Delete, Left and Right now
+ * take a whole grapheme cluster, as pi's editor does.
  *
  * pi#4520, pi#4918: Shift+Enter sent the prompt in terminals that send it as Enter; `\` + Enter is
  * pi's way to a new line there. Settle's chat had no way to type a line break at all.
@@ -229,6 +231,36 @@ describe("pi#240: Backspace after an emoji", () => {
 		term.type("\x04");
 		expect(await term.exited).toBe(0);
 		expect(transcript(sessionFile(term))).toEqual(["user: ab \u6F22 end", "assistant: ab \u6F22 end"]);
+	});
+
+	it("pi#240: Backspace, Delete, Left and Right take a whole grapheme cluster (a skin tone, a flag, a ZWJ sequence): the messages sent have no half emoji", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		const [thumb, flag, coder] = ["\u{1F44D}\u{1F3FB}", "\u{1F1EB}\u{1F1F7}", "\u{1F469}\u200D\u{1F4BB}"];
+		const [left, right, del, home] = ["\x1b[D", "\x1b[C", "\x1b[3~", "\x01"];
+		let from = term.mark();
+		term.type(`a${thumb}\x7fb${flag}\x7fc${coder}\x7fd\r`);
+		await term.until("abcd\r\n", from);
+		await term.until("> ", term.output.indexOf("abcd\r\n", from));
+		// Two Lefts land before the thumb, and Delete takes it whole.
+		from = term.mark();
+		term.type(`x${thumb}y${left}${left}${del}\r`);
+		await term.until("xy\r\n", from);
+		await term.until("> ", term.output.indexOf("xy\r\n", from));
+		// One Right from the start passes the whole thumb: Delete takes the "n" after it.
+		from = term.mark();
+		term.type(`${thumb}n${home}${right}${del}\r`);
+		await term.until(`${thumb}\r\n`, term.output.indexOf(`${thumb}\r`, from) + 1);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile(term))).toEqual([
+			"user: abcd",
+			"assistant: abcd",
+			"user: xy",
+			"assistant: xy",
+			`user: ${thumb}`,
+			`assistant: ${thumb}`,
+		]);
 	});
 });
 

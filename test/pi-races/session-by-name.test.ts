@@ -68,4 +68,29 @@ describe("pi#5018, pi#3070: a session found again by its name", () => {
 		expect(await chat.end()).toBe(0);
 		expect(transcript(triage).slice(-2)).toEqual(["user: second triage", "assistant: second triage"]);
 	});
+
+	it("pi#5018: settle --session '<neither an id nor a name>' says that no id starts with it and no session is named so, that settle -r lists them; nothing is written", () => {
+		const triage = namedSession("first triage", "nightly triage");
+		const bytes = readFileSync(triage, "utf8");
+		const run = settle(["--session", "weekly triage", "-p", "go on"]);
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain("No session of this project has an id starting with weekly triage (in ");
+		expect(run.stderr).toContain(', and none is named "weekly triage" (/name names a session). The latest: ');
+		expect(run.stderr).toContain("(settle -r lists them all; settle --continue resumes the latest).");
+		expect(sessionFilesUnder(cli.agentDir)).toEqual([triage]);
+		expect(readFileSync(triage, "utf8")).toBe(bytes);
+	});
+
+	it("pi#3070: /resume <neither an id nor a name> in settle -i says no session is named so either, and the chat stays in its session", async () => {
+		namedSession("first triage", "nightly triage");
+		const chat = new Repl(["--faux"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const refused = await chat.say("/resume weekly triage");
+		expect(refused).toContain("Error: No session of this project has an id starting with weekly triage (in ");
+		expect(refused).toContain(', and none is named "weekly triage" (/name names a session). The latest: ');
+		expect(refused).toContain(" (/resume lists them).\n");
+		await chat.say("still here", "still here\n>");
+		expect(await chat.end()).toBe(0);
+	});
 });

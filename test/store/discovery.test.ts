@@ -1,7 +1,7 @@
-import { utimesSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findMostRecentSession, readSessionHeader } from "../../src/store/discovery.js";
+import { findLatestActiveSession, findMostRecentSession, readSessionHeader } from "../../src/store/discovery.js";
 import { getDefaultSessionDirPath } from "../../src/store/paths.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { assistant, tempDir, track, user } from "./helpers.js";
@@ -119,6 +119,48 @@ describe("finding sessions", () => {
 			expect((await SessionManager.list("/dev/client-app")).map((i) => i.path)).toEqual([mine.file]);
 			expect(SessionManager.findById("/dev/client-app", other.id)).toBeUndefined();
 			expect(SessionManager.findById("/dev/client/app", other.id)).toBe(other.file);
+		});
+	});
+
+	describe("settle -c reads the session it continues once", () => {
+		/** A closed session of /a whose mtime is a whole second (utimes can put it back exactly). */
+		function settledSession(dir: string, texts: string[]) {
+			const saved = session(dir, "/a", texts);
+			const at = new Date(Math.floor(Date.now() / 1000) * 1000);
+			utimesSync(saved.file, at, at);
+			return { ...saved, at };
+		}
+
+		it("the session -c picks is opened from the read that picked it: while its size and mtime are unchanged it is not read again", async () => {
+			const dir = tempDir();
+			const picked = settledSession(dir, ["first question", "first answer"]);
+			const latest = await findLatestActiveSession(dir, "/a");
+			expect(latest?.path).toBe(picked.file);
+			// Same size, same mtime, other bytes: only a second read would see "FIRST".
+			writeFileSync(picked.file, readFileSync(picked.file, "utf8").replace("first question", "FIRST question"));
+			utimesSync(picked.file, picked.at, picked.at);
+			expect(statSync(picked.file).mtimeMs).toBe(latest!.read.mtimeMs);
+			const opened = track(SessionManager.openReadAhead(latest!.read, dir, "/a"));
+			expect(opened.buildSessionContext().messages[0]).toEqual(user("first question", 1_700_000_000_000));
+		});
+
+		it("a message another process appended between -c's pick and its open is opened too, and the next message follows it", async () => {
+			const dir = tempDir();
+			const picked = settledSession(dir, ["first question", "first answer"]);
+			const latest = await findLatestActiveSession(dir, "/a");
+			const other = SessionManager.open(picked.file);
+			other.appendMessage(user("appended meanwhile", 1_700_000_100_000));
+			other.close();
+			const opened = track(SessionManager.openReadAhead(latest!.read, dir, "/a"));
+			opened.appendMessage(assistant("after it"));
+			opened.close();
+			// Reopened from the file: the conversation that ends at "after it" runs through the appended message.
+			const reopened = track(SessionManager.open(picked.file, undefined, undefined, { readOnly: true }));
+			const texts = reopened
+				.buildSessionContext()
+				.messages.map((message) => ("content" in message ? message.content : ""))
+				.map((content) => (typeof content === "string" ? content : (content[0] as { text: string }).text));
+			expect(texts).toEqual(["first question", "first answer", "appended meanwhile", "after it"]);
 		});
 	});
 });
