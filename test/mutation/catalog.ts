@@ -16169,6 +16169,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
+	{
+		id: "HS01",
+		file: "src/runtime/auth-storage.ts",
+		description:
+			"a request's key lookup does not read auth.json again: a key rotated or stored while a session runs is not used until restart",
+		edits: [
+			{
+				find: "this.readAgainIfChanged();\n\t\tconst credential = this.data[provider];\n\t\tlet key",
+				replace: "const credential = this.data[provider];\n\t\tlet key",
+			},
+		],
+		tests: ["test/pi-races/auth-json-while-running.test.ts"],
+	},
+	{
+		id: "HS02",
+		file: "src/runtime/auth-storage.ts",
+		description: "auth.json caught mid-save (not JSON yet) while a session runs drops every stored key",
+		edits: [
+			{
+				find: "else return;\n\t\tthis.problem = undefined;",
+				replace: "else this.data = {};\n\t\tthis.problem = undefined;",
+			},
+		],
+		tests: ["test/pi-races/auth-json-while-running.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
