@@ -16194,6 +16194,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/auth-json-while-running.test.ts"],
 	},
+	{
+		id: "HS03",
+		file: "src/session/agent-session.ts",
+		description:
+			"pi.registerProvider keeps the session's old model object: a baseUrl set from session_start misses the first request",
+		edits: [
+			{
+				find: "this.extensionProviders.add(name);\n\t\t\t\tthis.refreshModelFromRegistry();",
+				replace: "this.extensionProviders.add(name);",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "HS04",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"pi.registerProvider sends every model to the provider's baseUrl, a model's own baseUrl ignored (pi#4063)",
+		edits: [
+			{
+				find: 'baseUrl: model.baseUrl ?? config.baseUrl ?? "",',
+				replace: 'baseUrl: config.baseUrl ?? model.baseUrl ?? "",',
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

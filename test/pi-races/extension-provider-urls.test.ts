@@ -1,0 +1,89 @@
+/**
+ * Where the requests of a provider an extension registers or re-points (`pi.registerProvider`)
+ * go, replayed against the real `settle` command (child processes) with an extension file and a
+ * local endpoint speaking the provider's wire format (test/llm/wire/server.ts).
+ *
+ * pi#2291: an extension re-pointing a built-in provider at a proxy from `session_start`
+ * (`pi.registerProvider("anthropic", { baseUrl })`) had no effect on the first request: the session
+ * had picked its model before extensions started, so the request went to api.anthropic.com with the
+ * proxy's dummy key (401). What the user should see: the first request at the proxy.
+ *
+ * pi#4063: `pi.registerProvider()` with a `baseUrl` on a model (a hub serving models at different
+ * URLs) sent every model to the provider-level `baseUrl`, unlike models.json. What the user should
+ * see: a model with its own `baseUrl` requested there, the others at the provider's.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { anthropicReply } from "../llm/wire/anthropic.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-extension-provider-urls-");
+let server: WireServer;
+beforeEach(async () => {
+	server = await startWireServer();
+});
+afterEach(async () => {
+	await server.close();
+});
+
+/** Writes an extension file whose factory body is `body` (`pi` in scope); returns its path. */
+function writeExtension(name: string, body: string): string {
+	const path = join(cli.dir, name);
+	writeFileSync(path, `export default function (pi) {\n${body}\n}\n`);
+	return path;
+}
+
+describe("pi#2291: a built-in provider re-pointed from session_start misses the first request", () => {
+	it("pi#2291: settle -p on anthropic/claude-sonnet-4-5, an extension registering anthropic's baseUrl in session_start: the first request reaches the proxy with the key", async () => {
+		const extension = writeExtension(
+			"proxy-override.mjs",
+			`pi.on("session_start", () => {
+	pi.registerProvider("anthropic", { baseUrl: ${JSON.stringify(server.url)} });
+});`,
+		);
+		server.reply(anthropicReply([{ type: "text", text: "via the proxy" }]));
+		const run = await runSettleAsync(
+			["--no-session", "-e", extension, "--model", "anthropic/claude-sonnet-4-5", "-p", "hi"],
+			{ cwd: cli.project, agentDir: cli.agentDir, env: { ANTHROPIC_API_KEY: "proxy-dummy-key" } },
+		);
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toContain("via the proxy");
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]?.path).toBe("/v1/messages");
+		expect(server.requests[0]?.headers["x-api-key"]).toBe("proxy-dummy-key");
+	});
+});
+
+describe("pi#4063: pi.registerProvider() ignores a model's own baseUrl", () => {
+	it("pi#4063: settle -p on a registered provider's two models: the one with its own baseUrl is requested there, the other at the provider's baseUrl", async () => {
+		const model = (id: string, extra: string) =>
+			`{ id: "${id}", name: "${id}", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }${extra} }`;
+		const extension = writeExtension(
+			"hub.mjs",
+			`pi.registerProvider("hub", {
+	baseUrl: ${JSON.stringify(`${server.url}/default/v1`)},
+	apiKey: "hub-key",
+	api: "openai-completions",
+	models: [${model("model-a", `, baseUrl: ${JSON.stringify(`${server.url}/a/v1`)}`)}, ${model("model-b", "")}],
+});`,
+		);
+		server.reply(chatReply([{ type: "text", text: "from a" }]), chatReply([{ type: "text", text: "from b" }]));
+		const at = { cwd: cli.project, agentDir: cli.agentDir };
+		for (const id of ["model-a", "model-b"]) {
+			const run = await runSettleAsync(["--no-session", "-e", extension, "--model", `hub/${id}`, "-p", "hi"], at);
+			expect(run.stderr).toBe("");
+			expect(run.stdout).toContain(`from ${id.slice(-1)}`);
+		}
+		expect(server.requests.map((request) => request.path)).toEqual([
+			"/a/v1/chat/completions",
+			"/default/v1/chat/completions",
+		]);
+		expect(server.requests.map((request) => request.headers.authorization)).toEqual([
+			"Bearer hub-key",
+			"Bearer hub-key",
+		]);
+	});
+});
