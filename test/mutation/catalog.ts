@@ -16220,6 +16220,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-provider-urls.test.ts"],
 	},
+	{
+		id: "HS05",
+		file: "src/runtime/models-json.ts",
+		description:
+			"a built-in provider's models.json entry with only headers is read without them: its requests lack the headers (pi#3538)",
+		edits: [
+			{
+				find: "if (isRecord(entry.headers)) config.headers = entry.headers as Record<string, string>;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

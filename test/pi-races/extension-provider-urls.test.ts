@@ -11,8 +11,13 @@
  * pi#4063: `pi.registerProvider()` with a `baseUrl` on a model (a hub serving models at different
  * URLs) sent every model to the provider-level `baseUrl`, unlike models.json. What the user should
  * see: a model with its own `baseUrl` requested there, the others at the provider's.
+ *
+ * pi#3538: a built-in provider's models.json entry with only `headers` (a `User-Agent` kimi-coding
+ * requires at peak hours) was refused: pi wanted a `baseUrl` too. What the user should see: the
+ * header on the provider's requests, its built-in models kept; here the requests reach the local
+ * endpoint through an extension re-pointing the provider, as a proxy extension would.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
@@ -85,5 +90,34 @@ describe("pi#4063: pi.registerProvider() ignores a model's own baseUrl", () => {
 			"Bearer hub-key",
 			"Bearer hub-key",
 		]);
+	});
+});
+
+describe("pi#3538: a built-in provider's models.json entry with only headers", () => {
+	it("pi#3538: models.json `deepseek: { headers: { User-Agent } }` (no baseUrl, no models) and an extension re-pointing deepseek: settle -p sends the header with the key; --list-models keeps deepseek's models and warns of nothing", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({ providers: { deepseek: { headers: { "User-Agent": "KimiCLI/1.37.0" } } } }),
+		);
+		const extension = writeExtension(
+			"proxy.mjs",
+			`pi.registerProvider("deepseek", { baseUrl: ${JSON.stringify(`${server.url}/v1`)} });`,
+		);
+		const at = { cwd: cli.project, agentDir: cli.agentDir, env: { DEEPSEEK_API_KEY: "deepseek-key" } };
+		server.reply(chatReply([{ type: "text", text: "with the agent header" }]));
+		const run = await runSettleAsync(
+			["--no-session", "-e", extension, "--model", "deepseek/deepseek-v4-flash", "-p", "hi"],
+			at,
+		);
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toContain("with the agent header");
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]?.headers["user-agent"]).toBe("KimiCLI/1.37.0");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer deepseek-key");
+
+		const list = await runSettleAsync(["--list-models", "deepseek/"], at);
+		expect(list.stdout).toContain("deepseek/deepseek-v4-flash");
+		expect(list.stderr).toBe("");
 	});
 });
