@@ -16233,6 +16233,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-provider-urls.test.ts"],
 	},
+	{
+		id: "HS06",
+		file: "src/session/agent-session.ts",
+		description:
+			"pi.unregisterProvider keeps the session's model as the extension had re-pointed it: requests still go to the old proxy",
+		edits: [
+			{
+				find: "this.extensionProviders.delete(name);\n\t\t\t\tthis.refreshModelFromRegistry();",
+				replace: "this.extensionProviders.delete(name);",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

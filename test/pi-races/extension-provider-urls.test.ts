@@ -21,6 +21,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
@@ -59,6 +60,38 @@ describe("pi#2291: a built-in provider re-pointed from session_start misses the 
 		expect(server.requests).toHaveLength(1);
 		expect(server.requests[0]?.path).toBe("/v1/messages");
 		expect(server.requests[0]?.headers["x-api-key"]).toBe("proxy-dummy-key");
+	});
+});
+
+describe("pi#2291 (unregister): a provider an extension stops re-pointing", () => {
+	it("pi#2291: settle -i, anthropic re-pointed by models.json and then by an extension in session_start: the first prompt goes to the extension's URL; after the extension unregisters it, the next to models.json's", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({ providers: { anthropic: { baseUrl: `${server.url}/gateway` } } }),
+		);
+		const extension = writeExtension(
+			"switchable-proxy.mjs",
+			`pi.on("session_start", () => {
+	pi.registerProvider("anthropic", { baseUrl: ${JSON.stringify(`${server.url}/proxy`)} });
+});
+pi.registerCommand("direct", { description: "stop proxying", handler: async () => pi.unregisterProvider("anthropic") });`,
+		);
+		const chat = new Repl(["--no-session", "-e", extension, "--model", "anthropic/claude-sonnet-4-5"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { ANTHROPIC_API_KEY: "user-key" },
+		});
+		await chat.idle(0);
+		server.reply(
+			anthropicReply([{ type: "text", text: "proxied" }]),
+			anthropicReply([{ type: "text", text: "gateway" }]),
+		);
+		expect(await chat.say("hi")).toContain("proxied");
+		await chat.say("/direct");
+		expect(await chat.say("again")).toContain("gateway");
+		expect(server.requests.map((request) => request.path)).toEqual(["/proxy/v1/messages", "/gateway/v1/messages"]);
+		expect(await chat.end()).toBe(0);
 	});
 });
 
