@@ -4,6 +4,7 @@
  * The file is written with mode 0600 (temp file + rename, under a lock); a file that cannot be
  * parsed is reported with a typed error naming it and is never overwritten.
  */
+import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { CredentialSource } from "../llm/pi-ai.js";
@@ -37,6 +38,8 @@ export class AuthStorage implements CredentialSource {
 	readonly path: string | undefined;
 	private data: Record<string, unknown> = {};
 	private problem: SettleError | undefined;
+	/** The file's identity and times when last read: another program's save changes it. */
+	private readVersion: string | undefined;
 
 	private constructor(path: string | undefined, data: Record<string, unknown> = {}) {
 		this.path = path;
@@ -63,6 +66,7 @@ export class AuthStorage implements CredentialSource {
 	/** Re-reads the file. Must not throw. */
 	reload(): void {
 		if (!this.path) return;
+		this.readVersion = fileVersion(this.path);
 		const read = readJsonObjectFile(this.path);
 		if (read.status === "ok") {
 			this.data = read.value;
@@ -74,6 +78,23 @@ export class AuthStorage implements CredentialSource {
 			this.data = {};
 			this.problem = unreadableError(this.path, read.reason);
 		}
+	}
+
+	/**
+	 * Reads the file again when another program saved it since the last read (a key rotated in an
+	 * editor, stored from another terminal), so the next request carries it without a restart. A file
+	 * caught mid-save (empty, not JSON yet) keeps the keys last read.
+	 */
+	private readAgainIfChanged(): void {
+		if (!this.path) return;
+		const version = fileVersion(this.path);
+		if (version === this.readVersion) return;
+		this.readVersion = version;
+		const read = readJsonObjectFile(this.path);
+		if (read.status === "missing") this.data = {};
+		else if (read.status === "ok" && !version.endsWith(":0")) this.data = read.value;
+		else return;
+		this.problem = undefined;
 	}
 
 	/**
@@ -110,6 +131,7 @@ export class AuthStorage implements CredentialSource {
 
 	/** The API key of `provider`, or undefined (none, OAuth only, or the file is broken). Must not throw. */
 	getApiKey(provider: string): string | undefined {
+		this.readAgainIfChanged();
 		const credential = this.data[provider];
 		let key: unknown;
 		if (typeof credential === "string") key = credential;
@@ -133,12 +155,14 @@ export class AuthStorage implements CredentialSource {
 	 * ```
 	 */
 	hasOAuth(provider: string): boolean {
+		this.readAgainIfChanged();
 		const credential = this.data[provider];
 		return typeof credential === "object" && credential !== null && (credential as { type?: unknown }).type === "oauth";
 	}
 
 	/** Providers with a stored credential. */
 	list(): string[] {
+		this.readAgainIfChanged();
 		return Object.keys(this.data);
 	}
 
@@ -181,9 +205,20 @@ export class AuthStorage implements CredentialSource {
 			const value = read.status === "ok" ? read.value : {};
 			mutate(value);
 			writePrivateFile(path, `${JSON.stringify(value, null, 2)}\n`);
+			this.readVersion = fileVersion(path);
 			this.data = value;
 			this.problem = undefined;
 		});
+	}
+}
+
+/** The file's inode, change and modification times (ns) and size (last, after ":"); "missing" when absent. */
+function fileVersion(path: string): string {
+	try {
+		const stat = statSync(path, { bigint: true });
+		return `${stat.ino}:${stat.ctimeNs}:${stat.mtimeNs}:${stat.size}`;
+	} catch (error) {
+		return `missing: ${errorMessage(error)}`;
 	}
 }
 

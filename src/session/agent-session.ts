@@ -1794,6 +1794,18 @@ export class AgentSession {
 		this.scopedModelList = [...scopedModels];
 	}
 
+	/**
+	 * Takes the registry's current version of the selected model (pi's `_refreshCurrentModelFromRegistry`):
+	 * a provider re-pointed by an extension (e.g. its `baseUrl` set in `session_start`) applies from
+	 * the next request, the first one included (pi#2291). Same provider and id, so no model change.
+	 */
+	private refreshModelFromRegistry(): void {
+		const current = this.model;
+		if (!current) return;
+		const refreshed = this.modelRegistry.find(current.provider, current.id);
+		if (refreshed && refreshed !== current) this.agent.state.model = refreshed;
+	}
+
 	/** Applies a model switch: `model_change` entry, optional default, thinking re-clamped, `model_select`. */
 	private async switchModel(
 		model: Model,
@@ -2645,10 +2657,12 @@ export class AgentSession {
 				if (!registry.registerProvider) throw new SettleError("EXTENSION", providerNotSupported(name));
 				registry.registerProvider(name, config);
 				this.extensionProviders.add(name);
+				this.refreshModelFromRegistry();
 			},
 			unregisterProvider: (name: string) => {
 				registry.unregisterProvider?.(name);
 				this.extensionProviders.delete(name);
+				this.refreshModelFromRegistry();
 			},
 			registerVirtualModel: (definition: VirtualModelDefinition) => {
 				if (!registry.registerVirtualModel) {

@@ -16283,6 +16283,83 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "oneRight ? ahead.length : dx", replace: "dx" }],
 		tests: ["test/pi-races/interactive-input.test.ts"],
 	},
+	{
+		id: "HS01",
+		file: "src/runtime/auth-storage.ts",
+		description:
+			"a request's key lookup does not read auth.json again: a key rotated or stored while a session runs is not used until restart",
+		edits: [
+			{
+				find: "this.readAgainIfChanged();\n\t\tconst credential = this.data[provider];\n\t\tlet key",
+				replace: "const credential = this.data[provider];\n\t\tlet key",
+			},
+		],
+		tests: ["test/pi-races/auth-json-while-running.test.ts"],
+	},
+	{
+		id: "HS02",
+		file: "src/runtime/auth-storage.ts",
+		description: "auth.json caught mid-save (not JSON yet) while a session runs drops every stored key",
+		edits: [
+			{
+				find: "else return;\n\t\tthis.problem = undefined;",
+				replace: "else this.data = {};\n\t\tthis.problem = undefined;",
+			},
+		],
+		tests: ["test/pi-races/auth-json-while-running.test.ts"],
+	},
+	{
+		id: "HS03",
+		file: "src/session/agent-session.ts",
+		description:
+			"pi.registerProvider keeps the session's old model object: a baseUrl set from session_start misses the first request",
+		edits: [
+			{
+				find: "this.extensionProviders.add(name);\n\t\t\t\tthis.refreshModelFromRegistry();",
+				replace: "this.extensionProviders.add(name);",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "HS04",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"pi.registerProvider sends every model to the provider's baseUrl, a model's own baseUrl ignored (pi#4063)",
+		edits: [
+			{
+				find: 'baseUrl: model.baseUrl ?? config.baseUrl ?? "",',
+				replace: 'baseUrl: config.baseUrl ?? model.baseUrl ?? "",',
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "HS05",
+		file: "src/runtime/models-json.ts",
+		description:
+			"a built-in provider's models.json entry with only headers is read without them: its requests lack the headers (pi#3538)",
+		edits: [
+			{
+				find: "if (isRecord(entry.headers)) config.headers = entry.headers as Record<string, string>;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "HS06",
+		file: "src/session/agent-session.ts",
+		description:
+			"pi.unregisterProvider keeps the session's model as the extension had re-pointed it: requests still go to the old proxy",
+		edits: [
+			{
+				find: "this.extensionProviders.delete(name);\n\t\t\t\tthis.refreshModelFromRegistry();",
+				replace: "this.extensionProviders.delete(name);",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

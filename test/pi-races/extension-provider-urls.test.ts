@@ -1,0 +1,156 @@
+/**
+ * Where the requests of a provider an extension registers or re-points (`pi.registerProvider`)
+ * go, replayed against the real `settle` command (child processes) with an extension file and a
+ * local endpoint speaking the provider's wire format (test/llm/wire/server.ts).
+ *
+ * pi#2291: an extension re-pointing a built-in provider at a proxy from `session_start`
+ * (`pi.registerProvider("anthropic", { baseUrl })`) had no effect on the first request: the session
+ * had picked its model before extensions started, so the request went to api.anthropic.com with the
+ * proxy's dummy key (401). What the user should see: the first request at the proxy.
+ *
+ * pi#4063: `pi.registerProvider()` with a `baseUrl` on a model (a hub serving models at different
+ * URLs) sent every model to the provider-level `baseUrl`, unlike models.json. What the user should
+ * see: a model with its own `baseUrl` requested there, the others at the provider's.
+ *
+ * pi#3538: a built-in provider's models.json entry with only `headers` (a `User-Agent` kimi-coding
+ * requires at peak hours) was refused: pi wanted a `baseUrl` too. What the user should see: the
+ * header on the provider's requests, its built-in models kept; here the requests reach the local
+ * endpoint through an extension re-pointing the provider, as a proxy extension would.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
+import { anthropicReply } from "../llm/wire/anthropic.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-extension-provider-urls-");
+let server: WireServer;
+beforeEach(async () => {
+	server = await startWireServer();
+});
+afterEach(async () => {
+	await server.close();
+});
+
+/** Writes an extension file whose factory body is `body` (`pi` in scope); returns its path. */
+function writeExtension(name: string, body: string): string {
+	const path = join(cli.dir, name);
+	writeFileSync(path, `export default function (pi) {\n${body}\n}\n`);
+	return path;
+}
+
+describe("pi#2291: a built-in provider re-pointed from session_start misses the first request", () => {
+	it("pi#2291: settle -p on anthropic/claude-sonnet-4-5, an extension registering anthropic's baseUrl in session_start: the first request reaches the proxy with the key", async () => {
+		const extension = writeExtension(
+			"proxy-override.mjs",
+			`pi.on("session_start", () => {
+	pi.registerProvider("anthropic", { baseUrl: ${JSON.stringify(server.url)} });
+});`,
+		);
+		server.reply(anthropicReply([{ type: "text", text: "via the proxy" }]));
+		const run = await runSettleAsync(
+			["--no-session", "-e", extension, "--model", "anthropic/claude-sonnet-4-5", "-p", "hi"],
+			{ cwd: cli.project, agentDir: cli.agentDir, env: { ANTHROPIC_API_KEY: "proxy-dummy-key" } },
+		);
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toContain("via the proxy");
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]?.path).toBe("/v1/messages");
+		expect(server.requests[0]?.headers["x-api-key"]).toBe("proxy-dummy-key");
+	});
+});
+
+describe("pi#2291 (unregister): a provider an extension stops re-pointing", () => {
+	it("pi#2291: settle -i, anthropic re-pointed by models.json and then by an extension in session_start: the first prompt goes to the extension's URL; after the extension unregisters it, the next to models.json's", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({ providers: { anthropic: { baseUrl: `${server.url}/gateway` } } }),
+		);
+		const extension = writeExtension(
+			"switchable-proxy.mjs",
+			`pi.on("session_start", () => {
+	pi.registerProvider("anthropic", { baseUrl: ${JSON.stringify(`${server.url}/proxy`)} });
+});
+pi.registerCommand("direct", { description: "stop proxying", handler: async () => pi.unregisterProvider("anthropic") });`,
+		);
+		const chat = new Repl(["--no-session", "-e", extension, "--model", "anthropic/claude-sonnet-4-5"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { ANTHROPIC_API_KEY: "user-key" },
+		});
+		await chat.idle(0);
+		server.reply(
+			anthropicReply([{ type: "text", text: "proxied" }]),
+			anthropicReply([{ type: "text", text: "gateway" }]),
+		);
+		expect(await chat.say("hi")).toContain("proxied");
+		await chat.say("/direct");
+		expect(await chat.say("again")).toContain("gateway");
+		expect(server.requests.map((request) => request.path)).toEqual(["/proxy/v1/messages", "/gateway/v1/messages"]);
+		expect(await chat.end()).toBe(0);
+	});
+});
+
+describe("pi#4063: pi.registerProvider() ignores a model's own baseUrl", () => {
+	it("pi#4063: settle -p on a registered provider's two models: the one with its own baseUrl is requested there, the other at the provider's baseUrl", async () => {
+		const model = (id: string, extra: string) =>
+			`{ id: "${id}", name: "${id}", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }${extra} }`;
+		const extension = writeExtension(
+			"hub.mjs",
+			`pi.registerProvider("hub", {
+	baseUrl: ${JSON.stringify(`${server.url}/default/v1`)},
+	apiKey: "hub-key",
+	api: "openai-completions",
+	models: [${model("model-a", `, baseUrl: ${JSON.stringify(`${server.url}/a/v1`)}`)}, ${model("model-b", "")}],
+});`,
+		);
+		server.reply(chatReply([{ type: "text", text: "from a" }]), chatReply([{ type: "text", text: "from b" }]));
+		const at = { cwd: cli.project, agentDir: cli.agentDir };
+		for (const id of ["model-a", "model-b"]) {
+			const run = await runSettleAsync(["--no-session", "-e", extension, "--model", `hub/${id}`, "-p", "hi"], at);
+			expect(run.stderr).toBe("");
+			expect(run.stdout).toContain(`from ${id.slice(-1)}`);
+		}
+		expect(server.requests.map((request) => request.path)).toEqual([
+			"/a/v1/chat/completions",
+			"/default/v1/chat/completions",
+		]);
+		expect(server.requests.map((request) => request.headers.authorization)).toEqual([
+			"Bearer hub-key",
+			"Bearer hub-key",
+		]);
+	});
+});
+
+describe("pi#3538: a built-in provider's models.json entry with only headers", () => {
+	it("pi#3538: models.json `deepseek: { headers: { User-Agent } }` (no baseUrl, no models) and an extension re-pointing deepseek: settle -p sends the header with the key; --list-models keeps deepseek's models and warns of nothing", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({ providers: { deepseek: { headers: { "User-Agent": "KimiCLI/1.37.0" } } } }),
+		);
+		const extension = writeExtension(
+			"proxy.mjs",
+			`pi.registerProvider("deepseek", { baseUrl: ${JSON.stringify(`${server.url}/v1`)} });`,
+		);
+		const at = { cwd: cli.project, agentDir: cli.agentDir, env: { DEEPSEEK_API_KEY: "deepseek-key" } };
+		server.reply(chatReply([{ type: "text", text: "with the agent header" }]));
+		const run = await runSettleAsync(
+			["--no-session", "-e", extension, "--model", "deepseek/deepseek-v4-flash", "-p", "hi"],
+			at,
+		);
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toContain("with the agent header");
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]?.headers["user-agent"]).toBe("KimiCLI/1.37.0");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer deepseek-key");
+
+		const list = await runSettleAsync(["--list-models", "deepseek/"], at);
+		expect(list.stdout).toContain("deepseek/deepseek-v4-flash");
+		expect(list.stderr).toBe("");
+	});
+});
