@@ -353,6 +353,11 @@ function invalid(message: string): SettleError {
 	return new SettleError("INVALID_ARGUMENT", message);
 }
 
+/** A tool's `parameters` as providers need them: a JSON Schema object (TypeBox or plain). */
+function isSchemaObject(value: unknown): boolean {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /**
  * The `pi` object of one extension. Registration methods write into `extension`; actions go
  * through the runtime's bound session actions; every member checks staleness first.
@@ -398,6 +403,13 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 			if (typeof tool.execute !== "function") {
 				throw invalid(
 					`pi.registerTool("${tool.name}") needs an execute(toolCallId, params, signal, onUpdate, ctx) function.`,
+				);
+			}
+			// Without a schema object every request of the session fails, not just calls to this tool
+			// (the Anthropic client reads `parameters.properties` of each tool it sends).
+			if (!isSchemaObject(tool.parameters)) {
+				throw invalid(
+					`pi.registerTool("${tool.name}") needs parameters: a JSON Schema object such as Type.Object({ path: Type.String() }) (Type.Object({}) for a tool without arguments).`,
 				);
 			}
 			extension.tools.set(tool.name, {

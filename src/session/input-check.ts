@@ -175,6 +175,13 @@ export function customToolsError(method: string, value: unknown): SettleError | 
 				index,
 			);
 		}
+		const { parameters } = tool as { parameters?: unknown };
+		if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
+			return invalid(
+				`customTools[${index}] (${JSON.stringify(name)}) has no parameters schema object (got ${described(parameters)}); use Type.Object({}) for a tool without arguments`,
+				index,
+			);
+		}
 	}
 	return undefined;
 }

@@ -49,6 +49,12 @@ describe("createAgentSession given options of the wrong type", () => {
 			},
 			'customTools[1] ("t") has no execute function (got undefined). Give each tool { name, label, description, parameters, execute }',
 		],
+		// codebase-memory-mcp#1867: a tool without parameters made every Anthropic request fail.
+		[
+			"customTools: [{ name, execute }]",
+			{ customTools: [{ name: "legacy", label: "L", description: "d", execute: async () => ({ content: [] }) }] },
+			'customTools[0] ("legacy") has no parameters schema object (got undefined); use Type.Object({}) for a tool without arguments',
+		],
 	] as const)(
 		"regression: createAgentSession({ %s }) rejects with INVALID_ARGUMENT instead of a raw TypeError or a silently ignored option",
 		async (_label, bad, mention) => {

@@ -16169,6 +16169,29 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
+	{
+		id: "HT01",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.registerTool() accepts a tool without parameters: every Anthropic request of the session fails reading its schema",
+		edits: [
+			{ find: "if (!isSchemaObject(tool.parameters)) {", replace: "if (false && !isSchemaObject(tool.parameters)) {" },
+		],
+		tests: ["test/pi-races/extension-tool-definitions.test.ts"],
+	},
+	{
+		id: "HT02",
+		file: "src/session/input-check.ts",
+		description:
+			"an SDK customTools entry without parameters is accepted: every Anthropic request fails reading its schema",
+		edits: [
+			{
+				find: 'if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {',
+				replace: 'if (parameters === null && typeof parameters !== "object") {',
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
