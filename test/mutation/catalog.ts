@@ -16192,6 +16192,23 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/sdk-arguments.test.ts"],
 	},
+	{
+		id: "HT03",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.registerTool() accepts a name the Anthropic API refuses (a dot): every request of the session answers 400",
+		edits: [{ find: "if (/^[a-zA-Z0-9_-]{1,64}$/.test(name)) return undefined;", replace: "return undefined;" }],
+		tests: ["test/pi-races/extension-tool-definitions.test.ts"],
+	},
+	{
+		id: "HT04",
+		file: "src/session/input-check.ts",
+		description: "an SDK customTools entry named atlas.project_create is accepted: every Anthropic request answers 400",
+		edits: [
+			{ find: "if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {", replace: "if (!/^[a-zA-Z0-9_.-]{1,64}$/.test(name)) {" },
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -10,6 +10,12 @@
  * not a function`, neither naming the tool or the extension. What the user should see: the
  * registration refused at once with an error that names the tool and what to give, the session
  * still answering, and no request carrying the broken tool.
+ *
+ * atlas-mcp-server#14, claude-code#985: an MCP bridge registered tools named after the server's own
+ * names (`atlas.project_create`, with a dot); every request of the session then failed with the
+ * Anthropic API's 400 `tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`
+ * until the tool was renamed. What the user should see: that registration refused with an error
+ * naming the rule and a usable name, and every request carrying only names the API accepts.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -109,5 +115,39 @@ describe("codebase-memory-mcp#1867: an extension tool registered without paramet
 		expect(server.requests).toHaveLength(1);
 		expect(requestTools(0)).toContain("lookup");
 		expect(requestTools(0)).not.toContain("search_graph");
+	});
+});
+
+describe("atlas-mcp-server#14: an extension tool whose name the Anthropic API refuses", () => {
+	it("atlas-mcp-server#14: settle -p: a bridge registering atlas.project_create from session_start gets the error with a usable name; the request carries only names matching ^[a-zA-Z0-9_-]{1,64}$", async () => {
+		useAnthropicEndpoint();
+		const bridge = writeExtension(
+			"atlas-bridge.mjs",
+			`pi.on("session_start", () => {
+	for (const name of ["atlas_project_list", "atlas.project_create"]) {
+		pi.registerTool({
+			name,
+			label: name,
+			description: "Atlas " + name,
+			parameters: { type: "object", properties: {} },
+			execute: async () => ({ content: [{ type: "text", text: name }], details: {} }),
+		});
+	}
+});`,
+		);
+		server.reply(anthropicReply([{ type: "text", text: "answered over the wire" }]));
+
+		const run = await runSettleAsync(["--no-session", "-e", bridge, "--model", "local/coder", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(run.stderr).toContain('pi.registerTool("atlas.project_create"): a tool name may hold only letters, digits');
+		expect(run.stderr).toContain('"atlas_project_create"');
+		expect(run.stdout).toContain("answered over the wire");
+		expect(run.code).toBe(0);
+		expect(server.requests).toHaveLength(1);
+		expect(requestTools(0)).toContain("atlas_project_list");
+		for (const name of requestTools(0)) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
 	});
 });
