@@ -16209,6 +16209,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/sdk-arguments.test.ts"],
 	},
+	{
+		id: "HT05",
+		file: "src/extensions/runner.ts",
+		description:
+			"ctx.signal is undefined in handlers: a tool_result handler's fetch is not cut by abort and the run waits out the hook grace",
+		edits: [{ find: "return guard(() => actions().getSignal());", replace: "return guard(() => undefined);" }],
+		tests: ["test/pi-races/hook-abort-signal.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
