@@ -16217,6 +16217,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "return guard(() => actions().getSignal());", replace: "return guard(() => undefined);" }],
 		tests: ["test/pi-races/hook-abort-signal.test.ts"],
 	},
+	{
+		id: "HT06",
+		file: "src/session/reload.ts",
+		description:
+			"reload() never sends session_start again: a tool an extension registers there is gone after the reload",
+		edits: [{ find: 'await runner.emit({ type: "session_start", reason: "reload" });', replace: "" }],
+		tests: ["test/pi-races/reload-tools.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
