@@ -354,6 +354,21 @@ function invalid(message: string): SettleError {
 }
 
 /**
+ * Why providers would refuse `name` as a tool name, or `undefined`. Anthropic and OpenAI accept
+ * `^[a-zA-Z0-9_-]{1,64}$` only and answer 400 to every request that carries another name.
+ */
+function toolNameProblem(name: string): string | undefined {
+	if (/^[a-zA-Z0-9_-]{1,64}$/.test(name)) return undefined;
+	const suggestion = name.replace(/[^a-zA-Z0-9_-]+/g, "_").slice(0, 64);
+	return `a tool name may hold only letters, digits, "_" and "-" (at most 64), as the Anthropic and OpenAI APIs require; name it e.g. "${suggestion}".`;
+}
+
+/** A tool's `parameters` as providers need them: a JSON Schema object (TypeBox or plain). */
+function isSchemaObject(value: unknown): boolean {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
  * The `pi` object of one extension. Registration methods write into `extension`; actions go
  * through the runtime's bound session actions; every member checks staleness first.
  */
@@ -395,9 +410,18 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 			if (!tool || typeof tool.name !== "string" || tool.name.length === 0) {
 				throw invalid("pi.registerTool() needs a definition with a non-empty string name.");
 			}
+			const nameProblem = toolNameProblem(tool.name);
+			if (nameProblem) throw invalid(`pi.registerTool("${tool.name}"): ${nameProblem}`);
 			if (typeof tool.execute !== "function") {
 				throw invalid(
 					`pi.registerTool("${tool.name}") needs an execute(toolCallId, params, signal, onUpdate, ctx) function.`,
+				);
+			}
+			// Without a schema object every request of the session fails, not just calls to this tool
+			// (the Anthropic client reads `parameters.properties` of each tool it sends).
+			if (!isSchemaObject(tool.parameters)) {
+				throw invalid(
+					`pi.registerTool("${tool.name}") needs parameters: a JSON Schema object such as Type.Object({ path: Type.String() }) (Type.Object({}) for a tool without arguments).`,
 				);
 			}
 			extension.tools.set(tool.name, {

@@ -169,9 +169,23 @@ export function customToolsError(method: string, value: unknown): SettleError | 
 		if (typeof name !== "string" || name === "") {
 			return invalid(`customTools[${index}] has no name (got ${described(name)})`, index);
 		}
+		// atlas-mcp-server#14: Anthropic and OpenAI answer 400 to every request carrying another name.
+		if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
+			return invalid(
+				`customTools[${index}] (${JSON.stringify(name)}) has a name providers refuse: only letters, digits, "_" and "-", at most 64`,
+				index,
+			);
+		}
 		if (typeof execute !== "function") {
 			return invalid(
 				`customTools[${index}] (${JSON.stringify(name)}) has no execute function (got ${described(execute)})`,
+				index,
+			);
+		}
+		const { parameters } = tool as { parameters?: unknown };
+		if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
+			return invalid(
+				`customTools[${index}] (${JSON.stringify(name)}) has no parameters schema object (got ${described(parameters)}); use Type.Object({}) for a tool without arguments`,
 				index,
 			);
 		}

@@ -49,6 +49,28 @@ describe("createAgentSession given options of the wrong type", () => {
 			},
 			'customTools[1] ("t") has no execute function (got undefined). Give each tool { name, label, description, parameters, execute }',
 		],
+		// atlas-mcp-server#14: a name the Anthropic API refuses made every request fail with a 400.
+		[
+			"customTools: [{ name: 'atlas.project_create' }]",
+			{
+				customTools: [
+					{
+						name: "atlas.project_create",
+						label: "A",
+						description: "d",
+						parameters: {},
+						execute: async () => ({ content: [] }),
+					},
+				],
+			},
+			'customTools[0] ("atlas.project_create") has a name providers refuse: only letters, digits, "_" and "-", at most 64',
+		],
+		// codebase-memory-mcp#1867: a tool without parameters made every Anthropic request fail.
+		[
+			"customTools: [{ name, execute }]",
+			{ customTools: [{ name: "legacy", label: "L", description: "d", execute: async () => ({ content: [] }) }] },
+			'customTools[0] ("legacy") has no parameters schema object (got undefined); use Type.Object({}) for a tool without arguments',
+		],
 	] as const)(
 		"regression: createAgentSession({ %s }) rejects with INVALID_ARGUMENT instead of a raw TypeError or a silently ignored option",
 		async (_label, bad, mention) => {

@@ -16360,6 +16360,62 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-provider-urls.test.ts"],
 	},
+	{
+		id: "HT01",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.registerTool() accepts a tool without parameters: every Anthropic request of the session fails reading its schema",
+		edits: [
+			{ find: "if (!isSchemaObject(tool.parameters)) {", replace: "if (false && !isSchemaObject(tool.parameters)) {" },
+		],
+		tests: ["test/pi-races/extension-tool-definitions.test.ts"],
+	},
+	{
+		id: "HT02",
+		file: "src/session/input-check.ts",
+		description:
+			"an SDK customTools entry without parameters is accepted: every Anthropic request fails reading its schema",
+		edits: [
+			{
+				find: 'if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {',
+				replace: 'if (parameters === null && typeof parameters !== "object") {',
+			},
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
+	{
+		id: "HT03",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.registerTool() accepts a name the Anthropic API refuses (a dot): every request of the session answers 400",
+		edits: [{ find: "if (/^[a-zA-Z0-9_-]{1,64}$/.test(name)) return undefined;", replace: "return undefined;" }],
+		tests: ["test/pi-races/extension-tool-definitions.test.ts"],
+	},
+	{
+		id: "HT04",
+		file: "src/session/input-check.ts",
+		description: "an SDK customTools entry named atlas.project_create is accepted: every Anthropic request answers 400",
+		edits: [
+			{ find: "if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {", replace: "if (!/^[a-zA-Z0-9_.-]{1,64}$/.test(name)) {" },
+		],
+		tests: ["test/bad-input/sdk-arguments.test.ts"],
+	},
+	{
+		id: "HT05",
+		file: "src/extensions/runner.ts",
+		description:
+			"ctx.signal is undefined in handlers: a tool_result handler's fetch is not cut by abort and the run waits out the hook grace",
+		edits: [{ find: "return guard(() => actions().getSignal());", replace: "return guard(() => undefined);" }],
+		tests: ["test/pi-races/hook-abort-signal.test.ts"],
+	},
+	{
+		id: "HT06",
+		file: "src/session/reload.ts",
+		description:
+			"reload() never sends session_start again: a tool an extension registers there is gone after the reload",
+		edits: [{ find: 'await runner.emit({ type: "session_start", reason: "reload" });', replace: "" }],
+		tests: ["test/pi-races/reload-tools.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -5,6 +5,10 @@
  * closed (the name is left inactive, the load error says so), and a fixed extension brings it back.
  * pi-code#81: a plan mode's read-only tool set came back after `/reload` with every extension
  * tool active again (pi's reload adds them all). What the user should see: the set they had.
+ * pi-agents#91: an extension that registers its `agent` tool in `session_start` (it needs the
+ * session's cwd) lost it for good after `reload()` in an SDK program that bound the extensions with
+ * no callbacks: the reload never sent `session_start` again. What the user should see: the tool
+ * back after the reload, in the next request, and run when the model calls it.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +16,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { script } from "./helpers.js";
+import { script, toolResultTexts } from "./helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -138,5 +142,44 @@ describe("pi-code#81: /reload lifts a plan mode's tool restriction (every extens
 		const { answerRequests } = script(h, [fauxAssistantMessage("planned")]);
 		await h.session.prompt("plan it");
 		expect(answerRequests[0]!.tools?.map((t) => t.name)).toEqual(["read", "grep", "todo", "indexer"]);
+	});
+});
+
+describe("pi-agents#91: a tool registered in session_start, then reload() on an SDK session bound without callbacks", () => {
+	it("pi-agents#91: after reload() the session_start tool is registered again, in the next request, and runs when called", async () => {
+		const starts: string[] = [];
+		h = await createHarness({
+			persistence: "disk",
+			bindExtensions: false,
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("session_start", (event) => {
+						starts.push(event.reason);
+						pi.registerTool({
+							name: "agent",
+							label: "agent",
+							description: "Runs a sub-agent",
+							parameters: { type: "object", properties: {} },
+							execute: async (_id, _params, _signal, _onUpdate, ctx) => ({
+								content: [{ type: "text", text: `sub-agent ran in ${ctx.cwd}` }],
+								details: {},
+							}),
+						});
+					});
+				},
+			],
+		});
+		await h.session.bindExtensions({});
+		await h.session.reload();
+
+		expect(starts).toEqual(["startup", "reload"]);
+		expect(h.session.getActiveToolNames()).toContain("agent");
+		const { answerRequests } = script(h, [
+			fauxAssistantMessage([fauxToolCall("agent", {})], { stopReason: "toolUse" }),
+			fauxAssistantMessage("done"),
+		]);
+		await h.session.prompt("delegate it");
+		expect(answerRequests[0]!.tools?.map((t) => t.name)).toContain("agent");
+		expect(toolResultTexts(h)).toEqual([{ isError: false, text: `sub-agent ran in ${h.session.cwd}` }]);
 	});
 });
