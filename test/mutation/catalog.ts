@@ -3646,8 +3646,8 @@ export const MUTANTS: Mutant[] = [
 		description: "resume ignores the virtual model_change",
 		edits: [
 			{
-				find: "return change && model && isVirtualModel(model) ? change : response;",
-				replace: "return response;",
+				find: "if (change && model && isVirtualModel(model)) return change;",
+				replace: "",
 			},
 		],
 		tests: ["test/session/virtual-models.test.ts"],
@@ -13595,8 +13595,8 @@ export const MUTANTS: Mutant[] = [
 			"claude-code#28376: write through a dangling link whose target folder is missing says File not found again (the target's folder is not made)",
 		edits: [
 			{
-				find: "if (target === undefined) throw error;\n\t\tawait makeFoldersAsync(dirname(target));",
-				replace: "if (target === undefined) throw error;\n\t\tawait makeFoldersAsync(dirname(path));",
+				find: "if (dangling !== undefined) await makeFoldersAsync(dirname(dangling));",
+				replace: "if (dangling !== undefined) await makeFoldersAsync(dirname(path));",
 			},
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
