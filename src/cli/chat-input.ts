@@ -68,6 +68,7 @@ export class ChatInput {
 		this.rl.on("close", this.onClose);
 		if (this.terminal) {
 			editByGraphemes(this.rl);
+			insertAtCursor(this.rl);
 			// Bracketed paste, as pi's TUI asks for it: the terminal marks a paste, so its line breaks
 			// are told apart from Enter (hermes-agent#10994: a multi-line paste was one message per line).
 			input.on("keypress", (_text: string | undefined, key: { name?: string } | undefined) => {
@@ -227,5 +228,28 @@ function editByGraphemes(rl: Interface): void {
 		const oneLeft = step < 0 && -step === ([...back].at(-1)?.length ?? 0);
 		const oneRight = step > 0 && step === (ahead.codePointAt(0)! > 0xffff ? 2 : 1);
 		move.call(this, oneLeft ? -back.length : oneRight ? ahead.length : dx);
+	});
+}
+
+/**
+ * Typed text goes in at the cursor even when several keys come in one read (typed ahead while
+ * settle was busy, sent by tmux or over SSH at once): node's readline takes every key of such a
+ * read but the last for a paste and appends it at the line's end, so `ab`, Left, `m` sent `abm`.
+ */
+function insertAtCursor(rl: Interface): void {
+	const line = rl as unknown as { isCompletionEnabled: boolean } & Record<symbol, (...args: unknown[]) => void>;
+	const insertString = readlineMethod(rl, "_insertString");
+	if (insertString === undefined) return;
+	const insert = line[insertString]!;
+	override(line, insertString, function (this: unknown, text: unknown) {
+		// The flag picks readline's append-only branch; it also gates Tab completion, so it is put back.
+		const editor = this as { isCompletionEnabled: boolean };
+		const enabled = editor.isCompletionEnabled;
+		editor.isCompletionEnabled = true;
+		try {
+			insert.call(this, text);
+		} finally {
+			editor.isCompletionEnabled = enabled;
+		}
 	});
 }

@@ -16283,6 +16283,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "oneRight ? ahead.length : dx", replace: "dx" }],
 		tests: ["test/pi-races/interactive-input.test.ts"],
 	},
+	{
+		id: "HV01",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Keys that come in one read are appended at the end of settle's input line: `ab`, Left, `m` sends `abm`",
+		edits: [{ find: "\t\t\tinsertAtCursor(this.rl);\n", replace: "" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV02",
+		file: "src/cli/chat-input.ts",
+		description:
+			"The input line keeps readline's paste flag when inserting: every key of a read but the last goes to the line's end",
+		edits: [{ find: "editor.isCompletionEnabled = true;", replace: "editor.isCompletionEnabled = enabled;" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -28,6 +28,10 @@
  * skin tone, a flag or a ZWJ sequence lost one piece per press. Backspace, Delete, Left and Right now
  * take a whole grapheme cluster, as pi's editor does.
  *
+ * claude-code#6029: text typed after moving the cursor into the prompt went to its end. Replayed,
+ * Settle did the same whenever the keys came in one read (typed ahead while settle was busy, sent by
+ * tmux or over SSH at once): node's readline takes such a read for a paste and appends each key.
+ *
  * pi#4520, pi#4918: Shift+Enter sent the prompt in terminals that send it as Enter; `\` + Enter is
  * pi's way to a new line there. Settle's chat had no way to type a line break at all.
  */
@@ -260,6 +264,40 @@ describe("pi#240: Backspace after an emoji", () => {
 			"assistant: xy",
 			`user: ${thumb}`,
 			`assistant: ${thumb}`,
+		]);
+	});
+});
+
+describe("claude-code#6029: typing in the middle of the line", () => {
+	const [left, right, home, end] = ["\x1b[D", "\x1b[C", "\x1b[H", "\x1b[F"];
+	it("claude-code#6029: text typed after Left, Ctrl+A/Home + Right, Ctrl+E/End, or past a wide character goes in at the cursor, not at the end", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		// Each line's keys come in one read, as when typed ahead or sent by tmux.
+		const typed = [
+			`ab${left}m`,
+			`ab\x01${right}m`,
+			`xy${home}${right}m${end}z`,
+			`cd${left}${left}m\x05n`,
+			`\u00e9\u6f22${left}m`,
+			`\u{1F600}b${left}m${left}${left}s`,
+		];
+		for (const keys of typed) {
+			const from = term.mark();
+			term.type(`${keys}\r`);
+			// The echo model's answer ends in "\r\n" after the line editor's own "\r\r\n".
+			await term.until("\r\r\n", from);
+			await term.until("> ", term.output.indexOf("\r\r\n", from));
+		}
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile(term)).filter((line) => line.startsWith("user:"))).toEqual([
+			"user: amb",
+			"user: amb",
+			"user: xmyz",
+			"user: mcdn",
+			"user: \u00e9m\u6f22",
+			"user: s\u{1F600}mb",
 		]);
 	});
 });
