@@ -10,6 +10,12 @@ import type { ReadStream } from "node:tty";
 /** Lines the input line's history keeps (Up / Down). */
 export const HISTORY_SIZE = 500;
 
+/**
+ * How a line break shows in a message recalled with Up: readline edits one terminal line, where a
+ * raw break would move the cursor off the prompt. Enter gives the breaks back ({@link ChatInput.takeLine}).
+ */
+export const LINE_BREAK_MARK = "\u21b5";
+
 const BRACKETED_PASTE_ON = "\x1b[?2004h";
 const BRACKETED_PASTE_OFF = "\x1b[?2004l";
 
@@ -48,6 +54,8 @@ export class ChatInput {
 	terminalLost = false;
 	/** Called once when the terminal hangs up (see {@link terminalLost}). */
 	onTerminalLost: (() => void) | undefined;
+	/** Whether the line being edited came from the history with a {@link LINE_BREAK_MARK} in it. */
+	private recalledBreaks = false;
 	private readonly unread: string[] = [];
 	private ended = false;
 	private waiting: ((line: string | undefined) => void) | undefined;
@@ -69,6 +77,7 @@ export class ChatInput {
 		if (this.terminal) {
 			editByGraphemes(this.rl);
 			insertAtCursor(this.rl);
+			this.markRecalledBreaks();
 			// Bracketed paste, as pi's TUI asks for it: the terminal marks a paste, so its line breaks
 			// are told apart from Enter (hermes-agent#10994: a multi-line paste was one message per line).
 			input.on("keypress", (_text: string | undefined, key: { name?: string } | undefined) => {
@@ -104,6 +113,42 @@ export class ChatInput {
 		tty.setRawMode = () => tty;
 		this.terminalLost = true;
 		this.onTerminalLost?.();
+	}
+
+	/**
+	 * A message for the input line's history (Up / Down): its line breaks as {@link LINE_BREAK_MARK}.
+	 *
+	 * @example
+	 * ```ts
+	 * ChatInput.historyEntry("fix the tests\nthen push"); // "fix the tests↵then push"
+	 * ```
+	 */
+	static historyEntry(message: string): string {
+		return message.replaceAll("\n", LINE_BREAK_MARK);
+	}
+
+	/**
+	 * The message a line read stands for: a line recalled from the history (edited or not) has its
+	 * line breaks back; a mark typed on a line of its own stays a mark.
+	 */
+	takeLine(read: string): string {
+		const recalled = this.recalledBreaks;
+		this.recalledBreaks = false;
+		return recalled ? read.replaceAll(LINE_BREAK_MARK, "\n") : read;
+	}
+
+	/** Notes, after each Up / Down, whether the line now shown holds a recalled message's line breaks. */
+	private markRecalledBreaks(): void {
+		const editor = this.rl as unknown as { line: string } & Record<symbol, (...args: unknown[]) => void>;
+		for (const name of ["_historyPrev", "_historyNext"]) {
+			const key = readlineMethod(this.rl, name);
+			if (key === undefined) continue;
+			const browse = editor[key]!;
+			override(editor, key, (...args: unknown[]) => {
+				browse.apply(editor, args);
+				this.recalledBreaks = editor.line.includes(LINE_BREAK_MARK);
+			});
+		}
 	}
 
 	/** Gives the terminal back as the shell expects it: on close, or at exit when settle ends first. */

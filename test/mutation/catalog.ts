@@ -16299,6 +16299,47 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "editor.isCompletionEnabled = true;", replace: "editor.isCompletionEnabled = enabled;" }],
 		tests: ["test/pi-races/interactive-input.test.ts"],
 	},
+	{
+		id: "HV03",
+		file: "src/cli/chat-input.ts",
+		description:
+			"A multi-line message goes on the input line's history with raw line breaks: Up moves the terminal's cursor off the prompt",
+		edits: [{ find: 'return message.replaceAll("\\n", LINE_BREAK_MARK);', replace: "return message;" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV04",
+		file: "src/cli/chat-input.ts",
+		description: "A multi-line message recalled with Up is sent with \u21b5 marks where its line breaks were",
+		edits: [{ find: 'return recalled ? read.replaceAll(LINE_BREAK_MARK, "\\n") : read;', replace: "return read;" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV05",
+		file: "src/cli/interactive-mode.ts",
+		description: "A resumed session's multi-line prompts go on the input line's history with raw line breaks",
+		edits: [
+			{
+				find: "ChatInput.historyEntry(userMessageText(message.content as never).trim())",
+				replace: "userMessageText(message.content as never).trim()",
+			},
+		],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV06",
+		file: "src/cli/interactive-mode.ts",
+		description: "A multi-line message typed in the chat goes on the input line's history with raw line breaks",
+		edits: [{ find: "history.unshift(ChatInput.historyEntry(message));", replace: "history.unshift(message);" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV07",
+		file: "src/cli/chat-input.ts",
+		description: "A \u21b5 typed on a line that was not recalled from the history is sent as a line break",
+		edits: [{ find: "const recalled = this.recalledBreaks;", replace: "const recalled = true;" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
