@@ -282,13 +282,15 @@ function editByGraphemes(rl: Interface): void {
  * read but the last for a paste and appends it at the line's end, so `ab`, Left, `m` sent `abm`.
  */
 function insertAtCursor(rl: Interface): void {
-	const line = rl as unknown as { isCompletionEnabled: boolean } & Record<symbol, (...args: unknown[]) => void>;
+	const line = rl as unknown as Record<symbol, (...args: unknown[]) => void>;
 	const insertString = readlineMethod(rl, "_insertString");
 	if (insertString === undefined) return;
 	const insert = line[insertString]!;
 	override(line, insertString, function (this: unknown, text: unknown) {
+		const editor = this as { isCompletionEnabled: boolean; line: string; cursor: number };
+		// At the line's end readline's fast append is right (and keeps a long paste cheap).
+		if (editor.cursor >= editor.line.length) return insert.call(this, text);
 		// The flag picks readline's append-only branch; it also gates Tab completion, so it is put back.
-		const editor = this as { isCompletionEnabled: boolean };
 		const enabled = editor.isCompletionEnabled;
 		editor.isCompletionEnabled = true;
 		try {
