@@ -137,6 +137,11 @@ export class ChatInput {
 		return recalled ? read.replaceAll(LINE_BREAK_MARK, "\n") : read;
 	}
 
+	/** The line being edited as the message it stands for (an extension's `getEditorText`). */
+	get editedText(): string {
+		return this.recalledBreaks ? this.rl.line.replaceAll(LINE_BREAK_MARK, "\n") : this.rl.line;
+	}
+
 	/** Notes, after each Up / Down, whether the line now shown holds a recalled message's line breaks. */
 	private markRecalledBreaks(): void {
 		const editor = this.rl as unknown as { line: string } & Record<symbol, (...args: unknown[]) => void>;

@@ -234,7 +234,7 @@ export async function runInteractiveMode(
 			if (questions.pending || closing) draft = (draft ?? "") + oneLine(text);
 			else rl.write(oneLine(text));
 		},
-		get: () => (questions.pending && draft !== undefined ? draft : rl.line),
+		get: () => (questions.pending && draft !== undefined ? draft : lines.editedText),
 	};
 
 	// --- Binding each session (the first and every replacement).

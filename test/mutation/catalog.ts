@@ -16340,6 +16340,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const recalled = this.recalledBreaks;", replace: "const recalled = true;" }],
 		tests: ["test/pi-races/interactive-input.test.ts"],
 	},
+	{
+		id: "HV08",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"An extension's getEditorText reads a multi-line message recalled with Up with \u21b5 marks instead of its line breaks",
+		edits: [{ find: "draft : lines.editedText),", replace: "draft : rl.line)," }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
