@@ -10,6 +10,12 @@ import type { ReadStream } from "node:tty";
 /** Lines the input line's history keeps (Up / Down). */
 export const HISTORY_SIZE = 500;
 
+/**
+ * How a line break shows in a message recalled with Up: readline edits one terminal line, where a
+ * raw break would move the cursor off the prompt. Enter gives the breaks back ({@link ChatInput.takeLine}).
+ */
+export const LINE_BREAK_MARK = "\u21b5";
+
 const BRACKETED_PASTE_ON = "\x1b[?2004h";
 const BRACKETED_PASTE_OFF = "\x1b[?2004l";
 
@@ -48,6 +54,8 @@ export class ChatInput {
 	terminalLost = false;
 	/** Called once when the terminal hangs up (see {@link terminalLost}). */
 	onTerminalLost: (() => void) | undefined;
+	/** Whether the line being edited came from the history with a {@link LINE_BREAK_MARK} in it. */
+	private recalledBreaks = false;
 	private readonly unread: string[] = [];
 	private ended = false;
 	private waiting: ((line: string | undefined) => void) | undefined;
@@ -68,6 +76,8 @@ export class ChatInput {
 		this.rl.on("close", this.onClose);
 		if (this.terminal) {
 			editByGraphemes(this.rl);
+			insertAtCursor(this.rl);
+			this.markRecalledBreaks();
 			// Bracketed paste, as pi's TUI asks for it: the terminal marks a paste, so its line breaks
 			// are told apart from Enter (hermes-agent#10994: a multi-line paste was one message per line).
 			input.on("keypress", (_text: string | undefined, key: { name?: string } | undefined) => {
@@ -103,6 +113,47 @@ export class ChatInput {
 		tty.setRawMode = () => tty;
 		this.terminalLost = true;
 		this.onTerminalLost?.();
+	}
+
+	/**
+	 * A message for the input line's history (Up / Down): its line breaks as {@link LINE_BREAK_MARK}.
+	 *
+	 * @example
+	 * ```ts
+	 * ChatInput.historyEntry("fix the tests\nthen push"); // "fix the tests↵then push"
+	 * ```
+	 */
+	static historyEntry(message: string): string {
+		return message.replaceAll("\n", LINE_BREAK_MARK);
+	}
+
+	/**
+	 * The message a line read stands for: a line recalled from the history (edited or not) has its
+	 * line breaks back; a mark typed on a line of its own stays a mark.
+	 */
+	takeLine(read: string): string {
+		const recalled = this.recalledBreaks;
+		this.recalledBreaks = false;
+		return recalled ? read.replaceAll(LINE_BREAK_MARK, "\n") : read;
+	}
+
+	/** The line being edited as the message it stands for (an extension's `getEditorText`). */
+	get editedText(): string {
+		return this.recalledBreaks ? this.rl.line.replaceAll(LINE_BREAK_MARK, "\n") : this.rl.line;
+	}
+
+	/** Notes, after each Up / Down, whether the line now shown holds a recalled message's line breaks. */
+	private markRecalledBreaks(): void {
+		const editor = this.rl as unknown as { line: string } & Record<symbol, (...args: unknown[]) => void>;
+		for (const name of ["_historyPrev", "_historyNext"]) {
+			const key = readlineMethod(this.rl, name);
+			if (key === undefined) continue;
+			const browse = editor[key]!;
+			override(editor, key, (...args: unknown[]) => {
+				browse.apply(editor, args);
+				this.recalledBreaks = editor.line.includes(LINE_BREAK_MARK);
+			});
+		}
 	}
 
 	/** Gives the terminal back as the shell expects it: on close, or at exit when settle ends first. */
@@ -227,5 +278,30 @@ function editByGraphemes(rl: Interface): void {
 		const oneLeft = step < 0 && -step === ([...back].at(-1)?.length ?? 0);
 		const oneRight = step > 0 && step === (ahead.codePointAt(0)! > 0xffff ? 2 : 1);
 		move.call(this, oneLeft ? -back.length : oneRight ? ahead.length : dx);
+	});
+}
+
+/**
+ * Typed text goes in at the cursor even when several keys come in one read (typed ahead while
+ * settle was busy, sent by tmux or over SSH at once): node's readline takes every key of such a
+ * read but the last for a paste and appends it at the line's end, so `ab`, Left, `m` sent `abm`.
+ */
+function insertAtCursor(rl: Interface): void {
+	const line = rl as unknown as Record<symbol, (...args: unknown[]) => void>;
+	const insertString = readlineMethod(rl, "_insertString");
+	if (insertString === undefined) return;
+	const insert = line[insertString]!;
+	override(line, insertString, function (this: unknown, text: unknown) {
+		const editor = this as { isCompletionEnabled: boolean; line: string; cursor: number };
+		// At the line's end readline's fast append is right (and keeps a long paste cheap).
+		if (editor.cursor >= editor.line.length) return insert.call(this, text);
+		// The flag picks readline's append-only branch; it also gates Tab completion, so it is put back.
+		const enabled = editor.isCompletionEnabled;
+		editor.isCompletionEnabled = true;
+		try {
+			insert.call(this, text);
+		} finally {
+			editor.isCompletionEnabled = enabled;
+		}
 	});
 }

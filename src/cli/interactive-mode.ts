@@ -234,7 +234,7 @@ export async function runInteractiveMode(
 			if (questions.pending || closing) draft = (draft ?? "") + oneLine(text);
 			else rl.write(oneLine(text));
 		},
-		get: () => (questions.pending && draft !== undefined ? draft : rl.line),
+		get: () => (questions.pending && draft !== undefined ? draft : lines.editedText),
 	};
 
 	// --- Binding each session (the first and every replacement).
@@ -418,7 +418,7 @@ export async function runInteractiveMode(
 		const continues = lines.pasting || read.endsWith("\\");
 		if (!continues && held.length === 0) return read;
 		// readline made each piece a history entry: the message is one.
-		if (history[0] === read) history.shift();
+		if (history[0] === ChatInput.historyEntry(read)) history.shift();
 		if (continues) {
 			held.push(lines.pasting ? read : read.slice(0, -1));
 			return undefined;
@@ -426,12 +426,12 @@ export async function runInteractiveMode(
 		// A paste that ended with a line break leaves an empty last line: Enter sends what was pasted.
 		const message = (read === "" ? held : [...held, read]).join("\n");
 		held.length = 0;
-		if (message.trim()) history.unshift(message);
+		if (message.trim()) history.unshift(ChatInput.historyEntry(message));
 		return message;
 	}
 
 	rl.on("line", (read) => {
-		const line = terminal ? gather(read) : read;
+		const line = terminal ? gather(lines.takeLine(read)) : read;
 		if (line === undefined) {
 			promptShown = false;
 			showPrompt();
@@ -654,7 +654,7 @@ function rememberPrompts(rl: object, session: AgentSession): void {
 	const { history } = rl as LineHistory;
 	for (const message of session.messages) {
 		if (message.role !== "user") continue;
-		const text = userMessageText(message.content as never).trim();
+		const text = ChatInput.historyEntry(userMessageText(message.content as never).trim());
 		if (!text || history[0] === text) continue;
 		history.unshift(text);
 	}

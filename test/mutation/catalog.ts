@@ -16416,6 +16416,71 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'await runner.emit({ type: "session_start", reason: "reload" });', replace: "" }],
 		tests: ["test/pi-races/reload-tools.test.ts"],
 	},
+	{
+		id: "HV01",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Keys that come in one read are appended at the end of settle's input line: `ab`, Left, `m` sends `abm`",
+		edits: [{ find: "\t\t\tinsertAtCursor(this.rl);\n", replace: "" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV02",
+		file: "src/cli/chat-input.ts",
+		description:
+			"The input line keeps readline's paste flag when inserting: every key of a read but the last goes to the line's end",
+		edits: [{ find: "editor.isCompletionEnabled = true;", replace: "editor.isCompletionEnabled = enabled;" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV03",
+		file: "src/cli/chat-input.ts",
+		description:
+			"A multi-line message goes on the input line's history with raw line breaks: Up moves the terminal's cursor off the prompt",
+		edits: [{ find: 'return message.replaceAll("\\n", LINE_BREAK_MARK);', replace: "return message;" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV04",
+		file: "src/cli/chat-input.ts",
+		description: "A multi-line message recalled with Up is sent with \u21b5 marks where its line breaks were",
+		edits: [{ find: 'return recalled ? read.replaceAll(LINE_BREAK_MARK, "\\n") : read;', replace: "return read;" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV05",
+		file: "src/cli/interactive-mode.ts",
+		description: "A resumed session's multi-line prompts go on the input line's history with raw line breaks",
+		edits: [
+			{
+				find: "ChatInput.historyEntry(userMessageText(message.content as never).trim())",
+				replace: "userMessageText(message.content as never).trim()",
+			},
+		],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV06",
+		file: "src/cli/interactive-mode.ts",
+		description: "A multi-line message typed in the chat goes on the input line's history with raw line breaks",
+		edits: [{ find: "history.unshift(ChatInput.historyEntry(message));", replace: "history.unshift(message);" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV07",
+		file: "src/cli/chat-input.ts",
+		description: "A \u21b5 typed on a line that was not recalled from the history is sent as a line break",
+		edits: [{ find: "const recalled = this.recalledBreaks;", replace: "const recalled = true;" }],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "HV08",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"An extension's getEditorText reads a multi-line message recalled with Up with \u21b5 marks instead of its line breaks",
+		edits: [{ find: "draft : lines.editedText),", replace: "draft : rl.line)," }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -247,6 +247,65 @@ export default function (pi) {
 	});
 });
 
+describe("getEditorText while a multi-line message recalled with Up is on the input line", () => {
+	it("getEditorText gives the recalled message with its line breaks, not the \u21b5 marks the line shows", async () => {
+		const log = join(cli.dir, "editor.log");
+		const extension = file(
+			"peek.mjs",
+			`import { renameSync, writeFileSync } from "node:fs";
+export default function (pi) {
+	pi.on("tool_result", (_event, ctx) => {
+		// Written whole, then named: the test reads it once it appears.
+		writeFileSync(${JSON.stringify(`${log}.tmp`)}, ctx.ui.getEditorText());
+		renameSync(${JSON.stringify(`${log}.tmp`)}, ${JSON.stringify(log)});
+	});
+}
+`,
+		);
+		const steps = file(
+			"steps.json",
+			JSON.stringify([
+				"noted",
+				{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] },
+				"ran",
+				"again",
+			]),
+		);
+		const term = new Terminal(["--faux-script", steps, "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { NO_COLOR: "1" },
+		});
+		await term.until("> ", 0);
+		const sessionFile = /session: (\S+\.jsonl)/.exec(term.output)![1]!;
+		let from = term.mark();
+		term.type("first\\\r");
+		await term.until(". ", from);
+		term.type("second\r");
+		await term.until("noted", from);
+		await term.until("> ", term.output.indexOf("noted", from));
+		term.type("run it\r");
+		await fileAppears(cli.project, "started");
+		// Up twice while the tool call runs: past "run it" to the two-line message.
+		from = term.mark();
+		term.type("\x1b[A\x1b[A");
+		await term.until("first\u21b5second", from);
+		writeFileSync(join(cli.project, "gate"), "");
+		await fileAppears(cli.dir, "editor.log");
+		expect(readFileSync(log, "utf8")).toBe("first\nsecond");
+		await term.until("ran", from);
+		term.type("\r");
+		await term.until("again", term.output.indexOf("ran", from));
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile).filter((line) => line.startsWith("user:"))).toEqual([
+			"user: first\nsecond",
+			"user: run it",
+			"user: first\nsecond",
+		]);
+	});
+});
+
 /** An extension command setting a status (twice the same, then cleared), a text widget and the title. */
 const STATUS_WIDGET_TITLE = `export default function (pi) {
 	pi.registerCommand("show", {

@@ -28,6 +28,13 @@
  * skin tone, a flag or a ZWJ sequence lost one piece per press. Backspace, Delete, Left and Right now
  * take a whole grapheme cluster, as pi's editor does.
  *
+ * claude-code#6029: text typed after moving the cursor into the prompt went to its end. Replayed,
+ * Settle did the same whenever the keys came in one read (typed ahead while settle was busy, sent by
+ * tmux or over SSH at once): node's readline takes such a read for a paste and appends each key.
+ *
+ * A multi-line message recalled with Up printed its line breaks raw (the terminal's cursor left the
+ * prompt's line) though Enter sent it whole; it now shows on the one line, a \u21b5 for each break.
+ *
  * pi#4520, pi#4918: Shift+Enter sent the prompt in terminals that send it as Enter; `\` + Enter is
  * pi's way to a new line there. Settle's chat had no way to type a line break at all.
  */
@@ -187,6 +194,60 @@ describe("pi#4520: a line break typed in the chat", () => {
 	});
 });
 
+describe("a multi-line message recalled with Up", () => {
+	/** Presses Up and resolves with what the terminal showed until `last` (the recalled line's end) came. */
+	async function recall(term: Terminal, last: string): Promise<string> {
+		const from = term.mark();
+		term.type(UP);
+		await term.until(last, from);
+		return term.output.slice(from, term.output.indexOf(last, from) + last.length);
+	}
+
+	it("Up shows a sent multi-line message on the one input line, a \u21b5 for each line break; Enter sends it again with its line breaks", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type("one\\\r");
+		await term.until(". ", from);
+		term.type("two\r");
+		await term.until("two\r\n", from);
+		await term.until("> ", term.output.indexOf("two\r\n", from));
+		// A raw line break would move the terminal's cursor to a new line ("\r\n" on screen).
+		expect(await recall(term, "two")).toMatch(/> one\u21b5two$/);
+		const again = term.mark();
+		term.type(" again\r");
+		await term.until("again\r\n", again);
+		await term.until("> ", term.output.indexOf("again\r\n", again));
+		// A \u21b5 typed on a line of its own is text, not a line break.
+		const typed = term.mark();
+		term.type("a \u21b5 b\r");
+		await term.until("b\r\n", typed);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile(term)).filter((line) => line.startsWith("user:"))).toEqual([
+			"user: one\ntwo",
+			"user: one\ntwo again",
+			"user: a \u21b5 b",
+		]);
+	});
+
+	it("after --continue, Up shows the session's pasted multi-line prompt with a \u21b5 for each break; Enter sends it whole", async () => {
+		const file = await sessionWith(paste("water the plants\nfeed the cat"));
+		const term = terminal(["--continue", "--faux"]);
+		await term.until("> ", 0);
+		expect(await recall(term, "the cat")).toMatch(/> water the plants\u21b5feed the cat$/);
+		const from = term.mark();
+		term.type("\r");
+		await term.until("the cat\r\n", from);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(file).slice(2)).toEqual([
+			"user: water the plants\nfeed the cat",
+			"assistant: water the plants\nfeed the cat",
+		]);
+	});
+});
+
 describe("atomic#2152: messages queued when the run is aborted", () => {
 	it("atomic#2152: Ctrl+C puts the queued steers back on the input line before the text being typed; Enter sends them as one message", async () => {
 		const steps = script("steps.json", [
@@ -260,6 +321,40 @@ describe("pi#240: Backspace after an emoji", () => {
 			"assistant: xy",
 			`user: ${thumb}`,
 			`assistant: ${thumb}`,
+		]);
+	});
+});
+
+describe("claude-code#6029: typing in the middle of the line", () => {
+	const [left, right, home, end] = ["\x1b[D", "\x1b[C", "\x1b[H", "\x1b[F"];
+	it("claude-code#6029: text typed after Left, Ctrl+A/Home + Right, Ctrl+E/End, or past a wide character goes in at the cursor, not at the end", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		// Each line's keys come in one read, as when typed ahead or sent by tmux.
+		const typed = [
+			`ab${left}m`,
+			`ab\x01${right}m`,
+			`xy${home}${right}m${end}z`,
+			`cd${left}${left}m\x05n`,
+			`\u00e9\u6f22${left}m`,
+			`\u{1F600}b${left}m${left}${left}s`,
+		];
+		for (const keys of typed) {
+			const from = term.mark();
+			term.type(`${keys}\r`);
+			// The echo model's answer ends in "\r\n" after the line editor's own "\r\r\n".
+			await term.until("\r\r\n", from);
+			await term.until("> ", term.output.indexOf("\r\r\n", from));
+		}
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile(term)).filter((line) => line.startsWith("user:"))).toEqual([
+			"user: amb",
+			"user: amb",
+			"user: xmyz",
+			"user: mcdn",
+			"user: \u00e9m\u6f22",
+			"user: s\u{1F600}mb",
 		]);
 	});
 });
