@@ -9,25 +9,17 @@
  */
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { describe, expect, it } from "vitest";
 import { onExportedPage } from "../inspect/chromium.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
 import { encodeImage } from "../tools/image-resize-helpers.js";
-import { sessionFilesUnder } from "./helpers.js";
+import { useExportReplay } from "./exported-page.js";
 
-const cli = useCliProject("settle-export-images-");
-let server: WireServer | undefined;
-afterEach(async () => {
-	await server?.close();
-	server = undefined;
-});
+const { cli, serve, printAndExport } = useExportReplay("settle-export-images-");
 
 describe("element-web#22059, element-web#23309: images on the exported page", () => {
 	it("element-web#22059: a PNG the model read is drawn in the tool's result on the page, at its size, with nothing beside the page", async () => {
-		server = await startWireServer();
-		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", input: ["text", "image"] }] });
+		const server = await serve({ models: [{ id: "coder", input: ["text", "image"] }] });
 		writeFileSync(join(cli.project, "screen.png"), encodeImage("png", 120, 80));
 		server.reply(
 			chatReply([{ type: "tool_call", id: "call_read", name: "read", arguments: { path: "screen.png" } }], {
@@ -35,16 +27,7 @@ describe("element-web#22059, element-web#23309: images on the exported page", ()
 			}),
 			chatReply([{ type: "text", text: "A screenshot." }]),
 		);
-		const run = await runSettleAsync(["--model", "local/coder", "-p", "what is on screen.png?"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
-		expect(run.stderr).toBe("");
-		expect(run.code).toBe(0);
-
-		const [file] = sessionFilesUnder(cli.agentDir);
-		const page = join(cli.project, "page.html");
-		expect(cli.settle(["--export", file!, page]).code).toBe(0);
+		const page = await printAndExport("what is on screen.png?");
 		const images = await onExportedPage(page, (tab) =>
 			// decode() waits for the image, and fails on one the page cannot draw.
 			tab.locator("#entries .tool img.attachment").evaluateAll((found) =>

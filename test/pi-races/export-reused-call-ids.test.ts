@@ -8,41 +8,23 @@
  * completions, calls `bash` with the id `call_0` in two turns; `settle --export` writes the page,
  * opened in real headless Chromium. What the user should see: each command with its own output.
  */
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { describe, expect, it } from "vitest";
 import { onExportedPage } from "../inspect/chromium.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
-import { sessionFilesUnder } from "./helpers.js";
+import { useExportReplay } from "./exported-page.js";
 
-const cli = useCliProject("settle-export-call-ids-");
-let server: WireServer | undefined;
-afterEach(async () => {
-	await server?.close();
-	server = undefined;
-});
+const { serve, printAndExport } = useExportReplay("settle-export-call-ids-");
 
 describe("vercel/ai#4936: the exported page when a provider reuses a tool call id in later turns", () => {
 	it("vercel/ai#4936: two turns' `bash` calls both with the id call_0: each shows its own command's output, no result stands alone", async () => {
-		server = await startWireServer();
-		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const server = await serve();
 		const bash = (command: string) =>
 			chatReply([{ type: "tool_call", id: "call_0", name: "bash", arguments: { command } }], {
 				finishReason: "tool_calls",
 			});
 		server.reply(bash("echo FIRST-OUTPUT"), bash("echo SECOND-OUTPUT"), chatReply([{ type: "text", text: "Done." }]));
-		const run = await runSettleAsync(["--model", "local/coder", "-p", "run both commands"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
-		expect(run.stderr).toBe("");
-		expect(run.code).toBe(0);
+		const page = await printAndExport("run both commands");
 		expect(server.pending()).toBe(0);
-
-		const [file] = sessionFilesUnder(cli.agentDir);
-		const page = join(cli.project, "page.html");
-		expect(cli.settle(["--export", file!, page]).code).toBe(0);
 		const tools = await onExportedPage(page, (tab) => tab.locator("#entries .tool").allInnerTexts());
 		expect(tools).toHaveLength(2);
 		expect(tools[0]).toContain("$ echo FIRST-OUTPUT");

@@ -7,25 +7,16 @@
  * `settle --export` writes the page, opened in real headless Chromium. What the user should see: the
  * answer, and under it a closed "Thinking" that opens on the reasoning, word for word.
  */
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { describe, expect, it } from "vitest";
 import { onExportedPage } from "../inspect/chromium.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
-import { sessionFilesUnder } from "./helpers.js";
+import { useExportReplay } from "./exported-page.js";
 
-const cli = useCliProject("settle-export-thinking-");
-let server: WireServer | undefined;
-afterEach(async () => {
-	await server?.close();
-	server = undefined;
-});
+const { serve, printAndExport } = useExportReplay("settle-export-thinking-");
 
 describe("chatbox#1980: a reasoning model's thinking on the exported page", () => {
 	it("chatbox#1980: the streamed reasoning_content is on the page under a closed Thinking, which opens on it; the answer is shown", async () => {
-		server = await startWireServer();
-		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", reasoning: true }] });
+		const server = await serve({ models: [{ id: "coder", reasoning: true }] });
 		const reasoning = "R1-THOUGHT: 17 is prime because no number from 2 to 4 divides it.";
 		server.reply(
 			chatReply([
@@ -33,16 +24,7 @@ describe("chatbox#1980: a reasoning model's thinking on the exported page", () =
 				{ type: "text", text: "Yes, 17 is prime." },
 			]),
 		);
-		const run = await runSettleAsync(["--model", "local/coder", "-p", "is 17 prime?"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
-		expect(run.stderr).toBe("");
-		expect(run.code).toBe(0);
-
-		const [file] = sessionFilesUnder(cli.agentDir);
-		const page = join(cli.project, "page.html");
-		expect(cli.settle(["--export", file!, page]).code).toBe(0);
+		const page = await printAndExport("is 17 prime?");
 		const shown = await onExportedPage(page, async (tab) => {
 			const answer = tab.locator("#entries .assistant");
 			// biome-ignore lint/performance/useDomNodeTextContent: what is visible is the point
