@@ -3,6 +3,7 @@
  * are returned as the same objects, so callers can cache per message and nothing is copied per turn.
  */
 import type { AgentMessage, ImageContent, Message, TextContent, UserMessage } from "../llm/types.js";
+import { detectImageMimeType } from "../tools/image.js";
 import type { BashExecutionMessage } from "./messages.js";
 
 export const COMPACTION_SUMMARY_PREFIX =
@@ -22,7 +23,8 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 /**
  * What an image block no provider takes inline becomes in a request: one of another type than
  * {@link SUPPORTED_PROMPT_IMAGE_TYPES} (piclaw#9: a tool returned a PDF as an image block), or one
- * whose data is not base64 (openclaw#18212). Providers refuse the whole request (400), and the block
+ * whose data is not base64 (openclaw#18212) or whose bytes are no such image ({@link NOT_AN_IMAGE_TEXT}).
+ * Providers refuse the whole request (400), and the block
  * stays in the transcript: every later request of the session failed. `undefined` for an image
  * that can be sent.
  *
@@ -36,7 +38,20 @@ export function unsendableImageText(image: ImageContent): string | undefined {
 	if (!(SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(image.mimeType)) {
 		return `[Image omitted: ${image.mimeType || "an unknown type"} is not a supported image type (${SUPPORTED_PROMPT_IMAGE_TYPES.join(", ")}).]`;
 	}
-	return isBase64(image) ? undefined : "[Image omitted: its data is not base64.]";
+	if (!isBase64(image)) return "[Image omitted: its data is not base64.]";
+	return isImageData(image) ? undefined : NOT_AN_IMAGE_TEXT;
+}
+
+/**
+ * What an image block whose bytes are no PNG, JPEG, GIF or WebP becomes: a `.png` that held a
+ * server's JSON or HTML error page (opencode#48476, cc-haha#907); providers refuse such data.
+ */
+export const NOT_AN_IMAGE_TEXT =
+	"[Image omitted: its data is not a PNG, JPEG, GIF or WebP image (its first bytes say otherwise); check the file or URL it came from.]";
+
+/** Whether the data starts with the magic bytes of a PNG, JPEG, GIF or WebP image. */
+function isImageData(image: ImageContent): boolean {
+	return detectImageMimeType(Buffer.from(image.data.slice(0, 24), "base64")) !== undefined;
 }
 
 /**

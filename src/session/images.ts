@@ -31,7 +31,8 @@ export interface NormalizedPromptImages {
 /**
  * Checks each image of a prompt against the model that will receive it: a model without image
  * input gets none, an image of another type than PNG, JPEG, GIF or WebP is dropped, and so is one
- * without data or over the inline limit ({@link MAX_INLINE_IMAGE_BYTES} of base64); a kept image
+ * without data, over the inline limit ({@link MAX_INLINE_IMAGE_BYTES} of base64) or whose bytes are no
+ * such image (an error page saved as a .png); a kept image
  * labelled with another type than its bytes have gets its bytes' type (claude-code#12009). Each dropped
  * image leaves a hint, appended to the text as `text + "\n\n" + hints.join("\n")` so the model
  * knows something was attached. Without a model nothing is checked. Pure; must not throw.
@@ -77,6 +78,10 @@ function imageProblem(image: ImageContent): string | undefined {
 	if (typeof image.data !== "string" || image.data.length === 0) return "it has no image data";
 	if (image.data.length >= MAX_INLINE_IMAGE_BYTES) {
 		return `${formatSize(image.data.length)} encoded is over the ${formatSize(MAX_INLINE_IMAGE_BYTES)} inline image limit; send a smaller copy`;
+	}
+	// Saved, data that is no image (a server's error page in a .png) was refused in every request.
+	if (detectImageMimeType(Buffer.from(image.data.slice(0, 24), "base64")) === undefined) {
+		return "its data is not a PNG, JPEG, GIF or WebP image (its first bytes say otherwise); check the file or URL it came from";
 	}
 	return undefined;
 }

@@ -205,7 +205,11 @@ describe("settle --rpc: pi's commands", () => {
 
 	it("regression: get_fork_messages listed an image-only user message with empty text (pi leaves it out: nothing to show or fork from)", async () => {
 		const server = rpc(["--faux"]);
-		const image = { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" };
+		const image = {
+			type: "image",
+			data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+			mimeType: "image/png",
+		};
 		for (const [id, message, images] of [
 			["1", "", [image]],
 			["2", "what changed?", undefined],

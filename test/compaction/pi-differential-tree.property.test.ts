@@ -151,7 +151,11 @@ function imageToolResultBranch(): { entries: SessionEntry[]; from: string; to: s
 		({ id: `e00${i}`, parentId, timestamp: new Date(time(i)).toISOString(), type: "message", message }) as SessionEntry;
 	const textAndImage = [
 		{ type: "text", text: " " },
-		{ type: "image", data: "aGVsbG8=", mimeType: "image/png" },
+		{
+			type: "image",
+			data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+			mimeType: "image/png",
+		},
 	];
 	return {
 		entries: [

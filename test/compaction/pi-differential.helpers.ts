@@ -56,7 +56,10 @@ const toolCallArb: fc.Arbitrary<ToolCall> = fc
 		return { type: "toolCall" as const, id: `call_${n}`, name, arguments: args };
 	});
 
-const imageArb: fc.Arbitrary<ImageContent> = fc.constant({ type: "image", data: "aGVsbG8=", mimeType: "image/png" });
+/** A real 1×1 PNG: data that is no image is left out of requests. */
+const ONE_PIXEL_PNG =
+	"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const imageArb: fc.Arbitrary<ImageContent> = fc.constant({ type: "image", data: ONE_PIXEL_PNG, mimeType: "image/png" });
 const textBlockArb: fc.Arbitrary<TextContent> = textArb.map((text) => ({ type: "text" as const, text }));
 
 /** Content of user / custom / tool-result messages; `images` controls whether image blocks occur. */

@@ -16481,6 +16481,54 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "draft : lines.editedText),", replace: "draft : rl.line)," }],
 		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
 	},
+	{
+		id: "HW01",
+		file: "src/session/convert-to-llm.ts",
+		description:
+			"a tool's image/png block whose bytes are a server's JSON error (no image magic bytes) is sent on, so the provider refuses this and every later request, not replaced by a note in the request",
+		edits: [{ find: "return isImageData(image) ? undefined : NOT_AN_IMAGE_TEXT;", replace: "return undefined;" }],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
+	{
+		id: "HW02",
+		file: "src/session/images.ts",
+		description:
+			"a prompt's image whose bytes are no PNG, JPEG, GIF or WebP is saved in the session file, not left out with a hint in the prompt's text",
+		edits: [
+			{
+				find: 'if (detectImageMimeType(Buffer.from(image.data.slice(0, 24), "base64")) === undefined) {',
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
+	{
+		id: "HW03",
+		file: "src/tools/read.ts",
+		description:
+			"read trusts a .png file name over its bytes: a .png holding a 404 JSON body is treated as an image, not given to the model as its text",
+		edits: [
+			{
+				find: "detectImageMimeType: detectImageMimeTypeFromFile,",
+				replace:
+					'detectImageMimeType: async (path: string) => (path.endsWith(".png") ? "image/png" : detectImageMimeTypeFromFile(path)),',
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
+	{
+		id: "HW04",
+		file: "src/tools/read.ts",
+		description:
+			"read sends a PNG it could not decode (cut short after its header) as it is, so the provider refuses this and every later request, instead of a note in its place",
+		edits: [
+			{
+				find: "return textOnly(UNDECODABLE_IMAGE_NOTE);",
+				replace: 'return unresized(buffer, data, mimeType, "it could not be decoded", header);',
+			},
+		],
+		tests: ["test/pi-races/images-attachments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -20,8 +20,11 @@ afterEach(() => {
 	h = undefined;
 });
 
-/** A 200 KB base64 payload with a marker that cannot appear by chance. */
-const IMAGE_DATA = `SU1BR0VCWVRFUw${"A".repeat(200_000)}`;
+/**
+ * A 200 KB base64 payload that cannot appear by chance: a 1×1 PNG's header (data that is no image
+ * is left out of requests), a marker, then filler.
+ */
+const IMAGE_DATA = `iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJSU1BR0VCWVRFUw${"A".repeat(200_000)}`;
 
 function requestText(context: Context): string {
 	return JSON.stringify(context.messages) + (context.systemPrompt ?? "");

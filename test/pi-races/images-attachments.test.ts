@@ -449,3 +449,111 @@ describe("a prompt image over the 4.5 MB inline limit was dropped with a hint, w
 		expect(content[1]?.data).toBe(sent[0]);
 	});
 });
+
+/** A server's 404 answer, as `curl -s -o shot.png` saves it from a wrong URL. */
+const NOT_FOUND_BODY = '{"error":"Not Found","status":404}\n';
+
+/** Anthropic's check: data whose bytes are no PNG, JPEG, GIF or WebP fails the request as a whole. */
+function refuseNonImages(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
+	const bad = sentImageData(request).find(
+		(data) => detectImageMimeType(Buffer.from(data.slice(0, 24), "base64")) === undefined,
+	);
+	if (bad === undefined) return next();
+	return anthropicError(400, "invalid_request_error", "Could not process image");
+}
+
+describe("opencode#48476, cc-haha#907: a .png holding a server's JSON error went out as image/png and every later request was refused", () => {
+	it("opencode#48476: `read` of shot.png holding a 404 JSON body gives the model the JSON as text, no image; both prompts are answered", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseNonImages,
+		});
+		writeFileSync(join(w.dir, "shot.png"), NOT_FOUND_BODY);
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_read", name: "read", input: { path: "shot.png" } }], {
+				stopReason: "tool_use",
+			}),
+			anthropicReply([{ type: "text", text: "The download failed." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("look at shot.png");
+		await w.session.prompt("and now?");
+		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
+		expect(stops).toEqual(["toolUse", "stop", "stop"]);
+		expect(sentImageData(w.server.requests[1]!)).toEqual([]);
+		const [saved] = savedResults(w);
+		expect(saved?.content).toEqual([{ type: "text", text: NOT_FOUND_BODY }]);
+	});
+
+	it("cc-haha#907: an extension tool's image/png block holding the JSON is sent as a note in its place; both prompts are answered; the file keeps the block", async () => {
+		const json = Buffer.from(NOT_FOUND_BODY).toString("base64");
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseNonImages,
+			extensionFactories: [toolAnswering("get_screenshot", [{ type: "image", data: json, mimeType: "image/png" }])],
+		});
+		const stops = await callToolThenPromptAgain(w, "get_screenshot");
+		expect(stops).toEqual(["toolUse", "stop", "stop"]);
+		expect(JSON.stringify(w.server.requests[2]!.body)).toContain(
+			"[Image omitted: its data is not a PNG, JPEG, GIF or WebP image",
+		);
+		const [saved] = savedResults(w);
+		expect(saved?.content).toEqual([{ type: "image", data: json, mimeType: "image/png" }]);
+	});
+
+	it("cc-haha#907: the JSON sent as a prompt's image/png (SDK images) is left out with a hint in the prompt's text; the file holds no image; both prompts are answered", async () => {
+		const json = Buffer.from(NOT_FOUND_BODY).toString("base64");
+		const { stops, firstUser } = await promptImageThenAgain(refuseNonImages, "what is this?", {
+			data: json,
+			mimeType: "image/png",
+		});
+		expect(stops).toEqual(["stop", "stop"]);
+		expect(firstUser).toEqual([
+			{
+				type: "text",
+				text: "what is this?\n\n[Image 1 omitted: its data is not a PNG, JPEG, GIF or WebP image (its first bytes say otherwise); check the file or URL it came from.]",
+			},
+		]);
+	});
+});
+
+/** Anthropic's check, as far as a PNG cut short goes: one without its IEND trailer cannot be processed. */
+function refuseTruncatedPngs(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
+	const iend = Buffer.from("0000000049454e44ae426082", "hex");
+	const cut = sentImageData(request).find((data) => !Buffer.from(data, "base64").subarray(-12).equals(iend));
+	if (cut === undefined) return next();
+	return anthropicError(400, "invalid_request_error", "Could not process image");
+}
+
+describe("claude-code#56016: a malformed small PNG read with the Read tool was refused, and every later turn with it", () => {
+	it("claude-code#56016: `read` of a 64×48 PNG cut short after its header gives the model a note, no image; both prompts are answered", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseTruncatedPngs,
+		});
+		const whole = encodeImage("png", 64, 48);
+		writeFileSync(join(w.dir, "thumb.png"), whole.subarray(0, Math.floor(whole.length * 0.6)));
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_read", name: "read", input: { path: "thumb.png" } }], {
+				stopReason: "tool_use",
+			}),
+			anthropicReply([{ type: "text", text: "The thumbnail is broken." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("look at thumb.png");
+		await w.session.prompt("and now?");
+		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
+		expect(stops).toEqual(["toolUse", "stop", "stop"]);
+		expect(sentImageData(w.server.requests[2]!)).toEqual([]);
+		const [saved] = savedResults(w);
+		expect(saved?.content).toEqual([
+			{
+				type: "text",
+				text: "Read image file [image/png]\n[Image omitted: the image data could not be decoded (the file may be corrupt or truncated, or use a variant the decoder does not read).]",
+			},
+		]);
+	});
+});

@@ -262,8 +262,9 @@ describe("pi#1441, markusylisiurunen/tau#452: images in the context estimate", (
 			await ask(client, "p1", "first question");
 			const streaming = client.next((line) => line.type === "message_update");
 			const settled = client.next((line) => line.type === "agent_settled");
-			// 2,000,000 characters of base64: 500,000 tokens if it were counted as text.
-			const image = { type: "image", mimeType: "image/png", data: "A".repeat(2_000_000) };
+			// 2,000,000 characters of base64 (a 1×1 PNG's header, then filler): 500,000 tokens if it were counted as text.
+			const header = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ";
+			const image = { type: "image", mimeType: "image/png", data: header + "A".repeat(2_000_000 - header.length) };
 			expect(
 				await client.request({ id: "p2", type: "prompt", message: "what is in it?", images: [image] }),
 			).toMatchObject({ success: true });

@@ -10,7 +10,12 @@ import {
 import type { BashExecutionMessage } from "../../src/session/messages.js";
 import { assistant } from "./helpers.js";
 
-const image = { type: "image" as const, data: "AAAA", mimeType: "image/png" };
+/** A real 1×1 PNG: data that is no image is left out of requests. */
+const image = {
+	type: "image" as const,
+	data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+	mimeType: "image/png",
+};
 
 function bash(partial: Partial<BashExecutionMessage> = {}): BashExecutionMessage {
 	return {
@@ -186,7 +191,7 @@ describe("blockImages", () => {
 
 describe("image blocks checked once per block", () => {
 	it("an image block whose data an extension replaces after a request is checked again", () => {
-		const block = { type: "image" as const, data: "AAAA", mimeType: "image/png" };
+		const block = { type: "image" as const, data: image.data, mimeType: "image/png" };
 		const message: AgentMessage = { role: "user", content: [block], timestamp: 1 };
 		expect(convertMessageToLlm(message)).toBe(message);
 		block.data = "not base64!";
@@ -195,7 +200,7 @@ describe("image blocks checked once per block", () => {
 			content: [{ type: "text", text: "[Image omitted: its data is not base64.]" }],
 			timestamp: 1,
 		});
-		block.data = "QUJD";
+		block.data = image.data;
 		expect(convertMessageToLlm(message)).toBe(message);
 	});
 });

@@ -131,7 +131,11 @@ describe("input hook", () => {
 				return fauxAssistantMessage("ok");
 			},
 		]);
-		const image = { type: "image" as const, data: "aGk=", mimeType: "image/png" };
+		const image = {
+			type: "image" as const,
+			data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+			mimeType: "image/png",
+		};
 		await h.session.prompt("hello", { images: [image] });
 		expect(seen).toBe("hello [a] [b]");
 		const user = h.session.messages.find((message) => message.role === "user");

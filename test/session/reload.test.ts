@@ -178,7 +178,15 @@ export default function (pi: any) {
 			fauxAssistantMessage([fauxToolCall("bash", { command: "echo $GREETING" })], { stopReason: "toolUse" }),
 			fauxAssistantMessage("ok"),
 		]);
-		await p.session.prompt("look", { images: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }] });
+		await p.session.prompt("look", {
+			images: [
+				{
+					type: "image",
+					data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+					mimeType: "image/png",
+				},
+			],
+		});
 		expect(p.faux.requests[0]!.messages[0]).toMatchObject({
 			content: [
 				{ type: "text", text: "look" },

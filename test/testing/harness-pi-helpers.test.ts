@@ -45,7 +45,15 @@ describe("createHarness: pi's helpers", () => {
 			fauxAssistantMessage("done"),
 		]);
 		await h.session.prompt("hello");
-		await h.session.prompt("again", { images: [{ type: "image", data: "aGk=", mimeType: "image/png" }] });
+		await h.session.prompt("again", {
+			images: [
+				{
+					type: "image",
+					data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+					mimeType: "image/png",
+				},
+			],
+		});
 		expect(getUserTexts(h)).toEqual(["hello", "again"]);
 		expect(getAssistantTexts(h)).toEqual(["first\nsecond", "", "done"]);
 	});
