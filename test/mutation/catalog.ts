@@ -16169,6 +16169,16 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
+	{
+		id: "HU01",
+		file: "src/cli/main.ts",
+		description:
+			"the signal handlers are removed before the runtime is disposed: a signal during session_shutdown kills settle mid-cleanup",
+		edits: [
+			{ find: "await runtime.dispose();\n\t\t\t\trelease();", replace: "release();\n\t\t\t\tawait runtime.dispose();" },
+		],
+		tests: ["test/cli/termination.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
