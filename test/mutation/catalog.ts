@@ -16179,6 +16179,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/termination.test.ts"],
 	},
+	{
+		id: "HU02",
+		file: "src/compaction/prepare.ts",
+		description:
+			"a compaction's tokensBefore takes the last answer's usage though a context edit made it stale: it over-reports after pruning",
+		edits: [
+			{
+				find: "estimateContextTokens(contextMessages, isUsageCurrent)",
+				replace: "estimateContextTokens(contextMessages)",
+			},
+		],
+		tests: ["test/pi-races/usage-after-pruning.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
