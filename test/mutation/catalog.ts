@@ -16192,6 +16192,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/usage-after-pruning.test.ts"],
 	},
+	{
+		id: "HU03",
+		file: "src/tools/fs-errors.ts",
+		description:
+			"a write over the file-size limit says only 'Cannot access …: EFBIG', not that the limit was hit, the file is unchanged, and what to do",
+		edits: [{ find: '\t\tcase "EFBIG":\n\t\t\treturn outOfSpace', replace: "\t\t\treturn outOfSpace" }],
+		tests: ["test/pi-races/atomic-writes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
