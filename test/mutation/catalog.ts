@@ -16200,6 +16200,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '\t\tcase "EFBIG":\n\t\t\treturn outOfSpace', replace: "\t\t\treturn outOfSpace" }],
 		tests: ["test/pi-races/atomic-writes.test.ts"],
 	},
+	{
+		id: "HU04",
+		file: "src/export/write-file.ts",
+		description:
+			"an export path under a file quotes Node's mkdir ENOTDIR wording instead of naming the file in the way",
+		edits: [{ find: '=== "ENOTDIR" ? fileAbove(target)', replace: '=== "ENOTDIR!" ? fileAbove(target)' }],
+		tests: ["test/pi-races/export-output-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
