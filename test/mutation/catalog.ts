@@ -16208,6 +16208,13 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '=== "ENOTDIR" ? fileAbove(target)', replace: '=== "ENOTDIR!" ? fileAbove(target)' }],
 		tests: ["test/pi-races/export-output-paths.test.ts"],
 	},
+	{
+		id: "HU05",
+		file: "src/cli/interactive-commands.ts",
+		description: "/copy counts the answer in UTF-16 units: an emoji shows as two characters (or four)",
+		edits: [{ find: "(${characterCount(text)} characters;", replace: "(${text.length} characters;" }],
+		tests: ["test/cli/interactive-pty.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
