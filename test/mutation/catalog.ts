@@ -16212,7 +16212,7 @@ export const MUTANTS: Mutant[] = [
 		id: "HU05",
 		file: "src/cli/interactive-commands.ts",
 		description: "/copy counts the answer in UTF-16 units: an emoji shows as two characters (or four)",
-		edits: [{ find: "(${characterCount(text)} characters;", replace: "(${text.length} characters;" }],
+		edits: [{ find: "characterCount(text)} characters;", replace: "text.length} characters;" }],
 		tests: ["test/cli/interactive-pty.test.ts"],
 	},
 ];
