@@ -621,8 +621,17 @@ function copy(host: CommandHost): void {
 	}
 	host.writeTerminal(`\x1b]52;c;${encoded}\x07`);
 	host.print(
-		`Copied the last answer to the clipboard (${text.length} characters; the terminal must allow OSC 52 clipboard writes).`,
+		`Copied the last answer to the clipboard (${characterCount(text)} characters; the terminal must allow OSC 52 clipboard writes).`,
 	);
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** Characters as a reader counts them (grapheme clusters): 👍🏽 and é are one each, not their UTF-16 units. */
+function characterCount(text: string): number {
+	let count = 0;
+	for (const _ of graphemes.segment(text)) count++;
+	return count;
 }
 
 /** node:readline's keys in a terminal (Node's "TTY keybindings"), and the chat's own. */

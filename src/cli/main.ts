@@ -222,8 +222,10 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				requestedExitCode.honoured = true;
 				return await runPrintMode(runtime, { mode, messages, images: files.images }, out);
 			} finally {
-				release();
+				// The signal handlers stay until the extensions' session_shutdown handlers are done: a
+				// signal meanwhile ends the process as the termination code says, not by Node's default kill.
 				await runtime.dispose();
+				release();
 				releaseErrors();
 				// Throws a CliError (exit 1) when the file cannot be written.
 				trace?.save();

@@ -3,6 +3,7 @@
  */
 import { estimateContextTokens } from "../llm/tokens.js";
 import type { AgentMessage } from "../llm/types.js";
+import { usageStillCurrent } from "../session/session-stats.js";
 import type { CompactionEntry, SessionEntry } from "../store/entries.js";
 import { findCutPoint } from "./cut-point.js";
 import { collectContextEdits, messageFromEntry } from "./entry-messages.js";
@@ -74,7 +75,11 @@ export function prepareCompaction(
 
 	const contextMessages = spanMessages(spanStart, spanEnd, true);
 	if (previous) contextMessages.unshift(messageFromEntry(previous)!);
-	const tokensBefore = estimateContextTokens(contextMessages).tokens;
+	// After a context edit, an answer that saw the edited message measured more (or less) than is
+	// left: its usage is estimated instead, as getContextUsage() does (ms-agent#999).
+	const byId = new Map(branchEntries.map((entry) => [entry.id, entry]));
+	const isUsageCurrent = usageStillCurrent({ getLeafEntry: () => last, getEntry: (id) => byId.get(id) });
+	const tokensBefore = estimateContextTokens(contextMessages, isUsageCurrent).tokens;
 
 	const cut = findCutPoint(branchEntries, spanStart, spanEnd, settings.keepRecentTokens, (index) => messages[index]);
 	const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;

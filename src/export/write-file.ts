@@ -65,12 +65,34 @@ export function writeFileAtomically(path: string, text: string | Iterable<string
 		renameSync(temp, target);
 	} catch (error) {
 		removeTemp(temp);
+		const blocker = (error as NodeJS.ErrnoException).code === "ENOTDIR" ? fileAbove(target) : undefined;
+		if (blocker !== undefined) {
+			throw new SettleError(
+				"IO",
+				`Cannot write the ${what} to ${target}: ${blocker} is a file, not a folder. Choose a path outside it, or move that file away.`,
+				{ cause: error, details: { path: target } },
+			);
+		}
 		// Node names the temp file ("EACCES: permission denied, open '…/page.html.123.tmp'"): name the path the user gave.
 		const reason = (error instanceof Error ? error.message : String(error)).split(temp).join(target);
 		throw new SettleError("IO", `Cannot write the ${what} to ${target}: ${reason}. ${outputAdvice(error)}`, {
 			cause: error,
 			details: { path: target },
 		});
+	}
+}
+
+/** The nearest existing path above `target` that is not a folder (what ENOTDIR tripped on); undefined when there is none. */
+function fileAbove(target: string): string | undefined {
+	for (let current = dirname(target); ; current = dirname(current)) {
+		let stats: ReturnType<typeof statSync>;
+		try {
+			stats = statSync(current, { throwIfNoEntry: false });
+		} catch {
+			stats = undefined; // ENOTDIR: below the file, keep going up
+		}
+		if (stats !== undefined) return stats.isDirectory() ? undefined : current;
+		if (dirname(current) === current) return undefined;
 	}
 }
 

@@ -53,11 +53,44 @@ export function fileSystemError(error: unknown, absolutePath: string, notFoundHi
 		case "EMFILE":
 		case "ENFILE":
 			return outOfDescriptors(error, `open ${absolutePath}`)!;
+		case "ENOSPC":
+		case "EDQUOT":
+		case "EFBIG":
+			return outOfSpace(error, absolutePath);
 		default: {
 			const message = error instanceof Error ? error.message : String(error);
 			return new SettleError("IO", `Cannot access ${absolutePath}: ${message}`, { cause: error });
 		}
 	}
+}
+
+/** Why a write ran out of room (ENOSPC, EDQUOT, EFBIG), and what to do about it. */
+const OUT_OF_SPACE: Readonly<Record<string, { what: string; todo: string }>> = {
+	ENOSPC: {
+		what: "the disk is full (ENOSPC)",
+		todo: "Free space on that disk (df -h shows which is full; remove build outputs or caches), then write it again",
+	},
+	EDQUOT: {
+		what: "the disk quota is used up (EDQUOT)",
+		todo: "Free space under your quota (quota -s shows it) or pick a path on another disk, then write it again",
+	},
+	EFBIG: {
+		what: "the file would pass the file-size limit (EFBIG)",
+		todo: "Write it in smaller parts, or raise the limit (ulimit -f) before starting settle",
+	},
+};
+
+/**
+ * `IO` for a write the disk had no room for: says which limit was hit and that the file was left as
+ * it was (writes go to a temp file renamed over it, src/tools/replace-file.ts).
+ */
+function outOfSpace(error: unknown, absolutePath: string): SettleError {
+	const { what, todo } = OUT_OF_SPACE[errorCode(error)!]!;
+	return new SettleError(
+		"IO",
+		`Cannot write ${absolutePath}: ${what}. Nothing was changed: the file is left as it was. ${todo}.`,
+		{ cause: error },
+	);
 }
 
 /** What a file that is neither a regular file nor a folder is, in words; undefined for those two. */

@@ -52,17 +52,21 @@ describe("settle in a terminal", () => {
 		expect(await term.exited).toBe(0);
 	});
 
-	it("/copy puts the last answer on the clipboard through the terminal (OSC 52)", async () => {
+	it("/copy puts the last answer on the clipboard through the terminal (OSC 52) and counts its characters as a reader does: an emoji is one, not two UTF-16 units", async () => {
 		const term = terminal(["--faux", "--no-session"], { NO_COLOR: "1" });
 		await term.until("> ", 0);
 		let from = term.mark();
-		term.type("copy this ✓\r");
-		await term.until("copy this ✓\r\n", term.output.indexOf("copy this ✓", from) + 1);
+		// 9 characters on screen; 13 UTF-16 units (👍🏽 takes 4, 🎉 2), 10 code points. Short enough
+		// for the faux model's first chunk: its chunks are cut in UTF-16 units.
+		const answer = "👍🏽🎉 copy ✓";
+		term.type(`${answer}\r`);
+		await term.until(`${answer}\r\n`, term.output.indexOf(answer, from) + 1);
 		from = term.mark();
 		term.type("/copy\r");
 		await term.until("Copied the last answer to the clipboard", from);
-		const encoded = Buffer.from("copy this ✓", "utf8").toString("base64");
+		const encoded = Buffer.from(answer, "utf8").toString("base64");
 		expect(term.output.slice(from)).toContain(`${ESC}]52;c;${encoded}\x07`);
+		expect(term.output.slice(from)).toContain("Copied the last answer to the clipboard (9 characters;");
 		term.type("\x04");
 		expect(await term.exited).toBe(0);
 	});

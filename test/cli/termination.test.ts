@@ -105,3 +105,80 @@ describe("settle with its stdout closed", () => {
 		expect(existsSync(marker)).toBe(true);
 	});
 });
+
+/**
+ * `settle -p` whose run is over and whose extension's `session_shutdown` handler is still at work
+ * (it waits for a file that is never created): a signal then must not kill the process mid-cleanup.
+ */
+function slowShutdown(): { extension: string; done: string; start: () => ReturnType<typeof startPrint> } {
+	const go = join(cli.dir, "go");
+	const done = join(cli.dir, "cleanup-done");
+	const extension = join(cli.dir, "slow-shutdown.ts");
+	writeFileSync(
+		extension,
+		`import { existsSync, writeFileSync } from "node:fs";
+export default function (pi) {
+	pi.on("session_shutdown", () => new Promise((resolve) => {
+		process.stderr.write("cleanup started\\n");
+		const poll = setInterval(() => {
+			if (!existsSync(${JSON.stringify(go)})) return;
+			clearInterval(poll);
+			writeFileSync(${JSON.stringify(done)}, "done");
+			resolve();
+		}, 10);
+	}));
+}
+`,
+	);
+	return { extension, done, start: () => startPrint(["--faux", "-e", extension, "-p", "hi"]) };
+}
+
+/** A real `settle` process; `started` resolves once its stderr says the cleanup started. */
+function startPrint(args: string[]) {
+	const child = spawn(process.execPath, [...cliCommand(), ...args], {
+		cwd: cli.project,
+		env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+	});
+	child.stdin.end();
+	let stderr = "";
+	let cleanupStarted: () => void = () => {};
+	const started = new Promise<void>((resolve) => {
+		cleanupStarted = resolve;
+	});
+	child.stderr.on("data", (chunk) => {
+		stderr += String(chunk);
+		if (stderr.includes("cleanup started\n")) cleanupStarted();
+	});
+	const exited = trackChild(child).then((code) => ({ code, stderr }));
+	return { child, started, exited };
+}
+
+describe("settle signalled while an extension's session_shutdown handler runs", () => {
+	it("regression: SIGTERM during session_shutdown killed settle mid-cleanup (the signal handlers were already removed); now it waits for the handler, names it after 2 s, and exits 143", async () => {
+		const { extension, done, start } = slowShutdown();
+		const { child, started, exited } = start();
+		await started;
+		// The test never creates the file the handler waits for: it is still at work when the grace ends.
+		child.kill("SIGTERM");
+		const result = await exited;
+		expect(result.code).toBe(143);
+		expect(result.stderr).toBe(
+			`cleanup started\nsettle: still waiting after 2 s for:\n  the session_shutdown handler of ${extension}\nExiting without waiting. Make the handler resolve (or reject) and watch ctx.signal; make a tool return (or throw) once its abort signal fires.\n`,
+		);
+		expect(existsSync(done)).toBe(false);
+	});
+
+	it("regression: a second signal during session_shutdown was Node's default kill (no exit code); now it exits at once with 128 + its number", async () => {
+		const { done, start } = slowShutdown();
+		const { child, started, exited } = start();
+		await started;
+		// Two different signals, so neither is merged into the other while pending: the second exits at once.
+		child.kill("SIGINT");
+		child.kill("SIGTERM");
+		const result = await exited;
+		expect([130, 143]).toContain(result.code);
+		// It did not wait out the grace period for the handler.
+		expect(result.stderr).toBe("cleanup started\n");
+		expect(existsSync(done)).toBe(false);
+	});
+});

@@ -16529,6 +16529,52 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/images-attachments.test.ts"],
 	},
+	{
+		id: "HU01",
+		file: "src/cli/main.ts",
+		description:
+			"the signal handlers are removed before the runtime is disposed: a signal during session_shutdown kills settle mid-cleanup",
+		edits: [
+			{ find: "await runtime.dispose();\n\t\t\t\trelease();", replace: "release();\n\t\t\t\tawait runtime.dispose();" },
+		],
+		tests: ["test/cli/termination.test.ts"],
+	},
+	{
+		id: "HU02",
+		file: "src/compaction/prepare.ts",
+		description:
+			"a compaction's tokensBefore takes the last answer's usage though a context edit made it stale: it over-reports after pruning",
+		edits: [
+			{
+				find: "estimateContextTokens(contextMessages, isUsageCurrent)",
+				replace: "estimateContextTokens(contextMessages)",
+			},
+		],
+		tests: ["test/pi-races/usage-after-pruning.test.ts"],
+	},
+	{
+		id: "HU03",
+		file: "src/tools/fs-errors.ts",
+		description:
+			"a write over the file-size limit says only 'Cannot access …: EFBIG', not that the limit was hit, the file is unchanged, and what to do",
+		edits: [{ find: '\t\tcase "EFBIG":\n\t\t\treturn outOfSpace', replace: "\t\t\treturn outOfSpace" }],
+		tests: ["test/pi-races/atomic-writes.test.ts"],
+	},
+	{
+		id: "HU04",
+		file: "src/export/write-file.ts",
+		description:
+			"an export path under a file quotes Node's mkdir ENOTDIR wording instead of naming the file in the way",
+		edits: [{ find: '=== "ENOTDIR" ? fileAbove(target)', replace: '=== "ENOTDIR!" ? fileAbove(target)' }],
+		tests: ["test/pi-races/export-output-paths.test.ts"],
+	},
+	{
+		id: "HU05",
+		file: "src/cli/interactive-commands.ts",
+		description: "/copy counts the answer in UTF-16 units: an emoji shows as two characters (or four)",
+		edits: [{ find: "characterCount(text)} characters;", replace: "text.length} characters;" }],
+		tests: ["test/cli/interactive-pty.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

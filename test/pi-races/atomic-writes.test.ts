@@ -93,7 +93,7 @@ describe("claude-code#14517: write truncates the file in place, so a concurrent 
 		expect(readdirSync(cwd).sort()).toEqual(["bundle.js", "stop-reading"]);
 	});
 
-	it("claude-code#14517: a write cut short by the file-size limit (a full disk) fails with the error and leaves notes.md as it was, no temp file beside it", () => {
+	it("claude-code#14517: a write cut short by the file-size limit (a full disk) fails saying the limit was hit, that notes.md is left as it was and what to do; no temp file beside it", () => {
 		writeFileSync(join(cwd, "notes.md"), "# Notes\nkept\n");
 		const script = join(cwd, "..", `${cwd.split("/").at(-1)}-write.mjs`);
 		writeFileSync(
@@ -118,7 +118,7 @@ try {
 			expect(run.stderr).toBe("");
 			expect(JSON.parse(run.stdout)).toEqual({
 				code: "IO",
-				message: expect.stringMatching(/^Cannot access .*notes\.md: EFBIG/),
+				message: `Cannot write ${join(cwd, "notes.md")}: the file would pass the file-size limit (EFBIG). Nothing was changed: the file is left as it was. Write it in smaller parts, or raise the limit (ulimit -f) before starting settle.`,
 			});
 		} finally {
 			rmSync(script, { force: true });

@@ -45,15 +45,15 @@ describe("engram#1085: where `settle --export` writes its page", () => {
 		expect(readFileSync(page, "utf8")).toContain("ENGRAM-1085-PROMPT");
 	});
 
-	it("engram#1085: an output path under a file is refused (exit 1) with an error naming that path and what to do; nothing is written, the file keeps its bytes", () => {
+	it("engram#1085: an output path under a file is refused (exit 1) saying that file is a file, not a folder, and what to do; nothing is written, the file keeps its bytes", () => {
 		const session = sessionFile();
 		writeFileSync(join(cli.project, "notes"), "my notes\n");
 		const page = join(cli.project, "notes", "page.html");
 		const run = cli.settle(["--export", session, page]);
 		expect(run.code).toBe(1);
 		expect(run.stdout).toBe("");
-		expect(run.stderr).toMatch(
-			new RegExp(`^Error: Cannot write the HTML export to ${page}: .*ENOTDIR.*\\. Choose a writable path\\.\\n$`),
+		expect(run.stderr).toBe(
+			`Error: Cannot write the HTML export to ${page}: ${join(cli.project, "notes")} is a file, not a folder. Choose a path outside it, or move that file away.\n`,
 		);
 		expect(readFileSync(join(cli.project, "notes"), "utf8")).toBe("my notes\n");
 		expect(existsSync(join(cli.project, "page.html"))).toBe(false);

@@ -783,8 +783,13 @@ describe("openclaw#84430: a saved session with a thinking block that has no sign
 			.trim()
 			.split("\n")
 			.map((line) => JSON.parse(line) as Record<string, unknown>);
-		// As pi 0.73.1: no model_change for a resumed session; its answer records the model, and the
-		// next `-c` continues on it.
+		// Unlike pi 0.73.1, which writes none for a resumed session, `-c --model` is recorded as a
+		// model_change before the turn (README, "Coming from pi"); the answer records the model too,
+		// and the next `-c` continues on it.
+		expect(saved.filter((entry) => entry.type === "model_change").map((entry) => entry.modelId)).toEqual([
+			"claude-old",
+			"claude-new",
+		]);
 		expect(saved.at(-1)).toMatchObject({ type: "message", message: { role: "assistant", model: "claude-new" } });
 		server.reply(anthropicReply([{ type: "text", text: "Still the new model." }], { model: "claude-new" }));
 		const again = await runSettleAsync(["--session-dir", sessionDir, "-c", "-p", "and again"], {

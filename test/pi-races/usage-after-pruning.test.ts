@@ -104,3 +104,29 @@ describe("modelscope/ms-agent#999, ttttmr/pi-context#5, pi#6754: the context siz
 		expect(w.session.getContextUsage()?.tokens).toBe(1_027);
 	});
 });
+
+describe("ms-agent#999: a compaction's tokensBefore after pruning", () => {
+	it("ms-agent#999: compact() after the 40,000-character output was pruned records tokensBefore 1,027 (what getContextUsage() says), not the 11,050 the last answer measured with the output", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { contextWindow: 16_000 },
+			settings: { compaction: { enabled: true, reserveTokens: 4_000, keepRecentTokens: 1 } },
+			extensionFactories: [logPruner],
+		});
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_1", name: "fetch_log", input: {} }], {
+				stopReason: "tool_use",
+				usage: { input: 1_000, output: 20 },
+			}),
+			anthropicReply([{ type: "text", text: "the build failed" }], { usage: { input: 11_000, output: 50 } }),
+			anthropicReply([{ type: "text", text: "## Goal\nthe summary" }], { usage: { input: 1_000, output: 10 } }),
+		);
+		await w.session.prompt("why did the build fail?");
+		expect(w.session.getContextUsage()?.tokens).toBe(1_027);
+		const result = await w.session.compact();
+		expect(result.tokensBefore).toBe(1_027);
+		const compactions = w.entries().filter((entry) => entry.type === "compaction");
+		expect(compactions).toMatchObject([{ tokensBefore: 1_027 }]);
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ result: { tokensBefore: 1_027 } }]);
+	});
+});
