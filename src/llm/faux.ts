@@ -393,8 +393,12 @@ export function createFauxProvider(options: FauxProviderOptions = {}): FauxProvi
 		const result: string[] = [];
 		for (let index = 0; index < text.length; ) {
 			const tokens = minTokens + Math.floor(nextRandom() * (maxTokens - minTokens + 1));
-			result.push(text.slice(index, index + tokens * 4));
-			index += tokens * 4;
+			let end = index + tokens * 4;
+			// Never between the halves of a surrogate pair: a chat printing each delta as it comes would
+			// show an emoji past the first chunk as two "�" (pi-ai's faux cuts there).
+			if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end++;
+			result.push(text.slice(index, end));
+			index = end;
 		}
 		return result.length > 0 ? result : [""];
 	}
@@ -534,4 +538,8 @@ function seededRandom(seed: number): () => number {
 		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
 		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 	};
+}
+
+function isHighSurrogate(code: number): boolean {
+	return code >= 0xd800 && code <= 0xdbff;
 }

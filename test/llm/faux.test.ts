@@ -192,6 +192,19 @@ describe("faux streaming", () => {
 		expect(await chunksOf(1)).toEqual(first);
 		expect(await chunksOf(2)).not.toEqual(first);
 	});
+
+	it("never cuts an emoji between two deltas: each text and tool call delta is whole characters", async () => {
+		const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+		const text = "a👍🏽 b🎉 ccc😀d 🇩🇪 ok".repeat(3); // odd offsets: 4-character chunks land inside pairs
+		const faux = createFauxProvider({ tokenSize: { min: 1, max: 1 } });
+		faux.setResponses([fauxAssistantMessage([fauxText(text), fauxToolCall("echo", { text })])]);
+		const { events, message } = await run(faux);
+		const deltas = events.flatMap((event) =>
+			event.type === "text_delta" || event.type === "toolcall_delta" ? [event.delta] : [],
+		);
+		expect(deltas.filter((delta) => loneSurrogate.test(delta))).toEqual([]);
+		expect(message.content[0]).toEqual({ type: "text", text });
+	});
 });
 
 describe("faux queue and recorded requests", () => {

@@ -16575,6 +16575,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "characterCount(text)} characters;", replace: "text.length} characters;" }],
 		tests: ["test/cli/interactive-pty.test.ts"],
 	},
+	{
+		id: "HX01",
+		file: "src/llm/faux.ts",
+		description:
+			'the faux provider cuts a delta between the halves of a surrogate pair again: an emoji past the first chunk prints as two "�"',
+		edits: [{ find: "if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end++;", replace: "" }],
+		tests: ["test/llm/faux.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
