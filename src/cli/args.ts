@@ -189,6 +189,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 	}
 	for (let i = start; i < argv.length; i++) {
 		const arg = argv[i]!;
+		if (arg === "--") {
+			// The end of the options (the usual convention): a prompt starting with "-" is given after it, as is.
+			for (const rest of argv.slice(i + 1)) (result.command ? result.commandArgs : result.messages).push(rest);
+			break;
+		}
 		if (VALUE_OPTIONS.has(arg) || (result.command === "trace" && TRACE_COMMAND_OPTIONS.has(arg))) {
 			const value = argv[i + 1];
 			if (value === undefined) {

@@ -55,6 +55,7 @@ Usage:
 
 Text piped on stdin is the prompt, or goes before the first one: cat error.log | settle -p "Why?"
 @<file> arguments put a file's text (or an image) before the first prompt: settle -p @src/a.ts "Review it"
+-- ends the options; what follows is the prompt as is (also one starting with "-"): settle -p -- "-v prints nothing"
 
 Options:
   -p, --print [prompt]          Run the prompt(s) and print the final answer (default mode)

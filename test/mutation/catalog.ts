@@ -16583,6 +16583,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end++;", replace: "" }],
 		tests: ["test/llm/faux.test.ts"],
 	},
+	{
+		id: "HZ01",
+		file: "src/cli/args.ts",
+		description:
+			'a bare `--` no longer ends the options: `settle -p -- "-v …"` fails with Unknown option: -- (Margin-Lab/evals#56)',
+		edits: [{ find: 'if (arg === "--") {', replace: 'if (arg === "-- ") {' }],
+		tests: ["test/pi-races/cli-end-of-options.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
