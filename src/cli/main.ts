@@ -464,7 +464,23 @@ async function readPipedStdin(out: CliOutput): Promise<string | undefined> {
 	} finally {
 		clearTimeout(notice);
 	}
-	return Buffer.concat(chunks).toString("utf8");
+	return decodePipedStdin(Buffer.concat(chunks), out);
+}
+
+/**
+ * Stdin as UTF-8 text. Bytes that are not UTF-8 (a binary file, a Latin-1 log) still become U+FFFD,
+ * but no longer silently (apfel#397): a script gets a warning on stderr instead of a confident
+ * answer about text the model never saw.
+ */
+function decodePipedStdin(bytes: Buffer, out: CliOutput): string {
+	try {
+		return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+	} catch {
+		out.stderr(
+			"Warning: piped stdin holds bytes that are not UTF-8 text; the model gets U+FFFD (�) in their place. Convert it first (iconv -f latin1 -t utf-8), or attach an image as @file.\n",
+		);
+		return bytes.toString("utf8");
+	}
 }
 
 function packageVersion(): string {

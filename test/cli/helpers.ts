@@ -44,7 +44,8 @@ export function runSettle(
 	options: {
 		cwd: string;
 		agentDir: string;
-		input?: string;
+		/** Bytes as they are (a Buffer), or text written as UTF-8. */
+		input?: string | Buffer;
 		timeoutMs?: number;
 		env?: Record<string, string | undefined>;
 		command?: readonly string[];

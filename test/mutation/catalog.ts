@@ -16591,6 +16591,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (arg === "--") {', replace: 'if (arg === "-- ") {' }],
 		tests: ["test/pi-races/cli-end-of-options.test.ts"],
 	},
+	{
+		id: "HZ02",
+		file: "src/cli/main.ts",
+		description:
+			"piped stdin that is not UTF-8 is silently turned into U+FFFD again: the script gets no warning (apfel#397)",
+		edits: [
+			{
+				find: 'new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })',
+				replace: 'new TextDecoder("utf-8", { fatal: false, ignoreBOM: true })',
+			},
+		],
+		tests: ["test/pi-races/piped-stdin-encoding.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
