@@ -16583,6 +16583,32 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end++;", replace: "" }],
 		tests: ["test/llm/faux.test.ts"],
 	},
+	{
+		id: "HY01",
+		file: "src/session/boundaries.ts",
+		description:
+			"a boundary compaction measures tokensBefore on the live transcript again: a context edit drafted earlier in the same batch is not counted (ms-agent#999)",
+		edits: [
+			{
+				find: "const messages = reshaped ? manager.buildSessionContext().messages : s.agent.state.messages;",
+				replace: "const messages = s.agent.state.messages;",
+			},
+		],
+		tests: ["test/pi-races/usage-after-pruning.test.ts"],
+	},
+	{
+		id: "HY02",
+		file: "src/session/boundaries.ts",
+		description:
+			"a boundary compaction takes the last answer's usage as tokensBefore though a context edit made it stale (ms-agent#999)",
+		edits: [
+			{
+				find: "const isUsageCurrent = s.transcript.hasContextEdits ? usageStillCurrent(manager) : undefined;",
+				replace: "const isUsageCurrent = undefined;",
+			},
+		],
+		tests: ["test/pi-races/usage-after-pruning.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
