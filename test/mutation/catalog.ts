@@ -16609,6 +16609,35 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/usage-after-pruning.test.ts"],
 	},
+	{
+		id: "HY03",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"a models.json entry that cannot apply alone is forgotten again: an extension registering its provider drops its models (pi#2956)",
+		edits: [{ find: "providersOf(runtime).fileModels.set(name, { ...config });", replace: "" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "HY04",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"models.json models under an extension's provider no longer take the extension's baseUrl and api: they have none and cannot be requested (senpi#1270)",
+		edits: [
+			{
+				find: "const composed = { ...config, ...definedOnly({ ...file, models: undefined }) };",
+				replace: "const composed = { ...file, models: undefined };",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "HY05",
+		file: "src/runtime/models-json.ts",
+		description:
+			"the warning for a models.json provider that cannot apply alone no longer says its models join an extension's provider of that name (pi#2956)",
+		edits: [{ find: "const joins = !builtIn.has(name) && models.length > 0;", replace: "const joins = false;" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
