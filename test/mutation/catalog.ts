@@ -16638,6 +16638,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const joins = !builtIn.has(name) && models.length > 0;", replace: "const joins = false;" }],
 		tests: ["test/pi-races/extension-provider-urls.test.ts"],
 	},
+	{
+		id: "HY06",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"a models.json model with the id of one an extension registers no longer replaces it: the provider lists the id twice (pi#2956)",
+		edits: [{ find: "...models.filter((model) => !fileIds.has(model.id))", replace: "...models" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -187,3 +187,27 @@ describe("pi#2956, pi#3044, senpi#1270: models.json models under a provider an e
 		expect(server.requests[0]?.body?.model).toBe("qwen-custom");
 	});
 });
+
+describe("pi#2956: a models.json model with the id of one the extension registers", () => {
+	it("pi#2956: models.json lists hub's `model-a` with a 64,000-token window and the extension registers model-a with 128,000: --list-models shows model-a once, with the file's window", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({ providers: { hub: { models: [{ id: "model-a", contextWindow: 64000 }] } } }),
+		);
+		const extension = writeExtension(
+			"hub.mjs",
+			`pi.registerProvider("hub", {
+	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
+	apiKey: "hub-key",
+	api: "openai-completions",
+	models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+});`,
+		);
+		const list = await runSettleAsync(["-e", extension, "--list-models", "hub/"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(list.stdout.split("\n").filter((line) => line.startsWith("hub/"))).toEqual(["hub/model-a  64000 tokens"]);
+	});
+});
