@@ -4062,7 +4062,7 @@ export const MUTANTS: Mutant[] = [
 		description: "remaining provider configs not re-applied after unregister",
 		edits: [
 			{
-				find: "for (const [name, config] of state.registered) applyProviderConfig(runtime, state, name, config);",
+				find: "for (const [name, config] of state.registered) applyProviderConfig(runtime, state, name, config, true);",
 				replace: "",
 			},
 		],
@@ -7505,7 +7505,7 @@ export const MUTANTS: Mutant[] = [
 		description: "reapply forgets models.json providers",
 		edits: [
 			{
-				find: "\tfor (const [name, config] of state.fileConfigs) {\n\t\tconst changes = state.fileChanges.get(name);\n\t\tif (changes) applyBuiltInChanges(runtime, state, name, config, changes);\n\t\telse applyProviderConfig(runtime, state, name, config);\n\t}\n",
+				find: "\tfor (const [name, config] of state.fileConfigs) {\n\t\tconst changes = state.fileChanges.get(name);\n\t\tif (changes) applyBuiltInChanges(runtime, state, name, config, changes);\n\t\telse applyProviderConfig(runtime, state, name, config, false);\n\t}\n",
 				replace: "",
 			},
 		],
