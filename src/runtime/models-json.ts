@@ -129,7 +129,11 @@ function applyModelsFile(
 			} else registerModelsFileProvider(modelRuntime, name, providerConfig(entry, models));
 			applied.push(name);
 		} catch (error) {
-			warn(`${path}: provider "${name}" was skipped: ${errorMessage(error)}`);
+			// Its models still join the provider if an extension registers it (pi#2956).
+			const joins = !builtIn.has(name) && models.length > 0;
+			warn(
+				`${path}: provider "${name}" was skipped: ${errorMessage(error)}${joins ? ` Its models are added to "${name}" if an extension registers that provider.` : ""}`,
+			);
 			continue;
 		}
 		// pi runs a `!command` key (a password manager); Settle runs none, so requests would carry no key.

@@ -19,6 +19,7 @@ import type { SessionEntry } from "../store/entries.js";
 import { contextEntriesOfPath, projectContextEntries } from "../store/projection.js";
 import { convertMessageToLlm } from "./convert-to-llm.js";
 import type { SessionInternals } from "./internals.js";
+import { usageStillCurrent } from "./session-stats.js";
 
 /** `completed` / `aborted` / `error` from a stop reason. */
 export function boundaryOutcome(message: AssistantMessage | undefined): BoundaryOutcome {
@@ -191,7 +192,11 @@ export function commitDrafts(s: SessionInternals, drafts: readonly BoundaryEntry
 				reshaped = true;
 				break;
 			case "compaction": {
-				const tokensBefore = estimateContextTokens(s.agent.state.messages).tokens;
+				// Measured on the log as it stands: an edit earlier in this batch is not in the live
+				// transcript yet, and an answer that saw the edited message is estimated (ms-agent#999).
+				const messages = reshaped ? manager.buildSessionContext().messages : s.agent.state.messages;
+				const isUsageCurrent = s.transcript.hasContextEdits ? usageStillCurrent(manager) : undefined;
+				const tokensBefore = estimateContextTokens(messages, isUsageCurrent).tokens;
 				id = manager.appendCompaction(
 					draft.summary,
 					draft.firstKeptEntryId,

@@ -43,6 +43,11 @@ interface ExtensionProviders {
 	 */
 	fileConfigs: Map<string, ProviderConfig>;
 	/**
+	 * The models.json entry of each provider that is not built in, also one that could not apply
+	 * alone (no `baseUrl`, key or `api`): an extension registering that provider gets its models too (pi#2956).
+	 */
+	fileModels: Map<string, ProviderConfig>;
+	/**
 	 * For a built-in provider in models.json with `models` or `modelOverrides`: what is merged into
 	 * its models (pi's merge by id, not `registerProvider`'s replacement); its config is in `fileConfigs`.
 	 */
@@ -68,6 +73,7 @@ function providersOf(runtime: ModelRuntime): ExtensionProviders {
 		state = {
 			registered: new Map(),
 			fileConfigs: new Map(),
+			fileModels: new Map(),
 			fileChanges: new Map(),
 			baselines: new Map(),
 			overrides: new Map(),
@@ -192,7 +198,12 @@ export function modelRegistryView(runtime: ModelRuntime): ExtensionModelRegistry
 }
 
 /** pi's checks of a provider config, then the config applied to the runtime (a registration's effect). */
-function checkAndApply(runtime: ModelRuntime, name: string, config: ProviderConfig): ExtensionProviders {
+function checkAndApply(
+	runtime: ModelRuntime,
+	name: string,
+	config: ProviderConfig,
+	fromExtension = true,
+): ExtensionProviders {
 	validateProviderConfig(name, config);
 	const changesRuntime = Boolean(
 		config.models?.length || config.baseUrl || config.headers || config.apiKey || config.streamSimple,
@@ -212,7 +223,7 @@ function checkAndApply(runtime: ModelRuntime, name: string, config: ProviderConf
 		);
 	}
 	const state = providersOf(runtime);
-	if (runtime instanceof InMemoryModelRuntime) applyProviderConfig(runtime, state, name, config);
+	if (runtime instanceof InMemoryModelRuntime) applyProviderConfig(runtime, state, name, config, fromExtension);
 	return state;
 }
 
@@ -226,7 +237,9 @@ function checkAndApply(runtime: ModelRuntime, name: string, config: ProviderConf
  * ```
  */
 export function registerModelsFileProvider(runtime: ModelRuntime, name: string, config: ProviderConfig): void {
-	checkAndApply(runtime, name, config).fileConfigs.set(name, { ...config });
+	// Kept first: an entry that cannot apply alone still lends its models to an extension's provider.
+	providersOf(runtime).fileModels.set(name, { ...config });
+	checkAndApply(runtime, name, config, false).fileConfigs.set(name, { ...config });
 }
 
 /**
@@ -241,8 +254,9 @@ export function registerModelsFileProvider(runtime: ModelRuntime, name: string, 
  */
 export function clearModelsFileProviders(runtime: ModelRuntime): void {
 	const state = extensionProviders.get(runtime);
-	if (!state || state.fileConfigs.size === 0) return;
+	if (!state || (state.fileConfigs.size === 0 && state.fileModels.size === 0)) return;
 	state.fileConfigs.clear();
+	state.fileModels.clear();
 	state.fileChanges.clear();
 	if (runtime instanceof InMemoryModelRuntime) reapplyProviders(runtime, state);
 }
@@ -318,6 +332,7 @@ function applyProviderConfig(
 	state: ExtensionProviders,
 	name: string,
 	config: ProviderConfig,
+	fromExtension: boolean,
 ): void {
 	// A signal per request: provider SDKs an extension wraps may never remove their listener from it.
 	const streamFn =
@@ -332,12 +347,26 @@ function applyProviderConfig(
 	if (config.models?.length) {
 		if (!state.baselines.has(name)) state.baselines.set(name, runtime.snapshotProvider(name));
 		state.overrides.delete(name);
-		state.modelHeaders.set(name, new Map(config.models.map((model) => [model.id, model.headers])));
+		const models = config.models.map((model) => toModel(name, config, model));
+		const headers = new Map(config.models.map((model) => [model.id, model.headers]));
+		// pi#2956: models.json's models under this provider join the extension's (the file's win by id),
+		// with the file entry's own values over the extension's provider settings.
+		const file = fromExtension ? state.fileModels.get(name) : undefined;
+		if (file?.models?.length) {
+			const composed = { ...config, ...definedOnly({ ...file, models: undefined }) };
+			const fileIds = new Set(file.models.map((model) => model.id));
+			models.splice(0, models.length, ...models.filter((model) => !fileIds.has(model.id)));
+			for (const model of file.models) {
+				models.push(toModel(name, composed, model));
+				headers.set(model.id, model.headers);
+			}
+		}
+		state.modelHeaders.set(name, headers);
 		const before = runtime.snapshotProvider(name);
 		runtime.registerProvider({
 			provider: name,
-			models: config.models.map((model) => toModel(name, config, model)),
-			streamFn: streamFn ?? servedStream(runtime, modelApis(config)),
+			models,
+			streamFn: streamFn ?? servedStream(runtime, [...new Set(models.map((model) => model.api))]),
 			// A provider without a key (oauth only) is usable without credentials: Settle has no /login.
 			// Not marked `oauth` either: pi's isUsingOAuth needs OAuth credentials stored by /login.
 			...(config.apiKey ? {} : { requiresAuth: false }),
@@ -575,9 +604,9 @@ function reapplyProviders(runtime: InMemoryModelRuntime, state: ExtensionProvide
 	for (const [name, config] of state.fileConfigs) {
 		const changes = state.fileChanges.get(name);
 		if (changes) applyBuiltInChanges(runtime, state, name, config, changes);
-		else applyProviderConfig(runtime, state, name, config);
+		else applyProviderConfig(runtime, state, name, config, false);
 	}
-	for (const [name, config] of state.registered) applyProviderConfig(runtime, state, name, config);
+	for (const [name, config] of state.registered) applyProviderConfig(runtime, state, name, config, true);
 }
 
 /**

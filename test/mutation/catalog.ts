@@ -4062,7 +4062,7 @@ export const MUTANTS: Mutant[] = [
 		description: "remaining provider configs not re-applied after unregister",
 		edits: [
 			{
-				find: "for (const [name, config] of state.registered) applyProviderConfig(runtime, state, name, config);",
+				find: "for (const [name, config] of state.registered) applyProviderConfig(runtime, state, name, config, true);",
 				replace: "",
 			},
 		],
@@ -7505,7 +7505,7 @@ export const MUTANTS: Mutant[] = [
 		description: "reapply forgets models.json providers",
 		edits: [
 			{
-				find: "\tfor (const [name, config] of state.fileConfigs) {\n\t\tconst changes = state.fileChanges.get(name);\n\t\tif (changes) applyBuiltInChanges(runtime, state, name, config, changes);\n\t\telse applyProviderConfig(runtime, state, name, config);\n\t}\n",
+				find: "\tfor (const [name, config] of state.fileConfigs) {\n\t\tconst changes = state.fileChanges.get(name);\n\t\tif (changes) applyBuiltInChanges(runtime, state, name, config, changes);\n\t\telse applyProviderConfig(runtime, state, name, config, false);\n\t}\n",
 				replace: "",
 			},
 		],
@@ -16603,6 +16603,69 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/piped-stdin-encoding.test.ts"],
+	},
+	{
+		id: "HY01",
+		file: "src/session/boundaries.ts",
+		description:
+			"a boundary compaction measures tokensBefore on the live transcript again: a context edit drafted earlier in the same batch is not counted (ms-agent#999)",
+		edits: [
+			{
+				find: "const messages = reshaped ? manager.buildSessionContext().messages : s.agent.state.messages;",
+				replace: "const messages = s.agent.state.messages;",
+			},
+		],
+		tests: ["test/pi-races/usage-after-pruning.test.ts"],
+	},
+	{
+		id: "HY02",
+		file: "src/session/boundaries.ts",
+		description:
+			"a boundary compaction takes the last answer's usage as tokensBefore though a context edit made it stale (ms-agent#999)",
+		edits: [
+			{
+				find: "const isUsageCurrent = s.transcript.hasContextEdits ? usageStillCurrent(manager) : undefined;",
+				replace: "const isUsageCurrent = undefined;",
+			},
+		],
+		tests: ["test/pi-races/usage-after-pruning.test.ts"],
+	},
+	{
+		id: "HY03",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"a models.json entry that cannot apply alone is forgotten again: an extension registering its provider drops its models (pi#2956)",
+		edits: [{ find: "providersOf(runtime).fileModels.set(name, { ...config });", replace: "" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "HY04",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"models.json models under an extension's provider no longer take the extension's baseUrl and api: they have none and cannot be requested (senpi#1270)",
+		edits: [
+			{
+				find: "const composed = { ...config, ...definedOnly({ ...file, models: undefined }) };",
+				replace: "const composed = { ...file, models: undefined };",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "HY05",
+		file: "src/runtime/models-json.ts",
+		description:
+			"the warning for a models.json provider that cannot apply alone no longer says its models join an extension's provider of that name (pi#2956)",
+		edits: [{ find: "const joins = !builtIn.has(name) && models.length > 0;", replace: "const joins = false;" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "HY06",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"a models.json model with the id of one an extension registers no longer replaces it: the provider lists the id twice (pi#2956)",
+		edits: [{ find: "...models.filter((model) => !fileIds.has(model.id))", replace: "...models" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
 	},
 ];
 

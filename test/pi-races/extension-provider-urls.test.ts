@@ -154,3 +154,60 @@ describe("pi#3538: a built-in provider's models.json entry with only headers", (
 		expect(list.stderr).toBe("");
 	});
 });
+
+describe("pi#2956, pi#3044, senpi#1270: models.json models under a provider an extension registers", () => {
+	it('pi#2956: models.json lists `hub: { models: [{ id: "qwen-custom" }] }` and an extension registers hub (baseUrl, key, api, model-a): --list-models shows both models and settle -p on hub/qwen-custom reaches the extension\'s baseUrl with its key', async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({ providers: { hub: { models: [{ id: "qwen-custom", name: "Qwen custom" }] } } }),
+		);
+		const extension = writeExtension(
+			"hub.mjs",
+			`pi.registerProvider("hub", {
+	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
+	apiKey: "hub-key",
+	api: "openai-completions",
+	models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+});`,
+		);
+		const at = { cwd: cli.project, agentDir: cli.agentDir };
+		const list = await runSettleAsync(["-e", extension, "--list-models", "hub/"], at);
+		expect(list.stdout).toContain("hub/model-a");
+		expect(list.stdout).toContain("hub/qwen-custom");
+
+		server.reply(chatReply([{ type: "text", text: "from the custom model" }]));
+		const run = await runSettleAsync(["--no-session", "-e", extension, "--model", "hub/qwen-custom", "-p", "hi"], at);
+		expect(run.stdout).toContain("from the custom model");
+		// Read before extensions run, the entry alone could not apply: the warning says where its models went.
+		expect(run.stderr).toContain('Its models are added to "hub" if an extension registers that provider.');
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]?.path).toBe("/v1/chat/completions");
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer hub-key");
+		expect(server.requests[0]?.body?.model).toBe("qwen-custom");
+	});
+});
+
+describe("pi#2956: a models.json model with the id of one the extension registers", () => {
+	it("pi#2956: models.json lists hub's `model-a` with a 64,000-token window and the extension registers model-a with 128,000: --list-models shows model-a once, with the file's window", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({ providers: { hub: { models: [{ id: "model-a", contextWindow: 64000 }] } } }),
+		);
+		const extension = writeExtension(
+			"hub.mjs",
+			`pi.registerProvider("hub", {
+	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
+	apiKey: "hub-key",
+	api: "openai-completions",
+	models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+});`,
+		);
+		const list = await runSettleAsync(["-e", extension, "--list-models", "hub/"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(list.stdout.split("\n").filter((line) => line.startsWith("hub/"))).toEqual(["hub/model-a  64000 tokens"]);
+	});
+});

@@ -130,3 +130,50 @@ describe("ms-agent#999: a compaction's tokensBefore after pruning", () => {
 		expect(w.eventsOf("compaction_end")).toMatchObject([{ result: { tokensBefore: 1_027 } }]);
 	});
 });
+
+describe("ms-agent#999: a boundary compaction's tokensBefore after pruning in the same batch", () => {
+	it("ms-agent#999: a turn_end handler that prunes the 40,000-character output and compacts in one batch records tokensBefore 1,027 (the pruned context), not the 11,050 the last answer measured with the output", async () => {
+		/** The pruner of {@link logPruner}, plus a compaction drafted right after the edit. */
+		function pruneThenCompact(pi: ExtensionAPI): void {
+			let logResultId: string | undefined;
+			pi.registerTool({
+				name: "fetch_log",
+				label: "fetch_log",
+				description: "Fetches the build log",
+				parameters: { type: "object", properties: {} },
+				execute: async () => ({ content: [{ type: "text", text: LOG }], details: {} }),
+			});
+			pi.on("turn_end", (event) => {
+				if (logResultId === undefined) {
+					logResultId = event.toolResultEntryIds[0];
+					return;
+				}
+				return {
+					entries: [
+						{ type: "context_edit", targetId: logResultId, replacement: { content: PRUNED } },
+						{ type: "compaction", summary: "the build log was fetched", firstKeptEntryId: event.messageEntryId },
+					],
+				};
+			});
+		}
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { contextWindow: 16_000 },
+			settings: { compaction: { enabled: true, reserveTokens: 4_000, keepRecentTokens: 1_000 } },
+			extensionFactories: [pruneThenCompact],
+		});
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_1", name: "fetch_log", input: {} }], {
+				stopReason: "tool_use",
+				usage: { input: 1_000, output: 20 },
+			}),
+			anthropicReply([{ type: "text", text: "the build failed" }], { usage: { input: 11_000, output: 50 } }),
+		);
+		await w.session.prompt("why did the build fail?");
+		expect(w.server.requests).toHaveLength(2);
+		const entries = w.entries();
+		expect(entries.filter((entry) => entry.type === "context_edit")).toHaveLength(1);
+		// 1,020 (the tool call's usage, measured before the log) + the replacement (3) + the answer (4).
+		expect(entries.filter((entry) => entry.type === "compaction")).toMatchObject([{ tokensBefore: 1_027 }]);
+	});
+});
