@@ -15465,6 +15465,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/shell-word.ts",
 		description:
 			"a single quote inside a quoted path is not escaped: a hint's command for a folder named like other's agent does not run when pasted into a shell",
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: the find text is source holding a template literal
 		edits: [{ find: "`'${value.replace(/'/g, \"'\\\\''\")}'`", replace: "`'${value}'`" }],
 		tests: ["test/cli/package-commands.test.ts"],
 	},

@@ -25,6 +25,7 @@ import { Repl } from "../cli/interactive.helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { writeExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-extension-provider-urls-");
 let server: WireServer;
@@ -35,16 +36,10 @@ afterEach(async () => {
 	await server.close();
 });
 
-/** Writes an extension file whose factory body is `body` (`pi` in scope); returns its path. */
-function writeExtension(name: string, body: string): string {
-	const path = join(cli.dir, name);
-	writeFileSync(path, `export default function (pi) {\n${body}\n}\n`);
-	return path;
-}
-
 describe("pi#2291: a built-in provider re-pointed from session_start misses the first request", () => {
 	it("pi#2291: settle -p on anthropic/claude-sonnet-4-5, an extension registering anthropic's baseUrl in session_start: the first request reaches the proxy with the key", async () => {
 		const extension = writeExtension(
+			cli.dir,
 			"proxy-override.mjs",
 			`pi.on("session_start", () => {
 	pi.registerProvider("anthropic", { baseUrl: ${JSON.stringify(server.url)} });
@@ -71,6 +66,7 @@ describe("pi#2291 (unregister): a provider an extension stops re-pointing", () =
 			JSON.stringify({ providers: { anthropic: { baseUrl: `${server.url}/gateway` } } }),
 		);
 		const extension = writeExtension(
+			cli.dir,
 			"switchable-proxy.mjs",
 			`pi.on("session_start", () => {
 	pi.registerProvider("anthropic", { baseUrl: ${JSON.stringify(`${server.url}/proxy`)} });
@@ -100,6 +96,7 @@ describe("pi#4063: pi.registerProvider() ignores a model's own baseUrl", () => {
 		const model = (id: string, extra: string) =>
 			`{ id: "${id}", name: "${id}", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }${extra} }`;
 		const extension = writeExtension(
+			cli.dir,
 			"hub.mjs",
 			`pi.registerProvider("hub", {
 	baseUrl: ${JSON.stringify(`${server.url}/default/v1`)},
@@ -134,6 +131,7 @@ describe("pi#3538: a built-in provider's models.json entry with only headers", (
 			JSON.stringify({ providers: { deepseek: { headers: { "User-Agent": "KimiCLI/1.37.0" } } } }),
 		);
 		const extension = writeExtension(
+			cli.dir,
 			"proxy.mjs",
 			`pi.registerProvider("deepseek", { baseUrl: ${JSON.stringify(`${server.url}/v1`)} });`,
 		);
@@ -163,6 +161,7 @@ describe("pi#2956, pi#3044, senpi#1270: models.json models under a provider an e
 			JSON.stringify({ providers: { hub: { models: [{ id: "qwen-custom", name: "Qwen custom" }] } } }),
 		);
 		const extension = writeExtension(
+			cli.dir,
 			"hub.mjs",
 			`pi.registerProvider("hub", {
 	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
@@ -196,6 +195,7 @@ describe("pi#2956: a models.json model with the id of one the extension register
 			JSON.stringify({ providers: { hub: { models: [{ id: "model-a", contextWindow: 64000 }] } } }),
 		);
 		const extension = writeExtension(
+			cli.dir,
 			"hub.mjs",
 			`pi.registerProvider("hub", {
 	baseUrl: ${JSON.stringify(`${server.url}/v1`)},

@@ -32,6 +32,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { writeExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-extension-providers-");
 let server: WireServer;
@@ -48,16 +49,10 @@ function firstRole(index: number): string {
 	return messages[0]!.role;
 }
 
-/** Writes an extension file whose factory body is `body` (`pi` in scope); returns its path. */
-function writeExtension(name: string, body: string): string {
-	const path = join(cli.dir, name);
-	writeFileSync(path, `export default function (pi) {\n${body}\n}\n`);
-	return path;
-}
-
 describe("pi#5349: a provider-level compat in pi.registerProvider()", () => {
 	it("pi#5349: settle -p: the registered provider's compat shapes its models' requests; a model's own compat overrides one field and keeps the others", async () => {
 		const extension = writeExtension(
+			cli.dir,
 			"my-provider.mjs",
 			`pi.registerProvider("my-provider", {
 	name: "My Provider",
@@ -100,6 +95,7 @@ describe("pi#2431: an invalid pi.registerProvider() at start-up", () => {
 	it("pi#2431: settle -p with an extension registering streamSimple without api: one error line naming the extension, the provider and the missing field, no stack trace, nothing sent, exit 1", async () => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
 		const extension = writeExtension(
+			cli.dir,
 			"broken-provider.mjs",
 			`pi.registerProvider("openai-codex", { streamSimple: () => { throw new Error("never called"); } });`,
 		);
@@ -125,6 +121,7 @@ describe("oh-my-pi#6694: enabledModels naming an extension's model", () => {
 		writeLocalProvider(cli.agentDir, "http://127.0.0.1:9/v1");
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ enabledModels: ["ext/m1"] }));
 		const extension = writeExtension(
+			cli.dir,
 			"ext-provider.mjs",
 			`pi.registerProvider("ext", {
 	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
@@ -152,6 +149,7 @@ describe("gsd-2#171: an RPC dialog asked without the tool's signal, then abort",
 	it("gsd-2#171: settle --rpc: a tool awaiting ctx.ui.select() (no signal) when the host sends abort: abort answered, agent_end, the next prompt served; the late answer changes nothing", async () => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
 		const extension = writeExtension(
+			cli.dir,
 			"ask-user.mjs",
 			`pi.registerTool({
 	name: "ask_user",

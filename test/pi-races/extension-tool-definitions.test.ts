@@ -17,12 +17,11 @@
  * until the tool was renamed. What the user should see: that registration refused with an error
  * naming the rule and a usable name, and every request carrying only names the API accepts.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { writeExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-extension-tool-definitions-");
 let server: WireServer;
@@ -32,13 +31,6 @@ beforeEach(async () => {
 afterEach(async () => {
 	await server.close();
 });
-
-/** Writes an extension file whose factory body is `body` (`pi` in scope); returns its path. */
-function writeExtension(name: string, body: string): string {
-	const path = join(cli.dir, name);
-	writeFileSync(path, `export default function (pi) {\n${body}\n}\n`);
-	return path;
-}
 
 /** models.json: one provider, `local`, speaking Anthropic Messages at the wire server. */
 function useAnthropicEndpoint(): void {
@@ -63,6 +55,7 @@ describe("codebase-memory-mcp#1867: an extension tool registered without paramet
 	it("codebase-memory-mcp#1867: settle -p -e bridge.mjs: start-up stops with one error naming the tool, the file and Type.Object({}); nothing is sent", async () => {
 		useAnthropicEndpoint();
 		const bridge = writeExtension(
+			cli.dir,
 			"legacy-bridge.mjs",
 			`pi.registerTool({
 	name: "search_graph",
@@ -90,6 +83,7 @@ describe("codebase-memory-mcp#1867: an extension tool registered without paramet
 	it("codebase-memory-mcp#1867: settle -p: a bridge registering from session_start gets the error there; the session answers over the Anthropic endpoint with the extensions' other tools", async () => {
 		useAnthropicEndpoint();
 		const bridge = writeExtension(
+			cli.dir,
 			"session-bridge.mjs",
 			`pi.on("session_start", () => {
 	pi.registerTool({
@@ -100,7 +94,7 @@ describe("codebase-memory-mcp#1867: an extension tool registered without paramet
 	});
 });`,
 		);
-		const other = writeExtension("lookup.mjs", GOOD_TOOL);
+		const other = writeExtension(cli.dir, "lookup.mjs", GOOD_TOOL);
 		server.reply(anthropicReply([{ type: "text", text: "answered over the wire" }]));
 
 		const run = await runSettleAsync(
@@ -122,6 +116,7 @@ describe("atlas-mcp-server#14: an extension tool whose name the Anthropic API re
 	it("atlas-mcp-server#14: settle -p: a bridge registering atlas.project_create from session_start gets the error with a usable name; the request carries only names matching ^[a-zA-Z0-9_-]{1,64}$", async () => {
 		useAnthropicEndpoint();
 		const bridge = writeExtension(
+			cli.dir,
 			"atlas-bridge.mjs",
 			`pi.on("session_start", () => {
 	for (const name of ["atlas_project_list", "atlas.project_create"]) {

@@ -182,3 +182,10 @@ export function writeProtect(file: string): () => void {
 		chmodSync(file, mode);
 	};
 }
+
+/** Writes an extension file `name` in `dir` whose factory body is `body` (`pi` in scope); returns its path. */
+export function writeExtension(dir: string, name: string, body: string): string {
+	const path = join(dir, name);
+	writeFileSync(path, `export default function (pi) {\n${body}\n}\n`);
+	return path;
+}

@@ -14,6 +14,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
+import type { Reply } from "../llm/wire/server.js";
 import { startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
@@ -51,6 +52,17 @@ function logPruner(pi: ExtensionAPI): void {
 	});
 }
 
+/** The call for the log (measured at 1,020 tokens before it), then the answer measured with the log in context. */
+function fetchLogThenAnswer(): Reply[] {
+	return [
+		anthropicReply([{ type: "tool_use", id: "toolu_1", name: "fetch_log", input: {} }], {
+			stopReason: "tool_use",
+			usage: { input: 1_000, output: 20 },
+		}),
+		anthropicReply([{ type: "text", text: "the build failed" }], { usage: { input: 11_000, output: 50 } }),
+	];
+}
+
 describe("modelscope/ms-agent#999, ttttmr/pi-context#5, pi#6754: the context size after pruning", () => {
 	it("ms-agent#999: a tool's 40,000-character output pruned at the end of the next turn: getContextUsage() is the usage before it plus estimates (1,027 tokens), not the 11,050 the last answer measured with it", async () => {
 		w = await startWireSession({
@@ -60,13 +72,7 @@ describe("modelscope/ms-agent#999, ttttmr/pi-context#5, pi#6754: the context siz
 			settings: { compaction: { enabled: true, reserveTokens: 4_000, keepRecentTokens: 1_000 } },
 			extensionFactories: [logPruner],
 		});
-		w.server.reply(
-			anthropicReply([{ type: "tool_use", id: "toolu_1", name: "fetch_log", input: {} }], {
-				stopReason: "tool_use",
-				usage: { input: 1_000, output: 20 },
-			}),
-			anthropicReply([{ type: "text", text: "the build failed" }], { usage: { input: 11_000, output: 50 } }),
-		);
+		w.server.reply(...fetchLogThenAnswer());
 		await w.session.prompt("why did the build fail?");
 		expect(w.server.requests).toHaveLength(2);
 		const edits = w.entries().filter((entry) => entry.type === "context_edit");
@@ -88,11 +94,7 @@ describe("modelscope/ms-agent#999, ttttmr/pi-context#5, pi#6754: the context siz
 		});
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "which build?" }], { usage: { input: 900, output: 10 } }),
-			anthropicReply([{ type: "tool_use", id: "toolu_1", name: "fetch_log", input: {} }], {
-				stopReason: "tool_use",
-				usage: { input: 1_000, output: 20 },
-			}),
-			anthropicReply([{ type: "text", text: "the build failed" }], { usage: { input: 11_000, output: 50 } }),
+			...fetchLogThenAnswer(),
 			anthropicReply([{ type: "text", text: "## Goal\nthe summary" }], { usage: { input: 1_000, output: 10 } }),
 		);
 		await w.session.prompt("why did it fail?");
@@ -114,11 +116,7 @@ describe("ms-agent#999: a compaction's tokensBefore after pruning", () => {
 			extensionFactories: [logPruner],
 		});
 		w.server.reply(
-			anthropicReply([{ type: "tool_use", id: "toolu_1", name: "fetch_log", input: {} }], {
-				stopReason: "tool_use",
-				usage: { input: 1_000, output: 20 },
-			}),
-			anthropicReply([{ type: "text", text: "the build failed" }], { usage: { input: 11_000, output: 50 } }),
+			...fetchLogThenAnswer(),
 			anthropicReply([{ type: "text", text: "## Goal\nthe summary" }], { usage: { input: 1_000, output: 10 } }),
 		);
 		await w.session.prompt("why did the build fail?");
@@ -162,13 +160,7 @@ describe("ms-agent#999: a boundary compaction's tokensBefore after pruning in th
 			settings: { compaction: { enabled: true, reserveTokens: 4_000, keepRecentTokens: 1_000 } },
 			extensionFactories: [pruneThenCompact],
 		});
-		w.server.reply(
-			anthropicReply([{ type: "tool_use", id: "toolu_1", name: "fetch_log", input: {} }], {
-				stopReason: "tool_use",
-				usage: { input: 1_000, output: 20 },
-			}),
-			anthropicReply([{ type: "text", text: "the build failed" }], { usage: { input: 11_000, output: 50 } }),
-		);
+		w.server.reply(...fetchLogThenAnswer());
 		await w.session.prompt("why did the build fail?");
 		expect(w.server.requests).toHaveLength(2);
 		const entries = w.entries();
