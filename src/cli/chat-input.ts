@@ -58,10 +58,12 @@ export class ChatInput {
 	private recalledBreaks = false;
 	private readonly unread: string[] = [];
 	private ended = false;
+	private readonly input: NodeJS.ReadableStream;
 	private waiting: ((line: string | undefined) => void) | undefined;
 
 	constructor(options: ChatInputOptions = {}) {
 		const input = options.input ?? process.stdin;
+		this.input = input;
 		this.terminal = options.terminal ?? (process.stdin.isTTY === true && process.stdout.isTTY === true);
 		this.echoInput = !this.terminal && (input as { isTTY?: boolean }).isTTY !== true;
 		this.rl = createInterface({
@@ -110,7 +112,17 @@ export class ChatInput {
 		} catch {
 			// hung up
 		}
-		tty.setRawMode = () => tty;
+		this.loseTerminal();
+	}
+
+	/**
+	 * The terminal hung up (its input ended, or a write failed with EIO): from now on mode changes are
+	 * skipped, as they would throw EIO, and {@link onTerminalLost} runs, once.
+	 */
+	loseTerminal(): void {
+		if (this.terminalLost) return;
+		const tty = this.input as Partial<ReadStream>;
+		if (typeof tty.setRawMode === "function") tty.setRawMode = () => tty as ReadStream;
 		this.terminalLost = true;
 		this.onTerminalLost?.();
 	}

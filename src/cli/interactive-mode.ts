@@ -589,6 +589,7 @@ export async function runInteractiveMode(
 	if (handleSignals) {
 		for (const [signal, handler] of handlers) process.on(signal, handler);
 		processStdout.onClosed = () => terminate(EXIT_SIGPIPE);
+		processStdout.onHungUp = () => lines.loseTerminal();
 		lines.onTerminalLost = hangUp;
 		if (lines.terminalLost) hangUp();
 	}
@@ -629,6 +630,7 @@ export async function runInteractiveMode(
 		if (handleSignals) {
 			for (const [signal, handler] of handlers) process.off(signal, handler);
 			processStdout.onClosed = undefined;
+			processStdout.onHungUp = undefined;
 			lines.onTerminalLost = undefined;
 		}
 		questions.close();

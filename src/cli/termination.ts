@@ -88,6 +88,8 @@ let settleStdoutWrite: ((text: string) => boolean) | undefined;
 export const processStdout = {
 	closed: false,
 	onClosed: undefined as (() => void) | undefined,
+	/** Called instead of {@link onClosed} when stdout is a terminal that hung up (EIO: its window closed). */
+	onHungUp: undefined as (() => void) | undefined,
 	write(text: string): void {
 		if (processStdout.closed) return;
 		if (settleStdoutWrite) settleStdoutWrite(text);
@@ -188,15 +190,22 @@ export function stillWaitingText(runtime: AgentSessionRuntime): string {
 		: `settle: the session did not stop within ${SHUTDOWN_GRACE_MS / 1000} s; exiting without waiting.\n`;
 }
 
-/** Turns EPIPE on stdout into {@link processStdout.closed} (once per process). */
+/**
+ * Turns EPIPE on stdout into {@link processStdout.closed} (once per process), and EIO on a terminal
+ * into a hang-up: a write (a prompt redrawn) that lands after the terminal window closed, before its
+ * SIGHUP or the end of input arrives, crashed settle with exit 1 (pi#3057).
+ */
 export function watchStdout(): void {
 	if (stdoutWatched) return;
 	stdoutWatched = true;
 	process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-		if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+		const hungUp = error.code === "EIO" && process.stdout.isTTY === true;
+		if (!hungUp && error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
 		if (processStdout.closed) return;
 		processStdout.closed = true;
-		processStdout.onClosed?.();
+		if (!hungUp) processStdout.onClosed?.();
+		else if (processStdout.onHungUp) processStdout.onHungUp();
+		else process.kill(process.pid, "SIGHUP"); // as the terminal would: guardRuntime ends the run with 129
 	});
 }
 

@@ -155,7 +155,7 @@ export function fileAppears(dir: string, name: string): Promise<void> {
 /** A bash command that says it started (a file), then waits until the test creates `gate`. */
 export const GATED_COMMAND = "touch started; while [ ! -e gate ]; do sleep 0.01; done; echo opened";
 
-const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+export const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
 
 /**
  * `settle <args>` in a pseudo-terminal made by util-linux `script` (Debian bsdutils, always

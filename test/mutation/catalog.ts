@@ -16668,6 +16668,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "...models.filter((model) => !fileIds.has(model.id))", replace: "...models" }],
 		tests: ["test/pi-races/extension-provider-urls.test.ts"],
 	},
+	{
+		id: "HX02",
+		file: "src/cli/termination.ts",
+		description:
+			"pi#3057: a write to a terminal that hung up (EIO) is rethrown again: a prompt redrawn before the hang-up's SIGHUP or end of input crashes settle with exit 1",
+		edits: [
+			{
+				find: 'const hungUp = error.code === "EIO" && process.stdout.isTTY === true;',
+				replace: "const hungUp = false;",
+			},
+		],
+		tests: ["test/pi-races/terminal-loss.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

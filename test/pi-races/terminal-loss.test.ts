@@ -10,11 +10,12 @@
  * event handler, and the process exited 1 on the spot: the command kept running under init, the
  * extensions never heard `session_shutdown`, the call never got its result.
  */
+import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettle, useCliProject } from "../cli/helpers.js";
-import { fileAppears, Terminal } from "../cli/interactive.helpers.js";
+import { CLI_FROM_SOURCES, runSettle, useCliProject } from "../cli/helpers.js";
+import { fileAppears, quote, Terminal } from "../cli/interactive.helpers.js";
 import { fileMessages } from "./disk-harness.js";
 import { sessionFilesUnder } from "./helpers.js";
 import { killMarked, markedProcesses, markedSleepCommand, processMarker } from "./processes.js";
@@ -103,5 +104,40 @@ describe("pi#3057: closing the terminal leaves the agent's commands running as o
 		} finally {
 			killSettle();
 		}
+	});
+	it("pi#3057: a write to the terminal after it hung up (EIO), before its SIGHUP or end of input, ends the process as the hang-up (129), not as a crash (1)", async () => {
+		// Under load the chat's prompt could be redrawn after the window closed and before either sign of
+		// it arrived: the EIO crashed settle with exit 1. Here SIGHUP is ignored and input never read, so
+		// only the failed write can tell; stdout's watcher must take it for the hang-up.
+		const exitCode = join(cli.dir, "exit-code");
+		const child = join(cli.dir, "writer.mts");
+		const termination = join(CLI_FROM_SOURCES[2]!, "..", "termination.ts");
+		writeFileSync(
+			child,
+			`import { renameSync, writeFileSync } from "node:fs";
+import { processStdout, watchStdout } from ${JSON.stringify(termination)};
+process.on("SIGHUP", () => {});
+process.on("exit", (code) => {
+	writeFileSync(${JSON.stringify(`${exitCode}.tmp`)}, String(code));
+	renameSync(${JSON.stringify(`${exitCode}.tmp`)}, ${JSON.stringify(exitCode)});
+});
+watchStdout();
+processStdout.onHungUp = () => process.exit(129);
+process.stdout.write("ready\\n");
+setInterval(() => process.stdout.write("."), 5);
+`,
+		);
+		const command = [process.execPath, CLI_FROM_SOURCES[0]!, CLI_FROM_SOURCES[1]!, child].map(quote).join(" ");
+		const script = spawn("script", ["-qfec", command, "/dev/null"], { cwd: cli.project });
+		await new Promise<void>((resolve) => {
+			let seen = "";
+			script.stdout.on("data", (chunk) => {
+				seen += String(chunk);
+				if (seen.includes("ready")) resolve();
+			});
+		});
+		script.kill("SIGKILL");
+		await fileAppears(cli.dir, "exit-code");
+		expect(readFileSync(exitCode, "utf8")).toBe("129");
 	});
 });
