@@ -15856,8 +15856,8 @@ export const MUTANTS: Mutant[] = [
 			"letta-code#804: EPIPE on stdout is thrown as an error: settle -p | head -1 dies with a stack trace, exit 1",
 		edits: [
 			{
-				find: 'if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;',
-				replace: "throw error;",
+				find: 'if (!hungUp && error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;',
+				replace: "if (!hungUp) throw error;",
 			},
 		],
 		tests: ["test/pi-races/stdout-closed-early.test.ts"],
