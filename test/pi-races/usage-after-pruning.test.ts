@@ -31,7 +31,14 @@ const PRUNED = "[log pruned]";
  * A `fetch_log` tool whose result is {@link LOG}, and a pruner: at the end of every turn after the
  * one that fetched it, the log's result is replaced by {@link PRUNED} (once).
  */
-function logPruner(pi: ExtensionAPI): void {
+const logPruner = logPrunerWith();
+
+/** {@link logPruner}, with `compaction`: a compaction drafted in the same batch right after the edit. */
+function logPrunerWith(compaction?: string): (pi: ExtensionAPI) => void {
+	return (pi) => pruneLog(pi, compaction);
+}
+
+function pruneLog(pi: ExtensionAPI, compaction: string | undefined): void {
 	let logResultId: string | undefined;
 	let pruned = false;
 	pi.registerTool({
@@ -48,7 +55,11 @@ function logPruner(pi: ExtensionAPI): void {
 		}
 		if (pruned) return;
 		pruned = true;
-		return { entries: [{ type: "context_edit", targetId: logResultId, replacement: { content: PRUNED } }] };
+		const edit = { type: "context_edit" as const, targetId: logResultId, replacement: { content: PRUNED } };
+		if (compaction === undefined) return { entries: [edit] };
+		return {
+			entries: [edit, { type: "compaction" as const, summary: compaction, firstKeptEntryId: event.messageEntryId }],
+		};
 	});
 }
 
@@ -131,34 +142,11 @@ describe("ms-agent#999: a compaction's tokensBefore after pruning", () => {
 
 describe("ms-agent#999: a boundary compaction's tokensBefore after pruning in the same batch", () => {
 	it("ms-agent#999: a turn_end handler that prunes the 40,000-character output and compacts in one batch records tokensBefore 1,027 (the pruned context), not the 11,050 the last answer measured with the output", async () => {
-		/** The pruner of {@link logPruner}, plus a compaction drafted right after the edit. */
-		function pruneThenCompact(pi: ExtensionAPI): void {
-			let logResultId: string | undefined;
-			pi.registerTool({
-				name: "fetch_log",
-				label: "fetch_log",
-				description: "Fetches the build log",
-				parameters: { type: "object", properties: {} },
-				execute: async () => ({ content: [{ type: "text", text: LOG }], details: {} }),
-			});
-			pi.on("turn_end", (event) => {
-				if (logResultId === undefined) {
-					logResultId = event.toolResultEntryIds[0];
-					return;
-				}
-				return {
-					entries: [
-						{ type: "context_edit", targetId: logResultId, replacement: { content: PRUNED } },
-						{ type: "compaction", summary: "the build log was fetched", firstKeptEntryId: event.messageEntryId },
-					],
-				};
-			});
-		}
 		w = await startWireSession({
 			api: "anthropic-messages",
 			model: { contextWindow: 16_000 },
 			settings: { compaction: { enabled: true, reserveTokens: 4_000, keepRecentTokens: 1_000 } },
-			extensionFactories: [pruneThenCompact],
+			extensionFactories: [logPrunerWith("the build log was fetched")],
 		});
 		w.server.reply(...fetchLogThenAnswer());
 		await w.session.prompt("why did the build fail?");
