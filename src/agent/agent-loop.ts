@@ -110,6 +110,16 @@ function withUniqueToolCallIds(message: AssistantMessage): AssistantMessage {
 	};
 }
 
+/** A stream event over `shown` (the partial with unique call ids) instead of the partial it came with. */
+function withShownCalls(event: AssistantMessageEvent, shown: AssistantMessage): AssistantMessageEvent {
+	if (!("partial" in event)) return event;
+	if (event.type === "toolcall_end") {
+		const block = shown.content[event.contentIndex];
+		return { ...event, partial: shown, toolCall: block?.type === "toolCall" ? block : event.toolCall };
+	}
+	return { ...event, partial: shown };
+}
+
 function isArgumentsObject(value: unknown): boolean {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -616,7 +626,13 @@ class LoopRun {
 							argumentText.set(event.contentIndex, (argumentText.get(event.contentIndex) ?? "") + event.delta);
 						if (started) {
 							partial = event.partial;
-							await this.emit({ type: "message_update", message: { ...partial }, assistantMessageEvent: event });
+							// Streamed calls carry the ids the saved answer will have, so a host keying calls by id sees two.
+							const shown = withUniqueToolCallIds(partial);
+							await this.emit({
+								type: "message_update",
+								message: { ...shown },
+								assistantMessageEvent: shown === partial ? event : withShownCalls(event, shown),
+							});
 						}
 				}
 			}

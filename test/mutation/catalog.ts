@@ -16681,6 +16681,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-loss.test.ts"],
 	},
+	{
+		id: "IZ01",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"oh-my-pi#2055: streamed message_updates carry a repeated tool-call id as the model sent it, so a host keying calls by id sees one call until the answer ends",
+		edits: [{ find: "const shown = withUniqueToolCallIds(partial);", replace: "const shown = partial;" }],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
+	{
+		id: "IZ02",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"oh-my-pi#2055: a streamed toolcall_end event names the repeated id though its partial holds the unique one",
+		edits: [
+			{
+				find: 'toolCall: block?.type === "toolCall" ? block : event.toolCall',
+				replace: "toolCall: event.toolCall",
+			},
+		],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

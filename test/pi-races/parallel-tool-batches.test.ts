@@ -257,4 +257,41 @@ describe("oh-my-pi#2055: two tool calls of one answer with the same id", () => {
 		});
 		expect(saved.map((block) => block.id)).toEqual(["toolu_dup", "toolu_dup_2"]);
 	});
+
+	it("regression: streamed message_updates carry the same unique ids as the saved answer, so a host keying calls by id sees two calls while they stream", async () => {
+		w = await startWireSession({ api: "anthropic-messages", route: refuseRepeatedToolUseIds });
+		const session = w;
+		session.server.reply(
+			anthropicReply(
+				[
+					{ type: "tool_use", id: "toolu_dup", name: "bash", input: { command: "echo A" } },
+					{ type: "tool_use", id: "toolu_dup", name: "bash", input: { command: "echo B" } },
+				],
+				{ stopReason: "tool_use" },
+			),
+			anthropicReply([{ type: "text", text: "A then B" }]),
+		);
+		await session.session.prompt("say A and B");
+
+		// The first answer's updates: those whose message holds a call.
+		const updates = session
+			.eventsOf("message_update")
+			.filter(
+				({ message }) =>
+					"content" in message &&
+					Array.isArray(message.content) &&
+					message.content.some((block) => block.type === "toolCall"),
+			);
+		const last = updates.at(-1)!.message as { content: { type: string; id?: string }[] };
+		const lastCalls = last.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : []));
+		expect(lastCalls).toEqual(["toolu_dup", "toolu_dup_2"]);
+		const ended = updates.flatMap(({ assistantMessageEvent: event }) =>
+			event.type === "toolcall_end" ? [event.toolCall.id] : [],
+		);
+		expect(ended).toEqual(["toolu_dup", "toolu_dup_2"]);
+		const partialIds = updates.map(({ assistantMessageEvent: event }) =>
+			"partial" in event ? event.partial.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : [])) : [],
+		);
+		expect(partialIds.at(-1)).toEqual(["toolu_dup", "toolu_dup_2"]);
+	});
 });
