@@ -16681,6 +16681,26 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-loss.test.ts"],
 	},
+	{
+		id: "IB01",
+		file: "src/tools/shell.ts",
+		description:
+			"pi#6181: a timeout over Node's timer limit is passed on unchecked: the timer fires after 1 ms, the command is killed at once and reported as timed out after the huge value",
+		edits: [{ find: "\t\t\tcheckTimeout(timeout);\n", replace: "" }],
+		tests: ["test/pi-races/bash-timeouts.test.ts"],
+	},
+	{
+		id: "IB02",
+		file: "src/tools/shell.ts",
+		description: "pi#6181: the longest timeout the timer can hold (2147483 s) is refused too (off by one at the limit)",
+		edits: [
+			{
+				find: "Number.isFinite(timeout) && timeout <= MAX_BASH_TIMEOUT_SECONDS",
+				replace: "Number.isFinite(timeout) && timeout < MAX_BASH_TIMEOUT_SECONDS",
+			},
+		],
+		tests: ["test/pi-races/bash-timeouts.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
