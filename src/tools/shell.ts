@@ -297,6 +297,20 @@ function checkTimeout(timeout: number | undefined): void {
 	);
 }
 
+/**
+ * Refuses a command holding a NUL character: no process argument can carry one, and Node's own
+ * refusal ("The argument 'args[1]' must be a string without null bytes") reached the model as a
+ * puzzle about an argument it never wrote (oh-my-openagent#2220: models emit stray NULs after a
+ * compaction or a model fallback).
+ */
+function checkCommandText(command: string): void {
+	if (!command.includes("\0")) return;
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		"The command holds a NUL character, which no shell command can carry; nothing was run. Send it again without the NUL (printf '\\0' writes a NUL byte).",
+	);
+}
+
 /** Options of one command execution. */
 export interface ShellExecOptions {
 	/** Receives stdout and stderr bytes, interleaved as they arrive. */
@@ -332,6 +346,7 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 	return {
 		async exec(command, cwd, { onData, signal, timeout, env }) {
 			checkTimeout(timeout);
+			checkCommandText(command);
 			const { shell, args } = resolveShellConfig(options.shellPath);
 			if (!existsSync(cwd)) {
 				throw new SettleError("NOT_FOUND", `Working directory does not exist: ${cwd}\nCannot execute bash commands.`);

@@ -16701,6 +16701,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-timeouts.test.ts"],
 	},
+	{
+		id: "IB03",
+		file: "src/tools/shell.ts",
+		description:
+			'oh-my-openagent#2220: a command holding a NUL character reaches spawn: the model gets Node\'s "args[1] must be a string without null bytes" instead of a typed refusal saying what to do',
+		edits: [{ find: "\t\t\tcheckCommandText(command);\n", replace: "" }],
+		tests: ["test/pi-races/bash-nul-bytes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
