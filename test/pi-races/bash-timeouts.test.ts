@@ -8,9 +8,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
-import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { script, toolResultTexts } from "./helpers.js";
+import { modelBashCall } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -18,18 +17,11 @@ afterEach(() => {
 	h = undefined;
 });
 
-/** Runs one model `bash` call with these arguments; returns its result, after the turn's last answer. */
+/** One model `bash` call with these arguments in a fresh session; its result. */
 async function bashCall(args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> {
 	h = await createHarness({ initialActiveToolNames: ["bash"] });
-	script(h, [
-		fauxAssistantMessage([fauxToolCall("bash", args)], { stopReason: "toolUse" }),
-		fauxAssistantMessage("done"),
-	]);
-	await h.session.prompt("run it");
-	expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
-	const [result] = toolResultTexts(h);
-	if (!result) throw new Error("no tool result");
-	return result;
+	const { isError, text } = await modelBashCall(h, args);
+	return { isError, text };
 }
 
 describe("pi#6181: a bash timeout over the timer's limit killed the command at once", () => {
