@@ -16709,6 +16709,43 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\tcheckCommandText(command);\n", replace: "" }],
 		tests: ["test/pi-races/bash-nul-bytes.test.ts"],
 	},
+	{
+		id: "IB04",
+		file: "src/tools/bash.ts",
+		description:
+			"dreb#114: the bash tool shows every frame a progress bar redraws with \\r: the frames fill the result and push the command's lines out of the tail",
+		edits: [{ find: "redrawCarriageReturns: true,", replace: "redrawCarriageReturns: false," }],
+		tests: ["test/pi-races/bash-progress-bars.test.ts"],
+	},
+	{
+		id: "IB05",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"dreb#114: frames a redraw hides still count against the 50 KB limit: a short output with a long progress bar is reported cut",
+		edits: [
+			{
+				find: "redrawn && !this.tailTrimmed\n\t\t\t\t? tail.truncated\n\t\t\t\t:",
+				replace: "false\n\t\t\t\t? tail.truncated\n\t\t\t\t:",
+			},
+		],
+		tests: ["test/pi-races/bash-progress-bars.test.ts"],
+	},
+	{
+		id: "IB06",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"dreb#114: redrawn frames are dropped from the result without a full-output file: the raw output is lost",
+		edits: [{ find: "if (truncated || redrawn) this.openTempFile();", replace: "if (truncated) this.openTempFile();" }],
+		tests: ["test/pi-races/bash-progress-bars.test.ts"],
+	},
+	{
+		id: "IB07",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"lean-ctx#1140: the \\r of a \\r\\n line ending is taken for a redraw: Windows line endings lose their \\r",
+		edits: [{ find: 'const ending = line.endsWith("\\r") ? "\\r" : "";', replace: 'const ending = "";' }],
+		tests: ["test/pi-races/bash-progress-bars.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
