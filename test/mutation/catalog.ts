@@ -16724,8 +16724,8 @@ export const MUTANTS: Mutant[] = [
 			"dreb#114: frames a redraw hides still count against the 50 KB limit: a short output with a long progress bar is reported cut",
 		edits: [
 			{
-				find: "redrawn && !this.tailTrimmed\n\t\t\t\t? tail.truncated\n\t\t\t\t:",
-				replace: "false\n\t\t\t\t? tail.truncated\n\t\t\t\t:",
+				find: "redrawn && !this.tailTrimmed ? tail.truncated :",
+				replace: "false ? tail.truncated :",
 			},
 		],
 		tests: ["test/pi-races/bash-progress-bars.test.ts"],
