@@ -75,7 +75,11 @@ export function createBashToolDefinition(
 			const fullCommand = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;
 			const base: BashSpawnContext = { command: fullCommand, cwd, env: { ...process.env } };
 			const spawnContext = options.spawnHook ? options.spawnHook(base) : base;
-			const output = new OutputAccumulator({ tempFilePrefix: "settle-bash", tempDir: options.fullOutputDir });
+			const output = new OutputAccumulator({
+				tempFilePrefix: "settle-bash",
+				tempDir: options.fullOutputDir,
+				redrawCarriageReturns: true,
+			});
 			const updates = createUpdateThrottle(output, onUpdate);
 			onUpdate?.({ content: [], details: undefined });
 
@@ -130,16 +134,22 @@ function formatBashOutput(
 ): { text: string; details: BashToolDetails | undefined } {
 	const { truncation, fullOutputPath, fullOutputError } = snapshot;
 	let text = snapshot.content || emptyText;
-	if (!truncation.truncated) return { text, details: undefined };
 	const full = fullOutputPath ? `Full output: ${fullOutputPath}` : `Full output not saved: ${fullOutputError}`;
+	// Progress bars redrawn with \r show their last frame only (opencode#35246); the file has every frame.
+	const redrawn = snapshot.redrawn ? "Lines redrawn with \\r are shown as a terminal leaves them. " : "";
+	if (!truncation.truncated) {
+		if (!redrawn) return { text, details: undefined };
+		text += `\n\n[${redrawn}${full}]`;
+		return { text, details: fullOutputPath ? { fullOutputPath } : undefined };
+	}
 	const first = truncation.totalLines - truncation.outputLines + 1;
 	const last = truncation.totalLines;
 	if (truncation.lastLinePartial) {
-		text += `\n\n[Showing last ${formatSize(truncation.outputBytes)} of line ${last} (line is ${formatSize(lastLineSize)}). ${full}]`;
+		text += `\n\n[Showing last ${formatSize(truncation.outputBytes)} of line ${last} (line is ${formatSize(lastLineSize)}). ${redrawn}${full}]`;
 	} else if (truncation.truncatedBy === "lines") {
-		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines}. ${full}]`;
+		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines}. ${redrawn}${full}]`;
 	} else {
-		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines} (${formatSize(DEFAULT_MAX_BYTES)} limit). ${full}]`;
+		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines} (${formatSize(DEFAULT_MAX_BYTES)} limit). ${redrawn}${full}]`;
 	}
 	const details: BashToolDetails = { truncation };
 	if (fullOutputPath) details.fullOutputPath = fullOutputPath;

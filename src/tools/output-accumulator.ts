@@ -20,6 +20,11 @@ export interface OutputAccumulatorOptions {
 	tempFilePrefix?: string;
 	/** Folder of the full-output file. Default: the OS temp folder. */
 	tempDir?: string;
+	/**
+	 * Show a line redrawn with a lone `\r` (a progress bar) as a terminal leaves it, not every frame;
+	 * the raw bytes then go to the full-output file. Default false.
+	 */
+	redrawCarriageReturns?: boolean;
 }
 
 /** What {@link OutputAccumulator.snapshot} returns: the displayable tail, how it was cut, and the full-output file. */
@@ -31,6 +36,8 @@ export interface OutputSnapshot {
 	fullOutputPath: string | undefined;
 	/** Why the full-output file could not be written (it is then not named), e.g. an unusable `TMPDIR`. */
 	fullOutputError?: string;
+	/** Some line was redrawn with `\r` (with `redrawCarriageReturns`): the content shows its end state. */
+	redrawn: boolean;
 }
 
 /**
@@ -60,11 +67,14 @@ export class OutputAccumulator {
 	private readonly keepBytes: number;
 	private readonly tempFilePrefix: string;
 	private readonly tempDir: string;
+	private readonly redrawCarriageReturns: boolean;
 	private readonly decoder = new TextDecoder();
 	private pendingChunks: Buffer[] = [];
 	private tail = "";
 	private tailBytes = 0;
 	private tailStartsAtLineStart = true;
+	/** Whether the start of the output was dropped from `tail`. */
+	private tailTrimmed = false;
 	private rawBytes = 0;
 	private decodedBytes = 0;
 	private lines = 1;
@@ -80,6 +90,7 @@ export class OutputAccumulator {
 		this.keepBytes = Math.max(this.maxBytes * 2, 1);
 		this.tempFilePrefix = options.tempFilePrefix ?? "settle-output";
 		this.tempDir = options.tempDir ?? tmpdir();
+		this.redrawCarriageReturns = options.redrawCarriageReturns ?? false;
 	}
 
 	append(chunk: Buffer): void {
@@ -108,8 +119,13 @@ export class OutputAccumulator {
 	}
 
 	snapshot(): OutputSnapshot {
-		const tail = truncateTail(this.snapshotText(), { maxLines: this.maxLines, maxBytes: this.maxBytes });
-		const truncated = this.lines > this.maxLines || this.decodedBytes > this.maxBytes;
+		const text = this.snapshotText();
+		const shown = this.redrawCarriageReturns ? redrawLines(text) : text;
+		const redrawn = shown !== text;
+		const tail = truncateTail(shown, { maxLines: this.maxLines, maxBytes: this.maxBytes });
+		// Frames a redraw hides do not count against the limits while the whole output is at hand.
+		const truncated =
+			redrawn && !this.tailTrimmed ? tail.truncated : this.lines > this.maxLines || this.decodedBytes > this.maxBytes;
 		const truncation: TruncationResult = {
 			...tail,
 			truncated,
@@ -117,12 +133,13 @@ export class OutputAccumulator {
 			totalLines: this.lines,
 			totalBytes: this.decodedBytes,
 		};
-		if (truncated) this.openTempFile();
+		// Redrawn frames are not shown: the file keeps them, so nothing the command printed is lost.
+		if (truncated || redrawn) this.openTempFile();
 		// A file that could not be written is not offered: the reader would look for it in vain (pi#5667).
 		if (this.tempError !== undefined) {
-			return { content: tail.content, truncation, fullOutputPath: undefined, fullOutputError: this.tempError };
+			return { content: tail.content, truncation, fullOutputPath: undefined, fullOutputError: this.tempError, redrawn };
 		}
-		return { content: tail.content, truncation, fullOutputPath: this.tempPath };
+		return { content: tail.content, truncation, fullOutputPath: this.tempPath, redrawn };
 	}
 
 	/**
@@ -167,6 +184,7 @@ export class OutputAccumulator {
 		if (start <= 0) return;
 		while (start < buffer.length && ((buffer[start] ?? 0) & 0xc0) === 0x80) start++;
 		this.tailStartsAtLineStart = buffer[start - 1] === 0x0a;
+		this.tailTrimmed = true;
 		this.tail = buffer.subarray(start).toString("utf-8");
 		this.tailBytes = buffer.length - start;
 	}
@@ -189,4 +207,27 @@ export class OutputAccumulator {
 		for (const chunk of this.pendingChunks) this.tempStream.write(chunk);
 		this.pendingChunks = [];
 	}
+}
+
+/**
+ * `text` as a terminal leaves it: on each line, a lone `\r` (not the one of a `\r\n` ending)
+ * moves back to the line's start and what follows overwrites what was there, character by
+ * character. A progress bar's thousand frames become its last one.
+ */
+function redrawLines(text: string): string {
+	if (!text.includes("\r")) return text;
+	return text
+		.split("\n")
+		.map((line) => {
+			const ending = line.endsWith("\r") ? "\r" : "";
+			const body = ending ? line.slice(0, -1) : line;
+			if (!body.includes("\r")) return line;
+			let screen: string[] = [];
+			for (const frame of body.split("\r")) {
+				const chars = Array.from(frame);
+				screen = [...chars, ...screen.slice(chars.length)];
+			}
+			return screen.join("") + ending;
+		})
+		.join("\n");
 }

@@ -277,6 +277,40 @@ function nonInteractiveEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 	return env.GIT_EDITOR === undefined ? { ...env, GIT_EDITOR: "true" } : env;
 }
 
+/** The longest timer Node keeps (2^31 - 1 ms); a longer one fires after 1 ms instead. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The longest `timeout` (seconds) a command can be given: 2,147,483 s, about 24.8 days. */
+const MAX_BASH_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+
+/**
+ * Refuses a timeout the process timer cannot wait for. Node turns a delay over 2^31 - 1 ms into
+ * 1 ms, so `timeout: 99999999` killed the command at once and reported it as timed out after
+ * 99999999 seconds (pi#6181).
+ */
+function checkTimeout(timeout: number | undefined): void {
+	if (timeout === undefined || timeout <= 0 || (Number.isFinite(timeout) && timeout <= MAX_BASH_TIMEOUT_SECONDS)) {
+		return;
+	}
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		`Timeout ${timeout} seconds is over the longest a command can be given (${MAX_BASH_TIMEOUT_SECONDS} seconds, about 24.8 days); nothing was run. Give a smaller timeout in seconds, or none.`,
+	);
+}
+
+/**
+ * Refuses a command holding a NUL character: no process argument can carry one, and Node's own
+ * refusal ("The argument 'args[1]' must be a string without null bytes") reached the model as a
+ * puzzle about an argument it never wrote (oh-my-openagent#2220: models emit stray NULs after a
+ * compaction or a model fallback).
+ */
+function checkCommandText(command: string): void {
+	if (!command.includes("\0")) return;
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		"The command holds a NUL character, which no shell command can carry; nothing was run. Send it again without the NUL (printf '\\0' writes a NUL byte).",
+	);
+}
+
 /** Options of one command execution. */
 export interface ShellExecOptions {
 	/** Receives stdout and stderr bytes, interleaved as they arrive. */
@@ -311,6 +345,8 @@ export interface BashOperations {
 export function createLocalBashOperations(options: { shellPath?: string } = {}): BashOperations {
 	return {
 		async exec(command, cwd, { onData, signal, timeout, env }) {
+			checkTimeout(timeout);
+			checkCommandText(command);
 			const { shell, args } = resolveShellConfig(options.shellPath);
 			if (!existsSync(cwd)) {
 				throw new SettleError("NOT_FOUND", `Working directory does not exist: ${cwd}\nCannot execute bash commands.`);

@@ -16702,6 +16702,71 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
 	},
+	{
+		id: "IB01",
+		file: "src/tools/shell.ts",
+		description:
+			"pi#6181: a timeout over Node's timer limit is passed on unchecked: the timer fires after 1 ms, the command is killed at once and reported as timed out after the huge value",
+		edits: [{ find: "\t\t\tcheckTimeout(timeout);\n", replace: "" }],
+		tests: ["test/pi-races/bash-timeouts.test.ts"],
+	},
+	{
+		id: "IB02",
+		file: "src/tools/shell.ts",
+		description: "pi#6181: the longest timeout the timer can hold (2147483 s) is refused too (off by one at the limit)",
+		edits: [
+			{
+				find: "Number.isFinite(timeout) && timeout <= MAX_BASH_TIMEOUT_SECONDS",
+				replace: "Number.isFinite(timeout) && timeout < MAX_BASH_TIMEOUT_SECONDS",
+			},
+		],
+		tests: ["test/pi-races/bash-timeouts.test.ts"],
+	},
+	{
+		id: "IB03",
+		file: "src/tools/shell.ts",
+		description:
+			'oh-my-openagent#2220: a command holding a NUL character reaches spawn: the model gets Node\'s "args[1] must be a string without null bytes" instead of a typed refusal saying what to do',
+		edits: [{ find: "\t\t\tcheckCommandText(command);\n", replace: "" }],
+		tests: ["test/pi-races/bash-nul-bytes.test.ts"],
+	},
+	{
+		id: "IB04",
+		file: "src/tools/bash.ts",
+		description:
+			"dreb#114: the bash tool shows every frame a progress bar redraws with \\r: the frames fill the result and push the command's lines out of the tail",
+		edits: [{ find: "redrawCarriageReturns: true,", replace: "redrawCarriageReturns: false," }],
+		tests: ["test/pi-races/bash-progress-bars.test.ts"],
+	},
+	{
+		id: "IB05",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"dreb#114: frames a redraw hides still count against the 50 KB limit: a short output with a long progress bar is reported cut",
+		edits: [
+			{
+				find: "redrawn && !this.tailTrimmed ? tail.truncated :",
+				replace: "false ? tail.truncated :",
+			},
+		],
+		tests: ["test/pi-races/bash-progress-bars.test.ts"],
+	},
+	{
+		id: "IB06",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"dreb#114: redrawn frames are dropped from the result without a full-output file: the raw output is lost",
+		edits: [{ find: "if (truncated || redrawn) this.openTempFile();", replace: "if (truncated) this.openTempFile();" }],
+		tests: ["test/pi-races/bash-progress-bars.test.ts"],
+	},
+	{
+		id: "IB07",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"lean-ctx#1140: the \\r of a \\r\\n line ending is taken for a redraw: Windows line endings lose their \\r",
+		edits: [{ find: 'const ending = line.endsWith("\\r") ? "\\r" : "";', replace: 'const ending = "";' }],
+		tests: ["test/pi-races/bash-progress-bars.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

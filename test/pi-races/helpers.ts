@@ -6,9 +6,11 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentTool } from "../../src/agent/types.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { AgentMessage } from "../../src/llm/types.js";
 import type { Harness } from "../../src/testing/harness.js";
 import { type CliProject, runSettle } from "../cli/helpers.js";
+import { script } from "../session/recovery-helpers.js";
 
 export { comparable, reopenedContext, tick } from "../session/helpers.js";
 export {
@@ -45,6 +47,29 @@ export function toolResultTexts(harness: Harness): { isError: boolean; text: str
 				]
 			: [],
 	);
+}
+
+/**
+ * One model `bash` call with `args` in `harness`'s session, then the answer "done": the call's
+ * result (error flag, text, details) once the turn has ended.
+ */
+export async function modelBashCall(
+	harness: Harness,
+	args: Record<string, unknown>,
+): Promise<{ isError: boolean; text: string; details: unknown }> {
+	script(harness, [
+		fauxAssistantMessage([fauxToolCall("bash", args)], { stopReason: "toolUse" }),
+		fauxAssistantMessage("done"),
+	]);
+	await harness.session.prompt("run it");
+	const last = harness.session.messages.at(-1);
+	if (last?.role !== "assistant" || last.content[0]?.type !== "text" || last.content[0].text !== "done") {
+		throw new Error("the turn did not end with the scripted answer");
+	}
+	const result = harness.session.messages.find((message) => message.role === "toolResult");
+	if (result?.role !== "toolResult") throw new Error("no tool result");
+	const text = result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+	return { isError: result.isError, text, details: result.details };
 }
 
 /** Every line of a session JSONL file, parsed. */
