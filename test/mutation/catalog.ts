@@ -16681,6 +16681,66 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-loss.test.ts"],
 	},
+	{
+		id: "IE01",
+		file: "src/tools/read.ts",
+		description:
+			"pi#9654: the default read operations read text whole again (no readChunks): one line of a 200 MB file costs hundreds of MB, a 5 GB file cannot be read",
+		edits: [{ find: "\treadChunks: readFileChunks,\n", replace: "" }],
+		tests: ["test/tools/read-large-file.test.ts"],
+	},
+	{
+		id: "IE02",
+		file: "src/tools/read.ts",
+		description:
+			"pi#9654: the first chunks, gathered for the binary sniff, are kept as views instead of copies: a reader that reuses its buffer shows the next chunk's bytes",
+		edits: [
+			{
+				find: "head.push(Buffer.from(next.value));",
+				replace: "head.push(Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength));",
+			},
+		],
+		tests: ["test/tools/read-large-file.test.ts"],
+	},
+	{
+		id: "IE03",
+		file: "src/tools/read-window.ts",
+		description:
+			"pi#9654: the pieces of a shown line are kept as views of the chunk instead of copies: a line split over chunks of a reused buffer comes back garbled",
+		edits: [
+			{
+				find: "this.linePieces.push(Buffer.from(bytes.subarray(from, to)));",
+				replace: "this.linePieces.push(bytes.subarray(from, to));",
+			},
+		],
+		tests: ["test/tools/read-large-file.test.ts"],
+	},
+	{
+		id: "IE04",
+		file: "src/tools/read-window.ts",
+		description:
+			"pi#9654: the window's byte total also counts a line break before its first line: a truncated read's details.truncation.totalBytes is one more than pi's",
+		edits: [
+			{
+				find: "if (this.lineIndex > this.start) this.windowBytes += 1;",
+				replace: "this.windowBytes += 1;",
+			},
+		],
+		tests: ["test/tools/pi-differential.property.test.ts"],
+	},
+	{
+		id: "IE05",
+		file: "src/tools/read-window.ts",
+		description:
+			"pi#9654: a line of the window that cannot be shown (past the caps) still counts as needed until it ends: a 5 GB file of one long line past the first 2000 is read to its end",
+		edits: [
+			{
+				find: "return this.kept.length < DEFAULT_MAX_LINES && this.keptBytes + this.linePieceBytes <= DEFAULT_MAX_BYTES;",
+				replace: "return true;",
+			},
+		],
+		tests: ["test/tools/read-large-file.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
