@@ -13081,10 +13081,15 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "EM01",
-		file: "src/tools/read.ts",
+		file: "src/tools/read-window.ts",
 		description:
 			'read counts the break that ends a file as one more line again: a 10-line file says "6 more lines" after line 5 and reads offset 11 as an empty line (pi#7329)',
-		edits: [{ find: "\tif (endsWithBreak) allLines.pop();\n", replace: "" }],
+		edits: [
+			{
+				find: "const unterminated = this.lineBytes > 0 || (this.lineIndex === 0 && !this.stopped);",
+				replace: "const unterminated = this.lineBytes > 0 || !this.stopped;",
+			},
+		],
 		tests: [
 			"test/pi-races/builtin-tools.test.ts",
 			"test/tools/pi-compat.test.ts",
@@ -13098,7 +13103,7 @@ export const MUTANTS: Mutant[] = [
 			"read drops the file's final line break from a window that reaches the end: a whole-file read no longer shows the file's bytes (pi#7329 fix)",
 		edits: [
 			{
-				find: "return reply(end === totalLines && endsWithBreak ? ",
+				find: "return reply(end === totalLines && window.endsWithBreak ? ",
 				replace: "return reply(false ? ",
 			},
 		],
