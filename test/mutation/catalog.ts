@@ -16746,6 +16746,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/tools/read-large-file.test.ts"],
 	},
+	{
+		id: "IE06",
+		file: "src/tools/read-stamps.ts",
+		description:
+			"mistral-vibe#1064: a file of the same size and modification time is never compared by content: another process's same-size rewrite within one clock tick is overwritten by the model's write",
+		edits: [
+			{
+				find: "if (digest === undefined || digest === seen.digest) return;",
+				replace: "return;",
+			},
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "IE07",
+		file: "src/tools/read-stamps.ts",
+		description:
+			"mistral-vibe#1064: only files modified long before the read keep a content digest (the window test inverted): one changed within the read's tick is compared by size and time alone",
+		edits: [
+			{
+				find: "stamp.mtimeNs > now - SAME_TICK_WINDOW_NS",
+				replace: "stamp.mtimeNs < now - SAME_TICK_WINDOW_NS",
+			},
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "IE08",
+		file: "src/tools/read-stamps.ts",
+		description:
+			"mistral-vibe#1064: an equal digest no longer lets the write through: a file read and left unchanged, modified within the last seconds, is refused as changed",
+		edits: [
+			{
+				find: "if (digest === undefined || digest === seen.digest) return;",
+				replace: "if (digest === undefined) return;",
+			},
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
