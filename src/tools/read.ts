@@ -19,6 +19,7 @@ import {
 } from "./image-resize.js";
 import { expandPath, resolveReadPath } from "./paths.js";
 import type { FileReadStamps } from "./read-stamps.js";
+import { LineWindowScanner, READ_LINE_COUNT_MAX_BYTES, readFileChunks, type ScannedWindow } from "./read-window.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 
@@ -39,6 +40,12 @@ export interface ReadToolDetails {
 	 * image was then sent as it is (or left out when over the inline size limit).
 	 */
 	imageResizeUnavailable?: string;
+	/**
+	 * Set when the file is larger than {@link READ_LINE_COUNT_MAX_BYTES} and reading stopped once the
+	 * shown lines were known: the line and byte totals (in `truncation` and the notice) then count only
+	 * as far as the file was read, and the notice says "at least".
+	 */
+	lineCountIncomplete?: true;
 }
 
 export { MAX_IMAGE_DIMENSION, MAX_INLINE_IMAGE_BYTES };
@@ -63,7 +70,27 @@ export type ImageResizer = (image: { data: string; mimeType: string }) => Promis
 
 /** Pluggable file access (for example to read over SSH). Same shape as pi's `ReadOperations`. */
 export interface ReadOperations {
+	/** The whole file: images, and text when {@link ReadOperations.readChunks} is not given. */
 	readFile: (absolutePath: string) => Promise<Buffer>;
+	/**
+	 * The file's bytes in order, in chunks, for text: `read` stops asking once it has the lines it
+	 * shows (and, up to {@link READ_LINE_COUNT_MAX_BYTES}, their count), so a large file is not loaded
+	 * whole. A chunk may be reused after the next one is asked for; ending the iteration early must
+	 * release the file. Without it, text is read with `readFile`.
+	 *
+	 * @example
+	 * ```ts
+	 * import { createReadStream } from "node:fs";
+	 * import { access, readFile } from "node:fs/promises";
+	 *
+	 * const operations: ReadOperations = {
+	 * 	readFile: (path) => readFile(path),
+	 * 	readChunks: (path) => createReadStream(path),
+	 * 	access: (path) => access(path),
+	 * };
+	 * ```
+	 */
+	readChunks?: (absolutePath: string) => AsyncIterable<Uint8Array>;
 	/** Rejects when the file is not readable. */
 	access: (absolutePath: string) => Promise<void>;
 	/** Image MIME type of the file, or null/undefined for anything else. */
@@ -91,6 +118,7 @@ export interface ReadToolOptions {
 
 const defaultOperations: ReadOperations = {
 	readFile: (path) => readFile(path),
+	readChunks: readFileChunks,
 	access: async (path) => {
 		await access(path, constants.R_OK);
 		await refuseSpecialFile(path, "read"); // before the image sniff opens it
@@ -142,7 +170,7 @@ export function createReadToolDefinition(
 			const absolutePath = resolveReadPath(path, cwd);
 			// In the per-file queue of `edit` and `write`: a read the model put after a write of the same
 			// file in one answer sees the write whole, one put before it the file as it was (gemini-cli#29244).
-			const load = async (): Promise<{ mimeType: string | null | undefined; buffer: Buffer }> => {
+			const load = async (): Promise<{ mimeType: string; buffer: Buffer } | { text: ScannedWindow }> => {
 				throwIfAborted(signal);
 				try {
 					await ops.access(absolutePath);
@@ -156,30 +184,27 @@ export function createReadToolDefinition(
 					// Stamped before the bytes are read: a change landing in between then refuses the next
 					// write (the model reads again) instead of passing it over content it never saw.
 					await options.readStamps?.record(absolutePath);
-					const buffer = await ops.readFile(absolutePath);
-					return { mimeType, buffer };
+					if (mimeType) return { mimeType, buffer: await ops.readFile(absolutePath) };
+					const chunks = ops.readChunks
+						? ops.readChunks(absolutePath)
+						: (async function* () {
+								yield await ops.readFile(absolutePath);
+							})();
+					return { text: await scanText(chunks, path, offset, limit, signal) };
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}
 			};
 			const work = async () => {
-				const { mimeType, buffer } = await withFileMutationQueue(absolutePath, load);
+				const loaded = await withFileMutationQueue(absolutePath, load);
 				throwIfAborted(signal);
-				if (mimeType) {
-					const resizing: ImageResizing = !autoResize
-						? { kind: "off" }
-						: options.resizeImage
-							? { kind: "custom", resize: options.resizeImage }
-							: { kind: "default" };
-					return readImage(buffer, mimeType, resizing, ctx, signal);
-				}
-				if (looksBinary(buffer)) {
-					throw new SettleError(
-						"INVALID_ARGUMENT",
-						`${path} looks like a binary file (a NUL byte in its first ${BINARY_SNIFF_BYTES} bytes): read shows text files and jpg/png/gif/webp images. Use bash to inspect it instead (for example file, unzip -l, pdftotext, strings or xxd | head); a UTF-16 text file can be converted with iconv -f UTF-16.`,
-					);
-				}
-				return readText(buffer.toString("utf-8"), path, offset, limit);
+				if ("text" in loaded) return replyText(loaded.text, path, offset);
+				const resizing: ImageResizing = !autoResize
+					? { kind: "off" }
+					: options.resizeImage
+						? { kind: "custom", resize: options.resizeImage }
+						: { kind: "default" };
+				return readImage(loaded.buffer, loaded.mimeType, resizing, ctx, signal);
 			};
 			return raceAbort(work(), signal);
 		},
@@ -283,53 +308,121 @@ function unresized(
 	};
 }
 
-function readText(
-	text: string,
+/** The 0-based first line of the window `offset` asks for. */
+const windowStart = (offset: number | undefined) => (offset ? Math.max(0, Math.floor(offset) - 1) : 0);
+
+/**
+ * Reads the text window `offset`/`limit` from `chunks`, keeping only the lines it may show. Refuses
+ * a binary file (a NUL in its first {@link BINARY_SNIFF_BYTES}), a limit below 1 and an offset past
+ * the end, in that order.
+ */
+async function scanText(
+	chunks: AsyncIterable<Uint8Array>,
 	path: string,
 	offset: number | undefined,
 	limit: number | undefined,
-): { content: TextContent[]; details: ReadToolDetails | undefined } {
-	if (limit !== undefined && !(limit >= 1)) {
-		throw new SettleError("INVALID_ARGUMENT", `Invalid limit ${limit}: it must be a positive number of lines.`);
+	signal: AbortSignal | undefined,
+): Promise<ScannedWindow> {
+	const iterator = chunks[Symbol.asyncIterator]();
+	try {
+		// Copied: a chunk may be reused once the next is asked for.
+		const head: Buffer[] = [];
+		let headBytes = 0;
+		let ended = false;
+		while (headBytes < BINARY_SNIFF_BYTES) {
+			const next = await iterator.next();
+			throwIfAborted(signal);
+			if (next.done) {
+				ended = true;
+				break;
+			}
+			head.push(Buffer.from(next.value));
+			headBytes += next.value.byteLength;
+		}
+		const headBuffer = Buffer.concat(head, headBytes);
+		if (looksBinary(headBuffer)) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`${path} looks like a binary file (a NUL byte in its first ${BINARY_SNIFF_BYTES} bytes): read shows text files and jpg/png/gif/webp images. Use bash to inspect it instead (for example file, unzip -l, pdftotext, strings or xxd | head); a UTF-16 text file can be converted with iconv -f UTF-16.`,
+			);
+		}
+		if (limit !== undefined && !(limit >= 1)) {
+			throw new SettleError("INVALID_ARGUMENT", `Invalid limit ${limit}: it must be a positive number of lines.`);
+		}
+		const start = windowStart(offset);
+		const scanner = new LineWindowScanner(start, limit !== undefined ? start + Math.floor(limit) : Infinity);
+		let wanted = scanner.push(headBuffer);
+		while (wanted && !ended) {
+			const next = await iterator.next();
+			throwIfAborted(signal);
+			if (next.done) break;
+			wanted = scanner.push(next.value);
+		}
+		const window = scanner.finish();
+		if (start >= window.totalLines) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`Offset ${offset} is beyond end of file (${window.totalLines} lines total)`,
+			);
+		}
+		return window;
+	} finally {
+		await iterator.return?.();
 	}
+}
+
+function replyText(
+	window: ScannedWindow,
+	path: string,
+	offset: number | undefined,
+): { content: TextContent[]; details: ReadToolDetails | undefined } {
 	// A file's final line break ends its last line; it does not start another (`wc -l`): without this,
 	// "a\nb\n" counts 3 lines, a window ending at line 2 says "1 more lines… offset=3", and offset 3
 	// reads an empty phantom line instead of being beyond the end (pi#7329).
 	// A window that reaches the end still shows that break.
-	const allLines = text.split("\n");
-	const endsWithBreak = allLines.length > 1 && allLines.at(-1) === "";
-	if (endsWithBreak) allLines.pop();
-	const totalLines = allLines.length;
-	const start = offset ? Math.max(0, Math.floor(offset) - 1) : 0;
-	if (start >= totalLines) {
-		throw new SettleError("INVALID_ARGUMENT", `Offset ${offset} is beyond end of file (${totalLines} lines total)`);
-	}
+	const { totalLines, stopped } = window;
+	const start = windowStart(offset);
 	const firstShown = start + 1;
-	const end = limit !== undefined ? Math.min(start + Math.floor(limit), totalLines) : totalLines;
-	const truncation = truncateHead(allLines.slice(start, end).join("\n"));
+	const end = start + window.windowLines;
+	const kept = truncateHead(window.kept.join("\n"));
+	// Past the caps only the lines that cross them were kept: the totals are the window's counts.
+	const truncation = window.keptAll
+		? kept
+		: { ...kept, totalLines: window.windowLines, totalBytes: window.windowBytes };
+	const incomplete: Pick<ReadToolDetails, "lineCountIncomplete"> = stopped ? { lineCountIncomplete: true } : {};
+	const notCounted = `not counted past the first ${formatSize(READ_LINE_COUNT_MAX_BYTES)}`;
 	const reply = (output: string, details?: ReadToolDetails) => ({
 		content: [{ type: "text" as const, text: output }],
 		details,
 	});
 	if (truncation.firstLineExceedsLimit) {
-		const lineSize = formatSize(Buffer.byteLength(allLines[start] ?? "", "utf-8"));
+		const cutShort = stopped && totalLines === firstShown;
+		const lineSize = `${cutShort ? "at least " : ""}${formatSize(window.firstLineBytes)}`;
 		return reply(
 			`[Line ${firstShown} is ${lineSize}, exceeds ${formatSize(DEFAULT_MAX_BYTES)} limit. Use bash: sed -n '${firstShown}p' ${shellWord(path)} | head -c ${DEFAULT_MAX_BYTES}]`,
-			{ truncation },
+			{ truncation, ...incomplete },
 		);
 	}
 	if (truncation.truncated) {
 		const lastShown = firstShown + truncation.outputLines - 1;
-		const limitNote = truncation.truncatedBy === "lines" ? "" : ` (${formatSize(DEFAULT_MAX_BYTES)} limit)`;
+		const byBytes = truncation.truncatedBy !== "lines";
+		const limitNote = byBytes ? ` (${formatSize(DEFAULT_MAX_BYTES)} limit)` : "";
+		const of = stopped
+			? `at least ${totalLines} (${byBytes ? `${formatSize(DEFAULT_MAX_BYTES)} limit; ` : ""}lines ${notCounted})`
+			: `${totalLines}${limitNote}`;
 		return reply(
-			`${truncation.content}\n\n[Showing lines ${firstShown}-${lastShown} of ${totalLines}${limitNote}. Use offset=${lastShown + 1} to continue.]`,
-			{ truncation },
+			`${truncation.content}\n\n[Showing lines ${firstShown}-${lastShown} of ${of}. Use offset=${lastShown + 1} to continue.]`,
+			{ truncation, ...incomplete },
 		);
 	}
 	if (end < totalLines) {
+		const more = stopped
+			? `At least ${totalLines - end} more lines in file (${notCounted})`
+			: `${totalLines - end} more lines in file`;
 		return reply(
-			`${truncation.content}\n\n[${totalLines - end} more lines in file. Use offset=${end + 1} to continue.]`,
+			`${truncation.content}\n\n[${more}. Use offset=${end + 1} to continue.]`,
+			stopped ? { ...incomplete } : undefined,
 		);
 	}
-	return reply(end === totalLines && endsWithBreak ? `${truncation.content}\n` : truncation.content);
+	return reply(end === totalLines && window.endsWithBreak ? `${truncation.content}\n` : truncation.content);
 }

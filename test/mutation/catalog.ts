@@ -13081,10 +13081,15 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "EM01",
-		file: "src/tools/read.ts",
+		file: "src/tools/read-window.ts",
 		description:
 			'read counts the break that ends a file as one more line again: a 10-line file says "6 more lines" after line 5 and reads offset 11 as an empty line (pi#7329)',
-		edits: [{ find: "\tif (endsWithBreak) allLines.pop();\n", replace: "" }],
+		edits: [
+			{
+				find: "const unterminated = this.lineBytes > 0 || (this.lineIndex === 0 && !this.stopped);",
+				replace: "const unterminated = this.lineBytes > 0 || !this.stopped;",
+			},
+		],
 		tests: [
 			"test/pi-races/builtin-tools.test.ts",
 			"test/tools/pi-compat.test.ts",
@@ -13098,7 +13103,7 @@ export const MUTANTS: Mutant[] = [
 			"read drops the file's final line break from a window that reaches the end: a whole-file read no longer shows the file's bytes (pi#7329 fix)",
 		edits: [
 			{
-				find: "return reply(end === totalLines && endsWithBreak ? ",
+				find: "return reply(end === totalLines && window.endsWithBreak ? ",
 				replace: "return reply(false ? ",
 			},
 		],
@@ -16766,6 +16771,105 @@ export const MUTANTS: Mutant[] = [
 			"lean-ctx#1140: the \\r of a \\r\\n line ending is taken for a redraw: Windows line endings lose their \\r",
 		edits: [{ find: 'const ending = line.endsWith("\\r") ? "\\r" : "";', replace: 'const ending = "";' }],
 		tests: ["test/pi-races/bash-progress-bars.test.ts"],
+	},
+	{
+		id: "IE01",
+		file: "src/tools/read.ts",
+		description:
+			"pi#9654: the default read operations read text whole again (no readChunks): one line of a 200 MB file costs hundreds of MB, a 5 GB file cannot be read",
+		edits: [{ find: "\treadChunks: readFileChunks,\n", replace: "" }],
+		tests: ["test/tools/read-large-file.test.ts"],
+	},
+	{
+		id: "IE02",
+		file: "src/tools/read.ts",
+		description:
+			"pi#9654: the first chunks, gathered for the binary sniff, are kept as views instead of copies: a reader that reuses its buffer shows the next chunk's bytes",
+		edits: [
+			{
+				find: "head.push(Buffer.from(next.value));",
+				replace: "head.push(Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength));",
+			},
+		],
+		tests: ["test/tools/read-large-file.test.ts"],
+	},
+	{
+		id: "IE03",
+		file: "src/tools/read-window.ts",
+		description:
+			"pi#9654: the pieces of a shown line are kept as views of the chunk instead of copies: a line split over chunks of a reused buffer comes back garbled",
+		edits: [
+			{
+				find: "this.linePieces.push(Buffer.from(bytes.subarray(from, to)));",
+				replace: "this.linePieces.push(bytes.subarray(from, to));",
+			},
+		],
+		tests: ["test/tools/read-large-file.test.ts"],
+	},
+	{
+		id: "IE04",
+		file: "src/tools/read-window.ts",
+		description:
+			"pi#9654: the window's byte total also counts a line break before its first line: a truncated read's details.truncation.totalBytes is one more than pi's",
+		edits: [
+			{
+				find: "if (this.lineIndex > this.start) this.windowBytes += 1;",
+				replace: "this.windowBytes += 1;",
+			},
+		],
+		tests: ["test/tools/pi-differential.property.test.ts"],
+	},
+	{
+		id: "IE05",
+		file: "src/tools/read-window.ts",
+		description:
+			"pi#9654: a line of the window that cannot be shown (past the caps) still counts as needed until it ends: a 5 GB file of one long line past the first 2000 is read to its end",
+		edits: [
+			{
+				find: "return this.kept.length < DEFAULT_MAX_LINES && this.keptBytes + this.linePieceBytes <= DEFAULT_MAX_BYTES;",
+				replace: "return true;",
+			},
+		],
+		tests: ["test/tools/read-large-file.test.ts"],
+	},
+	{
+		id: "IE06",
+		file: "src/tools/read-stamps.ts",
+		description:
+			"mistral-vibe#1064: a file of the same size and modification time is never compared by content: another process's same-size rewrite within one clock tick is overwritten by the model's write",
+		edits: [
+			{
+				find: "if (digest === undefined || digest === seen.digest) return;",
+				replace: "return;",
+			},
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "IE07",
+		file: "src/tools/read-stamps.ts",
+		description:
+			"mistral-vibe#1064: only files modified long before the read keep a content digest (the window test inverted): one changed within the read's tick is compared by size and time alone",
+		edits: [
+			{
+				find: "stamp.mtimeNs > now - SAME_TICK_WINDOW_NS",
+				replace: "stamp.mtimeNs < now - SAME_TICK_WINDOW_NS",
+			},
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
+	},
+	{
+		id: "IE08",
+		file: "src/tools/read-stamps.ts",
+		description:
+			"mistral-vibe#1064: an equal digest no longer lets the write through: a file read and left unchanged, modified within the last seconds, is refused as changed",
+		edits: [
+			{
+				find: "if (digest === undefined || digest === seen.digest) return;",
+				replace: "if (digest === undefined) return;",
+			},
+		],
+		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
 ];
 

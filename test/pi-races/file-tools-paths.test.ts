@@ -9,9 +9,20 @@
  * gave the model a command that fails. pi#2327: two `edit` calls to one file in the same message both
  * reported success, but only the write that landed last survived. A `write` to `notes/` (a path
  * ending in a slash) made a file named `notes`. qwen-code#3839, opencode#30765: `write` replaced a
- * file changed on disk since the model read it, silently dropping that change.
+ * file changed on disk since the model read it, silently dropping that change; mistral-vibe#1064: a
+ * rewrite to the same size within one tick of the file system's clock kept size and time, so a
+ * check by those alone missed it.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+	lstatSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	statSync,
+	symlinkSync,
+	utimesSync,
+	writeFileSync,
+} from "node:fs";
 import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -371,6 +382,47 @@ describe("qwen-code#3839, opencode#30765: write silently overwrites a file chang
 			text: expect.stringContaining("modified since you last read it"),
 		});
 		expect(readFileSync(join(h.tempDir, "canonical", "notes.md"), "utf8")).toBe("# Notes\n- user\n");
+	});
+
+	// A change within one tick of the file system's clock keeps the file's size and time; touch puts
+	// the time back exactly (a whole second, so nothing is lost to rounding). The second is ahead of
+	// now, so the stamp cannot tell it from "just changed", whatever the machine's load.
+	const sameTick = Math.floor(Date.now() / 1000) + 60;
+	const sameSizeAndTime = (cwd: string) => {
+		writeFileSync(join(cwd, "notes.md"), "# Notes\n- first\n");
+		utimesSync(join(cwd, "notes.md"), sameTick, sameTick);
+	};
+
+	it("mistral-vibe#1064: read notes.md, another process rewrites it to the same size and puts its modification time back, write notes.md: refused, the other text kept", async () => {
+		h = await modelCalls(
+			sameSizeAndTime,
+			[
+				{ name: "read", args: { path: "notes.md" } },
+				{
+					name: "bash",
+					args: { command: `printf -- '# Notes\\n- other\\n' > notes.md && touch -d @${sameTick} notes.md` },
+				},
+				{ name: "write", args: { path: "notes.md", content: "# Notes\n- from the model\n" } },
+			],
+			["read", "bash", "write"],
+		);
+		expect(toolResults(h).map(({ isError, text }) => ({ isError, text }))[2]).toEqual({ isError: true, text: refused });
+		expect(statSync(join(h.tempDir, "notes.md")).mtimeMs).toBe(sameTick * 1000);
+		expect(readFileSync(join(h.tempDir, "notes.md"), "utf8")).toBe("# Notes\n- other\n");
+	});
+
+	it("mistral-vibe#1064: a file read and left unchanged (its time set again to the same second) is still written", async () => {
+		h = await modelCalls(
+			sameSizeAndTime,
+			[
+				{ name: "read", args: { path: "notes.md" } },
+				{ name: "bash", args: { command: `touch -d @${sameTick} notes.md` } },
+				{ name: "write", args: { path: "notes.md", content: "# Notes\n- from the model\n" } },
+			],
+			["read", "bash", "write"],
+		);
+		expect(toolResults(h).filter((result) => result.isError)).toEqual([]);
+		expect(readFileSync(join(h.tempDir, "notes.md"), "utf8")).toBe("# Notes\n- from the model\n");
 	});
 
 	it("qwen-code#3839 (pi-peer): pi 0.73.1's write after its read replaces a file changed in between", async () => {
