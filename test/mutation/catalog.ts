@@ -16681,6 +16681,40 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-loss.test.ts"],
 	},
+	{
+		id: "ID01",
+		file: "src/llm/signed-empty-thinking.ts",
+		description:
+			"pi#6376: a signed thinking block with empty text is left to pi-ai 0.73.1 again, which drops it: the request after the tool call it preceded is refused",
+		edits: [
+			{
+				find: 'block.redacted || block.thinking.trim() !== "") continue;',
+				replace: 'block.redacted || block.thinking.trim() === "") continue;',
+			},
+		],
+		tests: ["test/pi-races/signed-empty-thinking.test.ts"],
+	},
+	{
+		id: "ID02",
+		file: "src/llm/signed-empty-thinking.ts",
+		description:
+			"pi#6376: the stand-in text of a signed empty thinking block is no longer put back: the request carries a thinking text the model never wrote",
+		edits: [{ find: "\t\trestoreEmptyThinking(payload, originals);\n", replace: "" }],
+		tests: ["test/pi-races/signed-empty-thinking.test.ts"],
+	},
+	{
+		id: "ID03",
+		file: "src/llm/signed-empty-thinking.ts",
+		description:
+			"pi#6376: another model's signed empty thinking block gets the stand-in too: pi-ai sends it to that model as text",
+		edits: [
+			{
+				find: "if (message.provider !== model.provider || message.api !== model.api || message.model !== model.id) return message;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/signed-empty-thinking.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
