@@ -16715,6 +16715,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/signed-empty-thinking.test.ts"],
 	},
+	{
+		id: "ID04",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"pi#5909: each Shift+Tab press sets the level at once, as pi's: a burst of presses writes a thinking_level_change per press",
+		edits: [
+			{
+				after: "lines.onShiftTab = () => {",
+				find: "\n\t};\n",
+				replace: "\n\t\tapplyPickedThinking();\n\t};\n",
+			},
+		],
+		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
+	},
+	{
+		id: "ID05",
+		file: "src/cli/interactive-mode.ts",
+		description: "oh-my-pi#403: Shift+Tab stops at the model's highest level instead of wrapping to off",
+		edits: [
+			{
+				find: "pickedThinking = levels[(levels.indexOf(from) + 1) % levels.length];",
+				replace: "pickedThinking = levels[Math.min(levels.indexOf(from) + 1, levels.length - 1)];",
+			},
+		],
+		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
+	},
+	{
+		id: "ID06",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"pi#5909: a level picked with Shift+Tab just before the chat ends is dropped: neither the file nor settings.json get it",
+		edits: [
+			{
+				find: "\t\tawait session().waitForIdle();\n\t\tapplyPickedThinking();\n",
+				replace: "\t\tawait session().waitForIdle();\n",
+			},
+		],
+		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
