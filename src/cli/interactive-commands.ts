@@ -301,7 +301,7 @@ function help(host: CommandHost): void {
 		}
 	}
 	host.print(
-		"Keys: Enter sends (while a run streams: steers it), Ctrl+C aborts the run, Ctrl+C twice or Ctrl+D exits.",
+		"Keys: Enter sends (while a run streams: steers it), Shift+Tab picks the next thinking level, Ctrl+C aborts the run, Ctrl+C twice or Ctrl+D exits.",
 	);
 	host.print("Shell: !command runs it and adds its output to the context; !!command keeps the output out of it.");
 }
