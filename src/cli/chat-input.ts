@@ -54,6 +54,8 @@ export class ChatInput {
 	terminalLost = false;
 	/** Called once when the terminal hangs up (see {@link terminalLost}). */
 	onTerminalLost: (() => void) | undefined;
+	/** Called on Shift+Tab (a terminal's `ESC [ Z`), which readline itself ignores. */
+	onShiftTab: (() => void) | undefined;
 	/** Whether the line being edited came from the history with a {@link LINE_BREAK_MARK} in it. */
 	private recalledBreaks = false;
 	private readonly unread: string[] = [];
@@ -82,9 +84,10 @@ export class ChatInput {
 			this.markRecalledBreaks();
 			// Bracketed paste, as pi's TUI asks for it: the terminal marks a paste, so its line breaks
 			// are told apart from Enter (hermes-agent#10994: a multi-line paste was one message per line).
-			input.on("keypress", (_text: string | undefined, key: { name?: string } | undefined) => {
+			input.on("keypress", (_text: string | undefined, key: { name?: string; shift?: boolean } | undefined) => {
 				if (key?.name === "paste-start") this.pasting = true;
 				else if (key?.name === "paste-end") this.pasting = false;
+				else if (key?.name === "tab" && key.shift === true && !this.pasting) this.onShiftTab?.();
 			});
 			process.stdout.write(BRACKETED_PASTE_ON);
 			process.once("exit", this.endPasteMode);

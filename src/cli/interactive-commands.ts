@@ -301,7 +301,7 @@ function help(host: CommandHost): void {
 		}
 	}
 	host.print(
-		"Keys: Enter sends (while a run streams: steers it), Ctrl+C aborts the run, Ctrl+C twice or Ctrl+D exits.",
+		"Keys: Enter sends (while a run streams: steers it), Shift+Tab picks the next thinking level, Ctrl+C aborts the run, Ctrl+C twice or Ctrl+D exits.",
 	);
 	host.print("Shell: !command runs it and adds its output to the context; !!command keeps the output out of it.");
 }
@@ -641,6 +641,7 @@ const HOTKEYS: readonly (readonly [string, string])[] = [
 	["Ctrl+C", "Abort the run; at a question: cancel it; on a typed line: drop it; twice on an empty prompt: exit"],
 	["Ctrl+D", "Exit (on an empty line); otherwise delete the character under the cursor"],
 	["Up / Down, Ctrl+P / Ctrl+N", "Previous / next line of the history (a resumed session's prompts too)"],
+	["Shift+Tab", "Next thinking level the model has, wrapping to off (set when the next line is sent)"],
 	["Left / Right, Ctrl+B / Ctrl+F", "Move by character"],
 	["Ctrl+Left / Ctrl+Right, Alt+B / Alt+F", "Move by word"],
 	["Home / End, Ctrl+A / Ctrl+E", "Start / end of the line"],

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { SettleError } from "../errors.js";
 import { apiKeyEnvHint, GENERIC_API_KEY_ENV_HINT, providerOfAuthError } from "../llm/provider-env.js";
-import type { ImageContent } from "../llm/types.js";
+import type { ImageContent, ThinkingLevel } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
 import type { AgentSession } from "../session/agent-session.js";
@@ -297,6 +297,27 @@ export async function runInteractiveMode(
 				});
 		});
 
+	// Shift+Tab: the model's next thinking level, wrapping to `off` (pi's `app.thinking.cycle`). A press
+	// only picks it; it is set (one `thinking_level_change`, saved as the default) when the next line
+	// is sent or the chat ends: a line per press bloated the session file (pi#5909).
+	let pickedThinking: ThinkingLevel | undefined;
+	lines.onShiftTab = () => {
+		const target = session();
+		if (!target.supportsThinking()) {
+			printer.notice(`Thinking stays off: ${target.model ? target.model.id : "no model"} cannot reason.`);
+			return;
+		}
+		const levels = target.getAvailableThinkingLevels();
+		const from = pickedThinking ?? target.thinkingLevel;
+		pickedThinking = levels[(levels.indexOf(from) + 1) % levels.length];
+		printer.notice(`Thinking: ${pickedThinking} (from the next message)`);
+	};
+	function applyPickedThinking(): void {
+		const level = pickedThinking;
+		pickedThinking = undefined;
+		if (level !== undefined && level !== session().thinkingLevel) session().setThinkingLevel(level);
+	}
+
 	const host: CommandHost = {
 		runtime,
 		print: (line) => printer.line(line),
@@ -347,6 +368,7 @@ export async function runInteractiveMode(
 	}
 
 	async function handleLine(line: string): Promise<void> {
+		applyPickedThinking();
 		if (line.trim() === "") return;
 		const bash = parseBashLine(line);
 		if (bash) {
@@ -623,6 +645,7 @@ export async function runInteractiveMode(
 		// Lines read before the end of input are still handled (piped input), then the session settles.
 		await whenQuiet();
 		await session().waitForIdle();
+		applyPickedThinking();
 		// The shell's prompt comes next: end the line our prompt left open.
 		if (!printer.lineStart || promptShown || questionShown) out.stdout("\n");
 		return EXIT_OK;
@@ -633,6 +656,7 @@ export async function runInteractiveMode(
 			processStdout.onHungUp = undefined;
 			lines.onTerminalLost = undefined;
 		}
+		lines.onShiftTab = undefined;
 		questions.close();
 		rl.close();
 		unsubscribe?.();

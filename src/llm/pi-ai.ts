@@ -11,6 +11,7 @@ import { streamFromMessage } from "./event-stream.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
 import { PI_AI_PEER_VERSION } from "./provider-env.js";
 import { withRequestSignal } from "./request-signal.js";
+import { keepSignedEmptyThinking } from "./signed-empty-thinking.js";
 import { replayableToolCallIds } from "./tool-call-ids.js";
 import {
 	type AssistantMessageEventStream,
@@ -187,7 +188,8 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		// A signal per request: pi-ai's provider SDKs never remove the listener they add to it.
 		this.piAiStream = withRequestSignal((model, context, streamOptions) => {
 			try {
-				return piAi.streamSimple(model, replayableToolCallIds(model, context), streamOptions);
+				const sent = keepSignedEmptyThinking(model, replayableToolCallIds(model, context), streamOptions);
+				return piAi.streamSimple(model, sent.context, sent.options);
 			} catch (error) {
 				return streamFromMessage(emptyAssistantMessage(model, "error", errorMessage(error)));
 			}

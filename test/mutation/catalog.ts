@@ -16871,6 +16871,79 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
+	{
+		id: "ID01",
+		file: "src/llm/signed-empty-thinking.ts",
+		description:
+			"pi#6376: a signed thinking block with empty text is left to pi-ai 0.73.1 again, which drops it: the request after the tool call it preceded is refused",
+		edits: [
+			{
+				find: 'block.redacted || block.thinking.trim() !== "") continue;',
+				replace: 'block.redacted || block.thinking.trim() === "") continue;',
+			},
+		],
+		tests: ["test/pi-races/signed-empty-thinking.test.ts"],
+	},
+	{
+		id: "ID02",
+		file: "src/llm/signed-empty-thinking.ts",
+		description:
+			"pi#6376: the stand-in text of a signed empty thinking block is no longer put back: the request carries a thinking text the model never wrote",
+		edits: [{ find: "\t\trestoreEmptyThinking(payload, originals);\n", replace: "" }],
+		tests: ["test/pi-races/signed-empty-thinking.test.ts"],
+	},
+	{
+		id: "ID03",
+		file: "src/llm/signed-empty-thinking.ts",
+		description:
+			"pi#6376: another model's signed empty thinking block gets the stand-in too: pi-ai sends it to that model as text",
+		edits: [
+			{
+				find: "if (message.provider !== model.provider || message.api !== model.api || message.model !== model.id) return message;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/signed-empty-thinking.test.ts"],
+	},
+	{
+		id: "ID04",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"pi#5909: each Shift+Tab press sets the level at once, as pi's: a burst of presses writes a thinking_level_change per press",
+		edits: [
+			{
+				after: "lines.onShiftTab = () => {",
+				find: "\n\t};\n",
+				replace: "\n\t\tapplyPickedThinking();\n\t};\n",
+			},
+		],
+		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
+	},
+	{
+		id: "ID05",
+		file: "src/cli/interactive-mode.ts",
+		description: "oh-my-pi#403: Shift+Tab stops at the model's highest level instead of wrapping to off",
+		edits: [
+			{
+				find: "pickedThinking = levels[(levels.indexOf(from) + 1) % levels.length];",
+				replace: "pickedThinking = levels[Math.min(levels.indexOf(from) + 1, levels.length - 1)];",
+			},
+		],
+		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
+	},
+	{
+		id: "ID06",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"pi#5909: a level picked with Shift+Tab just before the chat ends is dropped: neither the file nor settings.json get it",
+		edits: [
+			{
+				find: "\t\tawait session().waitForIdle();\n\t\tapplyPickedThinking();\n",
+				replace: "\t\tawait session().waitForIdle();\n",
+			},
+		],
+		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
