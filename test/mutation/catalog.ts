@@ -16681,6 +16681,41 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-loss.test.ts"],
 	},
+	{
+		id: "IA01",
+		file: "src/session/provider-stream.ts",
+		description:
+			'dub#1452: a provider request the proxy turned away ends in the bare "Connection error." again (no proxy, no variable, no NO_PROXY hint); a 407 is retried',
+		edits: [
+			{
+				find: "if (proxyInUse()) return withProxyFailuresExplained(unproxied, model, context, options);",
+				replace:
+					"if (proxyInUse() && !proxyInUse()) return withProxyFailuresExplained(unproxied, model, context, options);",
+			},
+		],
+		tests: ["test/pi-races/proxy-refusals.test.ts"],
+	},
+	{
+		id: "IA02",
+		file: "src/llm/env-proxy.ts",
+		description:
+			"claude-code-router#341: a proxy's 407 is no longer told apart: the error does not say to put the proxy's credentials in the variable",
+		edits: [{ find: 'if (status === "407") {', replace: 'if (status === "4070") {' }],
+		tests: ["test/pi-races/proxy-refusals.test.ts"],
+	},
+	{
+		id: "IA03",
+		file: "src/llm/env-proxy.ts",
+		description: "claude-code-router#341: the proxy named in the error keeps the user and password of its variable",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "return `${parsed.protocol}//${parsed.host}`;",
+				replace: 'return parsed.href.replace(/\\/$/, "");',
+			},
+		],
+		tests: ["test/pi-races/proxy-refusals.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
