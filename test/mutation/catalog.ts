@@ -16716,6 +16716,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/proxy-refusals.test.ts"],
 	},
+	{
+		id: "IA04",
+		file: "src/session/stream-idle.ts",
+		description:
+			"jcode#976: the stream idle timeout counts pi-ai's events only again: SSE keep-alives through a long prefill are silence, the live request is cut and resent",
+		edits: [{ find: "			alive: arm,", replace: "			alive: () => {}," }],
+		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
+	},
+	{
+		id: "IA05",
+		file: "src/llm/response-activity.ts",
+		description:
+			"jcode#976: only the response headers count as activity, not the bytes of its event stream: keep-alive comments after them are silence again",
+		edits: [{ find: "				watchBody(response, listener);", replace: "" }],
+		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

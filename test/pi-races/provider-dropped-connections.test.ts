@@ -16,14 +16,21 @@
  * call) was retried from scratch while the cut attempt's text and pending tool call were kept: the
  * answer doubled, and a phantom tool call ran. What the user should see: one retry; the cut call never
  * runs; the retry's request holds no trace of the cut attempt; the answer is the retry's alone.
+ *
+ * jcode#976, ante#187: a stream idle timer reset only by content treated a provider's SSE
+ * keep-alives (`: keepalive` comments sent through a long prefill) as silence: it cut live streams
+ * and resent the prompt, whose prefill then timed out the same way. Settle's
+ * `retry.provider.streamIdleTimeoutMs` did the same (it timed pi-ai's events, and keep-alives make
+ * none). What the user should see: keep-alives keep the request alive; the answer arrives once.
  */
 import { existsSync } from "node:fs";
+import type { ServerResponse } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/index.js";
 import { SimulatedClock } from "../../src/testing/index.js";
-import { chatPartial, chatReply } from "../llm/wire/openai.js";
-import { noHeaders } from "../llm/wire/server.js";
+import { chatEvents, chatPartial, chatReply } from "../llm/wire/openai.js";
+import { encodeSse, noHeaders } from "../llm/wire/server.js";
 import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
@@ -143,5 +150,65 @@ describe("web-to-app#748 / nanobot#4038: a retry after a dropped connection doub
 		expect(JSON.stringify(w.session.messages)).not.toContain("I will write the file now.");
 		// The file reopens to the same context: the cut attempt stays out of it.
 		expect(reopenedRoles(w)).toEqual(["system", "user", "assistant"]);
+	});
+});
+
+/** A simulated clock that says when a timer of a given length is set (the idle watchdog re-arming). */
+class ObservedClock extends SimulatedClock {
+	private readonly waiting: { ms: number; set: () => void }[] = [];
+	override setTimeout(fn: (...args: unknown[]) => void, ms: number): number {
+		const id = super.setTimeout(fn, ms);
+		for (const waiter of this.waiting.filter((w) => w.ms === ms)) {
+			this.waiting.splice(this.waiting.indexOf(waiter), 1);
+			waiter.set();
+		}
+		return id as number;
+	}
+	/** Resolves when the next timer of `ms` is set. */
+	nextTimer(ms: number): Promise<void> {
+		return new Promise((set) => this.waiting.push({ ms, set }));
+	}
+}
+
+describe("jcode#976 / ante#187: SSE keep-alives did not count as activity: live streams were cut as idle", () => {
+	it("jcode#976: keep-alive comments through 150 s of a 60 s idle limit keep the request; the answer arrives once, unretried", async () => {
+		const clock = new ObservedClock();
+		w = await startWireSession({
+			api: "openai-completions",
+			clock,
+			settings: { defaultThinkingLevel: "off", retry: { baseDelayMs: 1, provider: { streamIdleTimeoutMs: 60_000 } } },
+		});
+		const events = chatEvents([{ type: "text", text: "Here is the plan, after a long prefill." }]);
+		let response!: ServerResponse;
+		w.server.reply((_request, res) => {
+			response = res;
+			res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+			res.write(encodeSse(events.slice(0, 2)));
+		});
+		const firstDelta = new Promise<void>((seen) =>
+			w!.session.subscribe((event) => {
+				if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") seen();
+			}),
+		);
+		const done = w.session.prompt("plan the migration");
+		await firstDelta;
+		// The model goes quiet; the server sends a keep-alive comment every 50 s.
+		for (let i = 0; i < 3; i++) {
+			const rearmed = clock.nextTimer(60_000);
+			clock.increment(50_000);
+			response.write(": keepalive\n\n");
+			await rearmed;
+		}
+		response.end(encodeSse(events.slice(2)));
+		await done;
+
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(w.server.requests).toHaveLength(1);
+		expect(w.server.closedByClient).toEqual([]);
+		expect(lastAssistant(w)).toMatchObject({
+			stopReason: "stop",
+			content: [{ type: "text", text: "Here is the plan, after a long prefill." }],
+		});
+		expect(fileMessages(w).map((m) => m.role)).toEqual(["user", "assistant"]);
 	});
 });
