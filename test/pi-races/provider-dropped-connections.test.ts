@@ -22,6 +22,10 @@
  * and resent the prompt, whose prefill then timed out the same way. Settle's
  * `retry.provider.streamIdleTimeoutMs` did the same (it timed pi-ai's events, and keep-alives make
  * none). What the user should see: keep-alives keep the request alive; the answer arrives once.
+ *
+ * hermes-agent#87292: a slow local model was cut by the stall watchdog while it was still sending.
+ * Settle's idle timer waited for whole events, so an event dripping in slower than the limit was
+ * silence to it. What the user should see: a slow stream is not a stall; only silence is.
  */
 import { existsSync } from "node:fs";
 import type { ServerResponse } from "node:http";
@@ -29,6 +33,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/index.js";
 import { SimulatedClock } from "../../src/testing/index.js";
+import { anthropicEvents } from "../llm/wire/anthropic.js";
 import { chatEvents, chatPartial, chatReply } from "../llm/wire/openai.js";
 import { encodeSse, noHeaders } from "../llm/wire/server.js";
 import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
@@ -170,6 +175,16 @@ class ObservedClock extends SimulatedClock {
 	}
 }
 
+/** Writes each piece 50 s (on `clock`) after the last, once the idle watchdog has re-armed on the one before. */
+async function writeEvery50s(clock: ObservedClock, response: ServerResponse, pieces: readonly string[]): Promise<void> {
+	for (const piece of pieces) {
+		const rearmed = clock.nextTimer(60_000);
+		clock.increment(50_000);
+		response.write(piece);
+		await rearmed;
+	}
+}
+
 describe("jcode#976 / ante#187: SSE keep-alives did not count as activity: live streams were cut as idle", () => {
 	it("jcode#976: keep-alive comments through 150 s of a 60 s idle limit keep the request; the answer arrives once, unretried", async () => {
 		const clock = new ObservedClock();
@@ -193,12 +208,7 @@ describe("jcode#976 / ante#187: SSE keep-alives did not count as activity: live 
 		const done = w.session.prompt("plan the migration");
 		await firstDelta;
 		// The model goes quiet; the server sends a keep-alive comment every 50 s.
-		for (let i = 0; i < 3; i++) {
-			const rearmed = clock.nextTimer(60_000);
-			clock.increment(50_000);
-			response.write(": keepalive\n\n");
-			await rearmed;
-		}
+		await writeEvery50s(clock, response, [": keepalive\n\n", ": keepalive\n\n", ": keepalive\n\n"]);
 		response.end(encodeSse(events.slice(2)));
 		await done;
 
@@ -210,5 +220,44 @@ describe("jcode#976 / ante#187: SSE keep-alives did not count as activity: live 
 			content: [{ type: "text", text: "Here is the plan, after a long prefill." }],
 		});
 		expect(fileMessages(w).map((m) => m.role)).toEqual(["user", "assistant"]);
+	});
+});
+
+describe("hermes-agent#87292: a slow stream was cut by the stall watchdog while it was still sending", () => {
+	it("hermes-agent#87292: Anthropic pings, then an event dripping in 16-byte pieces 50 s apart, are not a stall at a 60 s limit", async () => {
+		const clock = new ObservedClock();
+		w = await startWireSession({
+			api: "anthropic-messages",
+			clock,
+			settings: { defaultThinkingLevel: "off", retry: { baseDelayMs: 1, provider: { streamIdleTimeoutMs: 60_000 } } },
+		});
+		const text = "A slow local model answers, one piece at a time.";
+		// message_start, ping, content_block_start, the first half of the text; then the second half, and the end.
+		const events = anthropicEvents([{ type: "text", text }]);
+		let response!: ServerResponse;
+		w.server.reply((_request, res) => {
+			response = res;
+			res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+			res.write(encodeSse(events.slice(0, 4)));
+		});
+		const firstDelta = new Promise<void>((seen) =>
+			w!.session.subscribe((event) => {
+				if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") seen();
+			}),
+		);
+		const done = w.session.prompt("explain the build");
+		await firstDelta;
+		const ping = encodeSse([{ event: "ping", data: { type: "ping" } }]);
+		const slowEvent = encodeSse([events[4]!]);
+		const pieces = [ping, ping];
+		for (let at = 0; at < slowEvent.length; at += 16) pieces.push(slowEvent.slice(at, at + 16));
+		expect(pieces.length * 50_000).toBeGreaterThan(5 * 60_000);
+		await writeEvery50s(clock, response, pieces);
+		response.end(encodeSse(events.slice(5)));
+		await done;
+
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(w.server.requests).toHaveLength(1);
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text }] });
 	});
 });
