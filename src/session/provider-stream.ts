@@ -4,7 +4,16 @@
  */
 import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
-import type { Context, Model, StreamFn, StreamOptions } from "../llm/types.js";
+import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
+import { createAssistantMessageEventStream } from "../llm/event-stream.js";
+import {
+	type AssistantMessageEvent,
+	type Context,
+	emptyAssistantMessage,
+	type Model,
+	type StreamFn,
+	type StreamOptions,
+} from "../llm/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import { streamWithIdleTimeout } from "./stream-idle.js";
 
@@ -35,6 +44,10 @@ export function providerStreamFn(
 ): StreamFn {
 	const base = stream;
 	return (model, context, options) => {
+		if (proxyInUse()) return withProxyFailuresExplained(unproxied, model, context, options);
+		return unproxied(model, context, options);
+	};
+	function unproxied(model: Model, context: Context, options: StreamOptions | undefined): ReturnType<StreamFn> {
 		const provider = settings.getProviderRetrySettings();
 		// A silent open stream ends as a retryable error after `streamIdleTimeoutMs` (opt-in; pi#8331).
 		const idleMs = provider.streamIdleTimeoutMs;
@@ -53,5 +66,45 @@ export function providerStreamFn(
 			onRequest?.(model, context, request);
 			return stream(model, context, request);
 		});
+	}
+}
+
+// The provider clients word every failed connection "Connection error."; through a proxy that
+// turned the request away, the user needs to hear it was the proxy (dub#1452).
+const BARE_CONNECTION_ERROR = /^(?:connection error\.?|fetch failed)$/i;
+
+/** One request of `stream` whose bare connection error, when the proxy caused it, says so and what to do. */
+function withProxyFailuresExplained(
+	stream: StreamFn,
+	model: Model,
+	context: Context,
+	options: StreamOptions | undefined,
+): ReturnType<StreamFn> {
+	const mark = proxyFailureMark();
+	const out = createAssistantMessageEventStream();
+	const explained = (event: AssistantMessageEvent): AssistantMessageEvent => {
+		if (event.type !== "error" || !BARE_CONNECTION_ERROR.test(event.error.errorMessage ?? "")) return event;
+		const refusal = proxyFailureSince(mark);
+		return refusal ? { ...event, error: { ...event.error, errorMessage: refusal } } : event;
 	};
+	void (async () => {
+		try {
+			const inner = await stream(model, context, options);
+			for await (const event of inner) {
+				const passed = explained(event);
+				out.push(passed);
+				if (passed.type === "done" || passed.type === "error") {
+					out.end(passed.type === "done" ? passed.message : passed.error);
+					return;
+				}
+			}
+			out.end(await inner.result());
+		} catch (error) {
+			const failure = emptyAssistantMessage(model, "error", error instanceof Error ? error.message : String(error));
+			const passed = explained({ type: "error", reason: "error", error: failure });
+			out.push(passed);
+			out.end(passed.type === "error" ? passed.error : failure);
+		}
+	})();
+	return out;
 }

@@ -7,6 +7,7 @@
 import type { LoopTimers } from "../agent/types.js";
 import { SettleError } from "../errors.js";
 import { createAssistantMessageEventStream } from "../llm/event-stream.js";
+import { watchResponseActivity } from "../llm/response-activity.js";
 import {
 	type AssistantMessage,
 	type AssistantMessageEvent,
@@ -40,9 +41,9 @@ export function streamIdleTimeoutMessage(model: Pick<Model, "provider" | "id">, 
 }
 
 /**
- * One request of `stream`, watched for silence: every event re-arms a timer of `idleMs` on
- * `timers`; when it fires the provider request is aborted and the returned stream ends with an
- * `error` event (the partial answer so far, `stopReason: "error"`, {@link streamIdleTimeoutMessage}).
+ * One request of `stream`, watched for silence: every event, and every byte of the provider's
+ * response (headers, SSE keep-alives), re-arms a timer of `idleMs` on `timers`; when it fires
+ * the provider request is aborted and the returned stream ends with an `error` event (the partial answer so far, `stopReason: "error"`, {@link streamIdleTimeoutMessage}).
  * The caller's abort still cancels the request. Events are passed through as they arrive.
  *
  * @example
@@ -90,6 +91,7 @@ export function streamWithIdleTimeout(stream: StreamFn, idleMs: number, timers: 
 			controller.abort(new SettleError("PROVIDER", text));
 		};
 		const arm = (): void => {
+			if (finished) return;
 			if (timer !== undefined) timers.clearTimeout(timer);
 			timer = timers.setTimeout(onIdle, idleMs);
 		};
@@ -98,6 +100,7 @@ export function streamWithIdleTimeout(stream: StreamFn, idleMs: number, timers: 
 		arm();
 		void pump(stream, model, context, request, {
 			finished: () => finished,
+			alive: arm,
 			event(event) {
 				if ("partial" in event) partial = event.partial;
 				arm();
@@ -122,6 +125,8 @@ export function streamWithIdleTimeout(stream: StreamFn, idleMs: number, timers: 
 
 interface PumpSink {
 	finished(): boolean;
+	/** Bytes came from the provider (headers, a keep-alive, part of an event). */
+	alive(): void;
 	event(event: AssistantMessageEvent): void;
 	end(message: AssistantMessage): void;
 	fail(error: unknown): void;
@@ -136,7 +141,10 @@ async function pump(
 	sink: PumpSink,
 ): Promise<void> {
 	try {
-		const inner: AssistantMessageEventStream = await stream(model, context, request);
+		// Any byte of the response re-arms the timer too: a keep-alive is not silence (jcode#976).
+		const inner: AssistantMessageEventStream = await watchResponseActivity(sink.alive, () =>
+			stream(model, context, request),
+		);
 		for await (const event of inner) {
 			if (sink.finished()) return;
 			sink.event(event);

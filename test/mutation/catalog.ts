@@ -16944,6 +16944,57 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
 	},
+	{
+		id: "IA01",
+		file: "src/session/provider-stream.ts",
+		description:
+			'dub#1452: a provider request the proxy turned away ends in the bare "Connection error." again (no proxy, no variable, no NO_PROXY hint); a 407 is retried',
+		edits: [
+			{
+				find: "if (proxyInUse()) return withProxyFailuresExplained(unproxied, model, context, options);",
+				replace:
+					"if (proxyInUse() && !proxyInUse()) return withProxyFailuresExplained(unproxied, model, context, options);",
+			},
+		],
+		tests: ["test/pi-races/proxy-refusals.test.ts"],
+	},
+	{
+		id: "IA02",
+		file: "src/llm/env-proxy.ts",
+		description:
+			"claude-code-router#341: a proxy's 407 is no longer told apart: the error does not say to put the proxy's credentials in the variable",
+		edits: [{ find: 'if (status === "407") {', replace: 'if (status === "4070") {' }],
+		tests: ["test/pi-races/proxy-refusals.test.ts"],
+	},
+	{
+		id: "IA03",
+		file: "src/llm/env-proxy.ts",
+		description: "claude-code-router#341: the proxy named in the error keeps the user and password of its variable",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "return `${parsed.protocol}//${parsed.host}`;",
+				replace: 'return parsed.href.replace(/\\/$/, "");',
+			},
+		],
+		tests: ["test/pi-races/proxy-refusals.test.ts"],
+	},
+	{
+		id: "IA04",
+		file: "src/session/stream-idle.ts",
+		description:
+			"jcode#976: the stream idle timeout counts pi-ai's events only again: SSE keep-alives through a long prefill are silence, the live request is cut and resent",
+		edits: [{ find: "			alive: arm,", replace: "			alive: () => {}," }],
+		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
+	},
+	{
+		id: "IA05",
+		file: "src/llm/response-activity.ts",
+		description:
+			"jcode#976: only the response headers count as activity, not the bytes of its event stream: keep-alive comments after them are silence again",
+		edits: [{ find: "				watchBody(response, listener);", replace: "" }],
+		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -126,6 +126,11 @@ export function hangUp(): Reply {
 	};
 }
 
+/** Accepts the request and never answers: no status line, no headers, the socket left open. */
+export function noHeaders(): Reply {
+	return () => {};
+}
+
 /** A non-JSON response (a gateway's HTML error page). */
 export function text(status: number, body: string, contentType = "text/plain"): Reply {
 	return (_request, res) => {

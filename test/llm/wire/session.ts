@@ -19,6 +19,7 @@ import type { Settings } from "../../../src/settings/schema.js";
 import { SettingsManager } from "../../../src/settings/settings-manager.js";
 import type { SessionEntry } from "../../../src/store/entries.js";
 import { SessionManager } from "../../../src/store/session-manager.js";
+import type { SimulatedClock } from "../../../src/testing/index.js";
 import { type Router, startWireServer, type WireServer } from "./server.js";
 
 export type WireApi = "anthropic-messages" | "openai-completions" | "openai-responses";
@@ -56,6 +57,8 @@ export interface WireSessionOptions {
 	route?: Router;
 	/** Inline extensions (then the test resource loader's system prompt is used). */
 	extensionFactories?: ExtensionFactory[];
+	/** The session's clock (retry backoff, the stream idle timeout); real time when unset. */
+	clock?: SimulatedClock;
 }
 
 export interface WireSession {
@@ -98,6 +101,7 @@ export async function startWireSession(options: WireSessionOptions): Promise<Wir
 		model: modelRuntime.getModel(model.provider, model.id)!,
 		settingsManager: SettingsManager.inMemory({ retry: { baseDelayMs: 1 }, ...options.settings }),
 		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
+		...(options.clock ? { clock: options.clock } : {}),
 		...(options.extensionFactories
 			? { resourceLoader: createTestResourceLoader({ extensionFactories: options.extensionFactories }) }
 			: {}),

@@ -1,0 +1,58 @@
+/**
+ * Bytes arriving on a provider's response, seen below the provider clients: an SSE keep-alive
+ * (`: keepalive` comments, OpenRouter's `: OPENROUTER PROCESSING`, Anthropic's `ping`) proves the
+ * connection alive but gives no stream event, so a watchdog timing events alone cut live requests
+ * during a long prefill and resent them, over and over (jcode#976, ante#187).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+
+const listeners = new AsyncLocalStorage<() => void>();
+// Marks the wrapper, so a `fetch` another library put in its place later is wrapped in turn.
+const WATCHING = Symbol("settle.responseActivity");
+
+/**
+ * Runs `request` with `onBytes` called whenever its `fetch` responses deliver bytes: once at the
+ * response headers, then at every chunk of an event-stream body. It wraps `globalThis.fetch` (if
+ * not wrapped already); requests made outside `watchResponseActivity` pass through untouched.
+ *
+ * @example
+ * ```ts
+ * let lastByteAt = 0;
+ * // In `request`, every fetch's headers and event-stream chunks update `lastByteAt`.
+ * const result = watchResponseActivity(
+ * 	() => (lastByteAt = Date.now()),
+ * 	() => "whatever the request returns",
+ * );
+ * ```
+ */
+export function watchResponseActivity<T>(onBytes: () => void, request: () => T): T {
+	const current = globalThis.fetch as typeof fetch & { [WATCHING]?: true };
+	if (!current[WATCHING]) {
+		const watching: typeof fetch = async (input, init) => {
+			const listener = listeners.getStore();
+			const response = await current(input, init);
+			if (listener) {
+				listener();
+				watchBody(response, listener);
+			}
+			return response;
+		};
+		globalThis.fetch = Object.assign(watching, { [WATCHING]: true as const });
+	}
+	return listeners.run(onBytes, request);
+}
+
+/** Calls `listener` at each chunk of an event stream's body, as the client reads it. */
+function watchBody(response: Response, listener: () => void): void {
+	const body = response.body;
+	if (!response.ok || !body || !response.headers.get("content-type")?.includes("event-stream")) return;
+	const watched = body.pipeThrough(
+		new TransformStream<Uint8Array, Uint8Array>({
+			transform(chunk, controller) {
+				listener();
+				controller.enqueue(chunk);
+			},
+		}),
+	);
+	Object.defineProperty(response, "body", { value: watched, configurable: true });
+}
