@@ -185,7 +185,7 @@ export async function loadServiceExtensions(
 	});
 	for (const problem of loaded.diagnostics) {
 		diagnostics.push({
-			type: "error",
+			type: problem.type === "warning" ? "warning" : "error",
 			message: problem.message,
 			source: "extensions",
 			...(problem.path ? { path: problem.path } : {}),

@@ -16681,6 +16681,29 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-loss.test.ts"],
 	},
+	{
+		id: "IF01",
+		file: "src/extensions/loader.ts",
+		description:
+			"pi#3553: an extension tool named as a built-in one replaces it without a word again (no warning diagnostic)",
+		edits: [{ find: "diagnostics.push(...builtinToolOverrides(runtime.extensions));", replace: "" }],
+		tests: ["test/pi-races/extension-builtin-overrides.test.ts"],
+	},
+	{
+		id: "IF02",
+		file: "src/runtime/services.ts",
+		description:
+			"pi#3553: the built-in override warning is taken as a load error, so an extension overriding bash stops settle from starting",
+		edits: [{ find: 'type: problem.type === "warning" ? "warning" : "error",', replace: 'type: "error",' }],
+		tests: ["test/pi-races/extension-builtin-overrides.test.ts"],
+	},
+	{
+		id: "IF03",
+		file: "src/extensions/loader.ts",
+		description: "pi#3553: every extension tool is reported as replacing a built-in one, not only those named as one",
+		edits: [{ find: ".filter((name) => builtins.includes(name))", replace: ".filter((name) => name !== builtins[0])" }],
+		tests: ["test/pi-races/extension-builtin-overrides.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
