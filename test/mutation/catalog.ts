@@ -16704,6 +16704,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: ".filter((name) => builtins.includes(name))", replace: ".filter((name) => name !== builtins[0])" }],
 		tests: ["test/pi-races/extension-builtin-overrides.test.ts"],
 	},
+	{
+		id: "IF04",
+		file: "src/runtime/services.ts",
+		description:
+			"pi#2956: the models.json warning for a provider whose models joined an extension's registration is printed again",
+		edits: [{ find: "withdrawJoinedProviderWarnings(modelRuntime, registered, diagnostics);", replace: "" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "IF05",
+		file: "src/runtime/models-json.ts",
+		description:
+			"pi#2956: every models.json provider waiting for an extension loses its warning, also one no extension registers",
+		edits: [{ find: "for (const name of registered) {", replace: "for (const name of [...waiting.keys()]) {" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
