@@ -158,8 +158,8 @@ function applyModelsFile(
 const joinWarnings = new WeakMap<ModelRuntime, Map<string, AgentSessionRuntimeDiagnostic>>();
 
 function waitingForExtension(modelRuntime: ModelRuntime): Map<string, AgentSessionRuntimeDiagnostic> {
-	let warnings = joinWarnings.get(modelRuntime);
-	if (!warnings) joinWarnings.set(modelRuntime, (warnings = new Map()));
+	const warnings = joinWarnings.get(modelRuntime) ?? new Map<string, AgentSessionRuntimeDiagnostic>();
+	joinWarnings.set(modelRuntime, warnings);
 	return warnings;
 }
 
