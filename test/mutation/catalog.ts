@@ -16720,6 +16720,40 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "for (const name of registered) {", replace: "for (const name of [...waiting.keys()]) {" }],
 		tests: ["test/pi-races/extension-provider-urls.test.ts"],
 	},
+	{
+		id: "IF06",
+		file: "src/extensions/runtime.ts",
+		description:
+			"a program an extension started with pi.exec and no signal runs on under init after settle exits: the session's end no longer stops it",
+		edits: [{ find: "this.execsEnd.abort();", replace: "" }],
+		tests: ["test/pi-races/extension-exec-exit.test.ts"],
+	},
+	{
+		id: "IF07",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.exec calls without a signal all listen on the runtime's one signal: a dozen at once make Node print a MaxListenersExceededWarning",
+		edits: [
+			{
+				find: "AbortSignal.any(options?.signal ? [options.signal, this.execsEnd.signal] : [this.execsEnd.signal])",
+				replace: "options?.signal ? AbortSignal.any([options.signal, this.execsEnd.signal]) : this.execsEnd.signal",
+			},
+		],
+		tests: ["test/pi-races/extension-exec-exit.test.ts"],
+	},
+	{
+		id: "IF08",
+		file: "src/session/agent-session.ts",
+		description:
+			"session.dispose() ends the extensions' pi.exec programs while their session_shutdown handlers still run: a cleanup command is killed (143)",
+		edits: [
+			{
+				find: "this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE, this.shutdownWait);",
+				replace: "this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);",
+			},
+		],
+		tests: ["test/pi-races/sdk-embedding.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
