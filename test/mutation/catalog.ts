@@ -16754,6 +16754,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/sdk-embedding.test.ts"],
 	},
+	{
+		id: "IF09",
+		file: "src/cli/main.ts",
+		description:
+			"mise#12925: piped stdin is trimmed of ASCII whitespace only: a leading UTF-8 byte order mark reaches the model and the session file",
+		edits: [
+			{
+				find: "const stdinText = piped?.trim();",
+				replace: 'const stdinText = piped?.replace(/^[ \\t\\r\\n]+|[ \\t\\r\\n]+$/g, "");',
+			},
+		],
+		tests: ["test/pi-races/piped-stdin-encoding.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
