@@ -4,6 +4,7 @@
  */
 import { errorMessage } from "../errors.js";
 import type { LoadedExtension } from "../resources/types.js";
+import { allToolNames } from "../tools/index.js";
 import { createEventBus } from "./event-bus.js";
 import { createExtension, createExtensionAPI, type Extension, ExtensionRuntime } from "./runtime.js";
 import { thrownAtText } from "./thrown-at.js";
@@ -31,7 +32,7 @@ export interface InstantiatedExtensions {
 	extensions: Extension[];
 	/** Factories that threw or rejected (their extensions are left out). */
 	errors: ExtensionLoadError[];
-	/** The errors as diagnostics. */
+	/** The errors as diagnostics, then warnings (an extension tool that replaces a built-in one). */
 	diagnostics: ExtensionDiagnostic[];
 	runtime: ExtensionRuntime;
 }
@@ -93,7 +94,25 @@ export async function instantiateExtensions(
 		errors.push({ path: conflict.path, error: conflict.message });
 		diagnostics.push({ type: "error", message: `${conflict.message} (${conflict.path})`, path: conflict.path });
 	}
+	diagnostics.push(...builtinToolOverrides(runtime.extensions));
 	return { extensions: runtime.extensions, errors, diagnostics, runtime };
+}
+
+/**
+ * Extension tools named as a built-in tool (pi#3553): the extension's replaces the built-in one for
+ * the model, which pi does without a word. The override still works; the user hears which file did it.
+ */
+function builtinToolOverrides(extensions: readonly Extension[]): ExtensionDiagnostic[] {
+	const builtins: readonly string[] = allToolNames;
+	return extensions.flatMap((extension) =>
+		[...extension.tools.keys()]
+			.filter((name) => builtins.includes(name))
+			.map((name) => ({
+				type: "warning" as const,
+				message: `Extension "${extension.path}" replaces the built-in tool "${name}": the model gets the extension's ${name}; rename the extension's tool to keep both`,
+				path: extension.path,
+			})),
+	);
 }
 
 /**

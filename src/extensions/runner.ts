@@ -536,11 +536,12 @@ export class ExtensionRunner {
 
 	/**
 	 * Makes every `pi` and `ctx` object of this runner throw `message` on any use (first call
-	 * wins) and ends their `pi.events` subscriptions. The session calls it on dispose and before a
-	 * reload or replacement.
+	 * wins) and ends their `pi.events` subscriptions, and the programs they still run through
+	 * `pi.exec` (SIGTERM, then SIGKILL) — after `execsEndAfter` when given. The session calls it on
+	 * dispose and before a reload or replacement.
 	 */
-	invalidate(message: string = STALE_EXTENSION_CONTEXT_MESSAGE): void {
-		this.runtime.invalidate(message);
+	invalidate(message: string = STALE_EXTENSION_CONTEXT_MESSAGE, execsEndAfter?: Promise<unknown>): void {
+		this.runtime.invalidate(message, execsEndAfter);
 	}
 
 	/**

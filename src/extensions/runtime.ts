@@ -13,6 +13,7 @@ import { execCommand } from "./exec.js";
 import { RUNTIME_NOT_INITIALIZED_MESSAGE } from "./messages.js";
 import type {
 	EventBus,
+	ExecOptions,
 	ExtensionAPI,
 	ExtensionContext,
 	ExtensionError,
@@ -130,6 +131,8 @@ export class ExtensionRuntime {
 	private readonly handlerIndex = new Map<string, readonly HandlerEntry[]>();
 	private readonly busSubscriptions = new Set<() => void>();
 	private readonly subscriptionsByExtension = new Map<Extension, Set<() => void>>();
+	/** Aborted when the runtime goes stale: ends the `pi.exec` programs its extensions left running. */
+	private readonly execsEnd = new AbortController();
 	/** Set by the runner: where errors of actions and bus listeners go. */
 	reportError: (error: ExtensionError) => void = () => {};
 
@@ -148,12 +151,28 @@ export class ExtensionRuntime {
 		if (this.staleMessage !== undefined) throw new SettleError("STALE_CONTEXT", this.staleMessage);
 	}
 
-	/** Marks every `pi` and `ctx` of this runtime stale (first message wins) and drops its bus listeners. */
-	invalidate(message: string): void {
+	/**
+	 * Marks every `pi` and `ctx` of this runtime stale (first message wins), drops its bus listeners
+	 * and ends the programs its extensions still run through `pi.exec` — once `execsEndAfter`
+	 * settles when given (`session_shutdown` handlers still running may be awaiting one to clean up).
+	 */
+	invalidate(message: string, execsEndAfter?: Promise<unknown>): void {
 		if (this.staleMessage !== undefined) return;
 		this.staleMessage = message;
 		for (const unsubscribe of [...this.busSubscriptions]) unsubscribe();
 		this.busSubscriptions.clear();
+		const endExecs = () => this.execsEnd.abort();
+		if (execsEndAfter) void execsEndAfter.then(endExecs, endExecs);
+		else endExecs();
+	}
+
+	/**
+	 * `options.signal` joined with the runtime's end: a program an extension started without a signal
+	 * (or never aborted) would run on after settle exits, under init, with no one left to stop it.
+	 */
+	execSignal(options: ExecOptions | undefined): AbortSignal {
+		// A signal of its own per call: a dozen calls listening on one signal would make Node warn of a leak.
+		return AbortSignal.any(options?.signal ? [options.signal, this.execsEnd.signal] : [this.execsEnd.signal]);
 	}
 
 	/** The handlers of an event across extensions, in dispatch order. The array is never mutated. */
@@ -504,7 +523,10 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 		},
 		exec(command, args, options) {
 			runtime.assertActive();
-			return execCommand(command, args ?? [], options?.cwd ?? runtime.cwd, options);
+			return execCommand(command, args ?? [], options?.cwd ?? runtime.cwd, {
+				...options,
+				signal: runtime.execSignal(options),
+			});
 		},
 		getActiveTools() {
 			runtime.assertActive();

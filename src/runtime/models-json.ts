@@ -134,6 +134,8 @@ function applyModelsFile(
 			warn(
 				`${path}: provider "${name}" was skipped: ${errorMessage(error)}${joins ? ` Its models are added to "${name}" if an extension registers that provider.` : ""}`,
 			);
+			const warning = diagnostics.at(-1);
+			if (joins && warning) waitingForExtension(modelRuntime).set(name, warning);
 			continue;
 		}
 		// pi runs a `!command` key (a password manager); Settle runs none, so requests would carry no key.
@@ -150,6 +152,42 @@ function applyModelsFile(
 		}
 	}
 	return applied;
+}
+
+/** Per model runtime: the startup warning of each file provider whose models wait for an extension's registration. */
+const joinWarnings = new WeakMap<ModelRuntime, Map<string, AgentSessionRuntimeDiagnostic>>();
+
+function waitingForExtension(modelRuntime: ModelRuntime): Map<string, AgentSessionRuntimeDiagnostic> {
+	const warnings = joinWarnings.get(modelRuntime) ?? new Map<string, AgentSessionRuntimeDiagnostic>();
+	joinWarnings.set(modelRuntime, warnings);
+	return warnings;
+}
+
+/**
+ * Takes out of `diagnostics` the models.json warning of each provider in `registered`: read before
+ * extensions ran, an entry with models but no `baseUrl` could not apply alone, but once an extension
+ * registers its provider the models join it and there is nothing left to warn about.
+ *
+ * @example
+ * ```ts
+ * const diagnostics: AgentSessionRuntimeDiagnostic[] = [];
+ * applyModelsJson(modelRuntime, agentDir, diagnostics); // models.json: { "hub": { "models": [{ "id": "qwen" }] } }
+ * withdrawJoinedProviderWarnings(modelRuntime, ["hub"], diagnostics); // an extension registered "hub"
+ * ```
+ */
+export function withdrawJoinedProviderWarnings(
+	modelRuntime: ModelRuntime,
+	registered: Iterable<string>,
+	diagnostics: AgentSessionRuntimeDiagnostic[],
+): void {
+	const waiting = joinWarnings.get(modelRuntime);
+	if (!waiting) return;
+	for (const name of registered) {
+		const warning = waiting.get(name);
+		const at = warning ? diagnostics.indexOf(warning) : -1;
+		if (at >= 0) diagnostics.splice(at, 1);
+		waiting.delete(name);
+	}
 }
 
 /** What each `modelOverrides` field must be: a test and what to write instead. */

@@ -17,7 +17,7 @@ import { modelRegistryView } from "../session/model-registry-view.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { AUTH_FILE_NAME, AuthStorage } from "./auth-storage.js";
-import { applyModelsJson } from "./models-json.js";
+import { applyModelsJson, withdrawJoinedProviderWarnings } from "./models-json.js";
 
 /** A problem found while building services or a session (pi's `AgentSessionRuntimeDiagnostic`). */
 export interface AgentSessionRuntimeDiagnostic {
@@ -185,7 +185,7 @@ export async function loadServiceExtensions(
 	});
 	for (const problem of loaded.diagnostics) {
 		diagnostics.push({
-			type: "error",
+			type: problem.type === "warning" ? "warning" : "error",
 			message: problem.message,
 			source: "extensions",
 			...(problem.path ? { path: problem.path } : {}),
@@ -194,9 +194,11 @@ export async function loadServiceExtensions(
 	const registry = modelRegistryView(modelRuntime);
 	const pending = loaded.runtime.pendingProviderRegistrations;
 	loaded.runtime.pendingProviderRegistrations = [];
+	const registered: string[] = [];
 	for (const { name, config, extensionPath } of pending) {
 		try {
 			registry.registerProvider?.(name, config);
+			registered.push(name);
 		} catch (error) {
 			diagnostics.push({
 				type: "error",
@@ -205,6 +207,7 @@ export async function loadServiceExtensions(
 			});
 		}
 	}
+	withdrawJoinedProviderWarnings(modelRuntime, registered, diagnostics);
 	// Virtual models too, so `--model provider/virtual-id` and a resumed virtual selection find them.
 	const pendingVirtual = loaded.runtime.pendingVirtualModelRegistrations;
 	loaded.runtime.pendingVirtualModelRegistrations = [];

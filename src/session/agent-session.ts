@@ -2178,7 +2178,8 @@ export class AgentSession {
 			void runner.emitSessionShutdown({ type: "session_shutdown", reason: "quit" }, AbortSignal.abort());
 			this.shutdownWait = boundedShutdownWait(runner, this.shutdownTimeoutMs, this.clock);
 		}
-		this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);
+		// Shutdown handlers started just above may await a pi.exec to clean up: its programs end after them.
+		this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE, this.shutdownWait);
 		// The host still hears the shutdown handlers' errors (and the ones given up on) while it waits.
 		const unsubscribeErrors = this.unsubscribeErrors;
 		this.unsubscribeErrors = undefined;

@@ -16995,6 +16995,92 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "				watchBody(response, listener);", replace: "" }],
 		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
 	},
+	{
+		id: "IF01",
+		file: "src/extensions/loader.ts",
+		description:
+			"pi#3553: an extension tool named as a built-in one replaces it without a word again (no warning diagnostic)",
+		edits: [{ find: "diagnostics.push(...builtinToolOverrides(runtime.extensions));", replace: "" }],
+		tests: ["test/pi-races/extension-builtin-overrides.test.ts"],
+	},
+	{
+		id: "IF02",
+		file: "src/runtime/services.ts",
+		description:
+			"pi#3553: the built-in override warning is taken as a load error, so an extension overriding bash stops settle from starting",
+		edits: [{ find: 'type: problem.type === "warning" ? "warning" : "error",', replace: 'type: "error",' }],
+		tests: ["test/pi-races/extension-builtin-overrides.test.ts"],
+	},
+	{
+		id: "IF03",
+		file: "src/extensions/loader.ts",
+		description: "pi#3553: every extension tool is reported as replacing a built-in one, not only those named as one",
+		edits: [{ find: ".filter((name) => builtins.includes(name))", replace: ".filter((name) => name !== builtins[0])" }],
+		tests: ["test/pi-races/extension-builtin-overrides.test.ts"],
+	},
+	{
+		id: "IF04",
+		file: "src/runtime/services.ts",
+		description:
+			"pi#2956: the models.json warning for a provider whose models joined an extension's registration is printed again",
+		edits: [{ find: "withdrawJoinedProviderWarnings(modelRuntime, registered, diagnostics);", replace: "" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "IF05",
+		file: "src/runtime/models-json.ts",
+		description:
+			"pi#2956: every models.json provider waiting for an extension loses its warning, also one no extension registers",
+		edits: [{ find: "for (const name of registered) {", replace: "for (const name of [...waiting.keys()]) {" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "IF06",
+		file: "src/extensions/runtime.ts",
+		description:
+			"a program an extension started with pi.exec and no signal runs on under init after settle exits: the session's end no longer stops it",
+		edits: [{ find: "this.execsEnd.abort();", replace: "" }],
+		tests: ["test/pi-races/extension-exec-exit.test.ts"],
+	},
+	{
+		id: "IF07",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.exec calls without a signal all listen on the runtime's one signal: a dozen at once make Node print a MaxListenersExceededWarning",
+		edits: [
+			{
+				find: "AbortSignal.any(options?.signal ? [options.signal, this.execsEnd.signal] : [this.execsEnd.signal])",
+				replace: "options?.signal ? AbortSignal.any([options.signal, this.execsEnd.signal]) : this.execsEnd.signal",
+			},
+		],
+		tests: ["test/pi-races/extension-exec-exit.test.ts"],
+	},
+	{
+		id: "IF08",
+		file: "src/session/agent-session.ts",
+		description:
+			"session.dispose() ends the extensions' pi.exec programs while their session_shutdown handlers still run: a cleanup command is killed (143)",
+		edits: [
+			{
+				find: "this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE, this.shutdownWait);",
+				replace: "this.runnerInstance.invalidate(STALE_EXTENSION_CONTEXT_MESSAGE);",
+			},
+		],
+		tests: ["test/pi-races/sdk-embedding.test.ts"],
+	},
+	{
+		id: "IF09",
+		file: "src/cli/main.ts",
+		description:
+			"mise#12925: piped stdin is trimmed of ASCII whitespace only: a leading UTF-8 byte order mark reaches the model and the session file",
+		edits: [
+			{
+				find: "const stdinText = piped?.trim();",
+				replace: 'const stdinText = piped?.replace(/^[ \\t\\r\\n]+|[ \\t\\r\\n]+$/g, "");',
+			},
+		],
+		tests: ["test/pi-races/piped-stdin-encoding.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

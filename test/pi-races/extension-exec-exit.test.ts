@@ -5,6 +5,10 @@
  * group SIGTERM, then SIGKILL after 5 s; a program that ignores SIGTERM outlived that promise, as
  * the SIGKILL timer died with settle (the process exits well within the 5 s). Real `settle -p`, a
  * real program, its processes looked up in /proc.
+ *
+ * The same end for a program an extension starts with `pi.exec` and no signal (or never awaits): it
+ * ran on under init after `settle -p` answered and exited, as in pi 0.73.1. Now the session's end
+ * sends its process group SIGTERM, then SIGKILL after 5 s or as settle exits, whichever is first.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -73,4 +77,74 @@ describe("howaboua-pi-stuff#260: an extension's exec survives the agent's shutdo
 			killMarked(mark);
 		}
 	});
+});
+
+/**
+ * An extension that, at `session_start`, starts `count` copies of `program` through
+ * `pi.exec("sh", …)` without a signal and without awaiting them, and returns once each wrote its
+ * pid to `<pidFile>.<i>` (renamed into place, so a file is whole when it appears).
+ */
+const BACKGROUND_EXEC = (program: string, pidFile: string, count: number) => `import { existsSync } from "node:fs";
+export default function (pi) {
+	pi.on("session_start", async () => {
+		for (let i = 0; i < ${count}; i++) {
+			const file = ${JSON.stringify(pidFile)} + "." + i;
+			void pi.exec("sh", ["-c", "echo $$ > " + file + ".tmp && mv " + file + ".tmp " + file + "; " + ${JSON.stringify(program)}]);
+			while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 5));
+		}
+	});
+}
+`;
+
+/** True while `pid` runs: `kill(pid, 0)` succeeds and /proc does not show it a zombie waiting for init to reap it. */
+function running(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+	} catch {
+		return false;
+	}
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+		return state !== "Z" && state !== "X";
+	} catch {
+		return false;
+	}
+}
+
+/** Resolves true once `pid` no longer runs, false if it still does after `ms`. */
+async function goneWithin(pid: number, ms: number): Promise<boolean> {
+	const deadline = Date.now() + ms;
+	while (running(pid) && Date.now() < deadline) await nextTurn();
+	return !running(pid);
+}
+
+describe("an extension's pi.exec without a signal outlives settle", () => {
+	// Twelve at once: more than Node's 10 listeners per AbortSignal, past which it prints a leak warning.
+	for (const [what, program, count] of [
+		["a program", "exec sleep 300", 1],
+		["a program ignoring SIGTERM", "trap '' TERM; exec sleep 300", 1],
+		["twelve programs", "exec sleep 300", 12],
+	] as const) {
+		it(`settle -p with an extension that started ${what} through pi.exec without a signal at session_start: settle answers and exits 0 with nothing on stderr, and every program's pid is gone`, async () => {
+			const mark = processMarker();
+			const pidFile = join(cli.dir, "exec.pid");
+			const extension = join(cli.dir, "background-exec.mjs");
+			writeFileSync(extension, BACKGROUND_EXEC(`export ${mark}=1; ${program}`, pidFile, count));
+			try {
+				const run = runSettle(["--faux", "-e", extension, "--no-session", "-p", "hello"], {
+					cwd: cli.project,
+					agentDir: cli.agentDir,
+					timeoutMs: 60_000,
+				});
+				expect(run.code).toBe(0);
+				expect(run.stderr).toBe("");
+				const pids = Array.from({ length: count }, (_, i) => Number(readFileSync(`${pidFile}.${i}`, "utf8")));
+				// Killed as settle ended; the kernel and init may take a moment to finish them under load.
+				for (const pid of pids) expect(await goneWithin(pid, 2000)).toBe(true);
+			} finally {
+				killMarked(mark);
+			}
+		});
+	}
 });

@@ -178,12 +178,47 @@ describe("pi#2956, pi#3044, senpi#1270: models.json models under a provider an e
 		server.reply(chatReply([{ type: "text", text: "from the custom model" }]));
 		const run = await runSettleAsync(["--no-session", "-e", extension, "--model", "hub/qwen-custom", "-p", "hi"], at);
 		expect(run.stdout).toContain("from the custom model");
-		// Read before extensions run, the entry alone could not apply: the warning says where its models went.
-		expect(run.stderr).toContain('Its models are added to "hub" if an extension registers that provider.');
+		// The entry could not apply alone, but the extension registered hub: its models joined, nothing to warn of.
+		expect(run.stderr).toBe("");
 		expect(server.requests).toHaveLength(1);
 		expect(server.requests[0]?.path).toBe("/v1/chat/completions");
 		expect(server.requests[0]?.headers.authorization).toBe("Bearer hub-key");
 		expect(server.requests[0]?.body?.model).toBe("qwen-custom");
+	});
+});
+
+describe("pi#2956: the models.json warning for a provider no extension registers", () => {
+	it("pi#2956: models.json lists models under hub, which an extension registers, and under nohub, which none does: settle --list-models warns of nohub only, and lists hub's models", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({
+				providers: { hub: { models: [{ id: "qwen-custom" }] }, nohub: { models: [{ id: "lost-model" }] } },
+			}),
+		);
+		const extension = writeExtension(
+			cli.dir,
+			"hub.mjs",
+			`pi.registerProvider("hub", {
+	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
+	apiKey: "hub-key",
+	api: "openai-completions",
+	models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+});`,
+		);
+		const list = await runSettleAsync(["-e", extension, "--list-models", "hub"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(list.code).toBe(0);
+		expect(list.stdout.split("\n").filter((line) => line.startsWith("hub/"))).toEqual([
+			"hub/model-a      128000 tokens",
+			"hub/qwen-custom  128000 tokens",
+		]);
+		const warnings = list.stderr.split("\n").filter((line) => line !== "");
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0]).toMatch(/^Warning: .*models\.json: provider "nohub" was skipped: /);
+		expect(warnings[0]).toContain('Its models are added to "nohub" if an extension registers that provider.');
 	});
 });
 

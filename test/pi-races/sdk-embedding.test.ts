@@ -92,6 +92,30 @@ describe("pi-web#546, pi-subagents#170: session.dispose() of an SDK session left
 		await exited;
 		expect(alive(child!)).toBe(false);
 	});
+
+	it("a session_shutdown handler that awaits pi.exec to clean up on session.dispose() gets the program's whole run (programs still running are ended only after the handlers)", async () => {
+		const cleaned = join(dir, "cleaned");
+		let result: { code: number; killed: boolean } | undefined;
+		const cleanup = (pi: ExtensionAPI) => {
+			pi.on("session_shutdown", async () => {
+				// The program outlives the handler's start by a few scheduler turns: it must not be ended then.
+				const run = await pi.exec("sh", ["-c", `sleep 0.2; echo done > ${JSON.stringify(cleaned)}`]);
+				result = { code: run.code, killed: run.killed };
+			});
+		};
+		const { session } = await createAgentSession({
+			cwd: dir,
+			agentDir,
+			modelRuntime,
+			settingsManager: SettingsManager.inMemory(),
+			sessionManager: SessionManager.inMemory(dir),
+			resourceLoader: createTestResourceLoader({ extensionFactories: [cleanup] }),
+		});
+		await session.bindExtensions({});
+		await session.dispose();
+		expect(result).toEqual({ code: 0, killed: false });
+		expect(readFileSync(cleaned, "utf8")).toBe("done\n");
+	});
 });
 
 describe("pi#8025: one throwing subscribe() listener starved the later listeners and failed the run", () => {
