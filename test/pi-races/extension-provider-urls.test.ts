@@ -36,6 +36,20 @@ afterEach(async () => {
 	await server.close();
 });
 
+/** An extension registering provider `hub` (openai-completions at the local server) with one model, `model-a` (128,000 tokens). */
+function writeHubExtension(): string {
+	return writeExtension(
+		cli.dir,
+		"hub.mjs",
+		`pi.registerProvider("hub", {
+	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
+	apiKey: "hub-key",
+	api: "openai-completions",
+	models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+});`,
+	);
+}
+
 describe("pi#2291: a built-in provider re-pointed from session_start misses the first request", () => {
 	it("pi#2291: settle -p on anthropic/claude-sonnet-4-5, an extension registering anthropic's baseUrl in session_start: the first request reaches the proxy with the key", async () => {
 		const extension = writeExtension(
@@ -160,16 +174,7 @@ describe("pi#2956, pi#3044, senpi#1270: models.json models under a provider an e
 			join(cli.agentDir, "models.json"),
 			JSON.stringify({ providers: { hub: { models: [{ id: "qwen-custom", name: "Qwen custom" }] } } }),
 		);
-		const extension = writeExtension(
-			cli.dir,
-			"hub.mjs",
-			`pi.registerProvider("hub", {
-	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
-	apiKey: "hub-key",
-	api: "openai-completions",
-	models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
-});`,
-		);
+		const extension = writeHubExtension();
 		const at = { cwd: cli.project, agentDir: cli.agentDir };
 		const list = await runSettleAsync(["-e", extension, "--list-models", "hub/"], at);
 		expect(list.stdout).toContain("hub/model-a");
@@ -196,16 +201,7 @@ describe("pi#2956: the models.json warning for a provider no extension registers
 				providers: { hub: { models: [{ id: "qwen-custom" }] }, nohub: { models: [{ id: "lost-model" }] } },
 			}),
 		);
-		const extension = writeExtension(
-			cli.dir,
-			"hub.mjs",
-			`pi.registerProvider("hub", {
-	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
-	apiKey: "hub-key",
-	api: "openai-completions",
-	models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
-});`,
-		);
+		const extension = writeHubExtension();
 		const list = await runSettleAsync(["-e", extension, "--list-models", "hub"], {
 			cwd: cli.project,
 			agentDir: cli.agentDir,
@@ -229,16 +225,7 @@ describe("pi#2956: a models.json model with the id of one the extension register
 			join(cli.agentDir, "models.json"),
 			JSON.stringify({ providers: { hub: { models: [{ id: "model-a", contextWindow: 64000 }] } } }),
 		);
-		const extension = writeExtension(
-			cli.dir,
-			"hub.mjs",
-			`pi.registerProvider("hub", {
-	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
-	apiKey: "hub-key",
-	api: "openai-completions",
-	models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
-});`,
-		);
+		const extension = writeHubExtension();
 		const list = await runSettleAsync(["-e", extension, "--list-models", "hub/"], {
 			cwd: cli.project,
 			agentDir: cli.agentDir,
