@@ -144,7 +144,7 @@ async function treeMembers(leader: number): Promise<number[] | null> {
 }
 
 /** How many /proc stat files {@link treeMembers} reads at once. */
-const STAT_READS_AT_ONCE = 64;
+const STAT_READS_AT_ONCE = 256;
 
 /** Whether any process of the group (on Linux: or of the session) still runs; zombies count as gone. */
 async function processGroupRunning(pgid: number): Promise<boolean> {
