@@ -125,17 +125,26 @@ async function treeMembers(leader: number): Promise<number[] | null> {
 		return null;
 	}
 	if (entries.length === 0) return null;
+	// Many at once: read one after another, a few hundred stat files took seconds on a busy event loop,
+	// past the agent loop's abort grace, so an aborted command was reported as one that ignored the
+	// abort. Batches keep the open files bounded on a machine with thousands of processes.
+	const pids = entries.filter((entry) => /^\d+$/.test(entry));
 	const members: number[] = [];
-	for (const entry of entries) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			if (isTreeMember(await readFile(`/proc/${entry}/stat`, "utf-8"), leader)) members.push(Number(entry));
-		} catch {
-			// exited while we looked
-		}
+	for (let start = 0; start < pids.length; start += STAT_READS_AT_ONCE) {
+		const batch = pids.slice(start, start + STAT_READS_AT_ONCE);
+		const stats = await Promise.all(
+			batch.map((pid) => readFile(`/proc/${pid}/stat`, "utf-8").catch(() => undefined)), // exited while we looked
+		);
+		batch.forEach((pid, at) => {
+			const stat = stats[at];
+			if (stat !== undefined && isTreeMember(stat, leader)) members.push(Number(pid));
+		});
 	}
 	return members;
 }
+
+/** How many /proc stat files {@link treeMembers} reads at once. */
+const STAT_READS_AT_ONCE = 256;
 
 /** Whether any process of the group (on Linux: or of the session) still runs; zombies count as gone. */
 async function processGroupRunning(pgid: number): Promise<boolean> {

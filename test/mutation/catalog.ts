@@ -16598,6 +16598,14 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/cli-end-of-options.test.ts"],
 	},
 	{
+		id: "IG01",
+		file: "src/tools/shell.ts",
+		description:
+			"the /proc scan after an aborted command reads one stat file at a time again: on a busy event loop it outlasts the 1 s abort grace and Settle's own bash is reported as ignoring the abort (seedhunt7, RPC differential seed -1740213)",
+		edits: [{ find: "const STAT_READS_AT_ONCE = 256;", replace: "const STAT_READS_AT_ONCE = 1;" }],
+		tests: ["test/pi-races/abort-busy-event-loop.test.ts"],
+	},
+	{
 		id: "HZ02",
 		file: "src/cli/main.ts",
 		description:
