@@ -438,6 +438,7 @@ interface PendingCompaction {
  * ```
  */
 export class AgentSession {
+	/** The session's Agent. Start runs through the session (`prompt()`, {@link continue}): the Agent's own `prompt()` / `continue()` bypass retry, compaction and `isStreaming`. */
 	readonly agent: Agent;
 	readonly sessionManager: SessionManager;
 	readonly settingsManager: SettingsManager;
@@ -1108,6 +1109,38 @@ export class AgentSession {
 			streamingBehaviorError("session.prompt", options.streamingBehavior);
 		if (refusal) return Promise.reject(refusal);
 		return this.submitPrompt(text, options);
+	}
+
+	/**
+	 * Continues the transcript as it is, adding no message: for a host that restored a session
+	 * whose last message waits for the model (a user message or a tool result, e.g. after a crash
+	 * before the answer). Runs as a prompt's operation does (events, saving, retry, compaction,
+	 * queued messages) and resolves after its `agent_settled`; the `input` and `before_agent_start`
+	 * hooks do not run (there is no new input). Rejects, starting nothing, with `INVALID_ARGUMENT`
+	 * when nothing waits for an answer (no message, or the last is the assistant's), `BUSY` while an
+	 * operation runs, `NO_MODEL` / `NO_AUTH` as `prompt()`. Use it rather than `session.agent.continue()`,
+	 * which runs the model behind the session's back.
+	 *
+	 * @example
+	 * ```ts
+	 * const faux = createFauxProvider();
+	 * const modelRuntime = new InMemoryModelRuntime();
+	 * modelRuntime.registerFauxProvider(faux);
+	 * const sessionManager = SessionManager.inMemory(process.cwd());
+	 * sessionManager.appendMessage({ role: "user", content: "Why does the build fail?", timestamp: Date.now() });
+	 * const { session } = await createAgentSession({
+	 *   sessionManager, // restored: its last message was never answered
+	 *   modelRuntime,
+	 *   model: faux.getModel(),
+	 *   settingsManager: SettingsManager.inMemory(),
+	 * });
+	 * faux.setResponses([fauxAssistantMessage("The lockfile is stale.")]);
+	 * await session.continue(); // answers it; no second user message
+	 * session.dispose();
+	 * ```
+	 */
+	continue(): Promise<void> {
+		return this.request({ kind: "continue" });
 	}
 
 	private submitPrompt(text: string, options: PromptOptions): Promise<void> {
@@ -2305,7 +2338,10 @@ export class AgentSession {
 		const requestId = `p${++this.requestCounter}`;
 		const request: PromptRequest = { requestId, payload };
 		// An extension's send from a manual compaction's session_compact runs once it is over (pi#9647).
-		if (this.internals.scratch.manualCompactionSaved && (payload.kind === "custom" || payload.source === "extension")) {
+		if (
+			this.internals.scratch.manualCompactionSaved &&
+			(payload.kind === "custom" || (payload.kind === "text" && payload.source === "extension"))
+		) {
 			request.whenIdle = true;
 		}
 		// Its place among the messages queued as it asks, from now: the machine may handle the request

@@ -16681,6 +16681,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-loss.test.ts"],
 	},
+	{
+		id: "IC01",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"pi#8401: session.continue() on a transcript whose last message is the assistant's answer is no longer refused: it resolves having done nothing, and the host is not told to send a prompt",
+		edits: [
+			{
+				find: 'if (!last || (last.role === "assistant" && !s.agent.hasQueuedMessages())) {',
+				replace: "if (!last) {",
+			},
+		],
+		tests: ["test/pi-races/restored-transcript-continue.test.ts"],
+	},
+	{
+		id: "IC02",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"pi#8401: session.continue() while an operation runs is not refused BUSY: it falls into the text prompt's pipeline",
+		edits: [
+			{
+				find: 'if (payload.kind === "continue") throw new SettleError("BUSY", CONTINUE_WHILE_BUSY);',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/restored-transcript-continue.test.ts"],
+	},
+	{
+		id: "IC03",
+		file: "src/session/agent-session.ts",
+		description:
+			"pi#8026: session.continue() runs agent.continue() behind the session's back (as a host calling session.agent.continue()): no retry of a failed attempt, no agent_settled",
+		edits: [
+			{
+				find: 'return this.request({ kind: "continue" });',
+				replace: "return this.agent.continue();",
+			},
+		],
+		tests: ["test/pi-races/restored-transcript-continue.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
