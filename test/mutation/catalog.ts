@@ -16720,6 +16720,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/restored-transcript-continue.test.ts"],
 	},
+	{
+		id: "IC04",
+		file: "src/session/public-events.ts",
+		description:
+			"tiny-emitter#1: unsubscribing removes the listener from the list being delivered: the listener after a one-shot waiter that removed itself misses the event",
+		edits: [
+			{
+				find: "if (index !== -1) this.listeners = [...this.listeners.slice(0, index), ...this.listeners.slice(index + 1)];",
+				replace: "if (index !== -1) (this.listeners as AgentSessionListener[]).splice(index, 1);",
+			},
+		],
+		tests: ["test/pi-races/listeners-mid-event.test.ts"],
+	},
+	{
+		id: "IC05",
+		file: "src/session/public-events.ts",
+		description:
+			"argent#870: subscribing adds to the list being delivered: a listener added during an event hears that event too",
+		edits: [
+			{
+				find: "this.listeners = [...this.listeners, listener];",
+				replace: "(this.listeners as AgentSessionListener[]).push(listener);",
+			},
+		],
+		tests: ["test/pi-races/listeners-mid-event.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
