@@ -16746,6 +16746,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/listeners-mid-event.test.ts"],
 	},
+	{
+		id: "IC06",
+		file: "src/session/agent-session.ts",
+		description:
+			"opencode#25421: prompt() resolves once its run has started, not after agent_settled: the host takes the turn as over while the answer's deltas and message_end are still to come",
+		edits: [
+			{
+				find: 'if (event.disposition !== "started") {',
+				replace: "if (event.disposition !== undefined) {",
+			},
+		],
+		tests: ["test/pi-races/prompt-resolves-last.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
