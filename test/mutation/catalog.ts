@@ -16759,6 +16759,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/prompt-resolves-last.test.ts"],
 	},
+	{
+		id: "IC07",
+		file: "src/tools/paths.ts",
+		description:
+			"pi#279: a relative tool path resolves against process.cwd(), not the session's cwd: an SDK session's write, edit and read act in the host's folder",
+		edits: [
+			{
+				find: "const normalized = isAbsolute(expanded) ? expanded : resolve(cwd, expanded);",
+				replace: "const normalized = isAbsolute(expanded) ? expanded : resolve(expanded);",
+			},
+		],
+		tests: ["test/pi-races/sdk-tools.test.ts"],
+	},
+	{
+		id: "IC08",
+		file: "src/tools/bash.ts",
+		description: "pi#279: the bash tool spawns in the process's cwd instead of the session's",
+		edits: [
+			{
+				find: "const base: BashSpawnContext = { command: fullCommand, cwd, env: { ...process.env } };",
+				replace:
+					"const base: BashSpawnContext = { command: fullCommand, cwd: process.cwd(), env: { ...process.env } };",
+			},
+		],
+		tests: ["test/pi-races/sdk-tools.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
