@@ -16785,6 +16785,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/sdk-tools.test.ts"],
 	},
+	{
+		id: "IC09",
+		file: "src/session/agent-session.ts",
+		description:
+			"KurrentDB-Client-Dotnet#138: dispose() stays subscribed to the Agent: the answer a transport streams after dispose is still saved to the session file",
+		edits: [{ find: "\t\tthis.unsubscribeAgent();\n", replace: "" }],
+		tests: ["test/pi-races/sdk-embedding.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
