@@ -91,6 +91,7 @@ import {
 	reportOverflowRecoveryFailed,
 } from "./compaction-runner.js";
 import { pairToolResults } from "./convert-to-llm.js";
+import { allowSessionRun, refuseDirectRuns } from "./direct-runs.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
 import { blockImagesAwareConverter, normalizeToolResultImages } from "./images.js";
@@ -438,7 +439,7 @@ interface PendingCompaction {
  * ```
  */
 export class AgentSession {
-	/** The session's Agent. Start runs through the session (`prompt()`, {@link continue}): the Agent's own `prompt()` / `continue()` bypass retry, compaction and `isStreaming`. */
+	/** The session's Agent. Runs start through the session (`prompt()`, {@link continue}): the Agent's own `prompt()` / `continue()` called from outside reject `INVALID_ARGUMENT`. */
 	readonly agent: Agent;
 	readonly sessionManager: SessionManager;
 	readonly settingsManager: SettingsManager;
@@ -549,6 +550,7 @@ export class AgentSession {
 	static async create(config: AgentSessionConfig): Promise<AgentSession> {
 		const cwd = config.cwd ?? config.sessionManager.getCwd();
 		const agent = config.agent ?? createSessionAgent(config);
+		refuseDirectRuns(agent);
 		const modelRegistry = config.modelRegistry ?? modelRegistryView(config.modelRuntime);
 		const eventBus = config.eventBus ?? createEventBus();
 		const { runner, loadErrors } = await loadExtensionRunner(config.resourceLoader, {
@@ -662,6 +664,7 @@ export class AgentSession {
 			model: () => this.model,
 			cacheWarmer: this.cacheWarmer,
 			beforeRun: () => {
+				allowSessionRun(agent);
 				transcript.rebuildIfRequested();
 				recordLoadoutChangeBeforeRun(this.internals);
 				this.selectAgentHooks();
@@ -1118,8 +1121,8 @@ export class AgentSession {
 	 * queued messages) and resolves after its `agent_settled`; the `input` and `before_agent_start`
 	 * hooks do not run (there is no new input). Rejects, starting nothing, with `INVALID_ARGUMENT`
 	 * when nothing waits for an answer (no message, or the last is the assistant's), `BUSY` while an
-	 * operation runs, `NO_MODEL` / `NO_AUTH` as `prompt()`. Use it rather than `session.agent.continue()`,
-	 * which runs the model behind the session's back.
+	 * operation runs, `NO_MODEL` / `NO_AUTH` as `prompt()`. (`session.agent.continue()` from outside the
+	 * session is refused: it would run the model past the session.)
 	 *
 	 * @example
 	 * ```ts

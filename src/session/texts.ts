@@ -15,6 +15,11 @@ export const COMPACTION_IN_PROGRESS =
 export const TREE_NAVIGATION_IN_PROGRESS =
 	"Cannot submit a prompt while the session tree is being navigated. Wait for navigation to finish and retry.";
 
+/** A host's own `session.agent.prompt()` / `session.agent.continue()`. */
+export function directAgentRun(method: "prompt" | "continue"): string {
+	return `session.agent.${method}() was called directly: it would run the model past the session (no retry, compaction or agent_settled; the session would say idle). Use session.continue() to continue the transcript as it is, or session.prompt() to send a message.`;
+}
+
 /** `continue()` while an operation runs. */
 export const CONTINUE_WHILE_BUSY =
 	"Cannot continue while the agent is processing: the running operation already continues the transcript. Wait for it (waitForIdle()), then call continue() if its last message still waits for an answer.";

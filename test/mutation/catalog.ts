@@ -16793,6 +16793,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\tthis.unsubscribeAgent();\n", replace: "" }],
 		tests: ["test/pi-races/sdk-embedding.test.ts"],
 	},
+	{
+		id: "IC10",
+		file: "src/session/agent-session.ts",
+		description:
+			"pi#8401: a host's own session.agent.continue() runs again: the model answers past the session, which says idle and refuses prompts meanwhile",
+		edits: [{ find: "\t\trefuseDirectRuns(agent);\n", replace: "" }],
+		tests: ["test/pi-races/restored-transcript-continue.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -110,4 +110,24 @@ describe("pi#8401: continuing while a run is going, or with nothing waiting for 
 		await host.session.prompt("and now?");
 		expect(answerText(host.session.messages.at(-1))).toBe("next answer");
 	});
+
+	it("the host's own session.agent.continue() (or agent.prompt()) is refused INVALID_ARGUMENT naming session.continue(): no request, no event, the session still idle, and session.continue() then answers", async () => {
+		const { dir, file } = await crashedAfterToolResult();
+		const host = await reopen(dir, file);
+		const before = fileMessages(file);
+		const direct = await host.session.agent.continue().catch((error: unknown) => error);
+		expect(direct).toBeInstanceOf(SettleError);
+		expect(direct).toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("session.continue()") });
+		const directPrompt = await host.session.agent.prompt("hello").catch((error: unknown) => error);
+		expect(directPrompt).toMatchObject({ code: "INVALID_ARGUMENT" });
+		expect(host.provider.requests).toHaveLength(0);
+		expect(host.events).toEqual([]);
+		expect(host.session.isIdle).toBe(true);
+		expect(fileMessages(file)).toEqual(before);
+
+		const continued = host.session.continue();
+		(await host.provider.next()).finish(host.provider.reply("answered"));
+		await continued;
+		expect(answerText(fileMessages(file).at(-1))).toBe("answered");
+	});
 });
