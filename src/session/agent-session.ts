@@ -91,6 +91,7 @@ import {
 	reportOverflowRecoveryFailed,
 } from "./compaction-runner.js";
 import { pairToolResults } from "./convert-to-llm.js";
+import { allowSessionRun, refuseDirectRuns } from "./direct-runs.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
 import { blockImagesAwareConverter, normalizeToolResultImages } from "./images.js";
@@ -438,6 +439,7 @@ interface PendingCompaction {
  * ```
  */
 export class AgentSession {
+	/** The session's Agent. Runs start through the session (`prompt()`, {@link continue}): the Agent's own `prompt()` / `continue()` called from outside reject `INVALID_ARGUMENT`. */
 	readonly agent: Agent;
 	readonly sessionManager: SessionManager;
 	readonly settingsManager: SettingsManager;
@@ -548,6 +550,7 @@ export class AgentSession {
 	static async create(config: AgentSessionConfig): Promise<AgentSession> {
 		const cwd = config.cwd ?? config.sessionManager.getCwd();
 		const agent = config.agent ?? createSessionAgent(config);
+		refuseDirectRuns(agent);
 		const modelRegistry = config.modelRegistry ?? modelRegistryView(config.modelRuntime);
 		const eventBus = config.eventBus ?? createEventBus();
 		const { runner, loadErrors } = await loadExtensionRunner(config.resourceLoader, {
@@ -661,6 +664,7 @@ export class AgentSession {
 			model: () => this.model,
 			cacheWarmer: this.cacheWarmer,
 			beforeRun: () => {
+				allowSessionRun(agent);
 				transcript.rebuildIfRequested();
 				recordLoadoutChangeBeforeRun(this.internals);
 				this.selectAgentHooks();
@@ -1108,6 +1112,38 @@ export class AgentSession {
 			streamingBehaviorError("session.prompt", options.streamingBehavior);
 		if (refusal) return Promise.reject(refusal);
 		return this.submitPrompt(text, options);
+	}
+
+	/**
+	 * Continues the transcript as it is, adding no message: for a host that restored a session
+	 * whose last message waits for the model (a user message or a tool result, e.g. after a crash
+	 * before the answer). Runs as a prompt's operation does (events, saving, retry, compaction,
+	 * queued messages) and resolves after its `agent_settled`; the `input` and `before_agent_start`
+	 * hooks do not run (there is no new input). Rejects, starting nothing, with `INVALID_ARGUMENT`
+	 * when nothing waits for an answer (no message, or the last is the assistant's), `BUSY` while an
+	 * operation runs, `NO_MODEL` / `NO_AUTH` as `prompt()`. (`session.agent.continue()` from outside the
+	 * session is refused: it would run the model past the session.)
+	 *
+	 * @example
+	 * ```ts
+	 * const faux = createFauxProvider();
+	 * const modelRuntime = new InMemoryModelRuntime();
+	 * modelRuntime.registerFauxProvider(faux);
+	 * const sessionManager = SessionManager.inMemory(process.cwd());
+	 * sessionManager.appendMessage({ role: "user", content: "Why does the build fail?", timestamp: Date.now() });
+	 * const { session } = await createAgentSession({
+	 *   sessionManager, // restored: its last message was never answered
+	 *   modelRuntime,
+	 *   model: faux.getModel(),
+	 *   settingsManager: SettingsManager.inMemory(),
+	 * });
+	 * faux.setResponses([fauxAssistantMessage("The lockfile is stale.")]);
+	 * await session.continue(); // answers it; no second user message
+	 * session.dispose();
+	 * ```
+	 */
+	continue(): Promise<void> {
+		return this.request({ kind: "continue" });
 	}
 
 	private submitPrompt(text: string, options: PromptOptions): Promise<void> {
@@ -2306,7 +2342,10 @@ export class AgentSession {
 		const requestId = `p${++this.requestCounter}`;
 		const request: PromptRequest = { requestId, payload };
 		// An extension's send from a manual compaction's session_compact runs once it is over (pi#9647).
-		if (this.internals.scratch.manualCompactionSaved && (payload.kind === "custom" || payload.source === "extension")) {
+		if (
+			this.internals.scratch.manualCompactionSaved &&
+			(payload.kind === "custom" || (payload.kind === "text" && payload.source === "extension"))
+		) {
 			request.whenIdle = true;
 		}
 		// Its place among the messages queued as it asks, from now: the machine may handle the request

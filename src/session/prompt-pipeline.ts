@@ -25,6 +25,7 @@ import type {
 	PromptOperationEvent,
 	PromptRequest,
 } from "../../machines/prompt-operation.machine.js";
+import { lastNonSystemMessage } from "../agent/agent-loop.js";
 import { SettleError } from "../errors.js";
 import { type BeforeAgentStartExtras, parseCommandInvocation } from "../extensions/runner.js";
 import type { ExtensionError, InputSource } from "../extensions/types.js";
@@ -39,7 +40,9 @@ import type { CustomMessage } from "./messages.js";
 import { userMessage } from "./queues.js";
 import {
 	COMPACTION_IN_PROGRESS,
+	CONTINUE_WHILE_BUSY,
 	commandCannotBeQueued,
+	nothingToContinue,
 	STREAMING_BEHAVIOR_REQUIRED,
 	TREE_NAVIGATION_IN_PROGRESS,
 } from "./texts.js";
@@ -62,7 +65,9 @@ export type PromptPayload =
 			message: CustomMessage;
 			/** Sent by a `before_agent_start` handler while it ran: its operation skips that hook. */
 			viaAgentStart?: boolean;
-	  };
+	  }
+	/** `session.continue()`: an operation over the transcript as it is, no new message. */
+	| { kind: "continue" };
 
 /**
  * Where a command's error goes: the session's runner when it fails — after a reload during the
@@ -82,6 +87,7 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	// A new operation, not a queued message: the place reserved for it in its queue is given up.
 	s.queues.releaseReservedTurn(request.requestId);
 	if (payload.kind === "custom") return startCustomMessage(s, payload.message, payload.viaAgentStart === true, aborted);
+	if (payload.kind === "continue") return startContinuation(s, aborted);
 	const runner = s.runner();
 	let text = payload.text;
 	let images = payload.images;
@@ -240,9 +246,30 @@ async function startCustomMessage(
 	return { disposition: "started", runPayload: messages };
 }
 
+/**
+ * `session.continue()` while idle: an operation whose first run is `agent.continue()` on the
+ * transcript as restored (no payload: the run request falls to the continuation), so retry,
+ * compaction and queued messages follow as after a prompt (pi#5961, pi#8026). No new input, so
+ * neither `input` nor `before_agent_start` runs. Refused when nothing waits for an answer.
+ */
+async function startContinuation(s: SessionInternals, aborted: { aborted: boolean }): Promise<PreflightOutcome> {
+	s.queues.flushPendingBash();
+	s.queues.flushPendingCustom();
+	const last = lastNonSystemMessage(s.agent.state.messages);
+	if (!last || (last.role === "assistant" && !s.agent.hasQueuedMessages())) {
+		throw new SettleError("INVALID_ARGUMENT", nothingToContinue(last?.role));
+	}
+	if (!hasModelAndAuth(s)) await requireModelAndAuth(s);
+	const compaction = aborted.aborted ? undefined : preSendCompaction(s);
+	if (compaction) await compaction;
+	if (!aborted.aborted) recordThinkingLevel(s);
+	return { disposition: "started" };
+}
+
 /** The machine's `busyPreflight` actor: the prompt pipeline while an operation (or a compaction) runs. */
 export async function busyPreflight(s: SessionInternals, input: BusyPreflightInput): Promise<BusyPreflightOutcome> {
 	const payload = input.request.payload as PromptPayload;
+	if (payload.kind === "continue") throw new SettleError("BUSY", CONTINUE_WHILE_BUSY);
 	if (payload.kind === "custom") {
 		// Raced with the start of an operation: deliver it like a streaming sendCustomMessage().
 		s.agent.steer(payload.message);

@@ -15,6 +15,22 @@ export const COMPACTION_IN_PROGRESS =
 export const TREE_NAVIGATION_IN_PROGRESS =
 	"Cannot submit a prompt while the session tree is being navigated. Wait for navigation to finish and retry.";
 
+/** A host's own `session.agent.prompt()` / `session.agent.continue()`. */
+export function directAgentRun(method: "prompt" | "continue"): string {
+	return `session.agent.${method}() was called directly: it would run the model past the session (no retry, compaction or agent_settled; the session would say idle). Use session.continue() to continue the transcript as it is, or session.prompt() to send a message.`;
+}
+
+/** `continue()` while an operation runs. */
+export const CONTINUE_WHILE_BUSY =
+	"Cannot continue while the agent is processing: the running operation already continues the transcript. Wait for it (waitForIdle()), then call continue() if its last message still waits for an answer.";
+
+/** `continue()` on a transcript with nothing waiting for an answer. */
+export function nothingToContinue(lastRole: string | undefined): string {
+	return lastRole === undefined
+		? "Nothing to continue: the session has no messages. Send a prompt with prompt()."
+		: `Nothing to continue: the last message is the ${lastRole === "assistant" ? "assistant's answer" : `${lastRole} message`}, not a user message or a tool result waiting for the model. Send a prompt with prompt().`;
+}
+
 /** `steer()` / `followUp()` with an extension command. */
 export function commandCannotBeQueued(name: string): string {
 	return `Extension command "/${name}" cannot be queued. Use prompt() or execute the command when not streaming.`;

@@ -17089,6 +17089,126 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/piped-stdin-encoding.test.ts"],
 	},
+	{
+		id: "IC01",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"pi#8401: session.continue() on a transcript whose last message is the assistant's answer is no longer refused: it resolves having done nothing, and the host is not told to send a prompt",
+		edits: [
+			{
+				find: 'if (!last || (last.role === "assistant" && !s.agent.hasQueuedMessages())) {',
+				replace: "if (!last) {",
+			},
+		],
+		tests: ["test/pi-races/restored-transcript-continue.test.ts"],
+	},
+	{
+		id: "IC02",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"pi#8401: session.continue() while an operation runs is not refused BUSY: it falls into the text prompt's pipeline",
+		edits: [
+			{
+				find: 'if (payload.kind === "continue") throw new SettleError("BUSY", CONTINUE_WHILE_BUSY);',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/restored-transcript-continue.test.ts"],
+	},
+	{
+		id: "IC03",
+		file: "src/session/agent-session.ts",
+		description:
+			"pi#8026: session.continue() runs agent.continue() behind the session's back (as a host calling session.agent.continue()): no retry of a failed attempt, no agent_settled",
+		edits: [
+			{
+				find: 'return this.request({ kind: "continue" });',
+				replace: "return this.agent.continue();",
+			},
+		],
+		tests: ["test/pi-races/restored-transcript-continue.test.ts"],
+	},
+	{
+		id: "IC04",
+		file: "src/session/public-events.ts",
+		description:
+			"tiny-emitter#1: unsubscribing removes the listener from the list being delivered: the listener after a one-shot waiter that removed itself misses the event",
+		edits: [
+			{
+				find: "if (index !== -1) this.listeners = [...this.listeners.slice(0, index), ...this.listeners.slice(index + 1)];",
+				replace: "if (index !== -1) (this.listeners as AgentSessionListener[]).splice(index, 1);",
+			},
+		],
+		tests: ["test/pi-races/listeners-mid-event.test.ts"],
+	},
+	{
+		id: "IC05",
+		file: "src/session/public-events.ts",
+		description:
+			"argent#870: subscribing adds to the list being delivered: a listener added during an event hears that event too",
+		edits: [
+			{
+				find: "this.listeners = [...this.listeners, listener];",
+				replace: "(this.listeners as AgentSessionListener[]).push(listener);",
+			},
+		],
+		tests: ["test/pi-races/listeners-mid-event.test.ts"],
+	},
+	{
+		id: "IC06",
+		file: "src/session/agent-session.ts",
+		description:
+			"opencode#25421: prompt() resolves once its run has started, not after agent_settled: the host takes the turn as over while the answer's deltas and message_end are still to come",
+		edits: [
+			{
+				find: 'if (event.disposition !== "started") {',
+				replace: "if (event.disposition !== undefined) {",
+			},
+		],
+		tests: ["test/pi-races/prompt-resolves-last.test.ts"],
+	},
+	{
+		id: "IC07",
+		file: "src/tools/paths.ts",
+		description:
+			"pi#279: a relative tool path resolves against process.cwd(), not the session's cwd: an SDK session's write, edit and read act in the host's folder",
+		edits: [
+			{
+				find: "const normalized = isAbsolute(expanded) ? expanded : resolve(cwd, expanded);",
+				replace: "const normalized = isAbsolute(expanded) ? expanded : resolve(expanded);",
+			},
+		],
+		tests: ["test/pi-races/sdk-tools.test.ts"],
+	},
+	{
+		id: "IC08",
+		file: "src/tools/bash.ts",
+		description: "pi#279: the bash tool spawns in the process's cwd instead of the session's",
+		edits: [
+			{
+				find: "const base: BashSpawnContext = { command: fullCommand, cwd, env: { ...process.env } };",
+				replace:
+					"const base: BashSpawnContext = { command: fullCommand, cwd: process.cwd(), env: { ...process.env } };",
+			},
+		],
+		tests: ["test/pi-races/sdk-tools.test.ts"],
+	},
+	{
+		id: "IC09",
+		file: "src/session/agent-session.ts",
+		description:
+			"KurrentDB-Client-Dotnet#138: dispose() stays subscribed to the Agent: the answer a transport streams after dispose is still saved to the session file",
+		edits: [{ find: "\t\tthis.unsubscribeAgent();\n", replace: "" }],
+		tests: ["test/pi-races/sdk-embedding.test.ts"],
+	},
+	{
+		id: "IC10",
+		file: "src/session/agent-session.ts",
+		description:
+			"pi#8401: a host's own session.agent.continue() runs again: the model answers past the session, which says idle and refuses prompts meanwhile",
+		edits: [{ find: "\t\trefuseDirectRuns(agent);\n", replace: "" }],
+		tests: ["test/pi-races/restored-transcript-continue.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -16,6 +16,7 @@ import { createAgentSession } from "../../src/runtime/sdk.js";
 import type { AgentSessionEvent } from "../../src/session/events.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { diskSession, removeTempDirs } from "./disk-harness.js";
 import { persistedRoles } from "./helpers.js";
 
 let dir: string;
@@ -319,5 +320,49 @@ process.exit(0);
 				/^session_shutdown: session_shutdown handler did not finish within 5000 ms; the dispose went on/,
 			),
 		]);
+	});
+});
+
+describe("KurrentDB-Client-Dotnet#138: a disposed subscription still raised the events that arrived after it", () => {
+	it("a host that disposes the session from its listener mid-answer hears nothing more, the transport is told to stop, and the answer streamed after dispose is not written", async () => {
+		const host = await diskSession();
+		try {
+			const { session, provider } = host;
+			const heard: string[] = [];
+			// The user closes the tab at the answer's first words: the host's listener disposes the session.
+			session.subscribe((event) => {
+				heard.push(event.type);
+				if (event.type === "message_update") session.dispose();
+			});
+			const after: string[] = [];
+			session.subscribe((event) => after.push(event.type));
+			const prompt = session.prompt("summarize the log").catch((error: unknown) => error);
+			const request = await provider.next();
+			request.beginText("The log shows");
+			expect(await prompt).toMatchObject({ code: "SESSION_CLOSED" });
+			expect(request.signal?.aborted).toBe(true);
+			const file = session.sessionFile!;
+			const savedAtDispose = readFileSync(file, "utf8");
+			const heardAtDispose = [...heard];
+			// The transport ignores the abort and streams the rest of the answer anyway.
+			request.stream.push({
+				type: "text_delta",
+				contentIndex: 0,
+				delta: " three failures.",
+				partial: provider.reply("The log shows three failures."),
+			});
+			request.finish(provider.reply("The log shows three failures."));
+			// The detached run has ended (its last event handled) before anything is compared.
+			await session.agent.waitForIdle();
+			expect(heard).toEqual(heardAtDispose);
+			expect(heard.at(-1)).toBe("message_update");
+			// The listener after the disposing one still heard the event being delivered, nothing later.
+			expect(after).toEqual(heard);
+			expect(readFileSync(file, "utf8")).toBe(savedAtDispose);
+			expect(persistedRoles(file)).toEqual(["user"]);
+		} finally {
+			host.cleanup();
+			removeTempDirs();
+		}
 	});
 });

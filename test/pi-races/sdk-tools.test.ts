@@ -2,10 +2,10 @@
  * Hosts that embed the SDK with their own tools, or several sessions in one process, replayed from
  * reports by such hosts: each session a real file, real built-in tools, real child processes.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { basename, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { createFauxProvider, type FauxProvider, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
@@ -204,6 +204,58 @@ describe("pi#3452: several SDK sessions in one process, each with its own cwd (p
 		);
 		expect(process.cwd()).toBe(before);
 		await runtime.dispose();
+	});
+});
+
+describe("pi#279, pi#271: an SDK session whose cwd is not the process's: every built-in tool must work in the session's cwd", () => {
+	it("write, edit, read, ls, find, grep and bash with relative paths all act in the session's project; nothing appears in process.cwd()", async () => {
+		const project = join(dir, "project");
+		mkdirSync(project);
+		expect(process.cwd()).not.toBe(project);
+		// A folder name of this test only: were a tool to use process.cwd(), it lands there and is removed.
+		const notes = basename(dir);
+		const outside = join(process.cwd(), notes);
+		expect(existsSync(outside)).toBe(false);
+		onTestFinished(() => rmSync(outside, { recursive: true, force: true }));
+		const { session, faux, events } = await hostSession(project);
+		session.setActiveToolsByName(["read", "bash", "edit", "write", "grep", "find", "ls"]);
+		faux.setResponses([
+			fauxAssistantMessage(fauxToolCall("write", { path: `${notes}/plan.txt`, content: "step one\n" }, { id: "w" }), {
+				stopReason: "toolUse",
+			}),
+			fauxAssistantMessage(
+				fauxToolCall(
+					"edit",
+					{ path: `${notes}/plan.txt`, edits: [{ oldText: "step one", newText: "step two" }] },
+					{ id: "e" },
+				),
+				{ stopReason: "toolUse" },
+			),
+			fauxAssistantMessage(
+				[
+					fauxToolCall("read", { path: `${notes}/plan.txt` }, { id: "r" }),
+					fauxToolCall("ls", { path: notes }, { id: "l" }),
+					fauxToolCall("find", { pattern: "*.txt" }, { id: "f" }),
+					fauxToolCall("grep", { pattern: "step two" }, { id: "g" }),
+					fauxToolCall("bash", { command: `cat ${notes}/plan.txt && pwd` }, { id: "b" }),
+				],
+				{ stopReason: "toolUse" },
+			),
+			fauxAssistantMessage("done"),
+		]);
+		await session.prompt("plan it");
+		const result = (id: string) =>
+			resultText(events.find((event) => event.type === "tool_execution_end" && event.toolCallId === id));
+		expect(readFileSync(join(project, notes, "plan.txt"), "utf8")).toBe("step two\n");
+		expect(result("r")).toContain("step two");
+		expect(result("l")).toContain("plan.txt");
+		expect(result("f")).toContain(`${notes}/plan.txt`);
+		expect(result("g")).toContain(`${notes}/plan.txt`);
+		expect(result("b")).toBe(`step two\n${project}\n`);
+		expect(existsSync(outside)).toBe(false);
+		expect(events.filter((event) => event.type === "tool_execution_end" && event.isError)).toEqual([]);
+		await session.dispose();
+		session.sessionManager.close();
 	});
 });
 
