@@ -8435,7 +8435,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a triggered custom message from session_compact is not deferred",
 		edits: [
 			{
-				find: '(payload.kind === "custom" || payload.source === "extension")',
+				find: '(payload.kind === "custom" || (payload.kind === "text" && payload.source === "extension"))',
 				replace: '(payload.kind === "text" && payload.source === "extension")',
 			},
 		],
