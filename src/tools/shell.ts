@@ -4,7 +4,6 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
 import { constants } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { SettleError } from "../errors.js";
@@ -75,7 +74,7 @@ export function killProcessTree(pid: number): void {
 	} catch {
 		killQuietly(pid);
 	}
-	if (process.platform === "linux") for (const member of treeMembersSync(pid)) killQuietly(member);
+	if (process.platform === "linux") for (const member of treeMembersSync(pid) ?? []) killQuietly(member);
 }
 
 function killQuietly(pid: number): void {
@@ -96,62 +95,29 @@ function isTreeMember(stat: string, leader: number): boolean {
 	return Number(pgrp) === leader || Number(session) === leader;
 }
 
-/** Linux: pids of the live members of `leader`'s process group and session, read from /proc now. */
-function treeMembersSync(leader: number): number[] {
-	const members: number[] = [];
+/** Linux: pids of the live members of `leader`'s process group and session, read from /proc now; null when /proc cannot be read. */
+function treeMembersSync(leader: number): number[] | null {
 	let entries: string[];
 	try {
 		entries = readdirSync("/proc");
 	} catch {
-		return members;
-	}
-	for (const entry of entries) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			if (isTreeMember(readFileSync(`/proc/${entry}/stat`, "utf-8"), leader)) members.push(Number(entry));
-		} catch {
-			// exited while we looked
-		}
-	}
-	return members;
-}
-
-/** Linux: {@link treeMembersSync} without blocking; null when /proc cannot be read. */
-async function treeMembers(leader: number): Promise<number[] | null> {
-	let entries: string[];
-	try {
-		entries = await readdir("/proc");
-	} catch {
 		return null;
 	}
 	if (entries.length === 0) return null;
-	// Many at once: read one after another, a few hundred stat files took seconds on a busy event loop,
-	// past the agent loop's abort grace, so an aborted command was reported as one that ignored the
-	// abort. Batches keep the open files bounded on a machine with thousands of processes.
-	const pids = entries.filter((entry) => /^\d+$/.test(entry));
-	const members: number[] = [];
-	for (let start = 0; start < pids.length; start += STAT_READS_AT_ONCE) {
-		const batch = pids.slice(start, start + STAT_READS_AT_ONCE);
-		const stats = await Promise.all(
-			batch.map((pid) => readFile(`/proc/${pid}/stat`, "utf-8").catch(() => undefined)), // exited while we looked
-		);
-		batch.forEach((pid, at) => {
-			const stat = stats[at];
-			if (stat !== undefined && isTreeMember(stat, leader)) members.push(Number(pid));
-		});
-	}
-	return members;
+	return entries.filter((entry) => /^\d+$/.test(entry) && isLiveMember(Number(entry), leader)).map(Number);
 }
 
-/** How many /proc stat files {@link treeMembers} reads at once. */
-const STAT_READS_AT_ONCE = 256;
-
-/** Whether any process of the group (on Linux: or of the session) still runs; zombies count as gone. */
-async function processGroupRunning(pgid: number): Promise<boolean> {
-	if (process.platform === "linux") {
-		const members = await treeMembers(pgid);
-		if (members) return members.length > 0;
+/** Linux: whether `pid` still runs as a member of `leader`'s tree (false once it exited, was reaped or is a zombie). */
+function isLiveMember(pid: number, leader: number): boolean {
+	try {
+		return isTreeMember(readFileSync(`/proc/${pid}/stat`, "utf-8"), leader);
+	} catch {
+		return false; // exited while we looked
 	}
+}
+
+/** Whether any process of the group still runs (no /proc: the group as the OS reports it). */
+function processGroupRunning(pgid: number): boolean {
 	try {
 		process.kill(-pgid, 0);
 		return true;
@@ -178,7 +144,21 @@ async function processGroupRunning(pgid: number): Promise<boolean> {
  */
 export async function waitForProcessGroupExit(pgid: number, timeoutMs = 2000): Promise<boolean> {
 	const deadline = Date.now() + timeoutMs;
-	while (await processGroupRunning(pgid)) {
+	// Linux: all of /proc is read to find the members and, once they are gone, to find one forked
+	// before its kill; in between only the members' own stat files. Scanning /proc at each poll (and
+	// asynchronously, one file per event-loop turn) outlasted the 1 s abort grace on a busy machine,
+	// and Settle's own bash was reported as ignoring the abort (seedhunt7).
+	let members = process.platform === "linux" ? treeMembersSync(pgid) : null;
+	if (members) {
+		while (members.length > 0) {
+			if (Date.now() >= deadline) return false;
+			await delay(5);
+			members = members.filter((pid) => isLiveMember(pid, pgid));
+			if (members.length === 0) members = treeMembersSync(pgid) ?? [];
+		}
+		return true;
+	}
+	while (processGroupRunning(pgid)) {
 		if (Date.now() >= deadline) return false;
 		await delay(5);
 	}

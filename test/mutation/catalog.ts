@@ -16601,8 +16601,18 @@ export const MUTANTS: Mutant[] = [
 		id: "IG01",
 		file: "src/tools/shell.ts",
 		description:
-			"the /proc scan after an aborted command reads one stat file at a time again: on a busy event loop it outlasts the 1 s abort grace and Settle's own bash is reported as ignoring the abort (seedhunt7, RPC differential seed -1740213)",
-		edits: [{ find: "const STAT_READS_AT_ONCE = 256;", replace: "const STAT_READS_AT_ONCE = 1;" }],
+			"after an aborted command, the check that its processes are gone reads /proc one stat file per event-loop turn again: on a busy event loop it outlasts the 1 s abort grace and Settle's own bash is reported as ignoring the abort (seedhunt7, RPC differential seed -1740213)",
+		edits: [
+			{
+				find: 'let members = process.platform === "linux" ? treeMembersSync(pgid) : null;',
+				replace: 'let members = process.platform === "linux" ? await treeMembersOneAtATime(pgid) : null;',
+			},
+			{
+				find: "/** Whether any process of the group still runs (no /proc",
+				replace:
+					'async function treeMembersOneAtATime(leader: number): Promise<number[]> {\n\tconst { readdir, readFile } = await import("node:fs/promises");\n\tconst members: number[] = [];\n\tfor (const entry of await readdir("/proc")) {\n\t\tif (!/^\\d+$/.test(entry)) continue;\n\t\tconst stat = await readFile("/proc/" + entry + "/stat", "utf-8").catch(() => undefined);\n\t\tif (stat !== undefined && isTreeMember(stat, leader)) members.push(Number(entry));\n\t}\n\treturn members;\n}\n\n/** Whether any process of the group still runs (no /proc',
+			},
+		],
 		tests: ["test/pi-races/abort-busy-event-loop.test.ts"],
 	},
 	{
