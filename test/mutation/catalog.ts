@@ -17081,6 +17081,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/piped-stdin-encoding.test.ts"],
 	},
+	{
+		id: "II01",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"kotlin-sdk#956: a UTF-8 byte order mark ahead of an RPC command is kept: the command is refused as a parse error without its id",
+		edits: [{ find: 'const text = line.startsWith("\\uFEFF") ? line.slice(1) : line;', replace: "const text = line;" }],
+		tests: ["test/pi-races/rpc-byte-order-mark.test.ts"],
+	},
+	{
+		id: "II02",
+		file: "src/cli/termination.ts",
+		description:
+			"pi#9328: a SIGTERM exits at once: a settle --rpc run is neither aborted nor saved, and no agent_end reaches the supervisor",
+		edits: [{ find: "\t\tending = true;\n", replace: "\t\tending = true;\n\t\texit(code);\n" }],
+		tests: ["test/pi-races/rpc-termination.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
