@@ -17097,6 +17097,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\tending = true;\n", replace: "\t\tending = true;\n\t\texit(code);\n" }],
 		tests: ["test/pi-races/rpc-termination.test.ts"],
 	},
+	{
+		id: "II03",
+		file: "src/tools/truncate.ts",
+		description:
+			"claude-code#56064: grep's line cut falls between the halves of an emoji: a lone surrogate in every --mode json line and the session file",
+		edits: [
+			{
+				find: "const end = last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars;",
+				replace: "const end = maxChars;",
+			},
+		],
+		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
