@@ -8,7 +8,8 @@
  * command); events then come from the new session.
  *
  * Differences from pi 0.73.1, on purpose: a line that is not a JSON object with a string `type`
- * gets a `parse` error, under the object's `id` when it has one (pi crashes on `null`, pi#4901);
+ * gets a `parse` error, under the object's `id` when it has one (pi crashes on `null`, pi#4901), and
+ * a byte order mark ahead of a line is ignored (pi refuses the line);
  * missing or mistyped fields get a typed error naming the field; an unknown command's response
  * keeps its `id`; `export_html` answers as pi's does but writes Settle's page (src/export/);
  * commands after a session replacement wait for it (and a prompt, steer or follow_up that arrives
@@ -309,10 +310,13 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 	};
 	// An ended stdin holds no commands (a closed line reader's iterator would never finish either).
 	for await (const line of state === "ended" ? [] : lines) {
-		if (line.trim() === "") continue;
+		// A byte order mark ahead of a command (a .NET host's UTF-8 StreamWriter, PowerShell 5.1) is
+		// not part of it: RFC 8259 lets a parser ignore it, JSON.parse refuses it.
+		const text = line.startsWith("\uFEFF") ? line.slice(1) : line;
+		if (text.trim() === "") continue;
 		let parsed: unknown;
 		try {
-			parsed = JSON.parse(line);
+			parsed = JSON.parse(text);
 			if (!parsed || typeof parsed !== "object" || typeof (parsed as { type?: unknown }).type !== "string")
 				throw new SettleError("INVALID_ARGUMENT", 'a command is one JSON object per line with a string "type"');
 		} catch (error) {

@@ -199,7 +199,11 @@ export function takeLastBytes(text: string, maxBytes: number): string {
  */
 export function truncateLine(line: string, maxChars = GREP_MAX_LINE_LENGTH): { text: string; wasTruncated: boolean } {
 	if (line.length <= maxChars) return { text: line, wasTruncated: false };
-	return { text: `${line.slice(0, maxChars)}... [truncated]`, wasTruncated: true };
+	// A cut between the halves of a surrogate pair (an emoji) would leave a lone surrogate, which no
+	// UTF-8 writer can encode and strict JSON readers refuse: the cut moves before the pair.
+	const last = line.charCodeAt(maxChars - 1);
+	const end = last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars;
+	return { text: `${line.slice(0, end)}... [truncated]`, wasTruncated: true };
 }
 
 /**

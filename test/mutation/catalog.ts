@@ -17219,6 +17219,35 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\trefuseDirectRuns(agent);\n", replace: "" }],
 		tests: ["test/pi-races/restored-transcript-continue.test.ts"],
 	},
+	{
+		id: "II01",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"kotlin-sdk#956: a UTF-8 byte order mark ahead of an RPC command is kept: the command is refused as a parse error without its id",
+		edits: [{ find: 'const text = line.startsWith("\\uFEFF") ? line.slice(1) : line;', replace: "const text = line;" }],
+		tests: ["test/pi-races/rpc-byte-order-mark.test.ts"],
+	},
+	{
+		id: "II02",
+		file: "src/cli/termination.ts",
+		description:
+			"pi#9328: a SIGTERM exits at once: a settle --rpc run is neither aborted nor saved, and no agent_end reaches the supervisor",
+		edits: [{ find: "\t\tending = true;\n", replace: "\t\tending = true;\n\t\texit(code);\n" }],
+		tests: ["test/pi-races/rpc-termination.test.ts"],
+	},
+	{
+		id: "II03",
+		file: "src/tools/truncate.ts",
+		description:
+			"claude-code#56064: grep's line cut falls between the halves of an emoji: a lone surrogate in every --mode json line and the session file",
+		edits: [
+			{
+				find: "const end = last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars;",
+				replace: "const end = maxChars;",
+			},
+		],
+		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,68 @@
+/**
+ * How a `settle --rpc` process ends for the supervisor that started it, replayed against real
+ * `settle --rpc` child processes and a local OpenAI-style server. pi#9328: a supervisor sent
+ * `pi --mode rpc` SIGTERM and got exit 143 with nothing more on stdout; it had to close stdin to get
+ * the final state (the maintainers: no action). What a supervisor should see when it stops a run
+ * with SIGTERM: the run aborted and reported (`agent_end`, `aborted`), every stdout line whole, the
+ * partial answer saved in the session file, exit 143.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AgentMessage, AssistantMessage, UserMessage } from "../../src/llm/types.js";
+import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { chatPartial } from "../llm/wire/openai.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-rpc-termination-");
+
+function savedMessages(file: string): (UserMessage | AssistantMessage)[] {
+	return readFileSync(file, "utf8")
+		.trimEnd()
+		.split("\n")
+		.map((line) => JSON.parse(line) as { type: string; message?: AgentMessage })
+		.filter((entry) => entry.type === "message" && entry.message!.role !== "system")
+		.map((entry) => entry.message as UserMessage | AssistantMessage);
+}
+
+describe("pi#9328: an RPC server sent SIGTERM exits with nothing more said", () => {
+	let server: WireServer;
+	beforeEach(async () => {
+		server = await startWireServer();
+	});
+	afterEach(async () => {
+		await server.close();
+	});
+
+	it("pi#9328: settle --rpc sent SIGTERM while the answer streams (stdin still open): agent_end (aborted) then agent_settled last on stdout, every line whole, the partial answer saved as aborted, exit 143", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		// The answer streams in full, then the stream stays open: the run is mid-answer for good.
+		server.reply(chatPartial([{ type: "text", text: "Half of the plan" }], 3, "hang"));
+		const sessionFile = join(cli.project, "supervised.jsonl");
+		// RpcClient parses every stdout line as JSON: a cut line fails the test there.
+		const client = new RpcClient(["--model", "local/coder", "--session", sessionFile], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const streamed = client.next(
+			(line) =>
+				line.type === "message_update" &&
+				JSON.stringify((line as { message?: unknown }).message).includes("Half of the plan"),
+		);
+		expect(await client.request({ id: "p", type: "prompt", message: "plan the migration" })).toMatchObject({
+			success: true,
+		});
+		await streamed;
+		client.child.kill("SIGTERM");
+		expect(await client.exited).toBe(143);
+		const types = client.lines.map((line) => line.type);
+		expect(types.slice(-2)).toEqual(["agent_end", "agent_settled"]);
+		expect(client.lines.at(-2)).toMatchObject({ aborted: true });
+		const saved = savedMessages(sessionFile);
+		expect(saved.map((message) => [message.role, message.content])).toEqual([
+			["user", [{ type: "text", text: "plan the migration" }]],
+			["assistant", [{ type: "text", text: "Half of the plan" }]],
+		]);
+		expect((saved[1] as AssistantMessage).stopReason).toBe("aborted");
+	});
+});
