@@ -7697,7 +7697,7 @@ export const MUTANTS: Mutant[] = [
 		description: "killProcessTree no longer sweeps the session the detached child leads",
 		edits: [
 			{
-				find: '\tif (process.platform === "linux") for (const member of treeMembersSync(pid)) killQuietly(member);\n',
+				find: '\tif (process.platform === "linux") for (const member of treeMembersSync(pid) ?? []) killQuietly(member);\n',
 				replace: "",
 			},
 		],
