@@ -17081,6 +17081,34 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/piped-stdin-encoding.test.ts"],
 	},
+	{
+		id: "IJ01",
+		file: "src/session/queues.ts",
+		description:
+			"kimchi#34: a message an input hook sends while it handles one of the same kind queues behind it: the hook that awaits it hangs",
+		edits: [
+			{
+				find: "runHooks: (hooks) => hookedTurn.run({ queues: this, turn: own }, hooks),",
+				replace: "runHooks: (hooks) => hooks(),",
+			},
+		],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "IJ02",
+		file: "src/session/queues.ts",
+		description:
+			"kimchi#34: the message an input hook handles no longer waits for one its hook sent without awaiting it",
+		edits: [{ find: "parent.waitFor = parent.waitFor.then(() => mine);", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "IJ03",
+		file: "src/session/queues.ts",
+		description: "kimchi#34: a steer sent after one an input hook handled overtakes the replacement the hook sent",
+		edits: [{ find: "resolve(Promise.all(own.ahead).then(() => {}));", replace: "resolve(Promise.resolve());" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
