@@ -8,6 +8,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
+import { joinedProviderWarnings } from "../runtime/models-json.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
 import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
@@ -71,6 +72,11 @@ export interface CliHost {
 	piHint?: string;
 	/** Startup problems that are only warnings (errors end the CLI before this). */
 	warnings: AgentSessionRuntimeDiagnostic[];
+	/**
+	 * models.json warnings of providers whose models wait for an extension's registration, by
+	 * provider (not among `warnings`): said once `session_start` ran, unless it registered them.
+	 */
+	providerWarnings: ReadonlyMap<string, AgentSessionRuntimeDiagnostic>;
 	/** Where sessions saved under the `--cwd` link path are (oh-my-pi#941): `/resume` looks there too. */
 	linkFolder?: LinkNamedSessionFolder;
 	/** `--resume` picked a saved session to start on (not a new one). */
@@ -266,9 +272,13 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 	}
 	const flags = collectExtensionFlags(runtime.services.extensionsResult.extensions);
 	const messages = reclaimMessages(args.messages, args.unknownFlags, (name) => flags.get(name)?.type);
+	// Held until session_start ran: an extension may register the provider there.
+	const providerWarnings = joinedProviderWarnings(runtime.services.modelRuntime);
+	const held = new Set(providerWarnings.values());
 	const warnings = runtime.diagnostics.filter(
 		(d) =>
 			d.type !== "error" &&
+			!held.has(d) &&
 			!untrusted.paths.includes(d.path ?? "") &&
 			!(untrustedByChoice && d.message.includes(TRUST_ADVICE_MARK)),
 	);
@@ -278,6 +288,7 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 		...(piHint ? { piHint } : {}),
 		...(linkFolder ? { linkFolder } : {}),
 		...(resumed ? { resumed } : {}),
+		providerWarnings,
 		warnings: [
 			...(piHint ? [{ type: "warning" as const, message: piHint }] : []),
 			...sessionWarnings,

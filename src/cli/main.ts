@@ -186,6 +186,15 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				}
 			}
 			for (const warning of host.warnings) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
+			// A models.json provider waiting for an extension: said once session_start ran (print modes),
+			// unless a handler registered it; the other modes show the chat or serve commands first.
+			const sayProviderWarnings = (): void => {
+				const served = new Set(runtime.services.modelRuntime.getAll().map((model) => model.provider));
+				for (const [provider, warning] of host.providerWarnings) {
+					if (!served.has(provider)) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
+				}
+			};
+			if (mode !== "text" && mode !== "json") sayProviderWarnings();
 			if (host.piHint) piFolderHintShown(runtime.services.agentDir);
 			const noModel = runtime.session.model === undefined;
 			if (runtime.modelFallbackMessage && (!noModel || !readsPrompt)) {
@@ -220,7 +229,11 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 					return EXIT_AUTH;
 				}
 				requestedExitCode.honoured = true;
-				return await runPrintMode(runtime, { mode, messages, images: files.images }, out);
+				return await runPrintMode(
+					runtime,
+					{ mode, messages, images: files.images, onSessionStarted: sayProviderWarnings },
+					out,
+				);
 			} finally {
 				// The signal handlers stay until the extensions' session_shutdown handlers are done: a
 				// signal meanwhile ends the process as the termination code says, not by Node's default kill.
@@ -339,10 +352,11 @@ async function projectExtensionFlags(args: ParsedArgs): Promise<ExtensionFlag[]>
 
 /** `--list-models [search]`: the models with credentials, one `provider/id` per line (pi's flag). */
 async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
-	const { runtime, piHint, warnings } = await startHost({ ...args, noSession: true });
+	const { runtime, piHint, warnings, providerWarnings } = await startHost({ ...args, noSession: true });
 	try {
-		// What explains a model missing from the list: an unreadable auth.json or models.json.
-		for (const warning of warnings) {
+		// What explains a model missing from the list: an unreadable auth.json or models.json (no
+		// session_start runs here: a provider still waiting for an extension is said too).
+		for (const warning of [...warnings, ...providerWarnings.values()]) {
 			if (warning.source === "models" || warning.source === "credentials") {
 				out.stderr(`Warning: ${oneLine(warning.message)}\n`);
 			}

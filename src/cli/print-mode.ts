@@ -133,6 +133,8 @@ export async function runPrintMode(
 		messages: readonly string[];
 		/** Attached to the first prompt (`@image.png` arguments). */
 		images?: readonly ImageContent[];
+		/** Called once the first session's `session_start` handlers ran, before any prompt. */
+		onSessionStarted?: () => void;
 	},
 	out: CliOutput,
 ): Promise<number> {
@@ -175,6 +177,7 @@ export async function runPrintMode(
 			if (header) out.stdout(jsonLine(header));
 		}
 		await bind(runtime.session);
+		options.onSessionStarted?.();
 		// A message an extension sent from session_start (a reminder, a kickoff) started a run: the
 		// first prompt would be refused as busy and never run (oh-my-pi#1372). It runs first.
 		await runtime.session.waitForExtensionRuns();

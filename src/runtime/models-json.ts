@@ -190,6 +190,22 @@ export function withdrawJoinedProviderWarnings(
 	}
 }
 
+/**
+ * The models.json warnings still waiting for an extension to register their provider, by provider:
+ * one registered later (in `session_start`) withdraws its own, so a caller may hold these until
+ * then and keep only those whose provider still has no models.
+ *
+ * @example
+ * ```ts
+ * const held = joinedProviderWarnings(modelRuntime); // models.json: { "hub": { "models": [{ "id": "qwen" }] } }
+ * // … session_start ran: an extension registered "hub" …
+ * const still = [...held].filter(([name]) => !modelRuntime.getAll().some((model) => model.provider === name));
+ * ```
+ */
+export function joinedProviderWarnings(modelRuntime: ModelRuntime): ReadonlyMap<string, AgentSessionRuntimeDiagnostic> {
+	return new Map(joinWarnings.get(modelRuntime));
+}
+
 /** What each `modelOverrides` field must be: a test and what to write instead. */
 const OVERRIDE_FIELDS: Record<keyof ModelOverride, [(value: unknown) => boolean, string]> = {
 	name: [(v) => typeof v === "string" && v !== "", 'a non-empty string, e.g. "GPT-4o mini (team)"'],

@@ -294,7 +294,8 @@ export async function busyPreflight(s: SessionInternals, input: BusyPreflightInp
 		const streaming = s.isStreaming();
 		if (runner.hasHandlers("input")) {
 			const extras = streaming && payload.streamingBehavior ? { streamingBehavior: payload.streamingBehavior } : {};
-			const result = await runner.emitInput(text, images, payload.source, extras);
+			const emit = () => runner.emitInput(text, images, payload.source, extras);
+			const result = await (order ? order.runHooks(emit) : emit());
 			if (result.action === "handled") return { disposition: "handled" };
 			if (result.action === "transform") {
 				text = result.text;
@@ -342,7 +343,8 @@ export async function queueInput(
 	const order = s.queues.takeTurn(kind);
 	try {
 		if (hooks) {
-			const result = await runner.emitInput(text, images, source, s.isStreaming() ? { streamingBehavior: kind } : {});
+			const extras = s.isStreaming() ? { streamingBehavior: kind } : {};
+			const result = await order.runHooks(() => runner.emitInput(text, images, source, extras));
 			if (result.action === "handled") return "handled";
 			if (result.action === "transform") {
 				text = result.text;

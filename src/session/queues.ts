@@ -3,6 +3,7 @@
  * `queue_update` and `pendingMessageCount`, and the messages that wait for a safe point — pending
  * bash executions, pending custom messages, and "next turn" custom messages.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { QueueChange } from "../../machines/prompt-operation.machine.js";
 import type { Agent } from "../agent/agent.js";
 import type { AgentMessage, ImageContent, Model, TextContent, UserMessage } from "../llm/types.js";
@@ -17,10 +18,29 @@ export const QUEUE_TEXT_MAX = 60;
 /** A place in a queue's submission order ({@link SessionQueues.takeTurn}). */
 export interface QueueTurn {
 	/** Settles once every message submitted before this one has been queued or dropped. */
-	turn: Promise<void>;
+	readonly turn: Promise<void>;
 	/** Call once this message has been queued or dropped (again: no effect). */
 	done: () => void;
+	/** Runs this message's input hooks: a message of the same kind they send goes ahead of it. */
+	runHooks: <T>(hooks: () => Promise<T>) => Promise<T>;
 }
+
+/** A taken turn's own state: what it waits for may grow while its input hooks run. */
+interface OpenTurn {
+	kind: "steer" | "followUp";
+	/** What this turn waits for: the turns before it, and the ones its hooks took ahead of it. */
+	waitFor: Promise<void>;
+	finished: boolean;
+	/** Turns taken from inside this turn's input hooks (they go ahead of it). */
+	ahead: Promise<void>[];
+}
+
+/**
+ * The turn whose input hooks run in this async context, and its queues: a message a hook sends
+ * (and awaits) was sent before the hooked message was built, so it takes its place ahead of it —
+ * behind it, it would wait for the hook that waits for it.
+ */
+const hookedTurn = new AsyncLocalStorage<{ queues: SessionQueues; turn: OpenTurn }>();
 
 /** The two display lists, as `clearQueue()` returns them. */
 export interface QueuedTexts {
@@ -105,21 +125,38 @@ export class SessionQueues {
 	 * this one has been (always, also when a hook handled or threw).
 	 */
 	takeTurn(kind: "steer" | "followUp"): QueueTurn {
-		const turn = this.submitted[kind];
-		let resolve!: () => void;
+		const hooked = hookedTurn.getStore();
+		const parent =
+			hooked?.queues === this && hooked.turn.kind === kind && !hooked.turn.finished ? hooked.turn : undefined;
+		let resolve!: (value: Promise<void>) => void;
 		const mine = new Promise<void>((settle) => {
 			resolve = settle;
 		});
-		this.submitted[kind] = turn.then(() => mine);
+		const own: OpenTurn = { kind, waitFor: Promise.resolve(), finished: false, ahead: [] };
+		if (parent) {
+			// Ahead of the turn whose hook sent it, behind whatever that turn waited for.
+			own.waitFor = parent.waitFor;
+			parent.waitFor = parent.waitFor.then(() => mine);
+			parent.ahead.push(mine);
+		} else {
+			own.waitFor = this.submitted[kind];
+			this.submitted[kind] = own.waitFor.then(() => mine);
+		}
 		this.openTurns[kind]++;
-		let finished = false;
 		const done = (): void => {
-			if (finished) return;
-			finished = true;
+			if (own.finished) return;
+			own.finished = true;
 			this.openTurns[kind]--;
-			resolve();
+			// A hook that did not await its message: the turns after this one still wait for it.
+			resolve(Promise.all(own.ahead).then(() => {}));
 		};
-		return { turn, done };
+		return {
+			get turn() {
+				return own.waitFor;
+			},
+			done,
+			runHooks: (hooks) => hookedTurn.run({ queues: this, turn: own }, hooks),
+		};
 	}
 
 	/**

@@ -17248,6 +17248,68 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
 	},
+	{
+		id: "IJ01",
+		file: "src/session/queues.ts",
+		description:
+			"kimchi#34: a message an input hook sends while it handles one of the same kind queues behind it: the hook that awaits it hangs",
+		edits: [
+			{
+				find: "runHooks: (hooks) => hookedTurn.run({ queues: this, turn: own }, hooks),",
+				replace: "runHooks: (hooks) => hooks(),",
+			},
+		],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "IJ02",
+		file: "src/session/queues.ts",
+		description:
+			"kimchi#34: the message an input hook handles no longer waits for one its hook sent without awaiting it",
+		edits: [{ find: "parent.waitFor = parent.waitFor.then(() => mine);", replace: "" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "IJ03",
+		file: "src/session/queues.ts",
+		description: "kimchi#34: a steer sent after one an input hook handled overtakes the replacement the hook sent",
+		edits: [{ find: "resolve(Promise.all(own.ahead).then(() => {}));", replace: "resolve(Promise.resolve());" }],
+		tests: ["test/pi-races/steer-order.test.ts"],
+	},
+	{
+		id: "IJ04",
+		file: "src/cli/host.ts",
+		description:
+			"pi#2956: the models.json warning of a provider waiting for an extension is printed at startup, before session_start could register it",
+		edits: [{ find: "!held.has(d) &&", replace: "" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "IJ05",
+		file: "src/cli/main.ts",
+		description: "pi#2956: a provider an extension registered in session_start still gets its models.json warning",
+		edits: [{ find: "if (!served.has(provider))", replace: "if (served.size >= 0)" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "IJ06",
+		file: "src/cli/print-mode.ts",
+		description: "pi#2956: settle -p never says the models.json warning of a provider no extension registered",
+		edits: [{ find: "options.onSessionStarted?.();", replace: "" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "IJ07",
+		file: "src/cli/main.ts",
+		description: "pi#2956: settle --list-models no longer warns of a models.json provider no extension registers",
+		edits: [
+			{
+				find: "for (const warning of [...warnings, ...providerWarnings.values()])",
+				replace: "for (const warning of warnings)",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -233,3 +233,69 @@ describe("pi#2956: a models.json model with the id of one the extension register
 		expect(list.stdout.split("\n").filter((line) => line.startsWith("hub/"))).toEqual(["hub/model-a  64000 tokens"]);
 	});
 });
+
+describe("a provider an extension registers in session_start on pi-ai's wire api", () => {
+	it("settle -p, an extension registering hub (api openai-completions) in session_start and switching to hub/model-a: the prompt reaches hub's baseUrl, nothing on stderr (no 'nothing serves api')", async () => {
+		const extension = writeExtension(
+			cli.dir,
+			"hub-at-start.mjs",
+			`pi.on("session_start", async (_event, ctx) => {
+	pi.registerProvider("hub", {
+		baseUrl: ${JSON.stringify(`${server.url}/v1`)},
+		apiKey: "hub-key",
+		api: "openai-completions",
+		models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+	});
+	await pi.setModel(ctx.modelRegistry.find("hub", "model-a"));
+});`,
+		);
+		server.reply(chatReply([{ type: "text", text: "from hub" }]));
+		const run = await runSettleAsync(["--no-session", "-e", extension, "--model", "openai/gpt-4o-mini", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { OPENAI_API_KEY: "unused-key" },
+		});
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toContain("from hub");
+		expect(server.requests.map((request) => request.path)).toEqual(["/v1/chat/completions"]);
+		expect(server.requests[0]?.headers.authorization).toBe("Bearer hub-key");
+	});
+});
+
+describe("pi#2956: the models.json warning for a provider an extension registers in session_start", () => {
+	it("pi#2956: models.json lists models under hub and nohub, an extension registers hub in session_start: settle -p answers through hub/qwen-custom and warns of nohub only, after session_start", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({
+				providers: { hub: { models: [{ id: "qwen-custom" }] }, nohub: { models: [{ id: "lost-model" }] } },
+			}),
+		);
+		const extension = writeExtension(
+			cli.dir,
+			"hub-at-start.mjs",
+			`pi.on("session_start", async (_event, ctx) => {
+	pi.registerProvider("hub", {
+		baseUrl: ${JSON.stringify(`${server.url}/v1`)},
+		apiKey: "hub-key",
+		api: "openai-completions",
+		models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+	});
+	await pi.setModel(ctx.modelRegistry.find("hub", "qwen-custom"));
+	console.error("session_start ran");
+});`,
+		);
+		server.reply(chatReply([{ type: "text", text: "from hub" }]));
+		const run = await runSettleAsync(["--no-session", "-e", extension, "--model", "openai/gpt-4o-mini", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { OPENAI_API_KEY: "unused-key" },
+		});
+		expect(run.stdout).toContain("from hub");
+		expect(server.requests[0]?.body?.model).toBe("qwen-custom");
+		const lines = run.stderr.split("\n").filter((line) => line !== "");
+		expect(lines).toHaveLength(2);
+		expect(lines[0]).toBe("session_start ran");
+		expect(lines[1]).toMatch(/^Warning: .*models\.json: provider "nohub" was skipped: /);
+	});
+});

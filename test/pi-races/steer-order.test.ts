@@ -347,3 +347,127 @@ describe("atomic#2074: the submission order of a queue, whatever happens to each
 		expect(await plain).toBe("queued");
 	});
 });
+
+describe("kimchi#34: an input hook that sends a message of its own while the agent streams", () => {
+	it.each([
+		["steer", "prompt(…, { streamingBehavior })", "pi.sendUserMessage(…, { deliverAs })"],
+		["steer", "prompt(…, { streamingBehavior })", "session.steer()"],
+		["steer", "steer()", "pi.sendUserMessage(…, { deliverAs })"],
+		["steer", "steer()", "session.steer()"],
+		["followUp", "prompt(…, { streamingBehavior })", "pi.sendUserMessage(…, { deliverAs })"],
+		["followUp", "followUp()", "session.followUp()"],
+	] as const)(
+		"kimchi#34: a %s sent with %s whose input hook awaits a message of the same kind sent with %s does not hang: the hook's message goes first, then the one it handled, then one sent after it",
+		async (kind, how, hookSend) => {
+			const send = (text: string): Promise<unknown> =>
+				how.startsWith("prompt") ? h!.session.prompt(text, { streamingBehavior: kind }) : h!.session[kind](text);
+			// The hook's message is looked at by the hook too, slowly: it is done once the tool runs.
+			const slowConventions = gate();
+			let allQueued!: () => void;
+			const queuedAll = new Promise<void>((resolve) => {
+				allQueued = resolve;
+			});
+			h = await createHarness({
+				persistence: "disk",
+				initialActiveToolNames: ["bash"],
+				extensionFactories: [
+					(pi: ExtensionAPI) => {
+						// The hook adds the project's conventions ahead of the message it handles, and waits for it.
+						pi.on("input", async (event) => {
+							if (event.text === "conventions") await slowConventions.promise;
+							if (event.text !== "X") return { action: "continue" };
+							if (hookSend.startsWith("pi.")) await pi.sendUserMessage("conventions", { deliverAs: kind });
+							else await h!.session[kind]("conventions");
+							return { action: "continue" };
+						});
+						pi.on("tool_call", async () => {
+							slowConventions.release();
+							await queuedAll;
+							return undefined;
+						});
+					},
+				],
+			});
+			const harness = h;
+			harness.session.subscribe((event) => {
+				if (event.type !== "queue_update") return;
+				if ((kind === "steer" ? event.steering : event.followUp).length === 3) allQueued();
+			});
+			const sent: Promise<unknown>[] = [];
+			const { answerRequests } = script(harness, [
+				() => {
+					// Z is sent while X's hook runs: it stays behind X.
+					sent.push(send("X"), send("Z"));
+					return fauxAssistantMessage([fauxToolCall("bash", { command: "true" }, { id: "call-1" })], {
+						stopReason: "toolUse",
+					});
+				},
+				fauxAssistantMessage("answer one"),
+				fauxAssistantMessage("answer two"),
+				fauxAssistantMessage("answer three"),
+				fauxAssistantMessage("answer four"),
+			]);
+			await harness.session.prompt("start");
+			await Promise.all(sent);
+
+			const order = kind === "steer" ? ["start", "conventions", "X", "Z"] : ["start", "start", "conventions", "X", "Z"];
+			expect(answerRequests.map(lastUser)).toEqual(order);
+			expect(persistedUserTexts(harness.session.sessionFile!)).toEqual(["start", "conventions", "X", "Z"]);
+			expect(harness.session.pendingMessageCount).toBe(0);
+		},
+	);
+});
+
+describe("kimchi#34: an input hook that takes a steer over and sends its own instead", () => {
+	it("kimchi#34: a hook that handles a steer and sends a replacement with pi.sendUserMessage (not awaited): the replacement still reaches the model before a steer sent after the handled one", async () => {
+		const slowReplacement = gate();
+		let bothQueued!: () => void;
+		const queuedBoth = new Promise<void>((resolve) => {
+			bothQueued = resolve;
+		});
+		h = await createHarness({
+			persistence: "disk",
+			initialActiveToolNames: ["bash"],
+			extensionFactories: [
+				(pi: ExtensionAPI) => {
+					pi.on("input", async (event) => {
+						if (event.text.startsWith("X, with")) await slowReplacement.promise;
+						if (event.text !== "X") return { action: "continue" };
+						pi.sendUserMessage("X, with the project's conventions", { deliverAs: "steer" });
+						return { action: "handled" };
+					});
+					pi.on("tool_call", async () => {
+						slowReplacement.release();
+						await queuedBoth;
+						return undefined;
+					});
+				},
+			],
+		});
+		const harness = h;
+		harness.session.subscribe((event) => {
+			if (event.type === "queue_update" && event.steering.length === 2) bothQueued();
+		});
+		const sent: Promise<unknown>[] = [];
+		const { answerRequests } = script(harness, [
+			() => {
+				sent.push(harness.session.prompt("X", { streamingBehavior: "steer" }), harness.session.steer("Z"));
+				return fauxAssistantMessage([fauxToolCall("bash", { command: "true" }, { id: "call-1" })], {
+					stopReason: "toolUse",
+				});
+			},
+			fauxAssistantMessage("answer one"),
+			fauxAssistantMessage("answer two"),
+		]);
+		await harness.session.prompt("start");
+		await Promise.all(sent);
+		await harness.session.waitForExtensionRuns();
+
+		expect(persistedUserTexts(harness.session.sessionFile!)).toEqual([
+			"start",
+			"X, with the project's conventions",
+			"Z",
+		]);
+		expect(answerRequests.map(lastUser)).toEqual(["start", "X, with the project's conventions", "Z"]);
+	});
+});
