@@ -17081,6 +17081,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/piped-stdin-encoding.test.ts"],
 	},
+	{
+		id: "IH01",
+		file: "src/tools/find.ts",
+		description:
+			"claude-code#46590: find matches case exactly whatever the pattern: `roadmap.md` and `*.md` say no files found for ROADMAP.md and notes.MD, which pi's fd finds",
+		edits: [{ find: "nocase: !/\\p{Uppercase}/u.test(pattern)", replace: "nocase: false" }],
+		tests: ["test/pi-races/find-case.test.ts"],
+	},
+	{
+		id: "IH02",
+		file: "src/tools/find.ts",
+		description:
+			"claude-code#46590: find ignores case even for a pattern with an uppercase letter: `ROADMAP.md` also lists docs/roadmap.md, `*.MD` every .md file",
+		edits: [{ find: "nocase: !/\\p{Uppercase}/u.test(pattern)", replace: "nocase: true" }],
+		tests: ["test/pi-races/find-case.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
