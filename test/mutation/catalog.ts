@@ -17097,6 +17097,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "nocase: !/\\p{Uppercase}/u.test(pattern)", replace: "nocase: true" }],
 		tests: ["test/pi-races/find-case.test.ts"],
 	},
+	{
+		id: "IH03",
+		file: "src/tools/grep.ts",
+		description:
+			"openclaw-memory-libravdb#317: grep matches lines on the main thread again: `(a+)+$` on a line of a's holds the event loop for seconds, and Esc is seen only once the search has ended",
+		edits: [
+			{
+				find: "const matchLines = await matcher.match(text, limit);",
+				replace: 'const matchLines = text.split("\\n").flatMap((line, i) => (regex.test(line) ? [i + 1] : []));',
+			},
+		],
+		tests: ["test/pi-races/grep-backtracking.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
