@@ -41,7 +41,8 @@ export interface FindToolOptions {
 }
 
 /**
- * fd's glob semantics: a pattern without `/` matches the entry name at any depth; a pattern with
+ * fd's glob semantics, smart case included (no uppercase letter in the pattern: any case matches):
+ * a pattern without `/` matches the entry name at any depth; a pattern with
  * `/` matches the entry's path (`relativePath`: from the session cwd, see {@link globBase}),
  * anchored anywhere (`src/*.ts` also matches `pkg/src/a.ts`); a pattern starting with `/` matches
  * the absolute path. Unlike pi (fd matches the whole absolute path), folders above the session cwd
@@ -51,12 +52,15 @@ export interface FindToolOptions {
  * ```ts
  * const matches = createFindMatcher("src/*.ts");
  * matches({ name: "a.ts", relativePath: "pkg/src/a.ts", absolutePath: "/repo/pkg/src/a.ts" }); // true
+ * createFindMatcher("readme*")({ name: "README.md", relativePath: "README.md", absolutePath: "/repo/README.md" }); // true
  * ```
  */
 export function createFindMatcher(
 	pattern: string,
 ): (entry: { name: string; relativePath: string; absolutePath: string }) => boolean {
-	const options = { dot: true };
+	// fd's smart case: a pattern without an uppercase letter matches any case (`roadmap.md` finds
+	// ROADMAP.md, claude-code#46590); one with an uppercase letter matches case exactly.
+	const options = { dot: true, nocase: !/\p{Uppercase}/u.test(pattern) };
 	if (!pattern.includes("/")) {
 		const isMatch = loadPicomatch()(pattern, options);
 		return (entry) => isMatch(entry.name);

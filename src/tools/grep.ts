@@ -1,9 +1,11 @@
 /**
  * The `grep` tool, in pure Node: no ripgrep download. Walks the tree (honouring .gitignore, skipping
- * .git and binary files), matches lines with a JavaScript regular expression or a literal string.
+ * .git and binary files), matches lines with a JavaScript regular expression or a literal string, on
+ * a worker thread so that a pattern that backtracks for ages can be aborted.
  */
 import { open, stat } from "node:fs/promises";
 import { basename, isAbsolute, relative } from "node:path";
+import { Worker } from "node:worker_threads";
 import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
 import { loadPicomatch } from "../lazy-deps.js";
@@ -214,6 +216,73 @@ function wholeFilePrecheck(regex: RegExp): RegExp | undefined {
 	return new RegExp(regex.source, `${regex.flags}m`);
 }
 
+/**
+ * The line matching, run on a worker thread (plain CommonJS, so it needs no loader in the sources or
+ * in dist/). A JavaScript regex backtracks: `(a+)+$` on a line of a's takes ages, and on the main
+ * thread it froze the whole session, abort included (rg's engine cannot backtrack; ours can, so it
+ * runs where terminating it is possible).
+ */
+const LINE_MATCHER_SOURCE = `
+const { parentPort } = require("node:worker_threads");
+let regex;
+let precheck;
+parentPort.on("message", (message) => {
+	if (message.source !== undefined) {
+		regex = new RegExp(message.source, message.flags);
+		precheck = message.precheck ? new RegExp(message.source, message.flags + "m") : undefined;
+		return;
+	}
+	const matchLines = [];
+	if (!precheck || precheck.test(message.text)) {
+		const lines = message.text.split("\\n");
+		if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+		for (let i = 0; i < lines.length && matchLines.length <= message.limit; i++) {
+			if (regex.test(lines[i])) matchLines.push(i + 1);
+		}
+	}
+	parentPort.postMessage({ id: message.id, matchLines });
+});
+`;
+
+/** One grep call's worker: matching line numbers of a text. Stopped on abort and when the call ends. */
+class LineMatcherThread {
+	private readonly worker: Worker;
+	private readonly pending = new Map<number, { resolve: (lines: number[]) => void; reject: (error: Error) => void }>();
+	private nextId = 0;
+
+	constructor(regex: RegExp, precheck: boolean) {
+		this.worker = new Worker(LINE_MATCHER_SOURCE, { eval: true });
+		this.worker.postMessage({ source: regex.source, flags: regex.flags, precheck });
+		this.worker.on("message", ({ id, matchLines }: { id: number; matchLines: number[] }) => {
+			this.pending.get(id)?.resolve(matchLines);
+			this.pending.delete(id);
+		});
+		const failAll = (error: Error) => {
+			for (const { reject } of this.pending.values()) reject(error);
+			this.pending.clear();
+		};
+		this.worker.on("error", failAll);
+		// Stopped: on abort (the tool has already answered `Operation aborted`) or once the search is
+		// over, when the scans still in flight past the match limit are dropped unawaited.
+		this.worker.on("exit", () => {
+			for (const { resolve } of this.pending.values()) resolve([]);
+			this.pending.clear();
+		});
+	}
+
+	match(text: string, limit: number): Promise<number[]> {
+		const id = this.nextId++;
+		return new Promise((resolve, reject) => {
+			this.pending.set(id, { resolve, reject });
+			this.worker.postMessage({ id, text, limit });
+		});
+	}
+
+	stop(): void {
+		void this.worker.terminate();
+	}
+}
+
 interface Match {
 	absolutePath: string;
 	displayPath: string;
@@ -235,135 +304,143 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 	const limit = Math.max(1, Math.floor(params.limit ?? DEFAULT_GREP_LIMIT));
 	const globFilter = createGlobFilter(params.glob);
 
-	const quickCheck = wholeFilePrecheck(regex);
-	// A plain case-sensitive text can be looked for in the raw bytes, before any decoding.
-	const literal = params.literal
-		? params.pattern
-		: /^[^\\^$.*+?()[\]{}|]+$/.test(params.pattern)
+	const matcher = new LineMatcherThread(regex, wholeFilePrecheck(regex) !== undefined);
+	const stopMatcher = () => matcher.stop();
+	signal?.addEventListener("abort", stopMatcher, { once: true });
+	try {
+		return await searchWith(matcher);
+	} finally {
+		signal?.removeEventListener("abort", stopMatcher);
+		matcher.stop();
+	}
+
+	async function searchWith(matcher: LineMatcherThread) {
+		// A plain case-sensitive text can be looked for in the raw bytes, before any decoding.
+		const literal = params.literal
 			? params.pattern
-			: undefined;
-	const literalBytes =
-		literal && !regex.flags.includes("i") && !literal.includes("\n") ? Buffer.from(literal) : undefined;
-	const fileLines = new Map<string, string[]>();
-	const matches: Match[] = [];
-	let moreMatches = false;
+			: /^[^\\^$.*+?()[\]{}|]+$/.test(params.pattern)
+				? params.pattern
+				: undefined;
+		const literalBytes =
+			literal && !regex.flags.includes("i") && !literal.includes("\n") ? Buffer.from(literal) : undefined;
+		const fileLines = new Map<string, string[]>();
+		const matches: Match[] = [];
+		let moreMatches = false;
 
-	/** Matching line numbers of one file (at most limit + 1), or undefined for no match / skipped. */
-	// A file asked for by name is searched even when binary, as rg does.
-	const scanFile = async (absolutePath: string, displayPath: string): Promise<FileScan | undefined> => {
-		let content: Buffer | undefined;
-		try {
-			content = await readTextFile(absolutePath, maxFileBytes, !isDirectory);
-		} catch {
-			return undefined; // vanished or unreadable: skip
-		}
-		if (!content) return undefined;
-		if (literalBytes && content.indexOf(literalBytes) === -1) return undefined;
-		let text = content.toString("utf-8");
-		// CRLF ends a line; a lone CR does not (line numbers count LF, as rg's and the read tool's do).
-		if (text.includes("\r")) text = text.replace(/\r\n/g, "\n");
-		if (quickCheck && !quickCheck.test(text)) return undefined;
-		const lines = text.split("\n");
-		// A final line break ends the last line; it does not start an empty one.
-		if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-		const matchLines: number[] = [];
-		for (let i = 0; i < lines.length && matchLines.length <= limit; i++) {
-			if (regex.test(lines[i] ?? "")) matchLines.push(i + 1);
-		}
-		return matchLines.length > 0 ? { absolutePath, displayPath, lines, matchLines } : undefined;
-	};
-	/** Adds a file's matches in order; false once the limit is exceeded. */
-	const accept = (scan: FileScan | undefined): boolean => {
-		if (!scan) return true;
-		for (const lineNumber of scan.matchLines) {
-			if (matches.length >= limit) {
-				moreMatches = true;
-				return false;
+		/** Matching line numbers of one file (at most limit + 1), or undefined for no match / skipped. */
+		// A file asked for by name is searched even when binary, as rg does.
+		const scanFile = async (absolutePath: string, displayPath: string): Promise<FileScan | undefined> => {
+			let content: Buffer | undefined;
+			try {
+				content = await readTextFile(absolutePath, maxFileBytes, !isDirectory);
+			} catch {
+				return undefined; // vanished or unreadable: skip
 			}
-			matches.push({ absolutePath: scan.absolutePath, displayPath: scan.displayPath, lineNumber });
-			fileLines.set(scan.absolutePath, scan.lines);
-		}
-		return true;
-	};
+			if (!content) return undefined;
+			if (literalBytes && content.indexOf(literalBytes) === -1) return undefined;
+			let text = content.toString("utf-8");
+			// CRLF ends a line; a lone CR does not (line numbers count LF, as rg's and the read tool's do).
+			if (text.includes("\r")) text = text.replace(/\r\n/g, "\n");
+			const matchLines = await matcher.match(text, limit);
+			if (matchLines.length === 0) return undefined;
+			const lines = text.split("\n");
+			// A final line break ends the last line; it does not start an empty one.
+			if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+			return { absolutePath, displayPath, lines, matchLines };
+		};
+		/** Adds a file's matches in order; false once the limit is exceeded. */
+		const accept = (scan: FileScan | undefined): boolean => {
+			if (!scan) return true;
+			for (const lineNumber of scan.matchLines) {
+				if (matches.length >= limit) {
+					moreMatches = true;
+					return false;
+				}
+				matches.push({ absolutePath: scan.absolutePath, displayPath: scan.displayPath, lineNumber });
+				fileLines.set(scan.absolutePath, scan.lines);
+			}
+			return true;
+		};
 
-	if (!isDirectory) {
-		accept(await scanFile(searchPath, basename(searchPath)));
-	} else {
-		// Files are read a few at a time but their results are taken in walk order, so output is stable.
-		const inFlight: Promise<FileScan | undefined>[] = [];
-		let full = false;
-		const base = globBase(cwd, searchPath);
-		const globMatches = (relativePath: string) => globFilter(base ? `${base}/${relativePath}` : relativePath);
-		// As rg: a file or folder the glob names is searched even when .gitignore skips it (not a `!` glob).
-		const keep = params.glob && !params.glob.startsWith("!") ? globMatches : undefined;
-		const walk = walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore: options.ignore, keep });
-		for await (const entry of walk) {
-			if (entry.kind !== "file" || !globMatches(entry.relativePath)) continue;
-			inFlight.push(scanFile(entry.absolutePath, entry.relativePath));
-			if (inFlight.length >= READ_CONCURRENCY && !accept(await inFlight.shift())) {
-				full = true;
-				break;
+		if (!isDirectory) {
+			accept(await scanFile(searchPath, basename(searchPath)));
+		} else {
+			// Files are read a few at a time but their results are taken in walk order, so output is stable.
+			const inFlight: Promise<FileScan | undefined>[] = [];
+			let full = false;
+			const base = globBase(cwd, searchPath);
+			const globMatches = (relativePath: string) => globFilter(base ? `${base}/${relativePath}` : relativePath);
+			// As rg: a file or folder the glob names is searched even when .gitignore skips it (not a `!` glob).
+			const keep = params.glob && !params.glob.startsWith("!") ? globMatches : undefined;
+			const walk = walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore: options.ignore, keep });
+			for await (const entry of walk) {
+				if (entry.kind !== "file" || !globMatches(entry.relativePath)) continue;
+				inFlight.push(scanFile(entry.absolutePath, entry.relativePath));
+				if (inFlight.length >= READ_CONCURRENCY && !accept(await inFlight.shift())) {
+					full = true;
+					break;
+				}
+			}
+			while (!full && inFlight.length > 0) {
+				throwIfAborted(signal);
+				full = !accept(await inFlight.shift());
 			}
 		}
-		while (!full && inFlight.length > 0) {
-			throwIfAborted(signal);
-			full = !accept(await inFlight.shift());
-		}
-	}
 
-	if (matches.length === 0) {
-		return { content: [{ type: "text" as const, text: "No matches found" }], details: undefined };
-	}
-
-	let linesTruncated = false;
-	const show = (text: string) => {
-		const cut = truncateLine(text.includes("\r") ? text.replace(/\r/g, "") : text);
-		if (cut.wasTruncated) linesTruncated = true;
-		return cut.text;
-	};
-	// A file's matches are consecutive and in line order. Windows that overlap are merged, as `rg -C`
-	// does: each line is shown once, marked as a match when it is one, also inside another's context
-	// (pi#7971: pi printed every match's window whole, the same lines over and over).
-	const matchedLines = new Set(matches.map((match) => `${match.absolutePath}\0${match.lineNumber}`));
-	const output: string[] = [];
-	let shownFile: string | undefined;
-	let shownUpTo = 0;
-	for (const match of matches) {
-		if (match.absolutePath !== shownFile) {
-			shownFile = match.absolutePath;
-			shownUpTo = 0;
+		if (matches.length === 0) {
+			return { content: [{ type: "text" as const, text: "No matches found" }], details: undefined };
 		}
-		const lines = fileLines.get(match.absolutePath) ?? [];
-		const first = Math.max(1, match.lineNumber - contextLines, shownUpTo + 1);
-		const last = Math.min(lines.length, match.lineNumber + contextLines);
-		for (let n = first; n <= last; n++) {
-			const text = show(lines[n - 1] ?? "");
-			output.push(
-				matchedLines.has(`${match.absolutePath}\0${n}`)
-					? `${match.displayPath}:${n}: ${text}`
-					: `${match.displayPath}-${n}- ${text}`,
-			);
-		}
-		shownUpTo = Math.max(shownUpTo, last);
-	}
 
-	return listingResult<GrepToolDetails>(
-		output,
-		moreMatches
-			? [
-					{
-						text: `${limit} matches limit reached. Use limit=${limit * 2} for more, or refine pattern`,
-						details: { matchLimitReached: limit },
-					},
-				]
-			: [],
-		linesTruncated
-			? [
-					{
-						text: `Some lines truncated to ${GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines`,
-						details: { linesTruncated: true },
-					},
-				]
-			: [],
-	);
+		let linesTruncated = false;
+		const show = (text: string) => {
+			const cut = truncateLine(text.includes("\r") ? text.replace(/\r/g, "") : text);
+			if (cut.wasTruncated) linesTruncated = true;
+			return cut.text;
+		};
+		// A file's matches are consecutive and in line order. Windows that overlap are merged, as `rg -C`
+		// does: each line is shown once, marked as a match when it is one, also inside another's context
+		// (pi#7971: pi printed every match's window whole, the same lines over and over).
+		const matchedLines = new Set(matches.map((match) => `${match.absolutePath}\0${match.lineNumber}`));
+		const output: string[] = [];
+		let shownFile: string | undefined;
+		let shownUpTo = 0;
+		for (const match of matches) {
+			if (match.absolutePath !== shownFile) {
+				shownFile = match.absolutePath;
+				shownUpTo = 0;
+			}
+			const lines = fileLines.get(match.absolutePath) ?? [];
+			const first = Math.max(1, match.lineNumber - contextLines, shownUpTo + 1);
+			const last = Math.min(lines.length, match.lineNumber + contextLines);
+			for (let n = first; n <= last; n++) {
+				const text = show(lines[n - 1] ?? "");
+				output.push(
+					matchedLines.has(`${match.absolutePath}\0${n}`)
+						? `${match.displayPath}:${n}: ${text}`
+						: `${match.displayPath}-${n}- ${text}`,
+				);
+			}
+			shownUpTo = Math.max(shownUpTo, last);
+		}
+
+		return listingResult<GrepToolDetails>(
+			output,
+			moreMatches
+				? [
+						{
+							text: `${limit} matches limit reached. Use limit=${limit * 2} for more, or refine pattern`,
+							details: { matchLimitReached: limit },
+						},
+					]
+				: [],
+			linesTruncated
+				? [
+						{
+							text: `Some lines truncated to ${GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines`,
+							details: { linesTruncated: true },
+						},
+					]
+				: [],
+		);
+	}
 }

@@ -17310,6 +17310,35 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-provider-urls.test.ts"],
 	},
+	{
+		id: "IH01",
+		file: "src/tools/find.ts",
+		description:
+			"claude-code#46590: find matches case exactly whatever the pattern: `roadmap.md` and `*.md` say no files found for ROADMAP.md and notes.MD, which pi's fd finds",
+		edits: [{ find: "nocase: !/\\p{Uppercase}/u.test(pattern)", replace: "nocase: false" }],
+		tests: ["test/pi-races/find-case.test.ts"],
+	},
+	{
+		id: "IH02",
+		file: "src/tools/find.ts",
+		description:
+			"claude-code#46590: find ignores case even for a pattern with an uppercase letter: `ROADMAP.md` also lists docs/roadmap.md, `*.MD` every .md file",
+		edits: [{ find: "nocase: !/\\p{Uppercase}/u.test(pattern)", replace: "nocase: true" }],
+		tests: ["test/pi-races/find-case.test.ts"],
+	},
+	{
+		id: "IH03",
+		file: "src/tools/grep.ts",
+		description:
+			"openclaw-memory-libravdb#317: grep matches lines on the main thread again: `(a+)+$` on a line of a's holds the event loop for seconds, and Esc is seen only once the search has ended",
+		edits: [
+			{
+				find: "const matchLines = await matcher.match(text, limit);",
+				replace: 'const matchLines = text.split("\\n").flatMap((line, i) => (regex.test(line) ? [i + 1] : []));',
+			},
+		],
+		tests: ["test/pi-races/grep-backtracking.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

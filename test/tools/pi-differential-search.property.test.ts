@@ -419,6 +419,7 @@ const FIND_PATTERNS = [
 	"a.b",
 	"deep",
 	"/**/*.md",
+	"readme*", // fd's smart case: no uppercase letter, any case matches (finds README)
 ];
 const findParams = (shape: Layout) =>
 	fc
