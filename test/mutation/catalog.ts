@@ -15065,7 +15065,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/queues.ts",
 		description:
 			"a message's turn waits only for the one submitted just before it: when that one is handled by an input hook, a later message overtakes an earlier one still in its hook",
-		edits: [{ find: "this.submitted[kind] = turn.then(() => mine);", replace: "this.submitted[kind] = mine;" }],
+		edits: [{ find: "this.submitted[kind] = own.waitFor.then(() => mine);", replace: "this.submitted[kind] = mine;" }],
 		tests: ["test/pi-races/steer-order.test.ts", "test/session"],
 	},
 	{
@@ -15080,7 +15080,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/queues.ts",
 		description:
 			"a turn finished twice counts off twice: after a command sent with streamingBehavior, a plain steer() overtakes one whose screenshot is still being resized",
-		edits: [{ find: "\t\t\tif (finished) return;\n", replace: "" }],
+		edits: [{ find: "\t\t\tif (own.finished) return;\n", replace: "" }],
 		tests: ["test/pi-races/steer-order.test.ts", "test/session"],
 	},
 	{
