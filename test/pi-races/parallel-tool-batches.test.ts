@@ -218,10 +218,10 @@ function refuseRepeatedToolUseIds(request: RecordedRequest, next: () => Reply): 
 }
 
 describe("oh-my-pi#2055: two tool calls of one answer with the same id", () => {
-	it("oh-my-pi#2055: a proxy answers with two bash calls both toolu_dup: both run, the second gets toolu_dup_2, each result pairs with its call, and the next request is answered", async () => {
+	/** A session whose prompt got two bash calls both `toolu_dup` (echo A, echo B), then "A then B". */
+	async function promptedWithRepeatedIds(): Promise<WireSession> {
 		w = await startWireSession({ api: "anthropic-messages", route: refuseRepeatedToolUseIds });
-		const session = w;
-		session.server.reply(
+		w.server.reply(
 			anthropicReply(
 				[
 					{ type: "tool_use", id: "toolu_dup", name: "bash", input: { command: "echo A" } },
@@ -231,7 +231,12 @@ describe("oh-my-pi#2055: two tool calls of one answer with the same id", () => {
 			),
 			anthropicReply([{ type: "text", text: "A then B" }]),
 		);
-		await session.session.prompt("say A and B");
+		await w.session.prompt("say A and B");
+		return w;
+	}
+
+	it("oh-my-pi#2055: a proxy answers with two bash calls both toolu_dup: both run, the second gets toolu_dup_2, each result pairs with its call, and the next request is answered", async () => {
+		const session = await promptedWithRepeatedIds();
 
 		const body = session.server.requests[1]!.body as { messages: { role: string; content: unknown }[] };
 		const calls = (body.messages.at(-2)!.content as { type: string; id: string; input: unknown }[]).map((block) => [
@@ -259,19 +264,7 @@ describe("oh-my-pi#2055: two tool calls of one answer with the same id", () => {
 	});
 
 	it("regression: streamed message_updates carry the same unique ids as the saved answer, so a host keying calls by id sees two calls while they stream", async () => {
-		w = await startWireSession({ api: "anthropic-messages", route: refuseRepeatedToolUseIds });
-		const session = w;
-		session.server.reply(
-			anthropicReply(
-				[
-					{ type: "tool_use", id: "toolu_dup", name: "bash", input: { command: "echo A" } },
-					{ type: "tool_use", id: "toolu_dup", name: "bash", input: { command: "echo B" } },
-				],
-				{ stopReason: "tool_use" },
-			),
-			anthropicReply([{ type: "text", text: "A then B" }]),
-		);
-		await session.session.prompt("say A and B");
+		const session = await promptedWithRepeatedIds();
 
 		// The first answer's updates: those whose message holds a call.
 		const updates = session
