@@ -57,6 +57,22 @@ const { session } = await createAgentSession({
 ${rest}`;
 }
 
+/** An in-memory SDK session in `dir` on the faux model, with one inline extension. */
+function inMemorySessionWith(
+	extension: (pi: ExtensionAPI) => void,
+	options: Partial<Parameters<typeof createAgentSession>[0]> = {},
+) {
+	return createAgentSession({
+		cwd: dir,
+		agentDir,
+		modelRuntime,
+		settingsManager: SettingsManager.inMemory(),
+		sessionManager: SessionManager.inMemory(dir),
+		resourceLoader: createTestResourceLoader({ extensionFactories: [extension] }),
+		...options,
+	});
+}
+
 function alive(child: ChildProcess): boolean {
 	return child.exitCode === null && child.signalCode === null;
 }
@@ -75,14 +91,7 @@ describe("pi-web#546, pi-subagents#170: session.dispose() of an SDK session left
 				child?.kill("SIGTERM");
 			});
 		};
-		const { session } = await createAgentSession({
-			cwd: dir,
-			agentDir,
-			modelRuntime,
-			settingsManager: SettingsManager.inMemory(),
-			sessionManager: SessionManager.inMemory(dir),
-			resourceLoader: createTestResourceLoader({ extensionFactories: [server] }),
-		});
+		const { session } = await inMemorySessionWith(server);
 		await session.bindExtensions({});
 		faux.setResponses([fauxAssistantMessage("hi")]);
 		await session.prompt("hello");
@@ -104,14 +113,7 @@ describe("pi-web#546, pi-subagents#170: session.dispose() of an SDK session left
 				result = { code: run.code, killed: run.killed };
 			});
 		};
-		const { session } = await createAgentSession({
-			cwd: dir,
-			agentDir,
-			modelRuntime,
-			settingsManager: SettingsManager.inMemory(),
-			sessionManager: SessionManager.inMemory(dir),
-			resourceLoader: createTestResourceLoader({ extensionFactories: [cleanup] }),
-		});
+		const { session } = await inMemorySessionWith(cleanup);
 		await session.bindExtensions({});
 		await session.dispose();
 		expect(result).toEqual({ code: 0, killed: false });
@@ -295,16 +297,7 @@ process.exit(0);
 		const hang = (pi: ExtensionAPI) => {
 			pi.on("session_shutdown", () => new Promise<void>(() => {}));
 		};
-		const { session } = await createAgentSession({
-			cwd: dir,
-			agentDir,
-			modelRuntime,
-			clock,
-			shutdownTimeoutMs: 5_000,
-			settingsManager: SettingsManager.inMemory(),
-			sessionManager: SessionManager.inMemory(dir),
-			resourceLoader: createTestResourceLoader({ extensionFactories: [hang] }),
-		});
+		const { session } = await inMemorySessionWith(hang, { clock, shutdownTimeoutMs: 5_000 });
 		await session.bindExtensions({ onError: (error) => errors.push(`${error.event}: ${error.error}`) });
 		let resolved = false;
 		const disposed = session.dispose().then((messages) => {
