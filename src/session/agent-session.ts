@@ -1004,7 +1004,8 @@ export class AgentSession {
 	 * order; a throwing listener is skipped, and its first failure is reported as a process warning
 	 * (a `SettleError` with code `LISTENER`: `process.on("warning", …)`; Node prints it on stderr).
 	 * Returns the unsubscribe function (pi's convention). {@link inspect} returns a handle that is
-	 * both: call it as this one, or call its `unsubscribe()` (XState's convention).
+	 * both: call it as this one, or call its `unsubscribe()` (XState's convention). Once the session
+	 * is disposed it throws `SESSION_CLOSED` (subscribe to the session that replaced it).
 	 *
 	 * @example
 	 * ```ts
@@ -1018,6 +1019,8 @@ export class AgentSession {
 	 * ```
 	 */
 	subscribe(listener: AgentSessionListener): () => void {
+		// A disposed session emits nothing more: a listener added now would wait forever.
+		this.assertUsable();
 		return this.events.subscribe(listener);
 	}
 

@@ -17339,6 +17339,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/grep-backtracking.test.ts"],
 	},
+	{
+		id: "IL01",
+		file: "src/session/agent-session.ts",
+		description: "subscribe() on a disposed session is accepted silently; the listener never hears anything",
+		edits: [
+			{
+				find: "\t\tthis.assertUsable();\n\t\treturn this.events.subscribe(listener);",
+				replace: "\t\treturn this.events.subscribe(listener);",
+			},
+		],
+		tests: ["test/session/disposed-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

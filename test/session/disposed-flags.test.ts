@@ -95,3 +95,20 @@ describe("a disposed session's flags", () => {
 		expect(flags(h.session)).toEqual(DISPOSED);
 	});
 });
+
+describe("subscribe on a disposed session", () => {
+	it("throws SESSION_CLOSED saying to create a new session, instead of adding a listener that never hears anything", async () => {
+		h = await createHarness();
+		await h.session.dispose();
+		let thrown: unknown;
+		try {
+			h.session.subscribe(() => undefined);
+		} catch (error) {
+			thrown = error;
+		}
+		expect(thrown).toMatchObject({
+			code: "SESSION_CLOSED",
+			message: expect.stringMatching(/disposed.*Create a new session/),
+		});
+	});
+});
