@@ -266,6 +266,11 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 		if (untrusted.paths.length > 0 && errors.some(maybeExtensionFlag)) {
 			lines.push(untrustedFlagsLine(untrusted.cwd));
 		}
+		// The models.json warnings held for session_start, which will not run now: said with the errors.
+		const served = new Set(runtime.services.modelRuntime.getAll().map((model) => model.provider));
+		for (const [provider, warning] of joinedProviderWarnings(runtime.services.modelRuntime)) {
+			if (!served.has(provider)) lines.push(`Warning: ${oneLine(warning.message)}`);
+		}
 		// Unknown extension flags are a bad command line, said as an unknown short option is.
 		if (usage) lines.push(HELP_POINTER.trimEnd());
 		throw new CliError(lines.join("\n"), usage ? EXIT_USAGE : EXIT_FAILURE);

@@ -157,6 +157,18 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			throw error;
 		}
 		const { runtime } = host;
+		// A models.json provider waiting for an extension: said once session_start ran (print modes),
+		// unless a handler registered it; the other modes show the chat or serve commands first. Said
+		// once, also when the run ends before that (no prompt, no model, a bad @file).
+		let providerWarningsSaid = false;
+		const sayProviderWarnings = (): void => {
+			if (providerWarningsSaid) return;
+			providerWarningsSaid = true;
+			const served = new Set(runtime.services.modelRuntime.getAll().map((model) => model.provider));
+			for (const [provider, warning] of host.providerWarnings) {
+				if (!served.has(provider)) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
+			}
+		};
 		try {
 			// Refuses a trace path that is the session's file (exit 2) before anything runs.
 			trace?.follow(runtime);
@@ -177,6 +189,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				const stdinText = piped?.trim();
 				if (messages.length === 0) {
 					if (!stdinText) {
+						sayProviderWarnings();
 						await runtime.dispose();
 						return noPrompt();
 					}
@@ -186,14 +199,6 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				}
 			}
 			for (const warning of host.warnings) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
-			// A models.json provider waiting for an extension: said once session_start ran (print modes),
-			// unless a handler registered it; the other modes show the chat or serve commands first.
-			const sayProviderWarnings = (): void => {
-				const served = new Set(runtime.services.modelRuntime.getAll().map((model) => model.provider));
-				for (const [provider, warning] of host.providerWarnings) {
-					if (!served.has(provider)) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
-				}
-			};
 			if (mode !== "text" && mode !== "json") sayProviderWarnings();
 			if (host.piHint) piFolderHintShown(runtime.services.agentDir);
 			const noModel = runtime.session.model === undefined;
@@ -224,6 +229,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 					);
 				}
 				if (noModel) {
+					sayProviderWarnings();
 					out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
 					// No model has a key (what a CI job without its secret gets).
 					return EXIT_AUTH;
@@ -244,6 +250,8 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				trace?.save();
 			}
 		} finally {
+			// Before the error the run ended with, which the catch below prints.
+			sayProviderWarnings();
 			await inspector?.close();
 		}
 	} catch (error) {

@@ -17351,6 +17351,33 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/disposed-flags.test.ts"],
 	},
+	{
+		id: "IL02",
+		file: "src/cli/main.ts",
+		description:
+			"pi#2956: settle -p with no prompt (after an extension flag) ends without the held models.json warning",
+		edits: [
+			{
+				find: "\t\t\t\t\t\tsayProviderWarnings();\n\t\t\t\t\t\tawait runtime.dispose();",
+				replace: "\t\t\t\t\t\tawait runtime.dispose();",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "IL03",
+		file: "src/cli/host.ts",
+		description: "pi#2956: settle --mode json with an unknown option ends without the held models.json warning",
+		edits: [{ find: "if (!served.has(provider)) lines.push(", replace: "if (served.size < 0) lines.push(" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "IL04",
+		file: "src/cli/main.ts",
+		description: "pi#2956: settle -p says the held models.json warning twice: after session_start and again at exit",
+		edits: [{ find: "if (providerWarningsSaid) return;", replace: "" }],
+		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

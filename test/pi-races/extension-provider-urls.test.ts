@@ -263,7 +263,7 @@ describe("a provider an extension registers in session_start on pi-ai's wire api
 });
 
 describe("pi#2956: the models.json warning for a provider an extension registers in session_start", () => {
-	it("pi#2956: models.json lists models under hub and nohub, an extension registers hub in session_start: settle -p answers through hub/qwen-custom and warns of nohub only, after session_start", async () => {
+	it("pi#2956: models.json lists models under hub and nohub, an extension registers hub in session_start: settle -p answers through hub/qwen-custom and warns of nohub only, once, after session_start and before the run", async () => {
 		mkdirSync(cli.agentDir, { recursive: true });
 		writeFileSync(
 			join(cli.agentDir, "models.json"),
@@ -283,7 +283,8 @@ describe("pi#2956: the models.json warning for a provider an extension registers
 	});
 	await pi.setModel(ctx.modelRegistry.find("hub", "qwen-custom"));
 	console.error("session_start ran");
-});`,
+});
+pi.on("agent_end", () => console.error("agent_end ran"));`,
 		);
 		server.reply(chatReply([{ type: "text", text: "from hub" }]));
 		const run = await runSettleAsync(["--no-session", "-e", extension, "--model", "openai/gpt-4o-mini", "-p", "hi"], {
@@ -294,8 +295,46 @@ describe("pi#2956: the models.json warning for a provider an extension registers
 		expect(run.stdout).toContain("from hub");
 		expect(server.requests[0]?.body?.model).toBe("qwen-custom");
 		const lines = run.stderr.split("\n").filter((line) => line !== "");
-		expect(lines).toHaveLength(2);
+		expect(lines).toHaveLength(3);
 		expect(lines[0]).toBe("session_start ran");
 		expect(lines[1]).toMatch(/^Warning: .*models\.json: provider "nohub" was skipped: /);
+		expect(lines[2]).toBe("agent_end ran");
+	});
+});
+
+describe("pi#2956: the held models.json warning when settle -p ends before session_start", () => {
+	/** models.json with a provider no extension registers (`nohub`), and an extension with a boolean flag `--loud`. */
+	function nohubWithFlagExtension(): string {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({ providers: { nohub: { models: [{ id: "lost-model" }] } } }),
+		);
+		return writeExtension(cli.dir, "loud.mjs", `pi.registerFlag("loud", { type: "boolean", description: "louder" });`);
+	}
+	const nohubWarnings = (stderr: string) =>
+		stderr.split("\n").filter((line) => /^Warning: .*models\.json: provider "nohub" was skipped: /.test(line));
+
+	it("pi#2956: settle -p --loud with no prompt: exits 2, warning of nohub once and then saying there is no prompt", async () => {
+		const extension = nohubWithFlagExtension();
+		const run = await runSettleAsync(["--no-session", "-e", extension, "-p", "--loud"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(run.code).toBe(2);
+		expect(nohubWarnings(run.stderr)).toHaveLength(1);
+		// The warning comes first, as at any other start: the error is the last thing said.
+		expect(run.stderr.indexOf(nohubWarnings(run.stderr)[0]!)).toBeLessThan(run.stderr.indexOf("Error: no prompt."));
+	});
+
+	it("pi#2956: settle --mode json with an unknown option --bogus: exits 2 naming the option, and warns of nohub once", async () => {
+		const extension = nohubWithFlagExtension();
+		const run = await runSettleAsync(["--no-session", "-e", extension, "--mode", "json", "--bogus", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(run.code).toBe(2);
+		expect(run.stderr).toContain("--bogus");
+		expect(nohubWarnings(run.stderr)).toHaveLength(1);
 	});
 });
