@@ -17364,6 +17364,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "sliceWholeCharacters(text, max - 1)", replace: "text.slice(0, max - 1)" }],
 		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
 	},
+	{
+		id: "IK04",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"oh-my-pi#2055: a pi session's two calls both call_0 sent to an Anthropic model: both results go under the second call's new id, the first call has none",
+		edits: [{ find: "sentIds.get(message.toolCallId)?.shift()", replace: "sentIds.get(message.toolCallId)?.at(-1)" }],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
