@@ -9,6 +9,7 @@ import type { AssistantMessageEvent } from "../llm/types.js";
 import { userMessageText } from "../runtime/targets.js";
 import type { AgentSessionEvent } from "../session/events.js";
 import { RETRY_CANCELLED } from "../session/retry-policy.js";
+import { sliceWholeCharacters } from "../tools/truncate.js";
 
 /** Text styles; each is the identity when colors are off. */
 export interface Style {
@@ -385,7 +386,7 @@ export function outputLineSafe(line: string): string {
 
 /** `text` cut to `max` characters with an ellipsis. */
 export function clip(text: string, max: number): string {
-	return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+	return text.length > max ? `${sliceWholeCharacters(text, max - 1)}…` : text;
 }
 
 function safeJson(value: unknown): string {

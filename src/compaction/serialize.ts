@@ -4,6 +4,7 @@
  */
 import type { AgentMessage } from "../llm/types.js";
 import { convertToLlm } from "../session/convert-to-llm.js";
+import { sliceWholeCharacters } from "../tools/truncate.js";
 
 /** Tool results are cut to this many characters: the summary needs the gist, not the full output. */
 export const TOOL_RESULT_MAX_CHARS = 2000;
@@ -59,5 +60,6 @@ function formatArguments(args: Record<string, unknown> | undefined): string {
 
 function truncate(text: string, maxChars: number): string {
 	if (text.length <= maxChars) return text;
-	return `${text.slice(0, maxChars)}\n\n[... ${text.length - maxChars} more characters truncated]`;
+	const kept = sliceWholeCharacters(text, maxChars);
+	return `${kept}\n\n[... ${text.length - kept.length} more characters truncated]`;
 }

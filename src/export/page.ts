@@ -100,7 +100,10 @@ function str(value) {
 }
 function oneLine(text, max) {
 	var line = String(text).replace(/\\s+/g, " ").trim();
-	return line.length > max ? line.slice(0, max - 1) + "…" : line;
+	if (line.length <= max) return line;
+	// Not between an emoji's halves (the page cannot import sliceWholeCharacters): a lone half shows as "�".
+	var end = max - 1, last = line.charCodeAt(end - 1);
+	return line.slice(0, last >= 0xd800 && last <= 0xdbff ? end - 1 : end) + "…";
 }
 function num(n) { return typeof n === "number" && isFinite(n) ? n : 0; }
 function fmtTokens(n) { return num(n).toLocaleString("en-US"); }

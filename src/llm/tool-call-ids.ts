@@ -41,11 +41,13 @@ export function replayableToolCallIds(model: Model, context: Context): Context {
 	const rule = ID_RULES[model.api];
 	if (!rule) return context;
 	const taken = new Set<string>();
-	let renamed = new Map<string, string>();
+	// Per id as written, the ids its calls go under in call order: a repeated id's results take them in
+	// turn (pi keeps repeated ids, so both results name the one id).
+	let sentIds = new Map<string, string[]>();
 	let changed = false;
 	const messages = context.messages.map((message): Message => {
 		if (message.role === "assistant") {
-			renamed = new Map();
+			sentIds = new Map();
 			if (message.provider === model.provider && message.api === model.api && message.model === model.id) {
 				for (const block of message.content) if (block.type === "toolCall") taken.add(block.id);
 				return message;
@@ -55,8 +57,8 @@ export function replayableToolCallIds(model: Model, context: Context): Context {
 				if (block.type !== "toolCall") continue;
 				const id = rule(block.id, taken);
 				taken.add(id);
+				sentIds.set(block.id, [...(sentIds.get(block.id) ?? []), id]);
 				if (id === block.id) continue;
-				renamed.set(block.id, id);
 				if (content === message.content) content = [...message.content];
 				content[index] = { ...block, id };
 			}
@@ -65,8 +67,10 @@ export function replayableToolCallIds(model: Model, context: Context): Context {
 			return { ...message, content };
 		}
 		if (message.role === "toolResult") {
-			const id = renamed.get(message.toolCallId);
-			return id === undefined ? message : { ...message, toolCallId: id };
+			const id = sentIds.get(message.toolCallId)?.shift();
+			if (id === undefined || id === message.toolCallId) return message;
+			changed = true;
+			return { ...message, toolCallId: id };
 		}
 		return message;
 	});

@@ -199,11 +199,23 @@ export function takeLastBytes(text: string, maxBytes: number): string {
  */
 export function truncateLine(line: string, maxChars = GREP_MAX_LINE_LENGTH): { text: string; wasTruncated: boolean } {
 	if (line.length <= maxChars) return { text: line, wasTruncated: false };
-	// A cut between the halves of a surrogate pair (an emoji) would leave a lone surrogate, which no
-	// UTF-8 writer can encode and strict JSON readers refuse: the cut moves before the pair.
-	const last = line.charCodeAt(maxChars - 1);
-	const end = last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars;
-	return { text: `${line.slice(0, end)}... [truncated]`, wasTruncated: true };
+	return { text: `${sliceWholeCharacters(line, maxChars)}... [truncated]`, wasTruncated: true };
+}
+
+/**
+ * The first `maxChars` UTF-16 units of `text`, one fewer when the cut would fall between the halves
+ * of a surrogate pair (an emoji): a lone surrogate is something no UTF-8 writer can encode, strict
+ * JSON readers and provider APIs refuse, and a terminal shows as "�".
+ *
+ * @example
+ * ```ts
+ * sliceWholeCharacters("ab😀", 3); // "ab"
+ * sliceWholeCharacters("ab😀", 4); // "ab😀"
+ * ```
+ */
+export function sliceWholeCharacters(text: string, maxChars: number): string {
+	const last = text.charCodeAt(maxChars - 1);
+	return text.slice(0, last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars);
 }
 
 /**

@@ -147,7 +147,9 @@ describe("serialization and file operations: Settle and pi 0.73.1 agree", () => 
 		fc.assert(
 			fc.property(branchOfAnyMode, ({ branch }) => {
 				const messages = entryMessages(branch);
-				expect(serializeConversation(messages)).toBe(piSerializeConversation(piConvertToLlm(messages as Pi)));
+				expect(serializeConversation(messages)).toBe(
+					cutBeforeSplitEmoji(piSerializeConversation(piConvertToLlm(messages as Pi))),
+				);
 
 				const ours = createFileOperations();
 				const pi = piCreateFileOps();
@@ -164,6 +166,17 @@ describe("serialization and file operations: Settle and pi 0.73.1 agree", () => 
 		);
 	});
 });
+
+/**
+ * Named difference (claude-code#56064): pi cuts a tool result at 2000 UTF-16 units even between an
+ * emoji's halves, leaving a lone high surrogate; Settle cuts one unit earlier.
+ */
+function cutBeforeSplitEmoji(piText: string): string {
+	return piText.replace(
+		/[\ud800-\udbff]\n\n\[\.\.\. (\d+) more characters truncated\]/g,
+		(_, more: string) => `\n\n[... ${Number(more) + 1} more characters truncated]`,
+	);
+}
 
 describe("cut points and prepareCompaction: Settle and pi 0.73.1 agree", () => {
 	it("cuts, splits turns and prepares the same compaction (named differences checked on their own)", {
@@ -262,7 +275,8 @@ describe("compact() with a scripted summarizer: Settle and pi 0.73.1 send and wr
 								? { ...request, text: request.text.slice(0, -focus.length) }
 								: request;
 						if (customInstructions && isPrefix) expect(seen).not.toBe(request);
-						expectSameRequest(seen, summarizer.requests[i]!);
+						const piRequest = summarizer.requests[i]!;
+						expectSameRequest(seen, { ...piRequest, text: cutBeforeSplitEmoji(piRequest.text) });
 					}
 					if ("error" in b) {
 						expect(a).toEqual(b);

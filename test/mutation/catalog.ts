@@ -17242,8 +17242,8 @@ export const MUTANTS: Mutant[] = [
 			"claude-code#56064: grep's line cut falls between the halves of an emoji: a lone surrogate in every --mode json line and the session file",
 		edits: [
 			{
-				find: "const end = last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars;",
-				replace: "const end = maxChars;",
+				find: "sliceWholeCharacters(line, maxChars)}... [truncated]",
+				replace: "line.slice(0, maxChars)}... [truncated]",
 			},
 		],
 		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
@@ -17377,6 +17377,39 @@ export const MUTANTS: Mutant[] = [
 		description: "pi#2956: settle -p says the held models.json warning twice: after session_start and again at exit",
 		edits: [{ find: "if (providerWarningsSaid) return;", replace: "" }],
 		tests: ["test/pi-races/extension-provider-urls.test.ts"],
+	},
+	{
+		id: "IK01",
+		file: "src/compaction/serialize.ts",
+		description:
+			"claude-code#56064: a tool result cut at 2000 characters for a summary request splits an emoji: a lone surrogate goes to the provider",
+		edits: [
+			{ find: "const kept = sliceWholeCharacters(text, maxChars);", replace: "const kept = text.slice(0, maxChars);" },
+		],
+		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
+	},
+	{
+		id: "IK02",
+		file: "src/export/page.ts",
+		description: "claude-code#56064: the exported page's tree row cut splits an emoji: the row shows a lone half",
+		edits: [{ find: "last >= 0xd800 && last <= 0xdbff ? end - 1 : end", replace: "end" }],
+		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
+	},
+	{
+		id: "IK03",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"claude-code#56064: the chat's clipped line (a tool call's arguments) splits an emoji: the terminal gets a lone half",
+		edits: [{ find: "sliceWholeCharacters(text, max - 1)", replace: "text.slice(0, max - 1)" }],
+		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
+	},
+	{
+		id: "IK04",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"oh-my-pi#2055: a pi session's two calls both call_0 sent to an Anthropic model: both results go under the second call's new id, the first call has none",
+		edits: [{ find: "sentIds.get(message.toolCallId)?.shift()", replace: "sentIds.get(message.toolCallId)?.at(-1)" }],
+		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
 	},
 ];
 

@@ -9,10 +9,17 @@
  * a UTF-8 writer (Python's) refuses. What a consumer should see: the cut before the emoji, no lone
  * surrogate in the stream or the session file.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { runSettle, useCliProject } from "../cli/helpers.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { compactArgs } from "../../src/cli/interactive-render.js";
+import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
+import { TOOL_RESULT_MAX_CHARS } from "../../src/compaction/serialize.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import { RpcClient, runSettle, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { onExportedPage } from "../inspect/chromium.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-cut-surrogates-");
 
@@ -42,5 +49,108 @@ describe("claude-code#56064: a line cut mid-emoji leaves a lone surrogate in the
 		expect(end!.result!.content[0]!.text).toContain(`notes.txt:1: ${"a".repeat(499)}... [truncated]`);
 		expect(run.stdout).not.toMatch(LONE_SURROGATE_ESCAPE);
 		expect(readFileSync(sessionFile, "utf8")).not.toMatch(LONE_SURROGATE_ESCAPE);
+	});
+});
+
+/** A high half not followed by a low one, or a low half not after a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The same cut elsewhere: 😀 straddling the limit of a tool result in a summary request, a tree row, a tool call line. */
+const EMOJI = "😀";
+
+let wire: WireServer | undefined;
+afterEach(async () => {
+	await wire?.close();
+	wire = undefined;
+});
+
+/** A session on disk (in `cli.dir`) whose one turn ran a tool whose result is `result`, then a second turn. */
+function sessionWithToolResult(firstQuestion: string, result: string): string {
+	const sessions = join(cli.dir, "sessions");
+	const sm = SessionManager.create(cli.project, sessions);
+	const usage = {
+		input: 1,
+		output: 1,
+		cacheRead: 0,
+		cacheWrite: 0,
+		totalTokens: 2,
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+	};
+	const answer = { api: "openai-completions", provider: "local", model: "coder", usage, timestamp: 2 } as const;
+	sm.appendMessage({ role: "user", content: firstQuestion, timestamp: 1 });
+	sm.appendMessage({
+		...answer,
+		role: "assistant",
+		content: [{ type: "toolCall", id: "call_1", name: "read", arguments: { path: "notes.txt" } }],
+		stopReason: "toolUse",
+	});
+	sm.appendMessage({
+		role: "toolResult",
+		toolCallId: "call_1",
+		toolName: "read",
+		content: [{ type: "text", text: result }],
+		isError: false,
+		timestamp: 3,
+	});
+	sm.appendMessage({ ...answer, role: "assistant", content: [{ type: "text", text: "read it" }], stopReason: "stop" });
+	sm.appendMessage({ role: "user", content: "second question", timestamp: 4 });
+	sm.appendMessage({
+		...answer,
+		role: "assistant",
+		content: [{ type: "text", text: "second answer" }],
+		stopReason: "stop",
+	});
+	sm.close();
+	const [name] = readdirSync(sessions).filter((file) => file.endsWith(".jsonl"));
+	return join(sessions, name!);
+}
+
+describe("claude-code#56064 at the other cuts: summary requests, the exported page, the terminal", () => {
+	it("claude-code#56064: settle --rpc compact: a tool result whose emoji straddles the 2000-character cut of the summary request is cut before the emoji; the request holds no lone surrogate", async () => {
+		const file = sessionWithToolResult("first question", `${"a".repeat(TOOL_RESULT_MAX_CHARS - 1)}${EMOJI}b`);
+		const summaries: RecordedRequest[] = [];
+		wire = await startWireServer((request, next) => {
+			if (!JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40)))
+				return next();
+			summaries.push(request);
+			return chatReply([{ type: "text", text: "## Goal\nthe summary" }]);
+		});
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`, { compat: { supportsDeveloperRole: false } });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
+		const client = new RpcClient(["--model", "local/coder", "--session", file], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(await client.request({ id: "c1", type: "compact" })).toMatchObject({ success: true });
+		expect(await client.end()).toBe(0);
+		const asked = summaries.map((request) => JSON.stringify(request.body));
+		expect(asked.length).toBeGreaterThan(0);
+		const texts = summaries.flatMap((request) =>
+			(request.body.messages as { content: unknown }[]).map((message) =>
+				typeof message.content === "string"
+					? message.content
+					: (message.content as { text?: string }[]).map((block) => block.text ?? "").join(""),
+			),
+		);
+		expect(texts.join("")).toContain(`${"a".repeat(TOOL_RESULT_MAX_CHARS - 1)}\n\n[... 3 more characters truncated]`);
+		for (const body of asked) expect(body).not.toMatch(LONE_SURROGATE_ESCAPE);
+	});
+
+	it("claude-code#56064: settle --export: a question whose emoji straddles the tree row's 70-character cut shows in the page's tree cut before the emoji, no lone half", async () => {
+		const file = sessionWithToolResult(`${"a".repeat(68)}${EMOJI} and more`, "ok");
+		const page = join(cli.dir, "page.html");
+		expect(cli.settle(["--export", file, page])).toMatchObject({ code: 0, stderr: "" });
+		const rows = await onExportedPage(page, (tab) =>
+			tab.$$eval(".node", (nodes) => nodes.map((node) => node.textContent ?? "")),
+		);
+		expect(rows.find((row) => row.includes("user: a"))).toContain(`user: ${"a".repeat(68)}…`);
+		// A lone half comes out of the page as itself or as "�": neither may be there.
+		for (const row of rows) expect(row).not.toMatch(/[\ud800-\udfff\ufffd]/);
+	});
+
+	it("claude-code#56064: the chat's tool call line: a command whose emoji straddles the 160-character cut is shown cut before the emoji, no lone half", () => {
+		const shown = compactArgs({ command: `${"a".repeat(158)}${EMOJI} tail` });
+		expect(shown).toBe(`${"a".repeat(158)}…`);
+		expect(shown).not.toMatch(LONE_SURROGATE);
 	});
 });

@@ -26,8 +26,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
-import type { RecordedRequest, Reply } from "../llm/wire/server.js";
+import { type RecordedRequest, type Reply, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { startWireSession, type WireSession } from "../llm/wire/session.js";
 import { gate } from "./helpers.js";
 
@@ -286,5 +287,93 @@ describe("oh-my-pi#2055: two tool calls of one answer with the same id", () => {
 			"partial" in event ? event.partial.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : [])) : [],
 		);
 		expect(partialIds.at(-1)).toEqual(["toolu_dup", "toolu_dup_2"]);
+	});
+});
+
+describe("oh-my-pi#2055 in a session pi wrote: one answer's two calls both call_0, reopened for an Anthropic model", () => {
+	const cli = useCliProject("settle-pi-races-repeated-ids-file-");
+	let wire: WireServer | undefined;
+	afterEach(async () => {
+		await wire?.close();
+		wire = undefined;
+	});
+
+	it("oh-my-pi#2055: settle --session on pi's file: the request gives the two calls distinct ids, each once and in order, and each tool_result follows its own call's id", async () => {
+		const file = join(cli.project, "pi-session.jsonl");
+		const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 };
+		const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+		const at = (second: number) => `2026-09-08T10:00:0${second}.000Z`;
+		const lines = [
+			{ type: "session", version: 3, id: "omp-2055", timestamp: at(0), cwd: cli.project },
+			{
+				type: "message",
+				id: "u1",
+				parentId: null,
+				timestamp: at(1),
+				message: { role: "user", content: "say A and B", timestamp: 1 },
+			},
+			{
+				type: "message",
+				id: "a1",
+				parentId: "u1",
+				timestamp: at(2),
+				message: {
+					role: "assistant",
+					content: [
+						{ type: "toolCall", id: "call_0", name: "bash", arguments: { command: "echo A" } },
+						{ type: "toolCall", id: "call_0", name: "bash", arguments: { command: "echo B" } },
+					],
+					api: "openai-completions",
+					provider: "mimo",
+					model: "mimo-v2",
+					usage: { ...usage, cost },
+					stopReason: "toolUse",
+					timestamp: 2,
+				},
+			},
+			...["A", "B"].map((letter, index) => ({
+				type: "message",
+				id: `r${index}`,
+				parentId: index === 0 ? "a1" : "r0",
+				timestamp: at(3 + index),
+				message: {
+					role: "toolResult",
+					toolCallId: "call_0",
+					toolName: "bash",
+					content: [{ type: "text", text: `${letter}\n` }],
+					isError: false,
+					timestamp: 3 + index,
+				},
+			})),
+		];
+		writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+		wire = await startWireServer();
+		writeLocalProvider(cli.agentDir, wire.url, { api: "anthropic-messages" });
+		wire.reply(anthropicReply([{ type: "text", text: "A then B" }]));
+
+		const run = await runSettleAsync(["--session", file, "--model", "local/coder", "-p", "go on"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		const body = wire.requests[0]!.body as { messages: { role: string; content: unknown }[] };
+		const blocks = body.messages.flatMap((message) =>
+			Array.isArray(message.content) ? (message.content as { type: string; id?: string; input?: unknown }[]) : [],
+		);
+		const calls = blocks.filter((block) => block.type === "tool_use").map((block) => [block.id, block.input]);
+		expect(calls).toEqual([
+			["call_0", { command: "echo A" }],
+			[expect.not.stringMatching(/^call_0$/), { command: "echo B" }],
+		]);
+		const [first, second] = calls.map(([id]) => id as string);
+		expect(new Set([first, second]).size).toBe(2);
+		const results = body.messages.find((message) =>
+			(message.content as { type: string }[]).some?.((block) => block.type === "tool_result"),
+		)!;
+		expect(sentResults({ messages: [results] })).toEqual([
+			[first, false, "A\n"],
+			[second, false, "B\n"],
+		]);
 	});
 });
