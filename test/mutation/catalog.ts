@@ -15995,7 +15995,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a renamed call's result keeps the old id: the call goes back with no result under its id",
 		edits: [
 			{
-				find: "return id === undefined ? message : { ...message, toolCallId: id };",
+				find: "return { ...message, toolCallId: id };",
 				replace: "return message;",
 			},
 		],
