@@ -36,18 +36,19 @@ afterEach(async () => {
 	await server.close();
 });
 
-/** An extension registering provider `hub` (openai-completions at the local server) with one model, `model-a` (128,000 tokens). */
-function writeHubExtension(): string {
-	return writeExtension(
-		cli.dir,
-		"hub.mjs",
-		`pi.registerProvider("hub", {
+/** The extension source registering provider `hub` (openai-completions at the local server) with one model, `model-a` (128,000 tokens). */
+function registerHub(): string {
+	return `pi.registerProvider("hub", {
 	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
 	apiKey: "hub-key",
 	api: "openai-completions",
 	models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
-});`,
-	);
+});`;
+}
+
+/** An extension registering `hub` ({@link registerHub}) as it loads. */
+function writeHubExtension(): string {
+	return writeExtension(cli.dir, "hub.mjs", registerHub());
 }
 
 describe("pi#2291: a built-in provider re-pointed from session_start misses the first request", () => {
@@ -240,12 +241,7 @@ describe("a provider an extension registers in session_start on pi-ai's wire api
 			cli.dir,
 			"hub-at-start.mjs",
 			`pi.on("session_start", async (_event, ctx) => {
-	pi.registerProvider("hub", {
-		baseUrl: ${JSON.stringify(`${server.url}/v1`)},
-		apiKey: "hub-key",
-		api: "openai-completions",
-		models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
-	});
+	${registerHub()}
 	await pi.setModel(ctx.modelRegistry.find("hub", "model-a"));
 });`,
 		);
@@ -275,12 +271,7 @@ describe("pi#2956: the models.json warning for a provider an extension registers
 			cli.dir,
 			"hub-at-start.mjs",
 			`pi.on("session_start", async (_event, ctx) => {
-	pi.registerProvider("hub", {
-		baseUrl: ${JSON.stringify(`${server.url}/v1`)},
-		apiKey: "hub-key",
-		api: "openai-completions",
-		models: [{ id: "model-a", name: "model-a", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
-	});
+	${registerHub()}
 	await pi.setModel(ctx.modelRegistry.find("hub", "qwen-custom"));
 	console.error("session_start ran");
 });
