@@ -102,11 +102,18 @@ export class ChatInput {
 	}
 
 	/**
-	 * The input of a terminal in raw mode ends only when the terminal hung up; then even setting its
-	 * mode fails (EIO). Once that is seen, mode changes are skipped and {@link onTerminalLost} runs.
+	 * The input of a terminal in raw mode ends only when the terminal hung up: no probe is needed, and
+	 * none can be trusted, as the kernel ends the read before it fails mode changes (a probe that
+	 * passed in that window took the hang-up for Ctrl+D; the chat ended as a clean exit and the SIGHUP
+	 * that followed killed settle mid-shutdown). Out of raw mode a mode change tells: it fails (EIO)
+	 * once the terminal hung up. Once lost, mode changes are skipped and {@link onTerminalLost} runs.
 	 */
 	private checkTerminal(tty: ReadStream): void {
 		const raw = tty.isRaw;
+		if (raw) {
+			this.loseTerminal();
+			return;
+		}
 		try {
 			// Changed and set back: setting the mode it has is skipped without asking the terminal.
 			tty.setRawMode(!raw);

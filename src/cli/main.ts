@@ -243,7 +243,10 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			} finally {
 				// The signal handlers stay until the extensions' session_shutdown handlers are done: a
 				// signal meanwhile ends the process as the termination code says, not by Node's default kill.
+				// The chat's own handlers ended with it (a terminal closed as it shut down: pi#3057).
+				const releaseShutdown = out === processOutput && mode === "interactive" ? guardRuntime(runtime) : () => {};
 				await runtime.dispose();
+				releaseShutdown();
 				release();
 				releaseErrors();
 				// Throws a CliError (exit 1) when the file cannot be written.

@@ -16541,7 +16541,10 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"the signal handlers are removed before the runtime is disposed: a signal during session_shutdown kills settle mid-cleanup",
 		edits: [
-			{ find: "await runtime.dispose();\n\t\t\t\trelease();", replace: "release();\n\t\t\t\tawait runtime.dispose();" },
+			{
+				find: "await runtime.dispose();\n\t\t\t\treleaseShutdown();\n\t\t\t\trelease();",
+				replace: "release();\n\t\t\t\tawait runtime.dispose();\n\t\t\t\treleaseShutdown();",
+			},
 		],
 		tests: ["test/cli/termination.test.ts"],
 	},
@@ -17410,6 +17413,27 @@ export const MUTANTS: Mutant[] = [
 			"oh-my-pi#2055: a pi session's two calls both call_0 sent to an Anthropic model: both results go under the second call's new id, the first call has none",
 		edits: [{ find: "sentIds.get(message.toolCallId)?.shift()", replace: "sentIds.get(message.toolCallId)?.at(-1)" }],
 		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
+	},
+	{
+		id: "IY01",
+		file: "src/cli/chat-input.ts",
+		description:
+			"pi#3057: a raw-mode terminal's input that ends is probed again with a mode change: in the moment the kernel ends the read before it fails mode changes, the hang-up is taken for Ctrl+D",
+		edits: [{ find: "\t\tif (raw) {\n\t\t\tthis.loseTerminal();\n\t\t\treturn;\n\t\t}\n", replace: "" }],
+		tests: ["test/pi-races/terminal-loss.test.ts"],
+	},
+	{
+		id: "IY02",
+		file: "src/cli/main.ts",
+		description:
+			"pi#3057: no signal handlers while settle -i shuts down after its chat ended: a SIGHUP during a slow session_shutdown kills settle by Node's default action, its exit handlers never run",
+		edits: [
+			{
+				find: 'const releaseShutdown = out === processOutput && mode === "interactive" ? guardRuntime(runtime) : () => {};',
+				replace: "const releaseShutdown = () => {};",
+			},
+		],
+		tests: ["test/pi-races/terminal-loss.test.ts"],
 	},
 ];
 

@@ -10,8 +10,8 @@
  * event handler, and the process exited 1 on the spot: the command kept running under init, the
  * extensions never heard `session_shutdown`, the call never got its result.
  */
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI_FROM_SOURCES, runSettle, useCliProject } from "../cli/helpers.js";
@@ -101,6 +101,73 @@ describe("pi#3057: closing the terminal leaves the agent's commands running as o
 			await fileAppears(cli.dir, "exit-code");
 			expect(readFileSync(join(cli.dir, "exit-code"), "utf8")).toBe("129");
 			expect(readFileSync(join(cli.dir, "shutdown.log"), "utf8")).toBe("session_shutdown quit\n");
+		} finally {
+			killSettle();
+		}
+	});
+	it("pi#3057: the input of a raw-mode terminal that ends while the terminal still takes mode changes is its hang-up, not Ctrl+D (final CI failure of terminal-loss)", async () => {
+		// The kernel ends the read of a terminal whose window closed a moment before it fails mode
+		// changes: a probe in that moment passed, the chat ended as on Ctrl+D, and the SIGHUP that
+		// followed killed settle mid-shutdown (CI: no exit code within 30 s). That moment cannot be
+		// made on demand with a real terminal, so a stream stands for one here.
+		const chatInput = join(CLI_FROM_SOURCES[2]!, "..", "chat-input.ts");
+		const child = join(cli.dir, "raw-end.mts");
+		writeFileSync(
+			child,
+			`import { PassThrough } from "node:stream";
+import { ChatInput } from ${JSON.stringify(chatInput)};
+const input = Object.assign(new PassThrough(), {
+	isTTY: true,
+	isRaw: false,
+	setRawMode(mode) {
+		this.isRaw = mode;
+		return this;
+	},
+});
+const lines = new ChatInput({ input, terminal: true });
+lines.onTerminalLost = () => process.stdout.write("\\nlost raw=" + input.isRaw + "\\n");
+lines.rl.on("close", () => process.stdout.write("\\nclosed\\n"));
+input.end();
+`,
+		);
+		const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
+			execFile(process.execPath, [CLI_FROM_SOURCES[0]!, CLI_FROM_SOURCES[1]!, child], (error, out) =>
+				error ? reject(error) : resolve({ stdout: out }),
+			);
+		});
+		expect(stdout.split("\n").filter((line) => line === "closed" || line.startsWith("lost"))).toEqual([
+			"lost raw=true",
+			"closed",
+		]);
+	});
+	it("pi#3057: a SIGHUP while settle -i shuts down after Ctrl+D (an extension's session_shutdown still running) ends it with 129 and its exit handlers run, not by Node's default kill", async () => {
+		// The chat's own signal handlers end with the chat; a terminal closed during the shutdown that
+		// follows (a slow session_shutdown handler) killed settle by SIGHUP's default action.
+		const witness = join(cli.dir, "witness.mjs");
+		writeFileSync(witness, EXIT_WITNESS(cli.dir));
+		const slow = join(cli.dir, "slow-shutdown.mjs");
+		writeFileSync(
+			slow,
+			`import { writeFileSync } from "node:fs";
+export default function (pi) {
+	pi.on("session_shutdown", () => {
+		writeFileSync(${JSON.stringify(join(cli.dir, "shutting-down"))}, "");
+		return new Promise(() => {}); // never done: only a signal ends settle now
+	});
+}
+`,
+		);
+		const term = new Terminal(["--faux", "-e", witness, "-e", slow], { cwd: cli.project, agentDir: cli.agentDir });
+		try {
+			await term.until("> ", 0);
+			term.type("\x04");
+			await fileAppears(cli.dir, "shutting-down");
+			process.kill(Number(readFileSync(join(cli.dir, "pid"), "utf8")), "SIGHUP");
+			await term.exited;
+			expect(existsSync(join(cli.dir, "exit-code")) ? readFileSync(join(cli.dir, "exit-code"), "utf8") : "killed").toBe(
+				"129",
+			);
+			expect(term.output).toContain("settle: still waiting after 2 s for:");
 		} finally {
 			killSettle();
 		}
