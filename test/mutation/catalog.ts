@@ -17411,6 +17411,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "sentIds.get(message.toolCallId)?.shift()", replace: "sentIds.get(message.toolCallId)?.at(-1)" }],
 		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
 	},
+	{
+		id: "IP01",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"pi#6466, pi#4033: one package (its package.json name) from two sources loads twice: the dev checkout's tool and flag collide with the npm install's",
+		edits: [
+			{
+				find: "if (loadedAs && loadedAs.real !== realPath(root)) {",
+				replace: "if (loadedAs && loadedAs.real === realPath(root)) {",
+			},
+		],
+		tests: ["test/pi-races/package-same-name.test.ts"],
+	},
+	{
+		id: "IP02",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"pi#4033: the second entry of one settings file naming the same package is skipped without a word; the project's override of the global copy warns instead",
+		edits: [{ find: "if (loadedAs.scope === item.scope) {", replace: "if (loadedAs.scope !== item.scope) {" }],
+		tests: ["test/pi-races/package-same-name.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
