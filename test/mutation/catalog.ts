@@ -17432,6 +17432,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (loadedAs.scope === item.scope) {", replace: "if (loadedAs.scope !== item.scope) {" }],
 		tests: ["test/pi-races/package-same-name.test.ts"],
 	},
+	{
+		id: "IP03",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"pi#8098: a package folder without a manifest is kept as the folder, not its index.ts: the auto-discovered copy loads too and a bare /viking goes to the model",
+		edits: [{ find: "for (const path of extensionEntriesAt(root))\n", replace: "for (const path of [root])\n" }],
+		tests: ["test/pi-races/package-same-name.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -7,9 +7,12 @@
  *   both copies loaded, their tool and flag collided, and pi would not start in the checkout.
  * - pi#4033: the same package listed twice in one settings file (its local checkout and
  *   `npm:<name>`): both loaded silently, every tool, skill and template twice.
+ * - pi#8098: an extension folder under the agent's `extensions/` that an installer also added to
+ *   `packages` (`pi install <that folder>`): pi compared the folder with its `index.ts`, loaded it
+ *   twice, renamed its command `/viking:1` and `/viking:2`, and a bare `/viking` went to the model.
  */
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettle } from "../cli/helpers.js";
@@ -100,4 +103,28 @@ describe("pi#4033: one package listed twice in one settings file, from two sourc
 		});
 		expect(settle(["--faux", "--no-session", "-p", "/kit-review z"]).stdout).toContain("Review z with kit release.");
 	}, 60_000); // npm pack, an offline npm install, four settle processes
+});
+
+describe("pi#8098: an auto-discovered extension folder also listed in packages", () => {
+	it("pi#8098: after settle install of a folder under the agent's extensions/, the extension loads once and /viking runs it once, by its own name", () => {
+		const folder = join(folders.agentDir, "extensions", "viking");
+		mkdirSync(folder, { recursive: true });
+		write(
+			join(folder, "index.ts"),
+			`export default function (pi: any) {
+	pi.on("session_start", (_e: unknown, ctx: any) => ctx.ui.notify("viking loaded"));
+	pi.registerCommand("viking", { description: "viking", handler: async (args: string, ctx: any) => ctx.ui.notify("viking ran " + args) });
+}
+`,
+		);
+		expect(settle(["install", folder]).code).toBe(0);
+		expect(settingsOf(join(folders.agentDir, "settings.json")).packages).toEqual(["extensions/viking"]);
+
+		const run = settle(["--faux", "--no-session", "-p", "/viking hi"]);
+		expect(run).toMatchObject({
+			code: 0,
+			stdout: "",
+			stderr: "[info] viking/index.ts: viking loaded\n[info] viking/index.ts: viking ran hi\n",
+		});
+	});
 });
