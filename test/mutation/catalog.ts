@@ -17440,6 +17440,26 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "for (const path of extensionEntriesAt(root))\n", replace: "for (const path of [root])\n" }],
 		tests: ["test/pi-races/package-same-name.test.ts"],
 	},
+	{
+		id: "IP04",
+		file: "src/resources/discovery.ts",
+		description:
+			"maka#4096: a symlinked skill folder is taken as the link's own Dirent (not a folder) and skipped without a word",
+		edits: [{ find: "if (dirent.isSymbolicLink()) {", replace: "if (false && dirent.isSymbolicLink()) {" }],
+		tests: ["test/pi-races/skills-folders.test.ts"],
+	},
+	{
+		id: "IP05",
+		file: "src/resources/discovery.ts",
+		description: "codex#31592: a SKILL.md that is a symlink (a Nix / Home Manager install) is not a skill",
+		edits: [
+			{
+				find: "if (isFile(skillFile) && !ig.ignores(",
+				replace: "if (isFile(skillFile) && realpathSync(skillFile) === skillFile && !ig.ignores(",
+			},
+		],
+		tests: ["test/pi-races/skills-folders.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
