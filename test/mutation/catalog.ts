@@ -17460,6 +17460,47 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/skills-folders.test.ts"],
 	},
+	{
+		id: "IP06",
+		file: "src/resources/skills.ts",
+		description:
+			"rikkahub#1763: disable-model-invocation ignored: a flagged skill is listed in the system prompt and the model uses it unasked",
+		edits: [
+			{
+				find: "const visible = skills.filter((skill) => !skill.disableModelInvocation);",
+				replace: "const visible = skills.filter((skill) => skill.name !== undefined);",
+			},
+		],
+		tests: ["test/pi-races/skills-model-invocation.test.ts"],
+	},
+	{
+		id: "IP07",
+		file: "src/session/agent-session.ts",
+		description:
+			"claude-code#92769: skills the model may not invoke left out of get_commands, so a client never offers them to the user",
+		edits: [
+			{
+				find: "for (const skill of this.resourceLoader.getSkills().skills) {",
+				replace:
+					"for (const skill of this.resourceLoader.getSkills().skills.filter((s) => !s.disableModelInvocation)) {",
+			},
+		],
+		tests: ["test/pi-races/skills-model-invocation.test.ts"],
+	},
+	{
+		id: "IP08",
+		file: "src/resources/skills.ts",
+		description:
+			"claude-code#43875: /skill:name finds only the skills the model may invoke: a flagged one stays the typed text",
+		edits: [
+			{
+				find: "const skill = skills.find((candidate) => candidate.name === name);",
+				replace:
+					"const skill = skills.find((candidate) => candidate.name === name && !candidate.disableModelInvocation);",
+			},
+		],
+		tests: ["test/pi-races/skills-model-invocation.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
