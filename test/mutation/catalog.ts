@@ -17501,6 +17501,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/skills-model-invocation.test.ts"],
 	},
+	{
+		id: "IP09",
+		file: "src/cli/package-commands.ts",
+		description:
+			"Scoop#6143: settle update stops at the first package that cannot update: the packages after it keep their old versions",
+		edits: [{ find: "failed.push(target.source);", replace: "throw error;" }],
+		tests: ["test/pi-races/package-updates.test.ts"],
+	},
+	{
+		id: "IP10",
+		file: "src/cli/package-commands.ts",
+		description:
+			"Scoop#6143: settle update with a package it could not update exits 0, so a script takes the update as done",
+		edits: [
+			{
+				find: "then run settle update again.\\n`,\n\t\t\t);\n\t\t\treturn EXIT_FAILURE;",
+				replace: "then run settle update again.\\n`,\n\t\t\t);\n\t\t\treturn EXIT_OK;",
+			},
+		],
+		tests: ["test/pi-races/package-updates.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
