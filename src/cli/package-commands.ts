@@ -236,18 +236,32 @@ class PackageCommands {
 		if (source !== undefined && targets.length === 0) {
 			throw new Error(`No matching package found for ${source}. settle list shows the packages settings name.`);
 		}
+		// One package that cannot update (its remote gone, a broken dependency) must not keep the others
+		// at their old versions: each is tried, and the failures are named at the end.
+		const failed: string[] = [];
 		for (const target of targets) {
 			const parsed = parsePackageSource(target.source);
 			// Local packages and pinned ones (a version, a tag, a commit) stay as they are, as in pi; a git
 			// package checked out at a branch follows it (pi#2592; pi 0.73.1 skips it too).
 			if (parsed.type === "local") continue;
 			if (parsed.pinned && !(parsed.type === "git" && this.followsBranch(parsed, target.scope))) continue;
-			// An npm package already at the latest version is not installed again (pi#3000: every update
-			// reinstalled each package and its dependencies).
-			if (parsed.type === "npm" && (await this.npmIsLatest(parsed, target.scope))) continue;
-			this.out.stdout(`Updating ${target.source}...\n`);
-			if (parsed.type === "npm") await this.installNpm(`${parsed.name}@latest`, target.scope);
-			else await this.updateGit(parsed, target.scope);
+			try {
+				// An npm package already at the latest version is not installed again (pi#3000: every update
+				// reinstalled each package and its dependencies).
+				if (parsed.type === "npm" && (await this.npmIsLatest(parsed, target.scope))) continue;
+				this.out.stdout(`Updating ${target.source}...\n`);
+				if (parsed.type === "npm") await this.installNpm(`${parsed.name}@latest`, target.scope);
+				else await this.updateGit(parsed, target.scope);
+			} catch (error) {
+				this.out.stderr(`Error: ${target.source} not updated: ${errorMessage(error)}\n`);
+				failed.push(target.source);
+			}
+		}
+		if (failed.length > 0) {
+			this.out.stderr(
+				`Error: ${failed.join(", ")} not updated; the other packages were. Fix what the errors above say, then run settle update again.\n`,
+			);
+			return EXIT_FAILURE;
 		}
 		this.out.stdout(source === undefined ? "Updated packages\n" : `Updated ${source}\n`);
 		return EXIT_OK;

@@ -12,7 +12,8 @@
  * - Resources: the `package.json` `pi` manifest's arrays (paths, globs, `!` exclusions), else the
  *   conventional `extensions/`, `skills/`, `prompts/` folders. An object entry's per-kind arrays
  *   narrow that down (`[]` = none, omitted = all).
- * - The same package in global and project settings loads once, from the project entry.
+ * - The same package in global and project settings loads once, from the project entry; so does
+ *   one `package.json` name reached from two sources (a dev checkout and the npm install).
  */
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
@@ -285,6 +286,19 @@ export function dedupePackages(entries: readonly ScopedPackage[], roots: Package
 		if (!existing || (item.scope === "project" && existing.scope === "user")) seen.set(identity, item);
 	}
 	return [...seen.values()];
+}
+
+/**
+ * The `name` in a package folder's `package.json`, or undefined (no such file, no name, a plain
+ * extension file): two entries naming the same package from two sources share it.
+ */
+export function packageManifestName(root: string): string | undefined {
+	try {
+		const name = (JSON.parse(readFileSync(join(root, "package.json"), "utf-8")) as { name?: unknown }).name;
+		return typeof name === "string" && name !== "" ? name : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** One file a package offers, and whether its manifest and the entry's filter leave it enabled. */

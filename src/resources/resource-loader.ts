@@ -32,6 +32,7 @@ import {
 	type PackageScope,
 	packageFiles,
 	packageInstallPath,
+	packageManifestName,
 	packageSourceOf,
 	parsePackageSource,
 	type ScopedPackage,
@@ -561,7 +562,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 
 	/**
 	 * The files the `packages` entries bring (project entries first; the project's entry wins for a
-	 * package both list), where pi installs them. An untrusted project's packages are not read at
+	 * package both list, also by its `package.json` name), where pi installs them. An untrusted project's packages are not read at
 	 * all (the settings manager says so): they may run code. A package that is not installed is
 	 * reported with the command that installs it, and the others still load.
 	 */
@@ -583,6 +584,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 		}
 		const files: PackagedFile[] = [];
 		const diagnostics: ResourceDiagnostic[] = [];
+		const byName = new Map<string, { source: string; scope: PackageScope; real: string }>();
 		for (const item of dedupePackages(listed, roots) as typeof listed) {
 			const source = packageSourceOf(item.entry);
 			const parsed = parsePackageSource(source);
@@ -605,6 +607,22 @@ export class DefaultResourceLoader implements ResourceLoader {
 				diagnostics.push({ type: "warning", message, path: root });
 				continue;
 			}
+			// One package from two sources (a project's dev checkout and the global npm install, pi#6466)
+			// would load twice and its tools and flags collide: the entry first in precedence loads.
+			const name = packageManifestName(root);
+			const loadedAs = name === undefined ? undefined : byName.get(name);
+			if (loadedAs && loadedAs.real !== realPath(root)) {
+				// Across scopes the project's copy overriding the global one is the point: quiet, as for one source.
+				if (loadedAs.scope === item.scope) {
+					diagnostics.push({
+						type: "warning",
+						message: `Package ${source} (in ${item.settingsPath}) not loaded: it is package "${name}", which ${loadedAs.source}, listed before it, loads already. Remove one of the two entries.`,
+						path: root,
+					});
+				}
+				continue;
+			}
+			if (name !== undefined && !loadedAs) byName.set(name, { source, scope: item.scope, real: realPath(root) });
 			const pinnedElsewhere = parsed.type === "npm" ? installedVersionMismatch(parsed.spec, root) : undefined;
 			if (pinnedElsewhere) {
 				// pi reinstalls at startup; Settle installs only when asked, and says how.

@@ -17435,6 +17435,117 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-loss.test.ts"],
 	},
+	{
+		id: "IP01",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"pi#6466, pi#4033: one package (its package.json name) from two sources loads twice: the dev checkout's tool and flag collide with the npm install's",
+		edits: [
+			{
+				find: "if (loadedAs && loadedAs.real !== realPath(root)) {",
+				replace: "if (loadedAs && loadedAs.real === realPath(root)) {",
+			},
+		],
+		tests: ["test/pi-races/package-same-name.test.ts"],
+	},
+	{
+		id: "IP02",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"pi#4033: the second entry of one settings file naming the same package is skipped without a word; the project's override of the global copy warns instead",
+		edits: [{ find: "if (loadedAs.scope === item.scope) {", replace: "if (loadedAs.scope !== item.scope) {" }],
+		tests: ["test/pi-races/package-same-name.test.ts"],
+	},
+	{
+		id: "IP03",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"pi#8098: a package folder without a manifest is kept as the folder, not its index.ts: the auto-discovered copy loads too and a bare /viking goes to the model",
+		edits: [{ find: "for (const path of extensionEntriesAt(root))\n", replace: "for (const path of [root])\n" }],
+		tests: ["test/pi-races/package-same-name.test.ts"],
+	},
+	{
+		id: "IP04",
+		file: "src/resources/discovery.ts",
+		description:
+			"maka#4096: a symlinked skill folder is taken as the link's own Dirent (not a folder) and skipped without a word",
+		edits: [{ find: "if (dirent.isSymbolicLink()) {", replace: "if (false && dirent.isSymbolicLink()) {" }],
+		tests: ["test/pi-races/skills-folders.test.ts"],
+	},
+	{
+		id: "IP05",
+		file: "src/resources/discovery.ts",
+		description: "codex#31592: a SKILL.md that is a symlink (a Nix / Home Manager install) is not a skill",
+		edits: [
+			{
+				find: "if (isFile(skillFile) && !ig.ignores(",
+				replace: "if (isFile(skillFile) && realpathSync(skillFile) === skillFile && !ig.ignores(",
+			},
+		],
+		tests: ["test/pi-races/skills-folders.test.ts"],
+	},
+	{
+		id: "IP06",
+		file: "src/resources/skills.ts",
+		description:
+			"rikkahub#1763: disable-model-invocation ignored: a flagged skill is listed in the system prompt and the model uses it unasked",
+		edits: [
+			{
+				find: "const visible = skills.filter((skill) => !skill.disableModelInvocation);",
+				replace: "const visible = skills.filter((skill) => skill.name !== undefined);",
+			},
+		],
+		tests: ["test/pi-races/skills-model-invocation.test.ts"],
+	},
+	{
+		id: "IP07",
+		file: "src/session/agent-session.ts",
+		description:
+			"claude-code#92769: skills the model may not invoke left out of get_commands, so a client never offers them to the user",
+		edits: [
+			{
+				find: "for (const skill of this.resourceLoader.getSkills().skills) {",
+				replace:
+					"for (const skill of this.resourceLoader.getSkills().skills.filter((s) => !s.disableModelInvocation)) {",
+			},
+		],
+		tests: ["test/pi-races/skills-model-invocation.test.ts"],
+	},
+	{
+		id: "IP08",
+		file: "src/resources/skills.ts",
+		description:
+			"claude-code#43875: /skill:name finds only the skills the model may invoke: a flagged one stays the typed text",
+		edits: [
+			{
+				find: "const skill = skills.find((candidate) => candidate.name === name);",
+				replace:
+					"const skill = skills.find((candidate) => candidate.name === name && !candidate.disableModelInvocation);",
+			},
+		],
+		tests: ["test/pi-races/skills-model-invocation.test.ts"],
+	},
+	{
+		id: "IP09",
+		file: "src/cli/package-commands.ts",
+		description:
+			"Scoop#6143: settle update stops at the first package that cannot update: the packages after it keep their old versions",
+		edits: [{ find: "failed.push(target.source);", replace: "throw error;" }],
+		tests: ["test/pi-races/package-updates.test.ts"],
+	},
+	{
+		id: "IP10",
+		file: "src/cli/package-commands.ts",
+		description:
+			"Scoop#6143: settle update with a package it could not update exits 0, so a script takes the update as done",
+		edits: [
+			{
+				find: "then run settle update again.\\n`,\n\t\t\t);\n\t\t\treturn EXIT_FAILURE;",
+				replace: "then run settle update again.\\n`,\n\t\t\t);\n\t\t\treturn EXIT_OK;",
+			},
+		],
+		tests: ["test/pi-races/package-updates.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -8,7 +8,8 @@
  * - pi#3000, pi#3064: `pi update` reinstalled every npm package (and its hundreds of dependencies)
  *   on every run, even when the installed version was the latest.
  * - pi#2459: `pi update` printed success but left a project's package (`.pi/npm`) at its old
- *   version: it re-ran `npm install <name>`, which the project's lockfile kept where it was.
+ *   version: it re-ran `npm install <name>`, which the project's lockfile kept where it was. * - Scoop#6143, tap#23, aurto#33 (package managers' updates of many packages): one package that
+ *   failed to update stopped the run, and the packages after it kept their old versions.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
@@ -138,4 +139,37 @@ describe("pi#3000, pi#3064, pi#2459: settle update of npm packages against a reg
 			"Review x with tools two.\n",
 		);
 	}, 90_000); // npm pack twice, npm install twice, npm view, three settle processes
+});
+
+describe("Scoop#6143: one package that cannot update stops the update of the others", () => {
+	it("Scoop#6143, tap#23: with the first git package's remote gone, settle update still brings the second one's new commit, names the one it could not update, and exits 1", () => {
+		const kit = makeGitPackageRepo(folders, "kit");
+		const tools = makeGitPackageRepo(folders, "tools");
+		// Both URL rewrites at once (each fixture's env sets git's config entry 0).
+		const env = {
+			GIT_CONFIG_COUNT: "2",
+			GIT_CONFIG_KEY_0: kit.env.GIT_CONFIG_KEY_0!,
+			GIT_CONFIG_VALUE_0: kit.env.GIT_CONFIG_VALUE_0!,
+			GIT_CONFIG_KEY_1: tools.env.GIT_CONFIG_KEY_0!,
+			GIT_CONFIG_VALUE_1: tools.env.GIT_CONFIG_VALUE_0!,
+		};
+		expect(settle(["install", "git:example.test/acme/kit"], env).code).toBe(0);
+		expect(settle(["install", "git:example.test/acme/tools"], env).code).toBe(0);
+		const toolsTwo = "---\ndescription: Review\n---\nReview $1 with tools two.\n";
+		write(join(tools.work, "prompts", "tools-review.md"), toolsTwo);
+		tools.commitAndPush("two");
+		rmSync(join(folders.dir, "kit.git"), { recursive: true, force: true }); // kit's remote is gone
+
+		const update = settle(["update"], env);
+		expect(update.code).toBe(1);
+		expect(update.stdout).toContain("Updating git:example.test/acme/tools...");
+		expect(update.stdout).not.toContain("Updated packages");
+		expect(update.stderr).toContain("Error: git:example.test/acme/kit not updated: git fetch --prune origin failed");
+		expect(update.stderr).toContain(
+			"Error: git:example.test/acme/kit not updated; the other packages were. Fix what the errors above say, then run settle update again.",
+		);
+		const clones = join(folders.agentDir, "git", "example.test", "acme");
+		expect(readFileSync(join(clones, "tools", "prompts", "tools-review.md"), "utf8")).toBe(toolsTwo);
+		expect(readFileSync(join(clones, "kit", "prompts", "kit-review.md"), "utf8")).toContain("kit one");
+	}, 90_000); // three settle processes, each running git
 });
