@@ -84,7 +84,7 @@ export function findMostRecentSession(sessionDir: string, cwd?: string): string 
 
 /**
  * The session of `cwd` in `sessionDir` the session lists put first: the latest `modified` (its last
- * user or assistant message), as {@link listSessionsIn} sorts. Unlike {@link findMostRecentSession},
+ * user or assistant message, or a fork's creation), as {@link listSessionsIn} sorts. Unlike {@link findMostRecentSession},
  * a file whose mtime a sync, a backup restore or a copy bumped without a new message is not taken
  * for the latest. Files are read newest mtime first, and the search stops at the first file older
  * than the best activity found (entries are stamped as they are written, so a file's mtime is never
@@ -248,10 +248,18 @@ function messageActivity(entry: Record<string, unknown>): number | undefined {
 	return typeof message.timestamp === "number" ? message.timestamp : new Date(String(entry.timestamp)).getTime();
 }
 
-/** A session's `modified`: its last message, else its header's time, else the file's mtime. */
+/**
+ * A session's `modified`: its last message, else its header's time, else the file's mtime. A fork
+ * (a header naming `parentSession`) counts its creation as activity too: its messages are copies
+ * stamped when the original's were written, and the fork just made is the session to continue
+ * (codex#39553).
+ */
 function sessionModified(header: SessionHeader, lastActivity: number | undefined, mtime: Date): Date {
-	if (lastActivity !== undefined && lastActivity > 0) return new Date(lastActivity);
 	const headerTime = new Date(header.timestamp).getTime();
+	if (lastActivity !== undefined && lastActivity > 0) {
+		const forkedAt = header.parentSession && !Number.isNaN(headerTime) ? headerTime : 0;
+		return new Date(Math.max(lastActivity, forkedAt));
+	}
 	return Number.isNaN(headerTime) ? mtime : new Date(headerTime);
 }
 

@@ -17411,6 +17411,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "sentIds.get(message.toolCallId)?.shift()", replace: "sentIds.get(message.toolCallId)?.at(-1)" }],
 		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
 	},
+	{
+		id: "IO01",
+		file: "src/store/discovery.ts",
+		description:
+			"codex#39553: a fork's creation no longer counts as activity: after /fork and quitting, settle -c continues the original and -r lists the fork second",
+		edits: [
+			{
+				find: "const forkedAt = header.parentSession && !Number.isNaN(headerTime) ? headerTime : 0;",
+				replace: "const forkedAt = 0;",
+			},
+		],
+		tests: ["test/pi-races/continue-after-fork.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
