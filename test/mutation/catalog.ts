@@ -17424,6 +17424,40 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/continue-after-fork.test.ts"],
 	},
+	{
+		id: "IO02",
+		file: "src/store/discovery.ts",
+		description:
+			"pi#4122: a session list that shows no search keeps every message's text anyway: settle -r on many long sessions runs out of memory",
+		edits: [{ find: "if (scan.withText) scan.texts.push(textContent);", replace: "scan.texts.push(textContent);" }],
+		tests: ["test/pi-races/long-sessions.test.ts"],
+	},
+	{
+		id: "IO03",
+		file: "src/cli/session-picker.ts",
+		description:
+			"pi#4122: settle -r's list of the project's sessions keeps every message's text: many long sessions run it out of memory",
+		edits: [
+			{
+				find: "...(await listCwdSessions(sessionDir, cwd, false)),",
+				replace: "...(await listCwdSessions(sessionDir, cwd, true)),",
+			},
+		],
+		tests: ["test/pi-races/long-sessions.test.ts"],
+	},
+	{
+		id: "IO04",
+		file: "src/cli/session-picker.ts",
+		description:
+			"pi#4122: settle -r's list of every project's sessions (all) keeps every message's text: many long sessions run it out of memory",
+		edits: [
+			{
+				find: "return listSessionsIn(dirs, undefined, undefined, undefined, false);",
+				replace: "return listSessionsIn(dirs, undefined, undefined, undefined, true);",
+			},
+		],
+		tests: ["test/pi-races/long-sessions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
