@@ -11,7 +11,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SettleError } from "../errors.js";
-import { listCwdSessions, listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
+import { listCwdSessions, listSessionsIn, readSessionHeader, sessionDirsUnder } from "../store/discovery.js";
 import type { SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
@@ -181,6 +181,18 @@ export function sessionFileInFolder(value: string, sessionDir: string): string |
 	if (existsSync(resolve(value))) return undefined;
 	const path = join(resolve(sessionDir), value);
 	return existsSync(path) ? path : undefined;
+}
+
+/**
+ * Whether `value`, given where a session is expected (`--session`, `--fork`, `/resume`), names a
+ * file rather than a session's id or name: it looks like a path (a folder separator, or `.jsonl` at
+ * the end), or it is a bare word naming a session file in the cwd. A bare word naming another file
+ * or a folder (a project's `docs/`, an empty `notes`) is an id prefix or a name, as pi takes every
+ * bare word: that file is neither opened as a session nor written into.
+ */
+export function namesSessionFile(value: string): boolean {
+	if (value.includes("/") || value.includes("\\") || value.endsWith(".jsonl")) return true;
+	return readSessionHeader(resolve(value)) !== null;
 }
 
 /** Sessions of the other projects: every project dir under `<agentDir>/sessions`, or the whole custom dir. */

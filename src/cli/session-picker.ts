@@ -11,7 +11,12 @@ import { conversationMessageCount, listCwdSessions, listSessionsIn, sessionDirsU
 import type { SessionInfo } from "../store/entries.js";
 import { clip, firstLine } from "./interactive-render.js";
 import { piResumeHint, piSessionHint } from "./pi-folder.js";
-import { findSessionByIdPrefix, type LinkNamedSessionFolder, sessionFileInFolder } from "./session-lookup.js";
+import {
+	findSessionByIdPrefix,
+	type LinkNamedSessionFolder,
+	namesSessionFile,
+	sessionFileInFolder,
+} from "./session-lookup.js";
 
 /** Where this project's sessions are: its session folder, and the link-named one (oh-my-pi#941). */
 export interface ProjectSessionFolders {
@@ -85,7 +90,7 @@ export async function findProjectSession(folders: ProjectSessionFolders, args: s
 	const { sessionDir, linkFolder } = folders;
 	const inFolder = sessionFileInFolder(args, sessionDir);
 	if (inFolder !== undefined) return inFolder;
-	if (args.includes("/") || args.includes("\\") || args.endsWith(".jsonl") || existsSync(resolve(args))) {
+	if (namesSessionFile(args)) {
 		const path = resolve(args);
 		if (!existsSync(path)) throw new SettleError("NOT_FOUND", `No session file ${path}.`);
 		return path;

@@ -17458,6 +17458,50 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/long-sessions.test.ts"],
 	},
+	{
+		id: "IO05",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"oh-my-pi#4696: any file or folder named by a bare word is a session path again: --session docs with a docs/ folder fails, an empty notes file is taken over",
+		edits: [
+			{ find: "return readSessionHeader(resolve(value)) !== null;", replace: "return existsSync(resolve(value));" },
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "IO06",
+		file: "src/cli/host.ts",
+		description:
+			"oh-my-pi#4696: --session opens any existing path again: a docs/ folder shadows the session named docs",
+		edits: [
+			{
+				find: "if (existsSync(path) && namesSessionFile(args.session)) {",
+				replace: "if (existsSync(path)) {",
+			},
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "IO07",
+		file: "src/cli/host.ts",
+		description: "oh-my-pi#4696: --fork takes any existing path again: a docs/ folder shadows the session named docs",
+		edits: [
+			{
+				find: "if (existsSync(path) && namesSessionFile(fork)) return path;",
+				replace: "if (existsSync(path)) return path;",
+			},
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "IO08",
+		file: "src/cli/session-picker.ts",
+		description: "oh-my-pi#4696: /resume opens any existing path again: a docs/ folder shadows the session named docs",
+		edits: [
+			{ find: "if (namesSessionFile(args)) {", replace: "if (namesSessionFile(args) || existsSync(resolve(args))) {" },
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
