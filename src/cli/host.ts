@@ -27,6 +27,7 @@ import { piContinueHint, piFolderHint, piSessionHint } from "./pi-folder.js";
 import {
 	findSessionByIdPrefix,
 	type LinkNamedSessionFolder,
+	namesSessionFile,
 	sessionFileInFolder,
 	skippedLineWarnings,
 } from "./session-lookup.js";
@@ -493,7 +494,10 @@ async function openSession(
 		if (args.session !== undefined) {
 			const cwdOverride = args.cwd !== undefined ? cwd : undefined;
 			const path = resolve(args.session);
-			if (existsSync(path)) return opened(SessionManager.open(path, undefined, cwdOverride));
+			// A bare word naming a folder or a file that is no session (`docs`) is an id or a name.
+			if (existsSync(path) && namesSessionFile(args.session)) {
+				return opened(SessionManager.open(path, undefined, cwdOverride));
+			}
 			const inFolder = sessionFileInFolder(args.session, sessionDir);
 			if (inFolder !== undefined) return opened(SessionManager.open(inFolder, undefined, cwdOverride));
 			if (looksLikePath(args.session)) {
@@ -667,7 +671,7 @@ async function findByIdPrefix(
  */
 async function forkSource(fork: string, cwd: string, agentDir: string, sessionDir: string): Promise<string> {
 	const path = resolve(fork);
-	if (existsSync(path)) return path;
+	if (existsSync(path) && namesSessionFile(fork)) return path;
 	const inFolder = sessionFileInFolder(fork, sessionDir);
 	if (inFolder !== undefined) return inFolder;
 	if (looksLikePath(fork)) {

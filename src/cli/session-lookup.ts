@@ -11,10 +11,10 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SettleError } from "../errors.js";
-import { listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
+import { listCwdSessions, listSessionsIn, readSessionHeader, sessionDirsUnder } from "../store/discovery.js";
 import type { SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
-import { SessionManager } from "../store/session-manager.js";
+import type { SessionManager } from "../store/session-manager.js";
 
 /** Where the sessions are, and what the caller tells the user to do (its own commands). */
 export interface SessionLookup {
@@ -69,7 +69,7 @@ const LISTED = 5;
 /**
  * The project's one session whose id starts with `given` (or, when none does and `given` is a
  * session file's name without `.jsonl`, with the id in that name; else the one session named
- * `given`, pi#5018). Throws {@link SettleError}:
+ * `given`, pi#5018; found by its name, its info has no `allMessagesText`). Throws {@link SettleError}:
  * `INVALID_ARGUMENT` when several match (listing them: id, modified time, first message; details
  * `{ prefix, ids }`), `NOT_FOUND` when none does (naming another project's matching session and how
  * to resume it, else saying no session is named `given` either and listing the project's latest
@@ -128,7 +128,7 @@ export async function findSessionByIdPrefix(given: string, lookup: SessionLookup
 		);
 	}
 	// Only now every session of the project is read in full: the message names the latest ones.
-	const sessions = await SessionManager.list(lookup.cwd, lookup.sessionDir);
+	const sessions = await listCwdSessions(lookup.sessionDir, lookup.cwd, false);
 	const latest =
 		sessions.length === 0
 			? " This project has no sessions yet."
@@ -149,7 +149,7 @@ export async function findSessionByIdPrefix(given: string, lookup: SessionLookup
 async function projectSessionsNamed(given: string, lookup: SessionLookup): Promise<SessionInfo | undefined> {
 	const name = given.trim();
 	if (name === "") return undefined;
-	const named = (await SessionManager.list(lookup.cwd, lookup.sessionDir)).filter((info) => info.name === name);
+	const named = (await listCwdSessions(lookup.sessionDir, lookup.cwd, false)).filter((info) => info.name === name);
 	if (named.length <= 1) return named[0];
 	const shown = named.slice(0, LISTED).map(describe).join("; ");
 	const more = named.length > LISTED ? `; and ${named.length - LISTED} more` : "";
@@ -181,6 +181,18 @@ export function sessionFileInFolder(value: string, sessionDir: string): string |
 	if (existsSync(resolve(value))) return undefined;
 	const path = join(resolve(sessionDir), value);
 	return existsSync(path) ? path : undefined;
+}
+
+/**
+ * Whether `value`, given where a session is expected (`--session`, `--fork`, `/resume`), names a
+ * file rather than a session's id or name: it looks like a path (a folder separator, or `.jsonl` at
+ * the end), or it is a bare word naming a session file in the cwd. A bare word naming another file
+ * or a folder (a project's `docs/`, an empty `notes`) is an id prefix or a name, as pi takes every
+ * bare word: that file is neither opened as a session nor written into.
+ */
+export function namesSessionFile(value: string): boolean {
+	if (value.includes("/") || value.includes("\\") || value.endsWith(".jsonl")) return true;
+	return readSessionHeader(resolve(value)) !== null;
 }
 
 /** Sessions of the other projects: every project dir under `<agentDir>/sessions`, or the whole custom dir. */

@@ -7,12 +7,16 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
-import { conversationMessageCount, listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
+import { conversationMessageCount, listCwdSessions, listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
 import type { SessionInfo } from "../store/entries.js";
-import { SessionManager } from "../store/session-manager.js";
 import { clip, firstLine } from "./interactive-render.js";
 import { piResumeHint, piSessionHint } from "./pi-folder.js";
-import { findSessionByIdPrefix, type LinkNamedSessionFolder, sessionFileInFolder } from "./session-lookup.js";
+import {
+	findSessionByIdPrefix,
+	type LinkNamedSessionFolder,
+	namesSessionFile,
+	sessionFileInFolder,
+} from "./session-lookup.js";
 
 /** Where this project's sessions are: its session folder, and the link-named one (oh-my-pi#941). */
 export interface ProjectSessionFolders {
@@ -35,8 +39,9 @@ export interface PickerOutput {
 export async function listProjectSessions(folders: ProjectSessionFolders, out: PickerOutput): Promise<SessionInfo[]> {
 	const { cwd, sessionDir, linkFolder } = folders;
 	const sessions = [
-		...(await SessionManager.list(cwd, sessionDir)),
-		...(linkFolder ? await SessionManager.list(linkFolder.cwd, linkFolder.sessionDir) : []),
+		// Without every message's text: the list shows none, and many long sessions would not fit (pi#4122).
+		...(await listCwdSessions(sessionDir, cwd, false)),
+		...(linkFolder ? await listCwdSessions(linkFolder.sessionDir, linkFolder.cwd, false) : []),
 	].sort((a, b) => b.modified.getTime() - a.modified.getTime());
 	if (sessions.length === 0) {
 		out.print("This project has no saved sessions yet.");
@@ -61,7 +66,8 @@ export const ALL_SESSIONS = "all";
 export async function listAllSessions(folders: ProjectSessionFolders): Promise<SessionInfo[]> {
 	const sessionsDir = resolve(folders.agentDir, "sessions");
 	const inDefault = resolve(dirname(folders.sessionDir)) === sessionsDir;
-	return listSessionsIn(inDefault ? await sessionDirsUnder(sessionsDir) : [resolve(folders.sessionDir)]);
+	const dirs = inDefault ? await sessionDirsUnder(sessionsDir) : [resolve(folders.sessionDir)];
+	return listSessionsIn(dirs, undefined, undefined, undefined, false);
 }
 
 /**
@@ -84,7 +90,7 @@ export async function findProjectSession(folders: ProjectSessionFolders, args: s
 	const { sessionDir, linkFolder } = folders;
 	const inFolder = sessionFileInFolder(args, sessionDir);
 	if (inFolder !== undefined) return inFolder;
-	if (args.includes("/") || args.includes("\\") || args.endsWith(".jsonl") || existsSync(resolve(args))) {
+	if (namesSessionFile(args)) {
 		const path = resolve(args);
 		if (!existsSync(path)) throw new SettleError("NOT_FOUND", `No session file ${path}.`);
 		return path;

@@ -84,7 +84,7 @@ export function findMostRecentSession(sessionDir: string, cwd?: string): string 
 
 /**
  * The session of `cwd` in `sessionDir` the session lists put first: the latest `modified` (its last
- * user or assistant message), as {@link listSessionsIn} sorts. Unlike {@link findMostRecentSession},
+ * user or assistant message, or a fork's creation), as {@link listSessionsIn} sorts. Unlike {@link findMostRecentSession},
  * a file whose mtime a sync, a backup restore or a copy bumped without a new message is not taken
  * for the latest. Files are read newest mtime first, and the search stops at the first file older
  * than the best activity found (entries are stamped as they are written, so a file's mtime is never
@@ -204,6 +204,8 @@ interface InfoScan {
 	name: string | undefined;
 	lastActivity: number | undefined;
 	texts: string[];
+	/** Whether {@link texts} gathers every message's text (`allMessagesText`). */
+	withText: boolean;
 }
 
 /** Takes one line of a session file; false when the file is not a session (its first entry is no header). */
@@ -231,7 +233,7 @@ function scanLine(scan: InfoScan, line: string): boolean {
 	if (!Number.isNaN(at)) scan.lastActivity = Math.max(scan.lastActivity ?? 0, at);
 	const textContent = messageText(message!.content);
 	if (!textContent) return true;
-	scan.texts.push(textContent);
+	if (scan.withText) scan.texts.push(textContent);
 	if (!scan.firstMessage && message!.role === "user") scan.firstMessage = textContent;
 	return true;
 }
@@ -248,10 +250,18 @@ function messageActivity(entry: Record<string, unknown>): number | undefined {
 	return typeof message.timestamp === "number" ? message.timestamp : new Date(String(entry.timestamp)).getTime();
 }
 
-/** A session's `modified`: its last message, else its header's time, else the file's mtime. */
+/**
+ * A session's `modified`: its last message, else its header's time, else the file's mtime. A fork
+ * (a header naming `parentSession`) counts its creation as activity too: its messages are copies
+ * stamped when the original's were written, and the fork just made is the session to continue
+ * (codex#39553).
+ */
 function sessionModified(header: SessionHeader, lastActivity: number | undefined, mtime: Date): Date {
-	if (lastActivity !== undefined && lastActivity > 0) return new Date(lastActivity);
 	const headerTime = new Date(header.timestamp).getTime();
+	if (lastActivity !== undefined && lastActivity > 0) {
+		const forkedAt = header.parentSession && !Number.isNaN(headerTime) ? headerTime : 0;
+		return new Date(Math.max(lastActivity, forkedAt));
+	}
 	return Number.isNaN(headerTime) ? mtime : new Date(headerTime);
 }
 
@@ -286,9 +296,15 @@ const INFO_READ_BYTES = 1 << 20;
  * Reads the file a block at a time and decodes only whole lines (a newline byte is never part of
  * a multi-byte UTF-8 character, so this decodes exactly as the whole file would): memory stays at
  * one block plus the longest line and the texts kept, however long the session. A file whose
- * first entry is not a session header is read no further. `readBytes` is for tests.
+ * first entry is not a session header is read no further. `withText: false` keeps no
+ * `allMessagesText` (`""`): a list that shows no search holds no copy of every conversation
+ * (pi#4122). `readBytes` is for tests.
  */
-export async function buildSessionInfo(path: string, readBytes = INFO_READ_BYTES): Promise<SessionInfo | null> {
+export async function buildSessionInfo(
+	path: string,
+	readBytes = INFO_READ_BYTES,
+	withText = true,
+): Promise<SessionInfo | null> {
 	let handle: FileHandle | undefined;
 	try {
 		handle = await open(path, "r");
@@ -301,6 +317,7 @@ export async function buildSessionInfo(path: string, readBytes = INFO_READ_BYTES
 			name: undefined,
 			lastActivity: undefined,
 			texts: [],
+			withText,
 		};
 		// No bigger than the file: a folder of small sessions allocates no megabyte per file.
 		let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(readBytes, stats.size)));
@@ -370,13 +387,15 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
  * Session infos of the `.jsonl` files of `dirs`, newest first (by `modified`). Must not throw.
  * `wantedHeader`: a file whose first line is a session header it refuses is left out without
  * being read further (a file's info reads all of it: a months-long session is megabytes); files
- * without a readable header line are read and judged as without it.
+ * without a readable header line are read and judged as without it. `withText: false`: infos
+ * without `allMessagesText` ({@link buildSessionInfo}).
  */
 export async function listSessionsIn(
 	dirs: readonly string[],
 	onProgress?: SessionListProgress,
 	include: (info: SessionInfo) => boolean = () => true,
 	wantedHeader?: (header: SessionHeader) => boolean,
+	withText = true,
 ): Promise<SessionInfo[]> {
 	const files: string[] = [];
 	for (const dir of dirs) {
@@ -389,13 +408,28 @@ export async function listSessionsIn(
 	let loaded = 0;
 	const infos = await mapLimited(files, 10, async (file) => {
 		const header = wantedHeader ? readSessionHeader(file) : null;
-		const info = header && !wantedHeader!(header) ? null : await buildSessionInfo(file);
+		const info = header && !wantedHeader!(header) ? null : await buildSessionInfo(file, INFO_READ_BYTES, withText);
 		onProgress?.(++loaded, files.length);
 		return info;
 	});
 	return infos
 		.filter((info): info is SessionInfo => info !== null && include(info))
 		.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+}
+
+/**
+ * The sessions of `cwd` in `sessionDir` (by their header), newest first, as `SessionManager.list`
+ * reads them; `withText: false` keeps no `allMessagesText` ({@link buildSessionInfo}). Must not throw.
+ */
+export function listCwdSessions(sessionDir: string, cwd: string, withText = true): Promise<SessionInfo[]> {
+	const resolvedCwd = resolve(cwd);
+	return listSessionsIn(
+		[resolve(sessionDir)],
+		undefined,
+		(info) => info.cwd !== "" && resolve(info.cwd) === resolvedCwd,
+		undefined,
+		withText,
+	);
 }
 
 /** Subdirectories of `sessionsDir` (one per cwd). Must not throw. */

@@ -183,7 +183,10 @@ export interface SessionInfo {
 	/** Session this one was forked from. */
 	parentSessionPath?: string;
 	created: Date;
-	/** Time of the latest user/assistant message (header time, else file mtime, when there is none). */
+	/**
+	 * Time of the latest user/assistant message, or a fork's creation (its header time) when later
+	 * (header time, else file mtime, when there is no message).
+	 */
 	modified: Date;
 	/** Number of `message` entries. */
 	messageCount: number;

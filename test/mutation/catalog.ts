@@ -17546,6 +17546,97 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/package-updates.test.ts"],
 	},
+	{
+		id: "IO01",
+		file: "src/store/discovery.ts",
+		description:
+			"codex#39553: a fork's creation no longer counts as activity: after /fork and quitting, settle -c continues the original and -r lists the fork second",
+		edits: [
+			{
+				find: "const forkedAt = header.parentSession && !Number.isNaN(headerTime) ? headerTime : 0;",
+				replace: "const forkedAt = 0;",
+			},
+		],
+		tests: ["test/pi-races/continue-after-fork.test.ts"],
+	},
+	{
+		id: "IO02",
+		file: "src/store/discovery.ts",
+		description:
+			"pi#4122: a session list that shows no search keeps every message's text anyway: settle -r on many long sessions runs out of memory",
+		edits: [{ find: "if (scan.withText) scan.texts.push(textContent);", replace: "scan.texts.push(textContent);" }],
+		tests: ["test/pi-races/long-sessions.test.ts"],
+	},
+	{
+		id: "IO03",
+		file: "src/cli/session-picker.ts",
+		description:
+			"pi#4122: settle -r's list of the project's sessions keeps every message's text: many long sessions run it out of memory",
+		edits: [
+			{
+				find: "...(await listCwdSessions(sessionDir, cwd, false)),",
+				replace: "...(await listCwdSessions(sessionDir, cwd, true)),",
+			},
+		],
+		tests: ["test/pi-races/long-sessions.test.ts"],
+	},
+	{
+		id: "IO04",
+		file: "src/cli/session-picker.ts",
+		description:
+			"pi#4122: settle -r's list of every project's sessions (all) keeps every message's text: many long sessions run it out of memory",
+		edits: [
+			{
+				find: "return listSessionsIn(dirs, undefined, undefined, undefined, false);",
+				replace: "return listSessionsIn(dirs, undefined, undefined, undefined, true);",
+			},
+		],
+		tests: ["test/pi-races/long-sessions.test.ts"],
+	},
+	{
+		id: "IO05",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"oh-my-pi#4696: any file or folder named by a bare word is a session path again: --session docs with a docs/ folder fails, an empty notes file is taken over",
+		edits: [
+			{ find: "return readSessionHeader(resolve(value)) !== null;", replace: "return existsSync(resolve(value));" },
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "IO06",
+		file: "src/cli/host.ts",
+		description:
+			"oh-my-pi#4696: --session opens any existing path again: a docs/ folder shadows the session named docs",
+		edits: [
+			{
+				find: "if (existsSync(path) && namesSessionFile(args.session)) {",
+				replace: "if (existsSync(path)) {",
+			},
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "IO07",
+		file: "src/cli/host.ts",
+		description: "oh-my-pi#4696: --fork takes any existing path again: a docs/ folder shadows the session named docs",
+		edits: [
+			{
+				find: "if (existsSync(path) && namesSessionFile(fork)) return path;",
+				replace: "if (existsSync(path)) return path;",
+			},
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "IO08",
+		file: "src/cli/session-picker.ts",
+		description: "oh-my-pi#4696: /resume opens any existing path again: a docs/ folder shadows the session named docs",
+		edits: [
+			{ find: "if (namesSessionFile(args)) {", replace: "if (namesSessionFile(args) || existsSync(resolve(args))) {" },
+		],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

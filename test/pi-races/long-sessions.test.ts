@@ -25,9 +25,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage } from "../../src/index.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { readSessionHeader } from "../../src/store/discovery.js";
+import { getDefaultSessionDirPath } from "../../src/store/paths.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { ROOT, useCliProject } from "../cli/helpers.js";
+import { ROOT, runSettle, useCliProject } from "../cli/helpers.js";
 import { tinyUsage } from "../fixtures/long-sessions/plain-model.js";
 
 const TSX = join(ROOT, "node_modules/tsx/dist/loader.mjs");
@@ -118,6 +119,40 @@ describe("pi#5044, pi#8762: listing sessions reads a whole session file into mem
 				allMessagesText: "dump the build logs the build logs show no error",
 			},
 		]);
+	});
+});
+
+describe("pi#4122, pi#4583: /resume ran out of memory on a project with many large sessions", () => {
+	const cli = useCliProject("settle-long-resume-list-");
+
+	it("pi#4122: `settle -i -r` in a process whose heap is 64 MiB lists a project's 12 sessions of 7.5 MiB of answers each (also after `all`), and starts a new session", {
+		timeout: 120_000,
+	}, () => {
+		const sessionDir = getDefaultSessionDirPath(cli.project, cli.agentDir);
+		const text = "the parser change, explained once more. ".repeat(1 << 15); // 1.25 MiB of answer per message
+		for (let session = 0; session < 12; session++) {
+			const sm = SessionManager.create(cli.project, sessionDir);
+			sm.appendMessage({ role: "user", content: `task ${session}`, timestamp: 1000 + session });
+			for (let i = 0; i < 6; i++) sm.appendMessage(answer(text, 1000 + session));
+			sm.close();
+		}
+		const total = readdirSync(sessionDir).reduce((sum, name) => sum + statSync(join(sessionDir, name)).size, 0);
+		expect(total).toBeGreaterThan(90 * (1 << 20));
+
+		// Every answer's text kept for each listed session is more than this heap holds.
+		const run = runSettle(["--faux", "-i", "-r"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			input: "all\n\n",
+			env: { NODE_OPTIONS: "--max-old-space-size=64" },
+		});
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		const [project, every] = run.stdout.split("Sessions of every project, newest first:");
+		for (const listed of [project!, every!]) {
+			for (let session = 0; session < 12; session++) expect(listed).toMatch(new RegExp(`  7 msgs  task ${session}\n`));
+		}
+		expect(run.stdout).toContain("Starting a new session.");
 	});
 });
 

@@ -8,7 +8,8 @@
  * `/resume`) takes a session's name when no id starts with it; when two sessions share it (a fork
  * keeps its name) it refuses, listing them, rather than pick one to append to.
  */
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
 import { Repl, transcript } from "../cli/interactive.helpers.js";
@@ -92,5 +93,41 @@ describe("pi#5018, pi#3070: a session found again by its name", () => {
 		expect(refused).toContain(" (/resume lists them).\n");
 		await chat.say("still here", "still here\n>");
 		expect(await chat.end()).toBe(0);
+	});
+});
+
+describe("oh-my-pi#4696 (PR): a session's name that is also the name of a file or folder in the project", () => {
+	it("oh-my-pi#4696: with a docs/ folder and an empty notes file in the project, --session docs, --session notes, /resume docs and --fork docs open the sessions so named; notes stays empty; a session file named by a bare word still opens", async () => {
+		const docs = namedSession("write the docs", "docs");
+		const notes = namedSession("take notes", "notes");
+		mkdirSync(join(cli.project, "docs"));
+		writeFileSync(join(cli.project, "notes"), "");
+
+		expect(settle(["--session", "docs", "-p", "more docs"])).toMatchObject({ code: 0, stdout: "more docs\n" });
+		expect(transcript(docs).slice(-2)).toEqual(["user: more docs", "assistant: more docs"]);
+		expect(settle(["--session", "notes", "-p", "more notes"])).toMatchObject({ code: 0, stdout: "more notes\n" });
+		expect(transcript(notes).slice(-2)).toEqual(["user: more notes", "assistant: more notes"]);
+		expect(readFileSync(join(cli.project, "notes"), "utf8")).toBe("");
+
+		const chat = new Repl(["--faux"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const docsId = (JSON.parse(readFileSync(docs, "utf8").split("\n")[0]!) as { id: string }).id;
+		expect(await chat.say("/resume docs")).toContain(`Resumed ${docsId} (`);
+		expect(await chat.end()).toBe(0);
+
+		// The fork keeps the name: the last use of "docs" here.
+		const before = new Set(sessionFilesUnder(cli.agentDir));
+		expect(settle(["--fork", "docs", "-p", "docs, forked"])).toMatchObject({ code: 0, stdout: "docs, forked\n" });
+		const [fork] = sessionFilesUnder(cli.agentDir).filter((path) => !before.has(path));
+		expect(JSON.parse(readFileSync(fork!, "utf8").split("\n")[0]!)).toMatchObject({ parentSession: docs });
+		expect(transcript(fork!).slice(0, 2)).toEqual(["user: write the docs", "assistant: write the docs"]);
+
+		// A bare word naming a session file in the project is that file, as before.
+		copyFileSync(notes, join(cli.project, "saved"));
+		expect(settle(["--session", "saved", "-p", "from the copy"])).toMatchObject({ code: 0 });
+		expect(transcript(join(cli.project, "saved")).slice(-2)).toEqual([
+			"user: from the copy",
+			"assistant: from the copy",
+		]);
 	});
 });
