@@ -12697,7 +12697,7 @@ export const MUTANTS: Mutant[] = [
 			"/resume in settle --cwd <link> -i lists only the real path's folder: the sessions saved under the link path before --cwd was resolved (oh-my-pi#941) are not shown",
 		edits: [
 			{
-				find: "...(linkFolder ? await SessionManager.list(linkFolder.cwd, linkFolder.sessionDir) : []),",
+				find: "...(linkFolder ? await listCwdSessions(linkFolder.sessionDir, linkFolder.cwd, false) : []),",
 				replace: "...[],",
 			},
 		],
