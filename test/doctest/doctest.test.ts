@@ -147,6 +147,9 @@ describe("code examples", () => {
 					HOME: tmp,
 					TMPDIR: tmp,
 					SETTLE_AGENT_DIR: join(tmp, "agent"),
+					// Offline for npm too: runPackageCommand's example (`install npm:pi-tools`) asked the
+					// registry (seconds of waiting, a 404) where npm now fails at once from its empty cache.
+					npm_config_offline: "true",
 				},
 			},
 		);
