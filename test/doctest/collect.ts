@@ -109,18 +109,49 @@ function hasDoc(node: ts.Node): boolean {
  */
 export const SOURCE_DIRS = ["src", "machines"];
 
-/** Walks src/**, machines/** and the Markdown docs. */
-export function collectSourceFacts(root: string): SourceFacts {
+/**
+ * A compiler host that parses each file once for every program built with it: the doc-test's two
+ * programs (the source walk, then the examples' type check) share the sources and their
+ * dependencies' declarations, parsed and bound once. The programs must agree on what parsing and
+ * binding read (target, module, strictness); `paths` or unused-name checks may differ.
+ */
+export function sharedSourceHost(options: ts.CompilerOptions): ts.CompilerHost {
+	const host = ts.createCompilerHost(options);
+	const parse = host.getSourceFile.bind(host);
+	const parsed = new Map<string, ts.SourceFile>();
+	host.getSourceFile = (fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile) => {
+		const version =
+			typeof languageVersionOrOptions === "object"
+				? `${languageVersionOrOptions.languageVersion} ${languageVersionOrOptions.impliedNodeFormat}`
+				: String(languageVersionOrOptions);
+		const key = `${version} ${fileName}`;
+		const cached = shouldCreateNewSourceFile ? undefined : parsed.get(key);
+		if (cached) return cached;
+		const source = parse(fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile);
+		if (source) parsed.set(key, source);
+		return source;
+	};
+	return host;
+}
+
+/**
+ * Walks src/**, machines/** and the Markdown docs. `program`: the options (and a
+ * {@link sharedSourceHost} made with them) to read the sources with, default a plain NodeNext set.
+ */
+export function collectSourceFacts(
+	root: string,
+	program?: { options: ts.CompilerOptions; host: ts.CompilerHost },
+): SourceFacts {
 	const files = SOURCE_DIRS.flatMap((dir) => sourceFiles(join(root, dir)));
-	const program = ts.createProgram(files, {
+	const options = program?.options ?? {
 		target: ts.ScriptTarget.ES2022,
 		module: ts.ModuleKind.NodeNext,
 		moduleResolution: ts.ModuleResolutionKind.NodeNext,
 		skipLibCheck: true,
-		noEmit: true,
 		types: ["node"],
-	});
-	const checker = program.getTypeChecker();
+	};
+	const sources = ts.createProgram({ rootNames: files, options: { ...options, noEmit: true }, host: program?.host });
+	const checker = sources.getTypeChecker();
 	const rel = (path: string) => relative(root, path).split("\\").join("/");
 
 	// Entry-point exports: which declarations users can reach, and where each name is imported from.
@@ -128,7 +159,7 @@ export function collectSourceFacts(root: string): SourceFacts {
 	const reachable = new Set<ts.Node>();
 	const undocumented: string[] = [];
 	for (const entry of ENTRY_POINTS) {
-		const source = program.getSourceFile(join(root, entry.file));
+		const source = sources.getSourceFile(join(root, entry.file));
 		const moduleSymbol = source && checker.getSymbolAtLocation(source);
 		if (!moduleSymbol) throw new Error(`entry point ${entry.file} not found`);
 		for (const exported of checker.getExportsOfModule(moduleSymbol)) {
@@ -152,7 +183,7 @@ export function collectSourceFacts(root: string): SourceFacts {
 	const examples: CodeExample[] = [];
 	const moduleExports = new Map<string, Map<string, boolean>>();
 	for (const path of files) {
-		const source = program.getSourceFile(path)!;
+		const source = sources.getSourceFile(path)!;
 		const file = rel(path);
 		const moduleSymbol = checker.getSymbolAtLocation(source);
 		const own = new Map<string, boolean>();

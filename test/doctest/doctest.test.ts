@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CodeExample, collectSourceFacts, SOURCE_DIRS, type SourceFacts } from "./collect.js";
+import { type CodeExample, collectSourceFacts, SOURCE_DIRS, type SourceFacts, sharedSourceHost } from "./collect.js";
 import { OPT_OUT_MARKER, type ScratchModule, writeScratch } from "./scratch.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -41,11 +41,10 @@ let typeErrors: string[];
 
 const where = (example: CodeExample) => `${example.file}:${example.line} ${example.name}`;
 
-beforeAll(() => {
-	facts = collectSourceFacts(ROOT);
-	({ modules, optedOut } = writeScratch(ROOT, SCRATCH, facts));
+/** The options of a tsconfig file, or an error saying which file does not parse. */
+function parsedConfig(file: string): ts.ParsedCommandLine {
 	const config = ts.getParsedCommandLineOfConfigFile(
-		join(SCRATCH, "tsconfig.json"),
+		file,
 		{},
 		{
 			...ts.sys,
@@ -54,8 +53,23 @@ beforeAll(() => {
 			},
 		},
 	);
-	if (!config || config.errors.length > 0) throw new Error("doctest tsconfig does not parse");
-	const program = ts.createProgram({ rootNames: config.fileNames, options: { ...config.options, noEmit: true } });
+	if (!config || config.errors.length > 0) throw new Error(`${file} does not parse`);
+	return config;
+}
+
+beforeAll(() => {
+	// The sources are read under the project's options, with the host the examples' program reuses:
+	// each source and declaration file is parsed and bound once for both programs.
+	const project = parsedConfig(join(ROOT, "tsconfig.json"));
+	const host = sharedSourceHost(project.options);
+	facts = collectSourceFacts(ROOT, { options: project.options, host });
+	({ modules, optedOut } = writeScratch(ROOT, SCRATCH, facts));
+	const config = parsedConfig(join(SCRATCH, "tsconfig.json"));
+	const program = ts.createProgram({
+		rootNames: config.fileNames,
+		options: { ...config.options, noEmit: true },
+		host,
+	});
 	failing = new Set();
 	typeErrors = [];
 	for (const module of modules) {
@@ -133,6 +147,9 @@ describe("code examples", () => {
 					HOME: tmp,
 					TMPDIR: tmp,
 					SETTLE_AGENT_DIR: join(tmp, "agent"),
+					// Offline for npm too: runPackageCommand's example (`install npm:pi-tools`) asked the
+					// registry (seconds of waiting, a 404) where npm now fails at once from its empty cache.
+					npm_config_offline: "true",
 				},
 			},
 		);

@@ -591,31 +591,34 @@ describe("pi 0.73.1 against Settle: RPC mode", () => {
 		const dir = tempDir("settle-omp69-peer-");
 		const peers = slowCommandPeers(dir);
 		const runs: Record<string, unknown> = {};
-		for (const peer of [peers.pi, peers.settle]) {
-			const client = killedAfterTest(peer.client);
-			await startSlowCommand(client);
-			const isAnswer = (line: Record<string, unknown>) =>
-				line.type === "message_end" &&
-				(line.message as { role?: string }).role === "assistant" &&
-				JSON.stringify(line.message).includes("and now this");
-			// Every waiter is registered before its line can come (one read chunk may hold them all).
-			const answer = client.next(isAnswer);
-			const aborted = client.next((line) => line.type === "response" && line.id === "2");
-			const promptResponse = client.next((line) => line.type === "response" && line.id === "3");
-			// Right behind the abort: both lines in one write, so the server reads them together.
-			client.child.stdin.write(
-				`${JSON.stringify({ id: "2", type: "abort" })}\n${JSON.stringify({ id: "3", type: "prompt", message: "and now this" })}\n`,
-			);
-			const prompted = await promptResponse;
-			await aborted;
-			if (prompted.success) await answer;
-			runs[peer.name] = {
-				prompt: prompted.success ? "accepted" : String(prompted.error).split(".")[0],
-				responseOrder: client.lines.filter((line) => line.type === "response").map((line) => line.id),
-				answered: client.lines.some(isAnswer),
-			};
-			await stopRpc(client);
-		}
+		// Both peers at once: separate processes and folders, nothing shared but the test's records.
+		await Promise.all(
+			[peers.pi, peers.settle].map(async (peer) => {
+				const client = killedAfterTest(peer.client);
+				await startSlowCommand(client);
+				const isAnswer = (line: Record<string, unknown>) =>
+					line.type === "message_end" &&
+					(line.message as { role?: string }).role === "assistant" &&
+					JSON.stringify(line.message).includes("and now this");
+				// Every waiter is registered before its line can come (one read chunk may hold them all).
+				const answer = client.next(isAnswer);
+				const aborted = client.next((line) => line.type === "response" && line.id === "2");
+				const promptResponse = client.next((line) => line.type === "response" && line.id === "3");
+				// Right behind the abort: both lines in one write, so the server reads them together.
+				client.child.stdin.write(
+					`${JSON.stringify({ id: "2", type: "abort" })}\n${JSON.stringify({ id: "3", type: "prompt", message: "and now this" })}\n`,
+				);
+				const prompted = await promptResponse;
+				await aborted;
+				if (prompted.success) await answer;
+				runs[peer.name] = {
+					prompt: prompted.success ? "accepted" : String(prompted.error).split(".")[0],
+					responseOrder: client.lines.filter((line) => line.type === "response").map((line) => line.id),
+					answered: client.lines.some(isAnswer),
+				};
+				await stopRpc(client);
+			}),
+		);
 		expect(runs).toEqual({
 			pi: { prompt: "Agent is already processing", responseOrder: ["1", "3", "2"], answered: false },
 			settle: { prompt: "accepted", responseOrder: ["1", "2", "3"], answered: true },
@@ -625,33 +628,36 @@ describe("pi 0.73.1 against Settle: RPC mode", () => {
 	it("gsd-2#1414: over RPC, abort while a command whose processes ignore SIGTERM runs — both end the run (agent_end before abort's answer) and go idle; pi 0.73.1 leaves the command's processes running", async () => {
 		const dir = tempDir("settle-gsd1414-peer-");
 		const runs: Record<string, unknown> = {};
-		for (const name of ["pi", "settle"] as const) {
-			const mark = processMarker();
-			cleanups.push(() => killMarked(mark));
-			// Each peer its own marked command (one script file per start).
-			const peer = startPeer(name, join(dir, name), [
-				{ toolCalls: [{ name: "bash", arguments: { command: wedgingCommand(mark) } }] },
-			]);
-			const client = killedAfterTest(peer.client);
-			const ready = client.next(
-				(line) => line.type === "tool_execution_update" && JSON.stringify(line.partialResult).includes("ready"),
-			);
-			await client.request({ id: "1", type: "prompt", message: "find the config" });
-			await ready;
-			const aborted = await client.request({ id: "2", type: "abort" });
-			const types = client.lines.map((line) => (line.type === "response" ? `response ${line.id}` : line.type));
-			const state = (await client.request({ id: "3", type: "get_state" })) as { data: Record<string, unknown> };
-			runs[name] = {
-				abortAnswered: aborted.success,
-				endsBeforeAnswer: types
-					.slice(0, types.indexOf("response 2"))
-					.filter((type) => type === "agent_end" || type === "agent_settled"),
-				streamingAfter: state.data.isStreaming,
-				processesLeft: markedProcesses(mark).length > 0,
-			};
-			killMarked(mark);
-			await stopRpc(client);
-		}
+		// Both peers at once: separate processes and folders, nothing shared but the test's records.
+		await Promise.all(
+			(["pi", "settle"] as const).map(async (name) => {
+				const mark = processMarker();
+				cleanups.push(() => killMarked(mark));
+				// Each peer its own marked command (one script file per start).
+				const peer = startPeer(name, join(dir, name), [
+					{ toolCalls: [{ name: "bash", arguments: { command: wedgingCommand(mark) } }] },
+				]);
+				const client = killedAfterTest(peer.client);
+				const ready = client.next(
+					(line) => line.type === "tool_execution_update" && JSON.stringify(line.partialResult).includes("ready"),
+				);
+				await client.request({ id: "1", type: "prompt", message: "find the config" });
+				await ready;
+				const aborted = await client.request({ id: "2", type: "abort" });
+				const types = client.lines.map((line) => (line.type === "response" ? `response ${line.id}` : line.type));
+				const state = (await client.request({ id: "3", type: "get_state" })) as { data: Record<string, unknown> };
+				runs[name] = {
+					abortAnswered: aborted.success,
+					endsBeforeAnswer: types
+						.slice(0, types.indexOf("response 2"))
+						.filter((type) => type === "agent_end" || type === "agent_settled"),
+					streamingAfter: state.data.isStreaming,
+					processesLeft: markedProcesses(mark).length > 0,
+				};
+				killMarked(mark);
+				await stopRpc(client);
+			}),
+		);
 		expect(runs).toEqual({
 			pi: { abortAnswered: true, endsBeforeAnswer: ["agent_end"], streamingAfter: false, processesLeft: true },
 			settle: {
@@ -1805,35 +1811,38 @@ describe("pi 0.73.1 against Settle: RPC abort with a steer queued", () => {
 		const dir = tempDir("settle-sesori1157-peer-");
 		const peers = slowCommandPeers(dir);
 		const runs: Record<string, unknown> = {};
-		for (const peer of [peers.pi, peers.settle]) {
-			const client = killedAfterTest(peer.client);
-			await startSlowCommand(client);
-			const steered = await client.request({ id: "2", type: "steer", message: "change of plan" });
-			const ended = client.next((line) => line.type === peer.endEvent);
-			const aborted = await client.request({ id: "3", type: "abort" });
-			await ended;
-			const abortAt = client.lines.findIndex((line) => line.type === "response" && line.id === "3");
-			const state = (await client.request({ id: "4", type: "get_state" })) as { data: { isStreaming: boolean } };
-			const assistants = client.lines.filter(
-				(line) => line.type === "message_end" && (line.message as { role?: string }).role === "assistant",
-			);
-			runs[peer.name] = {
-				steer: steered.success,
-				abort: aborted.success,
-				runEndedBeforeAbortAnswer: client.lines.findIndex((line) => line.type === "agent_end") < abortAt,
-				answersAfterAbort: assistants
-					.filter((line) => client.lines.indexOf(line) > abortAt)
-					.map((line) => (line.message as { stopReason?: string }).stopReason),
-				streaming: state.data.isStreaming,
-				steerSaved: client.lines.filter(
-					(line) =>
-						line.type === "message_end" &&
-						(line.message as { role?: string }).role === "user" &&
-						JSON.stringify(line.message).includes("change of plan"),
-				).length,
-			};
-			await stopRpc(client);
-		}
+		// Both peers at once: separate processes and folders, nothing shared but the test's records.
+		await Promise.all(
+			[peers.pi, peers.settle].map(async (peer) => {
+				const client = killedAfterTest(peer.client);
+				await startSlowCommand(client);
+				const steered = await client.request({ id: "2", type: "steer", message: "change of plan" });
+				const ended = client.next((line) => line.type === peer.endEvent);
+				const aborted = await client.request({ id: "3", type: "abort" });
+				await ended;
+				const abortAt = client.lines.findIndex((line) => line.type === "response" && line.id === "3");
+				const state = (await client.request({ id: "4", type: "get_state" })) as { data: { isStreaming: boolean } };
+				const assistants = client.lines.filter(
+					(line) => line.type === "message_end" && (line.message as { role?: string }).role === "assistant",
+				);
+				runs[peer.name] = {
+					steer: steered.success,
+					abort: aborted.success,
+					runEndedBeforeAbortAnswer: client.lines.findIndex((line) => line.type === "agent_end") < abortAt,
+					answersAfterAbort: assistants
+						.filter((line) => client.lines.indexOf(line) > abortAt)
+						.map((line) => (line.message as { stopReason?: string }).stopReason),
+					streaming: state.data.isStreaming,
+					steerSaved: client.lines.filter(
+						(line) =>
+							line.type === "message_end" &&
+							(line.message as { role?: string }).role === "user" &&
+							JSON.stringify(line.message).includes("change of plan"),
+					).length,
+				};
+				await stopRpc(client);
+			}),
+		);
 		// The same in both: abort answers once the run has ended, no answer follows it, and the steer
 		// is saved once (after the stopped command's result) for the next prompt.
 		const same = {
@@ -2344,28 +2353,31 @@ describe("pi 0.73.1 against Settle: a session file deleted while -p runs", () =>
 	it("pi#8939: `-p --session <file>`, the file deleted by the run's command — pi 0.73.1 exits 0 and writes the rest of the run into a new file without a header, which its next run silently replaces; settle exits 1 saying so and writes nothing", async () => {
 		const root = tempDir("settle-pi8939-peer-");
 		const runs: Record<string, unknown> = {};
-		for (const name of ["pi", "settle"] as const) {
-			const dirs = makeDiffDirs(join(root, name));
-			const file = join(dirs.project, "run.jsonl");
-			const script = join(root, `${name}-script.json`);
-			writeFileSync(
-				script,
-				JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: `rm ${file}` } }] }, "the file is gone"]),
-			);
-			const run = name === "pi" ? runPiCli : runSettleCli;
-			const first = await run(dirs, ["-p", "--session", file, "delete the session file"], { script });
-			const firstLine = existsSync(file) ? JSON.parse(readFileSync(file, "utf8").split("\n")[0]!).type : undefined;
-			const next = await run(dirs, ["-p", "--session", file, "start again"]);
-			runs[name] = {
-				code: first.code,
-				stdout: first.stdout,
-				firstLine,
-				nextCode: next.code,
-				// What the next run left of the first one's answer on disk.
-				answerKept: readFileSync(file, "utf8").includes("the file is gone"),
-				nextHeader: JSON.parse(readFileSync(file, "utf8").split("\n")[0]!).type,
-			};
-		}
+		// Both peers at once: separate processes and folders, nothing shared but the test's records.
+		await Promise.all(
+			(["pi", "settle"] as const).map(async (name) => {
+				const dirs = makeDiffDirs(join(root, name));
+				const file = join(dirs.project, "run.jsonl");
+				const script = join(root, `${name}-script.json`);
+				writeFileSync(
+					script,
+					JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: `rm ${file}` } }] }, "the file is gone"]),
+				);
+				const run = name === "pi" ? runPiCli : runSettleCli;
+				const first = await run(dirs, ["-p", "--session", file, "delete the session file"], { script });
+				const firstLine = existsSync(file) ? JSON.parse(readFileSync(file, "utf8").split("\n")[0]!).type : undefined;
+				const next = await run(dirs, ["-p", "--session", file, "start again"]);
+				runs[name] = {
+					code: first.code,
+					stdout: first.stdout,
+					firstLine,
+					nextCode: next.code,
+					// What the next run left of the first one's answer on disk.
+					answerKept: readFileSync(file, "utf8").includes("the file is gone"),
+					nextHeader: JSON.parse(readFileSync(file, "utf8").split("\n")[0]!).type,
+				};
+			}),
+		);
 		// pi 0.73.1 has it: a silent success and a headerless file, which the next run silently
 		// replaces with a new session (the first run's answer gone from disk).
 		expect(runs.pi).toEqual({
@@ -2395,23 +2407,26 @@ describe("pi 0.73.1 against Settle: an auto-retry seen over RPC", () => {
 			"recovered",
 		]);
 		const runs: Record<string, unknown> = {};
-		for (const peer of [peers.pi, peers.settle]) {
-			const client = killedAfterTest(peer.client);
-			const recovered = client.next(
-				(line) =>
-					line.type === peer.endEvent &&
-					(peer.endEvent === "agent_settled" || JSON.stringify(line).includes("recovered")),
-			);
-			await client.request({ id: "1", type: "prompt", message: "hello" });
-			await recovered;
-			// Whatever else the server has to say about the run, read before it is stopped.
-			await client.request({ id: "2", type: "get_state" });
-			runs[peer.name] = client.lines.flatMap((line) => {
-				if (line.type === "agent_end") return [`agent_end willRetry=${line.willRetry}`];
-				return line.type === "auto_retry_start" || line.type === "agent_settled" ? [line.type] : [];
-			});
-			await stopRpc(client);
-		}
+		// Both peers at once: separate processes and folders, nothing shared but the test's records.
+		await Promise.all(
+			[peers.pi, peers.settle].map(async (peer) => {
+				const client = killedAfterTest(peer.client);
+				const recovered = client.next(
+					(line) =>
+						line.type === peer.endEvent &&
+						(peer.endEvent === "agent_settled" || JSON.stringify(line).includes("recovered")),
+				);
+				await client.request({ id: "1", type: "prompt", message: "hello" });
+				await recovered;
+				// Whatever else the server has to say about the run, read before it is stopped.
+				await client.request({ id: "2", type: "get_state" });
+				runs[peer.name] = client.lines.flatMap((line) => {
+					if (line.type === "agent_end") return [`agent_end willRetry=${line.willRetry}`];
+					return line.type === "auto_retry_start" || line.type === "agent_settled" ? [line.type] : [];
+				});
+				await stopRpc(client);
+			}),
+		);
 		// pi 0.73.1 has it: two agent_end events alike, the first one followed by a retry.
 		expect(runs.pi).toEqual(["agent_end willRetry=undefined", "auto_retry_start", "agent_end willRetry=undefined"]);
 		expect(runs.settle).toEqual([
@@ -2648,43 +2663,46 @@ describe("pi 0.73.1 against Settle: a prompt while a compaction runs, over RPC",
 		// Both faux models echo the last user message (the summary too); keepRecentTokens: 1 (startPeers).
 		const peers = startPeers(dir, []);
 		const runs: Record<string, unknown> = {};
-		for (const peer of [peers.pi, peers.settle]) {
-			const client = killedAfterTest(peer.client);
-			for (const [id, message] of [
-				["p1", "first question"],
-				["p2", "second question"],
-			]) {
-				const ended = client.next((line) => line.type === peer.endEvent);
-				await client.request({ id, type: "prompt", message });
-				await ended;
-			}
-			const compacted = client.next((line) => line.type === "response" && line.id === "c");
-			const prompted = client.next((line) => line.type === "response" && line.id === "p3");
-			// Both lines in one write: the prompt is read while the compaction summarizes.
-			client.child.stdin.write(
-				`${JSON.stringify({ id: "c", type: "compact" })}\n${JSON.stringify({ id: "p3", type: "prompt", message: "probe while compacting" })}\n`,
-			);
-			const prompt = await prompted;
-			await compacted;
-			const afterCompact = client.lines.length;
-			// Whatever the server still has to say, read before it is asked.
-			const state = (await client.request({ id: "s", type: "get_state" })) as {
-				data: { sessionFile: string; isStreaming: boolean };
-			};
-			const messages = await client.request({ id: "m", type: "get_messages" });
-			const kinds = client.lines.map((line) => (line.type === "response" ? `response ${line.id}` : line.type));
-			runs[peer.name] = {
-				prompt: prompt.success ? "accepted" : String(prompt.error).split(".")[0],
-				answeredDuringCompaction:
-					kinds.indexOf("compaction_start") < kinds.indexOf("response p3") &&
-					kinds.indexOf("response p3") < kinds.indexOf("compaction_end"),
-				ran: client.lines.slice(afterCompact).some((line) => line.type === "agent_start"),
-				streaming: state.data.isStreaming,
-				inMessages: JSON.stringify(messages).includes("probe while compacting"),
-				inFile: readFileSync(state.data.sessionFile, "utf8").includes("probe while compacting"),
-			};
-			await stopRpc(client);
-		}
+		// Both peers at once: separate processes and folders, nothing shared but the test's records.
+		await Promise.all(
+			[peers.pi, peers.settle].map(async (peer) => {
+				const client = killedAfterTest(peer.client);
+				for (const [id, message] of [
+					["p1", "first question"],
+					["p2", "second question"],
+				]) {
+					const ended = client.next((line) => line.type === peer.endEvent);
+					await client.request({ id, type: "prompt", message });
+					await ended;
+				}
+				const compacted = client.next((line) => line.type === "response" && line.id === "c");
+				const prompted = client.next((line) => line.type === "response" && line.id === "p3");
+				// Both lines in one write: the prompt is read while the compaction summarizes.
+				client.child.stdin.write(
+					`${JSON.stringify({ id: "c", type: "compact" })}\n${JSON.stringify({ id: "p3", type: "prompt", message: "probe while compacting" })}\n`,
+				);
+				const prompt = await prompted;
+				await compacted;
+				const afterCompact = client.lines.length;
+				// Whatever the server still has to say, read before it is asked.
+				const state = (await client.request({ id: "s", type: "get_state" })) as {
+					data: { sessionFile: string; isStreaming: boolean };
+				};
+				const messages = await client.request({ id: "m", type: "get_messages" });
+				const kinds = client.lines.map((line) => (line.type === "response" ? `response ${line.id}` : line.type));
+				runs[peer.name] = {
+					prompt: prompt.success ? "accepted" : String(prompt.error).split(".")[0],
+					answeredDuringCompaction:
+						kinds.indexOf("compaction_start") < kinds.indexOf("response p3") &&
+						kinds.indexOf("response p3") < kinds.indexOf("compaction_end"),
+					ran: client.lines.slice(afterCompact).some((line) => line.type === "agent_start"),
+					streaming: state.data.isStreaming,
+					inMessages: JSON.stringify(messages).includes("probe while compacting"),
+					inFile: readFileSync(state.data.sessionFile, "utf8").includes("probe while compacting"),
+				};
+				await stopRpc(client);
+			}),
+		);
 		const lost = { ran: false, streaming: false, inMessages: false, inFile: false, answeredDuringCompaction: true };
 		expect(runs).toEqual({
 			pi: { prompt: "accepted", ...lost },
@@ -2751,44 +2769,47 @@ describe("pi 0.73.1 against Settle: session events over RPC when the session is 
 		const dir = tempDir("settle-pilens2890-peer-");
 		const logs = { pi: join(dir, "pi.log"), settle: join(dir, "settle.log") };
 		const runs: Record<string, unknown> = {};
-		for (const name of ["pi", "settle"] as const) {
-			writeFileSync(logs[name], "");
-			const extension = join(dir, `${name}-lifecycle.mjs`);
-			writeFileSync(extension, LIFECYCLE_LOG(logs[name]));
-			const peer = startPeer(name, join(dir, name), [], undefined, [extension]);
-			const client = killedAfterTest(peer.client);
-			let id = 0;
-			const request = (command: Record<string, unknown>) => client.request({ id: String(++id), ...command });
-			const sessionFile = async () =>
-				((await request({ type: "get_state" })) as { data: { sessionFile: string } }).data.sessionFile;
-			const ask = async (message: string) => {
-				const ended = client.next((line) => line.type === peer.endEvent);
-				await request({ type: "prompt", message });
-				await ended;
-			};
-			await ask("hello");
-			const first = await sessionFile();
-			await request({ type: "new_session" });
-			const second = await sessionFile();
-			await ask("in the second session");
-			await request({ type: "switch_session", sessionPath: first });
-			const forkable = (await request({ type: "get_fork_messages" })) as {
-				data: { messages: { entryId: string }[] };
-			};
-			await request({ type: "fork", entryId: forkable.data.messages[0]!.entryId });
-			const forked = await sessionFile();
-			await ask("in the fork");
-			await request({ type: "clone" });
-			const cloned = await sessionFile();
-			// Read after one more round trip: every handler of the last replacement has logged.
-			await request({ type: "get_state" });
-			const names = new Map([first, second, forked, cloned].map((file, index) => [basename(file), `#${index + 1}`]));
-			runs[name] = readFileSync(logs[name], "utf8")
-				.split("\n")
-				.filter(Boolean)
-				.map((line) => line.replace(/\S+\.jsonl$/, (file) => names.get(file) ?? "(another file)"));
-			await stopRpc(client);
-		}
+		// Both peers at once: separate processes and folders, nothing shared but the test's records.
+		await Promise.all(
+			(["pi", "settle"] as const).map(async (name) => {
+				writeFileSync(logs[name], "");
+				const extension = join(dir, `${name}-lifecycle.mjs`);
+				writeFileSync(extension, LIFECYCLE_LOG(logs[name]));
+				const peer = startPeer(name, join(dir, name), [], undefined, [extension]);
+				const client = killedAfterTest(peer.client);
+				let id = 0;
+				const request = (command: Record<string, unknown>) => client.request({ id: String(++id), ...command });
+				const sessionFile = async () =>
+					((await request({ type: "get_state" })) as { data: { sessionFile: string } }).data.sessionFile;
+				const ask = async (message: string) => {
+					const ended = client.next((line) => line.type === peer.endEvent);
+					await request({ type: "prompt", message });
+					await ended;
+				};
+				await ask("hello");
+				const first = await sessionFile();
+				await request({ type: "new_session" });
+				const second = await sessionFile();
+				await ask("in the second session");
+				await request({ type: "switch_session", sessionPath: first });
+				const forkable = (await request({ type: "get_fork_messages" })) as {
+					data: { messages: { entryId: string }[] };
+				};
+				await request({ type: "fork", entryId: forkable.data.messages[0]!.entryId });
+				const forked = await sessionFile();
+				await ask("in the fork");
+				await request({ type: "clone" });
+				const cloned = await sessionFile();
+				// Read after one more round trip: every handler of the last replacement has logged.
+				await request({ type: "get_state" });
+				const names = new Map([first, second, forked, cloned].map((file, index) => [basename(file), `#${index + 1}`]));
+				runs[name] = readFileSync(logs[name], "utf8")
+					.split("\n")
+					.filter(Boolean)
+					.map((line) => line.replace(/\S+\.jsonl$/, (file) => names.get(file) ?? "(another file)"));
+				await stopRpc(client);
+			}),
+		);
 		const once = [
 			"start startup #1",
 			"shutdown new #1",
@@ -3039,32 +3060,37 @@ describe("pi 0.73.1 against Settle: a compaction an extension starts mid-run, th
 			JSON.stringify([{ toolCalls: [{ name: "ls", arguments: {} }] }]),
 		);
 		const outcomes: Record<string, unknown> = {};
-		for (const [name, runCli] of [
-			["pi", runPiCli],
-			["settle", runSettleCli],
-		] as const) {
-			const log = join(root, `${name}.log`);
-			writeFileSync(log, "");
-			const extension = join(root, `${name}-ext.mjs`);
-			writeFileSync(extension, ABORT_COMPACT_CONTINUE(log));
-			const sessionFile = join(root, `${name}.jsonl`);
-			const run = await runCli(dirs, ["--session", sessionFile, "-e", extension, "-p", "list the files"], { script });
-			const entries = existsSync(sessionFile) ? readEntries(sessionFile) : [];
-			outcomes[name] = {
-				code: run.code,
-				stdout: run.stdout,
-				log: readFileSync(log, "utf8")
-					.trim()
-					.split("\n")
-					.map((line) =>
-						line.includes("ctx is stale after session replacement") ? "compaction failed: stale ctx" : line,
+		// Both CLIs at once, as oh-my-pi#1372 runs them: one project, each its own agent folder, session file and log.
+		await Promise.all(
+			(
+				[
+					["pi", runPiCli],
+					["settle", runSettleCli],
+				] as const
+			).map(async ([name, runCli]) => {
+				const log = join(root, `${name}.log`);
+				writeFileSync(log, "");
+				const extension = join(root, `${name}-ext.mjs`);
+				writeFileSync(extension, ABORT_COMPACT_CONTINUE(log));
+				const sessionFile = join(root, `${name}.jsonl`);
+				const run = await runCli(dirs, ["--session", sessionFile, "-e", extension, "-p", "list the files"], { script });
+				const entries = existsSync(sessionFile) ? readEntries(sessionFile) : [];
+				outcomes[name] = {
+					code: run.code,
+					stdout: run.stdout,
+					log: readFileSync(log, "utf8")
+						.trim()
+						.split("\n")
+						.map((line) =>
+							line.includes("ctx is stale after session replacement") ? "compaction failed: stale ctx" : line,
+						),
+					compactionSaved: entries.some((entry) => entry.type === "compaction"),
+					continuationAnswered: messagesOf(entries).some(
+						(message) => message.role === "assistant" && message.text.includes("Compaction completed. Continue."),
 					),
-				compactionSaved: entries.some((entry) => entry.type === "compaction"),
-				continuationAnswered: messagesOf(entries).some(
-					(message) => message.role === "assistant" && message.text.includes("Compaction completed. Continue."),
-				),
-			};
-		}
+				};
+			}),
+		);
 		expect(outcomes).toEqual({
 			// pi 0.73.1 returns from -p at the aborted answer and shuts down while the compaction runs; its
 			// onComplete's send then hits a stale ctx, and nothing continues.
