@@ -17411,6 +17411,30 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "sentIds.get(message.toolCallId)?.shift()", replace: "sentIds.get(message.toolCallId)?.at(-1)" }],
 		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
 	},
+	{
+		id: "IR01",
+		file: "src/session/agent-session.ts",
+		description:
+			"claude-code#3003: session.dispose() while a bash call runs leaves the call in the file without a result (a file a strict provider refuses)",
+		edits: [{ find: "if (running) this.answerOpenToolCallsAtDispose();", replace: "" }],
+		tests: ["test/pi-races/dispose-mid-tool.test.ts"],
+	},
+	{
+		id: "IR02",
+		file: "src/session/event-bridge.ts",
+		description:
+			"claude-code#3003: a tool result whose message_end was under way at dispose is written again after dispose answered its call",
+		edits: [{ find: "s.scratch.answeredAtDispose?.has(message.toolCallId)", replace: "false" }],
+		tests: ["test/pi-races/dispose-mid-tool.test.ts"],
+	},
+	{
+		id: "IR03",
+		file: "src/session/transcript.ts",
+		description:
+			"claude-code#3003: dispose answers a call whose real result was being delivered as aborted, losing the tool's output",
+		edits: [{ find: "const result = this.liveResult(block.id) ?? {", replace: "const result: ToolResultMessage = {" }],
+		tests: ["test/pi-races/dispose-mid-tool.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
