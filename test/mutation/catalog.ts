@@ -17435,6 +17435,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const result = this.liveResult(block.id) ?? {", replace: "const result: ToolResultMessage = {" }],
 		tests: ["test/pi-races/dispose-mid-tool.test.ts"],
 	},
+	{
+		id: "IR04",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"helidon#10740: settle --rpc answers a malformed command carrying a numeric id (7, or 0) without it, so a client waiting on that id hangs",
+		edits: [
+			{
+				find: 'typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined',
+				replace: 'typeof id === "string" ? id : undefined',
+			},
+		],
+		tests: ["test/pi-races/rpc-protocol.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
