@@ -17448,6 +17448,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/rpc-protocol.test.ts"],
 	},
+	{
+		id: "IR05",
+		file: "src/cli/main.ts",
+		description:
+			"pi-web#923: settle --rpc writes every event whether or not its reader keeps up: a paused reader's backlog piles up in settle's memory",
+		edits: [{ find: "\troom: stdoutRoom,\n", replace: "" }],
+		tests: ["test/pi-races/rpc-slow-reader.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
