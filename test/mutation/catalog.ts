@@ -17456,6 +17456,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\troom: stdoutRoom,\n", replace: "" }],
 		tests: ["test/pi-races/rpc-slow-reader.test.ts"],
 	},
+	{
+		id: "IR06",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"pi#5909: a thinking level picked with Shift+Tab and not yet used is lost on SIGTERM (and, by a race, when the terminal hangs up); a clean end keeps it",
+		edits: [
+			{
+				find: "\t\t\t\tapplyPickedThinking();\n\t\t\t} catch {\n\t\t\t\t// The session is gone",
+				replace: "\t\t\t} catch {\n\t\t\t\t// The session is gone",
+			},
+		],
+		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
