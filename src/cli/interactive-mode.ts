@@ -589,6 +589,12 @@ export async function runInteractiveMode(
 				// Already disposed or replaced: nothing left to stop.
 			}
 			try {
+				// A level picked with Shift+Tab is kept as a clean end keeps it (pi saves each press).
+				applyPickedThinking();
+			} catch {
+				// The session is gone: nothing to record it in.
+			}
+			try {
 				await runtime.dispose();
 			} catch {
 				// Disposal problems must not keep the process alive.

@@ -8,7 +8,8 @@
  * command); events then come from the new session.
  *
  * Differences from pi 0.73.1, on purpose: a line that is not a JSON object with a string `type`
- * gets a `parse` error, under the object's `id` when it has one (pi crashes on `null`, pi#4901), and
+ * gets a `parse` error, under the object's string or number `id` as sent when it has one (pi
+ * crashes on `null`, pi#4901, and answers without the id), and
  * a byte order mark ahead of a line is ignored (pi refuses the line);
  * missing or mistyped fields get a typed error naming the field; an unknown command's response
  * keeps its `id`; `export_html` answers as pi's does but writes Settle's page (src/export/);
@@ -48,7 +49,15 @@ import { destroyedStdinError, stdinState } from "./stdin-state.js";
 const REPLACING_COMMANDS: ReadonlySet<string> = new Set(["new_session", "switch_session", "fork", "clone"]);
 const QUEUE_MODES: readonly string[] = ["all", "one-at-a-time"];
 
-type Response = { id?: string; type: "response"; command: string; success: boolean; data?: unknown; error?: string };
+/** A response; its `id` is the command's as sent (a client may number its commands). */
+type Response = {
+	id?: string | number;
+	type: "response";
+	command: string;
+	success: boolean;
+	data?: unknown;
+	error?: string;
+};
 
 /**
  * Serves commands until stdin ends (or an extension calls `ctx.shutdown()`), then waits for the
@@ -89,7 +98,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 		data === undefined
 			? { ...(id !== undefined ? { id } : {}), type: "response", command, success: true }
 			: { ...(id !== undefined ? { id } : {}), type: "response", command, success: true, data };
-	const failure = (id: string | undefined, command: string, error: unknown): Response => ({
+	const failure = (id: string | number | undefined, command: string, error: unknown): Response => ({
 		...(id !== undefined ? { id } : {}),
 		type: "response",
 		command,
@@ -363,11 +372,15 @@ function promptResult(disposition: PromptDisposition, sessions: readonly AgentSe
 	return { disposition, runFollows: true };
 }
 
-/** The string `id` of a JSON object that is not a valid command (no string `type`), if it has one. */
-function requestIdOf(parsed: unknown): string | undefined {
+/**
+ * The `id` of a JSON object that is not a valid command (no string `type`), if it has a string or
+ * number one: echoed as sent (`7` stays a number), as a valid command's is, so a client matching
+ * ids hears the refusal.
+ */
+function requestIdOf(parsed: unknown): string | number | undefined {
 	if (!parsed || typeof parsed !== "object") return undefined;
 	const id = (parsed as { id?: unknown }).id;
-	return typeof id === "string" ? id : undefined;
+	return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
 }
 
 /** A command's string field; a clear error when it is missing (pi's was "Cannot read properties of undefined"). */

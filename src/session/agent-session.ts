@@ -72,13 +72,14 @@ import {
 	supportedThinkingLevels,
 	THINKING_LEVELS,
 } from "../llm/model-runtime.js";
-import type { AgentMessage, ImageContent, Model, TextContent, ThinkingLevel } from "../llm/types.js";
+import type { AgentMessage, ImageContent, Model, TextContent, ThinkingLevel, ToolResultMessage } from "../llm/types.js";
 import { getBranchSelection, isVirtualModel, type VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { PromptTemplate, ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import type { SessionEntry } from "../store/entries.js";
 import { contextContent } from "../store/entry-shape.js";
 import type { SessionManager } from "../store/session-manager.js";
+import { OPERATION_ABORTED } from "../tools/abort.js";
 import type { ToolInfo } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { type BashResult, BashRunner, type ExecuteBashOptions } from "./bash-runner.js";
@@ -2174,6 +2175,8 @@ export class AgentSession {
 	 * `shutdownTimeoutMs`, default 10 s, then reports the ones still running as extension errors
 	 * and resolves; used without `await` it waits for nothing), makes every extension
 	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no session events.
+	 * A tool call still running is answered in the log with its `Operation aborted` result (the
+	 * detached tool's own result is never written), so the file stays a valid conversation.
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
 	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
 	 * that one resolves when the command is done. Steering and follow-up messages not yet delivered
@@ -2194,6 +2197,7 @@ export class AgentSession {
 	dispose(): DisposeResult {
 		if (this.disposed) return this.disposeResult();
 		this.disposed = true;
+		const running = this.agent.state.isStreaming;
 		this.bash.dispose();
 		abortPreflight(this.internals);
 		abortWithIssuedReason(this.internals.scratch.compactionController);
@@ -2206,6 +2210,9 @@ export class AgentSession {
 		// The detached run may still add to the Agent's transcript (the message it was delivering, a
 		// follow-up it took just before, its aborted answer): the session shows it as it was.
 		this.messagesAtDispose = this.agent.state.messages.slice();
+		// The run's tools never write their results now: each call still open is answered "Operation
+		// aborted", as an abort does, so the file stays a conversation a provider accepts.
+		if (running) this.answerOpenToolCallsAtDispose();
 		// A host that disposes the session itself (the SDK's `createAgentSession`, no runtime) closes
 		// its extensions as `runtime.dispose()` does: `session_shutdown{reason:"quit"}`, so one that
 		// started a child process or a socket at `session_start` releases it (pi-web#546). Extensions
@@ -2279,6 +2286,21 @@ export class AgentSession {
 		this.compactions.clear();
 		if (this.ownsSessionManager) this.sessionManager.close();
 		return this.disposeResult();
+	}
+
+	/** Writes the aborted results of the calls still open; a closed or read-only log is left as it is. */
+	private answerOpenToolCallsAtDispose(): void {
+		let results: ToolResultMessage[];
+		try {
+			results = this.internals.transcript.answerOpenToolCalls(OPERATION_ABORTED);
+		} catch {
+			return;
+		}
+		if (results.length === 0) return;
+		const shown = new Set(this.messagesAtDispose);
+		this.messagesAtDispose?.push(...results.filter((result) => !shown.has(result)));
+		// A result the detached run delivers later (its message_end was under way) is not written twice.
+		this.internals.scratch.answeredAtDispose = new Set(results.map((result) => result.toolCallId));
 	}
 
 	/** The next-turn messages no prompt took, thenable: awaiting it waits for the shutdown handlers. */

@@ -127,6 +127,7 @@ function finishMessageEnd(
 	// Persisted below whatever the listeners do (a dispose included): its delivery is complete.
 	if (message.role === "user") s.queues.onUserMessageEnd();
 	s.events.emit(forwarded);
+	if (message.role === "toolResult" && s.scratch.answeredAtDispose?.has(message.toolCallId)) return undefined;
 	s.transcript.persist(message);
 	if (message.role === "system") {
 		s.agent.state.systemPrompt = message.content;

@@ -89,6 +89,8 @@ export interface OperationScratch {
 	manualCompactionSaved: boolean;
 	/** Resumes the preflight waiting after its dispatch (`preflight_dispatch_released`, or dispose). */
 	dispatchReleased: (() => void) | undefined;
+	/** Tool calls dispose() answered as aborted: their late results from the detached run are not written. */
+	answeredAtDispose: ReadonlySet<string> | undefined;
 }
 
 export function createOperationScratch(): OperationScratch {
@@ -112,6 +114,7 @@ export function createOperationScratch(): OperationScratch {
 		runningPreflight: undefined,
 		manualCompactionSaved: false,
 		dispatchReleased: undefined,
+		answeredAtDispose: undefined,
 	};
 }
 

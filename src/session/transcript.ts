@@ -5,7 +5,7 @@
  * compaction (the only times the whole transcript is walked).
  */
 import type { Agent } from "../agent/agent.js";
-import type { AgentMessage } from "../llm/types.js";
+import type { AgentMessage, ToolResultMessage } from "../llm/types.js";
 import type { ContextEditReplacement, SessionManager } from "../store/session-manager.js";
 import type { PublicEvents } from "./public-events.js";
 
@@ -62,6 +62,59 @@ export class Transcript {
 		if (id === undefined) return undefined;
 		this.remember(message, id);
 		return id;
+	}
+
+	/**
+	 * Answers the tool calls of the log's last answer that have no result there yet, and returns the
+	 * results it wrote: the live transcript's own result when it has one (its `message_end` was under
+	 * way), else an error result saying `text`. For a dispose while tools run: the detached run never
+	 * writes their results, and a file ending on an unanswered call is not a valid conversation (a
+	 * provider refuses it; claude-code#3003).
+	 */
+	answerOpenToolCalls(text: string): ToolResultMessage[] {
+		const answered = new Set<string>();
+		const branch = this.sessionManager.getBranch();
+		for (let index = branch.length - 1; index >= 0; index--) {
+			const entry = branch[index]!;
+			if (entry.type !== "message") continue;
+			const message = entry.message;
+			if (message.role === "toolResult") {
+				answered.add(message.toolCallId);
+				continue;
+			}
+			const results: ToolResultMessage[] = [];
+			// An aborted or failed answer's calls never ran (and are never sent).
+			if (message.role !== "assistant" || message.stopReason === "aborted" || message.stopReason === "error") {
+				return results;
+			}
+			for (const block of message.content) {
+				if (block.type !== "toolCall" || answered.has(block.id)) continue;
+				const result = this.liveResult(block.id) ?? {
+					role: "toolResult",
+					toolCallId: block.id,
+					toolName: block.name,
+					content: [{ type: "text", text }],
+					details: {},
+					isError: true,
+					timestamp: Date.now(),
+				};
+				this.sessionManager.appendMessage(result);
+				results.push(result);
+			}
+			return results;
+		}
+		return [];
+	}
+
+	/** The live transcript's result for call `id`, after the last answer; undefined when none. */
+	private liveResult(id: string): ToolResultMessage | undefined {
+		const messages = this.agent.state.messages;
+		for (let index = messages.length - 1; index >= 0; index--) {
+			const message = messages[index]!;
+			if (message.role === "assistant") return undefined;
+			if (message.role === "toolResult" && message.toolCallId === id) return message;
+		}
+		return undefined;
 	}
 
 	/** Appends the entry of a message persisted at `message_end`; undefined for roles persisted elsewhere. */

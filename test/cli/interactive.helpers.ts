@@ -211,3 +211,32 @@ export class Terminal {
 		this.child.stdin.write(keys);
 	}
 }
+
+/**
+ * An extension that writes each `session_shutdown` to `shutdown.log`, its process's pid to `pid`,
+ * and, as the process exits, its exit code to `exit-code` (renamed into place: whole when seen).
+ * The terminal is gone, so this is where the test reads how settle ended.
+ */
+export const exitWitness = (
+	dir: string,
+): string => `import { appendFileSync, renameSync, writeFileSync } from "node:fs";
+export default function (pi) {
+	writeFileSync(${JSON.stringify(join(dir, "pid"))}, String(process.pid));
+	pi.on("session_shutdown", (event) => {
+		appendFileSync(${JSON.stringify(join(dir, "shutdown.log"))}, "session_shutdown " + event.reason + "\\n");
+	});
+	process.on("exit", (code) => {
+		writeFileSync(${JSON.stringify(join(dir, "exit-code.tmp"))}, String(code));
+		renameSync(${JSON.stringify(join(dir, "exit-code.tmp"))}, ${JSON.stringify(join(dir, "exit-code"))});
+	});
+}
+`;
+
+/** SIGKILLs the settle the witness in `dir` named, if it still runs (test cleanup; the assertions came first). */
+export function killWitnessed(dir: string): void {
+	try {
+		process.kill(Number(readFileSync(join(dir, "pid"), "utf8")), "SIGKILL");
+	} catch {
+		// gone, or never started
+	}
+}

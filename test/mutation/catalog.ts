@@ -17637,6 +17637,64 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/session-by-name.test.ts"],
 	},
+	{
+		id: "IR01",
+		file: "src/session/agent-session.ts",
+		description:
+			"claude-code#3003: session.dispose() while a bash call runs leaves the call in the file without a result (a file a strict provider refuses)",
+		edits: [{ find: "if (running) this.answerOpenToolCallsAtDispose();", replace: "" }],
+		tests: ["test/pi-races/dispose-mid-tool.test.ts"],
+	},
+	{
+		id: "IR02",
+		file: "src/session/event-bridge.ts",
+		description:
+			"claude-code#3003: a tool result whose message_end was under way at dispose is written again after dispose answered its call",
+		edits: [{ find: "s.scratch.answeredAtDispose?.has(message.toolCallId)", replace: "false" }],
+		tests: ["test/pi-races/dispose-mid-tool.test.ts"],
+	},
+	{
+		id: "IR03",
+		file: "src/session/transcript.ts",
+		description:
+			"claude-code#3003: dispose answers a call whose real result was being delivered as aborted, losing the tool's output",
+		edits: [{ find: "const result = this.liveResult(block.id) ?? {", replace: "const result: ToolResultMessage = {" }],
+		tests: ["test/pi-races/dispose-mid-tool.test.ts"],
+	},
+	{
+		id: "IR04",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"helidon#10740: settle --rpc answers a malformed command carrying a numeric id (7, or 0) without it, so a client waiting on that id hangs",
+		edits: [
+			{
+				find: 'typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined',
+				replace: 'typeof id === "string" ? id : undefined',
+			},
+		],
+		tests: ["test/pi-races/rpc-protocol.test.ts"],
+	},
+	{
+		id: "IR05",
+		file: "src/cli/main.ts",
+		description:
+			"pi-web#923: settle --rpc writes every event whether or not its reader keeps up: a paused reader's backlog piles up in settle's memory",
+		edits: [{ find: "\troom: stdoutRoom,\n", replace: "" }],
+		tests: ["test/pi-races/rpc-slow-reader.test.ts"],
+	},
+	{
+		id: "IR06",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"pi#5909: a thinking level picked with Shift+Tab and not yet used is lost on SIGTERM (and, by a race, when the terminal hangs up); a clean end keeps it",
+		edits: [
+			{
+				find: "\t\t\t\tapplyPickedThinking();\n\t\t\t} catch {\n\t\t\t\t// The session is gone",
+				replace: "\t\t\t} catch {\n\t\t\t\t// The session is gone",
+			},
+		],
+		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

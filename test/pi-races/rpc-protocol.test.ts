@@ -79,6 +79,52 @@ describe("pi#4901: RPC mode crashes while reporting invalid command envelopes", 
 	});
 });
 
+/** Malformed commands that still carry an id (numbers among them, 0 included), and a line that is not JSON. */
+const MALFORMED_WITH_IDS = [
+	'{"id":7,"type":"prompt","message":5}',
+	'{"id":"s7","type":"prompt","message":5}',
+	'{"id":8,"type":"nope"}',
+	'{"id":9,"type":5}',
+	'{"id":0}',
+	"not json",
+];
+
+describe("helidon#10740, python-jsonrpc#26: an error response without the request's id (or with id 0 dropped) leaves the client waiting", () => {
+	it("helidon#10740: settle --rpc answers each malformed command under its id as sent (7 and 0 stay numbers, a string stays a string); the line that is not JSON gets its error without an id", async () => {
+		const client = settle();
+		client.child.stdin.write(`${MALFORMED_WITH_IDS.join("\n")}\n`);
+		const after = await client.request({ id: "after", type: "get_state" });
+		expect(after).toMatchObject({ success: true });
+		const refusals = responses(client).filter((line) => line.id !== "after");
+		expect(refusals).toHaveLength(MALFORMED_WITH_IDS.length);
+		for (const line of refusals) expect(line).toMatchObject({ type: "response", success: false });
+		const byId = (id: unknown) => refusals.filter((line) => line.id === id);
+		expect(byId(7)).toEqual([
+			expect.objectContaining({ command: "prompt", error: expect.stringMatching(/"message" must be a string/) }),
+		]);
+		expect(byId("s7")).toEqual([expect.objectContaining({ command: "prompt" })]);
+		expect(byId(8)).toEqual([expect.objectContaining({ command: "nope", error: "Unknown command: nope" })]);
+		expect(byId(9)).toEqual([expect.objectContaining({ command: "parse" })]);
+		expect(byId(0)).toEqual([expect.objectContaining({ command: "parse" })]);
+		const withoutId = refusals.filter((line) => !("id" in line));
+		expect(withoutId).toEqual([
+			expect.objectContaining({ command: "parse", error: expect.stringMatching(/^Failed to parse command: /) }),
+		]);
+		expect(await client.end()).toBe(0);
+	});
+
+	it("helidon#10740 (pi-peer): pi 0.73.1 keeps the id only for the mistyped field (its error a crash message); the unknown type, the numeric type and the object without a type are answered without one", async () => {
+		const pi = piPeer("pi-ids", ["ok"]);
+		pi.child.stdin.write(`${MALFORMED_WITH_IDS.join("\n")}\n`);
+		await pi.request({ id: "after", type: "get_state" });
+		const ids = responses(pi)
+			.filter((line) => line.id !== "after")
+			.map((line) => line.id);
+		expect(ids.sort()).toEqual([7, "s7", undefined, undefined, undefined, undefined].sort());
+		expect(await pi.end()).toBe(0);
+	});
+});
+
 describe("oh-my-pi#5194: RPC mode crashes the whole process on any non-JSON stdin line", () => {
 	it("oh-my-pi#5194: settle --rpc: `ls`, a half line and invalid UTF-8 each get a parse error; the prompt after them is answered and the server exits 0", async () => {
 		const client = settle();

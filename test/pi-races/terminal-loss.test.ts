@@ -15,45 +15,20 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI_FROM_SOURCES, runSettle, useCliProject } from "../cli/helpers.js";
-import { fileAppears, quote, Terminal } from "../cli/interactive.helpers.js";
+import { exitWitness, fileAppears, killWitnessed, quote, Terminal } from "../cli/interactive.helpers.js";
 import { fileMessages } from "./disk-harness.js";
 import { sessionFilesUnder } from "./helpers.js";
 import { killMarked, markedProcesses, markedSleepCommand, processMarker } from "./processes.js";
 
 const cli = useCliProject("settle-pi-races-terminal-loss-");
 
-/**
- * An extension that writes each `session_shutdown` to `shutdown.log`, its process's pid to `pid`,
- * and, as the process exits, its exit code to `exit-code` (renamed into place: whole when seen).
- * The terminal is gone, so this is where the test reads how settle ended.
- */
-const EXIT_WITNESS = (dir: string) => `import { appendFileSync, renameSync, writeFileSync } from "node:fs";
-export default function (pi) {
-	writeFileSync(${JSON.stringify(join(dir, "pid"))}, String(process.pid));
-	pi.on("session_shutdown", (event) => {
-		appendFileSync(${JSON.stringify(join(dir, "shutdown.log"))}, "session_shutdown " + event.reason + "\\n");
-	});
-	process.on("exit", (code) => {
-		writeFileSync(${JSON.stringify(join(dir, "exit-code.tmp"))}, String(code));
-		renameSync(${JSON.stringify(join(dir, "exit-code.tmp"))}, ${JSON.stringify(join(dir, "exit-code"))});
-	});
-}
-`;
-
-/** SIGKILLs the settle the witness named, if it still runs (test cleanup; the assertions came first). */
-function killSettle(): void {
-	try {
-		process.kill(Number(readFileSync(join(cli.dir, "pid"), "utf8")), "SIGKILL");
-	} catch {
-		// gone, or never started
-	}
-}
+const killSettle = () => killWitnessed(cli.dir);
 
 describe("pi#3057: closing the terminal leaves the agent's commands running as orphans", () => {
 	it("pi#3057: settle -i whose terminal closes while a command runs: no process of the command is left, the extension hears session_shutdown once, the call is saved with its aborted result, exit 129, and the session opens at once", async () => {
 		const mark = processMarker();
 		const witness = join(cli.dir, "witness.mjs");
-		writeFileSync(witness, EXIT_WITNESS(cli.dir));
+		writeFileSync(witness, exitWitness(cli.dir));
 		writeFileSync(join(cli.dir, "shutdown.log"), "");
 		const script = join(cli.dir, "script.json");
 		const command = markedSleepCommand(mark, 300, "touch started");
@@ -92,7 +67,7 @@ describe("pi#3057: closing the terminal leaves the agent's commands running as o
 
 	it("pi#3057: settle -i whose terminal closes while it waits at the prompt: the extension hears session_shutdown once and settle exits 129, no EIO crash", async () => {
 		const witness = join(cli.dir, "witness.mjs");
-		writeFileSync(witness, EXIT_WITNESS(cli.dir));
+		writeFileSync(witness, exitWitness(cli.dir));
 		writeFileSync(join(cli.dir, "shutdown.log"), "");
 		const term = new Terminal(["--faux", "-e", witness], { cwd: cli.project, agentDir: cli.agentDir });
 		try {

@@ -12,11 +12,11 @@
  * level picked when a message is sent is recorded once (none when the presses came back round to the
  * level already set), and `settings.json` keeps it as the default.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { useCliProject, writeLocalProvider } from "../cli/helpers.js";
-import { readEntries, Terminal } from "../cli/interactive.helpers.js";
+import { exitWitness, fileAppears, killWitnessed, readEntries, Terminal } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -80,4 +80,50 @@ describe("oh-my-pi#403, pi#5909: Shift+Tab cycles the thinking level", () => {
 		const settings = JSON.parse(readFileSync(join(cli.agentDir, "settings.json"), "utf8")) as Record<string, unknown>;
 		expect(settings.defaultThinkingLevel).toBe("low");
 	});
+
+	const ends = [
+		{ how: "the terminal hangs up", code: "129", end: (term: Terminal) => term.child.kill("SIGKILL") },
+		{
+			how: "settle gets SIGTERM",
+			code: "143",
+			end: () => process.kill(Number(readFileSync(join(cli.dir, "pid"), "utf8")), "SIGTERM"),
+		},
+	];
+	for (const { how, code, end } of ends) {
+		it(`pi#5909: a level picked with Shift+Tab and not yet used when ${how} is kept: recorded once in the session and saved as the default, as on Ctrl+D`, async () => {
+			writeLocalProvider(cli.agentDir, server.url, { models: [{ id: "coder", reasoning: true }] });
+			server.reply(chatReply([{ type: "text", text: "answer one" }], { model: "coder" }));
+			const witness = join(cli.dir, "witness.mjs");
+			writeFileSync(witness, exitWitness(cli.dir));
+			const term = new Terminal(["--model", "local/coder", "--thinking", "off", "-e", witness], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				env: { NO_COLOR: "1" },
+			});
+			try {
+				await term.until("> ", 0);
+				const file = /session: (\S+\.jsonl)/.exec(term.output)![1]!;
+				const answered = term.mark();
+				term.type("one\r");
+				await term.until("answer one", answered);
+				const from = term.mark();
+				term.type(SHIFT_TAB.repeat(3));
+				await term.until("Thinking: medium", from);
+				end(term);
+				await fileAppears(cli.dir, "exit-code");
+				expect(readFileSync(join(cli.dir, "exit-code"), "utf8")).toBe(code);
+				const levels = readEntries(file)
+					.filter((entry) => entry.type === "thinking_level_change")
+					.map((entry) => entry.thinkingLevel);
+				expect(levels).toEqual(["off", "medium"]);
+				const settings = JSON.parse(readFileSync(join(cli.agentDir, "settings.json"), "utf8")) as Record<
+					string,
+					unknown
+				>;
+				expect(settings.defaultThinkingLevel).toBe("medium");
+			} finally {
+				killWitnessed(cli.dir);
+			}
+		});
+	}
 });
