@@ -230,6 +230,19 @@ export function expectSamePreparation(
 	});
 }
 
+/**
+ * DELIBERATE_CUT_BEFORE_SPLIT_EMOJI (claude-code#56064): pi cuts a tool result at 2000 UTF-16 units
+ * even between an emoji's halves, leaving a lone high surrogate; Settle cuts one unit earlier
+ * (sliceWholeCharacters in src/tools/truncate.ts). pi's text put the way Settle cuts: the lone half
+ * goes and the truncation note counts it.
+ */
+export function cutBeforeSplitEmoji(piText: string): string {
+	return piText.replace(
+		/[\ud800-\udbff]\n\n\[\.\.\. (\d+) more characters truncated\]/g,
+		(_, more: string) => `\n\n[... ${Number(more) + 1} more characters truncated]`,
+	);
+}
+
 /** Compares one pair of summarizer requests: the shared structure exactly, the wording by its headings. */
 export function expectSameRequest(ours: SeenRequest, pi: SeenRequest): void {
 	// DELIBERATE_OWN_PROMPT_WORDING: Settle's summarizer system prompt and instructions are its own

@@ -72,6 +72,7 @@ import type { SessionEntry } from "../../src/store/entries.js";
 import { DIFF_TIMEOUT_MS, runs } from "../store/pi-differential.helpers.js";
 import {
 	compareCut,
+	cutBeforeSplitEmoji,
 	entryMessages,
 	expectSamePreparation,
 	expectSameRequest,
@@ -166,17 +167,6 @@ describe("serialization and file operations: Settle and pi 0.73.1 agree", () => 
 		);
 	});
 });
-
-/**
- * Named difference (claude-code#56064): pi cuts a tool result at 2000 UTF-16 units even between an
- * emoji's halves, leaving a lone high surrogate; Settle cuts one unit earlier.
- */
-function cutBeforeSplitEmoji(piText: string): string {
-	return piText.replace(
-		/[\ud800-\udbff]\n\n\[\.\.\. (\d+) more characters truncated\]/g,
-		(_, more: string) => `\n\n[... ${Number(more) + 1} more characters truncated]`,
-	);
-}
 
 describe("cut points and prepareCompaction: Settle and pi 0.73.1 agree", () => {
 	it("cuts, splits turns and prepares the same compaction (named differences checked on their own)", {

@@ -17695,6 +17695,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
 	},
+	{
+		id: "IS01",
+		file: "src/tools/truncate.ts",
+		description:
+			"claude-code#56064: a cut that ends on an emoji's second half drops that half instead: a tool result in a compaction request ends on a lone first half (the session compaction differential, seed 295344249)",
+		edits: [
+			{
+				find: "last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars",
+				replace: "last >= 0xdc00 && last <= 0xdfff ? maxChars - 1 : maxChars",
+			},
+		],
+		tests: [
+			"test/compaction/pi-differential-session.property.test.ts",
+			"test/compaction/pi-differential.property.test.ts",
+		],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
