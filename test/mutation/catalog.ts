@@ -425,7 +425,7 @@ export const MUTANTS: Mutant[] = [
 		description: "persist before public listeners (bridge order swapped)",
 		edits: [
 			{
-				find: "s.events.emit(forwarded);\n\ts.transcript.persist(message);",
+				find: 's.events.emit(forwarded);\n\tif (message.role === "toolResult" && s.scratch.answeredAtDispose?.has(message.toolCallId)) return undefined;\n\ts.transcript.persist(message);',
 				replace: "s.transcript.persist(message);\n\ts.events.emit(forwarded);",
 			},
 		],

@@ -119,7 +119,7 @@ input.end();
 		// The chat's own signal handlers end with the chat; a terminal closed during the shutdown that
 		// follows (a slow session_shutdown handler) killed settle by SIGHUP's default action.
 		const witness = join(cli.dir, "witness.mjs");
-		writeFileSync(witness, EXIT_WITNESS(cli.dir));
+		writeFileSync(witness, exitWitness(cli.dir));
 		const slow = join(cli.dir, "slow-shutdown.mjs");
 		writeFileSync(
 			slow,
