@@ -26,20 +26,49 @@ const WATCHING = Symbol("settle.responseActivity");
  * ```
  */
 export function watchResponseActivity<T>(onBytes: () => void, request: () => T): T {
-	const current = globalThis.fetch as typeof fetch & { [WATCHING]?: true };
-	if (!current[WATCHING]) {
-		const watching: typeof fetch = async (input, init) => {
-			const listener = listeners.getStore();
-			const response = await current(input, init);
-			if (listener) {
-				listener();
-				watchBody(response, listener);
-			}
-			return response;
-		};
-		globalThis.fetch = Object.assign(watching, { [WATCHING]: true as const });
-	}
+	watchFetch();
 	return listeners.run(onBytes, request);
+}
+
+/**
+ * Runs `request` with `onResponse` called with the status and headers of every `fetch` response it
+ * gets, as they arrive (the provider clients' own retries included). The clients turn a refused
+ * request into an error text without its headers; this is where `Retry-After` can still be read.
+ *
+ * @example
+ * ```ts
+ * let lastStatus = 0;
+ * const result = watchResponses(
+ * 	(response) => (lastStatus = response.status),
+ * 	() => "whatever the request returns",
+ * );
+ * ```
+ */
+export function watchResponses<T>(
+	onResponse: (response: Pick<Response, "status" | "headers">) => void,
+	request: () => T,
+): T {
+	watchFetch();
+	return responseListeners.run(onResponse, request);
+}
+
+const responseListeners = new AsyncLocalStorage<(response: Response) => void>();
+
+function watchFetch(): void {
+	const current = globalThis.fetch as typeof fetch & { [WATCHING]?: true };
+	if (current[WATCHING]) return;
+	const watching: typeof fetch = async (input, init) => {
+		const listener = listeners.getStore();
+		const onResponse = responseListeners.getStore();
+		const response = await current(input, init);
+		onResponse?.(response);
+		if (listener) {
+			listener();
+			watchBody(response, listener);
+		}
+		return response;
+	};
+	globalThis.fetch = Object.assign(watching, { [WATCHING]: true as const });
 }
 
 /** Calls `listener` at each chunk of an event stream's body, as the client reads it. */

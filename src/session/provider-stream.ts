@@ -5,7 +5,14 @@
 import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
+import {
+	type HeaderRetryDelay,
+	parseRequestedRetryDelayMs,
+	requestedRetryDelayFromHeaders,
+	withHeaderRetryDelay,
+} from "../llm/errors.js";
 import { createAssistantMessageEventStream } from "../llm/event-stream.js";
+import { watchResponses } from "../llm/response-activity.js";
 import {
 	type AssistantMessageEvent,
 	type Context,
@@ -51,7 +58,7 @@ export function providerStreamFn(
 		const provider = settings.getProviderRetrySettings();
 		// A silent open stream ends as a retryable error after `streamIdleTimeoutMs` (opt-in; pi#8331).
 		const idleMs = provider.streamIdleTimeoutMs;
-		const stream = idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base;
+		const stream = withHeaderRetryDelays(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base);
 		const request: StreamOptions = options ?? {};
 		if (request.timeoutMs === undefined && provider.timeoutMs !== undefined) request.timeoutMs = provider.timeoutMs;
 		if (request.maxRetries === undefined && provider.maxRetries !== undefined) request.maxRetries = provider.maxRetries;
@@ -69,6 +76,32 @@ export function providerStreamFn(
 	}
 }
 
+/**
+ * `stream`, its failures carrying the wait the refused response's headers asked for
+ * ({@link withHeaderRetryDelay}): the clients drop the headers, and the retry then ignored
+ * `Retry-After` (pi#9595). A wait of 0, or a text that names its own wait, is left as it is. Only the last response counts: a 429 the client's own retry got past is
+ * not the reason a later failure of the stream happened.
+ */
+function withHeaderRetryDelays(stream: StreamFn): StreamFn {
+	return (model, context, options) => {
+		let asked: HeaderRetryDelay | undefined;
+		const note = (response: Pick<Response, "status" | "headers">): void => {
+			asked = requestedRetryDelayFromHeaders(response.status, response.headers, Date.now());
+		};
+		return rewritingErrors(
+			() => watchResponses(note, () => stream(model, context, options)),
+			model,
+			(event) => {
+				const text = event.error.errorMessage ?? "";
+				// A wait the text names is the provider's precise one (OpenAI rounds its header up to seconds).
+				if (!asked?.delayMs || event.reason !== "error" || parseRequestedRetryDelayMs(text) !== undefined) return event;
+				const errorMessage = withHeaderRetryDelay(text, asked);
+				return { ...event, error: { ...event.error, errorMessage } };
+			},
+		);
+	};
+}
+
 // The provider clients word every failed connection "Connection error."; through a proxy that
 // turned the request away, the user needs to hear it was the proxy (dub#1452).
 const BARE_CONNECTION_ERROR = /^(?:connection error\.?|fetch failed)$/i;
@@ -81,17 +114,31 @@ function withProxyFailuresExplained(
 	options: StreamOptions | undefined,
 ): ReturnType<StreamFn> {
 	const mark = proxyFailureMark();
+	return rewritingErrors(
+		() => stream(model, context, options),
+		model,
+		(event) => {
+			if (!BARE_CONNECTION_ERROR.test(event.error.errorMessage ?? "")) return event;
+			const refusal = proxyFailureSince(mark);
+			return refusal ? { ...event, error: { ...event.error, errorMessage: refusal } } : event;
+		},
+	);
+}
+
+type ErrorEvent = Extract<AssistantMessageEvent, { type: "error" }>;
+
+/** The events of `start()`'s stream as they come, its `error` event (a thrown start included) passed through `rewrite`. */
+function rewritingErrors(
+	start: () => ReturnType<StreamFn>,
+	model: Model,
+	rewrite: (event: ErrorEvent) => ErrorEvent,
+): ReturnType<StreamFn> {
 	const out = createAssistantMessageEventStream();
-	const explained = (event: AssistantMessageEvent): AssistantMessageEvent => {
-		if (event.type !== "error" || !BARE_CONNECTION_ERROR.test(event.error.errorMessage ?? "")) return event;
-		const refusal = proxyFailureSince(mark);
-		return refusal ? { ...event, error: { ...event.error, errorMessage: refusal } } : event;
-	};
 	void (async () => {
 		try {
-			const inner = await stream(model, context, options);
+			const inner = await start();
 			for await (const event of inner) {
-				const passed = explained(event);
+				const passed = event.type === "error" ? rewrite(event) : event;
 				out.push(passed);
 				if (passed.type === "done" || passed.type === "error") {
 					out.end(passed.type === "done" ? passed.message : passed.error);
@@ -101,9 +148,9 @@ function withProxyFailuresExplained(
 			out.end(await inner.result());
 		} catch (error) {
 			const failure = emptyAssistantMessage(model, "error", error instanceof Error ? error.message : String(error));
-			const passed = explained({ type: "error", reason: "error", error: failure });
+			const passed = rewrite({ type: "error", reason: "error", error: failure });
 			out.push(passed);
-			out.end(passed.type === "error" ? passed.error : failure);
+			out.end(passed.error);
 		}
 	})();
 	return out;

@@ -17411,6 +17411,39 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "sentIds.get(message.toolCallId)?.shift()", replace: "sentIds.get(message.toolCallId)?.at(-1)" }],
 		tests: ["test/pi-races/parallel-tool-batches.test.ts"],
 	},
+	{
+		id: "IQ01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a refused response's Retry-After / retry-after-ms / x-ratelimit-reset headers never reach the retry: the session waits its own backoff (pi#9595)",
+		edits: [
+			{
+				find: "const stream = withHeaderRetryDelays(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base);",
+				replace: "const stream = idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base;",
+			},
+		],
+		tests: ["test/pi-races/retry-after-headers.test.ts"],
+	},
+	{
+		id: "IQ02",
+		file: "src/llm/errors.ts",
+		description: "a Retry-After given as an HTTP date is not read: the retry comes after the backoff (pi#9595)",
+		edits: [{ find: "const date = Date.parse(retryAfter);", replace: "const date = Number.NaN;" }],
+		tests: ["test/pi-races/retry-after-headers.test.ts"],
+	},
+	{
+		id: "IQ03",
+		file: "src/llm/errors.ts",
+		description:
+			"a 429's x-ratelimit-reset of a bucket with requests or tokens left counts as the wait: a 6-minute reset of an unspent bucket ends the turn (pi#9595)",
+		edits: [
+			{
+				find: '?.trim() !== "0" || !reset',
+				replace: '?.trim() === "never" || !reset',
+			},
+		],
+		tests: ["test/pi-races/retry-after-headers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
