@@ -7577,8 +7577,8 @@ export const MUTANTS: Mutant[] = [
 		description: "streamIdleTimeoutMs ignored",
 		edits: [
 			{
-				find: "const stream = idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base;",
-				replace: "const stream = base;",
+				find: "withHeaderRetryDelays(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base)",
+				replace: "withHeaderRetryDelays(base)",
 			},
 		],
 		tests: ["test/pi-races/liveness.test.ts"],
@@ -17010,7 +17010,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/response-activity.ts",
 		description:
 			"jcode#976: only the response headers count as activity, not the bytes of its event stream: keep-alive comments after them are silence again",
-		edits: [{ find: "				watchBody(response, listener);", replace: "" }],
+		edits: [{ find: "			watchBody(response, listener);", replace: "" }],
 		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
 	},
 	{
