@@ -44,10 +44,7 @@ export function watchResponseActivity<T>(onBytes: () => void, request: () => T):
  * );
  * ```
  */
-export function watchResponses<T>(
-	onResponse: (response: Pick<Response, "status" | "headers">) => void,
-	request: () => T,
-): T {
+export function watchResponses<T>(onResponse: (response: Response) => void, request: () => T): T {
 	watchFetch();
 	return responseListeners.run(onResponse, request);
 }

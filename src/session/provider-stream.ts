@@ -58,7 +58,7 @@ export function providerStreamFn(
 		const provider = settings.getProviderRetrySettings();
 		// A silent open stream ends as a retryable error after `streamIdleTimeoutMs` (opt-in; pi#8331).
 		const idleMs = provider.streamIdleTimeoutMs;
-		const stream = withHeaderRetryDelays(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base);
+		const stream = withRefusalDetails(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base);
 		const request: StreamOptions = options ?? {};
 		if (request.timeoutMs === undefined && provider.timeoutMs !== undefined) request.timeoutMs = provider.timeoutMs;
 		if (request.maxRetries === undefined && provider.maxRetries !== undefined) request.maxRetries = provider.maxRetries;
@@ -77,30 +77,49 @@ export function providerStreamFn(
 }
 
 /**
- * `stream`, its failures carrying the wait the refused response's headers asked for
- * ({@link withHeaderRetryDelay}): the clients drop the headers, and the retry then ignored
- * `Retry-After` (pi#9595). A wait of 0, or a text that names its own wait, is left as it is. Only the last response counts: a 429 the client's own retry got past is
- * not the reason a later failure of the stream happened.
+ * `stream`, its failures completed with what the provider clients drop from a refused response:
+ * the wait its headers ask for ({@link withHeaderRetryDelay}; the retry ignored `Retry-After`,
+ * pi#9595) and, when the client reports "<status> status code (no body)" for a body it could not
+ * place (`{"detail": …}`, not `{"error": …}`), that body (pi#6749: the server's reason was lost, and
+ * a 400 read as a context overflow). A wait of 0, or a text that names its own wait, is left as it
+ * is. Only the last response counts: a 429 the client's own retry got past is not the reason a
+ * later failure of the stream happened.
  */
-function withHeaderRetryDelays(stream: StreamFn): StreamFn {
+function withRefusalDetails(stream: StreamFn): StreamFn {
 	return (model, context, options) => {
 		let asked: HeaderRetryDelay | undefined;
-		const note = (response: Pick<Response, "status" | "headers">): void => {
+		let refusedBody: Promise<string> | undefined;
+		const note = (response: Response): void => {
 			asked = requestedRetryDelayFromHeaders(response.status, response.headers, Date.now());
+			refusedBody = response.ok
+				? undefined
+				: response
+						.clone()
+						.text()
+						.catch(() => "");
 		};
 		return rewritingErrors(
 			() => watchResponses(note, () => stream(model, context, options)),
 			model,
-			(event) => {
-				const text = event.error.errorMessage ?? "";
+			async (event) => {
+				if (event.reason !== "error") return event;
+				let text = event.error.errorMessage ?? "";
+				const unplaced = NO_BODY.exec(text);
+				// The client read the whole body before saying it had none, so the copy is complete.
+				const body = unplaced && refusedBody ? (await refusedBody).trim() : "";
+				if (unplaced && body) text = `${unplaced[1]} ${body.slice(0, REFUSED_BODY_MAX_CHARS)}`;
 				// A wait the text names is the provider's precise one (OpenAI rounds its header up to seconds).
-				if (!asked?.delayMs || event.reason !== "error" || parseRequestedRetryDelayMs(text) !== undefined) return event;
-				const errorMessage = withHeaderRetryDelay(text, asked);
-				return { ...event, error: { ...event.error, errorMessage } };
+				if (asked?.delayMs && parseRequestedRetryDelayMs(text) === undefined) text = withHeaderRetryDelay(text, asked);
+				return text === event.error.errorMessage ? event : { ...event, error: { ...event.error, errorMessage: text } };
 			},
 		);
 	};
 }
+
+/** The OpenAI client's text for an error body without an `error` field (or none at all). */
+const NO_BODY = /^([1-5]\d\d) status code \(no body\)$/;
+/** A proxy's HTML error page is long; the start says what went wrong. */
+const REFUSED_BODY_MAX_CHARS = 2000;
 
 // The provider clients word every failed connection "Connection error."; through a proxy that
 // turned the request away, the user needs to hear it was the proxy (dub#1452).
@@ -131,14 +150,14 @@ type ErrorEvent = Extract<AssistantMessageEvent, { type: "error" }>;
 function rewritingErrors(
 	start: () => ReturnType<StreamFn>,
 	model: Model,
-	rewrite: (event: ErrorEvent) => ErrorEvent,
+	rewrite: (event: ErrorEvent) => ErrorEvent | Promise<ErrorEvent>,
 ): ReturnType<StreamFn> {
 	const out = createAssistantMessageEventStream();
 	void (async () => {
 		try {
 			const inner = await start();
 			for await (const event of inner) {
-				const passed = event.type === "error" ? rewrite(event) : event;
+				const passed = event.type === "error" ? await rewrite(event) : event;
 				out.push(passed);
 				if (passed.type === "done" || passed.type === "error") {
 					out.end(passed.type === "done" ? passed.message : passed.error);
@@ -148,7 +167,7 @@ function rewritingErrors(
 			out.end(await inner.result());
 		} catch (error) {
 			const failure = emptyAssistantMessage(model, "error", error instanceof Error ? error.message : String(error));
-			const passed = rewrite({ type: "error", reason: "error", error: failure });
+			const passed = await rewrite({ type: "error", reason: "error", error: failure });
 			out.push(passed);
 			out.end(passed.error);
 		}

@@ -7577,8 +7577,8 @@ export const MUTANTS: Mutant[] = [
 		description: "streamIdleTimeoutMs ignored",
 		edits: [
 			{
-				find: "withHeaderRetryDelays(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base)",
-				replace: "withHeaderRetryDelays(base)",
+				find: "withRefusalDetails(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base)",
+				replace: "withRefusalDetails(base)",
 			},
 		],
 		tests: ["test/pi-races/liveness.test.ts"],
@@ -17418,8 +17418,8 @@ export const MUTANTS: Mutant[] = [
 			"a refused response's Retry-After / retry-after-ms / x-ratelimit-reset headers never reach the retry: the session waits its own backoff (pi#9595)",
 		edits: [
 			{
-				find: "const stream = withHeaderRetryDelays(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base);",
-				replace: "const stream = idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base;",
+				find: "if (asked?.delayMs && parseRequestedRetryDelayMs(text) === undefined)",
+				replace: "if (asked?.delayMs && parseRequestedRetryDelayMs(text) === -1)",
 			},
 		],
 		tests: ["test/pi-races/retry-after-headers.test.ts"],
@@ -17443,6 +17443,14 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/retry-after-headers.test.ts"],
+	},
+	{
+		id: "IQ04",
+		file: "src/session/provider-stream.ts",
+		description:
+			'a refusal whose body has no `error` field shows as "400 status code (no body)" again, which also reads as a context overflow (pi#6749)',
+		edits: [{ find: "if (unplaced && body) text =", replace: "if (unplaced && !body) text =" }],
+		tests: ["test/pi-races/provider-refusal-bodies.test.ts"],
 	},
 ];
 
