@@ -284,10 +284,21 @@ export function isRetryableError(message: AssistantMessage): boolean {
  * ```
  */
 export function isTransientErrorText(errorMessage: string): boolean {
-	if (PERMANENT_PATTERNS.some((pattern) => pattern.test(errorMessage)) && !PER_MINUTE_QUOTA.test(errorMessage)) {
-		return false;
-	}
+	if (isAccountFailureText(errorMessage)) return false;
 	return TRANSIENT_PATTERNS.some((pattern) => pattern.test(errorMessage));
+}
+
+/**
+ * Whether an error text is an account-level failure waiting will not fix: a spent quota or credit,
+ * billing, a refused key (a per-minute Google quota is not one).
+ *
+ * @example
+ * ```ts
+ * isAccountFailureText('429 {"error":{"code":"insufficient_quota"}}'); // true
+ * ```
+ */
+export function isAccountFailureText(errorMessage: string): boolean {
+	return PERMANENT_PATTERNS.some((pattern) => pattern.test(errorMessage)) && !PER_MINUTE_QUOTA.test(errorMessage);
 }
 
 /**

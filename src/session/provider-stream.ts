@@ -7,6 +7,7 @@ import type { ExtensionRunner } from "../extensions/runner.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
 import {
 	type HeaderRetryDelay,
+	isAccountFailureText,
 	parseRequestedRetryDelayMs,
 	requestedRetryDelayFromHeaders,
 	withHeaderRetryDelay,
@@ -89,7 +90,7 @@ function withRefusalDetails(stream: StreamFn): StreamFn {
 	return (model, context, options) => {
 		let asked: HeaderRetryDelay | undefined;
 		let refusedBody: Promise<string> | undefined;
-		const note = (response: Response): void => {
+		const note = async (response: Response): Promise<Response | undefined> => {
 			asked = requestedRetryDelayFromHeaders(response.status, response.headers, Date.now());
 			refusedBody = response.ok
 				? undefined
@@ -97,6 +98,14 @@ function withRefusalDetails(stream: StreamFn): StreamFn {
 						.clone()
 						.text()
 						.catch(() => "");
+			if (!refusedBody) return undefined;
+			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
+			// `x-should-retry: false` is how the OpenAI and Anthropic clients are told not to.
+			const body = await refusedBody;
+			if (!isAccountFailureText(`${response.status} ${body}`)) return undefined;
+			const headers = new Headers(response.headers);
+			headers.set("x-should-retry", "false");
+			return new Response(body, { status: response.status, statusText: response.statusText, headers });
 		};
 		return rewritingErrors(
 			() => watchResponses(note, () => stream(model, context, options)),

@@ -17452,6 +17452,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (unplaced && body) text =", replace: "if (unplaced && !body) text =" }],
 		tests: ["test/pi-races/provider-refusal-bodies.test.ts"],
 	},
+	{
+		id: "IQ05",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a spent quota (429 insufficient_quota) is retried by the provider client itself again: three requests for one refusal (codex#6340)",
+		edits: [{ find: 'headers.set("x-should-retry", "false");', replace: "" }],
+		tests: ["test/pi-races/quota-refusals.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
