@@ -284,10 +284,21 @@ export function isRetryableError(message: AssistantMessage): boolean {
  * ```
  */
 export function isTransientErrorText(errorMessage: string): boolean {
-	if (PERMANENT_PATTERNS.some((pattern) => pattern.test(errorMessage)) && !PER_MINUTE_QUOTA.test(errorMessage)) {
-		return false;
-	}
+	if (isAccountFailureText(errorMessage)) return false;
 	return TRANSIENT_PATTERNS.some((pattern) => pattern.test(errorMessage));
+}
+
+/**
+ * Whether an error text is an account-level failure waiting will not fix: a spent quota or credit,
+ * billing, a refused key (a per-minute Google quota is not one).
+ *
+ * @example
+ * ```ts
+ * isAccountFailureText('429 {"error":{"code":"insufficient_quota"}}'); // true
+ * ```
+ */
+export function isAccountFailureText(errorMessage: string): boolean {
+	return PERMANENT_PATTERNS.some((pattern) => pattern.test(errorMessage)) && !PER_MINUTE_QUOTA.test(errorMessage);
 }
 
 /**
@@ -411,6 +422,69 @@ export function parseRequestedRetryDelayMs(errorMessage: string | undefined): nu
 	for (const match of errorMessage.matchAll(RETRY_AFTER_MS_HEADER)) consider(Number(match[1]));
 	for (const match of errorMessage.matchAll(RETRY_AFTER_HEADER)) consider(Number(match[1]) * 1000);
 	return longest === undefined ? undefined : Math.ceil(longest);
+}
+
+/** A wait a refused response's headers asked for, and the header that said it. */
+export interface HeaderRetryDelay {
+	/** The header's name, lower case (`retry-after`, `retry-after-ms`, `x-ratelimit-reset-tokens`). */
+	header: string;
+	delayMs: number;
+}
+
+const WHOLE_DURATION = new RegExp(`^\\s*${DURATION}\\s*$`, "i");
+
+/**
+ * The wait a refused provider response asks for in its headers (the clients drop headers from the
+ * error text, pi#9595): `retry-after-ms`, then `Retry-After` in seconds or as an HTTP date (from
+ * `now`), then, on a 429 only, the `x-ratelimit-reset-requests` / `-tokens` duration (`6m0s`) of a
+ * bucket whose `x-ratelimit-remaining-*` is 0 (the longer one when both are). Undefined for an
+ * accepted response or none of these. Must not throw.
+ *
+ * @example
+ * ```ts
+ * requestedRetryDelayFromHeaders(429, new Headers({ "retry-after": "30" }), Date.now()); // { header: "retry-after", delayMs: 30000 }
+ * ```
+ */
+export function requestedRetryDelayFromHeaders(
+	status: number,
+	headers: { get(name: string): string | null },
+	now: number,
+): HeaderRetryDelay | undefined {
+	if (status < 400) return undefined;
+	const ms = Number(headers.get("retry-after-ms")?.trim() || Number.NaN);
+	if (Number.isFinite(ms) && ms >= 0) return { header: "retry-after-ms", delayMs: Math.ceil(ms) };
+	const retryAfter = headers.get("retry-after")?.trim();
+	if (retryAfter) {
+		const seconds = Number(retryAfter);
+		if (Number.isFinite(seconds) && seconds >= 0) return { header: "retry-after", delayMs: Math.ceil(seconds * 1000) };
+		const date = Date.parse(retryAfter);
+		if (Number.isFinite(date)) return { header: "retry-after", delayMs: Math.max(0, Math.ceil(date - now)) };
+	}
+	if (status !== 429) return undefined;
+	let longest: HeaderRetryDelay | undefined;
+	for (const bucket of ["requests", "tokens"]) {
+		const reset = headers.get(`x-ratelimit-reset-${bucket}`);
+		if (headers.get(`x-ratelimit-remaining-${bucket}`)?.trim() !== "0" || !reset || !WHOLE_DURATION.test(reset))
+			continue;
+		const delayMs = Math.ceil(durationToMs(reset));
+		if (!longest || delayMs > longest.delayMs) longest = { header: `x-ratelimit-reset-${bucket}`, delayMs };
+	}
+	return longest;
+}
+
+/**
+ * `errorMessage` with the wait a response's header asked for, worded so that
+ * {@link parseRequestedRetryDelayMs} reads it back and the user sees why the retry waits.
+ *
+ * @example
+ * ```ts
+ * withHeaderRetryDelay("429 Rate limit reached", { header: "retry-after", delayMs: 30000 });
+ * // "429 Rate limit reached (the response's retry-after header: retry in 30s)"
+ * ```
+ */
+export function withHeaderRetryDelay(errorMessage: string, delay: HeaderRetryDelay): string {
+	const wait = delay.delayMs % 1000 === 0 ? `${delay.delayMs / 1000}s` : `${delay.delayMs}ms`;
+	return `${errorMessage} (the response's ${delay.header} header: retry in ${wait})`;
 }
 
 function durationToMs(text: string): number {

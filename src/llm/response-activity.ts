@@ -26,20 +26,52 @@ const WATCHING = Symbol("settle.responseActivity");
  * ```
  */
 export function watchResponseActivity<T>(onBytes: () => void, request: () => T): T {
-	const current = globalThis.fetch as typeof fetch & { [WATCHING]?: true };
-	if (!current[WATCHING]) {
-		const watching: typeof fetch = async (input, init) => {
-			const listener = listeners.getStore();
-			const response = await current(input, init);
-			if (listener) {
-				listener();
-				watchBody(response, listener);
-			}
-			return response;
-		};
-		globalThis.fetch = Object.assign(watching, { [WATCHING]: true as const });
-	}
+	watchFetch();
 	return listeners.run(onBytes, request);
+}
+
+/**
+ * Runs `request` with `onResponse` called with the status and headers of every `fetch` response it
+ * gets, as they arrive (the provider clients' own retries included). The clients turn a refused
+ * request into an error text without its headers; this is where `Retry-After` can still be read.
+ * A response `onResponse` returns replaces the one the client gets.
+ *
+ * @example
+ * ```ts
+ * let lastStatus = 0;
+ * const result = watchResponses(
+ * 	(response) => {
+ * 		lastStatus = response.status;
+ * 		return undefined;
+ * 	},
+ * 	() => "whatever the request returns",
+ * );
+ * ```
+ */
+export function watchResponses<T>(onResponse: ResponseListener, request: () => T): T {
+	watchFetch();
+	return responseListeners.run(onResponse, request);
+}
+
+/** Sees a response; a response it returns replaces it for the client. */
+export type ResponseListener = (response: Response) => Response | undefined | Promise<Response | undefined>;
+const responseListeners = new AsyncLocalStorage<ResponseListener>();
+
+function watchFetch(): void {
+	const current = globalThis.fetch as typeof fetch & { [WATCHING]?: true };
+	if (current[WATCHING]) return;
+	const watching: typeof fetch = async (input, init) => {
+		const listener = listeners.getStore();
+		const onResponse = responseListeners.getStore();
+		const received = await current(input, init);
+		const response = (await onResponse?.(received)) ?? received;
+		if (listener) {
+			listener();
+			watchBody(response, listener);
+		}
+		return response;
+	};
+	globalThis.fetch = Object.assign(watching, { [WATCHING]: true as const });
 }
 
 /** Calls `listener` at each chunk of an event stream's body, as the client reads it. */

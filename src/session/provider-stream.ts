@@ -5,7 +5,15 @@
 import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
+import {
+	type HeaderRetryDelay,
+	isAccountFailureText,
+	parseRequestedRetryDelayMs,
+	requestedRetryDelayFromHeaders,
+	withHeaderRetryDelay,
+} from "../llm/errors.js";
 import { createAssistantMessageEventStream } from "../llm/event-stream.js";
+import { watchResponses } from "../llm/response-activity.js";
 import {
 	type AssistantMessageEvent,
 	type Context,
@@ -51,7 +59,7 @@ export function providerStreamFn(
 		const provider = settings.getProviderRetrySettings();
 		// A silent open stream ends as a retryable error after `streamIdleTimeoutMs` (opt-in; pi#8331).
 		const idleMs = provider.streamIdleTimeoutMs;
-		const stream = idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base;
+		const stream = withRefusalDetails(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base);
 		const request: StreamOptions = options ?? {};
 		if (request.timeoutMs === undefined && provider.timeoutMs !== undefined) request.timeoutMs = provider.timeoutMs;
 		if (request.maxRetries === undefined && provider.maxRetries !== undefined) request.maxRetries = provider.maxRetries;
@@ -69,6 +77,59 @@ export function providerStreamFn(
 	}
 }
 
+/**
+ * `stream`, its failures completed with what the provider clients drop from a refused response:
+ * the wait its headers ask for ({@link withHeaderRetryDelay}; the retry ignored `Retry-After`,
+ * pi#9595) and, when the client reports "<status> status code (no body)" for a body it could not
+ * place (`{"detail": …}`, not `{"error": …}`), that body (pi#6749: the server's reason was lost, and
+ * a 400 read as a context overflow). A wait of 0, or a text that names its own wait, is left as it
+ * is. Only the last response counts: a 429 the client's own retry got past is not the reason a
+ * later failure of the stream happened.
+ */
+function withRefusalDetails(stream: StreamFn): StreamFn {
+	return (model, context, options) => {
+		let asked: HeaderRetryDelay | undefined;
+		let refusedBody: Promise<string> | undefined;
+		const note = async (response: Response): Promise<Response | undefined> => {
+			asked = requestedRetryDelayFromHeaders(response.status, response.headers, Date.now());
+			refusedBody = response.ok
+				? undefined
+				: response
+						.clone()
+						.text()
+						.catch(() => "");
+			if (!refusedBody) return undefined;
+			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
+			// `x-should-retry: false` is how the OpenAI and Anthropic clients are told not to.
+			const body = await refusedBody;
+			if (!isAccountFailureText(`${response.status} ${body}`)) return undefined;
+			const headers = new Headers(response.headers);
+			headers.set("x-should-retry", "false");
+			return new Response(body, { status: response.status, statusText: response.statusText, headers });
+		};
+		return rewritingErrors(
+			() => watchResponses(note, () => stream(model, context, options)),
+			model,
+			async (event) => {
+				if (event.reason !== "error") return event;
+				let text = event.error.errorMessage ?? "";
+				const unplaced = NO_BODY.exec(text);
+				// The client read the whole body before saying it had none, so the copy is complete.
+				const body = unplaced && refusedBody ? (await refusedBody).trim() : "";
+				if (unplaced && body) text = `${unplaced[1]} ${body.slice(0, REFUSED_BODY_MAX_CHARS)}`;
+				// A wait the text names is the provider's precise one (OpenAI rounds its header up to seconds).
+				if (asked?.delayMs && parseRequestedRetryDelayMs(text) === undefined) text = withHeaderRetryDelay(text, asked);
+				return text === event.error.errorMessage ? event : { ...event, error: { ...event.error, errorMessage: text } };
+			},
+		);
+	};
+}
+
+/** The OpenAI client's text for an error body without an `error` field (or none at all). */
+const NO_BODY = /^([1-5]\d\d) status code \(no body\)$/;
+/** A proxy's HTML error page is long; the start says what went wrong. */
+const REFUSED_BODY_MAX_CHARS = 2000;
+
 // The provider clients word every failed connection "Connection error."; through a proxy that
 // turned the request away, the user needs to hear it was the proxy (dub#1452).
 const BARE_CONNECTION_ERROR = /^(?:connection error\.?|fetch failed)$/i;
@@ -81,17 +142,31 @@ function withProxyFailuresExplained(
 	options: StreamOptions | undefined,
 ): ReturnType<StreamFn> {
 	const mark = proxyFailureMark();
+	return rewritingErrors(
+		() => stream(model, context, options),
+		model,
+		(event) => {
+			if (!BARE_CONNECTION_ERROR.test(event.error.errorMessage ?? "")) return event;
+			const refusal = proxyFailureSince(mark);
+			return refusal ? { ...event, error: { ...event.error, errorMessage: refusal } } : event;
+		},
+	);
+}
+
+type ErrorEvent = Extract<AssistantMessageEvent, { type: "error" }>;
+
+/** The events of `start()`'s stream as they come, its `error` event (a thrown start included) passed through `rewrite`. */
+function rewritingErrors(
+	start: () => ReturnType<StreamFn>,
+	model: Model,
+	rewrite: (event: ErrorEvent) => ErrorEvent | Promise<ErrorEvent>,
+): ReturnType<StreamFn> {
 	const out = createAssistantMessageEventStream();
-	const explained = (event: AssistantMessageEvent): AssistantMessageEvent => {
-		if (event.type !== "error" || !BARE_CONNECTION_ERROR.test(event.error.errorMessage ?? "")) return event;
-		const refusal = proxyFailureSince(mark);
-		return refusal ? { ...event, error: { ...event.error, errorMessage: refusal } } : event;
-	};
 	void (async () => {
 		try {
-			const inner = await stream(model, context, options);
+			const inner = await start();
 			for await (const event of inner) {
-				const passed = explained(event);
+				const passed = event.type === "error" ? await rewrite(event) : event;
 				out.push(passed);
 				if (passed.type === "done" || passed.type === "error") {
 					out.end(passed.type === "done" ? passed.message : passed.error);
@@ -101,9 +176,9 @@ function withProxyFailuresExplained(
 			out.end(await inner.result());
 		} catch (error) {
 			const failure = emptyAssistantMessage(model, "error", error instanceof Error ? error.message : String(error));
-			const passed = explained({ type: "error", reason: "error", error: failure });
+			const passed = await rewrite({ type: "error", reason: "error", error: failure });
 			out.push(passed);
-			out.end(passed.type === "error" ? passed.error : failure);
+			out.end(passed.error);
 		}
 	})();
 	return out;

@@ -7577,8 +7577,8 @@ export const MUTANTS: Mutant[] = [
 		description: "streamIdleTimeoutMs ignored",
 		edits: [
 			{
-				find: "const stream = idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base;",
-				replace: "const stream = base;",
+				find: "withRefusalDetails(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base)",
+				replace: "withRefusalDetails(base)",
 			},
 		],
 		tests: ["test/pi-races/liveness.test.ts"],
@@ -17013,7 +17013,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/response-activity.ts",
 		description:
 			"jcode#976: only the response headers count as activity, not the bytes of its event stream: keep-alive comments after them are silence again",
-		edits: [{ find: "				watchBody(response, listener);", replace: "" }],
+		edits: [{ find: "			watchBody(response, listener);", replace: "" }],
 		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
 	},
 	{
@@ -17710,6 +17710,55 @@ export const MUTANTS: Mutant[] = [
 			"test/compaction/pi-differential-session.property.test.ts",
 			"test/compaction/pi-differential.property.test.ts",
 		],
+	},
+	{
+		id: "IQ01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a refused response's Retry-After / retry-after-ms / x-ratelimit-reset headers never reach the retry: the session waits its own backoff (pi#9595)",
+		edits: [
+			{
+				find: "if (asked?.delayMs && parseRequestedRetryDelayMs(text) === undefined)",
+				replace: "if (asked?.delayMs && parseRequestedRetryDelayMs(text) === -1)",
+			},
+		],
+		tests: ["test/pi-races/retry-after-headers.test.ts"],
+	},
+	{
+		id: "IQ02",
+		file: "src/llm/errors.ts",
+		description: "a Retry-After given as an HTTP date is not read: the retry comes after the backoff (pi#9595)",
+		edits: [{ find: "const date = Date.parse(retryAfter);", replace: "const date = Number.NaN;" }],
+		tests: ["test/pi-races/retry-after-headers.test.ts"],
+	},
+	{
+		id: "IQ03",
+		file: "src/llm/errors.ts",
+		description:
+			"a 429's x-ratelimit-reset of a bucket with requests or tokens left counts as the wait: a 6-minute reset of an unspent bucket ends the turn (pi#9595)",
+		edits: [
+			{
+				find: '?.trim() !== "0" || !reset',
+				replace: '?.trim() === "never" || !reset',
+			},
+		],
+		tests: ["test/pi-races/retry-after-headers.test.ts"],
+	},
+	{
+		id: "IQ04",
+		file: "src/session/provider-stream.ts",
+		description:
+			'a refusal whose body has no `error` field shows as "400 status code (no body)" again, which also reads as a context overflow (pi#6749)',
+		edits: [{ find: "if (unplaced && body) text =", replace: "if (unplaced && !body) text =" }],
+		tests: ["test/pi-races/provider-refusal-bodies.test.ts"],
+	},
+	{
+		id: "IQ05",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a spent quota (429 insufficient_quota) is retried by the provider client itself again: three requests for one refusal (codex#6340)",
+		edits: [{ find: 'headers.set("x-should-retry", "false");', replace: "" }],
+		tests: ["test/pi-races/quota-refusals.test.ts"],
 	},
 ];
 

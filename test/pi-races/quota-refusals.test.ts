@@ -1,0 +1,53 @@
+/**
+ * codex#6340: OpenAI answers a spent account with `429 insufficient_quota`, and the agent retried it
+ * like a rate limit: the same refusal again after each backoff, the user's answer delayed for
+ * nothing. Settle's session retry already left it alone, but with the default transport settings
+ * the OpenAI client retried it itself (a 429 is retryable to it): three requests and four seconds
+ * for one "You exceeded your current quota". What the user should see: one request, the quota
+ * message at once; a plain rate limit still retried.
+ *
+ * Real `settle -p` child processes against a local server answering through pi-ai's OpenAI client,
+ * default settings (the client's own retries on).
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
+import { type Reply, startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-quota-");
+let server: WireServer;
+beforeEach(async () => {
+	server = await startWireServer();
+});
+afterEach(async () => {
+	await server.close();
+});
+
+async function askWith(...replies: Reply[]) {
+	writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+	server.reply(...replies, chatReply([{ type: "text", text: "answered" }]));
+	return runSettleAsync(["--model", "local/coder", "-p", "hello"], { cwd: cli.project, agentDir: cli.agentDir });
+}
+
+const QUOTA = "You exceeded your current quota, please check your plan and billing details.";
+
+describe("codex#6340: a spent quota (429 insufficient_quota) is retried like a rate limit", () => {
+	it("codex#6340: one request, no retry by the client nor the session; the quota message on stderr, exit 1", async () => {
+		const spent = openAiError(429, QUOTA, "insufficient_quota", "insufficient_quota", { "retry-after": "0" });
+		const run = await askWith(spent, spent, spent);
+
+		expect(server.requests).toHaveLength(1);
+		expect(run.stderr).toBe(`429 ${QUOTA}\n`);
+		expect(run.code).toBe(1);
+	});
+
+	it("codex#6340 (control): a plain rate limit is still retried by the client, and the answer arrives", async () => {
+		const run = await askWith(
+			openAiError(429, "Rate limit reached for requests", "requests", "rate_limit_exceeded", { "retry-after": "0" }),
+		);
+
+		expect(server.requests).toHaveLength(2);
+		expect(run.stdout).toBe("answered\n");
+		expect(run.code).toBe(0);
+	});
+});

@@ -1,0 +1,155 @@
+/**
+ * pi#9595: a provider's 429 said `Retry-After: 30` in its headers, yet pi's agent-level retry came
+ * after 2 s, then 4 s: the provider clients turn a refused response into an error text without its
+ * headers, so the session's backoff never learned the wait (the client's own retries, which read the
+ * header, are off with `retry.provider.maxRetries: 0`, as pi's settings docs show). What the user
+ * should see: the retry waits what the response's headers asked for (`Retry-After` in seconds or as
+ * a date, `retry-after-ms`, OpenAI's `x-ratelimit-reset-*` of the spent bucket), the
+ * `auto_retry_start` event's `delayMs` saying that wait; a wait above `retry.maxAgentDelayMs` ends
+ * the turn at once with the error naming it, instead of re-hammering the provider.
+ *
+ * Real `settle --mode json -p` child processes against a local server speaking OpenAI's and
+ * Anthropic's wire formats through pi-ai's own clients.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
+import { type Reply, startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-retry-after-");
+let server: WireServer;
+beforeEach(async () => {
+	server = await startWireServer();
+});
+afterEach(async () => {
+	await server.close();
+});
+
+/** When each request reached the server (ms, this process's clock). */
+let arrivals: number[] = [];
+function timed(reply: Reply): Reply {
+	return (request, res, req) => {
+		arrivals.push(performance.now());
+		reply(request, res, req);
+	};
+}
+
+/** `settle --mode json -p` on the local provider; the client's own retries off, the backoff 1 ms. */
+async function runRateLimited(
+	first: Reply,
+	{
+		api = "openai-completions",
+		mode = "json",
+	}: { api?: "openai-completions" | "anthropic-messages"; mode?: "json" | "text" } = {},
+) {
+	arrivals = [];
+	writeLocalProvider(cli.agentDir, api === "openai-completions" ? `${server.url}/v1` : server.url, { api });
+	writeFileSync(
+		join(cli.agentDir, "settings.json"),
+		JSON.stringify({ retry: { baseDelayMs: 1, provider: { maxRetries: 0 } } }),
+	);
+	const answer = api === "openai-completions" ? chatReply : anthropicReply;
+	server.reply(timed(first), timed(answer([{ type: "text", text: "after the wait" }])));
+	const run = await runSettleAsync(["--model", "local/coder", "--mode", mode, "-p", "hello"], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+	});
+	const events = run.stdout
+		.split("\n")
+		.filter((line) => line.startsWith("{"))
+		.map((line) => JSON.parse(line) as Record<string, unknown>);
+	const retries = events.filter((event) => event.type === "auto_retry_start");
+	return { run, retries };
+}
+
+/** The retry's wait as the event announced it, checked against the gap between the two requests. */
+function expectWaited(retries: Record<string, unknown>[], delayMs: number | [number, number]): void {
+	expect(retries).toHaveLength(1);
+	const announced = retries[0]!.delayMs as number;
+	if (typeof delayMs === "number") expect(announced).toBe(delayMs);
+	else expect(announced).toBeGreaterThan(delayMs[0]);
+	if (typeof delayMs !== "number") expect(announced).toBeLessThanOrEqual(delayMs[1]);
+	expect(arrivals).toHaveLength(2);
+	// Timers may fire up to a millisecond early; the backoff alone would have been 1 ms.
+	expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(announced - 2);
+}
+
+const rateLimited = (headers: Record<string, string>) =>
+	openAiError(429, "Rate limit reached for requests", "requests", "rate_limit_exceeded", headers);
+
+describe("pi#9595: the agent-level retry ignores the 429's Retry-After header", () => {
+	it("pi#9595: `Retry-After: 1` is waited (delayMs 1000, not the 1 ms backoff), then the answer arrives", async () => {
+		const { run, retries } = await runRateLimited(rateLimited({ "retry-after": "1" }));
+
+		expectWaited(retries, 1000);
+		expect(retries[0]!.errorMessage).toBe(
+			"429 Rate limit reached for requests (the response's retry-after header: retry in 1s)",
+		);
+		expect(run.stdout).toContain("after the wait");
+		expect(run.code).toBe(0);
+	});
+
+	it("pi#9595: `retry-after-ms: 1200` is waited to the millisecond", async () => {
+		const { run, retries } = await runRateLimited(rateLimited({ "retry-after-ms": "1200" }));
+
+		expectWaited(retries, 1200);
+		expect(run.code).toBe(0);
+	});
+
+	it("pi#9595: `Retry-After` as an HTTP date ten minutes ahead is read as that wait: above the cap, the run ends at once naming it", async () => {
+		// The date is taken when the request arrives (the process takes a while to start).
+		const { run } = await runRateLimited(
+			(request, res, req) =>
+				rateLimited({ "retry-after": new Date(Date.now() + 600_000).toUTCString() })(request, res, req),
+			{ mode: "text" },
+		);
+
+		expect(arrivals).toHaveLength(1);
+		expect(run.code).not.toBe(0);
+		const named = /\(the response's retry-after header: retry in (\d+)(ms|s)\)/.exec(run.stderr);
+		expect(named).not.toBeNull();
+		const waitMs = Number(named![1]) * (named![2] === "s" ? 1000 : 1);
+		// Whole seconds in the date, and the two processes read their clocks apart.
+		expect(waitMs).toBeGreaterThan(540_000);
+		expect(waitMs).toBeLessThanOrEqual(600_000);
+	});
+
+	it("pi#9595: OpenAI's spent token bucket (`x-ratelimit-remaining-tokens: 0`, reset `1.5s`) is waited; the untouched requests bucket is not", async () => {
+		const { run, retries } = await runRateLimited(
+			rateLimited({
+				"x-ratelimit-remaining-requests": "499",
+				"x-ratelimit-reset-requests": "6m0s",
+				"x-ratelimit-remaining-tokens": "0",
+				"x-ratelimit-reset-tokens": "1.5s",
+			}),
+		);
+
+		expectWaited(retries, 1500);
+		expect(run.code).toBe(0);
+	});
+
+	it("pi#9595: Anthropic's 529 overloaded_error with `retry-after: 1` is waited, then the answer arrives", async () => {
+		const { run, retries } = await runRateLimited(
+			anthropicError(529, "overloaded_error", "Overloaded", { "retry-after": "1" }),
+			{ api: "anthropic-messages" },
+		);
+
+		expectWaited(retries, 1000);
+		expect(run.stdout).toContain("after the wait");
+		expect(run.code).toBe(0);
+	});
+
+	it("pi#9595: `Retry-After: 120`, above retry.maxAgentDelayMs (60 s): no retry, the run ends at once with the error naming the wait", async () => {
+		const { run } = await runRateLimited(rateLimited({ "retry-after": "120" }), { mode: "text" });
+
+		expect(arrivals).toHaveLength(1);
+		expect(run.code).not.toBe(0);
+		expect(run.stderr).toContain(
+			"429 Rate limit reached for requests (the response's retry-after header: retry in 120s)",
+		);
+	});
+});
