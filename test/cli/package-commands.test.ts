@@ -9,9 +9,16 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DefaultPackageManager, SettingsManager as PiSettingsManager } from "@mariozechner/pi-coding-agent";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cliCommand, runSettle } from "./helpers.js";
-import { makeGitPackageRepo, makePackageFolders, settingsOf, write, writePiPackage } from "./package-fixtures.js";
+import {
+	makeGitPackageRepo,
+	makePackageFolders,
+	type PackageFolders,
+	settingsOf,
+	write,
+	writePiPackage,
+} from "./package-fixtures.js";
 
 let dir: string;
 let agentDir: string;
@@ -119,20 +126,29 @@ describe("differential: pi 0.73.1's installAndPersist / removeAndPersist write t
 });
 
 describe("settle install with npm (the real npm, offline, from a tarball)", () => {
-	function packTools(version: string, marker: string): string {
-		const source = join(dir, `src-${version}`);
-		writePiPackage(source, "tools", version, marker);
-		execFileSync("npm", ["pack", "--pack-destination", dir], {
-			cwd: source,
-			env: { ...process.env, ...env },
-			stdio: "ignore",
-		});
-		return join(dir, `tools-${version}.tgz`);
-	}
+	/**
+	 * The tools package (1.0.0, marker "one") as `npm pack` makes it, and that tarball installed by
+	 * `npm install -g --prefix <folder>/elsewhere`: made once for these tests, which only read them
+	 * (each installs from the tarball into its own folders, or loads from the prefix).
+	 */
+	const packed = { folders: undefined as PackageFolders | undefined, tarball: "", prefix: "" };
+	beforeAll(() => {
+		const folders = makePackageFolders("settle-packages-tarball-");
+		packed.folders = folders;
+		const source = join(folders.dir, "src-1.0.0");
+		writePiPackage(source, "tools", "1.0.0", "one");
+		const npmEnv = { ...process.env, ...folders.env };
+		execFileSync("npm", ["pack", "--pack-destination", folders.dir], { cwd: source, env: npmEnv, stdio: "ignore" });
+		packed.tarball = join(folders.dir, "tools-1.0.0.tgz");
+		packed.prefix = join(folders.dir, "elsewhere");
+		execFileSync("npm", ["install", "-g", "--prefix", packed.prefix, packed.tarball], { env: npmEnv, stdio: "ignore" });
+	}, 60_000); // npm pack, npm install -g
+	afterAll(() => {
+		if (packed.folders) rmSync(packed.folders.dir, { recursive: true, force: true });
+	});
 
 	it("-l installs into the project's .pi/npm, records it in .pi/settings.json, loads it in a trusted run; remove -l uninstalls it", () => {
-		const tarball = packTools("1.0.0", "one");
-		const source = `npm:tools@file:${tarball}`;
+		const source = `npm:tools@file:${packed.tarball}`;
 		const install = settle(["install", source, "-l"]);
 		expect(install.code).toBe(0);
 		expect(readFileSync(join(project, ".pi", "npm", "node_modules", "tools", "package.json"), "utf8")).toContain(
@@ -151,10 +167,10 @@ describe("settle install with npm (the real npm, offline, from a tarball)", () =
 		expect(settle(["remove", "npm:tools", "-l"]).code).toBe(0);
 		expect(existsSync(join(project, ".pi", "npm", "node_modules", "tools"))).toBe(false);
 		expect(settingsOf(join(project, ".pi", "settings.json")).packages).toEqual([]);
-	}, 60_000); // npm pack, npm install and uninstall, four settle processes
+	}, 60_000); // npm install and uninstall, four settle processes
 
 	it("without -l installs with npm install -g, where pi finds its global packages, and loads it", () => {
-		const source = `npm:tools@file:${packTools("1.0.0", "one")}`;
+		const source = `npm:tools@file:${packed.tarball}`;
 		expect(settle(["install", source]).code).toBe(0);
 		const globalRoot = execFileSync("npm", ["root", "-g"], {
 			env: { ...process.env, ...env },
@@ -163,20 +179,15 @@ describe("settle install with npm (the real npm, offline, from a tarball)", () =
 		expect(existsSync(join(globalRoot, "tools", "prompts", "tools-review.md"))).toBe(true);
 		expect(settingsOf(join(agentDir, "settings.json")).packages).toEqual([source]);
 		expect(settle(["--faux", "--no-session", "-p", "/tools-review y"]).stdout).toBe("Review y with tools one.\n");
-	}, 60_000); // npm pack, npm install -g, two settle processes
+	}, 60_000); // npm install -g, two settle processes
 
 	/**
-	 * A global package installed by `npm install -g --prefix <dir>`, then a `settle -p` run with an
-	 * `npm` first on the PATH that notes each time it runs (then runs the real one), and without the
-	 * npm_config_* variables `npm test` or `npx` put in the environment.
+	 * The global package installed by `npm install -g --prefix <folder>` (made once, above), then a
+	 * `settle -p` run with an `npm` first on the PATH that notes each time it runs (then runs the real
+	 * one), and without the npm_config_* variables `npm test` or `npx` put in the environment.
 	 */
 	function prefixedInstall(): { prefix: string; runs: string; runEnv: Record<string, string | undefined> } {
-		const prefix = join(dir, "elsewhere");
-		const tarball = packTools("1.0.0", "one");
-		execFileSync("npm", ["install", "-g", "--prefix", prefix, tarball], {
-			env: { ...process.env, ...env },
-			stdio: "ignore",
-		});
+		const prefix = packed.prefix;
 		const bin = join(dir, "bin");
 		const runs = join(dir, "npm-runs");
 		const realNpm = execFileSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).trim();
@@ -202,7 +213,7 @@ describe("settle install with npm (the real npm, offline, from a tarball)", () =
 		});
 		expect(run).toMatchObject({ code: 0, stdout: "Review y with tools one.\n" });
 		expect(existsSync(runs)).toBe(false);
-	}, 60_000); // npm pack, npm install -g, one settle process
+	}, 60_000); // one settle process
 
 	it("a package installed by npm install -g --prefix <dir> loads when only ~/.npmrc names that prefix", () => {
 		const { prefix, runEnv } = prefixedInstall();
@@ -215,7 +226,7 @@ describe("settle install with npm (the real npm, offline, from a tarball)", () =
 			env: { ...runEnv, HOME: home, PATH: process.env.PATH },
 		});
 		expect(run).toMatchObject({ code: 0, stdout: "Review y with tools one.\n" });
-	}, 60_000); // npm pack, npm install -g, one settle process
+	}, 60_000); // one settle process
 });
 
 describe("settle install / update / remove with git (the real git, from a local bare repository)", () => {

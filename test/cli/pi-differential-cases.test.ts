@@ -124,20 +124,24 @@ describe("--export beside pi 0.73.1", () => {
 		const out = (run: CliRun) => run.stdout + run.stderr;
 		for (const file of files) {
 			const name = basename(file, ".jsonl");
-			// Default name, in the cwd (run one after the other: they write the same folder).
-			const pi = await runPiCli(dirs, ["--export", file]);
-			const settle = await runSettleCli(dirs, ["--export", file]);
+			// Default name, in the cwd, and a named output: four runs at once, each writing its own file
+			// (the loop's turns run one after the other: each turn writes pi.html and settle.html).
+			const [defaults, named] = await Promise.all([
+				runBoth(dirs, ["--export", file]),
+				runBoth(dirs, (side) => ["--export", file, `${side}.html`]),
+			]);
+			const { pi, settle } = defaults;
 			expect([pi.code, out(pi)]).toEqual([0, `Exported to: pi-session-${name}.html\n`]);
 			expect(settle).toEqual({ code: 0, stdout: `Exported to: settle-session-${name}.html\n`, stderr: "" });
 			expect(existsSync(join(dirs.project, `pi-session-${name}.html`))).toBe(true);
 			expect(existsSync(join(dirs.project, `settle-session-${name}.html`))).toBe(true);
 			// The first message is the output path (relative to the cwd), printed as given.
-			const named = await runBoth(dirs, (side) => ["--export", file, `${side}.html`]);
 			expect([named.pi.code, out(named.pi)]).toEqual([0, "Exported to: pi.html\n"]);
 			expect(named.settle).toEqual({ code: 0, stdout: "Exported to: settle.html\n", stderr: "" });
 		}
 		// "creates folders": an output path in a missing folder fails in pi; Settle creates the folder.
-		// (pi first: Settle's run creates the folder.)
+		// (pi first: Settle's run creates the folder. The missing-file runs write nothing: they run beside.)
+		const missingRuns = runBoth(dirs, ["--export", "missing.jsonl"]);
 		const nested = {
 			pi: await runPiCli(dirs, ["--export", files[0]!, "pages/pi.html"]),
 			settle: await runSettleCli(dirs, ["--export", files[0]!, "pages/settle.html"]),
@@ -149,7 +153,7 @@ describe("--export beside pi 0.73.1", () => {
 		expect(nested.settle).toEqual({ code: 0, stdout: "Exported to: pages/settle.html\n", stderr: "" });
 		expect(existsSync(join(dirs.project, "pages", "settle.html"))).toBe(true);
 		// A missing file: the same error, exit 1.
-		const missing = await runBoth(dirs, ["--export", "missing.jsonl"]);
+		const missing = await missingRuns;
 		expect(missing.pi).toEqual({ code: 1, stdout: "", stderr: "Error: File not found: missing.jsonl\n" });
 		expect(missing.settle).toEqual(missing.pi);
 	}, 120_000);

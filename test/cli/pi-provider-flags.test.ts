@@ -56,11 +56,14 @@ function sessionFiles(): string {
 
 describe("--provider <name> (pi's): the provider whose model --model names", () => {
 	it("-p and --json: --provider two --model coder asks provider two, where --model coder alone is ambiguous", async () => {
-		const ambiguous = await settle(["--model", "coder", "-p", "hi"]);
+		// The ambiguous run asks no provider, so it runs beside the first one without changing seen()'s order.
+		const [ambiguous, print] = await Promise.all([
+			settle(["--model", "coder", "-p", "hi"]),
+			settle(["--provider", "two", "--model", "coder", "-p", "hi"]),
+		]);
 		expect(ambiguous.code).toBe(2);
 		expect(ambiguous.stderr).toContain('Model "coder" is served by several providers (one/coder, two/coder)');
 
-		const print = await settle(["--provider", "two", "--model", "coder", "-p", "hi"]);
 		expect(print).toMatchObject({ code: 0, stdout: "answered\n" });
 		const json = await settle(["--provider", "one", "--model", "coder", "--json", "hi"]);
 		expect(json.code).toBe(0);
@@ -81,13 +84,16 @@ describe("--provider <name> (pi's): the provider whose model --model names", () 
 	it("as pi's resolveCliModel, --provider in another case and a part of a model id pick that provider's listed model (not a custom id)", async () => {
 		// Each of these exited 2 ("Model not found: TWO/coder") where pi 0.73.1 runs. The listed model
 		// is meant: its own id goes out, without pi's custom-model-id warning.
-		for (const args of [
+		// Four independent runs at once (each its own session; every request is expected alike).
+		const spellings = [
 			["--provider", "TWO", "--model", "coder"],
 			["--provider", "Two", "--model", "COD"],
 			["--model", "Two/Coder"],
 			["--provider", "two", "--model", "TWO/coder"],
-		]) {
-			const run = await settle([...args, "-p", "hi"]);
+		];
+		const runs = await Promise.all(spellings.map((args) => settle([...args, "-p", "hi"])));
+		for (const [i, run] of runs.entries()) {
+			const args = spellings[i]!;
 			expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 0, stdout: "answered\n" });
 			expect(run.stderr, args.join(" ")).not.toContain("custom model id");
 		}
@@ -97,11 +103,13 @@ describe("--provider <name> (pi's): the provider whose model --model names", () 
 
 	it("an id the provider does not list is sent to it as a custom model id with pi's warning (was: exit 2)", async () => {
 		// pi 0.73.1's resolveCliModel: the provider's default (else first) model with that id, and a warning.
-		for (const args of [
+		const spellings = [
 			["--provider", "one", "--model", "writer-2"],
 			["--model", "one/writer-2"],
-		]) {
-			const run = await settle([...args, "-p", "hi"]);
+		];
+		const runs = await Promise.all(spellings.map((args) => settle([...args, "-p", "hi"])));
+		for (const [i, run] of runs.entries()) {
+			const args = spellings[i]!;
 			expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 0, stdout: "answered\n" });
 			expect(run.stderr).toContain('Warning: Model "writer-2" not found for provider "one". Using custom model id.');
 		}
