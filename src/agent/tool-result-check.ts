@@ -6,6 +6,7 @@
  * result and breaks every later request of the session (providers read `content` as blocks);
  * the loop turns it into an error result naming the problem instead.
  */
+import { sliceWholeCharacters } from "../tools/truncate.js";
 import type { AgentToolResult } from "./types.js";
 
 /** The shape every tool result must have; appended to each problem. */
@@ -86,7 +87,7 @@ function describe(value: unknown): string {
 	if (value === null) return "null";
 	if (Array.isArray(value)) return "an array";
 	if (typeof value === "string") {
-		const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+		const shown = value.length > 40 ? `${sliceWholeCharacters(value, 40)}…` : value;
 		return `a string (${JSON.stringify(shown)})`;
 	}
 	if (typeof value === "object") return "an object";

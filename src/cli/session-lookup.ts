@@ -15,6 +15,7 @@ import { listCwdSessions, listSessionsIn, readSessionHeader, sessionDirsUnder } 
 import type { SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
+import { sliceWholeCharacters } from "../tools/truncate.js";
 
 /** Where the sessions are, and what the caller tells the user to do (its own commands). */
 export interface SessionLookup {
@@ -241,5 +242,5 @@ function describe(info: SessionInfo): string {
 
 function clip(text: string): string {
 	const line = text.trim().replace(/\s*\n\s*/g, " ");
-	return line.length > 40 ? `${line.slice(0, 39)}…` : line;
+	return line.length > 40 ? `${sliceWholeCharacters(line, 39)}…` : line;
 }

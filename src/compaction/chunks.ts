@@ -7,6 +7,7 @@
 import { errorMessage, SettleError } from "../errors.js";
 import { isOverflowErrorText } from "../llm/errors.js";
 import type { AgentMessage, Model, Usage } from "../llm/types.js";
+import { sliceWholeCharacters } from "../tools/truncate.js";
 import { SUMMARIZATION_SYSTEM_PROMPT, summarizationRequestText } from "./prompts.js";
 import { addUsage, requestSummary, type SummaryText } from "./request.js";
 import { serializeConversation } from "./serialize.js";
@@ -110,9 +111,9 @@ export function nextSummaryChunk(texts: readonly string[], start: number, budget
 	return { start, end, conversation: parts.join("\n\n") };
 }
 
-/** `text` cut to at most `budgetChars` characters, the note included. */
 /**
- * `text` cut to at most `budgetChars` characters, ending with a note saying how many were cut.
+ * `text` cut to at most `budgetChars` characters, ending with a note saying how many were cut. The
+ * cut never falls between an emoji's halves (one character fewer is kept, and counted as cut).
  *
  * Must not throw.
  *
@@ -123,8 +124,8 @@ export function nextSummaryChunk(texts: readonly string[], start: number, budget
  */
 export function cutToFit(text: string, budgetChars: number): string {
 	const note = (cut: number) => `\n\n[... ${cut} more characters cut to fit the summarizer's context window]`;
-	const keep = Math.max(0, budgetChars - note(text.length).length);
-	return text.slice(0, keep) + note(text.length - keep);
+	const kept = sliceWholeCharacters(text, Math.max(0, budgetChars - note(text.length).length));
+	return kept + note(text.length - kept.length);
 }
 
 /** The prompts and budget of a chunked summary: see {@link summarizeInChunks}. */

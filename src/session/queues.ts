@@ -7,6 +7,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { QueueChange } from "../../machines/prompt-operation.machine.js";
 import type { Agent } from "../agent/agent.js";
 import type { AgentMessage, ImageContent, Model, TextContent, UserMessage } from "../llm/types.js";
+import { sliceWholeCharacters } from "../tools/truncate.js";
 import { normalizePromptImages } from "./images.js";
 import type { BashExecutionMessage, CustomMessage } from "./messages.js";
 import type { PublicEvents } from "./public-events.js";
@@ -349,7 +350,7 @@ export function shortQueueText(text: string): string {
 		.replace(/\s+/g, " ")
 		.trim();
 	const cut = line.length > QUEUE_TEXT_MAX || text.length > QUEUE_TEXT_MAX * 4;
-	return cut ? `${line.slice(0, QUEUE_TEXT_MAX - 1)}…` : line;
+	return cut ? `${sliceWholeCharacters(line, QUEUE_TEXT_MAX - 1)}…` : line;
 }
 
 /** A user message with the text first, then the images. */

@@ -3,7 +3,7 @@
  * loads it without a type check) ends its call with an error result that says what it returned and
  * what it must return. The malformed value is never persisted, so the session's next requests work.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -19,7 +19,10 @@ afterEach(() => {
 });
 
 /** A session whose `odd` tool comes from an extension FILE returning `resultSource` (a JS expression). */
-async function sessionWithExtensionTool(resultSource: string): Promise<Harness> {
+async function sessionWithExtensionTool(
+	resultSource: string,
+	persistence: "memory" | "disk" = "memory",
+): Promise<Harness> {
 	const dir = mkdtempSync(join(tmpdir(), "settle-tool-result-"));
 	cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
 	const file = join(dir, "odd-tool.ts");
@@ -44,7 +47,7 @@ async function sessionWithExtensionTool(resultSource: string): Promise<Harness> 
 	});
 	await resourceLoader.reload();
 	probe.cleanup();
-	const h = await createHarness({ resourceLoader });
+	const h = await createHarness({ resourceLoader, persistence });
 	cleanups.push(() => h.cleanup());
 	expect(h.session.extensionLoadErrors).toEqual([]);
 	return h;
@@ -93,6 +96,31 @@ describe("a tool result that is not one", () => {
 			["stop", undefined],
 		]);
 		expect(toolResults(h).map((message) => message.isError)).toEqual([true]);
+	});
+
+	it("a long string returned instead of a result is quoted cut before an emoji, never between its halves, in the session file", async () => {
+		// The quote keeps 40 characters; the 40th is the first half of the emoji.
+		const h = await sessionWithExtensionTool(`"${"d".repeat(39)}\u{1F680} deployed to production"`, "disk");
+		h.setResponses([
+			fauxAssistantMessage([fauxToolCall("odd", {})], { stopReason: "toolUse" }),
+			() => fauxAssistantMessage("after the tool"),
+		]);
+		await h.session.prompt("go");
+		const written = readFileSync(h.sessionManager.getSessionFile()!, "utf8");
+		expect(written).not.toMatch(/\\ud83d/i);
+		const results = written
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { message?: ToolResultMessage })
+			.flatMap((entry) => (entry.message?.role === "toolResult" ? [entry.message] : []));
+		expect(results.map((message) => message.content)).toEqual([
+			[
+				{
+					type: "text",
+					text: `Tool odd returned a string (${JSON.stringify(`${"d".repeat(39)}…`)}) instead of a result: ${TOOL_RESULT_SHAPE}`,
+				},
+			],
+		]);
 	});
 
 	it("well-formed results pass unchanged: text and image blocks, missing content (empty), isError kept", async () => {

@@ -59,6 +59,17 @@ describe("settle --session", () => {
 		expect(readFileSync(first.file, "utf8")).toBe(before);
 	});
 
+	it("a listed session whose first message is cut at an emoji shows it whole or not at all, never half", () => {
+		// The listing keeps 39 characters; the 39th is the first half of the emoji.
+		const first = newSession(`${"q".repeat(38)}\u{1F600} and the rest of the question`);
+		copyWithId(first.file, "0badc0de-0000-7000-8000-000000000001");
+		copyWithId(first.file, "0badc0de-0000-7000-8000-000000000002");
+		const run = settle(["--faux", "-p", "--session", "0badc0de", "hi"]);
+		expect(run.code).toBe(2);
+		expect(run.stderr).not.toContain("\uFFFD");
+		expect(run.stderr.split(`"${"q".repeat(38)}…"`)).toHaveLength(3);
+	});
+
 	it("more than five matches: five listed and how many more", () => {
 		const first = newSession("first question");
 		for (let n = 1; n <= 7; n++) copyWithId(first.file, `0badc0de-0000-7000-8000-00000000000${n}`);

@@ -7,6 +7,7 @@ import {
 	TURN_PREFIX_PROMPT,
 	TURN_PREFIX_UPDATE_PROMPT,
 } from "../../src/compaction/prompts.js";
+import { serializeConversation } from "../../src/compaction/serialize.js";
 import { generateSummary, generateTurnPrefixSummary } from "../../src/compaction/summarize.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentMessage, AssistantMessage, Context, Model, StreamOptions } from "../../src/llm/types.js";
@@ -187,6 +188,34 @@ describe("turn prefix larger than the summarizer's window (openclaw#10423: 'Turn
 		const steps = prompts.flatMap((request) => [...request.prompt.matchAll(/step-(\d)/g)].map((m) => m[1]));
 		expect(steps).toEqual(["1", "2", "3"]);
 		expect(result.text).toBe(`## Original Request\nprefix ${prompts.length}`);
+	});
+
+	it("a message too long for the window cut between an emoji's halves: the summarizer gets the emoji whole or not at all, and the note counts exactly the characters cut", async () => {
+		// One character more or less before the emojis moves the cut between a pair's halves and onto a boundary.
+		for (const lead of ["task ", "task x"]) {
+			const faux = createFauxProvider({ models: [{ id: "small", contextWindow: SMALL_WINDOW }] });
+			const prompts: string[] = [];
+			faux.setResponses(
+				Array.from({ length: 4 }, () => (context: Context) => {
+					prompts.push(promptOf(context));
+					return fauxAssistantMessage(`## Original Request\nprefix ${prompts.length}`);
+				}),
+			);
+			const message: AgentMessage = { role: "user", content: `${lead}${"\u{1F600}".repeat(20_000)}`, timestamp: 0 };
+			await generateTurnPrefixSummary([message], {
+				model: faux.getModel("small")!,
+				streamFn: faux.streamFn,
+				reserveTokens: RESERVE,
+			});
+			const whole = serializeConversation([message]);
+			const cut = /\n\n\[\.\.\. (\d+) more characters cut to fit the summarizer's context window\]/.exec(prompts[0]!);
+			expect(cut).not.toBeNull();
+			const shown = prompts[0]!.slice(0, cut!.index);
+			const kept = shown.slice(shown.indexOf("[User]: "));
+			expect(whole.startsWith(kept)).toBe(true);
+			expect(Buffer.from(kept, "utf8").toString("utf8")).toBe(kept); // a lone half comes back as U+FFFD
+			expect(Number(cut![1])).toBe(whole.length - kept.length);
+		}
 	});
 });
 

@@ -5,7 +5,7 @@
  * backoff inside `retrying`, and its delivery in the run after. A turn that changes no queue adds
  * no queue event.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -170,6 +170,26 @@ describe("steering and follow-up queues in session.trace()", () => {
 		expect(tail[0]).toBe('emit    queue_changed queue: 1 steering, 0 follow-up (restored steer "stop here")');
 		expect(tail[1]).toMatch(/^actor {3}promptOperation stopped in running\.working \(the actor itself\)$/);
 		expect(h.session.getSteeringMessages()).toEqual(["stop here"]);
+	});
+
+	it("a queued text cut at an emoji keeps the emoji whole or leaves it out, in the trace text and the trace file", async () => {
+		await session();
+		const trace = h.session.trace();
+		// Character 59 (the cut) is the first half of the emoji.
+		await h.session.steer(`${"x".repeat(58)}\u{1F600} and more`);
+		trace.stop();
+		const shown = `${"x".repeat(58)}…`;
+		expect(formatTrace(trace)).toContain(`queue: 1 steering, 0 follow-up (steer "${shown}")`);
+		const dir = mkdtempSync(join(tmpdir(), "settle-queue-trace-"));
+		try {
+			const file = join(dir, "run.trace.json");
+			await saveTrace(file, trace.toJSON());
+			const written = readFileSync(file, "utf8");
+			expect(written).not.toMatch(/\\ud83d/i);
+			expect(queueEvents((await loadTrace(file)).events).at(-1)).toMatchObject({ payload: { text: shown } });
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 
 	it("a long or multi-line queued text is one shortened line", () => {

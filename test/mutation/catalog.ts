@@ -17760,6 +17760,56 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'headers.set("x-should-retry", "false");', replace: "" }],
 		tests: ["test/pi-races/quota-refusals.test.ts"],
 	},
+	{
+		id: "IU01",
+		file: "src/cli/session-lookup.ts",
+		description:
+			'settle --session <prefix> of several sessions: a first message cut at 39 characters between an emoji\'s halves shows as "…" after a lone surrogate in the error line',
+		edits: [{ find: "sliceWholeCharacters(line, 39)", replace: "line.slice(0, 39)" }],
+		tests: ["test/cli/session-arg.test.ts"],
+	},
+	{
+		id: "IU02",
+		file: "src/session/queues.ts",
+		description:
+			"a queued steer cut at 59 characters between an emoji's halves: a lone surrogate in the trace text and the trace file",
+		edits: [{ find: "sliceWholeCharacters(line, QUEUE_TEXT_MAX - 1)", replace: "line.slice(0, QUEUE_TEXT_MAX - 1)" }],
+		tests: ["test/inspect/queue-trace.test.ts"],
+	},
+	{
+		id: "IU03",
+		file: "src/agent/tool-result-check.ts",
+		description:
+			"a long string returned instead of a tool result, quoted at 40 characters between an emoji's halves: an escaped lone surrogate in the persisted error result",
+		edits: [{ find: "sliceWholeCharacters(value, 40)", replace: "value.slice(0, 40)" }],
+		tests: ["test/agent/tool-result-check.test.ts"],
+	},
+	{
+		id: "IU04",
+		file: "src/compaction/chunks.ts",
+		description:
+			"a message too long for the summarizer's window cut between an emoji's halves: a lone surrogate in the summarization request",
+		edits: [
+			{
+				find: "sliceWholeCharacters(text, Math.max(0, budgetChars - note(text.length).length))",
+				replace: "text.slice(0, Math.max(0, budgetChars - note(text.length).length))",
+			},
+		],
+		tests: ["test/compaction/summary-chunks.test.ts"],
+	},
+	{
+		id: "IU05",
+		file: "src/compaction/chunks.ts",
+		description:
+			"the summarizer-window cut drops an emoji's first half but its note counts the characters the unadjusted cut would drop: one fewer than were cut",
+		edits: [
+			{
+				find: "note(text.length - kept.length)",
+				replace: "note(text.length - Math.max(0, budgetChars - note(text.length).length))",
+			},
+		],
+		tests: ["test/compaction/summary-chunks.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
