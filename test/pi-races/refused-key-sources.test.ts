@@ -8,12 +8,13 @@
  * request (a refused key is not retried).
  *
  * Real `settle -p` and `settle --rpc` child processes against a local server answering through
- * pi-ai's OpenAI client.
+ * pi-ai's OpenAI and Anthropic clients.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { anthropicError } from "../llm/wire/anthropic.js";
 import { openAiError } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -100,6 +101,26 @@ describe("codewhale#2665, claude-code#458: a refused key names where it came fro
 		expect(server.requests[0]?.headers.authorization).toBe("Bearer local-key");
 		expect(run.stderr).toBe(
 			'403 Project does not have access to this key\n\nlocal answered 403 to the "apiKey" of local in models.json (or an extension\'s registerProvider); auth.json and the environment have none: replace that apiKey.\n',
+		);
+	});
+
+	it("claude-code#458: Anthropic's 401 invalid x-api-key for a key from ANTHROPIC_API_KEY names that variable; one request", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({ providers: { anthropic: { baseUrl: server.url } } }),
+		);
+		server.reply(anthropicError(401, "authentication_error", "invalid x-api-key"));
+		const run = await runSettleAsync(["--model", "anthropic/claude-sonnet-4-5", "-p", "hello"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { ANTHROPIC_API_KEY: "sk-ant-old", ANTHROPIC_OAUTH_TOKEN: undefined },
+		});
+
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]?.headers["x-api-key"]).toBe("sk-ant-old");
+		expect(run.stderr).toContain(
+			"\n\nanthropic answered 401 to the key in the environment variable ANTHROPIC_API_KEY (auth.json has none for anthropic): replace ANTHROPIC_API_KEY, or unset it to use another key.\n",
 		);
 	});
 
