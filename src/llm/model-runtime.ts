@@ -345,8 +345,19 @@ export class InMemoryModelRuntime implements ModelRuntime {
 		for (const model of record.registration.models) this.streamFns.set(model.api, record.registration.streamFn);
 	}
 
-	/** Whether {@link setApiKey} gave `provider` a key of its own (not the registration's source). */
-	protected hasRuntimeKey(provider: string): boolean {
+	/**
+	 * Whether {@link setApiKey} (`--api-key`, `createAgentSession({ apiKey })`) gave `provider` a key
+	 * of its own: that key goes on its requests, before the registration's source.
+	 *
+	 * @example
+	 * ```ts
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(createFauxProvider());
+	 * models.setApiKey("faux", "given-key");
+	 * models.hasRuntimeKey("faux"); // true
+	 * ```
+	 */
+	hasRuntimeKey(provider: string): boolean {
 		const record = this.providers.get(provider);
 		return record !== undefined && record.apiKey !== undefined && record.apiKey !== record.registration.apiKey;
 	}

@@ -66,8 +66,10 @@ import { type InspectionSubscription, InspectionSubscriptionSet } from "../inspe
 import { createTraceRecorder, type TraceRecorder, type TraceRecorderOptions } from "../inspect/trace.js";
 import {
 	clampThinkingLevel,
+	InMemoryModelRuntime,
 	type ModelRuntime,
 	noApiKeyForModelMessage,
+	type ProviderAuthStatus,
 	sameModel,
 	supportedThinkingLevels,
 	THINKING_LEVELS,
@@ -596,6 +598,7 @@ export class AgentSession {
 					}
 				},
 				config.clock,
+				(provider) => this.requestKeySource(provider),
 			);
 			// A tool that ignores an abort is given up on after a grace timed on the session's clock.
 			if (config.clock) agent.timers = config.clock;
@@ -1148,6 +1151,15 @@ export class AgentSession {
 	 */
 	continue(): Promise<void> {
 		return this.request({ kind: "continue" });
+	}
+
+	/** Where the key on `provider`'s requests comes from: a runtime key (`--api-key`) first, as getApiKey takes it. */
+	private requestKeySource(provider: string): ProviderAuthStatus | undefined {
+		const runtime = this.modelRuntime;
+		if (runtime instanceof InMemoryModelRuntime && runtime.hasRuntimeKey(provider)) {
+			return { configured: false, source: "runtime" };
+		}
+		return this.modelRegistry.getProviderAuthStatus?.(provider);
 	}
 
 	private submitPrompt(text: string, options: PromptOptions): Promise<void> {

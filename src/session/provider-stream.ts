@@ -13,6 +13,8 @@ import {
 	withHeaderRetryDelay,
 } from "../llm/errors.js";
 import { createAssistantMessageEventStream } from "../llm/event-stream.js";
+import type { ProviderAuthStatus } from "../llm/model-runtime.js";
+import { apiKeyEnvVars } from "../llm/provider-env.js";
 import { watchResponses } from "../llm/response-activity.js";
 import {
 	type AssistantMessageEvent,
@@ -37,6 +39,8 @@ import { streamWithIdleTimeout } from "./stream-idle.js";
  * the settings are filled into that object, not into a copy (a copy per model call was ~0.8 µs
  * per turn, 6% of a session's turn). A caller passing its own object sees it completed.
  * `onRequest`, when given, sees every request exactly as it goes to `stream` (the cache warmer).
+ * `keySource`, when given, says where a provider's key comes from: a 401 or 403 then names it
+ * ({@link refusedKeyNote}).
  *
  * @example
  * ```ts
@@ -49,6 +53,7 @@ export function providerStreamFn(
 	runner: () => ExtensionRunner,
 	onRequest?: (model: Model, context: Context, options: StreamOptions) => void,
 	timers?: LoopTimers,
+	keySource?: (provider: string) => ProviderAuthStatus | undefined,
 ): StreamFn {
 	const base = stream;
 	return (model, context, options) => {
@@ -59,7 +64,7 @@ export function providerStreamFn(
 		const provider = settings.getProviderRetrySettings();
 		// A silent open stream ends as a retryable error after `streamIdleTimeoutMs` (opt-in; pi#8331).
 		const idleMs = provider.streamIdleTimeoutMs;
-		const stream = withRefusalDetails(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base);
+		const stream = withRefusalDetails(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base, keySource);
 		const request: StreamOptions = options ?? {};
 		if (request.timeoutMs === undefined && provider.timeoutMs !== undefined) request.timeoutMs = provider.timeoutMs;
 		if (request.maxRetries === undefined && provider.maxRetries !== undefined) request.maxRetries = provider.maxRetries;
@@ -84,14 +89,20 @@ export function providerStreamFn(
  * place (`{"detail": …}`, not `{"error": …}`), that body (pi#6749: the server's reason was lost, and
  * a 400 read as a context overflow). A wait of 0, or a text that names its own wait, is left as it
  * is. Only the last response counts: a 429 the client's own retry got past is not the reason a
- * later failure of the stream happened.
+ * later failure of the stream happened. A 401 or 403 also says where the refused key came from
+ * (codewhale#2665: a stale key that shadowed the intended one could not be found).
  */
-function withRefusalDetails(stream: StreamFn): StreamFn {
+function withRefusalDetails(
+	stream: StreamFn,
+	keySource: ((provider: string) => ProviderAuthStatus | undefined) | undefined,
+): StreamFn {
 	return (model, context, options) => {
 		let asked: HeaderRetryDelay | undefined;
 		let refusedBody: Promise<string> | undefined;
+		let refusedStatus: number | undefined;
 		const note = async (response: Response): Promise<Response | undefined> => {
 			asked = requestedRetryDelayFromHeaders(response.status, response.headers, Date.now());
+			refusedStatus = response.ok ? undefined : response.status;
 			refusedBody = response.ok
 				? undefined
 				: response
@@ -119,10 +130,50 @@ function withRefusalDetails(stream: StreamFn): StreamFn {
 				if (unplaced && body) text = `${unplaced[1]} ${body.slice(0, REFUSED_BODY_MAX_CHARS)}`;
 				// A wait the text names is the provider's precise one (OpenAI rounds its header up to seconds).
 				if (asked?.delayMs && parseRequestedRetryDelayMs(text) === undefined) text = withHeaderRetryDelay(text, asked);
+				if ((refusedStatus === 401 || refusedStatus === 403) && keySource) {
+					const keyNote = refusedKeyNote(model.provider, refusedStatus, keySource(model.provider));
+					if (keyNote) text = `${text}\n\n${keyNote}`;
+				}
 				return text === event.error.errorMessage ? event : { ...event, error: { ...event.error, errorMessage: text } };
 			},
 		);
 	};
+}
+
+/**
+ * What a 401 or 403 from `provider` needs besides the provider's text: which of its key sources the
+ * refused key came from, what comes before it (a stale key there shadows the others), and what to
+ * change. Undefined when the source is unknown.
+ *
+ * @example
+ * ```ts
+ * refusedKeyNote("openai", 401, { configured: false, source: "environment", label: "OPENAI_API_KEY" });
+ * // "openai answered 401 to the key in the environment variable OPENAI_API_KEY (auth.json has none for openai): replace OPENAI_API_KEY, or unset it to use another key."
+ * ```
+ */
+export function refusedKeyNote(
+	provider: string,
+	status: number,
+	key: ProviderAuthStatus | undefined,
+): string | undefined {
+	const answered = `${provider} answered ${status} to`;
+	const vars = apiKeyEnvVars(provider)?.join(" or ") ?? "the environment";
+	switch (key?.source) {
+		case "runtime":
+			return `${answered} the key given with --api-key (apiKey in code), which comes before auth.json and the environment: give a valid key.`;
+		case "stored":
+			return `${answered} the key stored for ${provider} in auth.json, which comes before ${vars} and models.json: replace or remove its "${provider}" entry in auth.json.`;
+		case "environment": {
+			const name = key.label ?? vars;
+			return `${answered} the key in the environment variable ${name} (auth.json has none for ${provider}): replace ${name}, or unset it to use another key.`;
+		}
+		case "models_json_key":
+			return `${answered} the "apiKey" of ${provider} in models.json (or an extension's registerProvider); auth.json and ${vars} have none: replace that apiKey.`;
+		case "models_json_command":
+			return `${answered} the key printed by the "apiKey" command of ${provider}; auth.json and ${vars} have none: fix that command.`;
+		default:
+			return undefined;
+	}
 }
 
 /** The OpenAI client's text for an error body without an `error` field (or none at all). */

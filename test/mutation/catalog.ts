@@ -17810,6 +17810,29 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/compaction/summary-chunks.test.ts"],
 	},
+	{
+		id: "IT01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a 401 or 403 prints only the provider's text again: nothing says which key (environment variable, auth.json, --api-key, models.json) was refused (codewhale#2665)",
+		edits: [{ find: "(provider) => this.requestKeySource(provider),", replace: "" }],
+		tests: ["test/pi-races/refused-key-sources.test.ts"],
+	},
+	{
+		id: "IT02",
+		file: "src/session/agent-session.ts",
+		description:
+			"a refused --api-key is blamed on the auth.json or environment key it shadowed (pi's status order, not the request's)",
+		edits: [{ find: "runtime instanceof InMemoryModelRuntime && runtime.hasRuntimeKey(provider)", replace: "false" }],
+		tests: ["test/pi-races/refused-key-sources.test.ts"],
+	},
+	{
+		id: "IT03",
+		file: "src/session/provider-stream.ts",
+		description: "a 403 (a key without access) no longer names where its key came from; only a 401 does",
+		edits: [{ find: "refusedStatus === 401 || refusedStatus === 403", replace: "refusedStatus === 401" }],
+		tests: ["test/pi-races/refused-key-sources.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
