@@ -7577,8 +7577,8 @@ export const MUTANTS: Mutant[] = [
 		description: "streamIdleTimeoutMs ignored",
 		edits: [
 			{
-				find: "withRefusalDetails(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base)",
-				replace: "withRefusalDetails(base)",
+				find: "withRefusalDetails(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base, keySource)",
+				replace: "withRefusalDetails(base, keySource)",
 			},
 		],
 		tests: ["test/pi-races/liveness.test.ts"],
