@@ -15,11 +15,13 @@
  * prompt" (stdin only where it is the whole prompt; pinned in pi-differential-cases.test.ts, with
  * the fixed cases: bad command lines, --help, --version, --list-models).
  * PI_DIFF_RUNS / PI_DIFF_SESSION_RUNS=<n> run the two properties longer than the default (their
- * timeouts grow with them).
+ * timeouts grow with them); a failure or timeout prints the `PI_DIFF_PROCESS_SEED=<seed>
+ * PI_DIFF_PROCESS_PATH=<path>` line that replays its case.
  */
 import { readFileSync, statSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { assertReplayable } from "../replayable-property.js";
 import { useCliProject } from "./helpers.js";
 import {
 	freshDirs,
@@ -36,6 +38,8 @@ const cli = useCliProject("settle-pi-diff-process-");
 /** Scenarios per property; the test timeouts grow with them (a scenario is two CLI runs side by side). */
 const RUNS = Number(process.env.PI_DIFF_RUNS ?? 4);
 const SESSION_RUNS = Number(process.env.PI_DIFF_SESSION_RUNS ?? 2);
+/** A failure or timeout prints the line that replays its case with these two variables. */
+const REPLAY = { seedVar: "PI_DIFF_PROCESS_SEED", pathVar: "PI_DIFF_PROCESS_PATH" };
 
 /** The last assistant message (agent_end) ended in an error or was aborted. */
 function lastAnswerFailed(events: Record<string, unknown>[]): boolean {
@@ -74,7 +78,7 @@ describe("whole CLI runs beside pi 0.73.1", () => {
 	it(
 		"print and json runs with scripted replies, @files and stdin: same exit code, output and session file",
 		async () => {
-			await fc.assert(
+			await assertReplayable(
 				fc.asyncProperty(scenario, async ({ steps, json, noSession, files, messages, stdin }) => {
 					const dirs = freshDirs(cli.dir);
 					const script = writeScript(dirs, steps);
@@ -109,6 +113,7 @@ describe("whole CLI runs beside pi 0.73.1", () => {
 					if (!noSession) expect(normalizeSessionFile(settleFiles[0]!)).toEqual(normalizeSessionFile(piFiles[0]!));
 				}),
 				{ numRuns: RUNS },
+				REPLAY,
 			);
 		},
 		Math.max(120_000, RUNS * 30_000),
@@ -118,7 +123,7 @@ describe("whole CLI runs beside pi 0.73.1", () => {
 		"sessions: new, --continue, --session <id prefix>, --session <path>, --no-session in random order",
 		async () => {
 			const choice = fc.constantFrom("new", "continue", "id-prefix", "path", "no-session");
-			await fc.assert(
+			await assertReplayable(
 				fc.asyncProperty(fc.array(choice, { minLength: 2, maxLength: 2 }), async (choices) => {
 					const dirs = freshDirs(cli.dir);
 					const agentOf = (side: Side) => (side === "pi" ? dirs.piAgent : dirs.settleAgent);
@@ -152,6 +157,7 @@ describe("whole CLI runs beside pi 0.73.1", () => {
 					expect(normalizedFiles("settle")).toEqual(normalizedFiles("pi"));
 				}),
 				{ numRuns: SESSION_RUNS },
+				REPLAY,
 			);
 		},
 		Math.max(90_000, SESSION_RUNS * 45_000),

@@ -17,6 +17,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { assertReplayable } from "../replayable-property.js";
 import { useCliProject } from "./helpers.js";
 import {
 	failingOf,
@@ -565,7 +566,7 @@ describe("settle --rpc beside pi 0.73.1's RPC mode, random command sequences", (
 	// A run is two child processes and up to 16 steps: about 3 s, up to 10 s on a loaded machine.
 	it("answers, streams and writes the same", { timeout: 60_000 + 10_000 * RANDOM_RUNS }, async () => {
 		let run = 0;
-		await fc.assert(
+		await assertReplayable(
 			fc.asyncProperty(scenarioArbitrary, async (scenario) => {
 				await runScenario(scenario, run++);
 			}),
@@ -575,10 +576,8 @@ describe("settle --rpc beside pi 0.73.1's RPC mode, random command sequences", (
 				numRuns: EXAMPLES.length + RANDOM_RUNS,
 				examples: EXAMPLES,
 				endOnFailure: true,
-				...(process.env.RPC_DIFF_SEED
-					? { seed: Number(process.env.RPC_DIFF_SEED), path: process.env.RPC_DIFF_PATH }
-					: {}),
 			},
+			{ seedVar: "RPC_DIFF_SEED", pathVar: "RPC_DIFF_PATH" },
 		);
 	});
 });

@@ -29,6 +29,7 @@ import { errorMessage } from "../../src/errors.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { createPeer, makeTempDirs, type PeerName } from "../parity/peers.js";
 import { isSettleOnlyEntry, type Json } from "../parity/tree-play.js";
+import { assertReplayable } from "../replayable-property.js";
 import { DIFF_TIMEOUT_MS, runs } from "../store/pi-differential.helpers.js";
 import {
 	compareCut,
@@ -102,11 +103,6 @@ async function compactOn(
 		peer.cleanup();
 	}
 }
-
-/** `COMPACTION_DIFF_SEED=<seed> COMPACTION_DIFF_PATH=<path>` replays a failure fast-check printed. */
-const replay = process.env.COMPACTION_DIFF_SEED
-	? { seed: Number(process.env.COMPACTION_DIFF_SEED), path: process.env.COMPACTION_DIFF_PATH }
-	: {};
 
 const ZERO_COST = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
 /** One entry of a plain two-exchange session (ids `e000`…, one second apart). */
@@ -311,7 +307,7 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 		async () => {
 			let exampleCompared = false;
 			let splitEmojiCompared = false;
-			await fc.assert(
+			await assertReplayable(
 				fc.asyncProperty(
 					fc
 						.constantFrom<Mode>("pure", "mixed")
@@ -457,8 +453,8 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 						COMPACTED_WITH_KEPT_MESSAGES_EXAMPLE as never,
 						SPLIT_EMOJI_CUT_EXAMPLE as never,
 					],
-					...replay,
 				},
+				{ seedVar: "COMPACTION_DIFF_SEED", pathVar: "COMPACTION_DIFF_PATH" },
 			);
 			// The comparison is exact, not explained away, at least on the example. (A replay of one failing
 			// path runs that case only.)

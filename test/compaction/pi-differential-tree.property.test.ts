@@ -8,7 +8,8 @@
  * (summary, fromId, details, in memory and on disk).
  *
  * Differences taken out are named where they are taken out (see pi-differential.compare.ts and
- * pi-differential.property.test.ts for their sources).
+ * pi-differential.property.test.ts for their sources). A failure or timeout prints the
+ * `COMPACTION_TREE_SEED=<seed> COMPACTION_TREE_PATH=<path>` line that replays its case.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,6 +32,7 @@ import { formatFileOperations } from "../../src/compaction/file-operations.js";
 import { errorMessage } from "../../src/errors.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { createPeer, makeTempDirs, type PeerName } from "../parity/peers.js";
+import { assertReplayable } from "../replayable-property.js";
 import { DIFF_TIMEOUT_MS, runs } from "../store/pi-differential.helpers.js";
 import { settleSendsSelection, withoutEmptyBranchSummaries } from "./pi-differential.compare.js";
 import { treeArb, treeReader } from "./pi-differential.helpers.js";
@@ -175,7 +177,7 @@ describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 wri
 		"same editor text, summarizer request and branch_summary entry (named differences checked on their own)",
 		async () => {
 			let compared = 0;
-			await fc.assert(
+			await assertReplayable(
 				fc.asyncProperty(
 					treeArb,
 					fc.integer({ min: 0, max: 2800 }),
@@ -266,6 +268,7 @@ describe("navigateTree with a summary on a random tree: Settle and pi 0.73.1 wri
 				),
 				// fast-check runs the examples first and counts them in numRuns.
 				{ numRuns: runs(25), examples: [[imageToolResultBranch(), 0, undefined]] },
+				{ seedVar: "COMPACTION_TREE_SEED", pathVar: "COMPACTION_TREE_PATH" },
 			);
 			expect(compared).toBeGreaterThan(runs(25) / 5);
 		},

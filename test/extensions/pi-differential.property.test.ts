@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { Observation } from "../parity/differential.js";
 import { cutDiffersByDesign } from "../parity/differential-compare.js";
 import { onBothPeers } from "../parity/peers.js";
+import { assertReplayable } from "../replayable-property.js";
 import {
 	type ProgramObservation,
 	playProgram,
@@ -392,18 +393,16 @@ async function observedTheSame(program: Program): Promise<void> {
 }
 
 const RUNS = Number(process.env.EXT_DIFF_RUNS ?? 60);
-const SEED = process.env.EXT_DIFF_SEED === undefined ? undefined : Number(process.env.EXT_DIFF_SEED);
-const PATH = process.env.EXT_DIFF_PATH;
 
 describe("extensions: randomized differential against pi 0.73.1", () => {
 	it(
 		"a random extension program is observed the same on both peers",
 		async () => {
-			await fc.assert(fc.asyncProperty(programArb, observedTheSame), {
-				numRuns: RUNS,
-				...(SEED !== undefined ? { seed: SEED } : {}),
-				...(PATH ? { path: PATH } : {}),
-			});
+			await assertReplayable(
+				fc.asyncProperty(programArb, observedTheSame),
+				{ numRuns: RUNS },
+				{ seedVar: "EXT_DIFF_SEED", pathVar: "EXT_DIFF_PATH" },
+			);
 		},
 		Math.max(60_000, RUNS * 1_000),
 	);

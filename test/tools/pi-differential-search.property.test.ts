@@ -47,6 +47,7 @@ import type { AgentToolResult } from "../../src/agent/types.js";
 import { createFindToolDefinition } from "../../src/tools/find.js";
 import { createGrepToolDefinition } from "../../src/tools/grep.js";
 import type { AnyToolDefinition } from "../../src/tools/types.js";
+import { assertReplayable } from "../replayable-property.js";
 import { type PiSearchEnvironment, setUpPiSearchEnvironment } from "./pi-differential-search-env.js";
 
 type Executable = { execute: AnyToolDefinition["execute"] };
@@ -654,14 +655,10 @@ async function compareFind(tree: Tree, params: Record<string, unknown>): Promise
 	for (const path of b.lines) expect(everything.has(path), `${label}: pi found ${path}, Settle did not`).toBe(true);
 }
 
-// Seeds print on failure; SEARCH_DIFF_SEED / SEARCH_DIFF_PATH replay one, SEARCH_DIFF_RUNS searches deeper.
-const seed = process.env.SEARCH_DIFF_SEED === undefined ? undefined : Number(process.env.SEARCH_DIFF_SEED);
+// A failure or timeout prints its replay line (SEARCH_DIFF_SEED, SEARCH_DIFF_PATH); SEARCH_DIFF_RUNS searches deeper.
+const REPLAY = { seedVar: "SEARCH_DIFF_SEED", pathVar: "SEARCH_DIFF_PATH" };
 const runCount = (numRuns: number) => Number(process.env.SEARCH_DIFF_RUNS ?? numRuns) || numRuns;
-const runs = (numRuns: number) => ({
-	numRuns: runCount(numRuns),
-	...(seed === undefined ? {} : { seed }),
-	...(process.env.SEARCH_DIFF_PATH ? { path: process.env.SEARCH_DIFF_PATH } : {}),
-});
+const runs = (numRuns: number) => ({ numRuns: runCount(numRuns) });
 /** A tree takes well under a second even on a slow machine; the timeout grows with the run count. */
 const timeoutFor = (numRuns: number) => 30_000 + runCount(numRuns) * 1_000;
 const DEFAULT_RUNS = 50;
@@ -691,7 +688,7 @@ describe("grep and find: same results as pi 0.73.1 (ripgrep, fd) on random trees
 	it(
 		"grep: patterns, literal, ignoreCase, glob, path, context and limit",
 		async () => {
-			await fc.assert(onRandomTrees(grepParams, compareGrep), runs(DEFAULT_RUNS));
+			await assertReplayable(onRandomTrees(grepParams, compareGrep), runs(DEFAULT_RUNS), REPLAY);
 		},
 		timeoutFor(DEFAULT_RUNS),
 	);
@@ -699,7 +696,7 @@ describe("grep and find: same results as pi 0.73.1 (ripgrep, fd) on random trees
 	it(
 		"find: glob patterns, path and limit",
 		async () => {
-			await fc.assert(onRandomTrees(findParams, compareFind), runs(DEFAULT_RUNS));
+			await assertReplayable(onRandomTrees(findParams, compareFind), runs(DEFAULT_RUNS), REPLAY);
 		},
 		timeoutFor(DEFAULT_RUNS),
 	);
