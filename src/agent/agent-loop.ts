@@ -1112,8 +1112,8 @@ function buildStreamOptions(
 	return options;
 }
 
-/** The error of a stream function that returned something other than an event stream. */
-function notAStream(model: Model, value: unknown): SettleError {
+/** The error of a stream function that returned something other than an event stream (also a wrapper's, provider-stream.ts). */
+export function notAStream(model: Model, value: unknown): SettleError {
 	const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 	return new SettleError(
 		"PROVIDER",

@@ -2,6 +2,7 @@
  * The session Agent's stream function: the model runtime's stream plus what
  * pi adds around every provider request.
  */
+import { notAStream } from "../agent/agent-loop.js";
 import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
@@ -216,6 +217,8 @@ function rewritingErrors(
 	void (async () => {
 		try {
 			const inner = await start();
+			// Garbage from a provider's stream function is named as the agent loop names it, not "not async iterable".
+			if (typeof inner?.[Symbol.asyncIterator] !== "function") throw notAStream(model, inner);
 			for await (const event of inner) {
 				const passed = event.type === "error" ? await rewrite(event) : event;
 				out.push(passed);

@@ -17833,6 +17833,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "refusedStatus === 401 || refusedStatus === 403", replace: "refusedStatus === 401" }],
 		tests: ["test/pi-races/refused-key-sources.test.ts"],
 	},
+	{
+		id: "IY03",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a provider's stream function that returns garbage is iterated by the refusal wrapper: the error says 'not async iterable' instead of naming the stream function and what to fix",
+		edits: [
+			{
+				find: '\t\t\tif (typeof inner?.[Symbol.asyncIterator] !== "function") throw notAStream(model, inner);\n',
+				replace: "",
+			},
+		],
+		tests: ["test/bad-input/tools-and-providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -8,7 +8,7 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
+import { type SessionInfo as PiSessionInfo, SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildSessionInfo } from "../../src/store/discovery.js";
@@ -203,6 +203,17 @@ describe("buildSessionInfo: read a block at a time", () => {
 	});
 });
 
+/**
+ * DELIBERATE_FORK_ACTIVITY (README "Coming from pi"): Settle counts a fork's creation (its header's
+ * time) as activity when later than its last message, whose time the copy kept from the original
+ * (codex#39553); pi 0.73.1 takes the last message alone.
+ */
+function withForkActivity(info: PiSessionInfo): PiSessionInfo {
+	const forkedAt = info.parentSessionPath ? info.created.getTime() : Number.NaN;
+	if (Number.isNaN(forkedAt) || forkedAt <= info.modified.getTime()) return info;
+	return { ...info, modified: new Date(forkedAt) };
+}
+
 describe("list / listAll against pi 0.73.1 on random folders", () => {
 	it(
 		"the same SessionInfo per file, allMessagesText included",
@@ -211,7 +222,7 @@ describe("list / listAll against pi 0.73.1 on random folders", () => {
 				fc.asyncProperty(fc.array(piFile, { maxLength: 8 }), readBytes, async (files, size) => {
 					const dir = tempDir("settle-info-folder-");
 					for (const [i, content] of files.entries()) writeFileSync(join(dir, `2025-01-0${i}-s${i}.jsonl`), content);
-					const pi = await PiSessionManager.list("/work/project", dir);
+					const pi = (await PiSessionManager.list("/work/project", dir)).map(withForkActivity);
 					const byPath = <T extends { path: string }>(list: readonly T[]) =>
 						[...list].sort((a, b) => a.path.localeCompare(b.path));
 					// pi lists every session of a custom dir; Settle's listAll(dir) does too.

@@ -58,9 +58,11 @@ export async function wholeFileSessionInfo(path: string): Promise<SessionInfo | 
 		}
 		if (!header) return null;
 		const headerTime = new Date(header.timestamp).getTime();
+		// A fork's creation counts as activity (its messages are copies with the original's times: codex#39553).
+		const forkedAt = header.parentSession && !Number.isNaN(headerTime) ? headerTime : 0;
 		const modified =
 			lastActivity !== undefined && lastActivity > 0
-				? new Date(lastActivity)
+				? new Date(Math.max(lastActivity, forkedAt))
 				: Number.isNaN(headerTime)
 					? stats.mtime
 					: new Date(headerTime);
