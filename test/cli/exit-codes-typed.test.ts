@@ -38,6 +38,10 @@ function script(steps: unknown[]): string {
 	return file;
 }
 
+/** What a 401 adds: where the refused key came from (here: models.json's apiKey; codewhale#2665). */
+const LOCAL_KEY_NOTE =
+	'\n\nlocal answered 401 to the "apiKey" of local in models.json (or an extension\'s registerProvider); auth.json and the environment have none: replace that apiKey.';
+
 describe("exit codes by error code, not by error text", () => {
 	it("a provider answering HTTP 401 exits 4; an HTTP 400 whose text mentions 401 and an invalid key exits 1 (was 4)", async () => {
 		const args = localProvider();
@@ -46,7 +50,7 @@ describe("exit codes by error code, not by error text", () => {
 		expect(refused).toEqual({
 			code: 4,
 			stdout: "",
-			stderr: "401 Incorrect API key provided.\n",
+			stderr: `401 Incorrect API key provided.${LOCAL_KEY_NOTE}\n`,
 		});
 
 		server.reply(
@@ -84,7 +88,7 @@ describe("exit codes by error code, not by error text", () => {
 		expect(reworded).toEqual({
 			code: 4,
 			stdout: "",
-			stderr: "The provider refused the key: 401 Incorrect API key provided.\n",
+			stderr: `The provider refused the key: 401 Incorrect API key provided.${LOCAL_KEY_NOTE}\n`,
 		});
 
 		server.reply(openAiError(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"));

@@ -168,7 +168,10 @@ describe("Anthropic errors → session retry", () => {
 		expect(w.eventsOf("auto_retry_start")).toEqual([]);
 		expect(lastAssistant(w)).toMatchObject({
 			stopReason: "error",
-			errorMessage: '401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}',
+			// The API's text, then where the refused key came from (codewhale#2665).
+			errorMessage:
+				'401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}\n\n' +
+				'anthropic answered 401 to the key stored for anthropic in auth.json, which comes before ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY and models.json: replace or remove its "anthropic" entry in auth.json.',
 		});
 	});
 

@@ -182,7 +182,10 @@ describe("OpenAI Chat Completions errors", () => {
 		await w.session.prompt("hello");
 		expect(w.server.requests).toHaveLength(1);
 		expect(w.eventsOf("auto_retry_start")).toEqual([]);
-		expect(lastAssistant(w)).toMatchObject({ stopReason: "error", errorMessage: `401 ${message}` });
+		// The API's text, then where the refused key came from (codewhale#2665).
+		const keyNote =
+			'openai answered 401 to the key stored for openai in auth.json, which comes before OPENAI_API_KEY and models.json: replace or remove its "openai" entry in auth.json.';
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "error", errorMessage: `401 ${message}\n\n${keyNote}` });
 	});
 
 	it("an error object mid-stream (server_error) is retried", async () => {

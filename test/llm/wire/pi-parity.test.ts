@@ -53,6 +53,15 @@ function blocks(message: any): unknown[] {
 }
 
 /** What a user can observe of a run, in a form both implementations produce. */
+
+/**
+ * DELIBERATE_REFUSED_KEY_NOTE (README "Coming from pi"): after a 401 or 403 Settle's errorMessage goes
+ * on with where the refused key came from (codewhale#2665); pi's is the provider's text alone.
+ */
+function withoutRefusedKeyNote(errorMessage: string | undefined): string | undefined {
+	return errorMessage?.replace(/\n\n\S+ answered 40[13] to [^\n]*$/, "");
+}
+
 function outcome(
 	// biome-ignore lint/suspicious/noExplicitAny: both sessions' messages
 	messages: readonly any[],
@@ -72,7 +81,7 @@ function outcome(
 			.map((message) => ({
 				role: message.role,
 				stopReason: message.stopReason,
-				errorMessage: message.errorMessage,
+				errorMessage: withoutRefusedKeyNote(message.errorMessage),
 				content: blocks(message),
 				isError: message.isError,
 			})),
