@@ -101,6 +101,16 @@ function takeEntries(lines: string[], start: number, entries: SessionEntry[], re
 	return lines.length;
 }
 
+/** `text` with each control character (C0, DEL, C1) written as a `\uXXXX` escape. */
+function printable(text: string): string {
+	let out = "";
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		out += code < 0x20 || (code >= 0x7f && code < 0xa0) ? `\\u${code.toString(16).padStart(4, "0")}` : text[i];
+	}
+	return out;
+}
+
 class LineParser {
 	header: SessionHeader | null = null;
 	readonly entries: SessionEntry[];
@@ -196,7 +206,9 @@ class LineParser {
 		try {
 			value = JSON.parse(line);
 		} catch (error) {
-			if (!quiet) this.malformed(lineNo, `not valid JSON (${(error as Error).message})`);
+			// The parser quotes the line: escaped, the NUL bytes of a write a crash lost (claude-code#49876) or escape
+			// sequences reach no terminal raw.
+			if (!quiet) this.malformed(lineNo, `not valid JSON (${printable((error as Error).message)})`);
 			return false;
 		}
 		if (typeof value !== "object" || value === null || Array.isArray(value)) {

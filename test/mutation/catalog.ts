@@ -17846,6 +17846,63 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/tools-and-providers.test.ts"],
 	},
+	{
+		id: "IW01",
+		file: "src/store/session-file.ts",
+		description:
+			"the JSON parser's quote of a malformed line reaches the warning raw: the NUL bytes of a write a crash lost (or a terminal escape sequence) are printed to stderr (claude-code#49876)",
+		edits: [
+			{
+				find: "printable((error as Error).message)",
+				replace: "(error as Error).message",
+			},
+		],
+		tests: ["test/pi-races/interrupted-appends.test.ts", "test/store/session-file-pieces.property.test.ts"],
+	},
+	{
+		id: "IW02",
+		file: "src/store/entry-index.ts",
+		description:
+			"a new session's file is written only from its first answer (pi's rule): a prompt typed after /new, the process killed before the answer, is lost and settle -c reopens the session from before /new (oh-my-pi#5730)",
+		edits: [
+			{
+				find: '(entry.message.role === "user" || entry.message.role === "assistant")',
+				replace: 'entry.message.role === "assistant"',
+			},
+		],
+		tests: ["test/pi-races/session-boundaries.test.ts"],
+	},
+	{
+		id: "IW03",
+		file: "src/store/session-manager.ts",
+		description:
+			"a session is written from its first entry, not its first message: a start, /new or /resume that never got a message leaves a file behind (claude-code#85907, oh-my-pi#11303)",
+		edits: [{ find: "\t\tif (!this.index.hasConversation && !isConversationEntry(entry)) return;\n", replace: "" }],
+		tests: ["test/pi-races/session-boundaries.test.ts"],
+	},
+	{
+		id: "IW04",
+		file: "src/store/session-manager.ts",
+		description:
+			"entries a resume records (a level or model passed over the recorded one) are written at once: quitting a resumed session without a message rewrites its file (gemini-cli#28767, oh-my-pi#528)",
+		edits: [
+			{ find: "if (!deferWrite) return this.appendEntry(fields).id;", replace: "return this.appendEntry(fields).id;" },
+		],
+		tests: ["test/pi-races/session-boundaries.test.ts"],
+	},
+	{
+		id: "IW05",
+		file: "src/store/session-manager.ts",
+		description:
+			"a torn last line (a crash's zeroed append) is not set aside when the file is opened for writing: the next entry is glued onto it and lost on the next read (claude-code#49876)",
+		edits: [
+			{
+				find: "\t\tif (this.readOnly || !lock) return;\n\t\tif (contents.tornTail) this.setAside(file, contents);",
+				replace: "\t\tif (this.readOnly || !lock) return;",
+			},
+		],
+		tests: ["test/pi-races/interrupted-appends.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -60,7 +60,7 @@ describe("claude-code#85907, oh-my-pi#11303: a session with no message leaves no
 		expect(sessionFilesUnder(cli.agentDir)).toEqual([saved]);
 		expect(readFileSync(saved, "utf8").startsWith(bytes)).toBe(true);
 		expect(persistedUserTexts(saved)).toEqual(["remember the word PLUM", "which word?"]);
-	});
+	}, 60_000);
 
 	it("oh-my-pi#11303: settle -i, a conversation, /new, then quitting: the fresh session leaves no file and the first file keeps its bytes", async () => {
 		const session = chat(["--faux"]);
@@ -73,7 +73,7 @@ describe("claude-code#85907, oh-my-pi#11303: a session with no message leaves no
 		expect(session.stderr).toBe("");
 		expect(sessionFilesUnder(cli.agentDir)).toEqual([first]);
 		expect(readFileSync(first!, "utf8")).toBe(bytes);
-	});
+	}, 60_000);
 });
 
 describe("on a local endpoint: resumes quit at once (gemini-cli#28767), and /new then a kill before the first answer (oh-my-pi#5730)", () => {
@@ -116,7 +116,7 @@ describe("on a local endpoint: resumes quit at once (gemini-cli#28767), and /new
 			.filter((entry) => entry.type === "thinking_level_change")
 			.map((entry) => entry.thinkingLevel);
 		expect(levels).toEqual(["low", "high"]);
-	});
+	}, 60_000);
 
 	it("oh-my-pi#5730: settle -i -c, /new, a prompt whose answer never comes, the process killed (SIGKILL, nothing saved on the way out): settle -c continues the new session — its request holds the prompt typed after /new and nothing from before", async () => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
@@ -149,5 +149,5 @@ describe("on a local endpoint: resumes quit at once (gemini-cli#28767), and /new
 		expect(sent).not.toContain("ALPHA");
 		expect(persistedUserTexts(after)).toEqual(["the task is BETA", "which task?"]);
 		expect(persistedUserTexts(before!)).toEqual(["the task is ALPHA"]);
-	});
+	}, 60_000);
 });

@@ -55,6 +55,9 @@ const line = fc.oneof(
 		"[1]",
 		'{"no":"type"}',
 		'{"type":"message"}',
+		// A write a crash lost (zeros, claude-code#49876), and a terminal escape sequence.
+		"\u0000".repeat(12),
+		"\u001b]0;title\u0007{",
 		header,
 		// Loaded, with an invalid_field diagnostic.
 		'{"type":"custom_message","id":"e5","parentId":null,"timestamp":"t","customType":"x","content":42}',
@@ -106,7 +109,12 @@ function referenceRead(lines: string[]) {
 		try {
 			value = JSON.parse(text);
 		} catch (error) {
-			malformed(line, `not valid JSON (${(error as Error).message})`);
+			// Control characters the parser quotes from the line are shown as \uXXXX escapes.
+			const quoted = (error as Error).message.replace(
+				/\p{Cc}/gu,
+				(char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+			);
+			malformed(line, `not valid JSON (${quoted})`);
 			continue;
 		}
 		if (typeof value !== "object" || value === null || Array.isArray(value)) {
