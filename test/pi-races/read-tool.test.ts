@@ -3,6 +3,8 @@
  * on real files, and (`pi-peer`) the same call to pi 0.73.1's tool. pi#5289: a `.ods` spreadsheet
  * (a ZIP) read as text sent the model a string of NUL bytes and invalid UTF-8; the conversation was
  * dead for an hour. What the user should see: a binary file is named as such, with what to use instead.
+ * pi#783: models send `offset: "500"` for 500; validation refused the read ("offset: must be number",
+ * "limit: must be number"). Settle coerces a clean number string; a word is still refused.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -93,5 +95,29 @@ describe("pi#5289: read decodes non-image binary files as UTF-8", () => {
 		} finally {
 			await rm(cwd, { recursive: true, force: true });
 		}
+	});
+});
+
+describe("pi#783: read's offset and limit sent as strings", () => {
+	it('pi#783: offset "3" and limit "2" read lines 3–4 of the file; a limit that is no number ("all") is refused saying what is expected', async () => {
+		const lines = Array.from({ length: 6 }, (_, index) => `line ${index + 1}`).join("\n");
+		h = await createHarness({ persistence: "disk", initialActiveToolNames: ["read"] });
+		writeFileSync(join(h.tempDir, "log.txt"), `${lines}\n`);
+		script(h, [
+			fauxAssistantMessage([fauxToolCall("read", { path: "log.txt", offset: "3", limit: "2" })], {
+				stopReason: "toolUse",
+			}),
+			fauxAssistantMessage([fauxToolCall("read", { path: "log.txt", limit: "all" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("done"),
+		]);
+		await h.session.prompt("read the middle of log.txt");
+		expect(readResults(h)).toEqual([
+			{ isError: false, text: "line 3\nline 4\n\n[2 more lines in file. Use offset=5 to continue.]" },
+			{
+				isError: true,
+				text: 'Validation failed for tool "read":\n  - limit: must be number\n\nReceived arguments:\n{\n  "path": "log.txt",\n  "limit": "all"\n}',
+			},
+		]);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
 	});
 });
