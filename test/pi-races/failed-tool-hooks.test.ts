@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
-import { type FauxResponseStep, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { script, toolResultTexts } from "./helpers.js";
@@ -32,7 +32,7 @@ describe("claude-code#72996, claude-code#6371, codex#24907: the after-tool hook 
 	it("claude-code#72996, claude-code#6371, codex#24907: a rejected edit and a bash exit 3 each reach tool_result with isError and the error; the note the handler adds is in the model's next request", async () => {
 		const heard: { toolName: string; isError: boolean; text: string }[] = [];
 		let nextRequest: Context | undefined;
-		const answerAfterTools: FauxResponseStep = (context) => {
+		const answerAfterTools = (context: Context) => {
 			nextRequest = context;
 			return fauxAssistantMessage("done");
 		};
