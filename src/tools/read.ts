@@ -140,7 +140,8 @@ function nonVisionNote(ctx: unknown): string | undefined {
 /**
  * Creates the `read` tool for a working directory. A file that is not an image and holds a NUL byte
  * in its first 8,000 bytes is refused as binary (`INVALID_ARGUMENT`), unlike pi, which sends the bytes;
- * so is a FIFO, a socket or a device (opening one could wait forever).
+ * so is a FIFO, a socket or a device (opening one could wait forever). A file that starts with a
+ * UTF-16 byte-order mark is decoded to text, with a note that `edit` and `write` save UTF-8 only.
  * The file is read in its turn of the per-file queue of `edit` and `write` ({@link withFileMutationQueue}).
  *
  * @example
@@ -170,7 +171,7 @@ export function createReadToolDefinition(
 			const absolutePath = resolveReadPath(path, cwd);
 			// In the per-file queue of `edit` and `write`: a read the model put after a write of the same
 			// file in one answer sees the write whole, one put before it the file as it was (gemini-cli#29244).
-			const load = async (): Promise<{ mimeType: string; buffer: Buffer } | { text: ScannedWindow }> => {
+			const load = async (): Promise<{ mimeType: string; buffer: Buffer } | { text: TextWindow }> => {
 				throwIfAborted(signal);
 				try {
 					await ops.access(absolutePath);
@@ -198,7 +199,7 @@ export function createReadToolDefinition(
 			const work = async () => {
 				const loaded = await withFileMutationQueue(absolutePath, load);
 				throwIfAborted(signal);
-				if ("text" in loaded) return replyText(loaded.text, path, offset);
+				if ("text" in loaded) return withEncodingNote(replyText(loaded.text, path, offset), loaded.text, path);
 				const resizing: ImageResizing = !autoResize
 					? { kind: "off" }
 					: options.resizeImage
@@ -233,6 +234,19 @@ const BINARY_SNIFF_BYTES = 8000;
 export function looksBinary(buffer: Buffer): boolean {
 	return buffer.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
+
+/**
+ * The encoding a UTF-16 byte-order mark at the start of `head` names (Windows PowerShell 5.1's `>`
+ * and `Out-File`, Notepad's "Unicode"), or undefined. Every other text file is read as UTF-8.
+ */
+export function utf16Encoding(head: Buffer): "utf-16le" | "utf-16be" | undefined {
+	if (head[0] === 0xff && head[1] === 0xfe) return "utf-16le";
+	if (head[0] === 0xfe && head[1] === 0xff) return "utf-16be";
+	return undefined;
+}
+
+/** The line window of a text file, and the encoding it was decoded from when that is not UTF-8. */
+type TextWindow = ScannedWindow & { decodedFrom?: "utf-16le" | "utf-16be" };
 
 /** How the read tool shrinks images: not at all, with the caller's resizer, or with the default one. */
 type ImageResizing = { kind: "off" } | { kind: "custom"; resize: ImageResizer } | { kind: "default" };
@@ -322,7 +336,7 @@ async function scanText(
 	offset: number | undefined,
 	limit: number | undefined,
 	signal: AbortSignal | undefined,
-): Promise<ScannedWindow> {
+): Promise<TextWindow> {
 	const iterator = chunks[Symbol.asyncIterator]();
 	try {
 		// Copied: a chunk may be reused once the next is asked for.
@@ -339,7 +353,14 @@ async function scanText(
 			head.push(Buffer.from(next.value));
 			headBytes += next.value.byteLength;
 		}
-		const headBuffer = Buffer.concat(head, headBytes);
+		const rawHead = Buffer.concat(head, headBytes);
+		// A UTF-16 file (with its byte-order mark) is text whose every ASCII character holds a NUL byte:
+		// it is decoded to UTF-8 (the mark dropped) instead of refused as binary (DesktopCommanderMCP#610).
+		const encoding = utf16Encoding(rawHead);
+		const decoder = encoding ? new TextDecoder(encoding) : undefined;
+		const asUtf8 = (bytes: Uint8Array): Uint8Array =>
+			decoder ? Buffer.from(decoder.decode(bytes, { stream: true }), "utf-8") : bytes;
+		const headBuffer = decoder ? Buffer.from(asUtf8(rawHead)) : rawHead;
 		if (looksBinary(headBuffer)) {
 			throw new SettleError(
 				"INVALID_ARGUMENT",
@@ -355,10 +376,13 @@ async function scanText(
 		while (wanted && !ended) {
 			const next = await iterator.next();
 			throwIfAborted(signal);
-			if (next.done) break;
-			wanted = scanner.push(next.value);
+			if (next.done) ended = true;
+			else wanted = scanner.push(asUtf8(next.value));
 		}
-		const window = scanner.finish();
+		// An odd byte left at the end decodes to U+FFFD, as a cut UTF-8 sequence does.
+		if (decoder && ended) scanner.push(Buffer.from(decoder.decode(), "utf-8"));
+		const window: TextWindow = scanner.finish();
+		if (encoding) window.decodedFrom = encoding;
 		if (start >= window.totalLines) {
 			throw new SettleError(
 				"INVALID_ARGUMENT",
@@ -369,6 +393,22 @@ async function scanText(
 	} finally {
 		await iterator.return?.();
 	}
+}
+
+/**
+ * Says, after the text of a file decoded from UTF-16, that it was, and that `edit` and `write` save
+ * UTF-8 only: the model converts the file before changing it instead of meeting edit's refusal.
+ */
+function withEncodingNote(
+	reply: { content: TextContent[]; details: ReadToolDetails | undefined },
+	window: TextWindow,
+	path: string,
+): { content: TextContent[]; details: ReadToolDetails | undefined } {
+	if (!window.decodedFrom) return reply;
+	const name = window.decodedFrom === "utf-16le" ? "UTF-16LE" : "UTF-16BE";
+	const note = `[Decoded from ${name} (the file starts with its byte-order mark). edit and write change UTF-8 files only: to change this one, convert it first, for example: iconv -f UTF-16 -t UTF-8 ${shellWord(path)} > converted.txt]`;
+	const [first, ...rest] = reply.content;
+	return { ...reply, content: [{ ...first!, text: `${first!.text}\n\n${note}` }, ...rest] };
 }
 
 function replyText(

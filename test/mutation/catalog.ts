@@ -17902,6 +17902,36 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/interrupted-appends.test.ts"],
+		id: "IX01",
+		file: "src/tools/read.ts",
+		description:
+			"a UTF-16LE file with its byte-order mark (Windows PowerShell 5.1's `>`) is refused as binary again instead of decoded (DesktopCommanderMCP#610)",
+		edits: [{ find: 'if (head[0] === 0xff && head[1] === 0xfe) return "utf-16le";', replace: "" }],
+		tests: ["test/pi-races/read-tool.test.ts"],
+	},
+	{
+		id: "IX02",
+		file: "src/tools/read.ts",
+		description:
+			"each chunk of a UTF-16 file is decoded on its own: a character split across two chunks becomes U+FFFD noise (DesktopCommanderMCP#610)",
+		edits: [{ find: "decoder.decode(bytes, { stream: true })", replace: "decoder.decode(bytes)" }],
+		tests: ["test/pi-races/read-tool.test.ts"],
+	},
+	{
+		id: "IX03",
+		file: "src/tools/read.ts",
+		description:
+			"a file that starts with a UTF-16 byte-order mark skips the binary check: NUL characters after the mark reach the model",
+		edits: [{ find: "if (looksBinary(headBuffer)) {", replace: "if (!decoder && looksBinary(headBuffer)) {" }],
+		tests: ["test/pi-races/read-tool.test.ts"],
+	},
+	{
+		id: "IX04",
+		file: "src/tools/read.ts",
+		description:
+			"a file decoded from UTF-16 is shown without the note that it was and that edit and write change UTF-8 files only",
+		edits: [{ find: "if (!window.decodedFrom) return reply;", replace: "return reply;" }],
+		tests: ["test/pi-races/read-tool.test.ts"],
 	},
 ];
 

@@ -3,6 +3,9 @@
  * - pi#6181: a timeout over what Node's timer can hold (2^31 - 1 ms, about 24.8 days; a model's
  *   `timeout: 99999999`) fired after 1 ms: the command was killed at once and the result said it
  *   had timed out after 99999999 seconds.
+ * - Tianshu-harness#187: `timeout: 0` (a model's "no limit") went to the timer as is and fired on the
+ *   next tick: the command was killed at once, its result near empty with exit code -1, which looked
+ *   like the command itself failing. Held: a timeout of 0 or below is no timeout in Settle (and pi).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -47,5 +50,20 @@ describe("pi#6181: a bash timeout over the timer's limit killed the command at o
 		await expect(run).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("2147483") });
 		expect(h.session.messages).toEqual([]);
 		expect(existsSync(join(h.tempDir, "ran.txt"))).toBe(false);
+	});
+});
+
+describe("Tianshu-harness#187: a bash timeout of 0 killed the command at once", () => {
+	it("Tianshu-harness#187: `timeout: 0` and `timeout: -5` mean no timeout: the command runs to its end and its output is the result", async () => {
+		for (const timeout of [0, -5]) {
+			const { isError, text } = await bashCall({
+				command: `sleep 0.3; touch ran${timeout}.txt; echo finished`,
+				timeout,
+			});
+			expect({ timeout, isError, text }).toEqual({ timeout, isError: false, text: "finished\n" });
+			expect(existsSync(join(h!.tempDir, `ran${timeout}.txt`))).toBe(true);
+			h?.cleanup();
+			h = undefined;
+		}
 	});
 });

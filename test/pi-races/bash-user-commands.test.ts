@@ -184,7 +184,7 @@ describe("oh-my-pi#185: the `user_bash` hook never called for `!` and `!!`", () 
 		]);
 	});
 
-	it("oh-my-pi#185: settle --rpc: the `bash` command reaches `user_bash` too (with excludeFromContext, pi#5039), and the handler's answer is the response", async () => {
+	it("oh-my-pi#185, pi#7063: settle --rpc: the `bash` command reaches `user_bash` too (with excludeFromContext, pi#5039), and the handler's answer is the response", async () => {
 		const log = join(cli.dir, "user-bash.log");
 		writeFileSync(log, "");
 		const rpc = new RpcClient(["--faux", "--no-session", "-e", userBashExtension(log)], {

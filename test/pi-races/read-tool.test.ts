@@ -3,6 +3,8 @@
  * on real files, and (`pi-peer`) the same call to pi 0.73.1's tool. pi#5289: a `.ods` spreadsheet
  * (a ZIP) read as text sent the model a string of NUL bytes and invalid UTF-8; the conversation was
  * dead for an hour. What the user should see: a binary file is named as such, with what to use instead.
+ * pi#783: models send `offset: "500"` for 500; validation refused the read ("offset: must be number",
+ * "limit: must be number"). Settle coerces a clean number string; a word is still refused.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -93,5 +95,113 @@ describe("pi#5289: read decodes non-image binary files as UTF-8", () => {
 		} finally {
 			await rm(cwd, { recursive: true, force: true });
 		}
+	});
+});
+
+describe("pi#783: read's offset and limit sent as strings", () => {
+	it('pi#783: offset "3" and limit "2" read lines 3–4 of the file; a limit that is no number ("all") is refused saying what is expected', async () => {
+		const lines = Array.from({ length: 6 }, (_, index) => `line ${index + 1}`).join("\n");
+		h = await createHarness({ persistence: "disk", initialActiveToolNames: ["read"] });
+		writeFileSync(join(h.tempDir, "log.txt"), `${lines}\n`);
+		script(h, [
+			fauxAssistantMessage([fauxToolCall("read", { path: "log.txt", offset: "3", limit: "2" })], {
+				stopReason: "toolUse",
+			}),
+			fauxAssistantMessage([fauxToolCall("read", { path: "log.txt", limit: "all" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("done"),
+		]);
+		await h.session.prompt("read the middle of log.txt");
+		expect(readResults(h)).toEqual([
+			{ isError: false, text: "line 3\nline 4\n\n[2 more lines in file. Use offset=5 to continue.]" },
+			{
+				isError: true,
+				text: 'Validation failed for tool "read":\n  - limit: must be number\n\nReceived arguments:\n{\n  "path": "log.txt",\n  "limit": "all"\n}',
+			},
+		]);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
+	});
+});
+
+describe("DesktopCommanderMCP#610, openclaw#133129: a UTF-16 text file from Windows PowerShell", () => {
+	/** What Windows PowerShell 5.1's `>` writes: the byte-order mark FF FE, then UTF-16LE. */
+	const powershell = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
+	/** UTF-16BE with its mark FE FF. */
+	const bigEndian = (text: string) => {
+		const bytes = Buffer.from(text, "utf16le");
+		for (let index = 0; index < bytes.length; index += 2)
+			[bytes[index], bytes[index + 1]] = [bytes[index + 1]!, bytes[index]!];
+		return Buffer.concat([Buffer.from([0xfe, 0xff]), bytes]);
+	};
+	const note = (name: string, path: string) =>
+		`[Decoded from ${name} (the file starts with its byte-order mark). edit and write change UTF-8 files only: to change this one, convert it first, for example: iconv -f UTF-16 -t UTF-8 ${path} > converted.txt]`;
+
+	it("DesktopCommanderMCP#610, openclaw#133129: `> out.txt` in PowerShell 5.1 (UTF-16LE) and a UTF-16BE file read as their text, no NUL and no mark, with a note on how to change them; the session file holds no NUL", async () => {
+		h = await modelReads(
+			{ "out.txt": powershell("alpha\r\nbeta\r\ngämma 😀\r\n"), "be.txt": bigEndian("Grüße\nzwei\n") },
+			["out.txt", "be.txt"],
+		);
+		expect(readResults(h)).toEqual([
+			{ isError: false, text: `alpha\r\nbeta\r\ngämma 😀\r\n\n\n${note("UTF-16LE", "out.txt")}` },
+			{ isError: false, text: `Grüße\nzwei\n\n\n${note("UTF-16BE", "be.txt")}` },
+		]);
+		expect(readFileSync(h.session.sessionFile!, "utf8")).not.toContain("\\u0000");
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
+	});
+
+	it("DesktopCommanderMCP#610: offset and limit count the decoded lines of a UTF-16 file larger than one read chunk; an emoji split across two chunks stays whole", async () => {
+		const lines = Array.from({ length: 30_000 }, (_, index) => `${index % 3 === 0 ? "😀" : "ä"} line ${index + 1}`);
+		lines[0] = `${"x".repeat(16)}${lines[0]}`;
+		const bytes = powershell(`${lines.join("\n")}\n`);
+		// The premise: the first 256 KiB chunk (read-window.ts) ends inside a surrogate pair.
+		const chunkEnd = 256 * 1024;
+		expect(bytes.readUInt16LE(chunkEnd)).toBeGreaterThanOrEqual(0xdc00);
+		expect(bytes.readUInt16LE(chunkEnd)).toBeLessThanOrEqual(0xdfff);
+		const splitLine = bytes.subarray(2, chunkEnd).toString("utf16le").split("\n").length;
+		h = await createHarness({ persistence: "disk", initialActiveToolNames: ["read"] });
+		writeFileSync(join(h.tempDir, "big.txt"), bytes);
+		script(h, [
+			fauxAssistantMessage([fauxToolCall("read", { path: "big.txt", offset: splitLine - 1, limit: 3 })], {
+				stopReason: "toolUse",
+			}),
+			fauxAssistantMessage([fauxToolCall("read", { path: "big.txt", offset: 29_998, limit: 2 })], {
+				stopReason: "toolUse",
+			}),
+			fauxAssistantMessage("done"),
+		]);
+		await h.session.prompt("read around the split and the end");
+		const around = lines.slice(splitLine - 2, splitLine + 1);
+		expect(around.join("\n")).toContain("😀");
+		expect(readResults(h)).toEqual([
+			{
+				isError: false,
+				text: `${around.join("\n")}\n\n[${30_000 - splitLine - 1} more lines in file. Use offset=${splitLine + 2} to continue.]\n\n${note("UTF-16LE", "big.txt")}`,
+			},
+			{
+				isError: false,
+				text: `${lines[29_997]}\n${lines[29_998]}\n\n[1 more lines in file. Use offset=30000 to continue.]\n\n${note("UTF-16LE", "big.txt")}`,
+			},
+		]);
+	});
+
+	it("DesktopCommanderMCP#610 (pi-peer): pi 0.73.1 returns the PowerShell file as UTF-8, a NUL byte after every letter", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "settle-dc-610-"));
+		try {
+			await writeFile(join(cwd, "out.txt"), powershell("alpha\r\n"));
+			const tool = pi.createReadToolDefinition(cwd);
+			const result = await tool.execute("c", { path: "out.txt" }, undefined, undefined, undefined as never);
+			const first = result.content[0];
+			expect(first?.type === "text" && first.text).toBe(
+				"\uFFFD\uFFFDa\u0000l\u0000p\u0000h\u0000a\u0000\r\u0000\n\u0000",
+			);
+		} finally {
+			await rm(cwd, { recursive: true, force: true });
+		}
+	});
+
+	it("DesktopCommanderMCP#610: a file that starts with the mark but holds NUL characters is still refused as binary", async () => {
+		h = await modelReads({ "blob.bin": Buffer.from([0xff, 0xfe, 0x00, 0x00, 0x41, 0x00]) }, ["blob.bin"]);
+		const [result] = readResults(h);
+		expect(result?.isError).toBe(true);
+		expect(result?.text).toContain("blob.bin looks like a binary file");
 	});
 });
