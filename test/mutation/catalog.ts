@@ -17902,6 +17902,8 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/interrupted-appends.test.ts"],
+	},
+	{
 		id: "IX01",
 		file: "src/tools/read.ts",
 		description:
