@@ -63,9 +63,13 @@ export function getCacheWarmingDelayMs(ttlMs: number): number | undefined {
  * ```
  */
 export function getPromptCacheTtlMs(model: Model, options: StreamOptions | undefined): number | undefined {
+	// Called for every request: a model without lifetimes answers before the environment is read
+	// (each `process.env` lookup is a call into the runtime, not a property read).
+	const promptCache = model.promptCache;
+	if (promptCache === undefined) return undefined;
 	const retention = options?.cacheRetention ?? (process.env.PI_CACHE_RETENTION === "long" ? "long" : "short");
 	if (retention === "none") return undefined;
-	const seconds = model.promptCache?.[retention];
+	const seconds = promptCache[retention];
 	return seconds === undefined ? undefined : seconds * 1000;
 }
 

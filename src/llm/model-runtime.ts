@@ -580,9 +580,20 @@ export class InMemoryModelRuntime implements ModelRuntime {
 		return this.providers.get(provider)?.registration.oauth === true;
 	}
 
-	async getApiKey(provider: string): Promise<string | undefined> {
-		const own = await resolveKey(this.providers.get(provider)?.apiKey);
-		return own ?? (await resolveKey(this.fallbackKeys.get(provider)));
+	getApiKey(provider: string): Promise<string | undefined> {
+		const own = this.providers.get(provider)?.apiKey;
+		// Asked before every request: a key held as a value (or none) answers with a settled promise,
+		// without the two async frames and extra microtasks that resolving a key function needs.
+		if (typeof own === "string") return Promise.resolve(own);
+		if (own === undefined) {
+			const fallback = this.fallbackKeys.get(provider);
+			if (typeof fallback !== "function") return Promise.resolve(fallback);
+		}
+		return this.resolveApiKey(provider, own);
+	}
+
+	private async resolveApiKey(provider: string, own: ApiKeySource | undefined): Promise<string | undefined> {
+		return (await resolveKey(own)) ?? (await resolveKey(this.fallbackKeys.get(provider)));
 	}
 
 	getStreamFn(api: string): StreamFn | undefined {

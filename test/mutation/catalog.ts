@@ -3989,8 +3989,12 @@ export const MUTANTS: Mutant[] = [
 		description: "a config apiKey is never used as the fallback key",
 		edits: [
 			{
-				find: "return own ?? (await resolveKey(this.fallbackKeys.get(provider)));",
-				replace: "return own;",
+				find: "const fallback = this.fallbackKeys.get(provider);",
+				replace: "const fallback = undefined;",
+			},
+			{
+				find: "return (await resolveKey(own)) ?? (await resolveKey(this.fallbackKeys.get(provider)));",
+				replace: "return await resolveKey(own);",
 			},
 		],
 		tests: ["test/parity/register-provider.test.ts"],
