@@ -298,7 +298,13 @@ export async function loadExtensions(
 	options: LoadExtensionsOptions,
 ): Promise<LoadExtensionsResult> {
 	const result: LoadExtensionsResult = { extensions: [], errors: [], skipped: [], diagnostics: [] };
-	const jiti = createExtensionImporter(options.aliases ?? defaultExtensionAliases());
+	// Made on the first file to import: a run without extension files never loads jiti (~65 ms of CPU
+	// per process) nor resolves the aliases' modules.
+	let jiti: Importer | undefined;
+	const importer = () => {
+		jiti ??= createExtensionImporter(options.aliases ?? defaultExtensionAliases());
+		return jiti;
+	};
 	const roots = { agentDir: options.agentDir, projectDir: resolveProjectConfigDir(options.cwd).dir };
 	const seen = new Set<string>();
 	for (const candidate of candidates) {
@@ -316,7 +322,7 @@ export async function loadExtensions(
 			continue;
 		}
 		try {
-			const factory = await importWith(jiti, candidate.path);
+			const factory = await importWith(importer(), candidate.path);
 			result.extensions.push({
 				path: candidate.path,
 				resolvedPath: candidate.path,

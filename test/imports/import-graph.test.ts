@@ -3,8 +3,9 @@
  * scripts/build.mjs, into a temp package folder) and each entry is imported in a fresh `node`
  * process that records every module resolved (ESM hook) and every CommonJS file required. Heavy or
  * optional packages must load only when used: TypeBox (our schemas are built without it), ajv
- * (first tool-argument check), dagre (first SVG), jiti (first extension file), yaml (first
- * frontmatter), jsdiff (first edit), locks/globs/ignore rules — and never pi's packages or dev tools.
+ * (first tool-argument check), dagre (first SVG), jiti (first extension file, not a resource load
+ * without one), yaml (first frontmatter), jsdiff (first edit), locks/globs/ignore rules — and never
+ * pi's packages or dev tools.
  * The bundle's shape is guarded too: `import "settle"` reads two files, and xstate is `require`d.
  */
 import { spawnSync } from "node:child_process";
@@ -104,6 +105,12 @@ describe("import graph of the built package", () => {
 		const unexpected = ["@sinclair/typebox", "ajv", "@dagrejs/dagre", "jiti", "yaml", "diff", "fast-check"];
 		expect(unexpected.filter((name) => packages.has(name))).toEqual([]);
 		expect([...packages].filter((name) => name.startsWith("@mariozechner/"))).toEqual([]);
+	});
+
+	it("loading the resources of a project without extension files does not load jiti (every `settle` run starts so)", () => {
+		const { packages } = loadedBy("index.js", "resources-without-extensions.mjs");
+		expect(packages.has("xstate")).toBe(true);
+		expect(packages.has("jiti")).toBe(false);
 	});
 
 	it("reading settings files and changing settings does not load TypeBox", () => {

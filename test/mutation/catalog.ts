@@ -17939,6 +17939,20 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!window.decodedFrom) return reply;", replace: "return reply;" }],
 		tests: ["test/pi-races/read-tool.test.ts"],
 	},
+	{
+		id: "JB01",
+		file: "src/resources/extensions.ts",
+		description:
+			"the extension importer is made before any file needs it again: every settle run (and resource load) without extension files loads jiti and resolves the aliases' modules, ~65 ms of CPU per process",
+		edits: [
+			{
+				find: "\tlet jiti: Importer | undefined;\n",
+				replace:
+					"\tlet jiti: Importer | undefined = createExtensionImporter(options.aliases ?? defaultExtensionAliases());\n",
+			},
+		],
+		tests: ["test/imports/import-graph.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
