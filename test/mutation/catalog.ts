@@ -10954,8 +10954,8 @@ export const MUTANTS: Mutant[] = [
 		description: "list() returns every session of the folder, another cwd's that shares it too (openclaw#96542)",
 		edits: [
 			{
-				find: '(info) => info.cwd !== "" && resolve(info.cwd) === resolvedCwd);',
-				replace: "() => true);",
+				find: '(info: SessionInfo) => info.cwd !== "" && resolve(info.cwd) === resolvedCwd;',
+				replace: "(_info: SessionInfo) => true;",
 			},
 		],
 		tests: ["test/store/discovery.test.ts"],
