@@ -350,12 +350,19 @@ class PackageCommands {
 			return;
 		}
 		const root = this.npmProjectRoot();
-		makeFolders(root);
-		ensureGitIgnore(root);
-		const manifest = join(root, "package.json");
-		if (!existsSync(manifest))
-			writeFileSync(manifest, JSON.stringify({ name: "pi-extensions", private: true }, null, 2));
-		await this.npm(["install", spec, "--prefix", root]);
+		// A failed install (no such package, offline) leaves the project as it was.
+		const undo = undoerOf(root);
+		try {
+			makeFolders(root);
+			ensureGitIgnore(root);
+			const manifest = join(root, "package.json");
+			if (!existsSync(manifest))
+				writeFileSync(manifest, JSON.stringify({ name: "pi-extensions", private: true }, null, 2));
+			await this.npm(["install", spec, "--prefix", root]);
+		} catch (error) {
+			undo();
+			throw error;
+		}
 	}
 
 	private npmProjectRoot(): string {
@@ -423,6 +430,24 @@ function run(command: string, args: string[], cwd?: string): Promise<void> {
 				);
 		});
 	});
+}
+
+/**
+ * What undoes the files a failed step adds in `folder`: the folders it makes up to `folder` are
+ * removed whole; in a folder that was there, the entries that were not (what was there is kept).
+ */
+function undoerOf(folder: string): () => void {
+	let topMade: string | undefined;
+	for (let current = resolve(folder); !existsSync(current); current = dirname(current)) topMade = current;
+	if (topMade !== undefined) {
+		const made = topMade;
+		return () => rmSync(made, { recursive: true, force: true });
+	}
+	const before = new Set(readdirSync(folder));
+	return () => {
+		for (const name of readdirSync(folder))
+			if (!before.has(name)) rmSync(join(folder, name), { recursive: true, force: true });
+	};
 }
 
 /** Where an install is made before it is moved to `target`: beside it, hidden, one per process. */

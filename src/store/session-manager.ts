@@ -130,6 +130,31 @@ export interface SessionManagerListOptions {
 	sessionDir?: string;
 	/** Called as session files are read: `(loaded, total)`. */
 	onProgress?: SessionListProgress;
+	/**
+	 * Whether each info carries `allMessagesText`, every message's text (default `true`, as pi).
+	 * `false` leaves it `""` (everything else the same): the list then holds no copy of every
+	 * conversation, so a folder of big sessions fits in memory (pi#4122; `settle -r` lists this way).
+	 *
+	 * @example
+	 * ```ts
+	 * const infos = await SessionManager.listAll({ messagesText: false });
+	 * for (const info of infos) console.log(info.name ?? info.firstMessage, info.messageCount);
+	 * ```
+	 */
+	messagesText?: boolean;
+}
+
+/** {@link SessionManagerListOptions.messagesText} of `options`, checked: a value that is not a boolean is refused. */
+function withMessagesText(factory: string, options: SessionManagerListOptions | undefined): boolean {
+	const messagesText = options?.messagesText;
+	if (messagesText === undefined) return true;
+	if (typeof messagesText !== "boolean") {
+		throw new SettleError(
+			"INVALID_ARGUMENT",
+			`SessionManager.${factory}: messagesText must be true or false, got ${JSON.stringify(messagesText) ?? typeof messagesText}.`,
+		);
+	}
+	return messagesText;
 }
 
 /**
@@ -638,6 +663,7 @@ export class SessionManager {
 	 * for (const info of await SessionManager.list(process.cwd())) console.log(info.name ?? info.firstMessage);
 	 * const mine = await SessionManager.list(cwd, { sessionDir: getDefaultSessionDir(cwd, agentDir) });
 	 * const counted = await SessionManager.list(cwd, { onProgress: (loaded, total) => console.log(`${loaded}/${total}`) });
+	 * const light = await SessionManager.list(cwd, { messagesText: false }); // allMessagesText "": bounded memory
 	 * const positional = await SessionManager.list(cwd, undefined, (loaded, total) => console.log(loaded, total)); // pi's form
 	 * ```
 	 */
@@ -653,7 +679,8 @@ export class SessionManager {
 		const onProgress = object ? object.onProgress : positionalOnProgress;
 		const dir = sessionDir ? resolve(sessionDir) : getDefaultSessionDirPath(cwd);
 		const resolvedCwd = resolve(cwd);
-		return listSessionsIn([dir], onProgress, (info) => info.cwd !== "" && resolve(info.cwd) === resolvedCwd);
+		const include = (info: SessionInfo) => info.cwd !== "" && resolve(info.cwd) === resolvedCwd;
+		return listSessionsIn([dir], onProgress, include, undefined, withMessagesText("list", object));
 	}
 
 	/**
@@ -666,6 +693,7 @@ export class SessionManager {
 	 * const all = await SessionManager.listAll();
 	 * const inOneDir = await SessionManager.listAll({ sessionDir: `${agentDir}/forks` });
 	 * const counted = await SessionManager.listAll({ onProgress: (loaded, total) => console.log(`${loaded}/${total}`) });
+	 * const light = await SessionManager.listAll({ messagesText: false }); // allMessagesText "": bounded memory
 	 * ```
 	 */
 	static async listAll(options?: SessionManagerListOptions): Promise<SessionInfo[]>;
@@ -682,9 +710,10 @@ export class SessionManager {
 			: typeof first === "function"
 				? (first as SessionListProgress)
 				: positionalOnProgress;
-		if (sessionDir !== undefined) return listSessionsIn([resolve(sessionDir)], onProgress);
-		const dirs = await sessionDirsUnder(join(getDefaultAgentDir(), "sessions"));
-		return listSessionsIn(dirs, onProgress);
+		const withText = withMessagesText("listAll", object);
+		const dirs =
+			sessionDir !== undefined ? [resolve(sessionDir)] : await sessionDirsUnder(join(getDefaultAgentDir(), "sessions"));
+		return listSessionsIn(dirs, onProgress, undefined, undefined, withText);
 	}
 
 	// ---------------------------------------------------------------------------------------------

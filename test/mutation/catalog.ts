@@ -17953,6 +17953,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/imports/import-graph.test.ts"],
 	},
+	{
+		id: "IM01",
+		file: "src/store/session-manager.ts",
+		description:
+			"SessionManager.list/listAll ignore { messagesText: false }: every info keeps every message's text (pi#4122)",
+		edits: [{ find: "\treturn messagesText;\n}", replace: "\treturn true;\n}" }],
+		tests: ["test/store/discovery.test.ts"],
+	},
+	{
+		id: "IM02",
+		file: "src/cli/package-commands.ts",
+		description:
+			"a failed settle install npm:<pkg> -l is not undone: the project keeps the .settle/npm folder, package.json and .gitignore the install made",
+		edits: [{ find: "\t\t\tundo();\n", replace: "" }],
+		tests: ["test/cli/package-install-failure.test.ts"],
+	},
+	{
+		id: "IM03",
+		file: "src/cli/package-commands.ts",
+		description:
+			"undoing a failed install -l in an npm folder that was there removes everything in it, the user's earlier package.json and .gitignore too",
+		edits: [{ find: "if (!before.has(name)) rmSync(", replace: "rmSync(" }],
+		tests: ["test/cli/package-install-failure.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context, ImageContent } from "../../src/llm/types.js";
+import type { AgentSessionEvent } from "../../src/session/events.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { encodeImage } from "../tools/image-resize-helpers.js";
 import { comparable, gate, persistedUserTexts, reopenedContext, script, userTexts } from "./helpers.js";
@@ -22,6 +23,59 @@ afterEach(() => {
 });
 
 const lastUser = (context: Context | undefined) => (context ? userTexts(context).at(-1) : undefined);
+
+type QueueUpdate = Extract<AgentSessionEvent, { type: "queue_update" }>;
+const ANSWERS = ["answer one", "answer two", "answer three", "answer four"];
+
+/**
+ * The set-up of the replays where messages are queued while an `input` hook holds one of them: a
+ * disk session with the real `bash` tool. `inputHook` registers the extension's hook, which may
+ * wait for `slowHook`; the tool's `tool_call` hook releases `slowHook` and lets the tool run only
+ * once a `queue_update` satisfies `allQueued`. The model's first reply calls `sendWhileStreaming`
+ * and asks for the tool; `answers` plain answers follow. Returns after `prompt("start")`.
+ */
+async function queueWhileToolRuns(options: {
+	inputHook: (pi: ExtensionAPI, slowHook: ReturnType<typeof gate>) => void;
+	allQueued: (event: QueueUpdate) => boolean;
+	sendWhileStreaming: () => Promise<unknown>[];
+	answers: number;
+}) {
+	const slowHook = gate();
+	let allQueued!: () => void;
+	const queued = new Promise<void>((resolve) => {
+		allQueued = resolve;
+	});
+	h = await createHarness({
+		persistence: "disk",
+		initialActiveToolNames: ["bash"],
+		extensionFactories: [
+			(pi: ExtensionAPI) => {
+				options.inputHook(pi, slowHook);
+				pi.on("tool_call", async () => {
+					slowHook.release();
+					await queued;
+					return undefined;
+				});
+			},
+		],
+	});
+	const harness = h;
+	harness.session.subscribe((event) => {
+		if (event.type === "queue_update" && options.allQueued(event)) allQueued();
+	});
+	const sent: Promise<unknown>[] = [];
+	const { answerRequests } = script(harness, [
+		() => {
+			sent.push(...options.sendWhileStreaming());
+			return fauxAssistantMessage([fauxToolCall("bash", { command: "true" }, { id: "call-1" })], {
+				stopReason: "toolUse",
+			});
+		},
+		...ANSWERS.slice(0, options.answers).map((text) => fauxAssistantMessage(text)),
+	]);
+	await harness.session.prompt("start");
+	return { harness, answerRequests, sent };
+}
 
 describe("atomic#2074: queued messages overtake each other", () => {
 	it.each([
@@ -35,49 +89,18 @@ describe("atomic#2074: queued messages overtake each other", () => {
 				how.startsWith("prompt")
 					? h!.session.prompt(text, { streamingBehavior: kind }).then(() => "queued")
 					: h!.session[kind](text);
-			const slowHook = gate();
-			let firstQueued!: () => void;
-			const queuedFirst = new Promise<void>((resolve) => {
-				firstQueued = resolve;
+			// The tool runs once both were sent: the lookup ends then, before the tool does.
+			const { harness, answerRequests, sent } = await queueWhileToolRuns({
+				// An input hook that looks something up for some messages (here: the first one).
+				inputHook: (pi, slowHook) =>
+					pi.on("input", async (event) => {
+						if (event.text === "first") await slowHook.promise;
+						return { action: "continue" };
+					}),
+				allQueued: (event) => (kind === "steer" ? event.steering : event.followUp).includes("first"),
+				sendWhileStreaming: () => [send("first"), send("second")],
+				answers: 3,
 			});
-			h = await createHarness({
-				persistence: "disk",
-				initialActiveToolNames: ["bash"],
-				extensionFactories: [
-					(pi: ExtensionAPI) => {
-						// An input hook that looks something up for some messages (here: the first one).
-						pi.on("input", async (event) => {
-							if (event.text === "first") await slowHook.promise;
-							return { action: "continue" };
-						});
-						// The tool runs once both were sent: the lookup ends now, before the tool does.
-						pi.on("tool_call", async () => {
-							slowHook.release();
-							await queuedFirst;
-							return undefined;
-						});
-					},
-				],
-			});
-			const harness = h;
-			harness.session.subscribe((event) => {
-				if (event.type !== "queue_update") return;
-				const list = kind === "steer" ? event.steering : event.followUp;
-				if (list.includes("first")) firstQueued();
-			});
-			const sent: Promise<string>[] = [];
-			const { answerRequests } = script(harness, [
-				() => {
-					sent.push(send("first"), send("second"));
-					return fauxAssistantMessage([fauxToolCall("bash", { command: "true" }, { id: "call-1" })], {
-						stopReason: "toolUse",
-					});
-				},
-				fauxAssistantMessage("answer one"),
-				fauxAssistantMessage("answer two"),
-				fauxAssistantMessage("answer three"),
-			]);
-			await harness.session.prompt("start");
 			expect(await Promise.all(sent)).toEqual(["queued", "queued"]);
 
 			// One at a time (the default mode): each queued message gets its own request, in send order;
@@ -362,52 +385,21 @@ describe("kimchi#34: an input hook that sends a message of its own while the age
 			const send = (text: string): Promise<unknown> =>
 				how.startsWith("prompt") ? h!.session.prompt(text, { streamingBehavior: kind }) : h!.session[kind](text);
 			// The hook's message is looked at by the hook too, slowly: it is done once the tool runs.
-			const slowConventions = gate();
-			let allQueued!: () => void;
-			const queuedAll = new Promise<void>((resolve) => {
-				allQueued = resolve;
+			const { harness, answerRequests, sent } = await queueWhileToolRuns({
+				// The hook adds the project's conventions ahead of the message it handles, and waits for it.
+				inputHook: (pi, slowConventions) =>
+					pi.on("input", async (event) => {
+						if (event.text === "conventions") await slowConventions.promise;
+						if (event.text !== "X") return { action: "continue" };
+						if (hookSend.startsWith("pi.")) await pi.sendUserMessage("conventions", { deliverAs: kind });
+						else await h!.session[kind]("conventions");
+						return { action: "continue" };
+					}),
+				allQueued: (event) => (kind === "steer" ? event.steering : event.followUp).length === 3,
+				// Z is sent while X's hook runs: it stays behind X.
+				sendWhileStreaming: () => [send("X"), send("Z")],
+				answers: 4,
 			});
-			h = await createHarness({
-				persistence: "disk",
-				initialActiveToolNames: ["bash"],
-				extensionFactories: [
-					(pi: ExtensionAPI) => {
-						// The hook adds the project's conventions ahead of the message it handles, and waits for it.
-						pi.on("input", async (event) => {
-							if (event.text === "conventions") await slowConventions.promise;
-							if (event.text !== "X") return { action: "continue" };
-							if (hookSend.startsWith("pi.")) await pi.sendUserMessage("conventions", { deliverAs: kind });
-							else await h!.session[kind]("conventions");
-							return { action: "continue" };
-						});
-						pi.on("tool_call", async () => {
-							slowConventions.release();
-							await queuedAll;
-							return undefined;
-						});
-					},
-				],
-			});
-			const harness = h;
-			harness.session.subscribe((event) => {
-				if (event.type !== "queue_update") return;
-				if ((kind === "steer" ? event.steering : event.followUp).length === 3) allQueued();
-			});
-			const sent: Promise<unknown>[] = [];
-			const { answerRequests } = script(harness, [
-				() => {
-					// Z is sent while X's hook runs: it stays behind X.
-					sent.push(send("X"), send("Z"));
-					return fauxAssistantMessage([fauxToolCall("bash", { command: "true" }, { id: "call-1" })], {
-						stopReason: "toolUse",
-					});
-				},
-				fauxAssistantMessage("answer one"),
-				fauxAssistantMessage("answer two"),
-				fauxAssistantMessage("answer three"),
-				fauxAssistantMessage("answer four"),
-			]);
-			await harness.session.prompt("start");
 			await Promise.all(sent);
 
 			const order = kind === "steer" ? ["start", "conventions", "X", "Z"] : ["start", "start", "conventions", "X", "Z"];
@@ -420,46 +412,18 @@ describe("kimchi#34: an input hook that sends a message of its own while the age
 
 describe("kimchi#34: an input hook that takes a steer over and sends its own instead", () => {
 	it("kimchi#34: a hook that handles a steer and sends a replacement with pi.sendUserMessage (not awaited): the replacement still reaches the model before a steer sent after the handled one", async () => {
-		const slowReplacement = gate();
-		let bothQueued!: () => void;
-		const queuedBoth = new Promise<void>((resolve) => {
-			bothQueued = resolve;
+		const { harness, answerRequests, sent } = await queueWhileToolRuns({
+			inputHook: (pi, slowReplacement) =>
+				pi.on("input", async (event) => {
+					if (event.text.startsWith("X, with")) await slowReplacement.promise;
+					if (event.text !== "X") return { action: "continue" };
+					pi.sendUserMessage("X, with the project's conventions", { deliverAs: "steer" });
+					return { action: "handled" };
+				}),
+			allQueued: (event) => event.steering.length === 2,
+			sendWhileStreaming: () => [h!.session.prompt("X", { streamingBehavior: "steer" }), h!.session.steer("Z")],
+			answers: 2,
 		});
-		h = await createHarness({
-			persistence: "disk",
-			initialActiveToolNames: ["bash"],
-			extensionFactories: [
-				(pi: ExtensionAPI) => {
-					pi.on("input", async (event) => {
-						if (event.text.startsWith("X, with")) await slowReplacement.promise;
-						if (event.text !== "X") return { action: "continue" };
-						pi.sendUserMessage("X, with the project's conventions", { deliverAs: "steer" });
-						return { action: "handled" };
-					});
-					pi.on("tool_call", async () => {
-						slowReplacement.release();
-						await queuedBoth;
-						return undefined;
-					});
-				},
-			],
-		});
-		const harness = h;
-		harness.session.subscribe((event) => {
-			if (event.type === "queue_update" && event.steering.length === 2) bothQueued();
-		});
-		const sent: Promise<unknown>[] = [];
-		const { answerRequests } = script(harness, [
-			() => {
-				sent.push(harness.session.prompt("X", { streamingBehavior: "steer" }), harness.session.steer("Z"));
-				return fauxAssistantMessage([fauxToolCall("bash", { command: "true" }, { id: "call-1" })], {
-					stopReason: "toolUse",
-				});
-			},
-			fauxAssistantMessage("answer one"),
-			fauxAssistantMessage("answer two"),
-		]);
-		await harness.session.prompt("start");
 		await Promise.all(sent);
 		await harness.session.waitForExtensionRuns();
 

@@ -87,6 +87,30 @@ describe("finding sessions", () => {
 		);
 	});
 
+	it("pi#4122: list and listAll with { messagesText: false } keep no message text (allMessagesText is empty), everything else as without it", async () => {
+		const dir = tempDir();
+		const big = "x".repeat(100_000);
+		const large = session(dir, "/a", ["hello there", big, "second question"], { name: "Big" });
+		const small = session(dir, "/a", ["small", "answer"]);
+		const other = session(dir, "/b", ["elsewhere"]);
+		const full = await SessionManager.list("/a", { sessionDir: dir });
+		const light = await SessionManager.list("/a", { sessionDir: dir, messagesText: false });
+		expect(full.map((info) => info.path).sort()).toEqual([large.file, small.file].sort());
+		expect(full.find((info) => info.path === large.file)!.allMessagesText).toBe(`hello there ${big} second question`);
+		expect(light).toEqual(full.map((info) => ({ ...info, allMessagesText: "" })));
+		expect(await SessionManager.list("/a", { sessionDir: dir, messagesText: true })).toEqual(full);
+
+		const all = await SessionManager.listAll({ sessionDir: dir });
+		expect(all.map((info) => info.path).sort()).toEqual([large.file, small.file, other.file].sort());
+		expect(await SessionManager.listAll({ sessionDir: dir, messagesText: false })).toEqual(
+			all.map((info) => ({ ...info, allMessagesText: "" })),
+		);
+		await expect(SessionManager.listAll({ sessionDir: dir, messagesText: "no" as never })).rejects.toMatchObject({
+			code: "INVALID_ARGUMENT",
+			message: 'SessionManager.listAll: messagesText must be true or false, got "no".',
+		});
+	});
+
 	describe("with the default agent dir", () => {
 		let saved: string | undefined;
 		beforeEach(() => {
