@@ -3,6 +3,7 @@
  * request can be replayed, and whether a refresh pays for itself. The session's cache warmer owns
  * the scheduling; this module owns the numbers. Pure functions, no timers.
  */
+import { RESPONSE_LISTENER, type ResponseListenerOption } from "./response-activity.js";
 import type { Model, StreamOptions, Usage } from "./types.js";
 
 /** Whether a refresh is sent ("warm") or warming ends until the next real request ("stop"). */
@@ -109,7 +110,9 @@ export interface CacheWarmingRequestOptions extends StreamOptions {
  * ```
  */
 export function getCacheWarmingRequestOptions(options: StreamOptions, signal: AbortSignal): CacheWarmingRequestOptions {
-	return { ...options, maxTokens: 1, disableContinuation: true, maxRetries: 0, signal };
+	// The listener of the request it refreshes belongs to that request (provider-stream.ts).
+	const { [RESPONSE_LISTENER]: _ownListener, ...own } = options as StreamOptions & ResponseListenerOption;
+	return { ...own, maxTokens: 1, disableContinuation: true, maxRetries: 0, signal };
 }
 
 /**

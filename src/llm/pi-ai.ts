@@ -11,6 +11,7 @@ import { streamFromMessage } from "./event-stream.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
 import { PI_AI_PEER_VERSION } from "./provider-env.js";
 import { withRequestSignal } from "./request-signal.js";
+import { streamWatchingResponses } from "./response-activity.js";
 import { keepSignedEmptyThinking } from "./signed-empty-thinking.js";
 import { replayableToolCallIds } from "./tool-call-ids.js";
 import {
@@ -186,14 +187,17 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		this.credentials = options.credentials;
 		this.useEnvironment = options.useEnvironment !== false;
 		// A signal per request: pi-ai's provider SDKs never remove the listener they add to it.
-		this.piAiStream = withRequestSignal((model, context, streamOptions) => {
-			try {
-				const sent = keepSignedEmptyThinking(model, replayableToolCallIds(model, context), streamOptions);
-				return piAi.streamSimple(model, sent.context, sent.options);
-			} catch (error) {
-				return streamFromMessage(emptyAssistantMessage(model, "error", errorMessage(error)));
-			}
-		});
+		// The session's refusal details read the responses' status, headers and body (provider-stream.ts).
+		this.piAiStream = withRequestSignal(
+			streamWatchingResponses((model, context, streamOptions) => {
+				try {
+					const sent = keepSignedEmptyThinking(model, replayableToolCallIds(model, context), streamOptions);
+					return piAi.streamSimple(model, sent.context, sent.options);
+				} catch (error) {
+					return streamFromMessage(emptyAssistantMessage(model, "error", errorMessage(error)));
+				}
+			}),
+		);
 		const wanted = options.providers ? new Set(options.providers) : undefined;
 		const catalogue = piAi.getProviders().filter((provider) => !wanted || wanted.has(provider));
 		const ordered = [

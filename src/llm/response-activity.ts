@@ -5,6 +5,7 @@
  * during a long prefill and resent them, over and over (jcode#976, ante#187).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { StreamFn } from "./types.js";
 
 const listeners = new AsyncLocalStorage<() => void>();
 // Marks the wrapper, so a `fetch` another library put in its place later is wrapped in turn.
@@ -56,6 +57,37 @@ export function watchResponses<T>(onResponse: ResponseListener, request: () => T
 /** Sees a response; a response it returns replaces it for the client. */
 export type ResponseListener = (response: Response) => Response | undefined | Promise<Response | undefined>;
 const responseListeners = new AsyncLocalStorage<ResponseListener>();
+
+/**
+ * The request option that asks a stream function making HTTP requests (pi-ai's clients, an
+ * extension's `streamSimple`: see {@link streamWatchingResponses}) to run them under
+ * {@link watchResponses} with this listener. An option, not a scope entered around every stream
+ * call: entering an AsyncLocalStorage slows down every promise of the process from then on (Node
+ * 20), and a stream function that makes no request (faux, the bench's) has no response to watch.
+ */
+export const RESPONSE_LISTENER: unique symbol = Symbol("settle.responseListener");
+
+/** Request options that may carry a {@link RESPONSE_LISTENER}. */
+export interface ResponseListenerOption {
+	[RESPONSE_LISTENER]?: ResponseListener;
+}
+
+/**
+ * `stream`, its requests run under {@link watchResponses} when their options carry a
+ * {@link RESPONSE_LISTENER}: for stream functions that make HTTP requests (pi-ai's clients, an
+ * extension's `streamSimple`).
+ *
+ * @example
+ * ```ts
+ * const watched = streamWatchingResponses(piAi.streamSimple);
+ * ```
+ */
+export function streamWatchingResponses(stream: StreamFn): StreamFn {
+	return (model, context, options) => {
+		const listener = (options as ResponseListenerOption | undefined)?.[RESPONSE_LISTENER];
+		return listener ? watchResponses(listener, () => stream(model, context, options)) : stream(model, context, options);
+	};
+}
 
 function watchFetch(): void {
 	const current = globalThis.fetch as typeof fetch & { [WATCHING]?: true };

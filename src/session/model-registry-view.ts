@@ -15,6 +15,7 @@ import { InMemoryModelRuntime, type ModelRuntime, type ProviderSnapshot } from "
 import { BUILT_IN_PROVIDER_DISPLAY_NAMES, OAUTH_PROVIDER_DISPLAY_NAMES } from "../llm/provider-display-names.js";
 import { environmentName, resolveConfiguredValue } from "../llm/provider-env.js";
 import { withRequestSignal } from "../llm/request-signal.js";
+import { streamWatchingResponses } from "../llm/response-activity.js";
 import { emptyAssistantMessage, type Model, type StreamFn } from "../llm/types.js";
 import type { VirtualModelDefinition } from "../llm/virtual-models.js";
 
@@ -337,7 +338,7 @@ function applyProviderConfig(
 	// A signal per request: provider SDKs an extension wraps may never remove their listener from it.
 	const streamFn =
 		typeof config.streamSimple === "function"
-			? withRequestSignal(config.streamSimple as unknown as StreamFn)
+			? withRequestSignal(streamWatchingResponses(config.streamSimple as unknown as StreamFn))
 			: undefined;
 	if (streamFn && config.api) {
 		runtime.setApiStream(config.api, streamFn);

@@ -13,12 +13,14 @@ import {
 	requestedRetryDelayFromHeaders,
 	withHeaderRetryDelay,
 } from "../llm/errors.js";
-import { createAssistantMessageEventStream } from "../llm/event-stream.js";
+import { streamFromMessage } from "../llm/event-stream.js";
 import type { ProviderAuthStatus } from "../llm/model-runtime.js";
 import { apiKeyEnvVars } from "../llm/provider-env.js";
-import { watchResponses } from "../llm/response-activity.js";
+import { RESPONSE_LISTENER, type ResponseListenerOption } from "../llm/response-activity.js";
 import {
+	type AssistantMessage,
 	type AssistantMessageEvent,
+	type AssistantMessageEventStream,
 	type Context,
 	emptyAssistantMessage,
 	type Model,
@@ -119,8 +121,11 @@ function withRefusalDetails(
 			headers.set("x-should-retry", "false");
 			return new Response(body, { status: response.status, statusText: response.statusText, headers });
 		};
+		// Read where the HTTP requests are made (pi-ai's clients); other stream functions make none.
+		const request: StreamOptions & ResponseListenerOption = options ?? {};
+		request[RESPONSE_LISTENER] = note;
 		return rewritingErrors(
-			() => watchResponses(note, () => stream(model, context, options)),
+			() => stream(model, context, request),
 			model,
 			async (event) => {
 				if (event.reason !== "error") return event;
@@ -206,34 +211,79 @@ function withProxyFailuresExplained(
 }
 
 type ErrorEvent = Extract<AssistantMessageEvent, { type: "error" }>;
+type EventStream = AssistantMessageEventStream;
 
-/** The events of `start()`'s stream as they come, its `error` event (a thrown start included) passed through `rewrite`. */
+/**
+ * `start()`'s stream with its `error` event (a thrown or rejected start, or garbage instead of a
+ * stream, included) passed through `rewrite`. Every other event is the inner stream's own, handed
+ * on as the consumer pulls it: this runs on every model call, and re-streaming each event through a
+ * second stream cost ~6 µs per turn (a quarter of a session's turn).
+ */
 function rewritingErrors(
 	start: () => ReturnType<StreamFn>,
 	model: Model,
 	rewrite: (event: ErrorEvent) => ErrorEvent | Promise<ErrorEvent>,
 ): ReturnType<StreamFn> {
-	const out = createAssistantMessageEventStream();
-	void (async () => {
-		try {
-			const inner = await start();
-			// Garbage from a provider's stream function is named as the agent loop names it, not "not async iterable".
-			if (typeof inner?.[Symbol.asyncIterator] !== "function") throw notAStream(model, inner);
-			for await (const event of inner) {
-				const passed = event.type === "error" ? await rewrite(event) : event;
-				out.push(passed);
-				if (passed.type === "done" || passed.type === "error") {
-					out.end(passed.type === "done" ? passed.message : passed.error);
-					return;
-				}
-			}
-			out.end(await inner.result());
-		} catch (error) {
-			const failure = emptyAssistantMessage(model, "error", error instanceof Error ? error.message : String(error));
-			const passed = await rewrite({ type: "error", reason: "error", error: failure });
-			out.push(passed);
-			out.end(passed.error);
-		}
-	})();
-	return out;
+	const failed = (error: unknown) =>
+		new RewrittenErrors(
+			streamFromMessage(emptyAssistantMessage(model, "error", error instanceof Error ? error.message : String(error))),
+			rewrite,
+		);
+	const checked = (inner: EventStream) =>
+		// Garbage from a provider's stream function is named as the agent loop names it, not "not async iterable".
+		typeof inner?.[Symbol.asyncIterator] === "function" && typeof inner.result === "function"
+			? new RewrittenErrors(inner, rewrite)
+			: failed(notAStream(model, inner));
+	let started: ReturnType<StreamFn>;
+	try {
+		started = start();
+	} catch (error) {
+		return failed(error);
+	}
+	return started instanceof Promise ? started.then(checked, failed) : checked(started);
+}
+
+/** A stream whose `error` event and error result are rewritten once; every other event passes as it is. */
+class RewrittenErrors implements EventStream {
+	private rewritten: Promise<ErrorEvent> | undefined;
+
+	constructor(
+		private readonly inner: EventStream,
+		private readonly rewrite: (event: ErrorEvent) => ErrorEvent | Promise<ErrorEvent>,
+	) {}
+
+	[Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
+		const events = this.inner[Symbol.asyncIterator]();
+		const next = (): Promise<IteratorResult<AssistantMessageEvent>> =>
+			events
+				.next()
+				.then((step) =>
+					step.done || step.value.type !== "error"
+						? step
+						: this.rewriteOnce(step.value).then((value) => ({ done: false, value })),
+				);
+		return {
+			next,
+			return: async (value?: unknown) => {
+				await events.return?.(value);
+				return { done: true, value: undefined };
+			},
+		};
+	}
+
+	result(): Promise<AssistantMessage> {
+		return this.inner
+			.result()
+			.then((message) =>
+				message.stopReason === "error" || message.stopReason === "aborted"
+					? this.rewriteOnce({ type: "error", reason: message.stopReason, error: message }).then((event) => event.error)
+					: message,
+			);
+	}
+
+	/** The event and the result agree: whichever is asked first is rewritten, once. */
+	private rewriteOnce(event: ErrorEvent): Promise<ErrorEvent> {
+		this.rewritten ??= Promise.resolve(this.rewrite(event));
+		return this.rewritten;
+	}
 }

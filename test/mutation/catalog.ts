@@ -17977,6 +17977,52 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!before.has(name)) rmSync(", replace: "rmSync(" }],
 		tests: ["test/cli/package-install-failure.test.ts"],
 	},
+	{
+		id: "JC01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"the error result of a refused request is not completed (only its error event is): a stream that ends with no terminal event loses the refused key's source",
+		edits: [
+			{
+				find: 'message.stopReason === "error" || message.stopReason === "aborted"\n',
+				replace: "false\n",
+			},
+		],
+		tests: ["test/pi-races/extension-providers.test.ts"],
+	},
+	{
+		id: "JC02",
+		file: "src/session/provider-stream.ts",
+		description:
+			"the session no longer hands its response listener to the request: no Retry-After wait, no refused body, no key source",
+		edits: [{ find: "\t\trequest[RESPONSE_LISTENER] = note;\n", replace: "" }],
+		tests: ["test/session/provider-stream-refusals.test.ts", "test/pi-races/retry-after-headers.test.ts"],
+	},
+	{
+		id: "JC03",
+		file: "src/llm/response-activity.ts",
+		description: "a stream function given a response listener runs without watching its responses",
+		edits: [
+			{
+				find: "return listener ? watchResponses(listener, () => stream(model, context, options)) : stream(model, context, options);",
+				replace: "return stream(model, context, options);",
+			},
+		],
+		tests: ["test/session/provider-stream-refusals.test.ts"],
+	},
+	{
+		id: "JC04",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"an extension's own streamSimple is not watched: a 401 from the endpoint it fetches no longer names the registerProvider apiKey",
+		edits: [
+			{
+				find: "withRequestSignal(streamWatchingResponses(config.streamSimple as unknown as StreamFn))",
+				replace: "withRequestSignal(config.streamSimple as unknown as StreamFn)",
+			},
+		],
+		tests: ["test/pi-races/extension-providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -30,7 +30,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
-import { chatReply } from "../llm/wire/openai.js";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 import { writeExtension } from "./helpers.js";
 
@@ -194,4 +194,60 @@ describe("gsd-2#171: an RPC dialog asked without the tool's signal, then abort",
 		expect(client.lines.filter((line) => line.type === "response" && line.success === false)).toEqual([]);
 		expect(await client.end()).toBe(0);
 	});
+});
+
+describe("an extension's own streamSimple that fetches: the refusal is completed as pi-ai's clients' are", () => {
+	it.each([
+		[
+			"its error event",
+			'yield message.stopReason === "error" ? { type: "error", reason: "error", error: message } : { type: "done", reason: "stop", message };',
+		],
+		["no events, only its result", "void message;"],
+	])(
+		"codewhale#2665: a 401 from the endpoint an extension's streamSimple calls itself names the registerProvider apiKey it sent (the stream gives %s)",
+		async (_gives, emit) => {
+			const extension = writeExtension(
+				cli.dir,
+				"fetching-provider.mjs",
+				`const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+pi.registerProvider("my-proxy", {
+	api: "my-proxy-api",
+	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
+	apiKey: "ext-old-key",
+	models: [{ id: "m", name: "M", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+	streamSimple: (model, context, options) => {
+		const answer = (async () => {
+			const response = await fetch(model.baseUrl + "/chat/completions", {
+				method: "POST",
+				headers: { authorization: "Bearer " + options.apiKey, "content-type": "application/json" },
+				body: JSON.stringify({ model: model.id, messages: [] }),
+			});
+			const text = await response.text();
+			const done = response.ok;
+			return { role: "assistant", content: done ? [{ type: "text", text }] : [], api: model.api, provider: model.provider, model: model.id, usage, stopReason: done ? "stop" : "error", ...(done ? {} : { errorMessage: response.status + " " + text }), timestamp: Date.now() };
+		})();
+		return {
+			async *[Symbol.asyncIterator]() {
+				const message = await answer;
+				${emit}
+			},
+			result: () => answer,
+		};
+	},
+});`,
+			);
+			server.reply(openAiError(401, "bad key", "invalid_request_error", "invalid_api_key"));
+
+			const run = await runSettleAsync(["--no-session", "-e", extension, "--model", "my-proxy/m", "-p", "hi"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+
+			expect(server.requests).toHaveLength(1);
+			expect(server.requests[0]?.headers.authorization).toBe("Bearer ext-old-key");
+			expect(run.stderr).toContain("bad key");
+			expect(run.stderr).toContain('my-proxy answered 401 to the "apiKey" of my-proxy in models.json');
+			expect(run.code).not.toBe(0);
+		},
+	);
 });
