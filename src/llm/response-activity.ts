@@ -79,7 +79,8 @@ export interface ResponseListenerOption {
  *
  * @example
  * ```ts
- * const watched = streamWatchingResponses(piAi.streamSimple);
+ * // Requests of `modelRuntime.stream` whose options carry a RESPONSE_LISTENER run under watchResponses.
+ * const watched = streamWatchingResponses(modelRuntime.stream);
  * ```
  */
 export function streamWatchingResponses(stream: StreamFn): StreamFn {
