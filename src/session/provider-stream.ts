@@ -59,6 +59,8 @@ export function providerStreamFn(
 	keySource?: (provider: string) => ProviderAuthStatus | undefined,
 ): StreamFn {
 	const base = stream;
+	// Built once: a wrapper per request is work on every turn (the idle timeout, opt-in, is per request).
+	const refusing = withRefusalDetails(base, keySource);
 	return (model, context, options) => {
 		if (proxyInUse()) return withProxyFailuresExplained(unproxied, model, context, options);
 		return unproxied(model, context, options);
@@ -67,7 +69,7 @@ export function providerStreamFn(
 		const provider = settings.getProviderRetrySettings();
 		// A silent open stream ends as a retryable error after `streamIdleTimeoutMs` (opt-in; pi#8331).
 		const idleMs = provider.streamIdleTimeoutMs;
-		const stream = withRefusalDetails(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base, keySource);
+		const stream = idleMs ? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource) : refusing;
 		const request: StreamOptions = options ?? {};
 		if (request.timeoutMs === undefined && provider.timeoutMs !== undefined) request.timeoutMs = provider.timeoutMs;
 		if (request.maxRetries === undefined && provider.maxRetries !== undefined) request.maxRetries = provider.maxRetries;

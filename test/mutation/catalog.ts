@@ -7580,8 +7580,8 @@ export const MUTANTS: Mutant[] = [
 		description: "streamIdleTimeoutMs ignored",
 		edits: [
 			{
-				find: "withRefusalDetails(idleMs ? streamWithIdleTimeout(base, idleMs, timers) : base, keySource)",
-				replace: "withRefusalDetails(base, keySource)",
+				find: "idleMs ? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource) : refusing",
+				replace: "refusing",
 			},
 		],
 		tests: ["test/pi-races/liveness.test.ts"],
