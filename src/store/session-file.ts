@@ -36,6 +36,22 @@ export function decodePieceBytes(): number {
 }
 /** How a header line starts when pi or Settle wrote it: used to recognise a header cut off mid-write. */
 const HEADER_PREFIX = '{"type":"session"';
+/** How every line pi or Settle writes starts: where a whole entry glued after a torn line begins. */
+const LINE_START = '{"type":';
+/** The id of an entry line pi or Settle wrote (`type` first, `id` second), while its start is intact. */
+const WRITTEN_ID = /^\{"type":"[^"\\]*","id":"([^"\\]+)"/;
+/** How much of a torn fragment a diagnostic quotes. */
+const QUOTED_FRAGMENT_CHARS = 60;
+
+/** A line after the header that was skipped as unreadable. */
+interface SkippedLine {
+	line: number;
+	/** How many entries were loaded before it. */
+	before: number;
+	/** The entry id the line held, when its start was intact enough to tell. */
+	id: string | undefined;
+	diagnostic: SessionDiagnostic;
+}
 
 /** The result of reading a session file (or text) without changing it. */
 export interface SessionFileContents {
@@ -117,6 +133,8 @@ class LineParser {
 	readonly diagnostics: SessionDiagnostic[] = [];
 	/** Set when the first parsable line is not a header: the file is not a session. */
 	notASession = false;
+	/** Unreadable lines after the header, in file order (see {@link reattachOrphans}). */
+	readonly skipped: SkippedLine[] = [];
 	lineNo = 0;
 	private requireIds = true;
 	/** How many entries the sink has been told about. */
@@ -206,9 +224,11 @@ class LineParser {
 		try {
 			value = JSON.parse(line);
 		} catch (error) {
+			if (this.header !== null && this.takeGluedEntry(line, lineNo)) return true;
 			// The parser quotes the line: escaped, the NUL bytes of a write a crash lost (claude-code#49876) or escape
 			// sequences reach no terminal raw.
-			if (!quiet) this.malformed(lineNo, `not valid JSON (${printable((error as Error).message)})`);
+			if (!quiet)
+				this.malformed(lineNo, `not valid JSON (${printable((error as Error).message)})`, WRITTEN_ID.exec(line)?.[1]);
 			return false;
 		}
 		if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -244,7 +264,7 @@ class LineParser {
 			return false;
 		}
 		if (record.type === "message" && !hasMessageObject(record as { message?: unknown })) {
-			if (!quiet) this.malformed(lineNo, "a message entry without a message object");
+			if (!quiet) this.malformed(lineNo, "a message entry without a message object", record.id);
 			return false;
 		}
 		const problem = entryFieldProblem(value as SessionEntry & Record<string, unknown>);
@@ -260,14 +280,109 @@ class LineParser {
 		return true;
 	}
 
-	private malformed(lineNo: number, reason: string): void {
-		this.diagnostics.push({
+	private malformed(lineNo: number, reason: string, id?: unknown): void {
+		const diagnostic: SessionDiagnostic = {
 			kind: "malformed_line",
 			file: this.file,
 			line: lineNo,
 			message: `Line ${lineNo} skipped: ${reason}.`,
-		});
+		};
+		this.diagnostics.push(diagnostic);
+		if (this.header !== null) {
+			const held = typeof id === "string" ? id : undefined;
+			this.skipped.push({ line: lineNo, before: this.entries.length, id: held, diagnostic });
+		}
 	}
+
+	/**
+	 * Loads the whole entry at the end of a line that starts with a fragment: pi does not set a torn
+	 * last line aside, so the next entry it appends after a crash lands on that line, glued to the
+	 * fragment. The entry is the line's last `{"type":` from which the rest parses as an entry.
+	 */
+	private takeGluedEntry(line: string, lineNo: number): boolean {
+		for (let at = line.lastIndexOf(LINE_START); at > 0; at = line.lastIndexOf(LINE_START, at - 1)) {
+			let value: unknown;
+			try {
+				value = JSON.parse(line.slice(at));
+			} catch {
+				continue;
+			}
+			if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+			// An entry as pi appends one (not a block nested in the fragment that happens to end the line).
+			const record = value as {
+				type?: unknown;
+				id?: unknown;
+				parentId?: unknown;
+				timestamp?: unknown;
+				message?: unknown;
+			};
+			if (typeof record.type !== "string" || record.type === "session" || typeof record.id !== "string") continue;
+			if ((record.parentId !== null && typeof record.parentId !== "string") || typeof record.timestamp !== "string")
+				continue;
+			if (record.type === "message" && !hasMessageObject(record)) continue;
+			const fragment = line.slice(0, at);
+			const quoted =
+				fragment.length > QUOTED_FRAGMENT_CHARS ? `${fragment.slice(0, QUOTED_FRAGMENT_CHARS)}…` : fragment;
+			this.diagnostics.push({
+				kind: "torn_line",
+				file: this.file,
+				line: lineNo,
+				message:
+					`Line ${lineNo} starts with ${Buffer.byteLength(fragment)} bytes of a line cut off mid-write ` +
+					`(${printable(quoted)}), skipped; the whole entry written after them on the same line` +
+					`${typeof record.id === "string" ? ` (${record.id})` : ""} was loaded.`,
+			});
+			return this.feedLine(line.slice(at), lineNo, true);
+		}
+		return false;
+	}
+}
+
+/**
+ * Re-attaches, in memory, each entry whose parent is not in the file because the line holding it
+ * was unreadable: to the last entry loaded before that line, so the branch keeps the conversation
+ * before the damage instead of starting at the orphan (the file is not changed). The line is the
+ * skipped line before the entry that held the parent's id, else the nearest one whose id is unknown.
+ */
+function reattachOrphans(parser: LineParser): void {
+	const skipped = parser.skipped;
+	if (skipped.length === 0) return;
+	const entries = parser.entries;
+	const byId = new Map<string, SessionEntry>();
+	for (const entry of entries) byId.set(entry.id, entry);
+	for (let i = skipped[0]!.before; i < entries.length; i++) {
+		const entry = entries[i]!;
+		const parentId = entry.parentId;
+		if (typeof parentId !== "string" || parentId === entry.id || byId.has(parentId)) continue;
+		let holder: SkippedLine | undefined;
+		for (const line of skipped) {
+			if (line.before > i) break;
+			if (line.id === parentId) holder = line;
+			else if (line.id === undefined && holder?.id !== parentId) holder = line;
+		}
+		if (holder === undefined || holder.before === 0) continue;
+		const target = entries[holder.before - 1]!;
+		if (hasAncestor(target, entry, byId, entries.length)) continue;
+		entry.parentId = target.id;
+		holder.diagnostic.message +=
+			` Entry ${entry.id}, whose parent ${parentId} is not in the file, was attached to ${target.id}, ` +
+			`the last entry before line ${holder.line} (in memory; the file is unchanged).`;
+	}
+}
+
+/** Whether `ancestor` is `entry` or on its path to the root (at most `limit` steps: a cycle in a hand-edited file ends it). */
+function hasAncestor(
+	entry: SessionEntry,
+	ancestor: SessionEntry,
+	byId: ReadonlyMap<string, SessionEntry>,
+	limit: number,
+): boolean {
+	let current: SessionEntry | undefined = entry;
+	for (let steps = 0; current !== undefined && steps <= limit; steps++) {
+		if (current === ancestor) return true;
+		current = typeof current.parentId === "string" ? byId.get(current.parentId) : undefined;
+	}
+	return false;
 }
 
 function finish(
@@ -285,11 +400,15 @@ function finish(
 		missingNewline: false,
 		tornHeaderOnly: false,
 	};
-	if (!tail || parser.notASession) return result;
+	if (!tail || parser.notASession) {
+		if (result.header) reattachOrphans(parser);
+		return result;
+	}
 	const line = parser.lineNo + 1;
 	const text = tail.toString("utf8");
 	if (text.trim() !== "" && parser.feedLine(text, line, true) && !parser.notASession && parser.header) {
 		parser.announce();
+		reattachOrphans(parser);
 		result.header = parser.header;
 		result.missingNewline = true;
 		result.completeBytes = fileBytes;
@@ -306,6 +425,7 @@ function finish(
 		result.entries = [];
 		return result;
 	}
+	if (result.header) reattachOrphans(parser);
 	result.tornTail = { line, bytes: tail };
 	result.tornHeaderOnly =
 		parser.header === null &&

@@ -59,6 +59,10 @@ const line = fc.oneof(
 		"\u0000".repeat(12),
 		"\u001b]0;title\u0007{",
 		header,
+		// pi's append after a torn line, glued to it: the whole entry is loaded, the fragment reported.
+		'{"type":"mess{"type":"custom","id":"g7","parentId":null,"timestamp":"t","data":{"é":1}}',
+		// A block nested in a cut-off entry is not an entry: skipped.
+		'{"type":"message","id":"c8","message":{"content":[{"type":"toolCall","id":"k1"}',
 		// Loaded, with an invalid_field diagnostic.
 		'{"type":"custom_message","id":"e5","parentId":null,"timestamp":"t","customType":"x","content":42}',
 		'{"type":"message","id":"e6","parentId":null,"timestamp":"t","message":{"role":"user","content":[null]}}',
@@ -91,6 +95,28 @@ function read(file: string, pieceBytes: number) {
 	return { contents, seen };
 }
 
+/** The entry at the end of a line after a torn fragment: the last `{"type":` from which the rest is an entry as pi writes one. */
+function gluedEntry(text: string): { at: number; value: Record<string, unknown> } | undefined {
+	for (let at = text.length - 1; at > 0; at--) {
+		if (!text.startsWith('{"type":', at)) continue;
+		try {
+			const value = JSON.parse(text.slice(at)) as Record<string, unknown>;
+			const isEntry =
+				typeof value === "object" &&
+				value !== null &&
+				typeof value.type === "string" &&
+				value.type !== "session" &&
+				typeof value.id === "string" &&
+				(value.parentId === null || typeof value.parentId === "string") &&
+				typeof value.timestamp === "string";
+			if (isEntry) return { at, value };
+		} catch {
+			// not the start of the entry
+		}
+	}
+	return undefined;
+}
+
 /**
  * The reading rules for complete lines, one line at a time, as plainly as they can be written: the
  * oracle for the reader's batched hot path (entries and diagnostics must match exactly).
@@ -109,6 +135,17 @@ function referenceRead(lines: string[]) {
 		try {
 			value = JSON.parse(text);
 		} catch (error) {
+			const glued = header === null ? undefined : gluedEntry(text);
+			if (glued !== undefined) {
+				const fragment = text.slice(0, glued.at);
+				diagnostics.push({
+					kind: "torn_line",
+					line,
+					message: `Line ${line} starts with ${Buffer.byteLength(fragment)} bytes of a line cut off mid-write (${fragment}), skipped; the whole entry written after them on the same line (${glued.value.id}) was loaded.`,
+				});
+				entries.push(glued.value);
+				continue;
+			}
 			// Control characters the parser quotes from the line are shown as \uXXXX escapes.
 			const quoted = (error as Error).message.replace(
 				/\p{Cc}/gu,

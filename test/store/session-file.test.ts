@@ -97,16 +97,20 @@ describe("malformed lines in the middle", () => {
 		expect(sm.buildSessionContext().messages).toHaveLength(6);
 	});
 
-	it("a skipped line that was a parent is named by a missing_parent diagnostic", () => {
-		const { file, text } = writeSession(4);
+	it("an entry whose parent was on a skipped line (no id left to read) is attached to the entry before that line", () => {
+		const { file, text, entries } = writeSession(4);
 		const rows = text.split("\n");
 		rows[2] = "garbage";
 		writeFileSync(file, rows.join("\n"));
 		const sm = track(SessionManager.open(file));
-		expect(sm.getDiagnostics().map((d) => d.kind)).toEqual(["malformed_line", "missing_parent"]);
+		const diagnostics = sm.getDiagnostics();
+		expect(diagnostics.map((d) => d.kind)).toEqual(["malformed_line"]);
+		expect(diagnostics[0]!.message).toContain(`Entry ${entries[2]!.id}, whose parent ${entries[1]!.id}`);
+		expect(diagnostics[0]!.message).toContain(`was attached to ${entries[0]!.id}, the last entry before line 3`);
 		expect(sm.getEntries()).toHaveLength(3);
-		// the context starts at the entry whose parent is gone
-		expect(sm.buildSessionContext().messages).toHaveLength(2);
+		// the context keeps the entry before the skipped line
+		expect(sm.buildSessionContext().messages).toHaveLength(3);
+		expect(readFileSync(file, "utf8")).toBe(rows.join("\n"));
 	});
 
 	it("duplicate headers and duplicate ids are reported", () => {

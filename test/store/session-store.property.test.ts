@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { buildSessionContext as piBuildSessionContext } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -226,6 +226,71 @@ describe("session store properties", () => {
 			}),
 			{ numRuns: 60 },
 		);
+	});
+
+	it("an unreadable entry line: its children join the entry before it; reopening gives the same tree; appends continue from the leaf", () => {
+		let attached = 0;
+		fc.assert(
+			fc.property(
+				fc.array(op, { minLength: 1, maxLength: 30 }),
+				pick,
+				fc.oneof(
+					pick.map((at) => ({ cut: at })),
+					fc.constant({ zeros: true as const }),
+				),
+				(ops, linePick, how) => {
+					const dir = tempDir("settle-prop-damage-");
+					const sm = SessionManager.create("/prop", dir);
+					sm.appendMessage(user("start", -1));
+					sm.appendMessage(assistant("ok"));
+					try {
+						ops.forEach((o, step) => {
+							apply(sm, o, step);
+						});
+					} finally {
+						sm.close();
+					}
+					const entries = sm.getEntries();
+					const file = sm.getSessionFile()!;
+					// A lost write: the line cut short (its id may survive), or zeros in its place (claude-code#49876).
+					const k = Math.floor(linePick * entries.length);
+					const lines = readFileSync(file, "utf8").split("\n");
+					const line = lines[k + 1]!;
+					lines[k + 1] =
+						"zeros" in how ? "\u0000".repeat(line.length) : line.slice(0, 1 + Math.floor(how.cut * (line.length - 1)));
+					writeFileSync(file, lines.join("\n"));
+
+					// The reference: the entries without the lost one, its children attached to the entry before it.
+					const lost = entries[k]!;
+					const expected = entries
+						.filter((_, i) => i !== k)
+						.map((e) => (e.parentId === lost.id && k > 0 ? { ...e, parentId: entries[k - 1]!.id } : e));
+					attached += expected.filter((e, i) => e.parentId !== entries[i < k ? i : i + 1]!.parentId).length;
+					const reopened = SessionManager.open(file);
+					let leaf: string | null;
+					try {
+						expect(reopened.getEntries()).toEqual(expected);
+						leaf = reopened.getLeafId();
+						expect(leaf).toBe(expected[expected.length - 1]?.id ?? null);
+						expect(reopened.buildSessionContext()).toEqual(buildSessionContext(expected, leaf));
+						const id = reopened.appendMessage(user("after", 1));
+						expect(reopened.getEntry(id)!.parentId).toBe(leaf);
+						expected.push(reopened.getEntry(id)!);
+					} finally {
+						reopened.close();
+					}
+					const again = SessionManager.open(file);
+					try {
+						expect(again.getEntries()).toEqual(expected);
+						expect(again.buildSessionContext()).toEqual(buildSessionContext(expected, expected.at(-1)!.id));
+					} finally {
+						again.close();
+					}
+				},
+			),
+			{ numRuns: 60 },
+		);
+		expect(attached).toBeGreaterThan(0);
 	});
 
 	it("builds the same context as pi 0.73.1 for every session pi's format covers (no context edits or system messages)", () => {
