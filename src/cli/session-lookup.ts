@@ -70,7 +70,7 @@ const LISTED = 5;
 /**
  * The project's one session whose id starts with `given` (or, when none does and `given` is a
  * session file's name without `.jsonl`, with the id in that name; else the one session named
- * `given`, pi#5018; found by its name, its info has no `allMessagesText`). Throws {@link SettleError}:
+ * `given`, pi#5018). Its info has no `allMessagesText` (`""`): no session is read for its text. Throws {@link SettleError}:
  * `INVALID_ARGUMENT` when several match (listing them: id, modified time, first message; details
  * `{ prefix, ids }`), `NOT_FOUND` when none does (naming another project's matching session and how
  * to resume it, else saying no session is named `given` either and listing the project's latest
@@ -204,7 +204,7 @@ async function otherProjectsSessions(prefix: string, lookup: SessionLookup): Pro
 	const dirs = isDefault
 		? await sessionDirsUnder(join(resolve(lookup.agentDir), "sessions"))
 		: [resolve(lookup.sessionDir)];
-	const all = await listSessionsIn(dirs, undefined, undefined, (header) => header.id.startsWith(prefix));
+	const all = await listSessionsIn(dirs, undefined, undefined, (header) => header.id.startsWith(prefix), false);
 	const link = lookup.linkFolder?.cwd;
 	return all.filter(
 		(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) !== cwd && resolve(info.cwd) !== link,
@@ -214,7 +214,8 @@ async function otherProjectsSessions(prefix: string, lookup: SessionLookup): Pro
 /**
  * `SessionManager.list(cwd, sessionDir)` narrowed to the ids starting with `prefix`, newest first.
  * Only files whose header has such an id are read in full: resuming by id in a folder of
- * months-long sessions reads their headers, not their transcripts.
+ * months-long sessions reads their headers, not their transcripts. No `allMessagesText`: a match
+ * or a listed candidate needs its id, path, date and first message, not a copy of every message.
  */
 async function projectSessionsWithIdPrefix(prefix: string, lookup: SessionLookup): Promise<SessionInfo[]> {
 	// SessionManager.list's rule: any session dir may hold other projects' sessions too.
@@ -224,6 +225,7 @@ async function projectSessionsWithIdPrefix(prefix: string, lookup: SessionLookup
 		undefined,
 		(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) === cwd,
 		(header) => header.id.startsWith(prefix),
+		false,
 	);
 	const link = lookup.linkFolder;
 	if (!link) return own;
@@ -232,6 +234,7 @@ async function projectSessionsWithIdPrefix(prefix: string, lookup: SessionLookup
 		undefined,
 		(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) === link.cwd,
 		(header) => header.id.startsWith(prefix),
+		false,
 	);
 	return [...own, ...linked].sort((a, b) => b.modified.getTime() - a.modified.getTime());
 }

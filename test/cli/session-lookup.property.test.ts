@@ -74,7 +74,8 @@ function contents(spec: FileSpec, cwd: string, index: number): string {
 // session of the project read in full, then every other project's.
 const LISTED = 5;
 async function reference(prefix: string, lookup: SessionLookup): Promise<SessionInfo> {
-	const sessions = await SessionManager.list(lookup.cwd, lookup.sessionDir);
+	// No session's whole text: the lookup reads ids, names, paths, dates and first messages only.
+	const sessions = await SessionManager.list(lookup.cwd, { sessionDir: lookup.sessionDir, messagesText: false });
 	const matches = sessions.filter((info) => info.id.startsWith(prefix));
 	if (matches.length === 1) return matches[0]!;
 	if (matches.length > 1) {
@@ -169,5 +170,36 @@ describe("findSessionByIdPrefix reads only headers that can match", () => {
 			),
 			{ numRuns: 60 },
 		);
+	});
+});
+
+describe("findSessionByIdPrefix keeps no session's whole text", () => {
+	it("the session found, here or in the link-named folder, has an empty allMessagesText; its first message is kept", async () => {
+		const agentDir = join(root, "agent");
+		const here = join(root, "here");
+		const link = join(root, "link");
+		const long = "x".repeat(1_000_000);
+		const write = (cwd: string, id: FileSpec["id"]) => {
+			const dir = getDefaultSessionDirPath(cwd, agentDir);
+			mkdirSync(dir, { recursive: true });
+			writeFileSync(
+				join(dir, `2026-01-01T00-00-00-000Z_${id}.jsonl`),
+				contents({ id, project: "here", kind: "header", custom: false, minute: 1 }, cwd, 0).replace("answer 0", long),
+			);
+		};
+		write(here, "aa11");
+		write(link, "b444");
+		const lookup: SessionLookup = {
+			cwd: here,
+			agentDir,
+			sessionDir: getDefaultSessionDirPath(here, agentDir),
+			resumeElsewhere: (info) => `resume ${info.path}`,
+			latestHint: "",
+			linkFolder: { cwd: link, sessionDir: getDefaultSessionDirPath(link, agentDir), project: here },
+		};
+		for (const prefix of ["aa", "b4"]) {
+			const info = await findSessionByIdPrefix(prefix, lookup);
+			expect(info).toMatchObject({ firstMessage: "question 0", messageCount: 2, allMessagesText: "" });
+		}
 	});
 });
