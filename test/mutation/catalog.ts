@@ -6277,8 +6277,8 @@ export const MUTANTS: Mutant[] = [
 		description: "header filter matches whole ids only",
 		edits: [
 			{
-				find: "\t\t(header) => header.id.startsWith(prefix),\n\t);\n\tconst link",
-				replace: "\t\t(header) => header.id === prefix,\n\t);\n\tconst link",
+				find: "\t\t(header) => header.id.startsWith(prefix),\n\t\tfalse,\n\t);\n\tconst link",
+				replace: "\t\t(header) => header.id === prefix,\n\t\tfalse,\n\t);\n\tconst link",
 			},
 		],
 		tests: ["test/cli/session-lookup.property.test.ts"],
@@ -18021,6 +18021,89 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/extension-providers.test.ts"],
+	},
+	{
+		id: "JD01",
+		file: "src/store/session-file.ts",
+		description:
+			"an entry whose parent was on an unreadable middle line is not re-attached: its branch starts at it, the conversation before the damage leaves the context",
+		edits: [{ find: "\t\tentry.parentId = target.id;\n", replace: "" }],
+		tests: ["test/store/damaged-lines.test.ts", "test/store/session-file.test.ts"],
+	},
+	{
+		id: "JD02",
+		file: "src/store/session-file.ts",
+		description:
+			"the re-attachment ignores the id the damaged line still holds: an entry whose parent was never in the file is attached to the entry before an unrelated damaged line",
+		edits: [
+			{
+				find: "else if (line.id === undefined && holder?.id !== parentId)",
+				replace: "else if (holder?.id !== parentId)",
+			},
+		],
+		tests: ["test/store/damaged-lines.test.ts"],
+	},
+	{
+		id: "JD03",
+		file: "src/store/session-file.ts",
+		description: "an orphan is attached to the first entry of the file instead of the last one before the damaged line",
+		edits: [{ find: "const target = entries[holder.before - 1]!;", replace: "const target = entries[0]!;" }],
+		tests: ["test/store/damaged-lines.test.ts"],
+	},
+	{
+		id: "JD04",
+		file: "src/store/session-file.ts",
+		description:
+			"the re-attachment is not said: the damaged line's diagnostic does not name the entry and the id it was attached to",
+		edits: [{ find: "\t\tholder.diagnostic.message +=", replace: "\t\tvoid" }],
+		tests: ["test/store/damaged-lines.test.ts"],
+	},
+	{
+		id: "JD05",
+		file: "src/store/session-file.ts",
+		description:
+			"a whole entry pi appended onto a torn line is not recovered: the whole line is skipped and the entry lost from the context",
+		edits: [{ find: "if (this.header !== null && this.takeGluedEntry(line, lineNo)) return true;", replace: "" }],
+		tests: ["test/store/damaged-lines.test.ts", "test/store/session-file-pieces.property.test.ts"],
+	},
+	{
+		id: "JD06",
+		file: "src/store/session-file.ts",
+		description:
+			"a block nested in a cut-off entry (a toolCall with an id) is loaded as if it were an entry glued after the fragment",
+		edits: [
+			{
+				find: 'if ((record.parentId !== null && typeof record.parentId !== "string") || typeof record.timestamp !== "string")',
+				replace: "if (false)",
+			},
+		],
+		tests: ["test/store/damaged-lines.test.ts", "test/store/session-file-pieces.property.test.ts"],
+	},
+	{
+		id: "JD07",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"settle --session <prefix> reads every matching session's whole text (allMessagesText) to match an id prefix",
+		edits: [
+			{
+				find: '(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) === cwd,\n\t\t(header) => header.id.startsWith(prefix),\n\t\tfalse,',
+				replace:
+					'(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) === cwd,\n\t\t(header) => header.id.startsWith(prefix),\n\t\ttrue,',
+			},
+		],
+		tests: ["test/cli/session-lookup.property.test.ts"],
+	},
+	{
+		id: "JD08",
+		file: "src/cli/session-lookup.ts",
+		description: "a prefix found in the link-named session folder (oh-my-pi#941) reads that session's whole text",
+		edits: [
+			{
+				find: "resolve(info.cwd) === link.cwd,\n\t\t(header) => header.id.startsWith(prefix),\n\t\tfalse,",
+				replace: "resolve(info.cwd) === link.cwd,\n\t\t(header) => header.id.startsWith(prefix),\n\t\ttrue,",
+			},
+		],
+		tests: ["test/cli/session-lookup.property.test.ts"],
 	},
 ];
 

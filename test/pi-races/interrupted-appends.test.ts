@@ -83,7 +83,7 @@ describe("claude-code#49876: a crash turned an appended line into NUL bytes", ()
 		]);
 	}, 60_000);
 
-	it("claude-code#49876: a zeroed line in the middle (its newline kept): settle -c names it and the entry that lost its parent in printable text (no NUL byte on stderr), and keeps the file's bytes", async () => {
+	it("claude-code#49876: a zeroed line in the middle (its newline kept): settle -c names it and the entry that lost its parent in printable text (no NUL byte on stderr), sends the turns before it, and keeps the file's bytes", async () => {
 		const file = await twoTurns();
 		zeroLine(file, "the second task is BETA", false);
 		const damaged = readFileSync(file);
@@ -94,9 +94,13 @@ describe("claude-code#49876: a crash turned an appended line into NUL bytes", ()
 		expect(resumed.stderr).not.toContain("\u0000");
 		expect(resumed.stderr).toContain("Line 7 skipped: not valid JSON (");
 		expect(resumed.stderr).toContain("\\u0000\\u0000");
+		// The answer whose question was on the zeroed line joins the turn before it (pi 0.73.1 started there).
 		expect(resumed.stderr).toMatch(
-			/Entry \w+ refers to parent \w+, which is not in the file; its branch starts at it\./,
+			/Entry \w+, whose parent \w+ is not in the file, was attached to \w+, the last entry before line 7 \(in memory; the file is unchanged\)\./,
 		);
+		for (const text of ["the first task is ALPHA", "noted ALPHA", "noted BETA", "which tasks?"]) {
+			expect(sent(2)).toContain(text);
+		}
 		expect(readFileSync(file).subarray(0, damaged.length).equals(damaged)).toBe(true);
 	}, 60_000);
 });

@@ -156,10 +156,11 @@ describe("a whole entry pi appended onto a torn last line", () => {
 		expect(readFileSync(file, "utf8")).toBe(lines.join("\n"));
 	});
 
-	it("a line holding only a fragment and no whole entry is still skipped", () => {
+	it("a line holding only a fragment is still skipped, even when a block with an id ends it", () => {
 		const { file } = threeExchanges();
 		const lines = readFileSync(file, "utf8").split("\n");
-		lines.splice(3, 0, '{"type":"message","id":"cut00001","message":{"content":[{"type":"text","text":"x"}');
+		const block = '{"type":"toolCall","id":"k1","name":"read","arguments":{}}';
+		lines.splice(3, 0, `{"type":"message","id":"cut00001","message":{"content":[${block}`);
 		writeFileSync(file, lines.join("\n"));
 		const settle = track(SessionManager.open(file));
 		expect(settle.getDiagnostics().map((d) => d.kind)).toEqual(["malformed_line"]);
