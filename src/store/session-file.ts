@@ -1,7 +1,9 @@
 /**
  * Reading session files: one JSON object per line, line 1 the header. Reading is tolerant: a
- * malformed line is skipped with a diagnostic, a torn last line is reported, and every other line
- * still loads. Nothing here writes; repairs are the SessionManager's job (it holds the lock).
+ * malformed line is skipped with a diagnostic (an entry whose parent it held follows the entry
+ * before it), a whole entry glued after a torn fragment is loaded, a torn last line is reported,
+ * and every other line still loads. Nothing here writes; repairs are the SessionManager's job (it
+ * holds the lock).
  */
 import { isAscii } from "node:buffer";
 import { closeSync, openSync, readSync } from "node:fs";
@@ -443,6 +445,8 @@ function finish(
 /**
  * Reads a session file without modifying it. Returns undefined when the file does not exist.
  * Never throws for bad content: see `header` (null = not a session), `diagnostics`, `tornTail`.
+ * An entry whose parent was on an unreadable line gets, in the result, the `parentId` of the last
+ * entry before that line (its diagnostic says so).
  *
  * @example
  * ```ts
