@@ -153,6 +153,12 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 	const slash = spec.indexOf("/");
 	if (slash > 0) {
 		const found = modelRuntime.getModel(spec.slice(0, slash), spec.slice(slash + 1));
+		// pi#5643: `xiaomi/mimo-v2.5-pro` is also the whole id of a custom provider's model; when only
+		// that reading has a key, it is the one meant (the built-in `xiaomi` would fail for want of one).
+		const wholeId = modelRuntime
+			.getAll()
+			.filter((model) => model.id === spec && modelRuntime.hasConfiguredAuth(model.provider));
+		if (wholeId.length === 1 && !(found && modelRuntime.hasConfiguredAuth(found.provider))) return wholeId[0]!;
 		if (found) return found;
 		// As pi's resolveCliModel: the provider in any case, then the id matched among its models (exact
 		// in any case, else the ids and names containing it).
