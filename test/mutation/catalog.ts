@@ -18060,6 +18060,25 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/overflow-wordings.test.ts"],
 	},
+	{
+		id: "JF04",
+		file: "src/llm/errors.ts",
+		description: 'GLM\'s "exceeds the maximum allowed input length of N tokens" is not an overflow (Switchyard#314)',
+		edits: [
+			{
+				find: "\t/exceeds the maximum allowed input length of [\\d,]+ tokens/i, // GLM behind LiteLLM (Switchyard#314)\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
+	{
+		id: "JF05",
+		file: "src/llm/errors.ts",
+		description: 'Zhipu\'s "Prompt 超长" (error 1261) is not an overflow (octo-agent#2124)',
+		edits: [{ find: "\t/prompt 超长/i, // Zhipu (bigmodel.cn) error 1261 (octo-agent#2124)\n", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

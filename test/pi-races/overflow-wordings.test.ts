@@ -6,6 +6,11 @@
  * waiting for the user to type `continue`. What the user should see: the overflow compacted at
  * once and the request answered, without a word from them.
  *
+ * The same for two more OpenAI-compatible texts other harnesses met: GLM behind a LiteLLM hub,
+ * `Input length 877338 exceeds the maximum allowed input length of 639968 tokens` with `code:
+ * "400"` (NVIDIA-NeMo/Switchyard#314: the overflow fallback never ran), and Zhipu's error 1261,
+ * `Prompt 超长` (open-octo/octo-agent#2124: the turn failed instead of compacting).
+ *
  * A whole session on pi-ai's OpenAI client against a local server, its JSONL on disk.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -78,5 +83,21 @@ describe("pi#5677: an OpenAI-compatible overflow worded 'maximum context length 
 			stopReason: "error",
 			errorMessage: expect.stringContaining("max_tokens (300000)"),
 		});
+	});
+});
+
+describe("Switchyard#314 / octo-agent#2124: GLM's and Zhipu's overflow texts are not recognized", () => {
+	it("Switchyard#314: `Input length 877338 exceeds the maximum allowed input length of 639968 tokens` compacts and re-runs the request", async () => {
+		w = await overflowedWith("Input length 877338 exceeds the maximum allowed input length of 639968 tokens");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+	});
+
+	it("octo-agent#2124: Zhipu's `Prompt 超长` (error 1261) compacts and re-runs the request", async () => {
+		w = await overflowedWith("Prompt 超长");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
 	});
 });
