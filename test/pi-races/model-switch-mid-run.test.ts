@@ -9,6 +9,10 @@
  * first model. What the user should see: each saved answer names the model that wrote it; one that
  * was streaming when the switch came is the old model's, the next request the new one's.
  *
+ * mistral-vibe#945: after `/model`, the session's cost re-priced every earlier token at the new
+ * model's price (one price pair per session). What the user should see: each answer billed at the
+ * price of the model that wrote it, the totals split by model, the same once the file is reopened.
+ *
  * Two providers on one local server (an OpenAI-compatible one, an Anthropic one), reached through
  * pi-ai's own clients; a whole session from `createAgentSession`, its JSONL on disk.
  */
@@ -25,7 +29,7 @@ import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { SimulatedClock } from "../../src/testing/index.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
-import { chatEvents, openAiError } from "../llm/wire/openai.js";
+import { chatEvents, chatReply, openAiError } from "../llm/wire/openai.js";
 import { encodeSse, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { API_KEY, wireModel } from "../llm/wire/session.js";
 
@@ -43,26 +47,46 @@ async function twoProviders(clock?: SimulatedClock) {
 		useEnvironment: false,
 		credentials: AuthStorage.inMemory({ alpha: API_KEY, beta: API_KEY }),
 	});
-	const alphaModel = wireModel("openai-completions", server.url, { provider: "alpha", id: "alpha-1", name: "alpha-1" });
-	const betaModel = wireModel("anthropic-messages", server.url, { provider: "beta", id: "beta-1", name: "beta-1" });
+	// Prices per million tokens: beta costs ten times alpha.
+	const alphaModel = wireModel("openai-completions", server.url, {
+		provider: "alpha",
+		id: "alpha-1",
+		name: "alpha-1",
+		cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 },
+	});
+	const betaModel = wireModel("anthropic-messages", server.url, {
+		provider: "beta",
+		id: "beta-1",
+		name: "beta-1",
+		cost: { input: 10, output: 20, cacheRead: 0, cacheWrite: 0 },
+	});
 	runtime.registerPiAiProvider("alpha", [alphaModel], { defaultModelId: "alpha-1" });
 	runtime.registerPiAiProvider("beta", [betaModel], { defaultModelId: "beta-1" });
-	const { session } = await createAgentSession({
-		cwd: dir,
-		agentDir: dir,
-		modelRuntime: runtime,
-		model: runtime.getModel("alpha", "alpha-1")!,
-		thinkingLevel: "off",
-		settingsManager: SettingsManager.inMemory({ retry: { baseDelayMs: 2000, provider: { maxRetries: 0 } } }),
-		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
-		...(clock ? { clock } : {}),
-	});
+	/** A reopened file (`startOn` null) goes on with the model it records. */
+	const open = async (sessionManager: SessionManager, startOn = runtime.getModel("alpha", "alpha-1") ?? null) => {
+		const { session } = await createAgentSession({
+			cwd: dir,
+			agentDir: dir,
+			modelRuntime: runtime,
+			...(startOn ? { model: startOn } : {}),
+			thinkingLevel: "off",
+			settingsManager: SettingsManager.inMemory({ retry: { baseDelayMs: 2000, provider: { maxRetries: 0 } } }),
+			sessionManager,
+			...(clock ? { clock } : {}),
+		});
+		cleanups.push(() => {
+			session.dispose();
+			sessionManager.close();
+		});
+		return session;
+	};
 	cleanups.push(async () => {
-		session.dispose();
 		await server.close();
 		rmSync(dir, { recursive: true, force: true });
 	});
-	return { server, session, beta: runtime.getModel("beta", "beta-1")! };
+	const sessionManager = SessionManager.create(dir, join(dir, "sessions"));
+	const session = await open(sessionManager);
+	return { server, session, sessionManager, beta: runtime.getModel("beta", "beta-1")!, open };
 }
 
 /** Each request as `path model`. */
@@ -163,5 +187,42 @@ describe("jmfederico/pi-web#122: after a model switch the answer was labelled wi
 			"assistant alpha/alpha-1 stop",
 			"assistant beta/beta-1 stop",
 		]);
+	});
+});
+
+describe("mistral-vibe#945: after a model switch, earlier tokens were re-priced at the new model's price", () => {
+	it("mistral-vibe#945: an answer on alpha, a switch, an answer on beta: each billed at its own model's price, split by model; the reopened file says the same", async () => {
+		const { server, session, sessionManager, beta, open } = await twoProviders();
+		server.reply(
+			chatReply([{ type: "text", text: "alpha answers" }], {
+				model: "alpha-1",
+				usage: { prompt: 1000, completion: 100 },
+			}),
+			anthropicReply([{ type: "text", text: "beta answers" }], {
+				model: "beta-1",
+				usage: { input: 1000, output: 100 },
+			}),
+		);
+		await session.prompt("first");
+		await session.setModel(beta, { persist: false });
+		await session.prompt("second");
+
+		// alpha: 1000 × $1 + 100 × $2 per million; beta: 1000 × $10 + 100 × $20 per million.
+		const alphaCost = (1000 * 1 + 100 * 2) / 1e6;
+		const betaCost = (1000 * 10 + 100 * 20) / 1e6;
+		const stats = session.getSessionStats();
+		expect(stats.cost).toBeCloseTo(alphaCost + betaCost, 10);
+		expect(stats.byModel.map(({ key, cost, tokens }) => ({ key, cost, output: tokens.output }))).toEqual([
+			{ key: "beta/beta-1", cost: expect.closeTo(betaCost, 10), output: 100 },
+			{ key: "alpha/alpha-1", cost: expect.closeTo(alphaCost, 10), output: 100 },
+		]);
+
+		session.dispose();
+		sessionManager.close();
+		const reopened = await open(SessionManager.open(session.sessionFile!), null);
+		expect(reopened.model).toMatchObject({ provider: "beta", id: "beta-1" });
+		const again = reopened.getSessionStats();
+		expect(again.cost).toBeCloseTo(stats.cost, 10);
+		expect(again.byModel).toEqual(stats.byModel);
 	});
 });
