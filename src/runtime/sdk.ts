@@ -140,7 +140,9 @@ export interface InitialModelChoice {
  * Finds a model by `provider/id`, or by a bare id when exactly one provider (preferably one with
  * auth) serves it. As pi's `--provider` / `--model`, the provider of `provider/id` is matched in any
  * case and the id among its models as pi matches it (exact in any case, else the ids and names
- * containing it). Throws `NOT_FOUND` saying what exists.
+ * containing it). An id that holds a slash itself (`xiaomi/mimo-v2.5-pro` on a models.json provider)
+ * is that model when its provider has a key and the provider the prefix names has none. Throws
+ * `NOT_FOUND` saying what exists.
  *
  * @example
  * ```ts
