@@ -22,6 +22,11 @@ const OVERFLOW_PATTERNS: readonly RegExp[] = [
 	/maximum prompt length is \d+/i, // xAI
 	/reduce the length of the messages/i, // Groq, OpenAI
 	/maximum context length is \d+ tokens/i, // OpenRouter, OpenAI
+	// vLLM and other OpenAI-compatible servers: "Input length (265330) exceeds model's maximum context
+	// length (262144)." and "… of 8192 tokens" (pi#5677: taken for a plain failure, never compacted).
+	/exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))/i,
+	/exceeds the maximum allowed input length of [\d,]+ tokens/i, // GLM behind LiteLLM (Switchyard#314)
+	/prompt 超长/i, // Zhipu (bigmodel.cn) error 1261 (octo-agent#2124)
 	/exceeds the limit of \d+/i, // GitHub Copilot
 	/exceeds the available context size/i, // llama.cpp
 	/greater than the context length/i, // LM Studio

@@ -140,7 +140,9 @@ export interface InitialModelChoice {
  * Finds a model by `provider/id`, or by a bare id when exactly one provider (preferably one with
  * auth) serves it. As pi's `--provider` / `--model`, the provider of `provider/id` is matched in any
  * case and the id among its models as pi matches it (exact in any case, else the ids and names
- * containing it). Throws `NOT_FOUND` saying what exists.
+ * containing it). An id that holds a slash itself (`xiaomi/mimo-v2.5-pro` on a models.json provider)
+ * is that model when its provider has a key and the provider the prefix names has none. Throws
+ * `NOT_FOUND` saying what exists.
  *
  * @example
  * ```ts
@@ -153,6 +155,12 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 	const slash = spec.indexOf("/");
 	if (slash > 0) {
 		const found = modelRuntime.getModel(spec.slice(0, slash), spec.slice(slash + 1));
+		// pi#5643: `xiaomi/mimo-v2.5-pro` is also the whole id of a custom provider's model; when only
+		// that reading has a key, it is the one meant (the built-in `xiaomi` would fail for want of one).
+		const wholeId = modelRuntime
+			.getAll()
+			.filter((model) => model.id === spec && modelRuntime.hasConfiguredAuth(model.provider));
+		if (wholeId.length === 1 && !(found && modelRuntime.hasConfiguredAuth(found.provider))) return wholeId[0]!;
 		if (found) return found;
 		// As pi's resolveCliModel: the provider in any case, then the id matched among its models (exact
 		// in any case, else the ids and names containing it).

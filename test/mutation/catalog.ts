@@ -18105,6 +18105,63 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/session-lookup.property.test.ts"],
 	},
+	{
+		id: "JF01",
+		file: "src/runtime/sdk.ts",
+		description:
+			"--model xiaomi/mimo-v2.5-pro reads as provider xiaomi even when only a custom provider's model of that whole id has a key (pi#5643)",
+		edits: [
+			{
+				find: "if (wholeId.length === 1 && !(found && modelRuntime.hasConfiguredAuth(found.provider))) return wholeId[0]!;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/model-id-slash.test.ts"],
+	},
+	{
+		id: "JF02",
+		file: "src/runtime/sdk.ts",
+		description: "a model's whole id wins over provider/id even when that provider has a key too",
+		edits: [
+			{
+				find: "if (wholeId.length === 1 && !(found && modelRuntime.hasConfiguredAuth(found.provider))) return wholeId[0]!;",
+				replace: "if (wholeId.length === 1) return wholeId[0]!;",
+			},
+		],
+		tests: ["test/pi-races/model-id-slash.test.ts"],
+	},
+	{
+		id: "JF03",
+		file: "src/llm/errors.ts",
+		description:
+			'"Input length (N) exceeds model\'s maximum context length (M)." is not an overflow: no compaction, the turn fails (pi#5677)',
+		edits: [
+			{
+				find: "\t/exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\\d,]+ tokens?|\\s*\\([\\d,]+\\))/i,\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
+	{
+		id: "JF04",
+		file: "src/llm/errors.ts",
+		description: 'GLM\'s "exceeds the maximum allowed input length of N tokens" is not an overflow (Switchyard#314)',
+		edits: [
+			{
+				find: "\t/exceeds the maximum allowed input length of [\\d,]+ tokens/i, // GLM behind LiteLLM (Switchyard#314)\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
+	{
+		id: "JF05",
+		file: "src/llm/errors.ts",
+		description: 'Zhipu\'s "Prompt 超长" (error 1261) is not an overflow (octo-agent#2124)',
+		edits: [{ find: "\t/prompt 超长/i, // Zhipu (bigmodel.cn) error 1261 (octo-agent#2124)\n", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,103 @@
+/**
+ * pi#5677: an OpenAI-compatible server (vLLM) refused an over-long request with
+ * `400 Input length (265330) exceeds model's maximum context length (262144).` pi's overflow check
+ * knew `maximum context length is N tokens` and `… of N tokens`, not the number in parentheses, so
+ * the error was taken for a plain failure: the session compacted only later and then stopped,
+ * waiting for the user to type `continue`. What the user should see: the overflow compacted at
+ * once and the request answered, without a word from them.
+ *
+ * The same for two more OpenAI-compatible texts other harnesses met: GLM behind a LiteLLM hub,
+ * `Input length 877338 exceeds the maximum allowed input length of 639968 tokens` with `code:
+ * "400"` (NVIDIA-NeMo/Switchyard#314: the overflow fallback never ran), and Zhipu's error 1261,
+ * `Prompt 超长` (open-octo/octo-agent#2124: the turn failed instead of compacting).
+ *
+ * A whole session on pi-ai's OpenAI client against a local server, its JSONL on disk.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
+import type { RecordedRequest, Router } from "../llm/wire/server.js";
+import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+
+let w: WireSession | undefined;
+afterEach(async () => {
+	await w?.dispose();
+	w = undefined;
+});
+
+const systemText = (request: RecordedRequest): string => String(request.body?.messages?.[0]?.content ?? "");
+const summaries: Router = (request, next) =>
+	systemText(request).startsWith("You are a context summarization assistant")
+		? chatReply([{ type: "text", text: "## Goal\nwire summary" }])
+		: next();
+
+async function overflowedWith(message: string): Promise<WireSession> {
+	const session = await startWireSession({
+		api: "openai-completions",
+		route: summaries,
+		settings: { compaction: { keepRecentTokens: 1 } },
+	});
+	session.server.reply(
+		chatReply([{ type: "text", text: "first answer" }]),
+		openAiError(400, message, "BadRequestError"),
+		chatReply([{ type: "text", text: "answer after compaction" }]),
+	);
+	await session.session.prompt("first question");
+	await session.session.prompt("second question");
+	return session;
+}
+
+describe("pi#5677: an OpenAI-compatible overflow worded 'maximum context length (N)' is not recognized", () => {
+	it("pi#5677: `400 Input length (265330) exceeds model's maximum context length (262144).` compacts and re-runs the request; the answer arrives with no further prompt", async () => {
+		w = await overflowedWith("Input length (265330) exceeds model's maximum context length (262144).");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(lastAssistant(w)).toMatchObject({
+			stopReason: "stop",
+			content: [{ type: "text", text: "answer after compaction" }],
+		});
+		const rerun = JSON.stringify(w.server.requests.at(-1)!.body.messages);
+		expect(rerun).toContain("wire summary");
+		expect(rerun).toContain("second question");
+		expect(rerun).not.toContain("first question");
+		expect(w.eventsOf("agent_settled")).toHaveLength(2);
+	});
+
+	it("pi#5677: the same words with `of N tokens` (`exceeds the maximum context length of 8192 tokens`) are an overflow too", async () => {
+		w = await overflowedWith("Input exceeds the maximum context length of 8192 tokens");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+	});
+
+	it("pi#5677: a 400 naming the model's maximum output (`max_tokens … exceeds the maximum`) is no overflow: one request, the error shown, nothing compacted", async () => {
+		w = await startWireSession({ api: "openai-completions", route: summaries });
+		w.server.reply(
+			openAiError(400, "max_tokens (300000) exceeds the maximum allowed output tokens (32768).", "BadRequestError"),
+		);
+		await w.session.prompt("hello");
+
+		expect(w.eventsOf("compaction_start")).toEqual([]);
+		expect(w.server.requests).toHaveLength(1);
+		expect(lastAssistant(w)).toMatchObject({
+			stopReason: "error",
+			errorMessage: expect.stringContaining("max_tokens (300000)"),
+		});
+	});
+});
+
+describe("Switchyard#314 / octo-agent#2124: GLM's and Zhipu's overflow texts are not recognized", () => {
+	it("Switchyard#314: `Input length 877338 exceeds the maximum allowed input length of 639968 tokens` compacts and re-runs the request", async () => {
+		w = await overflowedWith("Input length 877338 exceeds the maximum allowed input length of 639968 tokens");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+	});
+
+	it("octo-agent#2124: Zhipu's `Prompt 超长` (error 1261) compacts and re-runs the request", async () => {
+		w = await overflowedWith("Prompt 超长");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+	});
+});
