@@ -499,11 +499,14 @@ async function readPipedStdin(out: CliOutput): Promise<string | undefined> {
 }
 
 /**
- * Stdin as UTF-8 text. Bytes that are not UTF-8 (a binary file, a Latin-1 log) still become U+FFFD,
+ * Stdin as UTF-8 text, or as UTF-16 when it starts with that mark. Bytes that are not UTF-8 (a binary file, a Latin-1 log) still become U+FFFD,
  * but no longer silently (apfel#397): a script gets a warning on stderr instead of a confident
  * answer about text the model never saw.
  */
 function decodePipedStdin(bytes: Buffer, out: CliOutput): string {
+	// A UTF-16 file piped as it is (cmd's `type notes.txt |`, `< notes.txt`): its text, as @file reads it.
+	const wide = decodeText(bytes);
+	if (wide.decodedFrom) return wide.text;
 	try {
 		return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
 	} catch {

@@ -18017,7 +18017,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/main.ts",
 		description:
 			"an @file saved as UTF-16 (with its mark) is read as UTF-8 again: refused as a binary file (gemini-cli#5961)",
-		edits: [{ find: "= decodeText(bytes);", replace: '= { text: bytes.toString("utf8"), decodedFrom: undefined };' }],
+		edits: [
+			{
+				find: "const { text, decodedFrom } = decodeText(bytes);",
+				replace: 'const { text, decodedFrom } = { text: bytes.toString("utf8"), decodedFrom: undefined };',
+			},
+		],
 		tests: ["test/pi-races/cli-files.test.ts"],
 	},
 	{
@@ -18106,6 +18111,14 @@ export const MUTANTS: Mutant[] = [
 			"edit's refusal of a UTF-16 file no longer names UTF-16 and the iconv command that converts it (only the generic not-UTF-8 text)",
 		edits: [{ find: "if (wide) {", replace: "if (false) {" }],
 		tests: ["test/pi-races/edit-tool.test.ts"],
+	},
+	{
+		id: "JE10",
+		file: "src/cli/main.ts",
+		description:
+			"a UTF-16 file piped into settle -p as it is (cmd's `type notes.txt |`) is read as UTF-8 again: U+FFFD noise and NULs reach the model",
+		edits: [{ find: "if (wide.decodedFrom) return wide.text;", replace: "" }],
+		tests: ["test/pi-races/piped-stdin-encoding.test.ts"],
 	},
 ];
 
