@@ -18120,6 +18120,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (wide.decodedFrom) return wide.text;", replace: "" }],
 		tests: ["test/pi-races/piped-stdin-encoding.test.ts"],
 	},
+	{
+		id: "JE11",
+		file: "src/settings/json-file.ts",
+		description:
+			"a settings.json (or models.json, auth.json) written as UTF-16 by PowerShell 5.1's `>` is read as UTF-8 again: refused as JSON that does not parse (\"Unexpected token '�'\")",
+		edits: [{ find: "text = decodeText(readFileSync(path)).text;", replace: 'text = readFileSync(path, "utf-8");' }],
+		tests: ["test/pi-races/settings-merge.test.ts", "test/pi-races/cli-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -63,6 +63,21 @@ describe("pi#1054 / pi#7829: a settings.json that does not parse", () => {
 	}
 });
 
+describe("a settings.json that Windows PowerShell 5.1's `>` wrote (UTF-16 LE with its mark)", () => {
+	it("settle -p runs with it (read as its text, not refused as JSON that does not parse); the file keeps its bytes", () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		const settings = join(cli.agentDir, "settings.json");
+		const bytes = Buffer.from('\uFEFF{\r\n  "defaultThinkingLevel": "high"\r\n}\r\n', "utf16le");
+		writeFileSync(settings, bytes);
+		expect(settleFaux("--no-session", "-p", "Say exactly: hi")).toEqual({
+			code: 0,
+			stdout: "Say exactly: hi\n",
+			stderr: "",
+		});
+		expect(readFileSync(settings).equals(bytes)).toBe(true);
+	});
+});
+
 describe("prime-agent#928: a session file whose last line a crash cut off", () => {
 	it("prime-agent#928: resumed with --session, the torn line is set aside and reported; the entries written afterwards are read back by the next run", () => {
 		const first = settleFaux("-p", "Say exactly: first");
