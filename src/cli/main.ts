@@ -12,10 +12,12 @@ import type { ExtensionFlag } from "../extensions/types.js";
 import { useEnvProxy } from "../llm/env-proxy.js";
 import type { ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
+import { shellWord } from "../shell-word.js";
 import { detectImageMimeTypeFromFile } from "../tools/image.js";
 import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
 import { looksBinary } from "../tools/read.js";
+import { decodeText, utf16Note } from "../tools/text-encoding.js";
 import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { ChatInput } from "./chat-input.js";
 import { runDemo } from "./demo.js";
@@ -421,10 +423,14 @@ async function readFileArguments(paths: readonly string[]): Promise<FileArgument
 			const mimeType = await detectImageMimeTypeFromFile(absolute);
 			if (mimeType) files.push({ absolute, data: (await readFile(absolute)).toString("base64"), mimeType });
 			else {
+				// As the read tool: a UTF-16 file (with its mark) is decoded, not refused as binary (gemini-cli#5961).
 				const bytes = await readFile(absolute);
+				const { text, decodedFrom } = decodeText(bytes);
 				// As the read tool (pi#5289): decoded as text, a binary file sends the model NUL bytes.
-				if (looksBinary(bytes)) throw new CliError(binaryFileArgument(path, absolute), EXIT_USAGE);
-				files.push({ text: `<file name="${absolute}">\n${bytes.toString("utf8")}\n</file>\n` });
+				if (looksBinary(decodedFrom ? Buffer.from(text) : bytes))
+					throw new CliError(binaryFileArgument(path, absolute), EXIT_USAGE);
+				const note = decodedFrom ? `${utf16Note(decodedFrom, shellWord(absolute))}\n` : "";
+				files.push({ text: `<file name="${absolute}">\n${text}\n</file>\n${note}` });
 			}
 		} catch (error) {
 			if (error instanceof CliError) throw error;
@@ -493,11 +499,14 @@ async function readPipedStdin(out: CliOutput): Promise<string | undefined> {
 }
 
 /**
- * Stdin as UTF-8 text. Bytes that are not UTF-8 (a binary file, a Latin-1 log) still become U+FFFD,
+ * Stdin as UTF-8 text, or as UTF-16 when it starts with that mark. Bytes that are not UTF-8 (a binary file, a Latin-1 log) still become U+FFFD,
  * but no longer silently (apfel#397): a script gets a warning on stderr instead of a confident
  * answer about text the model never saw.
  */
 function decodePipedStdin(bytes: Buffer, out: CliOutput): string {
+	// A UTF-16 file piped as it is (cmd's `type notes.txt |`, `< notes.txt`): its text, as @file reads it.
+	const wide = decodeText(bytes);
+	if (wide.decodedFrom) return wide.text;
 	try {
 		return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
 	} catch {

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { decodeText } from "../tools/text-encoding.js";
 
 /**
  * A text resource's content (context files, `SYSTEM.md`, skills, prompt templates), decoded by its
@@ -13,9 +14,5 @@ import { readFileSync } from "node:fs";
  * ```
  */
 export function readTextFile(path: string): string {
-	const bytes = readFileSync(path);
-	// TextDecoder consumes the mark of its own encoding.
-	if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes);
-	if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes);
-	return new TextDecoder("utf-8").decode(bytes);
+	return decodeText(readFileSync(path)).text;
 }

@@ -22,6 +22,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { loadLockfile } from "../lazy-deps.js";
 import { makeFolders } from "../store/folders.js";
+import { decodeText } from "../tools/text-encoding.js";
 
 /** Outcome of reading a JSON object file. */
 export type JsonObjectRead =
@@ -39,7 +40,8 @@ export function readJsonObjectFile(path: string, prepare: (text: string) => stri
 	let text: string;
 	try {
 		if (!existsSync(path)) return { status: "missing" };
-		text = readFileSync(path, "utf-8");
+		// Windows PowerShell 5.1's `>` writes UTF-16: read as UTF-8 it failed with "Unexpected token '�'".
+		text = decodeText(readFileSync(path)).text;
 	} catch (error) {
 		return { status: "unreadable", reason: errorMessage(error) };
 	}

@@ -4,6 +4,7 @@ import { access, readFile, realpath } from "node:fs/promises";
 import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
+import { shellWord } from "../shell-word.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import {
 	detectLineEnding,
@@ -19,6 +20,7 @@ import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
 import type { FileReadStamps } from "./read-stamps.js";
 import { replaceFileContent } from "./replace-file.js";
+import { utf16Encoding } from "./text-encoding.js";
 import type { ToolDefinition } from "./types.js";
 
 const replaceEditSchema = Type.Object(
@@ -115,10 +117,19 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * binary): the whole file is written back, so every byte the decoder could not read would become
  * U+FFFD, far from the edited lines (pi#5797: pi does that and reports success).
  */
-function decodeUtf8(bytes: Buffer, path: string): string {
+function decodeUtf8(bytes: Buffer, path: string, absolutePath: string): string {
 	try {
 		return strictUtf8.decode(bytes);
 	} catch (error) {
+		// Named, with the command that converts it, as read's note names it (read decodes such files).
+		const wide = utf16Encoding(bytes);
+		if (wide) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`${path} is ${wide === "utf-16le" ? "UTF-16LE" : "UTF-16BE"} (it starts with its byte-order mark). Nothing was changed: edit changes UTF-8 files only. Convert it first, for example: iconv -f UTF-16 -t UTF-8 ${shellWord(absolutePath)} > converted.txt, or write it anew.`,
+				{ cause: error },
+			);
+		}
 		throw new SettleError(
 			"INVALID_ARGUMENT",
 			`${path} is not valid UTF-8 (a legacy encoding such as Windows-1252 or Latin-1, UTF-16, or binary data). Nothing was changed: edit rewrites the whole file as UTF-8, which would replace every byte it cannot decode. Change it with bash in its own encoding (for example iconv to convert it, or sed), or write it anew.`,
@@ -179,7 +190,7 @@ export function createEditToolDefinition(
 					throw fileSystemError(error, absolutePath); // a directory passes access(): say so, not EISDIR
 				}
 				throwIfAborted(signal);
-				const raw = decodeUtf8(bytes, path);
+				const raw = decodeUtf8(bytes, path, absolutePath);
 				// The model never sees the BOM, and matches against LF text; only the replaced regions are
 				// written back changed, so the BOM and every untouched line ending stay as they were.
 				const { bom, text } = stripBom(raw);

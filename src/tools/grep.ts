@@ -12,6 +12,7 @@ import { loadPicomatch } from "../lazy-deps.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveToCwd } from "./paths.js";
+import { decodeText, utf16Encoding } from "./text-encoding.js";
 import {
 	DEFAULT_MAX_BYTES,
 	GREP_MAX_LINE_LENGTH,
@@ -137,8 +138,8 @@ export function createGlobFilter(glob: string | undefined): (relativePath: strin
 }
 
 /**
- * The file's bytes, or undefined when it is larger than `maxBytes` or, unless `binaryToo`, binary (a
- * NUL byte anywhere, as rg skips them). Most binary files are recognised by their first
+ * The file's text as UTF-8 bytes (a UTF-16 file decoded by its mark, a UTF-8 mark dropped, as rg
+ * does), or undefined when it is larger than `maxBytes` or, unless `binaryToo`, binary (a NUL anywhere, as rg skips them). Most binary files are recognised by their first
  * {@link BINARY_SNIFF_BYTES} without reading them whole.
  */
 async function readTextFile(path: string, maxBytes: number, binaryToo: boolean): Promise<Buffer | undefined> {
@@ -148,8 +149,10 @@ async function readTextFile(path: string, maxBytes: number, binaryToo: boolean):
 		if (size > maxBytes) return undefined;
 		const head = Buffer.alloc(Math.min(size, BINARY_SNIFF_BYTES));
 		const { bytesRead } = await handle.read(head, 0, head.length, 0);
-		if (!binaryToo && head.subarray(0, bytesRead).includes(0)) return undefined;
-		if (size <= bytesRead) return head.subarray(0, bytesRead);
+		// A UTF-16 file (with its mark) has a NUL in every ASCII character: searched as its text, as rg does.
+		const wide = utf16Encoding(head.subarray(0, bytesRead)) !== undefined;
+		if (!wide && !binaryToo && head.subarray(0, bytesRead).includes(0)) return undefined;
+		if (!wide && size <= bytesRead) return withoutUtf8Bom(head.subarray(0, bytesRead));
 		const whole = Buffer.alloc(size);
 		head.copy(whole, 0, 0, bytesRead);
 		let offset = bytesRead;
@@ -159,12 +162,18 @@ async function readTextFile(path: string, maxBytes: number, binaryToo: boolean):
 			offset += n;
 		}
 		// A NUL byte past the first sniff is still a binary file (rg skips it too).
-		const bytes = whole.subarray(0, offset);
-		if (!binaryToo && bytes.indexOf(0, bytesRead) !== -1) return undefined;
-		return bytes;
+		let bytes = whole.subarray(0, offset);
+		if (wide) bytes = Buffer.from(decodeText(bytes).text);
+		if (!binaryToo && bytes.indexOf(0, wide ? 0 : bytesRead) !== -1) return undefined;
+		return withoutUtf8Bom(bytes);
 	} finally {
 		await handle.close();
 	}
+}
+
+/** `bytes` without a UTF-8 byte-order mark: rg drops it too, so `^` matches the first line. */
+function withoutUtf8Bom(bytes: Buffer): Buffer {
+	return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
 }
 
 /**

@@ -20,8 +20,12 @@ import {
 import { expandPath, resolveReadPath } from "./paths.js";
 import type { FileReadStamps } from "./read-stamps.js";
 import { LineWindowScanner, READ_LINE_COUNT_MAX_BYTES, readFileChunks, type ScannedWindow } from "./read-window.js";
+import { type Utf16Encoding, utf16Encoding, utf16Note } from "./text-encoding.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
+
+// Public since read learned UTF-16 (DesktopCommanderMCP#610); shared with grep, @file and the resource loaders.
+export { utf16Encoding } from "./text-encoding.js";
 
 const readSchema = Type.Object({
 	path: Type.String({ description: "Path to the file to read (relative or absolute)" }),
@@ -235,18 +239,8 @@ export function looksBinary(buffer: Buffer): boolean {
 	return buffer.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
-/**
- * The encoding a UTF-16 byte-order mark at the start of `head` names (Windows PowerShell 5.1's `>`
- * and `Out-File`, Notepad's "Unicode"), or undefined. Every other text file is read as UTF-8.
- */
-export function utf16Encoding(head: Buffer): "utf-16le" | "utf-16be" | undefined {
-	if (head[0] === 0xff && head[1] === 0xfe) return "utf-16le";
-	if (head[0] === 0xfe && head[1] === 0xff) return "utf-16be";
-	return undefined;
-}
-
 /** The line window of a text file, and the encoding it was decoded from when that is not UTF-8. */
-type TextWindow = ScannedWindow & { decodedFrom?: "utf-16le" | "utf-16be" };
+type TextWindow = ScannedWindow & { decodedFrom?: Utf16Encoding };
 
 /** How the read tool shrinks images: not at all, with the caller's resizer, or with the default one. */
 type ImageResizing = { kind: "off" } | { kind: "custom"; resize: ImageResizer } | { kind: "default" };
@@ -405,8 +399,7 @@ function withEncodingNote(
 	path: string,
 ): { content: TextContent[]; details: ReadToolDetails | undefined } {
 	if (!window.decodedFrom) return reply;
-	const name = window.decodedFrom === "utf-16le" ? "UTF-16LE" : "UTF-16BE";
-	const note = `[Decoded from ${name} (the file starts with its byte-order mark). edit and write change UTF-8 files only: to change this one, convert it first, for example: iconv -f UTF-16 -t UTF-8 ${shellWord(path)} > converted.txt]`;
+	const note = utf16Note(window.decodedFrom, shellWord(path));
 	const [first, ...rest] = reply.content;
 	return { ...reply, content: [{ ...first!, text: `${first!.text}\n\n${note}` }, ...rest] };
 }

@@ -1790,7 +1790,7 @@ export const MUTANTS: Mutant[] = [
 		id: "F02",
 		file: "src/tools/grep.ts",
 		description: "a NUL byte past the first read is not seen as binary",
-		edits: [{ find: "bytes.indexOf(0, bytesRead) !== -1", replace: "false" }],
+		edits: [{ find: "bytes.indexOf(0, wide ? 0 : bytesRead) !== -1", replace: "false" }],
 		tests: ["test/tools/search.test.ts"],
 	},
 	{
@@ -11934,7 +11934,7 @@ export const MUTANTS: Mutant[] = [
 		id: "DO03",
 		file: "src/cli/main.ts",
 		description: "a binary @file argument is decoded as text again and its NUL bytes go to the model (pi#5289)",
-		edits: [{ find: "if (looksBinary(bytes)) throw", replace: "if (false as boolean) throw" }],
+		edits: [{ find: "if (looksBinary(decodedFrom ? Buffer.from(text) : bytes))", replace: "if (false as boolean)" }],
 		tests: ["test/pi-races/cli-files.test.ts"],
 	},
 	{
@@ -13782,24 +13782,14 @@ export const MUTANTS: Mutant[] = [
 		id: "GC03",
 		file: "src/resources/text-file.ts",
 		description: "code_puppy#778: a UTF-16 LE context file or prompt template is read as UTF-8",
-		edits: [
-			{
-				find: 'if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes);',
-				replace: "",
-			},
-		],
+		edits: [{ find: "return decodeText(readFileSync(path)).text;", replace: 'return readFileSync(path, "utf8");' }],
 		tests: ["test/pi-races/context-files.test.ts"],
 	},
 	{
 		id: "GC04",
-		file: "src/resources/text-file.ts",
+		file: "src/tools/text-encoding.ts",
 		description: "code_puppy#778: a UTF-16 BE context file is read as UTF-8",
-		edits: [
-			{
-				find: 'if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes);',
-				replace: "",
-			},
-		],
+		edits: [{ find: 'if (head[0] === 0xfe && head[1] === 0xff) return "utf-16be";', replace: "" }],
 		tests: ["test/pi-races/context-files.test.ts"],
 	},
 	{
@@ -17908,7 +17898,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "IX01",
-		file: "src/tools/read.ts",
+		file: "src/tools/text-encoding.ts",
 		description:
 			"a UTF-16LE file with its byte-order mark (Windows PowerShell 5.1's `>`) is refused as binary again instead of decoded (DesktopCommanderMCP#610)",
 		edits: [{ find: 'if (head[0] === 0xff && head[1] === 0xfe) return "utf-16le";', replace: "" }],
@@ -18161,6 +18151,122 @@ export const MUTANTS: Mutant[] = [
 		description: 'Zhipu\'s "Prompt 超长" (error 1261) is not an overflow (octo-agent#2124)',
 		edits: [{ find: "\t/prompt 超长/i, // Zhipu (bigmodel.cn) error 1261 (octo-agent#2124)\n", replace: "" }],
 		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
+	{
+		id: "JE01",
+		file: "src/cli/main.ts",
+		description:
+			"an @file saved as UTF-16 (with its mark) is read as UTF-8 again: refused as a binary file (gemini-cli#5961)",
+		edits: [
+			{
+				find: "const { text, decodedFrom } = decodeText(bytes);",
+				replace: 'const { text, decodedFrom } = { text: bytes.toString("utf8"), decodedFrom: undefined };',
+			},
+		],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
+	{
+		id: "JE02",
+		file: "src/cli/main.ts",
+		description:
+			"an @file decoded from UTF-16 is sent without the note that it was and that edit and write change UTF-8 files only",
+		edits: [{ find: "const note = decodedFrom ?", replace: "const note = false ?" }],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
+	{
+		id: "JE03",
+		file: "src/cli/main.ts",
+		description:
+			"an @file with a UTF-16 mark skips the binary check: the NUL characters after the mark reach the model",
+		edits: [
+			{
+				find: "looksBinary(decodedFrom ? Buffer.from(text) : bytes)",
+				replace: "!decodedFrom && looksBinary(bytes)",
+			},
+		],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
+	{
+		id: "JE04",
+		file: "src/tools/text-encoding.ts",
+		description:
+			"a UTF-8 byte-order mark is kept in the text: a SKILL.md saved with one loses its front matter and is skipped (codex#13918), an @file starts with U+FEFF",
+		edits: [
+			{
+				find: 'return { text: new TextDecoder("utf-8").decode(bytes) };',
+				replace: 'return { text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes) };',
+			},
+		],
+		tests: ["test/pi-races/context-files.test.ts", "test/pi-races/cli-files.test.ts"],
+	},
+	{
+		id: "JE05",
+		file: "src/tools/grep.ts",
+		description: "grep skips a UTF-16 file (with its mark) as binary again: matches pi's rg finds are reported as none",
+		edits: [
+			{
+				find: "const wide = utf16Encoding(head.subarray(0, bytesRead)) !== undefined;",
+				replace: "const wide = false;",
+			},
+		],
+		tests: ["test/tools/pi-differential-search-pins.test.ts"],
+	},
+	{
+		id: "JE06",
+		file: "src/tools/grep.ts",
+		description: "grep searches a UTF-16 file's raw bytes instead of its text: no line matches",
+		edits: [{ find: "if (wide) bytes = Buffer.from(decodeText(bytes).text);", replace: "" }],
+		tests: ["test/tools/pi-differential-search-pins.test.ts"],
+	},
+	{
+		id: "JE07",
+		file: "src/tools/grep.ts",
+		description:
+			"grep keeps a UTF-8 byte-order mark: `^` misses the first line and the line shown starts with U+FEFF (rg drops it)",
+		edits: [
+			{
+				find: "return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;",
+				replace: "return bytes;",
+			},
+		],
+		tests: ["test/tools/pi-differential-search-pins.test.ts"],
+	},
+	{
+		id: "JE08",
+		file: "src/tools/grep.ts",
+		description:
+			"grep searches a UTF-16 file holding NUL characters: a binary file's NULs reach the model (rg skips it)",
+		edits: [
+			{
+				find: "if (!binaryToo && bytes.indexOf(0, wide ? 0 : bytesRead) !== -1) return undefined;",
+				replace: "if (!wide && !binaryToo && bytes.indexOf(0, bytesRead) !== -1) return undefined;",
+			},
+		],
+		tests: ["test/tools/pi-differential-search-pins.test.ts"],
+	},
+	{
+		id: "JE09",
+		file: "src/tools/edit.ts",
+		description:
+			"edit's refusal of a UTF-16 file no longer names UTF-16 and the iconv command that converts it (only the generic not-UTF-8 text)",
+		edits: [{ find: "if (wide) {", replace: "if (false) {" }],
+		tests: ["test/pi-races/edit-tool.test.ts"],
+	},
+	{
+		id: "JE10",
+		file: "src/cli/main.ts",
+		description:
+			"a UTF-16 file piped into settle -p as it is (cmd's `type notes.txt |`) is read as UTF-8 again: U+FFFD noise and NULs reach the model",
+		edits: [{ find: "if (wide.decodedFrom) return wide.text;", replace: "" }],
+		tests: ["test/pi-races/piped-stdin-encoding.test.ts"],
+	},
+	{
+		id: "JE11",
+		file: "src/settings/json-file.ts",
+		description:
+			"a settings.json (or models.json, auth.json) written as UTF-16 by PowerShell 5.1's `>` is read as UTF-8 again: refused as JSON that does not parse (\"Unexpected token '�'\")",
+		edits: [{ find: "text = decodeText(readFileSync(path)).text;", replace: 'text = readFileSync(path, "utf-8");' }],
+		tests: ["test/pi-races/settings-merge.test.ts", "test/pi-races/cli-files.test.ts"],
 	},
 ];
 

@@ -13,7 +13,9 @@
  * `"extensions"`) given as one path string instead of a list was read as a list of one-character
  * paths, `~` among them, and pi hung scanning the home folder. pi#5289 (for `@file`): a binary file
  * given as `@report.ods` was decoded as text, and its NUL bytes went to the model in the first
- * message, as the read tool sent them before it refused binary files.
+ * message, as the read tool sent them before it refused binary files. gemini-cli#5961: an `@file`
+ * PowerShell wrote as UTF-16 was skipped as binary; Settle refused it as binary too, until `@file`
+ * decoded it as the read tool does.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -59,6 +61,21 @@ describe("pi#1054 / pi#7829: a settings.json that does not parse", () => {
 			expect(sessionFiles()).toEqual([]);
 		});
 	}
+});
+
+describe("a settings.json that Windows PowerShell 5.1's `>` wrote (UTF-16 LE with its mark)", () => {
+	it("settle -p runs with it (read as its text, not refused as JSON that does not parse); the file keeps its bytes", () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		const settings = join(cli.agentDir, "settings.json");
+		const bytes = Buffer.from('\uFEFF{\r\n  "defaultThinkingLevel": "high"\r\n}\r\n', "utf16le");
+		writeFileSync(settings, bytes);
+		expect(settleFaux("--no-session", "-p", "Say exactly: hi")).toEqual({
+			code: 0,
+			stdout: "Say exactly: hi\n",
+			stderr: "",
+		});
+		expect(readFileSync(settings).equals(bytes)).toBe(true);
+	});
 });
 
 describe("prime-agent#928: a session file whose last line a crash cut off", () => {
@@ -178,5 +195,34 @@ describe("pi#5289: a binary @file argument", () => {
 		const text = settleFaux("--no-session", "-p", "@notes.txt", "what?");
 		expect(text.code).toBe(0);
 		expect(text.stdout).toBe(`<file name="${join(cli.project, "notes.txt")}">\ncaf\ufffd au lait\n</file>\nwhat?\n`);
+	});
+});
+
+describe("gemini-cli#5961: an @file saved as UTF-16 (PowerShell's Out-File -Encoding Unicode) was skipped as binary", () => {
+	it("gemini-cli#5961: settle -p @file of UTF-16 LE and BE files (with their marks, CRLF lines, a character outside the BMP) sends their text, each with the note that edit and write save UTF-8", () => {
+		const text = "first line\r\nclef \u{1D11E} and caf\u00e9\r\n";
+		const le = Buffer.from(`\uFEFF${text}`, "utf16le");
+		writeFileSync(join(cli.project, "le notes.txt"), le);
+		writeFileSync(join(cli.project, "be.txt"), Buffer.from(le).swap16());
+		const run = settleFaux("--no-session", "-p", "@le notes.txt", "@be.txt", "what?");
+		const note = (name: string, word: string) =>
+			`[Decoded from ${name} (the file starts with its byte-order mark). edit and write change UTF-8 files only: to change this one, convert it first, for example: iconv -f UTF-16 -t UTF-8 ${word} > converted.txt]\n`;
+		const lePath = join(cli.project, "le notes.txt");
+		const bePath = join(cli.project, "be.txt");
+		expect(run).toEqual({
+			code: 0,
+			stdout: `<file name="${lePath}">\n${text}\n</file>\n${note("UTF-16LE", `'${lePath}'`)}<file name="${bePath}">\n${text}\n</file>\n${note("UTF-16BE", bePath)}what?\n`,
+			stderr: "",
+		});
+	});
+
+	it("gemini-cli#5961: a UTF-8 @file with a byte-order mark reaches the model without the mark; a UTF-16 file holding NUL characters is still refused as binary", () => {
+		writeFileSync(join(cli.project, "bom.txt"), "\uFEFF---\ntitle: x\n---\n");
+		const bom = settleFaux("--no-session", "-p", "@bom.txt", "what?");
+		expect(bom.stdout).toBe(`<file name="${join(cli.project, "bom.txt")}">\n---\ntitle: x\n---\n\n</file>\nwhat?\n`);
+		writeFileSync(join(cli.project, "wide.bin"), Buffer.from("\uFEFFPK\0\0\0\0data", "utf16le"));
+		const refused = settleFaux("--no-session", "-p", "@wide.bin", "what?");
+		expect(refused.code).toBe(2);
+		expect(refused.stderr).toContain("looks like a binary file");
 	});
 });

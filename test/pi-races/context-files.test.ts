@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 // pi 0.73.1's own collector, for the side-by-side check (the module alone, not pi's package index).
 import { loadProjectContextFiles as piLoadProjectContextFiles } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/resource-loader.js";
+import { loadSkillsFromDir as piLoadSkillsFromDir } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/skills.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
@@ -132,5 +133,38 @@ describe("code_puppy#778: an AGENTS.md saved as UTF-16 reached the model as NUL-
 		expect(runtime.session.resourceLoader.getPrompts().prompts.find((p) => p.name === "review")?.description).toBe(
 			"Review the change",
 		);
+	});
+});
+
+describe("codex#13918: a SKILL.md saved as UTF-8 with a byte order mark was skipped (missing YAML frontmatter)", () => {
+	it("codex#13918: a skill with a UTF-8 mark and CRLF lines is offered to the model; SYSTEM.md in UTF-16 LE and APPEND_SYSTEM.md with a UTF-8 mark reach it as their text", async () => {
+		ws = createWorkspace();
+		const project = join(ws.root, "windows-project");
+		mkdirSync(join(project, ".pi", "skills", "example-skill"), { recursive: true });
+		writeFileSync(
+			join(project, ".pi", "skills", "example-skill", "SKILL.md"),
+			"\uFEFF---\r\nname: example-skill\r\ndescription: Example description (SKILL-13918).\r\n---\r\n\r\n# PURPOSE\r\n",
+		);
+		writeFileSync(join(project, ".pi", "SYSTEM.md"), utf16("You are a build bot (SYSTEM-13918).\r\n", "le"));
+		writeFileSync(join(project, ".pi", "APPEND_SYSTEM.md"), "\uFEFFAnswer briefly (APPEND-13918).\r\n");
+		const sent = await firstSystemPrompt(ws, project);
+		expect(sent.startsWith("You are a build bot (SYSTEM-13918).")).toBe(true);
+		expect(sent).toContain("\nAnswer briefly (APPEND-13918).");
+		expect(sent).toContain("Example description (SKILL-13918).");
+		for (const stray of ["\u0000", "\uFFFD", "\uFEFF"]) expect(sent).not.toContain(stray);
+		expect(runtime!.session.resourceLoader.getSkills().diagnostics).toEqual([]);
+	});
+
+	it("codex#13918 (pi-peer): pi 0.73.1's loadSkillsFromDir skips the same SKILL.md: 'description is required'", () => {
+		ws = createWorkspace();
+		const dir = join(ws.root, "skills");
+		mkdirSync(join(dir, "example-skill"), { recursive: true });
+		writeFileSync(
+			join(dir, "example-skill", "SKILL.md"),
+			"\uFEFF---\r\nname: example-skill\r\ndescription: Example description.\r\n---\r\n",
+		);
+		const loaded = piLoadSkillsFromDir({ dir, source: "user" });
+		expect(loaded.skills).toEqual([]);
+		expect(loaded.diagnostics.map((d) => d.message)).toEqual(["description is required"]);
 	});
 });

@@ -124,8 +124,19 @@ describe("pi#5797: edits break the encoding of a CP-1252 file", () => {
 		h = await modelEdits("wide.txt", utf16, { edits: [{ oldText: "a", newText: "c" }] });
 		const result = toolResult(h.session.messages);
 		expect(result.isError).toBe(true);
-		expect(result.text).toContain("wide.txt is not valid UTF-8");
+		expect(result.text).toBe(
+			`wide.txt is UTF-16LE (it starts with its byte-order mark). Nothing was changed: edit changes UTF-8 files only. Convert it first, for example: iconv -f UTF-16 -t UTF-8 ${join(h.tempDir, "wide.txt")} > converted.txt, or write it anew.`,
+		);
 		expect(readFileSync(join(h.tempDir, "wide.txt")).equals(utf16)).toBe(true);
+	});
+
+	it("pi#5797: a UTF-16 BE file is named as such; its bytes are kept", async () => {
+		const utf16 = Buffer.from(Buffer.from("\uFEFFa = \u{1F600}\r\n", "utf16le")).swap16();
+		h = await modelEdits("be.txt", utf16, { edits: [{ oldText: "a", newText: "c" }] });
+		const result = toolResult(h.session.messages);
+		expect(result.isError).toBe(true);
+		expect(result.text).toMatch(/^be\.txt is UTF-16BE \(it starts with its byte-order mark\)\. Nothing was changed/);
+		expect(readFileSync(join(h.tempDir, "be.txt")).equals(utf16)).toBe(true);
 	});
 
 	it("pi#5797: a UTF-8 file with accented text and a BOM is still edited, every other byte kept", async () => {

@@ -37,6 +37,17 @@ describe("apfel#397: piped stdin that is not UTF-8", () => {
 		});
 	});
 
+	it("apfel#397: a UTF-16 file with its mark piped as it is (cmd's `type notes.txt | settle -p`): its text reaches the model, CRLF and an emoji kept, no warning", () => {
+		const le = Buffer.from("\uFEFFcaf\u00e9: 3 errors \u{1F680}\r\nnext\r\n", "utf16le");
+		for (const bytes of [le, Buffer.from(le).swap16()]) {
+			expect(pipe(bytes)).toEqual({
+				code: 0,
+				stdout: "caf\u00e9: 3 errors \u{1F680}\r\nnext\n\nSummarize\n",
+				stderr: "",
+			});
+		}
+	});
+
 	it("apfel#397: valid UTF-8 piped into settle -p (accents, an emoji): passed on as written, no warning", () => {
 		const run = pipe(Buffer.from("café ☕ 🚀", "utf8"));
 		expect(run).toEqual({ code: 0, stdout: "café ☕ 🚀\n\nSummarize\n", stderr: "" });

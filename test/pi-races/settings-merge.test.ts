@@ -4,7 +4,8 @@
  * `SettingsManager.create` and (`pi-peer`) by pi 0.73.1's. pi#7572: a project that sets one key of
  * `retry.provider` lost the global file's other `retry.provider` keys. pi#527, pi#1046: an edit made
  * to `settings.json` while pi ran (a new `enabledModels`, a changed `packages`) was reverted the next
- * time pi saved a setting of its own (a thinking level, the changelog version).
+ * time pi saved a setting of its own (a thinking level, the changelog version). And a settings file
+ * Windows PowerShell 5.1's `>` wrote as UTF-16 stopped Settle with "Unexpected token '�'".
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -98,4 +99,21 @@ describe("pi#527, pi#1046: settings.json edited while running, then a setting sa
 			});
 		});
 	}
+});
+
+describe("a settings.json written by Windows PowerShell 5.1's `>` (UTF-16 LE with its mark)", () => {
+	it("its settings apply, the project file's (UTF-8 with a mark) too; a setting saved later rewrites it as UTF-8 JSON keeping the other keys", () => {
+		const text = '{\r\n  "defaultThinkingLevel": "high",\r\n  "theme": "light"\r\n}\r\n';
+		writeFileSync(join(agentDir, "settings.json"), Buffer.from(`\uFEFF${text}`, "utf16le"));
+		writeFileSync(join(cwd, ".pi", "settings.json"), '\uFEFF{ "skills": ["/project"] }\n');
+		const settings = SettingsManager.create(cwd, agentDir);
+		expect(settings.getErrors()).toEqual([]);
+		expect(settings.getDefaultThinkingLevel()).toBe("high");
+		expect(settings.getSkillPaths()).toEqual(["/project"]);
+		settings.setTheme("dark");
+		expect(JSON.parse(readFileSync(join(agentDir, "settings.json"), "utf8"))).toEqual({
+			defaultThinkingLevel: "high",
+			theme: "dark",
+		});
+	});
 });

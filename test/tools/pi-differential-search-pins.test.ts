@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 /** A fresh folder with `files`; `git: true` makes it a repository (a `.git` folder). */
-async function tree(files: Record<string, string>, options: { git?: boolean } = {}): Promise<string> {
+async function tree(files: Record<string, string | Buffer>, options: { git?: boolean } = {}): Promise<string> {
 	const cwd = join(root, `p${counter++}`);
 	await mkdir(cwd, { recursive: true });
 	if (options.git) await writeFile(join(await mkdirp(join(cwd, ".git")), "HEAD"), "ref: refs/heads/main\n");
@@ -160,5 +160,34 @@ describe("pi 0.73.1's grep and find on Debian's ripgrep and fd", () => {
 		const { pi: piGrep, settle } = both(cwd, "grep");
 		expect(await seen(piGrep, { pattern: "foo", path: "build" })).toBe("b.txt:1: foo");
 		expect(await seen(settle, { pattern: "foo", path: "build" })).toBe("a.log:1: foo\nb.txt:1: foo");
+	});
+
+	it("grep searches UTF-16 files (with their mark) and a UTF-8 file with a mark as their text, as pi's rg does: the same matches, `^` on the first line included", async () => {
+		const le = Buffer.from("\uFEFFalpha\r\nTODO fix \u{1F600}\r\n", "utf16le");
+		const cwd = await tree(
+			{
+				"be.txt": Buffer.from(Buffer.from("\uFEFFalpha\nTODO be\n", "utf16le")).swap16(),
+				"bom8.txt": "\uFEFFTODO first\n",
+				"le.txt": le,
+				// NUL characters after the mark: still a binary file, skipped by both.
+				"wide.bin": Buffer.from("\uFEFFTODO\0\0", "utf16le"),
+			},
+			{ git: true },
+		);
+		const { pi: piGrep, settle } = both(cwd, "grep");
+		const expected = {
+			TODO: "be.txt:2: TODO be\nbom8.txt:1: TODO first\nle.txt:2: TODO fix \u{1F600}",
+			"^TODO": "be.txt:2: TODO be\nbom8.txt:1: TODO first\nle.txt:2: TODO fix \u{1F600}",
+			"^alpha": "be.txt:1: alpha\nle.txt:1: alpha",
+		};
+		for (const [pattern, lines] of Object.entries(expected)) {
+			expect(await seen(piGrep, { pattern }), pattern).toBe(lines);
+			expect(await seen(settle, { pattern }), pattern).toBe(lines);
+		}
+		// With context, pi bug: pi reads the lines around a match as UTF-8, NUL-interleaved noise.
+		expect(await seen(piGrep, { pattern: "fix", path: "le.txt", context: 1 })).toContain("\u0000");
+		expect(await seen(settle, { pattern: "fix", path: "le.txt", context: 1 })).toBe(
+			"le.txt-1- alpha\nle.txt:2: TODO fix \u{1F600}",
+		);
 	});
 });

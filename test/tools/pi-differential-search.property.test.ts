@@ -2,7 +2,8 @@
  * Randomized differential of Settle's grep/find against pi 0.73.1's, which shell out to ripgrep and
  * fd (Debian's `ripgrep` and `fd-find`; missing binaries fail the file with what to install). Random
  * trees in real temp folders — names with spaces, dots and non-ASCII letters, nested and hidden
- * folders, .gitignore/.ignore files, binary files, CRLF and lone-CR lines, long lines, files with
+ * folders, .gitignore/.ignore files, binary files, CRLF and lone-CR lines, UTF-16 files and UTF-8
+ * ones with a byte-order mark (as Windows tools save them), long lines, files with
  * enough matches to hit the match, result and byte limits — and random calls on them. What a model
  * sees must match: the text, `details` (limits, truncation), error messages.
  *
@@ -23,6 +24,8 @@
  * - `withoutPhantomLastLine`: pi's context shows an empty line after a file's final line break
  *   (pinned); pi reads context lines through a readFile that drops the final line break.
  *   Lone CRs throw pi's context line numbers off (pinned): trees with one get no context.
+ *   pi reads context lines as UTF-8 (a UTF-16 file's become noise, a mark stays; pinned): trees
+ *   with a UTF-16 or marked file get no context either.
  * - find patterns with `/` never match folders above the tree: fd matches the absolute path, so
  *   `*\/*.txt` finds `t1/a.txt` (pinned); Settle matches from the session cwd.
  * - `piByteNotice`: Settle's byte-limit notice also says how many lines are shown of how many.
@@ -167,6 +170,15 @@ const textBody = fc.record({
 	lines: fc.array(line, { minLength: 0, maxLength: 8 }),
 	crlf: fc.boolean(),
 	finalEol: fc.boolean(),
+	// As Windows tools save text: rg decodes a UTF-16 file by its mark and drops a UTF-8 mark.
+	encoding: fc.constantFrom(
+		"utf8" as const,
+		"utf8" as const,
+		"utf8" as const,
+		"utf8-bom" as const,
+		"utf16le" as const,
+		"utf16be" as const,
+	),
 });
 /** Many short matching lines (match limits) or long ones (500-char cut, 50 KB byte limit). */
 const manyBody = fc.record({
@@ -208,10 +220,27 @@ const eolStyle = fc.constantFrom("lf" as const, "crlf" as const, "lone-cr" as co
 const treeSpec = fc.record({ eol: eolStyle, specs: fc.array(fileSpec, { minLength: 1, maxLength: 14 }) });
 type FileSpecT = typeof fileSpec extends fc.Arbitrary<infer T> ? T : never;
 
+/** A text body's bytes in its encoding, with the mark that names it. */
+function encoded(text: string, encoding: "utf8" | "utf8-bom" | "utf16le" | "utf16be"): string | Buffer {
+	if (encoding === "utf8") return text;
+	if (encoding === "utf8-bom") return `\uFEFF${text}`;
+	const le = Buffer.from(`\uFEFF${text}`, "utf16le");
+	return encoding === "utf16le" ? le : le.swap16();
+}
+
+/** What a file holds as text (a UTF-16 file decoded, its mark left out). */
+function textOf(body: FileSpecT["body"]): string {
+	return body.kind === "text" ? textLines(body) : contentOf(body).toString();
+}
+
+function textLines(body: Extract<FileSpecT["body"], { kind: "text" }>): string {
+	return body.lines.join(body.crlf ? "\r\n" : "\n") + (body.finalEol && body.lines.length ? "\n" : "");
+}
+
 function contentOf(body: FileSpecT["body"]): string | Buffer {
 	switch (body.kind) {
 		case "text":
-			return body.lines.join(body.crlf ? "\r\n" : "\n") + (body.finalEol && body.lines.length ? "\n" : "");
+			return encoded(textLines(body), body.encoding);
 		case "many":
 			return Array.from(
 				{ length: body.count },
@@ -363,9 +392,10 @@ const grepParams = (shape: Layout) =>
 				),
 				path: pathParam(shape),
 				// Lone CRs throw pi's context lines off (pinned): no context in trees that have one.
-				context: hasLoneCr(shape)
-					? fc.constant(undefined)
-					: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+				context:
+					hasLoneCr(shape) || hasMarkedFile(shape)
+						? fc.constant(undefined)
+						: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
 				limit: fc.option(fc.oneof(fc.integer({ min: -1, max: 5 }), fc.integer({ min: 95, max: 130 })), {
 					nil: undefined,
 				}),
@@ -384,7 +414,12 @@ const grepParams = (shape: Layout) =>
 		});
 
 function hasLoneCr(shape: Layout): boolean {
-	return [...shape.files.values()].some((body) => /\r(?!\n)/.test(contentOf(body).toString()));
+	return [...shape.files.values()].some((body) => /\r(?!\n)/.test(textOf(body)));
+}
+
+/** Whether a file has a mark: pi reads context lines as UTF-8 (noise for UTF-16, U+FEFF kept; pinned). */
+function hasMarkedFile(shape: Layout): boolean {
+	return [...shape.files.values()].some((body) => body.kind === "text" && body.encoding !== "utf8");
 }
 
 function pathParam(shape: Layout): fc.Arbitrary<string | undefined> {
