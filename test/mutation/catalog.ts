@@ -18144,6 +18144,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "leafId = entry.id;", replace: "leafId = source.getLeafId();" }],
 		tests: ["test/pi-races/fork-mid-answer.test.ts"],
 	},
+	{
+		id: "JJ05",
+		file: "src/cli/interactive-tree-commands.ts",
+		description:
+			"a /tree move that nothing was written for no longer says a quit now reopens the branch written last (tau#702)",
+		edits: [{ find: "\t\thost.notice(UNSAVED_POSITION_NOTICE);\n", replace: "" }],
+		tests: ["test/pi-races/tree-move-unsaved.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
