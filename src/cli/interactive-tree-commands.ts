@@ -15,6 +15,10 @@ export const TREE_MAX_LINES = 40;
 /** Characters of a label /label prints (the label itself is kept whole). */
 const LABEL_LIST_CHARS = 80;
 
+/** After a `/tree` move that nothing was written for: what quitting now would reopen. */
+export const UNSAVED_POSITION_NOTICE =
+	"This position is saved with your next message: quit before one and the session reopens at the branch written last.";
+
 /** pi's choices after picking an entry in its tree view. */
 export const SUMMARY_CHOICES = ["No summary", "Summarize", "Summarize with custom prompt"] as const;
 
@@ -132,6 +136,10 @@ async function navigate(host: CommandHost, prefix: string): Promise<void> {
 	}
 	if (result.summaryEntry) {
 		host.notice(`The branch you left is summarized in entry ${shortId(result.summaryEntry.id)}.`);
+	}
+	// pi's format has no position entry: a reopened file resumes at the entry written last.
+	if (manager.isPersisted() && manager.getLeafId() !== manager.getEntries().at(-1)?.id) {
+		host.notice(UNSAVED_POSITION_NOTICE);
 	}
 }
 

@@ -18268,6 +18268,53 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "text = decodeText(readFileSync(path)).text;", replace: 'text = readFileSync(path, "utf-8");' }],
 		tests: ["test/pi-races/settings-merge.test.ts", "test/pi-races/cli-files.test.ts"],
 	},
+	{
+		id: "JJ01",
+		file: "src/compaction/request.ts",
+		description:
+			"a summary request whose stream ignores the signal is awaited to its end after abortBranchSummary() (atomic#2155: the navigation stays busy until the late answer)",
+		edits: [{ find: "return await raceAbort(consume(), signal);", replace: "return await consume();" }],
+		tests: ["test/pi-races/branch-summary-late-answer.test.ts"],
+	},
+	{
+		id: "JJ02",
+		file: "src/cli/interactive-tree-commands.ts",
+		description: "/clone copies up to the entry written last, not the position /tree moved to (dot314#4)",
+		edits: [
+			{
+				find: "const leafId = runtime.session.sessionManager.getLeafId();",
+				replace: "const leafId = runtime.session.sessionManager.getEntries().at(-1)?.id ?? null;",
+			},
+		],
+		tests: ["test/pi-races/clone-after-tree.test.ts"],
+	},
+	{
+		id: "JJ03",
+		file: "src/runtime/targets.ts",
+		description: "a fork of a fork names the first session of the chain as its parent (claude-code#85875)",
+		edits: [
+			{
+				find: "{ ...branchHeader(source.getCwd()), parentSession: sourceFile }",
+				replace: "{ ...branchHeader(source.getCwd()), parentSession: source.getHeader()?.parentSession ?? sourceFile }",
+			},
+		],
+		tests: ["test/pi-races/forks-of-forks.test.ts"],
+	},
+	{
+		id: "JJ04",
+		file: "src/runtime/targets.ts",
+		description: "a fork at an entry (position at) is cut at the current leaf instead (garcon#418: the wrong message)",
+		edits: [{ find: "leafId = entry.id;", replace: "leafId = source.getLeafId();" }],
+		tests: ["test/pi-races/fork-mid-answer.test.ts"],
+	},
+	{
+		id: "JJ05",
+		file: "src/cli/interactive-tree-commands.ts",
+		description:
+			"a /tree move that nothing was written for no longer says a quit now reopens the branch written last (tau#702)",
+		edits: [{ find: "\t\thost.notice(UNSAVED_POSITION_NOTICE);\n", replace: "" }],
+		tests: ["test/pi-races/tree-move-unsaved.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
