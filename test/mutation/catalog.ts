@@ -18056,6 +18056,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/slow-reader-exit.test.ts"],
 	},
+	{
+		id: "JG04",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"hapi#1379: a get_state answer is written a tick after it is taken: the run's agent_start passes it, and it says isStreaming: false after agent_start",
+		edits: [
+			{
+				find: "const response = query(command) ?? (await handle(command));",
+				replace: "const response = (await Promise.resolve(query(command))) ?? (await handle(command));",
+			},
+		],
+		tests: ["test/pi-races/rpc-state-order.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,69 @@
+/**
+ * hapi#1379, replayed: HAPI started `pi --mode rpc`, sent `get_state` without waiting and then its
+ * prompt; the `get_state` answer was not ordered against the run's events, so a snapshot saying
+ * `isStreaming: false` arrived after `agent_start` and flipped the session back to idle in the
+ * list while it ran. What a client reading stdout in order should see: every `get_state` answer
+ * agrees with the events before it — `isStreaming: true` between `agent_start` and `agent_end`,
+ * `false` before the prompt's response and after `agent_settled`. Against a real `settle --rpc` on
+ * a local OpenAI-compatible server, with `get_state` written in the same chunk as the prompt,
+ * while the answer streams, and once the run has settled.
+ */
+import { describe, expect, it } from "vitest";
+import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { startWireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-rpc-state-order-");
+
+const line = (command: Record<string, unknown>) => `${JSON.stringify(command)}\n`;
+
+describe("hapi#1379: a get_state answer said isStreaming: false after agent_start", () => {
+	it("hapi#1379: settle --rpc: get_state written before, with and during the prompt's run, and after it: each answer agrees with the events before it on stdout", async () => {
+		const server = await startWireServer();
+		try {
+			writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+			server.reply(chatReply([{ type: "text", text: "the long report, streamed in parts" }]));
+			const client = new RpcClient(["--model", "local/coder", "--no-session"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+			const streaming = client.next((event) => event.type === "message_update");
+			const settled = client.next((event) => event.type === "agent_settled");
+			// HAPI's start-up: a get_state nobody waits for, then the prompt, in one chunk.
+			client.child.stdin.write(
+				line({ id: "s0", type: "get_state" }) +
+					line({ id: "p", type: "prompt", message: "write the report" }) +
+					line({ id: "s1", type: "get_state" }) +
+					line({ id: "s2", type: "get_state" }),
+			);
+			await streaming;
+			client.child.stdin.write(line({ id: "s3", type: "get_state" }));
+			await settled;
+			const after = client.next((event) => event.id === "s4");
+			client.child.stdin.write(line({ id: "s4", type: "get_state" }));
+			await after;
+			expect(await client.end()).toBe(0);
+
+			const seen = { promptAnswered: false, started: false, ended: false, settled: false };
+			const answers: Record<string, boolean> = {};
+			for (const event of client.lines) {
+				if (event.type === "response" && event.command === "get_state") {
+					const isStreaming = (event.data as { isStreaming: boolean }).isStreaming;
+					answers[event.id as string] = isStreaming;
+					const where = `${event.id} after ${JSON.stringify(seen)}`;
+					if (seen.started && !seen.ended) expect(isStreaming, where).toBe(true);
+					if (!seen.promptAnswered || seen.settled) expect(isStreaming, where).toBe(false);
+				}
+				if (event.type === "response" && event.id === "p") seen.promptAnswered = true;
+				if (event.type === "agent_start") seen.started = true;
+				if (event.type === "agent_end") seen.ended = true;
+				if (event.type === "agent_settled") seen.settled = true;
+			}
+			// Each was answered once; after the run, idle.
+			expect(Object.keys(answers).sort()).toEqual(["s0", "s1", "s2", "s3", "s4"]);
+			expect(answers.s4).toBe(false);
+		} finally {
+			await server.close();
+		}
+	});
+});
