@@ -1,4 +1,7 @@
 /**
+ * genesis-kit#15 (an MCP server exiting at stdin's end with a response still queued): the same
+ * through `settle --rpc` whose stdin ends right after a `get_state`.
+ *
  * command-code#700, replayed: an orchestrator read `command-code -p --output-format json` through a
  * pipe; the CLI wrote its final `result` line and called `process.exit()` at once, so a line the
  * pipe could not take yet was dropped, exit 0. Against Settle: a real `settle -p` and
@@ -162,10 +165,11 @@ const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
 const FILLER = `${"f".repeat(65_535)}\n`;
 
 /**
- * `settle --faux -e <ready> <args>` after FILLER in one pipe, read by bash only once the session
- * shut down; returns settle's exit code and what the reader got after FILLER.
+ * `settle --faux -e <ready> <args>` (stdin: `stdin`, or none) after FILLER in one pipe, read by
+ * bash only once the session shut down; returns settle's exit code and what the reader got after FILLER.
  */
-function runBehindFullPipe(args: string[]): { code: string; stdout: string } {
+function runBehindFullPipe(args: string[], stdin?: string): { code: string; stdout: string } {
+	if (stdin !== undefined) writeFileSync(join(cli.project, "commands.jsonl"), stdin);
 	const extension = join(cli.dir, "ready.mjs");
 	writeFileSync(extension, READY_EXTENSION);
 	expect(spawnSync("mkfifo", [join(cli.project, "ready.fifo")]).status).toBe(0);
@@ -176,7 +180,7 @@ function runBehindFullPipe(args: string[]): { code: string; stdout: string } {
 		"bash",
 		[
 			"-c",
-			`{ head -c 65535 /dev/zero | tr '\\0' f; echo; exec ${settle} </dev/null; } | { read -r _ <ready.fifo; cat >out.txt; }; echo "\${PIPESTATUS[0]}" >status`,
+			`{ head -c 65535 /dev/zero | tr '\\0' f; echo; exec ${settle} <${stdin === undefined ? "/dev/null" : "commands.jsonl"}; } | { read -r _ <ready.fifo; cat >out.txt; }; echo "\${PIPESTATUS[0]}" >status`,
 		],
 		{
 			cwd: cli.project,
@@ -207,5 +211,18 @@ describe("command-code#700: -p exits right after its last write; a line the pipe
 			.map((line) => JSON.parse(line) as { type: string });
 		expect(events[0]!.type).toBe("session");
 		expect(events.at(-1)!.type).toBe("agent_settled");
+	});
+});
+
+describe("genesis-kit#15: a stdio server exiting at the end of stdin drops the response still queued", () => {
+	it("genesis-kit#15: settle --rpc whose stdin ends right after get_state, behind a full pipe: the response arrives whole, exit 0", () => {
+		const run = runBehindFullPipe(["--rpc"], `${JSON.stringify({ id: "s", type: "get_state" })}\n`);
+		expect(run.code).toBe("0");
+		const lines = run.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; id?: string; success?: boolean });
+		expect(lines).toHaveLength(1);
+		expect(lines[0]).toMatchObject({ type: "response", id: "s", success: true });
 	});
 });
