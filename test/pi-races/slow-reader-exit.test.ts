@@ -21,7 +21,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliCommand, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { cliCommand, ROOT, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { makeDiffDirs, writeScript } from "../cli/pi-diff-process.js";
 import { chatPartial } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -166,16 +167,21 @@ const FILLER = `${"f".repeat(65_535)}\n`;
 
 /**
  * `settle --faux -e <ready> <args>` (stdin: `stdin`, or none) after FILLER in one pipe, read by
- * bash only once the session shut down; returns settle's exit code and what the reader got after FILLER.
+ * bash only once the session shut down; returns settle's exit code and what the reader got after
+ * FILLER. `peer`: pi 0.73.1's CLI (test/cli/pi-diff-peer.mjs) in its own project instead.
  */
-function runBehindFullPipe(args: string[], stdin?: string): { code: string; stdout: string } {
-	if (stdin !== undefined) writeFileSync(join(cli.project, "commands.jsonl"), stdin);
-	const extension = join(cli.dir, "ready.mjs");
+function runBehindFullPipe(
+	args: string[],
+	stdin?: string,
+	peer?: { project: string; env: Record<string, string> },
+): { code: string; stdout: string } {
+	const project = peer?.project ?? cli.project;
+	if (stdin !== undefined) writeFileSync(join(project, "commands.jsonl"), stdin);
+	const extension = join(project, "ready.mjs");
 	writeFileSync(extension, READY_EXTENSION);
-	expect(spawnSync("mkfifo", [join(cli.project, "ready.fifo")]).status).toBe(0);
-	const settle = [process.execPath, ...cliCommand(), "--faux", "--no-session", "-e", extension, ...args]
-		.map(quote)
-		.join(" ");
+	expect(spawnSync("mkfifo", [join(project, "ready.fifo")]).status).toBe(0);
+	const command = peer ? [join(ROOT, "test/cli/pi-diff-peer.mjs")] : [...cliCommand(), "--faux"];
+	const settle = [process.execPath, ...command, "--no-session", "-e", extension, ...args].map(quote).join(" ");
 	const run = spawnSync(
 		"bash",
 		[
@@ -183,16 +189,16 @@ function runBehindFullPipe(args: string[], stdin?: string): { code: string; stdo
 			`{ head -c 65535 /dev/zero | tr '\\0' f; echo; exec ${settle} <${stdin === undefined ? "/dev/null" : "commands.jsonl"}; } | { read -r _ <ready.fifo; cat >out.txt; }; echo "\${PIPESTATUS[0]}" >status`,
 		],
 		{
-			cwd: cli.project,
-			env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+			cwd: project,
+			env: peer ? peer.env : { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
 			encoding: "utf8",
 			timeout: HANG_GUARD_MS,
 		},
 	);
 	expect(run.status).toBe(0);
-	const out = readFileSync(join(cli.project, "out.txt"), "utf8");
+	const out = readFileSync(join(project, "out.txt"), "utf8");
 	expect(out.startsWith(FILLER)).toBe(true);
-	return { code: readFileSync(join(cli.project, "status"), "utf8").trim(), stdout: out.slice(FILLER.length) };
+	return { code: readFileSync(join(project, "status"), "utf8").trim(), stdout: out.slice(FILLER.length) };
 }
 
 describe("command-code#700: -p exits right after its last write; a line the pipe has not taken is lost", () => {
@@ -211,6 +217,35 @@ describe("command-code#700: -p exits right after its last write; a line the pipe
 			.map((line) => JSON.parse(line) as { type: string });
 		expect(events[0]!.type).toBe("session");
 		expect(events.at(-1)!.type).toBe("agent_settled");
+	});
+
+	it("command-code#700 (pi-peer): pi 0.73.1 -p and --mode json -p behind a full pipe deliver the answer and every line, exit 0", () => {
+		for (const [name, args] of [
+			["text", ["-p", "say hi"]],
+			["json", ["--mode", "json", "-p", "say hi"]],
+		] as const) {
+			const dirs = makeDiffDirs(join(cli.dir, `pi-${name}`));
+			const script = writeScript(dirs, ["the answer"]);
+			const env = {
+				PATH: process.env.PATH ?? "/usr/bin:/bin",
+				HOME: dirs.home,
+				LANG: "C.UTF-8",
+				PI_CODING_AGENT_DIR: dirs.piAgent,
+				PI_OFFLINE: "1",
+				PI_SKIP_VERSION_CHECK: "1",
+				PI_DIFF_SCRIPT: script,
+			};
+			const run = runBehindFullPipe([...args], undefined, { project: dirs.project, env });
+			expect(run.code).toBe("0");
+			if (name === "text") expect(run.stdout).toBe("the answer\n");
+			else {
+				const events = run.stdout
+					.trimEnd()
+					.split("\n")
+					.map((line) => JSON.parse(line) as { type: string });
+				expect([events[0]!.type, events.at(-1)!.type]).toEqual(["session", "agent_end"]);
+			}
+		}
 	});
 });
 
