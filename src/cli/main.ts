@@ -546,13 +546,8 @@ export async function runCli(argv: readonly string[] = process.argv.slice(2)): P
 	const ran = await main(argv).finally(() => process.off("beforeExit", onStall));
 	const code = requestedExitCode.honoured ? withRequestedExitCode(ran, process.exitCode) : ran;
 	process.exitCode = code;
-	if (process.stdout.writableNeedDrain && !processStdout.closed) {
-		// A closed pipe never drains: its EPIPE ends the wait too.
-		await new Promise<void>((done) => {
-			process.stdout.once("drain", done);
-			processStdout.onClosed = done;
-		});
-	}
+	// A closed pipe never drains: its EPIPE ends the wait too.
+	await processStdout.flushed();
 	process.exit(termination.code ?? code);
 }
 

@@ -106,6 +106,46 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 		error: errorMessage(rpcErrorForCli(error, runtime.services.agentDir)),
 	});
 
+	/**
+	 * The answer to a command that reads the session's state, taken and written in one step: awaited
+	 * like the others, the run's events (agent_start) could pass it on stdout, and a client saw
+	 * `isStreaming: false` after `agent_start` (hapi#1379). Undefined for other commands.
+	 */
+	const query = (command: RpcCommand): Response | undefined => {
+		const id = command.id;
+		const session = runtime.session;
+		switch (command.type) {
+			case "get_state":
+				return success(id, "get_state", {
+					model: withoutRequestHeaders(session.model),
+					thinkingLevel: session.thinkingLevel,
+					isStreaming: session.isStreaming,
+					isCompacting: session.isCompacting,
+					steeringMode: session.steeringMode,
+					followUpMode: session.followUpMode,
+					sessionFile: session.sessionFile,
+					sessionId: session.sessionId,
+					sessionName: session.sessionName,
+					autoCompactionEnabled: session.autoCompactionEnabled,
+					messageCount: session.messages.length,
+					pendingMessageCount: session.pendingMessageCount,
+					cwd: runtime.cwd,
+					lifecycle: session.lifecycle,
+				});
+			case "get_session_stats": {
+				// pi 0.73.1's shape (the RPC differential compares it) plus `cumulative`: the per-model split is SDK and /session only.
+				const { byModel: _byModel, ...stats } = session.getSessionStats();
+				return success(id, "get_session_stats", stats);
+			}
+			case "get_last_assistant_text":
+				return success(id, "get_last_assistant_text", { text: session.getLastAssistantText() ?? null });
+			case "get_messages":
+				return success(id, "get_messages", { messages: session.messages });
+			default:
+				return undefined;
+		}
+	};
+
 	const handle = async (command: RpcCommand): Promise<Response | undefined> => {
 		const id = command.id;
 		const session = runtime.session;
@@ -159,23 +199,6 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 				const options = command.parentSession ? { parentSession: command.parentSession } : {};
 				return success(id, "new_session", await runtime.newSession(options));
 			}
-			case "get_state":
-				return success(id, "get_state", {
-					model: withoutRequestHeaders(session.model),
-					thinkingLevel: session.thinkingLevel,
-					isStreaming: session.isStreaming,
-					isCompacting: session.isCompacting,
-					steeringMode: session.steeringMode,
-					followUpMode: session.followUpMode,
-					sessionFile: session.sessionFile,
-					sessionId: session.sessionId,
-					sessionName: session.sessionName,
-					autoCompactionEnabled: session.autoCompactionEnabled,
-					messageCount: session.messages.length,
-					pendingMessageCount: session.pendingMessageCount,
-					cwd: runtime.cwd,
-					lifecycle: session.lifecycle,
-				});
 			case "set_model": {
 				const provider = requireString(command, "provider");
 				const modelId = requireString(command, "modelId");
@@ -241,11 +264,6 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			case "abort_bash":
 				session.abortBash();
 				return success(id, "abort_bash");
-			case "get_session_stats": {
-				// pi 0.73.1's shape (the RPC differential compares it) plus `cumulative`: the per-model split is SDK and /session only.
-				const { byModel: _byModel, ...stats } = session.getSessionStats();
-				return success(id, "get_session_stats", stats);
-			}
 			case "export_html":
 				return success(id, "export_html", { path: await session.exportToHtml(optionalString(command, "outputPath")) });
 			case "switch_session": {
@@ -272,16 +290,12 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 			}
 			case "get_fork_messages":
 				return success(id, "get_fork_messages", { messages: session.getUserMessagesForForking() });
-			case "get_last_assistant_text":
-				return success(id, "get_last_assistant_text", { text: session.getLastAssistantText() ?? null });
 			case "set_session_name": {
 				const name = requireString(command, "name").trim();
 				if (!name) return failure(id, "set_session_name", "Session name cannot be empty");
 				session.setSessionName(name);
 				return success(id, "set_session_name");
 			}
-			case "get_messages":
-				return success(id, "get_messages", { messages: session.messages });
 			case "get_commands":
 				return success(id, "get_commands", { commands: session.getCommands() });
 			default: {
@@ -310,7 +324,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 	const run = async (command: RpcCommand) => {
 		if (bindError) return;
 		try {
-			const response = await handle(command);
+			const response = query(command) ?? (await handle(command));
 			if (response) write(response);
 		} catch (error) {
 			write(failure(command.id, command.type, error));

@@ -82,7 +82,7 @@ const WHAT_TO_DO =
 	"Make the handler resolve (or reject) and watch ctx.signal; make a tool return (or throw) once its abort signal fires";
 
 /** stdout's own `write`, once {@link keepStdoutForSettle} sent other writers to stderr. */
-let settleStdoutWrite: ((text: string) => boolean) | undefined;
+let settleStdoutWrite: ((text: string, done?: () => void) => boolean) | undefined;
 
 /** stdout of this process; writes after it closed are dropped (never an EPIPE stack trace). */
 export const processStdout = {
@@ -94,6 +94,27 @@ export const processStdout = {
 		if (processStdout.closed) return;
 		if (settleStdoutWrite) settleStdoutWrite(text);
 		else process.stdout.write(text);
+	},
+	/**
+	 * Resolves once everything written has reached the OS, or stdout closed. `process.exit()` drops
+	 * what a slow pipe has not taken yet — even a last line too short to make `writableNeedDrain`
+	 * true (kimi-code#1897).
+	 */
+	flushed(): Promise<void> {
+		const stdout = process.stdout;
+		if (processStdout.closed || stdout.writableLength === 0) return Promise.resolve();
+		return new Promise<void>((resolve) => {
+			const done = () => {
+				stdout.off("close", done);
+				stdout.off("error", done);
+				resolve();
+			};
+			stdout.on("close", done);
+			stdout.on("error", done);
+			// Writes complete in order: the empty one's callback runs once all before it are out.
+			if (settleStdoutWrite) settleStdoutWrite("", done);
+			else stdout.write("", done);
+		});
 	},
 };
 
@@ -116,7 +137,7 @@ export function keepStdoutForSettle(): () => void {
 	if (settleStdoutWrite) return () => {};
 	const stdout = process.stdout;
 	const write = stdout.write;
-	settleStdoutWrite = (text) => write.call(stdout, text);
+	settleStdoutWrite = (text, done) => write.call(stdout, text, "utf8", done);
 	stdout.write = function (this: unknown, ...args: unknown[]): boolean {
 		return (process.stderr.write as (...rest: unknown[]) => boolean).apply(process.stderr, args);
 	} as typeof stdout.write;
@@ -158,6 +179,9 @@ export function stdoutRoom(): Promise<void> | undefined {
 
 /** The {@link stdoutRoom} waits in progress: a signal ends them (a stalled reader must not hold the abort). */
 const roomWaits = new Set<() => void>();
+
+/** What a signal's grace period ends with when only stdout's reader is still waited for. */
+const STDOUT_NOT_READ = `settle: stdout's reader took no more output within ${SHUTDOWN_GRACE_MS / 1000} s; exiting without the rest.\n`;
 
 /** The exit code of a termination in progress (it wins over the run's own code). */
 export const termination = { code: undefined as number | undefined };
@@ -229,8 +253,9 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 		ending = true;
 		termination.code = code;
 		for (const done of [...roomWaits]) done();
+		let disposed = false;
 		const grace = setTimeout(() => {
-			process.stderr.write(stillWaitingText(runtime));
+			process.stderr.write(disposed ? STDOUT_NOT_READ : stillWaitingText(runtime));
 			exit(code);
 		}, SHUTDOWN_GRACE_MS);
 		void (async () => {
@@ -245,6 +270,9 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 			} catch {
 				// Disposal problems must not keep the process alive.
 			}
+			disposed = true;
+			// The last lines (agent_end, agent_settled) may still wait for a slow reader (kimi-code#1897).
+			await processStdout.flushed();
 			clearTimeout(grace);
 			exit(code);
 		})();

@@ -14107,8 +14107,8 @@ export const MUTANTS: Mutant[] = [
 			"oh-my-pi#7635: `settle --mode json` exits without waiting for a slow reader: the megabytes written as the run ends are cut off mid-line",
 		edits: [
 			{
-				find: "if (process.stdout.writableNeedDrain && !processStdout.closed) {",
-				replace: "if (process.stdout.writableNeedDrain && processStdout.closed) {",
+				find: "	await processStdout.flushed();\n",
+				replace: "",
 			},
 		],
 		tests: ["test/pi-races/print-json-output.test.ts"],
@@ -18314,6 +18314,53 @@ export const MUTANTS: Mutant[] = [
 			"a /tree move that nothing was written for no longer says a quit now reopens the branch written last (tau#702)",
 		edits: [{ find: "\t\thost.notice(UNSAVED_POSITION_NOTICE);\n", replace: "" }],
 		tests: ["test/pi-races/tree-move-unsaved.test.ts"],
+	},
+	{
+		id: "JG01",
+		file: "src/cli/termination.ts",
+		description:
+			"kimi-code#1897: a signal exits as soon as the session is disposed: the last lines a stalled reader has not taken (agent_end, agent_settled) are dropped mid-line",
+		edits: [{ find: "			await processStdout.flushed();\n", replace: "" }],
+		tests: ["test/pi-races/slow-reader-exit.test.ts"],
+	},
+	{
+		id: "JG02",
+		file: "src/cli/main.ts",
+		description:
+			"command-code#700: the exit waits for stdout only when more than its high-water mark is queued: a short last write behind a full pipe (the -p answer, agent_settled) is lost, exit 0",
+		edits: [
+			{
+				find: "	await processStdout.flushed();\n",
+				replace: "	if (process.stdout.writableNeedDrain) await processStdout.flushed();\n",
+			},
+		],
+		tests: ["test/pi-races/slow-reader-exit.test.ts"],
+	},
+	{
+		id: "JG03",
+		file: "src/cli/termination.ts",
+		description:
+			"kimi-code#1897: a signalled process whose reader never reads again says the session did not stop, not that its output was left unread",
+		edits: [
+			{
+				find: "disposed ? STDOUT_NOT_READ : stillWaitingText(runtime)",
+				replace: "stillWaitingText(runtime)",
+			},
+		],
+		tests: ["test/pi-races/slow-reader-exit.test.ts"],
+	},
+	{
+		id: "JG04",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"hapi#1379: a get_state answer is written a tick after it is taken: the run's agent_start passes it, and it says isStreaming: false after agent_start",
+		edits: [
+			{
+				find: "const response = query(command) ?? (await handle(command));",
+				replace: "const response = (await Promise.resolve(query(command))) ?? (await handle(command));",
+			},
+		],
+		tests: ["test/pi-races/rpc-state-order.test.ts"],
 	},
 ];
 
