@@ -109,6 +109,16 @@ function savedResults(session: WireSession) {
 		.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
 }
 
+/**
+ * 1600×1200 of noise as a PNG: 6.4 MB on disk, 8.5 MB of base64, within 2000 px. Encoded once for the
+ * file's three tests that send or read it (photon takes ~0.6 s of CPU for it); no test writes into it.
+ */
+let noisyShotBytes: Buffer | undefined;
+function noisyShot(): Buffer {
+	noisyShotBytes ??= encodeImage("png", 1600, 1200, 3, 255);
+	return noisyShotBytes;
+}
+
 /** A PNG whose header says 1600×1200 followed by 6 MB that is not a zlib stream: it cannot be decoded. */
 function undecodableHugePng(): string {
 	const whole = encodeImage("png", 40, 40);
@@ -121,7 +131,7 @@ function undecodableHugePng(): string {
 describe("pi#2055: an image over the provider's 5 MB limit in a tool result made every later request fail", () => {
 	it("pi#2055: with images.autoResize off, a tool's 8 MB screenshot is left out with a note: this turn and the next prompt are answered", async () => {
 		// 1600×1200 of noise: 8.5 MB of base64, within 2000 px, so only its size is over.
-		const shot = encodeImage("png", 1600, 1200, 3, 255).toString("base64");
+		const shot = noisyShot().toString("base64");
 		expect(shot.length).toBeGreaterThan(ANTHROPIC_IMAGE_BYTES);
 		w = await startWireSession({
 			api: "anthropic-messages",
@@ -187,7 +197,7 @@ describe("pi#224: reading an image over 5 MB left the session unrecoverable: no 
 			settings: { compaction: { enabled: false, keepRecentTokens: 1 } },
 		});
 		// 1600×1200 of noise: 6.4 MB on disk, 8.5 MB of base64.
-		writeFileSync(join(w.dir, "photo.png"), encodeImage("png", 1600, 1200, 3, 255));
+		writeFileSync(join(w.dir, "photo.png"), noisyShot());
 		w.server.reply(
 			anthropicReply([{ type: "tool_use", id: "toolu_read", name: "read", input: { path: "photo.png" } }], {
 				stopReason: "tool_use",
@@ -225,8 +235,17 @@ function refuseSidesOver8000(request: RecordedRequest, next: () => ReturnType<ty
 	);
 }
 
-/** A `width`×`height` PNG of one light colour with a dark band at the top: tall, yet a few KB. */
-function pagePng(width: number, height: number): string {
+/**
+ * A 1440×8570 PNG of one light colour with a dark band at the top: tall, yet a few KB. Encoded once
+ * for the file's three tests (photon takes ~1.5 s of CPU for it); the base64 string is immutable.
+ */
+let pageCapture: string | undefined;
+function pagePng(): string {
+	pageCapture ??= encodePage(1440, 8570);
+	return pageCapture;
+}
+
+function encodePage(width: number, height: number): string {
 	const rgba = new Uint8Array(width * height * 4).fill(240);
 	rgba.fill(20, 0, width * 40 * 4);
 	const image = new photon.PhotonImage(rgba, width, height);
@@ -239,7 +258,7 @@ function pagePng(width: number, height: number): string {
 
 describe("oh-my-pi#10633: a full-page screenshot taller than 8000 px was sent raw and every later request was refused", () => {
 	it("oh-my-pi#10633: a tool's 1440×8570 capture is resized to fit 2000 px before it is saved; the turn and the next prompt are answered", async () => {
-		const capture = pagePng(1440, 8570);
+		const capture = pagePng();
 		w = await startWireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
@@ -257,7 +276,7 @@ describe("oh-my-pi#10633: a full-page screenshot taller than 8000 px was sent ra
 
 	it("oh-my-pi#10633: the same capture sent with a prompt (SDK images) is fitted too; this prompt and the next are answered", async () => {
 		const { stops, firstUser: content } = await promptImageThenAgain(refuseSidesOver8000, "what is on this page?", {
-			data: pagePng(1440, 8570),
+			data: pagePng(),
 			mimeType: "image/png",
 		});
 		expect(stops).toEqual(["stop", "stop"]);
@@ -375,7 +394,7 @@ describe("claude-code#12009: an MCP screenshot labelled image/jpeg that was a PN
 
 describe("images sent with steer / follow-up skipped the prompt's image checks, so the provider refused the run", () => {
 	it("a steer with a 1440×8570 capture is resized, a follow-up's PNG labelled image/jpeg relabelled; a plain steer sent later stays second; every request is answered", async () => {
-		const capture = pagePng(1440, 8570);
+		const capture = pagePng();
 		const shot = encodeImage("png", 64, 48).toString("base64");
 		const steerAll = async (): Promise<void> => {
 			const session = w!.session;
@@ -435,7 +454,7 @@ describe("images sent with steer / follow-up skipped the prompt's image checks, 
 describe("a prompt image over the 4.5 MB inline limit was dropped with a hint, while @file and tool images were resized", () => {
 	it("an 8 MB screenshot sent with a prompt (SDK images) is resized under the limit and sent; no hint; both prompts are answered", async () => {
 		// 1600×1200 of noise: 8.5 MB of base64, within 2000 px, so only its size is over.
-		const shot = encodeImage("png", 1600, 1200, 3, 255).toString("base64");
+		const shot = noisyShot().toString("base64");
 		const { stops, firstUser: content } = await promptImageThenAgain(refuseImagesOver5MB, "what is this?", {
 			data: shot,
 			mimeType: "image/png",

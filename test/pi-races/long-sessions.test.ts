@@ -20,19 +20,58 @@ import {
 	statSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage } from "../../src/index.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { readSessionHeader } from "../../src/store/discovery.js";
 import { getDefaultSessionDirPath } from "../../src/store/paths.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { cliBundle } from "../cli/cli-bundle.js";
 import { ROOT, runSettle, useCliProject } from "../cli/helpers.js";
 import { tinyUsage } from "../fixtures/long-sessions/plain-model.js";
 
-const TSX = join(ROOT, "node_modules/tsx/dist/loader.mjs");
 const FIXTURES = join(ROOT, "test/fixtures/long-sessions");
+
+/**
+ * The fixture scripts, run by plain `node`: each bundled into one ESM file whose `src/index.js`
+ * import is the bundled `settle` package (test/cli/cli-bundle.ts, what npm ships). Started through
+ * tsx, each child spent ~1 s of CPU loading Settle's TypeScript sources; with
+ * `SETTLE_TEST_CLI=sources` (as for the `settle` children, test/cli/helpers.ts) they still are.
+ */
+const FROM_SOURCES = process.env.SETTLE_TEST_CLI === "sources";
+const fixtureDir = mkdtempSync(join(tmpdir(), "settle-long-fixtures-"));
+/** The `node` arguments that run fixture `name`. */
+const fixture = (name: string): string[] =>
+	FROM_SOURCES
+		? ["--import", join(ROOT, "node_modules/tsx/dist/loader.mjs"), join(FIXTURES, `${name}.ts`)]
+		: [join(fixtureDir, `${name}.mjs`)];
+beforeAll(async () => {
+	if (FROM_SOURCES) return;
+	const settle = pathToFileURL(join(dirname(cliBundle()), "index.js")).href;
+	const names = ["list-sessions", "replaced-sessions", "bash-tool-output", "write-huge-session", "export-branch"];
+	await build({
+		entryPoints: Object.fromEntries(names.map((name) => [name, join(FIXTURES, `${name}.ts`)])),
+		outdir: fixtureDir,
+		outExtension: { ".js": ".mjs" },
+		bundle: true,
+		platform: "node",
+		format: "esm",
+		logLevel: "error",
+		plugins: [
+			{
+				name: "settle-bundle",
+				setup(on) {
+					on.onResolve({ filter: /\/src\/index\.js$/ }, () => ({ path: settle, external: true }));
+				},
+			},
+		],
+	});
+}, 120_000);
+afterAll(() => rmSync(fixtureDir, { recursive: true, force: true }));
 
 const usage = tinyUsage;
 
@@ -107,7 +146,7 @@ describe("pi#5044, pi#8762: listing sessions reads a whole session file into mem
 		// Read whole into one string, the file alone is twice this heap (pi's buildSessionInfo before pi#5044).
 		const listed = spawnSync(
 			process.execPath,
-			["--max-old-space-size=64", "--import", TSX, join(FIXTURES, "list-sessions.ts"), project, sessions],
+			["--max-old-space-size=64", ...fixture("list-sessions"), project, sessions],
 			{ encoding: "utf8", maxBuffer: 1 << 20 },
 		);
 		expect(listed.stderr).toBe("");
@@ -190,11 +229,9 @@ describe("oh-my-pi#8003: a long-running host kept every finished session it had 
 		timeout: 60_000,
 	}, () => {
 		const dir = scratchDir();
-		const run = spawnSync(
-			process.execPath,
-			["--expose-gc", "--import", TSX, join(FIXTURES, "replaced-sessions.ts"), dir, "10"],
-			{ encoding: "utf8" },
-		);
+		const run = spawnSync(process.execPath, ["--expose-gc", ...fixture("replaced-sessions"), dir, "10"], {
+			encoding: "utf8",
+		});
 		expect(run.stderr).toBe("");
 		expect(run.status).toBe(0);
 		// The host's current session answered too (a tool call, then text): the runtime went on working.
@@ -256,14 +293,7 @@ describe("oh-my-pi#4078: a fast command's output was queued whole before the out
 		const dir = scratchDir();
 		const run = spawnSync(
 			process.execPath,
-			[
-				"--max-old-space-size=64",
-				"--import",
-				TSX,
-				join(FIXTURES, "bash-tool-output.ts"),
-				dir,
-				"yes x | head -c 200000000 | tr -d '\\n'",
-			],
+			["--max-old-space-size=64", ...fixture("bash-tool-output"), dir, "yes x | head -c 200000000 | tr -d '\\n'"],
 			{ encoding: "utf8", maxBuffer: 1 << 22 },
 		);
 		expect(run.stderr).toBe("");
@@ -291,11 +321,9 @@ describe("pi#5231: a session file past 512 MB could not be opened (`Cannot creat
 	}, () => {
 		const sessions = join(cli.dir, "sessions");
 		// Written in its own process: the store keeps every entry in memory.
-		const written = spawnSync(
-			process.execPath,
-			["--import", TSX, join(FIXTURES, "write-huge-session.ts"), cli.project, sessions, "520"],
-			{ encoding: "utf8" },
-		);
+		const written = spawnSync(process.execPath, [...fixture("write-huge-session"), cli.project, sessions, "520"], {
+			encoding: "utf8",
+		});
 		expect(written.stderr).toBe("");
 		const file = written.stdout.trim();
 		const size = statSync(file).size;
@@ -331,7 +359,7 @@ describe("pi#5231: a session file past 512 MB could not be opened (`Cannot creat
 
 		// Exported as JSONL (`/export <name>.jsonl`): the branch, re-chained, was one string too.
 		const out = join(cli.dir, "branch.jsonl");
-		const exported = spawnSync(process.execPath, ["--import", TSX, join(FIXTURES, "export-branch.ts"), file, out], {
+		const exported = spawnSync(process.execPath, [...fixture("export-branch"), file, out], {
 			encoding: "utf8",
 		});
 		expect(exported.stderr).toBe("");

@@ -12,9 +12,10 @@
  *   twice, renamed its command `/viking:1` and `/viking:2`, and a bare `/viking` went to the model.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettle } from "../cli/helpers.js";
 import { makePackageFolders, type PackageFolders, settingsOf, write, writePiPackage } from "../cli/package-fixtures.js";
 
@@ -52,16 +53,24 @@ function writeKit(root: string, marker: string): void {
 	);
 }
 
+// The release's tarball, `npm pack`ed once for the file's tests (about 1 s): they only install it.
+const packs = mkdtempSync(join(tmpdir(), "settle-pi-races-package-same-name-packs-"));
+let releaseTarball: string | undefined;
+afterAll(() => rmSync(packs, { recursive: true, force: true }));
+
 /** `kit` ("release") packed and installed globally with `settle install npm:…`, as from the registry. */
 function installReleaseGlobally(): string {
-	const release = join(folders.dir, "kit-release");
-	writeKit(release, "release");
-	execFileSync("npm", ["pack", "--pack-destination", folders.dir, release], {
-		cwd: folders.dir,
-		env: { ...process.env, ...folders.env },
-		stdio: "ignore",
-	});
-	const source = `npm:kit@file:${join(folders.dir, "kit-1.0.0.tgz")}`;
+	if (!releaseTarball) {
+		const release = join(packs, "kit-release");
+		writeKit(release, "release");
+		execFileSync("npm", ["pack", "--pack-destination", packs, release], {
+			cwd: packs,
+			env: { ...process.env, ...folders.env },
+			stdio: "ignore",
+		});
+		releaseTarball = join(packs, "kit-1.0.0.tgz");
+	}
+	const source = `npm:kit@file:${releaseTarball}`;
 	expect(settle(["install", source]).code).toBe(0);
 	return source;
 }
@@ -85,7 +94,7 @@ describe("pi#6466: a package's development checkout next to its global npm insta
 
 		// Elsewhere the global install is the one that loads.
 		expect(settle(["--faux", "--no-session", "-p", "/kit hi"]).stderr).toBe("[info] hello.ts: kit release ran hi\n");
-	}, 60_000); // npm pack, an offline npm install, six settle processes
+	}, 60_000); // npm pack (once per file), an offline npm install, six settle processes
 });
 
 describe("pi#4033: one package listed twice in one settings file, from two sources", () => {
@@ -102,7 +111,7 @@ describe("pi#4033: one package listed twice in one settings file, from two sourc
 			stderr: `Warning: Package ../kit (in ${join(folders.agentDir, "settings.json")}) not loaded: it is package "kit", which ${npmSource}, listed before it, loads already. Remove one of the two entries.\n[info] hello.ts: kit release ran hi\n`,
 		});
 		expect(settle(["--faux", "--no-session", "-p", "/kit-review z"]).stdout).toContain("Review z with kit release.");
-	}, 60_000); // npm pack, an offline npm install, four settle processes
+	}, 60_000); // npm pack (once per file), an offline npm install, four settle processes
 });
 
 describe("pi#8098: an auto-discovered extension folder also listed in packages", () => {

@@ -12,9 +12,10 @@
  *   failed to update stopped the run, and the packages after it kept their old versions.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettle, runSettleAsync } from "../cli/helpers.js";
 import { type NpmRegistry, startNpmRegistry } from "../cli/npm-registry.js";
 import {
@@ -70,6 +71,30 @@ describe("pi#2592: pi update treats branch refs as pinned, so branch-based git p
 describe("pi#3000, pi#3064, pi#2459: settle update of npm packages against a registry", () => {
 	let registry: NpmRegistry;
 
+	// Each version's tarball, `npm pack`ed once for the file's tests (about 1 s each): they only read it.
+	const packs = mkdtempSync(join(tmpdir(), "settle-pi-races-updates-packs-"));
+	const packed = new Map<string, string>();
+	afterAll(() => rmSync(packs, { recursive: true, force: true }));
+
+	/** The tarball `npm pack` makes of `tools` at `version`, its template saying `marker`. */
+	function packedTools(version: string, marker: string): string {
+		const key = `${version} ${marker}`;
+		const known = packed.get(key);
+		if (known) return known;
+		const source = join(packs, `tools-src-${version}-${marker}`);
+		const destination = join(packs, `${version}-${marker}`);
+		writePiPackage(source, "tools", version, marker);
+		mkdirSync(destination);
+		execFileSync("npm", ["pack", "--pack-destination", destination], {
+			cwd: source,
+			env: { ...process.env, ...folders.env },
+			stdio: "ignore",
+		});
+		const tarball = join(destination, `tools-${version}.tgz`);
+		packed.set(key, tarball);
+		return tarball;
+	}
+
 	beforeEach(async () => {
 		registry = await startNpmRegistry();
 	});
@@ -80,14 +105,7 @@ describe("pi#3000, pi#3064, pi#2459: settle update of npm packages against a reg
 
 	/** Publishes `tools` at `version`, its template saying `marker`. */
 	function publishTools(version: string, marker: string) {
-		const source = join(folders.dir, `tools-src-${version}`);
-		writePiPackage(source, "tools", version, marker);
-		execFileSync("npm", ["pack", "--pack-destination", folders.dir], {
-			cwd: source,
-			env: { ...process.env, ...folders.env },
-			stdio: "ignore",
-		});
-		registry.publish("tools", version, join(folders.dir, `tools-${version}.tgz`));
+		registry.publish("tools", version, packedTools(version, marker));
 	}
 
 	/** `settle` with npm online, against the local registry only. */
@@ -122,7 +140,7 @@ describe("pi#3000, pi#3064, pi#2459: settle update of npm packages against a reg
 		expect(newer.stdout).toBe("Updating npm:tools...\nUpdated npm:tools\n");
 		expect(versionAt(installed)).toBe("2.0.0");
 		expect(settle(["--faux", "--no-session", "-p", "/tools-review x"]).stdout).toBe("Review x with tools two.\n");
-	}, 90_000); // npm pack twice, npm install -g twice, npm view, four settle processes
+	}, 90_000); // npm pack twice (once per file), npm install -g twice, npm view, four settle processes
 
 	it("pi#2459: a project's package (.pi/npm) installed at 1.0.0 is at 2.0.0 after settle update, and loads so", async () => {
 		publishTools("1.0.0", "one");
@@ -138,7 +156,7 @@ describe("pi#3000, pi#3064, pi#2459: settle update of npm packages against a reg
 		expect(settle(["--faux", "--no-session", "--approve", "-p", "/tools-review x"]).stdout).toBe(
 			"Review x with tools two.\n",
 		);
-	}, 90_000); // npm pack twice, npm install twice, npm view, three settle processes
+	}, 90_000); // npm pack twice (once per file), npm install twice, npm view, three settle processes
 });
 
 describe("Scoop#6143: one package that cannot update stops the update of the others", () => {
