@@ -1,9 +1,17 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadTrace } from "../../src/inspect/trace-file.js";
+
+/**
+ * tsx's transform cache, where a user's tsx keeps it (`<tmpdir>/tsx-<uid>`). The examples run with a
+ * TMPDIR of their own, where tsx would start an empty cache and transpile Settle's sources anew in
+ * every example (~0.3 s of CPU each); linked there, a second run reuses it as a user's would.
+ */
+const TSX_CACHE_NAME = `tsx-${process.geteuid?.() ?? userInfo().username}`;
+const TSX_CACHE = join(tmpdir(), TSX_CACHE_NAME);
 
 /**
  * Runs an example the way the README does (`npx tsx examples/<name>.ts`), with a temp dir of its
@@ -12,6 +20,8 @@ import { loadTrace } from "../../src/inspect/trace-file.js";
 function runExample(name: string, args: string[] = []): { status: number | null; stdout: string; stderr: string } {
 	const tmp = mkdtempSync(join(tmpdir(), `settle-example-${name}-`));
 	try {
+		mkdirSync(TSX_CACHE, { recursive: true });
+		symlinkSync(TSX_CACHE, join(tmp, TSX_CACHE_NAME), "junction");
 		const result = spawnSync(process.execPath, ["--import", "tsx", `examples/${name}.ts`, ...args], {
 			encoding: "utf8",
 			timeout: 60_000,
