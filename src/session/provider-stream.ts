@@ -138,6 +138,9 @@ function withRefusalDetails(
 				if (unplaced && body) text = `${unplaced[1]} ${body.slice(0, REFUSED_BODY_MAX_CHARS)}`;
 				// A wait the text names is the provider's precise one (OpenAI rounds its header up to seconds).
 				if (asked?.delayMs && parseRequestedRetryDelayMs(text) === undefined) text = withHeaderRetryDelay(text, asked);
+				// A key a header cannot carry fails in the client before anything is sent (OpenBot#470).
+				const unsendable = keySource && unsendableKeyNote(model.provider, request.apiKey, keySource(model.provider));
+				if (unsendable) text = `${text}\n\n${unsendable}`;
 				if ((refusedStatus === 401 || refusedStatus === 403) && keySource) {
 					const keyNote = refusedKeyNote(model.provider, refusedStatus, keySource(model.provider));
 					if (keyNote) text = `${text}\n\n${keyNote}`;
@@ -179,6 +182,63 @@ export function refusedKeyNote(
 			return `${answered} the "apiKey" of ${provider} in models.json (or an extension's registerProvider); auth.json and ${vars} have none: replace that apiKey.`;
 		case "models_json_command":
 			return `${answered} the key printed by the "apiKey" command of ${provider}; auth.json and ${vars} have none: fix that command.`;
+		default:
+			return undefined;
+	}
+}
+
+/**
+ * What a request failed on when `provider`'s key holds a character an HTTP header cannot carry (a
+ * line break inside a key pasted from a wrapped terminal line, a NUL, a typographic character):
+ * fetch refuses the header before anything is sent, and its own text ("… is an invalid header
+ * value") names neither the key nor where it is written. The note names the character and its
+ * place, never the key. Undefined for a key that can be sent (leading and trailing whitespace is
+ * trimmed by fetch).
+ *
+ * @example
+ * ```ts
+ * unsendableKeyNote("openai", "sk-abc\ndef", { configured: true, source: "stored" });
+ * // 'The key for openai (auth.json\'s "openai" entry) holds a line break (character 7 of 10): a request header cannot carry it, so nothing was sent. Write the key on one line there.'
+ * ```
+ */
+export function unsendableKeyNote(
+	provider: string,
+	key: string | undefined,
+	source: ProviderAuthStatus | undefined,
+): string | undefined {
+	if (!key) return undefined;
+	const trimmed = key.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+	const at = trimmed.search(/[\r\n\0]|[^\0-\u00ff]/u);
+	if (at < 0) return undefined;
+	const char = trimmed.codePointAt(at) ?? 0;
+	const what =
+		char === 0x0a
+			? "a line break"
+			: char === 0x0d
+				? "a carriage return"
+				: char === 0
+					? "a NUL character"
+					: `the character U+${char.toString(16).toUpperCase().padStart(4, "0")}`;
+	const where = keyPlace(provider, source);
+	const length = [...trimmed].length;
+	const position = [...trimmed.slice(0, at)].length + 1;
+	const fix = char === 0x0a || char === 0x0d ? "Write the key on one line there." : "Copy the key again there.";
+	return `The key for ${provider}${where ? ` (${where})` : ""} holds ${what} (character ${position} of ${length}): a request header cannot carry it, so nothing was sent. ${fix}`;
+}
+
+/** Where `provider`'s key is written, as a user would look for it; undefined when unknown. */
+function keyPlace(provider: string, source: ProviderAuthStatus | undefined): string | undefined {
+	switch (source?.source) {
+		case "runtime":
+			return "given with --api-key (apiKey in code)";
+		case "stored":
+			return `auth.json's "${provider}" entry`;
+		case "environment":
+			return `the environment variable ${source.label ?? apiKeyEnvVars(provider)?.join(" or ") ?? "of the provider"}`;
+		case "models_json_key":
+			return `the "apiKey" of ${provider} in models.json`;
+		case "models_json_command":
+			return `printed by the "apiKey" command of ${provider}`;
 		default:
 			return undefined;
 	}

@@ -18362,6 +18362,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/rpc-state-order.test.ts"],
 	},
+	{
+		id: "JM01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"OpenBot#470: a key with a line break inside fails with fetch's text alone, naming neither the key's place nor what is wrong with it",
+		edits: [
+			{
+				find: "if (!key) return undefined;",
+				replace: "if (key) return undefined;",
+			},
+		],
+		tests: ["test/pi-races/key-line-breaks.test.ts"],
+	},
+	{
+		id: "JM02",
+		file: "src/session/provider-stream.ts",
+		description:
+			"OpenBot#470: a carriage return inside a key is not found, so the environment variable holding it is not named",
+		edits: [
+			{
+				find: "const at = trimmed.search(/[\\r\\n\\0]|[^\\0-\\u00ff]/u);",
+				replace: "const at = trimmed.search(/[\\n\\0]|[^\\0-\\u00ff]/u);",
+			},
+		],
+		tests: ["test/pi-races/key-line-breaks.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

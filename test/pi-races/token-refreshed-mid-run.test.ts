@@ -1,0 +1,65 @@
+/**
+ * databricks/unity-gateway#451: a gateway token that a helper refreshes every 30 minutes while pi
+ * runs ("Pi token refresh is managed automatically"): once a session outlived the first token,
+ * every request got 401 until pi was closed and resumed, since pi read its credentials at start.
+ * What the user should see: a request made after the helper stored the new token (here, the next
+ * turn of the same run, after a tool call) carries the new token and the run finishes.
+ *
+ * Real `settle -p` against a local server that, as the gateway does, accepts only the token
+ * currently issued (the one `auth.json` holds when the request arrives) and answers 401 to the
+ * older one; the refresh happens while the run's tool call executes, by rename as a helper saves.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-token-refreshed-mid-run-");
+let server: WireServer;
+beforeEach(async () => {
+	server = await startWireServer((request, next) => {
+		const issued = JSON.parse(readFileSync(join(cli.agentDir, "auth.json"), "utf8")).local.key;
+		if (request.headers.authorization !== `Bearer ${issued}`) {
+			return openAiError(
+				401,
+				"Invalid access token: the token has expired.",
+				"invalid_request_error",
+				"invalid_api_key",
+			);
+		}
+		return next();
+	});
+});
+afterEach(async () => {
+	await server.close();
+});
+
+describe("databricks/unity-gateway#451: a token refreshed while the session runs gave 401 until a relaunch", () => {
+	it("databricks/unity-gateway#451: settle -p, the token in auth.json replaced by another program during the run's tool call: the next turn sends the new token and the answer prints", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const auth = join(cli.agentDir, "auth.json");
+		writeFileSync(auth, JSON.stringify({ local: { type: "api_key", key: "gateway-token-1" } }), { mode: 0o600 });
+		// The helper's refresh, made while the tool runs: written aside, then renamed over auth.json.
+		const fresh = JSON.stringify({ local: { type: "api_key", key: "gateway-token-2" } });
+		const refresh = `printf '%s' '${fresh}' > '${auth}.new' && mv '${auth}.new' '${auth}'`;
+		server.reply(
+			chatReply([{ type: "tool_call", id: "call_1", name: "bash", arguments: { command: refresh } }], {
+				finishReason: "tool_calls",
+			}),
+			chatReply([{ type: "text", text: "done after the refresh" }]),
+		);
+
+		const run = await runSettleAsync(["--model", "local/coder", "-p", "run the long job"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(server.requests.map((request) => request.headers.authorization)).toEqual([
+			"Bearer gateway-token-1",
+			"Bearer gateway-token-2",
+		]);
+		expect(run).toEqual({ code: 0, stdout: "done after the refresh\n", stderr: "" });
+	});
+});
