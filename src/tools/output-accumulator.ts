@@ -131,8 +131,10 @@ export class OutputAccumulator {
 		const text = this.snapshotText();
 		const plain = this.stripEscapes ? withoutEscapes(text) : text;
 		const escapesStripped = plain !== text;
-		const shown = this.redrawCarriageReturns ? redrawLines(plain) : plain;
-		const redrawn = shown !== plain;
+		const redrawnPlain = this.redrawCarriageReturns ? redrawLines(plain) : plain;
+		const redrawn = redrawnPlain !== plain;
+		// A redraw reads the erase codes (`\r\x1b[K`) before they are left out.
+		const shown = redrawn && escapesStripped ? withoutEscapes(redrawLines(text, true)) : redrawnPlain;
 		const tail = truncateTail(shown, { maxLines: this.maxLines, maxBytes: this.maxBytes });
 		// Frames a redraw hides and escapes left out do not count against the limits while the whole output is at hand.
 		const truncated =
@@ -237,12 +239,18 @@ function withoutEscapes(text: string): string {
 	return text.includes("\x1b") ? text.replace(ESCAPE_SEQUENCES, "") : text;
 }
 
+/** Erase in line: `ESC[K` / `ESC[0K` (from the cursor to the end), `ESC[2K` (the whole line). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
+const ERASE_IN_LINE = /^\x1b\[([02]?)K$/;
+
 /**
  * `text` as a terminal leaves it: on each line, a lone `\r` (not the one of a `\r\n` ending)
  * moves back to the line's start and what follows overwrites what was there, character by
- * character. A progress bar's thousand frames become its last one.
+ * character. A progress bar's thousand frames become its last one. With `escapes`, escape
+ * sequences take no width and an erase in line (`\r\x1b[K`, how many bars clear the line before a
+ * shorter frame) erases, as on a terminal; the caller leaves the other sequences out afterwards.
  */
-function redrawLines(text: string): string {
+function redrawLines(text: string, escapes = false): string {
 	if (!text.includes("\r")) return text;
 	return text
 		.split("\n")
@@ -250,10 +258,26 @@ function redrawLines(text: string): string {
 			const ending = line.endsWith("\r") ? "\r" : "";
 			const body = ending ? line.slice(0, -1) : line;
 			if (!body.includes("\r")) return line;
-			let screen: string[] = [];
+			const screen: string[] = [];
 			for (const frame of body.split("\r")) {
-				const chars = Array.from(frame);
-				screen = [...chars, ...screen.slice(chars.length)];
+				let cursor = 0;
+				const write = (chars: string) => {
+					for (const char of chars) screen[cursor++] = char;
+				};
+				if (!escapes) {
+					write(frame);
+					continue;
+				}
+				let at = 0;
+				for (const match of frame.matchAll(ESCAPE_SEQUENCES)) {
+					write(frame.slice(at, match.index));
+					at = match.index + match[0].length;
+					const erase = ERASE_IN_LINE.exec(match[0]);
+					if (!erase) continue;
+					screen.length = cursor;
+					if (erase[1] === "2") screen.fill(" ");
+				}
+				write(frame.slice(at));
 			}
 			return screen.join("") + ending;
 		})

@@ -18310,6 +18310,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-escape-codes.test.ts"],
 	},
+	{
+		id: "JK05",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"an erase in line (`\\r\\x1b[K`) no longer erases in the bash tool's redraw: a longer frame's tail shows behind the shorter last one (`doneloading 100%`)",
+		edits: [{ find: "\t\t\t\t\tscreen.length = cursor;\n", replace: "" }],
+		tests: ["test/pi-races/bash-escape-codes.test.ts"],
+	},
+	{
+		id: "JK06",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"the redraw runs on the text with its escape codes already left out: the erase codes are lost before they are read (`doneloading 100%`)",
+		edits: [
+			{
+				find: "redrawn && escapesStripped ? withoutEscapes(redrawLines(text, true)) : redrawnPlain",
+				replace: "redrawnPlain",
+			},
+		],
+		tests: ["test/pi-races/bash-escape-codes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -66,6 +66,16 @@ describe("cline#13346: a test runner forced to color sends its styling to the mo
 		rmSync(/Full output: (\S+)\]/.exec(text)![1]!);
 	});
 
+	it("cline#13346: a colored bar that clears its line (`\\r\\x1b[K`, as npm and pip do) before a shorter frame shows that frame only, as on a terminal", async () => {
+		const { text } = await bashCall(
+			"printf 'install\\n\\033[36mdownloading\\033[0m 100%%\\r\\033[Kdone\\nabcdef\\r\\033[32mXY\\033[0m\\n'",
+		);
+		expect(text).toMatch(
+			/^install\ndone\nXYcdef\n\n\n\[Lines redrawn with \\r are shown as a terminal leaves them\. Terminal escape codes \(colors\) left out\. Full output: \S+\]$/,
+		);
+		rmSync(/Full output: (\S+)\]/.exec(text)![1]!);
+	});
+
 	it("cline#13346: output with no escape code reaches the model byte for byte, with no note and no file", async () => {
 		const { text, details } = await bashCall("printf 'plain [31m text, no ESC byte\\n'");
 		expect(text).toBe("plain [31m text, no ESC byte\n");
