@@ -225,7 +225,7 @@ export class OutputAccumulator {
 
 /**
  * Terminal escape sequences: CSI (`ESC [ … final`: colors, cursor moves, erases), OSC (`ESC ] …`
- * ended by BEL or `ESC \\`: titles, hyperlinks) and the short `ESC x` / `ESC ( B` forms.
+ * ended by BEL or `ESC \`: titles, hyperlinks) and the short `ESC x` / `ESC ( B` forms.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
 const ESCAPE_SEQUENCES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]/g;
