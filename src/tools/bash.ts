@@ -79,6 +79,7 @@ export function createBashToolDefinition(
 				tempFilePrefix: "settle-bash",
 				tempDir: options.fullOutputDir,
 				redrawCarriageReturns: true,
+				stripEscapes: true,
 			});
 			const updates = createUpdateThrottle(output, onUpdate);
 			onUpdate?.({ content: [], details: undefined });
@@ -136,20 +137,22 @@ function formatBashOutput(
 	let text = snapshot.content || emptyText;
 	const full = fullOutputPath ? `Full output: ${fullOutputPath}` : `Full output not saved: ${fullOutputError}`;
 	// Progress bars redrawn with \r show their last frame only (opencode#35246); the file has every frame.
-	const redrawn = snapshot.redrawn ? "Lines redrawn with \\r are shown as a terminal leaves them. " : "";
+	// Colors and other escape codes are left out (claude-code#26373); the file has them.
+	const escapes = snapshot.escapesStripped ? "Terminal escape codes (colors) left out. " : "";
+	const notes = `${snapshot.redrawn ? "Lines redrawn with \\r are shown as a terminal leaves them. " : ""}${escapes}`;
 	if (!truncation.truncated) {
-		if (!redrawn) return { text, details: undefined };
-		text += `\n\n[${redrawn}${full}]`;
+		if (!notes) return { text, details: undefined };
+		text += `\n\n[${notes}${full}]`;
 		return { text, details: fullOutputPath ? { fullOutputPath } : undefined };
 	}
 	const first = truncation.totalLines - truncation.outputLines + 1;
 	const last = truncation.totalLines;
 	if (truncation.lastLinePartial) {
-		text += `\n\n[Showing last ${formatSize(truncation.outputBytes)} of line ${last} (line is ${formatSize(lastLineSize)}). ${redrawn}${full}]`;
+		text += `\n\n[Showing last ${formatSize(truncation.outputBytes)} of line ${last} (line is ${formatSize(lastLineSize)}). ${notes}${full}]`;
 	} else if (truncation.truncatedBy === "lines") {
-		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines}. ${redrawn}${full}]`;
+		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines}. ${notes}${full}]`;
 	} else {
-		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines} (${formatSize(DEFAULT_MAX_BYTES)} limit). ${redrawn}${full}]`;
+		text += `\n\n[Showing lines ${first}-${last} of ${truncation.totalLines} (${formatSize(DEFAULT_MAX_BYTES)} limit). ${notes}${full}]`;
 	}
 	const details: BashToolDetails = { truncation };
 	if (fullOutputPath) details.fullOutputPath = fullOutputPath;

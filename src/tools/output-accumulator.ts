@@ -25,6 +25,11 @@ export interface OutputAccumulatorOptions {
 	 * the raw bytes then go to the full-output file. Default false.
 	 */
 	redrawCarriageReturns?: boolean;
+	/**
+	 * Leave terminal escape sequences (colors, cursor moves, window titles) out of the shown text;
+	 * the raw bytes then go to the full-output file. Default false.
+	 */
+	stripEscapes?: boolean;
 }
 
 /** What {@link OutputAccumulator.snapshot} returns: the displayable tail, how it was cut, and the full-output file. */
@@ -38,6 +43,8 @@ export interface OutputSnapshot {
 	fullOutputError?: string;
 	/** Some line was redrawn with `\r` (with `redrawCarriageReturns`): the content shows its end state. */
 	redrawn: boolean;
+	/** Terminal escape sequences were left out of the content (with `stripEscapes`). */
+	escapesStripped: boolean;
 }
 
 /**
@@ -68,6 +75,7 @@ export class OutputAccumulator {
 	private readonly tempFilePrefix: string;
 	private readonly tempDir: string;
 	private readonly redrawCarriageReturns: boolean;
+	private readonly stripEscapes: boolean;
 	private readonly decoder = new TextDecoder();
 	private pendingChunks: Buffer[] = [];
 	private tail = "";
@@ -91,6 +99,7 @@ export class OutputAccumulator {
 		this.tempFilePrefix = options.tempFilePrefix ?? "settle-output";
 		this.tempDir = options.tempDir ?? tmpdir();
 		this.redrawCarriageReturns = options.redrawCarriageReturns ?? false;
+		this.stripEscapes = options.stripEscapes ?? false;
 	}
 
 	append(chunk: Buffer): void {
@@ -120,12 +129,18 @@ export class OutputAccumulator {
 
 	snapshot(): OutputSnapshot {
 		const text = this.snapshotText();
-		const shown = this.redrawCarriageReturns ? redrawLines(text) : text;
-		const redrawn = shown !== text;
+		const plain = this.stripEscapes ? withoutEscapes(text) : text;
+		const escapesStripped = plain !== text;
+		const redrawnPlain = this.redrawCarriageReturns ? redrawLines(plain) : plain;
+		const redrawn = redrawnPlain !== plain;
+		// A redraw reads the erase codes (`\r\x1b[K`) before they are left out.
+		const shown = redrawn && escapesStripped ? withoutEscapes(redrawLines(text, true)) : redrawnPlain;
 		const tail = truncateTail(shown, { maxLines: this.maxLines, maxBytes: this.maxBytes });
-		// Frames a redraw hides do not count against the limits while the whole output is at hand.
+		// Frames a redraw hides and escapes left out do not count against the limits while the whole output is at hand.
 		const truncated =
-			redrawn && !this.tailTrimmed ? tail.truncated : this.lines > this.maxLines || this.decodedBytes > this.maxBytes;
+			(redrawn || escapesStripped) && !this.tailTrimmed
+				? tail.truncated
+				: this.lines > this.maxLines || this.decodedBytes > this.maxBytes;
 		const truncation: TruncationResult = {
 			...tail,
 			truncated,
@@ -133,13 +148,12 @@ export class OutputAccumulator {
 			totalLines: this.lines,
 			totalBytes: this.decodedBytes,
 		};
-		// Redrawn frames are not shown: the file keeps them, so nothing the command printed is lost.
-		if (truncated || redrawn) this.openTempFile();
+		// Redrawn frames and escapes are not shown: the file keeps them, so nothing the command printed is lost.
+		if (truncated || redrawn || escapesStripped) this.openTempFile();
+		const shape = { content: tail.content, truncation, redrawn, escapesStripped };
 		// A file that could not be written is not offered: the reader would look for it in vain (pi#5667).
-		if (this.tempError !== undefined) {
-			return { content: tail.content, truncation, fullOutputPath: undefined, fullOutputError: this.tempError, redrawn };
-		}
-		return { content: tail.content, truncation, fullOutputPath: this.tempPath, redrawn };
+		if (this.tempError !== undefined) return { ...shape, fullOutputPath: undefined, fullOutputError: this.tempError };
+		return { ...shape, fullOutputPath: this.tempPath };
 	}
 
 	/**
@@ -210,11 +224,33 @@ export class OutputAccumulator {
 }
 
 /**
+ * Terminal escape sequences: CSI (`ESC [ … final`: colors, cursor moves, erases), OSC (`ESC ] …`
+ * ended by BEL or `ESC \`: titles, hyperlinks) and the short `ESC x` / `ESC ( B` forms.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
+const ESCAPE_SEQUENCES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]/g;
+
+/**
+ * `text` without terminal escape sequences. A colored log (a Rust service's `tracing`, a test
+ * runner forced to color) sent its codes to the model: tokens spent on styling, a context filled
+ * with `[2m…[0m` (claude-code#26373, cline#13346).
+ */
+function withoutEscapes(text: string): string {
+	return text.includes("\x1b") ? text.replace(ESCAPE_SEQUENCES, "") : text;
+}
+
+/** Erase in line: `ESC[K` / `ESC[0K` (from the cursor to the end), `ESC[2K` (the whole line). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
+const ERASE_IN_LINE = /^\x1b\[([02]?)K$/;
+
+/**
  * `text` as a terminal leaves it: on each line, a lone `\r` (not the one of a `\r\n` ending)
  * moves back to the line's start and what follows overwrites what was there, character by
- * character. A progress bar's thousand frames become its last one.
+ * character. A progress bar's thousand frames become its last one. With `escapes`, escape
+ * sequences take no width and an erase in line (`\r\x1b[K`, how many bars clear the line before a
+ * shorter frame) erases, as on a terminal; the caller leaves the other sequences out afterwards.
  */
-function redrawLines(text: string): string {
+function redrawLines(text: string, escapes = false): string {
 	if (!text.includes("\r")) return text;
 	return text
 		.split("\n")
@@ -222,10 +258,26 @@ function redrawLines(text: string): string {
 			const ending = line.endsWith("\r") ? "\r" : "";
 			const body = ending ? line.slice(0, -1) : line;
 			if (!body.includes("\r")) return line;
-			let screen: string[] = [];
+			const screen: string[] = [];
 			for (const frame of body.split("\r")) {
-				const chars = Array.from(frame);
-				screen = [...chars, ...screen.slice(chars.length)];
+				let cursor = 0;
+				const write = (chars: string) => {
+					for (const char of chars) screen[cursor++] = char;
+				};
+				if (!escapes) {
+					write(frame);
+					continue;
+				}
+				let at = 0;
+				for (const match of frame.matchAll(ESCAPE_SEQUENCES)) {
+					write(frame.slice(at, match.index));
+					at = match.index + match[0].length;
+					const erase = ERASE_IN_LINE.exec(match[0]);
+					if (!erase) continue;
+					screen.length = cursor;
+					if (erase[1] === "2") screen.fill(" ");
+				}
+				write(frame.slice(at));
 			}
 			return screen.join("") + ending;
 		})

@@ -16764,8 +16764,8 @@ export const MUTANTS: Mutant[] = [
 			"dreb#114: frames a redraw hides still count against the 50 KB limit: a short output with a long progress bar is reported cut",
 		edits: [
 			{
-				find: "redrawn && !this.tailTrimmed ? tail.truncated :",
-				replace: "false ? tail.truncated :",
+				find: "(redrawn || escapesStripped) && !this.tailTrimmed",
+				replace: "escapesStripped && !this.tailTrimmed",
 			},
 		],
 		tests: ["test/pi-races/bash-progress-bars.test.ts"],
@@ -16775,7 +16775,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/output-accumulator.ts",
 		description:
 			"dreb#114: redrawn frames are dropped from the result without a full-output file: the raw output is lost",
-		edits: [{ find: "if (truncated || redrawn) this.openTempFile();", replace: "if (truncated) this.openTempFile();" }],
+		edits: [
+			{
+				find: "if (truncated || redrawn || escapesStripped) this.openTempFile();",
+				replace: "if (truncated || escapesStripped) this.openTempFile();",
+			},
+		],
 		tests: ["test/pi-races/bash-progress-bars.test.ts"],
 	},
 	{
@@ -18387,6 +18392,64 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/key-line-breaks.test.ts"],
+	},
+	{
+		id: "JK01",
+		file: "src/tools/bash.ts",
+		description:
+			"the bash tool sends terminal escape codes to the model again: colored logs and test runs reach it as `\\x1b[2m…\\x1b[0m`, past 50 KB cut where the plain text fits (claude-code#26373, cline#13346)",
+		edits: [{ find: "\t\t\t\tstripEscapes: true,\n", replace: "" }],
+		tests: ["test/pi-races/bash-escape-codes.test.ts"],
+	},
+	{
+		id: "JK02",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"escape codes left out of a bash result still count against the 50 KB limit: 700 colored log lines (~47 KB as text) are cut to their tail (claude-code#26373)",
+		edits: [{ find: "(redrawn || escapesStripped) && !this.tailTrimmed", replace: "redrawn && !this.tailTrimmed" }],
+		tests: ["test/pi-races/bash-escape-codes.test.ts"],
+	},
+	{
+		id: "JK03",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"an OSC sequence (a window title, a hyperlink's address) is no longer recognized as an escape: its text reaches the model (cline#13346)",
+		edits: [{ find: "|\\x1b\\][^\\x07\\x1b]*(?:\\x07|\\x1b\\\\)|", replace: "|" }],
+		tests: ["test/pi-races/bash-escape-codes.test.ts"],
+	},
+	{
+		id: "JK04",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"escape codes are left out of a bash result without a full-output file: the raw output is lost (claude-code#26373)",
+		edits: [
+			{
+				find: "if (truncated || redrawn || escapesStripped) this.openTempFile();",
+				replace: "if (truncated || redrawn) this.openTempFile();",
+			},
+		],
+		tests: ["test/pi-races/bash-escape-codes.test.ts"],
+	},
+	{
+		id: "JK05",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"an erase in line (`\\r\\x1b[K`) no longer erases in the bash tool's redraw: a longer frame's tail shows behind the shorter last one (`doneloading 100%`)",
+		edits: [{ find: "\t\t\t\t\tscreen.length = cursor;\n", replace: "" }],
+		tests: ["test/pi-races/bash-escape-codes.test.ts"],
+	},
+	{
+		id: "JK06",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"the redraw runs on the text with its escape codes already left out: the erase codes are lost before they are read (`doneloading 100%`)",
+		edits: [
+			{
+				find: "redrawn && escapesStripped ? withoutEscapes(redrawLines(text, true)) : redrawnPlain",
+				replace: "redrawnPlain",
+			},
+		],
+		tests: ["test/pi-races/bash-escape-codes.test.ts"],
 	},
 ];
 

@@ -4,7 +4,10 @@
  * its own) and keep the output pipe open. What the user should see: abort, a runtime dispose and
  * `abortBash()` end the call at once, and no process of the command is left (checked in /proc).
  * Also oh-my-pi#865: two user commands at once (an RPC `bash` while a `!` command runs) shared one
- * abort handle, so Esc stopped only the later one and the first could no longer be cancelled.
+ * abort handle, so Esc stopped only the later one and the first could no longer be cancelled;
+ * claude-code#93996: a `tsc` / `vitest` run in flight when the session was cleared (`/new`) ran on
+ * under init for hours; opencode#22012: a server started with `&` that keeps printing to the
+ * inherited stdout (`uvicorn … &`) held the call open until its timeout.
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -217,5 +220,69 @@ describe("bash: abort and dispose end every process of the command", () => {
 		const saved = s.session.messages.filter((message) => message.role === "bashExecution");
 		expect(saved).toHaveLength(2);
 		expect(saved.every((message) => (message as { cancelled?: boolean }).cancelled === true)).toBe(true);
+	});
+
+	it("claude-code#93996: newSession() (`/new`) while the model's bash call and a `!` command run ends every process of both; the old file answers the call, and the new session works", async () => {
+		const tool = marker();
+		const user = marker();
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const provider = new ManualProvider();
+		const modelRuntime = new InMemoryModelRuntime([
+			{ provider: "manual", models: [provider.model], streamFn: provider.streamFn, requiresAuth: false },
+		]);
+		const runtime = await createAgentSessionRuntime(
+			createAgentSessionRuntimeFactory({
+				modelRuntime,
+				model: provider.model,
+				clock: new SimulatedClock(),
+				resourceLoaderOptions: { noExtensions: true },
+			}),
+			{ cwd: dir, agentDir: join(dir, "agent"), sessionManager: SessionManager.create(dir, join(dir, "sessions")) },
+		);
+		const old = runtime.session;
+		provider.answer(bashCall(provider, wedgingCommand(tool), "call-n"));
+		const toolReady = streamed(old, "ready");
+		const running = old.prompt("type-check the project").catch((error: unknown) => (error as { code?: string }).code);
+		await toolReady;
+		let sawReady!: () => void;
+		const userReady = new Promise<void>((resolve) => (sawReady = resolve));
+		const userCommand = old
+			.executeBash(markedSleepCommand(user), (chunk) => {
+				if (chunk.includes("ready")) sawReady();
+			})
+			.catch((error: unknown) => (error as { code?: string }).code);
+		await userReady;
+		expect(markedProcesses(tool).length).toBeGreaterThanOrEqual(3);
+		expect(markedProcesses(user).length).toBeGreaterThan(0);
+		const oldFile = old.sessionFile!;
+		await runtime.newSession();
+		expect(markedProcesses(tool)).toEqual([]);
+		expect(markedProcesses(user)).toEqual([]);
+		expect(await running).toBe("SESSION_CLOSED");
+		expect(await userCommand).toBe("SESSION_CLOSED");
+		expect(orphanToolMessages(oldFile)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
+		provider.answer("fresh start");
+		await runtime.session.prompt("hello");
+		expect(runtime.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "fresh start" }] });
+		await runtime.dispose();
+	});
+
+	it("opencode#22012: a server started with `&` that keeps printing to the inherited stdout does not hold the call: it returns with the foreground's output and the session goes on", async () => {
+		const mark = marker();
+		const s = await diskSession();
+		open.push(s);
+		// The "server" writes a line every 10 ms to the tool's own stdout, forever (no redirection, no setsid).
+		const command = `export ${mark}=1; node -e 'setInterval(() => console.log("INFO: 127.0.0.1 - GET /health 200"), 10)' & sleep 0.5; echo 'Foreground done'`;
+		s.provider.answer(bashCall(s.provider, command, "call-u"), "the server is up");
+		await s.session.prompt("start the server and check it");
+		const end = s.events.find((e) => e.type === "tool_execution_end");
+		expect(end).toMatchObject({ toolCallId: "call-u", isError: false });
+		expect(JSON.stringify(end)).toContain("GET /health 200");
+		expect(JSON.stringify(end)).toContain("Foreground done");
+		expect(s.events.filter((e) => e.type === "agent_settled")).toHaveLength(1);
+		expect(s.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "the server is up" }] });
+		// The server still runs, as the user asked (the test ends it).
+		expect(markedProcesses(mark).length).toBeGreaterThan(0);
 	});
 });

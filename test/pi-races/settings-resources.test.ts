@@ -15,6 +15,10 @@
  * should see: the provider's compat shaping every request of its models, a model's own compat
  * overriding one field and keeping the others.
  *
+ * claude-code#67146: with the login shell zsh (`SHELL`), the Bash tool ran zsh: the model's bash
+ * syntax failed, some of it silently (an unquoted `$LIST` not split, a loop run once). What the user
+ * should see: the tool runs bash whatever `SHELL` says.
+ *
  * pi#3521: the `bash` tool ignored `shellPath` from settings.json (a Git Bash at a path of its own)
  * while `!` commands used it. What the user should see: the model's `bash` calls run by the shell
  * `settings.json` names, with the command as pi passes it (`<shell> -c <command>`).
@@ -188,6 +192,32 @@ describe("pi#3521: the bash tool and settings.json's shellPath", () => {
 		const result = JSON.stringify(messages.find((message) => message.role === "tool")?.content);
 		expect(result).toContain("VIA-MY-BASH");
 		expect(result).toContain("tool-ran");
+	});
+});
+
+describe("claude-code#67146: the user's login shell is not bash", () => {
+	it("claude-code#67146: settle -p with SHELL naming another shell (dash here; zsh in the report): the model's bash-syntax command runs in bash, unquoted words split and `[[ ]]` work", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		// zsh leaves `$LIST` whole (the loop ran once); dash has no `[[`: either is what the report saw.
+		const command =
+			'LIST="a b c"; for x in $LIST; do echo "item $x"; done; [[ -n $LIST ]] && echo "in bash $BASH_VERSION"';
+		server.reply(
+			chatReply([{ type: "tool_call", id: "call_1", name: "bash", arguments: { command } }], {
+				finishReason: "tool_calls",
+			}),
+			chatReply([{ type: "text", text: "done" }]),
+		);
+
+		const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "list them"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { SHELL: "/bin/dash" },
+		});
+
+		expect(run.stdout).toContain("done");
+		const messages = server.requests[1]?.body.messages as { role: string; content: unknown }[];
+		const result = messages.find((message) => message.role === "tool")?.content;
+		expect(result).toMatch(/^item a\nitem b\nitem c\nin bash \d+\.\S+\n$/);
 	});
 });
 
