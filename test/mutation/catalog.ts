@@ -11831,6 +11831,7 @@ export const MUTANTS: Mutant[] = [
 			"the command named for resuming another project's session gives its id again, which the pasted command looks up where --session-dir did not point (pi#8048)",
 		edits: [
 			{
+				after: "resumeElsewhere: (other) =>",
 				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				find: "--session ${shellWord(other.path)}`,",
 				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
@@ -18361,6 +18362,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/rpc-state-order.test.ts"],
+	},
+	{
+		id: "JN01",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"claude-code#28314: --session <id> of a session whose worktree was removed prints `settle --cwd <the removed folder> …` again, a command that fails",
+		edits: [
+			{
+				find: "lookup.resumeHere && !existsSync(first!.cwd)",
+				replace: "lookup.resumeHere && false",
+			},
+		],
+		tests: ["test/pi-races/project-folders.test.ts"],
 	},
 ];
 
