@@ -18376,6 +18376,33 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/project-folders.test.ts"],
 	},
+	{
+		id: "JN02",
+		file: "src/cli/session-picker.ts",
+		description:
+			"claude-code#28314: /resume <id> of a session whose worktree was removed no longer says that folder is gone",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "resumeHere: (other) => `/resume ${other.path}`,",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/project-folders.test.ts"],
+	},
+	{
+		id: "JN03",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"claude-code#28314: /resume <file> of a session whose folder is gone fails again, with no way to continue it in the chat's folder",
+		edits: [
+			{
+				find: "if (!(error instanceof MissingSessionCwdError)) throw error;",
+				replace: "if (error instanceof Error) throw error;",
+			},
+		],
+		tests: ["test/pi-races/project-folders.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

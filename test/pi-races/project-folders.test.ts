@@ -13,6 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } fro
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliCommand, runSettle, useCliProject } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-folders-");
 
@@ -242,5 +243,48 @@ describe("claude-code#28314: the session of a worktree removed since, resumed by
 		expect(sessions().map(({ id, prompts }) => ({ id, prompts }))).toEqual([
 			{ id: session!.id, prompts: ["feature-work", "pasted"] },
 		]);
+	});
+});
+
+describe("claude-code#28314 in a chat: /resume of the session of a removed worktree", () => {
+	it("claude-code#28314: settle -i in the main checkout: /resume <id> names /resume <file>, which asks to continue here; no leaves all as it was, yes resumes it and its tools run in the main checkout", async () => {
+		const { repo, worktree } = checkoutWithWorktree();
+		expect(bashOutputs(runCommands(worktree, "feature-work", ["pwd"]))).toEqual([worktree]);
+		const [session] = sessions();
+		git(repo, "worktree", "remove", worktree);
+		const before = readFileSync(session!.file, "utf8");
+
+		const script = join(cli.dir, "script-chat.json");
+		writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "pwd" } }] }, "done"]));
+		const chat = new Repl(["--faux-script", script], { cwd: repo, agentDir: cli.agentDir });
+		await chat.idle(0);
+		expect(await chat.say(`/resume ${session!.id.slice(0, 13)}`)).toContain(
+			`of the project ${worktree} does; that folder no longer exists. To resume it in this one: /resume ${session!.file}\n`,
+		);
+		const question = `Resume session: its folder ${worktree} no longer exists. Continue it in ${repo}? [y/N] `;
+		let from = chat.mark();
+		chat.send(`/resume ${session!.file}`);
+		await chat.until(question, from);
+		expect(await chat.say("n")).toContain("Resume cancelled.");
+		expect(readFileSync(session!.file, "utf8")).toBe(before);
+
+		from = chat.mark();
+		chat.send(`/resume ${session!.file}`);
+		await chat.until(question, from);
+		expect(await chat.say("y", "Resumed")).toContain(
+			`Resumed ${session!.id} (4 messages) in ${repo} (its folder ${worktree} is gone): ${session!.file}`,
+		);
+		await chat.say("where do your commands run?", "done\n");
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+		const saved = readFileSync(session!.file, "utf8");
+		expect(saved.startsWith(before)).toBe(true);
+		const results = saved
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; message?: { role: string; content: { text?: string }[] } })
+			.filter((entry) => entry.message?.role === "toolResult")
+			.map((entry) => entry.message!.content[0]?.text?.trim());
+		expect(results).toEqual([worktree, repo]);
 	});
 });
