@@ -5,7 +5,8 @@
  * main checkout, came back with its tools in the main checkout. github/app#154: two projects whose
  * folders share a name (`~/foo/main`, `~/bar/main`, as worktree layouts make) were taken as one.
  * claude-code#37659: a `cd sub` in one bash call moved every later call: `git add .` ran in `sub/`.
- * claude-code#28314: a worktree removed after its session ended; the printed resume command then
+ * claude-code#45402: `/resume` inside a worktree of an earlier session of that worktree moved the
+ * chat's cwd to the main checkout. claude-code#28314: a worktree removed after its session ended; the printed resume command then
  * failed, the worktree gone, and nothing said how to get the conversation back.
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -286,5 +287,36 @@ describe("claude-code#28314 in a chat: /resume of the session of a removed workt
 			.filter((entry) => entry.message?.role === "toolResult")
 			.map((entry) => entry.message!.content[0]?.text?.trim());
 		expect(results).toEqual([worktree, repo]);
+	});
+});
+
+describe("claude-code#45402: /resume inside a worktree, of an earlier session of that worktree", () => {
+	it("claude-code#45402: settle -i in the worktree, /resume <id> of its earlier session: the model's pwd and git branch are the worktree's, saved in that session", async () => {
+		const { repo, worktree } = checkoutWithWorktree();
+		expect(bashOutputs(runCommands(worktree, "earlier", ["pwd"]))).toEqual([worktree]);
+		expect(bashOutputs(runCommands(repo, "main-work", ["pwd"]))).toEqual([repo]);
+		const earlier = sessions().find((session) => session.prompts[0] === "earlier")!;
+
+		const script = join(cli.dir, "script-chat.json");
+		writeFileSync(
+			script,
+			JSON.stringify([
+				{ toolCalls: [{ name: "bash", arguments: { command: "pwd && git branch --show-current" } }] },
+				"done",
+			]),
+		);
+		const chat = new Repl(["--faux-script", script], { cwd: worktree, agentDir: cli.agentDir });
+		await chat.idle(0);
+		expect(await chat.say(`/resume ${earlier.id.slice(0, 13)}`, "Resumed")).toContain(`Resumed ${earlier.id} `);
+		await chat.say("where are we?", "done\n");
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+		const results = readFileSync(earlier.file, "utf8")
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { message?: { role: string; content: { text?: string }[] } })
+			.filter((entry) => entry.message?.role === "toolResult")
+			.map((entry) => entry.message!.content[0]?.text?.trim());
+		expect(results).toEqual([worktree, `${worktree}\nfeature`]);
 	});
 });
