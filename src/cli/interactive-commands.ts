@@ -691,7 +691,19 @@ async function importSession(host: CommandHost, args: string): Promise<void> {
 		host.print("Import cancelled.");
 		return;
 	}
-	const { cancelled } = await host.runtime.importFromJsonl(resolve(path));
+	let cancelled: boolean;
+	try {
+		({ cancelled } = await host.runtime.importFromJsonl(resolve(path)));
+	} catch (error) {
+		// The file's folder is gone (a removed worktree, claude-code#28314): as pi does, ask to go on here.
+		if (!(error instanceof MissingSessionCwdError)) throw error;
+		const question = `its folder ${error.sessionCwd} no longer exists. Continue it in ${error.fallbackCwd}?`;
+		if (!(await host.ui.confirm("Import session", question))) {
+			host.print("Import cancelled.");
+			return;
+		}
+		({ cancelled } = await host.runtime.importFromJsonl(resolve(path), error.fallbackCwd));
+	}
 	if (cancelled) {
 		host.print("Import cancelled by an extension.");
 		return;

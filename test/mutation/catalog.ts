@@ -18397,6 +18397,21 @@ export const MUTANTS: Mutant[] = [
 			"claude-code#28314: /resume <file> of a session whose folder is gone fails again, with no way to continue it in the chat's folder",
 		edits: [
 			{
+				after: "async function resumeSession(",
+				find: "if (!(error instanceof MissingSessionCwdError)) throw error;",
+				replace: "if (error instanceof Error) throw error;",
+			},
+		],
+		tests: ["test/pi-races/project-folders.test.ts"],
+	},
+	{
+		id: "JN04",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"claude-code#28314: /import of a session file whose folder is gone fails again, with no way to continue it in the chat's folder",
+		edits: [
+			{
+				after: "async function importSession(",
 				find: "if (!(error instanceof MissingSessionCwdError)) throw error;",
 				replace: "if (error instanceof Error) throw error;",
 			},

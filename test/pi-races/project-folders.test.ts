@@ -290,6 +290,46 @@ describe("claude-code#28314 in a chat: /resume of the session of a removed workt
 	});
 });
 
+describe("claude-code#28314 in a chat: /import of the session file of a removed worktree", () => {
+	it("claude-code#28314: settle -i in the main checkout, /import <file>: asks to continue in the chat's folder; no imports nothing, yes imports it and its tools run there", async () => {
+		const { repo, worktree } = checkoutWithWorktree();
+		expect(bashOutputs(runCommands(worktree, "feature-work", ["pwd"]))).toEqual([worktree]);
+		const [session] = sessions();
+		git(repo, "worktree", "remove", worktree);
+		const before = readFileSync(session!.file, "utf8");
+
+		const script = join(cli.dir, "script-chat.json");
+		writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "pwd" } }] }, "done"]));
+		const chat = new Repl(["--faux-script", script], { cwd: repo, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const question = `Import session: its folder ${worktree} no longer exists. Continue it in ${repo}? [y/N] `;
+		for (const answer of ["n", "y"]) {
+			let from = chat.mark();
+			chat.send(`/import ${session!.file}`);
+			await chat.until("Import session: Replace the current session", from);
+			from = chat.mark();
+			chat.send("y");
+			await chat.until(question, from);
+			const said = await chat.say(answer);
+			if (answer === "n") expect(said).toContain("Import cancelled.");
+			else expect(said).toContain("Imported into a new session");
+		}
+		await chat.say("where do your commands run?", "done\n");
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+		expect(readFileSync(session!.file, "utf8")).toBe(before);
+		const imported = sessions().filter((found) => found.file !== session!.file);
+		expect(imported.map(({ prompts }) => prompts)).toEqual([["feature-work", "where do your commands run?"]]);
+		const results = readFileSync(imported[0]!.file, "utf8")
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { message?: { role: string; content: { text?: string }[] } })
+			.filter((entry) => entry.message?.role === "toolResult")
+			.map((entry) => entry.message!.content[0]?.text?.trim());
+		expect(results).toEqual([worktree, repo]);
+	});
+});
+
 describe("claude-code#45402: /resume inside a worktree, of an earlier session of that worktree", () => {
 	it("claude-code#45402: settle -i in the worktree, /resume <id> of its earlier session: the model's pwd and git branch are the worktree's, saved in that session", async () => {
 		const { repo, worktree } = checkoutWithWorktree();
