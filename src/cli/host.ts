@@ -644,6 +644,7 @@ async function findByIdPrefix(
 			// The file's path, not its id: an id is looked up in the session folders of the command
 			// that runs it, and --session-dir, a sessionDir setting or SETTLE_AGENT_DIR may not be there (pi#8048).
 			resumeElsewhere: (other) => `settle --cwd ${shellWord(other.cwd)} --session ${shellWord(other.path)}`,
+			resumeHere: (other) => `settle --cwd ${shellWord(resolve(cwd))} --session ${shellWord(other.path)}`,
 		});
 		return info.path;
 	} catch (error) {

@@ -14,6 +14,7 @@ import { resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import type { ExtensionUIContext, SlashCommandInfo } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
+import { MissingSessionCwdError } from "../runtime/errors.js";
 import { exactModelMatch } from "../runtime/model-scope.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { resourceDiagnosticText } from "../runtime/services.js";
@@ -377,20 +378,35 @@ async function resumeSession(host: CommandHost, args: string): Promise<void> {
 	// A link-named folder's session is resumed as this project's (its header names the link path), and
 	// sessions started from it (/new, /fork) go to the project's own folder, as with -c.
 	const { linkFolder } = folders;
-	const { cancelled } = await runtime.switchSession(
-		path,
+	const options =
 		linkFolder && inLinkFolder(folders, path)
 			? {
 					cwdOverride: linkFolder.project,
 					sessionDir: getDefaultSessionDirPath(linkFolder.project, runtime.services.agentDir),
 				}
-			: {},
-	);
+			: {};
+	let cancelled: boolean;
+	let movedFrom: string | undefined;
+	try {
+		({ cancelled } = await runtime.switchSession(path, options));
+	} catch (error) {
+		// A removed worktree or a moved project (claude-code#28314): as pi does, ask to go on here.
+		if (!(error instanceof MissingSessionCwdError)) throw error;
+		const here = error.fallbackCwd;
+		const question = `its folder ${error.sessionCwd} no longer exists. Continue it in ${here}?`;
+		if (!(await host.ui.confirm("Resume session", question))) {
+			host.print("Resume cancelled.");
+			return;
+		}
+		movedFrom = error.sessionCwd;
+		({ cancelled } = await runtime.switchSession(path, { ...options, cwdOverride: here }));
+	}
 	if (cancelled) {
 		host.print("Resume cancelled by an extension.");
 		return;
 	}
-	host.print(`Resumed ${runtime.session.sessionId} (${conversationLength(runtime)} messages): ${path}`);
+	const where = movedFrom === undefined ? "" : ` in ${runtime.cwd} (its folder ${movedFrom} is gone)`;
+	host.print(`Resumed ${runtime.session.sessionId} (${conversationLength(runtime)} messages)${where}: ${path}`);
 	warnSkippedLines(host);
 	printRecap(host);
 }
@@ -675,7 +691,19 @@ async function importSession(host: CommandHost, args: string): Promise<void> {
 		host.print("Import cancelled.");
 		return;
 	}
-	const { cancelled } = await host.runtime.importFromJsonl(resolve(path));
+	let cancelled: boolean;
+	try {
+		({ cancelled } = await host.runtime.importFromJsonl(resolve(path)));
+	} catch (error) {
+		// The file's folder is gone (a removed worktree, claude-code#28314): as pi does, ask to go on here.
+		if (!(error instanceof MissingSessionCwdError)) throw error;
+		const question = `its folder ${error.sessionCwd} no longer exists. Continue it in ${error.fallbackCwd}?`;
+		if (!(await host.ui.confirm("Import session", question))) {
+			host.print("Import cancelled.");
+			return;
+		}
+		({ cancelled } = await host.runtime.importFromJsonl(resolve(path), error.fallbackCwd));
+	}
 	if (cancelled) {
 		host.print("Import cancelled by an extension.");
 		return;

@@ -25,6 +25,8 @@ export interface SessionLookup {
 	sessionDir: string;
 	/** How to resume another project's session `info` (`settle --cwd … --session …`, `/resume <path>`). */
 	resumeElsewhere(info: SessionInfo): string;
+	/** How to resume `info` in this project's folder, said instead when the folder it names is gone. */
+	resumeHere?(info: SessionInfo): string;
 	/** Appended to "The latest: …" when nothing matches (how to list or resume the latest). */
 	latestHint: string;
 	/** Sessions saved under the project's `--cwd` link path (oh-my-pi#941): this project's too. */
@@ -73,8 +75,9 @@ const LISTED = 5;
  * `given`, pi#5018). Its info has no `allMessagesText` (`""`): no session is read for its text. Throws {@link SettleError}:
  * `INVALID_ARGUMENT` when several match (listing them: id, modified time, first message; details
  * `{ prefix, ids }`), `NOT_FOUND` when none does (naming another project's matching session and how
- * to resume it, else saying no session is named `given` either and listing the project's latest
- * sessions; details `{ prefix, elsewhere }` or `{ prefix, name }`).
+ * to resume it: there, or here through `resumeHere` when that project's folder is gone; else saying
+ * no session is named `given` either and listing the project's latest sessions; details
+ * `{ prefix, elsewhere }` or `{ prefix, name }`).
  *
  * @example
  * ```ts
@@ -122,9 +125,14 @@ export async function findSessionByIdPrefix(given: string, lookup: SessionLookup
 		const [first] = elsewhere;
 		const others =
 			elsewhere.length > 1 ? ` (${elsewhere.length} sessions of other projects match; this is the newest)` : "";
+		// A removed worktree or a moved project: a way out through that folder would fail too (claude-code#28314).
+		const way =
+			lookup.resumeHere && !existsSync(first!.cwd)
+				? `; that folder no longer exists. To resume it in this one: ${lookup.resumeHere(first!)}`
+				: `. To resume it there: ${lookup.resumeElsewhere(first!)}`;
 		throw new SettleError(
 			"NOT_FOUND",
-			`No session of this project (${resolve(lookup.cwd)}) has an id starting with ${prefix}; session ${describe(first!)} of the project ${first!.cwd} does${others}. To resume it there: ${lookup.resumeElsewhere(first!)}`,
+			`No session of this project (${resolve(lookup.cwd)}) has an id starting with ${prefix}; session ${describe(first!)} of the project ${first!.cwd} does${others}${way}`,
 			{ details: { prefix, elsewhere: { id: first!.id, cwd: first!.cwd, path: first!.path } } },
 		);
 	}

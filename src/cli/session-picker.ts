@@ -103,6 +103,8 @@ export async function findProjectSession(folders: ProjectSessionFolders, args: s
 			...(linkFolder ? { linkFolder } : {}),
 			latestHint: " (/resume lists them).",
 			resumeElsewhere: (other) => `/resume ${other.path}`,
+			// /resume asks to go on here when the session's folder is gone.
+			resumeHere: (other) => `/resume ${other.path}`,
 		});
 		return info.path;
 	} catch (error) {

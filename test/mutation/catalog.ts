@@ -11831,6 +11831,7 @@ export const MUTANTS: Mutant[] = [
 			"the command named for resuming another project's session gives its id again, which the pasted command looks up where --session-dir did not point (pi#8048)",
 		edits: [
 			{
+				after: "resumeElsewhere: (other) =>",
 				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				find: "--session ${shellWord(other.path)}`,",
 				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
@@ -18450,6 +18451,61 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/bash-escape-codes.test.ts"],
+	},
+	{
+		id: "JN01",
+		file: "src/cli/session-lookup.ts",
+		description:
+			"claude-code#28314: --session <id> of a session whose worktree was removed prints `settle --cwd <the removed folder> …` again, a command that fails",
+		edits: [
+			{
+				find: "lookup.resumeHere && !existsSync(first!.cwd)",
+				replace: "lookup.resumeHere && false",
+			},
+		],
+		tests: ["test/pi-races/project-folders.test.ts"],
+	},
+	{
+		id: "JN02",
+		file: "src/cli/session-picker.ts",
+		description:
+			"claude-code#28314: /resume <id> of a session whose worktree was removed no longer says that folder is gone",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "resumeHere: (other) => `/resume ${other.path}`,",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/project-folders.test.ts"],
+	},
+	{
+		id: "JN03",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"claude-code#28314: /resume <file> of a session whose folder is gone fails again, with no way to continue it in the chat's folder",
+		edits: [
+			{
+				after: "async function resumeSession(",
+				find: "if (!(error instanceof MissingSessionCwdError)) throw error;",
+				replace: "if (error instanceof Error) throw error;",
+			},
+		],
+		tests: ["test/pi-races/project-folders.test.ts"],
+	},
+	{
+		id: "JN04",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"claude-code#28314: /import of a session file whose folder is gone fails again, with no way to continue it in the chat's folder",
+		edits: [
+			{
+				after: "async function importSession(",
+				find: "if (!(error instanceof MissingSessionCwdError)) throw error;",
+				replace: "if (error instanceof Error) throw error;",
+			},
+		],
+		tests: ["test/pi-races/project-folders.test.ts"],
 	},
 ];
 
