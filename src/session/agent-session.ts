@@ -149,6 +149,7 @@ import { publicSummarizationRetryEvent, sleepOn } from "./summarization-retry.js
 import type { SystemPromptOptions } from "./system-prompt.js";
 import {
 	COMPACTION_CLOSED,
+	DISPOSED_BEFORE_NAVIGATION_SETTLED,
 	DISPOSED_BEFORE_SETTLED,
 	invalidShutdownTimeout,
 	operationStalledMessage,
@@ -2293,7 +2294,7 @@ export class AgentSession {
 		// A request preparation waiting for its compaction: the aborted run ends without a request.
 		finishRequestCompaction(this.internals);
 		finishPreflightDispatch(this.internals);
-		closeTreeNavigations(this.internals, closed);
+		closeTreeNavigations(this.internals, new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_NAVIGATION_SETTLED));
 		this.pending.clear();
 		this.compactions.clear();
 		if (this.ownsSessionManager) this.sessionManager.close();
