@@ -12025,7 +12025,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/edit.ts",
 		description:
 			"edit decodes a file that is not valid UTF-8 with replacement characters again: an ASCII edit to a Windows-1252 file reports success and rewrites every accented byte as U+FFFD (pi#5797)",
-		edits: [{ find: "{ fatal: true, ignoreBOM: true }", replace: "{ fatal: false, ignoreBOM: true }" }],
+		edits: [
+			{
+				find: '"utf-8": new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })',
+				replace: '"utf-8": new TextDecoder("utf-8", { fatal: false, ignoreBOM: true })',
+			},
+		],
 		tests: ["test/pi-races/edit-tool.test.ts"],
 	},
 	{
@@ -16122,7 +16127,10 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/edit.ts",
 		description: "edit replaces a symbolic link with a regular file instead of writing its target (claude-code#28376)",
 		edits: [
-			{ find: "replaceFileContent(await realpath(path), content)", replace: "replaceFileContent(path, content)" },
+			{
+				find: "replaceFileContent(await realpath(path), encodeText(content, encoding))",
+				replace: "replaceFileContent(path, encodeText(content, encoding))",
+			},
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
@@ -17924,7 +17932,7 @@ export const MUTANTS: Mutant[] = [
 		id: "IX04",
 		file: "src/tools/read.ts",
 		description:
-			"a file decoded from UTF-16 is shown without the note that it was and that edit and write change UTF-8 files only",
+			"a file decoded from UTF-16 is shown without the note that it was and that edit and write keep that encoding",
 		edits: [{ find: "if (!window.decodedFrom) return reply;", replace: "return reply;" }],
 		tests: ["test/pi-races/read-tool.test.ts"],
 	},
@@ -18169,7 +18177,7 @@ export const MUTANTS: Mutant[] = [
 		id: "JE02",
 		file: "src/cli/main.ts",
 		description:
-			"an @file decoded from UTF-16 is sent without the note that it was and that edit and write change UTF-8 files only",
+			"an @file decoded from UTF-16 is sent without the note that it was and that edit and write keep that encoding",
 		edits: [{ find: "const note = decodedFrom ?", replace: "const note = false ?" }],
 		tests: ["test/pi-races/cli-files.test.ts"],
 	},
@@ -18248,9 +18256,9 @@ export const MUTANTS: Mutant[] = [
 		id: "JE09",
 		file: "src/tools/edit.ts",
 		description:
-			"edit's refusal of a UTF-16 file no longer names UTF-16 and the iconv command that converts it (only the generic not-UTF-8 text)",
+			"edit's refusal of a torn UTF-16 file (odd byte count) no longer names UTF-16 (only the generic not-UTF-8 text)",
 		edits: [{ find: "if (wide) {", replace: "if (false) {" }],
-		tests: ["test/pi-races/edit-tool.test.ts"],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
 	},
 	{
 		id: "JE10",
@@ -18361,6 +18369,93 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/rpc-state-order.test.ts"],
+	},
+	{
+		id: "JL01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a summarizing navigateTree() cut by a fork rejects saying the session was disposed before this prompt settled: the wrong word for a navigation",
+		edits: [
+			{
+				find: 'closeTreeNavigations(this.internals, new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_NAVIGATION_SETTLED));',
+				replace: "closeTreeNavigations(this.internals, closed);",
+			},
+		],
+		tests: ["test/runtime/replacement-cuts-operation-message.test.ts"],
+	},
+	{
+		id: "JL02",
+		file: "src/tools/edit.ts",
+		description:
+			"edit saves an edited UTF-16 file as UTF-8 (with a mark): PowerShell 5.1 and Notepad see another encoding than the file had",
+		edits: [{ find: "await (encoding ? ops.writeFile(", replace: "await (false ? ops.writeFile(" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL03",
+		file: "src/tools/edit.ts",
+		description: "edit reads a UTF-16 file with its mark as UTF-8 again: refused as not valid UTF-8, as before",
+		edits: [
+			{
+				find: "{ raw: strictDecoders[wide].decode(bytes), encoding: wide }",
+				replace: '{ raw: strictDecoders["utf-8"].decode(bytes) }',
+			},
+		],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL04",
+		file: "src/tools/edit.ts",
+		description: "edit's result no longer tells the model an edited UTF-16 file stays UTF-16 with its mark",
+		edits: [{ find: "return encoding ? ` It stays", replace: "return false ? ` It stays" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL05",
+		file: "src/tools/write.ts",
+		description:
+			"write over a UTF-16 file saves UTF-8 (with a mark): a PowerShell 5.1 script changes encoding, as pi writes it",
+		edits: [{ find: "await (kept.encoding ? ops.writeFile(", replace: "await (false ? ops.writeFile(" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL06",
+		file: "src/tools/write.ts",
+		description:
+			"write over a UTF-8 file with a mark drops the mark, as pi does (PowerShell 5.1 then reads it as ANSI)",
+		edits: [{ find: '? { bom: true, name: "UTF-8" }', replace: "? { bom: false }" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL07",
+		file: "src/tools/write.ts",
+		description:
+			"write adds the file's mark before content that already starts with one: two marks, the second shown as text",
+		edits: [{ find: 'kept.bom && !content.startsWith("\\uFEFF")', replace: "kept.bom" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL08",
+		file: "src/tools/text-encoding.ts",
+		description:
+			"a UTF-16BE file is saved with its bytes swapped to little-endian after a BE mark: every character garbled",
+		edits: [{ find: 'return encoding === "utf-16be" ? bytes.swap16() : bytes;', replace: "return bytes;" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL09",
+		file: "src/tools/write.ts",
+		description:
+			"write opens the existing file to read its mark even when it is a FIFO: the write waits forever for a writer (openai-agents-python#4891)",
+		edits: [{ find: "if (!(await stat(path)).isFile()) return undefined;", replace: "" }],
+		tests: ["test/pi-races/special-files.test.ts"],
+	},
+	{
+		id: "JL10",
+		file: "src/tools/write.ts",
+		description: "write's result no longer says the file kept its encoding and mark",
+		edits: [{ find: "const note = kept.name ?", replace: "const note = false ?" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
 	},
 ];
 
