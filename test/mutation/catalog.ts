@@ -5284,6 +5284,7 @@ export const MUTANTS: Mutant[] = [
 		description: "the shutdown grace 20 times longer",
 		edits: [
 			{
+				after: "const end = (code: number) => {",
 				find: "}, SHUTDOWN_GRACE_MS);",
 				replace: "}, SHUTDOWN_GRACE_MS * 20);",
 			},
@@ -18456,6 +18457,36 @@ export const MUTANTS: Mutant[] = [
 		description: "write's result no longer says the file kept its encoding and mark",
 		edits: [{ find: "const note = kept.name ?", replace: "const note = false ?" }],
 		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL11",
+		file: "src/cli/termination.ts",
+		description:
+			"an uncaught error exits at once after its stack: the JSON lines a lagging stdout reader has not taken yet are cut mid-line",
+		edits: [{ find: "		exitOnceFlushed(1);\n", replace: "		process.exit(1);\n" }],
+		tests: ["test/pi-races/slow-reader-exit.test.ts"],
+	},
+	{
+		id: "JL12",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"kimi-code#1897 in the chat: SIGTERM to settle -i exits as soon as the session is disposed: the answer's rest and the abort notice a lagging reader has not taken are dropped",
+		edits: [{ find: "			await processStdout.flushed();\n", replace: "" }],
+		tests: ["test/pi-races/slow-reader-exit.test.ts"],
+	},
+	{
+		id: "JL13",
+		file: "src/cli/termination.ts",
+		description:
+			"an uncaught error's wait for stdout is not bounded by the shutdown grace: a reader that never reads again keeps the failed process alive",
+		edits: [
+			{
+				after: "export function exitOnceFlushed(",
+				find: "}, SHUTDOWN_GRACE_MS);",
+				replace: "}, SHUTDOWN_GRACE_MS * 20);",
+			},
+		],
+		tests: ["test/pi-races/slow-reader-exit.test.ts"],
 	},
 ];
 
