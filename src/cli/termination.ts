@@ -297,7 +297,8 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
  *
  * @example
  * ```ts
- * exitOnceFlushed(1); // after an error nothing caught was printed
+ * // After an error nothing caught was printed; the default `exit` is process.exit.
+ * exitOnceFlushed(1, (code) => console.log(`exit ${code}`));
  * ```
  */
 export function exitOnceFlushed(code: number, exit: (code: number) => void = process.exit): void {
