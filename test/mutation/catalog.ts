@@ -18378,7 +18378,7 @@ export const MUTANTS: Mutant[] = [
 			"a summarizing navigateTree() cut by a fork rejects saying the session was disposed before this prompt settled: the wrong word for a navigation",
 		edits: [
 			{
-				find: 'closeTreeNavigations(this.internals, new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_NAVIGATION_SETTLED));',
+				find: "closeTreeNavigations(this.internals, navigationClosed);",
 				replace: "closeTreeNavigations(this.internals, closed);",
 			},
 		],
@@ -18487,6 +18487,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/slow-reader-exit.test.ts"],
+	},
+	{
+		id: "JL14",
+		file: "src/session/agent-session.ts",
+		description:
+			"a compact() cut by a dispose rejects saying the session was disposed before this prompt settled: the wrong word for a compaction",
+		edits: [
+			{
+				find: "for (const pending of this.compactions.values()) pending.reject(compactionClosed);",
+				replace: "for (const pending of this.compactions.values()) pending.reject(closed);",
+			},
+		],
+		tests: ["test/runtime/replacement-cuts-operation-message.test.ts"],
 	},
 ];
 

@@ -1,9 +1,11 @@
 /**
- * A replacement (fork) while the old session still runs a summarizing tree navigation: the call
- * rejects with SESSION_CLOSED, and its message names what was cut (a navigation), not "prompt".
+ * A replacement (fork) while the old session still runs a summarizing tree navigation, or a dispose
+ * while it compacts: the call rejects with SESSION_CLOSED, and its message names what was cut (a
+ * navigation, a compaction), not "prompt".
  */
 import { describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { createHarness } from "../../src/testing/harness.js";
 import { loggingFactory, startRuntime, userEntryId } from "./helpers.js";
 import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
@@ -51,5 +53,37 @@ describe("a replacement cuts an operation of the old session: the message names 
 		await r.fork(userEntryId(old, "second"));
 		release();
 		expect(await navigating).toBe("SESSION_CLOSED: The AgentSession was disposed before this navigation settled.");
+	});
+});
+
+describe("a dispose cuts a compaction: the message names it", () => {
+	it("a compact() whose summary request is in flight, cut by session.dispose(), rejects naming the compaction", async () => {
+		const h = await createHarness({
+			settings: { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 1 } },
+		});
+		try {
+			for (const text of ["first", "second"]) {
+				h.setResponses([fauxAssistantMessage(`answer to ${text}`)]);
+				await h.session.prompt(text);
+			}
+			let reached!: () => void;
+			const summaryAsked = new Promise<void>((resolve) => {
+				reached = resolve;
+			});
+			// The summary never comes: only the dispose ends the compaction.
+			h.setResponses([
+				async () => {
+					reached();
+					await new Promise(() => {});
+					return fauxAssistantMessage("never");
+				},
+			]);
+			const compacting = outcome(h.session.compact());
+			await summaryAsked;
+			h.session.dispose();
+			expect(await compacting).toBe("SESSION_CLOSED: The AgentSession was disposed before this compaction settled.");
+		} finally {
+			h.cleanup();
+		}
 	});
 });
