@@ -55,6 +55,7 @@ import {
 	EXIT_SIGTERM,
 	processStdout,
 	SHUTDOWN_GRACE_MS,
+	STDOUT_NOT_READ,
 	stillWaitingText,
 	termination,
 } from "./termination.js";
@@ -577,8 +578,9 @@ export async function runInteractiveMode(
 		if (termination.code !== undefined) process.exit(code);
 		termination.code = code;
 		// As settle -p: a session that does not stop (a tool ignoring its abort) must not keep the process alive.
+		let disposed = false;
 		const grace = setTimeout(() => {
-			process.stderr.write(stillWaitingText(runtime));
+			process.stderr.write(disposed ? STDOUT_NOT_READ : stillWaitingText(runtime));
 			process.exit(code);
 		}, SHUTDOWN_GRACE_MS);
 		void (async () => {
@@ -599,6 +601,9 @@ export async function runInteractiveMode(
 			} catch {
 				// Disposal problems must not keep the process alive.
 			}
+			disposed = true;
+			// The answer's last lines may still wait for a slow reader (kimi-code#1897), as after settle -p's signal.
+			await processStdout.flushed();
 			clearTimeout(grace);
 			process.exit(code);
 		})();

@@ -12,7 +12,6 @@ import type { ExtensionFlag } from "../extensions/types.js";
 import { useEnvProxy } from "../llm/env-proxy.js";
 import type { ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
-import { shellWord } from "../shell-word.js";
 import { detectImageMimeTypeFromFile } from "../tools/image.js";
 import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
@@ -429,7 +428,7 @@ async function readFileArguments(paths: readonly string[]): Promise<FileArgument
 				// As the read tool (pi#5289): decoded as text, a binary file sends the model NUL bytes.
 				if (looksBinary(decodedFrom ? Buffer.from(text) : bytes))
 					throw new CliError(binaryFileArgument(path, absolute), EXIT_USAGE);
-				const note = decodedFrom ? `${utf16Note(decodedFrom, shellWord(absolute))}\n` : "";
+				const note = decodedFrom ? `${utf16Note(decodedFrom)}\n` : "";
 				files.push({ text: `<file name="${absolute}">\n${text}\n</file>\n${note}` });
 			}
 		} catch (error) {

@@ -181,7 +181,7 @@ export function stdoutRoom(): Promise<void> | undefined {
 const roomWaits = new Set<() => void>();
 
 /** What a signal's grace period ends with when only stdout's reader is still waited for. */
-const STDOUT_NOT_READ = `settle: stdout's reader took no more output within ${SHUTDOWN_GRACE_MS / 1000} s; exiting without the rest.\n`;
+export const STDOUT_NOT_READ = `settle: stdout's reader took no more output within ${SHUTDOWN_GRACE_MS / 1000} s; exiting without the rest.\n`;
 
 /** The exit code of a termination in progress (it wins over the run's own code). */
 export const termination = { code: undefined as number | undefined };
@@ -292,11 +292,32 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 }
 
 /**
+ * Exits with `code` once stdout's queued bytes reached the OS (a slow pipe reader), or after
+ * {@link SHUTDOWN_GRACE_MS} saying the rest was left unread: `process.exit()` alone drops them.
+ *
+ * @example
+ * ```ts
+ * // After an error nothing caught was printed; the default `exit` is process.exit.
+ * exitOnceFlushed(1, (code) => console.log(`exit ${code}`));
+ * ```
+ */
+export function exitOnceFlushed(code: number, exit: (code: number) => void = process.exit): void {
+	const grace = setTimeout(() => {
+		process.stderr.write(STDOUT_NOT_READ);
+		exit(code);
+	}, SHUTDOWN_GRACE_MS);
+	void processStdout.flushed().then(() => {
+		clearTimeout(grace);
+		exit(code);
+	});
+}
+
+/**
  * While the CLI runs: an error nothing caught whose stack runs through a loaded extension's file
  * (a throw in its own `setInterval`, a rejection it never awaited) is reported as that extension's
  * `uncaught` error — the line every other extension error gets — and the session goes on, instead
  * of the process dying with it (oh-my-pi#5664, pi#4791). Any other uncaught error still ends the
- * process with exit code 1 and its stack on stderr — except Settle's own abort reason (an abort
+ * process with exit code 1 and its stack on stderr (once stdout's queued output went out) — except Settle's own abort reason (an abort
  * listener that rethrows `signal.reason`, a fetch nobody awaited rejecting with it): that is the
  * abort arriving, and it is ignored (pi#9709, pi#2716). Returns the function that removes the handlers.
  *
@@ -319,7 +340,8 @@ export function guardExtensionErrors(runtime: AgentSessionRuntime): () => void {
 		if (isIssuedAbortReason(error) || report(error)) return;
 		release();
 		process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-		process.exit(1);
+		// What stdout still holds for a slow reader goes out first, as on a normal exit (kimi-code#1897).
+		exitOnceFlushed(1);
 	};
 	const onRejection = (reason: unknown) => {
 		if (!isIssuedAbortReason(reason) && !report(reason)) throw reason;

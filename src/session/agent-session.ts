@@ -149,6 +149,8 @@ import { publicSummarizationRetryEvent, sleepOn } from "./summarization-retry.js
 import type { SystemPromptOptions } from "./system-prompt.js";
 import {
 	COMPACTION_CLOSED,
+	DISPOSED_BEFORE_COMPACTION_SETTLED,
+	DISPOSED_BEFORE_NAVIGATION_SETTLED,
 	DISPOSED_BEFORE_SETTLED,
 	invalidShutdownTimeout,
 	operationStalledMessage,
@@ -2264,10 +2266,13 @@ export class AgentSession {
 		// The manager may outlive this session (one the host passed in): stop telling this actor.
 		if (this.sessionManager.entryObserver === this.entryObserver) this.sessionManager.entryObserver = undefined;
 		this.inspections.closeAll();
+		// Each names what was cut: a prompt, a compaction, a navigation.
 		const closed = new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_SETTLED);
+		const compactionClosed = new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_COMPACTION_SETTLED);
+		const navigationClosed = new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_NAVIGATION_SETTLED);
 		// Until its stack is formatted, an error keeps its frames' receivers (this session) alive: a
 		// caller that keeps the rejection would keep the disposed session.
-		void closed.stack;
+		for (const error of [closed, compactionClosed, navigationClosed]) void error.stack;
 		// A prompt running an extension command that replaced this session (ctx.newSession, fork,
 		// switchSession) was handled as pi handles it: it resolves once the command is done.
 		const preflight = this.internals.scratch.runningPreflight;
@@ -2289,11 +2294,11 @@ export class AgentSession {
 				);
 			}
 		}
-		for (const pending of this.compactions.values()) pending.reject(closed);
+		for (const pending of this.compactions.values()) pending.reject(compactionClosed);
 		// A request preparation waiting for its compaction: the aborted run ends without a request.
 		finishRequestCompaction(this.internals);
 		finishPreflightDispatch(this.internals);
-		closeTreeNavigations(this.internals, closed);
+		closeTreeNavigations(this.internals, navigationClosed);
 		this.pending.clear();
 		this.compactions.clear();
 		if (this.ownsSessionManager) this.sessionManager.close();

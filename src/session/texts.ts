@@ -70,6 +70,12 @@ export const COMPACTION_CLOSED =
 /** A `prompt()` still pending when the session is disposed. */
 export const DISPOSED_BEFORE_SETTLED = "The AgentSession was disposed before this prompt settled.";
 
+/** A `compact()` still pending when the session is disposed. */
+export const DISPOSED_BEFORE_COMPACTION_SETTLED = "The AgentSession was disposed before this compaction settled.";
+
+/** A `navigateTree()` still pending when the session is disposed (a replacement cut its summary). */
+export const DISPOSED_BEFORE_NAVIGATION_SETTLED = "The AgentSession was disposed before this navigation settled.";
+
 /**
  * `prompt()` rejects with this (`OPERATION_STALLED`) when its operation settled because a run made
  * no progress: the queued messages were left queued (`queued`: how many the display lists hold).

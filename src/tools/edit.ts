@@ -4,7 +4,6 @@ import { access, readFile, realpath } from "node:fs/promises";
 import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
-import { shellWord } from "../shell-word.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import {
 	detectLineEnding,
@@ -20,7 +19,7 @@ import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
 import type { FileReadStamps } from "./read-stamps.js";
 import { replaceFileContent } from "./replace-file.js";
-import { utf16Encoding } from "./text-encoding.js";
+import { encodeText, type Utf16Encoding, utf16Encoding, utf16Name } from "./text-encoding.js";
 import type { ToolDefinition } from "./types.js";
 
 const replaceEditSchema = Type.Object(
@@ -57,10 +56,18 @@ export interface EditToolDetails {
 	firstChangedLine: number | undefined;
 }
 
-/** Pluggable file access (for example over SSH). Same shape as pi's `EditOperations`. */
+/**
+ * Pluggable file access (for example over SSH). Same shape as pi's `EditOperations`, plus
+ * `writeFile`'s `encoding`.
+ */
 export interface EditOperations {
 	readFile: (absolutePath: string) => Promise<Buffer>;
-	writeFile: (absolutePath: string, content: string) => Promise<void>;
+	/**
+	 * Saves `content`, whose first character is U+FEFF when the file had a byte-order mark: in the
+	 * UTF-16 `encoding` when given (the file was UTF-16), else in UTF-8. An implementation that
+	 * ignores `encoding` saves a UTF-16 file as UTF-8 with a mark: no text is lost.
+	 */
+	writeFile: (absolutePath: string, content: string, encoding?: Utf16Encoding) => Promise<void>;
 	/** Rejects when the file is not readable and writable. */
 	access: (absolutePath: string) => Promise<void>;
 }
@@ -74,7 +81,7 @@ export interface EditToolOptions {
 
 const defaultOperations: EditOperations = {
 	readFile: (path) => readFile(path),
-	writeFile: async (path, content) => replaceFileContent(await realpath(path), content),
+	writeFile: async (path, content, encoding) => replaceFileContent(await realpath(path), encodeText(content, encoding)),
 	access: async (path) => {
 		await access(path, constants.R_OK | constants.W_OK);
 		await refuseSpecialFile(path, "edit");
@@ -109,24 +116,31 @@ export function prepareEditArguments(input: unknown): EditToolInput {
 	return { ...rest, edits } as EditToolInput;
 }
 
-/** Strict UTF-8: an undecodable byte is an error, not U+FFFD. `ignoreBOM` keeps the BOM for {@link stripBom}. */
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/** Strict decoders: an undecodable byte is an error, not U+FFFD. `ignoreBOM` keeps the BOM for {@link stripBom}. */
+const strictDecoders = {
+	"utf-8": new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }),
+	"utf-16le": new TextDecoder("utf-16le", { fatal: true, ignoreBOM: true }),
+	"utf-16be": new TextDecoder("utf-16be", { fatal: true, ignoreBOM: true }),
+};
 
 /**
- * The file's text, or an `INVALID_ARGUMENT` when it is not valid UTF-8 (Windows-1252, Latin-1, UTF-16,
- * binary): the whole file is written back, so every byte the decoder could not read would become
- * U+FFFD, far from the edited lines (pi#5797: pi does that and reports success).
+ * The file's text (its BOM kept) and, for a file that starts with a UTF-16 byte-order mark, that
+ * encoding: the edited text is saved in it again. An `INVALID_ARGUMENT` when the bytes do not
+ * decode (Windows-1252, Latin-1, binary, a torn UTF-16 file): the whole file is written back, so
+ * every byte the decoder could not read would become U+FFFD, far from the edited lines (pi#5797:
+ * pi does that and reports success).
  */
-function decodeUtf8(bytes: Buffer, path: string, absolutePath: string): string {
+function decodeStrict(bytes: Buffer, path: string): { raw: string; encoding?: Utf16Encoding } {
+	const wide = utf16Encoding(bytes);
 	try {
-		return strictUtf8.decode(bytes);
+		return wide
+			? { raw: strictDecoders[wide].decode(bytes), encoding: wide }
+			: { raw: strictDecoders["utf-8"].decode(bytes) };
 	} catch (error) {
-		// Named, with the command that converts it, as read's note names it (read decodes such files).
-		const wide = utf16Encoding(bytes);
 		if (wide) {
 			throw new SettleError(
 				"INVALID_ARGUMENT",
-				`${path} is ${wide === "utf-16le" ? "UTF-16LE" : "UTF-16BE"} (it starts with its byte-order mark). Nothing was changed: edit changes UTF-8 files only. Convert it first, for example: iconv -f UTF-16 -t UTF-8 ${shellWord(absolutePath)} > converted.txt, or write it anew.`,
+				`${path} starts with a ${utf16Name(wide)} byte-order mark but is not valid ${utf16Name(wide)} (an odd number of bytes or a lone surrogate). Nothing was changed: edit rewrites the whole file, which would replace every character it cannot decode. Change it with bash, or write it anew.`,
 				{ cause: error },
 			);
 		}
@@ -138,9 +152,16 @@ function decodeUtf8(bytes: Buffer, path: string, absolutePath: string): string {
 	}
 }
 
+/** Tells the model a UTF-16 file stayed UTF-16 (read's note said it would). */
+function keptNote(encoding: Utf16Encoding | undefined): string {
+	return encoding ? ` It stays ${utf16Name(encoding)} with its byte-order mark.` : "";
+}
+
 /**
- * Creates the `edit` tool for a working directory. A file that is not valid UTF-8 is refused
- * (`INVALID_ARGUMENT`, nothing written) rather than rewritten with U+FFFD, as pi does.
+ * Creates the `edit` tool for a working directory. A UTF-16 file with its byte-order mark is
+ * edited as text and saved in its encoding with its mark (pi reads it as UTF-8); a file that is
+ * not valid UTF-8 otherwise is refused (`INVALID_ARGUMENT`, nothing written) rather than rewritten
+ * with U+FFFD, as pi does.
  *
  * @example
  * ```ts
@@ -190,23 +211,26 @@ export function createEditToolDefinition(
 					throw fileSystemError(error, absolutePath); // a directory passes access(): say so, not EISDIR
 				}
 				throwIfAborted(signal);
-				const raw = decodeUtf8(bytes, path, absolutePath);
+				const { raw, encoding } = decodeStrict(bytes, path);
 				// The model never sees the BOM, and matches against LF text; only the replaced regions are
-				// written back changed, so the BOM and every untouched line ending stay as they were.
+				// written back changed, so the BOM, the encoding and every untouched line ending stay as they were.
 				const { bom, text } = stripBom(raw);
 				const ending = detectLineEnding(text);
 				const before = normalizeToLF(text);
 				const { result: after, replacements } = planEdits(before, edits, path);
 				throwIfAborted(signal);
 				try {
-					await ops.writeFile(absolutePath, bom + spliceIntoOriginal(text, replacements, ending));
+					const content = bom + spliceIntoOriginal(text, replacements, ending);
+					await (encoding ? ops.writeFile(absolutePath, content, encoding) : ops.writeFile(absolutePath, content));
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}
 				await options.readStamps?.record(absolutePath);
 				const { diff, firstChangedLine } = numberedDiff(before, after);
 				return {
-					content: [{ type: "text", text: `Successfully replaced ${edits.length} block(s) in ${path}.` }],
+					content: [
+						{ type: "text", text: `Successfully replaced ${edits.length} block(s) in ${path}.${keptNote(encoding)}` },
+					],
 					details: { diff, patch: unifiedPatch(path, before, after), firstChangedLine },
 				};
 			};

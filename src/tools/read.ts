@@ -145,7 +145,7 @@ function nonVisionNote(ctx: unknown): string | undefined {
  * Creates the `read` tool for a working directory. A file that is not an image and holds a NUL byte
  * in its first 8,000 bytes is refused as binary (`INVALID_ARGUMENT`), unlike pi, which sends the bytes;
  * so is a FIFO, a socket or a device (opening one could wait forever). A file that starts with a
- * UTF-16 byte-order mark is decoded to text, with a note that `edit` and `write` save UTF-8 only.
+ * UTF-16 byte-order mark is decoded to text, with a note that `edit` and `write` keep that encoding.
  * The file is read in its turn of the per-file queue of `edit` and `write` ({@link withFileMutationQueue}).
  *
  * @example
@@ -203,7 +203,7 @@ export function createReadToolDefinition(
 			const work = async () => {
 				const loaded = await withFileMutationQueue(absolutePath, load);
 				throwIfAborted(signal);
-				if ("text" in loaded) return withEncodingNote(replyText(loaded.text, path, offset), loaded.text, path);
+				if ("text" in loaded) return withEncodingNote(replyText(loaded.text, path, offset), loaded.text);
 				const resizing: ImageResizing = !autoResize
 					? { kind: "off" }
 					: options.resizeImage
@@ -390,16 +390,15 @@ async function scanText(
 }
 
 /**
- * Says, after the text of a file decoded from UTF-16, that it was, and that `edit` and `write` save
- * UTF-8 only: the model converts the file before changing it instead of meeting edit's refusal.
+ * Says, after the text of a file decoded from UTF-16, that it was, and that `edit` and `write` keep
+ * that encoding: the model changes it as it would a UTF-8 file.
  */
 function withEncodingNote(
 	reply: { content: TextContent[]; details: ReadToolDetails | undefined },
 	window: TextWindow,
-	path: string,
 ): { content: TextContent[]; details: ReadToolDetails | undefined } {
 	if (!window.decodedFrom) return reply;
-	const note = utf16Note(window.decodedFrom, shellWord(path));
+	const note = utf16Note(window.decodedFrom);
 	const [first, ...rest] = reply.content;
 	return { ...reply, content: [{ ...first!, text: `${first!.text}\n\n${note}` }, ...rest] };
 }

@@ -18,8 +18,8 @@ function blameTarget(error: unknown, temp: string, target: string): unknown {
 }
 
 /**
- * Writes `content` (UTF-8) to the regular file `target` (no symbolic link: the caller resolves
- * them) by writing a temp file beside it and renaming it over: the swap is atomic. An existing
+ * Writes `content` (a string as UTF-8, bytes as they are) to the regular file `target` (no
+ * symbolic link: the caller resolves them) by writing a temp file beside it and renaming it over: the swap is atomic. An existing
  * file keeps its mode bits and owner. Falls back to writing in place, as before, where a rename
  * would lose something: a file with hard links (they would keep the old content), a folder that
  * lets us write the file but not create a temp file in it, and an owner we cannot give the temp
@@ -31,7 +31,7 @@ function blameTarget(error: unknown, temp: string, target: string): unknown {
  * await replaceFileContent("app.ts", "export const ready = true;\n"); // app.ts in the current folder
  * ```
  */
-export async function replaceFileContent(target: string, content: string): Promise<void> {
+export async function replaceFileContent(target: string, content: string | Uint8Array): Promise<void> {
 	let existing: Stats | undefined;
 	try {
 		existing = await stat(target);

@@ -38,12 +38,35 @@ export function decodeText(bytes: Uint8Array): { text: string; decodedFrom?: Utf
 	return { text: new TextDecoder("utf-8").decode(bytes) };
 }
 
+/** The name of a UTF-16 encoding as the notes and results show it. */
+export function utf16Name(encoding: Utf16Encoding): string {
+	return encoding === "utf-16le" ? "UTF-16LE" : "UTF-16BE";
+}
+
 /**
- * Says that a file was decoded from UTF-16 and that `edit` and `write` save UTF-8 only: the model
- * converts the file before changing it instead of meeting edit's refusal. `pathWord` is the file's
- * path as one shell word, for the command it suggests.
+ * Says that a file was decoded from UTF-16 and that `edit` and `write` keep that encoding and its
+ * mark: the model changes the file as it would a UTF-8 one, and PowerShell 5.1 still reads it.
+ *
+ * @example
+ * ```ts
+ * utf16Note("utf-16le"); // "[Decoded from UTF-16LE (the file starts with its byte-order mark). edit and write keep …]"
+ * ```
  */
-export function utf16Note(encoding: Utf16Encoding, pathWord: string): string {
-	const name = encoding === "utf-16le" ? "UTF-16LE" : "UTF-16BE";
-	return `[Decoded from ${name} (the file starts with its byte-order mark). edit and write change UTF-8 files only: to change this one, convert it first, for example: iconv -f UTF-16 -t UTF-8 ${pathWord} > converted.txt]`;
+export function utf16Note(encoding: Utf16Encoding): string {
+	return `[Decoded from ${utf16Name(encoding)} (the file starts with its byte-order mark). edit and write keep that encoding and its mark when they change this file.]`;
+}
+
+/**
+ * A file's text as the bytes `edit` and `write` save: `text` (its first character U+FEFF when the
+ * file has a byte-order mark) in UTF-16 when `encoding` names it, else in UTF-8.
+ *
+ * @example
+ * ```ts
+ * encodeText("\uFEFFhi", "utf-16be"); // <Buffer fe ff 00 68 00 69>
+ * ```
+ */
+export function encodeText(text: string, encoding?: Utf16Encoding): Buffer {
+	if (encoding === undefined) return Buffer.from(text, "utf-8");
+	const bytes = Buffer.from(text, "utf16le");
+	return encoding === "utf-16be" ? bytes.swap16() : bytes;
 }

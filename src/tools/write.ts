@@ -1,5 +1,5 @@
 /** The `write` tool: creates or overwrites a file, creating parent folders. */
-import { lstat, readlink, realpath } from "node:fs/promises";
+import { lstat, open, readlink, realpath, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { errorMessage, SettleError } from "../errors.js";
@@ -11,6 +11,7 @@ import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
 import type { FileReadStamps } from "./read-stamps.js";
 import { replaceFileContent } from "./replace-file.js";
+import { encodeText, type Utf16Encoding, utf16Encoding, utf16Name } from "./text-encoding.js";
 import type { ToolDefinition } from "./types.js";
 
 const writeSchema = Type.Object({
@@ -20,11 +21,24 @@ const writeSchema = Type.Object({
 /** Arguments of the `write` tool: a path and the full content. */
 export type WriteToolInput = Static<typeof writeSchema>;
 
-/** Pluggable file access (for example over SSH). Same shape as pi's `WriteOperations`. */
+/**
+ * Pluggable file access (for example over SSH). Same shape as pi's `WriteOperations`, plus
+ * `writeFile`'s `encoding` and `readHead`.
+ */
 export interface WriteOperations {
-	writeFile: (absolutePath: string, content: string) => Promise<void>;
+	/**
+	 * Saves `content`, whose first character is U+FEFF when the file had a byte-order mark: in the
+	 * UTF-16 `encoding` when given (the file was UTF-16), else in UTF-8.
+	 */
+	writeFile: (absolutePath: string, content: string, encoding?: Utf16Encoding) => Promise<void>;
 	/** Creates a folder and its parents. */
 	mkdir: (dir: string) => Promise<void>;
+	/**
+	 * The first bytes (at least 3) of the file there, or undefined when there is none: the write
+	 * keeps its byte-order mark and UTF-16 encoding. Without it every file is written as UTF-8
+	 * without a mark, as pi writes.
+	 */
+	readHead?: (absolutePath: string) => Promise<Uint8Array | undefined>;
 }
 
 /** Options of {@link createWriteToolDefinition}: file access (default: the local disk). */
@@ -64,7 +78,7 @@ async function danglingLinkTarget(path: string): Promise<string | undefined> {
  * atomically. A dangling link whose target folder is missing gets that folder made, as a plain
  * path gets its own (claude-code#28376).
  */
-async function writeThroughLinks(path: string, content: string): Promise<void> {
+async function writeThroughLinks(path: string, content: Uint8Array): Promise<void> {
 	await refuseSpecialFile(path, "write");
 	let target: string;
 	try {
@@ -78,8 +92,36 @@ async function writeThroughLinks(path: string, content: string): Promise<void> {
 	await replaceFileContent(target, content);
 }
 
+/** The first 3 bytes of a regular file (through links), or undefined (missing, a folder, unreadable). */
+async function readHead(path: string): Promise<Uint8Array | undefined> {
+	try {
+		// Opening a FIFO waits for a writer: only a regular file is opened.
+		if (!(await stat(path)).isFile()) return undefined;
+		const handle = await open(path, "r");
+		try {
+			const head = Buffer.alloc(3);
+			const { bytesRead } = await handle.read(head, 0, 3, 0);
+			return head.subarray(0, bytesRead);
+		} finally {
+			await handle.close();
+		}
+	} catch {
+		// Missing or unreadable: written as a new file; the write itself reports what is wrong.
+		return undefined;
+	}
+}
+
+/** How an existing file with `head` is saved again: with its mark, in its UTF-16 encoding. */
+function keptEncoding(head: Uint8Array | undefined): { bom: boolean; encoding?: Utf16Encoding; name?: string } {
+	if (!head) return { bom: false };
+	const wide = utf16Encoding(head);
+	if (wide) return { bom: true, encoding: wide, name: utf16Name(wide) };
+	return head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? { bom: true, name: "UTF-8" } : { bom: false };
+}
+
 const defaultOperations: WriteOperations = {
-	writeFile: writeThroughLinks,
+	writeFile: (path, content, encoding) => writeThroughLinks(path, encodeText(content, encoding)),
+	readHead,
 	mkdir: async (dir) => {
 		await makeFoldersAsync(dir);
 	},
@@ -98,7 +140,10 @@ function refuseFolderPath(path: string): void {
 }
 
 /**
- * Creates the `write` tool for a working directory.
+ * Creates the `write` tool for a working directory. Over an existing file with a byte-order mark
+ * (UTF-8's, or UTF-16's, as Windows PowerShell 5.1 and Notepad save) the new content keeps that
+ * mark and encoding; any other file, and a new one, is written as UTF-8 without a mark, as pi
+ * writes every file.
  *
  * @example
  * ```ts
@@ -149,15 +194,19 @@ export function createWriteToolDefinition(
 				}
 				await options.readStamps?.refuseIfChanged(absolutePath, path);
 				throwIfAborted(signal);
+				const kept = keptEncoding(await ops.readHead?.(absolutePath));
+				// The mark is the file's, not the model's: one the content brings is not doubled.
+				const text = kept.bom && !content.startsWith("\uFEFF") ? `\uFEFF${content}` : content;
 				try {
-					await ops.writeFile(absolutePath, content);
+					await (kept.encoding ? ops.writeFile(absolutePath, text, kept.encoding) : ops.writeFile(absolutePath, text));
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}
 				await options.readStamps?.record(absolutePath);
-				const bytes = Buffer.byteLength(content, "utf-8");
+				const bytes = encodeText(content, kept.encoding).length;
+				const note = kept.name ? ` (kept as ${kept.name} with its byte-order mark, as the file was)` : "";
 				return {
-					content: [{ type: "text" as const, text: `Successfully wrote ${bytes} bytes to ${path}` }],
+					content: [{ type: "text" as const, text: `Successfully wrote ${bytes} bytes to ${path}${note}` }],
 					details: undefined,
 				};
 			};

@@ -5284,6 +5284,7 @@ export const MUTANTS: Mutant[] = [
 		description: "the shutdown grace 20 times longer",
 		edits: [
 			{
+				after: "const end = (code: number) => {",
 				find: "}, SHUTDOWN_GRACE_MS);",
 				replace: "}, SHUTDOWN_GRACE_MS * 20);",
 			},
@@ -12026,7 +12027,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/edit.ts",
 		description:
 			"edit decodes a file that is not valid UTF-8 with replacement characters again: an ASCII edit to a Windows-1252 file reports success and rewrites every accented byte as U+FFFD (pi#5797)",
-		edits: [{ find: "{ fatal: true, ignoreBOM: true }", replace: "{ fatal: false, ignoreBOM: true }" }],
+		edits: [
+			{
+				find: '"utf-8": new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })',
+				replace: '"utf-8": new TextDecoder("utf-8", { fatal: false, ignoreBOM: true })',
+			},
+		],
 		tests: ["test/pi-races/edit-tool.test.ts"],
 	},
 	{
@@ -16123,7 +16129,10 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/edit.ts",
 		description: "edit replaces a symbolic link with a regular file instead of writing its target (claude-code#28376)",
 		edits: [
-			{ find: "replaceFileContent(await realpath(path), content)", replace: "replaceFileContent(path, content)" },
+			{
+				find: "replaceFileContent(await realpath(path), encodeText(content, encoding))",
+				replace: "replaceFileContent(path, encodeText(content, encoding))",
+			},
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
 	},
@@ -17930,7 +17939,7 @@ export const MUTANTS: Mutant[] = [
 		id: "IX04",
 		file: "src/tools/read.ts",
 		description:
-			"a file decoded from UTF-16 is shown without the note that it was and that edit and write change UTF-8 files only",
+			"a file decoded from UTF-16 is shown without the note that it was and that edit and write keep that encoding",
 		edits: [{ find: "if (!window.decodedFrom) return reply;", replace: "return reply;" }],
 		tests: ["test/pi-races/read-tool.test.ts"],
 	},
@@ -18175,7 +18184,7 @@ export const MUTANTS: Mutant[] = [
 		id: "JE02",
 		file: "src/cli/main.ts",
 		description:
-			"an @file decoded from UTF-16 is sent without the note that it was and that edit and write change UTF-8 files only",
+			"an @file decoded from UTF-16 is sent without the note that it was and that edit and write keep that encoding",
 		edits: [{ find: "const note = decodedFrom ?", replace: "const note = false ?" }],
 		tests: ["test/pi-races/cli-files.test.ts"],
 	},
@@ -18254,9 +18263,9 @@ export const MUTANTS: Mutant[] = [
 		id: "JE09",
 		file: "src/tools/edit.ts",
 		description:
-			"edit's refusal of a UTF-16 file no longer names UTF-16 and the iconv command that converts it (only the generic not-UTF-8 text)",
+			"edit's refusal of a torn UTF-16 file (odd byte count) no longer names UTF-16 (only the generic not-UTF-8 text)",
 		edits: [{ find: "if (wide) {", replace: "if (false) {" }],
-		tests: ["test/pi-races/edit-tool.test.ts"],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
 	},
 	{
 		id: "JE10",
@@ -18506,6 +18515,136 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/project-folders.test.ts"],
+	},
+	{
+		id: "JL01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a summarizing navigateTree() cut by a fork rejects saying the session was disposed before this prompt settled: the wrong word for a navigation",
+		edits: [
+			{
+				find: "closeTreeNavigations(this.internals, navigationClosed);",
+				replace: "closeTreeNavigations(this.internals, closed);",
+			},
+		],
+		tests: ["test/runtime/replacement-cuts-operation-message.test.ts"],
+	},
+	{
+		id: "JL02",
+		file: "src/tools/edit.ts",
+		description:
+			"edit saves an edited UTF-16 file as UTF-8 (with a mark): PowerShell 5.1 and Notepad see another encoding than the file had",
+		edits: [{ find: "await (encoding ? ops.writeFile(", replace: "await (false ? ops.writeFile(" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL03",
+		file: "src/tools/edit.ts",
+		description: "edit reads a UTF-16 file with its mark as UTF-8 again: refused as not valid UTF-8, as before",
+		edits: [
+			{
+				find: "{ raw: strictDecoders[wide].decode(bytes), encoding: wide }",
+				replace: '{ raw: strictDecoders["utf-8"].decode(bytes) }',
+			},
+		],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL04",
+		file: "src/tools/edit.ts",
+		description: "edit's result no longer tells the model an edited UTF-16 file stays UTF-16 with its mark",
+		edits: [{ find: "return encoding ? ` It stays", replace: "return false ? ` It stays" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL05",
+		file: "src/tools/write.ts",
+		description:
+			"write over a UTF-16 file saves UTF-8 (with a mark): a PowerShell 5.1 script changes encoding, as pi writes it",
+		edits: [{ find: "await (kept.encoding ? ops.writeFile(", replace: "await (false ? ops.writeFile(" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL06",
+		file: "src/tools/write.ts",
+		description:
+			"write over a UTF-8 file with a mark drops the mark, as pi does (PowerShell 5.1 then reads it as ANSI)",
+		edits: [{ find: '? { bom: true, name: "UTF-8" }', replace: "? { bom: false }" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL07",
+		file: "src/tools/write.ts",
+		description:
+			"write adds the file's mark before content that already starts with one: two marks, the second shown as text",
+		edits: [{ find: 'kept.bom && !content.startsWith("\\uFEFF")', replace: "kept.bom" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL08",
+		file: "src/tools/text-encoding.ts",
+		description:
+			"a UTF-16BE file is saved with its bytes swapped to little-endian after a BE mark: every character garbled",
+		edits: [{ find: 'return encoding === "utf-16be" ? bytes.swap16() : bytes;', replace: "return bytes;" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL09",
+		file: "src/tools/write.ts",
+		description:
+			"write opens the existing file to read its mark even when it is a FIFO: the write waits forever for a writer (openai-agents-python#4891)",
+		edits: [{ find: "if (!(await stat(path)).isFile()) return undefined;", replace: "" }],
+		tests: ["test/pi-races/special-files.test.ts"],
+	},
+	{
+		id: "JL10",
+		file: "src/tools/write.ts",
+		description: "write's result no longer says the file kept its encoding and mark",
+		edits: [{ find: "const note = kept.name ?", replace: "const note = false ?" }],
+		tests: ["test/pi-races/utf16-edit-write.test.ts"],
+	},
+	{
+		id: "JL11",
+		file: "src/cli/termination.ts",
+		description:
+			"an uncaught error exits at once after its stack: the JSON lines a lagging stdout reader has not taken yet are cut mid-line",
+		edits: [{ find: "		exitOnceFlushed(1);\n", replace: "		process.exit(1);\n" }],
+		tests: ["test/pi-races/slow-reader-exit.test.ts"],
+	},
+	{
+		id: "JL12",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"kimi-code#1897 in the chat: SIGTERM to settle -i exits as soon as the session is disposed: the answer's rest and the abort notice a lagging reader has not taken are dropped",
+		edits: [{ find: "			await processStdout.flushed();\n", replace: "" }],
+		tests: ["test/pi-races/slow-reader-exit.test.ts"],
+	},
+	{
+		id: "JL13",
+		file: "src/cli/termination.ts",
+		description:
+			"an uncaught error's wait for stdout is not bounded by the shutdown grace: a reader that never reads again keeps the failed process alive",
+		edits: [
+			{
+				after: "export function exitOnceFlushed(",
+				find: "}, SHUTDOWN_GRACE_MS);",
+				replace: "}, SHUTDOWN_GRACE_MS * 20);",
+			},
+		],
+		tests: ["test/pi-races/slow-reader-exit.test.ts"],
+	},
+	{
+		id: "JL14",
+		file: "src/session/agent-session.ts",
+		description:
+			"a compact() cut by a dispose rejects saying the session was disposed before this prompt settled: the wrong word for a compaction",
+		edits: [
+			{
+				find: "for (const pending of this.compactions.values()) pending.reject(compactionClosed);",
+				replace: "for (const pending of this.compactions.values()) pending.reject(closed);",
+			},
+		],
+		tests: ["test/runtime/replacement-cuts-operation-message.test.ts"],
 	},
 ];
 

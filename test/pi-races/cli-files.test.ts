@@ -199,19 +199,19 @@ describe("pi#5289: a binary @file argument", () => {
 });
 
 describe("gemini-cli#5961: an @file saved as UTF-16 (PowerShell's Out-File -Encoding Unicode) was skipped as binary", () => {
-	it("gemini-cli#5961: settle -p @file of UTF-16 LE and BE files (with their marks, CRLF lines, a character outside the BMP) sends their text, each with the note that edit and write save UTF-8", () => {
+	it("gemini-cli#5961: settle -p @file of UTF-16 LE and BE files (with their marks, CRLF lines, a character outside the BMP) sends their text, each with the note that edit and write keep that encoding", () => {
 		const text = "first line\r\nclef \u{1D11E} and caf\u00e9\r\n";
 		const le = Buffer.from(`\uFEFF${text}`, "utf16le");
 		writeFileSync(join(cli.project, "le notes.txt"), le);
 		writeFileSync(join(cli.project, "be.txt"), Buffer.from(le).swap16());
 		const run = settleFaux("--no-session", "-p", "@le notes.txt", "@be.txt", "what?");
-		const note = (name: string, word: string) =>
-			`[Decoded from ${name} (the file starts with its byte-order mark). edit and write change UTF-8 files only: to change this one, convert it first, for example: iconv -f UTF-16 -t UTF-8 ${word} > converted.txt]\n`;
+		const note = (name: string) =>
+			`[Decoded from ${name} (the file starts with its byte-order mark). edit and write keep that encoding and its mark when they change this file.]\n`;
 		const lePath = join(cli.project, "le notes.txt");
 		const bePath = join(cli.project, "be.txt");
 		expect(run).toEqual({
 			code: 0,
-			stdout: `<file name="${lePath}">\n${text}\n</file>\n${note("UTF-16LE", `'${lePath}'`)}<file name="${bePath}">\n${text}\n</file>\n${note("UTF-16BE", bePath)}what?\n`,
+			stdout: `<file name="${lePath}">\n${text}\n</file>\n${note("UTF-16LE")}<file name="${bePath}">\n${text}\n</file>\n${note("UTF-16BE")}what?\n`,
 			stderr: "",
 		});
 	});

@@ -132,17 +132,17 @@ describe("DesktopCommanderMCP#610, openclaw#133129: a UTF-16 text file from Wind
 			[bytes[index], bytes[index + 1]] = [bytes[index + 1]!, bytes[index]!];
 		return Buffer.concat([Buffer.from([0xfe, 0xff]), bytes]);
 	};
-	const note = (name: string, path: string) =>
-		`[Decoded from ${name} (the file starts with its byte-order mark). edit and write change UTF-8 files only: to change this one, convert it first, for example: iconv -f UTF-16 -t UTF-8 ${path} > converted.txt]`;
+	const note = (name: string) =>
+		`[Decoded from ${name} (the file starts with its byte-order mark). edit and write keep that encoding and its mark when they change this file.]`;
 
-	it("DesktopCommanderMCP#610, openclaw#133129: `> out.txt` in PowerShell 5.1 (UTF-16LE) and a UTF-16BE file read as their text, no NUL and no mark, with a note on how to change them; the session file holds no NUL", async () => {
+	it("DesktopCommanderMCP#610, openclaw#133129: `> out.txt` in PowerShell 5.1 (UTF-16LE) and a UTF-16BE file read as their text, no NUL and no mark, with a note that edit and write keep their encoding; the session file holds no NUL", async () => {
 		h = await modelReads(
 			{ "out.txt": powershell("alpha\r\nbeta\r\ngämma 😀\r\n"), "be.txt": bigEndian("Grüße\nzwei\n") },
 			["out.txt", "be.txt"],
 		);
 		expect(readResults(h)).toEqual([
-			{ isError: false, text: `alpha\r\nbeta\r\ngämma 😀\r\n\n\n${note("UTF-16LE", "out.txt")}` },
-			{ isError: false, text: `Grüße\nzwei\n\n\n${note("UTF-16BE", "be.txt")}` },
+			{ isError: false, text: `alpha\r\nbeta\r\ngämma 😀\r\n\n\n${note("UTF-16LE")}` },
+			{ isError: false, text: `Grüße\nzwei\n\n\n${note("UTF-16BE")}` },
 		]);
 		expect(readFileSync(h.session.sessionFile!, "utf8")).not.toContain("\\u0000");
 		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
@@ -174,11 +174,11 @@ describe("DesktopCommanderMCP#610, openclaw#133129: a UTF-16 text file from Wind
 		expect(readResults(h)).toEqual([
 			{
 				isError: false,
-				text: `${around.join("\n")}\n\n[${30_000 - splitLine - 1} more lines in file. Use offset=${splitLine + 2} to continue.]\n\n${note("UTF-16LE", "big.txt")}`,
+				text: `${around.join("\n")}\n\n[${30_000 - splitLine - 1} more lines in file. Use offset=${splitLine + 2} to continue.]\n\n${note("UTF-16LE")}`,
 			},
 			{
 				isError: false,
-				text: `${lines[29_997]}\n${lines[29_998]}\n\n[1 more lines in file. Use offset=30000 to continue.]\n\n${note("UTF-16LE", "big.txt")}`,
+				text: `${lines[29_997]}\n${lines[29_998]}\n\n[1 more lines in file. Use offset=30000 to continue.]\n\n${note("UTF-16LE")}`,
 			},
 		]);
 	});

@@ -18,7 +18,7 @@
  * written after the signal still arrives whole, `agent_settled` last, exit 143.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cliCommand, ROOT, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -60,7 +60,7 @@ interface SignalledRun {
 async function runSignalledWithStalledReader(
 	args: string[],
 	input?: string,
-	{ neverRead = false } = {},
+	{ neverRead = false, chat = false } = {},
 ): Promise<SignalledRun> {
 	const extension = join(cli.dir, "markers.mjs");
 	writeFileSync(extension, MARKER_EXTENSION);
@@ -92,6 +92,8 @@ async function runSignalledWithStalledReader(
 	const code = await closed.finally(() => clearTimeout(guard));
 	if (neverRead) return { code, lines: [], stderr };
 	const stdout = Buffer.concat(chunks).toString("utf8");
+	// The chat's output ends with its prompt ("> "), not a newline.
+	if (chat) return { code, lines: stdout.split("\n"), stderr };
 	expect(stdout.endsWith("\n"), `stdout ends mid-line: …${stdout.slice(-80)}`).toBe(true);
 	return { code, lines: stdout.trimEnd().split("\n"), stderr };
 }
@@ -148,6 +150,88 @@ describe("kimi-code#1897: a signal while the reader lags dropped the stream's la
 		);
 		expect(run.code).toBe(143);
 		expect(run.stderr).toContain("settle: stdout's reader took no more output within 2 s; exiting without the rest.\n");
+	});
+});
+
+describe("exits that dropped what a stalled reader had not taken yet (the chat's signal exit, an uncaught error)", () => {
+	let server: WireServer;
+	beforeEach(async () => {
+		server = await startWireServer();
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		server.reply(chatPartial([{ type: "text", text: ANSWER }], 3, "hang"));
+	});
+	afterEach(async () => {
+		await server.close();
+	});
+
+	it("kimi-code#1897: settle -i (the chat, its output piped) sent SIGTERM mid-answer, its reader stalled until the session shut down: the streamed answer and the abort's notice arrive, exit 143", async () => {
+		const run = await runSignalledWithStalledReader(["--no-session", "-i"], "write the report\n", { chat: true });
+		expect(run.code).toBe(143);
+		const stdout = run.lines.join("\n");
+		expect(stdout).toContain(ANSWER.slice(0, ANSWER.length / 2));
+		// What the chat printed after the abort, behind the answer, arrives too.
+		expect(stdout).toContain("\nAborted.\n");
+		expect(run.stderr).not.toContain("stdout's reader");
+	});
+
+	/** settle --mode json -p whose extension leaves a rejection no extension owns once the answer streams; stdout read once it was reported (or never). */
+	async function runWithUncaughtRejection(
+		neverRead: boolean,
+	): Promise<{ code: number | null; stdout: string; stderr: string }> {
+		const extension = join(cli.dir, "rejects.mjs");
+		// A string has no stack naming this file: the process's error, not the extension's.
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	let said = false;
+	pi.on("message_update", () => {
+		if (said) return;
+		said = true;
+		setTimeout(() => Promise.reject("boom: nobody awaited this"));
+	});
+}
+`,
+		);
+		const child = spawn(
+			process.execPath,
+			[...cliCommand(), "--model", "local/coder", "-e", extension, "--no-session", "--mode", "json", "-p", "go"],
+			{ cwd: cli.project, env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir }, stdio: ["ignore", "pipe", "pipe"] },
+		);
+		const closed = trackChild(child);
+		const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
+		child.stdout!.pause();
+		const chunks: Buffer[] = [];
+		let stderr = "";
+		child.stderr!.setEncoding("utf8");
+		child.stderr!.on("data", (chunk: string) => {
+			stderr += chunk;
+			// The reader catches up only once the error was reported.
+			if (!neverRead && stderr.includes("boom") && child.stdout!.isPaused()) {
+				child.stdout!.on("data", (data: Buffer) => chunks.push(data));
+				child.stdout!.resume();
+			}
+		});
+		const code = await closed.finally(() => clearTimeout(guard));
+		return { code, stdout: Buffer.concat(chunks).toString("utf8"), stderr };
+	}
+
+	it("an uncaught error (a rejection no extension owns) while the reader lags: its stack on stderr, then every queued JSON line arrives whole, exit 1", async () => {
+		const { code, stdout, stderr } = await runWithUncaughtRejection(false);
+		expect(code).toBe(1);
+		expect(stderr).toContain("boom: nobody awaited this\n");
+		expect(stdout.endsWith("\n"), `stdout ends mid-line: …${stdout.slice(-80)}`).toBe(true);
+		const events = stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string });
+		expect(events[0]!.type).toBe("session");
+		expect(events.some((event) => event.type === "message_update")).toBe(true);
+	});
+
+	it("an uncaught error whose stdout reader never reads again: the process still ends, exit 1, stderr says the rest was left unread", async () => {
+		const { code, stderr } = await runWithUncaughtRejection(true);
+		expect(code).toBe(1);
+		expect(stderr).toContain("settle: stdout's reader took no more output within 2 s; exiting without the rest.\n");
 	});
 });
 
@@ -245,6 +329,17 @@ describe("command-code#700: -p exits right after its last write; a line the pipe
 					.map((line) => JSON.parse(line) as { type: string });
 				expect([events[0]!.type, events.at(-1)!.type]).toEqual(["session", "agent_end"]);
 			}
+		}
+	});
+});
+
+describe("the chat's own exits (stdin's end as Ctrl+D, /quit) behind a full pipe", () => {
+	it("settle -i whose input ends (Ctrl+D) or says /quit, behind a full pipe read once the session shut down: the answer arrives, exit 0", () => {
+		for (const input of ["say hi\n", "say hi\n/quit\n"]) {
+			const run = runBehindFullPipe(["-i"], input);
+			expect(run.code).toBe("0");
+			expect(run.stdout).toContain("\nsay hi\n");
+			rmSync(join(cli.project, "ready.fifo"));
 		}
 	});
 });
