@@ -35,6 +35,7 @@ import {
 	type ToolResultMessage,
 } from "../llm/types.js";
 import { validateToolArguments } from "../llm/validation.js";
+import { providerToolSchema } from "../schema/provider.js";
 import { createLlmMessageConverter } from "./llm-converter.js";
 import { RunTracker } from "./run-tracker.js";
 import { checkToolResult } from "./tool-result-check.js";
@@ -312,6 +313,12 @@ class Emitter {
 function noop(): void {}
 
 /** Whether a hook answered with a promise (to be awaited) rather than a value. */
+/** `tool` with the schema providers accept (see providerToolSchema); itself when that is its own. */
+function providerTool(tool: AgentTool): AgentTool {
+	const parameters = providerToolSchema(tool.parameters);
+	return parameters === tool.parameters ? tool : { ...tool, parameters };
+}
+
 export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 	return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
@@ -578,7 +585,7 @@ class LoopRun {
 		const converted = (config.convertToLlm ?? defaultConvertToLlm)(messages);
 		const llmMessages: Message[] = isPromiseLike(converted) ? await converted : converted;
 		const llmContext: Context = { systemPrompt: requestContext.systemPrompt, messages: llmMessages };
-		if (requestContext.tools) llmContext.tools = requestContext.tools;
+		if (requestContext.tools) llmContext.tools = requestContext.tools.map(providerTool);
 		const key = config.getApiKey?.(model.provider);
 		const apiKey = (isPromiseLike(key) ? await key : key) || config.apiKey;
 		// Aborted while a context, conversion or key hook ran: no request is sent.

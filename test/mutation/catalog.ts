@@ -18646,6 +18646,44 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/replacement-cuts-operation-message.test.ts"],
 	},
+	{
+		id: "JQ01",
+		file: "src/schema/provider.ts",
+		description:
+			"a tool whose parameters are a bare { type: object } is sent as it is: OpenAI refuses every request (object schema missing properties)",
+		edits: [
+			{
+				find: 'if (result.type !== "object" || result.properties !== undefined) return result as T;',
+				replace: "return result as T;",
+			},
+		],
+		tests: ["test/pi-races/tool-schemas-providers.test.ts"],
+	},
+	{
+		id: "JQ02",
+		file: "src/schema/provider.ts",
+		description:
+			"an enum without a type (TypeBox's Type.Enum) is sent untyped: Kimi refuses every request (type is not defined)",
+		edits: [
+			{
+				find: 'if (type) set("type", type);',
+				replace: "if (type) void type;",
+			},
+		],
+		tests: ["test/pi-races/tool-schemas-providers.test.ts"],
+	},
+	{
+		id: "JQ03",
+		file: "src/agent/agent-loop.ts",
+		description: "requests carry the tools' own schemas, not the ones providers accept",
+		edits: [
+			{
+				find: "llmContext.tools = requestContext.tools.map(providerTool);",
+				replace: "llmContext.tools = requestContext.tools;",
+			},
+		],
+		tests: ["test/pi-races/tool-schemas-providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
