@@ -19,7 +19,14 @@
  * name, or re-added by a mode switch) made Anthropic refuse every request with 400 `tools: Tool
  * names must be unique.` What the user should see: each active tool offered once, however often an
  * extension adds it to the active set.
+ *
+ * pi#5907, vercel/ai#13448: an extension took `read` out of the active set, yet a small model still
+ * called it (it assumes the tool exists); in the AI SDK a tool disabled for a later step still ran
+ * when the model called it. What the user should see: a tool out of the active set is not offered,
+ * and a call to it runs nothing and answers the model with an error.
  */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
@@ -224,5 +231,67 @@ pi.on("turn_start", () => {
 			expect(names.filter((name) => name === "memory")).toHaveLength(1);
 			expect(names.filter((name) => name === "read")).toHaveLength(1);
 		}
+	});
+});
+
+describe("pi#5907, vercel/ai#13448: the model calls a tool an extension took out of the active set", () => {
+	it("pi#5907: settle -p over the OpenAI wire: read hidden at session_start and deploy hidden after its first run are not offered, and the model's calls to them run nothing and get an error result", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		writeFileSync(join(cli.project, "huge.log"), "SECRET-LOG-LINE\n");
+		const ran = join(cli.dir, "deploys.txt");
+		const gate = join(cli.dir, "block-direct.mjs");
+		writeFileSync(
+			gate,
+			`import { appendFileSync } from "node:fs";
+export default function (pi) {
+pi.registerTool({
+	name: "deploy",
+	label: "Deploy",
+	description: "Deploys once",
+	parameters: { type: "object", properties: {} },
+	execute: async () => {
+		appendFileSync(${JSON.stringify(ran)}, "deployed\\n");
+		return { content: [{ type: "text", text: "deployed" }], details: {} };
+	},
+});
+pi.on("session_start", () => {
+	pi.setActiveTools(pi.getActiveTools().filter((name) => name !== "read"));
+});
+pi.on("tool_result", (event) => {
+	if (event.toolName === "deploy") pi.setActiveTools(pi.getActiveTools().filter((name) => name !== "deploy"));
+});
+}
+`,
+		);
+		server.reply(
+			chatReply(
+				[
+					{ type: "tool_call", id: "call_read", name: "read", arguments: { path: "huge.log" } },
+					{ type: "tool_call", id: "call_deploy", name: "deploy", arguments: {} },
+				],
+				{ finishReason: "tool_calls" },
+			),
+			chatReply([{ type: "tool_call", id: "call_again", name: "deploy", arguments: {} }], {
+				finishReason: "tool_calls",
+			}),
+			chatReply([{ type: "text", text: "Deployed once." }]),
+		);
+
+		const run = await runSettleAsync(["--no-session", "-e", gate, "--model", "local/coder", "-p", "deploy"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(run.code).toBe(0);
+		expect(run.stdout.trim()).toBe("Deployed once.");
+		expect(server.requests).toHaveLength(3);
+		const offered = server.requests.map((request) => chatTools(request).map((tool) => tool.name));
+		expect(offered[0]).toContain("deploy");
+		expect(offered.flat()).not.toContain("read");
+		expect(offered[1]).not.toContain("deploy");
+		expect(readFileSync(ran, "utf8")).toBe("deployed\n");
+		expect(toolMessages(server.requests[1])).toEqual(["Tool read not found", "deployed"]);
+		expect(toolMessages(server.requests[2])).toEqual(["Tool read not found", "deployed", "Tool deploy not found"]);
+		for (const request of server.requests) expect(JSON.stringify(request.body)).not.toContain("SECRET-LOG-LINE");
 	});
 });
