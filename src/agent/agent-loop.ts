@@ -312,13 +312,20 @@ class Emitter {
 
 function noop(): void {}
 
-/** Whether a hook answered with a promise (to be awaited) rather than a value. */
-/** `tool` with the schema providers accept (see providerToolSchema); itself when that is its own. */
-function providerTool(tool: AgentTool): AgentTool {
-	const parameters = providerToolSchema(tool.parameters);
-	return parameters === tool.parameters ? tool : { ...tool, parameters };
+/** `tools` with the schemas providers accept (see providerToolSchema); the same array when every one is its own. */
+function providerTools(tools: AgentTool[]): AgentTool[] {
+	let sent: AgentTool[] | undefined;
+	for (let index = 0; index < tools.length; index++) {
+		const tool = tools[index]!;
+		const parameters = providerToolSchema(tool.parameters);
+		if (parameters === tool.parameters) continue;
+		sent ??= tools.slice();
+		sent[index] = { ...tool, parameters };
+	}
+	return sent ?? tools;
 }
 
+/** Whether a hook answered with a promise (to be awaited) rather than a value. */
 export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 	return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
@@ -585,7 +592,7 @@ class LoopRun {
 		const converted = (config.convertToLlm ?? defaultConvertToLlm)(messages);
 		const llmMessages: Message[] = isPromiseLike(converted) ? await converted : converted;
 		const llmContext: Context = { systemPrompt: requestContext.systemPrompt, messages: llmMessages };
-		if (requestContext.tools) llmContext.tools = requestContext.tools.map(providerTool);
+		if (requestContext.tools) llmContext.tools = providerTools(requestContext.tools);
 		const key = config.getApiKey?.(model.provider);
 		const apiKey = (isPromiseLike(key) ? await key : key) || config.apiKey;
 		// Aborted while a context, conversion or key hook ran: no request is sent.

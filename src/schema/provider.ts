@@ -23,11 +23,19 @@ const SUBSCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions
  */
 export function providerToolSchema<T>(parameters: T): T {
 	if (!isSchema(parameters)) return parameters;
-	// Walked per request, not cached: a bridge may edit its schema object in place.
-	const result = fill(parameters);
-	if (result.type !== "object" || result.properties !== undefined) return result as T;
-	return { ...result, properties: {} } as T;
+	// Once per schema object, not per request: the walk costs more than the rest of a turn's
+	// orchestration (~17 µs for the four coding tools). A schema object edited in place after its
+	// first request keeps what that request was sent: give the tool a new schema object instead.
+	const cached = sent.get(parameters);
+	if (cached !== undefined) return cached as T;
+	let result = fill(parameters);
+	if (result.type === "object" && result.properties === undefined) result = { ...result, properties: {} };
+	sent.set(parameters, result);
+	return result as T;
 }
+
+/** What {@link providerToolSchema} made of each schema object (itself when nothing was missing). */
+const sent = new WeakMap<Schema, Schema>();
 
 function isSchema(value: unknown): value is Schema {
 	return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -18653,8 +18653,8 @@ export const MUTANTS: Mutant[] = [
 			"a tool whose parameters are a bare { type: object } is sent as it is: OpenAI refuses every request (object schema missing properties)",
 		edits: [
 			{
-				find: 'if (result.type !== "object" || result.properties !== undefined) return result as T;',
-				replace: "return result as T;",
+				find: 'if (result.type === "object" && result.properties === undefined) result = { ...result, properties: {} };',
+				replace: "",
 			},
 		],
 		tests: ["test/pi-races/tool-schemas-providers.test.ts"],
@@ -18678,7 +18678,7 @@ export const MUTANTS: Mutant[] = [
 		description: "requests carry the tools' own schemas, not the ones providers accept",
 		edits: [
 			{
-				find: "llmContext.tools = requestContext.tools.map(providerTool);",
+				find: "llmContext.tools = providerTools(requestContext.tools);",
 				replace: "llmContext.tools = requestContext.tools;",
 			},
 		],
