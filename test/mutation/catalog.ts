@@ -18646,6 +18646,33 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/replacement-cuts-operation-message.test.ts"],
 	},
+	{
+		id: "JR01",
+		file: "src/session/agent-session.ts",
+		description:
+			"the session's stream is not given the key re-read: a request refused for a key rotated since it was read fails with the 401 (databricks/unity-gateway#451)",
+		edits: [{ find: "\t\t\t\t(provider) => this.modelRuntime.getApiKey(provider),\n", replace: "" }],
+		tests: ["test/session/provider-stream-refusals.test.ts", "test/pi-races/token-refreshed-mid-run.test.ts"],
+	},
+	{
+		id: "JR02",
+		file: "src/session/provider-stream.ts",
+		description: "a request refused for its key is sent again with the same key when the key has not changed",
+		edits: [{ find: "if (!key || key === request.apiKey) return undefined;", replace: "if (!key) return undefined;" }],
+		tests: ["test/session/provider-stream-refusals.test.ts"],
+	},
+	{
+		id: "JR03",
+		file: "src/session/provider-stream.ts",
+		description: "any 403 counts as a refused key: a 403 refusing the model is sent again when the key changed",
+		edits: [
+			{
+				find: "(refusedStatus === 403 && refusedBody !== undefined && AUTH_REFUSAL.test(await refusedBody))",
+				replace: "(refusedStatus === 403 && refusedBody !== undefined)",
+			},
+		],
+		tests: ["test/session/provider-stream-refusals.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
