@@ -322,9 +322,7 @@ function rewritingErrors(
 		);
 	const checked = (inner: EventStream) =>
 		// Garbage from a provider's stream function is named as the agent loop names it, not "not async iterable".
-		typeof inner?.[Symbol.asyncIterator] === "function" && typeof inner.result === "function"
-			? new RewrittenErrors(inner, rewrite)
-			: failed(notAStream(model, inner));
+		isEventStream(inner) ? new RewrittenErrors(inner, rewrite) : failed(notAStream(model, inner));
 	let started: ReturnType<StreamFn>;
 	try {
 		started = start();
