@@ -7581,8 +7581,8 @@ export const MUTANTS: Mutant[] = [
 		description: "streamIdleTimeoutMs ignored",
 		edits: [
 			{
-				find: "idleMs ? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource) : refusing",
-				replace: "refusing",
+				find: "? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource, rereadKey)",
+				replace: "? refusing",
 			},
 		],
 		tests: ["test/pi-races/liveness.test.ts"],
@@ -17848,8 +17848,8 @@ export const MUTANTS: Mutant[] = [
 			"a provider's stream function that returns garbage is iterated by the refusal wrapper: the error says 'not async iterable' instead of naming the stream function and what to fix",
 		edits: [
 			{
-				find: 'typeof inner?.[Symbol.asyncIterator] === "function" && typeof inner.result === "function"',
-				replace: "true",
+				find: 'return typeof inner?.[Symbol.asyncIterator] === "function" && typeof inner.result === "function";',
+				replace: "return true;",
 			},
 		],
 		tests: ["test/bad-input/tools-and-providers.test.ts"],
@@ -18672,6 +18672,22 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/provider-stream-refusals.test.ts"],
+	},
+	{
+		id: "JR04",
+		file: "src/session/bash-runner.ts",
+		description:
+			"`!` commands keep terminal escape codes in the output the model and the session file get (pi's `!` strips them)",
+		edits: [{ find: "\t\t\tstripEscapes: true,\n", replace: "" }],
+		tests: ["test/cli/rpc-differential-regressions.test.ts"],
+	},
+	{
+		id: "JR05",
+		file: "src/session/bash-runner.ts",
+		description:
+			"`!` commands keep `\\r` and other control characters in the output the model and the session file get (pi's `!` drops them)",
+		edits: [{ find: "\t\t\tdropControlCharacters: true,\n", replace: "" }],
+		tests: ["test/cli/rpc-differential-regressions.test.ts"],
 	},
 ];
 
