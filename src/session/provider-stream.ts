@@ -363,9 +363,7 @@ class RefusedKeyRetry implements EventStream {
 	[Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
 		let events = this.inner[Symbol.asyncIterator]();
 		let first = true;
-		const next = async (): Promise<IteratorResult<AssistantMessageEvent>> => {
-			if (!first) return events.next();
-			first = false;
+		const firstNext = async (): Promise<IteratorResult<AssistantMessageEvent>> => {
 			const step = await events.next();
 			if (step.done || step.value.type !== "error") return step;
 			const second = await this.sendAgain();
@@ -373,6 +371,12 @@ class RefusedKeyRetry implements EventStream {
 			await events.return?.();
 			events = second[Symbol.asyncIterator]();
 			return events.next();
+		};
+		// Past the first event, the inner stream's own promises: no extra hop per streamed event.
+		const next = (): Promise<IteratorResult<AssistantMessageEvent>> => {
+			if (!first) return events.next();
+			first = false;
+			return firstNext();
 		};
 		return {
 			next,
