@@ -601,6 +601,7 @@ export class AgentSession {
 				},
 				config.clock,
 				(provider) => this.requestKeySource(provider),
+				(provider) => this.modelRuntime.getApiKey(provider),
 			);
 			// A tool that ignores an abort is given up on after a grace timed on the session's clock.
 			if (config.clock) agent.timers = config.clock;

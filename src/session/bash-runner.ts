@@ -80,7 +80,13 @@ export class BashRunner {
 		const prefix = s.settingsManager.getShellCommandPrefix();
 		const shellPath = s.settingsManager.getShellPath();
 		const ops = operations ?? createLocalBashOperations(shellPath ? { shellPath } : {});
-		const output = new OutputAccumulator({ tempFilePrefix: "settle-user-bash" });
+		// What reaches the model and the log is what pi's `!` keeps: no escape codes, no `\r`, no other
+		// controls; a command's raw bytes stay in the full-output file.
+		const output = new OutputAccumulator({
+			tempFilePrefix: "settle-user-bash",
+			stripEscapes: true,
+			dropControlCharacters: true,
+		});
 		const decoder = new TextDecoder();
 		let exitCode: number | undefined;
 		let cancelled = false;

@@ -43,7 +43,9 @@ import { streamWithIdleTimeout } from "./stream-idle.js";
  * per turn, 6% of a session's turn). A caller passing its own object sees it completed.
  * `onRequest`, when given, sees every request exactly as it goes to `stream` (the cache warmer).
  * `keySource`, when given, says where a provider's key comes from: a 401 or 403 then names it
- * ({@link refusedKeyNote}).
+ * ({@link refusedKeyNote}). `rereadKey`, when given, reads a provider's key again: a request refused
+ * as unauthorized before anything streamed is sent once more when the key now read differs (a
+ * helper rotated auth.json between the read and the request; databricks/unity-gateway#451).
  *
  * @example
  * ```ts
@@ -57,10 +59,11 @@ export function providerStreamFn(
 	onRequest?: (model: Model, context: Context, options: StreamOptions) => void,
 	timers?: LoopTimers,
 	keySource?: (provider: string) => ProviderAuthStatus | undefined,
+	rereadKey?: (provider: string) => Promise<string | undefined>,
 ): StreamFn {
 	const base = stream;
 	// Built once: a wrapper per request is work on every turn (the idle timeout, opt-in, is per request).
-	const refusing = withRefusalDetails(base, keySource);
+	const refusing = withRefusalDetails(base, keySource, rereadKey);
 	return (model, context, options) => {
 		if (proxyInUse()) return withProxyFailuresExplained(unproxied, model, context, options);
 		return unproxied(model, context, options);
@@ -69,7 +72,9 @@ export function providerStreamFn(
 		const provider = settings.getProviderRetrySettings();
 		// A silent open stream ends as a retryable error after `streamIdleTimeoutMs` (opt-in; pi#8331).
 		const idleMs = provider.streamIdleTimeoutMs;
-		const stream = idleMs ? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource) : refusing;
+		const stream = idleMs
+			? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource, rereadKey)
+			: refusing;
 		const request: StreamOptions = options ?? {};
 		if (request.timeoutMs === undefined && provider.timeoutMs !== undefined) request.timeoutMs = provider.timeoutMs;
 		if (request.maxRetries === undefined && provider.maxRetries !== undefined) request.maxRetries = provider.maxRetries;
@@ -95,11 +100,13 @@ export function providerStreamFn(
  * a 400 read as a context overflow). A wait of 0, or a text that names its own wait, is left as it
  * is. Only the last response counts: a 429 the client's own retry got past is not the reason a
  * later failure of the stream happened. A 401 or 403 also says where the refused key came from
- * (codewhale#2665: a stale key that shadowed the intended one could not be found).
+ * (codewhale#2665: a stale key that shadowed the intended one could not be found). With
+ * `rereadKey`, a request refused for its key is first sent once more when the key read now differs.
  */
 function withRefusalDetails(
 	stream: StreamFn,
 	keySource: ((provider: string) => ProviderAuthStatus | undefined) | undefined,
+	rereadKey?: (provider: string) => Promise<string | undefined>,
 ): StreamFn {
 	return (model, context, options) => {
 		let asked: HeaderRetryDelay | undefined;
@@ -126,8 +133,27 @@ function withRefusalDetails(
 		// Read where the HTTP requests are made (pi-ai's clients); other stream functions make none.
 		const request: StreamOptions & ResponseListenerOption = options ?? {};
 		request[RESPONSE_LISTENER] = note;
+		const refusedForKey = async () =>
+			refusedStatus === 401 ||
+			(refusedStatus === 403 && refusedBody !== undefined && AUTH_REFUSAL.test(await refusedBody));
+		// Once only: the second request's refusal is reported, whatever the key source says then.
+		let again: Promise<EventStream | undefined> | undefined;
+		const sendAgain = () =>
+			(again ??= (async () => {
+				if (!rereadKey || !(await refusedForKey())) return undefined;
+				const key = await rereadKey(model.provider).catch(() => undefined);
+				if (!key || key === request.apiKey) return undefined;
+				request.apiKey = key;
+				return started(() => stream(model, context, request), model);
+			})());
 		return rewritingErrors(
-			() => stream(model, context, request),
+			rereadKey
+				? () => {
+						const first = stream(model, context, request);
+						const wrap = (inner: EventStream) => (isEventStream(inner) ? new RefusedKeyRetry(inner, sendAgain) : inner);
+						return first instanceof Promise ? first.then(wrap) : wrap(first);
+					}
+				: () => stream(model, context, request),
 			model,
 			async (event) => {
 				if (event.reason !== "error") return event;
@@ -244,6 +270,9 @@ function keyPlace(provider: string, source: ProviderAuthStatus | undefined): str
 	}
 }
 
+/** A 403 body that refuses the credentials, not the action (a 403 for a forbidden model is not retried). */
+const AUTH_REFUSAL = /invalid[ _-]?(?:api[ _-]?key|token|auth)|expired|unauthori[sz]ed|authenticat|credential/i;
+
 /** The OpenAI client's text for an error body without an `error` field (or none at all). */
 const NO_BODY = /^([1-5]\d\d) status code \(no body\)$/;
 /** A proxy's HTML error page is long; the start says what went wrong. */
@@ -293,9 +322,7 @@ function rewritingErrors(
 		);
 	const checked = (inner: EventStream) =>
 		// Garbage from a provider's stream function is named as the agent loop names it, not "not async iterable".
-		typeof inner?.[Symbol.asyncIterator] === "function" && typeof inner.result === "function"
-			? new RewrittenErrors(inner, rewrite)
-			: failed(notAStream(model, inner));
+		isEventStream(inner) ? new RewrittenErrors(inner, rewrite) : failed(notAStream(model, inner));
 	let started: ReturnType<StreamFn>;
 	try {
 		started = start();
@@ -303,6 +330,72 @@ function rewritingErrors(
 		return failed(error);
 	}
 	return started instanceof Promise ? started.then(checked, failed) : checked(started);
+}
+
+function isEventStream(inner: EventStream | undefined): inner is EventStream {
+	return typeof inner?.[Symbol.asyncIterator] === "function" && typeof inner.result === "function";
+}
+
+/** `start()`'s stream, a throw or garbage in its place made an error stream (as the agent loop names it). */
+async function started(start: () => ReturnType<StreamFn>, model: Model): Promise<EventStream> {
+	try {
+		const inner = await start();
+		if (isEventStream(inner)) return inner;
+		return streamFromMessage(emptyAssistantMessage(model, "error", notAStream(model, inner).message));
+	} catch (error) {
+		return streamFromMessage(
+			emptyAssistantMessage(model, "error", error instanceof Error ? error.message : String(error)),
+		);
+	}
+}
+
+/**
+ * A stream that, when its first event is an error `sendAgain` answers with a second stream (a
+ * refused key that has since been replaced), is that second stream instead: the refusal is never
+ * seen, so nothing of the first request is shown or recorded.
+ */
+class RefusedKeyRetry implements EventStream {
+	constructor(
+		private readonly inner: EventStream,
+		private readonly sendAgain: () => Promise<EventStream | undefined>,
+	) {}
+
+	[Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
+		let events = this.inner[Symbol.asyncIterator]();
+		let first = true;
+		const firstNext = async (): Promise<IteratorResult<AssistantMessageEvent>> => {
+			const step = await events.next();
+			if (step.done || step.value.type !== "error") return step;
+			const second = await this.sendAgain();
+			if (!second) return step;
+			await events.return?.();
+			events = second[Symbol.asyncIterator]();
+			return events.next();
+		};
+		// Past the first event, the inner stream's own promises: no extra hop per streamed event.
+		const next = (): Promise<IteratorResult<AssistantMessageEvent>> => {
+			if (!first) return events.next();
+			first = false;
+			return firstNext();
+		};
+		return {
+			next,
+			return: async (value?: unknown) => {
+				await events.return?.(value);
+				return { done: true, value: undefined };
+			},
+		};
+	}
+
+	result(): Promise<AssistantMessage> {
+		return this.inner
+			.result()
+			.then((message) =>
+				message.stopReason === "error"
+					? this.sendAgain().then((second) => (second ? second.result() : message))
+					: message,
+			);
+	}
 }
 
 /** A stream whose `error` event and error result are rewritten once; every other event passes as it is. */

@@ -30,6 +30,12 @@ export interface OutputAccumulatorOptions {
 	 * the raw bytes then go to the full-output file. Default false.
 	 */
 	stripEscapes?: boolean;
+	/**
+	 * Leave control characters other than tab and line feed out of the shown text, a lone `\r` too
+	 * (a progress bar's frames then run together), as pi's `!` commands do; the raw bytes then go to
+	 * the full-output file. Default false.
+	 */
+	dropControlCharacters?: boolean;
 }
 
 /** What {@link OutputAccumulator.snapshot} returns: the displayable tail, how it was cut, and the full-output file. */
@@ -43,7 +49,7 @@ export interface OutputSnapshot {
 	fullOutputError?: string;
 	/** Some line was redrawn with `\r` (with `redrawCarriageReturns`): the content shows its end state. */
 	redrawn: boolean;
-	/** Terminal escape sequences were left out of the content (with `stripEscapes`). */
+	/** Terminal escape sequences (or, with `dropControlCharacters`, control characters) were left out of the content. */
 	escapesStripped: boolean;
 }
 
@@ -76,6 +82,7 @@ export class OutputAccumulator {
 	private readonly tempDir: string;
 	private readonly redrawCarriageReturns: boolean;
 	private readonly stripEscapes: boolean;
+	private readonly dropControlCharacters: boolean;
 	private readonly decoder = new TextDecoder();
 	private pendingChunks: Buffer[] = [];
 	private tail = "";
@@ -100,6 +107,7 @@ export class OutputAccumulator {
 		this.tempDir = options.tempDir ?? tmpdir();
 		this.redrawCarriageReturns = options.redrawCarriageReturns ?? false;
 		this.stripEscapes = options.stripEscapes ?? false;
+		this.dropControlCharacters = options.dropControlCharacters ?? false;
 	}
 
 	append(chunk: Buffer): void {
@@ -129,7 +137,8 @@ export class OutputAccumulator {
 
 	snapshot(): OutputSnapshot {
 		const text = this.snapshotText();
-		const plain = this.stripEscapes ? withoutEscapes(text) : text;
+		const unescaped = this.stripEscapes ? withoutEscapes(text) : text;
+		const plain = this.dropControlCharacters ? withoutControlCharacters(unescaped) : unescaped;
 		const escapesStripped = plain !== text;
 		const redrawnPlain = this.redrawCarriageReturns ? redrawLines(plain) : plain;
 		const redrawn = redrawnPlain !== plain;
@@ -229,6 +238,14 @@ export class OutputAccumulator {
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
 const ESCAPE_SEQUENCES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]/g;
+
+/** C0 controls but tab and line feed, and the Unicode format characters U+FFF9–U+FFFB (pi's `sanitizeBinaryOutput`, then its `\r` removal). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL_CHARACTERS = /[\x00-\x08\x0b-\x1f\ufff9-\ufffb]/g;
+
+function withoutControlCharacters(text: string): string {
+	return text.replace(CONTROL_CHARACTERS, "");
+}
 
 /**
  * `text` without terminal escape sequences. A colored log (a Rust service's `tracing`, a test

@@ -4,6 +4,7 @@
  * fix), and pi 0.73.1 bugs the random sequences steer around (`PI_BUG_*`), shown here on both sides
  * so that the day pi or Settle changes, the steering is revisited.
  */
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "./helpers.js";
@@ -254,6 +255,43 @@ describe("pi 0.73.1 bugs the RPC differential steers around", () => {
 					roles: ["compactionSummary", "assistant", "toolResult", "assistant"],
 				},
 			});
+		} finally {
+			await stop(pi, settle);
+		}
+	});
+});
+
+describe("settle --rpc: what a `!` command leaves in the response and the session file", () => {
+	it("regression: a `bash` command's colors and progress bar (`\\x1b[…m`, lone `\\r`) reached the response and the session file as raw codes; pi leaves codes, `\\r` and other controls out", async () => {
+		const { pi, settle } = startPeers(cli.dir, []);
+		// Colors, a bar redrawn with `\r`, a `\r\n` ending and a bell, as a build tool prints them.
+		const command =
+			"printf '\\033[1;32mok\\033[0m build\\n'; for i in 1 2 3; do printf '\\r[%s] %d%%' \"$i\" $((i*33)); done; printf '\\n'; printf 'done\\r\\n\\a'";
+		try {
+			const seen: unknown[] = [];
+			for (const peer of [pi, settle]) {
+				const response = await peer.client.request({ id: "1", type: "bash", command });
+				await settled(peer, { id: "2", type: "prompt", message: "hello" });
+				const state = (await peer.client.request({ id: "3", type: "get_state" })).data as { sessionFile: string };
+				const recorded = readSession(state.sessionFile).flatMap((entry) => {
+					const message = entry.message as { role?: string; output?: string } | undefined;
+					return entry.type === "message" && message?.role === "bashExecution" ? [message.output] : [];
+				});
+				seen.push({ response: (response.data as { output: string }).output, recorded });
+				if (peer === settle) {
+					// Settle keeps what the command printed, codes and frames, in the full-output file.
+					const data = response.data as { fullOutputPath?: string };
+					expect(readFileSync(data.fullOutputPath ?? "", "utf8")).toContain(
+						"\x1b[1;32mok\x1b[0m build\n\r[1] 33%\r[2]",
+					);
+					rmSync(data.fullOutputPath ?? "", { force: true });
+				}
+			}
+			const expected = {
+				response: "ok build\n[1] 33%[2] 66%[3] 99%\ndone\n",
+				recorded: ["ok build\n[1] 33%[2] 66%[3] 99%\ndone\n"],
+			};
+			expect(seen).toEqual([expected, expected]);
 		} finally {
 			await stop(pi, settle);
 		}

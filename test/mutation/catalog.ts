@@ -7581,8 +7581,8 @@ export const MUTANTS: Mutant[] = [
 		description: "streamIdleTimeoutMs ignored",
 		edits: [
 			{
-				find: "idleMs ? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource) : refusing",
-				replace: "refusing",
+				find: "? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource, rereadKey)",
+				replace: "? refusing",
 			},
 		],
 		tests: ["test/pi-races/liveness.test.ts"],
@@ -17848,8 +17848,8 @@ export const MUTANTS: Mutant[] = [
 			"a provider's stream function that returns garbage is iterated by the refusal wrapper: the error says 'not async iterable' instead of naming the stream function and what to fix",
 		edits: [
 			{
-				find: 'typeof inner?.[Symbol.asyncIterator] === "function" && typeof inner.result === "function"',
-				replace: "true",
+				find: 'return typeof inner?.[Symbol.asyncIterator] === "function" && typeof inner.result === "function";',
+				replace: "return true;",
 			},
 		],
 		tests: ["test/bad-input/tools-and-providers.test.ts"],
@@ -18683,6 +18683,49 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/tool-schemas-providers.test.ts"],
+	},
+	{
+		id: "JR01",
+		file: "src/session/agent-session.ts",
+		description:
+			"the session's stream is not given the key re-read: a request refused for a key rotated since it was read fails with the 401 (databricks/unity-gateway#451)",
+		edits: [{ find: "\t\t\t\t(provider) => this.modelRuntime.getApiKey(provider),\n", replace: "" }],
+		tests: ["test/session/provider-stream-refusals.test.ts", "test/pi-races/token-refreshed-mid-run.test.ts"],
+	},
+	{
+		id: "JR02",
+		file: "src/session/provider-stream.ts",
+		description: "a request refused for its key is sent again with the same key when the key has not changed",
+		edits: [{ find: "if (!key || key === request.apiKey) return undefined;", replace: "if (!key) return undefined;" }],
+		tests: ["test/session/provider-stream-refusals.test.ts"],
+	},
+	{
+		id: "JR03",
+		file: "src/session/provider-stream.ts",
+		description: "any 403 counts as a refused key: a 403 refusing the model is sent again when the key changed",
+		edits: [
+			{
+				find: "(refusedStatus === 403 && refusedBody !== undefined && AUTH_REFUSAL.test(await refusedBody))",
+				replace: "(refusedStatus === 403 && refusedBody !== undefined)",
+			},
+		],
+		tests: ["test/session/provider-stream-refusals.test.ts"],
+	},
+	{
+		id: "JR04",
+		file: "src/session/bash-runner.ts",
+		description:
+			"`!` commands keep terminal escape codes in the output the model and the session file get (pi's `!` strips them)",
+		edits: [{ find: "\t\t\tstripEscapes: true,\n", replace: "" }],
+		tests: ["test/cli/rpc-differential-regressions.test.ts"],
+	},
+	{
+		id: "JR05",
+		file: "src/session/bash-runner.ts",
+		description:
+			"`!` commands keep `\\r` and other control characters in the output the model and the session file get (pi's `!` drops them)",
+		edits: [{ find: "\t\t\tdropControlCharacters: true,\n", replace: "" }],
+		tests: ["test/cli/rpc-differential-regressions.test.ts"],
 	},
 ];
 

@@ -4,8 +4,10 @@
  * local server.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import type { Router } from "../llm/wire/server.js";
+import { API_KEY, startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
 afterEach(async () => {
@@ -43,6 +45,90 @@ describe("a refused key names its source wherever the answer is read", () => {
 
 		await w.session.prompt("hello");
 
+		const answer = w.session.messages.at(-1);
+		expect(answer?.role === "assistant" && answer.errorMessage).toContain(KEY_NOTE);
+	});
+});
+
+describe("a request refused for a key replaced since it was read is sent once more (databricks/unity-gateway#451)", () => {
+	/** A gateway that refuses API_KEY with `refusal`, the key being rotated in `auth` as the request arrives. */
+	function rotatingGateway(auth: AuthStorage, refusal: ReturnType<typeof openAiError>): Router {
+		return (request, next) => {
+			if (request.headers.authorization !== `Bearer ${API_KEY}`) return next();
+			auth.set("openai", "sk-rotated");
+			return refusal;
+		};
+	}
+
+	it("a 401 to a key replaced in auth.json meanwhile: the request goes again with the new key; one answer, no error, is shown and saved", async () => {
+		const auth = AuthStorage.inMemory({ openai: API_KEY });
+		w = await startWireSession({
+			api: "openai-completions",
+			credentials: auth,
+			route: rotatingGateway(auth, openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key")),
+		});
+		w.server.reply(chatReply([{ type: "text", text: "answered" }]));
+
+		await w.session.prompt("hello");
+
+		expect(w.server.requests.map((request) => request.headers.authorization)).toEqual([
+			`Bearer ${API_KEY}`,
+			"Bearer sk-rotated",
+		]);
+		const shown = (type: "message_start" | "message_end") =>
+			w!.eventsOf(type).flatMap((event) => (event.message.role === "assistant" ? [event.message.stopReason] : []));
+		expect([shown("message_start"), shown("message_end")]).toEqual([["stop"], ["stop"]]);
+		const saved = w
+			.entries()
+			.flatMap((entry) =>
+				entry.type === "message" && entry.message.role === "assistant"
+					? [[entry.message.stopReason, entry.message.content]]
+					: [],
+			);
+		expect(saved).toEqual([["stop", [{ type: "text", text: "answered" }]]]);
+	});
+
+	it("a 403 saying the key is invalid is sent again with the new key too", async () => {
+		const auth = AuthStorage.inMemory({ openai: API_KEY });
+		w = await startWireSession({
+			api: "openai-completions",
+			credentials: auth,
+			route: rotatingGateway(
+				auth,
+				openAiError(403, "Invalid API key: the token has expired.", "invalid_request_error", "invalid_api_key"),
+			),
+		});
+		w.server.reply(chatReply([{ type: "text", text: "answered" }]));
+
+		await w.session.prompt("hello");
+
+		expect(w.server.requests).toHaveLength(2);
+		expect(w.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+	});
+
+	it("a 403 refusing the model, not the key, is not sent again though the key changed", async () => {
+		const auth = AuthStorage.inMemory({ openai: API_KEY });
+		const forbidden = "You do not have access to the model gpt-wire.";
+		w = await startWireSession({
+			api: "openai-completions",
+			credentials: auth,
+			route: rotatingGateway(auth, openAiError(403, forbidden, "invalid_request_error", "model_not_found")),
+		});
+
+		await w.session.prompt("hello");
+
+		expect(w.server.requests).toHaveLength(1);
+		const answer = w.session.messages.at(-1);
+		expect(answer?.role === "assistant" && answer.errorMessage).toContain(forbidden);
+	});
+
+	it("a 401 to the key still current is not sent again", async () => {
+		w = await startWireSession({ api: "openai-completions" });
+		w.server.reply(openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key"));
+
+		await w.session.prompt("hello");
+
+		expect(w.server.requests).toHaveLength(1);
 		const answer = w.session.messages.at(-1);
 		expect(answer?.role === "assistant" && answer.errorMessage).toContain(KEY_NOTE);
 	});

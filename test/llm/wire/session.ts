@@ -55,6 +55,8 @@ export interface WireSessionOptions {
 	 */
 	sdkMaxRetries?: number | undefined;
 	route?: Router;
+	/** Where the key is read (default: {@link API_KEY} in memory); a test may rotate it. */
+	credentials?: AuthStorage;
 	/** Inline extensions (then the test resource loader's system prompt is used). */
 	extensionFactories?: ExtensionFactory[];
 	/** The session's clock (retry backoff, the stream idle timeout); real time when unset. */
@@ -91,7 +93,7 @@ export async function startWireSession(options: WireSessionOptions): Promise<Wir
 	const modelRuntime = new PiAiModelRuntime(module, {
 		providers: [],
 		useEnvironment: false,
-		credentials: AuthStorage.inMemory({ [model.provider]: API_KEY }),
+		credentials: options.credentials ?? AuthStorage.inMemory({ [model.provider]: API_KEY }),
 	});
 	modelRuntime.registerPiAiProvider(model.provider, [model], { defaultModelId: model.id });
 	const { session } = await createAgentSession({
