@@ -133,27 +133,23 @@ function withRefusalDetails(
 		// Read where the HTTP requests are made (pi-ai's clients); other stream functions make none.
 		const request: StreamOptions & ResponseListenerOption = options ?? {};
 		request[RESPONSE_LISTENER] = note;
-		const refusedForKey = async () =>
-			refusedStatus === 401 ||
-			(refusedStatus === 403 && refusedBody !== undefined && AUTH_REFUSAL.test(await refusedBody));
 		// Once only: the second request's refusal is reported, whatever the key source says then.
 		let again: Promise<EventStream | undefined> | undefined;
-		const sendAgain = () =>
-			(again ??= (async () => {
-				if (!rereadKey || !(await refusedForKey())) return undefined;
-				const key = await rereadKey(model.provider).catch(() => undefined);
-				if (!key || key === request.apiKey) return undefined;
-				request.apiKey = key;
-				return started(() => stream(model, context, request), model);
-			})());
+		const sendAgain =
+			rereadKey &&
+			(() =>
+				(again ??= (async () => {
+					const forKey =
+						refusedStatus === 401 ||
+						(refusedStatus === 403 && refusedBody !== undefined && AUTH_REFUSAL.test(await refusedBody));
+					if (!forKey) return undefined;
+					const key = await rereadKey(model.provider).catch(() => undefined);
+					if (!key || key === request.apiKey) return undefined;
+					request.apiKey = key;
+					return started(() => stream(model, context, request), model);
+				})()));
 		return rewritingErrors(
-			rereadKey
-				? () => {
-						const first = stream(model, context, request);
-						const wrap = (inner: EventStream) => (isEventStream(inner) ? new RefusedKeyRetry(inner, sendAgain) : inner);
-						return first instanceof Promise ? first.then(wrap) : wrap(first);
-					}
-				: () => stream(model, context, request),
+			() => stream(model, context, request),
 			model,
 			async (event) => {
 				if (event.reason !== "error") return event;
@@ -173,6 +169,7 @@ function withRefusalDetails(
 				}
 				return text === event.error.errorMessage ? event : { ...event, error: { ...event.error, errorMessage: text } };
 			},
+			sendAgain,
 		);
 	};
 }
@@ -314,6 +311,7 @@ function rewritingErrors(
 	start: () => ReturnType<StreamFn>,
 	model: Model,
 	rewrite: (event: ErrorEvent) => ErrorEvent | Promise<ErrorEvent>,
+	resend?: () => Promise<EventStream | undefined>,
 ): ReturnType<StreamFn> {
 	const failed = (error: unknown) =>
 		new RewrittenErrors(
@@ -322,7 +320,7 @@ function rewritingErrors(
 		);
 	const checked = (inner: EventStream) =>
 		// Garbage from a provider's stream function is named as the agent loop names it, not "not async iterable".
-		isEventStream(inner) ? new RewrittenErrors(inner, rewrite) : failed(notAStream(model, inner));
+		isEventStream(inner) ? new RewrittenErrors(inner, rewrite, resend) : failed(notAStream(model, inner));
 	let started: ReturnType<StreamFn>;
 	try {
 		started = start();
@@ -350,73 +348,43 @@ async function started(start: () => ReturnType<StreamFn>, model: Model): Promise
 }
 
 /**
- * A stream that, when its first event is an error `sendAgain` answers with a second stream (a
- * refused key that has since been replaced), is that second stream instead: the refusal is never
- * seen, so nothing of the first request is shown or recorded.
+ * A stream whose `error` event and error result are rewritten once; every other event passes as it
+ * is. With `resend`, a first event (or result) that is an error is first offered to it: a stream it
+ * answers with (the request sent again with a key rotated since) takes the refused one's place, so
+ * nothing of the refusal is shown or recorded. Checked in the error path only: no work per request.
  */
-class RefusedKeyRetry implements EventStream {
+class RewrittenErrors implements EventStream {
+	private rewritten: Promise<ErrorEvent> | undefined;
+	/** Whether {@link inner} is already the stream `resend` gave. */
+	private resent = false;
+
 	constructor(
-		private readonly inner: EventStream,
-		private readonly sendAgain: () => Promise<EventStream | undefined>,
+		private inner: EventStream,
+		private readonly rewrite: (event: ErrorEvent) => ErrorEvent | Promise<ErrorEvent>,
+		private readonly resend?: () => Promise<EventStream | undefined>,
 	) {}
 
 	[Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
 		let events = this.inner[Symbol.asyncIterator]();
 		let first = true;
-		const firstNext = async (): Promise<IteratorResult<AssistantMessageEvent>> => {
-			const step = await events.next();
-			if (step.done || step.value.type !== "error") return step;
-			const second = await this.sendAgain();
-			if (!second) return step;
-			await events.return?.();
-			events = second[Symbol.asyncIterator]();
-			return events.next();
-		};
-		// Past the first event, the inner stream's own promises: no extra hop per streamed event.
-		const next = (): Promise<IteratorResult<AssistantMessageEvent>> => {
-			if (!first) return events.next();
-			first = false;
-			return firstNext();
-		};
-		return {
-			next,
-			return: async (value?: unknown) => {
-				await events.return?.(value);
-				return { done: true, value: undefined };
-			},
-		};
-	}
-
-	result(): Promise<AssistantMessage> {
-		return this.inner
-			.result()
-			.then((message) =>
-				message.stopReason === "error"
-					? this.sendAgain().then((second) => (second ? second.result() : message))
-					: message,
-			);
-	}
-}
-
-/** A stream whose `error` event and error result are rewritten once; every other event passes as it is. */
-class RewrittenErrors implements EventStream {
-	private rewritten: Promise<ErrorEvent> | undefined;
-
-	constructor(
-		private readonly inner: EventStream,
-		private readonly rewrite: (event: ErrorEvent) => ErrorEvent | Promise<ErrorEvent>,
-	) {}
-
-	[Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
-		const events = this.inner[Symbol.asyncIterator]();
 		const next = (): Promise<IteratorResult<AssistantMessageEvent>> =>
-			events
-				.next()
-				.then((step) =>
-					step.done || step.value.type !== "error"
-						? step
-						: this.rewriteOnce(step.value).then((value) => ({ done: false, value })),
-				);
+			events.next().then((step) => {
+				if (step.done || step.value.type !== "error") {
+					first = false;
+					return step;
+				}
+				const error = step.value;
+				if (!first || this.resend === undefined || this.resent) return this.rewrittenStep(error);
+				first = false;
+				return this.resend().then((second) => {
+					if (!second || this.resent) return this.rewrittenStep(error);
+					this.resent = true;
+					void events.return?.();
+					this.inner = second;
+					events = second[Symbol.asyncIterator]();
+					return next();
+				});
+			});
 		return {
 			next,
 			return: async (value?: unknown) => {
@@ -427,13 +395,22 @@ class RewrittenErrors implements EventStream {
 	}
 
 	result(): Promise<AssistantMessage> {
-		return this.inner
-			.result()
-			.then((message) =>
-				message.stopReason === "error" || message.stopReason === "aborted"
-					? this.rewriteOnce({ type: "error", reason: message.stopReason, error: message }).then((event) => event.error)
-					: message,
-			);
+		return this.inner.result().then((message) => {
+			const reason = message.stopReason;
+			if (reason !== "error" && reason !== "aborted") return message;
+			const rewritten = () => this.rewriteOnce({ type: "error", reason, error: message }).then((event) => event.error);
+			if (reason !== "error" || this.resend === undefined || this.resent) return rewritten();
+			return this.resend().then((second) => {
+				if (!second || this.resent) return rewritten();
+				this.resent = true;
+				this.inner = second;
+				return this.result();
+			});
+		});
+	}
+
+	private rewrittenStep(error: ErrorEvent): Promise<IteratorResult<AssistantMessageEvent>> {
+		return this.rewriteOnce(error).then((value) => ({ done: false, value }));
 	}
 
 	/** The event and the result agree: whichever is asked first is rewritten, once. */

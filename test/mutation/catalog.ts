@@ -17988,8 +17988,8 @@ export const MUTANTS: Mutant[] = [
 			"the error result of a refused request is not completed (only its error event is): a stream that ends with no terminal event loses the refused key's source",
 		edits: [
 			{
-				find: 'message.stopReason === "error" || message.stopReason === "aborted"\n',
-				replace: "false\n",
+				find: 'if (reason !== "error" && reason !== "aborted") return message;',
+				replace: "return message;",
 			},
 		],
 		tests: ["test/pi-races/extension-providers.test.ts"],
@@ -18726,6 +18726,19 @@ export const MUTANTS: Mutant[] = [
 			"`!` commands keep `\\r` and other control characters in the output the model and the session file get (pi's `!` drops them)",
 		edits: [{ find: "\t\t\tdropControlCharacters: true,\n", replace: "" }],
 		tests: ["test/cli/rpc-differential-regressions.test.ts"],
+	},
+	{
+		id: "JS01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"an error result read without its events (a compaction's summary request) is not sent again with a key rotated since it was read",
+		edits: [
+			{
+				find: 'if (reason !== "error" || this.resend === undefined || this.resent) return rewritten();',
+				replace: "return rewritten();",
+			},
+		],
+		tests: ["test/session/provider-stream-refusals.test.ts", "test/pi-races/token-refreshed-mid-run.test.ts"],
 	},
 ];
 

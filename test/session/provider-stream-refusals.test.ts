@@ -122,6 +122,58 @@ describe("a request refused for a key replaced since it was read is sent once mo
 		expect(answer?.role === "assistant" && answer.errorMessage).toContain(forbidden);
 	});
 
+	it("a compaction summary refused for a key replaced meanwhile is sent again with the new key and the compaction lands", async () => {
+		const auth = AuthStorage.inMemory({ openai: API_KEY });
+		let rotating = false;
+		const refusal = openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key");
+		w = await startWireSession({
+			api: "openai-completions",
+			credentials: auth,
+			settings: { compaction: { keepRecentTokens: 1 } },
+			route: (request, next) => (rotating ? rotatingGateway(auth, refusal)(request, next) : next()),
+		});
+		w.server.reply(
+			chatReply([{ type: "text", text: "an answer worth summarizing" }]),
+			chatReply([{ type: "text", text: "a second answer" }]),
+		);
+		await w.session.prompt("hello");
+		await w.session.prompt("and again");
+		rotating = true;
+		// Two summaries: the history's and the kept turn's prefix.
+		w.server.reply(
+			chatReply([{ type: "text", text: "the summary" }]),
+			chatReply([{ type: "text", text: "the prefix" }]),
+		);
+
+		const result = await w.session.compact();
+
+		expect(result.summary).toContain("the summary");
+		expect(w.server.requests.slice(-3).map((request) => request.headers.authorization)).toEqual([
+			`Bearer ${API_KEY}`,
+			"Bearer sk-rotated",
+			"Bearer sk-rotated",
+		]);
+	});
+
+	it("read by its result alone (no events), a request refused for a key replaced meanwhile resolves to the new key's answer", async () => {
+		const auth = AuthStorage.inMemory({ openai: API_KEY });
+		w = await startWireSession({
+			api: "openai-completions",
+			credentials: auth,
+			route: rotatingGateway(auth, openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key")),
+		});
+		w.server.reply(chatReply([{ type: "text", text: "answered" }]));
+		const context = { messages: [{ role: "user" as const, content: "hello", timestamp: Date.now() }] };
+
+		const answer = await (await w.session.agent.streamFn!(w.model, context, { apiKey: API_KEY })).result();
+
+		expect(answer).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "answered" }] });
+		expect(w.server.requests.map((request) => request.headers.authorization)).toEqual([
+			`Bearer ${API_KEY}`,
+			"Bearer sk-rotated",
+		]);
+	});
+
 	it("a 401 to the key still current is not sent again", async () => {
 		w = await startWireSession({ api: "openai-completions" });
 		w.server.reply(openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key"));
