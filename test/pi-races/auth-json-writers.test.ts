@@ -11,25 +11,32 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { AuthStorage, SettleError } from "../../src/index.js";
+import { cliBundle } from "../cli/cli-bundle.js";
 import { ROOT, trackChild, useCliProject } from "../cli/helpers.js";
 
 const cli = useCliProject("settle-pi-races-auth-json-writers-");
+/**
+ * The children import the bundled package (test/cli/cli-bundle.ts) under plain `node`: through tsx
+ * each spent ~1.2 s of CPU loading Settle's sources. `SETTLE_TEST_CLI=sources` keeps the sources.
+ */
+const FROM_SOURCES = process.env.SETTLE_TEST_CLI === "sources";
 const LOADER = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-const SOURCES = pathToFileURL(join(ROOT, "src/index.ts")).href;
+const SETTLE = () =>
+	pathToFileURL(FROM_SOURCES ? join(ROOT, "src/index.ts") : join(dirname(cliBundle()), "index.js")).href;
 const WRITERS = 5;
 const SAVES = 15;
 
-/** A child running `body` (TypeScript, `AuthStorage` and `file` in scope) once its stdin says "go"; resolves with its stdout. */
+/** A child running `body` (JavaScript, `AuthStorage` and `file` in scope) once its stdin says "go"; resolves with its stdout. */
 function startChild(name: string, file: string, body: string) {
-	const script = join(cli.dir, `${name}.ts`);
+	const script = join(cli.dir, `${name}.mjs`);
 	writeFileSync(
 		script,
-		`import { AuthStorage } from ${JSON.stringify(SOURCES)};
+		`import { AuthStorage } from ${JSON.stringify(SETTLE())};
 import { createInterface } from "node:readline";
 const file = ${JSON.stringify(file)};
 process.stdout.write("ready\\n");
@@ -38,7 +45,9 @@ ${body}
 });
 `,
 	);
-	const child = spawn(process.execPath, ["--import", LOADER, script], { stdio: ["pipe", "pipe", "inherit"] });
+	const child = spawn(process.execPath, FROM_SOURCES ? ["--import", LOADER, script] : [script], {
+		stdio: ["pipe", "pipe", "inherit"],
+	});
 	const exited = trackChild(child);
 	let out = "";
 	const ready = new Promise<void>((resolve) =>

@@ -34,15 +34,18 @@ import {
 	symlinkSync,
 	writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuthStorage, createAgentSession, SessionManager } from "../../src/index.js";
+import { cliBundle } from "../cli/cli-bundle.js";
 import { cliCommand, ROOT, trackChild, useCliProject } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-providers-auth-");
+/** Children import the bundled package (test/cli/cli-bundle.ts) under plain `node`, not src through tsx (~0.5 s of CPU less); `SETTLE_TEST_CLI=sources` keeps the sources. */
+const FROM_SOURCES = process.env.SETTLE_TEST_CLI === "sources";
 
 describe("openclaw#88028: an interrupted auth.json write must not truncate the credential store", () => {
 	it("openclaw#88028: AuthStorage.set under a file-size limit (a full disk) fails with IO and auth.json keeps every key", () => {
@@ -53,7 +56,7 @@ describe("openclaw#88028: an interrupted auth.json write must not truncate the c
 		const script = join(cli.dir, "set-key.mjs");
 		writeFileSync(
 			script,
-			`import { AuthStorage } from ${JSON.stringify(pathToFileURL(join(ROOT, "src/index.ts")).href)};
+			`import { AuthStorage } from ${JSON.stringify(pathToFileURL(FROM_SOURCES ? join(ROOT, "src/index.ts") : join(dirname(cliBundle()), "index.js")).href)};
 const auth = AuthStorage.create(process.argv[2]);
 try {
 	auth.set("openai", "k".repeat(1024 * 1024));
@@ -67,7 +70,14 @@ try {
 		const loader = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 		const run = spawnSync(
 			"bash",
-			["-c", 'ulimit -f 256 && exec "$0" "$@"', process.execPath, "--import", loader, script, authPath],
+			[
+				"-c",
+				'ulimit -f 256 && exec "$0" "$@"',
+				process.execPath,
+				...(FROM_SOURCES ? ["--import", loader] : []),
+				script,
+				authPath,
+			],
 			{ cwd: cli.project, encoding: "utf8" },
 		);
 		expect(run.stderr).toBe("");

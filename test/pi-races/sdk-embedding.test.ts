@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
@@ -16,6 +16,7 @@ import { createAgentSession } from "../../src/runtime/sdk.js";
 import type { AgentSessionEvent } from "../../src/session/events.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { cliBundle } from "../cli/cli-bundle.js";
 import { diskSession, removeTempDirs } from "./disk-harness.js";
 import { persistedRoles } from "./helpers.js";
 
@@ -38,12 +39,25 @@ afterEach(() => {
 });
 
 /** A host script's start: `session`, file-backed in `dir`, on a faux model answering `answer`; then `rest`. */
+/**
+ * The host scripts import the bundled package (test/cli/cli-bundle.ts, what npm ships) under plain
+ * `node`: through tsx each spent ~1 s of CPU loading Settle's sources. `SETTLE_TEST_CLI=sources`
+ * keeps the sources.
+ */
+const FROM_SOURCES = process.env.SETTLE_TEST_CLI === "sources";
+const SETTLE_BUNDLE = () => join(dirname(cliBundle()), "index.js");
+/** How to run host script `script` (written with {@link hostScript}). */
+const hostArgs = (script: string): string[] => (FROM_SOURCES ? ["--import", "tsx", script] : [script]);
+/** The host script's file name: TypeScript for tsx, plain ESM for node. */
+const hostFile = (name: string): string => join(dir, `${name}.${FROM_SOURCES ? "mts" : "mjs"}`);
+
 function hostScript(answer: string, rest: string): string {
 	const src = resolve(import.meta.dirname, "../../src");
-	return `import { createFauxProvider, fauxAssistantMessage } from ${JSON.stringify(join(src, "llm/faux.ts"))};
-import { InMemoryModelRuntime } from ${JSON.stringify(join(src, "llm/model-runtime.ts"))};
-import { createAgentSession } from ${JSON.stringify(join(src, "runtime/sdk.ts"))};
-import { SettingsManager } from ${JSON.stringify(join(src, "settings/settings-manager.ts"))};
+	const from = (file: string) => (FROM_SOURCES ? join(src, file) : SETTLE_BUNDLE());
+	return `import { createFauxProvider, fauxAssistantMessage } from ${JSON.stringify(from("llm/faux.ts"))};
+import { InMemoryModelRuntime } from ${JSON.stringify(from("llm/model-runtime.ts"))};
+import { createAgentSession } from ${JSON.stringify(from("runtime/sdk.ts"))};
+import { SettingsManager } from ${JSON.stringify(from("settings/settings-manager.ts"))};
 const faux = createFauxProvider({ models: [{ id: "faux-1" }] });
 const modelRuntime = new InMemoryModelRuntime();
 modelRuntime.registerFauxProvider(faux);
@@ -163,7 +177,7 @@ describe("pi#8025: one throwing subscribe() listener starved the later listeners
 
 describe("pi-coding-agent-action#394, pi#4391: a one-shot SDK script stayed alive after its answer", () => {
 	it("a script that prompts a file-backed session and never disposes it exits 0 on its own, the file complete", () => {
-		const script = join(dir, "one-shot.mts");
+		const script = hostFile("one-shot");
 		writeFileSync(
 			script,
 			hostScript(
@@ -175,7 +189,7 @@ console.log(JSON.stringify({ file: session.sessionFile, answer: last?.role === "
 `,
 			),
 		);
-		const result = spawnSync(process.execPath, ["--import", "tsx", script], {
+		const result = spawnSync(process.execPath, hostArgs(script), {
 			cwd: resolve(import.meta.dirname, "../.."),
 			encoding: "utf8",
 			// A process kept alive by the session is killed here (status null) instead of hanging the suite.
@@ -267,7 +281,7 @@ export default function (pi) {
 }
 `,
 		);
-		const script = join(dir, "dispose-and-exit.mts");
+		const script = hostFile("dispose-and-exit");
 		writeFileSync(
 			script,
 			hostScript(
@@ -280,7 +294,7 @@ process.exit(0);
 `,
 			),
 		);
-		const result = spawnSync(process.execPath, ["--import", "tsx", script], {
+		const result = spawnSync(process.execPath, hostArgs(script), {
 			cwd: resolve(import.meta.dirname, "../.."),
 			encoding: "utf8",
 			timeout: 60_000,

@@ -14,9 +14,10 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { cliBundle } from "../cli/cli-bundle.js";
 import { cliCommand, ROOT, runSettle, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { piParseArgs } from "../cli/pi-diff-pi.js";
 import { persistedUserTexts } from "./helpers.js";
@@ -75,23 +76,29 @@ describe("pi#4163: pi -p silently no-ops when the prompt starts with ---", () =>
  * A child process that loads the settings, says so (`<script>.ready`), waits for `go` to exist, then saves one setting through Settle's
  * `SettingsManager` (`<setter>(<value>)`) into `agentDir`'s settings.json.
  */
+/**
+ * The writers import the bundled package (test/cli/cli-bundle.ts) under plain `node`: through tsx each
+ * spent ~0.4 s of CPU loading Settle's sources. `SETTLE_TEST_CLI=sources` keeps the sources.
+ */
+const FROM_SOURCES = process.env.SETTLE_TEST_CLI === "sources";
+
 function settingsWriter(dir: string, go: string, setter: string, value: unknown): Promise<number | null> {
-	const script = join(dir, `writer-${setter}.ts`);
+	const script = join(dir, `writer-${setter}.${FROM_SOURCES ? "ts" : "mjs"}`);
+	const settle = FROM_SOURCES ? join(ROOT, "src/settings/settings-manager.ts") : join(dirname(cliBundle()), "index.js");
 	writeFileSync(
 		script,
 		`import { existsSync, writeFileSync } from "node:fs";
-import { SettingsManager } from ${JSON.stringify(pathToFileURL(join(ROOT, "src/settings/settings-manager.ts")).href)};
+import { SettingsManager } from ${JSON.stringify(pathToFileURL(settle).href)};
 const settings = SettingsManager.create(${JSON.stringify(cli.project)}, ${JSON.stringify(cli.agentDir)});
 writeFileSync(${JSON.stringify(`${script}.ready`)}, "");
 while (!existsSync(${JSON.stringify(go)})) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
-(settings as any).${setter}(${JSON.stringify(value)});
+settings[${JSON.stringify(setter)}](${JSON.stringify(value)});
 `,
 	);
-	const child = spawn(
-		process.execPath,
-		["--import", pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href, script],
-		{ stdio: ["ignore", "ignore", "inherit"] },
-	);
+	const loader = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+	const child = spawn(process.execPath, FROM_SOURCES ? ["--import", loader, script] : [script], {
+		stdio: ["ignore", "ignore", "inherit"],
+	});
 	return trackChild(child);
 }
 
@@ -110,7 +117,7 @@ describe("pi#7384: concurrent first writes to settings.json can lose unrelated s
 		];
 		const exits = writes.map(([setter, value]) => settingsWriter(cli.dir, go, setter, value));
 		// Every writer has loaded its settings (the file missing) before any of them saves.
-		const ready = writes.map(([setter]) => join(cli.dir, `writer-${setter}.ts.ready`));
+		const ready = writes.map(([setter]) => join(cli.dir, `writer-${setter}.${FROM_SOURCES ? "ts" : "mjs"}.ready`));
 		while (!ready.every((file) => existsSync(file))) await new Promise((resolve) => setTimeout(resolve, 10));
 		writeFileSync(go, "");
 		expect(await Promise.all(exits)).toEqual(writes.map(() => 0));
