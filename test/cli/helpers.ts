@@ -89,6 +89,92 @@ export async function runSettleAsync(
 	return { code, stdout, stderr };
 }
 
+/**
+ * `settle <args>` as {@link runSettleAsync}, sent `signal` once `stream` has printed `text` (a
+ * terminal's Ctrl+C, a supervisor's SIGTERM). `guardMs` only guards against a hang: a hung run is
+ * SIGKILLed, its code null.
+ */
+export async function signalSettleWhen(
+	args: string[],
+	options: {
+		cwd: string;
+		agentDir: string;
+		stream: "stdout" | "stderr";
+		text: string;
+		signal: NodeJS.Signals;
+		guardMs: number;
+	},
+): Promise<CliRun> {
+	const child = spawn(process.execPath, [...cliCommand(), ...args], {
+		cwd: options.cwd,
+		env: { ...process.env, SETTLE_AGENT_DIR: options.agentDir },
+		stdio: ["ignore", "pipe", "pipe"],
+	});
+	const closed = trackChild(child);
+	const guard = setTimeout(() => child.kill("SIGKILL"), options.guardMs);
+	child.stdout.setEncoding("utf8");
+	child.stderr.setEncoding("utf8");
+	const output = { stdout: "", stderr: "" };
+	let signalled = false;
+	for (const stream of ["stdout", "stderr"] as const) {
+		child[stream].on("data", (chunk: string) => {
+			output[stream] += chunk;
+			if (!signalled && stream === options.stream && output[stream].includes(options.text)) {
+				signalled = true;
+				child.kill(options.signal);
+			}
+		});
+	}
+	const code = await closed.finally(() => clearTimeout(guard));
+	return { code, ...output };
+}
+
+/**
+ * `settle <args>` whose stdout reader is busy: stdout is read only once stderr has printed
+ * `readAfter` (never, without it), so what settle writes meanwhile waits in a full pipe.
+ * `signal.name` is sent once stderr has printed `signal.after`; `input` is written to stdin, left open. `env`
+ * replaces the environment (SETTLE_AGENT_DIR added). `guardMs` only guards against a hang.
+ */
+export async function runSettleStalledReader(
+	args: string[],
+	options: {
+		cwd: string;
+		agentDir: string;
+		readAfter?: string;
+		signal?: { name: NodeJS.Signals; after: string };
+		input?: string;
+		env?: Record<string, string | undefined>;
+		guardMs: number;
+	},
+): Promise<CliRun> {
+	const child = spawn(process.execPath, [...cliCommand(), ...args], {
+		cwd: options.cwd,
+		env: { ...(options.env ?? process.env), SETTLE_AGENT_DIR: options.agentDir },
+		stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+	});
+	const closed = trackChild(child);
+	const guard = setTimeout(() => child.kill("SIGKILL"), options.guardMs);
+	if (options.input !== undefined) child.stdin!.write(options.input);
+	child.stdout!.pause();
+	const chunks: Buffer[] = [];
+	let stderr = "";
+	let signalled = false;
+	child.stderr!.setEncoding("utf8");
+	child.stderr!.on("data", (chunk: string) => {
+		stderr += chunk;
+		if (options.signal && !signalled && stderr.includes(options.signal.after)) {
+			signalled = true;
+			child.kill(options.signal.name);
+		}
+		if (options.readAfter !== undefined && stderr.includes(options.readAfter) && child.stdout!.isPaused()) {
+			child.stdout!.on("data", (data: Buffer) => chunks.push(data));
+			child.stdout!.resume();
+		}
+	});
+	const code = await closed.finally(() => clearTimeout(guard));
+	return { code, stdout: Buffer.concat(chunks).toString("utf8"), stderr };
+}
+
 /** Children a test started that have not closed yet (see {@link trackChild}). */
 const liveChildren = new Map<ChildProcess, Promise<void>>();
 

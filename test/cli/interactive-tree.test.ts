@@ -8,7 +8,18 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { emptyUsage } from "../../src/llm/types.js";
 import { useCliProject } from "./helpers.js";
-import { bannerSessionFile, fileAppears, GATED_COMMAND, Repl, readEntries, transcript } from "./interactive.helpers.js";
+import {
+	bannerSessionFile,
+	fileAppears,
+	GATED_COMMAND,
+	messageEntry,
+	navigateTree,
+	Repl,
+	readEntries,
+	TREE_QUESTION,
+	type TreeEntry,
+	transcript,
+} from "./interactive.helpers.js";
 import { slowProvider } from "./slow-provider.js";
 
 const cli = useCliProject("settle-interactive-tree-");
@@ -23,27 +34,11 @@ function script(steps: unknown[]): string {
 	return file;
 }
 
-type Entry = Record<string, unknown> & { id: string; type: string; parentId: string | null };
-
-/** The message entry whose message has `role` and text `text`. */
-function messageEntry(file: string, role: string, text: string): Entry {
-	const found = (readEntries(file) as Entry[]).find((entry) => {
-		const message = entry.message as { role: string; content: unknown } | undefined;
-		if (entry.type !== "message" || message?.role !== role) return false;
-		const content = message.content;
-		const body =
-			typeof content === "string" ? content : (content as { text?: string }[]).map((part) => part.text ?? "").join("");
-		return body === text;
-	});
-	if (!found) throw new Error(`no ${role} message "${text}" in ${file}`);
-	return found;
-}
-
 /** The ids from an entry's parent up to its root. */
-function ancestorIds(file: string, entry: Entry): string[] {
-	const byId = new Map((readEntries(file) as Entry[]).map((each) => [each.id, each]));
+function ancestorIds(file: string, entry: TreeEntry): string[] {
+	const byId = new Map((readEntries(file) as TreeEntry[]).map((each) => [each.id, each]));
 	const ids: string[] = [];
-	for (let cursor: Entry | undefined = entry; cursor?.parentId; cursor = byId.get(cursor.parentId)) {
+	for (let cursor: TreeEntry | undefined = entry; cursor?.parentId; cursor = byId.get(cursor.parentId)) {
 		ids.push(cursor.parentId);
 	}
 	return ids;
@@ -62,24 +57,6 @@ function uniquePrefix(file: string, id: string): string {
 		if (!others.some((other) => other.startsWith(prefix))) return prefix;
 	}
 	return id;
-}
-
-const QUESTION = "Choose 1-3 (empty to cancel): ";
-
-/** Types `/tree <id>`, answers the summary question with `choice`, resolves with the output until the prompt. */
-async function navigate(chat: Repl, id: string, choice: string, extra?: { question: string; answer: string }) {
-	const from = chat.mark();
-	chat.send(`/tree ${id}`);
-	await chat.until(QUESTION, from);
-	if (!extra) {
-		await chat.say(choice);
-		return chat.stdout.slice(from);
-	}
-	const at = chat.mark();
-	chat.send(choice);
-	await chat.until(extra.question, at);
-	await chat.say(extra.answer);
-	return chat.stdout.slice(from);
 }
 
 /**
@@ -142,7 +119,7 @@ describe("settle -i: /tree and /label", () => {
 		expect(before).toContain(`• ${firstAnswer.id} assistant: first question\n`);
 		expect(before).toContain(`• ${secondAnswer.id} assistant: second question  ← here\n`);
 
-		const moved = await navigate(chat, uniquePrefix(file, firstAnswer.id), "1");
+		const moved = await navigateTree(chat, uniquePrefix(file, firstAnswer.id), "1");
 		expect(moved).toContain(
 			"Summarize the branch you leave?\n  1. No summary\n  2. Summarize\n  3. Summarize with custom prompt\n",
 		);
@@ -179,13 +156,13 @@ describe("settle -i: /tree and /label", () => {
 		const questionTwo = messageEntry(file, "user", "question two");
 		const oldLeaf = messageEntry(file, "assistant", "answer two");
 
-		const moved = await navigate(chat, questionTwo.id, "2");
+		const moved = await navigateTree(chat, questionTwo.id, "2");
 		expect(moved).toContain("Summarizing the branch you leave… (Ctrl+C cancels)\n");
 		const answerOne = messageEntry(file, "assistant", "answer one");
 		expect(moved).toContain(
 			`Now at ${answerOne.id}, just before your message ${questionTwo.id}: question two\nSend it again, edited, or type another one.\n`,
 		);
-		const summary = (readEntries(file) as Entry[]).find((entry) => entry.type === "branch_summary");
+		const summary = (readEntries(file) as TreeEntry[]).find((entry) => entry.type === "branch_summary");
 		expect(summary).toMatchObject({ parentId: answerOne.id, fromId: oldLeaf.id });
 		// pi's summarizer puts a preamble before the model's text.
 		expect(summary?.summary).toMatch(/\n\nThe branch tried answer two\.$/);
@@ -213,15 +190,15 @@ describe("settle -i: /tree and /label", () => {
 		const answerOne = messageEntry(file, "assistant", "answer one");
 		const linesBefore = readEntries(file).length;
 
-		const failed = await navigate(chat, answerOne.id, "2");
+		const failed = await navigateTree(chat, answerOne.id, "2");
 		expect(failed).toContain(
 			"Error: Branch summarization failed: the answer reached its 2048-token cap before the summary was complete",
 		);
 		expect(readEntries(file)).toHaveLength(linesBefore);
 
-		const moved = await navigate(chat, answerOne.id, "2");
+		const moved = await navigateTree(chat, answerOne.id, "2");
 		expect(moved).toContain(`Now at ${answerOne.id}:`);
-		const summary = (readEntries(file) as Entry[]).find((entry) => entry.type === "branch_summary");
+		const summary = (readEntries(file) as TreeEntry[]).find((entry) => entry.type === "branch_summary");
 		expect(summary?.summary).toMatch(/Rename the parser module$/);
 		expect(await chat.end()).toBe(0);
 	});
@@ -234,12 +211,12 @@ describe("settle -i: /tree and /label", () => {
 		await chat.say("question two", "answer two\n>");
 		const file = bannerSessionFile(chat.stdout);
 		const answerOne = messageEntry(file, "assistant", "answer one");
-		const shown = await navigate(chat, answerOne.id, "3", {
+		const shown = await navigateTree(chat, answerOne.id, "3", {
 			question: "Custom summarization instructions: ",
 			answer: "mention the word PINEAPPLE",
 		});
 		expect(shown).toContain(`Now at ${answerOne.id}: assistant: answer one\n`);
-		const summary = (readEntries(file) as Entry[]).find((entry) => entry.type === "branch_summary");
+		const summary = (readEntries(file) as TreeEntry[]).find((entry) => entry.type === "branch_summary");
 		expect(summary?.summary).toContain("mention the word PINEAPPLE");
 		expect(summary?.parentId).toBe(answerOne.id);
 		expect(await chat.end()).toBe(0);
@@ -259,7 +236,7 @@ describe("settle -i: /tree and /label", () => {
 		await chat.say("/model slow/slow-1", "Model: slow/slow-1");
 		let from = chat.mark();
 		chat.send(`/tree ${answerOne.id}`);
-		await chat.until(QUESTION, from);
+		await chat.until(TREE_QUESTION, from);
 		from = chat.mark();
 		chat.send("2");
 		await chat.until("Summarizing the branch you leave… (Ctrl+C cancels)\n", from);
@@ -314,7 +291,7 @@ describe("settle -i: /tree and /label", () => {
 		expect(await chat.say("/tree abd00004")).toContain("Already at this point.\n");
 		const from = chat.mark();
 		chat.send("/tree abc00002");
-		await chat.until(QUESTION, from);
+		await chat.until(TREE_QUESTION, from);
 		expect(await chat.say("")).toContain("Navigation cancelled.\n");
 		expect(await chat.say("/label zz x")).toContain("Error: No entry of this session has an id starting with zz");
 		expect(await chat.end()).toBe(0);

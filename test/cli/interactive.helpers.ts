@@ -136,6 +136,50 @@ export function transcript(file: string): string[] {
 		});
 }
 
+/** An entry of a session file, as the tree commands read it. */
+export type TreeEntry = Record<string, unknown> & { id: string; type: string; parentId: string | null };
+
+/** The message entry of `file` whose message has `role` and text `text` (throws if there is none). */
+export function messageEntry(file: string, role: string, text: string): TreeEntry {
+	const found = (readEntries(file) as TreeEntry[]).find((entry) => {
+		const message = entry.message as { role: string; content: unknown } | undefined;
+		if (entry.type !== "message" || message?.role !== role) return false;
+		const content = message.content;
+		const body =
+			typeof content === "string" ? content : (content as { text?: string }[]).map((part) => part.text ?? "").join("");
+		return body === text;
+	});
+	if (!found) throw new Error(`no ${role} message "${text}" in ${file}`);
+	return found;
+}
+
+/** The question `/tree <id>` asks before leaving a branch. */
+export const TREE_QUESTION = "Choose 1-3 (empty to cancel): ";
+
+/**
+ * Types `/tree <id>`, answers the summary question with `choice` ("1": no summary) and, given
+ * `extra`, its follow-up question; resolves with the output until the next prompt.
+ */
+export async function navigateTree(
+	chat: Repl,
+	id: string,
+	choice = "1",
+	extra?: { question: string; answer: string },
+): Promise<string> {
+	const from = chat.mark();
+	chat.send(`/tree ${id}`);
+	await chat.until(TREE_QUESTION, from);
+	if (!extra) {
+		await chat.say(choice);
+		return chat.stdout.slice(from);
+	}
+	const at = chat.mark();
+	chat.send(choice);
+	await chat.until(extra.question, at);
+	await chat.say(extra.answer);
+	return chat.stdout.slice(from);
+}
+
 /** Resolves once `dir/name` exists (fs.watch, no polling). */
 export function fileAppears(dir: string, name: string): Promise<void> {
 	return new Promise((resolve) => {

@@ -9,20 +9,10 @@
  * What the user should see: the text a terminal shows, and the raw bytes kept in a file.
  */
 import { readFileSync, rmSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { modelBashCall } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { bashCallsPerTest } from "./helpers.js";
 
-let h: Harness | undefined;
-afterEach(() => {
-	h?.cleanup();
-	h = undefined;
-});
-
-async function bashCall(command: string) {
-	h = await createHarness({ initialActiveToolNames: ["bash"] });
-	return modelBashCall(h, { command });
-}
+const bashCall = bashCallsPerTest();
 
 const NOTE = /\n\n\[Terminal escape codes \(colors\) left out\. Full output: (\S+)\]$/;
 

@@ -9,21 +9,15 @@
  * under init for hours; opencode#22012: a server started with `&` that keeps printing to the
  * inherited stdout (`uvicorn … &`) held the call open until its timeout.
  */
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-	type AgentSessionEvent,
-	createAgentSessionRuntime,
-	createAgentSessionRuntimeFactory,
-	InMemoryModelRuntime,
-	SessionManager,
-} from "../../src/index.js";
-import { fauxAssistantMessage, fauxToolCall, SimulatedClock } from "../../src/testing/index.js";
+import type { AgentSessionEvent } from "../../src/index.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
 import {
 	type DiskSession,
 	diskSession,
 	eventWhere,
-	ManualProvider,
+	type ManualProvider,
+	manualDiskRuntime,
 	orphanToolMessages,
 	removeTempDirs,
 } from "./disk-harness.js";
@@ -43,14 +37,24 @@ function marker(): string {
 	return made;
 }
 
-/** The model's one reply: run `command` with the built-in bash tool. */
-function bashCall(provider: ManualProvider, command: string, id: string) {
+/** The model's one reply: run `command` with the built-in bash tool (`extra`: more arguments). */
+function bashCall(provider: ManualProvider, command: string, id: string, extra: Record<string, unknown> = {}) {
 	return {
-		...fauxAssistantMessage([fauxToolCall("bash", { command }, { id })], { stopReason: "toolUse" }),
+		...fauxAssistantMessage([fauxToolCall("bash", { command, ...extra }, { id })], { stopReason: "toolUse" }),
 		api: provider.model.api,
 		provider: provider.model.provider,
 		model: provider.model.id,
 	};
+}
+
+/** A user `!` command: `ready` resolves once it has printed "ready", `result` is executeBash's. */
+function userCommand(session: DiskSession["session"], command: string) {
+	let sawReady!: () => void;
+	const ready = new Promise<void>((resolve) => (sawReady = resolve));
+	const result = session.executeBash(command, (chunk) => {
+		if (chunk.includes("ready")) sawReady();
+	});
+	return { ready, result };
 }
 
 /** Resolves once the running bash tool has streamed `text`. */
@@ -88,17 +92,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		const s = await diskSession();
 		open.push(s);
 		s.provider.answer(
-			{
-				...fauxAssistantMessage(
-					[fauxToolCall("bash", { command: wedgingCommand(mark, 60), timeout: 0.3 }, { id: "call-t" })],
-					{
-						stopReason: "toolUse",
-					},
-				),
-				api: s.provider.model.api,
-				provider: s.provider.model.provider,
-				model: s.provider.model.id,
-			},
+			bashCall(s.provider, wedgingCommand(mark, 60), "call-t", { timeout: 0.3 }),
 			"the command timed out",
 		);
 		await s.session.prompt("run the model server for a minute");
@@ -112,21 +106,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 
 	it("oh-my-pi#8829: disposing the runtime while such a command runs leaves no process of it behind", async () => {
 		const mark = marker();
-		const { dir, cleanup } = await diskSession();
-		cleanup();
-		const provider = new ManualProvider();
-		const modelRuntime = new InMemoryModelRuntime([
-			{ provider: "manual", models: [provider.model], streamFn: provider.streamFn, requiresAuth: false },
-		]);
-		const runtime = await createAgentSessionRuntime(
-			createAgentSessionRuntimeFactory({
-				modelRuntime,
-				model: provider.model,
-				clock: new SimulatedClock(),
-				resourceLoaderOptions: { noExtensions: true },
-			}),
-			{ cwd: dir, agentDir: join(dir, "agent"), sessionManager: SessionManager.create(dir, join(dir, "sessions")) },
-		);
+		const { provider, runtime } = await manualDiskRuntime();
 		const session = runtime.session;
 		provider.answer(bashCall(provider, wedgingCommand(mark), "call-d"));
 		const ready = streamed(session, "ready");
@@ -145,11 +125,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		const mark = marker();
 		const s = await diskSession();
 		open.push(s);
-		let sawReady!: () => void;
-		const ready = new Promise<void>((resolve) => (sawReady = resolve));
-		const result = s.session.executeBash(wedgingCommand(mark), (chunk) => {
-			if (chunk.includes("ready")) sawReady();
-		});
+		const { ready, result } = userCommand(s.session, wedgingCommand(mark));
 		await ready;
 		expect(markedProcesses(mark).length).toBeGreaterThanOrEqual(3);
 		s.session.abortBash();
@@ -196,17 +172,9 @@ describe("bash: abort and dispose end every process of the command", () => {
 		const second = marker();
 		const s = await diskSession();
 		open.push(s);
-		const started = (mark: string) => {
-			let sawReady!: () => void;
-			const ready = new Promise<void>((resolve) => (sawReady = resolve));
-			const result = s.session.executeBash(markedSleepCommand(mark), (chunk) => {
-				if (chunk.includes("ready")) sawReady();
-			});
-			return { ready, result };
-		};
-		const one = started(first);
+		const one = userCommand(s.session, markedSleepCommand(first));
 		await one.ready;
-		const two = started(second);
+		const two = userCommand(s.session, markedSleepCommand(second));
 		await two.ready;
 		expect(markedProcesses(first).length).toBeGreaterThan(0);
 		expect(markedProcesses(second).length).toBeGreaterThan(0);
@@ -225,34 +193,15 @@ describe("bash: abort and dispose end every process of the command", () => {
 	it("claude-code#93996: newSession() (`/new`) while the model's bash call and a `!` command run ends every process of both; the old file answers the call, and the new session works", async () => {
 		const tool = marker();
 		const user = marker();
-		const { dir, cleanup } = await diskSession();
-		cleanup();
-		const provider = new ManualProvider();
-		const modelRuntime = new InMemoryModelRuntime([
-			{ provider: "manual", models: [provider.model], streamFn: provider.streamFn, requiresAuth: false },
-		]);
-		const runtime = await createAgentSessionRuntime(
-			createAgentSessionRuntimeFactory({
-				modelRuntime,
-				model: provider.model,
-				clock: new SimulatedClock(),
-				resourceLoaderOptions: { noExtensions: true },
-			}),
-			{ cwd: dir, agentDir: join(dir, "agent"), sessionManager: SessionManager.create(dir, join(dir, "sessions")) },
-		);
+		const { provider, runtime } = await manualDiskRuntime();
 		const old = runtime.session;
 		provider.answer(bashCall(provider, wedgingCommand(tool), "call-n"));
 		const toolReady = streamed(old, "ready");
 		const running = old.prompt("type-check the project").catch((error: unknown) => (error as { code?: string }).code);
 		await toolReady;
-		let sawReady!: () => void;
-		const userReady = new Promise<void>((resolve) => (sawReady = resolve));
-		const userCommand = old
-			.executeBash(markedSleepCommand(user), (chunk) => {
-				if (chunk.includes("ready")) sawReady();
-			})
-			.catch((error: unknown) => (error as { code?: string }).code);
-		await userReady;
+		const bang = userCommand(old, markedSleepCommand(user));
+		const userRun = bang.result.catch((error: unknown) => (error as { code?: string }).code);
+		await bang.ready;
 		expect(markedProcesses(tool).length).toBeGreaterThanOrEqual(3);
 		expect(markedProcesses(user).length).toBeGreaterThan(0);
 		const oldFile = old.sessionFile!;
@@ -260,7 +209,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		expect(markedProcesses(tool)).toEqual([]);
 		expect(markedProcesses(user)).toEqual([]);
 		expect(await running).toBe("SESSION_CLOSED");
-		expect(await userCommand).toBe("SESSION_CLOSED");
+		expect(await userRun).toBe("SESSION_CLOSED");
 		expect(orphanToolMessages(oldFile)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
 		provider.answer("fresh start");
 		await runtime.session.prompt("hello");

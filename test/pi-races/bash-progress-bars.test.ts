@@ -8,20 +8,10 @@
  *   together, where a terminal shows `second`.
  */
 import { readFileSync, rmSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { modelBashCall } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { bashCallsPerTest } from "./helpers.js";
 
-let h: Harness | undefined;
-afterEach(() => {
-	h?.cleanup();
-	h = undefined;
-});
-
-async function bashCall(command: string) {
-	h = await createHarness({ initialActiveToolNames: ["bash"] });
-	return modelBashCall(h, { command });
-}
+const bashCall = bashCallsPerTest();
 
 const NOTE = /\n\n\[Lines redrawn with \\r are shown as a terminal leaves them\. Full output: (\S+)\]$/;
 

@@ -10,27 +10,12 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
+import { toolEnds } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-tools-");
 
 /** A guard against a hang only (the run takes about a second): a hung run is killed, its code null. */
 const HANG_GUARD_MS = 60_000;
-
-interface ToolEnd {
-	type: "tool_execution_end";
-	toolName: string;
-	isError: boolean;
-	result: { content: { type: string; text?: string }[] };
-}
-
-/** The `tool_execution_end` events of a `--mode json` run's stdout, in the order they came. */
-function toolEnds(stdout: string): ToolEnd[] {
-	return stdout
-		.trim()
-		.split("\n")
-		.map((line) => JSON.parse(line) as { type: string })
-		.filter((event): event is ToolEnd => event.type === "tool_execution_end");
-}
 
 function writeScript(steps: unknown[]): string {
 	const script = join(cli.dir, "script.json");

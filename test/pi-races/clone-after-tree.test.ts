@@ -12,33 +12,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
-import { bannerSessionFile, Repl, readEntries, transcript } from "../cli/interactive.helpers.js";
+import { bannerSessionFile, messageEntry, navigateTree, Repl, transcript } from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-clone-after-tree-");
-const QUESTION = "Choose 1-3 (empty to cancel): ";
-
-/** The id of the message entry of `file` with `role` and text `text`. */
-function messageId(file: string, role: string, text: string): string {
-	const found = readEntries(file).find((entry) => {
-		const message = entry.message as { role: string; content: unknown } | undefined;
-		if (entry.type !== "message" || message?.role !== role) return false;
-		const content = message.content;
-		const body =
-			typeof content === "string" ? content : (content as { text?: string }[]).map((part) => part.text ?? "").join("");
-		return body === text;
-	});
-	if (!found) throw new Error(`no ${role} message "${text}" in ${file}`);
-	return String(found.id);
-}
-
-/** `/tree <id>` answered "No summary": the output until the next prompt. */
-async function goTo(chat: Repl, id: string): Promise<string> {
-	const from = chat.mark();
-	chat.send(`/tree ${id}`);
-	await chat.until(QUESTION, from);
-	await chat.say("1");
-	return chat.stdout.slice(from);
-}
 
 describe("dot314#4: copying the session out after /tree navigation", () => {
 	it("dot314#4: /tree back onto the older branch, /clone: the copy holds that branch, not the one written last; at the start the copy starts empty; the original keeps its bytes", async () => {
@@ -48,7 +24,7 @@ describe("dot314#4: copying the session out after /tree navigation", () => {
 		await chat.say("two", "two\n>");
 		const original = bannerSessionFile(chat.stdout);
 		// A second branch after "one", written last.
-		expect(await goTo(chat, messageId(original, "user", "two"))).toContain("just before your message");
+		expect(await navigateTree(chat, messageEntry(original, "user", "two").id)).toContain("just before your message");
 		await chat.say("three", "three\n>");
 		expect(transcript(original)).toEqual([
 			"user: one",
@@ -59,7 +35,7 @@ describe("dot314#4: copying the session out after /tree navigation", () => {
 			"assistant: three",
 		]);
 		// Back onto the first branch: nothing is written for the move.
-		expect(await goTo(chat, messageId(original, "assistant", "two"))).toContain("Now at ");
+		expect(await navigateTree(chat, messageEntry(original, "assistant", "two").id)).toContain("Now at ");
 		const originalBytes = readFileSync(original, "utf8");
 
 		const cloned = await chat.say("/clone");
@@ -78,7 +54,7 @@ describe("dot314#4: copying the session out after /tree navigation", () => {
 		]);
 
 		// Before the first message: the copy starts empty (with the model and level recorded before it).
-		expect(await goTo(chat, messageId(copy!, "user", "one"))).toContain("just before your message");
+		expect(await navigateTree(chat, messageEntry(copy!, "user", "one").id)).toContain("just before your message");
 		const emptyClone = await chat.say("/clone");
 		const [, , empty] = /^Cloned into a new session (\S+): (\S+\.jsonl)$/m.exec(emptyClone) ?? [];
 		expect(empty).toBeDefined();

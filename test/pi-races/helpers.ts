@@ -5,10 +5,11 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { AgentMessage } from "../../src/llm/types.js";
-import type { Harness } from "../../src/testing/harness.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { type CliProject, runSettle } from "../cli/helpers.js";
 import { script } from "../session/recovery-helpers.js";
 
@@ -70,6 +71,39 @@ export async function modelBashCall(
 	if (result?.role !== "toolResult") throw new Error("no tool result");
 	const text = result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
 	return { isError: result.isError, text, details: result.details };
+}
+
+/**
+ * For a test file's top level: `bashCall(command)` is one {@link modelBashCall} of `command` in a
+ * fresh harness with the bash tool, cleaned up after the test.
+ */
+export function bashCallsPerTest(): (command: string) => ReturnType<typeof modelBashCall> {
+	let h: Harness | undefined;
+	afterEach(() => {
+		h?.cleanup();
+		h = undefined;
+	});
+	return async (command) => {
+		h = await createHarness({ initialActiveToolNames: ["bash"] });
+		return modelBashCall(h, { command });
+	};
+}
+
+/** A `tool_execution_end` event as a `--mode json` run prints it. */
+export interface ToolEnd {
+	type: "tool_execution_end";
+	toolName: string;
+	isError: boolean;
+	result: { content: { type: string; text?: string }[] };
+}
+
+/** The `tool_execution_end` events of a `--mode json` run's stdout, in the order they came. */
+export function toolEnds(stdout: string): ToolEnd[] {
+	return stdout
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line) as { type: string })
+		.filter((event): event is ToolEnd => event.type === "tool_execution_end");
 }
 
 /** Every line of a session JSONL file, parsed. */

@@ -6,11 +6,10 @@
  * connection closed), nothing is written after the run's end (`-p` prints no partial answer as if
  * it were one; stderr says the request was aborted), and the process exits 130.
  */
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliCommand, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { type CliRun, signalSettleWhen, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatPartial } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -30,35 +29,17 @@ const STREAMING_EXTENSION = `export default function (pi) {
 `;
 
 /** `settle <args>` on the local model, sent one SIGINT once the answer streams. */
-async function interruptWhileStreaming(
-	args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function interruptWhileStreaming(args: string[]): Promise<CliRun> {
 	const extension = join(cli.dir, "streaming.mjs");
 	writeFileSync(extension, STREAMING_EXTENSION);
-	const child = spawn(
-		process.execPath,
-		[...cliCommand(), "--model", "local/coder", "--no-session", "-e", extension, ...args],
-		{ cwd: cli.project, env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir }, stdio: ["ignore", "pipe", "pipe"] },
-	);
-	const closed = trackChild(child);
-	const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
-	child.stdout.setEncoding("utf8");
-	child.stderr.setEncoding("utf8");
-	let stdout = "";
-	let stderr = "";
-	let interrupted = false;
-	child.stdout.on("data", (chunk: string) => {
-		stdout += chunk;
+	return signalSettleWhen(["--model", "local/coder", "--no-session", "-e", extension, ...args], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+		stream: "stderr",
+		text: "streaming\n",
+		signal: "SIGINT",
+		guardMs: HANG_GUARD_MS,
 	});
-	child.stderr.on("data", (chunk: string) => {
-		stderr += chunk;
-		if (!interrupted && stderr.includes("streaming\n")) {
-			interrupted = true;
-			child.kill("SIGINT");
-		}
-	});
-	const code = await closed.finally(() => clearTimeout(guard));
-	return { code, stdout, stderr };
 }
 
 describe("gemini-cli#11479: Ctrl+C in a non-interactive run was not respected; the answer kept streaming", () => {

@@ -7,12 +7,17 @@
  * last events of a json run cut off before exit; oh-my-pi#10965: a run killed mid-answer left no
  * session file; oh-my-pi#10297: a start-up `ctx.ui.notify` never surfaced headless (all held).
  */
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage, UserMessage } from "../../src/llm/types.js";
-import { cliCommand, RpcClient, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import {
+	RpcClient,
+	runSettleStalledReader,
+	signalSettleWhen,
+	useCliProject,
+	writeLocalProvider,
+} from "../cli/helpers.js";
 import { makeDiffDirs, runPiCli, runSettleCli, writeScript } from "../cli/pi-diff-process.js";
 import { chatPartial } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
@@ -124,30 +129,17 @@ describe("oh-my-pi#7635: JSON mode can truncate the large final event before exi
 		const extension = join(cli.dir, "big-tail", "big-tail.mjs");
 		writeFileSync(extension, BIG_TAIL_EXTENSION);
 		const script = writeScript(dirs, ["done"]);
-		const child = spawn(
-			process.execPath,
-			[...cliCommand(), "--faux-script", script, "--no-session", "-e", extension, "--mode", "json", "-p", "report"],
+		// The consumer is busy: it reads nothing until the process has nothing left to do but exit.
+		const { code, stdout } = await runSettleStalledReader(
+			["--faux-script", script, "--no-session", "-e", extension, "--mode", "json", "-p", "report"],
 			{
 				cwd: dirs.project,
-				env: { PATH: process.env.PATH, HOME: dirs.home, LANG: "C.UTF-8", SETTLE_AGENT_DIR: dirs.settleAgent },
-				stdio: ["ignore", "pipe", "pipe"],
+				agentDir: dirs.settleAgent,
+				env: { PATH: process.env.PATH, HOME: dirs.home, LANG: "C.UTF-8" },
+				readAfter: "shutdown-done\n",
+				guardMs: HANG_GUARD_MS,
 			},
 		);
-		const closed = trackChild(child);
-		const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
-		// The consumer is busy: it reads nothing until the process has nothing left to do but exit.
-		child.stdout.pause();
-		const chunks: Buffer[] = [];
-		let stderr = "";
-		child.stderr.on("data", (chunk) => {
-			stderr += String(chunk);
-			if (stderr.includes("shutdown-done\n")) {
-				child.stdout.on("data", (data: Buffer) => chunks.push(data));
-				child.stdout.resume();
-			}
-		});
-		const code = await closed.finally(() => clearTimeout(guard));
-		const stdout = Buffer.concat(chunks).toString("utf8");
 		expect(code).toBe(0);
 		expect(stdout.endsWith("\n")).toBe(true);
 		const events = stdout
@@ -175,33 +167,17 @@ describe("oh-my-pi#10965: a print-mode run killed mid-answer leaves no session f
 		// The answer streams in full, then the stream stays open: the run is mid-answer for good.
 		server.reply(chatPartial([{ type: "text", text: "Half of the report" }], 3, "hang"));
 		const sessionFile = join(cli.project, "killed.jsonl");
-		const child = spawn(
-			process.execPath,
-			[...cliCommand(), "--model", "local/coder", "--session", sessionFile, "--mode", "json", "-p", "write the report"],
+		const { code, stdout, stderr } = await signalSettleWhen(
+			["--model", "local/coder", "--session", sessionFile, "--mode", "json", "-p", "write the report"],
 			{
 				cwd: cli.project,
-				env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
-				stdio: ["ignore", "pipe", "pipe"],
+				agentDir: cli.agentDir,
+				stream: "stdout",
+				text: '"text":"Half of the report"',
+				signal: "SIGTERM",
+				guardMs: HANG_GUARD_MS,
 			},
 		);
-		const closed = trackChild(child);
-		const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
-		child.stdout.setEncoding("utf8");
-		child.stderr.setEncoding("utf8");
-		let stdout = "";
-		let stderr = "";
-		let signalled = false;
-		child.stderr.on("data", (chunk: string) => {
-			stderr += chunk;
-		});
-		child.stdout.on("data", (chunk: string) => {
-			stdout += chunk;
-			if (!signalled && stdout.includes('"text":"Half of the report"')) {
-				signalled = true;
-				child.kill("SIGTERM");
-			}
-		});
-		const code = await closed.finally(() => clearTimeout(guard));
 		expect(code).toBe(143);
 		expect(stderr).toBe(`Warning: ${sessionFile} does not exist: starting a new session there.\n`);
 		expect(stdout.endsWith("\n")).toBe(true);

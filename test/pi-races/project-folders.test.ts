@@ -15,32 +15,21 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliCommand, runSettle, useCliProject } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
+import { toolEnds } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-folders-");
 
 /** A guard against a hang only (a run takes about a second). */
 const HANG_GUARD_MS = 60_000;
 
-interface ToolEnd {
-	type: "tool_execution_end";
-	toolName: string;
-	isError: boolean;
-	result: { content: { type: string; text?: string }[] };
-}
-
 /** The bash outputs of a `--mode json` run, in order, after checking it answered and exited 0. */
 function bashOutputs(run: ReturnType<typeof runSettle>): string[] {
 	expect(run.stderr).toBe("");
 	expect(run.code).toBe(0);
-	return run.stdout
-		.trim()
-		.split("\n")
-		.map((line) => JSON.parse(line) as { type: string })
-		.filter((event): event is ToolEnd => event.type === "tool_execution_end")
-		.map((end) => {
-			expect(end.isError).toBe(false);
-			return (end.result.content[0]?.text ?? "").trim();
-		});
+	return toolEnds(run.stdout).map((end) => {
+		expect(end.isError).toBe(false);
+		return (end.result.content[0]?.text ?? "").trim();
+	});
 }
 
 /** `settle --mode json -p <prompt>` in `cwd`, the model running each command in `commands` in turn. */
@@ -105,6 +94,34 @@ function checkoutWithWorktree(): { repo: string; worktree: string } {
 	const worktree = join(realpathSync(cli.dir), "repo-feature");
 	git(repo, "worktree", "add", "-q", worktree, "-b", "feature");
 	return { repo, worktree };
+}
+
+/** {@link checkoutWithWorktree}, a session of the worktree (its model ran `pwd` there), then the worktree removed. */
+function removedWorktreeSession(): { repo: string; worktree: string; session: ReturnType<typeof sessions>[number] } {
+	const { repo, worktree } = checkoutWithWorktree();
+	expect(bashOutputs(runCommands(worktree, "feature-work", ["pwd"]))).toEqual([worktree]);
+	const [session] = sessions();
+	git(repo, "worktree", "remove", worktree);
+	return { repo, worktree, session: session! };
+}
+
+/** `settle -i` in `cwd`, idle, whose model runs `command` at the next message, then answers "done". */
+async function chatRunning(cwd: string, command: string): Promise<Repl> {
+	const script = join(cli.dir, "script-chat.json");
+	writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command } }] }, "done"]));
+	const chat = new Repl(["--faux-script", script], { cwd, agentDir: cli.agentDir });
+	await chat.idle(0);
+	return chat;
+}
+
+/** The first text of each tool result saved in the session `file`, trimmed, in file order. */
+function savedToolResults(file: string): (string | undefined)[] {
+	return readFileSync(file, "utf8")
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line) as { message?: { role: string; content: { text?: string }[] } })
+		.filter((entry) => entry.message?.role === "toolResult")
+		.map((entry) => entry.message!.content[0]?.text?.trim());
 }
 
 describe("claude-code#30906: a session of a linked git worktree, resumed from the main checkout", () => {
@@ -211,25 +228,22 @@ describe("claude-code#37659: a cd in one bash call moves the calls after it", ()
 
 describe("claude-code#28314: the session of a worktree removed since, resumed by its id", () => {
 	it("claude-code#28314: --session <id> from the main checkout says the worktree is gone and prints a command that resumes it here; pasted, the conversation goes on in the main checkout", () => {
-		const { repo, worktree } = checkoutWithWorktree();
-		expect(bashOutputs(runCommands(worktree, "feature-work", ["pwd"]))).toEqual([worktree]);
-		const [session] = sessions();
-		git(repo, "worktree", "remove", worktree);
+		const { repo, worktree, session } = removedWorktreeSession();
 
 		// The file alone: its folder is gone (pi#2853's answer), nothing written.
-		const before = readFileSync(session!.file, "utf8");
-		const byFile = runCommands(repo, "by-file", ["pwd"], "--session", session!.file);
+		const before = readFileSync(session.file, "utf8");
+		const byFile = runCommands(repo, "by-file", ["pwd"], "--session", session.file);
 		expect(byFile.code).toBe(3);
 		expect(byFile.stderr).toContain(`Stored session working directory does not exist: ${worktree}`);
 
-		const byId = runCommands(repo, "by-id", ["pwd"], "--session", session!.id);
+		const byId = runCommands(repo, "by-id", ["pwd"], "--session", session.id);
 		expect(byId.code).toBe(2);
 		expect(byId.stderr).toContain(
 			`of the project ${worktree} does; that folder no longer exists. To resume it in this one: `,
 		);
-		expect(readFileSync(session!.file, "utf8")).toBe(before);
+		expect(readFileSync(session.file, "utf8")).toBe(before);
 		const command = /To resume it in this one: (settle .+)\n/.exec(byId.stderr)?.[1];
-		expect(command, byId.stderr).toBe(`settle --cwd ${repo} --session ${session!.file}`);
+		expect(command, byId.stderr).toBe(`settle --cwd ${repo} --session ${session.file}`);
 
 		// Pasted into a shell in the main checkout (`settle` standing for this test's CLI).
 		const script = join(cli.dir, "script-pasted.json");
@@ -242,70 +256,53 @@ describe("claude-code#28314: the session of a worktree removed since, resumed by
 		);
 		expect(bashOutputs({ code: pasted.status, stdout: pasted.stdout, stderr: pasted.stderr })).toEqual([repo]);
 		expect(sessions().map(({ id, prompts }) => ({ id, prompts }))).toEqual([
-			{ id: session!.id, prompts: ["feature-work", "pasted"] },
+			{ id: session.id, prompts: ["feature-work", "pasted"] },
 		]);
 	});
 });
 
 describe("claude-code#28314 in a chat: /resume of the session of a removed worktree", () => {
 	it("claude-code#28314: settle -i in the main checkout: /resume <id> names /resume <file>, which asks to continue here; no leaves all as it was, yes resumes it and its tools run in the main checkout", async () => {
-		const { repo, worktree } = checkoutWithWorktree();
-		expect(bashOutputs(runCommands(worktree, "feature-work", ["pwd"]))).toEqual([worktree]);
-		const [session] = sessions();
-		git(repo, "worktree", "remove", worktree);
-		const before = readFileSync(session!.file, "utf8");
+		const { repo, worktree, session } = removedWorktreeSession();
+		const before = readFileSync(session.file, "utf8");
 
-		const script = join(cli.dir, "script-chat.json");
-		writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "pwd" } }] }, "done"]));
-		const chat = new Repl(["--faux-script", script], { cwd: repo, agentDir: cli.agentDir });
-		await chat.idle(0);
-		expect(await chat.say(`/resume ${session!.id.slice(0, 13)}`)).toContain(
-			`of the project ${worktree} does; that folder no longer exists. To resume it in this one: /resume ${session!.file}\n`,
+		const chat = await chatRunning(repo, "pwd");
+		expect(await chat.say(`/resume ${session.id.slice(0, 13)}`)).toContain(
+			`of the project ${worktree} does; that folder no longer exists. To resume it in this one: /resume ${session.file}\n`,
 		);
 		const question = `Resume session: its folder ${worktree} no longer exists. Continue it in ${repo}? [y/N] `;
 		let from = chat.mark();
-		chat.send(`/resume ${session!.file}`);
+		chat.send(`/resume ${session.file}`);
 		await chat.until(question, from);
 		expect(await chat.say("n")).toContain("Resume cancelled.");
-		expect(readFileSync(session!.file, "utf8")).toBe(before);
+		expect(readFileSync(session.file, "utf8")).toBe(before);
 
 		from = chat.mark();
-		chat.send(`/resume ${session!.file}`);
+		chat.send(`/resume ${session.file}`);
 		await chat.until(question, from);
 		expect(await chat.say("y", "Resumed")).toContain(
-			`Resumed ${session!.id} (4 messages) in ${repo} (its folder ${worktree} is gone): ${session!.file}`,
+			`Resumed ${session.id} (4 messages) in ${repo} (its folder ${worktree} is gone): ${session.file}`,
 		);
 		await chat.say("where do your commands run?", "done\n");
 		expect(await chat.end()).toBe(0);
 		expect(chat.stderr).toBe("");
-		const saved = readFileSync(session!.file, "utf8");
+		const saved = readFileSync(session.file, "utf8");
 		expect(saved.startsWith(before)).toBe(true);
-		const results = saved
-			.trim()
-			.split("\n")
-			.map((line) => JSON.parse(line) as { type: string; message?: { role: string; content: { text?: string }[] } })
-			.filter((entry) => entry.message?.role === "toolResult")
-			.map((entry) => entry.message!.content[0]?.text?.trim());
+		const results = savedToolResults(session.file);
 		expect(results).toEqual([worktree, repo]);
 	});
 });
 
 describe("claude-code#28314 in a chat: /import of the session file of a removed worktree", () => {
 	it("claude-code#28314: settle -i in the main checkout, /import <file>: asks to continue in the chat's folder; no imports nothing, yes imports it and its tools run there", async () => {
-		const { repo, worktree } = checkoutWithWorktree();
-		expect(bashOutputs(runCommands(worktree, "feature-work", ["pwd"]))).toEqual([worktree]);
-		const [session] = sessions();
-		git(repo, "worktree", "remove", worktree);
-		const before = readFileSync(session!.file, "utf8");
+		const { repo, worktree, session } = removedWorktreeSession();
+		const before = readFileSync(session.file, "utf8");
 
-		const script = join(cli.dir, "script-chat.json");
-		writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "pwd" } }] }, "done"]));
-		const chat = new Repl(["--faux-script", script], { cwd: repo, agentDir: cli.agentDir });
-		await chat.idle(0);
+		const chat = await chatRunning(repo, "pwd");
 		const question = `Import session: its folder ${worktree} no longer exists. Continue it in ${repo}? [y/N] `;
 		for (const answer of ["n", "y"]) {
 			let from = chat.mark();
-			chat.send(`/import ${session!.file}`);
+			chat.send(`/import ${session.file}`);
 			await chat.until("Import session: Replace the current session", from);
 			from = chat.mark();
 			chat.send("y");
@@ -317,15 +314,10 @@ describe("claude-code#28314 in a chat: /import of the session file of a removed 
 		await chat.say("where do your commands run?", "done\n");
 		expect(await chat.end()).toBe(0);
 		expect(chat.stderr).toBe("");
-		expect(readFileSync(session!.file, "utf8")).toBe(before);
-		const imported = sessions().filter((found) => found.file !== session!.file);
+		expect(readFileSync(session.file, "utf8")).toBe(before);
+		const imported = sessions().filter((found) => found.file !== session.file);
 		expect(imported.map(({ prompts }) => prompts)).toEqual([["feature-work", "where do your commands run?"]]);
-		const results = readFileSync(imported[0]!.file, "utf8")
-			.trim()
-			.split("\n")
-			.map((line) => JSON.parse(line) as { message?: { role: string; content: { text?: string }[] } })
-			.filter((entry) => entry.message?.role === "toolResult")
-			.map((entry) => entry.message!.content[0]?.text?.trim());
+		const results = savedToolResults(imported[0]!.file);
 		expect(results).toEqual([worktree, repo]);
 	});
 });
@@ -337,26 +329,12 @@ describe("claude-code#45402: /resume inside a worktree, of an earlier session of
 		expect(bashOutputs(runCommands(repo, "main-work", ["pwd"]))).toEqual([repo]);
 		const earlier = sessions().find((session) => session.prompts[0] === "earlier")!;
 
-		const script = join(cli.dir, "script-chat.json");
-		writeFileSync(
-			script,
-			JSON.stringify([
-				{ toolCalls: [{ name: "bash", arguments: { command: "pwd && git branch --show-current" } }] },
-				"done",
-			]),
-		);
-		const chat = new Repl(["--faux-script", script], { cwd: worktree, agentDir: cli.agentDir });
-		await chat.idle(0);
+		const chat = await chatRunning(worktree, "pwd && git branch --show-current");
 		expect(await chat.say(`/resume ${earlier.id.slice(0, 13)}`, "Resumed")).toContain(`Resumed ${earlier.id} `);
 		await chat.say("where are we?", "done\n");
 		expect(await chat.end()).toBe(0);
 		expect(chat.stderr).toBe("");
-		const results = readFileSync(earlier.file, "utf8")
-			.trim()
-			.split("\n")
-			.map((line) => JSON.parse(line) as { message?: { role: string; content: { text?: string }[] } })
-			.filter((entry) => entry.message?.role === "toolResult")
-			.map((entry) => entry.message!.content[0]?.text?.trim());
+		const results = savedToolResults(earlier.file);
 		expect(results).toEqual([worktree, `${worktree}\nfeature`]);
 	});
 });

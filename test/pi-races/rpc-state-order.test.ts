@@ -19,6 +19,13 @@ const cli = useCliProject("settle-pi-races-rpc-state-order-");
 
 const line = (command: Record<string, unknown>) => `${JSON.stringify(command)}\n`;
 
+/** HAPI's start-up in one chunk: a get_state nobody waits for, the prompt, two more get_state. */
+const HAPI_START =
+	line({ id: "s0", type: "get_state" }) +
+	line({ id: "p", type: "prompt", message: "write the report" }) +
+	line({ id: "s1", type: "get_state" }) +
+	line({ id: "s2", type: "get_state" });
+
 /**
  * The `get_state` answers by id, each checked against the events before it on stdout:
  * `isStreaming` true between `agent_start` and `agent_end`, false before the prompt's response and
@@ -56,12 +63,7 @@ describe("hapi#1379: a get_state answer said isStreaming: false after agent_star
 			const streaming = client.next((event) => event.type === "message_update");
 			const settled = client.next((event) => event.type === "agent_settled");
 			// HAPI's start-up: a get_state nobody waits for, then the prompt, in one chunk.
-			client.child.stdin.write(
-				line({ id: "s0", type: "get_state" }) +
-					line({ id: "p", type: "prompt", message: "write the report" }) +
-					line({ id: "s1", type: "get_state" }) +
-					line({ id: "s2", type: "get_state" }),
-			);
+			client.child.stdin.write(HAPI_START);
 			await streaming;
 			client.child.stdin.write(line({ id: "s3", type: "get_state" }));
 			await settled;
@@ -96,12 +98,7 @@ describe("hapi#1379 (pi-peer)", () => {
 			command: [join(ROOT, "test/cli/pi-rpc-peer.mjs"), dirs.cwd, dirs.agent, dirs.sessions, repliesFile],
 		});
 		const ended = client.next((event) => event.type === "agent_end");
-		client.child.stdin.write(
-			line({ id: "s0", type: "get_state" }) +
-				line({ id: "p", type: "prompt", message: "write the report" }) +
-				line({ id: "s1", type: "get_state" }) +
-				line({ id: "s2", type: "get_state" }),
-		);
+		client.child.stdin.write(HAPI_START);
 		await ended;
 		await client.end();
 		expect(getStateAnswersInOrder(client.lines)).toEqual({ s0: false, s1: false, s2: false });

@@ -17,11 +17,18 @@
  * while their reader reads nothing (it starts only once the session has shut down): every line
  * written after the signal still arrives whole, `agent_settled` last, exit 143.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliCommand, ROOT, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import {
+	type CliRun,
+	cliCommand,
+	ROOT,
+	runSettleStalledReader,
+	useCliProject,
+	writeLocalProvider,
+} from "../cli/helpers.js";
 import { makeDiffDirs, writeScript } from "../cli/pi-diff-process.js";
 import { chatPartial } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
@@ -64,51 +71,39 @@ async function runSignalledWithStalledReader(
 ): Promise<SignalledRun> {
 	const extension = join(cli.dir, "markers.mjs");
 	writeFileSync(extension, MARKER_EXTENSION);
-	const child = spawn(process.execPath, [...cliCommand(), "--model", "local/coder", "-e", extension, ...args], {
+	const { code, stdout, stderr } = await runSettleStalledReader(["--model", "local/coder", "-e", extension, ...args], {
 		cwd: cli.project,
-		env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
-		stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+		agentDir: cli.agentDir,
+		input,
+		signal: { name: "SIGTERM", after: "streaming\n" },
+		...(neverRead ? {} : { readAfter: "shutdown-done\n" }),
+		guardMs: HANG_GUARD_MS,
 	});
-	const closed = trackChild(child);
-	const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
-	if (input !== undefined) child.stdin!.write(input);
-	// The reader is busy: nothing is read until the session has shut down.
-	child.stdout!.pause();
-	const chunks: Buffer[] = [];
-	let stderr = "";
-	let signalled = false;
-	child.stderr!.setEncoding("utf8");
-	child.stderr!.on("data", (chunk: string) => {
-		stderr += chunk;
-		if (!signalled && stderr.includes("streaming\n")) {
-			signalled = true;
-			child.kill("SIGTERM");
-		}
-		if (!neverRead && stderr.includes("shutdown-done\n") && child.stdout!.isPaused()) {
-			child.stdout!.on("data", (data: Buffer) => chunks.push(data));
-			child.stdout!.resume();
-		}
-	});
-	const code = await closed.finally(() => clearTimeout(guard));
 	if (neverRead) return { code, lines: [], stderr };
-	const stdout = Buffer.concat(chunks).toString("utf8");
 	// The chat's output ends with its prompt ("> "), not a newline.
 	if (chat) return { code, lines: stdout.split("\n"), stderr };
 	expect(stdout.endsWith("\n"), `stdout ends mid-line: …${stdout.slice(-80)}`).toBe(true);
 	return { code, lines: stdout.trimEnd().split("\n"), stderr };
 }
 
-describe("kimi-code#1897: a signal while the reader lags dropped the stream's last lines", () => {
+/**
+ * For a describe block: each test's model is a local server whose answer (ANSWER) streams in full,
+ * then the stream stays open: the run is mid-answer for good.
+ */
+function useMidAnswerServer(): void {
 	let server: WireServer;
 	beforeEach(async () => {
 		server = await startWireServer();
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
-		// The answer streams in full, then the stream stays open: the run is mid-answer for good.
 		server.reply(chatPartial([{ type: "text", text: ANSWER }], 3, "hang"));
 	});
 	afterEach(async () => {
 		await server.close();
 	});
+}
+
+describe("kimi-code#1897: a signal while the reader lags dropped the stream's last lines", () => {
+	useMidAnswerServer();
 
 	it("kimi-code#1897: settle --mode json -p sent SIGTERM mid-answer, its reader stalled until the session shut down: every line arrives whole, agent_end (aborted, with the partial answer) then agent_settled last, exit 143", async () => {
 		const run = await runSignalledWithStalledReader(["--no-session", "--mode", "json", "-p", "write the report"]);
@@ -154,15 +149,7 @@ describe("kimi-code#1897: a signal while the reader lags dropped the stream's la
 });
 
 describe("exits that dropped what a stalled reader had not taken yet (the chat's signal exit, an uncaught error)", () => {
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
-		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
-		server.reply(chatPartial([{ type: "text", text: ANSWER }], 3, "hang"));
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	useMidAnswerServer();
 
 	it("kimi-code#1897: settle -i (the chat, its output piped) sent SIGTERM mid-answer, its reader stalled until the session shut down: the streamed answer and the abort's notice arrive, exit 143", async () => {
 		const run = await runSignalledWithStalledReader(["--no-session", "-i"], "write the report\n", { chat: true });
@@ -175,9 +162,7 @@ describe("exits that dropped what a stalled reader had not taken yet (the chat's
 	});
 
 	/** settle --mode json -p whose extension leaves a rejection no extension owns once the answer streams; stdout read once it was reported (or never). */
-	async function runWithUncaughtRejection(
-		neverRead: boolean,
-	): Promise<{ code: number | null; stdout: string; stderr: string }> {
+	function runWithUncaughtRejection(neverRead: boolean): Promise<CliRun> {
 		const extension = join(cli.dir, "rejects.mjs");
 		// A string has no stack naming this file: the process's error, not the extension's.
 		writeFileSync(
@@ -192,27 +177,11 @@ describe("exits that dropped what a stalled reader had not taken yet (the chat's
 }
 `,
 		);
-		const child = spawn(
-			process.execPath,
-			[...cliCommand(), "--model", "local/coder", "-e", extension, "--no-session", "--mode", "json", "-p", "go"],
-			{ cwd: cli.project, env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir }, stdio: ["ignore", "pipe", "pipe"] },
+		// The reader catches up only once the error was reported.
+		return runSettleStalledReader(
+			["--model", "local/coder", "-e", extension, "--no-session", "--mode", "json", "-p", "go"],
+			{ cwd: cli.project, agentDir: cli.agentDir, ...(neverRead ? {} : { readAfter: "boom" }), guardMs: HANG_GUARD_MS },
 		);
-		const closed = trackChild(child);
-		const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
-		child.stdout!.pause();
-		const chunks: Buffer[] = [];
-		let stderr = "";
-		child.stderr!.setEncoding("utf8");
-		child.stderr!.on("data", (chunk: string) => {
-			stderr += chunk;
-			// The reader catches up only once the error was reported.
-			if (!neverRead && stderr.includes("boom") && child.stdout!.isPaused()) {
-				child.stdout!.on("data", (data: Buffer) => chunks.push(data));
-				child.stdout!.resume();
-			}
-		});
-		const code = await closed.finally(() => clearTimeout(guard));
-		return { code, stdout: Buffer.concat(chunks).toString("utf8"), stderr };
 	}
 
 	it("an uncaught error (a rejection no extension owns) while the reader lags: its stack on stderr, then every queued JSON line arrives whole, exit 1", async () => {

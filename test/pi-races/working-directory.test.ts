@@ -25,6 +25,7 @@ import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js"
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { cliCommand, runSettle, useCliProject } from "../cli/helpers.js";
 import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
+import { toolEnds } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-cwd-");
 
@@ -157,13 +158,6 @@ describe("oh-my-pi#11565: --continue from an unrelated folder takes a deleted pr
 	});
 });
 
-interface ToolEnd {
-	type: "tool_execution_end";
-	toolName: string;
-	isError: boolean;
-	result: { content: { type: string; text?: string }[] };
-}
-
 describe("pi#2992: an extension moves the process (process.chdir) mid-session", () => {
 	it("pi#2992: after process.chdir in session_start, bash, read, ls, find, grep and write all act in the session's cwd", () => {
 		const elsewhere = join(cli.dir, "worktree");
@@ -218,11 +212,7 @@ export default function (pi) {
 		expect(run.stderr).toBe("");
 		expect(run.code).toBe(0);
 		expect(readFileSync(join(cli.dir, "moved-to.txt"), "utf8")).toBe(elsewhere);
-		const ends = run.stdout
-			.trim()
-			.split("\n")
-			.map((line) => JSON.parse(line) as { type: string })
-			.filter((event): event is ToolEnd => event.type === "tool_execution_end");
+		const ends = toolEnds(run.stdout);
 		const texts = Object.fromEntries(ends.map((end) => [end.toolName, end.result.content[0]?.text ?? ""]));
 		// One batch, run in parallel: the events come in the order the calls finish.
 		expect(ends.map((end) => [end.toolName, end.isError]).sort()).toEqual([
