@@ -45,9 +45,7 @@ afterEach(async () => {
 
 describe("databricks/unity-gateway#451: a token refreshed while the session runs gave 401 until a relaunch", () => {
 	it("databricks/unity-gateway#451: settle -p, the token in auth.json replaced by another program during the run's tool call: the next turn sends the new token and the answer prints", async () => {
-		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
-		const auth = join(cli.agentDir, "auth.json");
-		writeFileSync(auth, JSON.stringify({ local: { type: "api_key", key: "gateway-token-1" } }), { mode: 0o600 });
+		const auth = gatewayWithToken1();
 		// The helper's refresh, made while the tool runs: written aside, then renamed over auth.json.
 		const fresh = JSON.stringify({ local: { type: "api_key", key: "gateway-token-2" } });
 		const refresh = `printf '%s' '${fresh}' > '${auth}.new' && mv '${auth}.new' '${auth}'`;
@@ -70,17 +68,23 @@ describe("databricks/unity-gateway#451: a token refreshed while the session runs
 		expect(run).toEqual({ code: 0, stdout: "done after the refresh\n", stderr: "" });
 	});
 
-	it("databricks/unity-gateway#451: settle -p, auth.json rotated by another program between the key's read and the request: the 401 is answered by sending the request once more with the new key, one answer shown and recorded", async () => {
+	/** The local provider, its key gateway-token-1 in auth.json; returns auth.json's path. */
+	function gatewayWithToken1(): string {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
 		const auth = join(cli.agentDir, "auth.json");
 		writeFileSync(auth, JSON.stringify({ local: { type: "api_key", key: "gateway-token-1" } }), { mode: 0o600 });
+		return auth;
+	}
+
+	const runTheJob = () =>
+		runSettleAsync(["--model", "local/coder", "-p", "run the job"], { cwd: cli.project, agentDir: cli.agentDir });
+
+	it("databricks/unity-gateway#451: settle -p, auth.json rotated by another program between the key's read and the request: the 401 is answered by sending the request once more with the new key, one answer shown and recorded", async () => {
+		const auth = gatewayWithToken1();
 		refreshOn.set("gateway-token-1", refreshTo(auth, "gateway-token-2"));
 		server.reply(chatReply([{ type: "text", text: "answered with the new token" }]));
 
-		const run = await runSettleAsync(["--model", "local/coder", "-p", "run the job"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const run = await runTheJob();
 
 		expect(server.requests.map((request) => request.headers.authorization)).toEqual([
 			"Bearer gateway-token-1",
@@ -99,18 +103,13 @@ describe("databricks/unity-gateway#451: a token refreshed while the session runs
 	});
 
 	it("databricks/unity-gateway#451: a key still refused after the re-read is sent once more only, and the 401 is reported", async () => {
-		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
-		const auth = join(cli.agentDir, "auth.json");
-		writeFileSync(auth, JSON.stringify({ local: { type: "api_key", key: "gateway-token-1" } }), { mode: 0o600 });
+		const auth = gatewayWithToken1();
 		// Every token the gateway sees is already replaced by the next one.
 		refreshOn.set("gateway-token-1", refreshTo(auth, "gateway-token-2"));
 		refreshOn.set("gateway-token-2", refreshTo(auth, "gateway-token-3"));
 		server.reply(chatReply([{ type: "text", text: "never sent" }]));
 
-		const run = await runSettleAsync(["--model", "local/coder", "-p", "run the job"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const run = await runTheJob();
 
 		expect(server.requests.map((request) => request.headers.authorization)).toEqual([
 			"Bearer gateway-token-1",

@@ -60,13 +60,14 @@ describe("a request refused for a key replaced since it was read is sent once mo
 		};
 	}
 
-	it("a 401 to a key replaced in auth.json meanwhile: the request goes again with the new key; one answer, no error, is shown and saved", async () => {
+	/** A session whose gateway refuses API_KEY with `refusal`, rotating auth.json's key as it does. */
+	async function rotatingSession(refusal: ReturnType<typeof openAiError>): Promise<WireSession> {
 		const auth = AuthStorage.inMemory({ openai: API_KEY });
-		w = await startWireSession({
-			api: "openai-completions",
-			credentials: auth,
-			route: rotatingGateway(auth, openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key")),
-		});
+		return startWireSession({ api: "openai-completions", credentials: auth, route: rotatingGateway(auth, refusal) });
+	}
+
+	it("a 401 to a key replaced in auth.json meanwhile: the request goes again with the new key; one answer, no error, is shown and saved", async () => {
+		w = await rotatingSession(openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key"));
 		w.server.reply(chatReply([{ type: "text", text: "answered" }]));
 
 		await w.session.prompt("hello");
@@ -89,15 +90,9 @@ describe("a request refused for a key replaced since it was read is sent once mo
 	});
 
 	it("a 403 saying the key is invalid is sent again with the new key too", async () => {
-		const auth = AuthStorage.inMemory({ openai: API_KEY });
-		w = await startWireSession({
-			api: "openai-completions",
-			credentials: auth,
-			route: rotatingGateway(
-				auth,
-				openAiError(403, "Invalid API key: the token has expired.", "invalid_request_error", "invalid_api_key"),
-			),
-		});
+		w = await rotatingSession(
+			openAiError(403, "Invalid API key: the token has expired.", "invalid_request_error", "invalid_api_key"),
+		);
 		w.server.reply(chatReply([{ type: "text", text: "answered" }]));
 
 		await w.session.prompt("hello");
@@ -107,13 +102,8 @@ describe("a request refused for a key replaced since it was read is sent once mo
 	});
 
 	it("a 403 refusing the model, not the key, is not sent again though the key changed", async () => {
-		const auth = AuthStorage.inMemory({ openai: API_KEY });
 		const forbidden = "You do not have access to the model gpt-wire.";
-		w = await startWireSession({
-			api: "openai-completions",
-			credentials: auth,
-			route: rotatingGateway(auth, openAiError(403, forbidden, "invalid_request_error", "model_not_found")),
-		});
+		w = await rotatingSession(openAiError(403, forbidden, "invalid_request_error", "model_not_found"));
 
 		await w.session.prompt("hello");
 
@@ -156,12 +146,7 @@ describe("a request refused for a key replaced since it was read is sent once mo
 	});
 
 	it("read by its result alone (no events), a request refused for a key replaced meanwhile resolves to the new key's answer", async () => {
-		const auth = AuthStorage.inMemory({ openai: API_KEY });
-		w = await startWireSession({
-			api: "openai-completions",
-			credentials: auth,
-			route: rotatingGateway(auth, openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key")),
-		});
+		w = await rotatingSession(openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key"));
 		w.server.reply(chatReply([{ type: "text", text: "answered" }]));
 		const context = { messages: [{ role: "user" as const, content: "hello", timestamp: Date.now() }] };
 
