@@ -226,12 +226,8 @@ class LineParser {
 		try {
 			value = JSON.parse(line);
 		} catch (error) {
-			if (this.header !== null && this.takeGluedEntry(line, lineNo)) return true;
-			// The parser quotes the line: escaped, the NUL bytes of a write a crash lost (claude-code#49876) or escape
-			// sequences reach no terminal raw.
-			if (!quiet)
-				this.malformed(lineNo, `not valid JSON (${printable((error as Error).message)})`, WRITTEN_ID.exec(line)?.[1]);
-			return false;
+			// Its own method: this one runs for every line, and kept small it stays cheap to call.
+			return this.unparsable(line, lineNo, quiet, error);
 		}
 		if (typeof value !== "object" || value === null || Array.isArray(value)) {
 			if (!quiet) this.malformed(lineNo, "not a JSON object");
@@ -280,6 +276,16 @@ class LineParser {
 		}
 		this.entries.push(value as SessionEntry);
 		return true;
+	}
+
+	/** A line that is not JSON: a whole entry glued after a torn fragment is loaded, else the line is skipped. */
+	private unparsable(line: string, lineNo: number, quiet: boolean, error: unknown): boolean {
+		if (this.header !== null && this.takeGluedEntry(line, lineNo)) return true;
+		// The parser quotes the line: escaped, the NUL bytes of a write a crash lost (claude-code#49876) or escape
+		// sequences reach no terminal raw.
+		if (!quiet)
+			this.malformed(lineNo, `not valid JSON (${printable((error as Error).message)})`, WRITTEN_ID.exec(line)?.[1]);
+		return false;
 	}
 
 	private malformed(lineNo: number, reason: string, id?: unknown): void {
