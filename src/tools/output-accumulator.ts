@@ -98,6 +98,8 @@ export class OutputAccumulator {
 	private tempPath: string | undefined;
 	private tempStream: WriteStream | undefined;
 	private tempError: string | undefined;
+	/** The shape once `finish()` ran: the text no longer changes. */
+	private finalShape: Omit<OutputSnapshot, "fullOutputPath" | "fullOutputError"> | undefined;
 
 	constructor(options: OutputAccumulatorOptions = {}) {
 		this.maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
@@ -122,12 +124,17 @@ export class OutputAccumulator {
 		}
 	}
 
-	/** Flushes the decoder; call once the stream has ended. */
+	/**
+	 * Flushes the decoder; call once the stream has ended. Opens the full-output file now when the
+	 * final text needs it, so that {@link close} ends it: a file opened later would be named before
+	 * its bytes are on disk, and its descriptor never closed.
+	 */
 	finish(): void {
 		if (this.finished) return;
 		this.finished = true;
 		this.addText(this.decoder.decode());
 		if (this.overLimits()) this.openTempFile();
+		this.finalShape = this.shape();
 	}
 
 	/** Bytes of the last (possibly unterminated) line. */
@@ -136,6 +143,14 @@ export class OutputAccumulator {
 	}
 
 	snapshot(): OutputSnapshot {
+		const shape = this.finalShape ?? this.shape();
+		// A file that could not be written is not offered: the reader would look for it in vain (pi#5667).
+		if (this.tempError !== undefined) return { ...shape, fullOutputPath: undefined, fullOutputError: this.tempError };
+		return { ...shape, fullOutputPath: this.tempPath };
+	}
+
+	/** The shown text and how it was cut; opens the full-output file when the text leaves something out. */
+	private shape(): Omit<OutputSnapshot, "fullOutputPath" | "fullOutputError"> {
 		const text = this.snapshotText();
 		const unescaped = this.stripEscapes ? withoutEscapes(text) : text;
 		const plain = this.dropControlCharacters ? withoutControlCharacters(unescaped) : unescaped;
@@ -159,10 +174,7 @@ export class OutputAccumulator {
 		};
 		// Redrawn frames and escapes are not shown: the file keeps them, so nothing the command printed is lost.
 		if (truncated || redrawn || escapesStripped) this.openTempFile();
-		const shape = { content: tail.content, truncation, redrawn, escapesStripped };
-		// A file that could not be written is not offered: the reader would look for it in vain (pi#5667).
-		if (this.tempError !== undefined) return { ...shape, fullOutputPath: undefined, fullOutputError: this.tempError };
-		return { ...shape, fullOutputPath: this.tempPath };
+		return { content: tail.content, truncation, redrawn, escapesStripped };
 	}
 
 	/**

@@ -18740,6 +18740,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/provider-stream-refusals.test.ts", "test/pi-races/token-refreshed-mid-run.test.ts"],
 	},
+	{
+		id: "JT01",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"a short output with escape codes or redraws opens its full-output file only at the final snapshot, after close(): the path comes back before its bytes are on disk",
+		edits: [{ find: "this.finalShape = this.shape();", replace: "" }],
+		tests: ["test/tools/bash.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

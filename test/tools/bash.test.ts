@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentToolResult } from "../../src/agent/types.js";
+import { createHarness } from "../../src/testing/harness.js";
 import { type BashToolDetails, createBashToolDefinition } from "../../src/tools/bash.js";
 import { failure, isProcessRunning, run, tempProject, text } from "./helpers.js";
 
@@ -176,5 +177,33 @@ describe("bash", () => {
 		expect(await failure(run(createBashToolDefinition(cwd), { command: "true" }))).toBe(
 			`Working directory does not exist: ${cwd}\nCannot execute bash commands.`,
 		);
+	});
+});
+
+describe("the full-output file of a short colored or redrawn output", () => {
+	// Such an output is under the limits: its file was opened only when the final snapshot was taken,
+	// after close(), so the path came back before its bytes were on disk (and the file stayed open).
+	const printed = "printf '\\033[1;32mok\\033[0m build\\n'; printf '\\r[1] 33%%\\r[2] 66%%\\n'";
+	const raw = "\x1b[1;32mok\x1b[0m build\n\r[1] 33%\r[2] 66%\n";
+
+	it("regression: the bash tool named the file before its bytes were written; it is complete when the result comes", async () => {
+		const cwd = await tempProject();
+		const result = await run<BashToolDetails>(createBashToolDefinition(cwd), { command: printed });
+		const path = result.details?.fullOutputPath;
+		expect(path).toBeDefined();
+		expect(readFileSync(path ?? "", "utf8")).toBe(raw);
+		rmSync(path ?? "");
+	});
+
+	it("regression: executeBash named the file before its bytes were written; it is complete when the result comes", async () => {
+		const h = await createHarness();
+		try {
+			const result = await h.session.executeBash(printed);
+			expect(result.output).toBe("ok build\n[1] 33%[2] 66%\n");
+			expect(readFileSync(result.fullOutputPath ?? "", "utf8")).toBe(raw);
+			rmSync(result.fullOutputPath ?? "");
+		} finally {
+			h.cleanup();
+		}
 	});
 });
