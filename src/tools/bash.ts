@@ -1,4 +1,5 @@
 /** The `bash` tool: runs a command in the session cwd, streams output, keeps the tail. */
+import { rm } from "node:fs/promises";
 import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
@@ -113,6 +114,8 @@ export function createBashToolDefinition(
 				if (message.startsWith("timeout:")) {
 					throw new SettleError("TOOL", withStatus(text, `Command timed out after ${message.slice(8)} seconds`));
 				}
+				// This error names no full-output file: nothing would ever point to it, so it goes.
+				if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true }).catch(() => {});
 				throw error;
 			} finally {
 				updates.cancel();

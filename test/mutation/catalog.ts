@@ -18748,6 +18748,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "this.finalShape = this.shape();", replace: "" }],
 		tests: ["test/tools/bash.test.ts"],
 	},
+	{
+		id: "JX01",
+		file: "src/tools/bash.ts",
+		description:
+			"operations that fail (not an abort, not a timeout) after a long output leave its full-output file, which no error names",
+		edits: [
+			{
+				find: "if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true }).catch(() => {});",
+				replace: "",
+			},
+		],
+		tests: ["test/tools/bash.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

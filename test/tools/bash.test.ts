@@ -1,11 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentToolResult } from "../../src/agent/types.js";
 import { createHarness } from "../../src/testing/harness.js";
 import { type BashToolDetails, createBashToolDefinition } from "../../src/tools/bash.js";
+import { type BashOperations, createLocalBashOperations } from "../../src/tools/shell.js";
 import { failure, isProcessRunning, run, tempProject, text } from "./helpers.js";
 
 describe("bash", () => {
@@ -205,5 +206,22 @@ describe("the full-output file of a short colored or redrawn output", () => {
 		} finally {
 			h.cleanup();
 		}
+	});
+});
+
+describe("the full-output file of a command whose operations failed", () => {
+	it("regression: operations that failed after a long output left a full-output file no error named; it is removed", async () => {
+		const cwd = await tempProject();
+		const local = createLocalBashOperations();
+		// A remote runner (SSH, a container) whose link drops once the command has printed past the limits.
+		const operations: BashOperations = {
+			async exec(command, dir, options) {
+				await local.exec(command, dir, options);
+				throw new Error("connection to the runner lost");
+			},
+		};
+		const bash = createBashToolDefinition(cwd, { operations, fullOutputDir: cwd });
+		expect(await failure(run(bash, { command: "seq 1 3000" }))).toBe("connection to the runner lost");
+		expect(readdirSync(cwd)).toEqual([]);
 	});
 });
