@@ -3,7 +3,7 @@
  * `settle` child process driven through a pipe (the faux model, real extension files, real shell
  * commands). Every wait is on an output marker or a file, never on time.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
@@ -134,6 +134,10 @@ describe("agegr/pi-web#174: `!command` and `!!command` typed in the chat", () =>
 		expect(messages[0]).toMatchObject({ command: "touch made-by-bang && echo made", output: "made\n" });
 		expect(messages[0]!.excludeFromContext).not.toBe(true);
 		expect(messages[1]).toMatchObject({ excludeFromContext: true });
+		// The raw bytes (the escape left out of the output) are kept in the full-output file the entry names.
+		const kept = (messages[1] as { fullOutputPath?: string }).fullOutputPath ?? "";
+		expect(readFileSync(kept, "utf8")).toBe("x\x1b]0;title\x07y\n");
+		rmSync(kept);
 	});
 
 	it("agegr/pi-web#174: Ctrl+C while a `!` command runs cancels it and the chat goes on", async () => {
