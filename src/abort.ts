@@ -69,3 +69,40 @@ export function abortWithIssuedReason(controller: AbortController | undefined): 
 export function isIssuedAbortReason(error: unknown): boolean {
 	return typeof error === "object" && error !== null && issuedReasons.has(error);
 }
+
+/** The reasons of aborts whose work's results will never be recorded (see {@link abortDiscardingResults}). */
+const discardingReasons = new WeakSet<object>();
+
+/**
+ * Aborts `controller` as {@link abortWithIssuedReason} does (or keeps the reason it was already
+ * aborted with) and marks that reason: what the aborted work returns will never be recorded (a
+ * session disposed mid-run), so a tool can drop what only its result would have named, such as a
+ * full-output file, instead of leaving it behind (see {@link resultsDiscarded}).
+ *
+ * @example
+ * ```ts
+ * const controller = new AbortController();
+ * abortDiscardingResults(controller);
+ * resultsDiscarded(controller.signal); // true
+ * ```
+ */
+export function abortDiscardingResults(controller: AbortController | undefined): void {
+	if (!controller) return;
+	abortWithIssuedReason(controller);
+	const reason: unknown = controller.signal.reason;
+	if (typeof reason === "object" && reason !== null) discardingReasons.add(reason);
+}
+
+/**
+ * Whether `signal` was aborted by {@link abortDiscardingResults} (or one following it, which keeps
+ * its reason): the result of the work it stopped will never be recorded.
+ *
+ * @example
+ * ```ts
+ * if (resultsDiscarded(signal)) console.log("aborted for good: nothing will record this result");
+ * ```
+ */
+export function resultsDiscarded(signal: AbortSignal | undefined): boolean {
+	const reason: unknown = signal?.aborted ? signal.reason : undefined;
+	return typeof reason === "object" && reason !== null && discardingReasons.has(reason);
+}

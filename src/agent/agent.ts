@@ -4,7 +4,7 @@
  * well-formed failure message.
  */
 import { setMaxListeners } from "node:events";
-import { abortWithIssuedReason } from "../abort.js";
+import { abortDiscardingResults, abortWithIssuedReason } from "../abort.js";
 import { errorMessage, normalizeError, SettleError } from "../errors.js";
 import { noteFailure } from "../llm/failures.js";
 import type {
@@ -341,6 +341,21 @@ export class Agent {
 	/** Signals the active run to stop; the run ends cooperatively (await `waitForIdle()`). */
 	abort(): void {
 		abortWithIssuedReason(this.activeRun?.controller);
+	}
+
+	/**
+	 * Stops the active run as {@link abort} does, for good: its results will never be recorded (the
+	 * session is being disposed), and its tools' signals say so (`resultsDiscarded(signal)`), so a
+	 * tool drops what only its result would have named (the bash tool's full-output file).
+	 *
+	 * @example
+	 * ```ts
+	 * agent.abortDiscardingResults();
+	 * await agent.waitForIdle();
+	 * ```
+	 */
+	abortDiscardingResults(): void {
+		abortDiscardingResults(this.activeRun?.controller);
 	}
 
 	/** Resolves when the active run and its `agent_end` listeners have finished (at once when idle). */

@@ -2191,7 +2191,8 @@ export class AgentSession {
 	 * and resolves; used without `await` it waits for nothing), makes every extension
 	 * context stale, detaches from the Agent, drops listeners and stops the actor. Emits no session events.
 	 * A tool call still running is answered in the log with its `Operation aborted` result (the
-	 * detached tool's own result is never written), so the file stays a valid conversation.
+	 * detached tool's own result is never written), so the file stays a valid conversation; a bash
+	 * call's full-output file, which only that result named, is removed.
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
 	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
 	 * that one resolves when the command is done. Steering and follow-up messages not yet delivered
@@ -2217,7 +2218,8 @@ export class AgentSession {
 		abortPreflight(this.internals);
 		abortWithIssuedReason(this.internals.scratch.compactionController);
 		abortWithIssuedReason(this.internals.scratch.settledController);
-		this.agent.abort();
+		// For good: the run's tools learn that their results will never be written (see below).
+		this.agent.abortDiscardingResults();
 		// The aborted run still polls the Agent's queues before it ends, detached from the log: what
 		// is queued stays undelivered (listed by getSteeringMessages / getFollowUpMessages).
 		this.agent.clearAllQueues();

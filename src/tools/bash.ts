@@ -1,6 +1,7 @@
 /** The `bash` tool: runs a command in the session cwd, streams output, keeps the tail. */
 import { rm } from "node:fs/promises";
 import type { Static } from "@sinclair/typebox";
+import { resultsDiscarded } from "../abort.js";
 import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
 import { OutputAccumulator, type OutputSnapshot } from "./output-accumulator.js";
@@ -110,7 +111,12 @@ export function createBashToolDefinition(
 				const snapshot = await finishOutput();
 				const { text } = render(snapshot, "");
 				const message = error instanceof Error ? error.message : String(error);
-				if (message === "aborted") throw new SettleError("ABORTED", withStatus(text, "Command aborted"));
+				if (message === "aborted") {
+					// A disposed session never records this result: nothing would ever point to the file.
+					if (!resultsDiscarded(signal)) throw new SettleError("ABORTED", withStatus(text, "Command aborted"));
+					if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true }).catch(() => {});
+					throw new SettleError("ABORTED", withStatus(snapshot.content, "Command aborted"));
+				}
 				if (message.startsWith("timeout:")) {
 					throw new SettleError("TOOL", withStatus(text, `Command timed out after ${message.slice(8)} seconds`));
 				}

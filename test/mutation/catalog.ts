@@ -8857,8 +8857,8 @@ export const MUTANTS: Mutant[] = [
 		description: "pi-agents#139: dispose() leaves a held agent_settled handler's signal unaborted",
 		edits: [
 			{
-				find: "\t\tabortWithIssuedReason(this.internals.scratch.settledController);\n\t\tthis.agent.abort();",
-				replace: "\t\tthis.agent.abort();",
+				find: "\t\tabortWithIssuedReason(this.internals.scratch.settledController);\n\t\t// For good:",
+				replace: "\t\t// For good:",
 			},
 		],
 		tests: ["test/extensions/settled-signal.test.ts"],
@@ -18755,10 +18755,47 @@ export const MUTANTS: Mutant[] = [
 			"operations that fail (not an abort, not a timeout) after a long output leave its full-output file, which no error names",
 		edits: [
 			{
+				after: "This error names no full-output file",
 				find: "if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true }).catch(() => {});",
 				replace: "",
 			},
 		],
+		tests: ["test/tools/bash.test.ts"],
+	},
+	{
+		id: "JX02",
+		file: "src/session/agent-session.ts",
+		description:
+			"dispose() aborts the run as a plain abort: a bash call's full-output file stays, though the tool's result naming it is never written",
+		edits: [{ find: "this.agent.abortDiscardingResults();", replace: "this.agent.abort();" }],
+		tests: ["test/tools/bash.test.ts"],
+	},
+	{
+		id: "JX03",
+		file: "src/tools/bash.ts",
+		description: "an abort whose result is discarded (a disposed session) keeps the full-output file no one will name",
+		edits: [
+			{
+				after: "A disposed session never records this result",
+				find: "if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true }).catch(() => {});",
+				replace: "",
+			},
+		],
+		tests: ["test/tools/bash.test.ts"],
+	},
+	{
+		id: "JX04",
+		file: "src/tools/bash.ts",
+		description: "every abort removes the full-output file, also one the recorded result names (pi keeps it)",
+		edits: [{ find: "if (!resultsDiscarded(signal)) throw", replace: "if (false) throw" }],
+		tests: ["test/tools/bash.test.ts"],
+	},
+	{
+		id: "JX05",
+		file: "src/abort.ts",
+		description:
+			"abortDiscardingResults aborts without marking its reason: tools never learn their results are discarded",
+		edits: [{ find: 'if (typeof reason === "object" && reason !== null) discardingReasons.add(reason);', replace: "" }],
 		tests: ["test/tools/bash.test.ts"],
 	},
 ];

@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentToolResult } from "../../src/agent/types.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness } from "../../src/testing/harness.js";
 import { type BashToolDetails, createBashToolDefinition } from "../../src/tools/bash.js";
 import { type BashOperations, createLocalBashOperations } from "../../src/tools/shell.js";
@@ -223,5 +224,54 @@ describe("the full-output file of a command whose operations failed", () => {
 		const bash = createBashToolDefinition(cwd, { operations, fullOutputDir: cwd });
 		expect(await failure(run(bash, { command: "seq 1 3000" }))).toBe("connection to the runner lost");
 		expect(readdirSync(cwd)).toEqual([]);
+	});
+});
+
+describe("the full-output file of a command whose session was disposed", () => {
+	it("an abort whose result is still recorded keeps the full-output file the result names, as pi does", async () => {
+		const cwd = await tempProject();
+		const controller = new AbortController();
+		const call = run(
+			createBashToolDefinition(cwd, { fullOutputDir: cwd }),
+			{ command: "seq 1 3000; sleep 30" },
+			{
+				signal: controller.signal,
+				onUpdate: (partial: AgentToolResult) => {
+					if ((partial.details as BashToolDetails | undefined)?.fullOutputPath) controller.abort();
+				},
+			},
+		);
+		const message = await failure(call);
+		const path = /Full output: (\S+)\]/.exec(message)?.[1] ?? "";
+		expect(message.endsWith("Command aborted")).toBe(true);
+		expect(readFileSync(path, "utf8")).toBe(execFileSync("seq", ["1", "3000"], { encoding: "utf-8" }));
+	});
+
+	it("regression: dispose() while a bash call had printed past the limits left its full-output file, which no recorded result names; it is removed", async () => {
+		const h = await createHarness();
+		try {
+			h.setResponses([
+				fauxAssistantMessage([fauxToolCall("bash", { command: "seq 1 3000; sleep 30" })], { stopReason: "toolUse" }),
+			]);
+			let named!: (path: string) => void;
+			const spilled = new Promise<string>((resolve) => {
+				named = resolve;
+			});
+			h.session.subscribe((event) => {
+				if (event.type !== "tool_execution_update") return;
+				const path = (event.partialResult as AgentToolResult<BashToolDetails | undefined>).details?.fullOutputPath;
+				if (path) named(path);
+			});
+			const prompt = h.session.prompt("Count").catch(() => undefined);
+			const path = await spilled;
+			await h.session.dispose();
+			await prompt;
+			await h.session.agent.waitForIdle();
+			// The log answers the call "Operation aborted": the tool's own result, naming the file, is never written.
+			expect(h.session.messages.at(-1)).toMatchObject({ role: "toolResult", content: [{ text: "Operation aborted" }] });
+			expect(existsSync(path)).toBe(false);
+		} finally {
+			h.cleanup();
+		}
 	});
 });
