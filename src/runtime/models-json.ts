@@ -262,12 +262,24 @@ function checkedOverrides(
  * default for it (no price, 128000 tokens…) instead of a negative cost on every answer.
  */
 function checkedModel(model: Record<string, unknown>, warn: (message: string) => void): Record<string, unknown> {
-	return validFields(model, (field, value, expected) =>
+	const kept = validFields(model, (field, value, expected) =>
 		warn(
 			`model "${String(model.id)}": "models" field "${field}" is ${JSON.stringify(value)}; it must be ${expected}. The field was ignored; the default applies.`,
 		),
 	);
+	// pi 0.73.1 refuses the whole file; the model stays, its missing prices filled (completePrices).
+	if (isRecord(kept.cost)) {
+		const missing = PRICE_FIELDS.filter((field) => (kept.cost as Record<string, unknown>)[field] === undefined);
+		if (missing.length > 0) {
+			warn(
+				`model "${String(model.id)}": "models" field "cost" has no ${missing.map((field) => `"${field}"`).join(", ")}: a missing cache price is its "input" price, a missing "input" or "output" price is 0. Write all four prices per million tokens, e.g. {"input": 2, "output": 8, "cacheRead": 0.2, "cacheWrite": 0}.`,
+			);
+		}
+	}
+	return kept;
 }
+
+const PRICE_FIELDS = ["input", "output", "cacheRead", "cacheWrite"] as const;
 
 function validFields(
 	fields: Record<string, unknown>,

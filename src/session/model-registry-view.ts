@@ -529,6 +529,28 @@ function servedStream(runtime: InMemoryModelRuntime, apis: readonly string[]): S
 	};
 }
 
+/**
+ * A declared model's prices with each missing one filled: pi-ai prices an answer from all four, and
+ * one left out made every answer's cost NaN, so a model given only `input` and `output` showed
+ * $0 for all its tokens. A missing cache price takes the `input` price (the tokens are input a
+ * provider without a cache discount bills as such), a missing `input` or `output` is 0. No prices: all 0.
+ *
+ * @example
+ * ```ts
+ * completePrices({ input: 2, output: 8 }); // { input: 2, output: 8, cacheRead: 2, cacheWrite: 2 }
+ * ```
+ */
+export function completePrices(cost: Partial<Model["cost"]> | undefined): Model["cost"] {
+	const price = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+	const input = price(cost?.input) ?? 0;
+	return {
+		input,
+		output: price(cost?.output) ?? 0,
+		cacheRead: price(cost?.cacheRead) ?? input,
+		cacheWrite: price(cost?.cacheWrite) ?? input,
+	};
+}
+
 function toModel(
 	provider: string,
 	config: ProviderConfig,
@@ -543,7 +565,7 @@ function toModel(
 		baseUrl: model.baseUrl ?? config.baseUrl ?? "",
 		reasoning: model.reasoning ?? false,
 		input: model.input ?? ["text"],
-		cost: model.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		cost: completePrices(model.cost),
 		contextWindow: model.contextWindow ?? 128_000,
 		maxTokens: model.maxTokens ?? 16_384,
 		// pi 1.6: a model's cache lifetimes make it eligible for cache warming.

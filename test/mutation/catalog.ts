@@ -18748,6 +18748,36 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "this.finalShape = this.shape();", replace: "" }],
 		tests: ["test/tools/bash.test.ts"],
 	},
+	{
+		id: "JV01",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"a declared model's missing prices are left out: a models.json cost of only input and output prices every answer at NaN, the session at $0 (litellm#16000)",
+		edits: [
+			{
+				find: "cost: completePrices(model.cost),",
+				replace: 'cost: (model.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }) as Model["cost"],',
+			},
+		],
+		tests: ["test/pi-races/models-json-partial-prices.test.ts"],
+	},
+	{
+		id: "JV02",
+		file: "src/session/model-registry-view.ts",
+		description: "a missing cache-read price is 0: cached tokens of a model priced with input and output only are free",
+		edits: [
+			{ find: "cacheRead: price(cost?.cacheRead) ?? input,", replace: "cacheRead: price(cost?.cacheRead) ?? 0," },
+		],
+		tests: ["test/pi-races/models-json-partial-prices.test.ts"],
+	},
+	{
+		id: "JV03",
+		file: "src/runtime/models-json.ts",
+		description:
+			"a models.json cost missing some prices loads without a warning: the user is not told what was assumed",
+		edits: [{ find: "if (missing.length > 0) {", replace: "if (missing.length > 4) {" }],
+		tests: ["test/pi-races/models-json-partial-prices.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
