@@ -482,9 +482,9 @@ function applyBuiltInChanges(
 	for (const entry of changes.models) {
 		const custom = toModel(name, { ...config, ...defaults }, entry);
 		const index = models.findIndex((model) => model.id === custom.id);
-		// A built-in model declared again without prices keeps the catalog's: pi 0.73.1 prices it at 0,
-		// so every answer looked free (pi#5544, pi#5734).
-		if (index >= 0 && entry.cost === undefined) custom.cost = { ...models[index]!.cost };
+		// A built-in model declared again keeps the catalog's prices the entry does not give: pi 0.73.1
+		// prices it at 0 without a cost, so every answer looked free (pi#5544, pi#5734).
+		if (index >= 0) custom.cost = { ...models[index]!.cost, ...definedOnly(entry.cost ?? {}) };
 		if (index >= 0) models[index] = custom;
 		else models.push(custom);
 	}
