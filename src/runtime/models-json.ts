@@ -112,8 +112,16 @@ function applyModelsFile(
 			warn(`${path}: provider "${name}" has a model without an "id"; the provider was skipped.`);
 			continue;
 		}
+		const catalogIds = new Set(
+			modelRuntime
+				.getAll()
+				.filter((model) => model.provider === name)
+				.map((model) => model.id),
+		);
 		const models = listed.map((model) =>
-			checkedModel(model, (message) => warn(`${path}: provider "${name}": ${message}`)),
+			checkedModel(model, builtIn.has(name) && catalogIds.has(String(model.id)), (message) =>
+				warn(`${path}: provider "${name}": ${message}`),
+			),
 		);
 		try {
 			// pi applies every entry of a built-in provider to its built-in models (baseUrl, compat,
@@ -261,13 +269,32 @@ function checkedOverrides(
  * a negative price or a quoted `contextWindow` is left out with a warning, so the model takes pi's
  * default for it (no price, 128000 tokens…) instead of a negative cost on every answer.
  */
-function checkedModel(model: Record<string, unknown>, warn: (message: string) => void): Record<string, unknown> {
-	return validFields(model, (field, value, expected) =>
+function checkedModel(
+	model: Record<string, unknown>,
+	inCatalog: boolean,
+	warn: (message: string) => void,
+): Record<string, unknown> {
+	const kept = validFields(model, (field, value, expected) =>
 		warn(
 			`model "${String(model.id)}": "models" field "${field}" is ${JSON.stringify(value)}; it must be ${expected}. The field was ignored; the default applies.`,
 		),
 	);
+	// pi 0.73.1 refuses the whole file; the model stays, its missing prices filled (the catalog's, else completePrices).
+	if (isRecord(kept.cost)) {
+		const missing = PRICE_FIELDS.filter((field) => (kept.cost as Record<string, unknown>)[field] === undefined);
+		if (missing.length > 0) {
+			const filled = inCatalog
+				? "the built-in model's prices are kept for them"
+				: 'a missing cache price is its "input" price, a missing "input" or "output" price is 0';
+			warn(
+				`model "${String(model.id)}": "models" field "cost" has no ${missing.map((field) => `"${field}"`).join(", ")}: ${filled}. Write all four prices per million tokens, e.g. {"input": 2, "output": 8, "cacheRead": 0.2, "cacheWrite": 0}.`,
+			);
+		}
+	}
+	return kept;
 }
+
+const PRICE_FIELDS = ["input", "output", "cacheRead", "cacheWrite"] as const;
 
 function validFields(
 	fields: Record<string, unknown>,

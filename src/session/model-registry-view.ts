@@ -482,9 +482,9 @@ function applyBuiltInChanges(
 	for (const entry of changes.models) {
 		const custom = toModel(name, { ...config, ...defaults }, entry);
 		const index = models.findIndex((model) => model.id === custom.id);
-		// A built-in model declared again without prices keeps the catalog's: pi 0.73.1 prices it at 0,
-		// so every answer looked free (pi#5544, pi#5734).
-		if (index >= 0 && entry.cost === undefined) custom.cost = { ...models[index]!.cost };
+		// A built-in model declared again keeps the catalog's prices the entry does not give: pi 0.73.1
+		// prices it at 0 without a cost, so every answer looked free (pi#5544, pi#5734).
+		if (index >= 0) custom.cost = { ...models[index]!.cost, ...definedOnly(entry.cost ?? {}) };
 		if (index >= 0) models[index] = custom;
 		else models.push(custom);
 	}
@@ -529,6 +529,28 @@ function servedStream(runtime: InMemoryModelRuntime, apis: readonly string[]): S
 	};
 }
 
+/**
+ * A declared model's prices with each missing one filled: pi-ai prices an answer from all four, and
+ * one left out made every answer's cost NaN, so a model given only `input` and `output` showed
+ * $0 for all its tokens. A missing cache price takes the `input` price (the tokens are input a
+ * provider without a cache discount bills as such), a missing `input` or `output` is 0. No prices: all 0.
+ *
+ * @example
+ * ```ts
+ * completePrices({ input: 2, output: 8 }); // { input: 2, output: 8, cacheRead: 2, cacheWrite: 2 }
+ * ```
+ */
+export function completePrices(cost: Partial<Model["cost"]> | undefined): Model["cost"] {
+	const price = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+	const input = price(cost?.input) ?? 0;
+	return {
+		input,
+		output: price(cost?.output) ?? 0,
+		cacheRead: price(cost?.cacheRead) ?? input,
+		cacheWrite: price(cost?.cacheWrite) ?? input,
+	};
+}
+
 function toModel(
 	provider: string,
 	config: ProviderConfig,
@@ -543,7 +565,7 @@ function toModel(
 		baseUrl: model.baseUrl ?? config.baseUrl ?? "",
 		reasoning: model.reasoning ?? false,
 		input: model.input ?? ["text"],
-		cost: model.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		cost: completePrices(model.cost),
 		contextWindow: model.contextWindow ?? 128_000,
 		maxTokens: model.maxTokens ?? 16_384,
 		// pi 1.6: a model's cache lifetimes make it eligible for cache warming.

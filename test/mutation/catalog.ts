@@ -13806,8 +13806,9 @@ export const MUTANTS: Mutant[] = [
 			"models.json `models` entries are taken as written again: a negative price or a quoted contextWindow reaches the model",
 		edits: [
 			{
-				find: "checkedModel(model, (message) =>",
-				replace: "((kept: Record<string, unknown>, _warn: unknown) => kept)(model, (message) =>",
+				find: "checkedModel(model, builtIn.has(name)",
+				replace:
+					"((kept: Record<string, unknown>, _inCatalog: boolean, _warn: unknown) => kept)(model, builtIn.has(name)",
 			},
 		],
 		tests: ["test/pi-races/models-json-config.test.ts"],
@@ -15929,7 +15930,7 @@ export const MUTANTS: Mutant[] = [
 			"a built-in model declared again in models.json without a cost is priced at 0 (the catalog's prices dropped): every answer looks free (pi#5544)",
 		edits: [
 			{
-				find: "if (index >= 0 && entry.cost === undefined) custom.cost = { ...models[index]!.cost };",
+				find: "if (index >= 0) custom.cost = { ...models[index]!.cost, ...definedOnly(entry.cost ?? {}) };",
 				replace: "",
 			},
 		],
@@ -15941,8 +15942,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a built-in model declared again with its own cost is charged the catalog's prices instead (pi#5544)",
 		edits: [
 			{
-				find: "if (index >= 0 && entry.cost === undefined) custom.cost",
-				replace: "if (index >= 0) custom.cost",
+				find: "...definedOnly(entry.cost ?? {}) };",
+				replace: " };",
 			},
 		],
 		tests: ["test/pi-races/models-json-prices.test.ts"],
@@ -18797,6 +18798,57 @@ export const MUTANTS: Mutant[] = [
 			"abortDiscardingResults aborts without marking its reason: tools never learn their results are discarded",
 		edits: [{ find: 'if (typeof reason === "object" && reason !== null) discardingReasons.add(reason);', replace: "" }],
 		tests: ["test/tools/bash.test.ts"],
+	},
+	{
+		id: "JV01",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"a declared model's missing prices are left out: a models.json cost of only input and output prices every answer at NaN, the session at $0 (litellm#16000)",
+		edits: [
+			{
+				find: "cost: completePrices(model.cost),",
+				replace: 'cost: (model.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }) as Model["cost"],',
+			},
+		],
+		tests: ["test/pi-races/models-json-partial-prices.test.ts"],
+	},
+	{
+		id: "JV02",
+		file: "src/session/model-registry-view.ts",
+		description: "a missing cache-read price is 0: cached tokens of a model priced with input and output only are free",
+		edits: [
+			{ find: "cacheRead: price(cost?.cacheRead) ?? input,", replace: "cacheRead: price(cost?.cacheRead) ?? 0," },
+		],
+		tests: ["test/pi-races/models-json-partial-prices.test.ts"],
+	},
+	{
+		id: "JV03",
+		file: "src/runtime/models-json.ts",
+		description:
+			"a models.json cost missing some prices loads without a warning: the user is not told what was assumed",
+		edits: [{ find: "if (missing.length > 0) {", replace: "if (missing.length > 4) {" }],
+		tests: ["test/pi-races/models-json-partial-prices.test.ts"],
+	},
+	{
+		id: "JV04",
+		file: "src/session/model-registry-view.ts",
+		description:
+			"a built-in model declared again with only some prices loses the catalog's others: `cost: {input: 1}` makes its output free",
+		edits: [
+			{
+				find: "if (index >= 0) custom.cost = { ...models[index]!.cost, ...definedOnly(entry.cost ?? {}) };",
+				replace: "if (index >= 0 && entry.cost === undefined) custom.cost = { ...models[index]!.cost };",
+			},
+		],
+		tests: ["test/pi-races/models-json-prices.test.ts"],
+	},
+	{
+		id: "JV05",
+		file: "src/runtime/models-json.ts",
+		description:
+			"the warning for a built-in model's partial cost says its missing prices are the input price or 0, though the catalog's are kept",
+		edits: [{ find: "builtIn.has(name) && catalogIds.has(String(model.id))", replace: "false" }],
+		tests: ["test/pi-races/models-json-prices.test.ts"],
 	},
 ];
 

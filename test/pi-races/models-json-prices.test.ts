@@ -7,7 +7,8 @@
  * `models.json` (an OpenRouter model listed under `providers.openrouter.models` to change its
  * compat or name) without a `cost` replaced the catalog's model whole and was priced at 0: the
  * footer showed $0.00 though the tokens were counted. What the user should see: the catalog's
- * prices kept for a model declared again without prices; prices given in the file still win.
+ * prices kept for a model declared again without prices; prices given in the file still win, and
+ * the catalog's fill the ones a partial `cost` leaves out (pi 0.73.1 rejects such a file).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -35,7 +36,7 @@ function declareAgain(baseUrl: string, fields: Record<string, unknown>): void {
 }
 
 /** The usage of the answer to one prompt, and the session's cost, from a fresh `settle --rpc`. */
-async function answerUsage(): Promise<{ usage: Usage | undefined; sessionCost: number }> {
+async function answerUsage(): Promise<{ usage: Usage | undefined; sessionCost: number; stderr: string }> {
 	const client = new RpcClient(["--model", `openrouter/${MODEL_ID}`, "--no-session"], {
 		cwd: cli.project,
 		agentDir: cli.agentDir,
@@ -50,7 +51,7 @@ async function answerUsage(): Promise<{ usage: Usage | undefined; sessionCost: n
 	const stats = (await client.request({ id: "s1", type: "get_session_stats" })) as { data: { cost: number } };
 	client.child.stdin.end();
 	expect(await client.exited).toBe(0);
-	return { usage, sessionCost: stats.data.cost };
+	return { usage, sessionCost: stats.data.cost, stderr: client.stderr };
 }
 
 describe("pi#5544, pi#5734: a built-in model declared again in models.json without prices", () => {
@@ -79,6 +80,25 @@ describe("pi#5544, pi#5734: a built-in model declared again in models.json witho
 			server.reply(chatReply([{ type: "text", text: "routed" }], { usage: { prompt: 50_000, completion: 2_000 } }));
 			const { usage } = await answerUsage();
 			expect(usage?.cost.total).toBeCloseTo(52_000 / 1_000_000, 12);
+		} finally {
+			await server.close();
+		}
+	});
+
+	it('pi#5544: the same model declared again with only "cost": {"input": 1}: input at 1, output at the catalog\'s price (not 0, not NaN); a warning says the catalog keeps the missing prices', async () => {
+		const catalog = getModel("openrouter", MODEL_ID as never)?.cost;
+		expect(catalog?.output).toBeGreaterThan(0);
+		const server = await startWireServer();
+		try {
+			declareAgain(`${server.url}/api/v1`, { cost: { input: 1 } });
+			server.reply(chatReply([{ type: "text", text: "routed" }], { usage: { prompt: 50_000, completion: 2_000 } }));
+			const { usage, sessionCost, stderr } = await answerUsage();
+			const expected = (50_000 * 1 + 2_000 * catalog!.output) / 1_000_000;
+			expect(usage?.cost.total).toBeCloseTo(expected, 12);
+			expect(sessionCost).toBeCloseTo(expected, 12);
+			expect(stderr).toContain(
+				`model "${MODEL_ID}": "models" field "cost" has no "output", "cacheRead", "cacheWrite": the built-in model's prices are kept for them.`,
+			);
 		} finally {
 			await server.close();
 		}
