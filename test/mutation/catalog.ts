@@ -17021,7 +17021,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/response-activity.ts",
 		description:
 			"jcode#976: only the response headers count as activity, not the bytes of its event stream: keep-alive comments after them are silence again",
-		edits: [{ find: "			watchBody(response, listener);", replace: "" }],
+		edits: [{ find: "			watchBody(received, listener);", replace: "" }],
 		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
 	},
 	{
@@ -18747,6 +18747,54 @@ export const MUTANTS: Mutant[] = [
 			"a short output with escape codes or redraws opens its full-output file only at the final snapshot, after close(): the path comes back before its bytes are on disk",
 		edits: [{ find: "this.finalShape = this.shape();", replace: "" }],
 		tests: ["test/tools/bash.test.ts"],
+	},
+	{
+		id: "JU01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"an OpenAI Chat Completions stream reaches pi-ai as the server sent it: Ollama's tool calls, all at index 0, are joined into one call and none runs (ollama#15457)",
+		edits: [
+			{
+				find: "if (!refusedBody) return repairedStream(model, response);",
+				replace: "if (!refusedBody) return undefined;",
+			},
+		],
+		tests: ["test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "JU02",
+		file: "src/llm/chat-stream-repair.ts",
+		description: "a new call at an index another call holds keeps that index: the two calls are joined (ollama#15457)",
+		edits: [{ find: "while (idAt.has(index)) index++;", replace: "" }],
+		tests: ["test/llm/chat-stream-repair.test.ts", "test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "JU03",
+		file: "src/llm/chat-stream-repair.ts",
+		description: "a call whose id comes again on a later delta is taken for a new call and moved to another index",
+		edits: [{ find: "let index = indexOf.get(call.id);", replace: "let index: number | undefined;" }],
+		tests: ["test/llm/chat-stream-repair.test.ts"],
+	},
+	{
+		id: "JU04",
+		file: "src/llm/chat-stream-repair.ts",
+		description: "a delta without an id at a reused index stays there: the moved call's arguments go to the first call",
+		edits: [{ find: "if (index !== undefined) call.index = index;", replace: "" }],
+		tests: ["test/llm/chat-stream-repair.test.ts"],
+	},
+	{
+		id: "JU05",
+		file: "src/llm/response-activity.ts",
+		description:
+			"the idle watchdog sees the repaired Chat Completions body, which holds back a line until its end: a chunk dripping in slower than the limit is cut as a stall",
+		edits: [
+			{
+				find: "watchBody(received, listener);\n\t\t}\n\t\treturn (await onResponse?.(received)) ?? received;",
+				replace:
+					"}\n\t\tconst response = (await onResponse?.(received)) ?? received;\n\t\tif (listener) watchBody(response, listener);\n\t\treturn response;",
+			},
+		],
+		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
 	},
 ];
 
