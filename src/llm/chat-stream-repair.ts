@@ -4,21 +4,28 @@
  */
 
 /**
- * An event-stream body with its `tool_calls` deltas renumbered where a server gave a new call
- * (a new `id`) the `index` of an earlier one. Ollama numbers every call of an answer `0`
- * (ollama#15457): pi-ai joins calls by index, so two calls became one whose arguments were two JSON
- * objects end to end, and neither ran. A reused index becomes the next free one; later deltas of
- * that index without an id go to the call that took it last. Lines without `tool_calls` pass as
- * they came.
+ * An event-stream body repaired where a server broke the format in a way the client cannot undo:
+ *
+ * - `tool_calls` deltas renumbered where a server gave a new call (a new `id`) the `index` of an
+ *   earlier one. Ollama numbers every call of an answer `0` (ollama#15457): pi-ai joins calls by
+ *   index, so two calls became one whose arguments were two JSON objects end to end, and neither
+ *   ran. A reused index becomes the next free one; later deltas of that index without an id go to
+ *   the call that took it last.
+ * - A bare JSON error body (`{"error":…}` on a line of its own, no `data: `) framed as the event
+ *   OpenAI sends an error in. A proxy that forwards a backend's refusal inside its `200` stream
+ *   (lemonade#2826: llama-server's context overflow) is otherwise read as an empty answer, the
+ *   reason lost.
+ *
+ * Other lines pass as they came.
  *
  * @example
  * ```ts
  * const response = new Response("data: [DONE]\n\n", { headers: { "content-type": "text/event-stream" } });
- * const repaired = new Response(renumberedToolCalls(response.body!), response);
+ * const repaired = new Response(repairedChatStream(response.body!), response);
  * expect(await repaired.text()).toBe("data: [DONE]\n\n");
  * ```
  */
-export function renumberedToolCalls(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+export function repairedChatStream(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
 	const decoder = new TextDecoder();
 	const encoder = new TextEncoder();
 	const renumber = toolCallRenumbering();
@@ -29,11 +36,11 @@ export function renumberedToolCalls(body: ReadableStream<Uint8Array>): ReadableS
 				const text = pending + decoder.decode(chunk, { stream: true });
 				const end = text.lastIndexOf("\n") + 1;
 				pending = text.slice(end);
-				if (end > 0) controller.enqueue(encoder.encode(renumberLines(text.slice(0, end), renumber)));
+				if (end > 0) controller.enqueue(encoder.encode(repairLines(text.slice(0, end), renumber)));
 			},
 			flush(controller) {
 				const rest = pending + decoder.decode();
-				if (rest) controller.enqueue(encoder.encode(renumberLines(rest, renumber)));
+				if (rest) controller.enqueue(encoder.encode(repairLines(rest, renumber)));
 			},
 		}),
 	);
@@ -41,12 +48,13 @@ export function renumberedToolCalls(body: ReadableStream<Uint8Array>): ReadableS
 
 type ToolCallDelta = { index?: unknown; id?: unknown };
 
-function renumberLines(text: string, renumber: (call: ToolCallDelta) => void): string {
-	// Most lines carry text or reasoning: only a line naming tool_calls is parsed.
-	if (!text.includes('"tool_calls"')) return text;
+function repairLines(text: string, renumber: (call: ToolCallDelta) => void): string {
+	// Most lines carry text or reasoning: only a line naming tool_calls, or a bare object, is parsed.
+	if (!text.includes('"tool_calls"') && !text.startsWith("{") && !text.includes("\n{")) return text;
 	return text
 		.split("\n")
 		.map((line) => {
+			if (line.startsWith("{")) return framedError(line) ?? line;
 			if (!line.startsWith("data:") || !line.includes('"tool_calls"')) return line;
 			let chunk: { choices?: { delta?: { tool_calls?: ToolCallDelta[] } }[] };
 			try {
@@ -60,6 +68,18 @@ function renumberLines(text: string, renumber: (call: ToolCallDelta) => void): s
 			return `data: ${JSON.stringify(chunk)}`;
 		})
 		.join("\n");
+}
+
+/** `line` as an SSE event when it is a JSON object with an `error` (the client then throws it). */
+function framedError(line: string): string | undefined {
+	try {
+		const value: unknown = JSON.parse(line);
+		if (typeof value !== "object" || value === null || !("error" in value)) return undefined;
+	} catch {
+		return undefined;
+	}
+	// The blank line ends the event even when the body ended without one.
+	return `data: ${line.trim()}\n\n`;
 }
 
 /** Per stream: which id holds each index, and where a server's index now points. */

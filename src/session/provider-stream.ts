@@ -5,7 +5,7 @@
 import { notAStream } from "../agent/agent-loop.js";
 import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
-import { renumberedToolCalls } from "../llm/chat-stream-repair.js";
+import { repairedChatStream } from "../llm/chat-stream-repair.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
 import {
 	type HeaderRetryDelay,
@@ -280,12 +280,12 @@ const REFUSED_BODY_MAX_CHARS = 2000;
 // turned the request away, the user needs to hear it was the proxy (dub#1452).
 const BARE_CONNECTION_ERROR = /^(?:connection error\.?|fetch failed)$/i;
 
-/** An OpenAI Chat Completions stream with the wire repairs of {@link renumberedToolCalls}. */
+/** An OpenAI Chat Completions stream with the wire repairs of {@link repairedChatStream}. */
 function repairedStream(model: Model, response: Response): Response | undefined {
 	if (model.api !== "openai-completions" || !response.body) return undefined;
 	if (!response.headers.get("content-type")?.includes("event-stream")) return undefined;
 	const { status, statusText, headers } = response;
-	return new Response(renumberedToolCalls(response.body), { status, statusText, headers });
+	return new Response(repairedChatStream(response.body), { status, statusText, headers });
 }
 
 /** One request of `stream` whose bare connection error, when the proxy caused it, says so and what to do. */

@@ -1,16 +1,16 @@
 /**
- * `renumberedToolCalls` on event-stream bytes as servers write them: the tool-call indexes a
+ * `repairedChatStream` on event-stream bytes as servers write them: the tool-call indexes a
  * client reads after it, with the body cut at every byte boundary a network may cut it.
  */
 import { describe, expect, it } from "vitest";
-import { renumberedToolCalls } from "../../src/llm/chat-stream-repair.js";
+import { repairedChatStream } from "../../src/llm/chat-stream-repair.js";
 
 type Call = { index?: number; id?: string; function?: { name?: string; arguments?: string } };
 
 const line = (calls: Call[]) =>
 	`data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { tool_calls: calls } }] })}\n\n`;
 
-/** The body through the repair, cut into `pieces` of `size` bytes; the (index, id) pairs read back. */
+/** The body through the repair, cut into pieces of `size` bytes: the text read back, and its calls' (index, id). */
 async function indexesRead(body: string, size = body.length): Promise<{ text: string; calls: Call[] }> {
 	const bytes = new TextEncoder().encode(body);
 	const source = new ReadableStream<Uint8Array>({
@@ -19,20 +19,20 @@ async function indexesRead(body: string, size = body.length): Promise<{ text: st
 			controller.close();
 		},
 	});
-	const text = await new Response(renumberedToolCalls(source)).text();
+	const text = await new Response(repairedChatStream(source)).text();
 	const calls = text
 		.split("\n")
 		.filter((l) => l.startsWith("data: {"))
 		.flatMap(
 			(l) =>
-				(JSON.parse(l.slice(6)) as { choices: { delta: { tool_calls?: Call[] } }[] }).choices[0]!.delta.tool_calls ??
+				(JSON.parse(l.slice(6)) as { choices?: { delta: { tool_calls?: Call[] } }[] }).choices?.[0]?.delta.tool_calls ??
 				[],
 		)
 		.map(({ index, id }) => ({ index, ...(id ? { id } : {}) }));
 	return { text, calls };
 }
 
-describe("renumberedToolCalls", () => {
+describe("repairedChatStream", () => {
 	it("ollama#15457: calls with distinct ids at index 0 get 0, 1, 2, at any cut of the bytes", async () => {
 		const body = [
 			line([{ index: 0, id: "call_a", function: { name: "write", arguments: '{"path":"a"}' } }]),
@@ -75,6 +75,22 @@ describe("renumberedToolCalls", () => {
 			{ index: 1, id: "call_b" },
 			{ index: 1, id: "call_b" },
 		]);
+	});
+
+	it("lemonade#2826: a bare error body, with or without its last newline, becomes a data event; other bare objects stay", async () => {
+		const error =
+			'{"error":{"code":400,"message":"request (6009 tokens) exceeds the available context size (4096 tokens)"}}';
+		for (const body of [error, `${error}\n`]) {
+			for (const size of [body.length, 3]) {
+				expect((await indexesRead(body, size)).text).toBe(`data: ${error}\n\n${body.endsWith("\n") ? "\n" : ""}`);
+			}
+		}
+		const after = `data: {"choices":[{"index":0,"delta":{"content":"partial"}}]}\n\n${error}`;
+		expect((await indexesRead(after, 4)).text).toBe(
+			`data: {"choices":[{"index":0,"delta":{"content":"partial"}}]}\n\ndata: ${error}\n\n`,
+		);
+		const notAnError = '{"status":"loading model"}\n';
+		expect((await indexesRead(notAnError)).text).toBe(notAnError);
 	});
 
 	it("a well-numbered stream and text lines come out byte for byte as they went in", async () => {

@@ -18796,6 +18796,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
 	},
+	{
+		id: "JU06",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"a bare JSON error body in a 200 event stream stays unframed: the client reads an empty answer and the server's reason (a llama.cpp overflow) is lost (lemonade#2826)",
+		edits: [
+			{
+				find: 'if (line.startsWith("{")) return framedError(line) ?? line;',
+				replace: 'if (line.startsWith("{")) return line;',
+			},
+		],
+		tests: ["test/llm/chat-stream-repair.test.ts", "test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "JU07",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"a body that starts with a bare error object skips the repair: only one after a newline is framed (lemonade#2826)",
+		edits: [{ find: '!text.startsWith("{") && ', replace: "" }],
+		tests: ["test/pi-races/local-openai-servers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

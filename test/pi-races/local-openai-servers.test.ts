@@ -10,7 +10,9 @@
  * model_server#3927 / mlx-vlm#990: servers that end a tool-calling answer `finish_reason: "stop"`;
  * agents that waited for `tool_calls` stopped there. pi#4497: local servers report no usage, so pi's
  * context count stayed 0 and auto-compaction never fired. vllm-mlx#101: a stream that sends its
- * `finish_reason` chunk, then closes without `data: [DONE]`.
+ * `finish_reason` chunk, then closes without `data: [DONE]`. lemonade#2826: a proxy in front of
+ * llama-server forwarded its refusal (a context overflow) as a bare JSON body inside a `200`
+ * event stream; clients saw an empty stream, the reason lost.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,7 +20,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
-import { type RecordedRequest, type SseEvent, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
+import {
+	type RecordedRequest,
+	type Reply,
+	type SseEvent,
+	sse,
+	startWireServer,
+	type WireServer,
+} from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-local-servers-");
 let server: WireServer | undefined;
@@ -234,5 +243,60 @@ describe("pi#4497: a local server that reports no usage", () => {
 		expect(JSON.stringify(last.body)).toContain("read a long text");
 		expect(JSON.stringify(last.body)).not.toContain(long);
 		expect(sessionEntries(join(cli.dir, "sessions")).filter((e) => e.type === "compaction")).toHaveLength(1);
+	});
+});
+
+describe("lemonade#2826: llama-server's refusal forwarded as a bare JSON body inside a 200 event stream", () => {
+	const isSummaryRequest = (request: RecordedRequest) =>
+		JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
+	const overflow = {
+		error: {
+			code: 400,
+			message: "request (19185 tokens) exceeds the available context size (16384 tokens), try increasing it",
+			type: "exceed_context_size_error",
+			n_prompt_tokens: 19185,
+			n_ctx: 16384,
+		},
+	};
+	/** What lemond sent: `200 text/event-stream`, the backend's error body without `data: `, no [DONE]. */
+	const unframed: Reply = (_request, res) => {
+		res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+		res.end(JSON.stringify(overflow));
+	};
+
+	it("lemonade#2826: the refusal is read as llama.cpp's context overflow: the session compacts and the request is answered", async () => {
+		server = await startWireServer((request, next) =>
+			isSummaryRequest(request) ? chatReply([{ type: "text", text: "## Goal\nanswer two questions" }]) : next(),
+		);
+		const wire = server;
+		// The window the user declared is larger than the context llama-server was started with.
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`, { models: [{ id: "coder", contextWindow: 32_768 }] });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
+		wire.reply(
+			chatReply([{ type: "text", text: "first answer" }], { model: "coder" }),
+			unframed,
+			chatReply([{ type: "text", text: "answer after compaction" }], { model: "coder" }),
+		);
+		expect((await settle(["-p", "first question"])).stdout).toBe("first answer\n");
+
+		const second = await settle(["-c", "-p", "second question"]);
+		expect(second.stdout).toBe("answer after compaction\n");
+		expect(second.stderr).not.toContain("no text");
+		expect(second.code).toBe(0);
+		expect(wire.requests.filter(isSummaryRequest)).toHaveLength(1);
+		expect(sessionEntries(join(cli.dir, "sessions")).filter((e) => e.type === "compaction")).toHaveLength(1);
+	});
+
+	it("lemonade#2826: a bare error body that is no overflow ends the run with the server's own message, exit 1", async () => {
+		const wire = await start();
+		const refusal = { error: { code: 500, message: "llama-server: model failed to load", type: "server_error" } };
+		wire.reply((_request, res) => {
+			res.writeHead(200, { "content-type": "text/event-stream" });
+			res.end(`${JSON.stringify(refusal)}\n`);
+		});
+		const run = await settle(["-p", "hello"]);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain("llama-server: model failed to load");
+		expect(run.code).toBe(1);
 	});
 });
