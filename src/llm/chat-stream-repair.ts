@@ -16,6 +16,11 @@
  *   (lemonade#2826: llama-server's context overflow) is otherwise read as an empty answer, the
  *   reason lost.
  *
+ * - A stream that ends with neither a `finish_reason` nor `data: [DONE]` ends with the error event
+ *   "Stream ended without finish_reason" (later pi-ai's wording, a transient failure): pi-ai
+ *   0.73.1 took such a close for a finished answer, so a server that stopped mid-answer or
+ *   mid-call (pi#8496, command-code#785) left a truncated turn that looked complete.
+ *
  * Other lines pass as they came.
  *
  * @example
@@ -30,21 +35,30 @@ export function repairedChatStream(body: ReadableStream<Uint8Array>): ReadableSt
 	const encoder = new TextEncoder();
 	const renumber = toolCallRenumbering();
 	let pending = "";
+	let finished = false;
 	return body.pipeThrough(
 		new TransformStream<Uint8Array, Uint8Array>({
 			transform(chunk, controller) {
 				const text = pending + decoder.decode(chunk, { stream: true });
 				const end = text.lastIndexOf("\n") + 1;
 				pending = text.slice(end);
-				if (end > 0) controller.enqueue(encoder.encode(repairLines(text.slice(0, end), renumber)));
+				if (end === 0) return;
+				const lines = text.slice(0, end);
+				finished ||= FINISHED.test(lines);
+				controller.enqueue(encoder.encode(repairLines(lines, renumber)));
 			},
 			flush(controller) {
 				const rest = pending + decoder.decode();
 				if (rest) controller.enqueue(encoder.encode(repairLines(rest, renumber)));
+				if (!finished && !FINISHED.test(rest)) controller.enqueue(encoder.encode(UNFINISHED));
 			},
 		}),
 	);
 }
+
+/** A chunk with a finish reason (`null` until the last), or the terminator. */
+const FINISHED = /"finish_reason":\s*"|^data:\s*\[DONE\]/m;
+const UNFINISHED = `\n\ndata: ${JSON.stringify({ error: { message: "Stream ended without finish_reason", type: "stream_truncated" } })}\n\n`;
 
 type ToolCallDelta = { index?: unknown; id?: unknown };
 

@@ -32,6 +32,14 @@ async function indexesRead(body: string, size = body.length): Promise<{ text: st
 	return { text, calls };
 }
 
+/** The data of each event in the repaired text, in order. */
+const events = ({ text }: { text: string }) =>
+	text
+		.split("\n")
+		.filter((l) => l.startsWith("data: "))
+		.map((l) => l.slice(6));
+const UNFINISHED = '{"error":{"message":"Stream ended without finish_reason","type":"stream_truncated"}}';
+
 describe("repairedChatStream", () => {
 	it("ollama#15457: calls with distinct ids at index 0 get 0, 1, 2, at any cut of the bytes", async () => {
 		const body = [
@@ -82,15 +90,26 @@ describe("repairedChatStream", () => {
 			'{"error":{"code":400,"message":"request (6009 tokens) exceeds the available context size (4096 tokens)"}}';
 		for (const body of [error, `${error}\n`]) {
 			for (const size of [body.length, 3]) {
-				expect((await indexesRead(body, size)).text).toBe(`data: ${error}\n\n${body.endsWith("\n") ? "\n" : ""}`);
+				expect(events(await indexesRead(body, size))).toEqual([error, UNFINISHED]);
 			}
 		}
-		const after = `data: {"choices":[{"index":0,"delta":{"content":"partial"}}]}\n\n${error}`;
-		expect((await indexesRead(after, 4)).text).toBe(
-			`data: {"choices":[{"index":0,"delta":{"content":"partial"}}]}\n\ndata: ${error}\n\n`,
-		);
+		const partial = '{"choices":[{"index":0,"delta":{"content":"partial"}}]}';
+		expect(events(await indexesRead(`data: ${partial}\n\n${error}`, 4))).toEqual([partial, error, UNFINISHED]);
 		const notAnError = '{"status":"loading model"}\n';
-		expect((await indexesRead(notAnError)).text).toBe(notAnError);
+		expect((await indexesRead(notAnError)).text).toBe(`${notAnError}\n\ndata: ${UNFINISHED}\n\n`);
+	});
+
+	it("pi#8496: a stream closed with neither a finish_reason nor [DONE] ends with the error event; either one alone is a finished stream", async () => {
+		const text = (content: string, finish: string | null) =>
+			`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
+		const cut = text("The answer is", null);
+		for (const size of [cut.length, 5]) expect(events(await indexesRead(cut, size)).at(-1)).toBe(UNFINISHED);
+		expect(events(await indexesRead(""))).toEqual([UNFINISHED]);
+		// llama-cpp-python writes JSON with a space after each colon.
+		const spaced = `${text("Done.", null)}data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n`;
+		for (const body of [text("Done.", null) + text("", "stop"), spaced, `${text("Done.", null)}data: [DONE]\n\n`]) {
+			for (const size of [body.length, 2]) expect((await indexesRead(body, size)).text).toBe(body);
+		}
 	});
 
 	it("a well-numbered stream and text lines come out byte for byte as they went in", async () => {

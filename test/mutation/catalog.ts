@@ -18817,6 +18817,35 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '!text.startsWith("{") && ', replace: "" }],
 		tests: ["test/pi-races/local-openai-servers.test.ts"],
 	},
+	{
+		id: "JU08",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"a Chat Completions stream closed with neither finish_reason nor [DONE] ends as it came: the truncated answer is taken for a finished one, not retried (pi#8496)",
+		edits: [
+			{
+				find: "if (!finished && !FINISHED.test(rest)) controller.enqueue(encoder.encode(UNFINISHED));",
+				replace: "",
+			},
+		],
+		tests: ["test/llm/chat-stream-repair.test.ts", "test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "JU09",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"a finish_reason seen before the last line is forgotten: a finished stream without [DONE] ends as a failed attempt and is retried (vllm-mlx#101)",
+		edits: [{ find: "finished ||= FINISHED.test(lines);", replace: "" }],
+		tests: ["test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "JU10",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"a finish_reason written with a space after the colon (llama-cpp-python's JSON) is not seen: its finished stream is failed as cut",
+		edits: [{ find: '/"finish_reason":\\s*"|', replace: '/"finish_reason":"|' }],
+		tests: ["test/llm/chat-stream-repair.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

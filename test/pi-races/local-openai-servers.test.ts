@@ -12,7 +12,9 @@
  * context count stayed 0 and auto-compaction never fired. vllm-mlx#101: a stream that sends its
  * `finish_reason` chunk, then closes without `data: [DONE]`. lemonade#2826: a proxy in front of
  * llama-server forwarded its refusal (a context overflow) as a bare JSON body inside a `200`
- * event stream; clients saw an empty stream, the reason lost.
+ * event stream; clients saw an empty stream, the reason lost. pi#8496 / command-code#785: a server
+ * that stops mid-answer or mid-call and closes the stream with neither `finish_reason` nor
+ * `[DONE]`: a truncated turn that looked finished.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -298,5 +300,36 @@ describe("lemonade#2826: llama-server's refusal forwarded as a bare JSON body in
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toContain("llama-server: model failed to load");
 		expect(run.code).toBe(1);
+	});
+});
+
+describe("pi#8496 / command-code#785: a stream that stops mid-answer with neither finish_reason nor [DONE]", () => {
+	it("pi#8496: the close is a failed attempt, not an answer: retried once; the cut call never runs and the retry's answer is printed alone", async () => {
+		const wire = await start();
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
+		const cut = chatEvents(
+			[
+				{ type: "text", text: "Let me create the marker file first." },
+				{ type: "tool_call", id: "call_cut", name: "bash", arguments: { command: "touch cut-call-ran" } },
+			],
+			{ model: "coder", finishReason: "tool_calls" },
+		);
+		// The role chunk, the text, the call's start and the first half of its arguments; then a clean close.
+		wire.reply(
+			sse(cut.slice(0, 5)),
+			chatReply([{ type: "text", text: "Nothing to create after all." }], { model: "coder" }),
+		);
+		const run = await settle(["-p", "create the marker"]);
+		expect(run.stdout).toBe("Nothing to create after all.\n");
+		expect(run.code).toBe(0);
+		expect(wire.requests).toHaveLength(2);
+		expect(readdirSync(cli.project)).not.toContain("cut-call-ran");
+		expect(JSON.stringify(wire.requests[1]!.body)).not.toContain("marker file first");
+		// The cut attempt is on file as the failed attempt it was; the answer follows it.
+		const assistants = sessionEntries(join(cli.dir, "sessions")).filter((e) => e.message?.role === "assistant");
+		expect(assistants.map((e) => e.message)).toMatchObject([
+			{ stopReason: "error", errorMessage: "Stream ended without finish_reason" },
+			{ stopReason: "stop", content: [{ type: "text", text: "Nothing to create after all." }] },
+		]);
 	});
 });
