@@ -97,12 +97,12 @@ function watchFetch(): void {
 		const listener = listeners.getStore();
 		const onResponse = responseListeners.getStore();
 		const received = await current(input, init);
-		const response = (await onResponse?.(received)) ?? received;
+		// The bytes as they come off the network: a replacement body may hold back part of a line.
 		if (listener) {
 			listener();
-			watchBody(response, listener);
+			watchBody(received, listener);
 		}
-		return response;
+		return (await onResponse?.(received)) ?? received;
 	};
 	globalThis.fetch = Object.assign(watching, { [WATCHING]: true as const });
 }

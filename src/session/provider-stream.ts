@@ -5,6 +5,7 @@
 import { notAStream } from "../agent/agent-loop.js";
 import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
+import { repairedChatStream } from "../llm/chat-stream-repair.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
 import {
 	type HeaderRetryDelay,
@@ -121,7 +122,7 @@ function withRefusalDetails(
 						.clone()
 						.text()
 						.catch(() => "");
-			if (!refusedBody) return undefined;
+			if (!refusedBody) return repairedStream(model, response);
 			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
 			// `x-should-retry: false` is how the OpenAI and Anthropic clients are told not to.
 			const body = await refusedBody;
@@ -278,6 +279,14 @@ const REFUSED_BODY_MAX_CHARS = 2000;
 // The provider clients word every failed connection "Connection error."; through a proxy that
 // turned the request away, the user needs to hear it was the proxy (dub#1452).
 const BARE_CONNECTION_ERROR = /^(?:connection error\.?|fetch failed)$/i;
+
+/** An OpenAI Chat Completions stream with the wire repairs of {@link repairedChatStream}. */
+function repairedStream(model: Model, response: Response): Response | undefined {
+	if (model.api !== "openai-completions" || !response.body) return undefined;
+	if (!response.headers.get("content-type")?.includes("event-stream")) return undefined;
+	const { status, statusText, headers } = response;
+	return new Response(repairedChatStream(response.body), { status, statusText, headers });
+}
 
 /** One request of `stream` whose bare connection error, when the proxy caused it, says so and what to do. */
 function withProxyFailuresExplained(

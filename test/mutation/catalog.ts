@@ -17022,7 +17022,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/response-activity.ts",
 		description:
 			"jcode#976: only the response headers count as activity, not the bytes of its event stream: keep-alive comments after them are silence again",
-		edits: [{ find: "			watchBody(response, listener);", replace: "" }],
+		edits: [{ find: "			watchBody(received, listener);", replace: "" }],
 		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
 	},
 	{
@@ -18849,6 +18849,104 @@ export const MUTANTS: Mutant[] = [
 			"the warning for a built-in model's partial cost says its missing prices are the input price or 0, though the catalog's are kept",
 		edits: [{ find: "builtIn.has(name) && catalogIds.has(String(model.id))", replace: "false" }],
 		tests: ["test/pi-races/models-json-prices.test.ts"],
+	},
+	{
+		id: "JU01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"an OpenAI Chat Completions stream reaches pi-ai as the server sent it: Ollama's tool calls, all at index 0, are joined into one call and none runs (ollama#15457)",
+		edits: [
+			{
+				find: "if (!refusedBody) return repairedStream(model, response);",
+				replace: "if (!refusedBody) return undefined;",
+			},
+		],
+		tests: ["test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "JU02",
+		file: "src/llm/chat-stream-repair.ts",
+		description: "a new call at an index another call holds keeps that index: the two calls are joined (ollama#15457)",
+		edits: [{ find: "while (idAt.has(index)) index++;", replace: "" }],
+		tests: ["test/llm/chat-stream-repair.test.ts", "test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "JU03",
+		file: "src/llm/chat-stream-repair.ts",
+		description: "a call whose id comes again on a later delta is taken for a new call and moved to another index",
+		edits: [{ find: "let index = indexOf.get(call.id);", replace: "let index: number | undefined;" }],
+		tests: ["test/llm/chat-stream-repair.test.ts"],
+	},
+	{
+		id: "JU04",
+		file: "src/llm/chat-stream-repair.ts",
+		description: "a delta without an id at a reused index stays there: the moved call's arguments go to the first call",
+		edits: [{ find: "if (index !== undefined) call.index = index;", replace: "" }],
+		tests: ["test/llm/chat-stream-repair.test.ts"],
+	},
+	{
+		id: "JU05",
+		file: "src/llm/response-activity.ts",
+		description:
+			"the idle watchdog sees the repaired Chat Completions body, which holds back a line until its end: a chunk dripping in slower than the limit is cut as a stall",
+		edits: [
+			{
+				find: "watchBody(received, listener);\n\t\t}\n\t\treturn (await onResponse?.(received)) ?? received;",
+				replace:
+					"}\n\t\tconst response = (await onResponse?.(received)) ?? received;\n\t\tif (listener) watchBody(response, listener);\n\t\treturn response;",
+			},
+		],
+		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
+	},
+	{
+		id: "JU06",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"a bare JSON error body in a 200 event stream stays unframed: the client reads an empty answer and the server's reason (a llama.cpp overflow) is lost (lemonade#2826)",
+		edits: [
+			{
+				find: 'if (line.startsWith("{")) return framedError(line) ?? line;',
+				replace: 'if (line.startsWith("{")) return line;',
+			},
+		],
+		tests: ["test/llm/chat-stream-repair.test.ts", "test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "JU07",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"a body that starts with a bare error object skips the repair: only one after a newline is framed (lemonade#2826)",
+		edits: [{ find: '!text.startsWith("{") && ', replace: "" }],
+		tests: ["test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "JU08",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"a Chat Completions stream closed with neither finish_reason nor [DONE] ends as it came: the truncated answer is taken for a finished one, not retried (pi#8496)",
+		edits: [
+			{
+				find: "if (!finished && !FINISHED.test(rest)) controller.enqueue(encoder.encode(UNFINISHED));",
+				replace: "",
+			},
+		],
+		tests: ["test/llm/chat-stream-repair.test.ts", "test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "JU09",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"a finish_reason seen before the last line is forgotten: a finished stream without [DONE] ends as a failed attempt and is retried (vllm-mlx#101)",
+		edits: [{ find: "finished ||= FINISHED.test(lines);", replace: "" }],
+		tests: ["test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "JU10",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"a finish_reason written with a space after the colon (llama-cpp-python's JSON) is not seen: its finished stream is failed as cut",
+		edits: [{ find: '/"finish_reason":\\s*"|', replace: '/"finish_reason":"|' }],
+		tests: ["test/llm/chat-stream-repair.test.ts"],
 	},
 ];
 

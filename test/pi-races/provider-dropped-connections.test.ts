@@ -260,4 +260,40 @@ describe("hermes-agent#87292: a slow stream was cut by the stall watchdog while 
 		expect(w.server.requests).toHaveLength(1);
 		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text }] });
 	});
+
+	it("hermes-agent#87292: an OpenAI Chat Completions chunk dripping in 16-byte pieces 50 s apart is not a stall at a 60 s limit", async () => {
+		const clock = new ObservedClock();
+		w = await startWireSession({
+			api: "openai-completions",
+			clock,
+			settings: { retry: { baseDelayMs: 1, provider: { streamIdleTimeoutMs: 60_000 } } },
+		});
+		const text = "A slow local model answers, one piece at a time.";
+		// The role chunk and the text's first half; then the second half's chunk in pieces, and the end.
+		const events = chatEvents([{ type: "text", text }]);
+		let response!: ServerResponse;
+		w.server.reply((_request, res) => {
+			response = res;
+			res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+			res.write(encodeSse(events.slice(0, 2)));
+		});
+		const firstDelta = new Promise<void>((seen) =>
+			w!.session.subscribe((event) => {
+				if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") seen();
+			}),
+		);
+		const done = w.session.prompt("explain the build");
+		await firstDelta;
+		const slowChunk = encodeSse([events[2]!]);
+		const pieces: string[] = [];
+		for (let at = 0; at < slowChunk.length; at += 16) pieces.push(slowChunk.slice(at, at + 16));
+		expect(pieces.length * 50_000).toBeGreaterThan(2 * 60_000);
+		await writeEvery50s(clock, response, pieces);
+		response.end(encodeSse(events.slice(3)));
+		await done;
+
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(w.server.requests).toHaveLength(1);
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text }] });
+	});
 });

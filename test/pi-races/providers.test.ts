@@ -5,8 +5,8 @@
  * built-in tools running on a real folder.
  *
  * pi#6284: streamed tool-call arguments are finished with a salvage parser (`partial-json`). When
- * the stream stops early — a proxy closes the body mid-call without a `finish_reason`, or the
- * model writes malformed JSON — the parser keeps the last parseable prefix, and the call still
+ * the stream stops early — a proxy closes the body mid-call, or the model writes malformed
+ * JSON — the parser keeps the last parseable prefix, and the call still
  * ran: a truncated shell command, a partial edit. What the user should see: a call whose
  * arguments did not arrive as complete JSON is not run; the model gets an error result saying so
  * and can re-issue the call.
@@ -39,19 +39,26 @@ function chatDelta(delta: Record<string, unknown>): SseEvent {
 	};
 }
 
-/** A `bash` call whose arguments stream as `pieces`, then the body ends (no finish_reason, no [DONE]). */
+/**
+ * A `bash` call whose arguments stream as `pieces`, then `finish_reason: "tool_calls"` and the end
+ * of the body (no [DONE]). A body that ends with no finish_reason at all is now a failed attempt,
+ * retried before any call is read (`local-openai-servers`, pi#8496).
+ */
 function bashCallCutAfter(...pieces: string[]): SseEvent[] {
+	const finish = chatDelta({});
+	(finish.data as { choices: { finish_reason: string | null }[] }).choices[0]!.finish_reason = "tool_calls";
 	return [
 		chatDelta({ role: "assistant", content: "", refusal: null }),
 		chatDelta({
 			tool_calls: [{ index: 0, id: "call_cut", type: "function", function: { name: "bash", arguments: "" } }],
 		}),
 		...pieces.map((piece) => chatDelta({ tool_calls: [{ index: 0, function: { arguments: piece } }] })),
+		finish,
 	];
 }
 
 describe("pi#6284: a tool call whose arguments were cut off or malformed is not run", () => {
-	it("pi#6284: a bash call cut mid-arguments (the body ends without finish_reason) is not run; the model gets an error result and answers", async () => {
+	it("pi#6284: a bash call whose arguments end mid-JSON is not run; the model gets an error result and answers", async () => {
 		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		// The whole command would be `touch ran-truncated-and-more && rm ran-truncated-and-more`; the
 		// salvage parser turns the cut prefix into `touch ran-truncated`.

@@ -212,14 +212,15 @@ describe("OpenAI Chat Completions errors", () => {
 		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "ok" }] });
 	});
 
-	it("a stream that ends without finish_reason or [DONE] is taken as a complete answer (pi-ai 0.73.1 and pi alike)", async () => {
-		// Known gap, documented here so a pi-ai change shows up: the provider cannot tell a clean EOF
-		// without finish_reason from a finished answer, so the truncated text is the answer.
+	it("a stream that ends without finish_reason or [DONE] is a failed attempt, retried (pi-ai 0.73.1 took it for the answer; later pi-ai fails it too)", async () => {
 		w = await startWireSession({ api: "openai-completions" });
-		w.server.reply(chatPartial([{ type: "text", text: "no end" }], 2, "end"));
+		w.server.reply(
+			chatPartial([{ type: "text", text: "no end" }], 2, "end"),
+			chatReply([{ type: "text", text: "ok" }]),
+		);
 		await w.session.prompt("hello");
-		expect(w.eventsOf("auto_retry_start")).toEqual([]);
-		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "no " }] });
+		expect(w.eventsOf("auto_retry_start").map((e) => e.errorMessage)).toEqual(["Stream ended without finish_reason"]);
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "ok" }] });
 	});
 
 	it("400 context_length_exceeded compacts the history, then re-runs the request", async () => {
