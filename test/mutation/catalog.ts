@@ -18748,6 +18748,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "this.finalShape = this.shape();", replace: "" }],
 		tests: ["test/tools/bash.test.ts"],
 	},
+	{
+		id: "JW01",
+		file: "src/tools/read.ts",
+		description:
+			"a PDF whose first 8,000 bytes hold no NUL byte (header, metadata, page text) is read as text: its compressed streams reach the model as mojibake",
+		edits: [{ find: "if (isPdf(rawHead)) {", replace: "if (false) {" }],
+		tests: ["test/pi-races/read-pdf.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
