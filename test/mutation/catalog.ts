@@ -18815,6 +18815,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/search-nfd-names.test.ts"],
 	},
+	{
+		id: "JW07",
+		file: "src/tools/fs-errors.ts",
+		description:
+			"a dangling symbolic link (which ls lists) is reported as a bare 'File not found', without the link or its missing target",
+		edits: [{ find: "const target = danglingLinkTarget(absolutePath);", replace: "const target = undefined;" }],
+		tests: ["test/pi-races/read-dangling-link.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
