@@ -47,6 +47,8 @@ export interface FindToolOptions {
  * anchored anywhere (`src/*.ts` also matches `pkg/src/a.ts`); a pattern starting with `/` matches
  * the absolute path. Unlike pi (fd matches the whole absolute path), folders above the session cwd
  * never match: `*\/*.ts` does not find `a.ts` just because it sits in some folder.
+ * Pattern and names are compared in Unicode NFC, so a name macOS wrote decomposed matches the
+ * composed spelling a model types (fd compares them as written).
  *
  * @example
  * ```ts

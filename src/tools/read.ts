@@ -240,7 +240,7 @@ export function looksBinary(buffer: Buffer): boolean {
 }
 
 /** Whether a file starts with the PDF header (`%PDF-`), which PDF readers look for first. */
-function isPdf(head: Uint8Array): boolean {
+export function isPdf(head: Uint8Array): boolean {
 	return Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 5)).toString("latin1") === "%PDF-";
 }
 

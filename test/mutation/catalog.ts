@@ -18823,6 +18823,13 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const target = danglingLinkTarget(absolutePath);", replace: "const target = undefined;" }],
 		tests: ["test/pi-races/read-dangling-link.test.ts"],
 	},
+	{
+		id: "JW08",
+		file: "src/cli/main.ts",
+		description: "an @file PDF whose start holds no NUL byte is attached as text",
+		edits: [{ find: "if (isPdf(bytes)) throw", replace: "if (false) throw" }],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
