@@ -15,7 +15,7 @@ import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { detectImageMimeTypeFromFile } from "../tools/image.js";
 import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
-import { looksBinary } from "../tools/read.js";
+import { isPdf, looksBinary } from "../tools/read.js";
 import { decodeText, utf16Note } from "../tools/text-encoding.js";
 import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { ChatInput } from "./chat-input.js";
@@ -428,6 +428,8 @@ async function readFileArguments(paths: readonly string[]): Promise<FileArgument
 				// As the read tool (pi#5289): decoded as text, a binary file sends the model NUL bytes.
 				if (looksBinary(decodedFrom ? Buffer.from(text) : bytes))
 					throw new CliError(binaryFileArgument(path, absolute), EXIT_USAGE);
+				// As the read tool (hermes-agent#43059): a PDF's start can hold no NUL byte.
+				if (isPdf(bytes)) throw new CliError(pdfFileArgument(path, absolute), EXIT_USAGE);
 				const note = decodedFrom ? `${utf16Note(decodedFrom)}\n` : "";
 				files.push({ text: `<file name="${absolute}">\n${text}\n</file>\n${note}` });
 			}
@@ -437,6 +439,10 @@ async function readFileArguments(paths: readonly string[]): Promise<FileArgument
 		}
 	}
 	return files;
+}
+
+function pdfFileArgument(path: string, absolute: string): string {
+	return `@${path}: ${absolute} is a PDF document: @file attaches text files and jpg/png/gif/webp images. Convert it to text first (for example pdftotext) and attach that, or leave it out.`;
 }
 
 function binaryFileArgument(path: string, absolute: string): string {

@@ -9,7 +9,7 @@ import { loadPicomatch } from "../lazy-deps.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { globBase } from "./grep.js";
-import { resolveToCwd } from "./paths.js";
+import { resolveReadPath, toNfc } from "./paths.js";
 import { DEFAULT_MAX_BYTES, listingResult, type TruncationResult } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 import { walkTree } from "./walk.js";
@@ -47,6 +47,8 @@ export interface FindToolOptions {
  * anchored anywhere (`src/*.ts` also matches `pkg/src/a.ts`); a pattern starting with `/` matches
  * the absolute path. Unlike pi (fd matches the whole absolute path), folders above the session cwd
  * never match: `*\/*.ts` does not find `a.ts` just because it sits in some folder.
+ * Pattern and names are compared in Unicode NFC, so a name macOS wrote decomposed matches the
+ * composed spelling a model types (fd compares them as written).
  *
  * @example
  * ```ts
@@ -61,19 +63,21 @@ export function createFindMatcher(
 	// fd's smart case: a pattern without an uppercase letter matches any case (`roadmap.md` finds
 	// ROADMAP.md, claude-code#46590); one with an uppercase letter matches case exactly.
 	const options = { dot: true, nocase: !/\p{Uppercase}/u.test(pattern) };
-	if (!pattern.includes("/")) {
-		const isMatch = loadPicomatch()(pattern, options);
-		return (entry) => isMatch(entry.name);
+	// Both sides in NFC: a name macOS wrote decomposed matches the composed pattern a model types.
+	const glob = toNfc(pattern);
+	if (!glob.includes("/")) {
+		const isMatch = loadPicomatch()(glob, options);
+		return (entry) => isMatch(toNfc(entry.name));
 	}
-	if (pattern.startsWith("/")) {
-		const isMatch = loadPicomatch()(pattern, options);
-		return (entry) => isMatch(entry.absolutePath.split("\\").join("/"));
+	if (glob.startsWith("/")) {
+		const isMatch = loadPicomatch()(glob, options);
+		return (entry) => isMatch(toNfc(entry.absolutePath.split("\\").join("/")));
 	}
-	let anchored = pattern.startsWith("**/") || pattern === "**" ? pattern : `**/${pattern}`;
+	let anchored = glob.startsWith("**/") || glob === "**" ? glob : `**/${glob}`;
 	// fd (globset): `src/**` is what lies inside src, not src itself; picomatch would take src too.
 	if (anchored.endsWith("/**")) anchored = `${anchored}/*`;
 	const isMatch = loadPicomatch()(anchored, options);
-	return (entry) => isMatch(entry.relativePath);
+	return (entry) => isMatch(toNfc(entry.relativePath));
 }
 
 /**
@@ -108,7 +112,8 @@ async function runFind(
 	extraIgnore: readonly string[] | undefined,
 	signal: AbortSignal | undefined,
 ) {
-	const searchPath = resolveToCwd(params.path || ".", cwd);
+	// As read's path: a folder named in the other Unicode normalization is found (aside-codemode#30).
+	const searchPath = resolveReadPath(params.path || ".", cwd);
 	let isDirectory: boolean;
 	try {
 		isDirectory = (await stat(searchPath)).isDirectory();

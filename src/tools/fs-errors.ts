@@ -1,5 +1,5 @@
 /** Turns Node file-system errors into messages a model can act on. */
-import type { Stats } from "node:fs";
+import { lstatSync, readlinkSync, type Stats } from "node:fs";
 import { stat } from "node:fs/promises";
 import { SettleError } from "../errors.js";
 
@@ -24,6 +24,15 @@ export function outOfDescriptors(error: unknown, what: string): SettleError | un
 	);
 }
 
+/** Where the symbolic link at `path` points, when `path` is one; undefined otherwise. */
+function danglingLinkTarget(path: string): string | undefined {
+	try {
+		return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 /** What the model can do about a path it may not read or write: said after the path. */
 const PERMISSION_HINT =
 	"Nothing was changed. Check the file's permissions (ls -l) or ask the user to change them, or pick a path you can write to.";
@@ -35,10 +44,16 @@ const PERMISSION_HINT =
 export function fileSystemError(error: unknown, absolutePath: string, notFoundHint?: string): SettleError {
 	if (error instanceof SettleError) return error;
 	switch (errorCode(error)) {
-		case "ENOENT":
-			return new SettleError("NOT_FOUND", `File not found: ${absolutePath}${notFoundHint ? `. ${notFoundHint}` : ""}`, {
-				cause: error,
-			});
+		case "ENOENT": {
+			// ls lists a dangling link; a bare "not found" for it reads as a contradiction (lionagi#2059).
+			const target = danglingLinkTarget(absolutePath);
+			const link = target === undefined ? "" : ` (a symbolic link to ${target}, which does not exist)`;
+			return new SettleError(
+				"NOT_FOUND",
+				`File not found: ${absolutePath}${link}${notFoundHint ? `. ${notFoundHint}` : ""}`,
+				{ cause: error },
+			);
+		}
 		case "EISDIR":
 			return new SettleError("INVALID_ARGUMENT", `${absolutePath} is a directory, not a file. Use ls to list it.`, {
 				cause: error,

@@ -11,7 +11,7 @@ import { SettleError } from "../errors.js";
 import { loadPicomatch } from "../lazy-deps.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
-import { resolveToCwd } from "./paths.js";
+import { resolveReadPath, toNfc } from "./paths.js";
 import { decodeText, utf16Encoding } from "./text-encoding.js";
 import {
 	DEFAULT_MAX_BYTES,
@@ -128,11 +128,12 @@ export function globBase(cwd: string, searchFolder: string): string {
 export function createGlobFilter(glob: string | undefined): (relativePath: string) => boolean {
 	if (!glob) return () => true;
 	const negated = glob.startsWith("!");
-	const pattern = negated ? glob.slice(1) : glob;
+	// Both sides in NFC, as find's patterns: macOS writes names decomposed (aside-codemode#30).
+	const pattern = toNfc(negated ? glob.slice(1) : glob);
 	const byPath = pattern.includes("/");
 	const isMatch = loadPicomatch()(byPath ? pattern.replace(/^\//, "") : pattern, { dot: true });
 	return (relativePath) => {
-		const matched = isMatch(byPath ? relativePath : basename(relativePath));
+		const matched = isMatch(toNfc(byPath ? relativePath : basename(relativePath)));
 		return negated ? !matched : matched;
 	};
 }
@@ -300,7 +301,8 @@ interface Match {
 
 async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOptions, signal: AbortSignal | undefined) {
 	const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-	const searchPath = resolveToCwd(params.path || ".", cwd);
+	// As read's path: a folder or file named in the other Unicode normalization is found (aside-codemode#30).
+	const searchPath = resolveReadPath(params.path || ".", cwd);
 	let isDirectory: boolean;
 	try {
 		isDirectory = (await stat(searchPath)).isDirectory();

@@ -5,7 +5,7 @@ import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
-import { resolveToCwd } from "./paths.js";
+import { resolveReadPath } from "./paths.js";
 import { DEFAULT_MAX_BYTES, listingResult, type TruncationResult } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 
@@ -74,7 +74,8 @@ export function createLsToolDefinition(
 		async execute(_toolCallId, { path, limit }, signal) {
 			throwIfAborted(signal);
 			const work = async () => {
-				const dirPath = resolveToCwd(path || ".", cwd);
+				// As read's path: a folder named in the other Unicode normalization is found (aside-codemode#30).
+				const dirPath = resolveReadPath(path || ".", cwd);
 				const max = Math.max(1, Math.floor(limit ?? DEFAULT_LS_LIMIT));
 				if (!(await ops.exists(dirPath))) throw new SettleError("NOT_FOUND", `Path not found: ${dirPath}`);
 				if (!(await ops.stat(dirPath)).isDirectory()) {

@@ -114,3 +114,18 @@ function siblingWithUnicodeSpaces(path: string): string | undefined {
 	});
 	return matches.length === 1 ? join(dirname(path), matches[0]!) : undefined;
 }
+
+/**
+ * `text` in Unicode NFC. macOS writes names decomposed (NFD: `e` + U+0301, Hangul as jamo) while
+ * models and keyboards type them composed, so name globs compare both sides in NFC (aside-codemode#30).
+ * ASCII text is returned as it is, without the cost of normalizing.
+ *
+ * @example
+ * ```ts
+ * toNfc("cafe\u0301.md") === "caf\u00e9.md"; // true
+ * ```
+ */
+export function toNfc(text: string): string {
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range, on purpose
+	return /^[\x00-\x7f]*$/.test(text) ? text : text.normalize("NFC");
+}

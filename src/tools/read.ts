@@ -239,6 +239,11 @@ export function looksBinary(buffer: Buffer): boolean {
 	return buffer.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
+/** Whether a file starts with the PDF header (`%PDF-`), which PDF readers look for first. */
+export function isPdf(head: Uint8Array): boolean {
+	return Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 5)).toString("latin1") === "%PDF-";
+}
+
 /** The line window of a text file, and the encoding it was decoded from when that is not UTF-8. */
 type TextWindow = ScannedWindow & { decodedFrom?: Utf16Encoding };
 
@@ -355,6 +360,14 @@ async function scanText(
 		const asUtf8 = (bytes: Uint8Array): Uint8Array =>
 			decoder ? Buffer.from(decoder.decode(bytes, { stream: true }), "utf-8") : bytes;
 		const headBuffer = decoder ? Buffer.from(asUtf8(rawHead)) : rawHead;
+		// A PDF's header, metadata and page text can fill the first bytes without a NUL: its compressed
+		// streams then reached the model as mojibake (hermes-agent#43059).
+		if (isPdf(rawHead)) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`${path} is a PDF document: read shows text files and jpg/png/gif/webp images, so nothing of it was sent. Use bash to get its text (for example pdftotext ${shellWord(path)} - | head -200; pdfinfo gives its page count).`,
+			);
+		}
 		if (looksBinary(headBuffer)) {
 			throw new SettleError(
 				"INVALID_ARGUMENT",

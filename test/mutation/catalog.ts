@@ -18948,6 +18948,88 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '/"finish_reason":\\s*"|', replace: '/"finish_reason":"|' }],
 		tests: ["test/llm/chat-stream-repair.test.ts"],
 	},
+	{
+		id: "JW01",
+		file: "src/tools/read.ts",
+		description:
+			"a PDF whose first 8,000 bytes hold no NUL byte (header, metadata, page text) is read as text: its compressed streams reach the model as mojibake",
+		edits: [{ find: "if (isPdf(rawHead)) {", replace: "if (false) {" }],
+		tests: ["test/pi-races/read-pdf.test.ts"],
+	},
+	{
+		id: "JW02",
+		file: "src/tools/find.ts",
+		description:
+			"find matches a glob against names as written: a composed (NFC) glob misses a name macOS wrote decomposed",
+		edits: [
+			{ find: "return (entry) => isMatch(toNfc(entry.name));", replace: "return (entry) => isMatch(entry.name);" },
+		],
+		tests: ["test/pi-races/search-nfd-names.test.ts"],
+	},
+	{
+		id: "JW03",
+		file: "src/tools/grep.ts",
+		description:
+			"grep's glob filter matches names as written: a composed (NFC) glob skips a file macOS named decomposed",
+		edits: [
+			{
+				find: "isMatch(toNfc(byPath ? relativePath : basename(relativePath)))",
+				replace: "isMatch(byPath ? relativePath : basename(relativePath))",
+			},
+		],
+		tests: ["test/pi-races/search-nfd-names.test.ts"],
+	},
+	{
+		id: "JW04",
+		file: "src/tools/ls.ts",
+		description: "ls resolves its path as typed: a composed folder name misses the folder macOS named decomposed",
+		edits: [
+			{ find: 'import { resolveReadPath } from "./paths.js";', replace: 'import { resolveToCwd } from "./paths.js";' },
+			{ find: "const dirPath = resolveReadPath(", replace: "const dirPath = resolveToCwd(" },
+		],
+		tests: ["test/pi-races/search-nfd-names.test.ts"],
+	},
+	{
+		id: "JW05",
+		file: "src/tools/grep.ts",
+		description: "grep resolves its path as typed: a composed folder name misses the folder macOS named decomposed",
+		edits: [
+			{
+				find: 'import { resolveReadPath, toNfc } from "./paths.js";',
+				replace: 'import { resolveReadPath, resolveToCwd, toNfc } from "./paths.js";',
+			},
+			{ find: "const searchPath = resolveReadPath(", replace: "const searchPath = resolveToCwd(" },
+		],
+		tests: ["test/pi-races/search-nfd-names.test.ts"],
+	},
+	{
+		id: "JW06",
+		file: "src/tools/find.ts",
+		description: "find resolves its path as typed: a composed folder name misses the folder macOS named decomposed",
+		edits: [
+			{
+				find: 'import { resolveReadPath, toNfc } from "./paths.js";',
+				replace: 'import { resolveReadPath, resolveToCwd, toNfc } from "./paths.js";',
+			},
+			{ find: "const searchPath = resolveReadPath(", replace: "const searchPath = resolveToCwd(" },
+		],
+		tests: ["test/pi-races/search-nfd-names.test.ts"],
+	},
+	{
+		id: "JW07",
+		file: "src/tools/fs-errors.ts",
+		description:
+			"a dangling symbolic link (which ls lists) is reported as a bare 'File not found', without the link or its missing target",
+		edits: [{ find: "const target = danglingLinkTarget(absolutePath);", replace: "const target = undefined;" }],
+		tests: ["test/pi-races/read-dangling-link.test.ts"],
+	},
+	{
+		id: "JW08",
+		file: "src/cli/main.ts",
+		description: "an @file PDF whose start holds no NUL byte is attached as text",
+		edits: [{ find: "if (isPdf(bytes)) throw", replace: "if (false) throw" }],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -198,6 +198,23 @@ describe("pi#5289: a binary @file argument", () => {
 	});
 });
 
+describe("hermes-agent#43059: a PDF @file", () => {
+	it("hermes-agent#43059: settle -p @file of a PDF with no NUL byte (a hand-written one-page PDF) is refused as a PDF before anything runs (exit 2, no session)", () => {
+		const page = "BT /F1 12 Tf 72 720 Td (Invoice 2026-03) Tj ET";
+		writeFileSync(
+			join(cli.project, "invoice.pdf"),
+			`%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R /Contents 4 0 R >> endobj\n4 0 obj << /Length ${page.length} >>\nstream\n${page}\nendstream endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n`,
+		);
+		const run = settleFaux("-p", "@invoice.pdf", "what is the total?");
+		expect(run).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `Error: @invoice.pdf: ${join(cli.project, "invoice.pdf")} is a PDF document: @file attaches text files and jpg/png/gif/webp images. Convert it to text first (for example pdftotext) and attach that, or leave it out.\n`,
+		});
+		expect(sessionFiles()).toEqual([]);
+	});
+});
+
 describe("gemini-cli#5961: an @file saved as UTF-16 (PowerShell's Out-File -Encoding Unicode) was skipped as binary", () => {
 	it("gemini-cli#5961: settle -p @file of UTF-16 LE and BE files (with their marks, CRLF lines, a character outside the BMP) sends their text, each with the note that edit and write keep that encoding", () => {
 		const text = "first line\r\nclef \u{1D11E} and caf\u00e9\r\n";
