@@ -18747,6 +18747,18 @@ export const MUTANTS: Mutant[] = [
 			"a short output with escape codes or redraws opens its full-output file only at the final snapshot, after close(): the path comes back before its bytes are on disk",
 		edits: [{ find: "this.finalShape = this.shape();", replace: "" }],
 		tests: ["test/tools/bash.test.ts"],
+	},	{
+		id: "JZ01",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"arguments typed after a template that names none are dropped again (pi 0.73.1, mastra#13493): the model never sees them",
+		edits: [
+			{
+				find: "if (args.length === 0 || body.search(PLACEHOLDER) !== -1) return expanded;",
+				replace: "return expanded;",
+			},
+		],
+		tests: ["test/pi-races/prompt-templates-unused-arguments.test.ts"],
 	},
 ];
 
