@@ -18747,7 +18747,8 @@ export const MUTANTS: Mutant[] = [
 			"a short output with escape codes or redraws opens its full-output file only at the final snapshot, after close(): the path comes back before its bytes are on disk",
 		edits: [{ find: "this.finalShape = this.shape();", replace: "" }],
 		tests: ["test/tools/bash.test.ts"],
-	},	{
+	},
+	{
 		id: "JZ01",
 		file: "src/resources/prompt-templates.ts",
 		description:
@@ -18759,6 +18760,14 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/prompt-templates-unused-arguments.test.ts"],
+	},
+	{
+		id: "JZ02",
+		file: "src/resources/frontmatter.ts",
+		description:
+			"a front matter value that is prose holding `: ` refuses the file again (Proma#1299): a skill whose description has a colon is not loaded",
+		edits: [{ find: "if (quoted === undefined) return invalid;", replace: "return invalid;" }],
+		tests: ["test/pi-races/skills-description-colons.test.ts"],
 	},
 ];
 
