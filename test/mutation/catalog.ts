@@ -18769,6 +18769,21 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (quoted === undefined) return invalid;", replace: "return invalid;" }],
 		tests: ["test/pi-races/skills-description-colons.test.ts"],
 	},
+	{
+		id: "JZ03",
+		file: "src/session/agent-session.ts",
+		description:
+			"getCommands() (and RPC get_commands) leaves out a template's argument-hint again (pi#2761): a client cannot show what the command takes",
+		edits: [{ find: "...(template.argumentHint ? { argumentHint: template.argumentHint } : {}),", replace: "" }],
+		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
+	},
+	{
+		id: "JZ04",
+		file: "src/cli/interactive-commands.ts",
+		description: "settle -i's /help lists a template without its argument-hint again (pi#2761)",
+		edits: [{ find: "const usage = command.argumentHint ? `/", replace: "const usage = false ? `/" }],
+		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
