@@ -134,7 +134,7 @@ export function expandPromptTemplate(
 	// A template that names no argument would drop what the user typed (pi 0.73.1 does,
 	// mastra#13493): it follows the body after a blank line, as a skill's arguments do.
 	if (args.length === 0 || body.search(PLACEHOLDER) !== -1) return expanded;
-	return expanded.trim() ? `${expanded}\n\n${typed.trim()}` : typed.trim();
+	return expanded.trim() ? `${expanded.trimEnd()}\n\n${typed.trim()}` : typed.trim();
 }
 
 /**

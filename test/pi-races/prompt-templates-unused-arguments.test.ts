@@ -49,12 +49,15 @@ describe("mastra#13493: arguments given to a template without placeholders", () 
 		expect(pi.stdout).toBe("Fetch GitHub issue $ISSUE and find its cause.\n");
 	});
 
-	it("mastra#13493: a template that uses an argument, or one given none, is sent as before", async () => {
+	it("mastra#13493: a template that uses an argument, or one given none, is sent as before; after one without front matter the arguments come one blank line below", async () => {
 		template("review", "Review $1 for bugs.");
-		template("tidy", "Tidy the imports.");
+		template("tidy", "Tidy the imports.\n");
 		const used = await runSettleCli(dirs, ["--no-session", "-p", "/review a.ts b.ts"]);
 		expect(used.stdout).toBe("Review a.ts for bugs.\n");
 		const none = await runSettleCli(dirs, ["--no-session", "-p", "/tidy"]);
-		expect(none.stdout).toBe("Tidy the imports.\n");
+		expect(none.stdout).toBe("Tidy the imports.\n\n");
+		// No front matter: the body keeps its last line break (as pi), the arguments one blank line below.
+		const given = await runSettleCli(dirs, ["--no-session", "-p", "/tidy src/a.ts"]);
+		expect(given.stdout).toBe("Tidy the imports.\n\nsrc/a.ts\n");
 	});
 });

@@ -334,7 +334,7 @@ function withUnusedArguments(
 	const template = prompts.find((candidate) => candidate.name === input.slice(1, space === -1 ? undefined : space));
 	const placeholder = /\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@/;
 	if (!template || parseCommandArgs(typed).length === 0 || placeholder.test(template.content)) return piExpanded;
-	return piExpanded.trim() ? `${piExpanded}\n\n${typed}` : typed;
+	return piExpanded.trim() ? `${piExpanded.trimEnd()}\n\n${typed}` : typed;
 }
 
 const tools = fc.subarray(["read", "bash", "edit", "write", "grep", "find", "ls"]);
