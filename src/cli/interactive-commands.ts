@@ -295,9 +295,9 @@ function help(host: CommandHost): void {
 	if (others.length > 0) {
 		host.print("From extensions, prompt templates and skills:");
 		for (const command of others) {
-			const usage = `/${command.name}`;
+			const usage = command.argumentHint ? `/${command.name} ${command.argumentHint}` : `/${command.name}`;
 			host.print(
-				`  ${usage.padEnd(width)}${command.description ? clip(command.description, 80) : `(${command.source})`}`,
+				`  ${usage.length < width ? usage.padEnd(width) : `${usage}  `}${command.description ? clip(command.description, 80) : `(${command.source})`}`,
 			);
 		}
 	}

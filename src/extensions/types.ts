@@ -356,6 +356,8 @@ export type ExtensionToolDefinition<TParameters extends object = object, TDetail
 export interface SlashCommandInfo {
 	name: string;
 	description?: string;
+	/** A prompt template's `argument-hint` (`<file> [focus]`): what to type after the name. */
+	argumentHint?: string;
 	source: "extension" | "prompt" | "skill";
 	sourceInfo: SourceInfo;
 }

@@ -1,7 +1,8 @@
 /**
  * YAML front matter (`---` … `---` at the top of a markdown file), parsed as pi parses it:
  * line endings normalized, the block ends at the first line starting with `---`, the body is
- * trimmed. Unlike pi, a parse failure is returned (not thrown), and an empty block is stripped.
+ * trimmed. Unlike pi, a parse failure is returned (not thrown), an empty block is stripped, and a
+ * prose value holding `: ` (`description: Use it for: reviews`) is read as text.
  */
 import { createRequire } from "node:module";
 import { errorMessage } from "../errors.js";
@@ -40,7 +41,14 @@ export function parseFrontmatter(content: string): ParsedFrontmatter {
 	try {
 		parsed = parse(yamlText);
 	} catch (error) {
-		return { frontmatter: {}, body, error: `invalid YAML front matter: ${firstLine(errorMessage(error))}` };
+		const invalid = { frontmatter: {}, body, error: `invalid YAML front matter: ${firstLine(errorMessage(error))}` };
+		const quoted = quoteProseColons(yamlText);
+		if (quoted === undefined) return invalid;
+		try {
+			parsed = parse(quoted);
+		} catch {
+			return invalid;
+		}
 	}
 	if (parsed === null || parsed === undefined) return { frontmatter: {}, body };
 	if (typeof parsed !== "object" || Array.isArray(parsed)) {
@@ -83,6 +91,27 @@ export function misplacedFrontmatterLine(content: string): number | undefined {
 		if (/^description\s*:/.test(line)) return start + 1;
 	}
 	return undefined;
+}
+
+/**
+ * The front matter with each top-level `key: value` whose plain value holds `: ` double-quoted, or
+ * undefined when there is none. Skill descriptions are prose (`Use it for: reviews, tests`); YAML
+ * reads that colon as a nested mapping and refuses the file, which Claude Code loads
+ * (omnigent#6125, Proma#1299: the skill silently missing). Values YAML gives a meaning to by their
+ * first character (quotes, `[`, `{`, `|`, `>`, anchors, tags) or holding a ` #` comment are left.
+ */
+function quoteProseColons(yamlText: string): string | undefined {
+	let changed = false;
+	const lines = yamlText.split("\n").map((line) => {
+		const match = /^([A-Za-z_][\w-]*):[ \t]+(.*?)[ \t]*$/.exec(line);
+		const value = match?.[2] ?? "";
+		if (!match || !value.includes(": ") || /^["'[\]{}|>&*!%@`#?-]/.test(value) || value.includes(" #")) {
+			return line;
+		}
+		changed = true;
+		return `${match[1]}: ${JSON.stringify(value)}`;
+	});
+	return changed ? lines.join("\n") : undefined;
 }
 
 function firstLine(text: string): string {

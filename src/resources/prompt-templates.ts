@@ -64,6 +64,9 @@ function splitCommandArgs(argsString: string): { args: string[]; joiners: string
 	return { args, joiners };
 }
 
+/** Every argument placeholder {@link substituteArgs} fills. */
+const PLACEHOLDER = /\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@/g;
+
 /**
  * Fills a template: `$1`, `$2`, … (missing → ""), `${@:N}` (args from the N-th), `${@:N:L}`
  * (L args from the N-th), `$ARGUMENTS` and `$@` (all args joined by spaces, or by `joiners[i]`
@@ -88,8 +91,7 @@ export function substituteArgs(content: string, args: readonly string[], joiners
 	};
 	// One pass over the template, so a value that contains `$1` or `$@` stays as it is.
 	const all = join(0, args.length);
-	const placeholder = /\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@/g;
-	return content.replace(placeholder, (match, defaulted, fallback, position, start, length) => {
+	return content.replace(PLACEHOLDER, (match, defaulted, fallback, position, start, length) => {
 		if (defaulted !== undefined) {
 			const value = /^\d+$/.test(defaulted) ? (args[Number.parseInt(defaulted, 10) - 1] ?? "") : all;
 			return value === "" ? fallback : value;
@@ -104,11 +106,14 @@ export function substituteArgs(content: string, args: readonly string[], joiners
 }
 
 /**
- * Expands `/<name> args` when a template has that name; other text comes back unchanged.
+ * Expands `/<name> args` when a template has that name; other text comes back unchanged. Arguments
+ * given to a template without placeholders follow its text after a blank line, as typed.
  * @example
  * ```ts
  * const templates = resourceLoader.getPrompts().prompts; // e.g. review.md: "Review this code: $ARGUMENTS"
  * expandPromptTemplate("/review src/index.ts", templates); // "Review this code: src/index.ts"
+ * // e.g. tidy.md: "Tidy the imports."
+ * expandPromptTemplate("/tidy src/a.ts", templates); // "Tidy the imports.\n\nsrc/a.ts"
  * ```
  */
 export function expandPromptTemplate(
@@ -122,8 +127,14 @@ export function expandPromptTemplate(
 	const name = space === -1 ? text.slice(1) : text.slice(1, space);
 	const template = templates.find((candidate) => candidate.name === name);
 	if (!template) return text;
-	const { args, joiners } = splitCommandArgs(space === -1 ? "" : text.slice(space + 1));
-	return substituteArgs(contentOf(template), args, joiners);
+	const typed = space === -1 ? "" : text.slice(space + 1);
+	const { args, joiners } = splitCommandArgs(typed);
+	const body = contentOf(template);
+	const expanded = substituteArgs(body, args, joiners);
+	// A template that names no argument would drop what the user typed (pi 0.73.1 does,
+	// mastra#13493): it follows the body after a blank line, as a skill's arguments do.
+	if (args.length === 0 || body.search(PLACEHOLDER) !== -1) return expanded;
+	return expanded.trim() ? `${expanded.trimEnd()}\n\n${typed.trim()}` : typed.trim();
 }
 
 /**

@@ -2809,6 +2809,8 @@ export class AgentSession {
 			commands.push({
 				name: template.name,
 				description: template.description,
+				// Shown by pi 0.73.1's autocomplete only; a client building its own needs it too (pi#2761).
+				...(template.argumentHint ? { argumentHint: template.argumentHint } : {}),
 				source: "prompt",
 				sourceInfo: template.sourceInfo,
 			});

@@ -19030,6 +19030,42 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (isPdf(bytes)) throw", replace: "if (false) throw" }],
 		tests: ["test/pi-races/cli-files.test.ts"],
 	},
+	{
+		id: "JZ01",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"arguments typed after a template that names none are dropped again (pi 0.73.1, mastra#13493): the model never sees them",
+		edits: [
+			{
+				find: "if (args.length === 0 || body.search(PLACEHOLDER) !== -1) return expanded;",
+				replace: "return expanded;",
+			},
+		],
+		tests: ["test/pi-races/prompt-templates-unused-arguments.test.ts"],
+	},
+	{
+		id: "JZ02",
+		file: "src/resources/frontmatter.ts",
+		description:
+			"a front matter value that is prose holding `: ` refuses the file again (Proma#1299): a skill whose description has a colon is not loaded",
+		edits: [{ find: "if (quoted === undefined) return invalid;", replace: "return invalid;" }],
+		tests: ["test/pi-races/skills-description-colons.test.ts"],
+	},
+	{
+		id: "JZ03",
+		file: "src/session/agent-session.ts",
+		description:
+			"getCommands() (and RPC get_commands) leaves out a template's argument-hint again (pi#2761): a client cannot show what the command takes",
+		edits: [{ find: "...(template.argumentHint ? { argumentHint: template.argumentHint } : {}),", replace: "" }],
+		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
+	},
+	{
+		id: "JZ04",
+		file: "src/cli/interactive-commands.ts",
+		description: "settle -i's /help lists a template without its argument-hint again (pi#2761)",
+		edits: [{ find: "const usage = command.argumentHint ? `/", replace: "const usage = false ? `/" }],
+		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -50,6 +50,9 @@
  *   worktree's root holds a context file, Settle leaves out the main checkout's file of the same
  *   name (pi#6617: the same tracked file, from another branch); pi 0.73.1 loads both. The rule
  *   compared: Settle's list is pi's without exactly that file (`withoutShadowedMainFile`).
+ * - Template arguments given to a template that has no placeholder: pi drops them; Settle sends
+ *   them after the template's text and a blank line (mastra#13493,
+ *   test/pi-races/prompt-templates-unused-arguments.test.ts). Compared as pi's text plus that tail.
  * - Template arguments: pi substitutes in several passes, so a value holding `$@`/`$ARGUMENTS`
  *   (or a `$` meeting a value starting with `@`) is substituted again; Settle substitutes once
  *   (test/resources/prompt-templates.property.test.ts pins it). Argument values here hold no `$`.
@@ -63,7 +66,7 @@ import {
 } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { expandPromptTemplate, templateBodyOnDisk } from "../../src/resources/prompt-templates.js";
+import { expandPromptTemplate, parseCommandArgs, templateBodyOnDisk } from "../../src/resources/prompt-templates.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import type { PromptTemplate, ResourceDiagnostic, Skill } from "../../src/resources/types.js";
 import { buildSystemPromptSections, systemPromptOptionsFromResources } from "../../src/session/system-prompt.js";
@@ -317,6 +320,23 @@ const invocation = fc.oneof(
 	},
 	{ weight: 1, arbitrary: argText },
 );
+/**
+ * pi's expansion of `input` with the named difference applied: arguments given to a template
+ * whose body has no placeholder follow its text after a blank line.
+ */
+function withUnusedArguments(
+	input: string,
+	piExpanded: string,
+	prompts: readonly { name: string; content: string }[],
+): string {
+	const space = input.search(/\s/);
+	const typed = space === -1 ? "" : input.slice(space + 1).trim();
+	const template = prompts.find((candidate) => candidate.name === input.slice(1, space === -1 ? undefined : space));
+	const placeholder = /\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@/;
+	if (!template || parseCommandArgs(typed).length === 0 || placeholder.test(template.content)) return piExpanded;
+	return piExpanded.trim() ? `${piExpanded.trimEnd()}\n\n${typed}` : typed;
+}
+
 const tools = fc.subarray(["read", "bash", "edit", "write", "grep", "find", "ls"]);
 
 /**
@@ -590,7 +610,7 @@ describe("resources: differential against pi 0.73.1", () => {
 								const piExpanded = piTemplates.expandPromptTemplate(piInput, piPrompts);
 								expect({ input, expanded: ours }).toEqual({
 									input,
-									expanded: piExpanded === piInput ? input : piExpanded,
+									expanded: piExpanded === piInput ? input : withUnusedArguments(input, piExpanded, settlePrompts),
 								});
 								if (ours !== input) seen.expanded++;
 							}

@@ -1,0 +1,77 @@
+/**
+ * A skill whose `description` is prose holding a colon, unquoted, as Claude Code's skills are
+ * written (`Produces a structured brainstorm: goals, risks.`). YAML reads `: ` as a nested mapping
+ * and refuses the front matter. Replayed with the real `settle` CLI and pi 0.73.1's own CLI side by
+ * side (`pi-peer`), offline on the faux model, which echoes the prompt it got.
+ *
+ * Proma#1299 (on pi's runtime): the official pdf skill, installed and switched on, silently left out
+ * of the session's skills. omnigent#6125, gsd-2#4593, BuilderIO/skills#38: the same for other
+ * skills, while Claude Code, which they were written for, loads them. pi 0.73.1 drops the skill
+ * without a word, so `/skill:brainstorm` goes to the model as typed. What the user should see: the
+ * skill, loaded with its description as written. Settle reads such a value as text; front matter
+ * that is broken otherwise (`[unclosed`) is still refused with a warning.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type DiffDirs, makeDiffDirs, runPiCli, runSettleCli } from "../cli/pi-diff-process.js";
+
+let root: string;
+let dirs: DiffDirs;
+
+beforeEach(() => {
+	root = mkdtempSync(join(tmpdir(), "settle-pi-races-skill-colons-"));
+	dirs = makeDiffDirs(root);
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** The same file under both CLIs' agent dirs. */
+function write(relativePath: string, text: string): void {
+	for (const agent of [dirs.piAgent, dirs.settleAgent]) {
+		const file = join(agent, relativePath);
+		mkdirSync(join(file, ".."), { recursive: true });
+		writeFileSync(file, text);
+	}
+}
+
+const BRAINSTORM =
+	"---\nname: brainstorm\ndescription: Produces a structured brainstorm: goals, constraints, risks. Use before design changes.\n---\nBRAINSTORM BODY\n";
+
+describe("Proma#1299: a skill whose description holds an unquoted colon", () => {
+	it("Proma#1299, omnigent#6125, gsd-2#4593: `/skill:brainstorm go` expands the skill, listed to the model with its description as written; pi 0.73.1 drops it silently and sends the text as typed", async () => {
+		write("skills/brainstorm/SKILL.md", BRAINSTORM);
+		const prompt = "/skill:brainstorm go";
+
+		const settle = await runSettleCli(dirs, ["--no-session", "-p", prompt]);
+		expect(settle).toMatchObject({ code: 0, stderr: "" });
+		expect(settle.stdout).toContain(
+			`<skill name="brainstorm" location="${join(dirs.settleAgent, "skills", "brainstorm", "SKILL.md")}">`,
+		);
+		expect(settle.stdout).toContain("BRAINSTORM BODY\n</skill>\n\ngo");
+
+		const listed = await runSettleCli(dirs, ["--no-session", "--mode", "json", "-p", "hi"]);
+		expect(listed.code, listed.stderr).toBe(0);
+		expect(listed.stdout).toContain(
+			"<description>Produces a structured brainstorm: goals, constraints, risks. Use before design changes.</description>",
+		);
+
+		const pi = await runPiCli(dirs, ["--no-session", "-p", prompt]);
+		expect(pi.code, pi.stderr).toBe(0);
+		expect(pi.stdout).toBe("/skill:brainstorm go\n");
+		expect(pi.stderr).not.toContain("brainstorm");
+	});
+
+	it("BuilderIO/skills#38: a prompt template's description with a colon loads too; front matter broken otherwise is still refused, with the warning", async () => {
+		write("prompts/review.md", "---\ndescription: Review code: bugs first\n---\nReview $1.\n");
+		write("skills/broken/SKILL.md", "---\nname: broken\ndescription: [unclosed: list\n---\nBROKEN BODY\n");
+
+		const review = await runSettleCli(dirs, ["--no-session", "-p", "/review a.ts"]);
+		expect(review.stdout).toBe("Review a.ts.\n");
+
+		const broken = await runSettleCli(dirs, ["--no-session", "-p", "/skill:broken"]);
+		expect(broken.stdout).toBe("/skill:broken\n");
+		expect(broken.stderr).toContain("invalid YAML front matter");
+		expect(broken.stderr).toContain("Fix the YAML between the --- lines; the skill is not loaded until then.");
+	});
+});
