@@ -56,6 +56,11 @@ export class ChatInput {
 	onTerminalLost: (() => void) | undefined;
 	/** Called on Shift+Tab (a terminal's `ESC [ Z`), which readline itself ignores. */
 	onShiftTab: (() => void) | undefined;
+	/**
+	 * Asked on Ctrl+D at an empty line: true when a message is still being typed (its earlier lines
+	 * held), so the key ends nothing; undefined or false, it ends the input as readline does.
+	 */
+	onEndWhileTyping: (() => boolean) | undefined;
 	/** Whether the line being edited came from the history with a {@link LINE_BREAK_MARK} in it. */
 	private recalledBreaks = false;
 	private readonly unread: string[] = [];
@@ -81,6 +86,7 @@ export class ChatInput {
 		if (this.terminal) {
 			editByGraphemes(this.rl);
 			insertAtCursor(this.rl);
+			this.keepTypedMessageOnCtrlD();
 			this.markRecalledBreaks();
 			// Bracketed paste, as pi's TUI asks for it: the terminal marks a paste, so its line breaks
 			// are told apart from Enter (hermes-agent#10994: a multi-line paste was one message per line).
@@ -162,6 +168,25 @@ export class ChatInput {
 	/** The line being edited as the message it stands for (an extension's `getEditorText`). */
 	get editedText(): string {
 		return this.recalledBreaks ? this.rl.line.replaceAll(LINE_BREAK_MARK, "\n") : this.rl.line;
+	}
+
+	/**
+	 * Ctrl+D ends the chat only when nothing is being typed (copilot-cli#938): readline takes an empty
+	 * line for an empty input, so on a message's next line (after a pasted break or `\` + Enter) it
+	 * exited and the lines held were lost.
+	 */
+	private keepTypedMessageOnCtrlD(): void {
+		const editor = this.rl as unknown as { line: string } & Record<symbol, (...args: unknown[]) => void>;
+		const key = readlineMethod(this.rl, "_ttyWrite");
+		if (key === undefined) return;
+		const write = editor[key]!;
+		override(editor, key, (text: unknown, pressed: unknown) => {
+			const { ctrl, meta, name } = (pressed ?? {}) as { ctrl?: boolean; meta?: boolean; name?: string };
+			if (ctrl === true && meta !== true && name === "d" && editor.line === "" && this.onEndWhileTyping?.() === true) {
+				return;
+			}
+			write.call(editor, text, pressed);
+		});
 	}
 
 	/** Notes, after each Up / Down, whether the line now shown holds a recalled message's line breaks. */

@@ -655,7 +655,7 @@ const HOTKEYS: readonly (readonly [string, string])[] = [
 	["Enter", "Send the line (while a run streams: steer it)"],
 	["\\ then Enter", "Go on on the next line: one message with a line break (a paste keeps its line breaks too)"],
 	["Ctrl+C", "Abort the run; at a question: cancel it; on a typed line: drop it; twice on an empty prompt: exit"],
-	["Ctrl+D", "Exit (on an empty line); otherwise delete the character under the cursor"],
+	["Ctrl+D", "Exit (on an empty line, no message's lines held); otherwise delete the character under the cursor"],
 	["Up / Down, Ctrl+P / Ctrl+N", "Previous / next line of the history (a resumed session's prompts too)"],
 	["Shift+Tab", "Next thinking level the model has, wrapping to off (set when the next line is sent)"],
 	["Left / Right, Ctrl+B / Ctrl+F", "Move by character"],

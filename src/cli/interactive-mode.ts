@@ -436,6 +436,11 @@ export async function runInteractiveMode(
 	// ended with `\` (pi's editor: backslash + Enter is a new line where Shift+Enter is not told apart).
 	const held: string[] = [];
 	const history = (rl as unknown as LineHistory).history;
+	lines.onEndWhileTyping = () => {
+		if (held.length === 0) return false;
+		printer.notice("(a message is being typed: Enter sends it, Ctrl+C drops it; Ctrl+D exits at an empty prompt)");
+		return true;
+	};
 	/** The message `read` ends (the lines held before it joined), or undefined while it goes on. */
 	function gather(read: string): string | undefined {
 		const continues = lines.pasting || read.endsWith("\\");
@@ -554,7 +559,9 @@ export async function runInteractiveMode(
 			return;
 		}
 		if (terminal && (rl.line.length > 0 || held.length > 0)) {
-			// As a shell: Ctrl+C drops the message being typed, its held lines too.
+			// As a shell: Ctrl+C drops the message being typed, its held lines too. The press after it
+			// is a first press on an empty prompt, whatever came before (opencode#36612: exited).
+			lastIdleInterrupt = 0;
 			rl.write(null, { ctrl: true, name: "u" });
 			if (held.length > 0) {
 				held.length = 0;

@@ -19066,6 +19066,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const usage = command.argumentHint ? `/", replace: "const usage = false ? `/" }],
 		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
 	},
+	{
+		id: "KD01",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Ctrl+D on a message's empty next line (after `\\` + Enter or a pasted line break) ends settle -i again, the lines held lost (copilot-cli#938)",
+		edits: [{ find: "\t\t\tthis.keepTypedMessageOnCtrlD();\n", replace: "" }],
+		tests: ["test/pi-races/interactive-keys.test.ts"],
+	},
+	{
+		id: "KD02",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"The Ctrl+C that clears a typed line no longer restarts the double-press count: right after a press on the empty prompt, the next Ctrl+C exits (opencode#36612)",
+		edits: [{ find: "\t\t\tlastIdleInterrupt = 0;\n\t\t\trl.write(null", replace: "\t\t\trl.write(null" }],
+		tests: ["test/pi-races/interactive-keys.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

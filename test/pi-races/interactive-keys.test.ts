@@ -1,0 +1,161 @@
+/**
+ * Reports about keys and pastes reaching a chat's input line, replayed against `settle` in a real
+ * pseudo-terminal (util-linux `script`, test/cli/interactive.helpers.ts). Keys are the bytes a
+ * terminal sends (Enter "\r", Ctrl+A "\x01", Ctrl+C "\x03", Ctrl+D "\x04"); a paste comes between
+ * the bracketed-paste marks settle asks the terminal for. Every wait is on screen text or the
+ * process's end.
+ *
+ * codex#37302: a paste with Windows line ends (CRLF), forwarded as is by the terminal (Zed, WSL),
+ * put two line breaks in the message for each one. Held: readline takes the LF after a CR for the
+ * same line end.
+ *
+ * qwen-code#3045 (PR): tab-separated cells pasted from a spreadsheet lost their tabs (the input
+ * stripped control characters and took Tab for completion): `13354→2945→58` became `133542945 58`.
+ * Held: Settle's line editor has no completion; the tabs reach the model.
+ *
+ * copilot-cli#938, codex#1443: Ctrl+D typed to delete the character under the cursor exited the CLI
+ * and lost the session. Held on a line with text (readline deletes); fixed on a message's next line
+ * (after `\` + Enter or a pasted line break): that line is empty, so readline ended the input and
+ * the message's earlier lines were lost with the chat.
+ *
+ * opencode#36612: Ctrl+C to clear the input, then a reflexive second Ctrl+C on the now empty prompt
+ * quit the app. Held for that sequence (the second press only says how to exit); fixed when a first
+ * press on an empty prompt came just before: the clearing press did not restart the count, so the
+ * press after it exited.
+ *
+ * claude-code#67421: pasted Korean (multi-byte UTF-8) turned into mojibake (the bytes read as
+ * Latin-1), and the garbled text was what the session got. Held: the bytes cut inside characters
+ * across reads are decoded whole; CJK, emoji, a flag and a combining accent reach the session file
+ * as pasted.
+ */
+import { describe, expect, it } from "vitest";
+import { useCliProject } from "../cli/helpers.js";
+import { Terminal, transcript } from "../cli/interactive.helpers.js";
+
+const cli = useCliProject("settle-pi-races-interactive-keys-");
+
+/** What a terminal in bracketed-paste mode sends for a paste of `text`, its bytes as given. */
+const paste = (text: string) => `\x1b[200~${text}\x1b[201~`;
+
+function terminal(args: string[]): Terminal {
+	return new Terminal(args, { cwd: cli.project, agentDir: cli.agentDir, env: { NO_COLOR: "1" } });
+}
+
+/** The session file the banner names. */
+function sessionFile(term: Terminal): string {
+	return /session: (\S+\.jsonl)/.exec(term.output)![1]!;
+}
+
+/** Ctrl+D at an empty prompt; resolves with the session file's transcript once settle exited 0. */
+async function exitAndRead(term: Terminal): Promise<string[]> {
+	term.type("\x04");
+	expect(await term.exited).toBe(0);
+	return transcript(sessionFile(term));
+}
+
+describe("codex#37302: a paste with CRLF line ends", () => {
+	it("codex#37302: each CRLF is one line break in the message, not two", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type(paste("alpha\r\nbeta\r\n\r\ngamma"));
+		term.type(" end\r");
+		await term.until("gamma end\r\n", from);
+		expect(await exitAndRead(term)).toEqual(["user: alpha\nbeta\n\ngamma end", "assistant: alpha\nbeta\n\ngamma end"]);
+	});
+});
+
+describe("qwen-code#3045: tabs in a paste", () => {
+	it("qwen-code#3045: tab-separated cells pasted from a spreadsheet keep their tabs", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type(paste("id\tcount\tsum\r13354\t2945\t58"));
+		term.type("\r");
+		await term.until("58\r\n", from);
+		expect(await exitAndRead(term)).toEqual([
+			"user: id\tcount\tsum\n13354\t2945\t58",
+			"assistant: id\tcount\tsum\n13354\t2945\t58",
+		]);
+	});
+});
+
+describe("copilot-cli#938: Ctrl+D while a message is being typed", () => {
+	it("copilot-cli#938: Ctrl+D deletes the character under the cursor; at a line's end it does nothing; settle goes on", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		const from = term.mark();
+		// Ctrl+A to the start, Ctrl+D deletes the x; Ctrl+E to the end, Ctrl+D there does nothing.
+		term.type("xabc\x01\x04\x05\x04\r");
+		await term.until("abc\r\n", term.output.indexOf("\r\n", from) + 2);
+		expect(await exitAndRead(term)).toEqual(["user: abc", "assistant: abc"]);
+	});
+
+	it("copilot-cli#938: Ctrl+D on a message's empty next line keeps the lines typed so far; Enter sends them all", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type("first\\\r");
+		await term.until(". ", from);
+		from = term.mark();
+		// Before the fix readline took the empty line for the end of input: exit 0, "first" lost.
+		term.type("\x04");
+		await term.until("a message is being typed: Enter sends it", from);
+		await term.until(". ", term.output.indexOf("a message is being typed", from));
+		from = term.mark();
+		term.type("second\r");
+		await term.until("second\r\n", from);
+		expect(await exitAndRead(term)).toEqual(["user: first\nsecond", "assistant: first\nsecond"]);
+	});
+
+	it("copilot-cli#938: the same after a paste that ended with a line break", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type(paste("pasted one\rpasted two\r"));
+		term.type("\x04");
+		await term.until("a message is being typed", from);
+		term.type("\r");
+		await term.until("pasted two\r\n", term.output.indexOf("a message is being typed", from));
+		expect(await exitAndRead(term)).toEqual(["user: pasted one\npasted two", "assistant: pasted one\npasted two"]);
+	});
+});
+
+describe("opencode#36612: Ctrl+C to clear, then Ctrl+C again", () => {
+	it("opencode#36612: the press after the one that cleared the line says how to exit, even right after an earlier press; two more exit", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		let from = term.mark();
+		// The report's sequence: text, Ctrl+C clears it, Ctrl+C again.
+		term.type("draft\x03\x03");
+		await term.until("(Ctrl+C again to exit, or Ctrl+D)", from);
+		// A first press on the empty prompt, text typed, cleared, pressed again: all in one read (at
+		// once, well within the double-press time). Before the fix the last press exited.
+		from = term.mark();
+		term.type("x\x03\x03draft\x03\x03hello\r");
+		await term.until("hello\r\n", term.output.indexOf("hello", from) + 1);
+		from = term.mark();
+		term.type("\x03\x03");
+		expect(await term.exited).toBe(0);
+		expect(term.output.slice(from)).toContain("(Ctrl+C again to exit, or Ctrl+D)");
+		expect(transcript(sessionFile(term))).toEqual(["user: hello", "assistant: hello"]);
+	});
+});
+
+describe("claude-code#67421: a multi-byte paste", () => {
+	it("claude-code#67421: Korean, CJK, emoji, a flag and a combining accent, cut inside characters across writes, reach the session whole", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		const text = "바로 안녕하세요\n日本語の文 👩‍💻 🇫🇷 cafe\u0301";
+		const bytes = Buffer.from(paste(text.replaceAll("\n", "\r")), "utf8");
+		// Pieces of 5 bytes: most cut a 3- or 4-byte character in two.
+		for (let at = 0; at < bytes.length; at += 5) term.child.stdin.write(bytes.subarray(at, at + 5));
+		const from = term.mark();
+		term.type("\r");
+		await term.until("cafe\u0301\r\n", from);
+		expect(term.output).toContain("바로 안녕하세요");
+		expect(term.output).not.toContain("\ufffd");
+		// Compared code unit for code unit: the accent stays a combining mark after the e (not NFC's é).
+		expect(await exitAndRead(term)).toEqual([`user: ${text}`, `assistant: ${text}`]);
+	});
+});
