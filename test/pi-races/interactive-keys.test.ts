@@ -23,6 +23,11 @@
  * press on an empty prompt came just before: the clearing press did not restart the count, so the
  * press after it exited.
  *
+ * copilot-cli#1727: a pasted block that began with `//` (a code comment) was taken for a slash
+ * command and refused. Held: a line whose first word holds a second `/` (`// foo`, a path) is a
+ * message; a block starting with an unknown `/word` is refused without a request, and Up brings it
+ * back whole to edit and send.
+ *
  * claude-code#67421: pasted Korean (multi-byte UTF-8) turned into mojibake (the bytes read as
  * Latin-1), and the garbled text was what the session got. Held: the bytes cut inside characters
  * across reads are decoded whole; CJK, emoji, a flag and a combining accent reach the session file
@@ -139,6 +144,46 @@ describe("opencode#36612: Ctrl+C to clear, then Ctrl+C again", () => {
 		expect(await term.exited).toBe(0);
 		expect(term.output.slice(from)).toContain("(Ctrl+C again to exit, or Ctrl+D)");
 		expect(transcript(sessionFile(term))).toEqual(["user: hello", "assistant: hello"]);
+	});
+});
+
+describe("copilot-cli#1727: a paste that starts with a slash", () => {
+	it("copilot-cli#1727: a code block starting with `//` and a block starting with a path are sent as messages", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type(paste("// foo\rconst x = 1;\r"));
+		term.type("\r");
+		await term.until("const x = 1;\r\n", term.output.indexOf("\r\n", from) + 2);
+		await term.until("> ", term.output.lastIndexOf("const x = 1;\r\n"));
+		from = term.mark();
+		term.type(paste("/home/me/app/src/main.ts:12: error\rwhy?"));
+		term.type("\r");
+		await term.until("why?\r\n", term.output.indexOf("why?", from) + 1);
+		expect(await exitAndRead(term)).toEqual([
+			"user: // foo\nconst x = 1;",
+			"assistant: // foo\nconst x = 1;",
+			"user: /home/me/app/src/main.ts:12: error\nwhy?",
+			"assistant: /home/me/app/src/main.ts:12: error\nwhy?",
+		]);
+	});
+
+	it("copilot-cli#1727: a pasted block starting with an unknown `/word` is refused, nothing sent; Up brings it back whole and Enter sends it edited", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type(paste("/tmp is full\rwhat can I delete?"));
+		term.type("\r");
+		await term.until("Error: unknown command /tmp. Type /help for the commands.", from);
+		await term.until("> ", term.output.indexOf("Error: unknown command /tmp", from));
+		from = term.mark();
+		// Up, Ctrl+A to the start, and a word before the slash: one message with its line break.
+		term.type("\x1b[A\x01My \r");
+		await term.until("delete?\r\n", term.output.indexOf("\r\n", from) + 2);
+		expect(await exitAndRead(term)).toEqual([
+			"user: My /tmp is full\nwhat can I delete?",
+			"assistant: My /tmp is full\nwhat can I delete?",
+		]);
 	});
 });
 
