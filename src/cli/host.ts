@@ -19,6 +19,7 @@ import { findLatestActiveSession, unreadableSessionFiles } from "../store/discov
 import { unwritableFolder } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
+import { danglingLinkNote } from "../tools/fs-errors.js";
 import { allToolNames } from "../tools/index.js";
 import { extensionFlagValues, type ParsedArgs, projectDirectory, reclaimMessages } from "./args.js";
 import { createCliFaux, loadFauxScript } from "./faux-script.js";
@@ -131,7 +132,7 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 	if (!isDirectory(cwd)) {
 		const problem = existsSync(cwd) ? "is not a directory" : "does not exist";
 		throw new CliError(
-			`--cwd: ${cwd} ${problem}. Pass the project's directory (or leave --cwd out to work in the current one).`,
+			`--cwd: ${cwd} ${problem}${danglingLinkNote(cwd)}. Pass the project's directory (or leave --cwd out to work in the current one).`,
 			EXIT_USAGE,
 		);
 	}

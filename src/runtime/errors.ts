@@ -2,6 +2,7 @@
 import { existsSync, statSync } from "node:fs";
 import { SettleError } from "../errors.js";
 import type { SessionManager } from "../store/session-manager.js";
+import { danglingLinkNote } from "../tools/fs-errors.js";
 
 /** pi's text for an unknown or unsuitable fork entry. */
 export const INVALID_FORK_ENTRY_MESSAGE = "Invalid entry ID for forking";
@@ -47,9 +48,11 @@ export class MissingSessionCwdError extends SettleError {
 
 	constructor(issue: MissingSessionCwdIssue) {
 		const problem = existsSync(issue.sessionCwd) ? "is not a directory" : "does not exist";
+		// The link is still there to see; a bare "does not exist" for it reads as a contradiction (hapi#890).
+		const link = danglingLinkNote(issue.sessionCwd);
 		super(
 			"MISSING_SESSION_CWD",
-			`Stored session working directory ${problem}: ${issue.sessionCwd}\nSession file: ${issue.sessionFile}\nCurrent working directory: ${issue.fallbackCwd}`,
+			`Stored session working directory ${problem}: ${issue.sessionCwd}${link}\nSession file: ${issue.sessionFile}\nCurrent working directory: ${issue.fallbackCwd}`,
 			{ details: { ...issue } },
 		);
 		this.issue = issue;
@@ -158,7 +161,7 @@ export function assertProjectDirectory(cwd: string): void {
 	const problem = existsSync(cwd) ? "is not a directory" : "does not exist";
 	throw new SettleError(
 		"INVALID_ARGUMENT",
-		`Working directory ${problem}: ${cwd}. Pass an existing project directory as \`cwd\`.`,
+		`Working directory ${problem}: ${cwd}${danglingLinkNote(cwd)}. Pass an existing project directory as \`cwd\`.`,
 		{ details: { cwd } },
 	);
 }

@@ -11,8 +11,8 @@
  *   projects work unchanged. When both exist, only `.settle/` is used.
  */
 import { existsSync, statSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { homedir, userInfo } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 
 /** Name of Settle's project configuration folder. */
@@ -41,8 +41,9 @@ export function getDefaultAgentDir(env: NodeJS.ProcessEnv = process.env): string
 }
 
 /**
- * The user's home folder, or undefined when there is none: `HOME` unset and no passwd entry for
- * the user (a container started with an arbitrary `--user`, `env -i`), where Node's `homedir()` throws.
+ * The user's home folder, or undefined when there is none: `HOME` unset (or empty) and no passwd
+ * entry for the user (a container started with an arbitrary `--user`, `env -i`), where Node's
+ * `homedir()` throws; or a relative `HOME`, which would put the agent folder inside the current one.
  *
  * @example
  * ```ts
@@ -50,11 +51,32 @@ export function getDefaultAgentDir(env: NodeJS.ProcessEnv = process.env): string
  * ```
  */
 export function homeFolder(): string | undefined {
+	let home: string;
 	try {
-		return homedir() || undefined;
+		home = homedir();
 	} catch {
 		return undefined;
 	}
+	// Node gives an empty HOME back as "" where an unset one reads the passwd entry: both read it (gops#60).
+	if (home === "") home = passwdHome() ?? "";
+	// A relative HOME would put the agent folder (keys, sessions) inside whatever folder settle runs in.
+	return isAbsolute(home) ? home : undefined;
+}
+
+/** The user's home folder in the passwd database, whatever HOME says; undefined without an entry. */
+function passwdHome(): string | undefined {
+	try {
+		return userInfo().homedir || undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Why {@link homeFolder} found none. */
+function homeProblem(): string {
+	const home = process.env.HOME;
+	if (home) return `HOME is ${JSON.stringify(home)}, not an absolute path (the folder would be inside the current one)`;
+	return `HOME is ${home === "" ? "empty" : "not set"} and this user (uid ${process.getuid?.() ?? "?"}) has none`;
 }
 
 /** The home folder for `what`; without one, an `IO` error saying how to do without it. */
@@ -63,7 +85,7 @@ function requireHome(what: string): string {
 	if (home !== undefined) return home;
 	throw new SettleError(
 		"IO",
-		`There is no home folder for ${what}: HOME is not set and this user (uid ${process.getuid?.() ?? "?"}) has none. ` +
+		`There is no home folder for ${what}: ${homeProblem()}. ` +
 			`Set ${AGENT_DIR_ENV}=<folder> (settle --agent-dir <folder>, agentDir in code), or HOME.`,
 	);
 }

@@ -9,14 +9,13 @@
  * lock with an atomic write, and refuse with a `SettleError` rather than overwrite a file Settle
  * could not parse.
  */
-import { homedir } from "node:os";
 import { join } from "node:path";
 import type { QueueMode } from "../agent/types.js";
 import type { CompactionSettings } from "../compaction/types.js";
 import { SettleError } from "../errors.js";
 import type { RetrySettings } from "../session/retry-policy.js";
 import { type JsonObjectRead, readJsonObjectFile, updateJsonObjectFile } from "./json-file.js";
-import { getDefaultAgentDir, resolveProjectConfigDir } from "./paths.js";
+import { expandHome, getDefaultAgentDir, resolveProjectConfigDir } from "./paths.js";
 import type {
 	CacheWarmingModeSetting,
 	DefaultProjectTrust,
@@ -371,8 +370,8 @@ export class SettingsManager {
 	getSessionDir(): string | undefined {
 		const dir = this.settings.sessionDir;
 		if (!dir) return dir;
-		if (dir === "~") return homedir();
-		if (dir.startsWith("~/")) return join(homedir(), dir.slice(2));
+		// The home folder as the agent folder reads it (an empty HOME is the passwd one, not "").
+		if (dir === "~" || dir.startsWith("~/")) return expandHome(dir);
 		return dir;
 	}
 	getDefaultProvider(): string | undefined {

@@ -33,6 +33,15 @@ function danglingLinkTarget(path: string): string | undefined {
 	}
 }
 
+/**
+ * " (a symbolic link to <target>, which does not exist)" when `path` is a dangling link, else "":
+ * said after a path reported missing that the user can see in its folder.
+ */
+export function danglingLinkNote(path: string): string {
+	const target = danglingLinkTarget(path);
+	return target === undefined ? "" : ` (a symbolic link to ${target}, which does not exist)`;
+}
+
 /** What the model can do about a path it may not read or write: said after the path. */
 const PERMISSION_HINT =
 	"Nothing was changed. Check the file's permissions (ls -l) or ask the user to change them, or pick a path you can write to.";

@@ -19082,6 +19082,59 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\tlastIdleInterrupt = 0;\n\t\t\trl.write(null", replace: "\t\t\trl.write(null" }],
 		tests: ["test/pi-races/interactive-keys.test.ts"],
 	},
+	{
+		id: "KC01",
+		file: "src/runtime/errors.ts",
+		description:
+			"resuming a session whose recorded folder is a dangling symbolic link says a bare 'does not exist' again, hiding the link and its missing target (hapi#890)",
+		edits: [{ find: "const link = danglingLinkNote(issue.sessionCwd);", replace: 'const link = "";' }],
+		tests: ["test/pi-races/working-folder-links.test.ts"],
+	},
+	{
+		id: "KC02",
+		file: "src/cli/host.ts",
+		description:
+			"`settle --cwd <dangling link>` says a bare 'does not exist' again, without the link's missing target (hapi#890)",
+		edits: [{ find: "danglingLinkNote(cwd)}. Pass the project's", replace: '""}. Pass the project\'s' }],
+		tests: ["test/pi-races/working-folder-links.test.ts"],
+	},
+	{
+		id: "KC03",
+		file: "src/runtime/errors.ts",
+		description:
+			"createAgentSession with a cwd that is a dangling symbolic link says a bare 'does not exist' again, without the link's missing target (hapi#890)",
+		edits: [{ find: "danglingLinkNote(cwd)}. Pass an existing", replace: '""}. Pass an existing' }],
+		tests: ["test/pi-races/working-folder-links.test.ts"],
+	},
+	{
+		id: "KC04",
+		file: "src/settings/paths.ts",
+		description:
+			"an empty HOME reads as no home folder again, though the user's passwd entry has one: the agent folder cannot be found (gops#60)",
+		edits: [{ find: 'if (home === "") home = passwdHome() ?? "";', replace: "" }],
+		tests: ["test/pi-races/working-folder-links.test.ts"],
+	},
+	{
+		id: "KC05",
+		file: "src/settings/paths.ts",
+		description:
+			"a relative HOME is taken as the home folder again: the agent folder (keys, sessions) is made inside the current folder (sh1pt#695)",
+		edits: [{ find: "return isAbsolute(home) ? home : undefined;", replace: "return home || undefined;" }],
+		tests: ["test/pi-races/working-folder-links.test.ts"],
+	},
+	{
+		id: "KC06",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"the sessionDir setting's `~` is joined to HOME as it is again: with a relative HOME, sessions go into a folder inside the project (sh1pt#695)",
+		edits: [
+			{
+				find: 'if (dir === "~" || dir.startsWith("~/")) return expandHome(dir);',
+				replace: 'if (dir === "~" || dir.startsWith("~/")) return join(process.env.HOME ?? "", dir.slice(2));',
+			},
+		],
+		tests: ["test/pi-races/working-folder-links.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
