@@ -16,7 +16,7 @@ import {
 } from "../llm/errors.js";
 import { streamFromMessage } from "../llm/event-stream.js";
 import type { ProviderAuthStatus } from "../llm/model-runtime.js";
-import { apiKeyEnvVars } from "../llm/provider-env.js";
+import { apiKeyEnvVars, awsCredentialsRefusedNote } from "../llm/provider-env.js";
 import { RESPONSE_LISTENER, type ResponseListenerOption } from "../llm/response-activity.js";
 import {
 	type AssistantMessage,
@@ -164,6 +164,9 @@ function withRefusalDetails(
 				// A key a header cannot carry fails in the client before anything is sent (OpenBot#470).
 				const unsendable = keySource && unsendableKeyNote(model.provider, request.apiKey, keySource(model.provider));
 				if (unsendable) text = `${text}\n\n${unsendable}`;
+				// The AWS SDK makes Bedrock's requests itself (no response is seen above): its text tells the refusal.
+				const awsNote = model.api === "bedrock-converse-stream" ? awsCredentialsRefusedNote(text) : undefined;
+				if (awsNote) text = `${text}\n\n${awsNote}`;
 				if ((refusedStatus === 401 || refusedStatus === 403) && keySource) {
 					const keyNote = refusedKeyNote(model.provider, refusedStatus, keySource(model.provider));
 					if (keyNote) text = `${text}\n\n${keyNote}`;
