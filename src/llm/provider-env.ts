@@ -206,6 +206,44 @@ export function awsCredentialsRefusedNote(errorText: string, env: NodeJS.Process
 	return `${lead} as expired or invalid: renew them (\`aws sso login\` for a single sign-on profile), or set AWS_PROFILE to a profile that has current ones, ${after}`;
 }
 
+/** Bedrock's refusal of a base model id that only inference profiles serve. */
+const ON_DEMAND_REFUSED = /on-demand throughput isn.t supported/i;
+
+/**
+ * What to pick when Bedrock refused `modelId` as served through inference profiles only
+ * (cline#2482: `anthropic.claude-3-7-sonnet-…` picked from a list, a 400 saying "Retry your request
+ * with the ID or ARN of an inference profile", no id given): the ids of `knownIds` that are
+ * `modelId` behind a geography prefix (`us.`, `eu.`, `global.`), as `--model` takes them.
+ * `undefined` for any other text.
+ *
+ * @example
+ * ```ts
+ * inferenceProfileNote(
+ *   "Invocation of model ID anthropic.claude-x-v1:0 with on-demand throughput isn't supported.",
+ *   "amazon-bedrock",
+ *   "anthropic.claude-x-v1:0",
+ *   ["anthropic.claude-x-v1:0", "us.anthropic.claude-x-v1:0"],
+ * );
+ * // "amazon-bedrock serves anthropic.claude-x-v1:0 through inference profiles only: select one, the prefix being where the request may run: amazon-bedrock/us.anthropic.claude-x-v1:0."
+ * ```
+ */
+export function inferenceProfileNote(
+	errorText: string,
+	provider: string,
+	modelId: string,
+	knownIds: readonly string[],
+): string | undefined {
+	if (!ON_DEMAND_REFUSED.test(errorText)) return undefined;
+	const profiles = knownIds.filter(
+		(id) => /^[a-z]+(?:-[a-z]+)?\.$/.test(id.slice(0, id.length - modelId.length)) && id.endsWith(modelId),
+	);
+	const lead = `${provider} serves ${modelId} through inference profiles only`;
+	if (profiles.length === 0) {
+		return `${lead}: select its id with a geography prefix (us., eu., global.) or an inference profile's ARN, as a models.json model of ${provider}.`;
+	}
+	return `${lead}: select one, the prefix being where the request may run: ${profiles.map((id) => `${provider}/${id}`).join(", ")}.`;
+}
+
 /**
  * The provider a `NO_AUTH` SettleError is about (its `details.provider`, else pi's first line
  * `No API key found for <provider>.`), or `undefined`.

@@ -7581,7 +7581,7 @@ export const MUTANTS: Mutant[] = [
 		description: "streamIdleTimeoutMs ignored",
 		edits: [
 			{
-				find: "? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource, rereadKey)",
+				find: "? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource, rereadKey, providerModelIds)",
 				replace: "? refusing",
 			},
 		],
@@ -19139,6 +19139,27 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"Bedrock refusing a profile's expired credentials names the key variables, not the profile and `aws sso login --profile` (opencode#29106)",
 		edits: [{ find: "if (env.AWS_PROFILE) {", replace: "if (false) {" }],
+		tests: ["test/pi-races/bedrock-setups.test.ts"],
+	},
+	{
+		id: "KB10",
+		file: "src/session/provider-stream.ts",
+		description:
+			"Bedrock's on-demand throughput refusal of a base model id names no inference profile id to select again (cline#2482)",
+		edits: [{ find: "if (profileNote) text =", replace: "if (false) text =" }],
+		tests: ["test/pi-races/bedrock-setups.test.ts"],
+	},
+	{
+		id: "KB11",
+		file: "src/session/agent-session.ts",
+		description:
+			"the session gives the provider stream no model ids: the inference profile note cannot name them (cline#2482)",
+		edits: [
+			{
+				find: "(provider) => this.modelRuntime.getAll().flatMap((model) => (model.provider === provider ? [model.id] : [])),",
+				replace: "",
+			},
+		],
 		tests: ["test/pi-races/bedrock-setups.test.ts"],
 	},
 ];

@@ -15,6 +15,10 @@
  * opencode#23522: an expired single sign-on session failed with a generic error. What the user
  * should see: `aws sso login`, at once, no request sent.
  *
+ * cline#2482: `anthropic.claude-3-7-sonnet-…`, picked as listed, got "on-demand throughput isn't
+ * supported. Retry your request with the ID or ARN of an inference profile", no id given. What the
+ * user should see: the inference profile ids to select instead.
+ *
  * pi#1800: with AWS_PROFILE set and the region only in the profile, the request went to us-east-1.
  * What the user should see: the answer, from the profile's region (and AWS_DEFAULT_REGION's when
  * that is where the region is, crewAI#4582).
@@ -121,6 +125,40 @@ describe("opencode#29106, agent-swarm#731: Bedrock refuses expired AWS credentia
 		expect(run.code).toBe(1);
 		expect(run.stderr).toContain("You don't have access to the model with the specified model ID.");
 		expect(run.stderr).not.toContain("refused the AWS credentials");
+	});
+});
+
+describe("cline#2482: a base model id only inference profiles serve", () => {
+	it("cline#2482: settle -p on amazon-bedrock/anthropic.claude-sonnet-4-5-…, Bedrock refusing on-demand throughput: exit 1, the us./eu./global. ids to select named", async () => {
+		server.reply(
+			bedrockError(
+				400,
+				"ValidationException",
+				"Invocation of model ID anthropic.claude-sonnet-4-5-20250929-v1:0 with on-demand throughput isn’t supported. Retry your request with the ID or ARN of an inference profile that contains this model.",
+			),
+		);
+		const run = await runSettleAsync(
+			["--no-session", "--model", "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", "-p", "hi"],
+			{
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				env: {
+					...awsCleared(),
+					HOME: cli.dir,
+					AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.url,
+					AWS_ACCESS_KEY_ID: "AKIA",
+					AWS_SECRET_ACCESS_KEY: "fake",
+					AWS_REGION: "eu-west-1",
+				},
+			},
+		);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain("with on-demand throughput isn’t supported");
+		expect(run.stderr).toContain(
+			"amazon-bedrock serves anthropic.claude-sonnet-4-5-20250929-v1:0 through inference profiles only: select one, the prefix being where the request may run: amazon-bedrock/eu.anthropic.claude-sonnet-4-5-20250929-v1:0, amazon-bedrock/global.anthropic.claude-sonnet-4-5-20250929-v1:0, amazon-bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0.",
+		);
+		// A refusal of the id, not a transient failure: sent once.
+		expect(server.requests).toHaveLength(1);
 	});
 });
 
