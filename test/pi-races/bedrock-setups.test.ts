@@ -19,6 +19,10 @@
  * supported. Retry your request with the ID or ARN of an inference profile", no id given. What the
  * user should see: the inference profile ids to select instead.
  *
+ * chatwise#867: thinking asked of a Bedrock model that takes none was sent as a reasoning field,
+ * and Bedrock refused the request ("reasoningConfig: Extra inputs are not permitted"). What the
+ * user should see: the answer, the request carrying no reasoning field.
+ *
  * pi#1800: with AWS_PROFILE set and the region only in the profile, the request went to us-east-1.
  * What the user should see: the answer, from the profile's region (and AWS_DEFAULT_REGION's when
  * that is where the region is, crewAI#4582).
@@ -159,6 +163,32 @@ describe("cline#2482: a base model id only inference profiles serve", () => {
 		);
 		// A refusal of the id, not a transient failure: sent once.
 		expect(server.requests).toHaveLength(1);
+	});
+});
+
+describe("chatwise#867: thinking asked of a Bedrock model without it", () => {
+	it("chatwise#867: settle -p --thinking high on amazon-bedrock/amazon.nova-pro-v1:0: the answer; the request carries no additional model fields", async () => {
+		server.reply(bedrockAnswer("nova answers"));
+		const run = await runSettleAsync(
+			["--no-session", "--model", "amazon-bedrock/amazon.nova-pro-v1:0", "--thinking", "high", "-p", "hi"],
+			{
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				env: {
+					...awsCleared(),
+					HOME: cli.dir,
+					AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.url,
+					AWS_ACCESS_KEY_ID: "AKIA",
+					AWS_SECRET_ACCESS_KEY: "fake",
+					AWS_REGION: "us-east-1",
+				},
+			},
+		);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("nova answers\n");
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0]!.path).toBe("/model/amazon.nova-pro-v1%3A0/converse-stream");
+		expect(server.requests[0]!.body).not.toHaveProperty("additionalModelRequestFields");
 	});
 });
 
