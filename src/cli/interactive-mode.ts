@@ -15,7 +15,12 @@
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { SettleError } from "../errors.js";
-import { apiKeyEnvHint, GENERIC_API_KEY_ENV_HINT, providerOfAuthError } from "../llm/provider-env.js";
+import {
+	apiKeyEnvHint,
+	cloudCredentialsHint,
+	GENERIC_API_KEY_ENV_HINT,
+	providerOfAuthError,
+} from "../llm/provider-env.js";
 import type { ImageContent, ThinkingLevel } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
@@ -734,6 +739,8 @@ function promptErrorForCli(error: unknown, agentDir: string): unknown {
 	}
 	if (error.code === "NO_AUTH") {
 		const provider = providerOfAuthError(error);
+		const cloud = provider === undefined ? undefined : cloudCredentialsHint(provider);
+		if (cloud) return `${error.message.split("\n")[0]} ${cloud}`;
 		const whose = provider === undefined ? "a provider's" : "the provider's";
 		return `${error.message.split("\n")[0]} To fix it, set ${whose} key in the environment (${apiKeyEnvHint(provider)}) or in ${authFile}.`;
 	}

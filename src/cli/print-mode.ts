@@ -10,7 +10,7 @@ import type { ExtensionUIContext } from "../extensions/types.js";
 import { createHeadlessUIContext } from "../extensions/ui.js";
 import { isContextOverflow } from "../llm/errors.js";
 import { failureOf } from "../llm/failures.js";
-import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
+import { apiKeyEnvHint, cloudCredentialsHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../llm/types.js";
 import { jsonLine } from "../rpc/jsonl.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
@@ -245,6 +245,9 @@ function cliErrorText(error: unknown, agentDir: string): string {
 	const firstLine = text.split("\n")[0]!;
 	// The provider's own variable and the auth.json entry to write under its name, when known.
 	const provider = providerOfAuthError(error);
+	// Bedrock and Vertex sign in otherwise: a key variable or an auth.json entry alone would not do.
+	const cloud = provider === undefined ? undefined : cloudCredentialsHint(provider);
+	if (cloud) return `${firstLine}\n\n${cloud}`;
 	return `${firstLine}\n\nSet the provider's key in the environment (${apiKeyEnvHint(provider)}) or in ${join(agentDir, "auth.json")}: ${JSON.stringify({ [provider ?? "<provider>"]: { type: "api_key", key: "…" } })}.`;
 }
 

@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
-import { apiKeyEnvHint, providerOfAuthError } from "../llm/provider-env.js";
+import { apiKeyEnvHint, cloudCredentialsHint, providerOfAuthError } from "../llm/provider-env.js";
 import { jsonLine } from "../rpc/jsonl.js";
 import type {
 	RpcQueueMode as QueueMode,
@@ -452,7 +452,10 @@ function rpcErrorForCli(error: unknown, agentDir: string): unknown {
 	if (!(error instanceof SettleError) || (error.code !== "NO_MODEL" && error.code !== "NO_AUTH")) return error;
 	const provider = error.code === "NO_AUTH" ? providerOfAuthError(error) : undefined;
 	const whose = provider === undefined ? "a provider's" : "the provider's";
-	const keyHint = `Set ${whose} key in the environment of settle (${apiKeyEnvHint(provider)}) or in ${join(agentDir, "auth.json")}`;
+	const cloud = provider === undefined ? undefined : cloudCredentialsHint(provider);
+	const keyHint = cloud
+		? `${cloud.replace(/\.$/, "")} (in the environment of settle)`
+		: `Set ${whose} key in the environment of settle (${apiKeyEnvHint(provider)}) or in ${join(agentDir, "auth.json")}`;
 	const then =
 		error.code === "NO_MODEL"
 			? "then select a model with set_model, or start settle with --model <provider/id> (--faux for the offline model)"

@@ -1,3 +1,7 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
 /**
  * The environment variables pi-ai 0.73.1 reads a provider's key from (its `env-api-keys` module,
  * which does not export the map), so a "no API key" message can name the provider's own variable
@@ -94,6 +98,150 @@ export function providersWithApiKeyEnv(): string[] {
 export function apiKeyEnvHint(provider: string | undefined): string {
 	const vars = provider === undefined ? undefined : apiKeyEnvVars(provider);
 	return vars ? vars.join(" or ") : GENERIC_API_KEY_ENV_HINT;
+}
+
+/**
+ * Names other tools read for Vertex's project and location (opencode#7996: GOOGLE_CLOUD_PROJECT_ID
+ * was set, nothing said it is not read) → the name pi-ai reads.
+ */
+const VERTEX_LOOKALIKES: Readonly<Record<string, string>> = {
+	GOOGLE_CLOUD_PROJECT_ID: "GOOGLE_CLOUD_PROJECT",
+	GOOGLE_VERTEX_PROJECT: "GOOGLE_CLOUD_PROJECT",
+	GCP_PROJECT: "GOOGLE_CLOUD_PROJECT",
+	GCP_PROJECT_ID: "GOOGLE_CLOUD_PROJECT",
+	VERTEX_PROJECT: "GOOGLE_CLOUD_PROJECT",
+	GOOGLE_VERTEX_LOCATION: "GOOGLE_CLOUD_LOCATION",
+	GOOGLE_VERTEX_REGION: "GOOGLE_CLOUD_LOCATION",
+	VERTEX_LOCATION: "GOOGLE_CLOUD_LOCATION",
+	GOOGLE_CLOUD_REGION: "GOOGLE_CLOUD_LOCATION",
+};
+
+/**
+ * What a provider that signs in with cloud credentials rather than a key needs, as a sentence for
+ * a missing-credentials message, or `undefined` for a provider a key alone serves. Google Vertex
+ * takes a key or application default credentials with a project and a location: the sentence names
+ * those of them unset here, and a look-alike variable set in their place. Amazon Bedrock takes AWS
+ * credentials only (pi-ai sends no auth.json key to it): the sentence names the variables that count.
+ *
+ * @example
+ * ```ts
+ * cloudCredentialsHint("google-vertex", { GOOGLE_CLOUD_PROJECT_ID: "my-project" });
+ * // "google-vertex takes GOOGLE_CLOUD_API_KEY, or … Not set here: …; GOOGLE_CLOUD_PROJECT_ID is set, but the name read is GOOGLE_CLOUD_PROJECT."
+ * cloudCredentialsHint("groq"); // undefined
+ * ```
+ */
+export function cloudCredentialsHint(
+	provider: string,
+	env: NodeJS.ProcessEnv = process.env,
+	home: string = homedir(),
+): string | undefined {
+	if (provider === "google-vertex") {
+		const missing: string[] = [];
+		const adcFile = env.GOOGLE_APPLICATION_CREDENTIALS;
+		if (adcFile) {
+			if (!existsSync(adcFile)) missing.push(`the file GOOGLE_APPLICATION_CREDENTIALS names (${adcFile})`);
+		} else if (!existsSync(join(home, ".config", "gcloud", "application_default_credentials.json"))) {
+			missing.push("application default credentials");
+		}
+		if (!env.GOOGLE_CLOUD_PROJECT && !env.GCLOUD_PROJECT) missing.push("GOOGLE_CLOUD_PROJECT");
+		if (!env.GOOGLE_CLOUD_LOCATION) missing.push("GOOGLE_CLOUD_LOCATION");
+		const lookalikes = Object.entries(VERTEX_LOOKALIKES)
+			.filter(([name, read]) => env[name] && missing.includes(read))
+			.map(([name, read]) => `${name} is set, but the name read is ${read}`);
+		return (
+			"google-vertex takes GOOGLE_CLOUD_API_KEY, or Google application default credentials " +
+			"(`gcloud auth application-default login`, or GOOGLE_APPLICATION_CREDENTIALS naming a key file) " +
+			"with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION (a region such as us-central1, or global)." +
+			(missing.length > 0 ? ` Not set here: ${missing.join(", ")}` : "") +
+			(lookalikes.length > 0 ? `; ${lookalikes.join("; ")}.` : missing.length > 0 ? "." : "")
+		);
+	}
+	if (provider === "amazon-bedrock") {
+		const half =
+			env.AWS_ACCESS_KEY_ID && !env.AWS_SECRET_ACCESS_KEY
+				? " AWS_ACCESS_KEY_ID is set without AWS_SECRET_ACCESS_KEY."
+				: env.AWS_SECRET_ACCESS_KEY && !env.AWS_ACCESS_KEY_ID
+					? " AWS_SECRET_ACCESS_KEY is set without AWS_ACCESS_KEY_ID."
+					: "";
+		return (
+			"amazon-bedrock signs in with AWS credentials, not with a key in auth.json: set AWS_PROFILE " +
+			"(a profile of ~/.aws/config or ~/.aws/credentials: AWS_PROFILE=default for the keys `aws configure` wrote), " +
+			"AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key); in a container, " +
+			"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI, AWS_CONTAINER_CREDENTIALS_FULL_URI or AWS_WEB_IDENTITY_TOKEN_FILE. " +
+			`The region comes from AWS_REGION or AWS_DEFAULT_REGION, else from the profile, else us-east-1.${half}`
+		);
+	}
+	return undefined;
+}
+
+/** Bedrock's refusals of the AWS credentials themselves (not of a model or a field). */
+const AWS_CREDENTIALS_REFUSED =
+	/\b(?:ExpiredToken(?:Exception)?|UnrecognizedClientException|InvalidSignatureException)\b|security token included in the request is (?:expired|invalid)|could not load credentials from any providers/i;
+
+/**
+ * What to do when Amazon Bedrock (or the AWS SDK before it) refused the AWS credentials as expired
+ * or invalid: which credentials were sent — pi-ai sends AWS_BEARER_TOKEN_BEDROCK first, then the
+ * SDK takes AWS_PROFILE's profile over the key variables — and how to renew them (opencode#29106:
+ * the raw `ExpiredTokenException` said nothing of `aws sso login`). `undefined` for any other text.
+ *
+ * @example
+ * ```ts
+ * awsCredentialsRefusedNote("ExpiredTokenException: The security token included in the request is expired", { AWS_PROFILE: "dev" });
+ * // "Amazon Bedrock refused the AWS credentials of the profile dev (AWS_PROFILE) as expired or invalid: renew them (`aws sso login --profile dev` for a single sign-on profile), then send the prompt again."
+ * ```
+ */
+export function awsCredentialsRefusedNote(errorText: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+	if (!AWS_CREDENTIALS_REFUSED.test(errorText)) return undefined;
+	const lead = "Amazon Bedrock refused the AWS credentials";
+	const after = "then send the prompt again.";
+	if (env.AWS_BEARER_TOKEN_BEDROCK && env.AWS_BEDROCK_SKIP_AUTH !== "1") {
+		return `${lead} in AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key) as expired or invalid: replace it with a current key (short-term keys last 12 hours at most), ${after}`;
+	}
+	if (env.AWS_PROFILE) {
+		return `${lead} of the profile ${env.AWS_PROFILE} (AWS_PROFILE) as expired or invalid: renew them (\`aws sso login --profile ${env.AWS_PROFILE}\` for a single sign-on profile), ${after}`;
+	}
+	if (env.AWS_ACCESS_KEY_ID) {
+		return `${lead} in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY as expired or invalid: set current ones (temporary keys also need their AWS_SESSION_TOKEN), ${after}`;
+	}
+	return `${lead} as expired or invalid: renew them (\`aws sso login\` for a single sign-on profile), or set AWS_PROFILE to a profile that has current ones, ${after}`;
+}
+
+/** Bedrock's refusal of a base model id that only inference profiles serve. */
+const ON_DEMAND_REFUSED = /on-demand throughput isn.t supported/i;
+
+/**
+ * What to pick when Bedrock refused `modelId` as served through inference profiles only
+ * (cline#2482: `anthropic.claude-3-7-sonnet-…` picked from a list, a 400 saying "Retry your request
+ * with the ID or ARN of an inference profile", no id given): the ids of `knownIds` that are
+ * `modelId` behind a geography prefix (`us.`, `eu.`, `global.`), as `--model` takes them.
+ * `undefined` for any other text.
+ *
+ * @example
+ * ```ts
+ * inferenceProfileNote(
+ *   "Invocation of model ID anthropic.claude-x-v1:0 with on-demand throughput isn't supported.",
+ *   "amazon-bedrock",
+ *   "anthropic.claude-x-v1:0",
+ *   ["anthropic.claude-x-v1:0", "us.anthropic.claude-x-v1:0"],
+ * );
+ * // "amazon-bedrock serves anthropic.claude-x-v1:0 through inference profiles only: select one, the prefix being where the request may run: amazon-bedrock/us.anthropic.claude-x-v1:0."
+ * ```
+ */
+export function inferenceProfileNote(
+	errorText: string,
+	provider: string,
+	modelId: string,
+	knownIds: readonly string[],
+): string | undefined {
+	if (!ON_DEMAND_REFUSED.test(errorText)) return undefined;
+	const profiles = knownIds.filter(
+		(id) => /^[a-z]+(?:-[a-z]+)?\.$/.test(id.slice(0, id.length - modelId.length)) && id.endsWith(modelId),
+	);
+	const lead = `${provider} serves ${modelId} through inference profiles only`;
+	if (profiles.length === 0) {
+		return `${lead}: select its id with a geography prefix (us., eu., global.) or an inference profile's ARN, as a models.json model of ${provider}.`;
+	}
+	return `${lead}: select one, the prefix being where the request may run: ${profiles.map((id) => `${provider}/${id}`).join(", ")}.`;
 }
 
 /**

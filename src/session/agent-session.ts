@@ -602,6 +602,7 @@ export class AgentSession {
 				config.clock,
 				(provider) => this.requestKeySource(provider),
 				(provider) => this.modelRuntime.getApiKey(provider),
+				(provider) => this.modelRuntime.getAll().flatMap((model) => (model.provider === provider ? [model.id] : [])),
 			);
 			// A tool that ignores an abort is given up on after a grace timed on the session's clock.
 			if (config.clock) agent.timers = config.clock;

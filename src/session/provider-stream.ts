@@ -16,7 +16,7 @@ import {
 } from "../llm/errors.js";
 import { streamFromMessage } from "../llm/event-stream.js";
 import type { ProviderAuthStatus } from "../llm/model-runtime.js";
-import { apiKeyEnvVars } from "../llm/provider-env.js";
+import { apiKeyEnvVars, awsCredentialsRefusedNote, inferenceProfileNote } from "../llm/provider-env.js";
 import { RESPONSE_LISTENER, type ResponseListenerOption } from "../llm/response-activity.js";
 import {
 	type AssistantMessage,
@@ -47,6 +47,8 @@ import { streamWithIdleTimeout } from "./stream-idle.js";
  * ({@link refusedKeyNote}). `rereadKey`, when given, reads a provider's key again: a request refused
  * as unauthorized before anything streamed is sent once more when the key now read differs (a
  * helper rotated auth.json between the read and the request; databricks/unity-gateway#451).
+ * `providerModelIds`, when given, lists a provider's model ids: Bedrock's refusal of a base model id
+ * then names its inference profile ids ({@link inferenceProfileNote}).
  *
  * @example
  * ```ts
@@ -61,10 +63,11 @@ export function providerStreamFn(
 	timers?: LoopTimers,
 	keySource?: (provider: string) => ProviderAuthStatus | undefined,
 	rereadKey?: (provider: string) => Promise<string | undefined>,
+	providerModelIds?: (provider: string) => readonly string[],
 ): StreamFn {
 	const base = stream;
 	// Built once: a wrapper per request is work on every turn (the idle timeout, opt-in, is per request).
-	const refusing = withRefusalDetails(base, keySource, rereadKey);
+	const refusing = withRefusalDetails(base, keySource, rereadKey, providerModelIds);
 	return (model, context, options) => {
 		if (proxyInUse()) return withProxyFailuresExplained(unproxied, model, context, options);
 		return unproxied(model, context, options);
@@ -74,7 +77,7 @@ export function providerStreamFn(
 		// A silent open stream ends as a retryable error after `streamIdleTimeoutMs` (opt-in; pi#8331).
 		const idleMs = provider.streamIdleTimeoutMs;
 		const stream = idleMs
-			? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource, rereadKey)
+			? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource, rereadKey, providerModelIds)
 			: refusing;
 		const request: StreamOptions = options ?? {};
 		if (request.timeoutMs === undefined && provider.timeoutMs !== undefined) request.timeoutMs = provider.timeoutMs;
@@ -108,6 +111,7 @@ function withRefusalDetails(
 	stream: StreamFn,
 	keySource: ((provider: string) => ProviderAuthStatus | undefined) | undefined,
 	rereadKey?: (provider: string) => Promise<string | undefined>,
+	providerModelIds?: (provider: string) => readonly string[],
 ): StreamFn {
 	return (model, context, options) => {
 		let asked: HeaderRetryDelay | undefined;
@@ -164,6 +168,14 @@ function withRefusalDetails(
 				// A key a header cannot carry fails in the client before anything is sent (OpenBot#470).
 				const unsendable = keySource && unsendableKeyNote(model.provider, request.apiKey, keySource(model.provider));
 				if (unsendable) text = `${text}\n\n${unsendable}`;
+				// The AWS SDK makes Bedrock's requests itself (no response is seen above): its text tells the refusal.
+				const awsNote = model.api === "bedrock-converse-stream" ? awsCredentialsRefusedNote(text) : undefined;
+				if (awsNote) text = `${text}\n\n${awsNote}`;
+				const profileNote =
+					model.api === "bedrock-converse-stream" && providerModelIds
+						? inferenceProfileNote(text, model.provider, model.id, providerModelIds(model.provider))
+						: undefined;
+				if (profileNote) text = `${text}\n\n${profileNote}`;
 				if ((refusedStatus === 401 || refusedStatus === 403) && keySource) {
 					const keyNote = refusedKeyNote(model.provider, refusedStatus, keySource(model.provider));
 					if (keyNote) text = `${text}\n\n${keyNote}`;

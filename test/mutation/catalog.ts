@@ -7581,7 +7581,7 @@ export const MUTANTS: Mutant[] = [
 		description: "streamIdleTimeoutMs ignored",
 		edits: [
 			{
-				find: "? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource, rereadKey)",
+				find: "? withRefusalDetails(streamWithIdleTimeout(base, idleMs, timers), keySource, rereadKey, providerModelIds)",
 				replace: "? refusing",
 			},
 		],
@@ -19134,6 +19134,102 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/working-folder-links.test.ts"],
+	},
+	{
+		id: "KB01",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p's missing-credentials message for Bedrock and Vertex is the key one again (craft-agents-oss#474, opencode#7996): GOOGLE_CLOUD_API_KEY or an auth.json key, not the AWS variables or the Vertex project/location",
+		edits: [{ find: "if (cloud) return `", replace: "if (false) return `" }],
+		tests: ["test/pi-races/vertex-setups.test.ts", "test/pi-races/bedrock-setups.test.ts"],
+	},
+	{
+		id: "KB02",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i's refused prompt on Vertex asks for a key again, not the missing location (opencode#12557)",
+		edits: [{ find: "if (cloud) return `", replace: "if (false) return `" }],
+		tests: ["test/pi-races/vertex-setups.test.ts"],
+	},
+	{
+		id: "KB03",
+		file: "src/cli/rpc-mode.ts",
+		description: "settle --rpc's refused prompt on Vertex asks for a key again, not the names read (opencode#7996)",
+		edits: [{ find: "const keyHint = cloud", replace: "const keyHint = undefined" }],
+		tests: ["test/pi-races/vertex-setups.test.ts"],
+	},
+	{
+		id: "KB04",
+		file: "src/session/provider-stream.ts",
+		description:
+			"Bedrock's ExpiredTokenException ends the run with the raw AWS text again, nothing saying which credentials to renew or how (opencode#29106)",
+		edits: [
+			{
+				find: 'const awsNote = model.api === "bedrock-converse-stream" ? awsCredentialsRefusedNote(text) : undefined;',
+				replace: "const awsNote = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/pi-races/bedrock-setups.test.ts"],
+	},
+	{
+		id: "KB05",
+		file: "src/llm/provider-env.ts",
+		description:
+			"a look-alike Vertex variable (GOOGLE_CLOUD_PROJECT_ID) set in place of the one read goes unmentioned again (opencode#7996)",
+		edits: [
+			{ find: ".filter(([name, read]) => env[name] && missing.includes(read))", replace: ".filter(() => false)" },
+		],
+		tests: ["test/pi-races/vertex-setups.test.ts"],
+	},
+	{
+		id: "KB06",
+		file: "src/llm/provider-env.ts",
+		description: "a missing GOOGLE_CLOUD_LOCATION is not named as missing (opencode#12557)",
+		edits: [{ find: 'if (!env.GOOGLE_CLOUD_LOCATION) missing.push("GOOGLE_CLOUD_LOCATION");', replace: "" }],
+		tests: ["test/pi-races/vertex-setups.test.ts"],
+	},
+	{
+		id: "KB07",
+		file: "src/llm/provider-env.ts",
+		description: "a GOOGLE_APPLICATION_CREDENTIALS naming a file that is not there is not said (Vertex credentials)",
+		edits: [{ find: "if (!existsSync(adcFile)) missing.push(", replace: "if (false) missing.push(" }],
+		tests: ["test/pi-races/vertex-setups.test.ts"],
+	},
+	{
+		id: "KB08",
+		file: "src/llm/provider-env.ts",
+		description:
+			"AWS_ACCESS_KEY_ID set without AWS_SECRET_ACCESS_KEY goes unmentioned in Bedrock's missing-credentials message (craft-agents-oss#474)",
+		edits: [{ find: "env.AWS_ACCESS_KEY_ID && !env.AWS_SECRET_ACCESS_KEY", replace: "false" }],
+		tests: ["test/pi-races/bedrock-setups.test.ts"],
+	},
+	{
+		id: "KB09",
+		file: "src/llm/provider-env.ts",
+		description:
+			"Bedrock refusing a profile's expired credentials names the key variables, not the profile and `aws sso login --profile` (opencode#29106)",
+		edits: [{ find: "if (env.AWS_PROFILE) {", replace: "if (false) {" }],
+		tests: ["test/pi-races/bedrock-setups.test.ts"],
+	},
+	{
+		id: "KB10",
+		file: "src/session/provider-stream.ts",
+		description:
+			"Bedrock's on-demand throughput refusal of a base model id names no inference profile id to select again (cline#2482)",
+		edits: [{ find: "if (profileNote) text =", replace: "if (false) text =" }],
+		tests: ["test/pi-races/bedrock-setups.test.ts"],
+	},
+	{
+		id: "KB11",
+		file: "src/session/agent-session.ts",
+		description:
+			"the session gives the provider stream no model ids: the inference profile note cannot name them (cline#2482)",
+		edits: [
+			{
+				find: "(provider) => this.modelRuntime.getAll().flatMap((model) => (model.provider === provider ? [model.id] : [])),",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/bedrock-setups.test.ts"],
 	},
 ];
 
