@@ -19066,6 +19066,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const usage = command.argumentHint ? `/", replace: "const usage = false ? `/" }],
 		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
 	},
+	{
+		id: "KA01",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"an id-less Chat Completions tool call keeps pi-ai's empty id again (LangBot#2261): the session is refused once it switches to an Anthropic or Responses model",
+		edits: [{ find: "\t\t\tcall.id = id;\n", replace: "" }],
+		tests: ["test/pi-races/local-openai-servers.test.ts", "test/llm/chat-stream-repair.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
