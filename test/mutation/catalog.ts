@@ -19074,6 +19074,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\tcall.id = id;\n", replace: "" }],
 		tests: ["test/pi-races/local-openai-servers.test.ts", "test/llm/chat-stream-repair.test.ts"],
 	},
+	{
+		id: "KA02",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/session rounds the context percentage with toFixed on the binary float again: 41,050 of 100,000 shows 41.0%",
+		edits: [
+			{
+				find: "const tenths = Math.floor((tokens * 2000 + window) / (2 * window));",
+				replace: "return `${((tokens / window) * 100).toFixed(1)}%`;",
+			},
+		],
+		tests: ["test/cli/session-stats.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
