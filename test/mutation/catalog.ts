@@ -19082,6 +19082,7 @@ export const MUTANTS: Mutant[] = [
 		edits: [
 			{
 				find: "const tenths = Math.floor((tokens * 2000 + window) / (2 * window));",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				replace: "return `${((tokens / window) * 100).toFixed(1)}%`;",
 			},
 		],
