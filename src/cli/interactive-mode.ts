@@ -357,8 +357,13 @@ export async function runInteractiveMode(
 			if (partial) printLines("\n");
 			if (result.cancelled) printer.line(style.yellow("(cancelled)"));
 			else if (result.exitCode !== 0) printer.line(style.red(`(exit ${result.exitCode ?? "unknown"})`));
-			if (result.truncated && result.fullOutputPath) {
-				printer.notice(`(output cut for the model; the full output is in ${result.fullOutputPath})`);
+			// The record names this file (cut output, or terminal codes left out): so does the chat.
+			if (result.fullOutputPath) {
+				printer.notice(
+					result.truncated
+						? `(output cut for the model; the full output is in ${result.fullOutputPath})`
+						: `(the full output is in ${result.fullOutputPath})`,
+				);
 			}
 		} catch (error) {
 			if (partial) printLines("\n");

@@ -19088,6 +19088,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/session-stats.test.ts"],
 	},
+	{
+		id: "KA03",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i names a `!` command's full-output file only when the output was cut again: terminal codes left out keep a file the record names and the chat never mentions",
+		edits: [
+			{
+				find: "\t\t\tif (result.fullOutputPath) {\n",
+				replace: "\t\t\tif (result.truncated && result.fullOutputPath) {\n",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "KA04",
+		file: "src/session/bash-runner.ts",
+		description:
+			"a disposed `!` command's full-output file that cannot be removed makes executeBash reject with the fs error again, not SESSION_CLOSED",
+		edits: [
+			{
+				find: "if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true }).catch(() => {});",
+				replace: "if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true });",
+			},
+		],
+		tests: ["test/lifetime/session-dispose.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
