@@ -19114,6 +19114,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/lifetime/session-dispose.test.ts"],
 	},
+	{
+		id: "KA05",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"settle -i's Queued (follow-up) notice for a queued /skill:name args shows its expanded block's first line (<skill name=… location=…>) again, not what was typed",
+		edits: [{ find: "firstLine(asTyped(event.followUp[", replace: "firstLine((event.followUp[" }],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "KA06",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"settle -i shows a delivered queued /skill:name args as its expanded block's first line again (» <skill name=…>)",
+		edits: [{ find: "firstLine(asTyped(text))}`));", replace: "firstLine(text)}`));" }],
+		tests: ["test/cli/interactive.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
