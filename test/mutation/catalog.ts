@@ -19130,6 +19130,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "firstLine(asTyped(text))}`));", replace: "firstLine(text)}`));" }],
 		tests: ["test/cli/interactive.test.ts"],
 	},
+	{
+		id: "KA07",
+		file: "src/session/convert-to-llm.ts",
+		description:
+			"a stored tool call with an empty id (pi-ai's for an id-less Ollama call) is sent with it again: Anthropic and Responses refuse every request of the session after a switch",
+		edits: [{ find: '\t\tif (calls.has("")) llm = withIdsForIdlessCalls(llm);\n', replace: "" }],
+		tests: ["test/pi-races/local-openai-servers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

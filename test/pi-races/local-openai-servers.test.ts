@@ -20,6 +20,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatEvents, chatReply, openAiError } from "../llm/wire/openai.js";
@@ -138,6 +140,21 @@ function refuseEmptyToolIds(request: RecordedRequest, next: () => Reply): Reply 
 	return next();
 }
 
+/** `models.json` with the local Chat Completions provider and an Anthropic and a Responses one, all at `url`. */
+function writeSwitchProviders(url: string): void {
+	mkdirSync(cli.agentDir, { recursive: true });
+	writeFileSync(
+		join(cli.agentDir, "models.json"),
+		JSON.stringify({
+			providers: {
+				local: { baseUrl: `${url}/v1`, api: "openai-completions", apiKey: "local-key", models: [{ id: "coder" }] },
+				claude: { baseUrl: url, api: "anthropic-messages", apiKey: "k", models: [{ id: "sonnet" }] },
+				gpt: { baseUrl: `${url}/v1`, api: "openai-responses", apiKey: "k", models: [{ id: "gpt-wire-1" }] },
+			},
+		}),
+	);
+}
+
 function settle(args: string[]) {
 	return runSettleAsync(["--session-dir", join(cli.dir, "sessions"), "--model", "local/coder", ...args], {
 		cwd: cli.project,
@@ -231,22 +248,7 @@ describe("LangBot#2261 / continue#13225: Ollama's tool call with an index and no
 	it("LangBot#2261: the id-less call gets an id of its own, kept in the file, so the session goes on under an Anthropic and then a Responses model (they refuse an empty id)", async () => {
 		server = await startWireServer(refuseEmptyToolIds);
 		const wire = server;
-		mkdirSync(cli.agentDir, { recursive: true });
-		writeFileSync(
-			join(cli.agentDir, "models.json"),
-			JSON.stringify({
-				providers: {
-					local: {
-						baseUrl: `${wire.url}/v1`,
-						api: "openai-completions",
-						apiKey: "local-key",
-						models: [{ id: "coder" }],
-					},
-					claude: { baseUrl: wire.url, api: "anthropic-messages", apiKey: "k", models: [{ id: "sonnet" }] },
-					gpt: { baseUrl: `${wire.url}/v1`, api: "openai-responses", apiKey: "k", models: [{ id: "gpt-wire-1" }] },
-				},
-			}),
-		);
+		writeSwitchProviders(wire.url);
 		wire.reply(
 			sse([
 				ollamaChunk({ tool_calls: [wholeCall("bash", { command: "echo from-gpt-oss" }, { index: 0 })] }),
@@ -275,6 +277,52 @@ describe("LangBot#2261 / continue#13225: Ollama's tool call with an index and no
 		expect(entries.find((e) => e.message?.role === "toolResult")?.message?.toolCallId).toBe(call!.id);
 		const [chat] = sentAfterPrompt(wire.requests[1]!);
 		expect(chat!.tool_calls![0]!.id).toBe(call!.id);
+	});
+
+	it("LangBot#2261: a file that already holds such a call with an empty id (pi 0.73.1, or Settle before) still goes on under an Anthropic and then a Responses model", async () => {
+		server = await startWireServer(refuseEmptyToolIds);
+		writeSwitchProviders(server.url);
+		const sm = SessionManager.create(cli.project, join(cli.dir, "sessions"));
+		sm.appendMessage({ role: "user", content: "run echo", timestamp: 1 });
+		const call = fauxAssistantMessage([fauxToolCall("bash", { command: "echo from-gpt-oss" })], {
+			stopReason: "toolUse",
+		});
+		const stored = { type: "toolCall" as const, id: "", name: "bash", arguments: { command: "echo from-gpt-oss" } };
+		sm.appendMessage({ ...call, provider: "local", api: "openai-completions", model: "coder", content: [stored] });
+		sm.appendMessage({
+			role: "toolResult",
+			toolCallId: "",
+			toolName: "bash",
+			content: [{ type: "text", text: "from-gpt-oss\n" }],
+			isError: false,
+			timestamp: 3,
+		});
+		sm.appendMessage({
+			...fauxAssistantMessage("It printed from-gpt-oss."),
+			provider: "local",
+			api: "openai-completions",
+			model: "coder",
+		});
+		const file = sm.getSessionFile()!;
+		sm.close();
+		server.reply(
+			anthropicReply([{ type: "text", text: "Claude read it." }]),
+			responsesReply([{ type: "message", text: "GPT read it." }]),
+		);
+
+		const claude = await settle(["--session", file, "--model", "claude/sonnet", "-p", "what did it print?"]);
+		expect(claude.stderr).toBe("");
+		expect(claude.stdout).toBe("Claude read it.\n");
+		const gpt = await settle(["--session", file, "--model", "gpt/gpt-wire-1", "-p", "and now?"]);
+		expect(gpt.stderr).toBe("");
+		expect(gpt.stdout).toBe("GPT read it.\n");
+		const sent = (
+			server.requests[0]!.body.messages as { content: { type: string; id?: string; tool_use_id?: string }[] | string }[]
+		)
+			.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+			.filter((b) => b.type === "tool_use" || b.type === "tool_result");
+		expect(sent[0]!.id).toMatch(/^call_\d+_0$/);
+		expect(sent[1]!.tool_use_id).toBe(sent[0]!.id);
 	});
 });
 
