@@ -37,6 +37,7 @@ import {
 	unknownCommandText,
 } from "./interactive-commands.js";
 import {
+	asTyped,
 	createStyle,
 	firstLine,
 	outputLineSafe,
@@ -539,7 +540,7 @@ export async function runInteractiveMode(
 			const { steering, followUp } = target.clearQueue();
 			const undelivered = [...steering, ...followUp, ...unsent].filter((text) => text.trim());
 			if (terminal && undelivered.length > 0) putBack(undelivered);
-			else for (const text of undelivered) printer.notice(`Not sent: ${firstLine(text)}`);
+			else for (const text of undelivered) printer.notice(`Not sent: ${firstLine(asTyped(text))}`);
 			target.abortBash();
 			// A tool that ignores its abort signal (or a stuck handler) keeps the run going: say what it waits on.
 			const stalled = setTimeout(() => {

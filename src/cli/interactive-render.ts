@@ -322,7 +322,7 @@ export class TranscriptPrinter {
  * A user message as typed: an expanded skill (`<skill name=…>` block, then the arguments) as
  * `/skill:name args`, not its block's first line. Other texts as they are.
  */
-function asTyped(text: string): string {
+export function asTyped(text: string): string {
 	const skill = parseSkillBlock(text);
 	return skill ? `/skill:${skill.name}${skill.userMessage ? ` ${skill.userMessage}` : ""}` : text;
 }

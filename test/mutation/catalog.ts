@@ -19138,6 +19138,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '\t\tif (calls.has("")) llm = withIdsForIdlessCalls(llm);\n', replace: "" }],
 		tests: ["test/pi-races/local-openai-servers.test.ts"],
 	},
+	{
+		id: "KA08",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"Ctrl+C in settle -i names a queued /skill:name args it did not send by its expanded block's first line again (Not sent: <skill name=…>)",
+		edits: [{ find: "firstLine(asTyped(text))}`);", replace: "firstLine(text)}`);" }],
+		tests: ["test/cli/interactive.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
