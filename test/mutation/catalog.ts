@@ -18874,14 +18874,14 @@ export const MUTANTS: Mutant[] = [
 		id: "JU03",
 		file: "src/llm/chat-stream-repair.ts",
 		description: "a call whose id comes again on a later delta is taken for a new call and moved to another index",
-		edits: [{ find: "let index = indexOf.get(call.id);", replace: "let index: number | undefined;" }],
+		edits: [{ find: "let index = indexOf.get(id);", replace: "let index: number | undefined;" }],
 		tests: ["test/llm/chat-stream-repair.test.ts"],
 	},
 	{
 		id: "JU04",
 		file: "src/llm/chat-stream-repair.ts",
 		description: "a delta without an id at a reused index stays there: the moved call's arguments go to the first call",
-		edits: [{ find: "if (index !== undefined) call.index = index;", replace: "" }],
+		edits: [{ find: "\t\t\t\tcall.index = index;\n", replace: "" }],
 		tests: ["test/llm/chat-stream-repair.test.ts"],
 	},
 	{
