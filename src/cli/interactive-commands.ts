@@ -529,6 +529,15 @@ function thinking(host: CommandHost, args: string): void {
 	);
 }
 
+/**
+ * `tokens` of `window` with one decimal, rounded half up on the exact ratio, as a user reads it:
+ * `toFixed` rounds the binary float, so 41,050 of 100,000 (41.04999…) showed as 41.0%.
+ */
+function percentOf(tokens: number, window: number): string {
+	const tenths = Math.floor((tokens * 2000 + window) / (2 * window));
+	return `${Math.floor(tenths / 10)}.${tenths % 10}%`;
+}
+
 function sessionInfo(host: CommandHost): void {
 	const session = host.runtime.session;
 	const stats = session.getSessionStats();
@@ -557,7 +566,8 @@ function sessionInfo(host: CommandHost): void {
 	}
 	const usage = stats.contextUsage;
 	if (usage) {
-		const percent = usage.percent === null ? "unknown" : `${usage.percent.toFixed(1)}%`;
+		const percent =
+			usage.percent === null || usage.tokens === null ? "unknown" : percentOf(usage.tokens, usage.contextWindow);
 		host.print(`  context: ${usage.tokens ?? "?"} of ${usage.contextWindow} tokens (${percent})`);
 	}
 	const model = session.model;

@@ -42,6 +42,7 @@ import {
 	unknownCommandText,
 } from "./interactive-commands.js";
 import {
+	asTyped,
 	createStyle,
 	firstLine,
 	outputLineSafe,
@@ -362,8 +363,13 @@ export async function runInteractiveMode(
 			if (partial) printLines("\n");
 			if (result.cancelled) printer.line(style.yellow("(cancelled)"));
 			else if (result.exitCode !== 0) printer.line(style.red(`(exit ${result.exitCode ?? "unknown"})`));
-			if (result.truncated && result.fullOutputPath) {
-				printer.notice(`(output cut for the model; the full output is in ${result.fullOutputPath})`);
+			// The record names this file (cut output, or terminal codes left out): so does the chat.
+			if (result.fullOutputPath) {
+				printer.notice(
+					result.truncated
+						? `(output cut for the model; the full output is in ${result.fullOutputPath})`
+						: `(the full output is in ${result.fullOutputPath})`,
+				);
 			}
 		} catch (error) {
 			if (partial) printLines("\n");
@@ -544,7 +550,7 @@ export async function runInteractiveMode(
 			const { steering, followUp } = target.clearQueue();
 			const undelivered = [...steering, ...followUp, ...unsent].filter((text) => text.trim());
 			if (terminal && undelivered.length > 0) putBack(undelivered);
-			else for (const text of undelivered) printer.notice(`Not sent: ${firstLine(text)}`);
+			else for (const text of undelivered) printer.notice(`Not sent: ${firstLine(asTyped(text))}`);
 			target.abortBash();
 			// A tool that ignores its abort signal (or a stuck handler) keeps the run going: say what it waits on.
 			const stalled = setTimeout(() => {

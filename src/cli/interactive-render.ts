@@ -6,6 +6,7 @@
 import type { AgentToolResult } from "../agent/types.js";
 import { errorMessage } from "../errors.js";
 import type { AssistantMessageEvent } from "../llm/types.js";
+import { parseSkillBlock } from "../resources/skills.js";
 import { userMessageText } from "../runtime/targets.js";
 import type { AgentSessionEvent } from "../session/events.js";
 import { RETRY_CANCELLED } from "../session/retry-policy.js";
@@ -172,7 +173,7 @@ export class TranscriptPrinter {
 						this.ownTexts.splice(own, 1);
 						return;
 					}
-					this.line(s.dim(`» ${firstLine(text)}`));
+					this.line(s.dim(`» ${firstLine(asTyped(text))}`));
 				} else if (message.role === "custom" && message.display) {
 					// Shown whole, as pi's TUI shows it: it is written for the user to read (an extension
 					// command's report, a subagent's result), and the chat has no key that expands it (pi#2843).
@@ -258,10 +259,10 @@ export class TranscriptPrinter {
 				const before = this.queued;
 				this.queued = { steering: event.steering.length, followUp: event.followUp.length };
 				if (event.steering.length > before.steering) {
-					this.notice(`Queued (steer): ${firstLine(event.steering[event.steering.length - 1]!)}`);
+					this.notice(`Queued (steer): ${firstLine(asTyped(event.steering[event.steering.length - 1]!))}`);
 				}
 				if (event.followUp.length > before.followUp) {
-					this.notice(`Queued (follow-up): ${firstLine(event.followUp[event.followUp.length - 1]!)}`);
+					this.notice(`Queued (follow-up): ${firstLine(asTyped(event.followUp[event.followUp.length - 1]!))}`);
 				}
 				return;
 			}
@@ -317,6 +318,15 @@ export class TranscriptPrinter {
 }
 
 /** The first line of a text, clipped and {@link terminalSafe}, with a count of the lines left out. */
+/**
+ * A user message as typed: an expanded skill (`<skill name=…>` block, then the arguments) as
+ * `/skill:name args`, not its block's first line. Other texts as they are.
+ */
+export function asTyped(text: string): string {
+	const skill = parseSkillBlock(text);
+	return skill ? `/skill:${skill.name}${skill.userMessage ? ` ${skill.userMessage}` : ""}` : text;
+}
+
 export function firstLine(text: string): string {
 	const lines = text.trim().split(/\r?\n/);
 	const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : "";

@@ -2,6 +2,7 @@
  * Repairs of OpenAI Chat Completions streams from servers that break the wire format in ways the
  * provider client cannot undo once it has parsed them.
  */
+import { randomUUID } from "node:crypto";
 
 /**
  * An event-stream body repaired where a server broke the format in a way the client cannot undo:
@@ -11,6 +12,9 @@
  *   index, so two calls became one whose arguments were two JSON objects end to end, and neither
  *   ran. A reused index becomes the next free one; later deltas of that index without an id go to
  *   the call that took it last.
+ * - A call that starts without an `id` (Ollama's gpt-oss, LangBot#2261) given one (`call_…`):
+ *   pi-ai kept `""`, which Anthropic (`^[a-zA-Z0-9_-]+$`) and OpenAI Responses (`call_id`) refuse
+ *   once the session switches to them.
  * - A bare JSON error body (`{"error":…}` on a line of its own, no `data: `) framed as the event
  *   OpenAI sends an error in. A proxy that forwards a backend's refusal inside its `200` stream
  *   (lemonade#2826: llama-server's context overflow) is otherwise read as an empty answer, the
@@ -104,20 +108,27 @@ function toolCallRenumbering(): (call: ToolCallDelta) => void {
 	return (call) => {
 		if (typeof call.index !== "number") return;
 		const sent = call.index;
-		if (typeof call.id === "string" && call.id) {
-			// A server that repeats the id on every delta of a call keeps that call's index.
-			let index = indexOf.get(call.id);
-			if (index === undefined) {
-				index = sent;
-				while (idAt.has(index)) index++;
-				idAt.set(index, call.id);
-				indexOf.set(call.id, index);
+		let id = typeof call.id === "string" ? call.id : "";
+		if (!id) {
+			const index = movedTo.get(sent);
+			if (index !== undefined) {
+				call.index = index;
+				return;
 			}
-			movedTo.set(sent, index);
-			call.index = index;
-			return;
+			// A call that starts without an id (Ollama's gpt-oss, LangBot#2261) gets one now: it is stored
+			// with the answer and its result, and Anthropic or Responses refuse an empty one after a switch.
+			id = `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
+			call.id = id;
 		}
-		const index = movedTo.get(sent);
-		if (index !== undefined) call.index = index;
+		// A server that repeats the id on every delta of a call keeps that call's index.
+		let index = indexOf.get(id);
+		if (index === undefined) {
+			index = sent;
+			while (idAt.has(index)) index++;
+			idAt.set(index, id);
+			indexOf.set(id, index);
+		}
+		movedTo.set(sent, index);
+		call.index = index;
 	};
 }

@@ -126,7 +126,8 @@ export class BashRunner {
 		if (snapshot.fullOutputPath) result.fullOutputPath = snapshot.fullOutputPath;
 		// A disposed session's log is closed, or already the next session's: nothing more goes into it.
 		if (this.disposed) {
-			if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true });
+			// Must not throw: a failed removal would replace SESSION_CLOSED.
+			if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true }).catch(() => {});
 			throw disposedError();
 		}
 		this.record(command, result, { excludeFromContext });

@@ -224,7 +224,9 @@ function withoutImages(message: Message): Message {
  * but summarizes the call away); providers refuse it ("No tool call found for function call
  * output") on every later request. The file and the session's context keep it; the request leaves
  * it out. Incremental like the converter: each call looks only at the messages appended since the
- * last one, unless the converter returned a new array.
+ * last one, unless the converter returned a new array. Tool calls stored with an empty id (pi-ai's
+ * for an Ollama call sent without one, LangBot#2261) are sent with one derived from their message,
+ * their results with it: Anthropic and OpenAI Responses refuse an empty id.
  *
  * @example
  * ```ts
@@ -240,7 +242,7 @@ export function pairToolResults(
 	let calls = new Set<string>();
 	let orphaned = false;
 	return (messages) => {
-		const llm = convert(messages);
+		let llm = convert(messages);
 		if (llm !== scanned || llm.length < count || (count > 0 && llm[count - 1] !== last)) {
 			scanned = llm;
 			count = 0;
@@ -254,6 +256,7 @@ export function pairToolResults(
 		}
 		count = llm.length;
 		last = llm[count - 1];
+		if (calls.has("")) llm = withIdsForIdlessCalls(llm);
 		return orphaned ? withoutOrphanedToolResults(llm) : llm;
 	};
 }
@@ -273,4 +276,28 @@ function withoutOrphanedToolResults(messages: readonly Message[]): Message[] {
 		kept.push(message);
 	}
 	return kept;
+}
+
+/**
+ * `messages` with each tool call stored with an empty id given `call_<timestamp>_<block>` (the same
+ * at every request and reopen), and each empty-id result after it given its call's id, in order.
+ */
+function withIdsForIdlessCalls(messages: readonly Message[]): Message[] {
+	let open: string[] = [];
+	return messages.map((message) => {
+		if (message.role === "assistant") {
+			open = [];
+			if (!message.content.some((block) => block.type === "toolCall" && block.id === "")) return message;
+			const content = message.content.map((block, index) => {
+				if (block.type !== "toolCall" || block.id !== "") return block;
+				const id = `call_${message.timestamp}_${index}`;
+				open.push(id);
+				return { ...block, id };
+			});
+			return { ...message, content };
+		}
+		if (message.role !== "toolResult" || message.toolCallId !== "") return message;
+		const id = open.shift();
+		return id === undefined ? message : { ...message, toolCallId: id };
+	});
 }

@@ -274,6 +274,59 @@ describe("settle -i: a conversation", () => {
 		expect(await chat.end()).toBe(0);
 	});
 
+	it("a `/skill:name args` queued mid-run shows in the Queued notices as typed, not as the first line of its expanded block", async () => {
+		const skillFile = join(cli.project, ".settle", "skills", "lint", "SKILL.md");
+		mkdirSync(join(skillFile, ".."), { recursive: true });
+		writeFileSync(skillFile, "---\nname: lint\ndescription: Lints a file\n---\nLINT BODY\n");
+		const chat = repl([
+			"--faux-script",
+			script([
+				{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] },
+				"linted",
+				"linted again",
+				"done",
+			]),
+		]);
+		await chat.idle(0);
+		chat.send("start");
+		await fileAppears(cli.project, "started");
+		const from = chat.mark();
+		chat.send("/followup /skill:lint src/a.ts");
+		await chat.until("Queued (follow-up): ", from);
+		chat.send("/skill:lint src/b.ts");
+		const queued = await chat.until("Queued (steer): ", from);
+		writeFileSync(join(cli.project, "gate"), "");
+		const rest = await chat.idle(from, "linted again");
+		expect(await chat.end()).toBe(0);
+		expect(queued.split("\n").filter((line) => line.startsWith("Queued"))).toEqual([
+			"Queued (follow-up): /skill:lint src/a.ts",
+			"Queued (steer): /skill:lint src/b.ts",
+		]);
+		// Delivered, each shows as typed too.
+		expectInOrder(rest, ["» /skill:lint src/b.ts\n", "linted\n", "» /skill:lint src/a.ts\n", "linted again\n"]);
+		// What the model got is the skill's expansion (the queue holds it expanded).
+		expect(transcript(bannerSessionFile(chat.stdout)).filter((line) => line.includes("LINT BODY"))).toHaveLength(2);
+	});
+
+	it("Ctrl+C during a run names a queued `/skill:name args` it did not send as typed", async () => {
+		const skillFile = join(cli.project, ".settle", "skills", "lint", "SKILL.md");
+		mkdirSync(join(skillFile, ".."), { recursive: true });
+		writeFileSync(skillFile, "---\nname: lint\ndescription: Lints a file\n---\nLINT BODY\n");
+		const chat = repl([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }]),
+		]);
+		await chat.idle(0);
+		chat.send("run forever");
+		await fileAppears(cli.project, "started");
+		const from = chat.mark();
+		chat.send("/skill:lint src/a.ts");
+		await chat.until("Queued (steer): /skill:lint src/a.ts\n", from);
+		chat.child.kill("SIGINT");
+		expect(await chat.idle(from, "Aborted.\n")).toContain("Not sent: /skill:lint src/a.ts\n");
+		expect(await chat.end()).toBe(0);
+	});
+
 	it("Ctrl+C (SIGINT) during a run aborts it, keeps what was written, shows the queued line it did not send, and the chat takes the next line", async () => {
 		const chat = repl([
 			"--faux-script",

@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Usage } from "../../src/llm/types.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { RpcClient, useCliProject } from "./helpers.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { startWireServer } from "../llm/wire/server.js";
+import { RpcClient, useCliProject, writeLocalProvider } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-session-stats-");
@@ -117,5 +119,20 @@ describe("/session and RPC get_session_stats", () => {
 		expect(cumulative.tokens).toEqual({ input: 1340, output: 113, cacheRead: 3980, cacheWrite: 950, total: 6383 });
 		expect(cumulative.cost).toBeCloseTo(0.0125 + 0.003 + 0.0003 + 0.0021 + 0.0004 + 0.005, 12);
 		expect(info).toContain("  spent: $0.0233 (6383 tokens) in this session file, all branches\n");
+	});
+
+	it("/session rounds the context percentage half up as read: 41,050 of 100,000 tokens is 41.1%, not toFixed's 41.0%", async () => {
+		const server = await startWireServer();
+		try {
+			writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", contextWindow: 100_000 }] });
+			server.reply(chatReply([{ type: "text", text: "an answer" }], { usage: { prompt: 41_000, completion: 50 } }));
+			const chat = new Repl(["--model", "local/coder"], { cwd: cli.project, agentDir: cli.agentDir });
+			await chat.idle(0);
+			await chat.say("a question", "an answer");
+			expect(await chat.say("/session", "context:")).toContain("  context: 41050 of 100000 tokens (41.1%)\n");
+			expect(await chat.end()).toBe(0);
+		} finally {
+			await server.close();
+		}
 	});
 });

@@ -3,7 +3,7 @@
  * GC), no timers, child processes or descriptors, no session-file lock; handles a host keeps (an
  * inspect subscription, a trace recorder, an unsubscribe function) don't keep the session alive.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -301,6 +301,33 @@ describe("executeBash", () => {
 		expect(openFilePaths().filter((path) => path.includes("settle-user-bash"))).toEqual([]);
 		// No result names it: nobody would ever find it.
 		expect(existsSync(tempFile!)).toBe(false);
+		h.cleanup();
+	});
+
+	it("disposed while its spilled output's temp file cannot be removed: executeBash still rejects with SESSION_CLOSED, not the fs error", async () => {
+		const h = await createHarness();
+		let tempFile: string | undefined;
+		const error = await h.session
+			.executeBash("produce a lot", undefined, {
+				operations: {
+					exec: async (_command, _cwd, { onData }) => {
+						onData(Buffer.from("x".repeat(200 * 1024)));
+						while (!tempFile) {
+							await tick();
+							tempFile = openFilePaths().find((path) => path.includes("settle-user-bash"));
+						}
+						// A non-empty folder now has the file's name: removing the file fails (EISDIR).
+						rmSync(tempFile);
+						mkdirSync(tempFile);
+						writeFileSync(join(tempFile, "kept"), "");
+						h.session.dispose();
+						return { exitCode: null };
+					},
+				},
+			})
+			.catch((e: unknown) => e);
+		expect(error).toMatchObject({ code: "SESSION_CLOSED", message: BASH_DISPOSED });
+		rmSync(tempFile!, { recursive: true, force: true });
 		h.cleanup();
 	});
 });

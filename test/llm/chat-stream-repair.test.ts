@@ -72,6 +72,20 @@ describe("repairedChatStream", () => {
 		]);
 	});
 
+	it("LangBot#2261: a call that starts without an id gets a call_ id of its own; its later deltas continue it without one", async () => {
+		const body = [
+			line([{ index: 0, function: { name: "bash", arguments: '{"command":' } }]),
+			line([{ index: 0, function: { arguments: '"ls"}' } }]),
+			line([{ index: 1, id: "", function: { name: "bash", arguments: '{"command":"pwd"}' } }]),
+		].join("");
+		const { calls } = await indexesRead(body);
+		expect(calls).toMatchObject([{ index: 0 }, { index: 0 }, { index: 1 }]);
+		expect(calls[0]!.id).toMatch(/^call_[a-f0-9]{24}$/);
+		expect(calls[1]!.id).toBeUndefined();
+		expect(calls[2]!.id).toMatch(/^call_[a-f0-9]{24}$/);
+		expect(calls[2]!.id).not.toBe(calls[0]!.id);
+	});
+
 	it("a server that repeats a call's id on each delta keeps that call at one index", async () => {
 		const body = [
 			line([{ index: 0, id: "call_a", function: { name: "bash", arguments: '{"command":' } }]),

@@ -18874,14 +18874,14 @@ export const MUTANTS: Mutant[] = [
 		id: "JU03",
 		file: "src/llm/chat-stream-repair.ts",
 		description: "a call whose id comes again on a later delta is taken for a new call and moved to another index",
-		edits: [{ find: "let index = indexOf.get(call.id);", replace: "let index: number | undefined;" }],
+		edits: [{ find: "let index = indexOf.get(id);", replace: "let index: number | undefined;" }],
 		tests: ["test/llm/chat-stream-repair.test.ts"],
 	},
 	{
 		id: "JU04",
 		file: "src/llm/chat-stream-repair.ts",
 		description: "a delta without an id at a reused index stays there: the moved call's arguments go to the first call",
-		edits: [{ find: "if (index !== undefined) call.index = index;", replace: "" }],
+		edits: [{ find: "\t\t\t\tcall.index = index;\n", replace: "" }],
 		tests: ["test/llm/chat-stream-repair.test.ts"],
 	},
 	{
@@ -19230,6 +19230,86 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/bedrock-setups.test.ts"],
+	},
+	{
+		id: "KA01",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"an id-less Chat Completions tool call keeps pi-ai's empty id again (LangBot#2261): the session is refused once it switches to an Anthropic or Responses model",
+		edits: [{ find: "\t\t\tcall.id = id;\n", replace: "" }],
+		tests: ["test/pi-races/local-openai-servers.test.ts", "test/llm/chat-stream-repair.test.ts"],
+	},
+	{
+		id: "KA02",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/session rounds the context percentage with toFixed on the binary float again: 41,050 of 100,000 shows 41.0%",
+		edits: [
+			{
+				find: "const tenths = Math.floor((tokens * 2000 + window) / (2 * window));",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "return `${((tokens / window) * 100).toFixed(1)}%`;",
+			},
+		],
+		tests: ["test/cli/session-stats.test.ts"],
+	},
+	{
+		id: "KA03",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i names a `!` command's full-output file only when the output was cut again: terminal codes left out keep a file the record names and the chat never mentions",
+		edits: [
+			{
+				find: "\t\t\tif (result.fullOutputPath) {\n",
+				replace: "\t\t\tif (result.truncated && result.fullOutputPath) {\n",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "KA04",
+		file: "src/session/bash-runner.ts",
+		description:
+			"a disposed `!` command's full-output file that cannot be removed makes executeBash reject with the fs error again, not SESSION_CLOSED",
+		edits: [
+			{
+				find: "if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true }).catch(() => {});",
+				replace: "if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true });",
+			},
+		],
+		tests: ["test/lifetime/session-dispose.test.ts"],
+	},
+	{
+		id: "KA05",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"settle -i's Queued (follow-up) notice for a queued /skill:name args shows its expanded block's first line (<skill name=… location=…>) again, not what was typed",
+		edits: [{ find: "firstLine(asTyped(event.followUp[", replace: "firstLine((event.followUp[" }],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "KA06",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"settle -i shows a delivered queued /skill:name args as its expanded block's first line again (» <skill name=…>)",
+		edits: [{ find: "firstLine(asTyped(text))}`));", replace: "firstLine(text)}`));" }],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "KA07",
+		file: "src/session/convert-to-llm.ts",
+		description:
+			"a stored tool call with an empty id (pi-ai's for an id-less Ollama call) is sent with it again: Anthropic and Responses refuse every request of the session after a switch",
+		edits: [{ find: '\t\tif (calls.has("")) llm = withIdsForIdlessCalls(llm);\n', replace: "" }],
+		tests: ["test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "KA08",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"Ctrl+C in settle -i names a queued /skill:name args it did not send by its expanded block's first line again (Not sent: <skill name=…>)",
+		edits: [{ find: "firstLine(asTyped(text))}`);", replace: "firstLine(text)}`);" }],
+		tests: ["test/cli/interactive.test.ts"],
 	},
 ];
 

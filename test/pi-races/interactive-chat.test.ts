@@ -108,6 +108,7 @@ describe("agegr/pi-web#174: `!command` and `!!command` typed in the chat", () =>
 		await chat.idle(0);
 		const ran = await chat.say("!touch made-by-bang && echo made");
 		expect(ran).toContain("$ touch made-by-bang && echo made\n  made\n");
+		expect(ran).not.toContain("full output");
 		expect(existsSync(join(cli.project, "made-by-bang"))).toBe(true);
 		const hidden = await chat.say('!!printf "x\\033]0;title\\007y\\n"');
 		expect(hidden).toContain("(not sent to the model)");
@@ -137,7 +138,27 @@ describe("agegr/pi-web#174: `!command` and `!!command` typed in the chat", () =>
 		// The raw bytes (the escape left out of the output) are kept in the full-output file the entry names.
 		const kept = (messages[1] as { fullOutputPath?: string }).fullOutputPath ?? "";
 		expect(readFileSync(kept, "utf8")).toBe("x\x1b]0;title\x07y\n");
+		// The chat names it too: the output it showed is not all the command printed.
+		expect(hidden).toContain(`(the full output is in ${kept})\n`);
 		rmSync(kept);
+	});
+
+	it("agegr/pi-web#174: a `!` command's output cut for the model: the chat names the full-output file the entry names", async () => {
+		const chat = repl(["--faux"]);
+		await chat.idle(0);
+		const shown = await chat.say("!seq 1 2500", "full output is in");
+		// The file is written once the model has answered.
+		await chat.say("hello", "hello");
+		expect(await chat.end()).toBe(0);
+		const [entry] = readEntries(bannerSessionFile(chat.stdout)).flatMap((e) =>
+			e.type === "message" && (e.message as { role: string }).role === "bashExecution"
+				? [e.message as { truncated?: boolean; fullOutputPath?: string }]
+				: [],
+		);
+		expect(entry?.truncated).toBe(true);
+		expect(shown).toContain(`(output cut for the model; the full output is in ${entry!.fullOutputPath})\n`);
+		expect(readFileSync(entry!.fullOutputPath!, "utf8").split("\n")).toHaveLength(2501);
+		rmSync(entry!.fullOutputPath!);
 	});
 
 	it("agegr/pi-web#174: Ctrl+C while a `!` command runs cancels it and the chat goes on", async () => {

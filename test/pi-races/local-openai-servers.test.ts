@@ -16,12 +16,16 @@
  * that stops mid-answer or mid-call and closes the stream with neither `finish_reason` nor
  * `[DONE]`: a truncated turn that looked finished.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
-import { chatEvents, chatReply } from "../llm/wire/openai.js";
+import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import { chatEvents, chatReply, openAiError } from "../llm/wire/openai.js";
+import { responsesReply } from "../llm/wire/responses.js";
 import {
 	type RecordedRequest,
 	type Reply,
@@ -85,6 +89,70 @@ async function start(fields: Record<string, unknown> = {}): Promise<WireServer> 
 	server = await startWireServer();
 	writeLocalProvider(cli.agentDir, `${server.url}/v1`, fields);
 	return server;
+}
+
+/**
+ * The checks Anthropic and OpenAI Responses make on a history's tool calls: Anthropic's `tool_use.id`
+ * matches `^[a-zA-Z0-9_-]+$` and each `tool_result` names one; a Responses `function_call` has a
+ * `call_id` and each output names one. Anything else is refused with a 400, as they do.
+ */
+function refuseEmptyToolIds(request: RecordedRequest, next: () => Reply): Reply {
+	type Block = { type: string; id?: string; tool_use_id?: string };
+	if (request.path.endsWith("/messages")) {
+		const messages = (request.body?.messages ?? []) as { content: Block[] | string }[];
+		const blocks = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+		const ids = blocks.flatMap((b) => (b.type === "tool_use" ? [b.id ?? ""] : []));
+		const bad = ids.find((id) => !/^[a-zA-Z0-9_-]+$/.test(id));
+		if (bad !== undefined) {
+			return anthropicError(
+				400,
+				"invalid_request_error",
+				`tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$' (${JSON.stringify(bad)})`,
+			);
+		}
+		const orphan = blocks.find((b) => b.type === "tool_result" && !ids.includes(b.tool_use_id ?? ""));
+		if (orphan)
+			return anthropicError(
+				400,
+				"invalid_request_error",
+				`unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${orphan.tool_use_id}`,
+			);
+	}
+	if (request.path.endsWith("/responses")) {
+		const items = (request.body?.input ?? []) as { type?: string; call_id?: string }[];
+		const calls = items.flatMap((i) => (i.type === "function_call" ? [i.call_id ?? ""] : []));
+		if (calls.some((id) => !id)) {
+			return openAiError(
+				400,
+				"Invalid 'input[].call_id': empty string. Expected a string with minimum length 1.",
+				"invalid_request_error",
+				"empty_string",
+			);
+		}
+		const orphan = items.find((i) => i.type === "function_call_output" && !calls.includes(i.call_id ?? ""));
+		if (orphan)
+			return openAiError(
+				400,
+				`No tool call found for function call output with call_id ${orphan.call_id}.`,
+				"invalid_request_error",
+			);
+	}
+	return next();
+}
+
+/** `models.json` with the local Chat Completions provider and an Anthropic and a Responses one, all at `url`. */
+function writeSwitchProviders(url: string): void {
+	mkdirSync(cli.agentDir, { recursive: true });
+	writeFileSync(
+		join(cli.agentDir, "models.json"),
+		JSON.stringify({
+			providers: {
+				local: { baseUrl: `${url}/v1`, api: "openai-completions", apiKey: "local-key", models: [{ id: "coder" }] },
+				claude: { baseUrl: url, api: "anthropic-messages", apiKey: "k", models: [{ id: "sonnet" }] },
+				gpt: { baseUrl: `${url}/v1`, api: "openai-responses", apiKey: "k", models: [{ id: "gpt-wire-1" }] },
+			},
+		}),
+	);
 }
 
 function settle(args: string[]) {
@@ -175,6 +243,86 @@ describe("LangBot#2261 / continue#13225: Ollama's tool call with an index and no
 		const [assistant, tool] = sentAfterPrompt(wire.requests[1]!);
 		expect(tool).toMatchObject({ role: "tool", content: "from-gpt-oss\n" });
 		expect(tool!.tool_call_id).toBe(assistant!.tool_calls![0]!.id);
+	});
+
+	it("LangBot#2261: the id-less call gets an id of its own, kept in the file, so the session goes on under an Anthropic and then a Responses model (they refuse an empty id)", async () => {
+		server = await startWireServer(refuseEmptyToolIds);
+		const wire = server;
+		writeSwitchProviders(wire.url);
+		wire.reply(
+			sse([
+				ollamaChunk({ tool_calls: [wholeCall("bash", { command: "echo from-gpt-oss" }, { index: 0 })] }),
+				ollamaChunk({}, "tool_calls"),
+				usageChunk,
+				{ data: "[DONE]" },
+			]),
+			chatReply([{ type: "text", text: "It printed from-gpt-oss." }], { model: "coder" }),
+			anthropicReply([{ type: "text", text: "Claude read it." }]),
+			responsesReply([{ type: "message", text: "GPT read it." }]),
+		);
+		expect((await settle(["-p", "run echo"])).stdout).toBe("It printed from-gpt-oss.\n");
+		const claude = await settle(["-c", "--model", "claude/sonnet", "-p", "what did it print?"]);
+		expect(claude.stderr).toBe("");
+		expect(claude.stdout).toBe("Claude read it.\n");
+		const gpt = await settle(["-c", "--model", "gpt/gpt-wire-1", "-p", "and now?"]);
+		expect(gpt.stderr).toBe("");
+		expect(gpt.stdout).toBe("GPT read it.\n");
+
+		// The file holds the id the call ran under, its result under the same one: a reopen sends the same ids.
+		const entries = sessionEntries(join(cli.dir, "sessions"));
+		const call = entries
+			.flatMap((e) => (e.message?.role === "assistant" ? (e.message.content as { type: string; id?: string }[]) : []))
+			.find((block) => block.type === "toolCall");
+		expect(call?.id).toMatch(/^[a-zA-Z0-9_-]+$/);
+		expect(entries.find((e) => e.message?.role === "toolResult")?.message?.toolCallId).toBe(call!.id);
+		const [chat] = sentAfterPrompt(wire.requests[1]!);
+		expect(chat!.tool_calls![0]!.id).toBe(call!.id);
+	});
+
+	it("LangBot#2261: a file that already holds such a call with an empty id (pi 0.73.1, or Settle before) still goes on under an Anthropic and then a Responses model", async () => {
+		server = await startWireServer(refuseEmptyToolIds);
+		writeSwitchProviders(server.url);
+		const sm = SessionManager.create(cli.project, join(cli.dir, "sessions"));
+		sm.appendMessage({ role: "user", content: "run echo", timestamp: 1 });
+		const call = fauxAssistantMessage([fauxToolCall("bash", { command: "echo from-gpt-oss" })], {
+			stopReason: "toolUse",
+		});
+		const stored = { type: "toolCall" as const, id: "", name: "bash", arguments: { command: "echo from-gpt-oss" } };
+		sm.appendMessage({ ...call, provider: "local", api: "openai-completions", model: "coder", content: [stored] });
+		sm.appendMessage({
+			role: "toolResult",
+			toolCallId: "",
+			toolName: "bash",
+			content: [{ type: "text", text: "from-gpt-oss\n" }],
+			isError: false,
+			timestamp: 3,
+		});
+		sm.appendMessage({
+			...fauxAssistantMessage("It printed from-gpt-oss."),
+			provider: "local",
+			api: "openai-completions",
+			model: "coder",
+		});
+		const file = sm.getSessionFile()!;
+		sm.close();
+		server.reply(
+			anthropicReply([{ type: "text", text: "Claude read it." }]),
+			responsesReply([{ type: "message", text: "GPT read it." }]),
+		);
+
+		const claude = await settle(["--session", file, "--model", "claude/sonnet", "-p", "what did it print?"]);
+		expect(claude.stderr).toBe("");
+		expect(claude.stdout).toBe("Claude read it.\n");
+		const gpt = await settle(["--session", file, "--model", "gpt/gpt-wire-1", "-p", "and now?"]);
+		expect(gpt.stderr).toBe("");
+		expect(gpt.stdout).toBe("GPT read it.\n");
+		const sent = (
+			server.requests[0]!.body.messages as { content: { type: string; id?: string; tool_use_id?: string }[] | string }[]
+		)
+			.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+			.filter((b) => b.type === "tool_use" || b.type === "tool_result");
+		expect(sent[0]!.id).toMatch(/^call_\d+_0$/);
+		expect(sent[1]!.tool_use_id).toBe(sent[0]!.id);
 	});
 });
 
