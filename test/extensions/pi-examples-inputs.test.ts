@@ -132,8 +132,16 @@ describe("pi examples, differential: outside input", () => {
 		);
 		// Deliberate: pi imports a folder extension through Node's resolution of the folder, which
 		// follows symlinks (its import.meta.url is the real path; a file extension keeps the path
-		// given, in both); Settle imports the folder's index.ts at the path given.
-		expect(JSON.parse(JSON.stringify(settle).replaceAll(EXAMPLES, realExamples))).toEqual(pi);
+		// given, in both); Settle imports the folder's index.ts at the path given. Deliberate too: the
+		// template names no `$1` / `$@`, so pi drops "focus on tests"; Settle keeps it after a blank
+		// line (mastra#13493).
+		const templateText = template?.slice("user: ".length) ?? "";
+		// The text ends where its JSON string ends: in the requests it follows "user: ".
+		const ending = JSON.stringify(templateText).slice(1);
+		const piWithArguments = JSON.parse(
+			JSON.stringify(pi).replaceAll(ending, `${ending.slice(0, -1)}\\n\\nfocus on tests"`),
+		);
+		expect(JSON.parse(JSON.stringify(settle).replaceAll(EXAMPLES, realExamples))).toEqual(piWithArguments);
 	});
 
 	it("timed-confirm.ts: the dialogs get the timeout or signal; answers and no answers are reported", async () => {
