@@ -8,20 +8,14 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 import { gate } from "../session/recovery-helpers.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "./helpers.js";
 
 const cli = useCliProject("settle-exit-typed-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 /** `settle <args>` in the project (async: the provider server answers from this process). */
 const settle = (args: string[]) => runSettleAsync(args, { cwd: cli.project, agentDir: cli.agentDir });

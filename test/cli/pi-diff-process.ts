@@ -5,8 +5,10 @@
  * comparison applies to their outputs. Each normalization names the difference it takes out.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { type CliRun, cliCommand, ROOT, trackChild } from "./helpers.js";
 
 const PI_PEER = join(ROOT, "test/cli/pi-diff-peer.mjs");
@@ -33,6 +35,44 @@ export function makeDiffDirs(root: string): DiffDirs {
 		JSON.stringify({ defaultProvider: "faux", defaultModel: "faux-1" }),
 	);
 	return dirs;
+}
+
+/** For a test file's top level: fresh {@link makeDiffDirs} folders under a temp dir named `prefix…` per test, removed after it. */
+export function useDiffDirs(prefix: string): DiffDirs {
+	let root = "";
+	let dirs: DiffDirs | undefined;
+	beforeEach(() => {
+		root = mkdtempSync(join(tmpdir(), prefix));
+		dirs = makeDiffDirs(root);
+	});
+	afterEach(() => rmSync(root, { recursive: true, force: true }));
+	const current = (): DiffDirs => {
+		if (!dirs) throw new Error("useDiffDirs' folders exist only inside a test");
+		return dirs;
+	};
+	return {
+		get project() {
+			return current().project;
+		},
+		get home() {
+			return current().home;
+		},
+		get piAgent() {
+			return current().piAgent;
+		},
+		get settleAgent() {
+			return current().settleAgent;
+		},
+	};
+}
+
+/** Writes `text` to `relativePath` under both CLIs' agent dirs (a template, a skill). */
+export function writeInBothAgents(dirs: DiffDirs, relativePath: string, text: string): void {
+	for (const agent of [dirs.piAgent, dirs.settleAgent]) {
+		const file = join(agent, relativePath);
+		mkdirSync(join(file, ".."), { recursive: true });
+		writeFileSync(file, text);
+	}
 }
 
 /** The environment both CLIs get: nothing from the developer's (no keys, no ~/.pi or ~/.settle). */

@@ -6,27 +6,14 @@
  * pi#6695: defaults (`${1:-…}`, `${@:-…}`, `${ARGUMENTS:-…}`, later pi's syntax) reached the model
  * as written. pi#9588: an argument holding `$&` or `$@` was substituted again.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DiffDirs, makeDiffDirs, runPiCli, runSettleCli } from "./pi-diff-process.js";
+import { describe, expect, it } from "vitest";
+import { runPiCli, runSettleCli, useDiffDirs, writeInBothAgents } from "./pi-diff-process.js";
 
-let root: string;
-let dirs: DiffDirs;
-
-beforeEach(() => {
-	root = mkdtempSync(join(tmpdir(), "settle-template-args-pi-"));
-	dirs = makeDiffDirs(root);
-});
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+const dirs = useDiffDirs("settle-template-args-pi-");
 
 /** Writes `<name>.md` into both CLIs' global prompts folder. */
 function template(name: string, body: string): void {
-	for (const agent of [dirs.piAgent, dirs.settleAgent]) {
-		mkdirSync(join(agent, "prompts"), { recursive: true });
-		writeFileSync(join(agent, "prompts", `${name}.md`), `---\ndescription: Testing positional args\n---\n${body}`);
-	}
+	writeInBothAgents(dirs, `prompts/${name}.md`, `---\ndescription: Testing positional args\n---\n${body}`);
 }
 
 /** What the model got for `prompt` (the faux model echoes it), from pi and from Settle. */

@@ -8,7 +8,7 @@
  * The runtime half keeps the types honest: every key and value a real retry, compaction-free run and
  * replacement streams is one the types name.
  */
-import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import type { RunCause } from "../../machines/prompt-operation.machine.js";
 import {
 	createTraceRecorder,
@@ -20,7 +20,7 @@ import type { LifecycleInspectionEvent } from "../../src/inspect/lifecycle-inspe
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime, RuntimeSessionsInspectionEvent } from "../../src/runtime/runtime.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
-import { createWorkspace, loggingFactory, startRuntime, type Workspace } from "../runtime/helpers.js";
+import { loggingFactory, runtimePerTest, startRuntime } from "../runtime/helpers.js";
 
 /** Every key of each details type, at runtime; the `satisfies` checks below fail when the type gains or loses one. */
 const PROMPT_OPERATION_KEYS = [
@@ -101,20 +101,12 @@ describe("typed details of inspection state changes", () => {
 		expect([onSession, onRuntime, onBoth, custom].every((f) => typeof f === "function")).toBe(true);
 	});
 
-	let ws: Workspace | undefined;
-	let runtime: AgentSessionRuntime | undefined;
-	afterEach(async () => {
-		await runtime?.dispose();
-		runtime = undefined;
-		ws?.cleanup();
-		ws = undefined;
-	});
+	const perTest = runtimePerTest();
 
 	it("every key and value a real retried prompt and a replacement stream is one the types name", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		const faux = createFauxProvider();
-		const r = await startRuntime(loggingFactory(faux, []).factory, ws, ws.alpha);
-		runtime = r;
+		const r = await perTest.runtime(startRuntime(loggingFactory(faux, []).factory, ws, ws.alpha));
 		r.session.settingsManager.applyOverrides({ retry: { baseDelayMs: 1 } });
 		const seen: RuntimeSessionsInspectionEvent[] = [];
 		const subscription = r.inspectSessions((e) => seen.push(e));

@@ -7,7 +7,7 @@
  * The runtime half keeps the types honest: every `from` / `to` a real prompt and replacement stream
  * is one of the machine's leaf paths.
  */
-import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import {
 	type PromptOperationStatePath,
 	promptOperationMachine,
@@ -18,7 +18,7 @@ import type { StateChangeEvent } from "../../src/inspect/lifecycle-inspector.js"
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime, RuntimeSessionsInspectionEvent } from "../../src/runtime/runtime.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
-import { createWorkspace, loggingFactory, startRuntime, type Workspace } from "../runtime/helpers.js";
+import { loggingFactory, runtimePerTest, startRuntime } from "../runtime/helpers.js";
 
 type SessionObserverEvent = Parameters<Parameters<AgentSession["inspect"]>[0]>[0];
 type RuntimeObserverEvent = Parameters<Parameters<AgentSessionRuntime["inspect"]>[0]>[0];
@@ -72,20 +72,12 @@ describe("typed from/to of inspection state changes", () => {
 		expect([onSession, onRuntime, onBoth].every((f) => typeof f === "function")).toBe(true);
 	});
 
-	let ws: Workspace | undefined;
-	let runtime: AgentSessionRuntime | undefined;
-	afterEach(async () => {
-		await runtime?.dispose();
-		runtime = undefined;
-		ws?.cleanup();
-		ws = undefined;
-	});
+	const perTest = runtimePerTest();
 
 	it("every from/to streamed by a real prompt and replacement is one of the machine's leaf paths", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		const faux = createFauxProvider();
-		const r = await startRuntime(loggingFactory(faux, []).factory, ws, ws.alpha);
-		runtime = r;
+		const r = await perTest.runtime(startRuntime(loggingFactory(faux, []).factory, ws, ws.alpha));
 		const seen: RuntimeSessionsInspectionEvent[] = [];
 		const subscription = r.inspectSessions((e) => seen.push(e));
 		faux.setResponses([fauxAssistantMessage("one")]);

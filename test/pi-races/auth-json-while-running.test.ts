@@ -11,21 +11,15 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuthStorage } from "../../src/index.js";
 import { useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-auth-json-while-running-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 describe("TelePi#10, codex-acp#258, codex#42771: auth.json changed while a session runs is not read again", () => {
 	it("TelePi#10: settle -i started without a key, the key stored in auth.json from another process: the next prompt reaches the provider with it", async () => {

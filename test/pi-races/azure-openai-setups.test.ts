@@ -18,20 +18,14 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
 import { responsesReply } from "../llm/wire/responses.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-azure-");
 const MODEL = "azure-openai-responses/gpt-5.4";
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 /** `settle -p hi` on {@link MODEL} with `env` over no AZURE_ variables of the test's own. */
 function settle(env: Record<string, string>) {

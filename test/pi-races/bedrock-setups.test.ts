@@ -59,9 +59,9 @@ function awsCleared(): Record<string, undefined> {
 	);
 }
 
-/** `settle -p hi` on {@link MODEL} with HOME in the test folder and `env` over no AWS variables. */
-function settle(env: Record<string, string>) {
-	return runSettleAsync(["--no-session", "--model", MODEL, "-p", "hi"], {
+/** `settle -p hi` on `model` (and `flags`) with HOME in the test folder and `env` over no AWS variables. */
+function settle(env: Record<string, string>, model = MODEL, flags: string[] = []) {
+	return runSettleAsync(["--no-session", "--model", model, ...flags, "-p", "hi"], {
 		cwd: cli.project,
 		agentDir: cli.agentDir,
 		env: { ...awsCleared(), HOME: cli.dir, AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.url, ...env },
@@ -141,20 +141,9 @@ describe("cline#2482: a base model id only inference profiles serve", () => {
 				"Invocation of model ID anthropic.claude-sonnet-4-5-20250929-v1:0 with on-demand throughput isn’t supported. Retry your request with the ID or ARN of an inference profile that contains this model.",
 			),
 		);
-		const run = await runSettleAsync(
-			["--no-session", "--model", "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", "-p", "hi"],
-			{
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-				env: {
-					...awsCleared(),
-					HOME: cli.dir,
-					AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.url,
-					AWS_ACCESS_KEY_ID: "AKIA",
-					AWS_SECRET_ACCESS_KEY: "fake",
-					AWS_REGION: "eu-west-1",
-				},
-			},
+		const run = await settle(
+			{ AWS_ACCESS_KEY_ID: "AKIA", AWS_SECRET_ACCESS_KEY: "fake", AWS_REGION: "eu-west-1" },
+			"amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0",
 		);
 		expect(run.code).toBe(1);
 		expect(run.stderr).toContain("with on-demand throughput isn’t supported");
@@ -169,20 +158,10 @@ describe("cline#2482: a base model id only inference profiles serve", () => {
 describe("chatwise#867: thinking asked of a Bedrock model without it", () => {
 	it("chatwise#867: settle -p --thinking high on amazon-bedrock/amazon.nova-pro-v1:0: the answer; the request carries no additional model fields", async () => {
 		server.reply(bedrockAnswer("nova answers"));
-		const run = await runSettleAsync(
-			["--no-session", "--model", "amazon-bedrock/amazon.nova-pro-v1:0", "--thinking", "high", "-p", "hi"],
-			{
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-				env: {
-					...awsCleared(),
-					HOME: cli.dir,
-					AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.url,
-					AWS_ACCESS_KEY_ID: "AKIA",
-					AWS_SECRET_ACCESS_KEY: "fake",
-					AWS_REGION: "us-east-1",
-				},
-			},
+		const run = await settle(
+			{ AWS_ACCESS_KEY_ID: "AKIA", AWS_SECRET_ACCESS_KEY: "fake", AWS_REGION: "us-east-1" },
+			"amazon-bedrock/amazon.nova-pro-v1:0",
+			["--thinking", "high"],
 		);
 		expect(run.code).toBe(0);
 		expect(run.stdout).toBe("nova answers\n");

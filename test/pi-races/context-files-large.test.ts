@@ -7,29 +7,21 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
+import { runtimePerTest, startRuntimeWithEmptyHome } from "../runtime/helpers.js";
 
-let ws: Workspace | undefined;
-let runtime: AgentSessionRuntime | undefined;
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws?.cleanup();
-	ws = undefined;
-});
+const perTest = runtimePerTest();
 
 describe("openclaw#69480: a large AGENTS.md cut silently", () => {
 	it("openclaw#69480, hermes-agent#72449: a 60,000-character AGENTS.md reaches the model whole, its last rule included", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		const filler = Array.from({ length: 1500 }, (_, i) => `- Rule ${i}: keep module ${i} documented.`).join("\n");
 		const rules = `# Project rules\n${filler}\n- ESCALATION-RULE-LAST: page the on-call owner before any production change.\n`;
 		expect(rules.length).toBeGreaterThan(60_000);
 		writeFileSync(join(ws.alpha, "AGENTS.md"), rules);
 		const faux = createFauxProvider();
-		runtime = await startRuntimeWithEmptyHome(faux, ws, ws.alpha);
+		const runtime = await perTest.runtime(startRuntimeWithEmptyHome(faux, ws, ws.alpha));
 		faux.setResponses([fauxAssistantMessage("ok")]);
 		await runtime.session.prompt("What must happen before a production change?");
 		const sent = faux.requests[0]!.systemPrompt ?? "";

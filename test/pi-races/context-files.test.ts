@@ -8,22 +8,14 @@
  */
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 // pi 0.73.1's own collector, for the side-by-side check (the module alone, not pi's package index).
 import { loadProjectContextFiles as piLoadProjectContextFiles } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/resource-loader.js";
 import { loadSkillsFromDir as piLoadSkillsFromDir } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/skills.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
+import { runtimePerTest, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
 
-let ws: Workspace | undefined;
-let runtime: AgentSessionRuntime | undefined;
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws?.cleanup();
-	ws = undefined;
-});
+const perTest = runtimePerTest();
 
 function timesIn(text: string, needle: string): number {
 	return text.split(needle).length - 1;
@@ -31,7 +23,7 @@ function timesIn(text: string, needle: string): number {
 
 async function firstSystemPrompt(workspace: Workspace, cwd: string, agentDir = workspace.agentDir): Promise<string> {
 	const faux = createFauxProvider();
-	runtime = await startRuntimeWithEmptyHome(faux, { ...workspace, agentDir }, cwd);
+	const runtime = await perTest.runtime(startRuntimeWithEmptyHome(faux, { ...workspace, agentDir }, cwd));
 	faux.setResponses([fauxAssistantMessage("ok")]);
 	await runtime.session.prompt("hi");
 	return faux.requests[0]!.systemPrompt ?? "";
@@ -39,7 +31,7 @@ async function firstSystemPrompt(workspace: Workspace, cwd: string, agentDir = w
 
 describe("pi#8116: a context file reached by two paths is sent twice", () => {
 	it("pi#8116, pi#4436: a project AGENTS.md that is a symlink to the global AGENTS.md: the rules reach the model once", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		writeFileSync(join(ws.agentDir, "AGENTS.md"), "- Always answer in haiku (RULE-8116).\n");
 		const project = join(ws.root, "dotfiles-project");
 		mkdirSync(project, { recursive: true });
@@ -49,7 +41,7 @@ describe("pi#8116: a context file reached by two paths is sent twice", () => {
 	});
 
 	it("pi#5648: started inside the agent folder, reached through a symlink (stow): the global AGENTS.md reaches the model once", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		writeFileSync(join(ws.agentDir, "AGENTS.md"), "- Prefer tabs (RULE-5648).\n");
 		const linkedAgentDir = join(ws.root, "linked-agent");
 		symlinkSync(ws.agentDir, linkedAgentDir);
@@ -59,7 +51,7 @@ describe("pi#8116: a context file reached by two paths is sent twice", () => {
 	});
 
 	it("pi#8116: two distinct files with the same text (global and project) both stay: they are two layers", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		writeFileSync(join(ws.agentDir, "AGENTS.md"), "- Run the linter (RULE-LAYER).\n");
 		const project = join(ws.root, "copied-project");
 		mkdirSync(project, { recursive: true });
@@ -69,7 +61,7 @@ describe("pi#8116: a context file reached by two paths is sent twice", () => {
 	});
 
 	it("pi#8116 (pi-peer): pi 0.73.1's loadProjectContextFiles lists the symlinked AGENTS.md twice on the same layout", () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		writeFileSync(join(ws.agentDir, "AGENTS.md"), "- Always answer in haiku (RULE-8116).\n");
 		const project = join(ws.root, "dotfiles-project");
 		mkdirSync(project, { recursive: true });
@@ -87,7 +79,7 @@ function utf16(text: string, order: "le" | "be"): Buffer {
 
 describe("code_puppy#778: an AGENTS.md saved as UTF-16 reached the model as NUL-interleaved bytes", () => {
 	it("code_puppy#778: UTF-16 LE and BE context files, and a UTF-8 one with a byte order mark, reach the model as their text", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		writeFileSync(join(ws.agentDir, "AGENTS.md"), utf16("- Answer in French (RULE-778-LE, é).\n", "le"));
 		const project = join(ws.root, "windows-project");
 		mkdirSync(join(project, "src"), { recursive: true });
@@ -103,7 +95,7 @@ describe("code_puppy#778: an AGENTS.md saved as UTF-16 reached the model as NUL-
 	// Found by the resources differential once its files carried marks: the check that tells a skill
 	// from a README beside the skills read the file as UTF-8, saw no front matter and skipped it.
 	it("code_puppy#778: a skill saved as UTF-16 directly in the skills folder is offered to the model", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		mkdirSync(join(ws.agentDir, "skills"), { recursive: true });
 		writeFileSync(
 			join(ws.agentDir, "skills", "review.md"),
@@ -113,11 +105,11 @@ describe("code_puppy#778: an AGENTS.md saved as UTF-16 reached the model as NUL-
 		mkdirSync(project, { recursive: true });
 		const sent = await firstSystemPrompt(ws, project);
 		expect(sent).toContain("Reviews a change (SKILL-778-BE).");
-		expect(runtime!.session.resourceLoader.getSkills().diagnostics).toEqual([]);
+		expect(perTest.current.session.resourceLoader.getSkills().diagnostics).toEqual([]);
 	});
 
 	it("code_puppy#778: a prompt template saved as UTF-16 expands to its text", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		const project = join(ws.root, "windows-project");
 		mkdirSync(join(project, ".pi", "prompts"), { recursive: true });
 		writeFileSync(
@@ -125,7 +117,7 @@ describe("code_puppy#778: an AGENTS.md saved as UTF-16 reached the model as NUL-
 			utf16("---\ndescription: Review the change\n---\nReview $1 carefully (TEMPLATE-778).\n", "le"),
 		);
 		const faux = createFauxProvider();
-		runtime = await startRuntimeWithEmptyHome(faux, ws, project);
+		const runtime = await perTest.runtime(startRuntimeWithEmptyHome(faux, ws, project));
 		faux.setResponses([fauxAssistantMessage("ok")]);
 		await runtime.session.prompt("/review main.ts");
 		const user = JSON.stringify(faux.requests[0]!.messages.at(-1));
@@ -138,7 +130,7 @@ describe("code_puppy#778: an AGENTS.md saved as UTF-16 reached the model as NUL-
 
 describe("codex#13918: a SKILL.md saved as UTF-8 with a byte order mark was skipped (missing YAML frontmatter)", () => {
 	it("codex#13918: a skill with a UTF-8 mark and CRLF lines is offered to the model; SYSTEM.md in UTF-16 LE and APPEND_SYSTEM.md with a UTF-8 mark reach it as their text", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		const project = join(ws.root, "windows-project");
 		mkdirSync(join(project, ".pi", "skills", "example-skill"), { recursive: true });
 		writeFileSync(
@@ -152,11 +144,11 @@ describe("codex#13918: a SKILL.md saved as UTF-8 with a byte order mark was skip
 		expect(sent).toContain("\nAnswer briefly (APPEND-13918).");
 		expect(sent).toContain("Example description (SKILL-13918).");
 		for (const stray of ["\u0000", "\uFFFD", "\uFEFF"]) expect(sent).not.toContain(stray);
-		expect(runtime!.session.resourceLoader.getSkills().diagnostics).toEqual([]);
+		expect(perTest.current.session.resourceLoader.getSkills().diagnostics).toEqual([]);
 	});
 
 	it("codex#13918 (pi-peer): pi 0.73.1's loadSkillsFromDir skips the same SKILL.md: 'description is required'", () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		const dir = join(ws.root, "skills");
 		mkdirSync(join(dir, "example-skill"), { recursive: true });
 		writeFileSync(

@@ -19,22 +19,16 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 import { writeExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-extension-provider-urls-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 /** The extension source registering provider `hub` (openai-completions at the local server) with one model, `model-a` (128,000 tokens). */
 function registerHub(): string {

@@ -28,20 +28,14 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 import { writeExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-extension-providers-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 /** The role of the first message of a recorded chat-completions request. */
 function firstRole(index: number): string {

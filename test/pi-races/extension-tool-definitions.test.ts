@@ -17,20 +17,14 @@
  * until the tool was renamed. What the user should see: that registration refused with an error
  * naming the rule and a usable name, and every request carrying only names the API accepts.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 import { writeExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-extension-tool-definitions-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 /** models.json: one provider, `local`, speaking Anthropic Messages at the wire server. */
 function useAnthropicEndpoint(): void {

@@ -5,12 +5,12 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { AgentMessage } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { type CliProject, runSettle } from "../cli/helpers.js";
+import { type CliProject, type RpcClient, runSettle } from "../cli/helpers.js";
 import { script } from "../session/recovery-helpers.js";
 
 export { comparable, reopenedContext, tick } from "../session/helpers.js";
@@ -247,4 +247,24 @@ export function writeExtension(dir: string, name: string, body: string): string 
 	const path = join(dir, name);
 	writeFileSync(path, `export default function (pi) {\n${body}\n}\n`);
 	return path;
+}
+
+/** The context meter `get_session_stats` answers with. */
+export interface ContextUsage {
+	tokens: number | null;
+	percent: number | null;
+	contextWindow: number;
+}
+
+/** Sends `message` as the RPC prompt `id`, checks it was accepted, and waits until the run settles. */
+export async function rpcPrompt(client: RpcClient, id: string, message: string): Promise<void> {
+	const settled = client.next((line) => line.type === "agent_settled");
+	expect(await client.request({ id, type: "prompt", message })).toMatchObject({ success: true });
+	await settled;
+}
+
+/** The context meter `get_session_stats`, sent as request `id`, reports. */
+export async function rpcContextUsage(client: RpcClient, id: string): Promise<ContextUsage | undefined> {
+	return ((await client.request({ id, type: "get_session_stats" })) as { data: { contextUsage?: ContextUsage } }).data
+		.contextUsage;
 }

@@ -16,20 +16,14 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { bannerSessionFile, fileAppears, GATED_COMMAND, Repl, transcript } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-interactive-commands-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 function repl(args: string[]): Repl {
 	return new Repl(args, { cwd: cli.project, agentDir: cli.agentDir });

@@ -11,19 +11,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-key-line-breaks-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 function ask(env: Record<string, string | undefined> = {}) {
 	server.reply(chatReply([{ type: "text", text: "hello back" }]));

@@ -15,21 +15,15 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply, anthropicStreamError } from "../llm/wire/anthropic.js";
 import { responsesPartial, responsesReply } from "../llm/wire/responses.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 import { fileEntries, sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-mid-stream-errors-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 /** `settle <args>` on the local provider with `api`, a 1 ms retry backoff, no client retries. */
 function settle(api: string, args: string[]) {

@@ -10,20 +10,14 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { startWireServer, useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-model-id-slash-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 const NO_KEYS = { XIAOMI_API_KEY: undefined, OPENROUTER_API_KEY: undefined, GROQ_API_KEY: undefined };
 

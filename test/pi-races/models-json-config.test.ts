@@ -50,21 +50,15 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-models-json-config-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 function writeModels(providers: Record<string, unknown>): void {
 	mkdirSync(cli.agentDir, { recursive: true });

@@ -5,20 +5,14 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-models-json-while-running-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 describe("pi-web#243: a models.json that no longer reads drops every custom provider, and nothing says why", () => {
 	it("pi-web#243: settle -i, models.json cut mid-save: /model names the file and its error, keeps the last good read's models, and the next prompt still reaches the provider with its key; once fixed, its new model is listed", async () => {

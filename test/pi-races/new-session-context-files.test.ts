@@ -8,27 +8,19 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
+import { runtimePerTest, startRuntimeWithEmptyHome } from "../runtime/helpers.js";
 
-let ws: Workspace | undefined;
-let runtime: AgentSessionRuntime | undefined;
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws?.cleanup();
-	ws = undefined;
-});
+const perTest = runtimePerTest();
 
 describe("oh-my-pi#8663: /new serves the AGENTS.md read at startup", () => {
 	it("oh-my-pi#8663, oh-my-pi#9273: AGENTS.md edited on disk, then newSession(): the new session's request carries the new rules, not the old", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		const rules = join(ws.alpha, "AGENTS.md");
 		writeFileSync(rules, "- The project magic token is MAGIC-ALPHA.\n");
 		const faux = createFauxProvider();
-		runtime = await startRuntimeWithEmptyHome(faux, ws, ws.alpha);
+		const runtime = await perTest.runtime(startRuntimeWithEmptyHome(faux, ws, ws.alpha));
 		faux.setResponses([fauxAssistantMessage("MAGIC-ALPHA"), fauxAssistantMessage("MAGIC-BRAVO")]);
 		await runtime.session.prompt("What magic token do your project rules contain?");
 		expect(faux.requests[0]!.systemPrompt).toContain("MAGIC-ALPHA");

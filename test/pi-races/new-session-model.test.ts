@@ -1,22 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
+import { runtimePerTest, startRuntimeWithEmptyHome } from "../runtime/helpers.js";
 
-let ws: Workspace | undefined;
-let runtime: AgentSessionRuntime | undefined;
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws?.cleanup();
-	ws = undefined;
-});
+const perTest = runtimePerTest();
 
 describe("pi#9592: /new resets the model picked with /model to the startup default", () => {
 	it("pi#9592: started without --model, setModel(deep) and a thinking level, then newSession(): the new session runs on deep at that level", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		const faux = createFauxProvider({ models: [{ id: "fast" }, { id: "deep", reasoning: true }] });
-		runtime = await startRuntimeWithEmptyHome(faux, ws, ws.alpha);
+		const runtime = await perTest.runtime(startRuntimeWithEmptyHome(faux, ws, ws.alpha));
 		expect(runtime.session.model?.id).toBe("fast");
 		await runtime.session.setModel(faux.getModel("deep")!);
 		runtime.session.setThinkingLevel("high");

@@ -10,58 +10,55 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFauxProvider, type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
+import { runtimePerTest, startRuntimeWithEmptyHome } from "../runtime/helpers.js";
 
-let ws: Workspace | undefined;
-let runtime: AgentSessionRuntime | undefined;
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws?.cleanup();
-	ws = undefined;
-});
+const perTest = runtimePerTest();
 
 /** The text of the last user message the model was sent in request `index`. */
 function sentUserText(faux: FauxProvider, index: number): string {
 	return JSON.stringify(faux.requests[index]!.messages.at(-1));
 }
 
-async function startWithTemplate(text: string): Promise<{ faux: FauxProvider; file: string }> {
-	ws = createWorkspace();
+async function startWithTemplate(
+	text: string,
+): Promise<{ faux: FauxProvider; file: string; runtime: AgentSessionRuntime }> {
+	const ws = perTest.workspace();
 	const prompts = join(ws.alpha, ".settle", "prompts");
 	mkdirSync(prompts, { recursive: true });
 	const file = join(prompts, "review.md");
 	writeFileSync(file, text);
 	const faux = createFauxProvider();
-	runtime = await startRuntimeWithEmptyHome(faux, ws, ws.alpha);
+	const runtime = await perTest.runtime(startRuntimeWithEmptyHome(faux, ws, ws.alpha));
 	faux.setResponses([fauxAssistantMessage("first"), fauxAssistantMessage("second")]);
-	return { faux, file };
+	return { faux, file, runtime };
 }
 
 describe("claude-code#11745: an edited prompt template runs its old text until restart", () => {
 	it("claude-code#11745, claude-code#15803: review.md edited between two /review calls: the second sends the edited text, arguments substituted", async () => {
-		const { faux, file } = await startWithTemplate("---\ndescription: Review a file\n---\nReview $1 for bugs (V1).\n");
-		await runtime!.session.prompt("/review a.ts");
+		const { faux, file, runtime } = await startWithTemplate(
+			"---\ndescription: Review a file\n---\nReview $1 for bugs (V1).\n",
+		);
+		await runtime.session.prompt("/review a.ts");
 		expect(sentUserText(faux, 0)).toContain("Review a.ts for bugs (V1).");
 
 		writeFileSync(file, "---\ndescription: Review a file\n---\nReview $1 for bugs and tests (V2).\n");
-		await runtime!.session.prompt("/review b.ts");
+		await runtime.session.prompt("/review b.ts");
 		const second = sentUserText(faux, 1);
 		expect(second).toContain("Review b.ts for bugs and tests (V2).");
 		expect(second).not.toContain("(V1)");
 	});
 
 	it("claude-code#11745: a template whose file was removed, or whose front matter no longer parses, still expands as it was loaded", async () => {
-		const { faux, file } = await startWithTemplate("Review $1 for bugs (LOADED).\n");
+		const { faux, file, runtime } = await startWithTemplate("Review $1 for bugs (LOADED).\n");
 		writeFileSync(file, "---\ndescription: [unclosed\n---\nReview $1 (BROKEN).\n");
-		await runtime!.session.prompt("/review a.ts");
+		await runtime.session.prompt("/review a.ts");
 		expect(sentUserText(faux, 0)).toContain("Review a.ts for bugs (LOADED).");
 
 		rmSync(file);
-		await runtime!.session.prompt("/review b.ts");
+		await runtime.session.prompt("/review b.ts");
 		expect(sentUserText(faux, 1)).toContain("Review b.ts for bugs (LOADED).");
 	});
 });

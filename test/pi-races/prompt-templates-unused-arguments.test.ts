@@ -9,27 +9,14 @@
  * user should see: the model gets what they typed. Settle puts it after the template's text, a
  * blank line between, as a `/skill:name`'s arguments follow the skill.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DiffDirs, makeDiffDirs, runPiCli, runSettleCli } from "../cli/pi-diff-process.js";
+import { describe, expect, it } from "vitest";
+import { runPiCli, runSettleCli, useDiffDirs, writeInBothAgents } from "../cli/pi-diff-process.js";
 
-let root: string;
-let dirs: DiffDirs;
-
-beforeEach(() => {
-	root = mkdtempSync(join(tmpdir(), "settle-pi-races-template-unused-arguments-"));
-	dirs = makeDiffDirs(root);
-});
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+const dirs = useDiffDirs("settle-pi-races-template-unused-arguments-");
 
 /** The same template in both CLIs' global prompts folder. */
 function template(name: string, body: string): void {
-	for (const agent of [dirs.piAgent, dirs.settleAgent]) {
-		mkdirSync(join(agent, "prompts"), { recursive: true });
-		writeFileSync(join(agent, "prompts", `${name}.md`), body);
-	}
+	writeInBothAgents(dirs, `prompts/${name}.md`, body);
 }
 
 describe("mastra#13493: arguments given to a template without placeholders", () => {

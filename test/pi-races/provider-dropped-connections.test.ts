@@ -35,7 +35,7 @@ import { SessionManager } from "../../src/index.js";
 import { SimulatedClock } from "../../src/testing/index.js";
 import { anthropicEvents } from "../llm/wire/anthropic.js";
 import { chatEvents, chatPartial, chatReply } from "../llm/wire/openai.js";
-import { encodeSse, noHeaders } from "../llm/wire/server.js";
+import { encodeSse, noHeaders, type SseEvent } from "../llm/wire/server.js";
 import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
@@ -185,6 +185,32 @@ async function writeEvery50s(clock: ObservedClock, response: ServerResponse, pie
 	}
 }
 
+/**
+ * Answers the next request with `events`' first `sent` and holds the response open, prompts
+ * `text`, and resolves once the first text delta has arrived: the held response, and the prompt.
+ */
+async function heldStream(
+	session: WireSession,
+	events: readonly SseEvent[],
+	sent: number,
+	text: string,
+): Promise<{ response: ServerResponse; done: Promise<void> }> {
+	let response!: ServerResponse;
+	session.server.reply((_request, res) => {
+		response = res;
+		res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+		res.write(encodeSse(events.slice(0, sent)));
+	});
+	const firstDelta = new Promise<void>((seen) =>
+		session.session.subscribe((event) => {
+			if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") seen();
+		}),
+	);
+	const done = session.session.prompt(text);
+	await firstDelta;
+	return { response, done };
+}
+
 describe("jcode#976 / ante#187: SSE keep-alives did not count as activity: live streams were cut as idle", () => {
 	it("jcode#976: keep-alive comments through 150 s of a 60 s idle limit keep the request; the answer arrives once, unretried", async () => {
 		const clock = new ObservedClock();
@@ -194,19 +220,7 @@ describe("jcode#976 / ante#187: SSE keep-alives did not count as activity: live 
 			settings: { defaultThinkingLevel: "off", retry: { baseDelayMs: 1, provider: { streamIdleTimeoutMs: 60_000 } } },
 		});
 		const events = chatEvents([{ type: "text", text: "Here is the plan, after a long prefill." }]);
-		let response!: ServerResponse;
-		w.server.reply((_request, res) => {
-			response = res;
-			res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-			res.write(encodeSse(events.slice(0, 2)));
-		});
-		const firstDelta = new Promise<void>((seen) =>
-			w!.session.subscribe((event) => {
-				if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") seen();
-			}),
-		);
-		const done = w.session.prompt("plan the migration");
-		await firstDelta;
+		const { response, done } = await heldStream(w, events, 2, "plan the migration");
 		// The model goes quiet; the server sends a keep-alive comment every 50 s.
 		await writeEvery50s(clock, response, [": keepalive\n\n", ": keepalive\n\n", ": keepalive\n\n"]);
 		response.end(encodeSse(events.slice(2)));
@@ -234,19 +248,7 @@ describe("hermes-agent#87292: a slow stream was cut by the stall watchdog while 
 		const text = "A slow local model answers, one piece at a time.";
 		// message_start, ping, content_block_start, the first half of the text; then the second half, and the end.
 		const events = anthropicEvents([{ type: "text", text }]);
-		let response!: ServerResponse;
-		w.server.reply((_request, res) => {
-			response = res;
-			res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-			res.write(encodeSse(events.slice(0, 4)));
-		});
-		const firstDelta = new Promise<void>((seen) =>
-			w!.session.subscribe((event) => {
-				if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") seen();
-			}),
-		);
-		const done = w.session.prompt("explain the build");
-		await firstDelta;
+		const { response, done } = await heldStream(w, events, 4, "explain the build");
 		const ping = encodeSse([{ event: "ping", data: { type: "ping" } }]);
 		const slowEvent = encodeSse([events[4]!]);
 		const pieces = [ping, ping];
@@ -271,19 +273,7 @@ describe("hermes-agent#87292: a slow stream was cut by the stall watchdog while 
 		const text = "A slow local model answers, one piece at a time.";
 		// The role chunk and the text's first half; then the second half's chunk in pieces, and the end.
 		const events = chatEvents([{ type: "text", text }]);
-		let response!: ServerResponse;
-		w.server.reply((_request, res) => {
-			response = res;
-			res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-			res.write(encodeSse(events.slice(0, 2)));
-		});
-		const firstDelta = new Promise<void>((seen) =>
-			w!.session.subscribe((event) => {
-				if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") seen();
-			}),
-		);
-		const done = w.session.prompt("explain the build");
-		await firstDelta;
+		const { response, done } = await heldStream(w, events, 2, "explain the build");
 		const slowChunk = encodeSse([events[2]!]);
 		const pieces: string[] = [];
 		for (let at = 0; at < slowChunk.length; at += 16) pieces.push(slowChunk.slice(at, at + 16));

@@ -8,19 +8,13 @@
  *
  * Real `settle -p` child processes against a local server answering through pi-ai's OpenAI client.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
-import { json, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { json, useWireServer } from "../llm/wire/server.js";
 import { fileEntries, sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-refusal-bodies-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 async function refusedWith(status: number, body: unknown) {
 	writeLocalProvider(cli.agentDir, `${server.url}/v1`);

@@ -13,31 +13,23 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
-import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
+import { runtimePerTest, startRuntimeWithEmptyHome } from "../runtime/helpers.js";
 import { userTexts } from "./helpers.js";
 
-let ws: Workspace | undefined;
-let runtime: AgentSessionRuntime | undefined;
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws?.cleanup();
-	ws = undefined;
-});
+const perTest = runtimePerTest();
 
 describe("jazz#569: slash commands queued while the model answers", () => {
 	it("jazz#569, qwen-code#3523, oh-my-pi#11037: a note, `/skill:lint src/a.ts` and `/review b.ts` queued as follow-ups mid-answer reach the model in that order, expanded", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		const skillFile = join(ws.alpha, ".settle", "skills", "lint", "SKILL.md");
 		mkdirSync(join(skillFile, ".."), { recursive: true });
 		writeFileSync(skillFile, "---\nname: lint\ndescription: Lints a file\n---\nLINT BODY\n");
 		mkdirSync(join(ws.alpha, ".settle", "prompts"), { recursive: true });
 		writeFileSync(join(ws.alpha, ".settle", "prompts", "review.md"), "Review $1 for bugs.\n");
 		const faux = createFauxProvider();
-		runtime = await startRuntimeWithEmptyHome(faux, ws, ws.alpha);
+		const runtime = await perTest.runtime(startRuntimeWithEmptyHome(faux, ws, ws.alpha));
 		const session = runtime.session;
 		faux.setResponses([
 			async () => {

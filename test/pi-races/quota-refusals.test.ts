@@ -9,19 +9,13 @@
  * Real `settle -p` child processes against a local server answering through pi-ai's OpenAI client,
  * default settings (the client's own retries on).
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { type Reply, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { type Reply, useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-quota-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 async function askWith(...replies: Reply[]) {
 	writeLocalProvider(cli.agentDir, `${server.url}/v1`);

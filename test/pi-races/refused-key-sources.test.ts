@@ -12,20 +12,14 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError } from "../llm/wire/anthropic.js";
 import { openAiError } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-refused-key-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 const INCORRECT =
 	"Incorrect API key provided: sk-old***. You can find your API key at https://platform.openai.com/account/api-keys.";

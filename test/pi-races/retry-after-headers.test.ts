@@ -14,20 +14,14 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { type Reply, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { type Reply, useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-retry-after-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 /** When each request reached the server (ms, this process's clock). */
 let arrivals: number[] = [];

@@ -16,16 +16,13 @@ import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, startWireServer } from "../llm/wire/server.js";
+import { rpcContextUsage, rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-rpc-stats-");
 
 /** A summary request asks with the summarizer's system prompt. */
 function isSummaryRequest(request: RecordedRequest): boolean {
 	return JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
-}
-
-interface Stats {
-	contextUsage?: { tokens: number | null; percent: number | null; contextWindow: number };
 }
 
 describe("hapi#1630: the context usage a client reads right after a compact", () => {
@@ -49,16 +46,9 @@ describe("hapi#1630: the context usage a client reads right after a compact", ()
 				cwd: cli.project,
 				agentDir: cli.agentDir,
 			});
-			const ask = async (id: string, message: string) => {
-				const settled = client.next((line) => line.type === "agent_settled");
-				expect(await client.request({ id, type: "prompt", message })).toMatchObject({ success: true });
-				await settled;
-			};
-			const stats = async (id: string) =>
-				((await client.request({ id, type: "get_session_stats" })) as { data: Stats }).data.contextUsage;
-			await ask("p1", "first question");
-			await ask("p2", "second question");
-			const before = await stats("s1");
+			await rpcPrompt(client, "p1", "first question");
+			await rpcPrompt(client, "p2", "second question");
+			const before = await rpcContextUsage(client, "s1");
 			expect(before?.tokens).toBeGreaterThanOrEqual(150_100);
 			// Three quarters of the window: below the auto-compaction threshold (window minus its reserve).
 			expect(before?.percent).toBeGreaterThan(75);
@@ -74,10 +64,10 @@ describe("hapi#1630: the context usage a client reads right after a compact", ()
 			expect(after).toBeLessThan(compacted.data.tokensBefore);
 			expect(await compaction).toMatchObject({ result: { estimatedTokensAfter: after } });
 			// Unknown until the next answer: never the pre-compaction size.
-			expect(await stats("s2")).toEqual({ tokens: null, contextWindow: 200_000, percent: null });
+			expect(await rpcContextUsage(client, "s2")).toEqual({ tokens: null, contextWindow: 200_000, percent: null });
 
-			await ask("p3", "go on");
-			const fresh = await stats("s3");
+			await rpcPrompt(client, "p3", "go on");
+			const fresh = await rpcContextUsage(client, "s3");
 			expect(fresh?.tokens).toBeGreaterThanOrEqual(2_050);
 			expect(fresh?.tokens).toBeLessThan(10_000);
 			expect(await client.end()).toBe(0);

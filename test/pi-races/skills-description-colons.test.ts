@@ -11,36 +11,18 @@
  * skill, loaded with its description as written. Settle reads such a value as text; front matter
  * that is broken otherwise (`[unclosed`) is still refused with a warning.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DiffDirs, makeDiffDirs, runPiCli, runSettleCli } from "../cli/pi-diff-process.js";
+import { describe, expect, it } from "vitest";
+import { runPiCli, runSettleCli, useDiffDirs, writeInBothAgents } from "../cli/pi-diff-process.js";
 
-let root: string;
-let dirs: DiffDirs;
-
-beforeEach(() => {
-	root = mkdtempSync(join(tmpdir(), "settle-pi-races-skill-colons-"));
-	dirs = makeDiffDirs(root);
-});
-afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-/** The same file under both CLIs' agent dirs. */
-function write(relativePath: string, text: string): void {
-	for (const agent of [dirs.piAgent, dirs.settleAgent]) {
-		const file = join(agent, relativePath);
-		mkdirSync(join(file, ".."), { recursive: true });
-		writeFileSync(file, text);
-	}
-}
+const dirs = useDiffDirs("settle-pi-races-skill-colons-");
 
 const BRAINSTORM =
 	"---\nname: brainstorm\ndescription: Produces a structured brainstorm: goals, constraints, risks. Use before design changes.\n---\nBRAINSTORM BODY\n";
 
 describe("Proma#1299: a skill whose description holds an unquoted colon", () => {
 	it("Proma#1299, omnigent#6125, gsd-2#4593: `/skill:brainstorm go` expands the skill, listed to the model with its description as written; pi 0.73.1 drops it silently and sends the text as typed", async () => {
-		write("skills/brainstorm/SKILL.md", BRAINSTORM);
+		writeInBothAgents(dirs, "skills/brainstorm/SKILL.md", BRAINSTORM);
 		const prompt = "/skill:brainstorm go";
 
 		const settle = await runSettleCli(dirs, ["--no-session", "-p", prompt]);
@@ -63,8 +45,12 @@ describe("Proma#1299: a skill whose description holds an unquoted colon", () => 
 	});
 
 	it("BuilderIO/skills#38: a prompt template's description with a colon loads too; front matter broken otherwise is still refused, with the warning", async () => {
-		write("prompts/review.md", "---\ndescription: Review code: bugs first\n---\nReview $1.\n");
-		write("skills/broken/SKILL.md", "---\nname: broken\ndescription: [unclosed: list\n---\nBROKEN BODY\n");
+		writeInBothAgents(dirs, "prompts/review.md", "---\ndescription: Review code: bugs first\n---\nReview $1.\n");
+		writeInBothAgents(
+			dirs,
+			"skills/broken/SKILL.md",
+			"---\nname: broken\ndescription: [unclosed: list\n---\nBROKEN BODY\n",
+		);
 
 		const review = await runSettleCli(dirs, ["--no-session", "-p", "/review a.ts"]);
 		expect(review.stdout).toBe("Review a.ts.\n");

@@ -20,6 +20,7 @@ import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer } from "../llm/wire/server.js";
+import { rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-usage-after-resume-");
 
@@ -40,12 +41,6 @@ function rpc(file: string, ...extra: string[]): RpcClient {
 		cwd: cli.project,
 		agentDir: cli.agentDir,
 	});
-}
-
-async function ask(client: RpcClient, id: string, message: string): Promise<void> {
-	const settled = client.next((line) => line.type === "agent_settled");
-	expect(await client.request({ id, type: "prompt", message })).toMatchObject({ success: true });
-	await settled;
 }
 
 async function stats(client: RpcClient, id: string): Promise<Stats> {
@@ -78,8 +73,8 @@ describe("pilish#65, gemini-cli#15486, mistral-vibe#712: the numbers of a reopen
 		const { server } = await serveTwoAnswers();
 		try {
 			const writer = rpc(file);
-			await ask(writer, "p1", "first question");
-			await ask(writer, "p2", "second question");
+			await rpcPrompt(writer, "p1", "first question");
+			await rpcPrompt(writer, "p2", "second question");
 			const written = await stats(writer, "s1");
 			await close(writer);
 			// The second answer: 12,000 uncached + 40,000 cached + 300 out.
@@ -108,8 +103,8 @@ describe("pilish#65, gemini-cli#15486, mistral-vibe#712: the numbers of a reopen
 		const { server } = await serveTwoAnswers();
 		try {
 			const writer = rpc(file);
-			await ask(writer, "p1", "first question");
-			await ask(writer, "p2", "second question");
+			await rpcPrompt(writer, "p1", "first question");
+			await rpcPrompt(writer, "p2", "second question");
 			await close(writer);
 
 			const extension = join(cli.dir, "resume-note.mjs");
@@ -140,8 +135,8 @@ describe("pilish#65, gemini-cli#15486, mistral-vibe#712: the numbers of a reopen
 		const { server } = await serveTwoAnswers();
 		try {
 			const client = rpc(file);
-			await ask(client, "p1", "first question");
-			await ask(client, "p2", "second question");
+			await rpcPrompt(client, "p1", "first question");
+			await rpcPrompt(client, "p2", "second question");
 			const forkable = (await client.request({ id: "m", type: "get_fork_messages" })) as {
 				data: { messages: { entryId: string; text: string }[] };
 			};

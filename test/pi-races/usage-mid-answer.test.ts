@@ -13,14 +13,9 @@ import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
 import { encodeSse, type Reply, startWireServer } from "../llm/wire/server.js";
+import { rpcContextUsage, rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-usage-mid-answer-");
-
-interface ContextUsage {
-	tokens: number | null;
-	percent: number | null;
-	contextWindow: number;
-}
 
 describe("dust#25675: the context meter while an answer streams", () => {
 	it("dust#25675: settle --rpc: get_session_stats while the second answer streams gives the first answer's 40,100 tokens plus the new prompt's estimate (not 0, not null); after it ends, its own usage", async () => {
@@ -52,16 +47,8 @@ describe("dust#25675: the context meter while an answer streams", () => {
 				cwd: cli.project,
 				agentDir: cli.agentDir,
 			});
-			const meter = async (id: string) =>
-				((await client.request({ id, type: "get_session_stats" })) as { data: { contextUsage?: ContextUsage } }).data
-					.contextUsage;
-
-			const first = client.next((line) => line.type === "agent_settled");
-			expect(await client.request({ id: "p1", type: "prompt", message: "first question" })).toMatchObject({
-				success: true,
-			});
-			await first;
-			expect(await meter("s1")).toMatchObject({ tokens: 40_100, contextWindow: 100_000 });
+			await rpcPrompt(client, "p1", "first question");
+			expect(await rpcContextUsage(client, "s1")).toMatchObject({ tokens: 40_100, contextWindow: 100_000 });
 
 			const streaming = client.next((line) => line.type === "message_update");
 			const settled = client.next((line) => line.type === "agent_settled");
@@ -70,14 +57,14 @@ describe("dust#25675: the context meter while an answer streams", () => {
 				success: true,
 			});
 			await streaming;
-			const midway = await meter("s2");
+			const midway = await rpcContextUsage(client, "s2");
 			expect(midway?.tokens).toBeGreaterThanOrEqual(41_100);
 			expect(midway?.tokens).toBeLessThan(42_000);
 			expect(midway?.percent).toBeCloseTo((midway?.tokens ?? 0) / 1_000, 10);
 
 			release();
 			await settled;
-			expect(await meter("s3")).toMatchObject({ tokens: 41_400, contextWindow: 100_000 });
+			expect(await rpcContextUsage(client, "s3")).toMatchObject({ tokens: 41_400, contextWindow: 100_000 });
 			expect(await client.end()).toBe(0);
 			expect(client.stderr).toBe("");
 		} finally {

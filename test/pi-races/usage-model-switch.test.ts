@@ -14,14 +14,9 @@ import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer } from "../llm/wire/server.js";
+import { rpcContextUsage, rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-usage-model-switch-");
-
-interface ContextUsage {
-	tokens: number | null;
-	percent: number | null;
-	contextWindow: number;
-}
 
 describe("openchamber#2166: the context meter right after a switch to a smaller model", () => {
 	it("openchamber#2166: settle --rpc: after set_model to a 64k model, before any request, get_session_stats gives the same tokens against 64k (62.7%, not 20%); switching back gives 20% again; the next answer is measured against its model's window", async () => {
@@ -45,41 +40,33 @@ describe("openchamber#2166: the context meter right after a switch to a smaller 
 				cwd: cli.project,
 				agentDir: cli.agentDir,
 			});
-			const ask = async (id: string, message: string) => {
-				const settled = client.next((line) => line.type === "agent_settled");
-				expect(await client.request({ id, type: "prompt", message })).toMatchObject({ success: true });
-				await settled;
-			};
-			const meter = async (id: string) =>
-				((await client.request({ id, type: "get_session_stats" })) as { data: { contextUsage?: ContextUsage } }).data
-					.contextUsage;
 			const switchTo = async (id: string, modelId: string) =>
 				expect(await client.request({ id, type: "set_model", provider: "local", modelId })).toMatchObject({
 					success: true,
 				});
 
-			await ask("p1", "first question");
-			const onBig = await meter("s1");
+			await rpcPrompt(client, "p1", "first question");
+			const onBig = await rpcContextUsage(client, "s1");
 			expect(onBig).toMatchObject({ tokens: 40_100, contextWindow: 200_000 });
 			expect(onBig?.percent).toBeCloseTo(20.05, 10);
 
 			await switchTo("m1", "small");
-			const onSmall = await meter("s2");
+			const onSmall = await rpcContextUsage(client, "s2");
 			expect(server.requests).toHaveLength(1);
 			expect(onSmall).toMatchObject({ tokens: 40_100, contextWindow: 64_000 });
 			expect(onSmall?.percent).toBeCloseTo((40_100 / 64_000) * 100, 10);
 
 			await switchTo("m2", "big");
-			const back = await meter("s3");
+			const back = await rpcContextUsage(client, "s3");
 			expect(back).toMatchObject({ tokens: 40_100, contextWindow: 200_000 });
 			expect(back?.percent).toBeCloseTo(20.05, 10);
 
 			// 40,100 tokens are under the small model's threshold (64,000 − 16,384): no compaction, one answer.
 			await switchTo("m3", "small");
-			await ask("p2", "second question");
+			await rpcPrompt(client, "p2", "second question");
 			expect(server.requests).toHaveLength(2);
 			expect(server.requests[1]?.body?.model).toBe("small");
-			const answered = await meter("s4");
+			const answered = await rpcContextUsage(client, "s4");
 			expect(answered).toMatchObject({ tokens: 40_500, contextWindow: 64_000 });
 			expect(answered?.percent).toBeCloseTo((40_500 / 64_000) * 100, 10);
 			expect(await client.end()).toBe(0);

@@ -24,6 +24,7 @@ import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, startWireServer } from "../llm/wire/server.js";
+import { rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-usage-summarizer-");
 
@@ -70,17 +71,12 @@ describe("openchamber#3572, openai-agents-python#4434: the summary request in th
 			);
 			const open = () =>
 				new RpcClient(["--model", "local/coder", "--session", file], { cwd: cli.project, agentDir: cli.agentDir });
-			const ask = async (client: RpcClient, id: string, message: string) => {
-				const settled = client.next((line) => line.type === "agent_settled");
-				expect(await client.request({ id, type: "prompt", message })).toMatchObject({ success: true });
-				await settled;
-			};
 			const stats = async (client: RpcClient, id: string) =>
 				((await client.request({ id, type: "get_session_stats" })) as { data: Stats }).data;
 
 			const live = open();
-			await ask(live, "p1", "first question");
-			await ask(live, "p2", "second question");
+			await rpcPrompt(live, "p1", "first question");
+			await rpcPrompt(live, "p2", "second question");
 			const compacted = await live.request({ id: "c", type: "compact" });
 			expect(compacted).toMatchObject({ success: true });
 			// The cut falls inside the last turn: one summary of the history, one of the turn's prefix.
@@ -110,7 +106,7 @@ describe("openchamber#3572, openai-agents-python#4434: the summary request in th
 			expect(read.cumulative.tokens).toEqual(afterCompact.cumulative.tokens);
 			expect(read.cumulative.cost).toBeCloseTo(afterCompact.cumulative.cost, 12);
 
-			await ask(reopened, "p3", "go on");
+			await rpcPrompt(reopened, "p3", "go on");
 			const next = await stats(reopened, "s3");
 			expect(next.contextUsage).toMatchObject({ tokens: 3_050, contextWindow: 200_000 });
 			expect(next.contextUsage?.percent).toBeCloseTo(1.525, 10);

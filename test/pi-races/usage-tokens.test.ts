@@ -41,6 +41,7 @@ import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
 import { sse, startWireServer } from "../llm/wire/server.js";
+import { rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-usage-tokens-");
 
@@ -70,12 +71,6 @@ function startClient(): RpcClient {
 	return new RpcClient(["--model", "local/coder", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
 }
 
-async function ask(client: RpcClient, id: string, message: string): Promise<void> {
-	const settled = client.next((line) => line.type === "agent_settled");
-	expect(await client.request({ id, type: "prompt", message })).toMatchObject({ success: true });
-	await settled;
-}
-
 async function stats(client: RpcClient, id: string): Promise<Stats> {
 	return ((await client.request({ id, type: "get_session_stats" })) as { data: Stats }).data;
 }
@@ -95,7 +90,7 @@ describe("pi#2148, pi_agent_rust#121: cached prompt tokens reported inside promp
 				}),
 			);
 			const client = startClient();
-			await ask(client, "p1", "the question");
+			await rpcPrompt(client, "p1", "the question");
 			const usage = answers(client).at(-1)?.usage;
 			expect(usage).toMatchObject({ input: 86, cacheRead: 1920, output: 300, cacheWrite: 0, totalTokens: 2306 });
 			const expectedCost = (86 * 2 + 300 * 8 + 1920 * 0.2) / 1_000_000;
@@ -127,7 +122,7 @@ describe("pilish#7: the context meter after aborting a streaming answer", () => 
 				sse(chatEvents([{ type: "text", text: "a long answer in the making" }]).slice(0, 2), "hang"),
 			);
 			const client = startClient();
-			await ask(client, "p1", "first question");
+			await rpcPrompt(client, "p1", "first question");
 			const before = (await stats(client, "s1")).contextUsage;
 			expect(before?.tokens).toBe(40_100);
 
@@ -200,7 +195,7 @@ describe("pi#4385: an answer with no usage object at all", () => {
 			expect(Number.isFinite(before.contextUsage?.percent)).toBe(true);
 			expect(Number.isFinite(before.cost)).toBe(true);
 
-			await ask(client, "p1", "go on");
+			await rpcPrompt(client, "p1", "go on");
 			expect(server.requests).toHaveLength(1);
 			const last = answers(client).at(-1);
 			expect(last?.stopReason).toBe("stop");
@@ -230,7 +225,7 @@ describe("pi#7688: negative cost reported for openrouter/auto", () => {
 				cwd: cli.project,
 				agentDir: cli.agentDir,
 			});
-			await ask(client, "p1", "hi");
+			await rpcPrompt(client, "p1", "hi");
 			expect(server.requests[0]?.body.model).toBe("openrouter/auto");
 			const usage = answers(client).at(-1)?.usage;
 			expect(usage).toMatchObject({ input: 56_000, output: 2_300 });
@@ -259,7 +254,7 @@ describe("pi#1441, markusylisiurunen/tau#452: images in the context estimate", (
 				sse(chatEvents([{ type: "text", text: "looking at it" }]).slice(0, 2), "hang"),
 			);
 			const client = startClient();
-			await ask(client, "p1", "first question");
+			await rpcPrompt(client, "p1", "first question");
 			const streaming = client.next((line) => line.type === "message_update");
 			const settled = client.next((line) => line.type === "agent_settled");
 			// 2,000,000 characters of base64 (a 1×1 PNG's header, then filler): 500,000 tokens if it were counted as text.
@@ -300,7 +295,7 @@ describe("openclaw#14979 (fixed by openclaw#15018): the context size after a run
 				chatReply([{ type: "text", text: "the note says hi" }], { usage: { prompt: 30_100, completion: 20 } }),
 			);
 			const client = startClient();
-			await ask(client, "p1", "read the notes");
+			await rpcPrompt(client, "p1", "read the notes");
 			expect(server.requests).toHaveLength(2);
 			expect(JSON.stringify(server.requests[1]?.body.messages)).toContain("a short note");
 			const session = await stats(client, "s1");

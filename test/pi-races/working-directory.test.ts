@@ -18,13 +18,12 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 // pi 0.73.1's own collector, for the side-by-side check (the module alone, not pi's package index).
 import { loadProjectContextFiles as piLoadProjectContextFiles } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/resource-loader.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import { cliCommand, runSettle, useCliProject } from "../cli/helpers.js";
-import { createWorkspace, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
+import { runtimePerTest, startRuntimeWithEmptyHome, type Workspace } from "../runtime/helpers.js";
 import { toolEnds } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-cwd-");
@@ -236,14 +235,7 @@ export default function (pi) {
 	});
 });
 
-let ws: Workspace | undefined;
-let runtime: AgentSessionRuntime | undefined;
-afterEach(async () => {
-	await runtime?.dispose();
-	runtime = undefined;
-	ws?.cleanup();
-	ws = undefined;
-});
+const perTest = runtimePerTest();
 
 function git(cwd: string, ...args: string[]): void {
 	execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args], {
@@ -255,7 +247,7 @@ function git(cwd: string, ...args: string[]): void {
 /** The system prompt of the first request a session in `cwd` sends. */
 async function firstSystemPrompt(workspace: Workspace, cwd: string): Promise<string> {
 	const faux = createFauxProvider();
-	runtime = await startRuntimeWithEmptyHome(faux, workspace, cwd);
+	const runtime = await perTest.runtime(startRuntimeWithEmptyHome(faux, workspace, cwd));
 	faux.setResponses([fauxAssistantMessage("ok")]);
 	await runtime.session.prompt("hi");
 	return faux.requests[0]!.systemPrompt ?? "";
@@ -275,7 +267,7 @@ function repoWithNestedWorktree(workspace: Workspace): { repo: string; worktree:
 
 describe("pi#6617: the main checkout's AGENTS.md also loads inside a git worktree nested under it", () => {
 	it("pi#6617: the worktree's AGENTS.md (changed on its branch) reaches the model; the main checkout's copy does not", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		const { worktree } = repoWithNestedWorktree(ws);
 		writeFileSync(join(worktree, "AGENTS.md"), "- Run the tests first (RULE-FEATURE).\n");
 		// pi 0.73.1 collects both copies.
@@ -289,7 +281,7 @@ describe("pi#6617: the main checkout's AGENTS.md also loads inside a git worktre
 	});
 
 	it("pi#6617: a worktree without its own AGENTS.md, and a folder above the main checkout, still bring theirs", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		writeFileSync(join(ws.root, "AGENTS.md"), "- Workspace rules (RULE-ABOVE).\n");
 		const { worktree } = repoWithNestedWorktree(ws);
 		rmSync(join(worktree, "AGENTS.md"));
@@ -299,7 +291,7 @@ describe("pi#6617: the main checkout's AGENTS.md also loads inside a git worktre
 	});
 
 	it("pi#6617: a git submodule inside the checkout keeps both files (a submodule is another project)", async () => {
-		ws = createWorkspace();
+		const ws = perTest.workspace();
 		const library = join(ws.root, "library");
 		mkdirSync(library);
 		git(library, "init", "-q");

@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
 import type { ExtensionAPI, ExtensionFactory } from "../../src/extensions/types.js";
 import { type FauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
@@ -45,6 +46,42 @@ export function createWorkspace(): Workspace {
 		beta: join(root, "projects", "beta"),
 		sessionDir: (project) => join(agentDir, "sessions", project.split("/").pop()!),
 		cleanup: () => rmSync(root, { recursive: true, force: true }),
+	};
+}
+
+/** What {@link runtimePerTest} gives a test file; each thing it makes lasts one test. */
+export interface RuntimePerTest {
+	/** A new {@link createWorkspace}, removed after the test. */
+	workspace(): Workspace;
+	/** The runtime `starting` resolves to, disposed after the test (before the workspace is removed). */
+	runtime(starting: Promise<AgentSessionRuntime>): Promise<AgentSessionRuntime>;
+	/** The runtime this test started last (for a test whose helper started it). */
+	readonly current: AgentSessionRuntime;
+}
+
+/** For a test file's top level (or a describe's): a workspace and a runtime per test, cleaned up after it. */
+export function runtimePerTest(): RuntimePerTest {
+	let ws: Workspace | undefined;
+	let runtime: AgentSessionRuntime | undefined;
+	afterEach(async () => {
+		await runtime?.dispose();
+		runtime = undefined;
+		ws?.cleanup();
+		ws = undefined;
+	});
+	return {
+		workspace: () => {
+			ws = createWorkspace();
+			return ws;
+		},
+		runtime: async (starting) => {
+			runtime = await starting;
+			return runtime;
+		},
+		get current() {
+			if (!runtime) throw new Error("no runtime started in this test");
+			return runtime;
+		},
 	};
 }
 

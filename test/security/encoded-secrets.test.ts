@@ -11,11 +11,11 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REDACTED, redactSecrets, requestSecrets } from "../../src/llm/redact.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { openAiError } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-sec-encoded-secrets-");
 
@@ -24,13 +24,7 @@ const KEY = "sk-pr0xy/Key+With=Specials_0123456789";
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 const b64url = (text: string) => Buffer.from(text, "utf8").toString("base64url");
 
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 /** Every form of KEY a proxy may echo, each of which gives the key back to whoever reads it. */
 const ECHOED_FORMS = {

@@ -7,10 +7,10 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-sec-secrets-");
 
@@ -18,13 +18,7 @@ const LITERAL_KEY = "sk-literal-0123456789abcdef";
 const ENV_KEY = "sk-from-env-fedcba9876543210";
 const HEADER_SECRET = "hdr-secret-5555666677778888";
 
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
 
 function writeAgentFiles(apiKey: string): void {
 	writeLocalProvider(cli.agentDir, `${server.url}/v1`, {

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { afterEach, beforeEach } from "vitest";
 
 /** One request as the server received it. */
 export interface RecordedRequest {
@@ -116,6 +117,37 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 	return (_request, res) => {
 		res.writeHead(status, { "content-type": "application/json", ...headers });
 		res.end(JSON.stringify(body));
+	};
+}
+
+/** For a test file's top level: a {@link startWireServer} per test, closed after it; the object stands for the current one. */
+export function useWireServer(): WireServer {
+	let server: WireServer | undefined;
+	beforeEach(async () => {
+		server = await startWireServer();
+	});
+	afterEach(async () => {
+		await server?.close();
+	});
+	const current = (): WireServer => {
+		if (!server) throw new Error("useWireServer's server runs only inside a test");
+		return server;
+	};
+	return {
+		get url() {
+			return current().url;
+		},
+		get requests() {
+			return current().requests;
+		},
+		get closedByClient() {
+			return current().closedByClient;
+		},
+		reply: (...replies) => current().reply(...replies),
+		pending: () => current().pending(),
+		waitForRequests: (count) => current().waitForRequests(count),
+		waitForClientClose: (count) => current().waitForClientClose(count),
+		close: () => current().close(),
 	};
 }
 
