@@ -38,11 +38,11 @@ export interface RpcUIContext extends ExtensionUIContext {
  * ```
  */
 export function createRpcUIContext(write: (value: unknown) => void): RpcUIContext {
-	const pending = new Map<string, (response: RpcUIResponse | undefined) => void>();
+	const pending = new Map<string, { finish: (response: RpcUIResponse | undefined) => void; method: string }>();
 	let closed = false;
 
 	const dialog = <T>(
-		request: Record<string, unknown>,
+		request: { method: string } & Record<string, unknown>,
 		fallback: T,
 		parse: (response: RpcUIResponse) => T,
 		options?: ExtensionUIDialogOptions,
@@ -60,7 +60,7 @@ export function createRpcUIContext(write: (value: unknown) => void): RpcUIContex
 			const onAbort = () => finish(undefined);
 			options?.signal?.addEventListener("abort", onAbort, { once: true });
 			if (options?.timeout) timer = setTimeout(() => finish(undefined), options.timeout);
-			pending.set(id, finish);
+			pending.set(id, { finish, method: request.method });
 			write({ type: "extension_ui_request", id, ...request });
 		});
 	};
@@ -71,14 +71,19 @@ export function createRpcUIContext(write: (value: unknown) => void): RpcUIContex
 
 	const ui: RpcUIContext = {
 		answer(response) {
-			const finish = pending.get(response.id);
-			if (!finish) return false;
-			finish(response);
+			const open = pending.get(response.id);
+			if (!open) return false;
+			const misfit = misfitAnswer(open.method, response);
+			// pi reads a misshapen answer as the default without a word (PiDeck#126: every "yes" a denial);
+			// the host is told what to send, the dialog still ends with its default.
+			if (misfit)
+				write({ id: response.id, type: "response", command: "extension_ui_response", success: false, error: misfit });
+			open.finish(misfit ? undefined : response);
 			return true;
 		},
 		cancelAll() {
 			closed = true;
-			for (const finish of [...pending.values()]) finish(undefined);
+			for (const { finish } of [...pending.values()]) finish(undefined);
 		},
 		select: (title, options, opts) =>
 			dialog({ method: "select", title, options, timeout: opts?.timeout }, undefined, text, opts),
@@ -139,4 +144,18 @@ export function createRpcUIContext(write: (value: unknown) => void): RpcUIContex
 		setToolsExpanded: () => {},
 	};
 	return ui;
+}
+
+/**
+ * Why `response` cannot answer a `method` dialog, or undefined when it can: a `confirm` takes
+ * `confirmed` (a boolean), the others `value` (a string); `cancelled: true` ends any of them.
+ */
+function misfitAnswer(method: string, response: RpcUIResponse): string | undefined {
+	const fields = response as Record<string, unknown>;
+	if (fields.cancelled === true) return undefined;
+	const field = method === "confirm" ? "confirmed" : "value";
+	const kind = method === "confirm" ? "boolean" : "string";
+	if (typeof fields[field] === kind) return undefined;
+	const { type: _type, id: _id, ...given } = fields;
+	return `a "${method}" dialog is answered with "${field}" (a ${kind}) or "cancelled": true; got ${JSON.stringify(given)}: the dialog ended with its default`;
 }

@@ -19311,6 +19311,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "firstLine(asTyped(text))}`);", replace: "firstLine(text)}`);" }],
 		tests: ["test/cli/interactive.test.ts"],
 	},
+	{
+		id: "KG01",
+		file: "src/cli/rpc-ui.ts",
+		description:
+			"settle --rpc reads a host's misshapen dialog answer ({ value } for a confirm) as the default without a word again: no error line naming the field (PiDeck#126)",
+		edits: [{ find: "\t\t\tif (misfit)\n\t\t\t\twrite(", replace: "\t\t\tif (false)\n\t\t\t\twrite(" }],
+		tests: ["test/pi-races/rpc-dialog-answers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
