@@ -19311,6 +19311,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "firstLine(asTyped(text))}`);", replace: "firstLine(text)}`);" }],
 		tests: ["test/cli/interactive.test.ts"],
 	},
+	{
+		id: "KF01",
+		file: "src/session/system-prompt.ts",
+		description:
+			'with no tool listed the tools section is left out: the preamble\'s "tools listed below" points at nothing (--no-tools, -c of such a session)',
+		edits: [{ find: '.join("\\n") || "(none)",', replace: '.join("\\n"),' }],
+		tests: ["test/pi-races/cli-prompt-tool-flags.test.ts", "test/session/system-prompt.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
