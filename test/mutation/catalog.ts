@@ -19319,6 +19319,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '.join("\\n") || "(none)",', replace: '.join("\\n"),' }],
 		tests: ["test/pi-races/cli-prompt-tool-flags.test.ts", "test/session/system-prompt.test.ts"],
 	},
+	{
+		id: "KF02",
+		file: "src/cli/host.ts",
+		description:
+			"-c of a session that ran with a --system-prompt this run does not give: the persona changes without a word (pi#1252)",
+		edits: [{ find: "...(args.systemPrompt === undefined ? changedBasePromptWarnings(runtime) : []),", replace: "" }],
+		tests: ["test/pi-races/cli-prompt-tool-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -17,8 +17,9 @@
  * `--tools read` lists only `read` and no guideline names bash.
  *
  * pi#6498, pi#1252: `pi -nt --system-prompt …` then `pi -c`: the resumed session got the default
- * tools back (a read-only agent could write). What the user should see: `-c` keeps the tool set
- * the session ran with.
+ * tools back (a read-only agent could write) and the default prompt (the persona gone) without a
+ * word. What the user should see: `-c` keeps the tool set the session ran with; the base prompt is
+ * the run's, as in pi, and a run that does not give the session's says so on stderr.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -172,5 +173,28 @@ describe("pi#6498 / pi#1252: a resumed session's tools", () => {
 		await settle(["-c", "-p", "now edit"]);
 
 		expect(toolNames(1)).toEqual(["grep", "read"]);
+	});
+
+	it("pi#1252: settle -p --system-prompt robot.md, then settle -p -c: a warning says the session's base prompt is not given; giving it again keeps it without one", async () => {
+		writeFileSync(join(cli.project, "robot.md"), "ROBOT-MARKER: start every answer with BEEP BOOP\n");
+		server.reply(
+			chatReply([{ type: "text", text: "BEEP BOOP: hi" }]),
+			chatReply([{ type: "text", text: "hello" }]),
+			chatReply([{ type: "text", text: "BEEP BOOP: again" }]),
+		);
+
+		const first = await settle(["--system-prompt", "robot.md", "-p", "hi"]);
+		expect(first.stderr).toBe("");
+		const dropped = await settle(["-c", "-p", "who are you?"]);
+		const kept = await settle(["-c", "--system-prompt", "robot.md", "-p", "and now?"]);
+
+		expect(systemPrompt(0).startsWith("ROBOT-MARKER")).toBe(true);
+		expect(dropped.stdout).toBe("hello\n");
+		expect(dropped.stderr).toContain(
+			"this session ran with another base system prompt (from --system-prompt or SYSTEM.md) than this run gives; its next request uses this run's. Give the same --system-prompt again to keep the session's.",
+		);
+		expect(systemPrompt(1)).not.toContain("ROBOT-MARKER");
+		expect(kept.stderr).toBe("");
+		expect(systemPrompt(2).startsWith("ROBOT-MARKER")).toBe(true);
 	});
 });
