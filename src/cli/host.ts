@@ -348,6 +348,8 @@ function cliModelSpec(args: Pick<ParsedArgs, "model" | "provider">): string | un
 function changedBasePromptWarnings(runtime: AgentSessionRuntime): AgentSessionRuntimeDiagnostic[] {
 	const preamble = (sections: readonly { id: string; text: string }[] | undefined) =>
 		sections?.find((section) => section.id === "preamble")?.text;
+	// A handler may set the prompt per operation: the recorded one can be its, and it sets it again.
+	if (runtime.session.extensionRunner.hasHandlers("before_agent_start")) return [];
 	const recorded = preamble(systemPromptFromTranscript(runtime.session.messages)?.sections);
 	if (recorded === undefined) return [];
 	if (recorded === preamble(buildSystemPromptSections(runtime.session.getSystemPromptOptions()))) return [];

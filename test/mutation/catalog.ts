@@ -19327,6 +19327,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "...(args.systemPrompt === undefined ? changedBasePromptWarnings(runtime) : []),", replace: "" }],
 		tests: ["test/pi-races/cli-prompt-tool-flags.test.ts"],
 	},
+	{
+		id: "KF03",
+		file: "src/cli/host.ts",
+		description:
+			"-c with an extension that sets the base prompt for each operation: a false warning that the session ran with another base prompt",
+		edits: [{ find: 'if (runtime.session.extensionRunner.hasHandlers("before_agent_start")) return [];', replace: "" }],
+		tests: ["test/pi-races/cli-prompt-tool-flags.test.ts"],
+	},
+	{
+		id: "KF04",
+		file: "src/session/agent-session.ts",
+		description:
+			"a resumed session's first request carries the loadout's own prompt, not the recorded one: an extension's per-operation base prompt equal to the recorded one is lost (pi#1252)",
+		edits: [
+			{
+				find: "systemPromptFromTranscript(agent.state.messages)?.prompt ?? this.loadout.renderedPrompt();",
+				replace: "this.loadout.renderedPrompt();",
+			},
+		],
+		tests: ["test/pi-races/cli-prompt-tool-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -197,4 +197,26 @@ describe("pi#6498 / pi#1252: a resumed session's tools", () => {
 		expect(kept.stderr).toBe("");
 		expect(systemPrompt(2).startsWith("ROBOT-MARKER")).toBe(true);
 	});
+
+	it("pi#1252: an extension that sets the base prompt for each operation: settle -p -c with it warns of nothing, its prompt applies again", async () => {
+		const extension = join(cli.project, "persona.ts");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	pi.on("before_agent_start", (event) => {
+		event.systemPromptOptions.customPrompt = "PERSONA-MARKER: you are a pirate";
+	});
+}
+`,
+		);
+		server.reply(chatReply([{ type: "text", text: "arr" }]), chatReply([{ type: "text", text: "arr again" }]));
+
+		await settle(["-e", extension, "-p", "hi"]);
+		const resumed = await settle(["-e", extension, "-c", "-p", "who are you?"]);
+
+		expect(resumed.stderr).toBe("");
+		expect(resumed.stdout).toBe("arr again\n");
+		expect(systemPrompt(0).startsWith("PERSONA-MARKER")).toBe(true);
+		expect(systemPrompt(1).startsWith("PERSONA-MARKER")).toBe(true);
+	});
 });
