@@ -11,6 +11,7 @@ import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
 import { joinedProviderWarnings } from "../runtime/models-json.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
+import { buildSystemPromptSections, systemPromptFromTranscript } from "../session/system-prompt.js";
 import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { resolveProjectTrust, TRUST_FILE_NAME } from "../settings/trust.js";
@@ -305,6 +306,7 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 				message: `${runtime.session.sessionFile}: ${message}`,
 			})),
 			...unknownToolWarnings(args.tools, runtime),
+			...(args.systemPrompt === undefined ? changedBasePromptWarnings(runtime) : []),
 			...(args.provider !== undefined && !args.model
 				? [
 						{
@@ -339,6 +341,27 @@ function cliModelSpec(args: Pick<ParsedArgs, "model" | "provider">): string | un
  * `--tools` names no tool has (a typo, or an extension's tool that did not load): pi drops them
  * without a word, leaving the model without the tool the user meant to give it.
  */
+/**
+ * A resumed session whose recorded base prompt this run does not give (a `--system-prompt` or
+ * SYSTEM.md it ran with): its next request changes the model's persona without a word (pi#1252).
+ */
+function changedBasePromptWarnings(runtime: AgentSessionRuntime): AgentSessionRuntimeDiagnostic[] {
+	const preamble = (sections: readonly { id: string; text: string }[] | undefined) =>
+		sections?.find((section) => section.id === "preamble")?.text;
+	// A handler may set the prompt per operation: the recorded one can be its, and it sets it again.
+	if (runtime.session.extensionRunner.hasHandlers("before_agent_start")) return [];
+	const recorded = preamble(systemPromptFromTranscript(runtime.session.messages)?.sections);
+	if (recorded === undefined) return [];
+	if (recorded === preamble(buildSystemPromptSections(runtime.session.getSystemPromptOptions()))) return [];
+	return [
+		{
+			type: "warning",
+			source: "flags",
+			message: `this session ran with another base system prompt (from --system-prompt or SYSTEM.md) than this run gives; its next request uses this run's. Give the same --system-prompt again to keep the session's.`,
+		},
+	];
+}
+
 function unknownToolWarnings(
 	allowlist: readonly string[] | undefined,
 	runtime: AgentSessionRuntime,

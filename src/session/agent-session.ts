@@ -146,7 +146,7 @@ import {
 	usageStillCurrent,
 } from "./session-stats.js";
 import { publicSummarizationRetryEvent, sleepOn } from "./summarization-retry.js";
-import type { SystemPromptOptions } from "./system-prompt.js";
+import { type SystemPromptOptions, systemPromptFromTranscript } from "./system-prompt.js";
 import {
 	COMPACTION_CLOSED,
 	DISPOSED_BEFORE_COMPACTION_SETTLED,
@@ -685,7 +685,12 @@ export class AgentSession {
 		this.selectAgentHooks();
 		this.bindRunner(runner);
 		this.loadout.initialize(runner.getAllRegisteredTools(), config.initialActiveToolNames);
-		if (!agent.state.systemPrompt) agent.state.systemPrompt = this.loadout.renderedPrompt();
+		// A resumed session's requests carry the prompt its transcript recorded until a change is recorded:
+		// a before_agent_start prompt equal to the recorded one records nothing (pi#1252).
+		if (!agent.state.systemPrompt) {
+			agent.state.systemPrompt =
+				systemPromptFromTranscript(agent.state.messages)?.prompt ?? this.loadout.renderedPrompt();
+		}
 
 		this.actor = createSessionOperationActor(this.internals, {
 			input: { retry: settings.getRetrySettings() },

@@ -4,7 +4,7 @@
  * | id | content |
  * |---|---|
  * | `preamble` | the default coding-assistant prompt, or the custom base (SYSTEM.md / `systemPrompt`) |
- * | `tools` | `- <name>: <snippet>` for each active tool that has a prompt snippet |
+ * | `tools` | `- <name>: <snippet>` for each active tool that has a prompt snippet, else `(none)` |
  * | `guidelines` | file-exploration advice for the active tools, tool guidelines, two defaults |
  * | `skills` | pi's `<available_skills>` listing (skills without disable-model-invocation; needs `read`) |
  * | `project_context` | the AGENTS.md / CLAUDE.md files |
@@ -138,13 +138,14 @@ export function buildSystemPromptSections(options: SystemPromptOptions): SystemP
 	};
 
 	add("preamble", options.customPrompt?.trim() ? options.customPrompt : DEFAULT_SYSTEM_PREAMBLE);
+	// "(none)" as pi's: the preamble speaks of "the tools listed below", so an empty list must say so.
 	add(
 		"tools",
 		tools
 			.map((name) => [name, normalizePromptSnippet(options.toolSnippets?.[name])] as const)
 			.filter(([, snippet]) => snippet !== undefined)
 			.map(([name, snippet]) => `- ${name}: ${snippet}`)
-			.join("\n"),
+			.join("\n") || "(none)",
 	);
 	add(
 		"guidelines",

@@ -19319,6 +19319,43 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\tif (misfit)\n\t\t\t\twrite(", replace: "\t\t\tif (false)\n\t\t\t\twrite(" }],
 		tests: ["test/pi-races/rpc-dialog-answers.test.ts"],
 	},
+	{
+		id: "KF01",
+		file: "src/session/system-prompt.ts",
+		description:
+			'with no tool listed the tools section is left out: the preamble\'s "tools listed below" points at nothing (--no-tools, -c of such a session)',
+		edits: [{ find: '.join("\\n") || "(none)",', replace: '.join("\\n"),' }],
+		tests: ["test/pi-races/cli-prompt-tool-flags.test.ts", "test/session/system-prompt.test.ts"],
+	},
+	{
+		id: "KF02",
+		file: "src/cli/host.ts",
+		description:
+			"-c of a session that ran with a --system-prompt this run does not give: the persona changes without a word (pi#1252)",
+		edits: [{ find: "...(args.systemPrompt === undefined ? changedBasePromptWarnings(runtime) : []),", replace: "" }],
+		tests: ["test/pi-races/cli-prompt-tool-flags.test.ts"],
+	},
+	{
+		id: "KF03",
+		file: "src/cli/host.ts",
+		description:
+			"-c with an extension that sets the base prompt for each operation: a false warning that the session ran with another base prompt",
+		edits: [{ find: 'if (runtime.session.extensionRunner.hasHandlers("before_agent_start")) return [];', replace: "" }],
+		tests: ["test/pi-races/cli-prompt-tool-flags.test.ts"],
+	},
+	{
+		id: "KF04",
+		file: "src/session/agent-session.ts",
+		description:
+			"a resumed session's first request carries the loadout's own prompt, not the recorded one: an extension's per-operation base prompt equal to the recorded one is lost (pi#1252)",
+		edits: [
+			{
+				find: "systemPromptFromTranscript(agent.state.messages)?.prompt ?? this.loadout.renderedPrompt();",
+				replace: "this.loadout.renderedPrompt();",
+			},
+		],
+		tests: ["test/pi-races/cli-prompt-tool-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

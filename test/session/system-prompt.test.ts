@@ -94,6 +94,7 @@ describe("buildSystemPromptSections", () => {
 		expect(prompt).toBe(
 			[
 				"Be brief.",
+				"<tools>\n(none)\n</tools>",
 				"<guidelines>\n- Use bash for file operations like ls, rg, find\n- Be concise in your responses\n- Show file paths clearly when working with files\n</guidelines>",
 				"<cwd>\nCurrent working directory: C:/repo\n</cwd>",
 				"<date>\nCurrent date: 2025-01-31\n</date>",
