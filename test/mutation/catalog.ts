@@ -19311,6 +19311,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "firstLine(asTyped(text))}`);", replace: "firstLine(text)}`);" }],
 		tests: ["test/cli/interactive.test.ts"],
 	},
+	{
+		id: "KH01",
+		file: "src/llm/provider-env.ts",
+		description:
+			"without HOME and a passwd entry, a missing key's message is Node's 'uv_os_homedir returned ENOENT' again (the credential hint's default home is homedir())",
+		edits: [
+			{
+				find: "home: string | undefined = homeFolder(),",
+				replace: 'home: string | undefined = process.getBuiltinModule("node:os").homedir(),',
+			},
+		],
+		tests: ["test/llm/provider-env-no-home.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
