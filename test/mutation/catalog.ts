@@ -19324,6 +19324,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/llm/provider-env-no-home.test.ts"],
 	},
+	{
+		id: "KH02",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"an OpenAI-compatible stream closed in the middle of a data line hands the cut JSON to the client again (printed to stderr, 'Unexpected end of JSON input')",
+		edits: [{ find: 'const rest = isCutDataLine(tail) ? "" : tail;', replace: "const rest = tail;" }],
+		tests: ["test/llm/chat-stream-repair.test.ts", "test/pi-races/local-openai-servers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
