@@ -67,7 +67,8 @@ export function resolveToCwd(filePath: string, cwd: string): string {
 
 /**
  * Like {@link resolveToCwd}, but when the file does not exist tries the spellings macOS uses for
- * screenshot names (narrow no-break space before AM/PM, NFD normalization, curly apostrophe), then
+ * screenshot names (narrow no-break space before AM/PM, NFD normalization of the whole path or of
+ * what lies below its deepest existing folder, curly apostrophe), then
  * the one entry of its folder whose name has Unicode spaces where the path has plain ones.
  * Returns the plain resolution when no variant exists.
  *
@@ -84,6 +85,8 @@ export function resolveReadPath(filePath: string, cwd: string): string {
 	const variants = [
 		resolved.replace(/ (AM|PM)\./gi, "\u202F$1."),
 		nfd,
+		// A Mac-named entry inside a folder whose own name is composed (`Projets été/Café`).
+		nfdBelowExisting(resolved),
 		resolved.replace(/'/g, "\u2019"),
 		nfd.replace(/'/g, "\u2019"),
 	];
@@ -91,6 +94,17 @@ export function resolveReadPath(filePath: string, cwd: string): string {
 		if (variant !== resolved && existsSync(variant)) return variant;
 	}
 	return siblingWithUnicodeSpaces(resolved) ?? resolved;
+}
+
+/** `path` with what lies below its deepest existing folder in NFD (the folder kept as spelled). */
+function nfdBelowExisting(path: string): string {
+	let base = dirname(path);
+	while (!existsSync(base)) {
+		const up = dirname(base);
+		if (up === base) return path;
+		base = up;
+	}
+	return base + path.slice(base.length).normalize("NFD");
 }
 
 /**

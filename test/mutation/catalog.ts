@@ -19332,6 +19332,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'const rest = isCutDataLine(tail) ? "" : tail;', replace: "const rest = tail;" }],
 		tests: ["test/llm/chat-stream-repair.test.ts", "test/pi-races/local-openai-servers.test.ts"],
 	},
+	{
+		id: "KH03",
+		file: "src/tools/paths.ts",
+		description:
+			"a Mac-named (NFD) entry inside a folder whose own name is composed is 'not found' again by read, ls, find and grep (only the whole path is tried in NFD)",
+		edits: [{ find: "\t\tnfdBelowExisting(resolved),\n", replace: "" }],
+		tests: ["test/pi-races/search-nfd-names.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
