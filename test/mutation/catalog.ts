@@ -19340,6 +19340,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\tnfdBelowExisting(resolved),\n", replace: "" }],
 		tests: ["test/pi-races/search-nfd-names.test.ts"],
 	},
+	{
+		id: "KH04",
+		file: "src/resources/frontmatter.ts",
+		description:
+			"a skill whose description ends with its colon (`Use it when the user asks:`) is refused as invalid YAML again (only values holding `: ` are read as text)",
+		edits: [{ find: '!(value.includes(": ") || value.endsWith(":"))', replace: '!value.includes(": ")' }],
+		tests: ["test/pi-races/skills-description-colons.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
