@@ -19348,6 +19348,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '!(value.includes(": ") || value.endsWith(":"))', replace: '!value.includes(": ")' }],
 		tests: ["test/pi-races/skills-description-colons.test.ts"],
 	},
+	{
+		id: "KH05",
+		file: "src/tools/paths.ts",
+		description:
+			"with HOME empty, a tool's ~/notes.md names /notes.md at the file system's root again (and a relative HOME lands inside the project): `~` read with os.homedir()",
+		edits: [
+			{
+				find: "const folder = homeFolder();",
+				replace: 'const folder = process.getBuiltinModule("node:os").homedir();',
+			},
+		],
+		tests: ["test/tools/paths-home.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
