@@ -317,7 +317,6 @@ export class TranscriptPrinter {
 	}
 }
 
-/** The first line of a text, clipped and {@link terminalSafe}, with a count of the lines left out. */
 /**
  * A user message as typed: an expanded skill (`<skill name=…>` block, then the arguments) as
  * `/skill:name args`, not its block's first line. Other texts as they are.
@@ -327,6 +326,7 @@ export function asTyped(text: string): string {
 	return skill ? `/skill:${skill.name}${skill.userMessage ? ` ${skill.userMessage}` : ""}` : text;
 }
 
+/** The first line of a text, clipped and {@link terminalSafe}, with a count of the lines left out. */
 export function firstLine(text: string): string {
 	const lines = text.trim().split(/\r?\n/);
 	const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : "";

@@ -52,12 +52,28 @@ export function repairedChatStream(body: ReadableStream<Uint8Array>): ReadableSt
 				controller.enqueue(encoder.encode(repairLines(lines, renumber)));
 			},
 			flush(controller) {
-				const rest = pending + decoder.decode();
+				const tail = pending + decoder.decode();
+				// A line the server closed in the middle of reached the client's JSON.parse, which printed
+				// it to stderr and threw "Unexpected end of JSON input": left out, the close says why.
+				const rest = isCutDataLine(tail) ? "" : tail;
 				if (rest) controller.enqueue(encoder.encode(repairLines(rest, renumber)));
 				if (!finished && !FINISHED.test(rest)) controller.enqueue(encoder.encode(UNFINISHED));
 			},
 		}),
 	);
+}
+
+/** Whether `line`, the body's last and without its newline, is a `data:` line whose JSON was cut. */
+function isCutDataLine(line: string): boolean {
+	if (!line.startsWith("data:")) return false;
+	const data = line.slice(5).trim();
+	if (data === "" || data === "[DONE]") return false;
+	try {
+		JSON.parse(data);
+		return false;
+	} catch {
+		return true;
+	}
 }
 
 /** A chunk with a finish reason (`null` until the last), or the terminator. */

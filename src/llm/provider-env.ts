@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { homeFolder } from "../settings/paths.js";
 
 /**
  * The environment variables pi-ai 0.73.1 reads a provider's key from (its `env-api-keys` module,
@@ -133,14 +133,18 @@ const VERTEX_LOOKALIKES: Readonly<Record<string, string>> = {
 export function cloudCredentialsHint(
 	provider: string,
 	env: NodeJS.ProcessEnv = process.env,
-	home: string = homedir(),
+	// Not homedir(): without HOME and a passwd entry it throws, and the missing-key message was lost.
+	home: string | undefined = homeFolder(),
 ): string | undefined {
 	if (provider === "google-vertex") {
 		const missing: string[] = [];
 		const adcFile = env.GOOGLE_APPLICATION_CREDENTIALS;
 		if (adcFile) {
 			if (!existsSync(adcFile)) missing.push(`the file GOOGLE_APPLICATION_CREDENTIALS names (${adcFile})`);
-		} else if (!existsSync(join(home, ".config", "gcloud", "application_default_credentials.json"))) {
+		} else if (
+			home === undefined ||
+			!existsSync(join(home, ".config", "gcloud", "application_default_credentials.json"))
+		) {
 			missing.push("application default credentials");
 		}
 		if (!env.GOOGLE_CLOUD_PROJECT && !env.GCLOUD_PROJECT) missing.push("GOOGLE_CLOUD_PROJECT");

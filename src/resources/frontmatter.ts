@@ -94,7 +94,8 @@ export function misplacedFrontmatterLine(content: string): number | undefined {
 }
 
 /**
- * The front matter with each top-level `key: value` whose plain value holds `: ` double-quoted, or
+ * The front matter with each top-level `key: value` whose plain value holds `: ` (or ends with `:`,
+ * which YAML reads the same) double-quoted, or
  * undefined when there is none. Skill descriptions are prose (`Use it for: reviews, tests`); YAML
  * reads that colon as a nested mapping and refuses the file, which Claude Code loads
  * (omnigent#6125, Proma#1299: the skill silently missing). Values YAML gives a meaning to by their
@@ -105,7 +106,12 @@ function quoteProseColons(yamlText: string): string | undefined {
 	const lines = yamlText.split("\n").map((line) => {
 		const match = /^([A-Za-z_][\w-]*):[ \t]+(.*?)[ \t]*$/.exec(line);
 		const value = match?.[2] ?? "";
-		if (!match || !value.includes(": ") || /^["'[\]{}|>&*!%@`#?-]/.test(value) || value.includes(" #")) {
+		if (
+			!match ||
+			!(value.includes(": ") || value.endsWith(":")) ||
+			/^["'[\]{}|>&*!%@`#?-]/.test(value) ||
+			value.includes(" #")
+		) {
 			return line;
 		}
 		changed = true;

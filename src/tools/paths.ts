@@ -3,16 +3,30 @@
  * verbatim), odd Unicode spaces, and relative paths resolved against the session cwd.
  */
 import { existsSync, lstatSync, readdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { SettleError } from "../errors.js";
+import { homeFolder } from "../settings/paths.js";
 
 const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
+
+/**
+ * The home folder a `~` path names, as the agent folder reads it: `homedir()` gave an empty HOME
+ * back as "", so `~/notes.md` named `/notes.md`, and threw Node's bare error without a home.
+ */
+function home(path: string): string {
+	const folder = homeFolder();
+	if (folder !== undefined) return folder;
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		`There is no home folder for ${path}: HOME is not an absolute path (or is not set, and this user has no passwd entry). Use an absolute path, or set HOME.`,
+	);
+}
 
 /** `~` / `~/…` expanded and a leading `@` dropped; every other character kept as given. */
 function expandHomeAndAt(filePath: string): string {
 	const withoutAt = filePath.startsWith("@") ? filePath.slice(1) : filePath;
-	if (withoutAt === "~") return homedir();
-	if (withoutAt.startsWith("~/")) return homedir() + withoutAt.slice(1);
+	if (withoutAt === "~") return home(withoutAt);
+	if (withoutAt.startsWith("~/")) return home(withoutAt) + withoutAt.slice(1);
 	return withoutAt;
 }
 
@@ -38,8 +52,8 @@ function entryExists(path: string): boolean {
 export function expandPath(filePath: string): string {
 	const withoutAt = filePath.startsWith("@") ? filePath.slice(1) : filePath;
 	const normalized = withoutAt.replace(UNICODE_SPACES, " ");
-	if (normalized === "~") return homedir();
-	if (normalized.startsWith("~/")) return homedir() + normalized.slice(1);
+	if (normalized === "~") return home(normalized);
+	if (normalized.startsWith("~/")) return home(normalized) + normalized.slice(1);
 	return normalized;
 }
 
@@ -67,7 +81,8 @@ export function resolveToCwd(filePath: string, cwd: string): string {
 
 /**
  * Like {@link resolveToCwd}, but when the file does not exist tries the spellings macOS uses for
- * screenshot names (narrow no-break space before AM/PM, NFD normalization, curly apostrophe), then
+ * screenshot names (narrow no-break space before AM/PM, NFD normalization of the whole path or of
+ * what lies below its deepest existing folder, curly apostrophe), then
  * the one entry of its folder whose name has Unicode spaces where the path has plain ones.
  * Returns the plain resolution when no variant exists.
  *
@@ -84,6 +99,8 @@ export function resolveReadPath(filePath: string, cwd: string): string {
 	const variants = [
 		resolved.replace(/ (AM|PM)\./gi, "\u202F$1."),
 		nfd,
+		// A Mac-named entry inside a folder whose own name is composed (`Projets été/Café`).
+		nfdBelowExisting(resolved),
 		resolved.replace(/'/g, "\u2019"),
 		nfd.replace(/'/g, "\u2019"),
 	];
@@ -91,6 +108,17 @@ export function resolveReadPath(filePath: string, cwd: string): string {
 		if (variant !== resolved && existsSync(variant)) return variant;
 	}
 	return siblingWithUnicodeSpaces(resolved) ?? resolved;
+}
+
+/** `path` with what lies below its deepest existing folder in NFD (the folder kept as spelled). */
+function nfdBelowExisting(path: string): string {
+	let base = dirname(path);
+	while (!existsSync(base)) {
+		const up = dirname(base);
+		if (up === base) return path;
+		base = up;
+	}
+	return base + path.slice(base.length).normalize("NFD");
 }
 
 /**

@@ -126,6 +126,16 @@ describe("repairedChatStream", () => {
 		}
 	});
 
+	it("pi#8496: a last data line cut before its end is left out (the client printed it and failed on its JSON); one only missing its newline is kept", async () => {
+		const first = '{"choices":[{"index":0,"delta":{"content":"The answer"},"finish_reason":null}]}';
+		const cut = `data: ${first}\n\ndata: {"choices":[{"index":0,"delta":{"cont`;
+		for (const size of [cut.length, 3]) expect(events(await indexesRead(cut, size))).toEqual([first, UNFINISHED]);
+		const last = '{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}';
+		for (const body of [`data: ${first}\n\ndata: ${last}`, `data: ${first}\n\ndata:[DONE]`]) {
+			expect((await indexesRead(body, 4)).text).toBe(body);
+		}
+	});
+
 	it("a well-numbered stream and text lines come out byte for byte as they went in", async () => {
 		const body = [
 			'data: {"choices":[{"index":0,"delta":{"content":"tool_calls are next"}}]}\n\n',

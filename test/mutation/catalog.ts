@@ -19356,6 +19356,56 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/cli-prompt-tool-flags.test.ts"],
 	},
+	{
+		id: "KH01",
+		file: "src/llm/provider-env.ts",
+		description:
+			"without HOME and a passwd entry, a missing key's message is Node's 'uv_os_homedir returned ENOENT' again (the credential hint's default home is homedir())",
+		edits: [
+			{
+				find: "home: string | undefined = homeFolder(),",
+				replace: 'home: string | undefined = process.getBuiltinModule("node:os").homedir(),',
+			},
+		],
+		tests: ["test/llm/provider-env-no-home.test.ts"],
+	},
+	{
+		id: "KH02",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"an OpenAI-compatible stream closed in the middle of a data line hands the cut JSON to the client again (printed to stderr, 'Unexpected end of JSON input')",
+		edits: [{ find: 'const rest = isCutDataLine(tail) ? "" : tail;', replace: "const rest = tail;" }],
+		tests: ["test/llm/chat-stream-repair.test.ts", "test/pi-races/local-openai-servers.test.ts"],
+	},
+	{
+		id: "KH03",
+		file: "src/tools/paths.ts",
+		description:
+			"a Mac-named (NFD) entry inside a folder whose own name is composed is 'not found' again by read, ls, find and grep (only the whole path is tried in NFD)",
+		edits: [{ find: "\t\tnfdBelowExisting(resolved),\n", replace: "" }],
+		tests: ["test/pi-races/search-nfd-names.test.ts"],
+	},
+	{
+		id: "KH04",
+		file: "src/resources/frontmatter.ts",
+		description:
+			"a skill whose description ends with its colon (`Use it when the user asks:`) is refused as invalid YAML again (only values holding `: ` are read as text)",
+		edits: [{ find: '!(value.includes(": ") || value.endsWith(":"))', replace: '!value.includes(": ")' }],
+		tests: ["test/pi-races/skills-description-colons.test.ts"],
+	},
+	{
+		id: "KH05",
+		file: "src/tools/paths.ts",
+		description:
+			"with HOME empty, a tool's ~/notes.md names /notes.md at the file system's root again (and a relative HOME lands inside the project): `~` read with os.homedir()",
+		edits: [
+			{
+				find: "const folder = homeFolder();",
+				replace: 'const folder = process.getBuiltinModule("node:os").homedir();',
+			},
+		],
+		tests: ["test/tools/paths-home.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -27,11 +27,13 @@ import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatEvents, chatReply, openAiError } from "../llm/wire/openai.js";
 import { responsesReply } from "../llm/wire/responses.js";
 import {
+	encodeSse,
 	type RecordedRequest,
 	type Reply,
 	type SseEvent,
 	sse,
 	startWireServer,
+	text,
 	type WireServer,
 } from "../llm/wire/server.js";
 
@@ -474,6 +476,37 @@ describe("pi#8496 / command-code#785: a stream that stops mid-answer with neithe
 		expect(readdirSync(cli.project)).not.toContain("cut-call-ran");
 		expect(JSON.stringify(wire.requests[1]!.body)).not.toContain("marker file first");
 		// The cut attempt is on file as the failed attempt it was; the answer follows it.
+		const assistants = sessionEntries(join(cli.dir, "sessions")).filter((e) => e.message?.role === "assistant");
+		expect(assistants.map((e) => e.message)).toMatchObject([
+			{ stopReason: "error", errorMessage: "Stream ended without finish_reason" },
+			{ stopReason: "stop", content: [{ type: "text", text: "Nothing to create after all." }] },
+		]);
+	});
+
+	it("pi#8496: a stream cut in the middle of a line (no newline after its last bytes) is the same failed attempt, retried; the client no longer prints the cut line and fails on its JSON", async () => {
+		const wire = await start();
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
+		const cut = chatEvents(
+			[
+				{ type: "text", text: "Let me create the marker file first." },
+				{ type: "tool_call", id: "call_cut", name: "bash", arguments: { command: "touch cut-call-ran" } },
+			],
+			{ model: "coder", finishReason: "tool_calls" },
+		);
+		const whole = encodeSse(cut.slice(0, 5));
+		// The fifth event's line cut in half: the server stopped writing mid-chunk and closed.
+		const body = whole.slice(0, whole.lastIndexOf("data: ") + 40);
+		wire.reply(
+			text(200, body, "text/event-stream"),
+			chatReply([{ type: "text", text: "Nothing to create after all." }], { model: "coder" }),
+		);
+		const run = await settle(["-p", "create the marker"]);
+		// Before: the client printed the cut line ("Could not parse message into JSON: …") and failed with
+		// "Unexpected end of JSON input".
+		expect(run.stderr).toBe("Retrying in 0.0 s, attempt 1/3: Stream ended without finish_reason\n");
+		expect(run.stdout).toBe("Nothing to create after all.\n");
+		expect(run.code).toBe(0);
+		expect(wire.requests).toHaveLength(2);
 		const assistants = sessionEntries(join(cli.dir, "sessions")).filter((e) => e.message?.role === "assistant");
 		expect(assistants.map((e) => e.message)).toMatchObject([
 			{ stopReason: "error", errorMessage: "Stream ended without finish_reason" },

@@ -94,4 +94,29 @@ describe("aside-codemode#30: a composed glob misses names macOS wrote decomposed
 		expect(lines(await run({ pattern: "body", glob: `*${nfc}*` }))).toEqual([`${nfc}_nfc.md:1: body two`]);
 		expect(await run({ pattern: "croissant", path: "Café" })).toContain("error: Path not found");
 	});
+
+	it("aside-codemode#30: the Mac folder inside a folder whose own name is composed (`Projets été/Café`) is reached by ls, find, grep and read", async () => {
+		h = await createHarness({ persistence: "disk", initialActiveToolNames: ["find", "grep", "ls", "read"] });
+		const project = join(h.tempDir, "Projets été");
+		mkdirSync(project);
+		macTree(project);
+		script(h, [
+			...[
+				["ls", { path: "Projets été/Café" }],
+				["find", { pattern: "*.md", path: "Projets été/Café" }],
+				["grep", { pattern: "croissant", path: "Projets été/Café" }],
+				["read", { path: "Projets été/Café/menu.md" }],
+			].map(([tool, args]) =>
+				fauxAssistantMessage([fauxToolCall(tool as string, args as never)], { stopReason: "toolUse" }),
+			),
+			fauxAssistantMessage("done"),
+		]);
+		await h.session.prompt("read the menu");
+		expect(toolResultTexts(h)).toEqual([
+			{ isError: false, text: "menu.md" },
+			{ isError: false, text: "menu.md" },
+			{ isError: false, text: "menu.md:1: croissant" },
+			{ isError: false, text: "croissant\n" },
+		]);
+	});
 });

@@ -60,4 +60,14 @@ describe("Proma#1299: a skill whose description holds an unquoted colon", () => 
 		expect(broken.stderr).toContain("invalid YAML front matter");
 		expect(broken.stderr).toContain("Fix the YAML between the --- lines; the skill is not loaded until then.");
 	});
+
+	it("Proma#1299: a description that ends with its colon (`Use it when the user asks:`) loads too, as written", async () => {
+		write(
+			"skills/release/SKILL.md",
+			"---\nname: release\ndescription: Walks through a release. Use it when the user asks:\n---\nRELEASE BODY\n",
+		);
+		const listed = await runSettleCli(dirs, ["--no-session", "--mode", "json", "-p", "hi"]);
+		expect(listed).toMatchObject({ code: 0, stderr: "" });
+		expect(listed.stdout).toContain("<description>Walks through a release. Use it when the user asks:</description>");
+	});
 });
