@@ -62,7 +62,8 @@ describe("Proma#1299: a skill whose description holds an unquoted colon", () => 
 	});
 
 	it("Proma#1299: a description that ends with its colon (`Use it when the user asks:`) loads too, as written", async () => {
-		write(
+		writeInBothAgents(
+			dirs,
 			"skills/release/SKILL.md",
 			"---\nname: release\ndescription: Walks through a release. Use it when the user asks:\n---\nRELEASE BODY\n",
 		);
