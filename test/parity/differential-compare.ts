@@ -204,3 +204,22 @@ export function piDroppedPreviousSummary(pi: Observation, settle: Observation): 
 		);
 	return pi.cuts.length > 1 && dropped(pi) && !dropped(settle) && pi.file.join(",") === settle.file.join(",");
 }
+
+/**
+ * Whether Settle left out a request that overflowed with nothing to compact, its prompt included,
+ * and went on, while both files agree up to that failed answer. Settle takes the unanswered request
+ * out of the context (`context_edit`s) and runs what was queued meanwhile (README "An overflow
+ * recovery"); pi 0.73.1 keeps the request in the context and leaves the queued messages unsent.
+ * Everything after differs by design; such runs are discarded. A divergence before is still reported.
+ */
+export function settleOmittedOverflowedRequest(pi: Observation, settle: Observation): boolean {
+	if (!settle.edits.some((edit) => /^omit (message:user|custom_message:)/.test(edit))) return false;
+	let agreed = 0;
+	while (agreed < pi.file.length && pi.file[agreed] === settle.file[agreed]) agreed++;
+	if (pi.file[agreed - 1] !== "message:assistant(error)") return false;
+	const isMessage = (shape: string) => shape.startsWith("message:") || shape.startsWith("custom_message:");
+	const failed = pi.fileMessages[pi.file.slice(0, agreed).filter(isMessage).length - 1] as
+		| { errorMessage?: unknown }
+		| undefined;
+	return failed?.errorMessage === OVERFLOW_ERROR;
+}

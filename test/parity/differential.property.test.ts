@@ -2,7 +2,8 @@
  * Randomized differential: each generated scenario (differential-scenarios.ts) runs on pi 0.73.1 and on
  * Settle, and everything a user observes must be equal after the documented differences are taken
  * out (`comparable`; each is checked to hold first). Runs whose outcome differs by design are
- * discarded with `fc.pre` (pi compacting nothing, a different compaction cut), only when both
+ * discarded with `fc.pre` (pi compacting nothing, a different compaction cut, an overflowed request
+ * Settle leaves out before running what was queued), only when both
  * files agree up to that compaction. A failure prints the seed and the shrunk scenario; replay it
  * with `DIFF_SEED=<seed> npx vitest run test/parity/differential.property.test.ts` (`DIFF_RUNS`
  * sets the number of runs, default 100; the time limit grows with it).
@@ -17,6 +18,7 @@ import {
 	piDroppedPreviousSummary,
 	QUEUED_INPUT_LOG,
 	repeatedRecoveryFailures,
+	settleOmittedOverflowedRequest,
 } from "./differential-compare.js";
 import { scenarioArb } from "./differential-scenarios.js";
 import { onBothPeers } from "./peers.js";
@@ -36,7 +38,10 @@ describe("parity: randomized differential against pi 0.73.1", () => {
 					(peer) => play(scenario, peer, holders[peer.name] as PeerHolder),
 				);
 				fc.pre(
-					!piCompactedNothing(pi, settle) && !cutDiffersByDesign(pi, settle) && !piDroppedPreviousSummary(pi, settle),
+					!piCompactedNothing(pi, settle) &&
+						!cutDiffersByDesign(pi, settle) &&
+						!piDroppedPreviousSummary(pi, settle) &&
+						!settleOmittedOverflowedRequest(pi, settle),
 				);
 				expect(pi.edits).toEqual([]);
 				for (const edit of settle.edits) expect(edit).toMatch(/^omit message:(assistant\(error\)|toolResult)/);
