@@ -83,7 +83,8 @@ describe("aside-codemode#30: a composed glob misses names macOS wrote decomposed
 	});
 
 	it("aside-codemode#30 (pi-peer): pi 0.73.1's grep (rg) with the NFC glob searches only the NFC note, and cannot find the folder", async () => {
-		const cwd = (await createHarness({ persistence: "memory" })).tempDir;
+		h = await createHarness({ persistence: "memory" });
+		const cwd = h.tempDir;
 		macTree(cwd);
 		const grep = pi.createGrepToolDefinition(cwd);
 		const run = (args: Record<string, unknown>) =>
