@@ -23,20 +23,14 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-prompt-tool-flags-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
-	writeLocalProvider(cli.agentDir, `${server.url}/v1`);
-});
-afterEach(async () => {
-	await server.close();
-});
+const server = useWireServer();
+beforeEach(() => writeLocalProvider(cli.agentDir, `${server.url}/v1`));
 
 function settle(args: string[]) {
 	return runSettleAsync(["--model", "local/coder", ...args], { cwd: cli.project, agentDir: cli.agentDir });

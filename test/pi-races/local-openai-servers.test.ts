@@ -44,6 +44,11 @@ afterEach(async () => {
 	server = undefined;
 });
 
+/** How Ollama ends an answer with tool calls: the `tool_calls` finish, the usage chunk, `[DONE]`. */
+function ollamaCallsEnd(): SseEvent[] {
+	return [ollamaChunk({}, "tool_calls"), usageChunk, { data: "[DONE]" }];
+}
+
 /** One `chat.completion.chunk` as Ollama's `/v1/chat/completions` writes it. */
 function ollamaChunk(delta: Record<string, unknown>, finishReason: string | null = null): SseEvent {
 	return {
@@ -179,9 +184,7 @@ describe("ollama#15457: every streamed tool call of an answer at index 0", () =>
 						wholeCall("write", { path: "world.py", content: 'print("world")\n' }, { id: "call_0scw2dos", index: 0 }),
 					],
 				}),
-				ollamaChunk({}, "tool_calls"),
-				usageChunk,
-				{ data: "[DONE]" },
+				...ollamaCallsEnd(),
 			]),
 			chatReply([{ type: "text", text: "Created both files." }], { model: "coder" }),
 		);
@@ -232,9 +235,7 @@ describe("LangBot#2261 / continue#13225: Ollama's tool call with an index and no
 		wire.reply(
 			sse([
 				ollamaChunk({ tool_calls: [wholeCall("bash", { command: "echo from-gpt-oss" }, { index: 0 })] }),
-				ollamaChunk({}, "tool_calls"),
-				usageChunk,
-				{ data: "[DONE]" },
+				...ollamaCallsEnd(),
 			]),
 			chatReply([{ type: "text", text: "It printed from-gpt-oss." }], { model: "coder" }),
 		);
@@ -254,9 +255,7 @@ describe("LangBot#2261 / continue#13225: Ollama's tool call with an index and no
 		wire.reply(
 			sse([
 				ollamaChunk({ tool_calls: [wholeCall("bash", { command: "echo from-gpt-oss" }, { index: 0 })] }),
-				ollamaChunk({}, "tool_calls"),
-				usageChunk,
-				{ data: "[DONE]" },
+				...ollamaCallsEnd(),
 			]),
 			chatReply([{ type: "text", text: "It printed from-gpt-oss." }], { model: "coder" }),
 			anthropicReply([{ type: "text", text: "Claude read it." }]),
