@@ -1,0 +1,281 @@
+/**
+ * Servers and bots that embed the SDK (many sessions in one process, a session per user created
+ * and disposed, a host's own timeout aborting a run), replayed from reports by such hosts: each
+ * session a real file, real child processes, a real local HTTP provider through pi-ai's client.
+ *
+ * pi#3001, pi#4150: a tool's child process wrote more output after the run had ended; the tool's
+ * `onUpdate` for it threw "Agent listener invoked outside active run" as an unhandled rejection,
+ * which took the whole gateway down (every ~6.5 h). What the host should see: the late update
+ * dropped, nothing thrown, the session prompting on.
+ *
+ * openclaw#5865: a host's run timeout called `void session.abort()` while the provider request
+ * streamed; the aborted fetch surfaced as an unhandled `AbortError` and the gateway exited. What
+ * the host should see: `prompt()` returns, the request is closed, no rejection escapes.
+ *
+ * opencode#5627: a host loading the same session again (and creating sessions beside it) in one
+ * process got every event N times, and another session's events. What the host should see: each
+ * listener hears its own session only, once; a second writer of an open file is refused.
+ *
+ * openclaw#77327: a gateway creating a session per request leaked ~14,000 descriptors in 7 h
+ * (skills' SKILL.md, memory files) until every spawn failed with EBADF. What the host should see:
+ * descriptors and active handles back where they were after each create + prompt + dispose.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
+import { createFauxProvider, type FauxProvider, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
+import { type CreateAgentSessionOptions, createAgentSession } from "../../src/runtime/sdk.js";
+import type { AgentSessionEvent } from "../../src/session/events.js";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import { activeResources, openFilePaths, resourcesAddedSince } from "../lifetime/helpers.js";
+import { chatPartial, chatReply } from "../llm/wire/openai.js";
+import { startWireSession, type WireSession } from "../llm/wire/session.js";
+
+let dir: string;
+let w: WireSession | undefined;
+let rejections: unknown[];
+const onRejection = (reason: unknown) => rejections.push(reason);
+
+beforeEach(() => {
+	dir = realpathSync(mkdtempSync(join(tmpdir(), "settle-sdk-hosts-")));
+	rejections = [];
+	process.on("unhandledRejection", onRejection);
+});
+
+afterEach(async () => {
+	process.off("unhandledRejection", onRejection);
+	await w?.dispose();
+	w = undefined;
+	rmSync(dir, { recursive: true, force: true });
+});
+
+/** Turns of the event loop, so a rejection left unhandled is reported. */
+async function settleLoop(): Promise<void> {
+	for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A file-backed SDK session in `cwd` on its own faux model, recording its events. */
+async function hostSession(
+	cwd: string,
+	options: Partial<CreateAgentSessionOptions> & { agentDir?: string; sessionDir?: string } = {},
+) {
+	const faux: FauxProvider = createFauxProvider({ models: [{ id: "faux-1" }] });
+	const modelRuntime = new InMemoryModelRuntime();
+	modelRuntime.registerFauxProvider(faux);
+	const agentDir = options.agentDir ?? join(cwd, ".agent");
+	mkdirSync(agentDir, { recursive: true });
+	const { session } = await createAgentSession({
+		cwd,
+		agentDir,
+		modelRuntime,
+		settingsManager: SettingsManager.inMemory(),
+		sessionManager: SessionManager.create(cwd, options.sessionDir ?? join(cwd, ".sessions")),
+		...options,
+	});
+	const events: AgentSessionEvent[] = [];
+	session.subscribe((event) => {
+		events.push(event);
+	});
+	return { session, faux, events };
+}
+
+/** The user and assistant messages that ended, as `role: text`. */
+function endedMessages(events: AgentSessionEvent[]): string[] {
+	return events.flatMap((event) => {
+		if (event.type !== "message_end") return [];
+		const message = event.message as { role: string; content: string | { type: string; text?: string }[] };
+		if (message.role !== "user" && message.role !== "assistant") return [];
+		const text =
+			typeof message.content === "string" ? message.content : message.content.map((b) => b.text ?? "").join("");
+		return [`${message.role}: ${text}`];
+	});
+}
+
+describe("pi#3001, pi#4150: a tool's child wrote output after the run ended; its onUpdate crashed the host with an unhandled rejection", () => {
+	it("the late update is dropped: onUpdate does not throw, nothing is rejected, no event after agent_settled, and the session prompts on", async () => {
+		const onUpdateThrew: unknown[] = [];
+		const outputs: string[] = [];
+		let child: ReturnType<typeof spawn> | undefined;
+		const { session, faux, events } = await hostSession(dir, {
+			customTools: [
+				{
+					name: "exec_bg",
+					label: "Exec",
+					description: "starts a program and returns once it has started",
+					parameters: { type: "object", properties: {} } as never,
+					execute: (_id, _params, _signal, onUpdate) =>
+						new Promise((resolve) => {
+							// Prints "started", then one more line once told to (after the run).
+							child = spawn(
+								process.execPath,
+								[
+									"-e",
+									'process.stdout.write("started\\n"); process.stdin.once("data", () => process.stdout.write("trailing\\n"));',
+								],
+								{ stdio: ["pipe", "pipe", "ignore"] },
+							);
+							child.stdout!.on("data", (chunk: Buffer) => {
+								// As openclaw's exec supervisor: every chunk goes to onUpdate, with no try.
+								outputs.push(chunk.toString());
+								try {
+									onUpdate?.({ content: [{ type: "text", text: chunk.toString() }], details: {} });
+								} catch (error) {
+									onUpdateThrew.push(error);
+								}
+								if (chunk.toString().includes("started"))
+									resolve({ content: [{ type: "text", text: "started in background" }], details: {} });
+							});
+						}),
+				},
+			],
+		});
+		faux.setResponses([
+			fauxAssistantMessage(fauxToolCall("exec_bg", {}, { id: "bg1" }), { stopReason: "toolUse" }),
+			fauxAssistantMessage("it runs"),
+			fauxAssistantMessage("still here"),
+		]);
+		await session.prompt("start the watcher");
+		const afterRun = events.length;
+		expect(events.at(-1)?.type).toBe("agent_settled");
+
+		const exited = new Promise((resolve) => child!.once("close", resolve));
+		child!.stdin!.end("go\n");
+		await exited;
+		await settleLoop();
+
+		expect(outputs).toEqual(["started\n", "trailing\n"]);
+		expect(onUpdateThrew).toEqual([]);
+		expect(rejections).toEqual([]);
+		expect(events.slice(afterRun).map((event) => event.type)).toEqual([]);
+		await session.prompt("are you there?");
+		expect(endedMessages(events).at(-1)).toBe("assistant: still here");
+		expect(events.filter((event) => event.type === "agent_settled")).toHaveLength(2);
+		await session.dispose();
+	});
+});
+
+describe("openclaw#5865: a host's run timeout called `void session.abort()` mid-stream; the aborted fetch crashed the gateway", () => {
+	it("prompt() returns, the HTTP request is closed, no rejection escapes, the next prompt is answered; a late `void abort()` on the disposed session rejects nothing", async () => {
+		w = await startWireSession({ api: "openai-completions" });
+		const session = w.session;
+		w.server.reply(chatPartial([{ type: "text", text: "a long answer that never ends" }], 2, "hang"));
+		session.subscribe((event) => {
+			// The host's timeout handler: fire and forget, as openclaw's abortRun did.
+			if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") void session.abort();
+		});
+		await session.prompt("take your time");
+		await w.server.waitForClientClose(1);
+		await settleLoop();
+
+		expect(rejections).toEqual([]);
+		expect(w.eventsOf("agent_settled")).toHaveLength(1);
+		expect(w.eventsOf("message_end").at(-1)?.message).toMatchObject({ role: "assistant", stopReason: "aborted" });
+
+		w.server.reply(chatReply([{ type: "text", text: "back" }]));
+		await session.prompt("again");
+		expect(endedMessages(w.events).at(-1)).toBe("assistant: back");
+		expect(w.server.requests).toHaveLength(2);
+
+		// The host's timeout firing late, after the bot disposed the session.
+		await session.dispose();
+		void session.abort();
+		await settleLoop();
+		expect(rejections).toEqual([]);
+	});
+});
+
+describe("opencode#5627: sessions loaded beside each other (and the same one again) in one process got each other's events, N times over", () => {
+	it("two sessions on one session folder hear only their own events; the same file opened again while open is refused with SESSION_LOCKED; reopened three times after dispose, one prompt is heard once", async () => {
+		const agentDir = join(dir, "agent");
+		const sessionDir = join(dir, "sessions");
+		const a = await hostSession(dir, { agentDir, sessionDir });
+		const b = await hostSession(dir, { agentDir, sessionDir });
+		a.faux.setResponses([fauxAssistantMessage("answer for A")]);
+		b.faux.setResponses([fauxAssistantMessage("answer for B")]);
+		await Promise.all([a.session.prompt("question A"), b.session.prompt("question B")]);
+
+		expect(endedMessages(a.events)).toEqual(["user: question A", "assistant: answer for A"]);
+		expect(endedMessages(b.events)).toEqual(["user: question B", "assistant: answer for B"]);
+		const fileB = b.session.sessionFile!;
+		expect(a.session.sessionFile).not.toBe(fileB);
+
+		let refused: unknown;
+		try {
+			SessionManager.open(fileB, sessionDir);
+		} catch (error) {
+			refused = error;
+		}
+		expect(refused).toBeInstanceOf(SettleError);
+		expect((refused as SettleError).code).toBe("SESSION_LOCKED");
+		await b.session.dispose();
+		b.session.sessionManager.close();
+
+		for (let i = 0; i < 3; i++) {
+			const again = await hostSession(dir, { agentDir, sessionManager: SessionManager.open(fileB, sessionDir) });
+			await again.session.dispose();
+			again.session.sessionManager.close();
+		}
+		const last = await hostSession(dir, { agentDir, sessionManager: SessionManager.open(fileB, sessionDir) });
+		last.faux.setResponses([fauxAssistantMessage("B again")]);
+		await last.session.prompt("question B2");
+
+		expect(endedMessages(last.events)).toEqual(["user: question B2", "assistant: B again"]);
+		expect(last.events.filter((event) => event.type === "agent_settled")).toHaveLength(1);
+		expect(endedMessages(a.events)).toEqual(["user: question A", "assistant: answer for A"]);
+		const saved = readFileSync(fileB, "utf8");
+		expect(saved.split('"question B2"').length - 1).toBe(1);
+		expect(saved).not.toContain("question A");
+		await last.session.dispose();
+		last.session.sessionManager.close();
+		await a.session.dispose();
+		a.session.sessionManager.close();
+	});
+});
+
+describe("openclaw#77327: a gateway creating a session per request leaked descriptors (skills, memory files) until spawn failed with EBADF", () => {
+	it("twenty create + prompt (a bash call) + dispose cycles in a project with AGENTS.md, a skill and a prompt template leave the open descriptors and active handles as they were", async () => {
+		const project = join(dir, "project");
+		const agentDir = join(dir, "agent");
+		mkdirSync(join(project, ".pi", "skills", "wiki"), { recursive: true });
+		mkdirSync(join(project, ".pi", "prompts"), { recursive: true });
+		mkdirSync(agentDir);
+		writeFileSync(join(project, "AGENTS.md"), "# Memory\nBe brief.\n");
+		writeFileSync(
+			join(project, ".pi", "skills", "wiki", "SKILL.md"),
+			"---\nname: wiki\ndescription: reads the wiki\n---\nRead index.md.\n",
+		);
+		writeFileSync(join(project, ".pi", "prompts", "review.md"), "Review $1\n");
+
+		const cycle = async (i: number) => {
+			const faux = createFauxProvider({ models: [{ id: "faux-1" }] });
+			const modelRuntime = new InMemoryModelRuntime();
+			modelRuntime.registerFauxProvider(faux);
+			faux.setResponses([
+				fauxAssistantMessage(fauxToolCall("bash", { command: `echo request ${i}` }), { stopReason: "toolUse" }),
+				fauxAssistantMessage(`done ${i}`),
+			]);
+			// The session makes (and on dispose closes) its own SessionManager, as a bot would.
+			const { session } = await createAgentSession({ cwd: project, agentDir, modelRuntime });
+			await session.prompt(`request ${i}`);
+			const sawSkill = session.systemPrompt.includes("wiki");
+			await session.dispose();
+			return sawSkill;
+		};
+
+		expect(await cycle(0)).toBe(true);
+		await settleLoop();
+		const descriptorsBefore = openFilePaths().sort();
+		const handlesBefore = activeResources();
+		for (let i = 1; i <= 20; i++) await cycle(i);
+		await settleLoop();
+
+		expect(openFilePaths().sort()).toEqual(descriptorsBefore);
+		expect(resourcesAddedSince(handlesBefore)).toEqual({});
+		expect(rejections).toEqual([]);
+	});
+});
