@@ -12,6 +12,11 @@
  * streamed; the aborted fetch surfaced as an unhandled `AbortError` and the gateway exited. What
  * the host should see: `prompt()` returns, the request is closed, no rejection escapes.
  *
+ * claude-agent-sdk-typescript#425: a host's `interrupt()` while the Messages API request was in
+ * flight (the SSE stream stalled after its start, or still flowing) never settled, and the query's
+ * iterator never ended: the host hung. What the host should see: `abort()` and `prompt()` resolve,
+ * the request is closed and not sent again, the partial answer saved as aborted.
+ *
  * opencode#5627: a host loading the same session again (and creating sessions beside it) in one
  * process got every event N times, and another session's events. What the host should see: each
  * listener hears its own session only, once; a second writer of an open file is refused.
@@ -33,7 +38,9 @@ import type { AgentSessionEvent } from "../../src/session/events.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { activeResources, openFilePaths, resourcesAddedSince } from "../lifetime/helpers.js";
+import { anthropicEvents, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatPartial, chatReply } from "../llm/wire/openai.js";
+import { encodeSse, type Reply, sse } from "../llm/wire/server.js";
 import { startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let dir: string;
@@ -186,6 +193,60 @@ describe("openclaw#5865: a host's run timeout called `void session.abort()` mid-
 		void session.abort();
 		await settleLoop();
 		expect(rejections).toEqual([]);
+	});
+});
+
+/** An Anthropic stream that sends a text delta each `everyMs` until the client closes the request. */
+function endlessAnswer(everyMs: number): Reply {
+	return (_request, res) => {
+		const [start, ping, blockStart] = anthropicEvents([{ type: "text", text: "" }]);
+		res.writeHead(200, { "content-type": "text/event-stream" });
+		res.write(encodeSse([start!, ping!, blockStart!]));
+		const delta = { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "counting " } };
+		const timer = setInterval(() => res.write(encodeSse([{ event: "content_block_delta", data: delta }])), everyMs);
+		res.on("close", () => clearInterval(timer));
+	};
+}
+
+describe("claude-agent-sdk-typescript#425: interrupt() while the request was in flight never settled; the host hung", () => {
+	async function abortMidRequest(reply: Reply, when: (event: AgentSessionEvent) => boolean) {
+		w = await startWireSession({ api: "anthropic-messages" });
+		const session = w.session;
+		w.server.reply(reply);
+		const reached = new Promise<void>((resolve) => session.subscribe((event) => (when(event) ? resolve() : undefined)));
+		const prompt = session.prompt("count slowly from 1 to 50");
+		await reached;
+		await session.abort();
+		await prompt;
+		await w.server.waitForClientClose(1);
+		await settleLoop();
+		expect(rejections).toEqual([]);
+		expect(session.isStreaming).toBe(false);
+		expect(w.server.requests).toHaveLength(1);
+		expect(w.eventsOf("agent_settled")).toHaveLength(1);
+		const saved = w.entries().flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
+		expect(saved.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+
+		w.server.reply(anthropicReply([{ type: "text", text: "ok" }]));
+		await session.prompt("stop counting");
+		expect(endedMessages(w.events).at(-1)).toBe("assistant: ok");
+		return saved.at(-1)!;
+	}
+
+	it("the stream stalled after message_start: abort() and prompt() resolve, the request is closed, nothing is sent again, the next prompt is answered", async () => {
+		const [start] = anthropicEvents([{ type: "text", text: "never sent" }]);
+		await abortMidRequest(
+			sse([start!], "hang"),
+			(event) => event.type === "message_start" && event.message.role === "assistant",
+		);
+	});
+
+	it("the stream still flowing (a delta every 10 ms): abort() at the first delta resolves, the partial answer is saved as aborted", async () => {
+		const saved = await abortMidRequest(
+			endlessAnswer(10),
+			(event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta",
+		);
+		expect(JSON.stringify(saved)).toContain("counting");
 	});
 });
 
