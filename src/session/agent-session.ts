@@ -2201,7 +2201,8 @@ export class AgentSession {
 	 * call's full-output file, which only that result named, is removed.
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
 	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
-	 * that one resolves when the command is done. Steering and follow-up messages not yet delivered
+	 * that one resolves when the command is done; and a prompt whose `agent_settled` was already
+	 * sent (a dispose from that listener): it ends as it would have without the dispose. Steering and follow-up messages not yet delivered
 	 * are not delivered any more: `getSteeringMessages()` / `getFollowUpMessages()` still list them
 	 * (e.g. to send them again on the session that replaced this one). Likewise the custom messages
 	 * sent with `deliverAs: "nextTurn"` that no prompt took: they were in memory only, and are
@@ -2219,6 +2220,10 @@ export class AgentSession {
 	dispose(): DisposeResult {
 		if (this.disposed) return this.disposeResult();
 		this.disposed = true;
+		// Disposed from an agent_settled listener (or after it, before the machine moved on): that
+		// prompt settled, so it ends as it would have; the actor stops before it says so.
+		const announced = this.internals.scratch.settledAnnounced;
+		const settledAs = announced === undefined ? undefined : this.actor.getSnapshot().context;
 		const running = this.agent.state.isStreaming;
 		this.bash.dispose();
 		abortPreflight(this.internals);
@@ -2286,7 +2291,11 @@ export class AgentSession {
 		// switchSession) was handled as pi handles it: it resolves once the command is done.
 		const preflight = this.internals.scratch.runningPreflight;
 		for (const [requestId, pending] of this.pending) {
-			if (requestId !== preflight?.requestId) pending.reject(closed);
+			if (requestId === announced && settledAs) {
+				if (settledAs.runFailure) pending.reject(normalizeError(settledAs.runFailure.error));
+				else if (settledAs.stall) pending.reject(this.stalledError(settledAs.stall));
+				else pending.resolve();
+			} else if (requestId !== preflight?.requestId) pending.reject(closed);
 			else {
 				preflight.outcome.then(
 					(outcome) => {
@@ -2452,6 +2461,7 @@ export class AgentSession {
 				case "operation_settled": {
 					// A retry that never ran (aborted) must not mark the next prompt's request as one.
 					this.router.clearRetry();
+					this.internals.scratch.settledAnnounced = undefined;
 					const pending = this.pending.get(event.requestId);
 					this.pending.delete(event.requestId);
 					// A run that threw, or stalled, fails its prompt() after agent_settled (C.2: the error escapes the finally).

@@ -75,6 +75,11 @@ export interface OperationScratch {
 	 * `dispose()` meanwhile (the run is over, but a handler may still hold work; pi-agents#139).
 	 */
 	settledController: AbortController | undefined;
+	/**
+	 * The prompt whose `agent_settled` the host's listeners have been sent, until its
+	 * `operation_settled`: a dispose from such a listener ends that prompt as settled.
+	 */
+	settledAnnounced: string | undefined;
 	/** Depth of `before_agent_start` dispatches in progress: a custom message they trigger skips the hook. */
 	beforeAgentStartDepth: number;
 	/**
@@ -111,6 +116,7 @@ export function createOperationScratch(): OperationScratch {
 		dispatchDepth: 0,
 		beforeAgentStartDepth: 0,
 		settledController: undefined,
+		settledAnnounced: undefined,
 		runningPreflight: undefined,
 		manualCompactionSaved: false,
 		dispatchReleased: undefined,

@@ -141,7 +141,7 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 			(error) => ({ type: "BEFORE_SETTLE_FAILED", error }),
 		);
 	});
-	actor.on("settle_requested", () => {
+	actor.on("settle_requested", ({ input }) => {
 		settleOperation(s);
 		const settled: { type: "agent_settled"; errorMessage?: string } = { type: "agent_settled" };
 		if (s.scratch.unanswered !== undefined) settled.errorMessage = s.scratch.unanswered;
@@ -149,6 +149,7 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 		// pi's emitAgentSettled tells the cache warmer first: `streaming` mode stops, `idle` keeps warming.
 		s.cacheWarmer?.onAgentSettled();
 		if (!s.runner().hasHandlers("agent_settled")) {
+			s.scratch.settledAnnounced = input.requestId;
 			s.events.emit(settled);
 			send({ type: "SETTLE_DONE" });
 			return;
@@ -162,6 +163,7 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 				} finally {
 					if (s.scratch.settledController === controller) s.scratch.settledController = undefined;
 				}
+				s.scratch.settledAnnounced = input.requestId;
 				s.events.emit(settled);
 			}),
 			() => ({ type: "SETTLE_DONE" }),

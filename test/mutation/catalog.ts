@@ -19406,6 +19406,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/tools/paths-home.test.ts"],
 	},
+	{
+		id: "KI01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a dispose from an agent_settled listener rejects that settled prompt with SESSION_CLOSED ('disposed before this prompt settled') again",
+		edits: [
+			{
+				find: "\t\t\tif (requestId === announced && settledAs) {",
+				replace: "\t\t\tif (requestId === announced && settledAs && false) {",
+			},
+		],
+		tests: ["test/pi-races/sdk-hosts.test.ts"],
+	},
+	{
+		id: "KI02",
+		file: "src/session/operation-actors.ts",
+		description:
+			"the prompt whose agent_settled listeners hear (no extension handlers) is not marked: a dispose from that listener rejects it again",
+		edits: [
+			{
+				find: '\t\tif (!s.runner().hasHandlers("agent_settled")) {\n\t\t\ts.scratch.settledAnnounced = input.requestId;',
+				replace: '\t\tif (!s.runner().hasHandlers("agent_settled")) {',
+			},
+		],
+		tests: ["test/pi-races/sdk-hosts.test.ts"],
+	},
+	{
+		id: "KI03",
+		file: "src/session/operation-actors.ts",
+		description:
+			"with extension agent_settled handlers, the prompt whose agent_settled listeners hear is not marked: a dispose from that listener rejects it again",
+		edits: [
+			{
+				find: "\t\t\t\ts.scratch.settledAnnounced = input.requestId;\n\t\t\t\ts.events.emit(settled);",
+				replace: "\t\t\t\ts.events.emit(settled);",
+			},
+		],
+		tests: ["test/pi-races/sdk-hosts.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -21,6 +21,11 @@
  * process got every event N times, and another session's events. What the host should see: each
  * listener hears its own session only, once; a second writer of an open file is refused.
  *
+ * None filed (dispose from agent_settled): a bot that replies and disposes the session from its
+ * `agent_settled` listener (the operation's last event) had its `await session.prompt()` reject
+ * with "disposed before this prompt settled", though the answer was in and saved. What the host
+ * should see: `prompt()` ends as it would have without the dispose.
+ *
  * openclaw#77327: a gateway creating a session per request leaked ~14,000 descriptors in 7 h
  * (skills' SKILL.md, memory files) until every spawn failed with EBADF. What the host should see:
  * descriptors and active handles back where they were after each create + prompt + dispose.
@@ -33,6 +38,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import { createFauxProvider, type FauxProvider, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
+import { createTestResourceLoader } from "../../src/resources/test-loader.js";
 import { type CreateAgentSessionOptions, createAgentSession } from "../../src/runtime/sdk.js";
 import type { AgentSessionEvent } from "../../src/session/events.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
@@ -295,6 +301,70 @@ describe("opencode#5627: sessions loaded beside each other (and the same one aga
 		last.session.sessionManager.close();
 		await a.session.dispose();
 		a.session.sessionManager.close();
+	});
+});
+
+describe("none filed (dispose from agent_settled): a bot disposing the session once it settled had the settled prompt reject", () => {
+	it("regression: prompt() rejected SESSION_CLOSED ('disposed before this prompt settled'); now it resolves, the answer heard and saved, the session disposed", async () => {
+		const { session, faux, events } = await hostSession(dir);
+		faux.setResponses([fauxAssistantMessage("the answer")]);
+		session.subscribe((event) => {
+			// The bot posts the reply, then frees the session: settled is the last event.
+			if (event.type === "agent_settled") void session.dispose();
+		});
+		const file = session.sessionFile!;
+		await session.prompt("question");
+
+		expect(session.isDisposed).toBe(true);
+		expect(endedMessages(events)).toEqual(["user: question", "assistant: the answer"]);
+		expect(readFileSync(file, "utf8")).toContain("the answer");
+	});
+
+	it("with an extension's agent_settled handler (awaited first), the dispose from the host's listener still ends the prompt as settled", async () => {
+		const handled: string[] = [];
+		const { session, faux } = await hostSession(dir, {
+			resourceLoader: createTestResourceLoader({
+				extensionFactories: [
+					(pi) => {
+						pi.on("agent_settled", async () => {
+							handled.push("agent_settled");
+						});
+					},
+				],
+			}),
+		});
+		faux.setResponses([fauxAssistantMessage("the answer")]);
+		session.subscribe((event) => {
+			if (event.type === "agent_settled") void session.dispose();
+		});
+		await session.prompt("question");
+
+		expect(handled).toEqual(["agent_settled"]);
+		expect(session.isDisposed).toBe(true);
+	});
+
+	it("a run that ended in a provider error: prompt() ends as it does without the dispose", async () => {
+		const { session, faux } = await hostSession(dir, {
+			settingsManager: SettingsManager.inMemory({ retry: { enabled: false } }),
+		});
+		faux.setResponses([fauxAssistantMessage("", { stopReason: "error", errorMessage: "invalid_api_key" })]);
+		session.subscribe((event) => {
+			if (event.type === "agent_settled") void session.dispose();
+		});
+		const outcome = await session.prompt("question").then(
+			() => "resolved",
+			(error: unknown) => error,
+		);
+		const plain = await hostSession(join(dir, "plain"), {
+			settingsManager: SettingsManager.inMemory({ retry: { enabled: false } }),
+		});
+		plain.faux.setResponses([fauxAssistantMessage("", { stopReason: "error", errorMessage: "invalid_api_key" })]);
+		const without = await plain.session.prompt("question").then(
+			() => "resolved",
+			(error: unknown) => error,
+		);
+		await plain.session.dispose();
+		expect(outcome).toEqual(without);
 	});
 });
 
