@@ -17,6 +17,10 @@
  * iterator never ended: the host hung. What the host should see: `abort()` and `prompt()` resolve,
  * the request is closed and not sent again, the partial answer saved as aborted.
  *
+ * pi#5029: `dispose()` of a session whose answer still streamed left the provider's HTTP request
+ * open (an orphan socket, still billed, minutes on slow APIs). What the host should see: the
+ * request closed by the client as the session is disposed.
+ *
  * opencode#5627: a host loading the same session again (and creating sessions beside it) in one
  * process got every event N times, and another session's events. What the host should see: each
  * listener hears its own session only, once; a second writer of an open file is refused.
@@ -253,6 +257,29 @@ describe("claude-agent-sdk-typescript#425: interrupt() while the request was in 
 			(event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta",
 		);
 		expect(JSON.stringify(saved)).toContain("counting");
+	});
+});
+
+describe("pi#5029: dispose() mid-stream left the provider's HTTP request open", () => {
+	it("the request still streaming (a delta every 10 ms) is closed by the client on dispose(); prompt() rejects SESSION_CLOSED; nothing is sent again", async () => {
+		w = await startWireSession({ api: "anthropic-messages" });
+		const session = w.session;
+		w.server.reply(endlessAnswer(10));
+		const streaming = new Promise<void>((resolve) =>
+			session.subscribe((event) => {
+				if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") resolve();
+			}),
+		);
+		const prompt = session.prompt("count slowly").catch((error: unknown) => error);
+		await streaming;
+		await session.dispose();
+
+		expect(await prompt).toMatchObject({ code: "SESSION_CLOSED" });
+		await w.server.waitForClientClose(1);
+		await settleLoop();
+		expect(w.server.closedByClient).toHaveLength(1);
+		expect(w.server.requests).toHaveLength(1);
+		expect(rejections).toEqual([]);
 	});
 });
 
