@@ -18881,7 +18881,7 @@ export const MUTANTS: Mutant[] = [
 		id: "JU04",
 		file: "src/llm/chat-stream-repair.ts",
 		description: "a delta without an id at a reused index stays there: the moved call's arguments go to the first call",
-		edits: [{ find: "\t\t\t\tcall.index = index;\n", replace: "" }],
+		edits: [{ find: "\t\t\t\trecord(call, index);\n\t\t\t\treturn;", replace: "\t\t\t\treturn;" }],
 		tests: ["test/llm/chat-stream-repair.test.ts"],
 	},
 	{
@@ -19405,6 +19405,31 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/tools/paths-home.test.ts"],
+	},
+	{
+		id: "KN01",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"an id-less call with a name after the call at its index has complete arguments continues that call: Ollama's id-less calls at index 0 are joined into one with two JSON objects as arguments (ollama#15457)",
+		edits: [
+			{
+				find: "if (index !== undefined && !(hasName(call) && isComplete(argumentsAt.get(index)))) {",
+				replace: "if (index !== undefined) {",
+			},
+		],
+		tests: [
+			"test/llm/chat-stream-repair.test.ts",
+			"test/llm/chat-stream-repair.property.test.ts",
+			"test/pi-races/local-openai-servers.test.ts",
+		],
+	},
+	{
+		id: "KN02",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"any arguments so far count as complete: a server that repeats the name on each piece of an id-less call splits it into calls with broken arguments",
+		edits: [{ find: "if (!args?.trim()) return false;", replace: "return !!args?.trim();" }],
+		tests: ["test/llm/chat-stream-repair.test.ts"],
 	},
 ];
 
