@@ -19431,6 +19431,34 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!args?.trim()) return false;", replace: "return !!args?.trim();" }],
 		tests: ["test/llm/chat-stream-repair.test.ts"],
 	},
+	{
+		id: "KN03",
+		file: "src/llm/pi-ai.ts",
+		description:
+			"Bedrock requests go to pi-ai with the catalogue's endpoint: a region only in [default] of ~/.aws/config is ignored and us-east-1 is asked",
+		edits: [
+			{
+				find: "piAi.streamSimple(withDefaultProfileRegion(model), sent.context, sent.options)",
+				replace: "piAi.streamSimple(model, sent.context, sent.options)",
+			},
+		],
+		tests: ["test/pi-races/bedrock-setups.test.ts"],
+	},
+	{
+		id: "KN04",
+		file: "src/llm/bedrock-region.ts",
+		description:
+			"with AWS_PROFILE set, the [default] profile's region still moves the endpoint, over the region of the profile AWS_PROFILE names",
+		edits: [{ find: " || env.AWS_PROFILE) {", replace: ") {" }],
+		tests: ["test/llm/bedrock-region.test.ts"],
+	},
+	{
+		id: "KN05",
+		file: "src/llm/bedrock-region.ts",
+		description: "a region only in [default] of ~/.aws/credentials is not read, though the AWS SDK reads it",
+		edits: [{ find: "config.region ?? credentials.region", replace: "config.region" }],
+		tests: ["test/llm/bedrock-region.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
