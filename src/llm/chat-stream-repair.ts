@@ -14,7 +14,9 @@ import { randomUUID } from "node:crypto";
  *   the call that took it last.
  * - A call that starts without an `id` (Ollama's gpt-oss, LangBot#2261) given one (`call_…`):
  *   pi-ai kept `""`, which Anthropic (`^[a-zA-Z0-9_-]+$`) and OpenAI Responses (`call_id`) refuse
- *   once the session switches to them.
+ *   once the session switches to them. When Ollama sends several such calls, each whole at index
+ *   `0`, a delta with a function name after the call at that index already has complete JSON
+ *   arguments starts a new call (id and index of its own) instead of extending that one.
  * - A bare JSON error body (`{"error":…}` on a line of its own, no `data: `) framed as the event
  *   OpenAI sends an error in. A proxy that forwards a backend's refusal inside its `200` stream
  *   (lemonade#2826: llama-server's context overflow) is otherwise read as an empty answer, the
@@ -80,7 +82,7 @@ function isCutDataLine(line: string): boolean {
 const FINISHED = /"finish_reason":\s*"|^data:\s*\[DONE\]/m;
 const UNFINISHED = `\n\ndata: ${JSON.stringify({ error: { message: "Stream ended without finish_reason", type: "stream_truncated" } })}\n\n`;
 
-type ToolCallDelta = { index?: unknown; id?: unknown };
+type ToolCallDelta = { index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } };
 
 function repairLines(text: string, renumber: (call: ToolCallDelta) => void): string {
 	// Most lines carry text or reasoning: only a line naming tool_calls, or a bare object, is parsed.
@@ -121,14 +123,21 @@ function toolCallRenumbering(): (call: ToolCallDelta) => void {
 	const idAt = new Map<number, string>();
 	const indexOf = new Map<string, number>();
 	const movedTo = new Map<number, number>();
+	const argumentsAt = new Map<number, string>();
+	const record = (call: ToolCallDelta, index: number) => {
+		call.index = index;
+		const piece = call.function?.arguments;
+		if (typeof piece === "string") argumentsAt.set(index, (argumentsAt.get(index) ?? "") + piece);
+	};
 	return (call) => {
 		if (typeof call.index !== "number") return;
 		const sent = call.index;
 		let id = typeof call.id === "string" ? call.id : "";
 		if (!id) {
 			const index = movedTo.get(sent);
-			if (index !== undefined) {
-				call.index = index;
+			// Ollama sends each id-less call whole at index 0: a name after complete arguments starts the next.
+			if (index !== undefined && !(hasName(call) && isComplete(argumentsAt.get(index)))) {
+				record(call, index);
 				return;
 			}
 			// A call that starts without an id (Ollama's gpt-oss, LangBot#2261) gets one now: it is stored
@@ -145,6 +154,19 @@ function toolCallRenumbering(): (call: ToolCallDelta) => void {
 			indexOf.set(id, index);
 		}
 		movedTo.set(sent, index);
-		call.index = index;
+		record(call, index);
 	};
+}
+
+const hasName = (call: ToolCallDelta) => typeof call.function?.name === "string" && call.function.name !== "";
+
+/** Whether a call's arguments so far are a whole JSON value, so nothing more can be appended to them. */
+function isComplete(args: string | undefined): boolean {
+	if (!args?.trim()) return false;
+	try {
+		JSON.parse(args);
+		return true;
+	} catch {
+		return false;
+	}
 }

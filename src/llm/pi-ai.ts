@@ -7,6 +7,7 @@
  * import path of `settle`, so sessions on the faux provider (tests, `--faux`) never load it.
  */
 import { errorMessage, SettleError } from "../errors.js";
+import { withDefaultProfileRegion } from "./bedrock-region.js";
 import { streamFromMessage } from "./event-stream.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
 import { PI_AI_PEER_VERSION } from "./provider-env.js";
@@ -192,7 +193,8 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 			streamWatchingResponses((model, context, streamOptions) => {
 				try {
 					const sent = keepSignedEmptyThinking(model, replayableToolCallIds(model, context), streamOptions);
-					return piAi.streamSimple(model, sent.context, sent.options);
+					// pi-ai's streamSimple passes no region option on: the default profile's goes in the endpoint.
+					return piAi.streamSimple(withDefaultProfileRegion(model), sent.context, sent.options);
 				} catch (error) {
 					return streamFromMessage(emptyAssistantMessage(model, "error", errorMessage(error)));
 				}

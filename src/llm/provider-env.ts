@@ -172,7 +172,7 @@ export function cloudCredentialsHint(
 			"(a profile of ~/.aws/config or ~/.aws/credentials: AWS_PROFILE=default for the keys `aws configure` wrote), " +
 			"AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key); in a container, " +
 			"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI, AWS_CONTAINER_CREDENTIALS_FULL_URI or AWS_WEB_IDENTITY_TOKEN_FILE. " +
-			`The region comes from AWS_REGION or AWS_DEFAULT_REGION, else from the profile, else us-east-1.${half}`
+			`The region comes from AWS_REGION or AWS_DEFAULT_REGION, else from the profile's region in ~/.aws/config (AWS_CONFIG_FILE; AWS_PROFILE's profile, else [default]), else us-east-1.${half}`
 		);
 	}
 	return undefined;

@@ -86,6 +86,21 @@ describe("repairedChatStream", () => {
 		expect(calls[2]!.id).not.toBe(calls[0]!.id);
 	});
 
+	it("ollama#15457 without ids: a name after complete arguments at index 0 starts a new call; a name before they are complete does not", async () => {
+		const body = [
+			line([{ index: 0, function: { name: "write", arguments: '{"path":"a"}' } }]),
+			line([{ index: 0, function: { name: "write", arguments: '{"path":"b"}' } }]),
+			line([{ index: 0, function: { name: "bash", arguments: '{"command":' } }]),
+			line([{ index: 0, function: { name: "bash", arguments: '"ls"}' } }]),
+		].join("");
+		for (const size of [body.length, 9]) {
+			const { calls } = await indexesRead(body, size);
+			expect(calls.map((c) => c.index)).toEqual([0, 1, 2, 2]);
+			expect(calls.map((c) => c.id?.slice(0, 5))).toEqual(["call_", "call_", "call_", undefined]);
+			expect(new Set(calls.map((c) => c.id)).size).toBe(4);
+		}
+	});
+
 	it("a server that repeats a call's id on each delta keeps that call at one index", async () => {
 		const body = [
 			line([{ index: 0, id: "call_a", function: { name: "bash", arguments: '{"command":' } }]),

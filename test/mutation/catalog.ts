@@ -18881,7 +18881,7 @@ export const MUTANTS: Mutant[] = [
 		id: "JU04",
 		file: "src/llm/chat-stream-repair.ts",
 		description: "a delta without an id at a reused index stays there: the moved call's arguments go to the first call",
-		edits: [{ find: "\t\t\t\tcall.index = index;\n", replace: "" }],
+		edits: [{ find: "\t\t\t\trecord(call, index);\n\t\t\t\treturn;", replace: "\t\t\t\treturn;" }],
 		tests: ["test/llm/chat-stream-repair.test.ts"],
 	},
 	{
@@ -19444,6 +19444,59 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/sdk-hosts.test.ts"],
+	},
+	{
+		id: "KN01",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"an id-less call with a name after the call at its index has complete arguments continues that call: Ollama's id-less calls at index 0 are joined into one with two JSON objects as arguments (ollama#15457)",
+		edits: [
+			{
+				find: "if (index !== undefined && !(hasName(call) && isComplete(argumentsAt.get(index)))) {",
+				replace: "if (index !== undefined) {",
+			},
+		],
+		tests: [
+			"test/llm/chat-stream-repair.test.ts",
+			"test/llm/chat-stream-repair.property.test.ts",
+			"test/pi-races/local-openai-servers.test.ts",
+		],
+	},
+	{
+		id: "KN02",
+		file: "src/llm/chat-stream-repair.ts",
+		description:
+			"any arguments so far count as complete: a server that repeats the name on each piece of an id-less call splits it into calls with broken arguments",
+		edits: [{ find: "if (!args?.trim()) return false;", replace: "return !!args?.trim();" }],
+		tests: ["test/llm/chat-stream-repair.test.ts"],
+	},
+	{
+		id: "KN03",
+		file: "src/llm/pi-ai.ts",
+		description:
+			"Bedrock requests go to pi-ai with the catalogue's endpoint: a region only in [default] of ~/.aws/config is ignored and us-east-1 is asked",
+		edits: [
+			{
+				find: "piAi.streamSimple(withDefaultProfileRegion(model), sent.context, sent.options)",
+				replace: "piAi.streamSimple(model, sent.context, sent.options)",
+			},
+		],
+		tests: ["test/pi-races/bedrock-setups.test.ts"],
+	},
+	{
+		id: "KN04",
+		file: "src/llm/bedrock-region.ts",
+		description:
+			"with AWS_PROFILE set, the [default] profile's region still moves the endpoint, over the region of the profile AWS_PROFILE names",
+		edits: [{ find: " || env.AWS_PROFILE) {", replace: ") {" }],
+		tests: ["test/llm/bedrock-region.test.ts"],
+	},
+	{
+		id: "KN05",
+		file: "src/llm/bedrock-region.ts",
+		description: "a region only in [default] of ~/.aws/credentials is not read, though the AWS SDK reads it",
+		edits: [{ find: "config.region ?? credentials.region", replace: "config.region" }],
+		tests: ["test/llm/bedrock-region.test.ts"],
 	},
 ];
 

@@ -25,9 +25,15 @@
  *
  * pi#1800: with AWS_PROFILE set and the region only in the profile, the request went to us-east-1.
  * What the user should see: the answer, from the profile's region (and AWS_DEFAULT_REGION's when
- * that is where the region is, crewAI#4582).
+ * that is where the region is, crewAI#4582). With no AWS_PROFILE and the region only in the
+ * `[default]` profile (the file `aws configure` writes), pi-ai pinned us-east-1's endpoint. What the
+ * user should see: the answer, from the default profile's region — here reached by its real host
+ * name through an HTTPS proxy (a tunnel to a local TLS endpoint whose certificate the run trusts).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer as createProxy } from "node:http";
+import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
@@ -225,5 +231,107 @@ describe("pi#1800, crewAI#4582: the region Bedrock is asked in", () => {
 		expect(run.code).toBe(0);
 		expect(run.stdout).toBe("hello from Stockholm\n");
 		expect(signedRegion(server.requests[0]!.authorization)).toBe("eu-north-1");
+	});
+});
+
+/** The default profile's region hosts the tunnelled endpoint answers for (us-east-1: pi-ai's pin). */
+const HOSTS = ["eu-west-1", "ap-northeast-1", "us-east-1"].map((r) => `bedrock-runtime.${r}.amazonaws.com`);
+
+/**
+ * `settle -p hi` through an HTTPS proxy that tunnels every CONNECT to a local TLS Bedrock endpoint
+ * holding a certificate for {@link HOSTS}: the CONNECT targets and the endpoint's requests.
+ */
+async function settleThroughProxy(env: Record<string, string>) {
+	const certDir = join(cli.dir, "tls");
+	mkdirSync(certDir, { recursive: true });
+	execFileSync(
+		"openssl",
+		[
+			"req",
+			"-x509",
+			"-newkey",
+			"rsa:2048",
+			"-nodes",
+			"-days",
+			"1",
+			"-subj",
+			"/CN=bedrock-runtime",
+			"-addext",
+			`subjectAltName=${HOSTS.map((h) => `DNS:${h}`).join(",")}`,
+			"-keyout",
+			join(certDir, "key.pem"),
+			"-out",
+			join(certDir, "cert.pem"),
+		],
+		{ stdio: "ignore" },
+	);
+	const tls = await startBedrockServer({
+		key: readFileSync(join(certDir, "key.pem"), "utf8"),
+		cert: readFileSync(join(certDir, "cert.pem"), "utf8"),
+	});
+	tls.reply(bedrockAnswer("hello from the profile's region"));
+	const port = Number(new URL(tls.url).port);
+	const connects: string[] = [];
+	const sockets = new Set<Socket>();
+	const proxy = createProxy().on("connect", (req, client: Socket, head) => {
+		connects.push(String(req.url));
+		const upstream = connect(port, "127.0.0.1", () => {
+			client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+			upstream.write(head);
+			upstream.pipe(client).on("error", () => {});
+			client.pipe(upstream).on("error", () => {});
+		});
+		for (const socket of [client, upstream]) {
+			sockets.add(socket);
+			socket.on("error", () => {});
+		}
+	});
+	await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+	try {
+		const run = await runSettleAsync(["--no-session", "--model", MODEL, "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: {
+				...awsCleared(),
+				HOME: cli.dir,
+				HTTPS_PROXY: `http://127.0.0.1:${(proxy.address() as { port: number }).port}`,
+				NO_PROXY: "",
+				NODE_EXTRA_CA_CERTS: join(certDir, "cert.pem"),
+				AWS_ACCESS_KEY_ID: "AKIADEFAULT",
+				AWS_SECRET_ACCESS_KEY: "fake",
+				...env,
+			},
+		});
+		return { run, connects, requests: tls.requests };
+	} finally {
+		for (const socket of sockets) socket.destroy();
+		await new Promise<void>((resolve) => proxy.close(() => resolve()));
+		await tls.close();
+	}
+}
+
+describe("the region only in the [default] profile, no AWS_PROFILE", () => {
+	it("settle -p with key variables and `region = eu-west-1` under [default] of ~/.aws/config: the request goes to eu-west-1's endpoint, signed for eu-west-1; the answer is printed", async () => {
+		awsFiles("[default]\nregion = eu-west-1 # set by aws configure\noutput = json\n");
+		const { run, connects, requests } = await settleThroughProxy({});
+		expect(run.stdout).toBe("hello from the profile's region\n");
+		expect(run.code).toBe(0);
+		expect(connects).toEqual(["bedrock-runtime.eu-west-1.amazonaws.com:443"]);
+		expect(requests.map((r) => [r.host, signedRegion(r.authorization)])).toEqual([
+			["bedrock-runtime.eu-west-1.amazonaws.com", "eu-west-1"],
+		]);
+	});
+
+	it("AWS_CONFIG_FILE is the file read ([profile default] there); AWS_REGION, when set, still wins over it", async () => {
+		const config = join(cli.dir, "aws-config");
+		writeFileSync(config, "[profile default]\nregion = ap-northeast-1\n");
+		awsFiles("[default]\nregion = eu-west-1\n");
+		const fromFile = await settleThroughProxy({ AWS_CONFIG_FILE: config });
+		expect(fromFile.run.stdout).toBe("hello from the profile's region\n");
+		expect(fromFile.connects).toEqual(["bedrock-runtime.ap-northeast-1.amazonaws.com:443"]);
+		expect(signedRegion(fromFile.requests[0]!.authorization)).toBe("ap-northeast-1");
+		const fromEnv = await settleThroughProxy({ AWS_CONFIG_FILE: config, AWS_REGION: "us-east-1" });
+		expect(fromEnv.run.stdout).toBe("hello from the profile's region\n");
+		expect(fromEnv.connects).toEqual(["bedrock-runtime.us-east-1.amazonaws.com:443"]);
 	});
 });

@@ -207,6 +207,34 @@ describe("ollama#15457: every streamed tool call of an answer at index 0", () =>
 		expect(results).toEqual(["call_lyywui55", "call_0scw2dos"]);
 	});
 
+	it("ollama#15457: two writes at index 0 with no ids both run with their own arguments; each result goes back under its own call's id", async () => {
+		const wire = await start();
+		wire.reply(
+			sse([
+				ollamaChunk({
+					tool_calls: [wholeCall("write", { path: "hello.py", content: 'print("hello")\n' }, { index: 0 })],
+				}),
+				ollamaChunk({
+					tool_calls: [wholeCall("write", { path: "world.py", content: 'print("world")\n' }, { index: 0 })],
+				}),
+				...ollamaCallsEnd(),
+			]),
+			chatReply([{ type: "text", text: "Created both files." }], { model: "coder" }),
+		);
+
+		const run = await settle(["-p", 'Create hello.py with print("hello") and world.py with print("world").']);
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toBe("Created both files.\n");
+		expect(run.code).toBe(0);
+		expect(readFileSync(join(cli.project, "hello.py"), "utf8")).toBe('print("hello")\n');
+		expect(readFileSync(join(cli.project, "world.py"), "utf8")).toBe('print("world")\n');
+		const [assistant, ...tools] = sentAfterPrompt(wire.requests[1]!);
+		const ids = assistant!.tool_calls!.map((c) => c.id);
+		expect(ids).toHaveLength(2);
+		expect(ids[0]).not.toBe(ids[1]);
+		expect(tools.map((m) => m.tool_call_id)).toEqual(ids);
+	});
+
 	it("ollama#15457 (control): an OpenAI-style stream, one call's arguments in pieces at its own index, is left as sent", async () => {
 		const wire = await start();
 		wire.reply(

@@ -6,11 +6,19 @@
  * stream frames (https://docs.aws.amazon.com/AmazonS3/latest/API/RESTSelectObjectAppendix.html), or
  * an AWS JSON error (`x-amzn-errortype`). `close()` ends every session.
  */
-import { createServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from "node:http2";
-import type { AddressInfo } from "node:net";
+import {
+	createSecureServer,
+	createServer,
+	type Http2ServerRequest,
+	type Http2ServerResponse,
+	type Http2Session,
+} from "node:http2";
+import type { AddressInfo, Socket } from "node:net";
 import { crc32 } from "node:zlib";
 
 export interface BedrockRequest {
+	/** The host the client addressed (`:authority`, or `host` over HTTP/1.1). */
+	host: string;
 	path: string;
 	authorization: string;
 	// biome-ignore lint/suspicious/noExplicitAny: Converse payloads are asserted field by field
@@ -37,11 +45,21 @@ export function signedKeyId(authorization: string): string | undefined {
 	return /Credential=([^/]+)\//.exec(authorization)?.[1];
 }
 
-export async function startBedrockServer(): Promise<BedrockServer> {
+/**
+ * With `tls` (a key and certificate), the endpoint speaks TLS, HTTP/2 or HTTP/1.1 (the SDK's
+ * handler through a proxy), for a client that reaches it by an AWS host name through a tunnel.
+ */
+export async function startBedrockServer(tls?: { key: string; cert: string }): Promise<BedrockServer> {
 	const queue: BedrockReply[] = [];
 	const requests: BedrockRequest[] = [];
 	const sessions = new Set<Http2Session>();
-	const server = createServer();
+	const server = tls ? createSecureServer({ ...tls, allowHTTP1: true }) : createServer();
+	// HTTP/1.1 connections hold no session: closed with the server all the same.
+	const sockets = new Set<Socket>();
+	server.on("connection", (socket: Socket) => {
+		sockets.add(socket);
+		socket.on("close", () => sockets.delete(socket));
+	});
 	server.on("session", (session) => {
 		sessions.add(session);
 		session.on("close", () => sessions.delete(session));
@@ -54,6 +72,7 @@ export async function startBedrockServer(): Promise<BedrockServer> {
 		});
 		req.on("end", () => {
 			requests.push({
+				host: String(req.headers[":authority"] ?? req.headers.host ?? ""),
 				path: req.url,
 				authorization: String(req.headers.authorization ?? ""),
 				body: JSON.parse(raw || "null"),
@@ -66,12 +85,13 @@ export async function startBedrockServer(): Promise<BedrockServer> {
 	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 	const { port } = server.address() as AddressInfo;
 	return {
-		url: `http://127.0.0.1:${port}`,
+		url: `${tls ? "https" : "http"}://127.0.0.1:${port}`,
 		requests,
 		reply: (...replies) => queue.push(...replies),
 		close: () =>
 			new Promise<void>((resolve) => {
 				for (const session of sessions) session.destroy();
+				for (const socket of sockets) socket.destroy();
 				server.close(() => resolve());
 			}),
 	};
