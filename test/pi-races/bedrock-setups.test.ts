@@ -30,11 +30,11 @@
  * user should see: the answer, from the default profile's region — here reached by its real host
  * name through an HTTPS proxy (a tunnel to a local TLS endpoint whose certificate the run trusts).
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createProxy } from "node:http";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
 import {
@@ -234,37 +234,13 @@ describe("pi#1800, crewAI#4582: the region Bedrock is asked in", () => {
 	});
 });
 
-/** The default profile's region hosts the tunnelled endpoint answers for (us-east-1: pi-ai's pin). */
-const HOSTS = ["eu-west-1", "ap-northeast-1", "us-east-1"].map((r) => `bedrock-runtime.${r}.amazonaws.com`);
-
 /**
  * `settle -p hi` through an HTTPS proxy that tunnels every CONNECT to a local TLS Bedrock endpoint
- * holding a certificate for {@link HOSTS}: the CONNECT targets and the endpoint's requests.
+ * holding a certificate for bedrock-runtime in eu-west-1, ap-northeast-1 and us-east-1 (pi-ai's pin): the CONNECT targets and the endpoint's requests.
  */
 async function settleThroughProxy(env: Record<string, string>) {
-	const certDir = join(cli.dir, "tls");
-	mkdirSync(certDir, { recursive: true });
-	execFileSync(
-		"openssl",
-		[
-			"req",
-			"-x509",
-			"-newkey",
-			"rsa:2048",
-			"-nodes",
-			"-days",
-			"1",
-			"-subj",
-			"/CN=bedrock-runtime",
-			"-addext",
-			`subjectAltName=${HOSTS.map((h) => `DNS:${h}`).join(",")}`,
-			"-keyout",
-			join(certDir, "key.pem"),
-			"-out",
-			join(certDir, "cert.pem"),
-		],
-		{ stdio: "ignore" },
-	);
+	// Checked in (see its README): a clean machine may have no `openssl`.
+	const certDir = fileURLToPath(new URL("../fixtures/llm/bedrock-tls/", import.meta.url));
 	const tls = await startBedrockServer({
 		key: readFileSync(join(certDir, "key.pem"), "utf8"),
 		cert: readFileSync(join(certDir, "cert.pem"), "utf8"),
