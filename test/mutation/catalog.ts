@@ -1050,13 +1050,13 @@ export const MUTANTS: Mutant[] = [
 		description: "compaction continue flag ignores willRetry",
 		edits: [
 			{
-				find: "continue: input.willRetry || s.agent.hasQueuedMessages()",
+				find: "continue: attempt.retries || s.agent.hasQueuedMessages()",
 				replace: "continue: s.agent.hasQueuedMessages()",
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/extensions"],
 		equivalent:
-			"`continue` is read only when compactedForRetry (compacted && willRetry) is false, and this line runs only for a compaction that succeeded",
+			"`continue` is read only when compactedForRetry (compacted && willRetry, not aborted after its save) is false, and this line runs only for a compaction that succeeded",
 	},
 	{
 		id: "K02",
@@ -9516,8 +9516,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a threshold compaction after a run drops the queued continuation (the message stays queued)",
 		edits: [
 			{
-				find: "continue: input.willRetry || s.agent.hasQueuedMessages(),",
-				replace: "continue: input.willRetry,",
+				find: "continue: attempt.retries || s.agent.hasQueuedMessages(),",
+				replace: "continue: attempt.retries,",
 			},
 		],
 		tests: ["test/session/compaction-interleaving.property.test.ts", "test/pi-races/queue-races.property.test.ts"],
@@ -19405,6 +19405,32 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/tools/paths-home.test.ts"],
+	},
+	{
+		id: "KM01",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"abortCompaction() during an overflow recovery's session_compact: compaction_end says willRetry: false, and the request is re-run all the same (the machine ignores abortedAfterSave)",
+		edits: [
+			{
+				find: "params.output.compacted && params.output.abortedAfterSave !== true && context.compaction?.willRetry === true",
+				replace: "params.output.compacted && context.compaction?.willRetry === true",
+			},
+		],
+		tests: ["test/session/abort-compaction-after-save.test.ts"],
+	},
+	{
+		id: "KM02",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"abortCompaction() during an overflow recovery's session_compact: the runner no longer tells the machine the retry was dropped, so the request is re-run after compaction_end{willRetry: false}",
+		edits: [
+			{
+				find: "if (input.willRetry && !attempt.retries) output.abortedAfterSave = true;",
+				replace: "",
+			},
+		],
+		tests: ["test/session/abort-compaction-after-save.test.ts"],
 	},
 ];
 
