@@ -19432,6 +19432,49 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/abort-compaction-after-save.test.ts"],
 	},
+	{
+		id: "KM03",
+		file: "src/session/operation-actors.ts",
+		description:
+			"a pending bash result that cannot be written at settle (session file deleted, disk full) throws in the machine's listener again: uncaught, and the session streams forever",
+		edits: [
+			{
+				find: "} catch (error) {\n\t\t// A throw here would leave the machine in `settling` for good",
+				replace: "} finally {\n\t\t// A throw here would leave the machine in `settling` for good",
+			},
+			{
+				find: "\t\tscratch.settleWriteFailure = error;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/settle-write-failure.test.ts"],
+	},
+	{
+		id: "KM04",
+		file: "src/session/agent-session.ts",
+		description:
+			"a write that failed at settle is not reported: prompt() resolves while the bash result it was to save is not in the file",
+		edits: [
+			{
+				find: "\t\t\t\t\telse if (writeFailure !== undefined) pending?.reject(normalizeError(writeFailure));\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/settle-write-failure.test.ts"],
+	},
+	{
+		id: "KM05",
+		file: "src/session/queues.ts",
+		description:
+			"a pending bash result whose write failed is dropped instead of staying pending: the next prompt goes on without it",
+		edits: [
+			{
+				find: "this.pendingBash = [...pending.slice(index), ...this.pendingBash];",
+				replace: "",
+			},
+		],
+		tests: ["test/session/settle-write-failure.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
