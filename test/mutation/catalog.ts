@@ -19475,6 +19475,59 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/settle-write-failure.test.ts"],
 	},
+	{
+		id: "KM06",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"the agent_before_settle boundary answers while a busy prompt or steer() is still in its input hooks: the operation settles without waiting for it",
+		edits: [
+			{
+				find: "awaitingBusyInput: ({ context }) => context.busyPreflightsInFlight > 0,",
+				replace: "awaitingBusyInput: ({ context }) => context.busyPreflightsInFlight < 0,",
+			},
+		],
+		tests: ["test/machines/prompt-operation-busy-input.property.test.ts"],
+	},
+	{
+		id: "KM07",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"no agent_before_settle handler: the operation settles while input is still in its hooks (what it queues waits for an unrelated prompt)",
+		edits: [
+			{
+				find: "context.lastOutcome?.beforeSettleBoundary === false && context.busyPreflightsInFlight > 0,",
+				replace: "false,",
+			},
+		],
+		tests: ["test/machines/prompt-operation-busy-input.property.test.ts"],
+	},
+	{
+		id: "KM08",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"a threshold compaction that found messages queued meanwhile does not continue the operation: without a boundary it settles with them queued",
+		edits: [
+			{
+				find: "compactionFoundQueuedMessages: (_, params: { output: CompactionOutput }) => params.output.continue,",
+				replace:
+					"compactionFoundQueuedMessages: (_, params: { output: CompactionOutput }) => false && params.output.continue,",
+			},
+		],
+		tests: ["test/machines/prompt-operation-busy-input.property.test.ts"],
+	},
+	{
+		id: "KM09",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"in awaitingInput, a busy prompt answered queued is only counted off: the operation settles with it queued",
+		edits: [
+			{
+				find: 'guard: "busyPreflightQueued",',
+				replace: 'guard: "noBusyInputLeft",',
+			},
+		],
+		tests: ["test/machines/prompt-operation-busy-input.property.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
