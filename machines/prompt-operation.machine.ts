@@ -542,6 +542,11 @@ export interface CompactionOutput {
 	continue: boolean;
 	/** An extension cancelled it (`session_before_compact`). */
 	cancelled?: boolean;
+	/**
+	 * Aborted once its entry was written (`abortCompaction()` during `session_compact`): the entry
+	 * stays, but an overflow recovery does not re-run the request (its `compaction_end` said `willRetry: false`).
+	 */
+	abortedAfterSave?: boolean;
 	/** Compaction result or error text for the caller of a manual `compact()`. */
 	result?: unknown;
 	errorMessage?: string;
@@ -1114,7 +1119,7 @@ export const promptOperationMachine = setup({
 			sameCompactionRequest(context.compaction, event),
 		/** Overflow recovery compacted: re-run the request (a cancelled or failed compaction never re-runs). */
 		compactedForRetry: ({ context }, params: { output: CompactionOutput }) =>
-			params.output.compacted && context.compaction?.willRetry === true,
+			params.output.compacted && params.output.abortedAfterSave !== true && context.compaction?.willRetry === true,
 		compactionFoundQueuedMessages: (_, params: { output: CompactionOutput }) => params.output.continue,
 		boundaryContinues: (_, params: { output: BeforeSettleOutput }) => params.output.continue,
 		/** The boundary asks to continue again, but the continuation it asked for last added nothing. */

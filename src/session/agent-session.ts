@@ -2464,11 +2464,14 @@ export class AgentSession {
 					this.internals.scratch.settledAnnounced = undefined;
 					const pending = this.pending.get(event.requestId);
 					this.pending.delete(event.requestId);
+					const writeFailure = this.internals.scratch.settleWriteFailure;
+					this.internals.scratch.settleWriteFailure = undefined;
 					// A run that threw, or stalled, fails its prompt() after agent_settled (C.2: the error escapes the finally).
 					// An operation its runtime aborted to tear the session down: as if disposed mid-run.
 					if (tearingDown.has(this)) pending?.reject(new SettleError("SESSION_CLOSED", DISPOSED_BEFORE_SETTLED));
 					else if (event.runFailure) pending?.reject(normalizeError(event.runFailure.error));
 					else if (event.stall) pending?.reject(this.stalledError(event.stall));
+					else if (writeFailure !== undefined) pending?.reject(normalizeError(writeFailure));
 					else pending?.resolve();
 					return;
 				}

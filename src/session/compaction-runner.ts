@@ -84,12 +84,15 @@ async function runAutoCompaction(s: SessionInternals, input: CompactionInput): P
 		branchEntries,
 	});
 	if (attempt.ok) {
-		return {
+		const output: CompactionOutput = {
 			compacted: true,
-			continue: input.willRetry || s.agent.hasQueuedMessages(),
+			continue: attempt.retries || s.agent.hasQueuedMessages(),
 			result: attempt.result,
 			entryId: attempt.entryId,
 		};
+		// Its compaction_end said willRetry: false; the machine must not re-run the request either.
+		if (input.willRetry && !attempt.retries) output.abortedAfterSave = true;
+		return output;
 	}
 	const output: CompactionOutput = { ...notCompacted(), cancelled: attempt.aborted };
 	if (attempt.errorMessage !== undefined) output.errorMessage = attempt.errorMessage;
@@ -275,7 +278,7 @@ interface CompactionJob {
 }
 
 type CompactionAttempt =
-	| { ok: true; result: CompactionResult<unknown>; entryId: string }
+	| { ok: true; result: CompactionResult<unknown>; entryId: string; retries: boolean }
 	| { ok: false; aborted: boolean; errorMessage: string | undefined; error: unknown };
 
 /**
@@ -349,7 +352,7 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 		// saved, but the operation ends here, so no retry follows.
 		const retries = willRetry && !controller.signal.aborted;
 		s.events.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: retries });
-		return { ok: true, result, entryId };
+		return { ok: true, result, entryId, retries };
 	} catch (error) {
 		const aborted = controller.signal.aborted || error instanceof CompactionCancelled;
 		const texts = await import("../compaction/texts.js");

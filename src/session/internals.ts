@@ -56,6 +56,12 @@ export interface OperationScratch {
 	 * on a context left with no message (the next run clears it).
 	 */
 	unansweredOmitted: boolean;
+	/**
+	 * Settling could not write what waited for the run (a bash result, a custom message: the file
+	 * deleted, a full disk): they stay pending, and the operation's `prompt()` fails with this after
+	 * `agent_settled`.
+	 */
+	settleWriteFailure: unknown;
 	/** Abort handle of the running compaction. */
 	compactionController: AbortController | undefined;
 	/** Resumes the request preparation waiting for its compaction (`request_compaction_done`, or dispose). */
@@ -110,6 +116,7 @@ export function createOperationScratch(): OperationScratch {
 		boundaryAborted: false,
 		unanswered: undefined,
 		unansweredOmitted: false,
+		settleWriteFailure: undefined,
 		compactionController: undefined,
 		requestCompactionDone: undefined,
 		preflightAbort: undefined,

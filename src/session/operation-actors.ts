@@ -228,9 +228,15 @@ function canContinue(s: SessionInternals): boolean {
  */
 function settleOperation(s: SessionInternals): void {
 	s.transcript.rebuildIfRequested();
-	s.queues.flushPendingBash();
-	s.queues.flushPendingCustom();
 	const scratch = s.scratch;
+	try {
+		s.queues.flushPendingBash();
+		s.queues.flushPendingCustom();
+	} catch (error) {
+		// A throw here would leave the machine in `settling` for good (and is uncaught in a listener):
+		// the operation settles, what was not written stays pending, and prompt() fails with why.
+		scratch.settleWriteFailure = error;
+	}
 	if (scratch.promptSystemMessage) {
 		// Still set: aborted before the prompt reached the transcript, so the recorded prompt did not change.
 		s.loadout.resyncFromTranscript();

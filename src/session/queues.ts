@@ -309,7 +309,15 @@ export class SessionQueues {
 		if (this.pendingBash.length === 0) return;
 		const pending = this.pendingBash;
 		this.pendingBash = [];
-		for (const message of pending) this.transcript.append(message);
+		for (let index = 0; index < pending.length; index++) {
+			try {
+				this.transcript.append(pending[index]!);
+			} catch (error) {
+				// Not written (a full disk, the file deleted): it and the rest wait for the next flush.
+				this.pendingBash = [...pending.slice(index), ...this.pendingBash];
+				throw error;
+			}
+		}
 	}
 
 	/**
@@ -320,7 +328,15 @@ export class SessionQueues {
 		if (this.pendingCustom.length === 0) return;
 		const pending = this.pendingCustom;
 		this.pendingCustom = [];
-		for (const message of pending) this.appendCustom(message);
+		for (let index = 0; index < pending.length; index++) {
+			try {
+				this.appendCustom(pending[index]!);
+			} catch (error) {
+				// As for bash results: what was not written stays pending, in order.
+				this.pendingCustom = [...pending.slice(index), ...this.pendingCustom];
+				throw error;
+			}
+		}
 	}
 
 	/** A custom message added to the context outside a run (synthetic message events for listeners). */

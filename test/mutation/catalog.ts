@@ -1050,13 +1050,13 @@ export const MUTANTS: Mutant[] = [
 		description: "compaction continue flag ignores willRetry",
 		edits: [
 			{
-				find: "continue: input.willRetry || s.agent.hasQueuedMessages()",
+				find: "continue: attempt.retries || s.agent.hasQueuedMessages()",
 				replace: "continue: s.agent.hasQueuedMessages()",
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/extensions"],
 		equivalent:
-			"`continue` is read only when compactedForRetry (compacted && willRetry) is false, and this line runs only for a compaction that succeeded",
+			"`continue` is read only when compactedForRetry (compacted && willRetry, not aborted after its save) is false, and this line runs only for a compaction that succeeded",
 	},
 	{
 		id: "K02",
@@ -9516,8 +9516,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a threshold compaction after a run drops the queued continuation (the message stays queued)",
 		edits: [
 			{
-				find: "continue: input.willRetry || s.agent.hasQueuedMessages(),",
-				replace: "continue: input.willRetry,",
+				find: "continue: attempt.retries || s.agent.hasQueuedMessages(),",
+				replace: "continue: attempt.retries,",
 			},
 		],
 		tests: ["test/session/compaction-interleaving.property.test.ts", "test/pi-races/queue-races.property.test.ts"],
@@ -19497,6 +19497,128 @@ export const MUTANTS: Mutant[] = [
 		description: "a region only in [default] of ~/.aws/credentials is not read, though the AWS SDK reads it",
 		edits: [{ find: "config.region ?? credentials.region", replace: "config.region" }],
 		tests: ["test/llm/bedrock-region.test.ts"],
+	},
+	{
+		id: "KM01",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"abortCompaction() during an overflow recovery's session_compact: compaction_end says willRetry: false, and the request is re-run all the same (the machine ignores abortedAfterSave)",
+		edits: [
+			{
+				find: "params.output.compacted && params.output.abortedAfterSave !== true && context.compaction?.willRetry === true",
+				replace: "params.output.compacted && context.compaction?.willRetry === true",
+			},
+		],
+		tests: ["test/session/abort-compaction-after-save.test.ts"],
+	},
+	{
+		id: "KM02",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"abortCompaction() during an overflow recovery's session_compact: the runner no longer tells the machine the retry was dropped, so the request is re-run after compaction_end{willRetry: false}",
+		edits: [
+			{
+				find: "if (input.willRetry && !attempt.retries) output.abortedAfterSave = true;",
+				replace: "",
+			},
+		],
+		tests: ["test/session/abort-compaction-after-save.test.ts"],
+	},
+	{
+		id: "KM03",
+		file: "src/session/operation-actors.ts",
+		description:
+			"a pending bash result that cannot be written at settle (session file deleted, disk full) throws in the machine's listener again: uncaught, and the session streams forever",
+		edits: [
+			{
+				find: "} catch (error) {\n\t\t// A throw here would leave the machine in `settling` for good",
+				replace: "} finally {\n\t\t// A throw here would leave the machine in `settling` for good",
+			},
+			{
+				find: "\t\tscratch.settleWriteFailure = error;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/settle-write-failure.test.ts"],
+	},
+	{
+		id: "KM04",
+		file: "src/session/agent-session.ts",
+		description:
+			"a write that failed at settle is not reported: prompt() resolves while the bash result it was to save is not in the file",
+		edits: [
+			{
+				find: "\t\t\t\t\telse if (writeFailure !== undefined) pending?.reject(normalizeError(writeFailure));\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/settle-write-failure.test.ts"],
+	},
+	{
+		id: "KM05",
+		file: "src/session/queues.ts",
+		description:
+			"a pending bash result whose write failed is dropped instead of staying pending: the next prompt goes on without it",
+		edits: [
+			{
+				find: "this.pendingBash = [...pending.slice(index), ...this.pendingBash];",
+				replace: "",
+			},
+		],
+		tests: ["test/session/settle-write-failure.test.ts"],
+	},
+	{
+		id: "KM06",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"the agent_before_settle boundary answers while a busy prompt or steer() is still in its input hooks: the operation settles without waiting for it",
+		edits: [
+			{
+				find: "awaitingBusyInput: ({ context }) => context.busyPreflightsInFlight > 0,",
+				replace: "awaitingBusyInput: ({ context }) => context.busyPreflightsInFlight < 0,",
+			},
+		],
+		tests: ["test/machines/prompt-operation-busy-input.property.test.ts"],
+	},
+	{
+		id: "KM07",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"no agent_before_settle handler: the operation settles while input is still in its hooks (what it queues waits for an unrelated prompt)",
+		edits: [
+			{
+				find: "context.lastOutcome?.beforeSettleBoundary === false && context.busyPreflightsInFlight > 0,",
+				replace: "false,",
+			},
+		],
+		tests: ["test/machines/prompt-operation-busy-input.property.test.ts"],
+	},
+	{
+		id: "KM08",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"a threshold compaction that found messages queued meanwhile does not continue the operation: without a boundary it settles with them queued",
+		edits: [
+			{
+				find: "compactionFoundQueuedMessages: (_, params: { output: CompactionOutput }) => params.output.continue,",
+				replace:
+					"compactionFoundQueuedMessages: (_, params: { output: CompactionOutput }) => false && params.output.continue,",
+			},
+		],
+		tests: ["test/machines/prompt-operation-busy-input.property.test.ts"],
+	},
+	{
+		id: "KM09",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"in awaitingInput, a busy prompt answered queued is only counted off: the operation settles with it queued",
+		edits: [
+			{
+				find: 'guard: "busyPreflightQueued",',
+				replace: 'guard: "noBusyInputLeft",',
+			},
+		],
+		tests: ["test/machines/prompt-operation-busy-input.property.test.ts"],
 	},
 ];
 
