@@ -115,9 +115,17 @@ export function htmlRefusalText(text: string, baseUrl: string): string | undefin
 	const refusal = HTML_REFUSAL.exec(text);
 	if (!refusal) return undefined;
 	const status = refusal[1]!;
+	const words = pageTitle(text);
+	const host = hostOf(baseUrl);
+	const title = words.startsWith(status) ? words.slice(status.length).replace(/^[\s:]+/, "") : words;
+	return `${status}${title ? ` ${title}` : ""}: an HTML error page from ${host} (a gateway or proxy in front of the API), not the API's answer`;
+}
+
+/** An HTML page's title, else its first heading, as plain words (at most 200 characters). */
+function pageTitle(html: string): string {
 	const heading =
-		/<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1] ?? "";
-	const words = heading
+		/<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html)?.[1] ?? "";
+	return heading
 		.replace(/<[^>]*>/g, " ")
 		.replace(/&nbsp;/g, " ")
 		.replace(/&amp;/g, "&")
@@ -126,12 +134,33 @@ export function htmlRefusalText(text: string, baseUrl: string): string | undefin
 		.replace(/\s+/g, " ")
 		.trim()
 		.slice(0, 200);
-	let host = "the server";
+}
+
+/** `url`'s host and port, or "the server" for an address that is no URL. */
+function hostOf(url: string): string {
 	try {
-		host = new URL(baseUrl).host;
+		return new URL(url).host;
 	} catch {
-		// an address that is no URL: say "the server"
+		return "the server";
 	}
-	const title = words.startsWith(status) ? words.slice(status.length).replace(/^[\s:]+/, "") : words;
-	return `${status}${title ? ` ${title}` : ""}: an HTML error page from ${host} (a gateway or proxy in front of the API), not the API's answer`;
+}
+
+/**
+ * The error for a request answered `200` with an HTML page (`page`) instead of the API's answer: a
+ * `baseUrl` naming a web UI, a login page or a gateway's block page. The clients read such a body as
+ * an empty stream, an answer with no text (qwen-code#6465). Not retryable: the next request gets the
+ * same page.
+ *
+ * @example
+ * ```ts
+ * servedPageText("<!doctype html><title>Open WebUI</title>", "local", "http://127.0.0.1:8080");
+ * // 'The server at http://127.0.0.1:8080 answered with an HTML page ("Open WebUI"), not the API. …'
+ * ```
+ */
+export function servedPageText(page: string, provider: string, baseUrl: string): string {
+	const title = pageTitle(page);
+	return (
+		`The server at ${shownUrl(baseUrl)} answered with an HTML page${title ? ` ("${title}")` : ""}, not the API. ` +
+		`Check the baseUrl of ${provider}: it names a web page (a web UI, a sign-in or a gateway's block page), not the API's address.`
+	);
 }

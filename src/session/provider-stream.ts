@@ -6,7 +6,7 @@ import { notAStream } from "../agent/agent-loop.js";
 import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import { repairedChatStream } from "../llm/chat-stream-repair.js";
-import { connectionFailureText, htmlRefusalText } from "../llm/connection-failures.js";
+import { connectionFailureText, htmlRefusalText, servedPageText } from "../llm/connection-failures.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
 import {
 	type HeaderRetryDelay,
@@ -120,6 +120,8 @@ function withRefusalDetails(
 		let refusedStatus: number | undefined;
 		// Why the last attempt got no response at all (the clients keep only "Connection error.").
 		let unreached: unknown;
+		// An HTML page served as the answer (the clients read it as an empty stream).
+		let servedPage: string | undefined;
 		const proxyMark = proxyFailureMark();
 		const note: ResponseListener = async (response: Response): Promise<Response | undefined> => {
 			asked = requestedRetryDelayFromHeaders(response.status, response.headers, Date.now());
@@ -130,6 +132,11 @@ function withRefusalDetails(
 						.clone()
 						.text()
 						.catch(() => "");
+			if (response.ok && /\btext\/html\b/i.test(response.headers.get("content-type") ?? "")) {
+				servedPage = await response.text().catch(() => "");
+				// Failed before the client reads it: its error is then the bare "Connection error." rewritten below.
+				throw new Error(`${response.status}: an HTML page, not the API's answer`);
+			}
 			if (!refusedBody) return repairedStream(model, response);
 			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
 			// `x-should-retry: false` is how the OpenAI and Anthropic clients are told not to.
@@ -173,7 +180,9 @@ function withRefusalDetails(
 				// A gateway's HTML page says what went wrong in its title, not in its markup (codex#9110).
 				text = htmlRefusalText(text, model.baseUrl) ?? text;
 				// The address and the cause of a connection that failed; a proxy's failure is the proxy's to explain.
-				if (unreached !== undefined && BARE_CONNECTION_ERROR.test(text) && !proxyFailureSince(proxyMark)) {
+				if (servedPage !== undefined && BARE_CONNECTION_ERROR.test(text)) {
+					text = servedPageText(servedPage, model.provider, model.baseUrl);
+				} else if (unreached !== undefined && BARE_CONNECTION_ERROR.test(text) && !proxyFailureSince(proxyMark)) {
 					text = connectionFailureText(unreached, model.provider, model.baseUrl) ?? text;
 				}
 				// A wait the text names is the provider's precise one (OpenAI rounds its header up to seconds).

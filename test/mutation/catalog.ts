@@ -19454,6 +19454,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: " && !proxyFailureSince(proxyMark)) {", replace: ") {" }],
 		tests: ["test/pi-races/proxy-refusals.test.ts"],
 	},
+	{
+		id: "KK06",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a 200 HTML page (a gateway's block page, a web UI at the baseUrl) is read as an answer with no text again, exit 0 (qwen-code#6465)",
+		edits: [
+			{
+				find: 'if (response.ok && /\\btext\\/html\\b/i.test(response.headers.get("content-type") ?? "")) {',
+				replace: "if (false as boolean) {",
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

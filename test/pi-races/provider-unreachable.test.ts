@@ -20,6 +20,12 @@
  * as the error, on every retry. Settle did the same (the HTML in the retry line, the session file and
  * stderr). What the user should see: the status and the page's title, said to come from a gateway,
  * and the retry.
+ *
+ * qwen-code#6465: a gateway blocked the request with its HTML page under a `200` status; the client
+ * read it as a stream with no events and the user saw only "Model stream ended without a finish
+ * reason". Settle printed "the model's answer holds no text" and exited 0, as if the model had
+ * answered nothing (the same with a `baseUrl` naming a web UI). What the user should see: an error
+ * saying the address served an HTML page, not the API, and to check the `baseUrl`; not retried.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
@@ -29,10 +35,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { text } from "../llm/wire/server.js";
+import { text, useWireServer } from "../llm/wire/server.js";
 import { lastAssistant, startWireSession, type WireApi, type WireSession } from "../llm/wire/session.js";
 
 const cli = useCliProject("settle-provider-unreachable-");
+const server = useWireServer();
 const prompt = ["--no-session", "--model", "local/coder", "-p", "hello"];
 const TLS = join(import.meta.dirname, "..", "fixtures", "tls");
 
@@ -192,4 +199,46 @@ describe("codex#9110: a gateway's 502 HTML page printed as the error", () => {
 			),
 		).toEqual([short, short]);
 	});
+});
+
+const BLOCK_PAGE =
+	"<!DOCTYPE html><html><head><title>Request blocked</title></head>" +
+	"<body><h1>Request blocked</h1><p>Missing request classification header.</p></body></html>";
+
+describe("qwen-code#6465: a gateway's HTML page under a 200 status read as an empty answer", () => {
+	it("qwen-code#6465: `settle -p` ends with an error naming the address and the page, exit 1; one request, no retry", async () => {
+		const baseUrl = `${server.url}/v1`;
+		localProvider(baseUrl);
+		server.reply(text(200, BLOCK_PAGE, "text/html; charset=UTF-8"));
+		const run = await runSettleAsync(prompt, { cwd: cli.project, agentDir: cli.agentDir });
+		expect(run).toEqual({
+			code: 1,
+			stdout: "",
+			stderr:
+				`The server at ${baseUrl} answered with an HTML page ("Request blocked"), not the API. Check the baseUrl ` +
+				"of local: it names a web page (a web UI, a sign-in or a gateway's block page), not the API's address.\n",
+		});
+		expect(server.requests).toHaveLength(1);
+	});
+
+	for (const api of [
+		"openai-completions",
+		"openai-responses",
+		"anthropic-messages",
+	] as const satisfies readonly WireApi[]) {
+		it(`qwen-code#6465: ${api}: the turn ends with the error, kept in the session file; no retry`, async () => {
+			w = await startWireSession({ api });
+			w.server.reply(text(200, BLOCK_PAGE, "text/html"));
+			await w.session.prompt("hello");
+
+			expect(w.server.requests).toHaveLength(1);
+			expect(w.eventsOf("auto_retry_start")).toEqual([]);
+			const error =
+				`The server at ${w.model.baseUrl} answered with an HTML page ("Request blocked"), not the API. Check the baseUrl ` +
+				`of ${w.model.provider}: it names a web page (a web UI, a sign-in or a gateway's block page), not the API's address.`;
+			expect(lastAssistant(w)).toMatchObject({ stopReason: "error", errorMessage: error, content: [] });
+			const saved = w.entries().filter((entry) => entry.type === "message" && entry.message.role === "assistant");
+			expect(saved).toEqual([expect.objectContaining({ message: expect.objectContaining({ errorMessage: error }) })]);
+		});
+	}
 });
