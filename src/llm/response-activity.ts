@@ -54,8 +54,15 @@ export function watchResponses<T>(onResponse: ResponseListener, request: () => T
 	return responseListeners.run(onResponse, request);
 }
 
-/** Sees a response; a response it returns replaces it for the client. */
-export type ResponseListener = (response: Response) => Response | undefined | Promise<Response | undefined>;
+/**
+ * Sees a response; a response it returns replaces it for the client. `failed`, when set, sees a
+ * request that got no response (refused, unresolved, an untrusted certificate): the clients keep
+ * only "Connection error." of it, not the cause.
+ */
+export interface ResponseListener {
+	(response: Response): Response | undefined | Promise<Response | undefined>;
+	failed?: (error: unknown) => void;
+}
 const responseListeners = new AsyncLocalStorage<ResponseListener>();
 
 /**
@@ -96,7 +103,13 @@ function watchFetch(): void {
 	const watching: typeof fetch = async (input, init) => {
 		const listener = listeners.getStore();
 		const onResponse = responseListeners.getStore();
-		const received = await current(input, init);
+		let received: Response;
+		try {
+			received = await current(input, init);
+		} catch (error) {
+			onResponse?.failed?.(error);
+			throw error;
+		}
 		// The bytes as they come off the network: a replacement body may hold back part of a line.
 		if (listener) {
 			listener();

@@ -6,6 +6,7 @@ import { notAStream } from "../agent/agent-loop.js";
 import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import { repairedChatStream } from "../llm/chat-stream-repair.js";
+import { connectionFailureText, htmlRefusalText, servedPageText } from "../llm/connection-failures.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
 import {
 	type HeaderRetryDelay,
@@ -17,7 +18,7 @@ import {
 import { streamFromMessage } from "../llm/event-stream.js";
 import type { ProviderAuthStatus } from "../llm/model-runtime.js";
 import { apiKeyEnvVars, awsCredentialsRefusedNote, inferenceProfileNote } from "../llm/provider-env.js";
-import { RESPONSE_LISTENER, type ResponseListenerOption } from "../llm/response-activity.js";
+import { RESPONSE_LISTENER, type ResponseListener, type ResponseListenerOption } from "../llm/response-activity.js";
 import {
 	type AssistantMessage,
 	type AssistantMessageEvent,
@@ -117,7 +118,12 @@ function withRefusalDetails(
 		let asked: HeaderRetryDelay | undefined;
 		let refusedBody: Promise<string> | undefined;
 		let refusedStatus: number | undefined;
-		const note = async (response: Response): Promise<Response | undefined> => {
+		// Why the last attempt got no response at all (the clients keep only "Connection error.").
+		let unreached: unknown;
+		// An HTML page served as the answer (the clients read it as an empty stream).
+		let servedPage: string | undefined;
+		const proxyMark = proxyFailureMark();
+		const note: ResponseListener = async (response: Response): Promise<Response | undefined> => {
 			asked = requestedRetryDelayFromHeaders(response.status, response.headers, Date.now());
 			refusedStatus = response.ok ? undefined : response.status;
 			refusedBody = response.ok
@@ -126,6 +132,11 @@ function withRefusalDetails(
 						.clone()
 						.text()
 						.catch(() => "");
+			if (response.ok && /\btext\/html\b/i.test(response.headers.get("content-type") ?? "")) {
+				servedPage = await response.text().catch(() => "");
+				// Failed before the client reads it: its error is then the bare "Connection error." rewritten below.
+				throw new Error(`${response.status}: an HTML page, not the API's answer`);
+			}
 			if (!refusedBody) return repairedStream(model, response);
 			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
 			// `x-should-retry: false` is how the OpenAI and Anthropic clients are told not to.
@@ -134,6 +145,9 @@ function withRefusalDetails(
 			const headers = new Headers(response.headers);
 			headers.set("x-should-retry", "false");
 			return new Response(body, { status: response.status, statusText: response.statusText, headers });
+		};
+		note.failed = (error) => {
+			unreached = error;
 		};
 		// Read where the HTTP requests are made (pi-ai's clients); other stream functions make none.
 		const request: StreamOptions & ResponseListenerOption = options ?? {};
@@ -163,6 +177,14 @@ function withRefusalDetails(
 				// The client read the whole body before saying it had none, so the copy is complete.
 				const body = unplaced && refusedBody ? (await refusedBody).trim() : "";
 				if (unplaced && body) text = `${unplaced[1]} ${body.slice(0, REFUSED_BODY_MAX_CHARS)}`;
+				// A gateway's HTML page says what went wrong in its title, not in its markup (codex#9110).
+				text = htmlRefusalText(text, model.baseUrl) ?? text;
+				// The address and the cause of a connection that failed; a proxy's failure is the proxy's to explain.
+				if (servedPage !== undefined && BARE_CONNECTION_ERROR.test(text)) {
+					text = servedPageText(servedPage, model.provider, model.baseUrl);
+				} else if (unreached !== undefined && BARE_CONNECTION_ERROR.test(text) && !proxyFailureSince(proxyMark)) {
+					text = connectionFailureText(unreached, model.provider, model.baseUrl) ?? text;
+				}
 				// A wait the text names is the provider's precise one (OpenAI rounds its header up to seconds).
 				if (asked?.delayMs && parseRequestedRetryDelayMs(text) === undefined) text = withHeaderRetryDelay(text, asked);
 				// A key a header cannot carry fails in the client before anything is sent (OpenBot#470).

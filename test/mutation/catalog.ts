@@ -19620,6 +19620,67 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/machines/prompt-operation-busy-input.property.test.ts"],
 	},
+	{
+		id: "KK01",
+		file: "src/session/provider-stream.ts",
+		description: "a gateway's 502 HTML page is the error text again, its whole markup (codex#9110)",
+		edits: [{ find: "\t\t\t\ttext = htmlRefusalText(text, model.baseUrl) ?? text;\n", replace: "" }],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "KK02",
+		file: "src/session/provider-stream.ts",
+		description:
+			'a refused or unresolved connection says only "Connection error." again, no address, no cause (TradingAgents#664)',
+		edits: [
+			{
+				find: "if (unreached !== undefined && BARE_CONNECTION_ERROR.test(text) && !proxyFailureSince(proxyMark)) {",
+				replace: "if (false as boolean) {",
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "KK03",
+		file: "src/llm/response-activity.ts",
+		description: "the response listener is not told why a fetch threw: connection failures stay bare",
+		edits: [{ find: "\t\t\tonResponse?.failed?.(error);\n", replace: "" }],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "KK04",
+		file: "src/llm/connection-failures.ts",
+		description:
+			"a certificate signed by an untrusted authority is a plain connection error again: retried, though every attempt fails the same, no word of NODE_EXTRA_CA_CERTS (claude-code#8054)",
+		edits: [
+			{
+				find: "if (UNKNOWN_AUTHORITY.has(code)) {",
+				replace: "if (UNKNOWN_AUTHORITY.has(code) && false) {",
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "KK05",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a connection the proxy refused is explained as the provider's address refusing it, hiding the proxy (dub#1452)",
+		edits: [{ find: " && !proxyFailureSince(proxyMark)) {", replace: ") {" }],
+		tests: ["test/pi-races/proxy-refusals.test.ts"],
+	},
+	{
+		id: "KK06",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a 200 HTML page (a gateway's block page, a web UI at the baseUrl) is read as an answer with no text again, exit 0 (qwen-code#6465)",
+		edits: [
+			{
+				find: 'if (response.ok && /\\btext\\/html\\b/i.test(response.headers.get("content-type") ?? "")) {',
+				replace: "if (false as boolean) {",
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

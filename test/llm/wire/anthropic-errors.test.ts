@@ -405,10 +405,12 @@ describe("more of the wire", () => {
 		w = await startWireSession({ api: "anthropic-messages", settings: { retry: { baseDelayMs: 1, maxRetries: 1 } } });
 		w.server.reply(hangUp(), hangUp());
 		await w.session.prompt("hello");
-		expect(w.eventsOf("auto_retry_start")).toMatchObject([{ attempt: 1, errorMessage: "Connection error." }]);
+		// pi-ai's bare "Connection error.", with the address and the cause the client dropped.
+		const dropped = `Connection error: ${w.server.url} closed the connection before answering (UND_ERR_SOCKET: other side closed).`;
+		expect(w.eventsOf("auto_retry_start")).toMatchObject([{ attempt: 1, errorMessage: dropped }]);
 		expect(w.eventsOf("auto_retry_end")).toEqual([
-			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "Connection error." },
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: dropped },
 		]);
-		expect(lastAssistant(w)).toMatchObject({ stopReason: "error", errorMessage: "Connection error." });
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "error", errorMessage: dropped });
 	});
 });
