@@ -272,3 +272,75 @@ export function blockImagesAwareConverter(blockImages: () => boolean): (messages
 	const blocked = createLlmMessageConverter((message) => convertMessageToLlm(message, { blockImages: true }));
 	return (messages) => (blockImages() ? blocked : plain)(messages);
 }
+
+/**
+ * The most images one request carries. Anthropic refuses a request with more (`too many images
+ * and documents: 120 + 0 > 100`), and since the history is sent again, every later one too
+ * (claude-code#24541, opencode#47721).
+ */
+export const MAX_REQUEST_IMAGES = 100;
+
+/**
+ * Wraps a transcript → LLM conversion so a request carries at most `max` images: the newest are
+ * sent, each older one is replaced by a text note in that request only (the session file keeps
+ * it). Incremental like the converter: each call counts only the messages appended since the
+ * last one while the total stays within `max`.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ convertToLlm: capRequestImages(blockImagesAwareConverter(() => false)) });
+ * ```
+ */
+export function capRequestImages(
+	convert: (messages: AgentMessage[]) => Message[],
+	max: number = MAX_REQUEST_IMAGES,
+): (messages: AgentMessage[]) => Message[] {
+	let scanned: Message[] | undefined;
+	let count = 0;
+	let last: Message | undefined;
+	let images = 0;
+	return (messages) => {
+		const llm = convert(messages);
+		if (llm !== scanned || llm.length < count || (count > 0 && llm[count - 1] !== last)) {
+			scanned = llm;
+			count = 0;
+			images = 0;
+		}
+		for (let index = count; index < llm.length; index++) images += imageCount(llm[index]!);
+		count = llm.length;
+		last = llm[count - 1];
+		return images <= max ? llm : withOnlyNewestImages(llm, max);
+	};
+}
+
+function imageCount(message: Message): number {
+	if (message.role === "assistant" || !Array.isArray(message.content)) return 0;
+	let images = 0;
+	for (const block of message.content) if (block.type === "image") images++;
+	return images;
+}
+
+/** `messages` with every image before the newest `max` replaced by a note (a new array). */
+function withOnlyNewestImages(messages: readonly Message[], max: number): Message[] {
+	const note: TextContent = {
+		type: "text",
+		text: `[Image omitted: a request carries only the conversation's newest ${max} images (a provider's limit). Read the file again if you need to see it.]`,
+	};
+	const result = [...messages];
+	let kept = 0;
+	for (let index = result.length - 1; index >= 0; index--) {
+		const message = result[index]!;
+		if (message.role === "assistant" || !Array.isArray(message.content)) continue;
+		let changed = false;
+		const content = [...message.content]
+			.reverse()
+			.map((block) => {
+				if (block.type !== "image" || ++kept <= max) return block;
+				changed = true;
+				return note;
+			})
+			.reverse();
+		if (changed) result[index] = { ...message, content } as Message;
+	}
+	return result;
+}

@@ -7737,8 +7737,8 @@ export const MUTANTS: Mutant[] = [
 		description: "requests are converted without the tool-result pairing",
 		edits: [
 			{
-				find: "convertToLlm: pairToolResults(blockImagesAwareConverter(() => settingsManager.getBlockImages())),",
-				replace: "convertToLlm: blockImagesAwareConverter(() => settingsManager.getBlockImages()),",
+				find: "capRequestImages(pairToolResults(blockImagesAwareConverter(() => settingsManager.getBlockImages()))),",
+				replace: "capRequestImages(blockImagesAwareConverter(() => settingsManager.getBlockImages())),",
 			},
 		],
 		tests: ["test/pi-races/compaction-chain.test.ts"],
@@ -19405,6 +19405,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/tools/paths-home.test.ts"],
+	},
+	{
+		id: "KL01",
+		file: "src/session/images.ts",
+		description:
+			"a request carries every image of the history again, past Anthropic's 100 (claude-code#24541): the per-request cap is gone",
+		edits: [
+			{
+				find: "return images <= max ? llm : withOnlyNewestImages(llm, max);",
+				replace: "return llm;",
+			},
+		],
+		tests: ["test/pi-races/image-limits.test.ts"],
 	},
 ];
 

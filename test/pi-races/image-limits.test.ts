@@ -1,0 +1,152 @@
+/**
+ * Images against a provider's per-request limits and image types no model takes, replayed from
+ * agent harnesses' reports through a whole session against a local Anthropic-shaped server that
+ * refuses what Anthropic refuses; session files on disk, real PNG bytes.
+ */
+
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ExtensionFactory } from "../../src/extensions/types.js";
+import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import type { RecordedRequest } from "../llm/wire/server.js";
+import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { encodeImage } from "../tools/image-resize-helpers.js";
+
+let w: WireSession | undefined;
+
+afterEach(async () => {
+	await w?.dispose();
+	w = undefined;
+});
+
+/** The base64 `data` of every image a request carries, in order. */
+function sentImageData(request: RecordedRequest): string[] {
+	return (JSON.stringify(request.body).match(/"data":"[^"]*"/g) ?? []).map((field) => field.slice(8, -1));
+}
+
+/** The stop reasons of the session's answers, in order. */
+function stops(session: WireSession): string[] {
+	return session.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
+}
+
+/** The tool results in the session's file, as saved. */
+function savedResults(session: WireSession) {
+	return session
+		.entries()
+		.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
+}
+
+describe("claude-code#24541, opencode#47721: screenshots piled up past the provider's per-request image limit and every later request failed", () => {
+	/** Anthropic's check: more than 100 images in one request fails it as a whole with 400. */
+	function refuseOver100Images(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
+		const count = sentImageData(request).length;
+		if (count <= 100) return next();
+		return anthropicError(400, "invalid_request_error", `too many images and documents: ${count} + 0 > 100`);
+	}
+
+	it("claude-code#24541: two screenshot calls of 60 images each: every request carries the newest 100, the older 20 as notes; the file keeps all 120; the next prompt is answered", async () => {
+		// 120 distinct small PNGs (widths 4…123), 60 per call, as a screenshot tool returning a burst.
+		const shots = Array.from({ length: 120 }, (_, i) => encodeImage("png", 4 + i, 4).toString("base64"));
+		let calls = 0;
+		const burst: ExtensionFactory = (pi) => {
+			pi.registerTool({
+				name: "screenshots",
+				label: "screenshots",
+				description: "captures the screen 60 times",
+				parameters: { type: "object", properties: {} } as never,
+				execute: async () => {
+					const batch = shots.slice(calls * 60, ++calls * 60);
+					return { content: batch.map((data) => ({ type: "image", data, mimeType: "image/png" })), details: {} };
+				},
+			});
+		};
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseOver100Images,
+			extensionFactories: [burst],
+		});
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_a", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
+			anthropicReply([{ type: "tool_use", id: "toolu_b", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
+			anthropicReply([{ type: "text", text: "The animation stutters at frame 90." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("record the animation");
+		await w.session.prompt("and now?");
+		expect(stops(w)).toEqual(["toolUse", "toolUse", "stop", "stop"]);
+		expect(w.server.requests).toHaveLength(4);
+		const newest = shots.slice(20);
+		expect(sentImageData(w.server.requests[2]!)).toEqual(newest);
+		expect(sentImageData(w.server.requests[3]!)).toEqual(newest);
+		const body = JSON.stringify(w.server.requests[3]!.body);
+		expect(body.split("[Image omitted: a request carries only the conversation's newest 100 images").length - 1).toBe(
+			20,
+		);
+		const saved = savedResults(w).flatMap((result) => result.content);
+		expect(saved.filter((block) => block.type === "image")).toHaveLength(120);
+	});
+});
+
+describe("gemini-cli#3054, open-webui#30100: an SVG was sent as an image and refused (`Unsupported MIME type: image/svg+xml`)", () => {
+	const SVG =
+		'<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24"><circle cx="12" cy="12" r="10" fill="#111"/></svg>\n';
+
+	/** The providers' check: an image of another type than PNG, JPEG, GIF or WebP fails the request. */
+	function refuseOtherImageTypes(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
+		const types = JSON.stringify(request.body).match(/"media_type":"[^"]*"/g) ?? [];
+		const other = types.find((type) => !/image\/(png|jpeg|gif|webp)"$/.test(type));
+		if (other === undefined) return next();
+		return anthropicError(400, "invalid_request_error", `Unsupported MIME type: ${other.slice(14, -1)}`);
+	}
+
+	it("gemini-cli#3054: `read` of logo.svg gives the model its markup as text, no image; this turn and the next prompt are answered", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseOtherImageTypes,
+		});
+		writeFileSync(join(w.dir, "logo.svg"), SVG);
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_read", name: "read", input: { path: "logo.svg" } }], {
+				stopReason: "tool_use",
+			}),
+			anthropicReply([{ type: "text", text: "A dark circle; here is its light twin." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("make a light-theme version of logo.svg");
+		await w.session.prompt("and now?");
+		expect(stops(w)).toEqual(["toolUse", "stop", "stop"]);
+		expect(sentImageData(w.server.requests[1]!)).toEqual([]);
+		expect(JSON.stringify(w.server.requests[1]!.body)).toContain(JSON.stringify(SVG).slice(1, -1));
+		const [saved] = savedResults(w);
+		expect(saved?.content).toEqual([{ type: "text", text: SVG }]);
+	});
+
+	it("open-webui#30100: an SVG sent with a prompt as image/svg+xml (SDK images) is left out with a hint in the text; no request carries it; both prompts are answered", async () => {
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseOtherImageTypes,
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "I got no image, only the note." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		const data = Buffer.from(SVG).toString("base64");
+		await w.session.prompt("what is in this image?", { images: [{ type: "image", data, mimeType: "image/svg+xml" }] });
+		await w.session.prompt("and now?");
+		expect(stops(w)).toEqual(["stop", "stop"]);
+		for (const request of w.server.requests) expect(sentImageData(request)).toEqual([]);
+		const [first] = w
+			.entries()
+			.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
+		expect(first?.content).toEqual([
+			{
+				type: "text",
+				text: "what is in this image?\n\n[Image 1 omitted: image/svg+xml is not a supported image type (image/png, image/jpeg, image/gif, image/webp).]",
+			},
+		]);
+	});
+});
