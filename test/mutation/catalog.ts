@@ -19419,6 +19419,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-limits.test.ts"],
 	},
+	{
+		id: "KL02",
+		file: "src/tools/read.ts",
+		description:
+			"read of an iPhone photo (HEIC) says only that it looks binary again, not that it is an image to convert (claude-plugins-official#2286)",
+		edits: [
+			{
+				find: "if (format) throw new SettleError(",
+				replace: "if (format && false) throw new SettleError(",
+			},
+		],
+		tests: ["test/pi-races/image-limits.test.ts", "test/tools/read.test.ts"],
+	},
+	{
+		id: "KL03",
+		file: "src/cli/main.ts",
+		description:
+			"@photo.heic is refused as a binary file again, without naming HEIC or the command that converts it (claude-plugins-official#2286)",
+		edits: [
+			{
+				find: "const format = detectUnsendableImageFormat(bytes);",
+				replace: "const format = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -150,3 +150,39 @@ describe("gemini-cli#3054, open-webui#30100: an SVG was sent as an image and ref
 		]);
 	});
 });
+
+/** The start of an iPhone photo: its `ftyp` box (brand heic), then a `meta` box and coded data. */
+function heicPhoto(): Buffer {
+	const ftyp = Buffer.concat([
+		Buffer.from([0, 0, 0, 0x18]),
+		Buffer.from("ftypheic", "latin1"),
+		Buffer.from([0, 0, 0, 0]),
+		Buffer.from("mif1heic", "latin1"),
+	]);
+	const meta = Buffer.concat([Buffer.from([0, 0, 0x0f, 0xf8]), Buffer.from("meta", "latin1"), Buffer.alloc(4088, 7)]);
+	return Buffer.concat([ftyp, meta]);
+}
+
+describe("claude-plugins-official#2286: an iPhone photo (HEIC) could not be read and the assistant said it could not access the attachment", () => {
+	it("claude-plugins-official#2286: `read` of IMG_0412.HEIC tells the model it is a HEIC image and the command that makes a JPEG copy; nothing of it is sent; the next prompt is answered", async () => {
+		w = await startWireSession({ api: "anthropic-messages", model: { input: ["text", "image"] } });
+		writeFileSync(join(w.dir, "IMG_0412.HEIC"), heicPhoto());
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_read", name: "read", input: { path: "IMG_0412.HEIC" } }], {
+				stopReason: "tool_use",
+			}),
+			anthropicReply([{ type: "text", text: "I will convert it first." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("what is in the photo IMG_0412.HEIC?");
+		await w.session.prompt("and now?");
+		expect(stops(w)).toEqual(["toolUse", "stop", "stop"]);
+		const hint =
+			"IMG_0412.HEIC is a HEIC image, a format models do not take (only jpg/png/gif/webp), so nothing of it was sent. Convert it to JPEG with bash and read the copy: sips -s format jpeg IMG_0412.HEIC --out IMG_0412.jpg (macOS), magick IMG_0412.HEIC IMG_0412.jpg or heif-convert IMG_0412.HEIC IMG_0412.jpg.";
+		const [saved] = savedResults(w);
+		expect(saved).toMatchObject({ isError: true, content: [{ type: "text", text: hint }] });
+		const sent = JSON.stringify(w.server.requests[1]!.body);
+		expect(sent).toContain(JSON.stringify(hint).slice(1, -1));
+		expect(sent).not.toContain("ftypheic");
+	});
+});
