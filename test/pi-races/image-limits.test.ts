@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
 import type { RecordedRequest } from "../llm/wire/server.js";
 import { startWireSession, type WireSession } from "../llm/wire/session.js";
 import { encodeImage } from "../tools/image-resize-helpers.js";
@@ -184,5 +185,66 @@ describe("claude-plugins-official#2286: an iPhone photo (HEIC) could not be read
 		const sent = JSON.stringify(w.server.requests[1]!.body);
 		expect(sent).toContain(JSON.stringify(hint).slice(1, -1));
 		expect(sent).not.toContain("ftypheic");
+	});
+});
+
+describe("VectifyAI/OpenKB#242: a tool's image was put inside a role:tool message, which Chat Completions servers refuse", () => {
+	type ChatMessage = { role: string; content: unknown };
+
+	/** Chat Completions' rule, as DashScope/Qwen and LiteLLM enforce it: a tool message's content is text. */
+	function refuseImagesInToolMessages(request: RecordedRequest, next: () => ReturnType<typeof chatReply>) {
+		const messages = (request.body as { messages: ChatMessage[] }).messages;
+		if (messages.every((message) => message.role !== "tool" || typeof message.content === "string")) return next();
+		return openAiError(
+			400,
+			"if content is list. item must be dict and key[type] should in dict",
+			"invalid_request_error",
+			"invalid_parameter_error",
+		);
+	}
+
+	it("VectifyAI/OpenKB#242: an extension tool's image reaches an OpenAI-style server as text in the tool message and the image in the user message after it; both prompts are answered", async () => {
+		const chart = encodeImage("png", 40, 30).toString("base64");
+		const getImage: ExtensionFactory = (pi) => {
+			pi.registerTool({
+				name: "get_image",
+				label: "get_image",
+				description: "returns an image of the knowledge base",
+				parameters: { type: "object", properties: {} } as never,
+				execute: async () => ({
+					content: [
+						{ type: "text", text: "img_001.png" },
+						{ type: "image", data: chart, mimeType: "image/png" },
+					],
+					details: {},
+				}),
+			});
+		};
+		w = await startWireSession({
+			api: "openai-completions",
+			model: { input: ["text", "image"] },
+			route: refuseImagesInToolMessages,
+			extensionFactories: [getImage],
+		});
+		w.server.reply(
+			chatReply([{ type: "tool_call", id: "call_img", name: "get_image", arguments: {} }], {
+				finishReason: "tool_calls",
+			}),
+			chatReply([{ type: "text", text: "A bar chart." }]),
+			chatReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("What is shown in this image?");
+		await w.session.prompt("and now?");
+		expect(stops(w)).toEqual(["toolUse", "stop", "stop"]);
+		const messages = (w.server.requests[1]!.body as { messages: ChatMessage[] }).messages;
+		const tool = messages.findIndex((message) => message.role === "tool");
+		expect(messages[tool]).toMatchObject({ role: "tool", content: "img_001.png" });
+		expect(messages[tool + 1]).toMatchObject({
+			role: "user",
+			content: [
+				{ type: "text", text: "Attached image(s) from tool result:" },
+				{ type: "image_url", image_url: { url: `data:image/png;base64,${chart}` } },
+			],
+		});
 	});
 });
