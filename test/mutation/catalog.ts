@@ -19413,8 +19413,8 @@ export const MUTANTS: Mutant[] = [
 			"a request carries every image of the history again, past Anthropic's 100 (claude-code#24541): the per-request cap is gone",
 		edits: [
 			{
-				find: "return images <= max ? llm : withOnlyNewestImages(llm, max);",
-				replace: "return llm;",
+				find: "if (++kept > max) {",
+				replace: "if (false) {",
 			},
 		],
 		tests: ["test/pi-races/image-limits.test.ts"],
@@ -19444,6 +19444,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/cli-files.test.ts"],
+	},
+	{
+		id: "KL04",
+		file: "src/session/images.ts",
+		description:
+			"a request with more than 20 images carries one with a side over 2000 px again, which Anthropic refuses in this and every later request (claude-code#49720)",
+		edits: [
+			{
+				find: "if (!many || !overManyImageSide(block)) return block;",
+				replace: "return block;",
+			},
+		],
+		tests: ["test/pi-races/image-limits.test.ts"],
 	},
 ];
 

@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
+import { readImageDimensions } from "../../src/tools/image.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import type { RecordedRequest } from "../llm/wire/server.js";
@@ -87,6 +88,64 @@ describe("claude-code#24541, opencode#47721: screenshots piled up past the provi
 		);
 		const saved = savedResults(w).flatMap((result) => result.content);
 		expect(saved.filter((block) => block.type === "image")).toHaveLength(120);
+	});
+});
+
+describe("claude-code#49720, microsoft/vscode#297841: with many images in the history, one over 2000 px made every later request fail", () => {
+	/** Anthropic's check: in a request with more than 20 images, any image with a side over 2000 px fails it. */
+	function refuseLargeInManyImages(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
+		const sent = sentImageData(request);
+		const large = sent.some((data) => {
+			const size = readImageDimensions(Buffer.from(data.slice(0, 64), "base64"), "image/png");
+			return size !== undefined && (size.width > 2000 || size.height > 2000);
+		});
+		if (sent.length <= 20 || !large) return next();
+		return anthropicError(
+			400,
+			"invalid_request_error",
+			"messages.5.content.0.image.source.base64.data: At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels",
+		);
+	}
+
+	it("claude-code#49720: with images.autoResize off, 20 small screenshots then a 2400 px wide one: the requests carry the 20 and a note for the wide one; the file keeps it; the next prompt is answered", async () => {
+		const small = Array.from({ length: 20 }, (_, i) => encodeImage("png", 100 + i, 8).toString("base64"));
+		const wide = encodeImage("png", 2400, 8).toString("base64");
+		let calls = 0;
+		const screenshots: ExtensionFactory = (pi) => {
+			pi.registerTool({
+				name: "screenshots",
+				label: "screenshots",
+				description: "captures the screen",
+				parameters: { type: "object", properties: {} } as never,
+				execute: async () => {
+					const batch = calls++ === 0 ? small : [wide];
+					return { content: batch.map((data) => ({ type: "image", data, mimeType: "image/png" })), details: {} };
+				},
+			});
+		};
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			settings: { images: { autoResize: false } },
+			route: refuseLargeInManyImages,
+			extensionFactories: [screenshots],
+		});
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_a", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
+			anthropicReply([{ type: "tool_use", id: "toolu_b", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
+			anthropicReply([{ type: "text", text: "The wide one did not come through." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("capture the pages");
+		await w.session.prompt("and now?");
+		expect(stops(w)).toEqual(["toolUse", "toolUse", "stop", "stop"]);
+		expect(sentImageData(w.server.requests[1]!)).toEqual(small);
+		expect(sentImageData(w.server.requests[2]!)).toEqual(small);
+		expect(JSON.stringify(w.server.requests[3]!.body)).toContain(
+			"[Image omitted: 2400x8 is over the 2000 px a request with more than 20 images allows. Make a copy at most 2000 px on each side (for example with ImageMagick via bash) to see it.]",
+		);
+		const saved = savedResults(w).flatMap((result) => result.content);
+		expect(saved.at(-1)).toEqual({ type: "image", data: wide, mimeType: "image/png" });
 	});
 });
 
