@@ -159,7 +159,9 @@ export type {
 } from "./session/events.js";
 export {
 	blockImagesAwareConverter,
+	capRequestImages,
 	fitPromptImages,
+	MAX_REQUEST_IMAGES,
 	normalizePromptImages,
 	normalizeToolResultImages,
 	SUPPORTED_PROMPT_IMAGE_TYPES,

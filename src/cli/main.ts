@@ -12,7 +12,7 @@ import type { ExtensionFlag } from "../extensions/types.js";
 import { useEnvProxy } from "../llm/env-proxy.js";
 import type { ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
-import { detectImageMimeTypeFromFile } from "../tools/image.js";
+import { detectImageMimeTypeFromFile, detectUnsendableImageFormat, unsendableImageHint } from "../tools/image.js";
 import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
 import { isPdf, looksBinary } from "../tools/read.js";
@@ -425,6 +425,13 @@ async function readFileArguments(paths: readonly string[]): Promise<FileArgument
 				// As the read tool: a UTF-16 file (with its mark) is decoded, not refused as binary (gemini-cli#5961).
 				const bytes = await readFile(absolute);
 				const { text, decodedFrom } = decodeText(bytes);
+				// As the read tool: an iPhone photo (HEIC) or a TIFF is named, with the command converting it.
+				const format = detectUnsendableImageFormat(bytes);
+				if (format)
+					throw new CliError(
+						`@${path}: ${absolute} ${unsendableImageHint(format, absolute, "attach the copy")}`,
+						EXIT_USAGE,
+					);
 				// As the read tool (pi#5289): decoded as text, a binary file sends the model NUL bytes.
 				if (looksBinary(decodedFrom ? Buffer.from(text) : bytes))
 					throw new CliError(binaryFileArgument(path, absolute), EXIT_USAGE);

@@ -97,7 +97,7 @@ import { pairToolResults } from "./convert-to-llm.js";
 import { allowSessionRun, refuseDirectRuns } from "./direct-runs.js";
 import { createEventBridge } from "./event-bridge.js";
 import type { AgentSessionEvent, AgentSessionListener } from "./events.js";
-import { blockImagesAwareConverter, normalizeToolResultImages } from "./images.js";
+import { blockImagesAwareConverter, capRequestImages, normalizeToolResultImages } from "./images.js";
 import {
 	bashResultError,
 	customMessageError,
@@ -2926,7 +2926,7 @@ function createSessionAgent(config: AgentSessionConfig): Agent {
 	const agent = new Agent({
 		initialState: { thinkingLevel, messages: context.messages, ...(model ? { model } : {}) },
 		// `images.blockImages` is read at every request, so a changed setting or a reload applies.
-		convertToLlm: pairToolResults(blockImagesAwareConverter(() => settingsManager.getBlockImages())),
+		convertToLlm: capRequestImages(pairToolResults(blockImagesAwareConverter(() => settingsManager.getBlockImages()))),
 		streamFn: modelRuntime.stream,
 		getApiKey: (provider) => modelRuntime.getApiKey(provider),
 		steeringMode: settingsManager.getSteeringMode(),

@@ -272,3 +272,128 @@ export function blockImagesAwareConverter(blockImages: () => boolean): (messages
 	const blocked = createLlmMessageConverter((message) => convertMessageToLlm(message, { blockImages: true }));
 	return (messages) => (blockImages() ? blocked : plain)(messages);
 }
+
+/**
+ * The most images one request carries. Anthropic refuses a request with more (`too many images
+ * and documents: 120 + 0 > 100`), and since the history is sent again, every later one too
+ * (claude-code#24541, opencode#47721).
+ */
+export const MAX_REQUEST_IMAGES = 100;
+
+/**
+ * Past this many images in one request Anthropic refuses any image with a side over
+ * {@link MAX_IMAGE_DIMENSION} pixels (`exceed max allowed size for many-image requests: 2000 pixels`):
+ * images saved unresized (`images.autoResize: false`, a pi session) made every later request fail
+ * (claude-code#49720).
+ */
+const MANY_IMAGES = 20;
+
+/**
+ * Wraps a transcript → LLM conversion so a request carries at most `max` images: the newest are
+ * sent, each older one is replaced by a text note in that request only (the session file keeps
+ * it). When the request would carry more than 20, an image with a side over 2000 pixels is replaced
+ * by a note too, as providers refuse those in many-image requests. Incremental like the converter:
+ * each call looks only at the messages appended since the last one while nothing needs replacing.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ convertToLlm: capRequestImages(blockImagesAwareConverter(() => false)) });
+ * ```
+ */
+export function capRequestImages(
+	convert: (messages: AgentMessage[]) => Message[],
+	max: number = MAX_REQUEST_IMAGES,
+): (messages: AgentMessage[]) => Message[] {
+	let scanned: Message[] | undefined;
+	let count = 0;
+	let last: Message | undefined;
+	let images = 0;
+	let large = 0;
+	return (messages) => {
+		const llm = convert(messages);
+		if (llm !== scanned || llm.length < count || (count > 0 && llm[count - 1] !== last)) {
+			scanned = llm;
+			count = 0;
+			images = 0;
+			large = 0;
+		}
+		for (let index = count; index < llm.length; index++) {
+			for (const image of imagesOf(llm[index]!)) {
+				images++;
+				if (overManyImageSide(image)) large++;
+			}
+		}
+		count = llm.length;
+		last = llm[count - 1];
+		if (images <= max && (images <= MANY_IMAGES || large === 0)) return llm;
+		return withSendableImages(llm, max);
+	};
+}
+
+function imagesOf(message: Message): ImageContent[] {
+	if (message.role === "assistant" || !Array.isArray(message.content)) return [];
+	return (message.content as (TextContent | ImageContent)[]).filter((block) => block.type === "image");
+}
+
+/** Header sizes read so far: once over 20 images, every request asks again for each image. */
+const sizeOfImage = new WeakMap<ImageContent, { width: number; height: number } | null>();
+
+/** Width and height by the header of a supported image, cached; undefined when it cannot be read. */
+function cachedHeaderSize(image: ImageContent): { width: number; height: number } | undefined {
+	let size = sizeOfImage.get(image);
+	if (size === undefined) {
+		const supported =
+			typeof image.data === "string" && (SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(image.mimeType);
+		size = (supported ? headerSize(image) : undefined) ?? null;
+		sizeOfImage.set(image, size);
+	}
+	return size ?? undefined;
+}
+
+/** A side over 2000 pixels by its header (an image whose header cannot be read is not). */
+function overManyImageSide(image: ImageContent): boolean {
+	const size = cachedHeaderSize(image);
+	return size !== undefined && (size.width > MAX_IMAGE_DIMENSION || size.height > MAX_IMAGE_DIMENSION);
+}
+
+/**
+ * `messages` with every image before the newest `max` replaced by a note, and, when more than
+ * {@link MANY_IMAGES} are left, each with a side over 2000 pixels too (a new array).
+ */
+function withSendableImages(messages: readonly Message[], max: number): Message[] {
+	const older: TextContent = {
+		type: "text",
+		text: `[Image omitted: a request carries only the conversation's newest ${max} images (a provider's limit). Read the file again if you need to see it.]`,
+	};
+	const many =
+		Math.min(
+			max,
+			messages.reduce((sum, message) => sum + imagesOf(message).length, 0),
+		) > MANY_IMAGES;
+	const result = [...messages];
+	let kept = 0;
+	for (let index = result.length - 1; index >= 0; index--) {
+		const message = result[index]!;
+		if (message.role === "assistant" || !Array.isArray(message.content)) continue;
+		let changed = false;
+		const content = [...(message.content as (TextContent | ImageContent)[])]
+			.reverse()
+			.map((block): TextContent | ImageContent => {
+				if (block.type !== "image") return block;
+				if (++kept > max) {
+					changed = true;
+					return older;
+				}
+				if (!many || !overManyImageSide(block)) return block;
+				changed = true;
+				const size = cachedHeaderSize(block)!;
+				return {
+					type: "text",
+					text: `[Image omitted: ${size.width}x${size.height} is over the ${MAX_IMAGE_DIMENSION} px a request with more than ${MANY_IMAGES} images allows. Make a copy at most 2000 px on each side (for example with ImageMagick via bash) to see it.]`,
+				};
+			})
+			.reverse();
+		if (changed) result[index] = { ...message, content } as Message;
+	}
+	return result;
+}

@@ -4,6 +4,7 @@
  * header. No decoding: Settle ships no image library, so resizing is delegated to an optional hook.
  */
 import { open } from "node:fs/promises";
+import { shellWord } from "../shell-word.js";
 
 export type SupportedImageMimeType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 
@@ -26,6 +27,36 @@ export function detectImageMimeType(bytes: Uint8Array): SupportedImageMimeType |
 	if (ascii(0, "GIF87a") || ascii(0, "GIF89a")) return "image/gif";
 	if (ascii(0, "RIFF") && ascii(8, "WEBP")) return "image/webp";
 	return undefined;
+}
+
+/**
+ * The name of an image format no model takes inline, by its magic bytes: HEIC, HEIF or AVIF (an
+ * ISO-BMFF `ftyp` brand: iPhone photos), TIFF or BMP; `undefined` for anything else.
+ */
+export function detectUnsendableImageFormat(bytes: Uint8Array): "HEIC" | "HEIF" | "AVIF" | "TIFF" | "BMP" | undefined {
+	const ascii = (offset: number, length: number) => String.fromCharCode(...bytes.subarray(offset, offset + length));
+	if (ascii(4, 4) === "ftyp") {
+		const brand = ascii(8, 4);
+		if (["heic", "heix", "hevc", "hevx", "heim", "heis"].includes(brand)) return "HEIC";
+		if (["mif1", "msf1", "heif"].includes(brand)) return "HEIF";
+		if (["avif", "avis"].includes(brand)) return "AVIF";
+	}
+	const head = ascii(0, 4);
+	if (head === "II*\0" || head === "MM\0*") return "TIFF";
+	// "BM", the file size, then four reserved bytes that are zero.
+	if (ascii(0, 2) === "BM" && bytes.length >= 10 && bytes.subarray(6, 10).every((byte) => byte === 0)) return "BMP";
+	return undefined;
+}
+
+/**
+ * What to tell about a file holding an image of `format`: that nothing of it was sent, and the bash
+ * commands that make a JPEG copy (sips on macOS; ImageMagick, or libheif's heif-convert, elsewhere).
+ */
+export function unsendableImageHint(format: string, path: string, use = "read the copy"): string {
+	const from = shellWord(path);
+	const to = shellWord(`${path.replace(/\.[^./\\]*$/, "")}.jpg`);
+	const heif = format === "HEIC" || format === "HEIF" || format === "AVIF";
+	return `is a ${format} image, a format models do not take (only jpg/png/gif/webp), so nothing of it was sent. Convert it to JPEG with bash and ${use}: sips -s format jpeg ${from} --out ${to} (macOS), magick ${from} ${to}${heif ? ` or heif-convert ${from} ${to}` : ""}.`;
 }
 
 /** Reads the first bytes of a file and sniffs its image type. Rejects when the file cannot be opened. */

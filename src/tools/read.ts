@@ -8,7 +8,13 @@ import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
-import { detectImageMimeTypeFromFile, readImageDimensions, type SupportedImageMimeType } from "./image.js";
+import {
+	detectImageMimeTypeFromFile,
+	detectUnsendableImageFormat,
+	readImageDimensions,
+	type SupportedImageMimeType,
+	unsendableImageHint,
+} from "./image.js";
 import {
 	formatDimensionNote,
 	MAX_IMAGE_DIMENSION,
@@ -368,6 +374,10 @@ async function scanText(
 				`${path} is a PDF document: read shows text files and jpg/png/gif/webp images, so nothing of it was sent. Use bash to get its text (for example pdftotext ${shellWord(path)} - | head -200; pdfinfo gives its page count).`,
 			);
 		}
+		// An iPhone photo (HEIC) or a TIFF was refused as binary, or by pi sent as mojibake; the model
+		// then told the user it could not open it (claude-plugins-official#2286).
+		const format = detectUnsendableImageFormat(rawHead);
+		if (format) throw new SettleError("INVALID_ARGUMENT", `${path} ${unsendableImageHint(format, expandPath(path))}`);
 		if (looksBinary(headBuffer)) {
 			throw new SettleError(
 				"INVALID_ARGUMENT",

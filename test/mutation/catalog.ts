@@ -7737,8 +7737,8 @@ export const MUTANTS: Mutant[] = [
 		description: "requests are converted without the tool-result pairing",
 		edits: [
 			{
-				find: "convertToLlm: pairToolResults(blockImagesAwareConverter(() => settingsManager.getBlockImages())),",
-				replace: "convertToLlm: blockImagesAwareConverter(() => settingsManager.getBlockImages()),",
+				find: "capRequestImages(pairToolResults(blockImagesAwareConverter(() => settingsManager.getBlockImages()))),",
+				replace: "capRequestImages(blockImagesAwareConverter(() => settingsManager.getBlockImages())),",
 			},
 		],
 		tests: ["test/pi-races/compaction-chain.test.ts"],
@@ -19680,6 +19680,58 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "KL01",
+		file: "src/session/images.ts",
+		description:
+			"a request carries every image of the history again, past Anthropic's 100 (claude-code#24541): the per-request cap is gone",
+		edits: [
+			{
+				find: "if (++kept > max) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/pi-races/image-limits.test.ts"],
+	},
+	{
+		id: "KL02",
+		file: "src/tools/read.ts",
+		description:
+			"read of an iPhone photo (HEIC) says only that it looks binary again, not that it is an image to convert (claude-plugins-official#2286)",
+		edits: [
+			{
+				find: "if (format) throw new SettleError(",
+				replace: "if (format && false) throw new SettleError(",
+			},
+		],
+		tests: ["test/pi-races/image-limits.test.ts", "test/tools/read.test.ts"],
+	},
+	{
+		id: "KL03",
+		file: "src/cli/main.ts",
+		description:
+			"@photo.heic is refused as a binary file again, without naming HEIC or the command that converts it (claude-plugins-official#2286)",
+		edits: [
+			{
+				find: "const format = detectUnsendableImageFormat(bytes);",
+				replace: "const format = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
+	{
+		id: "KL04",
+		file: "src/session/images.ts",
+		description:
+			"a request with more than 20 images carries one with a side over 2000 px again, which Anthropic refuses in this and every later request (claude-code#49720)",
+		edits: [
+			{
+				find: "if (!many || !overManyImageSide(block)) return block;",
+				replace: "return block;",
+			},
+		],
+		tests: ["test/pi-races/image-limits.test.ts"],
 	},
 ];
 

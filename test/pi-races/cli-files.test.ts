@@ -175,6 +175,26 @@ describe("pi#8400: a resource setting given as one path string instead of a list
 	}
 });
 
+describe("claude-plugins-official#2286: an iPhone photo (HEIC) as an @file argument", () => {
+	it("claude-plugins-official#2286: settle -p @IMG_0412.HEIC is refused before anything runs (exit 2, no session), naming the format and the command that makes a JPEG copy", () => {
+		const heic = Buffer.concat([
+			Buffer.from([0, 0, 0, 0x18]),
+			Buffer.from("ftypheic\0\0\0\0mif1heic", "latin1"),
+			Buffer.alloc(256, 7),
+		]);
+		const photo = join(cli.project, "IMG_0412.HEIC");
+		writeFileSync(photo, heic);
+		const run = settleFaux("-p", "@IMG_0412.HEIC", "what is in it?");
+		const jpeg = join(cli.project, "IMG_0412.jpg");
+		expect(run).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `Error: @IMG_0412.HEIC: ${photo} is a HEIC image, a format models do not take (only jpg/png/gif/webp), so nothing of it was sent. Convert it to JPEG with bash and attach the copy: sips -s format jpeg ${photo} --out ${jpeg} (macOS), magick ${photo} ${jpeg} or heif-convert ${photo} ${jpeg}.\n`,
+		});
+		expect(sessionFiles()).toEqual([]);
+	});
+});
+
 describe("pi#5289: a binary @file argument", () => {
 	it("pi#5289: settle -p @file of a binary file is refused before anything runs (exit 2, no session, no request); a Latin-1 text file is still attached", () => {
 		const zip = Buffer.concat([

@@ -85,6 +85,30 @@ describe("read: text", () => {
 		}
 	});
 
+	it("names an image no model takes (BMP, TIFF, AVIF) with the commands that make a JPEG copy, instead of calling it binary", async () => {
+		// A 1×1 BMP (file header, BITMAPINFOHEADER, one padded pixel), a TIFF header, an AVIF ftyp box.
+		const bmp = Buffer.alloc(58);
+		bmp.write("BM", 0, "latin1");
+		bmp.writeUInt32LE(58, 2);
+		bmp.writeUInt32LE(54, 10);
+		bmp.writeUInt32LE(40, 14);
+		bmp.writeInt32LE(1, 18);
+		bmp.writeInt32LE(1, 22);
+		bmp.writeUInt16LE(1, 26);
+		bmp.writeUInt16LE(24, 28);
+		const tiff = Buffer.concat([Buffer.from("II*\0", "latin1"), Buffer.from([8, 0, 0, 0, 0, 0])]);
+		const avif = Buffer.concat([Buffer.from([0, 0, 0, 0x1c]), Buffer.from("ftypavif\0\0\0\0avifmif1miaf", "latin1")]);
+		const cwd = await tempProject({ "a.bmp": bmp, "scan 1.tif": tiff, "b.avif": avif });
+		const read = createReadToolDefinition(cwd);
+		expect(await failure(run(read, { path: "a.bmp" }))).toBe(
+			"a.bmp is a BMP image, a format models do not take (only jpg/png/gif/webp), so nothing of it was sent. Convert it to JPEG with bash and read the copy: sips -s format jpeg a.bmp --out a.jpg (macOS), magick a.bmp a.jpg.",
+		);
+		expect(await failure(run(read, { path: "scan 1.tif" }))).toContain(
+			"scan 1.tif is a TIFF image, a format models do not take (only jpg/png/gif/webp), so nothing of it was sent. Convert it to JPEG with bash and read the copy: sips -s format jpeg 'scan 1.tif' --out 'scan 1.jpg' (macOS)",
+		);
+		expect(await failure(run(read, { path: "b.avif" }))).toContain("or heif-convert b.avif b.jpg.");
+	});
+
 	it("rejects an offset past the end and a non-positive limit", async () => {
 		const cwd = await tempProject({ "f.txt": "a\nb" });
 		const read = createReadToolDefinition(cwd);
