@@ -19406,6 +19406,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/tools/paths-home.test.ts"],
 	},
+	{
+		id: "KJ01",
+		file: "src/store/migration.ts",
+		description:
+			"v1 → v2 migration checks each new id against a set it never adds to (openclaw#89085): a long v1 file gets two entries on one id and its branch stops there",
+		edits: [{ find: "\t\tids.add(id);\n", replace: "" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "KJ02",
+		file: "src/store/discovery.ts",
+		description:
+			"the session lists read a header with a UTF-8 byte-order mark as unreadable (codex#28139): a session an editor re-saved drops out of `-r` and `-c`",
+		edits: [
+			{
+				find: "return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;",
+				replace: "return text;",
+			},
+		],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
