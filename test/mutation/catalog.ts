@@ -19427,6 +19427,21 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/big-old-session-files.test.ts"],
 	},
+	{
+		id: "KJ03",
+		file: "src/cli/session-picker.ts",
+		description:
+			"`-r`'s question no longer takes `more` (claude-code#87392): a session past the first 20 is reachable only by an id the user does not know",
+		edits: [{ find: "if (choice.toLowerCase() === MORE_SESSIONS) {", replace: 'if (choice === "never") {' }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "KJ04",
+		file: "src/cli/session-picker.ts",
+		description: "each page of the `-r` list numbers from 1 again: `45` names no session listed",
+		edits: [{ find: "String(from + index + 1)", replace: "String(index + 1)" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -288,3 +288,31 @@ describe("codex#28139: one session file saved with a UTF-8 byte-order mark", () 
 		]);
 	});
 });
+
+describe("claude-code#87392, claude-code#24435: the resume picker lists only the newest sessions; older ones are unreachable without their id", () => {
+	it("claude-code#87392: in a project of 45 sessions, `settle -i -r` lists 20, then 20 more and the last 5 for `more`, numbered on; `45` resumes the oldest", () => {
+		const dir = getDefaultSessionDirPath(cli.project, cli.agentDir);
+		const ids: string[] = [];
+		for (let k = 0; k < 45; k++) {
+			const sm = SessionManager.create(cli.project, dir);
+			sm.appendMessage(user(`task ${k}`, Date.UTC(2025, 0, 1) + k * 60_000) as never);
+			ids.push(sm.getSessionId());
+			sm.close();
+		}
+		const run = runSettle(["--faux", "-i", "-r"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			input: "more\nmore\nmore\n45\n",
+		});
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(run.stdout).toMatch(new RegExp(` 1\\. ${ids[44]}  .*task 44\n`));
+		expect(run.stdout).toContain("  … and 25 older: answer more to list the next 20\n");
+		expect(run.stdout).toMatch(new RegExp(`21\\. ${ids[24]}  .*task 24\n`));
+		expect(run.stdout).toContain("  … and 5 older: answer more to list the next 5\n");
+		expect(run.stdout).toMatch(new RegExp(`45\\. ${ids[0]}  .*task 0\n`));
+		expect(run.stdout).toContain("No older sessions: all are listed above.\n");
+		expect(run.stdout).not.toContain("Error");
+		expect(run.stdout).toContain(`Resumed ${ids[0]} (`);
+	});
+});
