@@ -19442,6 +19442,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "String(from + index + 1)", replace: "String(index + 1)" }],
 		tests: ["test/pi-races/big-old-session-files.test.ts"],
 	},
+	{
+		id: "KJ05",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"`/resume more` starts over at the newest session (claude-code#87392): the chat never lists a session past the first 20",
+		edits: [
+			{
+				find: "printResumePage(host, sessions, last.shown, last.all);",
+				replace: "printResumePage(host, sessions, 0, last.all);",
+			},
+		],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -290,15 +290,21 @@ describe("codex#28139: one session file saved with a UTF-8 byte-order mark", () 
 });
 
 describe("claude-code#87392, claude-code#24435: the resume picker lists only the newest sessions; older ones are unreachable without their id", () => {
-	it("claude-code#87392: in a project of 45 sessions, `settle -i -r` lists 20, then 20 more and the last 5 for `more`, numbered on; `45` resumes the oldest", () => {
+	/** `count` saved sessions of the project, one message each a minute apart: their ids, oldest first. */
+	function savedSessions(count: number): string[] {
 		const dir = getDefaultSessionDirPath(cli.project, cli.agentDir);
 		const ids: string[] = [];
-		for (let k = 0; k < 45; k++) {
+		for (let k = 0; k < count; k++) {
 			const sm = SessionManager.create(cli.project, dir);
 			sm.appendMessage(user(`task ${k}`, Date.UTC(2025, 0, 1) + k * 60_000) as never);
 			ids.push(sm.getSessionId());
 			sm.close();
 		}
+		return ids;
+	}
+
+	it("claude-code#87392: in a project of 45 sessions, `settle -i -r` lists 20, then 20 more and the last 5 for `more`, numbered on; `45` resumes the oldest", () => {
+		const ids = savedSessions(45);
 		const run = runSettle(["--faux", "-i", "-r"], {
 			cwd: cli.project,
 			agentDir: cli.agentDir,
@@ -313,6 +319,24 @@ describe("claude-code#87392, claude-code#24435: the resume picker lists only the
 		expect(run.stdout).toMatch(new RegExp(`45\\. ${ids[0]}  .*task 0\n`));
 		expect(run.stdout).toContain("No older sessions: all are listed above.\n");
 		expect(run.stdout).not.toContain("Error");
+		expect(run.stdout).toContain(`Resumed ${ids[0]} (`);
+	});
+
+	it("claude-code#87392: in the chat, `/resume` lists 20 of the 45 sessions, `/resume more` the next 20 and the last 5; the oldest, listed, resumes by its id", () => {
+		const ids = savedSessions(45);
+		const run = runSettle(["--faux", "-i"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			input: `/resume\n/resume more\n/resume more\n/resume more\n/resume ${ids[0]}\n`,
+		});
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(run.stdout).toMatch(new RegExp(`  ${ids[44]}  .*task 44\n`));
+		expect(run.stdout).toContain("  … and 25 older: /resume more lists the next 20\n");
+		expect(run.stdout).toMatch(new RegExp(`  ${ids[24]}  .*task 24\n`));
+		expect(run.stdout).toContain("  … and 5 older: /resume more lists the next 5\n");
+		expect(run.stdout).toMatch(new RegExp(`  ${ids[0]}  .*task 0\n`));
+		expect(run.stdout).toContain("No older sessions: all are listed above.\n");
 		expect(run.stdout).toContain(`Resumed ${ids[0]} (`);
 	});
 });
