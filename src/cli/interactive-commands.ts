@@ -21,6 +21,7 @@ import { resourceDiagnosticText } from "../runtime/services.js";
 import { userMessageText } from "../runtime/targets.js";
 import { formatCacheWarmingStatus } from "../session/cache-warmer.js";
 import { modelRegistryView } from "../session/model-registry-view.js";
+import type { SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { THINKING_LEVELS } from "./args.js";
 import { clip, firstLine } from "./interactive-render.js";
@@ -33,6 +34,7 @@ import {
 	inLinkFolder,
 	listAllSessions,
 	listProjectSessions,
+	MORE_SESSIONS,
 	type ProjectSessionFolders,
 } from "./session-picker.js";
 
@@ -97,8 +99,9 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
 	},
 	{
 		name: "resume",
-		usage: "/resume [id-prefix|path|all]",
-		description: "Resume a session of this project (no argument: list them, newest first; all: every project's)",
+		usage: "/resume [id-prefix|path|all|more]",
+		description:
+			"Resume a session of this project (no argument: list them, newest first; all: every project's; more: the next 20 listed)",
 		whileBusy: false,
 		run: (host, args) => resume(host, args),
 	},
@@ -327,7 +330,35 @@ function projectSessionFolders(host: CommandHost): ProjectSessionFolders {
 	return { cwd: runtime.cwd, agentDir, sessionDir, ...(linkFolder ? { linkFolder } : {}) };
 }
 
+/** Each chat's last `/resume` list (every project's or this one's) and how much of it was shown: `/resume more` goes on. */
+const resumeListed = new WeakMap<CommandHost, { all: boolean; shown: number }>();
+
+/**
+ * Prints `sessions` from `from` on, 20 of them (every project's: each with its cwd and file), then
+ * how many older ones `/resume more` lists (claude-code#87392: else past 20 only an unknown id reached them).
+ */
+function printResumePage(host: CommandHost, sessions: readonly SessionInfo[], from: number, all: boolean): void {
+	const current = host.runtime.session.sessionFile;
+	const page = sessions.slice(from, from + 20);
+	for (const info of page) {
+		host.print(`  ${describeSession(info, current)}`);
+		if (all) host.print(`    in ${info.cwd || "(no cwd)"}: ${info.path}`);
+	}
+	resumeListed.set(host, { all, shown: from + page.length });
+	const rest = sessions.length - from - page.length;
+	if (rest > 0) host.notice(`  … and ${rest} older: /resume ${MORE_SESSIONS} lists the next ${Math.min(rest, 20)}`);
+}
+
 async function resume(host: CommandHost, args: string): Promise<void> {
+	if (args.trim().toLowerCase() === MORE_SESSIONS) {
+		const last = resumeListed.get(host) ?? { all: false, shown: 0 };
+		const folders = projectSessionFolders(host);
+		const sessions = last.all ? await listAllSessions(folders) : await listProjectSessions(folders, host);
+		if (sessions.length === 0) return;
+		if (last.shown >= sessions.length) host.print("No older sessions: all are listed above.");
+		else printResumePage(host, sessions, last.shown, last.all);
+		return;
+	}
 	if (args.trim().toLowerCase() === ALL_SESSIONS) {
 		// Every project's (pi's picker: Tab), each with its cwd and the file /resume takes.
 		const sessions = await listAllSessions(projectSessionFolders(host));
@@ -336,12 +367,7 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 			return;
 		}
 		host.print("Sessions of every project, newest first (/resume <file>):");
-		const current = host.runtime.session.sessionFile;
-		for (const info of sessions.slice(0, 20)) {
-			host.print(`  ${describeSession(info, current)}`);
-			host.print(`    in ${info.cwd || "(no cwd)"}: ${info.path}`);
-		}
-		if (sessions.length > 20) host.notice(`  … and ${sessions.length - 20} older`);
+		printResumePage(host, sessions, 0, true);
 		return;
 	}
 	if (!args) {
@@ -358,9 +384,7 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 		host.print(
 			`Sessions of this project, newest first (/resume <id-prefix>, /resume ${ALL_SESSIONS} for every project's):`,
 		);
-		const current = host.runtime.session.sessionFile;
-		for (const info of sessions.slice(0, 20)) host.print(`  ${describeSession(info, current)}`);
-		if (sessions.length > 20) host.notice(`  … and ${sessions.length - 20} older`);
+		printResumePage(host, sessions, 0, false);
 		return;
 	}
 	await resumeSession(host, args);
@@ -373,7 +397,7 @@ async function resumeSession(host: CommandHost, args: string): Promise<void> {
 	// A quoted path (`/resume "my dir/s.jsonl"`, as /import and /export take one) is the path inside
 	// the quotes; unquoted, the whole argument is (its spaces too).
 	const reference = /^\s*["']/.test(args) ? (pathArgument(args) ?? "") : args.trim();
-	if (!reference) throw new SettleError("INVALID_ARGUMENT", "Usage: /resume [id-prefix|path|all]");
+	if (!reference) throw new SettleError("INVALID_ARGUMENT", "Usage: /resume [id-prefix|path|all|more]");
 	const path = await findProjectSession(folders, reference);
 	// A link-named folder's session is resumed as this project's (its header names the link path), and
 	// sessions started from it (/new, /fork) go to the project's own folder, as with -c.

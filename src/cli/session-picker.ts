@@ -58,6 +58,15 @@ export async function listProjectSessions(folders: ProjectSessionFolders, out: P
 export const ALL_SESSIONS = "all";
 
 /**
+ * The answer to `-r`'s question that lists the next sessions after those shown: a session past the
+ * first page is reachable without knowing its id (claude-code#87392). Not hexadecimal either.
+ */
+export const MORE_SESSIONS = "more";
+
+/** How many sessions the `-r` list shows at a time. */
+const PAGE = 20;
+
+/**
  * Every project's sessions where this project's are kept, newest first, each with its cwd: every
  * folder under `<agentDir>/sessions` when the project's folder is one of them (pi's `listAll`), else
  * the one folder given by `--session-dir` / `SETTLE_SESSION_DIR` / `sessionDir` (pi 0.73.1 lists the
@@ -126,7 +135,8 @@ export function inLinkFolder(folders: ProjectSessionFolders, path: string): bool
  * this project's sessions as `/resume` does, numbered, and asks which one to continue. Its number
  * or an id prefix resolves to that file, which `open` opens (its error, or a lookup's, is said and
  * the question asked again); `all` lists every project's sessions ({@link listAllSessions}),
- * numbered, each with its cwd, and asks again; an empty line is `"new"`. With no session of this
+ * numbered, each with its cwd, and asks again; `more` lists the next 20 of the list, numbered on
+ * (every session is reachable without its id); an empty line is `"new"`. With no session of this
  * project it says so and asks only when another project has one (else `"new"`).
  * Resolves undefined when the question was cancelled (Ctrl+C, end of input): pi then exits.
  *
@@ -145,7 +155,9 @@ export async function pickSession<T>(
 	open: (path: string) => T | Promise<T>,
 ): Promise<T | "new" | undefined> {
 	const sessions = await listProjectSessions(folders, out);
-	let shown = sessions.slice(0, 20);
+	// The list answers refer to (this project's, or every project's after `all`) and how much of it is shown.
+	let list = sessions;
+	let shown: SessionInfo[] = [];
 	// After `all`: every project's sessions, an id prefix looked up among them first.
 	let every: SessionInfo[] | undefined;
 	if (sessions.length === 0) {
@@ -160,8 +172,7 @@ export async function pickSession<T>(
 		);
 	} else {
 		out.print("Sessions of this project, newest first:");
-		printNumbered(shown, out);
-		if (sessions.length > 20) out.notice(`  … and ${sessions.length - 20} older (give an id prefix)`);
+		shown = showPage(list, shown, out, false);
 	}
 	for (;;) {
 		const answer = await ask(
@@ -178,10 +189,14 @@ export async function pickSession<T>(
 		}
 		if (choice.toLowerCase() === ALL_SESSIONS) {
 			every = await listAllSessions(folders);
-			shown = every.slice(0, 20);
+			list = every;
 			out.print(every.length === 0 ? "No saved sessions in any project." : "Sessions of every project, newest first:");
-			printNumbered(shown, out, true);
-			if (every.length > 20) out.notice(`  … and ${every.length - 20} older (give an id prefix)`);
+			shown = showPage(list, [], out, true);
+			continue;
+		}
+		if (choice.toLowerCase() === MORE_SESSIONS) {
+			if (shown.length < list.length) shown = showPage(list, shown, out, every !== undefined);
+			else out.print(list.length === 0 ? "No sessions to list." : "No older sessions: all are listed above.");
 			continue;
 		}
 		// A number of the list (an id prefix such as "01…" starts with a zero, which no number does).
@@ -205,11 +220,26 @@ export async function pickSession<T>(
 	}
 }
 
-/** The list's numbered lines; `withCwd`: each session's cwd under it (every project's list). */
-function printNumbered(shown: readonly SessionInfo[], out: PickerOutput, withCwd = false): void {
-	const width = String(shown.length).length;
-	for (const [index, info] of shown.entries()) {
-		out.print(`  ${String(index + 1).padStart(width)}. ${describeSession(info)}`);
+/**
+ * Prints the next page of `list` after the `shown` sessions, numbered on from them, and how many
+ * older ones are left; returns the sessions shown now. `withCwd`: each session's cwd under it.
+ */
+function showPage(
+	list: readonly SessionInfo[],
+	shown: readonly SessionInfo[],
+	out: PickerOutput,
+	withCwd: boolean,
+): SessionInfo[] {
+	const from = shown.length;
+	const page = list.slice(from, from + PAGE);
+	const width = String(from + page.length).length;
+	for (const [index, info] of page.entries()) {
+		out.print(`  ${String(from + index + 1).padStart(width)}. ${describeSession(info)}`);
 		if (withCwd) out.print(`  ${" ".repeat(width)}  in ${info.cwd || "(no cwd)"}`);
 	}
+	const rest = list.length - from - page.length;
+	if (rest > 0) {
+		out.notice(`  … and ${rest} older: answer ${MORE_SESSIONS} to list the next ${Math.min(rest, PAGE)}`);
+	}
+	return [...shown, ...page];
 }

@@ -19733,6 +19733,55 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-limits.test.ts"],
 	},
+	{
+		id: "KJ01",
+		file: "src/store/migration.ts",
+		description:
+			"v1 → v2 migration checks each new id against a set it never adds to (openclaw#89085): a long v1 file gets two entries on one id and its branch stops there",
+		edits: [{ find: "\t\tids.add(id);\n", replace: "" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "KJ02",
+		file: "src/store/discovery.ts",
+		description:
+			"the session lists read a header with a UTF-8 byte-order mark as unreadable (codex#28139): a session an editor re-saved drops out of `-r` and `-c`",
+		edits: [
+			{
+				find: "return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;",
+				replace: "return text;",
+			},
+		],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "KJ03",
+		file: "src/cli/session-picker.ts",
+		description:
+			"`-r`'s question no longer takes `more` (claude-code#87392): a session past the first 20 is reachable only by an id the user does not know",
+		edits: [{ find: "if (choice.toLowerCase() === MORE_SESSIONS) {", replace: 'if (choice === "never") {' }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "KJ04",
+		file: "src/cli/session-picker.ts",
+		description: "each page of the `-r` list numbers from 1 again: `45` names no session listed",
+		edits: [{ find: "String(from + index + 1)", replace: "String(index + 1)" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "KJ05",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"`/resume more` starts over at the newest session (claude-code#87392): the chat never lists a session past the first 20",
+		edits: [
+			{
+				find: "printResumePage(host, sessions, last.shown, last.all);",
+				replace: "printResumePage(host, sessions, 0, last.all);",
+			},
+		],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

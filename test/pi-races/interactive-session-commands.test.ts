@@ -98,7 +98,7 @@ describe("pi#3305: /import of a quoted path, answered by the line piped after it
 		await chat.idle(0);
 		expect(await chat.say(`/resume "${file}"`)).toContain(`Resumed `);
 		expect(await chat.say("/session")).toContain(`file: ${file}`);
-		expect(await chat.say(`/resume ""`)).toContain("Usage: /resume [id-prefix|path|all]");
+		expect(await chat.say(`/resume ""`)).toContain("Usage: /resume [id-prefix|path|all|more]");
 		expect(await chat.end()).toBe(0);
 		expect(chat.stderr).toBe("");
 	});
