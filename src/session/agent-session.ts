@@ -2479,9 +2479,18 @@ export class AgentSession {
 					this.events.emit(event);
 					// C.4 step 5: the failed attempt leaves the model context but stays in the log.
 					const failed = this.internals.scratch.lastAssistant;
-					if (failed?.stopReason === "error") this.internals.transcript.omit([failed]);
+					if (failed?.stopReason !== "error") return;
+					try {
+						this.internals.transcript.omit([failed]);
+					} catch (error) {
+						// The edit is not in the log (file deleted, disk full): a retry would resend the failed
+						// attempt and could not save its answer. It is cancelled; prompt() fails with why.
+						this.internals.scratch.settleWriteFailure = error;
+						this.actor.send({ type: "ABORT_RETRY" });
+						return;
+					}
 					// A virtual model's router sees the next request as a retry of this one.
-					if (failed?.stopReason === "error") this.router.noteRetry(failed);
+					this.router.noteRetry(failed);
 					return;
 				}
 				case "auto_retry_end":

@@ -58,8 +58,8 @@ export interface OperationScratch {
 	unansweredOmitted: boolean;
 	/**
 	 * Settling could not write what waited for the run (a bash result, a custom message: the file
-	 * deleted, a full disk): they stay pending, and the operation's `prompt()` fails with this after
-	 * `agent_settled`.
+	 * deleted, a full disk; they stay pending), or a retry its context edit (the retry is cancelled):
+	 * the operation's `prompt()` fails with this after `agent_settled`.
 	 */
 	settleWriteFailure: unknown;
 	/** Abort handle of the running compaction. */

@@ -562,7 +562,7 @@ export const MUTANTS: Mutant[] = [
 		description: "failed attempt kept in context on retry",
 		edits: [
 			{
-				find: 'if (failed?.stopReason === "error") this.internals.transcript.omit([failed]);',
+				find: "this.internals.transcript.omit([failed]);",
 				replace: "",
 			},
 		],
@@ -19732,6 +19732,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/image-limits.test.ts"],
+	},
+	{
+		id: "KT01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a retry whose context_edit cannot be written (session file deleted or changed) goes on silently: prompt() resolves with nothing said",
+		edits: [
+			{
+				find: 'this.internals.scratch.settleWriteFailure = error;\n\t\t\t\t\t\tthis.actor.send({ type: "ABORT_RETRY" });',
+				replace: "",
+			},
+		],
+		tests: ["test/session/retry-write-failure.test.ts"],
 	},
 ];
 
