@@ -19746,6 +19746,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/retry-write-failure.test.ts"],
 	},
+	{
+		id: "KT02",
+		file: "src/extensions/pi-compat-compaction.ts",
+		description:
+			"an extension's summary request (pi's generateSummary/compact) on a Bedrock model ignores the [default] profile's region and goes to us-east-1",
+		edits: [
+			{
+				find: "streamSimple(withDefaultProfileRegion(model), context, options)",
+				replace: "streamSimple(model, context, options)",
+			},
+		],
+		tests: ["test/pi-races/bedrock-setups.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
