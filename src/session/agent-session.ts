@@ -2202,7 +2202,10 @@ export class AgentSession {
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
 	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
 	 * that one resolves when the command is done; and a prompt whose `agent_settled` was already
-	 * sent (a dispose from that listener): it ends as it would have without the dispose. Steering and follow-up messages not yet delivered
+	 * sent (a dispose from that listener): it ends as it would have without the dispose. Coming from
+	 * pi: a dispose from an `agent_end` listener rejects that prompt (pi 0.73.1 resolves it), since a
+	 * retry or compaction may still follow `agent_end`; dispose after `await prompt()` or from an
+	 * `agent_settled` listener instead. Steering and follow-up messages not yet delivered
 	 * are not delivered any more: `getSteeringMessages()` / `getFollowUpMessages()` still list them
 	 * (e.g. to send them again on the session that replaced this one). Likewise the custom messages
 	 * sent with `deliverAs: "nextTurn"` that no prompt took: they were in memory only, and are
@@ -2212,6 +2215,9 @@ export class AgentSession {
 	 *
 	 * @example
 	 * ```ts
+	 * session.subscribe((event) => {
+	 *   if (event.type === "agent_settled") void session.dispose(); // not at agent_end: a retry may follow
+	 * });
 	 * const undelivered = await session.dispose(); // after the extensions' session_shutdown handlers
 	 * session.sessionManager.close(); // a manager you passed in; safe to call twice
 	 * const again: CustomMessage[] = session.dispose(); // also usable without await: the same array
