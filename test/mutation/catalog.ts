@@ -19759,6 +19759,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bedrock-setups.test.ts"],
 	},
+	{
+		id: "KT03",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"an overflow recovery whose context_edit cannot be written (session file deleted) ends with nothing said: the machine drops the compaction's error and prompt() resolves",
+		edits: [
+			{
+				find: "s.scratch.settleWriteFailure = error;\n\t\t\tthrow error;",
+				replace: "throw error;",
+			},
+		],
+		tests: ["test/session/retry-write-failure.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

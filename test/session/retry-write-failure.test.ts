@@ -1,6 +1,6 @@
 /**
- * A retry first writes a `context_edit` that takes the failed attempt out of the model context.
- * When that write fails (the session file deleted, or written to by another program, between the
+ * A retry first writes a `context_edit` that takes the failed attempt out of the model context
+ * (an overflow recovery too, before it compacts). When that write fails (the session file deleted, or written to by another program, between the
  * failure and the retry), the retry cannot go on: no request is resent, `prompt()` fails with the
  * typed IO error after `agent_settled`, and what the file holds stays as it was. Real session on
  * disk, pi-ai's OpenAI client against a local server that fails once with a retryable status.
@@ -8,8 +8,8 @@
 import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
-import { chatReply } from "../llm/wire/openai.js";
-import { json } from "../llm/wire/server.js";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
+import { json, type RecordedRequest, type Router } from "../llm/wire/server.js";
 import { startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
@@ -68,5 +68,35 @@ describe("the retry's context edit cannot be written", () => {
 		// The failed attempt is saved (it was written before the other program's line).
 		expect(held).toContain('"errorMessage"');
 		expect(w!.server.requests).toHaveLength(2);
+	});
+
+	it("regression: overflow recovery with the session file deleted at agent_end: taking the failed request out of the context could not be written and the compaction's error was dropped (prompt() resolved); now prompt() fails with the IO error and nothing is resent", async () => {
+		const systemText = (request: RecordedRequest): string => String(request.body?.messages?.[0]?.content ?? "");
+		const summaries: Router = (request, next) =>
+			systemText(request).startsWith("You are a context summarization assistant")
+				? chatReply([{ type: "text", text: "## Goal\nwire summary" }])
+				: next();
+		w = await startWireSession({
+			api: "openai-completions",
+			route: summaries,
+			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
+		});
+		w.server.reply(
+			chatReply([{ type: "text", text: "first answer" }]),
+			openAiError(400, "Input length (265330) exceeds model's maximum context length (262144).", "BadRequestError"),
+			chatReply([{ type: "text", text: "never" }]),
+		);
+		await w.session.prompt("one");
+		const file = w.session.sessionFile!;
+		w.session.subscribe((event) => {
+			if (event.type === "agent_end" && existsSync(file)) rmSync(file);
+		});
+		const outcome = await w.session.prompt("two").then(
+			() => "resolved",
+			(error: unknown) => error,
+		);
+		expect(outcome).toMatchObject({ code: "IO", details: { reason: "deleted" } });
+		expect(w.server.requests).toHaveLength(2);
+		expect(w.session.lifecycle).toBe("idle");
 	});
 });
