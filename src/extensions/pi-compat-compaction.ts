@@ -21,14 +21,18 @@ import { type CutPointResult, isTurnStart, isValidCutPoint } from "../compaction
 import { compact as settleCompact, generateSummary as settleGenerateSummary } from "../compaction/summarize.js";
 import type { CompactionPreparation, SessionTreeReader, SummarizerOptions } from "../compaction/types.js";
 import { SettleError } from "../errors.js";
+import { withDefaultProfileRegion } from "../llm/bedrock-region.js";
 import { loadPiAi } from "../llm/pi-ai.js";
 import { estimateMessageTokens } from "../llm/tokens.js";
 import type { AgentMessage, Model, StreamFn, ThinkingLevel, Usage } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
 
-/** pi-ai's `streamSimple`, loaded on the first summary request (pi-ai stays off `import "settle"`). */
+/**
+ * pi-ai's `streamSimple`, loaded on the first summary request (pi-ai stays off `import "settle"`);
+ * a Bedrock model goes to the default profile's region, as the session's own requests do.
+ */
 const piAiStream: StreamFn = async (model, context, options) =>
-	(await loadPiAi()).streamSimple(model, context, options);
+	(await loadPiAi()).streamSimple(withDefaultProfileRegion(model), context, options);
 
 function summarizerOptions(
 	model: Model,

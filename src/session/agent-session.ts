@@ -2202,7 +2202,10 @@ export class AgentSession {
 	 * Prompts and `executeBash()` calls still pending reject with `SESSION_CLOSED` (nothing more is
 	 * recorded), except a prompt whose extension command is disposing the session by replacing it:
 	 * that one resolves when the command is done; and a prompt whose `agent_settled` was already
-	 * sent (a dispose from that listener): it ends as it would have without the dispose. Steering and follow-up messages not yet delivered
+	 * sent (a dispose from that listener): it ends as it would have without the dispose. Coming from
+	 * pi: a dispose from an `agent_end` listener rejects that prompt (pi 0.73.1 resolves it), since a
+	 * retry or compaction may still follow `agent_end`; dispose after `await prompt()` or from an
+	 * `agent_settled` listener instead. Steering and follow-up messages not yet delivered
 	 * are not delivered any more: `getSteeringMessages()` / `getFollowUpMessages()` still list them
 	 * (e.g. to send them again on the session that replaced this one). Likewise the custom messages
 	 * sent with `deliverAs: "nextTurn"` that no prompt took: they were in memory only, and are
@@ -2212,6 +2215,9 @@ export class AgentSession {
 	 *
 	 * @example
 	 * ```ts
+	 * session.subscribe((event) => {
+	 *   if (event.type === "agent_settled") void session.dispose(); // not at agent_end: a retry may follow
+	 * });
 	 * const undelivered = await session.dispose(); // after the extensions' session_shutdown handlers
 	 * session.sessionManager.close(); // a manager you passed in; safe to call twice
 	 * const again: CustomMessage[] = session.dispose(); // also usable without await: the same array
@@ -2479,9 +2485,18 @@ export class AgentSession {
 					this.events.emit(event);
 					// C.4 step 5: the failed attempt leaves the model context but stays in the log.
 					const failed = this.internals.scratch.lastAssistant;
-					if (failed?.stopReason === "error") this.internals.transcript.omit([failed]);
+					if (failed?.stopReason !== "error") return;
+					try {
+						this.internals.transcript.omit([failed]);
+					} catch (error) {
+						// The edit is not in the log (file deleted, disk full): a retry would resend the failed
+						// attempt and could not save its answer. It is cancelled; prompt() fails with why.
+						this.internals.scratch.settleWriteFailure = error;
+						this.actor.send({ type: "ABORT_RETRY" });
+						return;
+					}
 					// A virtual model's router sees the next request as a retry of this one.
-					if (failed?.stopReason === "error") this.router.noteRetry(failed);
+					this.router.noteRetry(failed);
 					return;
 				}
 				case "auto_retry_end":

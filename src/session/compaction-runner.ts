@@ -46,7 +46,16 @@ export interface ManualCompactionPayload {
 export async function runCompaction(s: SessionInternals, input: CompactionInput): Promise<CompactionOutput> {
 	// Before the first await: abortCompaction() / abort() from now on must reach this compaction.
 	s.scratch.compactionController = new AbortController();
-	if (input.willRetry) omitFailedTurn(s);
+	if (input.willRetry) {
+		try {
+			omitFailedTurn(s);
+		} catch (error) {
+			// Not in the log (file deleted, disk full): the machine drops an automatic compaction's
+			// error, so the operation's prompt() fails with this one; nothing is re-run.
+			s.scratch.settleWriteFailure = error;
+			throw error;
+		}
+	}
 	if (input.reason === "manual") {
 		const customInstructions = (input.payload as ManualCompactionPayload | undefined)?.customInstructions;
 		return runManualCompaction(s, customInstructions);

@@ -58,8 +58,9 @@ export interface OperationScratch {
 	unansweredOmitted: boolean;
 	/**
 	 * Settling could not write what waited for the run (a bash result, a custom message: the file
-	 * deleted, a full disk): they stay pending, and the operation's `prompt()` fails with this after
-	 * `agent_settled`.
+	 * deleted, a full disk; they stay pending), or a retry or overflow recovery its context edit
+	 * (nothing is re-run):
+	 * the operation's `prompt()` fails with this after `agent_settled`.
 	 */
 	settleWriteFailure: unknown;
 	/** Abort handle of the running compaction. */

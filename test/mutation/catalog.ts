@@ -562,7 +562,7 @@ export const MUTANTS: Mutant[] = [
 		description: "failed attempt kept in context on retry",
 		edits: [
 			{
-				find: 'if (failed?.stopReason === "error") this.internals.transcript.omit([failed]);',
+				find: "this.internals.transcript.omit([failed]);",
 				replace: "",
 			},
 		],
@@ -19781,6 +19781,45 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "KT01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a retry whose context_edit cannot be written (session file deleted or changed) goes on silently: prompt() resolves with nothing said",
+		edits: [
+			{
+				find: 'this.internals.scratch.settleWriteFailure = error;\n\t\t\t\t\t\tthis.actor.send({ type: "ABORT_RETRY" });',
+				replace: "",
+			},
+		],
+		tests: ["test/session/retry-write-failure.test.ts"],
+	},
+	{
+		id: "KT02",
+		file: "src/extensions/pi-compat-compaction.ts",
+		description:
+			"an extension's summary request (pi's generateSummary/compact) on a Bedrock model ignores the [default] profile's region and goes to us-east-1",
+		edits: [
+			{
+				find: "streamSimple(withDefaultProfileRegion(model), context, options)",
+				replace: "streamSimple(model, context, options)",
+			},
+		],
+		tests: ["test/pi-races/bedrock-setups.test.ts"],
+	},
+	{
+		id: "KT03",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"an overflow recovery whose context_edit cannot be written (session file deleted) ends with nothing said: the machine drops the compaction's error and prompt() resolves",
+		edits: [
+			{
+				find: "s.scratch.settleWriteFailure = error;\n\t\t\tthrow error;",
+				replace: "throw error;",
+			},
+		],
+		tests: ["test/session/retry-write-failure.test.ts"],
 	},
 ];
 

@@ -29,6 +29,8 @@
  * `[default]` profile (the file `aws configure` writes), pi-ai pinned us-east-1's endpoint. What the
  * user should see: the answer, from the default profile's region — here reached by its real host
  * name through an HTTPS proxy (a tunnel to a local TLS endpoint whose certificate the run trusts).
+ * An extension's own summary request (pi's `generateSummary`, which Settle's compat module sends
+ * through pi-ai directly) went to us-east-1 there; it goes to the profile's region too.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createProxy } from "node:http";
@@ -235,10 +237,10 @@ describe("pi#1800, crewAI#4582: the region Bedrock is asked in", () => {
 });
 
 /**
- * `settle -p hi` through an HTTPS proxy that tunnels every CONNECT to a local TLS Bedrock endpoint
+ * `settle -p hi` (or `args`) through an HTTPS proxy that tunnels every CONNECT to a local TLS Bedrock endpoint
  * holding a certificate for bedrock-runtime in eu-west-1, ap-northeast-1 and us-east-1 (pi-ai's pin): the CONNECT targets and the endpoint's requests.
  */
-async function settleThroughProxy(env: Record<string, string>) {
+async function settleThroughProxy(env: Record<string, string>, args = ["-p", "hi"]) {
 	// Checked in (see its README): a clean machine may have no `openssl`.
 	const certDir = fileURLToPath(new URL("../fixtures/llm/bedrock-tls/", import.meta.url));
 	const tls = await startBedrockServer({
@@ -264,7 +266,7 @@ async function settleThroughProxy(env: Record<string, string>) {
 	});
 	await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
 	try {
-		const run = await runSettleAsync(["--no-session", "--model", MODEL, "-p", "hi"], {
+		const run = await runSettleAsync(["--no-session", "--model", MODEL, ...args], {
 			cwd: cli.project,
 			agentDir: cli.agentDir,
 			env: {
@@ -309,5 +311,34 @@ describe("the region only in the [default] profile, no AWS_PROFILE", () => {
 		const fromEnv = await settleThroughProxy({ AWS_CONFIG_FILE: config, AWS_REGION: "us-east-1" });
 		expect(fromEnv.run.stdout).toBe("hello from the profile's region\n");
 		expect(fromEnv.connects).toEqual(["bedrock-runtime.us-east-1.amazonaws.com:443"]);
+	});
+});
+
+/** An extension command asking pi's `generateSummary` (Settle's compat module) for a summary, and printing it. */
+const SUMMARY_EXTENSION = `import { generateSummary } from "@mariozechner/pi-coding-agent";
+export default function (pi) {
+	pi.registerCommand("summarize", {
+		description: "summarizes a message with the session's model",
+		handler: async (_args, ctx) => {
+			const messages = [{ role: "user", content: "hi", timestamp: Date.now() }];
+			process.stdout.write("summary: " + (await generateSummary(messages, ctx.model, 2000, "unused")) + "\\n");
+		},
+	});
+}
+`;
+
+describe("an extension's summary request, the region only in the [default] profile", () => {
+	it("regression: settle -p /summarize, an extension calling pi's generateSummary on the Bedrock model with `region = eu-west-1` under [default]: the summary request went to us-east-1 (pi-ai's pin); now to eu-west-1's endpoint, signed for eu-west-1, like the session's own requests", async () => {
+		awsFiles("[default]\nregion = eu-west-1\n");
+		const extension = join(cli.project, "summarize.ts");
+		writeFileSync(extension, SUMMARY_EXTENSION);
+		const { run, connects, requests } = await settleThroughProxy({}, ["-e", extension, "-p", "/summarize"]);
+		// print mode keeps stdout for the answer: what an extension prints goes to stderr.
+		expect(run.stderr).toContain("summary: hello from the profile's region\n");
+		expect(run.code).toBe(0);
+		expect(connects).toEqual(["bedrock-runtime.eu-west-1.amazonaws.com:443"]);
+		expect(requests.map((r) => [r.host, signedRegion(r.authorization)])).toEqual([
+			["bedrock-runtime.eu-west-1.amazonaws.com", "eu-west-1"],
+		]);
 	});
 });

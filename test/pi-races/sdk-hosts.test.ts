@@ -50,7 +50,7 @@ import { SessionManager } from "../../src/store/session-manager.js";
 import { activeResources, openFilePaths, resourcesAddedSince } from "../lifetime/helpers.js";
 import { anthropicEvents, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatPartial, chatReply } from "../llm/wire/openai.js";
-import { encodeSse, type Reply, sse } from "../llm/wire/server.js";
+import { encodeSse, json, type Reply, sse } from "../llm/wire/server.js";
 import { startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let dir: string;
@@ -392,6 +392,53 @@ describe("none filed (dispose from agent_settled): a bot disposing the session o
 		);
 		await plain.session.dispose();
 		expect(outcome).toEqual(without);
+	});
+});
+
+describe("coming from pi: dispose from an agent_end listener", () => {
+	it("rejects that prompt with SESSION_CLOSED 'The AgentSession was disposed before this prompt settled.' (pi 0.73.1 resolves it); the answer is heard and saved", async () => {
+		const { session, faux, events } = await hostSession(dir);
+		faux.setResponses([fauxAssistantMessage("the answer")]);
+		session.subscribe((event) => {
+			if (event.type === "agent_end") void session.dispose();
+		});
+		const file = session.sessionFile!;
+		const outcome = await session.prompt("question").then(
+			() => "resolved",
+			(error: unknown) => error,
+		);
+
+		expect(outcome).toBeInstanceOf(SettleError);
+		expect(outcome).toMatchObject({
+			code: "SESSION_CLOSED",
+			message: "The AgentSession was disposed before this prompt settled.",
+		});
+		expect(session.isDisposed).toBe(true);
+		expect(endedMessages(events)).toEqual(["user: question", "assistant: the answer"]);
+		expect(events.map((event) => event.type)).not.toContain("agent_settled");
+		expect(readFileSync(file, "utf8")).toContain("the answer");
+	});
+
+	it("why: an agent_end announcing a retry (willRetry), a dispose there leaves the operation unfinished: no retry is sent, the prompt rejects the same way", async () => {
+		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		w.server.reply(
+			json(529, { error: { type: "overloaded_error", message: "Overloaded" } }),
+			chatReply([{ type: "text", text: "never asked" }]),
+		);
+		const session = w.session;
+		session.subscribe((event) => {
+			if (event.type === "agent_end" && event.willRetry) void session.dispose();
+		});
+		const outcome = await session.prompt("question").then(
+			() => "resolved",
+			(error: unknown) => error,
+		);
+
+		expect(outcome).toMatchObject({
+			code: "SESSION_CLOSED",
+			message: "The AgentSession was disposed before this prompt settled.",
+		});
+		expect(w.server.requests).toHaveLength(1);
 	});
 });
 
