@@ -291,7 +291,8 @@ const MANY_IMAGES = 20;
 /**
  * Wraps a transcript → LLM conversion so a request carries at most `max` images: the newest are
  * sent, each older one is replaced by a text note in that request only (the session file keeps
- * it). When the request would carry more than 20, an image with a side over 2000 pixels is replaced
+ * it); past `max` the oldest are replaced a fifth of `max` at a time, so the request's beginning
+ * (the provider's cached prefix) stays the same until the next batch. When the request would carry more than 20, an image with a side over 2000 pixels is replaced
  * by a note too, as providers refuse those in many-image requests. Incremental like the converter:
  * each call looks only at the messages appended since the last one while nothing needs replacing.
  *
@@ -357,19 +358,20 @@ function overManyImageSide(image: ImageContent): boolean {
 }
 
 /**
- * `messages` with every image before the newest `max` replaced by a note, and, when more than
- * {@link MANY_IMAGES} are left, each with a side over 2000 pixels too (a new array).
+ * `messages` with the oldest images replaced by a note so at most `max` are left, and, when more
+ * than {@link MANY_IMAGES} are left, each with a side over 2000 pixels too (a new array). Past
+ * `max` the oldest go a fifth of `max` at a time (20 of 100): the request's beginning, which the
+ * provider caches, then changes once per batch, not with every new image (hermes-agent#113517).
  */
 function withSendableImages(messages: readonly Message[], max: number): Message[] {
 	const older: TextContent = {
 		type: "text",
-		text: `[Image omitted: a request carries only the conversation's newest ${max} images (a provider's limit). Read the file again if you need to see it.]`,
+		text: `[Image omitted: a request carries at most the conversation's newest ${max} images (a provider's limit). Read the file again if you need to see it.]`,
 	};
-	const many =
-		Math.min(
-			max,
-			messages.reduce((sum, message) => sum + imagesOf(message).length, 0),
-		) > MANY_IMAGES;
+	const total = messages.reduce((sum, message) => sum + imagesOf(message).length, 0);
+	const batch = Math.max(1, Math.floor(max / 5));
+	const keep = total > max ? total - Math.ceil((total - max) / batch) * batch : total;
+	const many = keep > MANY_IMAGES;
 	const result = [...messages];
 	let kept = 0;
 	for (let index = result.length - 1; index >= 0; index--) {
@@ -380,7 +382,7 @@ function withSendableImages(messages: readonly Message[], max: number): Message[
 			.reverse()
 			.map((block): TextContent | ImageContent => {
 				if (block.type !== "image") return block;
-				if (++kept > max) {
+				if (++kept > keep) {
 					changed = true;
 					return older;
 				}

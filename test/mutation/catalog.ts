@@ -19688,7 +19688,7 @@ export const MUTANTS: Mutant[] = [
 			"a request carries every image of the history again, past Anthropic's 100 (claude-code#24541): the per-request cap is gone",
 		edits: [
 			{
-				find: "if (++kept > max) {",
+				find: "if (++kept > keep) {",
 				replace: "if (false) {",
 			},
 		],
@@ -19820,6 +19820,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/retry-write-failure.test.ts"],
+	},
+	{
+		id: "KO01",
+		file: "src/session/images.ts",
+		description:
+			"past 100 images the oldest go one at a time again: every new screenshot rewrites an early message, and each request misses the prompt cache (hermes-agent#113517)",
+		edits: [
+			{
+				find: "const batch = Math.max(1, Math.floor(max / 5));",
+				replace: "const batch = 1;",
+			},
+		],
+		tests: ["test/pi-races/image-limits.test.ts"],
 	},
 ];
 

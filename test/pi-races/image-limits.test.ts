@@ -83,11 +83,69 @@ describe("claude-code#24541, opencode#47721: screenshots piled up past the provi
 		expect(sentImageData(w.server.requests[2]!)).toEqual(newest);
 		expect(sentImageData(w.server.requests[3]!)).toEqual(newest);
 		const body = JSON.stringify(w.server.requests[3]!.body);
-		expect(body.split("[Image omitted: a request carries only the conversation's newest 100 images").length - 1).toBe(
-			20,
-		);
+		expect(
+			body.split("[Image omitted: a request carries at most the conversation's newest 100 images").length - 1,
+		).toBe(20);
 		const saved = savedResults(w).flatMap((result) => result.content);
 		expect(saved.filter((block) => block.type === "image")).toHaveLength(120);
+	});
+});
+
+describe("hermes-agent#113517: past the image limit each new screenshot retired one more cached image, so nearly every request missed the prompt cache", () => {
+	/** The request's messages as the provider's cache compares them (breakpoints aside). */
+	function cachedMessages(request: RecordedRequest): string[] {
+		const messages = request.body.messages as unknown[];
+		return messages.map((message) =>
+			JSON.stringify(message, (key, value) => (key === "cache_control" ? undefined : value)),
+		);
+	}
+
+	it("hermes-agent#113517: 32 screenshot calls of 4 images: past 100 the oldest are left out 20 at a time, so only 2 of the 32 requests change what an earlier one sent; none carries more than 100", async () => {
+		const shots = Array.from({ length: 128 }, (_, i) => encodeImage("png", 4 + i, 4).toString("base64"));
+		let calls = 0;
+		const screenshot: ExtensionFactory = (pi) => {
+			pi.registerTool({
+				name: "screenshot",
+				label: "screenshot",
+				description: "captures the screen 4 times",
+				parameters: { type: "object", properties: {} } as never,
+				execute: async () => {
+					const batch = shots.slice(calls * 4, ++calls * 4);
+					return { content: batch.map((data) => ({ type: "image", data, mimeType: "image/png" })), details: {} };
+				},
+			});
+		};
+		w = await startWireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			extensionFactories: [screenshot],
+		});
+		for (let i = 0; i < 32; i++) {
+			w.server.reply(
+				anthropicReply([{ type: "tool_use", id: `toolu_${i}`, name: "screenshot", input: {} }], {
+					stopReason: "tool_use",
+				}),
+			);
+		}
+		w.server.reply(anthropicReply([{ type: "text", text: "Recorded." }]));
+		await w.session.prompt("record the screen");
+		expect(stops(w).at(-1)).toBe("stop");
+		const requests = w.server.requests;
+		expect(requests).toHaveLength(33);
+		expect(Math.max(...requests.map((request) => sentImageData(request).length))).toBeLessThanOrEqual(100);
+		// A request that does not begin with everything the previous one sent is a cache miss.
+		const rewrites = requests.flatMap((request, i) => {
+			if (i === 0) return [];
+			const before = cachedMessages(requests[i - 1]!);
+			return cachedMessages(request).slice(0, before.length).join("\n") === before.join("\n") ? [] : [i];
+		});
+		// At 104 images (request 26) the oldest 20 go; at 124 (request 31) 20 more.
+		expect(rewrites).toEqual([26, 31]);
+		expect(sentImageData(requests[30]!)).toEqual(shots.slice(20, 120));
+		expect(sentImageData(requests[32]!)).toEqual(shots.slice(40, 128));
+		expect(savedResults(w).flatMap((result) => result.content.filter((block) => block.type === "image"))).toHaveLength(
+			128,
+		);
 	});
 });
 
