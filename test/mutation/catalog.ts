@@ -19733,6 +19733,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-limits.test.ts"],
 	},
+	{
+		id: "KR01",
+		file: "src/resources/context-files.ts",
+		description:
+			"an AGENTS.md that is a symlink to nothing (a target with a stray newline) is skipped in silence again: the user never learns the rules were not read (t3code#2052, rolldown#10451)",
+		edits: [
+			{
+				find: "if (target !== undefined) {",
+				replace: "if (target !== undefined && false) {",
+			},
+		],
+		tests: ["test/pi-races/context-files-on-disk.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
