@@ -53,6 +53,7 @@ import type {
 	ResourceReloadOptions,
 	Skill,
 	SourceInfo,
+	SystemPromptFiles,
 } from "./types.js";
 
 /** Options of {@link DefaultResourceLoader}. */
@@ -116,6 +117,7 @@ interface Snapshot {
 	agentsDiagnostics: ResourceDiagnostic[];
 	systemPrompt: string | undefined;
 	appendSystemPrompt: string[];
+	systemPromptFiles: SystemPromptFiles;
 }
 
 function emptySnapshot(): Snapshot {
@@ -131,6 +133,7 @@ function emptySnapshot(): Snapshot {
 		agentsDiagnostics: [],
 		systemPrompt: undefined,
 		appendSystemPrompt: [],
+		systemPromptFiles: { append: [] },
 	};
 }
 
@@ -240,6 +243,9 @@ export class DefaultResourceLoader implements ResourceLoader {
 	}
 	getAppendSystemPrompt(): string[] {
 		return this.snapshot.appendSystemPrompt;
+	}
+	getSystemPromptFiles(): SystemPromptFiles {
+		return this.snapshot.systemPromptFiles;
 	}
 
 	/**
@@ -454,29 +460,40 @@ export class DefaultResourceLoader implements ResourceLoader {
 
 		const systemSource =
 			o.systemPrompt ?? firstExisting([join(projectDir, "SYSTEM.md"), join(this.agentDir, "SYSTEM.md")]);
-		let systemPrompt = this.readPromptInput(
+		const systemRead: string[] = [];
+		const fromSystemFile = this.readPromptInput(
 			systemSource,
 			"system prompt",
 			promptFileDiagnostics,
 			o.systemPrompt !== undefined,
+			systemRead,
 		);
+		let systemPrompt = fromSystemFile;
 		if (o.systemPromptOverride) systemPrompt = o.systemPromptOverride(systemPrompt);
+		// An override's own text came from no file.
+		const systemFile = systemPrompt !== undefined && systemPrompt === fromSystemFile ? systemRead[0] : undefined;
 		const appendSources =
 			o.appendSystemPrompt ??
 			[firstExisting([join(projectDir, "APPEND_SYSTEM.md"), join(this.agentDir, "APPEND_SYSTEM.md")])].filter(
 				(source): source is string => source !== undefined,
 			);
+		const appendRead = new Map<string, string>();
 		let appendSystemPrompt = appendSources
-			.map((source) =>
-				this.readPromptInput(
+			.map((source) => {
+				const read: string[] = [];
+				const text = this.readPromptInput(
 					source,
 					"appended system prompt",
 					promptFileDiagnostics,
 					o.appendSystemPrompt !== undefined,
-				),
-			)
+					read,
+				);
+				if (text !== undefined && read[0] !== undefined) appendRead.set(read[0], text);
+				return text;
+			})
 			.filter((text): text is string => text !== undefined);
 		if (o.appendSystemPromptOverride) appendSystemPrompt = o.appendSystemPromptOverride(appendSystemPrompt);
+		const appendFiles = [...appendRead].filter(([, text]) => appendSystemPrompt.includes(text)).map(([path]) => path);
 
 		this.snapshot = {
 			extensions,
@@ -489,6 +506,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 			agentsDiagnostics: [...agentsDiagnostics, ...promptFileDiagnostics],
 			systemPrompt,
 			appendSystemPrompt,
+			systemPromptFiles: { ...(systemFile !== undefined ? { system: systemFile } : {}), append: appendFiles },
 		};
 	}
 
@@ -715,12 +733,15 @@ export class DefaultResourceLoader implements ResourceLoader {
 		what: string,
 		diagnostics: ResourceDiagnostic[],
 		given: boolean,
+		readFrom: string[] = [],
 	): string | undefined {
 		if (!input) return undefined;
 		const path = resolve(this.cwd, input);
 		if (!input.includes("\n") && existsSync(path)) {
 			try {
-				return readTextFile(path);
+				const text = readTextFile(path);
+				readFrom.push(path);
+				return text;
 			} catch (error) {
 				const kept = given ? `; the value is used as the ${what} text, as written` : "";
 				diagnostics.push({ type: "warning", message: `cannot read ${what} file: ${errorMessage(error)}${kept}`, path });

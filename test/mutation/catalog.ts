@@ -19746,6 +19746,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/context-files-on-disk.test.ts"],
 	},
+	{
+		id: "KR02",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"the loader forgets which file the SYSTEM.md / APPEND_SYSTEM.md text came from: the banner no longer says a file replaced the prompt (pi#7096)",
+		edits: [{ find: "readFrom.push(path);", replace: "" }],
+		tests: ["test/pi-races/context-files-on-disk.test.ts"],
+	},
+	{
+		id: "KR03",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i's banner lists no context files and no SYSTEM.md / APPEND_SYSTEM.md again: a file changes the prompt unseen (pi#7096)",
+		edits: [{ find: "for (const line of promptFileLines(runtime)) printer.line(line);", replace: "" }],
+		tests: ["test/pi-races/context-files-on-disk.test.ts"],
+	},
+	{
+		id: "KR04",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/session no longer names the files shaping the prompt, so a /reload's effect cannot be checked (pi#7096)",
+		edits: [{ find: "for (const line of promptFileLines(host.runtime)) host.print(line);", replace: "" }],
+		tests: ["test/pi-races/context-files-on-disk.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

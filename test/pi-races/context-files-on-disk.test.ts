@@ -12,17 +12,23 @@
  * months. What the user should see: a warning naming the link and where it points (the newline
  * visible), the other name in the folder still sent.
  *
+ * pi#7096: `AGENTS.md` was listed at start-up, but a `SYSTEM.md` (which replaces the whole prompt)
+ * and an `APPEND_SYSTEM.md` were not: a file silently changed the agent's behaviour. Settle's banner
+ * listed none of them. What the user should see: the banner and `/session` name every file shaping
+ * the prompt, and after `/reload` what is on disk now.
+ *
  * PI-Desktop#542: a host embedding pi read `AGENTS.md` but neither `~/.pi/agent/SYSTEM.md` nor
  * `APPEND_SYSTEM.md`: no error, the prompt unchanged. What an SDK host should see: the global files
  * shape its session's prompt; a project `APPEND_SYSTEM.md` is used in place of the global one.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 // pi 0.73.1's own collector, for the side-by-side check (the module alone, not pi's package index).
 import { loadProjectContextFiles as piLoadProjectContextFiles } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/resource-loader.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
 import { runtimePerTest, startRuntimeWithEmptyHome } from "../runtime/helpers.js";
@@ -138,5 +144,45 @@ describe("t3code#2052, rolldown#10451: a context-file symlink that resolves to n
 		expect(run.stdout).toContain("done");
 		expect(run.stderr).toContain('AGENTS.md is a symbolic link to "docs/moved/CLAUDE.md", which does not exist');
 		expect(run.stderr).toContain("fix the link");
+	});
+});
+
+describe("pi#7096: the files shaping the system prompt, on screen", () => {
+	const cli = useCliProject("settle-pi-races-prompt-files-");
+
+	it("pi#7096: settle -i names the context files, the project's SYSTEM.md and the global APPEND_SYSTEM.md in its banner; /session after /reload drops the SYSTEM.md removed", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "AGENTS.md"), "global rules\n");
+		writeFileSync(join(cli.agentDir, "APPEND_SYSTEM.md"), "answer briefly\n");
+		writeFileSync(join(cli.project, "AGENTS.md"), "project rules\n");
+		mkdirSync(join(cli.project, ".settle"));
+		const system = join(cli.project, ".settle", "SYSTEM.md");
+		writeFileSync(system, "You are the release bot.\n");
+		const chat = new Repl(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+
+		const banner = (await chat.idle(0)).split("\n");
+		expect(banner).toContain(`  context files: ${join(cli.agentDir, "AGENTS.md")}, ${join(cli.project, "AGENTS.md")}`);
+		expect(banner).toContain(`  system prompt: ${system} (replaces the base prompt)`);
+		expect(banner).toContain(`  appended to the system prompt: ${join(cli.agentDir, "APPEND_SYSTEM.md")}`);
+
+		rmSync(system);
+		await chat.say("/reload", "Reloaded");
+		const shown = (await chat.say("/session")).split("\n");
+		expect(shown).toContain(`  context files: ${join(cli.agentDir, "AGENTS.md")}, ${join(cli.project, "AGENTS.md")}`);
+		expect(shown.filter((line) => line.startsWith("  system prompt:"))).toEqual([]);
+		expect(shown).toContain(`  appended to the system prompt: ${join(cli.agentDir, "APPEND_SYSTEM.md")}`);
+		expect(await chat.end()).toBe(0);
+	});
+
+	it("pi#7096: settle -i --no-context-files with text given to --system-prompt: the banner says no context files and names no prompt file", async () => {
+		writeFileSync(join(cli.project, "AGENTS.md"), "project rules\n");
+		const chat = new Repl(["--faux", "--no-session", "--no-context-files", "--system-prompt", "Be terse."], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const banner = (await chat.idle(0)).split("\n");
+		expect(banner).toContain("  context files: none");
+		expect(banner.filter((line) => line.startsWith("  system prompt:"))).toEqual([]);
+		expect(await chat.end()).toBe(0);
 	});
 });
