@@ -22,7 +22,7 @@ import type { Settings } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { shellWord } from "../shell-word.js";
 import { loadProjectContextFiles } from "./context-files.js";
-import { collectSkillFiles, isDirectory, promptFilesAt, skillFilesAt } from "./discovery.js";
+import { collectSkillFiles, isDirectory, isFile, promptFilesAt, skillFilesAt } from "./discovery.js";
 import { type ExtensionCandidate, extensionEntriesAt, loadExtensions } from "./extensions.js";
 import { applyFilters, isEnabledByFilters, isFilterEntry } from "./filters.js";
 import {
@@ -458,8 +458,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 		}
 		if (o.agentsFilesOverride) agentsFiles = o.agentsFilesOverride({ agentsFiles }).agentsFiles;
 
-		const systemSource =
-			o.systemPrompt ?? firstExisting([join(projectDir, "SYSTEM.md"), join(this.agentDir, "SYSTEM.md")]);
+		const systemSource = o.systemPrompt ?? firstFile([join(projectDir, "SYSTEM.md"), join(this.agentDir, "SYSTEM.md")]);
 		const systemRead: string[] = [];
 		const fromSystemFile = this.readPromptInput(
 			systemSource,
@@ -474,7 +473,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 		const systemFile = systemPrompt !== undefined && systemPrompt === fromSystemFile ? systemRead[0] : undefined;
 		const appendSources =
 			o.appendSystemPrompt ??
-			[firstExisting([join(projectDir, "APPEND_SYSTEM.md"), join(this.agentDir, "APPEND_SYSTEM.md")])].filter(
+			[firstFile([join(projectDir, "APPEND_SYSTEM.md"), join(this.agentDir, "APPEND_SYSTEM.md")])].filter(
 				(source): source is string => source !== undefined,
 			);
 		const appendRead = new Map<string, string>();
@@ -834,8 +833,9 @@ function shadowedPiConfig(cwd: string, projectDir: string): ResourceDiagnostic |
 	};
 }
 
-function firstExisting(paths: string[]): string | undefined {
-	return paths.find((path) => existsSync(path));
+/** The first path that is a file: a folder named `SYSTEM.md` is passed over, as for context files (gemini-cli#4760). */
+function firstFile(paths: string[]): string | undefined {
+	return paths.find((path) => isFile(path));
 }
 
 /** The path with links resolved; as written (absolute) when it does not exist. Must not throw. */

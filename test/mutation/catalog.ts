@@ -19770,6 +19770,16 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "for (const line of promptFileLines(host.runtime)) host.print(line);", replace: "" }],
 		tests: ["test/pi-races/context-files-on-disk.test.ts"],
 	},
+	{
+		id: "KR05",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a folder named .settle/SYSTEM.md is taken for the project's SYSTEM.md again: an EISDIR warning, and the agent folder's SYSTEM.md is not used (gemini-cli#4760)",
+		edits: [
+			{ find: "return paths.find((path) => isFile(path));", replace: "return paths.find((path) => existsSync(path));" },
+		],
+		tests: ["test/pi-races/context-files-on-disk.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

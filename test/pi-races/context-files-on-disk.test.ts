@@ -5,7 +5,9 @@
  * gemini-cli#4760, gemini-cli#16282: a folder named like the context file (`GEMINI.md/`) made every
  * start print "Could not read … EISDIR: illegal operation on a directory". What the user should
  * see: the folder skipped in silence, the `CLAUDE.md` beside it sent. pi 0.73.1 prints the same
- * EISDIR warning (`pi-peer` half below).
+ * EISDIR warning (`pi-peer` half below). The same for a folder named `SYSTEM.md` (a comment there):
+ * the agent folder's `SYSTEM.md` should be used; pi 0.73.1 warns and sends the folder's path as the
+ * whole system prompt.
  *
  * t3code#2052, rolldown#10451, openclaw#20955: a committed context-file symlink whose target had a
  * stray newline (`AGENTS.md\n`) resolved to nothing, and the harness "silently loads nothing" for
@@ -23,6 +25,10 @@
  */
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import {
+	DefaultResourceLoader as PiResourceLoader,
+	SettingsManager as PiSettingsManager,
+} from "@mariozechner/pi-coding-agent";
 import { describe, expect, it, vi } from "vitest";
 // pi 0.73.1's own collector, for the side-by-side check (the module alone, not pi's package index).
 import { loadProjectContextFiles as piLoadProjectContextFiles } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/resource-loader.js";
@@ -72,6 +78,40 @@ describe("gemini-cli#4760, gemini-cli#16282: a folder named like the context fil
 			expect(files.map((file) => file.path)).toContain(join(project, "CLAUDE.md"));
 			expect(errors.mock.calls.map((call) => String(call[0])).join("\n")).toMatch(
 				/Could not read .*AGENTS\.md.*EISDIR/,
+			);
+		} finally {
+			errors.mockRestore();
+		}
+	});
+});
+
+describe("gemini-cli#4760: a folder named SYSTEM.md in the project folder", () => {
+	it("gemini-cli#4760: a folder .settle/SYSTEM.md is passed over: the agent folder's SYSTEM.md is the base prompt, and nothing warns", async () => {
+		const ws = perTest.workspace();
+		writeFileSync(join(ws.agentDir, "SYSTEM.md"), "GLOBAL-SYSTEM-4760: you review code.\n");
+		mkdirSync(join(ws.alpha, ".settle", "SYSTEM.md"), { recursive: true });
+		const { systemPrompt, diagnostics } = await firstRequest(ws.alpha, ws);
+		expect(systemPrompt.startsWith("GLOBAL-SYSTEM-4760")).toBe(true);
+		expect(diagnostics.filter((d) => d.includes("SYSTEM.md"))).toEqual([]);
+	});
+
+	it("gemini-cli#4760 (pi-peer): pi 0.73.1 warns for the folder .pi/SYSTEM.md and takes its path as the whole system prompt", async () => {
+		const ws = perTest.workspace();
+		writeFileSync(join(ws.agentDir, "SYSTEM.md"), "GLOBAL-SYSTEM-4760\n");
+		const project = join(ws.root, "pi-project");
+		const folder = join(project, ".pi", "SYSTEM.md");
+		mkdirSync(folder, { recursive: true });
+		const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+		try {
+			const pi = new PiResourceLoader({
+				cwd: project,
+				agentDir: ws.agentDir,
+				settingsManager: PiSettingsManager.create(project, ws.agentDir),
+			});
+			await pi.reload();
+			expect(pi.getSystemPrompt()).toBe(folder);
+			expect(errors.mock.calls.map((call) => String(call[0])).join("\n")).toMatch(
+				/Could not read system prompt file .*EISDIR/,
 			);
 		} finally {
 			errors.mockRestore();
