@@ -142,6 +142,23 @@ describe("PI-Desktop#542: an SDK host and the global SYSTEM.md / APPEND_SYSTEM.m
 	});
 });
 
+describe("t3code#2052 (pi-peer): a dangling context-file symlink in pi 0.73.1", () => {
+	it("t3code#2052 (pi-peer): pi 0.73.1's collector passes over an AGENTS.md linked to 'CLAUDE.md\\n' without a word", () => {
+		const ws = perTest.workspace();
+		const project = join(ws.root, "linked-project");
+		mkdirSync(project, { recursive: true });
+		symlinkSync("CLAUDE.md\n", join(project, "AGENTS.md"));
+		const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+		try {
+			const files = piLoadProjectContextFiles({ cwd: project, agentDir: ws.agentDir }) as { path: string }[];
+			expect(files.map((file) => file.path)).not.toContain(join(project, "AGENTS.md"));
+			expect(errors).not.toHaveBeenCalled();
+		} finally {
+			errors.mockRestore();
+		}
+	});
+});
+
 describe("t3code#2052, rolldown#10451: a context-file symlink that resolves to nothing", () => {
 	const cli = useCliProject("settle-pi-races-context-links-");
 	const server = useWireServer();
