@@ -315,6 +315,22 @@ export function sessionLocation(runtime: AgentSessionRuntime): string {
 	return runtime.session.sessionFile ?? "in memory";
 }
 
+/**
+ * The files shaping the system prompt, for the banner and `/session`: the context files, and a
+ * `SYSTEM.md` / `APPEND_SYSTEM.md` (or a file a flag named) when one was read (pi#7096: a
+ * `SYSTEM.md` replaced the whole prompt and nothing on screen said so).
+ */
+export function promptFileLines(runtime: AgentSessionRuntime): string[] {
+	const loader = runtime.session.resourceLoader;
+	const context = loader.getAgentsFiles().agentsFiles.map((file) => file.path);
+	const { system, append } = loader.getSystemPromptFiles?.() ?? { append: [] };
+	return [
+		`  context files: ${context.length > 0 ? context.join(", ") : "none"}`,
+		...(system ? [`  system prompt: ${system} (replaces the base prompt)`] : []),
+		...(append.length > 0 ? [`  appended to the system prompt: ${append.join(", ")}`] : []),
+	];
+}
+
 /** Where this project's sessions are: its session folder, and the link-named one (oh-my-pi#941). */
 function projectSessionFolders(host: CommandHost): ProjectSessionFolders {
 	const { runtime } = host;
@@ -568,6 +584,7 @@ function sessionInfo(host: CommandHost): void {
 	host.print(`Session ${session.sessionId}${session.sessionName ? ` "${session.sessionName}"` : ""}`);
 	host.print(`  file: ${sessionLocation(host.runtime)}`);
 	host.print(`  cwd: ${host.runtime.cwd}`);
+	for (const line of promptFileLines(host.runtime)) host.print(line);
 	// The numbers of RPC `get_session_stats`; "other": system prompt records, summaries, custom and bash messages.
 	const other = stats.totalMessages - stats.userMessages - stats.assistantMessages - stats.toolResults;
 	host.print(

@@ -35,6 +35,7 @@ import {
 	findBuiltin,
 	parseSlashCommand,
 	printRecap,
+	promptFileLines,
 	runsWhileBusy,
 	sessionLocation,
 	shadowedCommands,
@@ -774,6 +775,7 @@ function printBanner(
 	if (scope.length > 0) printer.line(`  model scope: ${scope.join(", ")} (/model lists them)`);
 	printer.line(`  session: ${sessionLocation(runtime)}${count > 0 ? ` (resumed, ${count} messages)` : ""}`);
 	printer.line(`  cwd: ${runtime.cwd}`);
+	for (const line of promptFileLines(runtime)) printer.line(line);
 	if (count > 0) printRecap({ runtime, notice: (line) => printer.notice(line) });
 	printer.line(style.dim("/help for commands, Ctrl+C to abort, Ctrl+D to exit"));
 }

@@ -7,7 +7,7 @@
  * In a git worktree nested under its main checkout (`repo/.worktrees/x`), the main checkout's file of
  * the same name is left out: it is the worktree's own tracked file, on another branch (pi#6617).
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import { isFile } from "./discovery.js";
@@ -20,7 +20,18 @@ export const CONTEXT_FILE_NAMES = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUD
 function loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFile | null {
 	for (const name of CONTEXT_FILE_NAMES) {
 		const path = join(dir, name);
-		if (!isFile(path)) continue;
+		if (!isFile(path)) {
+			const target = danglingLinkTarget(path);
+			// A broken link was skipped in silence: the rules never arrived (t3code#2052, rolldown#10451).
+			if (target !== undefined) {
+				diagnostics.push({
+					type: "warning",
+					message: `context file ${name} is a symbolic link to ${JSON.stringify(target)}, which does not exist: fix the link (ln -sf <file> ${name}) or remove it`,
+					path,
+				});
+			}
+			continue;
+		}
 		try {
 			return { path, content: readTextFile(path) };
 		} catch (error) {
@@ -28,6 +39,21 @@ function loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFil
 		}
 	}
 	return null;
+}
+
+/** Where `path` points when it is a symbolic link that resolves to nothing; undefined otherwise. Must not throw. */
+function danglingLinkTarget(path: string): string | undefined {
+	try {
+		if (!lstatSync(path).isSymbolicLink()) return undefined;
+		realpathSync(path);
+		return undefined;
+	} catch {
+		try {
+			return readlinkSync(path);
+		} catch {
+			return undefined;
+		}
+	}
 }
 
 /** The file's real path (symlinks resolved); the path itself when it cannot be resolved. Must not throw. */

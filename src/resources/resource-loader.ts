@@ -22,7 +22,7 @@ import type { Settings } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { shellWord } from "../shell-word.js";
 import { loadProjectContextFiles } from "./context-files.js";
-import { collectSkillFiles, isDirectory, promptFilesAt, skillFilesAt } from "./discovery.js";
+import { collectSkillFiles, isDirectory, isFile, promptFilesAt, skillFilesAt } from "./discovery.js";
 import { type ExtensionCandidate, extensionEntriesAt, loadExtensions } from "./extensions.js";
 import { applyFilters, isEnabledByFilters, isFilterEntry } from "./filters.js";
 import {
@@ -53,6 +53,7 @@ import type {
 	ResourceReloadOptions,
 	Skill,
 	SourceInfo,
+	SystemPromptFiles,
 } from "./types.js";
 
 /** Options of {@link DefaultResourceLoader}. */
@@ -116,6 +117,7 @@ interface Snapshot {
 	agentsDiagnostics: ResourceDiagnostic[];
 	systemPrompt: string | undefined;
 	appendSystemPrompt: string[];
+	systemPromptFiles: SystemPromptFiles;
 }
 
 function emptySnapshot(): Snapshot {
@@ -131,6 +133,7 @@ function emptySnapshot(): Snapshot {
 		agentsDiagnostics: [],
 		systemPrompt: undefined,
 		appendSystemPrompt: [],
+		systemPromptFiles: { append: [] },
 	};
 }
 
@@ -240,6 +243,9 @@ export class DefaultResourceLoader implements ResourceLoader {
 	}
 	getAppendSystemPrompt(): string[] {
 		return this.snapshot.appendSystemPrompt;
+	}
+	getSystemPromptFiles(): SystemPromptFiles {
+		return this.snapshot.systemPromptFiles;
 	}
 
 	/**
@@ -452,31 +458,41 @@ export class DefaultResourceLoader implements ResourceLoader {
 		}
 		if (o.agentsFilesOverride) agentsFiles = o.agentsFilesOverride({ agentsFiles }).agentsFiles;
 
-		const systemSource =
-			o.systemPrompt ?? firstExisting([join(projectDir, "SYSTEM.md"), join(this.agentDir, "SYSTEM.md")]);
-		let systemPrompt = this.readPromptInput(
+		const systemSource = o.systemPrompt ?? firstFile([join(projectDir, "SYSTEM.md"), join(this.agentDir, "SYSTEM.md")]);
+		const systemRead: string[] = [];
+		const fromSystemFile = this.readPromptInput(
 			systemSource,
 			"system prompt",
 			promptFileDiagnostics,
 			o.systemPrompt !== undefined,
+			systemRead,
 		);
+		let systemPrompt = fromSystemFile;
 		if (o.systemPromptOverride) systemPrompt = o.systemPromptOverride(systemPrompt);
+		// An override's own text came from no file.
+		const systemFile = systemPrompt !== undefined && systemPrompt === fromSystemFile ? systemRead[0] : undefined;
 		const appendSources =
 			o.appendSystemPrompt ??
-			[firstExisting([join(projectDir, "APPEND_SYSTEM.md"), join(this.agentDir, "APPEND_SYSTEM.md")])].filter(
+			[firstFile([join(projectDir, "APPEND_SYSTEM.md"), join(this.agentDir, "APPEND_SYSTEM.md")])].filter(
 				(source): source is string => source !== undefined,
 			);
+		const appendRead = new Map<string, string>();
 		let appendSystemPrompt = appendSources
-			.map((source) =>
-				this.readPromptInput(
+			.map((source) => {
+				const read: string[] = [];
+				const text = this.readPromptInput(
 					source,
 					"appended system prompt",
 					promptFileDiagnostics,
 					o.appendSystemPrompt !== undefined,
-				),
-			)
+					read,
+				);
+				if (text !== undefined && read[0] !== undefined) appendRead.set(read[0], text);
+				return text;
+			})
 			.filter((text): text is string => text !== undefined);
 		if (o.appendSystemPromptOverride) appendSystemPrompt = o.appendSystemPromptOverride(appendSystemPrompt);
+		const appendFiles = [...appendRead].filter(([, text]) => appendSystemPrompt.includes(text)).map(([path]) => path);
 
 		this.snapshot = {
 			extensions,
@@ -489,6 +505,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 			agentsDiagnostics: [...agentsDiagnostics, ...promptFileDiagnostics],
 			systemPrompt,
 			appendSystemPrompt,
+			systemPromptFiles: { ...(systemFile !== undefined ? { system: systemFile } : {}), append: appendFiles },
 		};
 	}
 
@@ -715,12 +732,15 @@ export class DefaultResourceLoader implements ResourceLoader {
 		what: string,
 		diagnostics: ResourceDiagnostic[],
 		given: boolean,
+		readFrom: string[] = [],
 	): string | undefined {
 		if (!input) return undefined;
 		const path = resolve(this.cwd, input);
 		if (!input.includes("\n") && existsSync(path)) {
 			try {
-				return readTextFile(path);
+				const text = readTextFile(path);
+				readFrom.push(path);
+				return text;
 			} catch (error) {
 				const kept = given ? `; the value is used as the ${what} text, as written` : "";
 				diagnostics.push({ type: "warning", message: `cannot read ${what} file: ${errorMessage(error)}${kept}`, path });
@@ -813,8 +833,9 @@ function shadowedPiConfig(cwd: string, projectDir: string): ResourceDiagnostic |
 	};
 }
 
-function firstExisting(paths: string[]): string | undefined {
-	return paths.find((path) => existsSync(path));
+/** The first path that is a file: a folder named `SYSTEM.md` is passed over, as for context files (gemini-cli#4760). */
+function firstFile(paths: string[]): string | undefined {
+	return paths.find((path) => isFile(path));
 }
 
 /** The path with links resolved; as written (absolute) when it does not exist. Must not throw. */

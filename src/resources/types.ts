@@ -55,6 +55,14 @@ export interface ContextFile {
 	content: string;
 }
 
+/** The files the base prompt and the appended prompts were read from; text given as such has none. */
+export interface SystemPromptFiles {
+	/** `SYSTEM.md`, or the file a `systemPrompt` option named. */
+	system?: string;
+	/** `APPEND_SYSTEM.md`, or the files `appendSystemPrompt` options named, in order. */
+	append: string[];
+}
+
 import type { ExtensionFactory } from "../extensions/types.js";
 
 export type { ExtensionFactory };
@@ -156,6 +164,16 @@ export interface ResourceLoader {
 	getSystemPrompt(): string | undefined;
 	/** Texts appended to the prompt (APPEND_SYSTEM.md or the `appendSystemPrompt` option). */
 	getAppendSystemPrompt(): string[];
+	/**
+	 * Where {@link getSystemPrompt} and {@link getAppendSystemPrompt} were read from, so a host can
+	 * show which files shape the prompt (pi#7096: a `SYSTEM.md` replaced the prompt unseen).
+	 * @example
+	 * ```ts
+	 * const { system, append } = session.resourceLoader.getSystemPromptFiles?.() ?? { append: [] };
+	 * console.log(system ?? "default base prompt", append);
+	 * ```
+	 */
+	getSystemPromptFiles?(): SystemPromptFiles;
 	/** Adds skill / prompt paths (from `resources_discover`) to the current snapshot. */
 	extendResources(paths: ResourceExtensionPaths): void;
 	/** Whether the project's code (extensions) may run. */

@@ -19834,6 +19834,53 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-limits.test.ts"],
 	},
+	{
+		id: "KR01",
+		file: "src/resources/context-files.ts",
+		description:
+			"an AGENTS.md that is a symlink to nothing (a target with a stray newline) is skipped in silence again: the user never learns the rules were not read (t3code#2052, rolldown#10451)",
+		edits: [
+			{
+				find: "if (target !== undefined) {",
+				replace: "if (target !== undefined && false) {",
+			},
+		],
+		tests: ["test/pi-races/context-files-on-disk.test.ts"],
+	},
+	{
+		id: "KR02",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"the loader forgets which file the SYSTEM.md / APPEND_SYSTEM.md text came from: the banner no longer says a file replaced the prompt (pi#7096)",
+		edits: [{ find: "readFrom.push(path);", replace: "" }],
+		tests: ["test/pi-races/context-files-on-disk.test.ts"],
+	},
+	{
+		id: "KR03",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i's banner lists no context files and no SYSTEM.md / APPEND_SYSTEM.md again: a file changes the prompt unseen (pi#7096)",
+		edits: [{ find: "for (const line of promptFileLines(runtime)) printer.line(line);", replace: "" }],
+		tests: ["test/pi-races/context-files-on-disk.test.ts"],
+	},
+	{
+		id: "KR04",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/session no longer names the files shaping the prompt, so a /reload's effect cannot be checked (pi#7096)",
+		edits: [{ find: "for (const line of promptFileLines(host.runtime)) host.print(line);", replace: "" }],
+		tests: ["test/pi-races/context-files-on-disk.test.ts"],
+	},
+	{
+		id: "KR05",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a folder named .settle/SYSTEM.md is taken for the project's SYSTEM.md again: an EISDIR warning, and the agent folder's SYSTEM.md is not used (gemini-cli#4760)",
+		edits: [
+			{ find: "return paths.find((path) => isFile(path));", replace: "return paths.find((path) => existsSync(path));" },
+		],
+		tests: ["test/pi-races/context-files-on-disk.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
