@@ -77,7 +77,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 	let unsubscribe: (() => void) | undefined;
 	let unwait: (() => void) | undefined;
 	let shutdownRequested = false;
-	const ui = createRpcUIContext(write);
+	const ui = createRpcUIContext(write, (line) => out.stderr(`${line}\n`));
 	const bind = async (session: AgentSession) => {
 		await bindForCli(session, "rpc", out, {
 			uiContext: ui,

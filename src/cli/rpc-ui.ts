@@ -28,8 +28,13 @@ export interface RpcUIContext extends ExtensionUIContext {
 	cancelAll(): void;
 }
 
+/** What `settle --rpc` writes on stderr for a `ctx.ui.custom()` call (pi#9951, percho#36). */
+export const RPC_CUSTOM_WARNING =
+	'[warning] ctx.ui.custom() needs a terminal: under --rpc it resolves undefined at once and its component is never built (check ctx.mode === "tui" first)';
+
 /**
- * Creates the RPC UI context; `write` sends one protocol object as a line.
+ * Creates the RPC UI context; `write` sends one protocol object as a line, `warn` (optional) gets a
+ * line for what cannot travel ({@link RPC_CUSTOM_WARNING}).
  *
  * @example
  * ```ts
@@ -37,7 +42,7 @@ export interface RpcUIContext extends ExtensionUIContext {
  * await session.bindExtensions({ mode: "rpc", uiContext: ui });
  * ```
  */
-export function createRpcUIContext(write: (value: unknown) => void): RpcUIContext {
+export function createRpcUIContext(write: (value: unknown) => void, warn?: (line: string) => void): RpcUIContext {
 	const pending = new Map<string, { finish: (response: RpcUIResponse | undefined) => void; method: string }>();
 	let closed = false;
 
@@ -124,7 +129,11 @@ export function createRpcUIContext(write: (value: unknown) => void): RpcUIContex
 		setTitle(title) {
 			fireAndForget({ method: "setTitle", title });
 		},
-		custom: async <T>() => undefined as T,
+		// As pi: nothing to render into. Said on stderr, or a waiting extension looks hung for no reason.
+		custom: async <T>() => {
+			warn?.(RPC_CUSTOM_WARNING);
+			return undefined as T;
+		},
 		pasteToEditor(pasted) {
 			ui.setEditorText(pasted);
 		},
