@@ -44,6 +44,9 @@ export const RPC_CUSTOM_WARNING =
  */
 export function createRpcUIContext(write: (value: unknown) => void, warn?: (line: string) => void): RpcUIContext {
 	const pending = new Map<string, { finish: (response: RpcUIResponse | undefined) => void; method: string }>();
+	// Every id sent: a late answer to one of them is dropped quietly (its dialog timed out), an id
+	// never sent is a host bug worth a reply (pilish#80: the host rewrote the id, the dialog waited).
+	const sent = new Set<string>();
 	let closed = false;
 
 	const dialog = <T>(
@@ -66,6 +69,7 @@ export function createRpcUIContext(write: (value: unknown) => void, warn?: (line
 			options?.signal?.addEventListener("abort", onAbort, { once: true });
 			if (options?.timeout) timer = setTimeout(() => finish(undefined), options.timeout);
 			pending.set(id, { finish, method: request.method });
+			sent.add(id);
 			write({ type: "extension_ui_request", id, ...request });
 		});
 	};
@@ -77,7 +81,17 @@ export function createRpcUIContext(write: (value: unknown) => void, warn?: (line
 	const ui: RpcUIContext = {
 		answer(response) {
 			const open = pending.get(response.id);
-			if (!open) return false;
+			if (!open) {
+				if (!sent.has(response.id))
+					write({
+						...(typeof response.id === "string" || typeof response.id === "number" ? { id: response.id } : {}),
+						type: "response",
+						command: "extension_ui_response",
+						success: false,
+						error: unknownDialogError(response.id, [...pending.keys()]),
+					});
+				return false;
+			}
 			const misfit = misfitAnswer(open.method, response);
 			// pi reads a misshapen answer as the default without a word (PiDeck#126: every "yes" a denial);
 			// the host is told what to send, the dialog still ends with its default.
@@ -167,4 +181,13 @@ function misfitAnswer(method: string, response: RpcUIResponse): string | undefin
 	if (typeof fields[field] === kind) return undefined;
 	const { type: _type, id: _id, ...given } = fields;
 	return `a "${method}" dialog is answered with "${field}" (a ${kind}) or "cancelled": true; got ${JSON.stringify(given)}: the dialog ended with its default`;
+}
+
+/** Why an answer's `id` matches no dialog ever sent, with the ids of the dialogs still open. */
+function unknownDialogError(id: unknown, open: string[]): string {
+	const named = typeof id === "string" ? `no dialog has the id ${JSON.stringify(id)}` : `the answer has no string "id"`;
+	const waiting = open.length
+		? `open dialogs: ${open.map((key) => JSON.stringify(key)).join(", ")}`
+		: "no dialog is open";
+	return `${named}: answer with the "id" of its extension_ui_request, as sent (${waiting})`;
 }

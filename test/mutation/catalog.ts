@@ -19759,6 +19759,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-ui-headless.test.ts"],
 	},
+	{
+		id: "KP03",
+		file: "src/cli/rpc-ui.ts",
+		description:
+			"settle --rpc drops an extension_ui_response whose id no dialog was sent with, without a reply again: the host never learns why its dialog waits (pilish#80)",
+		edits: [{ find: "if (!sent.has(response.id))", replace: "if (!sent.has(response.id) && false)" }],
+		tests: ["test/pi-races/extension-ui-headless.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

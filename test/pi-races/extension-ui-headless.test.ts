@@ -12,6 +12,10 @@
  * pi#9951, percho#36, prime-agent#680: under `--mode rpc` (`hasUI` true) `ctx.ui.custom()` resolves
  * `undefined` without building its component: an extension waiting for the component looked hung,
  * and the host's log had no trace of why.
+ *
+ * pilish#80: an RPC host (Emacs) sent its own request id (`req_N`) with the answer instead of the
+ * `extension_ui_request`'s: pi matched no dialog and dropped the answer without a word, so the
+ * extension waited for good and the user saw nothing follow.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -138,5 +142,57 @@ describe("pi#9951, percho#36, prime-agent#680: ctx.ui.custom() without a termina
 				"[dialog] btw.mjs: custom not asked (no UI): undefined\n" +
 				'[info] btw.mjs: {"mode":"print","hasUI":false,"result":null,"built":false}\n',
 		});
+	});
+});
+
+/** `/ask` asks a confirm and reports the answer. */
+const ASK_EXTENSION = `export default function (pi) {
+	pi.registerCommand("ask", {
+		description: "asks once",
+		handler: async (_args, ctx) => {
+			const ok = await ctx.ui.confirm("Deploy?", "to staging");
+			ctx.ui.notify("answered " + ok, "info");
+		},
+	});
+}
+`;
+
+describe("pilish#80: an answer under an id no dialog was sent with", () => {
+	it("pilish#80: settle --rpc: an extension_ui_response with the host's own id gets a failed response naming it and the open dialog's id; the dialog stays open and the answer sent with its id reaches it", async () => {
+		const extension = join(cli.dir, "ask.mjs");
+		writeFileSync(extension, ASK_EXTENSION);
+		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const asked = client.next((line: Line) => line.type === "extension_ui_request" && line.method === "confirm");
+		// The prompt's response comes once the command is done, after the dialog.
+		const prompted = client.request({ id: "p", type: "prompt", message: "/ask" });
+		const dialog = await asked;
+		client.send({ type: "extension_ui_response", id: "req_1", confirmed: true });
+		// Answered in order: the refusal comes before the state.
+		expect(await client.request({ id: "s", type: "get_state" })).toMatchObject({ success: true });
+		const refusals = client.lines.filter(
+			(line) => line.type === "response" && line.command === "extension_ui_response",
+		);
+		expect(refusals).toEqual([
+			{
+				id: "req_1",
+				type: "response",
+				command: "extension_ui_response",
+				success: false,
+				error: `no dialog has the id "req_1": answer with the "id" of its extension_ui_request, as sent (open dialogs: "${dialog.id}")`,
+			},
+		]);
+		const answered = client.next((line: Line) => line.type === "extension_ui_request" && line.method === "notify");
+		client.send({ type: "extension_ui_response", id: dialog.id, confirmed: true });
+		expect((await answered).message).toBe("answered true");
+		expect(await prompted).toMatchObject({ success: true });
+		// A second answer to the dialog now closed is dropped quietly, as a late one is.
+		client.send({ type: "extension_ui_response", id: dialog.id, confirmed: false });
+		expect(await client.request({ id: "s2", type: "get_state" })).toMatchObject({ success: true });
+		expect(client.lines.filter((line) => line.command === "extension_ui_response")).toHaveLength(1);
+		expect(await client.end()).toBe(0);
+		expect(client.stderr).toBe("");
 	});
 });
