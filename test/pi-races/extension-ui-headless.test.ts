@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RPC_CUSTOM_WARNING } from "../../src/cli/rpc-ui.js";
 import { RpcClient, runSettle, useCliProject } from "../cli/helpers.js";
+import { makeDiffDirs, runPiCli, writeScript } from "../cli/pi-diff-process.js";
 import { toolEnds } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-extension-ui-headless-");
@@ -81,6 +82,21 @@ describe("pi_agent_rust#224, antigravity-cli#548, prime-agent#1806: a permission
 			["bash", true, "Blocked by user"],
 		]);
 		expect(existsSync(join(cli.project, "build"))).toBe(true);
+	});
+
+	it("pi_agent_rust#224 (pi-peer): pi 0.73.1 -p blocks the same rm and exits 0 with not a word on stderr about the question", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "gate-peer"));
+		const gate = join(cli.dir, "gate-peer", "gate.mjs");
+		writeFileSync(gate, GATE_EXTENSION);
+		mkdirSync(join(dirs.project, "build"));
+		const script = writeScript(dirs, [
+			{ toolCalls: [{ name: "bash", arguments: { command: "rm -rf build" } }] },
+			"build was kept.",
+		]);
+		const run = await runPiCli(dirs, ["--no-session", "-e", gate, "-p", "clean up"], { script });
+		expect([run.code, run.stdout]).toEqual([0, "build was kept.\n"]);
+		expect(run.stderr).not.toContain("Dangerous");
+		expect(existsSync(join(dirs.project, "build"))).toBe(true);
 	});
 });
 
