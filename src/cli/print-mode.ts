@@ -7,7 +7,7 @@ import { basename, dirname, join } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import { thrownAt } from "../extensions/thrown-at.js";
 import type { ExtensionUIContext } from "../extensions/types.js";
-import { createHeadlessUIContext } from "../extensions/ui.js";
+import { createHeadlessUIContext, type UIDialogRequest } from "../extensions/ui.js";
 import { isContextOverflow } from "../llm/errors.js";
 import { failureOf } from "../llm/failures.js";
 import { apiKeyEnvHint, cloudCredentialsHint, providerOfAuthError } from "../llm/provider-env.js";
@@ -65,9 +65,22 @@ export function notificationLine(message: string, type: string | undefined, exte
 }
 
 /**
+ * `[dialog] <extension>: <kind> "<title>" not asked (no UI): <answer>`, the line `settle -p` prints
+ * on stderr for a dialog it answers with the no-UI default, so a permission gate's silent "no" is
+ * seen (pi_agent_rust#224).
+ */
+export function unaskedDialogLine(request: UIDialogRequest, extensionPath: string | undefined): string {
+	const from = extensionPath === undefined ? "" : `${extensionShortName(extensionPath)}: `;
+	const title = request.title === undefined ? "" : ` ${JSON.stringify(request.title)}`;
+	const answer = request.kind === "confirm" ? "false" : "undefined";
+	return `[dialog] ${from}${request.kind}${title} not asked (no UI): ${answer}`;
+}
+
+/**
  * Binds a (new) session of the runtime the way the CLI runs extensions: headless, errors on stderr.
  * `print` (`settle -p`): each notification is a line on stderr naming its extension
- * ({@link notificationLine}). `json`: each notification and dialog is an `extension_notify` /
+ * ({@link notificationLine}), and each dialog one saying it was not asked ({@link unaskedDialogLine}).
+ * `json`: each notification and dialog is an `extension_notify` /
  * `extension_dialog` line in the stream, as the session reports them without a UI (with
  * `extensionPath`); stderr gets nothing.
  */
@@ -92,6 +105,7 @@ export function bindForCli(
 				: createHeadlessUIContext({
 						onNotify: ({ message, type }, extensionPath) =>
 							out.stderr(`${notificationLine(message, type, extensionPath)}\n`),
+						onDialog: (request, extensionPath) => out.stderr(`${unaskedDialogLine(request, extensionPath)}\n`),
 					})),
 		onError: extra.onError ?? ((error) => out.stderr(`${extensionErrorLine(session, error)}\n`)),
 		...(extra.shutdown ? { shutdownHandler: extra.shutdown } : {}),

@@ -20,7 +20,8 @@
  * `data: { disposition }` (`handled` | `queued` | `started`, and `runFollows` when a handled command
  * sent messages), so a client knows whether an idle event will come (pi's response has no data;
  * pi's RpcClient ignores it). Added: `clear_queue` empties the steering and follow-up queues and
- * answers the texts it took (pi#9194: `abort` keeps them).
+ * answers the texts it took (pi#9194: `abort` keeps them). An `extension_ui_response` whose `id`
+ * no dialog was sent with gets a failed response naming the open dialogs (pi drops it: pilish#80).
  */
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -77,7 +78,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 	let unsubscribe: (() => void) | undefined;
 	let unwait: (() => void) | undefined;
 	let shutdownRequested = false;
-	const ui = createRpcUIContext(write);
+	const ui = createRpcUIContext(write, (line) => out.stderr(`${line}\n`));
 	const bind = async (session: AgentSession) => {
 		await bindForCli(session, "rpc", out, {
 			uiContext: ui,

@@ -28,8 +28,13 @@ export interface RpcUIContext extends ExtensionUIContext {
 	cancelAll(): void;
 }
 
+/** What `settle --rpc` writes on stderr for a `ctx.ui.custom()` call (pi#9951, percho#36). */
+export const RPC_CUSTOM_WARNING =
+	'[warning] ctx.ui.custom() needs a terminal: under --rpc it resolves undefined at once and its component is never built (check ctx.mode === "tui" first)';
+
 /**
- * Creates the RPC UI context; `write` sends one protocol object as a line.
+ * Creates the RPC UI context; `write` sends one protocol object as a line, `warn` (optional) gets a
+ * line for what cannot travel ({@link RPC_CUSTOM_WARNING}).
  *
  * @example
  * ```ts
@@ -37,8 +42,11 @@ export interface RpcUIContext extends ExtensionUIContext {
  * await session.bindExtensions({ mode: "rpc", uiContext: ui });
  * ```
  */
-export function createRpcUIContext(write: (value: unknown) => void): RpcUIContext {
+export function createRpcUIContext(write: (value: unknown) => void, warn?: (line: string) => void): RpcUIContext {
 	const pending = new Map<string, { finish: (response: RpcUIResponse | undefined) => void; method: string }>();
+	// Every id sent: a late answer to one of them is dropped quietly (its dialog timed out), an id
+	// never sent is a host bug worth a reply (pilish#80: the host rewrote the id, the dialog waited).
+	const sent = new Set<string>();
 	let closed = false;
 
 	const dialog = <T>(
@@ -61,6 +69,7 @@ export function createRpcUIContext(write: (value: unknown) => void): RpcUIContex
 			options?.signal?.addEventListener("abort", onAbort, { once: true });
 			if (options?.timeout) timer = setTimeout(() => finish(undefined), options.timeout);
 			pending.set(id, { finish, method: request.method });
+			sent.add(id);
 			write({ type: "extension_ui_request", id, ...request });
 		});
 	};
@@ -72,7 +81,17 @@ export function createRpcUIContext(write: (value: unknown) => void): RpcUIContex
 	const ui: RpcUIContext = {
 		answer(response) {
 			const open = pending.get(response.id);
-			if (!open) return false;
+			if (!open) {
+				if (!sent.has(response.id))
+					write({
+						...(typeof response.id === "string" || typeof response.id === "number" ? { id: response.id } : {}),
+						type: "response",
+						command: "extension_ui_response",
+						success: false,
+						error: unknownDialogError(response.id, [...pending.keys()]),
+					});
+				return false;
+			}
 			const misfit = misfitAnswer(open.method, response);
 			// pi reads a misshapen answer as the default without a word (PiDeck#126: every "yes" a denial);
 			// the host is told what to send, the dialog still ends with its default.
@@ -124,7 +143,11 @@ export function createRpcUIContext(write: (value: unknown) => void): RpcUIContex
 		setTitle(title) {
 			fireAndForget({ method: "setTitle", title });
 		},
-		custom: async <T>() => undefined as T,
+		// As pi: nothing to render into. Said on stderr, or a waiting extension looks hung for no reason.
+		custom: async <T>() => {
+			warn?.(RPC_CUSTOM_WARNING);
+			return undefined as T;
+		},
 		pasteToEditor(pasted) {
 			ui.setEditorText(pasted);
 		},
@@ -158,4 +181,13 @@ function misfitAnswer(method: string, response: RpcUIResponse): string | undefin
 	if (typeof fields[field] === kind) return undefined;
 	const { type: _type, id: _id, ...given } = fields;
 	return `a "${method}" dialog is answered with "${field}" (a ${kind}) or "cancelled": true; got ${JSON.stringify(given)}: the dialog ended with its default`;
+}
+
+/** Why an answer's `id` matches no dialog ever sent, with the ids of the dialogs still open. */
+function unknownDialogError(id: unknown, open: string[]): string {
+	const named = typeof id === "string" ? `no dialog has the id ${JSON.stringify(id)}` : `the answer has no string "id"`;
+	const waiting = open.length
+		? `open dialogs: ${open.map((key) => JSON.stringify(key)).join(", ")}`
+		: "no dialog is open";
+	return `${named}: answer with the "id" of its extension_ui_request, as sent (${waiting})`;
 }

@@ -38,14 +38,15 @@ function writeExtensions(): { deploy: string; folder: string } {
 }
 
 describe("extension notifications in settle -p and settle --json", () => {
-	it("-p: each notification line on stderr names its extension; the answer alone on stdout", () => {
+	it("-p: each notification line, and each dialog not asked, on stderr names its extension; the answer alone on stdout", () => {
 		const { deploy, folder } = writeExtensions();
 		const run = cli.settle(["--faux", "--no-session", "-e", deploy, "-e", folder, "-p", "/audit", "hi"]);
 		expect(run).toEqual({
 			code: 0,
 			stdout: "hi\n",
 			stderr:
-				"[warning] deploy.ts: disk almost full\n[info] deploy.ts: answered false\n[error] audit/index.ts: audited\n",
+				'[warning] deploy.ts: disk almost full\n[dialog] deploy.ts: confirm "Deploy now?" not asked (no UI): false\n' +
+				"[info] deploy.ts: answered false\n[error] audit/index.ts: audited\n",
 		});
 	});
 

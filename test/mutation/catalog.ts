@@ -19881,6 +19881,40 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/context-files-on-disk.test.ts"],
 	},
+	{
+		id: "KP01",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p answers an extension's dialog with the no-UI default without a word again: a permission gate's silent denial is not seen on stderr (pi_agent_rust#224)",
+		edits: [
+			{
+				find: "onDialog: (request, extensionPath) => out.stderr(",
+				replace: "onDialog: (request, extensionPath) => void (",
+			},
+		],
+		tests: ["test/pi-races/extension-ui-headless.test.ts"],
+	},
+	{
+		id: "KP02",
+		file: "src/cli/rpc-ui.ts",
+		description:
+			"settle --rpc resolves ctx.ui.custom() to undefined without a trace on stderr again: an extension waiting for its component looks hung (pi#9951, percho#36)",
+		edits: [
+			{
+				find: "warn?.(RPC_CUSTOM_WARNING);",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/extension-ui-headless.test.ts"],
+	},
+	{
+		id: "KP03",
+		file: "src/cli/rpc-ui.ts",
+		description:
+			"settle --rpc drops an extension_ui_response whose id no dialog was sent with, without a reply again: the host never learns why its dialog waits (pilish#80)",
+		edits: [{ find: "if (!sent.has(response.id))", replace: "if (!sent.has(response.id) && false)" }],
+		tests: ["test/pi-races/extension-ui-headless.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
