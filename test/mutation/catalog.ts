@@ -17698,8 +17698,8 @@ export const MUTANTS: Mutant[] = [
 			"pi#5909: a thinking level picked with Shift+Tab and not yet used is lost on SIGTERM (and, by a race, when the terminal hangs up); a clean end keeps it",
 		edits: [
 			{
-				find: "\t\t\t\tapplyPickedThinking();\n\t\t\t} catch {\n\t\t\t\t// The session is gone",
-				replace: "\t\t\t} catch {\n\t\t\t\t// The session is gone",
+				find: "(exitCode) => process.exit(exitCode), applyPickedThinking);",
+				replace: "(exitCode) => process.exit(exitCode));",
 			},
 		],
 		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
