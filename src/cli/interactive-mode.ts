@@ -62,8 +62,7 @@ import {
 	EXIT_SIGTERM,
 	processStdout,
 	SHUTDOWN_GRACE_MS,
-	STDOUT_NOT_READ,
-	stillWaitingText,
+	shutDownThenExit,
 	termination,
 } from "./termination.js";
 
@@ -596,36 +595,8 @@ export async function runInteractiveMode(
 	const terminate = (code: number) => {
 		if (termination.code !== undefined) process.exit(code);
 		termination.code = code;
-		// As settle -p: a session that does not stop (a tool ignoring its abort) must not keep the process alive.
-		let disposed = false;
-		const grace = setTimeout(() => {
-			process.stderr.write(disposed ? STDOUT_NOT_READ : stillWaitingText(runtime));
-			process.exit(code);
-		}, SHUTDOWN_GRACE_MS);
-		void (async () => {
-			try {
-				session().abortBash();
-				await session().abort();
-			} catch {
-				// Already disposed or replaced: nothing left to stop.
-			}
-			try {
-				// A level picked with Shift+Tab is kept as a clean end keeps it (pi saves each press).
-				applyPickedThinking();
-			} catch {
-				// The session is gone: nothing to record it in.
-			}
-			try {
-				await runtime.dispose();
-			} catch {
-				// Disposal problems must not keep the process alive.
-			}
-			disposed = true;
-			// The answer's last lines may still wait for a slow reader (kimi-code#1897), as after settle -p's signal.
-			await processStdout.flushed();
-			clearTimeout(grace);
-			process.exit(code);
-		})();
+		// As settle -p; a level picked with Shift+Tab is kept as a clean end keeps it (pi saves each press).
+		shutDownThenExit(runtime, code, (exitCode) => process.exit(exitCode), applyPickedThinking);
 	};
 	// The terminal hung up (pi#3057: its window closed): as SIGHUP, which may come before or after
 	// it; that SIGHUP is the same event, not a second signal that ends the clean end early.

@@ -234,6 +234,48 @@ export function watchStdout(): void {
 }
 
 /**
+ * A signal's end of a run (settle -p, --rpc, the chat): abort it, run `beforeDispose`, dispose the
+ * runtime, wait for stdout's reader, then `exit(code)`. A session that does not stop (a tool
+ * ignoring its abort) or a reader that takes nothing must not keep the process alive: after
+ * {@link SHUTDOWN_GRACE_MS} it exits anyway, saying what it still waited on.
+ */
+export function shutDownThenExit(
+	runtime: AgentSessionRuntime,
+	code: number,
+	exit: (code: number) => void,
+	beforeDispose?: () => void,
+): void {
+	let disposed = false;
+	const grace = setTimeout(() => {
+		process.stderr.write(disposed ? STDOUT_NOT_READ : stillWaitingText(runtime));
+		exit(code);
+	}, SHUTDOWN_GRACE_MS);
+	void (async () => {
+		try {
+			runtime.session.abortBash();
+			await runtime.session.abort();
+		} catch {
+			// Already disposed or replaced: nothing left to stop.
+		}
+		try {
+			beforeDispose?.();
+		} catch {
+			// The session is gone: nothing to record it in.
+		}
+		try {
+			await runtime.dispose();
+		} catch {
+			// Disposal problems must not keep the process alive.
+		}
+		disposed = true;
+		// The last lines (agent_end, agent_settled, the answer's end) may still wait for a slow reader (kimi-code#1897).
+		await processStdout.flushed();
+		clearTimeout(grace);
+		exit(code);
+	})();
+}
+
+/**
  * While `runtime` runs: end the process cleanly on SIGINT / SIGTERM / SIGHUP and when stdout
  * closes. Returns the function that stops watching (call it once the run is over).
  *
@@ -253,29 +295,7 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 		ending = true;
 		termination.code = code;
 		for (const done of [...roomWaits]) done();
-		let disposed = false;
-		const grace = setTimeout(() => {
-			process.stderr.write(disposed ? STDOUT_NOT_READ : stillWaitingText(runtime));
-			exit(code);
-		}, SHUTDOWN_GRACE_MS);
-		void (async () => {
-			try {
-				runtime.session.abortBash();
-				await runtime.session.abort();
-			} catch {
-				// Already disposed or replaced: nothing left to stop.
-			}
-			try {
-				await runtime.dispose();
-			} catch {
-				// Disposal problems must not keep the process alive.
-			}
-			disposed = true;
-			// The last lines (agent_end, agent_settled) may still wait for a slow reader (kimi-code#1897).
-			await processStdout.flushed();
-			clearTimeout(grace);
-			exit(code);
-		})();
+		shutDownThenExit(runtime, code, exit);
 	};
 	const handlers = Object.entries(SIGNAL_EXIT_CODES).map(([signal, code]) => {
 		const handler = () => end(code);

@@ -10,7 +10,7 @@ import type { AnyStateMachine } from "xstate";
 import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
 import { QUEUE_HISTORY_JS } from "./queue-history.js";
 import { SVG_STYLE } from "./svg.js";
-import { DROP_JS, DROP_NOTE_HTML, diagramSections, machineTabs, viewerStyle } from "./trace-viewer.js";
+import { DIAGRAM_JS, DROP_JS, DROP_NOTE_HTML, diagramSections, machineTabs, viewerStyle } from "./trace-viewer.js";
 
 /** What the server sends for one event (`data:` of an SSE `lifecycle` message). */
 export interface LiveEventMessage {
@@ -68,13 +68,7 @@ const followButton = document.getElementById("follow");
 const sections = [...document.querySelectorAll("section.machine")];
 const machines = sections.map((s) => s.dataset.machine);
 const tabs = [...document.querySelectorAll("nav.machines button")];
-const groups = new Map([...document.querySelectorAll("g[data-state]")].map((g) => [g.dataset.state, g]));
-const links = [...document.querySelectorAll("g.link")];
-const labels = new Map();
-for (const text of document.querySelectorAll("text[data-transition]")) {
-  labels.set(text.dataset.transition, [...(labels.get(text.dataset.transition) || []), text]);
-}
-const tabbed = machines.length > 1;
+${DIAGRAM_JS}const tabbed = machines.length > 1;
 let shown = (sections.find((s) => !s.hidden) || sections[0]).dataset.machine;
 const recs = [];
 const counts = new Map();
@@ -90,23 +84,12 @@ let queueChanged = false;
 // in their own list, as the offline viewer does (hiding most of 10 000 lines costs the browser seconds).
 let wanted = null;
 const ids = (machine, path) => path.split(".").map((_, i, parts) => machine + "." + parts.slice(0, i + 1).join("."));
-// The states visited and the edges walked; the current state and the edge into it (its label: the guard that chose it).
-function paint(current, visited, taken, walked) {
-  for (const [id, g] of groups) {
-    g.classList.toggle("visited", visited.has(id));
-    g.classList.toggle("current", current.includes(id));
-  }
-  for (const link of links) link.classList.remove("walked", "taken");
-  for (const [key, texts] of labels) texts.forEach((text) => text.classList.toggle("taken", key === taken));
-  for (const key of walked) for (const text of labels.get(key) || []) text.closest("g.link")?.classList.add("walked");
-  for (const text of labels.get(taken) || []) text.closest("g.link")?.classList.add("taken");
-  const innermost = groups.get(current[current.length - 1]);
-  if (innermost) innermost.scrollIntoView({ block: "nearest", inline: "nearest" });
-}
 function mark() {
   if (following) {
     const state = live.get(shown);
-    return state ? paint(state.current, state.visited, state.taken, state.walked) : paint([], new Set(), null, new Set());
+    return state
+      ? paint(state.current, state.visited, state.taken, state.walked, "nearest")
+      : paint([], new Set(), null, new Set(), "nearest");
   }
   const visited = new Set();
   const walked = new Set();
@@ -122,7 +105,7 @@ function mark() {
     taken = rec.transition;
     if (taken !== null) walked.add(taken);
   }
-  paint(current, visited, taken, walked);
+  paint(current, visited, taken, walked, "nearest");
 }
 function show(machine) {
   if (!machines.includes(machine)) return;

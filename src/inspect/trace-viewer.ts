@@ -156,15 +156,35 @@ function stateDurations(
  * The viewer's script: constant (the trace is in the page's `application/json` block, never in
  * code), so the Content-Security-Policy allows it by one hash.
  */
-const TRACE_JS = `
-const data = JSON.parse(document.getElementById("trace-data").textContent);
+/**
+ * The diagram's highlight, for the trace viewer and the live page: `paint(current, visited, taken,
+ * walked, block)` marks the states visited and the edges walked, the current state and the edge into
+ * it (its label: the guard that chose it), and scrolls the innermost current state into view.
+ */
+export const DIAGRAM_JS = `
 const groups = new Map([...document.querySelectorAll("g[data-state]")].map((g) => [g.dataset.state, g]));
 const labels = new Map();
 for (const text of document.querySelectorAll("text[data-transition]")) {
   labels.set(text.dataset.transition, [...(labels.get(text.dataset.transition) || []), text]);
 }
 const links = [...document.querySelectorAll("g.link")];
-const items = [...document.querySelectorAll(".events li")];
+function paint(current, visited, taken, walked, block) {
+  for (const [id, g] of groups) {
+    g.classList.toggle("visited", visited.has(id));
+    g.classList.toggle("current", current.includes(id));
+  }
+  for (const link of links) link.classList.remove("walked", "taken");
+  for (const [key, texts] of labels) texts.forEach((text) => text.classList.toggle("taken", key === taken));
+  for (const key of walked) for (const text of labels.get(key) || []) text.closest("g.link")?.classList.add("walked");
+  for (const text of labels.get(taken) || []) text.closest("g.link")?.classList.add("taken");
+  const innermost = groups.get(current[current.length - 1]);
+  if (innermost) innermost.scrollIntoView({ block, inline: block });
+}
+`;
+
+const TRACE_JS = `
+const data = JSON.parse(document.getElementById("trace-data").textContent);
+${DIAGRAM_JS}const items = [...document.querySelectorAll(".events li")];
 const detail = document.getElementById("detail");
 const tabs = [...document.querySelectorAll("nav.machines button")];
 const sections = [...document.querySelectorAll("section.machine")];
@@ -198,16 +218,7 @@ function mark() {
     taken = data.transitions[j];
     if (taken !== null) walked.add(taken);
   }
-  for (const [id, g] of groups) {
-    g.classList.toggle("visited", visited.has(id));
-    g.classList.toggle("current", current.includes(id));
-  }
-  for (const link of links) link.classList.remove("walked", "taken");
-  for (const [key, texts] of labels) texts.forEach((text) => text.classList.toggle("taken", key === taken));
-  for (const key of walked) for (const text of labels.get(key) || []) text.closest("g.link")?.classList.add("walked");
-  for (const text of labels.get(taken) || []) text.closest("g.link")?.classList.add("taken");
-  const innermost = groups.get(current[current.length - 1]);
-  if (innermost) innermost.scrollIntoView({ block: "center", inline: "center" });
+  paint(current, visited, taken, walked, "center");
 }
 // Selecting another machine's event shows that machine (except for the initial selection, the trace's end).
 function select(i, follow = true) {

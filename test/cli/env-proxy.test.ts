@@ -10,11 +10,11 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 import { runSettleAsync, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-env-proxy-");
-let server: WireServer;
+const server = useWireServer();
 let proxy: { url: string; seen: string[]; close: () => Promise<void> };
 
 /**
@@ -58,7 +58,6 @@ async function startProxy(): Promise<typeof proxy> {
 }
 
 beforeEach(async () => {
-	server = await startWireServer();
 	proxy = await startProxy();
 	mkdirSync(cli.agentDir, { recursive: true });
 	writeFileSync(
@@ -77,7 +76,6 @@ beforeEach(async () => {
 });
 afterEach(async () => {
 	await proxy.close();
-	await server.close();
 });
 
 const prompt = ["--no-session", "--model", "gateway/team-model", "-p", "hello"];

@@ -11,22 +11,15 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createAgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { getDefaultSessionDir } from "../../node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { type RecordedRequest, useWireServer } from "../llm/wire/server.js";
 import { cliCommand, trackChild, useCliProject } from "./helpers.js";
 
 const scratch = useCliProject("settle-pi-migration-");
-let server: WireServer;
-
-beforeEach(async () => {
-	// Answers every chat completion with the model it was asked for and the last user text.
-	server = await startWireServer((request) => chatReply([{ type: "text", text: echo(request) }]));
-});
-afterEach(async () => {
-	await server.close();
-});
+// Answers every chat completion with the model it was asked for and the last user text.
+const server = useWireServer((request) => chatReply([{ type: "text", text: echo(request) }]));
 
 function echo(request: RecordedRequest): string {
 	const users = (request.body?.messages ?? []).filter((m: { role: string }) => m.role === "user");

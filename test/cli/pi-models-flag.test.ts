@@ -8,17 +8,16 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-piflags4-");
-let server: WireServer;
+const server = useWireServer(() => chatReply([{ type: "text", text: "answered" }]));
 
-beforeEach(async () => {
-	server = await startWireServer(() => chatReply([{ type: "text", text: "answered" }]));
+beforeEach(() => {
 	writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
 		models: [
 			{ id: "coder", reasoning: true },
@@ -27,10 +26,6 @@ beforeEach(async () => {
 			{ id: "small", reasoning: true },
 		],
 	});
-});
-
-afterEach(async () => {
-	await server.close();
 });
 
 function settle(args: string[]) {

@@ -8,17 +8,16 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 import { RpcClient, runSettleAsync, useCliProject } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-piflags3-");
-let server: WireServer;
+const server = useWireServer(() => chatReply([{ type: "text", text: "answered" }]));
 
-beforeEach(async () => {
-	server = await startWireServer(() => chatReply([{ type: "text", text: "answered" }]));
+beforeEach(() => {
 	mkdirSync(cli.agentDir, { recursive: true });
 	const provider = (path: string, apiKey: string) => ({
 		baseUrl: `${server.url}/${path}/v1`,
@@ -30,10 +29,6 @@ beforeEach(async () => {
 		join(cli.agentDir, "models.json"),
 		JSON.stringify({ providers: { one: provider("one", "models-key-one"), two: provider("two", "models-key-two") } }),
 	);
-});
-
-afterEach(async () => {
-	await server.close();
 });
 
 function settle(args: string[]) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { prepareCompaction } from "../../src/compaction/prepare.js";
 import { DEFAULT_COMPACTION_SETTINGS } from "../../src/compaction/types.js";
+import { emptyUsage } from "../../src/llm/types.js";
 import { call, EntryLog } from "./builders.js";
 
 const t = (tokens: number) => "x".repeat(tokens * 4);
@@ -121,14 +122,7 @@ describe("prepareCompaction", () => {
 			api: "faux",
 			provider: "faux",
 			model: "test-model",
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
+			usage: emptyUsage(),
 			stopReason: "error",
 			errorMessage: "prompt is too long",
 			timestamp: 1,

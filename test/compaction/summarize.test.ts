@@ -13,7 +13,7 @@ import {
 	type SummarizationRetryOptions,
 } from "../../src/compaction/types.js";
 import { SettleError } from "../../src/errors.js";
-import type { AgentMessage, Model } from "../../src/llm/types.js";
+import { type AgentMessage, emptyUsage, type Model } from "../../src/llm/types.js";
 import { testModel } from "../recovery/helpers.js";
 import { call, EntryLog, requestText, scriptedStream } from "./builders.js";
 
@@ -26,14 +26,7 @@ const conversation: AgentMessage[] = [
 		api: "faux",
 		provider: "faux",
 		model: "test-model",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
+		usage: emptyUsage(),
 		stopReason: "stop",
 		timestamp: 2,
 	},

@@ -18,7 +18,7 @@ import {
 import { serializeConversation } from "../../src/compaction/serialize.js";
 import { generateSummary } from "../../src/compaction/summarize.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import type { AgentMessage, Context } from "../../src/llm/types.js";
+import { type AgentMessage, type Context, emptyUsage } from "../../src/llm/types.js";
 
 const RESERVE = 2000;
 const MAX_TOKENS = Math.floor(0.8 * RESERVE);
@@ -44,14 +44,7 @@ function message(kind: Kind, index: number, size: number): AgentMessage {
 		api: "faux",
 		provider: "faux",
 		model: "w",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
+		usage: emptyUsage(),
 		stopReason: "stop",
 		timestamp: index,
 	};

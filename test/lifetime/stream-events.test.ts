@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { AssistantMessageEventStream } from "../../src/llm/event-stream.js";
-import type { AssistantMessage } from "../../src/llm/types.js";
+import { type AssistantMessage, emptyUsage } from "../../src/llm/types.js";
 import { createFauxProvider } from "../../src/testing/index.js";
 import { CollectionTracker } from "./helpers.js";
 
@@ -23,14 +23,7 @@ describe("stream events during a long answer", () => {
 			api: model.api,
 			provider: model.provider,
 			model: model.id,
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
+			usage: emptyUsage(),
 			stopReason: "stop",
 			timestamp: Date.now(),
 		};

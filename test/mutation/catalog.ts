@@ -14126,7 +14126,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/termination.ts",
 		description:
 			"oh-my-pi#10965: SIGTERM during a streaming answer exits without aborting the run: the partial answer never reaches the session file",
-		edits: [{ find: "\t\t\t\tawait runtime.session.abort();\n", replace: "" }],
+		edits: [{ find: "\t\t\tawait runtime.session.abort();\n", replace: "" }],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
 	{
@@ -17698,8 +17698,8 @@ export const MUTANTS: Mutant[] = [
 			"pi#5909: a thinking level picked with Shift+Tab and not yet used is lost on SIGTERM (and, by a race, when the terminal hangs up); a clean end keeps it",
 		edits: [
 			{
-				find: "\t\t\t\tapplyPickedThinking();\n\t\t\t} catch {\n\t\t\t\t// The session is gone",
-				replace: "\t\t\t} catch {\n\t\t\t\t// The session is gone",
+				find: "(exitCode) => process.exit(exitCode), applyPickedThinking);",
+				replace: "(exitCode) => process.exit(exitCode));",
 			},
 		],
 		tests: ["test/pi-races/thinking-cycle-key.test.ts"],
@@ -18336,7 +18336,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/termination.ts",
 		description:
 			"kimi-code#1897: a signal exits as soon as the session is disposed: the last lines a stalled reader has not taken (agent_end, agent_settled) are dropped mid-line",
-		edits: [{ find: "			await processStdout.flushed();\n", replace: "" }],
+		edits: [{ after: "export function shutDownThenExit(", find: "		await processStdout.flushed();\n", replace: "" }],
 		tests: ["test/pi-races/slow-reader-exit.test.ts"],
 	},
 	{
@@ -18614,10 +18614,10 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "JL12",
-		file: "src/cli/interactive-mode.ts",
+		file: "src/cli/termination.ts",
 		description:
 			"kimi-code#1897 in the chat: SIGTERM to settle -i exits as soon as the session is disposed: the answer's rest and the abort notice a lagging reader has not taken are dropped",
-		edits: [{ find: "			await processStdout.flushed();\n", replace: "" }],
+		edits: [{ after: "export function shutDownThenExit(", find: "		await processStdout.flushed();\n", replace: "" }],
 		tests: ["test/pi-races/slow-reader-exit.test.ts"],
 	},
 	{

@@ -14,7 +14,7 @@ import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, type FauxProvider } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { createPiAiModelRuntime } from "../../src/llm/pi-ai.js";
-import type { Context } from "../../src/llm/types.js";
+import { type Context, emptyUsage } from "../../src/llm/types.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import type { Settings } from "../../src/settings/schema.js";
@@ -359,14 +359,7 @@ export const settleBuilders: FauxBuilders = {
 		api: "faux",
 		provider: "faux",
 		model: "faux-1",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
+		usage: emptyUsage(),
 		stopReason: options.stopReason ?? "stop",
 		...(options.errorMessage !== undefined ? { errorMessage: options.errorMessage } : {}),
 		timestamp: Date.now(),

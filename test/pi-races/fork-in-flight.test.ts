@@ -15,40 +15,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-	type AgentTool,
-	createAgentSessionRuntime,
-	createAgentSessionRuntimeFactory,
-	SessionManager,
-} from "../../src/index.js";
+import { createAgentSessionRuntime, createAgentSessionRuntimeFactory, SessionManager } from "../../src/index.js";
 import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
 import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer } from "../llm/wire/server.js";
 import { API_KEY, wireModel } from "../llm/wire/session.js";
 import { fileMessages } from "./disk-harness.js";
+import { blockingTool } from "./helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** A tool that blocks until its run is aborted, then returns a result (it honours the signal). */
-function blockingTool(onStart: () => void): AgentTool {
-	return {
-		name: "wait_for_ci",
-		label: "wait_for_ci",
-		description: "waits for the CI run to finish",
-		parameters: { type: "object", properties: {} } as never,
-		execute: (_id, _params, signal) =>
-			new Promise((resolve) => {
-				onStart();
-				const done = () => resolve({ content: [{ type: "text", text: "CI wait stopped" }], details: {} });
-				if (!signal || signal.aborted) done();
-				else signal.addEventListener("abort", done, { once: true });
-			}),
-	};
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: Chat Completions request bodies are asserted field by field
 type ChatMessage = { role: string; content?: any; tool_calls?: { id: string }[]; tool_call_id?: string };

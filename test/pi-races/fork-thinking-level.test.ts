@@ -9,21 +9,15 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { readEntries, Terminal } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 describe("bounty-challenge#18140: the thinking level of a forked session", () => {
 	const cli = useCliProject("settle-fork-thinking-level-");
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useWireServer();
 
 	it("bounty-challenge#18140: --thinking high, then /fork: the message sent again in the fork, and the fork reopened by `settle --session`, run at high, not the default low", async () => {
 		writeLocalProvider(cli.agentDir, server.url, { models: [{ id: "coder", reasoning: true }] });

@@ -215,6 +215,23 @@ export const dumpLog: AgentTool = {
 	execute: async () => ({ content: [{ type: "text", text: "log line of a long build\n".repeat(500) }], details: {} }),
 };
 
+/** A tool that blocks until its run is aborted, then returns a result (it honours the signal). */
+export function blockingTool(onStart: () => void): AgentTool {
+	return {
+		name: "wait_for_ci",
+		label: "wait_for_ci",
+		description: "waits for the CI run to finish",
+		parameters: { type: "object", properties: {} } as never,
+		execute: (_id, _params, signal) =>
+			new Promise((resolve) => {
+				onStart();
+				const done = () => resolve({ content: [{ type: "text", text: "CI wait stopped" }], details: {} });
+				if (!signal || signal.aborted) done();
+				else signal.addEventListener("abort", done, { once: true });
+			}),
+	};
+}
+
 /** Every session file under `<agentDir>/sessions/` ([] before any session is written). */
 export function sessionFilesUnder(agentDir: string): string[] {
 	const root = join(agentDir, "sessions");

@@ -10,13 +10,13 @@ import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type * as Photon from "@silvia-odwyer/photon-node";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { detectImageMimeType, readImageDimensions } from "../../src/tools/image.js";
 import { cliCommand, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { type RecordedRequest, useWireServer } from "../llm/wire/server.js";
 import { startWireSession, type WireSession } from "../llm/wire/session.js";
 import { decodedSize, encodeImage } from "../tools/image-resize-helpers.js";
 
@@ -308,13 +308,7 @@ async function settle(cwd: string, agentDir: string, args: string[]): Promise<{ 
 
 describe("pi#9590: resuming a session with several multi-MB image tool results sent one image's base64 cut short", () => {
 	const cli = useCliProject("settle-pi-races-images-resume-");
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useWireServer();
 
 	/** The base64 of every `data:image/png` URL an OpenAI chat request carries, in order. */
 	const dataUrls = (body: unknown): string[] =>

@@ -8,7 +8,6 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
-	type AgentTool,
 	createAgentSessionRuntime,
 	createAgentSessionRuntimeFactory,
 	InMemoryModelRuntime,
@@ -17,25 +16,9 @@ import {
 import type { AgentMessage } from "../../src/llm/types.js";
 import { fauxToolCall, SimulatedClock } from "../../src/testing/index.js";
 import { diskSession, ManualProvider, removeTempDirs } from "./disk-harness.js";
+import { blockingTool } from "./helpers.js";
 
 afterEach(() => removeTempDirs());
-
-/** A tool that blocks until its run is aborted, then returns a result (it honours the signal). */
-function blockingTool(onStart: () => void): AgentTool {
-	return {
-		name: "wait_for_ci",
-		label: "wait_for_ci",
-		description: "waits for the CI run to finish",
-		parameters: { type: "object", properties: {} } as never,
-		execute: (_id, _params, signal) =>
-			new Promise((resolve) => {
-				onStart();
-				const done = () => resolve({ content: [{ type: "text", text: "CI wait stopped" }], details: {} });
-				if (!signal || signal.aborted) done();
-				else signal.addEventListener("abort", done, { once: true });
-			}),
-	};
-}
 
 /** Roles of the conversation's messages (the system prompt left out), with a tool result's call id and an assistant's tool-call ids. */
 function shape(messages: AgentMessage[]): string[] {

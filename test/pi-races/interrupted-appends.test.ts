@@ -8,20 +8,16 @@
  * nothing more lost.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 import { persistedUserTexts, sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-interrupted-appends-");
-let server: WireServer;
-beforeEach(async () => {
-	server = await startWireServer();
+const server = useWireServer();
+beforeEach(() => {
 	writeLocalProvider(cli.agentDir, `${server.url}/v1`);
-});
-afterEach(async () => {
-	await server.close();
 });
 
 const settle = (args: string[]) =>

@@ -23,6 +23,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
+import { emptyUsage } from "../../src/llm/types.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
@@ -1308,14 +1309,7 @@ function helloExchangeOnFaux2(parentId: string, timestamp: string): Record<strin
 				api: "faux",
 				provider: "faux",
 				model: "faux-2",
-				usage: {
-					input: 0,
-					output: 0,
-					cacheRead: 0,
-					cacheWrite: 0,
-					totalTokens: 0,
-					cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-				},
+				usage: emptyUsage(),
 				stopReason: "stop",
 				timestamp: 2,
 			},

@@ -8,10 +8,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type CliRun, signalSettleWhen, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatPartial } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-print-interrupt-");
 
@@ -43,15 +43,11 @@ function interruptWhileStreaming(args: string[]): Promise<CliRun> {
 }
 
 describe("gemini-cli#11479: Ctrl+C in a non-interactive run was not respected; the answer kept streaming", () => {
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
+	const server = useWireServer();
+	beforeEach(() => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
 		// The answer streams, then the stream stays open: only an interrupt ends the run.
 		server.reply(chatPartial([{ type: "text", text: "A story that goes on and on" }], 3, "hang"));
-	});
-	afterEach(async () => {
-		await server.close();
 	});
 
 	it("gemini-cli#11479: settle --mode json -p, one SIGINT while the answer streams: the request is cut, agent_end (aborted) then agent_settled are the last lines, exit 130", async () => {

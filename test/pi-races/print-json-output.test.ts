@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage, UserMessage } from "../../src/llm/types.js";
 import {
 	RpcClient,
@@ -20,7 +20,7 @@ import {
 } from "../cli/helpers.js";
 import { makeDiffDirs, runPiCli, runSettleCli, writeScript } from "../cli/pi-diff-process.js";
 import { chatPartial } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-print-json-");
 
@@ -154,13 +154,7 @@ describe("oh-my-pi#7635: JSON mode can truncate the large final event before exi
 });
 
 describe("oh-my-pi#10965: a print-mode run killed mid-answer leaves no session file", () => {
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useWireServer();
 
 	it("oh-my-pi#10965: settle --mode json -p sent SIGTERM while the answer streams: exit 143, every stdout line whole, and the session file holds the prompt and the partial answer, aborted", async () => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);

@@ -30,7 +30,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
 import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
@@ -40,7 +40,7 @@ import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helper
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { responsesReply } from "../llm/wire/responses.js";
-import { json, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { json, sse, startWireServer, useWireServer, type WireServer } from "../llm/wire/server.js";
 import {
 	API_KEY,
 	lastAssistant,
@@ -205,13 +205,7 @@ describe("oh-my-pi#6379: switching onto Anthropic after another anthropic-messag
 
 describe("pi#8499: an OpenAI-compatible stream that ends 'stop' with no content (OpenRouter native_finish_reason network_error)", () => {
 	const cli = useCliProject("settle-pi-races-provider-wire-");
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useWireServer();
 
 	it("pi#8499: `settle -p` says on stderr that the answer holds no text; stdout stays empty", async () => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);

@@ -36,12 +36,12 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuthStorage, createAgentSession, SessionManager } from "../../src/index.js";
 import { cliBundle } from "../cli/cli-bundle.js";
 import { cliCommand, ROOT, trackChild, useCliProject } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-providers-auth-");
 /** Children import the bundled package (test/cli/cli-bundle.ts) under plain `node`, not src through tsx (~0.5 s of CPU less); `SETTLE_TEST_CLI=sources` keeps the sources. */
@@ -156,13 +156,7 @@ describe("pi#6880: starts while another process holds the auth.json lock", () =>
 });
 
 describe("pi#2847: createAgentSession with a models.json provider key", () => {
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer(() => chatReply([{ type: "text", text: "answered with the file's key" }]));
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useWireServer(() => chatReply([{ type: "text", text: "answered with the file's key" }]));
 
 	it("pi#2847: createAgentSession({ cwd, agentDir }) without an authStorage sends models.json's apiKey as the bearer token and answers", async () => {
 		mkdirSync(cli.agentDir, { recursive: true });

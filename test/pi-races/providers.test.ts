@@ -13,11 +13,11 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicEvents, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { type SseEvent, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { type SseEvent, sse, useWireServer } from "../llm/wire/server.js";
 import { abortAtFirstDelta, lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
@@ -143,13 +143,7 @@ describe("pi#8386: a tool call whose arguments are null poisons the session file
 
 describe("pi#9258 / gsd-pi#748: a models.json provider's key and headers on the request (real `settle -p`)", () => {
 	const cli = useCliProject("settle-pi-races-providers-");
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useWireServer();
 
 	it('pi#9258: `"apiKey": "$WIRE_GATEWAY_KEY"` (and the braced form in a header) sends the variable\'s value, not the literal `$…` text (a 401 "invalid token")', async () => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {

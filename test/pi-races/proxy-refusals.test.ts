@@ -15,15 +15,14 @@ import { type AddressInfo, createServer, type Server, type Socket } from "node:n
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-proxy-refusals-");
-let server: WireServer;
+const server = useWireServer();
 let proxy: Server | undefined;
 const tunnelRequests: string[] = [];
 
-beforeEach(async () => {
-	server = await startWireServer();
+beforeEach(() => {
 	mkdirSync(cli.agentDir, { recursive: true });
 	writeFileSync(
 		join(cli.agentDir, "models.json"),
@@ -49,7 +48,6 @@ afterEach(async () => {
 	await new Promise<void>((closed) => (proxy ? proxy.close(() => closed()) : closed()));
 	proxy = undefined;
 	tunnelRequests.length = 0;
-	await server.close();
 });
 
 /** A proxy that answers every tunnel request 407 Proxy Authentication Required. */

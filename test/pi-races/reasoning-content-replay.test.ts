@@ -8,10 +8,10 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { json, type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { json, type RecordedRequest, useWireServer } from "../llm/wire/server.js";
 
 type SentMessage = { role: string; content?: unknown; reasoning_content?: string; tool_calls?: unknown[] };
 
@@ -28,24 +28,18 @@ function refused(request: RecordedRequest): boolean {
 
 describe("pi#3636: DeepSeek's reasoning_content, passed back in thinking mode", () => {
 	const cli = useCliProject("settle-reasoning-content-");
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer((request, next) =>
-			refused(request)
-				? json(400, {
-						error: {
-							message: "The `reasoning_content` in the thinking mode must be passed back to the API.",
-							type: "invalid_request_error",
-							param: null,
-							code: "invalid_request_error",
-						},
-					})
-				: next(),
-		);
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useWireServer((request, next) =>
+		refused(request)
+			? json(400, {
+					error: {
+						message: "The `reasoning_content` in the thinking mode must be passed back to the API.",
+						type: "invalid_request_error",
+						param: null,
+						code: "invalid_request_error",
+					},
+				})
+			: next(),
+	);
 
 	it("pi#3636: after the real bash run and after `settle -c`, each assistant turn goes back with its reasoning_content; both answers are printed", async () => {
 		// The reporter's models.json, pointed at the local server.

@@ -9,14 +9,13 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { type RecordedRequest, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { type RecordedRequest, sse, useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-rpc-compact-");
-let server: WireServer;
 /** Requests for a compaction summary, in arrival order. */
 const summaryRequests: RecordedRequest[] = [];
 
@@ -25,18 +24,15 @@ function isSummaryRequest(request: RecordedRequest): boolean {
 	return JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
 }
 
-beforeEach(async () => {
-	summaryRequests.length = 0;
-	// A summary request gets a stream that opens and then says nothing (the report's held summary);
-	// every other request takes the next scripted answer.
-	server = await startWireServer((request, next) => {
-		if (!isSummaryRequest(request)) return next();
-		summaryRequests.push(request);
-		return sse([], "hang");
-	});
+// A summary request gets a stream that opens and then says nothing (the report's held summary);
+// every other request takes the next scripted answer.
+const server = useWireServer((request, next) => {
+	if (!isSummaryRequest(request)) return next();
+	summaryRequests.push(request);
+	return sse([], "hang");
 });
-afterEach(async () => {
-	await server.close();
+beforeEach(() => {
+	summaryRequests.length = 0;
 });
 
 describe("pi#8920: RPC abort reports success without cancelling an in-progress compaction", () => {

@@ -8,11 +8,11 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage, UserMessage } from "../../src/llm/types.js";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatPartial } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-rpc-termination-");
 
@@ -26,13 +26,7 @@ function savedMessages(file: string): (UserMessage | AssistantMessage)[] {
 }
 
 describe("pi#9328: an RPC server sent SIGTERM exits with nothing more said", () => {
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useWireServer();
 
 	it("pi#9328: settle --rpc sent SIGTERM while the answer streams (stdin still open): agent_end (aborted) then agent_settled last on stdout, every line whole, the partial answer saved as aborted, exit 143", async () => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);

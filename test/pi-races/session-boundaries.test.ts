@@ -15,11 +15,11 @@
  * is the session continued.
  */
 import { readFileSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 import { persistedUserTexts, sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-session-boundaries-");
@@ -77,13 +77,7 @@ describe("claude-code#85907, oh-my-pi#11303: a session with no message leaves no
 });
 
 describe("on a local endpoint: resumes quit at once (gemini-cli#28767), and /new then a kill before the first answer (oh-my-pi#5730)", () => {
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useWireServer();
 	const settle = (args: string[]) =>
 		runSettleAsync(["--model", "local/coder", ...args], { cwd: cli.project, agentDir: cli.agentDir });
 

@@ -10,7 +10,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import {
 	cliCommand,
@@ -22,11 +22,10 @@ import {
 } from "../cli/helpers.js";
 import { bannerSessionFile, Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { type RecordedRequest, type Reply, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { type RecordedRequest, type Reply, sse, useWireServer } from "../llm/wire/server.js";
 import { sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-shared-session-files-");
-let server: WireServer;
 /** How compaction summary requests are answered, when a test says (else they take the queue's next reply). */
 let summaryReply: (() => Reply) | undefined;
 /** Compaction summary requests, in arrival order. */
@@ -37,17 +36,14 @@ function isSummaryRequest(request: RecordedRequest): boolean {
 	return sentText(request).includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
 }
 
-beforeEach(async () => {
+const server = useWireServer((request, next) => {
+	if (!summaryReply || !isSummaryRequest(request)) return next();
+	summaryRequests.push(request);
+	return summaryReply();
+});
+beforeEach(() => {
 	summaryReply = undefined;
 	summaryRequests.length = 0;
-	server = await startWireServer((request, next) => {
-		if (!summaryReply || !isSummaryRequest(request)) return next();
-		summaryRequests.push(request);
-		return summaryReply();
-	});
-});
-afterEach(async () => {
-	await server.close();
 });
 
 /** A reply held back until `release()`: the run that sent the request stays mid-turn until then. */

@@ -8,10 +8,10 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
-import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { type RecordedRequest, useWireServer } from "../llm/wire/server.js";
 import { sessionFilesUnder } from "./helpers.js";
 
 type SentBlock = { type: string; thinking?: string; signature?: string };
@@ -35,20 +35,14 @@ function refusedTurn(request: RecordedRequest): number | undefined {
 
 describe("pi#6376, pi#4003: a signed thinking block without text, before a tool call", () => {
 	const cli = useCliProject("settle-signed-empty-thinking-");
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer((request, next) => {
-			const index = refusedTurn(request);
-			if (index === undefined) return next();
-			return anthropicError(
-				400,
-				"invalid_request_error",
-				`messages.${index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`tool_use\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`,
-			);
-		});
-	});
-	afterEach(async () => {
-		await server.close();
+	const server = useWireServer((request, next) => {
+		const index = refusedTurn(request);
+		if (index === undefined) return next();
+		return anthropicError(
+			400,
+			"invalid_request_error",
+			`messages.${index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`tool_use\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`,
+		);
 	});
 
 	it("pi#6376: the block goes back unchanged with its signature after the real bash run, and again after `settle -c`; another model gets neither; each answer is printed", async () => {

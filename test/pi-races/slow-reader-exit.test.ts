@@ -20,7 +20,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
 	type CliRun,
 	cliCommand,
@@ -31,7 +31,7 @@ import {
 } from "../cli/helpers.js";
 import { makeDiffDirs, writeScript } from "../cli/pi-diff-process.js";
 import { chatPartial } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-signal-slow-reader-");
 
@@ -91,14 +91,10 @@ async function runSignalledWithStalledReader(
  * then the stream stays open: the run is mid-answer for good.
  */
 function useMidAnswerServer(): void {
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
+	const server = useWireServer();
+	beforeEach(() => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
 		server.reply(chatPartial([{ type: "text", text: ANSWER }], 3, "hang"));
-	});
-	afterEach(async () => {
-		await server.close();
 	});
 }
 

@@ -14,23 +14,17 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { exitWitness, fileAppears, killWitnessed, readEntries, Terminal } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const SHIFT_TAB = "\x1b[Z";
 
 describe("oh-my-pi#403, pi#5909: Shift+Tab cycles the thinking level", () => {
 	const cli = useCliProject("settle-thinking-cycle-key-");
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useWireServer();
 
 	it("oh-my-pi#403, pi#5909: the cycle wraps to off; each message runs at the level picked, recorded once per message that changed it and once at the end", async () => {
 		writeLocalProvider(cli.agentDir, server.url, { models: [{ id: "coder", reasoning: true }] });

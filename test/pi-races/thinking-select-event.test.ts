@@ -9,22 +9,16 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { Terminal } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 import { writeExtension } from "./helpers.js";
 
 describe("pi-model-router#27: thinking_level_select at startup", () => {
 	const cli = useCliProject("settle-thinking-select-event-");
-	let server: WireServer;
-	beforeEach(async () => {
-		server = await startWireServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useWireServer();
 
 	it("pi-model-router#27: starting and resuming at defaultThinkingLevel send extensions no thinking_level_select; Shift+Tab sends one, with the level picked", async () => {
 		writeLocalProvider(cli.agentDir, server.url, { models: [{ id: "coder", reasoning: true }] });

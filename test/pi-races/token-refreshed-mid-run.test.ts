@@ -12,35 +12,26 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-token-refreshed-mid-run-");
-let server: WireServer;
 /** Token → the refresh a helper makes as a request bearing that token arrives, before the gateway checks it. */
 const refreshOn = new Map<string, string>();
-beforeEach(async () => {
-	refreshOn.clear();
-	server = await startWireServer((request, next) => {
-		// A second process, run to its end before the check: the old token is refused, every time.
-		const refresh = refreshOn.get(String(request.headers.authorization).replace(/^Bearer /, ""));
-		if (refresh) execFileSync("sh", ["-c", refresh]);
-		const issued = JSON.parse(readFileSync(join(cli.agentDir, "auth.json"), "utf8")).local.key;
-		if (request.headers.authorization !== `Bearer ${issued}`) {
-			return openAiError(
-				401,
-				"Invalid access token: the token has expired.",
-				"invalid_request_error",
-				"invalid_api_key",
-			);
-		}
-		return next();
-	});
+const server = useWireServer((request, next) => {
+	// A second process, run to its end before the check: the old token is refused, every time.
+	const refresh = refreshOn.get(String(request.headers.authorization).replace(/^Bearer /, ""));
+	if (refresh) execFileSync("sh", ["-c", refresh]);
+	const issued = JSON.parse(readFileSync(join(cli.agentDir, "auth.json"), "utf8")).local.key;
+	if (request.headers.authorization !== `Bearer ${issued}`) {
+		return openAiError(401, "Invalid access token: the token has expired.", "invalid_request_error", "invalid_api_key");
+	}
+	return next();
 });
-afterEach(async () => {
-	await server.close();
+beforeEach(() => {
+	refreshOn.clear();
 });
 
 describe("databricks/unity-gateway#451: a token refreshed while the session runs gave 401 until a relaunch", () => {

@@ -27,23 +27,19 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { type RecordedRequest, type Reply, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { type RecordedRequest, type Reply, useWireServer } from "../llm/wire/server.js";
 import { writeExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-tool-schemas-providers-");
-let server: WireServer;
 /** Answers a request the provider would refuse with its refusal, else the next scripted reply. */
 let refuse: (request: RecordedRequest) => Reply | undefined = () => undefined;
-beforeEach(async () => {
+const server = useWireServer((request, next) => refuse(request) ?? next());
+beforeEach(() => {
 	refuse = () => undefined;
-	server = await startWireServer((request, next) => refuse(request) ?? next());
-});
-afterEach(async () => {
-	await server.close();
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies are read field by field

@@ -18,22 +18,20 @@ import {
 	SettleError,
 } from "../../src/index.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 let dir: string;
 let agentDir: string;
-let server: WireServer;
+const server = useWireServer(() => chatReply([{ type: "text", text: "from the local model" }]));
 
-beforeEach(async () => {
+beforeEach(() => {
 	dir = mkdtempSync(join(tmpdir(), "settle-pi-sdk-"));
 	agentDir = join(dir, "agent");
 	mkdirSync(join(dir, "project"));
 	mkdirSync(agentDir);
-	server = await startWireServer(() => chatReply([{ type: "text", text: "from the local model" }]));
 });
-afterEach(async () => {
+afterEach(() => {
 	vi.unstubAllEnvs();
-	await server.close();
 	rmSync(dir, { recursive: true, force: true });
 });
 

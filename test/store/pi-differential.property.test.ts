@@ -12,6 +12,7 @@ import { existsSync } from "node:fs";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { emptyUsage } from "../../src/llm/types.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { releaseAll, tempDir, track } from "./helpers.js";
 import {
@@ -209,14 +210,7 @@ function assistantText(text: string): object {
 		api: "faux",
 		provider: "faux",
 		model: "m1",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
+		usage: emptyUsage(),
 		stopReason: "stop",
 		timestamp: 2,
 	};

@@ -120,11 +120,11 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 	};
 }
 
-/** For a test file's top level: a {@link startWireServer} per test, closed after it; the object stands for the current one. */
-export function useWireServer(): WireServer {
+/** For a test file's top level: a {@link startWireServer} (with `route`) per test, closed after it; the object stands for the current one. */
+export function useWireServer(route?: Router): WireServer {
 	let server: WireServer | undefined;
 	beforeEach(async () => {
-		server = await startWireServer();
+		server = await startWireServer(route);
 	});
 	afterEach(async () => {
 		await server?.close();
