@@ -5,6 +5,7 @@
 import { notAStream } from "../agent/agent-loop.js";
 import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
+import { type AnthropicStop, refusalText, watchedAnthropicStop } from "../llm/anthropic-stop-details.js";
 import { repairedChatStream } from "../llm/chat-stream-repair.js";
 import { connectionFailureText, htmlRefusalText, servedPageText } from "../llm/connection-failures.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
@@ -122,6 +123,8 @@ function withRefusalDetails(
 		let unreached: unknown;
 		// An HTML page served as the answer (the clients read it as an empty stream).
 		let servedPage: string | undefined;
+		// Why an Anthropic stream stopped: pi-ai words a refusal "An unknown error occurred" (pi#5591).
+		let stop: AnthropicStop = {};
 		const proxyMark = proxyFailureMark();
 		const note: ResponseListener = async (response: Response): Promise<Response | undefined> => {
 			asked = requestedRetryDelayFromHeaders(response.status, response.headers, Date.now());
@@ -137,7 +140,10 @@ function withRefusalDetails(
 				// Failed before the client reads it: its error is then the bare "Connection error." rewritten below.
 				throw new Error(`${response.status}: an HTML page, not the API's answer`);
 			}
-			if (!refusedBody) return repairedStream(model, response);
+			if (!refusedBody) {
+				stop = {};
+				return repairedStream(model, response) ?? watchedStopStream(model, response, stop);
+			}
 			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
 			// `x-should-retry: false` is how the OpenAI and Anthropic clients are told not to.
 			const body = await refusedBody;
@@ -173,6 +179,7 @@ function withRefusalDetails(
 			async (event) => {
 				if (event.reason !== "error") return event;
 				let text = event.error.errorMessage ?? "";
+				text = refusalText(stop) ?? text;
 				const unplaced = NO_BODY.exec(text);
 				// The client read the whole body before saying it had none, so the copy is complete.
 				const body = unplaced && refusedBody ? (await refusedBody).trim() : "";
@@ -320,6 +327,14 @@ function repairedStream(model: Model, response: Response): Response | undefined 
 	if (!response.headers.get("content-type")?.includes("event-stream")) return undefined;
 	const { status, statusText, headers } = response;
 	return new Response(repairedChatStream(response.body), { status, statusText, headers });
+}
+
+/** An Anthropic Messages stream whose `message_delta` stop reason and details fill `seen`. */
+function watchedStopStream(model: Model, response: Response, seen: AnthropicStop): Response | undefined {
+	if (model.api !== "anthropic-messages" || !response.body) return undefined;
+	if (!response.headers.get("content-type")?.includes("event-stream")) return undefined;
+	const { status, statusText, headers } = response;
+	return new Response(watchedAnthropicStop(response.body, seen), { status, statusText, headers });
 }
 
 /** One request of `stream` whose bare connection error, when the proxy caused it, says so and what to do. */

@@ -19733,6 +19733,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-limits.test.ts"],
 	},
+	{
+		id: "KQ01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"an Anthropic refusal (stop_reason refusal / sensitive) shows pi-ai's 'An unknown error occurred' again, its category and explanation lost (pi#5591, pi#4769)",
+		edits: [
+			{
+				find: "text = refusalText(stop) ?? text;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/anthropic-refusals.test.ts"],
+	},
+	{
+		id: "KQ02",
+		file: "src/llm/anthropic-stop-details.ts",
+		description: "the refusal's stop_details explanation is dropped from the error text (pi#5591)",
+		edits: [
+			{
+				find: "explanation: text(details.explanation)",
+				replace: "explanation: undefined",
+			},
+		],
+		tests: ["test/pi-races/anthropic-refusals.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
