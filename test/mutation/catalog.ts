@@ -12384,7 +12384,7 @@ export const MUTANTS: Mutant[] = [
 		description: "settle -p exits 0 without a word when no answer of the run holds text (pi#8094)",
 		edits: [
 			{
-				find: 'else out.stderr("Warning: the model\'s answer holds no text; nothing to print.\\n");',
+				find: 'else if (!text) out.stderr("Warning: the model\'s answer holds no text; nothing to print.\\n");',
 				replace: "",
 			},
 		],
@@ -18857,8 +18857,8 @@ export const MUTANTS: Mutant[] = [
 			"an OpenAI Chat Completions stream reaches pi-ai as the server sent it: Ollama's tool calls, all at index 0, are joined into one call and none runs (ollama#15457)",
 		edits: [
 			{
-				find: "if (!refusedBody) return repairedStream(model, response);",
-				replace: "if (!refusedBody) return undefined;",
+				find: "return repairedStream(model, response) ?? watchedStopStream(model, response, stop);",
+				replace: "return watchedStopStream(model, response, stop);",
 			},
 		],
 		tests: ["test/pi-races/local-openai-servers.test.ts"],
@@ -19757,6 +19757,32 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/anthropic-refusals.test.ts"],
+	},
+	{
+		id: "KQ03",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p prints an answer cut at the output token cap as a finished one, without a word on stderr (gsd-pi#2157, dreb#240)",
+		edits: [
+			{
+				find: 'const cut = last.stopReason === "length" ? lengthStopWarning(last, runtime.session.model) : undefined;',
+				replace: "const cut = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
+	},
+	{
+		id: "KQ04",
+		file: "src/cli/print-mode.ts",
+		description:
+			"the cut-answer warning tells to raise maxTokens on a model whose maxTokens is over pi-ai's 32000 request cap, where raising it changes nothing",
+		edits: [
+			{
+				find: "model && model.maxTokens > 0 && model.maxTokens < PI_AI_DEFAULT_MAX_TOKENS",
+				replace: "model && model.maxTokens > 0",
+			},
+		],
+		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
 	},
 ];
 
