@@ -205,6 +205,8 @@ function withRefusalDetails(
 						? inferenceProfileNote(text, model.provider, model.id, providerModelIds(model.provider))
 						: undefined;
 				if (profileNote) text = `${text}\n\n${profileNote}`;
+				const budgetNote = refusedStatus === 400 ? thinkingBudgetNote(text, model, request.reasoning) : undefined;
+				if (budgetNote) text = `${text}\n\n${budgetNote}`;
 				if ((refusedStatus === 401 || refusedStatus === 403) && keySource) {
 					const keyNote = refusedKeyNote(model.provider, refusedStatus, keySource(model.provider));
 					if (keyNote) text = `${text}\n\n${keyNote}`;
@@ -308,6 +310,27 @@ function keyPlace(provider: string, source: ProviderAuthStatus | undefined): str
 			return undefined;
 	}
 }
+
+/**
+ * What Anthropic's refusal of a thinking budget needs besides its text, when the model's
+ * `maxTokens` caused it: pi-ai fits the budget under that cap, so a cap below 2048 leaves less than
+ * the 1024-token minimum budget plus room for an answer, and every turn with thinking is refused
+ * ("`max_tokens` must be greater than `thinking.budget_tokens`", agent-afk#951). Undefined when the
+ * text is about something else or the cap is large enough.
+ *
+ * @example
+ * ```ts
+ * thinkingBudgetNote("400 `max_tokens` must be greater than `thinking.budget_tokens`.", model, "high");
+ * ```
+ */
+export function thinkingBudgetNote(text: string, model: Model, reasoning: string | undefined): string | undefined {
+	if (!reasoning || !/budget_tokens/.test(text)) return undefined;
+	if (!(model.maxTokens > 0) || model.maxTokens >= MIN_THINKING_MAX_TOKENS) return undefined;
+	return `The "maxTokens" of ${model.provider}/${model.id} (${model.maxTokens}) is too small for thinking: Anthropic needs a thinking budget of at least 1024 tokens and max_tokens above it. Raise it to ${MIN_THINKING_MAX_TOKENS} or more in models.json ("modelOverrides" for a built-in provider's model), or turn thinking off (--thinking off).`;
+}
+
+/** The smallest cap for which pi-ai's budget (cap − 1024) meets Anthropic's 1024-token minimum. */
+const MIN_THINKING_MAX_TOKENS = 2048;
 
 /** A 403 body that refuses the credentials, not the action (a 403 for a forbidden model is not retried). */
 const AUTH_REFUSAL = /invalid[ _-]?(?:api[ _-]?key|token|auth)|expired|unauthori[sz]ed|authenticat|credential/i;

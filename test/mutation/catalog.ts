@@ -19784,6 +19784,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
 	},
+	{
+		id: "KQ05",
+		file: "src/session/provider-stream.ts",
+		description:
+			"Anthropic's refusal of a thinking budget a model's small maxTokens caused no longer names maxTokens, models.json and --thinking off (agent-afk#951)",
+		edits: [
+			{
+				find: "if (budgetNote) text = `${text}\\n\\n${budgetNote}`;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/thinking-budget-cap.test.ts"],
+	},
+	{
+		id: "KQ06",
+		file: "src/session/provider-stream.ts",
+		description:
+			"the maxTokens note is added to every budget refusal, also when the cap is large enough and not the cause",
+		edits: [
+			{
+				find: "if (!(model.maxTokens > 0) || model.maxTokens >= MIN_THINKING_MAX_TOKENS) return undefined;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/thinking-budget-cap.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
