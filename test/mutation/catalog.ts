@@ -19791,8 +19791,8 @@ export const MUTANTS: Mutant[] = [
 			"Anthropic's refusal of a thinking budget a model's small maxTokens caused no longer names maxTokens, models.json and --thinking off (agent-afk#951)",
 		edits: [
 			{
-				find: "if (budgetNote) text = `${text}\\n\\n${budgetNote}`;",
-				replace: "",
+				find: "if (budgetNote) text =",
+				replace: "if (false) text =",
 			},
 		],
 		tests: ["test/pi-races/thinking-budget-cap.test.ts"],
