@@ -27,6 +27,10 @@ const OVERFLOW_PATTERNS: readonly RegExp[] = [
 	/exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))/i,
 	/exceeds the maximum allowed input length of [\d,]+ tokens/i, // GLM behind LiteLLM (Switchyard#314)
 	/prompt 超长/i, // Zhipu (bigmodel.cn) error 1261 (octo-agent#2124)
+	// DashScope (Qwen): "Range of input length should be [1, 129024]"; its `max_tokens` range is not one.
+	/range of input length should be \[/i, // (opencode#45834)
+	// SGLang, the input alone over the window: "The input (263000 tokens) is longer than the model's context length (262144 tokens)."
+	/is longer than the model'?s context length/i, // (openclaw#129352)
 	/exceeds the limit of \d+/i, // GitHub Copilot
 	/exceeds the available context size/i, // llama.cpp
 	/greater than the context length/i, // LM Studio
@@ -290,6 +294,8 @@ export function isRetryableError(message: AssistantMessage): boolean {
  */
 export function isTransientErrorText(errorMessage: string): boolean {
 	if (isAccountFailureText(errorMessage)) return false;
+	// DashScope words a refused parameter "InternalError.Algo.InvalidParameter": the same request fails again.
+	if (/\bInvalidParameter\b/.test(errorMessage)) return false;
 	return TRANSIENT_PATTERNS.some((pattern) => pattern.test(errorMessage));
 }
 

@@ -19810,6 +19810,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/thinking-budget-cap.test.ts"],
 	},
+	{
+		id: "KQ07",
+		file: "src/llm/errors.ts",
+		description:
+			"DashScope's overflow text (Range of input length should be [1, N]) is a plain failure again: nothing compacted (opencode#45834)",
+		edits: [{ find: "/range of input length should be \\[/i,", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
+	{
+		id: "KQ08",
+		file: "src/llm/errors.ts",
+		description:
+			"SGLang's overflow text (the input is longer than the model's context length) is a plain failure again: nothing compacted (openclaw#129352)",
+		edits: [{ find: "/is longer than the model'?s context length/i,", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
+	{
+		id: "KQ09",
+		file: "src/llm/errors.ts",
+		description:
+			"DashScope's refused-parameter 400 (InternalError.Algo.InvalidParameter) is retried as an internal error, the same refusal each time",
+		edits: [{ find: "if (/\\bInvalidParameter\\b/.test(errorMessage)) return false;", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
