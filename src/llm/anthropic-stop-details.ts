@@ -13,7 +13,10 @@ export interface AnthropicStop {
 }
 
 /**
- * `body` as it came, with `seen` filled from each `message_delta` event as it passes.
+ * `body` with `seen` filled from each `message_delta` event as it passes. One repair: a message
+ * that stops `tool_use` without any `tool_use` block (pi#9681: no content at all, after a tool
+ * result) ends with an `error` event instead, {@link EMPTY_TOOL_USE_STOP}, a transient failure: a
+ * turn that ended there looked hung, and asking again gets the answer.
  *
  * @example
  * ```ts
@@ -29,28 +32,57 @@ export function watchedAnthropicStop(
 	seen: AnthropicStop,
 ): ReadableStream<Uint8Array> {
 	const decoder = new TextDecoder();
+	const encoder = new TextEncoder();
 	let pending = "";
-	const read = (lines: string) => {
-		for (const line of lines.split("\n")) {
-			if (!line.startsWith("data:") || !line.includes('"message_delta"')) continue;
-			Object.assign(seen, stopOf(line.slice(5)));
+	let toolUseBlocks = 0;
+	// An `event:` line waits for its `data:` line: an error event needs both rewritten.
+	let eventLine: string | undefined;
+	const lineOut = (line: string): string => {
+		if (line.startsWith("event:")) {
+			const held = eventLine;
+			eventLine = line;
+			return held === undefined ? "" : `${held}\n`;
 		}
+		const held = eventLine;
+		eventLine = undefined;
+		if (line.startsWith("data:")) {
+			if (line.includes('"content_block_start"') && /"type"\s*:\s*"tool_use"/.test(line)) toolUseBlocks++;
+			if (line.includes('"message_delta"')) {
+				const stop = stopOf(line.slice(5));
+				Object.assign(seen, stop);
+				if (stop.reason === "tool_use" && toolUseBlocks === 0) {
+					const error = { type: "error", error: { type: "api_error", message: EMPTY_TOOL_USE_STOP } };
+					return `event: error\ndata: ${JSON.stringify(error)}\n`;
+				}
+			}
+		}
+		return `${held === undefined ? "" : `${held}\n`}${line}\n`;
 	};
+	const linesOut = (lines: string[]) => lines.map(lineOut).join("");
 	return body.pipeThrough(
 		new TransformStream<Uint8Array, Uint8Array>({
 			transform(chunk, controller) {
-				controller.enqueue(chunk);
 				const text = pending + decoder.decode(chunk, { stream: true });
-				const end = text.lastIndexOf("\n") + 1;
-				pending = text.slice(end);
-				read(text.slice(0, end));
+				const lines = text.split("\n");
+				pending = lines.pop() ?? "";
+				const out = linesOut(lines);
+				if (out) controller.enqueue(encoder.encode(out));
 			},
-			flush() {
-				read(pending + decoder.decode());
+			flush(controller) {
+				const tail = pending + decoder.decode();
+				let out = tail ? linesOut([tail]).replace(/\n$/, "") : "";
+				if (eventLine !== undefined) out += eventLine;
+				if (out) controller.enqueue(encoder.encode(out));
 			},
 		}),
 	);
 }
+
+/**
+ * The error a `tool_use` stop without a tool call ends with: a cut answer, retried as transient.
+ * pi-ai shows the event's JSON, so the text is kept plain.
+ */
+export const EMPTY_TOOL_USE_STOP = "The answer stopped with stop_reason tool_use but holds no tool call (cut short)";
 
 function stopOf(data: string): AnthropicStop {
 	try {

@@ -137,6 +137,8 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	/^(?:request|(?:the|this) operation) was aborted\.?$/i,
 	// openai-codex's whole answer to a request that succeeds when sent again (pi#8138).
 	/^sorry, something went wrong\.?$/i,
+	// An Anthropic answer that stopped `tool_use` without a call (pi#9681; anthropic-stop-details.ts).
+	/stop_reason tool_use but holds no tool call/,
 	/timed? ?out/i,
 	/timeout/i,
 	/terminated/i,

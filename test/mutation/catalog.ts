@@ -19834,6 +19834,28 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (/\\bInvalidParameter\\b/.test(errorMessage)) return false;", replace: "" }],
 		tests: ["test/pi-races/overflow-wordings.test.ts"],
 	},
+	{
+		id: "KQ10",
+		file: "src/llm/anthropic-stop-details.ts",
+		description:
+			"an Anthropic answer that stops tool_use without a tool call ends the turn again, silently, as if the agent hung (pi#9681)",
+		edits: [{ find: 'if (stop.reason === "tool_use" && toolUseBlocks === 0) {', replace: "if (false) {" }],
+		tests: ["test/pi-races/anthropic-empty-tool-use.test.ts"],
+	},
+	{
+		id: "KQ11",
+		file: "src/llm/errors.ts",
+		description: "the empty tool-use stop ends as a final error instead of being asked again (pi#9681)",
+		edits: [{ find: "/stop_reason tool_use but holds no tool call/,", replace: "" }],
+		tests: ["test/pi-races/anthropic-empty-tool-use.test.ts"],
+	},
+	{
+		id: "KQ12",
+		file: "src/llm/anthropic-stop-details.ts",
+		description: "a tool_use block is not counted: an answer with a real tool call is failed as an empty tool-use stop",
+		edits: [{ find: "toolUseBlocks++;", replace: "" }],
+		tests: ["test/pi-races/anthropic-empty-tool-use.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
