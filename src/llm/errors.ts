@@ -31,6 +31,8 @@ const OVERFLOW_PATTERNS: readonly RegExp[] = [
 	/range of input length should be \[/i, // (opencode#45834)
 	// SGLang, the input alone over the window: "The input (263000 tokens) is longer than the model's context length (262144 tokens)."
 	/is longer than the model'?s context length/i, // (openclaw#129352)
+	// oMLX (MLX server), in a `{"detail": …}` body: "Prompt too long: 32799 tokens exceeds max context window of 32768 tokens"
+	/exceeds (?:the )?max(?:imum)? context window of [\d,]+/i, // (omlx#26)
 	/exceeds the limit of \d+/i, // GitHub Copilot
 	/exceeds the available context size/i, // llama.cpp
 	/greater than the context length/i, // LM Studio

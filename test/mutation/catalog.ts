@@ -19856,6 +19856,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "toolUseBlocks++;", replace: "" }],
 		tests: ["test/pi-races/anthropic-empty-tool-use.test.ts"],
 	},
+	{
+		id: "KQ13",
+		file: "src/llm/errors.ts",
+		description:
+			"oMLX's overflow text (Prompt too long: N tokens exceeds max context window of M tokens) is a plain failure again: nothing compacted (omlx#26)",
+		edits: [{ find: "/exceeds (?:the )?max(?:imum)? context window of [\\d,]+/i,", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -15,7 +15,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import type { RecordedRequest, Router } from "../llm/wire/server.js";
+import { json, type RecordedRequest, type Router } from "../llm/wire/server.js";
 import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
@@ -132,6 +132,26 @@ describe("opencode#45834 / openclaw#129352: DashScope's and SGLang's overflow te
 
 	it("openclaw#129352: SGLang's `The input (263000 tokens) is longer than the model's context length (262144 tokens).` compacts and re-runs the request", async () => {
 		w = await overflowedWith("The input (263000 tokens) is longer than the model's context length (262144 tokens).");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+	});
+});
+
+describe("omlx#26: an MLX server's overflow in a `detail` body is not recognized", () => {
+	it('omlx#26: `400 {"detail":"Prompt too long: 32799 tokens exceeds max context window of 32768 tokens"}` compacts and re-runs the request', async () => {
+		w = await startWireSession({
+			api: "openai-completions",
+			route: summaries,
+			settings: { compaction: { keepRecentTokens: 1 } },
+		});
+		w.server.reply(
+			chatReply([{ type: "text", text: "first answer" }]),
+			json(400, { detail: "Prompt too long: 32799 tokens exceeds max context window of 32768 tokens" }),
+			chatReply([{ type: "text", text: "answer after compaction" }]),
+		);
+		await w.session.prompt("first question");
+		await w.session.prompt("second question");
 
 		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
 		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
