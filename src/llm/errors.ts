@@ -27,6 +27,12 @@ const OVERFLOW_PATTERNS: readonly RegExp[] = [
 	/exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))/i,
 	/exceeds the maximum allowed input length of [\d,]+ tokens/i, // GLM behind LiteLLM (Switchyard#314)
 	/prompt 超长/i, // Zhipu (bigmodel.cn) error 1261 (octo-agent#2124)
+	// DashScope (Qwen): "Range of input length should be [1, 129024]"; its `max_tokens` range is not one.
+	/range of input length should be \[/i, // (opencode#45834)
+	// SGLang, the input alone over the window: "The input (263000 tokens) is longer than the model's context length (262144 tokens)."
+	/is longer than the model'?s context length/i, // (openclaw#129352)
+	// oMLX (MLX server), in a `{"detail": …}` body: "Prompt too long: 32799 tokens exceeds max context window of 32768 tokens"
+	/exceeds (?:the )?max(?:imum)? context window of [\d,]+/i, // (omlx#26)
 	/exceeds the limit of \d+/i, // GitHub Copilot
 	/exceeds the available context size/i, // llama.cpp
 	/greater than the context length/i, // LM Studio
@@ -133,6 +139,8 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	/^(?:request|(?:the|this) operation) was aborted\.?$/i,
 	// openai-codex's whole answer to a request that succeeds when sent again (pi#8138).
 	/^sorry, something went wrong\.?$/i,
+	// An Anthropic answer that stopped `tool_use` without a call (pi#9681; anthropic-stop-details.ts).
+	/stop_reason tool_use but holds no tool call/,
 	/timed? ?out/i,
 	/timeout/i,
 	/terminated/i,
@@ -290,6 +298,8 @@ export function isRetryableError(message: AssistantMessage): boolean {
  */
 export function isTransientErrorText(errorMessage: string): boolean {
 	if (isAccountFailureText(errorMessage)) return false;
+	// DashScope words a refused parameter "InternalError.Algo.InvalidParameter": the same request fails again.
+	if (/\bInvalidParameter\b/.test(errorMessage)) return false;
 	return TRANSIENT_PATTERNS.some((pattern) => pattern.test(errorMessage));
 }
 

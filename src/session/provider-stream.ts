@@ -5,6 +5,7 @@
 import { notAStream } from "../agent/agent-loop.js";
 import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
+import { type AnthropicStop, refusalText, watchedAnthropicStop } from "../llm/anthropic-stop-details.js";
 import { repairedChatStream } from "../llm/chat-stream-repair.js";
 import { connectionFailureText, htmlRefusalText, servedPageText } from "../llm/connection-failures.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
@@ -122,6 +123,8 @@ function withRefusalDetails(
 		let unreached: unknown;
 		// An HTML page served as the answer (the clients read it as an empty stream).
 		let servedPage: string | undefined;
+		// Why an Anthropic stream stopped: pi-ai words a refusal "An unknown error occurred" (pi#5591).
+		let stop: AnthropicStop = {};
 		const proxyMark = proxyFailureMark();
 		const note: ResponseListener = async (response: Response): Promise<Response | undefined> => {
 			asked = requestedRetryDelayFromHeaders(response.status, response.headers, Date.now());
@@ -137,7 +140,10 @@ function withRefusalDetails(
 				// Failed before the client reads it: its error is then the bare "Connection error." rewritten below.
 				throw new Error(`${response.status}: an HTML page, not the API's answer`);
 			}
-			if (!refusedBody) return repairedStream(model, response);
+			if (!refusedBody) {
+				stop = {};
+				return repairedStream(model, response) ?? watchedStopStream(model, response, stop);
+			}
 			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
 			// `x-should-retry: false` is how the OpenAI and Anthropic clients are told not to.
 			const body = await refusedBody;
@@ -173,6 +179,7 @@ function withRefusalDetails(
 			async (event) => {
 				if (event.reason !== "error") return event;
 				let text = event.error.errorMessage ?? "";
+				text = refusalText(stop) ?? text;
 				const unplaced = NO_BODY.exec(text);
 				// The client read the whole body before saying it had none, so the copy is complete.
 				const body = unplaced && refusedBody ? (await refusedBody).trim() : "";
@@ -198,6 +205,8 @@ function withRefusalDetails(
 						? inferenceProfileNote(text, model.provider, model.id, providerModelIds(model.provider))
 						: undefined;
 				if (profileNote) text = `${text}\n\n${profileNote}`;
+				const budgetNote = refusedStatus === 400 ? thinkingBudgetNote(text, model, request.reasoning) : undefined;
+				if (budgetNote) text = `${text}\n\n${budgetNote}`;
 				if ((refusedStatus === 401 || refusedStatus === 403) && keySource) {
 					const keyNote = refusedKeyNote(model.provider, refusedStatus, keySource(model.provider));
 					if (keyNote) text = `${text}\n\n${keyNote}`;
@@ -302,6 +311,27 @@ function keyPlace(provider: string, source: ProviderAuthStatus | undefined): str
 	}
 }
 
+/**
+ * What Anthropic's refusal of a thinking budget needs besides its text, when the model's
+ * `maxTokens` caused it: pi-ai fits the budget under that cap, so a cap below 2048 leaves less than
+ * the 1024-token minimum budget plus room for an answer, and every turn with thinking is refused
+ * ("`max_tokens` must be greater than `thinking.budget_tokens`", agent-afk#951). Undefined when the
+ * text is about something else or the cap is large enough.
+ *
+ * @example
+ * ```ts
+ * thinkingBudgetNote("400 `max_tokens` must be greater than `thinking.budget_tokens`.", model, "high");
+ * ```
+ */
+export function thinkingBudgetNote(text: string, model: Model, reasoning: string | undefined): string | undefined {
+	if (!reasoning || !/budget_tokens/.test(text)) return undefined;
+	if (!(model.maxTokens > 0) || model.maxTokens >= MIN_THINKING_MAX_TOKENS) return undefined;
+	return `The "maxTokens" of ${model.provider}/${model.id} (${model.maxTokens}) is too small for thinking: Anthropic needs a thinking budget of at least 1024 tokens and max_tokens above it. Raise it to ${MIN_THINKING_MAX_TOKENS} or more in models.json ("modelOverrides" for a built-in provider's model), or turn thinking off (--thinking off).`;
+}
+
+/** The smallest cap for which pi-ai's budget (cap − 1024) meets Anthropic's 1024-token minimum. */
+const MIN_THINKING_MAX_TOKENS = 2048;
+
 /** A 403 body that refuses the credentials, not the action (a 403 for a forbidden model is not retried). */
 const AUTH_REFUSAL = /invalid[ _-]?(?:api[ _-]?key|token|auth)|expired|unauthori[sz]ed|authenticat|credential/i;
 
@@ -320,6 +350,14 @@ function repairedStream(model: Model, response: Response): Response | undefined 
 	if (!response.headers.get("content-type")?.includes("event-stream")) return undefined;
 	const { status, statusText, headers } = response;
 	return new Response(repairedChatStream(response.body), { status, statusText, headers });
+}
+
+/** An Anthropic Messages stream whose `message_delta` stop reason and details fill `seen`. */
+function watchedStopStream(model: Model, response: Response, seen: AnthropicStop): Response | undefined {
+	if (model.api !== "anthropic-messages" || !response.body) return undefined;
+	if (!response.headers.get("content-type")?.includes("event-stream")) return undefined;
+	const { status, statusText, headers } = response;
+	return new Response(watchedAnthropicStop(response.body, seen), { status, statusText, headers });
 }
 
 /** One request of `stream` whose bare connection error, when the proxy caused it, says so and what to do. */

@@ -12384,7 +12384,7 @@ export const MUTANTS: Mutant[] = [
 		description: "settle -p exits 0 without a word when no answer of the run holds text (pi#8094)",
 		edits: [
 			{
-				find: 'else out.stderr("Warning: the model\'s answer holds no text; nothing to print.\\n");',
+				find: 'else if (!text) out.stderr("Warning: the model\'s answer holds no text; nothing to print.\\n");',
 				replace: "",
 			},
 		],
@@ -18857,8 +18857,8 @@ export const MUTANTS: Mutant[] = [
 			"an OpenAI Chat Completions stream reaches pi-ai as the server sent it: Ollama's tool calls, all at index 0, are joined into one call and none runs (ollama#15457)",
 		edits: [
 			{
-				find: "if (!refusedBody) return repairedStream(model, response);",
-				replace: "if (!refusedBody) return undefined;",
+				find: "return repairedStream(model, response) ?? watchedStopStream(model, response, stop);",
+				replace: "return watchedStopStream(model, response, stop);",
 			},
 		],
 		tests: ["test/pi-races/local-openai-servers.test.ts"],
@@ -19914,6 +19914,137 @@ export const MUTANTS: Mutant[] = [
 			"settle --rpc drops an extension_ui_response whose id no dialog was sent with, without a reply again: the host never learns why its dialog waits (pilish#80)",
 		edits: [{ find: "if (!sent.has(response.id))", replace: "if (!sent.has(response.id) && false)" }],
 		tests: ["test/pi-races/extension-ui-headless.test.ts"],
+	},
+	{
+		id: "KQ01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"an Anthropic refusal (stop_reason refusal / sensitive) shows pi-ai's 'An unknown error occurred' again, its category and explanation lost (pi#5591, pi#4769)",
+		edits: [
+			{
+				find: "text = refusalText(stop) ?? text;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/anthropic-refusals.test.ts"],
+	},
+	{
+		id: "KQ02",
+		file: "src/llm/anthropic-stop-details.ts",
+		description: "the refusal's stop_details explanation is dropped from the error text (pi#5591)",
+		edits: [
+			{
+				find: "explanation: text(details.explanation)",
+				replace: "explanation: undefined",
+			},
+		],
+		tests: ["test/pi-races/anthropic-refusals.test.ts"],
+	},
+	{
+		id: "KQ03",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p prints an answer cut at the output token cap as a finished one, without a word on stderr (gsd-pi#2157, dreb#240)",
+		edits: [
+			{
+				find: 'const cut = last.stopReason === "length" ? lengthStopWarning(last, runtime.session.model) : undefined;',
+				replace: "const cut = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
+	},
+	{
+		id: "KQ04",
+		file: "src/cli/print-mode.ts",
+		description:
+			"the cut-answer warning tells to raise maxTokens on a model whose maxTokens is over pi-ai's 32000 request cap, where raising it changes nothing",
+		edits: [
+			{
+				find: "model && model.maxTokens > 0 && model.maxTokens < PI_AI_DEFAULT_MAX_TOKENS",
+				replace: "model && model.maxTokens > 0",
+			},
+		],
+		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
+	},
+	{
+		id: "KQ05",
+		file: "src/session/provider-stream.ts",
+		description:
+			"Anthropic's refusal of a thinking budget a model's small maxTokens caused no longer names maxTokens, models.json and --thinking off (agent-afk#951)",
+		edits: [
+			{
+				find: "if (budgetNote) text =",
+				replace: "if (false) text =",
+			},
+		],
+		tests: ["test/pi-races/thinking-budget-cap.test.ts"],
+	},
+	{
+		id: "KQ06",
+		file: "src/session/provider-stream.ts",
+		description:
+			"the maxTokens note is added to every budget refusal, also when the cap is large enough and not the cause",
+		edits: [
+			{
+				find: "if (!(model.maxTokens > 0) || model.maxTokens >= MIN_THINKING_MAX_TOKENS) return undefined;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/thinking-budget-cap.test.ts"],
+	},
+	{
+		id: "KQ07",
+		file: "src/llm/errors.ts",
+		description:
+			"DashScope's overflow text (Range of input length should be [1, N]) is a plain failure again: nothing compacted (opencode#45834)",
+		edits: [{ find: "/range of input length should be \\[/i,", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
+	{
+		id: "KQ08",
+		file: "src/llm/errors.ts",
+		description:
+			"SGLang's overflow text (the input is longer than the model's context length) is a plain failure again: nothing compacted (openclaw#129352)",
+		edits: [{ find: "/is longer than the model'?s context length/i,", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
+	{
+		id: "KQ09",
+		file: "src/llm/errors.ts",
+		description:
+			"DashScope's refused-parameter 400 (InternalError.Algo.InvalidParameter) is retried as an internal error, the same refusal each time",
+		edits: [{ find: "if (/\\bInvalidParameter\\b/.test(errorMessage)) return false;", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
+	{
+		id: "KQ10",
+		file: "src/llm/anthropic-stop-details.ts",
+		description:
+			"an Anthropic answer that stops tool_use without a tool call ends the turn again, silently, as if the agent hung (pi#9681)",
+		edits: [{ find: 'if (stop.reason === "tool_use" && toolUseBlocks === 0) {', replace: "if (false) {" }],
+		tests: ["test/pi-races/anthropic-empty-tool-use.test.ts"],
+	},
+	{
+		id: "KQ11",
+		file: "src/llm/errors.ts",
+		description: "the empty tool-use stop ends as a final error instead of being asked again (pi#9681)",
+		edits: [{ find: "/stop_reason tool_use but holds no tool call/,", replace: "" }],
+		tests: ["test/pi-races/anthropic-empty-tool-use.test.ts"],
+	},
+	{
+		id: "KQ12",
+		file: "src/llm/anthropic-stop-details.ts",
+		description: "a tool_use block is not counted: an answer with a real tool call is failed as an empty tool-use stop",
+		edits: [{ find: "toolUseBlocks++;", replace: "" }],
+		tests: ["test/pi-races/anthropic-empty-tool-use.test.ts"],
+	},
+	{
+		id: "KQ13",
+		file: "src/llm/errors.ts",
+		description:
+			"oMLX's overflow text (Prompt too long: N tokens exceeds max context window of M tokens) is a plain failure again: nothing compacted (omlx#26)",
+		edits: [{ find: "/exceeds (?:the )?max(?:imum)? context window of [\\d,]+/i,", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
 	},
 ];
 

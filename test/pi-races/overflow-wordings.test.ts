@@ -15,7 +15,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import type { RecordedRequest, Router } from "../llm/wire/server.js";
+import { json, type RecordedRequest, type Router } from "../llm/wire/server.js";
 import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
 
 let w: WireSession | undefined;
@@ -96,6 +96,62 @@ describe("Switchyard#314 / octo-agent#2124: GLM's and Zhipu's overflow texts are
 
 	it("octo-agent#2124: Zhipu's `Prompt 超长` (error 1261) compacts and re-runs the request", async () => {
 		w = await overflowedWith("Prompt 超长");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+	});
+});
+
+describe("opencode#45834 / openclaw#129352: DashScope's and SGLang's overflow texts are not recognized", () => {
+	it("opencode#45834: DashScope's `Range of input length should be [1, 129024]` (Qwen, invalid_parameter_error) compacts and re-runs the request", async () => {
+		w = await overflowedWith("<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+	});
+
+	it("opencode#45834: DashScope's range error about the output (`Range of max_tokens should be [1, 8192]`) is no overflow: one request, the error shown, nothing compacted", async () => {
+		w = await startWireSession({ api: "openai-completions", route: summaries });
+		w.server.reply(
+			openAiError(
+				400,
+				"<400> InternalError.Algo.InvalidParameter: Range of max_tokens should be [1, 8192]",
+				"invalid_request_error",
+			),
+		);
+		await w.session.prompt("hello");
+
+		expect(w.eventsOf("compaction_start")).toEqual([]);
+		expect(w.server.requests).toHaveLength(1);
+		expect(lastAssistant(w)).toMatchObject({
+			stopReason: "error",
+			errorMessage: expect.stringContaining("max_tokens"),
+		});
+	});
+
+	it("openclaw#129352: SGLang's `The input (263000 tokens) is longer than the model's context length (262144 tokens).` compacts and re-runs the request", async () => {
+		w = await overflowedWith("The input (263000 tokens) is longer than the model's context length (262144 tokens).");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+	});
+});
+
+describe("omlx#26: an MLX server's overflow in a `detail` body is not recognized", () => {
+	it('omlx#26: `400 {"detail":"Prompt too long: 32799 tokens exceeds max context window of 32768 tokens"}` compacts and re-runs the request', async () => {
+		w = await startWireSession({
+			api: "openai-completions",
+			route: summaries,
+			settings: { compaction: { keepRecentTokens: 1 } },
+		});
+		w.server.reply(
+			chatReply([{ type: "text", text: "first answer" }]),
+			json(400, { detail: "Prompt too long: 32799 tokens exceeds max context window of 32768 tokens" }),
+			chatReply([{ type: "text", text: "answer after compaction" }]),
+		);
+		await w.session.prompt("first question");
+		await w.session.prompt("second question");
 
 		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
 		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
