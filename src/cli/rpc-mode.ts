@@ -22,6 +22,8 @@
  * pi's RpcClient ignores it). Added: `clear_queue` empties the steering and follow-up queues and
  * answers the texts it took (pi#9194: `abort` keeps them). An `extension_ui_response` whose `id`
  * no dialog was sent with gets a failed response naming the open dialogs (pi drops it: pilish#80).
+ * A dialog still open when the session is replaced ends with its default, named on stderr (pi leaves
+ * it open for an answer that would reach a disposed extension).
  */
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -94,6 +96,10 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 		unsubscribe = session.subscribe((event) => write(event));
 	};
 	runtime.setRebindSession(bind);
+	// The replaced session's open dialogs end with their defaults while its contexts still work (a
+	// later answer reached a disposed extension, whose ctx.ui.notify threw). pi's protocol has no
+	// host-side dismiss: stderr names each one.
+	runtime.setBeforeSessionInvalidate(() => ui.dismissOpen());
 
 	const success = (id: string | undefined, command: string, data?: unknown): Response =>
 		data === undefined

@@ -26,6 +26,11 @@ export interface RpcUIContext extends ExtensionUIContext {
 	 * (stdin ended), so nobody can answer a dialog a command or a `session_shutdown` handler opens next.
 	 */
 	cancelAll(): void;
+	/**
+	 * Resolves the dialogs open now with their defaults, each named on the warn line: the session
+	 * whose extensions opened them is being replaced, so an answer could only reach a stale context.
+	 */
+	dismissOpen(): void;
 }
 
 /** What `settle --rpc` writes on stderr for a `ctx.ui.custom()` call (pi#9951, percho#36). */
@@ -43,7 +48,10 @@ export const RPC_CUSTOM_WARNING =
  * ```
  */
 export function createRpcUIContext(write: (value: unknown) => void, warn?: (line: string) => void): RpcUIContext {
-	const pending = new Map<string, { finish: (response: RpcUIResponse | undefined) => void; method: string }>();
+	const pending = new Map<
+		string,
+		{ finish: (response: RpcUIResponse | undefined) => void; method: string; title: unknown }
+	>();
 	// Every id sent: a late answer to one of them is dropped quietly (its dialog timed out), an id
 	// never sent is a host bug worth a reply (pilish#80: the host rewrote the id, the dialog waited).
 	const sent = new Set<string>();
@@ -68,7 +76,7 @@ export function createRpcUIContext(write: (value: unknown) => void, warn?: (line
 			const onAbort = () => finish(undefined);
 			options?.signal?.addEventListener("abort", onAbort, { once: true });
 			if (options?.timeout) timer = setTimeout(() => finish(undefined), options.timeout);
-			pending.set(id, { finish, method: request.method });
+			pending.set(id, { finish, method: request.method, title: request.title });
 			sent.add(id);
 			write({ type: "extension_ui_request", id, ...request });
 		});
@@ -103,6 +111,14 @@ export function createRpcUIContext(write: (value: unknown) => void, warn?: (line
 		cancelAll() {
 			closed = true;
 			for (const { finish } of [...pending.values()]) finish(undefined);
+		},
+		dismissOpen() {
+			for (const [id, { finish, method, title }] of [...pending]) {
+				warn?.(
+					`[warning] the "${method}" dialog ${id} (${JSON.stringify(title)}) ended with its default: the session it belongs to was replaced`,
+				);
+				finish(undefined);
+			}
 		},
 		select: (title, options, opts) =>
 			dialog({ method: "select", title, options, timeout: opts?.timeout }, undefined, text, opts),

@@ -20046,6 +20046,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "/exceeds (?:the )?max(?:imum)? context window of [\\d,]+/i,", replace: "" }],
 		tests: ["test/pi-races/overflow-wordings.test.ts"],
 	},
+	{
+		id: "KV01",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"settle --rpc leaves the replaced session's open dialogs open: a later answer reaches a disposed extension, whose ctx.ui.notify throws",
+		edits: [{ find: "\truntime.setBeforeSessionInvalidate(() => ui.dismissOpen());\n", replace: "" }],
+		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
