@@ -131,7 +131,8 @@ export function createRpcUIContext(write: (value: unknown) => void, warn?: (line
 			),
 		input: (title, placeholder, opts) =>
 			dialog({ method: "input", title, placeholder, timeout: opts?.timeout }, undefined, text, opts),
-		editor: (title, prefill) => dialog({ method: "editor", title, prefill }, undefined, text),
+		editor: (title, prefill, opts) =>
+			dialog({ method: "editor", title, prefill, timeout: opts?.timeout }, undefined, text, opts),
 		notify(message, type) {
 			fireAndForget({ method: "notify", message, notifyType: type });
 		},

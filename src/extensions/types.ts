@@ -119,7 +119,8 @@ export interface ExtensionUIContext {
 	pasteToEditor(text: string): void;
 	setEditorText(text: string): void;
 	getEditorText(): string;
-	editor(title: string, prefill?: string): Promise<string | undefined>;
+	/** `opts` is Settle's addition (pi's editor takes none): a timeout or an aborted signal ends it with `undefined`. */
+	editor(title: string, prefill?: string, opts?: ExtensionUIDialogOptions): Promise<string | undefined>;
 	addAutocompleteProvider(factory: UIComponentFactory): void;
 	setEditorComponent(factory: UIComponentFactory | undefined): void;
 	getEditorComponent(): UIComponentFactory | undefined;

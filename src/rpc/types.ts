@@ -134,7 +134,7 @@ export type RpcExtensionUIDialog =
 	| { type: "extension_ui_request"; id: string; method: "select"; title: string; options: string[]; timeout?: number }
 	| { type: "extension_ui_request"; id: string; method: "confirm"; title: string; message: string; timeout?: number }
 	| { type: "extension_ui_request"; id: string; method: "input"; title: string; placeholder?: string; timeout?: number }
-	| { type: "extension_ui_request"; id: string; method: "editor"; title: string; prefill?: string };
+	| { type: "extension_ui_request"; id: string; method: "editor"; title: string; prefill?: string; timeout?: number };
 
 /** What an extension shows without waiting for an answer (delivered as events). */
 export type RpcExtensionUINotice =

@@ -20054,6 +20054,18 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\truntime.setBeforeSessionInvalidate(() => ui.dismissOpen());\n", replace: "" }],
 		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
 	},
+	{
+		id: "KV02",
+		file: "src/cli/rpc-ui.ts",
+		description: "an RPC editor() ignores its timeout and AbortSignal again: unanswered, it waits for good",
+		edits: [
+			{
+				find: '\t\t\tdialog({ method: "editor", title, prefill, timeout: opts?.timeout }, undefined, text, opts),',
+				replace: '\t\t\tdialog({ method: "editor", title, prefill, timeout: opts?.timeout }, undefined, text),',
+			},
+		],
+		tests: ["test/pi-races/rpc-extension-ui.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -30,6 +30,22 @@ const ASKING_EXTENSION = `export default function (pi) {
 }
 `;
 
+/** Two editors nobody answers: one with a timeout, one whose signal is aborted once it was sent. */
+const EDITING_EXTENSION = `export default function (pi) {
+	pi.registerCommand("edit", {
+		description: "opens editors",
+		handler: async (_args, ctx) => {
+			const timedOut = await ctx.ui.editor("Notes", "draft", { timeout: 200 });
+			const controller = new AbortController();
+			const pending = ctx.ui.editor("More notes", "", { signal: controller.signal });
+			setImmediate(() => controller.abort());
+			const aborted = await pending;
+			ctx.ui.notify(JSON.stringify({ timedOut: timedOut ?? null, aborted: aborted ?? null }), "info");
+		},
+	});
+}
+`;
+
 type Line = Record<string, unknown>;
 const dialog = (method: string) => (line: Line) => line.type === "extension_ui_request" && line.method === method;
 
@@ -72,6 +88,27 @@ describe("prime-agent#2111, jmfederico/pi-web#106: extension dialogs over RPC", 
 		// Nothing answered the late response: one response per request id, no error line.
 		expect(client.lines.filter((line) => line.type === "response").map((line) => line.id)).toEqual(["p", "s"]);
 		expect(client.lines.filter((line) => line.type === "extension_error")).toEqual([]);
+		expect(client.stderr).toBe("");
+	});
+
+	it("an editor honours its dialog options as select, confirm and input do: a timeout (sent with the request) and an aborted signal end it with undefined; a late answer gets no reply", async () => {
+		const extension = join(cli.dir, "edit.mjs");
+		writeFileSync(extension, EDITING_EXTENSION);
+		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const first = client.next(dialog("editor"));
+		const report = client.next(dialog("notify"));
+		const promptResponse = client.request({ id: "p", type: "prompt", message: "/edit" });
+		expect(await first).toMatchObject({ title: "Notes", prefill: "draft", timeout: 200 });
+		expect(JSON.parse(String((await report).message))).toEqual({ timedOut: null, aborted: null });
+		client.send({ type: "extension_ui_response", id: (await first).id, value: "too late" });
+		expect(await promptResponse).toMatchObject({ success: true, data: { disposition: "handled" } });
+		expect(await client.request({ id: "s", type: "get_state" })).toMatchObject({ success: true });
+		expect(await client.end()).toBe(0);
+		expect(client.lines.filter((line) => line.type === "response").map((line) => line.id)).toEqual(["p", "s"]);
+		expect(client.lines.filter(dialog("editor")).map((line) => line.title)).toEqual(["Notes", "More notes"]);
 		expect(client.stderr).toBe("");
 	});
 });
