@@ -158,6 +158,7 @@ export async function runInteractiveMode(
 		},
 		style,
 		() => runtime.services.settingsManager.getHideThinkingBlock(),
+		() => runtime.session.model,
 	);
 
 	const questions = new LineQuestions((text) => {

@@ -5,12 +5,13 @@
  */
 import type { AgentToolResult } from "../agent/types.js";
 import { errorMessage } from "../errors.js";
-import type { AssistantMessageEvent } from "../llm/types.js";
+import type { AssistantMessageEvent, Model } from "../llm/types.js";
 import { parseSkillBlock } from "../resources/skills.js";
 import { userMessageText } from "../runtime/targets.js";
 import type { AgentSessionEvent } from "../session/events.js";
 import { RETRY_CANCELLED } from "../session/retry-policy.js";
 import { sliceWholeCharacters } from "../tools/truncate.js";
+import { outputCapText } from "./output-cap.js";
 
 /** Text styles; each is the identity when colors are off. */
 export interface Style {
@@ -115,6 +116,8 @@ export class TranscriptPrinter {
 		private readonly style: Style,
 		/** pi's `hideThinkingBlock` setting: thinking shows as a label only (read at each block). */
 		private readonly hideThinking: () => boolean = () => false,
+		/** The session's model: a cut answer's notice names its `maxTokens`. */
+		private readonly model: () => Model | undefined = () => undefined,
 	) {}
 
 	/** Whether the last character written ended a line. */
@@ -198,7 +201,8 @@ export class TranscriptPrinter {
 				} else if (message.stopReason === "aborted") {
 					this.aborted();
 				} else if (message.stopReason === "length") {
-					this.notice("(the answer stopped at the output token limit)");
+					// The same words as `settle -p`'s warning: where the cap comes from, how to raise it.
+					this.notice(`(${outputCapText(message, this.model(), "/thinking")})`);
 				}
 				return;
 			}

@@ -8,16 +8,17 @@ import { errorMessage, SettleError } from "../errors.js";
 import { thrownAt } from "../extensions/thrown-at.js";
 import type { ExtensionUIContext } from "../extensions/types.js";
 import { createHeadlessUIContext, type UIDialogRequest } from "../extensions/ui.js";
-import { isContextOverflow, PI_AI_DEFAULT_MAX_TOKENS } from "../llm/errors.js";
+import { isContextOverflow } from "../llm/errors.js";
 import { failureOf } from "../llm/failures.js";
 import { apiKeyEnvHint, cloudCredentialsHint, providerOfAuthError } from "../llm/provider-env.js";
-import type { AgentMessage, AssistantMessage, ImageContent, Model } from "../llm/types.js";
+import type { AgentMessage, AssistantMessage, ImageContent } from "../llm/types.js";
 import { jsonLine } from "../rpc/jsonl.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
 import { sessionFileChangedForCli, sessionLockedForCli } from "./host.js";
 import { streamSafe } from "./interactive-render.js";
+import { outputCapText } from "./output-cap.js";
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -239,7 +240,8 @@ export async function runPrintMode(
 		const text = lastAnswerText(runtime.session);
 		if (text) out.stdout(`${out.stdoutIsTerminal ? streamSafe(text) : text}\n`);
 		// A cut answer printed as a finished one reads as complete (gsd-pi#2157, dreb#240).
-		const cut = last.stopReason === "length" ? lengthStopWarning(last, runtime.session.model) : undefined;
+		const cut =
+			last.stopReason === "length" ? `Warning: ${outputCapText(last, runtime.session.model, "--thinking")}` : undefined;
 		if (cut) out.stderr(`${cut}\n`);
 		else if (!text) out.stderr("Warning: the model's answer holds no text; nothing to print.\n");
 		return EXIT_OK;
@@ -250,27 +252,6 @@ export async function runPrintMode(
 		unsubscribe?.();
 		unwait?.();
 	}
-}
-
-/**
- * What `settle -p` says on stderr when the run's last answer stopped at its output token cap
- * (`stopReason: "length"`, not a full context: that one is compacted and continued): it is cut
- * short, how many tokens it got, and where the cap comes from. pi-ai asks for the model's
- * `maxTokens`, at most 32000 (a thinking budget comes out of the same cap).
- */
-function lengthStopWarning(last: AssistantMessage, model: Model | undefined): string {
-	const tokens = last.usage?.output ? ` after ${last.usage.output} tokens` : "";
-	const where = textOf(last) ? "" : " before any text";
-	const thinking = last.content.some((block) => block.type === "thinking")
-		? "; thinking spends the same tokens: a lower --thinking level leaves more for the answer"
-		: "";
-	const of = model ? ` of ${model.provider}/${model.id} (${model.maxTokens})` : "";
-	const raise =
-		model && model.maxTokens > 0 && model.maxTokens < PI_AI_DEFAULT_MAX_TOKENS
-			? ': raise it in models.json ("modelOverrides" for a built-in provider\'s model)'
-			: `, of which a request asks for at most ${PI_AI_DEFAULT_MAX_TOKENS} (plus a thinking budget): ask for a shorter answer, or one in parts`;
-	const cap = `The cap comes from the "maxTokens"${of}${raise}`;
-	return `Warning: the answer stopped at the output token limit${tokens}${where}: it is cut short. ${cap}${thinking}.`;
 }
 
 /**

@@ -19947,7 +19947,8 @@ export const MUTANTS: Mutant[] = [
 			"settle -p prints an answer cut at the output token cap as a finished one, without a word on stderr (gsd-pi#2157, dreb#240)",
 		edits: [
 			{
-				find: 'const cut = last.stopReason === "length" ? lengthStopWarning(last, runtime.session.model) : undefined;',
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'const cut =\n\t\t\tlast.stopReason === "length" ? `Warning: ${outputCapText(last, runtime.session.model, "--thinking")}` : undefined;',
 				replace: "const cut = undefined as string | undefined;",
 			},
 		],
@@ -19955,7 +19956,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "KQ04",
-		file: "src/cli/print-mode.ts",
+		file: "src/cli/output-cap.ts",
 		description:
 			"the cut-answer warning tells to raise maxTokens on a model whose maxTokens is over pi-ai's 32000 request cap, where raising it changes nothing",
 		edits: [
@@ -20065,6 +20066,27 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/rpc-extension-ui.test.ts"],
+	},
+	{
+		id: "KV03",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"the chat's notice for an answer cut at the output cap says only that it stopped, not the model's maxTokens nor where to raise it",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'this.notice(`(${outputCapText(message, this.model(), "/thinking")})`);',
+				replace: 'this.notice("(the answer stopped at the output token limit)");',
+			},
+		],
+		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
+	},
+	{
+		id: "KV04",
+		file: "src/cli/interactive-mode.ts",
+		description: "the chat's cut-answer notice no longer knows the session's model: maxTokens and the model go unnamed",
+		edits: [{ find: "\t\t() => runtime.session.model,\n", replace: "" }],
+		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
 	},
 ];
 

@@ -7,10 +7,13 @@
  * that arrived, and on stderr that it stopped at the output limit, how many tokens it got, and the
  * setting the cap comes from (the model's `maxTokens` in models.json; a lower thinking level).
  *
- * Real `settle -p` child processes against a local server, through pi-ai's OpenAI and Anthropic clients.
+ * The chat (`settle -i`) says the same in its notice, with `/thinking` for the level.
+ *
+ * Real `settle -p` and `settle -i` child processes against a local server, through pi-ai's OpenAI and Anthropic clients.
  */
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
@@ -90,5 +93,29 @@ describe("gsd-pi#2157, dreb#240: an answer cut at the output token cap read as a
 			'Warning: the answer stopped at the output token limit after 32000 tokens: it is cut short. The cap comes from the "maxTokens" of local/coder (128000), of which a request asks for at most 32000 (plus a thinking budget): ask for a shorter answer, or one in parts.\n',
 		);
 		expect(run.code).toBe(0);
+	});
+
+	it("dreb#240 in the chat: settle -i's notice for a cut answer names the model's maxTokens, models.json, and /thinking for the level, as -p's warning does", async () => {
+		writeLocalProvider(cli.agentDir, server.url, {
+			api: "anthropic-messages",
+			models: [{ id: "coder", reasoning: true, contextWindow: 200_000, maxTokens: 4096 }],
+		});
+		server.reply(
+			anthropicReply([{ type: "thinking", thinking: "Let me audit every error path first…", signature: "sig" }], {
+				stopReason: "max_tokens",
+				usage: { input: 630, output: 4096 },
+			}),
+		);
+		const chat = new Repl(["--model", "local/coder", "--thinking", "high"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		await chat.idle(0);
+		const shown = await chat.say("audit the errors", "output token limit");
+		expect(shown).toContain(
+			`(the answer stopped at the output token limit after 4096 tokens before any text: it is cut short. The cap comes from the "maxTokens" of local/coder (4096): raise it in models.json ${MODELS_JSON}; thinking spends the same tokens: a lower /thinking level leaves more for the answer.)\n`,
+		);
+		expect(await chat.end()).toBe(0);
+		expect(server.requests).toHaveLength(1);
 	});
 });
