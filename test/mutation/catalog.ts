@@ -20046,6 +20046,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "/exceeds (?:the )?max(?:imum)? context window of [\\d,]+/i,", replace: "" }],
 		tests: ["test/pi-races/overflow-wordings.test.ts"],
 	},
+	{
+		id: "KU01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a dispose from an agent_settled listener resolves the prompt whose settle write failed again (the bash result it could not save reads as saved)",
+		edits: [
+			{
+				find: "else if (this.internals.scratch.settleWriteFailure !== undefined)\n\t\t\t\t\tpending.reject(normalizeError(this.internals.scratch.settleWriteFailure));\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/settle-write-failure.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
