@@ -344,10 +344,15 @@ const REFUSED_BODY_MAX_CHARS = 2000;
 // turned the request away, the user needs to hear it was the proxy (dub#1452).
 const BARE_CONNECTION_ERROR = /^(?:connection error\.?|fetch failed)$/i;
 
+/** Media types are case-insensitive: `Text/Event-Stream; charset=UTF-8` is a stream too. */
+function isEventStreamResponse(response: Response): boolean {
+	return /event-stream/i.test(response.headers.get("content-type") ?? "");
+}
+
 /** An OpenAI Chat Completions stream with the wire repairs of {@link repairedChatStream}. */
 function repairedStream(model: Model, response: Response): Response | undefined {
 	if (model.api !== "openai-completions" || !response.body) return undefined;
-	if (!response.headers.get("content-type")?.includes("event-stream")) return undefined;
+	if (!isEventStreamResponse(response)) return undefined;
 	const { status, statusText, headers } = response;
 	return new Response(repairedChatStream(response.body), { status, statusText, headers });
 }
@@ -355,7 +360,7 @@ function repairedStream(model: Model, response: Response): Response | undefined 
 /** An Anthropic Messages stream whose `message_delta` stop reason and details fill `seen`. */
 function watchedStopStream(model: Model, response: Response, seen: AnthropicStop): Response | undefined {
 	if (model.api !== "anthropic-messages" || !response.body) return undefined;
-	if (!response.headers.get("content-type")?.includes("event-stream")) return undefined;
+	if (!isEventStreamResponse(response)) return undefined;
 	const { status, statusText, headers } = response;
 	return new Response(watchedAnthropicStop(response.body, seen), { status, statusText, headers });
 }

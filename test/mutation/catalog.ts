@@ -20059,6 +20059,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/settle-write-failure.test.ts"],
 	},
+	{
+		id: "KU02",
+		file: "src/session/provider-stream.ts",
+		description:
+			"the event-stream check is case-sensitive again: an Anthropic refusal sent as Text/Event-Stream reads 'An unknown error occurred'",
+		edits: [{ find: "return /event-stream/i.test(", replace: "return /event-stream/.test(" }],
+		tests: ["test/pi-races/anthropic-refusals.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
