@@ -20067,6 +20067,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "return /event-stream/i.test(", replace: "return /event-stream/.test(" }],
 		tests: ["test/pi-races/anthropic-refusals.test.ts"],
 	},
+	{
+		id: "KU03",
+		file: "src/llm/response-activity.ts",
+		description:
+			"the activity watch's event-stream check is case-sensitive again: keep-alives on a Text/Event-Stream response are silence and the live stream is cut as idle",
+		edits: [
+			{
+				find: '!/event-stream/i.test(response.headers.get("content-type") ?? "")',
+				replace: '!/event-stream/.test(response.headers.get("content-type") ?? "")',
+			},
+		],
+		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
