@@ -20080,6 +20080,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
 	},
+	{
+		id: "KU04",
+		file: "src/session/provider-stream.ts",
+		description:
+			"every 200 labelled text/html is a served page again: an answer stream a gateway mislabelled text/html fails as 'answered with an HTML page' instead of being answered",
+		edits: [{ find: "if (!/^\\s*[^<\\s]/.test(peeked.start)) {", replace: "if (peeked) {" }],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
