@@ -20088,6 +20088,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!/^\\s*[^<\\s]/.test(peeked.start)) {", replace: "if (peeked) {" }],
 		tests: ["test/pi-races/provider-unreachable.test.ts"],
 	},
+	{
+		id: "KU05",
+		file: "src/llm/bedrock-region.ts",
+		description:
+			"the default profile's sections merge in file order again: a [default] after [profile default] overrides its region, though the SDK reads [profile default] whole",
+		edits: [{ find: "names.findLast((name) => sections.has(name))", replace: "names.find((name) => sections.has(name))" }],
+		tests: ["test/llm/bedrock-region.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
