@@ -18857,8 +18857,8 @@ export const MUTANTS: Mutant[] = [
 			"an OpenAI Chat Completions stream reaches pi-ai as the server sent it: Ollama's tool calls, all at index 0, are joined into one call and none runs (ollama#15457)",
 		edits: [
 			{
-				find: "return repairedStream(model, response) ?? watchedStopStream(model, response, stop);",
-				replace: "return watchedStopStream(model, response, stop);",
+				find: "return repairedStream(model, response) ?? watchedStopStream(model, response, stop) ?? replaced;",
+				replace: "return watchedStopStream(model, response, stop) ?? replaced;",
 			},
 		],
 		tests: ["test/pi-races/local-openai-servers.test.ts"],
@@ -19675,7 +19675,7 @@ export const MUTANTS: Mutant[] = [
 			"a 200 HTML page (a gateway's block page, a web UI at the baseUrl) is read as an answer with no text again, exit 0 (qwen-code#6465)",
 		edits: [
 			{
-				find: 'if (response.ok && /\\btext\\/html\\b/i.test(response.headers.get("content-type") ?? "")) {',
+				find: 'if (response.ok && response.body && /\\btext\\/html\\b/i.test(response.headers.get("content-type") ?? "")) {',
 				replace: "if (false as boolean) {",
 			},
 		],
