@@ -20093,7 +20093,9 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/bedrock-region.ts",
 		description:
 			"the default profile's sections merge in file order again: a [default] after [profile default] overrides its region, though the SDK reads [profile default] whole",
-		edits: [{ find: "names.findLast((name) => sections.has(name))", replace: "names.find((name) => sections.has(name))" }],
+		edits: [
+			{ find: "names.findLast((name) => sections.has(name))", replace: "names.find((name) => sections.has(name))" },
+		],
 		tests: ["test/llm/bedrock-region.test.ts"],
 	},
 ];
