@@ -56,7 +56,11 @@ export function defaultProfileRegion(env: NodeJS.ProcessEnv = process.env): stri
 	return region && /^[a-z0-9-]+$/.test(region) ? region : undefined;
 }
 
-/** The keys of the sections `names` of an INI file (later sections win), as the AWS SDK parses it. */
+/**
+ * The keys of the default profile's section of an INI file, as the AWS SDK parses it: of the names
+ * in `names` the last one the file has is the profile whole (`[profile default]` over `[default]`,
+ * wherever each stands); a section repeated adds to its keys.
+ */
 function iniProfile(path: string, home: string, names: string[]): Record<string, string> {
 	let text: string;
 	try {
@@ -64,24 +68,27 @@ function iniProfile(path: string, home: string, names: string[]): Record<string,
 	} catch {
 		return {};
 	}
-	const keys: Record<string, string> = {};
-	let inProfile = false;
+	const sections = new Map<string, Record<string, string>>();
+	let keys: Record<string, string> | undefined;
 	let nested = false;
 	for (const raw of text.split(/\r?\n/)) {
 		// A `#` or `;` at the start or after a space begins a comment.
 		const line = raw.split(/(?:^|\s)[;#]/)[0]!.trim();
 		if (line.startsWith("[") && line.endsWith("]")) {
-			inProfile = names.includes(line.slice(1, -1).trim().replace(/\s+/, " "));
+			const name = line.slice(1, -1).trim().replace(/\s+/, " ");
+			keys = names.includes(name) ? (sections.get(name) ?? {}) : undefined;
+			if (keys) sections.set(name, keys);
 			nested = false;
 			continue;
 		}
 		const equals = line.indexOf("=");
-		if (!inProfile || equals <= 0) continue;
+		if (!keys || equals <= 0) continue;
 		const value = line.slice(equals + 1).trim();
 		// `s3 =` opens a nested block: its indented lines are not the profile's own keys.
 		if (!value) nested = true;
 		else if (nested && raw.trimStart() === raw) nested = false;
 		if (value && !nested) keys[line.slice(0, equals).trim()] = value;
 	}
-	return keys;
+	const profile = names.findLast((name) => sections.has(name));
+	return profile === undefined ? {} : sections.get(profile)!;
 }

@@ -123,7 +123,8 @@ function watchFetch(): void {
 /** Calls `listener` at each chunk of an event stream's body, as the client reads it. */
 function watchBody(response: Response, listener: () => void): void {
 	const body = response.body;
-	if (!response.ok || !body || !response.headers.get("content-type")?.includes("event-stream")) return;
+	// Media types are case-insensitive (`Text/Event-Stream`).
+	if (!response.ok || !body || !/event-stream/i.test(response.headers.get("content-type") ?? "")) return;
 	const watched = body.pipeThrough(
 		new TransformStream<Uint8Array, Uint8Array>({
 			transform(chunk, controller) {

@@ -2300,6 +2300,9 @@ export class AgentSession {
 			if (requestId === announced && settledAs) {
 				if (settledAs.runFailure) pending.reject(normalizeError(settledAs.runFailure.error));
 				else if (settledAs.stall) pending.reject(this.stalledError(settledAs.stall));
+				// As operation_settled would: what settling could not write fails the prompt.
+				else if (this.internals.scratch.settleWriteFailure !== undefined)
+					pending.reject(normalizeError(this.internals.scratch.settleWriteFailure));
 				else pending.resolve();
 			} else if (requestId !== preflight?.requestId) pending.reject(closed);
 			else {

@@ -135,14 +135,22 @@ function withRefusalDetails(
 						.clone()
 						.text()
 						.catch(() => "");
-			if (response.ok && /\btext\/html\b/i.test(response.headers.get("content-type") ?? "")) {
-				servedPage = await response.text().catch(() => "");
-				// Failed before the client reads it: its error is then the bare "Connection error." rewritten below.
-				throw new Error(`${response.status}: an HTML page, not the API's answer`);
+			let replaced: Response | undefined;
+			if (response.ok && response.body && /\btext\/html\b/i.test(response.headers.get("content-type") ?? "")) {
+				const peeked = await peekedBody(response.body);
+				if (!/^\s*[^<\s]/.test(peeked.start)) {
+					servedPage = await new Response(peeked.body).text().catch(() => "");
+					// Failed before the client reads it: its error is then the bare "Connection error." rewritten below.
+					throw new Error(`${response.status}: an HTML page, not the API's answer`);
+				}
+				// Not markup: an answer stream a gateway labelled text/html, read on as it comes.
+				const { status, statusText, headers } = response;
+				replaced = new Response(peeked.body, { status, statusText, headers });
+				response = replaced;
 			}
 			if (!refusedBody) {
 				stop = {};
-				return repairedStream(model, response) ?? watchedStopStream(model, response, stop);
+				return repairedStream(model, response) ?? watchedStopStream(model, response, stop) ?? replaced;
 			}
 			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
 			// `x-should-retry: false` is how the OpenAI and Anthropic clients are told not to.
@@ -344,10 +352,50 @@ const REFUSED_BODY_MAX_CHARS = 2000;
 // turned the request away, the user needs to hear it was the proxy (dub#1452).
 const BARE_CONNECTION_ERROR = /^(?:connection error\.?|fetch failed)$/i;
 
+/**
+ * The start of `body` (read up to its first non-blank character) and a stream of all its bytes,
+ * those read included, to read on from.
+ */
+async function peekedBody(
+	body: ReadableStream<Uint8Array>,
+): Promise<{ start: string; body: ReadableStream<Uint8Array> }> {
+	const reader = body.getReader();
+	const decoder = new TextDecoder();
+	const read: Uint8Array[] = [];
+	let start = "";
+	let done = false;
+	while (!done && !start.trim()) {
+		const next = await reader.read();
+		if (next.done) done = true;
+		else {
+			read.push(next.value);
+			start += decoder.decode(next.value, { stream: true });
+		}
+	}
+	const rest = new ReadableStream<Uint8Array>({
+		start(controller) {
+			for (const chunk of read) controller.enqueue(chunk);
+			if (done) controller.close();
+		},
+		async pull(controller) {
+			const next = await reader.read();
+			if (next.done) controller.close();
+			else controller.enqueue(next.value);
+		},
+		cancel: (reason) => reader.cancel(reason),
+	});
+	return { start, body: rest };
+}
+
+/** Media types are case-insensitive: `Text/Event-Stream; charset=UTF-8` is a stream too. */
+function isEventStreamResponse(response: Response): boolean {
+	return /event-stream/i.test(response.headers.get("content-type") ?? "");
+}
+
 /** An OpenAI Chat Completions stream with the wire repairs of {@link repairedChatStream}. */
 function repairedStream(model: Model, response: Response): Response | undefined {
 	if (model.api !== "openai-completions" || !response.body) return undefined;
-	if (!response.headers.get("content-type")?.includes("event-stream")) return undefined;
+	if (!isEventStreamResponse(response)) return undefined;
 	const { status, statusText, headers } = response;
 	return new Response(repairedChatStream(response.body), { status, statusText, headers });
 }
@@ -355,7 +403,7 @@ function repairedStream(model: Model, response: Response): Response | undefined 
 /** An Anthropic Messages stream whose `message_delta` stop reason and details fill `seen`. */
 function watchedStopStream(model: Model, response: Response, seen: AnthropicStop): Response | undefined {
 	if (model.api !== "anthropic-messages" || !response.body) return undefined;
-	if (!response.headers.get("content-type")?.includes("event-stream")) return undefined;
+	if (!isEventStreamResponse(response)) return undefined;
 	const { status, statusText, headers } = response;
 	return new Response(watchedAnthropicStop(response.body, seen), { status, statusText, headers });
 }

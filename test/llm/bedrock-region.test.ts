@@ -76,3 +76,12 @@ describe("withDefaultProfileRegion", () => {
 		expect(baseUrl()).toBe(catalogue);
 	});
 });
+
+describe("withDefaultProfileRegion: [default] and [profile default] both in the config file", () => {
+	it("[profile default] is the default profile whole, wherever it stands, as the SDK reads it: its region, or none when it names none", () => {
+		aws("config", "[profile default]\nregion = eu-west-1\n\n[default]\nregion = us-west-2\n");
+		expect(baseUrl()).toBe("https://bedrock-runtime.eu-west-1.amazonaws.com");
+		aws("config", "[default]\nregion = us-west-2\n\n[profile default]\noutput = json\n");
+		expect(baseUrl()).toBe(bedrock.baseUrl);
+	});
+});

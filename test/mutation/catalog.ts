@@ -18857,8 +18857,8 @@ export const MUTANTS: Mutant[] = [
 			"an OpenAI Chat Completions stream reaches pi-ai as the server sent it: Ollama's tool calls, all at index 0, are joined into one call and none runs (ollama#15457)",
 		edits: [
 			{
-				find: "return repairedStream(model, response) ?? watchedStopStream(model, response, stop);",
-				replace: "return watchedStopStream(model, response, stop);",
+				find: "return repairedStream(model, response) ?? watchedStopStream(model, response, stop) ?? replaced;",
+				replace: "return watchedStopStream(model, response, stop) ?? replaced;",
 			},
 		],
 		tests: ["test/pi-races/local-openai-servers.test.ts"],
@@ -19675,7 +19675,7 @@ export const MUTANTS: Mutant[] = [
 			"a 200 HTML page (a gateway's block page, a web UI at the baseUrl) is read as an answer with no text again, exit 0 (qwen-code#6465)",
 		edits: [
 			{
-				find: 'if (response.ok && /\\btext\\/html\\b/i.test(response.headers.get("content-type") ?? "")) {',
+				find: 'if (response.ok && response.body && /\\btext\\/html\\b/i.test(response.headers.get("content-type") ?? "")) {',
 				replace: "if (false as boolean) {",
 			},
 		],
@@ -20087,6 +20087,58 @@ export const MUTANTS: Mutant[] = [
 		description: "the chat's cut-answer notice no longer knows the session's model: maxTokens and the model go unnamed",
 		edits: [{ find: "\t\t() => runtime.session.model,\n", replace: "" }],
 		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
+	},
+	{
+		id: "KU01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a dispose from an agent_settled listener resolves the prompt whose settle write failed again (the bash result it could not save reads as saved)",
+		edits: [
+			{
+				find: "else if (this.internals.scratch.settleWriteFailure !== undefined)\n\t\t\t\t\tpending.reject(normalizeError(this.internals.scratch.settleWriteFailure));\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/settle-write-failure.test.ts"],
+	},
+	{
+		id: "KU02",
+		file: "src/session/provider-stream.ts",
+		description:
+			"the event-stream check is case-sensitive again: an Anthropic refusal sent as Text/Event-Stream reads 'An unknown error occurred'",
+		edits: [{ find: "return /event-stream/i.test(", replace: "return /event-stream/.test(" }],
+		tests: ["test/pi-races/anthropic-refusals.test.ts"],
+	},
+	{
+		id: "KU03",
+		file: "src/llm/response-activity.ts",
+		description:
+			"the activity watch's event-stream check is case-sensitive again: keep-alives on a Text/Event-Stream response are silence and the live stream is cut as idle",
+		edits: [
+			{
+				find: '!/event-stream/i.test(response.headers.get("content-type") ?? "")',
+				replace: '!/event-stream/.test(response.headers.get("content-type") ?? "")',
+			},
+		],
+		tests: ["test/pi-races/provider-dropped-connections.test.ts"],
+	},
+	{
+		id: "KU04",
+		file: "src/session/provider-stream.ts",
+		description:
+			"every 200 labelled text/html is a served page again: an answer stream a gateway mislabelled text/html fails as 'answered with an HTML page' instead of being answered",
+		edits: [{ find: "if (!/^\\s*[^<\\s]/.test(peeked.start)) {", replace: "if (peeked) {" }],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "KU05",
+		file: "src/llm/bedrock-region.ts",
+		description:
+			"the default profile's sections merge in file order again: a [default] after [profile default] overrides its region, though the SDK reads [profile default] whole",
+		edits: [
+			{ find: "names.findLast((name) => sections.has(name))", replace: "names.find((name) => sections.has(name))" },
+		],
+		tests: ["test/llm/bedrock-region.test.ts"],
 	},
 ];
 

@@ -11,7 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicEvents } from "../llm/wire/anthropic.js";
-import { type SseEvent, sse, useWireServer } from "../llm/wire/server.js";
+import { encodeSse, type SseEvent, sse, useWireServer } from "../llm/wire/server.js";
 import { fileEntries, sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-anthropic-refusals-");
@@ -70,5 +70,24 @@ describe("pi#5591, pi#4769: an Anthropic refusal showed as 'An unknown error occ
 		);
 		expect(filtered.code).toBe(1);
 		expect(server.requests).toHaveLength(2);
+	});
+});
+
+describe("a refusal streamed with the media type in capitals (media types are case-insensitive)", () => {
+	it("Text/Event-Stream; charset=UTF-8 still names the refusal instead of 'An unknown error occurred'", async () => {
+		writeLocalProvider(cli.agentDir, server.url, { api: "anthropic-messages" });
+		server.reply((_request, res) => {
+			res.writeHead(200, { "content-type": "Text/Event-Stream; charset=UTF-8" });
+			res.end(encodeSse(stoppedAs("refusal", { type: "refusal", category: "cyber" })));
+		});
+		const run = await runSettleAsync(["--model", "local/coder", "-p", "how can I run a MITM attack?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(run.stderr).toBe(
+			'The model declined this request (Anthropic stop_reason "refusal", category "cyber"). Sending it again gets the same refusal: rephrase the request, or switch to another model.\n',
+		);
+		expect(run.code).toBe(1);
+		expect(server.requests).toHaveLength(1);
 	});
 });

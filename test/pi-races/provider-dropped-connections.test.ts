@@ -194,11 +194,12 @@ async function heldStream(
 	events: readonly SseEvent[],
 	sent: number,
 	text: string,
+	contentType = "text/event-stream",
 ): Promise<{ response: ServerResponse; done: Promise<void> }> {
 	let response!: ServerResponse;
 	session.server.reply((_request, res) => {
 		response = res;
-		res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+		res.writeHead(200, { "content-type": contentType, "cache-control": "no-cache" });
 		res.write(encodeSse(events.slice(0, sent)));
 	});
 	const firstDelta = new Promise<void>((seen) =>
@@ -234,6 +235,27 @@ describe("jcode#976 / ante#187: SSE keep-alives did not count as activity: live 
 			content: [{ type: "text", text: "Here is the plan, after a long prefill." }],
 		});
 		expect(fileMessages(w).map((m) => m.role)).toEqual(["user", "assistant"]);
+	});
+
+	it("the same with the media type in capitals (Text/Event-Stream; charset=UTF-8): keep-alives still count, nothing is retried", async () => {
+		const clock = new ObservedClock();
+		w = await startWireSession({
+			api: "openai-completions",
+			clock,
+			settings: { defaultThinkingLevel: "off", retry: { baseDelayMs: 1, provider: { streamIdleTimeoutMs: 60_000 } } },
+		});
+		const events = chatEvents([{ type: "text", text: "Here is the plan." }]);
+		const { response, done } = await heldStream(w, events, 2, "plan", "Text/Event-Stream; charset=UTF-8");
+		await writeEvery50s(clock, response, [": keepalive\n\n", ": keepalive\n\n", ": keepalive\n\n"]);
+		response.end(encodeSse(events.slice(2)));
+		await done;
+
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(w.server.requests).toHaveLength(1);
+		expect(lastAssistant(w)).toMatchObject({
+			stopReason: "stop",
+			content: [{ type: "text", text: "Here is the plan." }],
+		});
 	});
 });
 

@@ -34,8 +34,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
-import { chatReply } from "../llm/wire/openai.js";
-import { text, useWireServer } from "../llm/wire/server.js";
+import { chatEvents, chatReply } from "../llm/wire/openai.js";
+import { encodeSse, text, useWireServer } from "../llm/wire/server.js";
 import { lastAssistant, startWireSession, type WireApi, type WireSession } from "../llm/wire/session.js";
 
 const cli = useCliProject("settle-provider-unreachable-");
@@ -241,4 +241,18 @@ describe("qwen-code#6465: a gateway's HTML page under a 200 status read as an em
 			expect(saved).toEqual([expect.objectContaining({ message: expect.objectContaining({ errorMessage: error }) })]);
 		});
 	}
+});
+
+describe("an answer stream mislabeled text/html is not a served page", () => {
+	it("a server sending its SSE answer as `text/html; charset=utf-8` (a misconfigured gateway) is answered as before; only a body that is markup is a page", async () => {
+		w = await startWireSession({ api: "openai-completions" });
+		w.server.reply((_request, res) => {
+			res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+			res.end(encodeSse(chatEvents([{ type: "text", text: "Here it is." }])));
+		});
+		await w.session.prompt("hello");
+
+		expect(w.server.requests).toHaveLength(1);
+		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "Here it is." }] });
+	});
 });

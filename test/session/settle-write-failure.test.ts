@@ -53,3 +53,26 @@ describe("a write that fails while the operation settles", () => {
 		expect(h.session.lifecycle).toBe("idle");
 	});
 });
+
+describe("a write that fails while settling, then a dispose from the agent_settled listener", () => {
+	it("regression: the dispose resolved the prompt whose settle write failed, so the host thought the bash result was saved; now prompt() still fails with the IO error", async () => {
+		const answerGate = gate();
+		h = await createHarness({ persistence: "disk" });
+		script(h, [() => answerGate.promise.then(() => fauxAssistantMessage("done"))]);
+		const file = h.session.sessionFile!;
+		h.session.subscribe((event) => {
+			if (event.type === "agent_end" && existsSync(file)) rmSync(file);
+			if (event.type === "agent_settled") void h.session.dispose();
+		});
+		const first = h.session.prompt("one").then(
+			() => "resolved",
+			(error: unknown) => error,
+		);
+		while (!h.session.isStreaming) await tick();
+		h.session.recordBashResult("make", { output: "ok", exitCode: 0, cancelled: false, truncated: false });
+		answerGate.release();
+		const outcome = await first;
+		expect(outcome).toBeInstanceOf(SettleError);
+		expect(outcome).toMatchObject({ code: "IO", details: { reason: "deleted" } });
+	});
+});
