@@ -20046,6 +20046,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "/exceeds (?:the )?max(?:imum)? context window of [\\d,]+/i,", replace: "" }],
 		tests: ["test/pi-races/overflow-wordings.test.ts"],
 	},
+	{
+		id: "KW01",
+		file: "src/llm/tokens.ts",
+		description:
+			"a CJK character counts a quarter of a token again: a Chinese session's kept tail holds ~4x keepRecentTokens (pi#2562, openclaw#103930)",
+		edits: [
+			{
+				find: "if (code >= 0x1100 && isWide(code)) chars += 3;",
+				replace: "if (code >= 0x1100 && isWide(code)) chars += 0;",
+			},
+		],
+		tests: ["test/pi-races/compaction-cjk-estimate.test.ts", "test/compaction/tokens.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
