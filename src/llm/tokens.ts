@@ -167,6 +167,30 @@ export function compactionThresholdTokens(
 }
 
 /**
+ * The `keepRecentTokens` a compaction on a model with this context window gets: as set, but never
+ * more than half of the threshold ({@link compactionThresholdTokens}), so the kept tail leaves room
+ * under the threshold for the summary, the system prompt and the tools. pi 0.73.1 keeps 20000 tokens
+ * as set: on a 32768-token model (threshold 16384) the kept tail alone is over the threshold, and
+ * every answer after the first compaction compacts again, one turn at a time (opencode#45368,
+ * kimi-code#2325). Windows of 73,000 tokens and more keep the default unchanged. A window that is
+ * not a positive number keeps `keepRecentTokens`.
+ *
+ * @example
+ * ```ts
+ * effectiveKeepRecentTokens(200_000, { reserveTokens: 16_384, keepRecentTokens: 20_000 }); // 20000
+ * effectiveKeepRecentTokens(32_768, { reserveTokens: 16_384, keepRecentTokens: 20_000 }); // 8192
+ * ```
+ */
+export function effectiveKeepRecentTokens(
+	contextWindow: number,
+	settings: { reserveTokens: number; keepRecentTokens: number },
+): number {
+	if (!(contextWindow > 0)) return settings.keepRecentTokens;
+	const half = Math.max(1, Math.floor(compactionThresholdTokens(contextWindow, settings) / 2));
+	return Math.min(settings.keepRecentTokens, half);
+}
+
+/**
  * The threshold predicate: compaction is due when it is enabled and the context occupies more than
  * {@link compactionThresholdTokens} (`contextWindow − reserveTokens`).
  *

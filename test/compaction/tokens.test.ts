@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
 	calculateContextTokens,
 	compactionThresholdTokens,
+	effectiveKeepRecentTokens,
 	estimateContextTokens,
 	estimateMessageTokens,
 	shouldCompact,
@@ -178,5 +179,16 @@ describe("shouldCompact", () => {
 				},
 			),
 		);
+	});
+});
+
+describe("effectiveKeepRecentTokens (opencode#45368)", () => {
+	it("caps the kept tail at half the threshold, so what a compaction keeps is under it", () => {
+		const defaults = { reserveTokens: 16_384, keepRecentTokens: 20_000 };
+		expect(effectiveKeepRecentTokens(200_000, defaults)).toBe(20_000);
+		expect(effectiveKeepRecentTokens(32_768, defaults)).toBe(8192);
+		expect(effectiveKeepRecentTokens(8192, defaults)).toBe(2048);
+		expect(effectiveKeepRecentTokens(32_768, { ...defaults, keepRecentTokens: 1000 })).toBe(1000);
+		expect(effectiveKeepRecentTokens(0, defaults)).toBe(20_000);
 	});
 });
