@@ -171,9 +171,10 @@ export function compactionThresholdTokens(
  * more than half of the threshold ({@link compactionThresholdTokens}), so the kept tail leaves room
  * under the threshold for the summary, the system prompt and the tools. pi 0.73.1 keeps 20000 tokens
  * as set: on a 32768-token model (threshold 16384) the kept tail alone is over the threshold, and
- * every answer after the first compaction compacts again, one turn at a time (opencode#45368,
- * kimi-code#2325). Windows of 73,000 tokens and more keep the default unchanged. A window that is
- * not a positive number keeps `keepRecentTokens`.
+ * every answer after the first compaction compacts again, one turn at a time; on a 16384-token
+ * model it holds the whole context, so nothing can be summarized (opencode#45368). With the default
+ * settings, windows of 56384 tokens and more keep 20000. A window that is not a positive number
+ * keeps `keepRecentTokens`.
  *
  * @example
  * ```ts
