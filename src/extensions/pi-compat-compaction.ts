@@ -57,6 +57,8 @@ function summarizerOptions(
  * pi's token estimate of a message (chars / 4). Settle's own estimate also counts an image in a
  * user message as 4800 characters, as pi does for tool results; pi counts user images as nothing.
  * pi counts a `!!` bash message (`excludeFromContext`) by its text; Settle's own counts it as 0.
+ * Unlike pi, a CJK character counts as about one token here too (pi#2562), so an extension sizing a
+ * Chinese session's kept tail gets the budget it asked for.
  *
  * @example
  * ```ts

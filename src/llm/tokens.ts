@@ -36,7 +36,9 @@ function tokenCount(value: unknown): number {
 }
 
 /**
- * Estimated tokens of one transcript message: characters / 4, rounded up. Counted: text of user,
+ * Estimated tokens of one transcript message: characters / 4, rounded up, where a CJK ideograph,
+ * kana, Hangul syllable or fullwidth form counts 4 characters (about one token; pi 0.73.1 counts 1,
+ * a quarter of a Chinese session, pi#2562). Counted: text of user,
  * custom and toolResult messages (+4800 characters per image), assistant text, thinking, tool
  * names and JSON arguments, bash command + output, summary texts. System messages count 0 (the
  * system prompt is carried separately and is already inside every provider usage); a `!!` bash
@@ -61,18 +63,18 @@ export function estimateMessageTokens(message: AgentMessage): number {
 			break;
 		case "assistant":
 			for (const block of message.content) {
-				if (block.type === "text") chars += block.text.length;
-				else if (block.type === "thinking") chars += block.thinking.length;
+				if (block.type === "text") chars += textChars(block.text);
+				else if (block.type === "thinking") chars += textChars(block.thinking);
 				else if (block.type === "toolCall") chars += block.name.length + jsonLength(block.arguments);
 			}
 			break;
 		case "bashExecution":
 			if (message.excludeFromContext) return 0;
-			chars = message.command.length + message.output.length;
+			chars = textChars(message.command) + textChars(message.output);
 			break;
 		case "branchSummary":
 		case "compactionSummary":
-			chars = message.summary.length;
+			chars = textChars(message.summary);
 			break;
 		default:
 			return 0;
@@ -165,6 +167,31 @@ export function compactionThresholdTokens(
 }
 
 /**
+ * The `keepRecentTokens` a compaction on a model with this context window gets: as set, but never
+ * more than half of the threshold ({@link compactionThresholdTokens}), so the kept tail leaves room
+ * under the threshold for the summary, the system prompt and the tools. pi 0.73.1 keeps 20000 tokens
+ * as set: on a 32768-token model (threshold 16384) the kept tail alone is over the threshold, and
+ * every answer after the first compaction compacts again, one turn at a time; on a 16384-token
+ * model it holds the whole context, so nothing can be summarized (opencode#45368). With the default
+ * settings, windows of 56384 tokens and more keep 20000. A window that is not a positive number
+ * keeps `keepRecentTokens`.
+ *
+ * @example
+ * ```ts
+ * effectiveKeepRecentTokens(200_000, { reserveTokens: 16_384, keepRecentTokens: 20_000 }); // 20000
+ * effectiveKeepRecentTokens(32_768, { reserveTokens: 16_384, keepRecentTokens: 20_000 }); // 8192
+ * ```
+ */
+export function effectiveKeepRecentTokens(
+	contextWindow: number,
+	settings: { reserveTokens: number; keepRecentTokens: number },
+): number {
+	if (!(contextWindow > 0)) return settings.keepRecentTokens;
+	const half = Math.max(1, Math.floor(compactionThresholdTokens(contextWindow, settings) / 2));
+	return Math.min(settings.keepRecentTokens, half);
+}
+
+/**
  * The threshold predicate: compaction is due when it is enabled and the context occupies more than
  * {@link compactionThresholdTokens} (`contextWindow − reserveTokens`).
  *
@@ -200,18 +227,44 @@ export function validAssistantUsage(message: AgentMessage): Usage | undefined {
 }
 
 function contentChars(content: string | (TextContent | ImageContent)[]): number {
-	if (typeof content === "string") return content.length;
+	if (typeof content === "string") return textChars(content);
 	let chars = 0;
 	for (const block of content) {
-		if (block.type === "text") chars += block.text.length;
+		if (block.type === "text") chars += textChars(block.text);
 		else if (block.type === "image") chars += IMAGE_CHAR_ESTIMATE;
 	}
 	return chars;
 }
 
+/**
+ * Length in estimate characters: one per UTF-16 unit, but four per CJK ideograph, kana, Hangul
+ * syllable or fullwidth form, which tokenizers encode as about one token each; chars/4 alone counted
+ * a Chinese session at a quarter of its size (pi#2562, openclaw#103930).
+ */
+function textChars(text: string): number {
+	let chars = text.length;
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		if (code >= 0x1100 && isWide(code)) chars += 3;
+	}
+	return chars;
+}
+
+function isWide(code: number): boolean {
+	return (
+		code <= 0x11ff || // Hangul Jamo
+		(code >= 0x2e80 && code <= 0x9fff) || // CJK radicals, punctuation, kana, ideographs
+		(code >= 0xa960 && code <= 0xa97f) || // Hangul Jamo Extended-A
+		(code >= 0xac00 && code <= 0xd7af) || // Hangul syllables
+		(code >= 0xf900 && code <= 0xfaff) || // CJK compatibility ideographs
+		(code >= 0xfe30 && code <= 0xfe4f) || // CJK compatibility forms
+		(code >= 0xff00 && code <= 0xffef) // halfwidth and fullwidth forms
+	);
+}
+
 function jsonLength(value: unknown): number {
 	try {
-		return JSON.stringify(value)?.length ?? 0;
+		return textChars(JSON.stringify(value) ?? "");
 	} catch {
 		return 0;
 	}

@@ -21,7 +21,7 @@ import type { CompactionPreparation, CompactionResult } from "../compaction/type
 import { SettleError } from "../errors.js";
 import type { CompactionReason } from "../extensions/types.js";
 import { noModelSelectedMessage } from "../llm/model-runtime.js";
-import { estimateMessageTokens } from "../llm/tokens.js";
+import { effectiveKeepRecentTokens, estimateMessageTokens } from "../llm/tokens.js";
 import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
 import type { SessionInternals } from "./internals.js";
@@ -82,7 +82,7 @@ async function runAutoCompaction(s: SessionInternals, input: CompactionInput): P
 	if (!model) return { ...notCompacted(), skipped: "no_model" };
 	const branchEntries = s.sessionManager.getBranch();
 	const { prepareCompaction } = await import("../compaction/prepare.js");
-	const preparation = prepareCompaction(branchEntries, s.settingsManager.getCompactionSettings());
+	const preparation = prepareCompaction(branchEntries, compactionSettingsFor(s, model));
 	if (!preparation) return { ...notCompacted(), skipped: "nothing_to_compact" };
 	s.events.emit({ type: "compaction_start", reason: input.reason });
 	const attempt = await compactPrepared(s, {
@@ -216,6 +216,12 @@ export function reportOverflowRecoveryFailed(s: SessionInternals, errorMessage: 
 	void reportFailure(s, "overflow", false, errorMessage, false);
 }
 
+/** The compaction settings with the kept tail capped for `model`'s window (opencode#45368). */
+function compactionSettingsFor(s: SessionInternals, model: Model) {
+	const settings = s.settingsManager.getCompactionSettings();
+	return { ...settings, keepRecentTokens: effectiveKeepRecentTokens(model.contextWindow, settings) };
+}
+
 /** Manual `compact()`: always `compaction_start`, then the result or the error. */
 async function runManualCompaction(
 	s: SessionInternals,
@@ -247,7 +253,7 @@ async function runManualCompaction(
 		const texts = await import("../compaction/texts.js");
 		if (branchEntries.filter((entry) => !hostRecorded.includes(entry)).at(-1)?.type === "compaction")
 			throw new SettleError("INVALID_ARGUMENT", texts.ALREADY_COMPACTED);
-		preparation = prepareCompaction(branchEntries, s.settingsManager.getCompactionSettings());
+		preparation = prepareCompaction(branchEntries, compactionSettingsFor(s, model));
 		if (!preparation) throw new SettleError("INVALID_ARGUMENT", texts.nothingToCompactReason(branchEntries));
 	} catch (error) {
 		const texts = await import("../compaction/texts.js");

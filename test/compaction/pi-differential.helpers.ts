@@ -420,6 +420,10 @@ export const settingsArb = fc.record({
  * Settle's estimate counts it as 0 (openclaw#121147: it filled the kept span at compaction and the
  * context usage); pi 0.73.1 counts its command and output. In pi's terms: its texts are empty.
  *
+ * DELIBERATE_CJK_COUNTED: Settle counts a CJK character as 4 estimate characters (about one token,
+ * src/llm/tokens.ts `estimateMessageTokens`, pi#2562); pi 0.73.1 counts 1. `textArb` holds no CJK,
+ * so no view is needed here; test/pi-races/compaction-cjk-estimate.test.ts pins the difference.
+ *
  * The view keeps a map back to the original messages so pi's outputs can be compared with Settle's.
  */
 export function tokenView(messages: readonly AgentMessage[]): {

@@ -27,7 +27,7 @@ afterEach(() => h?.cleanup());
 const SMALL_WINDOW = 8000;
 const RESERVE = 2000;
 /** About 3000 tokens per answer: five turns are about 15000 tokens, twice the small window. */
-const answerText = (turn: number) => `fact-${turn} ${"y".repeat(12_000)}`;
+const answerText = (turn: number) => `fact-${turn} ${"y".repeat(11_900)}`;
 
 /** Estimated input tokens of a request, as the provider would count them (chars / 4). */
 const inputTokens = (context: Context) =>
@@ -76,15 +76,16 @@ function provider(
 
 /**
  * Five long turns on the large-window model, then the session moves to the small one. The last
- * turn (about 3100 tokens: its answer alone is under `keepRecentTokens`, with its prompt over) is
- * kept whole; the four before it are the span to summarize.
+ * turn (about 3080 tokens: its answer alone is under `keepRecentTokens`, 3000 (at most half the
+ * 6000-token threshold), with its prompt over) is kept whole; the four before it are the span to
+ * summarize.
  */
 async function longSessionOnSmallModel(
 	answersAfter: string[],
 	options?: Parameters<typeof provider>[2],
 	underReported = false,
 ) {
-	h = await smallModelHarness({ window: SMALL_WINDOW, reserveTokens: RESERVE, keepRecentTokens: 3050, underReported });
+	h = await smallModelHarness({ window: SMALL_WINDOW, reserveTokens: RESERVE, keepRecentTokens: 3000, underReported });
 	const answers = [1, 2, 3, 4, 5].map(answerText);
 	const summaries = provider(h, [...answers, ...answersAfter], options);
 	await fiveTurnsThenSmallModel(h);

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
 	calculateContextTokens,
 	compactionThresholdTokens,
+	effectiveKeepRecentTokens,
 	estimateContextTokens,
 	estimateMessageTokens,
 	shouldCompact,
@@ -74,6 +75,17 @@ describe("estimateMessageTokens (chars / 4, rounded up)", () => {
 
 	it("counts system messages as 0 (the prompt is inside every usage)", () => {
 		expect(estimateMessageTokens({ role: "system", content: "You are helpful.", timestamp: 1 })).toBe(0);
+	});
+
+	it("counts a CJK character as about one token, Latin, accented and emoji text as chars / 4 (pi#2562)", () => {
+		// DELIBERATE_CJK_COUNTED: pi 0.73.1 gives 2 for these 8 characters.
+		expect(estimateMessageTokens(user("你好世界こんにちは".slice(0, 8)))).toBe(8);
+		expect(estimateMessageTokens(user("안녕하세요"))).toBe(5);
+		expect(estimateMessageTokens(user("ＡＢ"))).toBe(2);
+		expect(estimateMessageTokens(user("日本 code"))).toBe(Math.ceil((4 + 4 + 5) / 4));
+		expect(estimateMessageTokens(user("café 😀"))).toBe(piEstimateTokens(user("café 😀") as never));
+		const call = assistant({ toolCalls: [{ type: "toolCall", id: "1", name: "w", arguments: { t: "中文" } }] });
+		expect(estimateMessageTokens(call)).toBe(Math.ceil((1 + '{"t":""}'.length + 8) / 4));
 	});
 
 	it("matches pi's estimate for every message kind pi counts the same way", () => {
@@ -167,5 +179,16 @@ describe("shouldCompact", () => {
 				},
 			),
 		);
+	});
+});
+
+describe("effectiveKeepRecentTokens (opencode#45368)", () => {
+	it("caps the kept tail at half the threshold, so what a compaction keeps is under it", () => {
+		const defaults = { reserveTokens: 16_384, keepRecentTokens: 20_000 };
+		expect(effectiveKeepRecentTokens(200_000, defaults)).toBe(20_000);
+		expect(effectiveKeepRecentTokens(32_768, defaults)).toBe(8192);
+		expect(effectiveKeepRecentTokens(8192, defaults)).toBe(2048);
+		expect(effectiveKeepRecentTokens(32_768, { ...defaults, keepRecentTokens: 1000 })).toBe(1000);
+		expect(effectiveKeepRecentTokens(0, defaults)).toBe(20_000);
 	});
 });

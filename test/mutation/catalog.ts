@@ -20140,6 +20140,42 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/llm/bedrock-region.test.ts"],
 	},
+	{
+		id: "KW01",
+		file: "src/llm/tokens.ts",
+		description:
+			"a CJK character counts a quarter of a token again: a Chinese session's kept tail holds ~4x keepRecentTokens (pi#2562, openclaw#103930)",
+		edits: [
+			{
+				find: "if (code >= 0x1100 && isWide(code)) chars += 3;",
+				replace: "if (code >= 0x1100 && isWide(code)) chars += 0;",
+			},
+		],
+		tests: ["test/pi-races/compaction-cjk-estimate.test.ts", "test/compaction/tokens.test.ts"],
+	},
+	{
+		id: "KW02",
+		file: "src/llm/tokens.ts",
+		description:
+			"the kept tail is keepRecentTokens as set again: a 32k model keeps 20000 tokens, over its threshold, and every prompt compacts (opencode#45368)",
+		edits: [
+			{ find: "return Math.min(settings.keepRecentTokens, half);", replace: "return settings.keepRecentTokens;" },
+		],
+		tests: ["test/pi-races/compaction-every-turn.test.ts", "test/compaction/tokens.test.ts"],
+	},
+	{
+		id: "KW03",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"automatic compaction prepares with keepRecentTokens as set, not capped for the model's window: every prompt compacts on a 32k model (opencode#45368)",
+		edits: [
+			{
+				find: "const preparation = prepareCompaction(branchEntries, compactionSettingsFor(s, model));",
+				replace: "const preparation = prepareCompaction(branchEntries, s.settingsManager.getCompactionSettings());",
+			},
+		],
+		tests: ["test/pi-races/compaction-every-turn.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,128 @@
+/**
+ * opencode#45368: on a small-window local model (16k, 32k) compaction ran after every step, or the
+ * session ran into the server's refusal. In Settle (as in pi 0.73.1) the default
+ * `keepRecentTokens` (20000) did not depend on the window: on a 32768-token model the kept tail
+ * alone was over the 16384-token threshold, so from then on every answer compacted again, one turn
+ * at a time; on a 16384-token model it held the whole context, so nothing could ever be summarized
+ * and, once a request no longer fit, overflow recovery failed. Replayed with real `settle -p`
+ * processes against a local OpenAI-compatible server that reports the usage of what it was sent.
+ * What the user should see: after a compaction the next prompt is answered without another one,
+ * and every prompt is answered.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
+import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-compaction-every-turn-");
+let server: WireServer | undefined;
+afterEach(async () => {
+	await server?.close();
+	server = undefined;
+});
+
+const isSummaryRequest = (request: RecordedRequest) =>
+	JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
+
+function compactions(): number {
+	const sessionDir = join(cli.dir, "sessions");
+	const [file] = readdirSync(sessionDir);
+	return readFileSync(join(sessionDir, file!), "utf8")
+		.trim()
+		.split("\n")
+		.filter((line) => JSON.parse(line).type === "compaction").length;
+}
+
+describe("opencode#45368: compaction on a small-window local model", () => {
+	it("opencode#45368: a local 32768-token model, default settings, prompts of ~2000 tokens: no prompt right after a compaction compacts again", {
+		timeout: 120_000,
+	}, async () => {
+		let answers = 0;
+		// The server counts what it was sent (about 4 characters a token), as llama-server reports it.
+		server = await startWireServer((request) => {
+			const prompt = Math.ceil(JSON.stringify(request.body ?? {}).length / 4);
+			if (isSummaryRequest(request)) {
+				return chatReply([{ type: "text", text: "## Goal\nanswer the questions" }], {
+					usage: { prompt, completion: 10 },
+				});
+			}
+			answers++;
+			return chatReply([{ type: "text", text: `answer ${answers}` }], { usage: { prompt, completion: 3 } });
+		});
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", contextWindow: 32_768 }] });
+		const prompts = 14;
+		const compactedAfter: boolean[] = [];
+		for (let n = 1; n <= prompts; n++) {
+			const before = n === 1 ? 0 : compactions();
+			const run = await runSettleAsync(
+				[
+					"--session-dir",
+					join(cli.dir, "sessions"),
+					"--model",
+					"local/coder",
+					"--no-tools",
+					...(n === 1 ? [] : ["-c"]),
+					"-p",
+					`question ${n} ${"word ".repeat(1600)}`,
+				],
+				{ cwd: cli.project, agentDir: cli.agentDir },
+			);
+			expect(run.stderr).toBe("");
+			expect(run.stdout).toBe(`answer ${n}\n`);
+			compactedAfter.push(compactions() > before);
+		}
+		expect(compactedAfter.filter(Boolean).length).toBeGreaterThan(0);
+		// Prompts (1-based) that compacted right after a compaction. Before the fix: 12, 13 and 14.
+		const backToBack = compactedAfter.flatMap((compacted, n) => (compacted && compactedAfter[n - 1] ? [n + 1] : []));
+		expect(backToBack).toEqual([]);
+	});
+
+	it("opencode#45368: a local 16384-token model that refuses what does not fit, default settings: every prompt is answered, the session compacting on the way", {
+		timeout: 120_000,
+	}, async () => {
+		let answers = 0;
+		// llama-server's refusal when a request does not fit its context.
+		server = await startWireServer((request) => {
+			const prompt = Math.ceil(JSON.stringify(request.body ?? {}).length / 4);
+			if (prompt > 16_384) {
+				return openAiError(
+					400,
+					`request (${prompt} tokens) exceeds the available context size (16384 tokens), try increasing it`,
+					"exceed_context_size_error",
+				);
+			}
+			if (isSummaryRequest(request)) {
+				return chatReply([{ type: "text", text: "## Goal\nanswer the questions" }], {
+					usage: { prompt, completion: 10 },
+				});
+			}
+			answers++;
+			return chatReply([{ type: "text", text: `answer ${answers}` }], { usage: { prompt, completion: 3 } });
+		});
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", contextWindow: 16_384 }] });
+		const outcomes: string[] = [];
+		for (let n = 1; n <= 10; n++) {
+			const run = await runSettleAsync(
+				[
+					"--session-dir",
+					join(cli.dir, "sessions"),
+					"--model",
+					"local/coder",
+					"--no-tools",
+					...(n === 1 ? [] : ["-c"]),
+					"-p",
+					`question ${n} ${"word ".repeat(1600)}`,
+				],
+				{ cwd: cli.project, agentDir: cli.agentDir },
+			);
+			outcomes.push(`${run.code} ${run.stdout.trim()} ${run.stderr.trim()}`.trim());
+		}
+		// Before the fix the kept tail (20000 tokens) held the whole context: nothing could be
+		// summarized, and once a request no longer fit, overflow recovery failed and prompts went unanswered.
+		expect(outcomes).toEqual(Array.from({ length: 10 }, (_, n) => `0 answer ${n + 1}`));
+		expect(compactions()).toBeGreaterThan(0);
+	});
+});
