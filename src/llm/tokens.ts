@@ -242,6 +242,8 @@ function contentChars(content: string | (TextContent | ImageContent)[]): number 
  * a Chinese session at a quarter of its size (pi#2562, openclaw#103930).
  */
 function textChars(text: string): number {
+	// The native scan first: a text with no wide character (most) costs no loop; a one-byte string none at all.
+	if (!WIDE_CHARACTER.test(text)) return text.length;
 	let chars = text.length;
 	for (let i = 0; i < text.length; i++) {
 		const code = text.charCodeAt(i);
@@ -249,6 +251,9 @@ function textChars(text: string): number {
 	}
 	return chars;
 }
+
+/** The ranges {@link isWide} accepts, as one character class. */
+const WIDE_CHARACTER = /[\u1100-\u11ff\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]/;
 
 function isWide(code: number): boolean {
 	return (

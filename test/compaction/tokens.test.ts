@@ -88,6 +88,25 @@ describe("estimateMessageTokens (chars / 4, rounded up)", () => {
 		expect(estimateMessageTokens(call)).toBe(Math.ceil((1 + '{"t":""}'.length + 8) / 4));
 	});
 
+	it("counts every code unit of the wide ranges as 4 and every other as 1, whatever else the text holds", () => {
+		// Edges of each wide range and their neighbours, plus Latin-1 and astral (emoji) text.
+		const wide = [0x1100, 0x11ff, 0x2e80, 0x9fff, 0xa960, 0xa97f, 0xac00, 0xd7af, 0xf900, 0xfaff, 0xfe30, 0xfe4f];
+		const narrow = [0x10ff, 0x1200, 0x2e7f, 0xa000, 0xa95f, 0xa980, 0xabff, 0xf8ff, 0xfb00, 0xfe2f, 0xfe50, 0xfff0];
+		const unit = fc.oneof(
+			fc.constantFrom(...wide, 0xff00, 0xffef).map((code) => ({ text: String.fromCharCode(code), chars: 4 })),
+			fc.constantFrom(...narrow).map((code) => ({ text: String.fromCharCode(code), chars: 1 })),
+			fc.constantFrom("a", "é", " ", "\n").map((text) => ({ text, chars: 1 })),
+			fc.constant({ text: "😀", chars: 2 }),
+		);
+		fc.assert(
+			fc.property(fc.array(unit, { maxLength: 40 }), (units) => {
+				const text = units.map((u) => u.text).join("");
+				const chars = units.reduce((sum, u) => sum + u.chars, 0);
+				expect(estimateMessageTokens(user(text))).toBe(Math.ceil(chars / 4));
+			}),
+		);
+	});
+
 	it("matches pi's estimate for every message kind pi counts the same way", () => {
 		const messages: AgentMessage[] = [
 			user("hello there"),

@@ -20176,6 +20176,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-every-turn.test.ts"],
 	},
+	{
+		id: "KX01",
+		file: "src/llm/tokens.ts",
+		description:
+			"the native pre-scan for wide characters misses fullwidth forms: a text whose only wide characters are fullwidth is counted at a quarter again",
+		edits: [
+			{
+				find: "\\ufe30-\\ufe4f\\uff00-\\uffef]/;",
+				replace: "\\ufe30-\\ufe4f]/;",
+			},
+		],
+		tests: ["test/compaction/tokens.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
