@@ -65,16 +65,19 @@ export function notificationLine(message: string, type: string | undefined, exte
 	return `[${type ?? "info"}] ${from}${message}`;
 }
 
+/** What to do about a dialog `settle -p` could not ask. */
+const UNASKED_WAY_OUT = "; run settle -i or --rpc to answer it, or make the extension check ctx.hasUI";
+
 /**
- * `[dialog] <extension>: <kind> "<title>" not asked (no UI): <answer>`, the line `settle -p` prints
+ * `[dialog] <extension>: <kind> "<title>" not asked (no UI): <answer> …`, the line `settle -p` prints
  * on stderr for a dialog it answers with the no-UI default, so a permission gate's silent "no" is
- * seen (pi_agent_rust#224).
+ * seen (pi_agent_rust#224), with the way to get it answered.
  */
 export function unaskedDialogLine(request: UIDialogRequest, extensionPath: string | undefined): string {
 	const from = extensionPath === undefined ? "" : `${extensionShortName(extensionPath)}: `;
 	const title = request.title === undefined ? "" : ` ${JSON.stringify(request.title)}`;
 	const answer = request.kind === "confirm" ? "false" : "undefined";
-	return `[dialog] ${from}${request.kind}${title} not asked (no UI): ${answer}`;
+	return `[dialog] ${from}${request.kind}${title} not asked (no UI): ${answer}${UNASKED_WAY_OUT}`;
 }
 
 /**

@@ -45,7 +45,7 @@ describe("extension notifications in settle -p and settle --json", () => {
 			code: 0,
 			stdout: "hi\n",
 			stderr:
-				'[warning] deploy.ts: disk almost full\n[dialog] deploy.ts: confirm "Deploy now?" not asked (no UI): false\n' +
+				'[warning] deploy.ts: disk almost full\n[dialog] deploy.ts: confirm "Deploy now?" not asked (no UI): false; run settle -i or --rpc to answer it, or make the extension check ctx.hasUI\n' +
 				"[info] deploy.ts: answered false\n[error] audit/index.ts: audited\n",
 		});
 	});

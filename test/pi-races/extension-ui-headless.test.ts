@@ -63,7 +63,7 @@ describe("pi_agent_rust#224, antigravity-cli#548, prime-agent#1806: a permission
 			stdout: "build was kept.\n",
 			stderr:
 				'[info] gate.mjs: {"mode":"print","hasUI":false}\n' +
-				'[dialog] gate.mjs: confirm "Dangerous!" not asked (no UI): false\n',
+				'[dialog] gate.mjs: confirm "Dangerous!" not asked (no UI): false; run settle -i or --rpc to answer it, or make the extension check ctx.hasUI\n',
 		});
 		expect(existsSync(join(cli.project, "build"))).toBe(true);
 
@@ -155,7 +155,7 @@ describe("pi#9951, percho#36, prime-agent#680: ctx.ui.custom() without a termina
 			code: 0,
 			stdout: "",
 			stderr:
-				"[dialog] btw.mjs: custom not asked (no UI): undefined\n" +
+				"[dialog] btw.mjs: custom not asked (no UI): undefined; run settle -i or --rpc to answer it, or make the extension check ctx.hasUI\n" +
 				'[info] btw.mjs: {"mode":"print","hasUI":false,"result":null,"built":false}\n',
 		});
 	});
