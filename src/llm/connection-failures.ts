@@ -92,9 +92,9 @@ export function connectionFailureText(error: unknown, provider: string, baseUrl:
 		return `Connection error: the host ${cause.hostname ?? host} could not be found (${code}): the request to ${base} was not sent. Check ${setting} for a typo, and the network's DNS.`;
 	}
 	if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") {
-		return `Connection error: ${base} closed the connection before answering (${code}: ${cause.message}).`;
+		return `Connection error: ${base} closed the connection before answering (${code}: ${cause.message}). Check that the server is still running (its log says why it hung up), and any proxy in between.`;
 	}
-	return `Connection error: the request to ${base} failed (${code}${cause.message ? `: ${cause.message}` : ""}).`;
+	return `Connection error: the request to ${base} failed (${code}${cause.message ? `: ${cause.message}` : ""}). Check that the server runs, that ${setting} names it, and any proxy in between.`;
 }
 
 /** `<status> <html…>`: the clients' text for a refusal whose body is an HTML page. */

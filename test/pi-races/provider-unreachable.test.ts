@@ -100,6 +100,27 @@ describe("TradingAgents#664 / opencode#10961: an unreachable model server gave o
 			stderr: `Retrying in 0.0 s, attempt 1/1: ${explained}\n${explained}\n`,
 		});
 	});
+
+	it("TradingAgents#664: the baseUrl names a port that answers but not in HTTP: the error names the address, the cause and what to check; retried", async () => {
+		// Another service on the model server's port: it reads the request and answers something else.
+		const other = createServer((socket) => socket.once("data", () => socket.end("SSH-2.0-OpenSSH_9.6\r\n\r\n")));
+		await new Promise<void>((ready) => other.listen(0, "127.0.0.1", ready));
+		try {
+			const baseUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/v1`;
+			localProvider(baseUrl);
+			const run = await runSettleAsync(prompt, { cwd: cli.project, agentDir: cli.agentDir });
+			const explained =
+				`Connection error: the request to ${baseUrl} failed (HPE_INVALID_CONSTANT: Response does not match the HTTP/1.1 protocol (Expected HTTP/)). ` +
+				"Check that the server runs, that the baseUrl of local names it, and any proxy in between.";
+			expect(run).toEqual({
+				code: 1,
+				stdout: "",
+				stderr: `Retrying in 0.0 s, attempt 1/1: ${explained}\n${explained}\n`,
+			});
+		} finally {
+			await new Promise<void>((closed) => other.close(() => closed()));
+		}
+	});
 });
 
 describe("claude-code#8054: a certificate from a company's TLS inspection was retried as a connection error", () => {

@@ -406,7 +406,7 @@ describe("more of the wire", () => {
 		w.server.reply(hangUp(), hangUp());
 		await w.session.prompt("hello");
 		// pi-ai's bare "Connection error.", with the address and the cause the client dropped.
-		const dropped = `Connection error: ${w.server.url} closed the connection before answering (UND_ERR_SOCKET: other side closed).`;
+		const dropped = `Connection error: ${w.server.url} closed the connection before answering (UND_ERR_SOCKET: other side closed). Check that the server is still running (its log says why it hung up), and any proxy in between.`;
 		expect(w.eventsOf("auto_retry_start")).toMatchObject([{ attempt: 1, errorMessage: dropped }]);
 		expect(w.eventsOf("auto_retry_end")).toEqual([
 			{ type: "auto_retry_end", success: false, attempt: 1, finalError: dropped },
