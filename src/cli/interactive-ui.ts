@@ -195,10 +195,10 @@ export function createInteractiveUIContext(
 			const answer = await ask(`${title}${placeholder ? ` (${placeholder})` : ""}: `, opts);
 			return answer;
 		},
-		async editor(title, prefill) {
+		async editor(title, prefill, opts) {
 			// One line stands for the text; an empty line keeps the text given.
 			const shown = prefill ? ` [${prefill.split("\n")[0]}${prefill.includes("\n") ? " …" : ""}]` : "";
-			const answer = await ask(`${title}${shown}: `);
+			const answer = await ask(`${title}${shown}: `, opts);
 			return answer === "" && prefill ? prefill : answer;
 		},
 		notify(message, type = "info") {

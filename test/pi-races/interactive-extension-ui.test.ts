@@ -427,3 +427,35 @@ describe("pi#6978: two extension dialogs open at once", () => {
 		expect(chat.stderr).toBe("");
 	});
 });
+
+describe("oh-my-pi#6805: an extension's editor with a signal or a timeout, in the chat", () => {
+	it("the editor is withdrawn when its signal aborts and when its timeout ends, as select / confirm / input are: the command sees undefined, a later line is a prompt", async () => {
+		const extension = file(
+			"notes.mjs",
+			`export default function (pi) {
+	pi.registerCommand("notes", {
+		description: "two editors nobody answers",
+		handler: async (_args, ctx) => {
+			const stop = new AbortController();
+			const asked = ctx.ui.editor("Notes", "draft", { signal: stop.signal });
+			stop.abort();
+			const aborted = await asked;
+			const timedOut = await ctx.ui.editor("Summary", undefined, { timeout: 50 });
+			ctx.ui.notify("editor: " + JSON.stringify([aborted ?? null, timedOut ?? null]));
+		},
+	});
+}
+`,
+		);
+		const chat = repl(["--faux", "--no-session", "-e", extension]);
+		await chat.idle(0);
+		const from = chat.mark();
+		chat.send("/notes");
+		const shown = await chat.idle(from, "[info] editor: [null,null]\n");
+		expect(shown).toContain("Summary: ");
+		// The faux model echoes a prompt: "later" reached the model, no withdrawn editor took it.
+		expect(await chat.say("later")).toBe(`later\nlater\n${PROMPT}`);
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+	});
+});
