@@ -346,8 +346,11 @@ function projectSessionFolders(host: CommandHost): ProjectSessionFolders {
 	return { cwd: runtime.cwd, agentDir, sessionDir, ...(linkFolder ? { linkFolder } : {}) };
 }
 
-/** Each chat's last `/resume` list (every project's or this one's) and how much of it was shown: `/resume more` goes on. */
-const resumeListed = new WeakMap<CommandHost, { all: boolean; shown: number }>();
+/**
+ * Each chat's last `/resume` list (every project's or this one's) and how much of it was shown:
+ * `/resume more` goes on. `found` false: that list was empty, so there is nothing more (not the list before it).
+ */
+const resumeListed = new WeakMap<CommandHost, { all: boolean; shown: number; found: boolean }>();
 
 /**
  * Prints `sessions` from `from` on, 20 of them (every project's: each with its cwd and file), then
@@ -360,14 +363,20 @@ function printResumePage(host: CommandHost, sessions: readonly SessionInfo[], fr
 		host.print(`  ${describeSession(info, current)}`);
 		if (all) host.print(`    in ${info.cwd || "(no cwd)"}: ${info.path}`);
 	}
-	resumeListed.set(host, { all, shown: from + page.length });
+	resumeListed.set(host, { all, shown: from + page.length, found: true });
 	const rest = sessions.length - from - page.length;
 	if (rest > 0) host.notice(`  … and ${rest} older: /resume ${MORE_SESSIONS} lists the next ${Math.min(rest, 20)}`);
 }
 
 async function resume(host: CommandHost, args: string): Promise<void> {
 	if (args.trim().toLowerCase() === MORE_SESSIONS) {
-		const last = resumeListed.get(host) ?? { all: false, shown: 0 };
+		const last = resumeListed.get(host) ?? { all: false, shown: 0, found: true };
+		if (!last.found) {
+			host.print(
+				`Nothing more to list: /resume${last.all ? ` ${ALL_SESSIONS}` : ""} found no saved sessions. Give it again to list them anew.`,
+			);
+			return;
+		}
 		const folders = projectSessionFolders(host);
 		const sessions = last.all ? await listAllSessions(folders) : await listProjectSessions(folders, host);
 		if (sessions.length === 0) return;
@@ -379,6 +388,7 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 		// Every project's (pi's picker: Tab), each with its cwd and the file /resume takes.
 		const sessions = await listAllSessions(projectSessionFolders(host));
 		if (sessions.length === 0) {
+			resumeListed.set(host, { all: true, shown: 0, found: false });
 			host.print("No saved sessions in any project.");
 			return;
 		}
@@ -390,6 +400,7 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 		const folders = projectSessionFolders(host);
 		const sessions = await listProjectSessions(folders, host);
 		if (sessions.length === 0) {
+			resumeListed.set(host, { all: false, shown: 0, found: false });
 			const others = (await listAllSessions(folders)).length;
 			if (others > 0)
 				host.print(

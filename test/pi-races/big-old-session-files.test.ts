@@ -339,4 +339,24 @@ describe("claude-code#87392, claude-code#24435: the resume picker lists only the
 		expect(run.stdout).toContain("No older sessions: all are listed above.\n");
 		expect(run.stdout).toContain(`Resumed ${ids[0]} (`);
 	});
+
+	it("`/resume more` after a `/resume all` that found nothing says there is nothing more, not the next page of the list before it", () => {
+		const ids = savedSessions(25);
+		const dir = getDefaultSessionDirPath(cli.project, cli.agentDir);
+		const aside = join(cli.dir, "aside");
+		// The project's sessions moved away and back with the chat's own shell lines, between the lists.
+		const run = runSettle(["--faux", "-i"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			input: `/resume\n!!mv '${dir}' '${aside}'\n/resume all\n!!mv '${aside}' '${dir}'\n/resume more\n`,
+		});
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain("  … and 5 older: /resume more lists the next 5\n");
+		expect(run.stdout).toContain("No saved sessions in any project.\n");
+		expect(run.stdout).toContain(
+			"Nothing more to list: /resume all found no saved sessions. Give it again to list them anew.\n",
+		);
+		expect(run.stdout).not.toContain(ids[0]);
+	});
 });
