@@ -20189,6 +20189,61 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/compaction/tokens.test.ts"],
 	},
+	{
+		id: "LA01",
+		file: "src/cli/print-mode.ts",
+		description:
+			"`settle -p`'s line for a dialog it could not ask says what happened but not what to do (no settle -i / --rpc, no ctx.hasUI)",
+		edits: [{ find: `\${answer}\${UNASKED_WAY_OUT}\``, replace: `\${answer}\`` }],
+		tests: ["test/cli/extension-notify-print.test.ts"],
+	},
+	{
+		id: "LA02",
+		file: "src/llm/connection-failures.ts",
+		description:
+			"a server that closed the connection before answering is named with its cause but no next step (the server still running, a proxy in between)",
+		edits: [
+			{
+				find: `(\${code}: \${cause.message}). Check that the server is still running (its log says why it hung up), and any proxy in between.\``,
+				replace: `(\${code}: \${cause.message}).\``,
+			},
+		],
+		tests: ["test/llm/wire/anthropic-errors.test.ts"],
+	},
+	{
+		id: "LA03",
+		file: "src/llm/connection-failures.ts",
+		description:
+			"any other connection failure (a port answering in something else than HTTP) names the address and cause but no next step",
+		edits: [
+			{
+				find: `""}). Check that the server runs, that \${setting} names it, and any proxy in between.\``,
+				replace: '""}).`',
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "LA04",
+		file: "src/cli/interactive-ui.ts",
+		description:
+			"`settle -i`'s ctx.ui.editor ignores its signal and timeout: the command waits for a line nobody was asked to type",
+		edits: [
+			{
+				find: `const answer = await ask(\`\${title}\${shown}: \`, opts);`,
+				replace: `const answer = await ask(\`\${title}\${shown}: \`);`,
+			},
+		],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "LA05",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"`/resume more` after a `/resume all` that found nothing goes on with the next page of the list before it",
+		edits: [{ find: "resumeListed.set(host, { all: true, shown: 0, found: false });", replace: "" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
