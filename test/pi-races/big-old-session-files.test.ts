@@ -12,6 +12,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { emptyUsage } from "../../src/llm/types.js";
 import { getDefaultSessionDirPath } from "../../src/store/paths.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettle, useCliProject } from "../cli/helpers.js";
@@ -26,14 +27,7 @@ function settle(...args: string[]) {
 }
 
 const at = (ms: number) => new Date(Date.UTC(2025, 0, 1) + ms).toISOString();
-const ZERO_USAGE = {
-	input: 0,
-	output: 0,
-	cacheRead: 0,
-	cacheWrite: 0,
-	totalTokens: 0,
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
+const ZERO_USAGE = emptyUsage();
 const user = (text: string, ms: number) => ({ role: "user", content: text, timestamp: ms });
 const assistant = (content: unknown[], ms: number, stopReason = "stop") => ({
 	role: "assistant",
