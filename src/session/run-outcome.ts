@@ -69,7 +69,8 @@ function predatesCompaction(s: SessionInternals, message: AgentMessage, fresh: b
  * prompt and tools alone can be), and the conversation has not grown by a kept tail's worth since:
  * another compaction would only summarize the last turn again, a summary request per prompt. The
  * context as the compaction left it is `contextTokens` less the estimate of what came after it.
- * A provider's overflow refusal still compacts (that path does not ask this).
+ * A provider's overflow refusal still compacts (that path does not ask this). pi 0.73.1 compacts again
+ * after every answer: DELIBERATE_INEFFECTIVE_COMPACTION_NOT_REPEATED.
  */
 function compactionCannotHelp(
 	s: SessionInternals,

@@ -3,7 +3,8 @@
  * ~5000-token system prompt on an 8192-token window, default settings), every compaction leaves the
  * context still over it, so every answer compacted again: a summary request per prompt, and the
  * history shredded one turn at a time. pi 0.73.1 does the same (its threshold on that window is below
- * zero). Replayed with real `settle -p` processes against a local OpenAI-compatible server that
+ * zero); Settle diverges on purpose (DELIBERATE_INEFFECTIVE_COMPACTION_NOT_REPEATED, src/session/run-outcome.ts).
+ * Replayed with real `settle -p` processes against a local OpenAI-compatible server that
  * reports the usage of what it was sent and refuses what does not fit, as llama-server does. What the
  * user should see: every prompt answered, and a compaction that could not get under the threshold not
  * repeated until the conversation has grown by a kept tail's worth (`keepRecentTokens` as capped for
