@@ -9,10 +9,11 @@ import {
 	type RunErrorClass,
 	type RunOutcome,
 } from "../../machines/prompt-operation.machine.js";
-import { contextTokensForThreshold, isBeforeCompaction } from "../compaction/threshold.js";
+import { contextTokensForThreshold } from "../compaction/threshold.js";
 import { classifyAssistantError, parseRequestedRetryDelayMs } from "../llm/errors.js";
 import {
 	compactionThresholdTokens,
+	effectiveKeepRecentTokens,
 	estimateContextTokens,
 	estimateMessageTokens,
 	shouldCompact,
@@ -55,10 +56,34 @@ export function forgetCompactedContext(s: SessionInternals): void {
  * one whose timestamp is at or before the compaction entry's. `fresh`: it ended in a run that
  * started after any compaction, so it is newer by construction.
  */
-function predatesCompaction(s: SessionInternals, message: AssistantMessage, fresh: boolean): boolean {
+function predatesCompaction(s: SessionInternals, message: AgentMessage, fresh: boolean): boolean {
 	if (fresh) return false;
 	const kept = keptByCompaction.get(s);
-	return kept ? kept.has(message) : isBeforeCompaction(message, s.transcript.latestCompactionAt);
+	if (kept) return kept.has(message);
+	const at = s.transcript.latestCompactionAt;
+	return at !== undefined && "timestamp" in message && message.timestamp <= at;
+}
+
+/**
+ * kimi-code#2325: the latest compaction left the context still over the threshold (the system
+ * prompt and tools alone can be), and the conversation has not grown by a kept tail's worth since:
+ * another compaction would only summarize the last turn again, a summary request per prompt. The
+ * context as the compaction left it is `contextTokens` less the estimate of what came after it.
+ * A provider's overflow refusal still compacts (that path does not ask this). pi 0.73.1 compacts again
+ * after every answer: DELIBERATE_INEFFECTIVE_COMPACTION_NOT_REPEATED.
+ */
+function compactionCannotHelp(
+	s: SessionInternals,
+	contextTokens: number,
+	thresholdTokens: number,
+	keepRecentTokens: number,
+): boolean {
+	if (s.transcript.latestCompactionAt === undefined) return false;
+	let growth = 0;
+	for (const message of s.agent.state.messages) {
+		if (!predatesCompaction(s, message, false)) growth += estimateMessageTokens(message);
+	}
+	return contextTokens - growth > thresholdTokens && growth < keepRecentTokens;
 }
 
 /**
@@ -105,10 +130,13 @@ export function thresholdCheck(
 		isUsageCurrent: s.transcript.hasContextEdits ? usageStillCurrent(s.sessionManager) : undefined,
 	});
 	if (tokens === undefined) return undefined;
+	const thresholdTokens = compactionThresholdTokens(model.contextWindow, settings);
+	const keep = effectiveKeepRecentTokens(model.contextWindow, settings);
 	return {
-		over: shouldCompact(tokens, model.contextWindow, settings),
+		over:
+			shouldCompact(tokens, model.contextWindow, settings) && !compactionCannotHelp(s, tokens, thresholdTokens, keep),
 		contextTokens: tokens,
-		thresholdTokens: compactionThresholdTokens(model.contextWindow, settings),
+		thresholdTokens,
 	};
 }
 

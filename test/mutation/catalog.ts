@@ -20244,6 +20244,32 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "resumeListed.set(host, { all: true, shown: 0, found: false });", replace: "" }],
 		tests: ["test/pi-races/big-old-session-files.test.ts"],
 	},
+	{
+		id: "KZ01",
+		file: "src/session/run-outcome.ts",
+		description:
+			"a compaction that left the context over the threshold is repeated after every answer again (kimi-code#2325): the growth since it is not asked",
+		edits: [
+			{
+				find: "&& !compactionCannotHelp(s, tokens, thresholdTokens, keep),",
+				replace: "&& true,",
+			},
+		],
+		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
+	},
+	{
+		id: "KZ02",
+		file: "src/session/run-outcome.ts",
+		description:
+			"after a compaction that could not get under the threshold, none runs again however much the conversation grows (the growth is not compared with the kept tail)",
+		edits: [
+			{
+				find: "return contextTokens - growth > thresholdTokens && growth < keepRecentTokens;",
+				replace: "return contextTokens - growth > thresholdTokens && growth >= 0;",
+			},
+		],
+		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
