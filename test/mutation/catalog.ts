@@ -20189,6 +20189,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/compaction/tokens.test.ts"],
 	},
+	{
+		id: "KY01",
+		file: "src/export/render.ts",
+		description:
+			"the page's entries are never handed out before the end: the export holds the whole page as one string again (a 104 MB session peaked at 732 MB, not 235 MB)",
+		edits: [{ find: "if (text.length >= PIECE_CHARS) {", replace: "if (false) {" }],
+		tests: ["test/export/export.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
