@@ -7,7 +7,7 @@ import { basename } from "node:path";
 import { SettleError } from "../errors.js";
 import type { SessionDiagnostic, SessionEntry } from "../store/entries.js";
 import { SessionManager } from "../store/session-manager.js";
-import { renderSessionHtml } from "./render.js";
+import { sessionHtmlPieces } from "./render.js";
 import { refuseSessionFileAsOutput, writeFileAtomically } from "./write-file.js";
 
 export { type ExportPageData, type ExportStats, exportStats, renderSessionHtml } from "./render.js";
@@ -62,7 +62,8 @@ export async function exportSessionToHtml(
 				if (!HARMLESS_DIAGNOSTICS.has(diagnostic.kind)) options.onDiagnostic(diagnostic);
 			}
 		}
-		const html = renderSessionHtml({
+		// In pieces: the page is never one string (nor one buffer) beside the session it is made of.
+		const html = sessionHtmlPieces({
 			header: manager.getHeader(),
 			entries: manager.getEntries(),
 			leafId: manager.getLeafId(),

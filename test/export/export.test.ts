@@ -21,6 +21,7 @@ import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import { exportSessionToHtml, exportStats, renderSessionHtml } from "../../src/export/index.js";
+import { sessionHtmlPieces } from "../../src/export/render.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { SessionManager } from "../../src/store/session-manager.js";
@@ -217,6 +218,30 @@ describe("the embedded data", () => {
 			}),
 			{ numRuns: 200 },
 		);
+	});
+
+	it("a big session's page is written in pieces of about 64K characters, never as one string of the whole session; joined, they are the page with the data of the session", () => {
+		const entries = Array.from({ length: 2000 }, (_, i) =>
+			entry(`${i} ${"y".repeat(1000)}`, `e${i}`, i === 0 ? null : `e${i - 1}`),
+		);
+		for (const name of [undefined, "named <session>"]) {
+			const page = { header: null, entries, leafId: "e1999", name };
+			const pieces = [...sessionHtmlPieces(page)];
+			expect(pieces.length).toBeGreaterThan(20);
+			// A piece holds up to 64K characters of entries, plus the page's own script and stylesheet at the ends.
+			for (const piece of pieces) expect(piece.length).toBeLessThan(150_000);
+			const html = pieces.join("");
+			expect(html).toBe(renderSessionHtml(page));
+			const start = html.indexOf('id="session-data">') + 'id="session-data">'.length;
+			expect(JSON.parse(html.slice(start, html.indexOf("</script>", start)))).toEqual({
+				title: name ?? "Session",
+				header: null,
+				...(name === undefined ? {} : { name }),
+				leafId: "e1999",
+				entries,
+				stats: exportStats(entries),
+			});
+		}
 	});
 
 	it("totals count every branch, tool results' nested usage, summaries and usage entries; bad numbers count 0", () => {

@@ -2279,8 +2279,8 @@ export const MUTANTS: Mutant[] = [
 		description: "export: embedded session data not escaped (</script> closes the data block)",
 		edits: [
 			{
-				find: '}).replace(/</g, "\\\\u003c");',
-				replace: "});",
+				find: 'const json = (value: unknown) => JSON.stringify(value).replace(/</g, "\\\\u003c");',
+				replace: "const json = (value: unknown) => JSON.stringify(value);",
 			},
 		],
 		tests: ["test/export/export.test.ts"],
@@ -20269,6 +20269,27 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
+	},
+	{
+		id: "KY01",
+		file: "src/export/render.ts",
+		description:
+			"the page's entries are never handed out before the end: the export holds the whole page as one string again (a 104 MB session peaked at 732 MB, not 235 MB)",
+		edits: [{ find: "if (text.length >= PIECE_CHARS) {", replace: "if (false) {" }],
+		tests: ["test/export/export.test.ts"],
+	},
+	{
+		id: "KY02",
+		file: "src/export/write-file.ts",
+		description:
+			"an export's output path is the session file only when the paths match: a hard link to the session passes the check and the page replaces the session (gajae-code#4061)",
+		edits: [
+			{
+				find: "return first.dev === second.dev && first.ino === second.ino;",
+				replace: "return first.dev === second.dev && first.ino === second.ino && false;",
+			},
+		],
+		tests: ["test/pi-races/export-over-session-link.test.ts"],
 	},
 ];
 
