@@ -66,7 +66,7 @@ function predatesCompaction(s: SessionInternals, message: AgentMessage, fresh: b
 
 /**
  * kimi-code#2325: the latest compaction left the context still over the threshold (the system
- * prompt and tools alone can be), and the conversation has not grown by a kept tail's worth since:
+ * prompt and tools alone can be), and the tail it kept plus what came since is under two kept tails:
  * another compaction would only summarize the last turn again, a summary request per prompt. The
  * context as the compaction left it is `contextTokens` less the estimate of what came after it.
  * A provider's overflow refusal still compacts (that path does not ask this). pi 0.73.1 compacts again
@@ -80,10 +80,14 @@ function compactionCannotHelp(
 ): boolean {
 	if (s.transcript.latestCompactionAt === undefined) return false;
 	let growth = 0;
+	let kept = 0;
 	for (const message of s.agent.state.messages) {
 		if (!predatesCompaction(s, message, false)) growth += estimateMessageTokens(message);
+		else if (message.role !== "compactionSummary") kept += estimateMessageTokens(message);
 	}
-	return contextTokens - growth > thresholdTokens && growth < keepRecentTokens;
+	// The tail kept, as well as the growth, counts: a tail kept under a larger keepRecentTokens (a
+	// switch to a smaller window, a setting lowered) is what another compaction would summarize.
+	return contextTokens - growth > thresholdTokens && kept + growth < 2 * keepRecentTokens;
 }
 
 /**

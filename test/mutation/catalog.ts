@@ -20264,7 +20264,7 @@ export const MUTANTS: Mutant[] = [
 			"after a compaction that could not get under the threshold, none runs again however much the conversation grows (the growth is not compared with the kept tail)",
 		edits: [
 			{
-				find: "return contextTokens - growth > thresholdTokens && growth < keepRecentTokens;",
+				find: "return contextTokens - growth > thresholdTokens && kept + growth < 2 * keepRecentTokens;",
 				replace: "return contextTokens - growth > thresholdTokens && growth >= 0;",
 			},
 		],
@@ -20290,6 +20290,23 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/export-over-session-link.test.ts"],
+	},
+	{
+		id: "LC01",
+		file: "src/session/run-outcome.ts",
+		description:
+			"after a switch to a smaller window, the tail the bigger model's compaction kept is not counted: the context stays over the new threshold, uncompacted, until the conversation grows by the new kept tail",
+		edits: [
+			{
+				find: 'else if (message.role !== "compactionSummary") kept += estimateMessageTokens(message);',
+				replace: 'else if (message.role !== "compactionSummary") kept += 0;',
+			},
+			{
+				find: "kept + growth < 2 * keepRecentTokens;",
+				replace: "kept + 2 * growth < 2 * keepRecentTokens;",
+			},
+		],
+		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
 	},
 ];
 

@@ -113,4 +113,54 @@ describe("kimi-code#2325: a context the compaction cannot get under the threshol
 		// Before the fix: every prompt from the first compaction on compacted again (7 of 16; now 4, at the refusals).
 		expect(backToBack).toEqual([]);
 	});
+
+	it("kimi-code#2325, a model switch to a smaller window: the tail a 65536-token model's compaction kept (20000 tokens) is over the 32768-token model's threshold (16384), and its first answer compacts it (keep 8192)", {
+		timeout: 180_000,
+	}, async () => {
+		const windows: Record<string, number> = { big: 65536, small: 32768 };
+		server = await startWireServer((request) => {
+			const prompt = Math.ceil(JSON.stringify(request.body ?? {}).length / 4);
+			const window = windows[String(request.body?.model)] ?? 0;
+			if (prompt > window) {
+				return openAiError(
+					400,
+					`request (${prompt} tokens) exceeds the available context size (${window} tokens)`,
+					"exceed_context_size_error",
+				);
+			}
+			if (isSummaryRequest(request)) {
+				return chatReply([{ type: "text", text: "## Goal\nanswer the questions" }], {
+					usage: { prompt, completion: 10 },
+				});
+			}
+			return chatReply([{ type: "text", text: "answer" }], { usage: { prompt, completion: 3 } });
+		});
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+			models: [
+				{ id: "big", contextWindow: 65536 },
+				{ id: "small", contextWindow: 32768 },
+			],
+		});
+		const run = (n: number, model: string, text: string) =>
+			runSettleAsync(
+				[
+					"--session-dir",
+					join(cli.dir, "sessions"),
+					"--model",
+					`local/${model}`,
+					"--no-tools",
+					...(n === 1 ? [] : ["-c"]),
+					"-p",
+					text,
+				],
+				{ cwd: cli.project, agentDir: cli.agentDir },
+			);
+		// About 10000 tokens a prompt: the fifth answer on the big model is over its threshold (49152).
+		for (let n = 1; n <= 5; n++) expect((await run(n, "big", `question ${n} ${"word ".repeat(8000)}`)).code).toBe(0);
+		expect(compactions()).toBe(1);
+		const switched = await run(6, "small", "question 6");
+		expect(`${switched.code} ${switched.stdout.trim()}`).toBe("0 answer");
+		// Before the fix: not compacted (the conversation had not grown by 8192 since), the context left over the threshold.
+		expect(compactions()).toBe(2);
+	});
 });
