@@ -111,7 +111,7 @@ function tellOverThreshold(
 		thresholdTokens,
 		contextWindow: model.contextWindow,
 		message:
-			`Compaction cannot get the context under the threshold: about ${contextTokens} tokens after compacting, ` +
+			`Compaction cannot get the context under the threshold: about ${contextTokens} tokens after compacting (system prompt, tools and context files included), ` +
 			`threshold ${thresholdTokens} (${model.id}'s ${model.contextWindow}-token window less compaction.reserveTokens). ` +
 			"Lower compaction.reserveTokens, use a model with a larger window, or load fewer tools or a shorter system prompt / context files.",
 	});

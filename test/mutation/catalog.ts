@@ -20317,6 +20317,18 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
 	},
 	{
+		id: "LB04",
+		file: "src/cli/interactive-render.ts",
+		description: "`settle -i` does not show the compaction_over_threshold warning as a line of the chat",
+		edits: [
+			{
+				find: 'case "compaction_over_threshold":\n\t\t\t\tthis.line(s.yellow(event.message));',
+				replace: 'case "compaction_over_threshold":\n\t\t\t\tthis.line(s.yellow(""));',
+			},
+		],
+		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
+	},
+	{
 		id: "LB03",
 		file: "src/cli/print-mode.ts",
 		description: "`settle -p` does not print the compaction_over_threshold warning on stderr",

@@ -10,11 +10,19 @@
  * repeated until the conversation has grown by a kept tail's worth (`keepRecentTokens` as capped for
  * the window) or the server refuses the request as too long.
  */
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
-import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import {
+	cliCommand,
+	RpcClient,
+	runSettleAsync,
+	trackChild,
+	useCliProject,
+	writeLocalProvider,
+} from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { rpcPrompt } from "./helpers.js";
@@ -103,9 +111,9 @@ async function replay(systemPromptTokens: number, prompts: number) {
 	return { outcomes, stderr, compactedAt, backToBack, summaries: counts.summaries };
 }
 
-// "about N tokens after compacting, threshold 4096 (coder's 8192-token window …)" and the remedies.
+// The numbers (after compacting, the threshold, the window) and the remedies, on one line.
 const WARNING =
-	/^Warning: Compaction cannot get the context under the threshold: about \d+ tokens after compacting, threshold 4096 \(coder's 8192-token window less compaction\.reserveTokens\)\. Lower compaction\.reserveTokens, use a model with a larger window, or load fewer tools or a shorter system prompt \/ context files\.$/;
+	/^Warning: Compaction cannot get the context under the threshold: about \d+ tokens after compacting \(system prompt, tools and context files included\), threshold 4096 \(coder's 8192-token window less compaction\.reserveTokens\)\. Lower compaction\.reserveTokens, use a model with a larger window, or load fewer tools or a shorter system prompt \/ context files\.$/;
 
 const answered = (prompts: number) => Array.from({ length: prompts }, (_, n) => `0 answer ${n + 1}`);
 
@@ -170,5 +178,27 @@ describe("kimi-code#2325: a context the compaction cannot get under the threshol
 		expect(told()).toHaveLength(2);
 		expect(told()[1]!.message).toMatch(/coder-b's 8192-token window/);
 		expect(await client.end()).toBe(0);
+	});
+
+	it("kimi-code#2325: `settle -i` fed sixteen prompts (queued as steers) shows the warning once as a line of the chat", {
+		timeout: 180_000,
+	}, async () => {
+		await startServer();
+		const child = spawn(process.execPath, [...cliCommand(), ...settleArgs(5000), "-i"], {
+			cwd: cli.project,
+			env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+			stdio: ["pipe", "pipe", "pipe"],
+		});
+		let output = "";
+		child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+			output += chunk;
+		});
+		child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+			output += chunk;
+		});
+		child.stdin.end(Array.from({ length: 16 }, (_, n) => `${question(n + 1)}\n`).join(""));
+		expect(await trackChild(child)).toBe(0);
+		const told = output.split("\n").filter((line) => line.includes("Compaction cannot get the context under"));
+		expect(told).toHaveLength(1);
 	});
 });
