@@ -259,6 +259,9 @@ export class TranscriptPrinter {
 					);
 				}
 				return;
+			case "compaction_over_threshold":
+				this.line(s.yellow(event.message));
+				return;
 			case "queue_update": {
 				const before = this.queued;
 				this.queued = { steering: event.steering.length, followUp: event.followUp.length };

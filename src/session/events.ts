@@ -43,6 +43,21 @@ export type SessionOwnEvent =
 			willRetry: boolean;
 			errorMessage?: string;
 	  }
+	/**
+	 * Settle's: the latest compaction left the context still over the compaction threshold (the system
+	 * prompt, tools and context files alone can be, kimi-code#2325), so threshold compactions wait
+	 * until the conversation has grown by a kept tail. Once per session, again when another model or
+	 * other compaction settings make it true anew. `contextTokens`: about what the compaction left;
+	 * `message` names the numbers and what to change (`compaction.reserveTokens`, a larger window,
+	 * fewer tools or a shorter system prompt / context files).
+	 */
+	| {
+			type: "compaction_over_threshold";
+			contextTokens: number;
+			thresholdTokens: number;
+			contextWindow: number;
+			message: string;
+	  }
 	/** Before each retry backoff. */
 	| { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
 	/**

@@ -77,8 +77,8 @@ function compactionCannotHelp(
 	contextTokens: number,
 	thresholdTokens: number,
 	keepRecentTokens: number,
-): boolean {
-	if (s.transcript.latestCompactionAt === undefined) return false;
+): number | undefined {
+	if (s.transcript.latestCompactionAt === undefined) return undefined;
 	let growth = 0;
 	let kept = 0;
 	for (const message of s.agent.state.messages) {
@@ -87,7 +87,38 @@ function compactionCannotHelp(
 	}
 	// The tail kept, as well as the growth, counts: a tail kept under a larger keepRecentTokens (a
 	// switch to a smaller window, a setting lowered) is what another compaction would summarize.
-	return contextTokens - growth > thresholdTokens && kept + growth < 2 * keepRecentTokens;
+	if (contextTokens - growth > thresholdTokens && kept + growth < 2 * keepRecentTokens) return contextTokens - growth;
+	return undefined;
+}
+
+/** Per session: the model and settings the last `compaction_over_threshold` was told for. */
+const toldOverThreshold = new WeakMap<SessionInternals, string>();
+
+/**
+ * Tells the host once (per session; again when another model or other compaction settings make it
+ * true anew) that compaction cannot get the context under the threshold: without it, compaction
+ * silently stops helping and the user never learns what to change.
+ */
+function tellOverThreshold(
+	s: SessionInternals,
+	model: Model,
+	settings: { reserveTokens: number; keepRecentTokens: number },
+	contextTokens: number,
+	thresholdTokens: number,
+): void {
+	const key = `${model.provider}/${model.id}:${model.contextWindow}:${settings.reserveTokens}:${settings.keepRecentTokens}`;
+	if (toldOverThreshold.get(s) === key) return;
+	toldOverThreshold.set(s, key);
+	s.events.emit({
+		type: "compaction_over_threshold",
+		contextTokens,
+		thresholdTokens,
+		contextWindow: model.contextWindow,
+		message:
+			`Compaction cannot get the context under the threshold: about ${contextTokens} tokens after compacting (system prompt, tools and context files included), ` +
+			`threshold ${thresholdTokens} (${model.id}'s ${model.contextWindow}-token window less compaction.reserveTokens). ` +
+			"Lower compaction.reserveTokens, use a model with a larger window, or load fewer tools or a shorter system prompt / context files.",
+	});
 }
 
 /**
@@ -136,9 +167,11 @@ export function thresholdCheck(
 	if (tokens === undefined) return undefined;
 	const thresholdTokens = compactionThresholdTokens(model.contextWindow, settings);
 	const keep = effectiveKeepRecentTokens(model.contextWindow, settings);
+	const due = shouldCompact(tokens, model.contextWindow, settings);
+	const afterCompaction = due ? compactionCannotHelp(s, tokens, thresholdTokens, keep) : undefined;
+	if (afterCompaction !== undefined) tellOverThreshold(s, model, settings, afterCompaction, thresholdTokens);
 	return {
-		over:
-			shouldCompact(tokens, model.contextWindow, settings) && !compactionCannotHelp(s, tokens, thresholdTokens, keep),
+		over: due && afterCompaction === undefined,
 		contextTokens: tokens,
 		thresholdTokens,
 	};

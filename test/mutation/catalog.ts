@@ -20251,8 +20251,8 @@ export const MUTANTS: Mutant[] = [
 			"a compaction that left the context over the threshold is repeated after every answer again (kimi-code#2325): the growth since it is not asked",
 		edits: [
 			{
-				find: "&& !compactionCannotHelp(s, tokens, thresholdTokens, keep),",
-				replace: "&& true,",
+				find: "over: due && afterCompaction === undefined,",
+				replace: "over: due && true,",
 			},
 		],
 		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
@@ -20264,8 +20264,8 @@ export const MUTANTS: Mutant[] = [
 			"after a compaction that could not get under the threshold, none runs again however much the conversation grows (the growth is not compared with the kept tail)",
 		edits: [
 			{
-				find: "return contextTokens - growth > thresholdTokens && kept + growth < 2 * keepRecentTokens;",
-				replace: "return contextTokens - growth > thresholdTokens && growth >= 0;",
+				find: "if (contextTokens - growth > thresholdTokens && kept + growth < 2 * keepRecentTokens) return contextTokens - growth;",
+				replace: "if (contextTokens - growth > thresholdTokens && growth >= 0) return contextTokens - growth;",
 			},
 		],
 		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
@@ -20302,8 +20302,57 @@ export const MUTANTS: Mutant[] = [
 				replace: 'else if (message.role !== "compactionSummary") kept += 0;',
 			},
 			{
-				find: "kept + growth < 2 * keepRecentTokens;",
-				replace: "kept + 2 * growth < 2 * keepRecentTokens;",
+				find: "kept + growth < 2 * keepRecentTokens)",
+				replace: "kept + 2 * growth < 2 * keepRecentTokens)",
+			},
+		],
+		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
+	},
+	{
+		id: "LB01",
+		file: "src/session/run-outcome.ts",
+		description:
+			"a compaction that cannot get the context under the threshold is never told: compaction silently stops helping (kimi-code#2325)",
+		edits: [
+			{
+				find: "if (afterCompaction !== undefined) tellOverThreshold(",
+				replace: "if (afterCompaction === -1) tellOverThreshold(",
+			},
+		],
+		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
+	},
+	{
+		id: "LB02",
+		file: "src/session/run-outcome.ts",
+		description: "the over-threshold warning is repeated at every threshold check instead of once per session",
+		edits: [
+			{
+				find: "if (toldOverThreshold.get(s) === key) return;",
+				replace: "if (toldOverThreshold.get(s) === undefined && false) return;",
+			},
+		],
+		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
+	},
+	{
+		id: "LB04",
+		file: "src/cli/interactive-render.ts",
+		description: "`settle -i` does not show the compaction_over_threshold warning as a line of the chat",
+		edits: [
+			{
+				find: 'case "compaction_over_threshold":\n\t\t\t\tthis.line(s.yellow(event.message));',
+				replace: 'case "compaction_over_threshold":\n\t\t\t\tthis.line(s.yellow(""));',
+			},
+		],
+		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
+	},
+	{
+		id: "LB03",
+		file: "src/cli/print-mode.ts",
+		description: "`settle -p` does not print the compaction_over_threshold warning on stderr",
+		edits: [
+			{
+				find: 'if (event.type === "compaction_over_threshold") out.stderr(',
+				replace: 'if (event.type === "compaction_over_threshold" && json) out.stderr(',
 			},
 		],
 		tests: ["test/pi-races/compaction-over-threshold.test.ts"],

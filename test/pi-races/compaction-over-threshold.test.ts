@@ -10,13 +10,22 @@
  * repeated until the conversation has grown by a kept tail's worth (`keepRecentTokens` as capped for
  * the window) or the server refuses the request as too long.
  */
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
-import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import {
+	cliCommand,
+	RpcClient,
+	runSettleAsync,
+	trackChild,
+	useCliProject,
+	writeLocalProvider,
+} from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-compaction-over-threshold-");
 let server: WireServer | undefined;
@@ -37,11 +46,9 @@ function compactions(): number {
 		.filter((line) => JSON.parse(line).type === "compaction").length;
 }
 
-/** `prompts` real `settle -p` runs on one session; per prompt, whether it compacted. */
-async function replay(systemPromptTokens: number, prompts: number) {
-	let answers = 0;
-	let summaries = 0;
-	// The server counts what it was sent (about 4 characters a token) and refuses what does not fit.
+/** A local server that counts what it was sent (about 4 characters a token) and refuses what does not fit. */
+async function startServer() {
+	const counts = { answers: 0, summaries: 0 };
 	server = await startWireServer((request) => {
 		const prompt = Math.ceil(JSON.stringify(request.body ?? {}).length / 4);
 		if (prompt > 8192) {
@@ -52,41 +59,61 @@ async function replay(systemPromptTokens: number, prompts: number) {
 			);
 		}
 		if (isSummaryRequest(request)) {
-			summaries++;
+			counts.summaries++;
 			return chatReply([{ type: "text", text: "## Goal\nanswer the questions" }], {
 				usage: { prompt, completion: 10 },
 			});
 		}
-		answers++;
-		return chatReply([{ type: "text", text: `answer ${answers}` }], { usage: { prompt, completion: 3 } });
+		counts.answers++;
+		return chatReply([{ type: "text", text: `answer ${counts.answers}` }], { usage: { prompt, completion: 3 } });
 	});
-	writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", contextWindow: 8192 }] });
-	const systemPrompt = "rule ".repeat(systemPromptTokens * 0.8);
+	writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+		models: [
+			{ id: "coder", contextWindow: 8192 },
+			{ id: "coder-b", contextWindow: 8192 },
+		],
+	});
+	return counts;
+}
+
+const settleArgs = (systemPromptTokens: number) => [
+	"--session-dir",
+	join(cli.dir, "sessions"),
+	"--model",
+	"local/coder",
+	"--no-tools",
+	"--system-prompt",
+	"rule ".repeat(systemPromptTokens * 0.8),
+];
+
+const question = (n: number) => `question ${n} ${"word ".repeat(200)}`;
+
+/** `prompts` real `settle -p` runs on one session; per prompt, whether it compacted. */
+async function replay(systemPromptTokens: number, prompts: number) {
+	const counts = await startServer();
 	const outcomes: string[] = [];
+	const stderr: string[] = [];
 	const compactedAt: number[] = [];
 	for (let n = 1; n <= prompts; n++) {
 		const before = n === 1 ? 0 : compactions();
 		const run = await runSettleAsync(
-			[
-				"--session-dir",
-				join(cli.dir, "sessions"),
-				"--model",
-				"local/coder",
-				"--no-tools",
-				"--system-prompt",
-				systemPrompt,
-				...(n === 1 ? [] : ["-c"]),
-				"-p",
-				`question ${n} ${"word ".repeat(200)}`,
-			],
-			{ cwd: cli.project, agentDir: cli.agentDir },
+			[...settleArgs(systemPromptTokens), ...(n === 1 ? [] : ["-c"]), "-p", question(n)],
+			{
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			},
 		);
-		outcomes.push(`${run.code} ${run.stdout.trim()} ${run.stderr.trim()}`.trim());
+		outcomes.push(`${run.code} ${run.stdout.trim()}`.trim());
+		stderr.push(run.stderr.trim());
 		if (compactions() > before) compactedAt.push(n);
 	}
 	const backToBack = compactedAt.filter((n) => compactedAt.includes(n - 1));
-	return { outcomes, compactedAt, backToBack, summaries };
+	return { outcomes, stderr, compactedAt, backToBack, summaries: counts.summaries };
 }
+
+// The numbers (after compacting, the threshold, the window) and the remedies, on one line.
+const WARNING =
+	/^Warning: Compaction cannot get the context under the threshold: about \d+ tokens after compacting \(system prompt, tools and context files included\), threshold 4096 \(coder's 8192-token window less compaction\.reserveTokens\)\. Lower compaction\.reserveTokens, use a model with a larger window, or load fewer tools or a shorter system prompt \/ context files\.$/;
 
 const answered = (prompts: number) => Array.from({ length: prompts }, (_, n) => `0 answer ${n + 1}`);
 
@@ -107,8 +134,11 @@ describe("kimi-code#2325: a context the compaction cannot get under the threshol
 	it("kimi-code#2325: a 5000-token system prompt on an 8192-token model, alone over the threshold: every prompt answered, no compaction right after another", {
 		timeout: 180_000,
 	}, async () => {
-		const { outcomes, compactedAt, backToBack } = await replay(5000, 16);
+		const { outcomes, stderr, compactedAt, backToBack } = await replay(5000, 16);
 		expect(outcomes).toEqual(answered(16));
+		// Told on stderr, with the numbers and what to change (each `settle -p` is a session of its own).
+		expect(stderr.filter((text) => text !== "").length).toBeGreaterThan(0);
+		for (const text of stderr.filter((line) => line !== "")) expect(text).toMatch(WARNING);
 		expect(compactedAt.length).toBeGreaterThan(0);
 		// Before the fix: every prompt from the first compaction on compacted again (7 of 16; now 4, at the refusals).
 		expect(backToBack).toEqual([]);
@@ -162,5 +192,63 @@ describe("kimi-code#2325: a context the compaction cannot get under the threshol
 		expect(`${switched.code} ${switched.stdout.trim()}`).toBe("0 answer");
 		// Before the fix: not compacted (the conversation had not grown by 8192 since), the context left over the threshold.
 		expect(compactions()).toBe(2);
+	});
+
+	it("kimi-code#2325: one `settle -p` with sixteen prompts and a 5000-token system prompt says once on stderr that compaction cannot get under the threshold, naming the numbers and what to change", {
+		timeout: 180_000,
+	}, async () => {
+		await startServer();
+		const prompts = Array.from({ length: 16 }, (_, n) => question(n + 1));
+		const run = await runSettleAsync([...settleArgs(5000), "-p", ...prompts], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(run.code, run.stderr).toBe(0);
+		const warnings = run.stderr.split("\n").filter((line) => line.startsWith("Warning:"));
+		// Before the fix: nothing on stderr; the user never learns why compaction stopped helping.
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0]).toMatch(WARNING);
+	});
+
+	it("kimi-code#2325: over `settle --rpc` the host gets one `compaction_over_threshold` event with the numbers, and one more after a switch to another model where it holds too", {
+		timeout: 180_000,
+	}, async () => {
+		await startServer();
+		const client = new RpcClient([...settleArgs(5000), "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		for (let n = 1; n <= 16; n++) await rpcPrompt(client, `p${n}`, question(n));
+		const told = () => client.lines.filter((line) => line.type === "compaction_over_threshold");
+		expect(told()).toHaveLength(1);
+		expect(told()[0]).toMatchObject({ thresholdTokens: 4096, contextWindow: 8192 });
+		expect(told()[0]!.contextTokens).toBeGreaterThan(4096);
+		expect(told()[0]!.message).toMatch(/compaction\.reserveTokens/);
+		expect(await client.request({ id: "m", type: "set_model", provider: "local", modelId: "coder-b" })).toMatchObject({
+			success: true,
+		});
+		await rpcPrompt(client, "p17", question(17));
+		expect(told()).toHaveLength(2);
+		expect(told()[1]!.message).toMatch(/coder-b's 8192-token window/);
+		expect(await client.end()).toBe(0);
+	});
+
+	it("kimi-code#2325: `settle -i` fed sixteen prompts (queued as steers) shows the warning once as a line of the chat", {
+		timeout: 180_000,
+	}, async () => {
+		await startServer();
+		const child = spawn(process.execPath, [...cliCommand(), ...settleArgs(5000), "-i"], {
+			cwd: cli.project,
+			env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+			stdio: ["pipe", "pipe", "pipe"],
+		});
+		let output = "";
+		child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+			output += chunk;
+		});
+		child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+			output += chunk;
+		});
+		child.stdin.end(Array.from({ length: 16 }, (_, n) => `${question(n + 1)}\n`).join(""));
+		expect(await trackChild(child)).toBe(0);
+		const told = output.split("\n").filter((line) => line.includes("Compaction cannot get the context under"));
+		expect(told).toHaveLength(1);
 	});
 });
