@@ -9,13 +9,12 @@
  * What the user should see: after a compaction the next prompt is answered without another one,
  * and every prompt is answered.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { compactionsIn, isChatSummaryRequest } from "./helpers.js";
 
 const cli = useCliProject("settle-compaction-every-turn-");
 let server: WireServer | undefined;
@@ -24,17 +23,8 @@ afterEach(async () => {
 	server = undefined;
 });
 
-const isSummaryRequest = (request: RecordedRequest) =>
-	JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
-
-function compactions(): number {
-	const sessionDir = join(cli.dir, "sessions");
-	const [file] = readdirSync(sessionDir);
-	return readFileSync(join(sessionDir, file!), "utf8")
-		.trim()
-		.split("\n")
-		.filter((line) => JSON.parse(line).type === "compaction").length;
-}
+const isSummaryRequest = isChatSummaryRequest;
+const compactions = () => compactionsIn(join(cli.dir, "sessions"));
 
 describe("opencode#45368: compaction on a small-window local model", () => {
 	it("opencode#45368: a local 32768-token model, default settings, prompts of ~2000 tokens: no prompt right after a compaction compacts again", {

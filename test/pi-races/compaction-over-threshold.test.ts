@@ -11,10 +11,8 @@
  * the window) or the server refuses the request as too long.
  */
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import {
 	cliCommand,
 	RpcClient,
@@ -24,8 +22,8 @@ import {
 	writeLocalProvider,
 } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
-import { rpcPrompt } from "./helpers.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
+import { compactionsIn, isChatSummaryRequest, rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-compaction-over-threshold-");
 let server: WireServer | undefined;
@@ -34,17 +32,8 @@ afterEach(async () => {
 	server = undefined;
 });
 
-const isSummaryRequest = (request: RecordedRequest) =>
-	JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
-
-function compactions(): number {
-	const sessionDir = join(cli.dir, "sessions");
-	const [file] = readdirSync(sessionDir);
-	return readFileSync(join(sessionDir, file!), "utf8")
-		.trim()
-		.split("\n")
-		.filter((line) => JSON.parse(line).type === "compaction").length;
-}
+const isSummaryRequest = isChatSummaryRequest;
+const compactions = () => compactionsIn(join(cli.dir, "sessions"));
 
 /** A local server that counts what it was sent (about 4 characters a token) and refuses what does not fit. */
 async function startServer() {

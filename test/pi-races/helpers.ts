@@ -7,10 +7,12 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
+import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { AgentMessage } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { type CliProject, type RpcClient, runSettle } from "../cli/helpers.js";
+import type { RecordedRequest } from "../llm/wire/server.js";
 import { script } from "../session/recovery-helpers.js";
 
 export { comparable, reopenedContext, tick } from "../session/helpers.js";
@@ -284,4 +286,18 @@ export async function rpcPrompt(client: RpcClient, id: string, message: string):
 export async function rpcContextUsage(client: RpcClient, id: string): Promise<ContextUsage | undefined> {
 	return ((await client.request({ id, type: "get_session_stats" })) as { data: { contextUsage?: ContextUsage } }).data
 		.contextUsage;
+}
+
+/** Whether an OpenAI-chat request is a compaction's summary request (its system text is the summarizer's). */
+export function isChatSummaryRequest(request: RecordedRequest): boolean {
+	return JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
+}
+
+/** How many compaction entries the one session file in `sessionDir` holds. */
+export function compactionsIn(sessionDir: string): number {
+	const [file] = readdirSync(sessionDir);
+	return readFileSync(join(sessionDir, file!), "utf8")
+		.trim()
+		.split("\n")
+		.filter((line) => JSON.parse(line).type === "compaction").length;
 }
