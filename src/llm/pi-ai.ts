@@ -14,6 +14,7 @@ import { PI_AI_PEER_VERSION } from "./provider-env.js";
 import { withRequestSignal } from "./request-signal.js";
 import { streamWatchingResponses } from "./response-activity.js";
 import { keepSignedEmptyThinking } from "./signed-empty-thinking.js";
+import { requestReplayableReasoning } from "./stateless-reasoning.js";
 import { replayableToolCallIds } from "./tool-call-ids.js";
 import {
 	type AssistantMessageEventStream,
@@ -192,7 +193,11 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		this.piAiStream = withRequestSignal(
 			streamWatchingResponses((model, context, streamOptions) => {
 				try {
-					const sent = keepSignedEmptyThinking(model, replayableToolCallIds(model, context), streamOptions);
+					const sent = keepSignedEmptyThinking(
+						model,
+						replayableToolCallIds(model, context),
+						requestReplayableReasoning(model, streamOptions),
+					);
 					// pi-ai's streamSimple passes no region option on: the default profile's goes in the endpoint.
 					return piAi.streamSimple(withDefaultProfileRegion(model), sent.context, sent.options);
 				} catch (error) {

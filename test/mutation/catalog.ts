@@ -20357,6 +20357,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
 	},
+	{
+		id: "LG01",
+		file: "src/llm/stateless-reasoning.ts",
+		description: "a stateless Responses request at thinking off no longer asks for the encrypted reasoning (pi#5059)",
+		edits: [
+			{
+				find: "if (params && params.store === false) {",
+				replace: "if (params && params.store === false && params.include !== undefined) {",
+			},
+		],
+		tests: ["test/pi-races/responses-reasoning-at-off.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -7,7 +7,7 @@ import type { Reply, SseEvent, StreamEnd } from "./server.js";
 import { sse } from "./server.js";
 
 export type ResponsesItem =
-	| { type: "reasoning"; summary: string }
+	| { type: "reasoning"; summary: string; encrypted?: string }
 	| { type: "message"; text: string }
 	| { type: "function_call"; callId: string; name: string; arguments: Record<string, unknown> };
 
@@ -43,7 +43,12 @@ export function responsesEvents(
 	items.forEach((item, output_index) => {
 		if (item.type === "reasoning") {
 			const id = `rs_wire${output_index}`;
-			const finished = { id, type: "reasoning", summary: [{ type: "summary_text", text: item.summary }] };
+			const finished = {
+				id,
+				type: "reasoning",
+				summary: [{ type: "summary_text", text: item.summary }],
+				...(item.encrypted === undefined ? {} : { encrypted_content: item.encrypted }),
+			};
 			events.push(event("response.output_item.added", { output_index, item: { id, type: "reasoning", summary: [] } }));
 			const part = { item_id: id, output_index, summary_index: 0 };
 			events.push(
