@@ -9,6 +9,7 @@ import { json, type Reply, type SseEvent, type StreamEnd, sse } from "./server.j
 export type AnthropicBlock =
 	| { type: "text"; text: string }
 	| { type: "thinking"; thinking: string; signature: string }
+	| { type: "redacted_thinking"; data: string }
 	| { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 
 export interface AnthropicUsage {
@@ -64,17 +65,22 @@ export function anthropicEvents(blocks: readonly AnthropicBlock[], options: Anth
 				? { type: "text", text: "" }
 				: block.type === "thinking"
 					? { type: "thinking", thinking: "" }
-					: { type: "tool_use", id: block.id, name: block.name, input: {} };
+					: block.type === "redacted_thinking"
+						? block
+						: { type: "tool_use", id: block.id, name: block.name, input: {} };
 		events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: start } });
+		// A redacted block arrives whole in its start event.
 		const deltas =
-			block.type === "text"
-				? halves(block.text).map((text) => ({ type: "text_delta", text }))
-				: block.type === "thinking"
-					? [
-							...halves(block.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
-							{ type: "signature_delta", signature: block.signature },
-						]
-					: halves(JSON.stringify(block.input)).map((partial_json) => ({ type: "input_json_delta", partial_json }));
+			block.type === "redacted_thinking"
+				? []
+				: block.type === "text"
+					? halves(block.text).map((text) => ({ type: "text_delta", text }))
+					: block.type === "thinking"
+						? [
+								...halves(block.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
+								{ type: "signature_delta", signature: block.signature },
+							]
+						: halves(JSON.stringify(block.input)).map((partial_json) => ({ type: "input_json_delta", partial_json }));
 		for (const delta of deltas) {
 			events.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta } });
 		}
