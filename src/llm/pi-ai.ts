@@ -9,6 +9,7 @@
 import { errorMessage, SettleError } from "../errors.js";
 import { withDefaultProfileRegion } from "./bedrock-region.js";
 import { streamFromMessage } from "./event-stream.js";
+import { signUnsignedGeminiCalls } from "./gemini-unsigned-calls.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
 import { PI_AI_PEER_VERSION } from "./provider-env.js";
 import { withRequestSignal } from "./request-signal.js";
@@ -196,7 +197,7 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 					const sent = keepSignedEmptyThinking(
 						model,
 						replayableToolCallIds(model, context),
-						requestReplayableReasoning(model, streamOptions),
+						signUnsignedGeminiCalls(model, requestReplayableReasoning(model, streamOptions)),
 					);
 					// pi-ai's streamSimple passes no region option on: the default profile's goes in the endpoint.
 					return piAi.streamSimple(withDefaultProfileRegion(model), sent.context, sent.options);

@@ -20369,6 +20369,28 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/responses-reasoning-at-off.test.ts"],
 	},
+	{
+		id: "LG02",
+		file: "src/llm/gemini-unsigned-calls.ts",
+		description:
+			"another model's tool call continued on Gemini 3 goes without Google's stand-in signature (pipecat#5809)",
+		edits: [
+			{
+				find: "if (first && !first.thoughtSignature) first.thoughtSignature = SKIP_THOUGHT_SIGNATURE;",
+				replace: "if (first && !first.thoughtSignature) first.thoughtSignature = undefined;",
+			},
+		],
+		tests: ["test/pi-races/gemini-thought-signatures.test.ts"],
+	},
+	{
+		id: "LG03",
+		file: "src/llm/gemini-unsigned-calls.ts",
+		description: "the stand-in signature is also written on calls of earlier turns, not only the current one",
+		edits: [
+			{ find: "for (const content of contents.slice(start + 1)) {", replace: "for (const content of contents) {" },
+		],
+		tests: ["test/pi-races/gemini-thought-signatures.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
