@@ -15974,7 +15974,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/pi-ai.ts",
 		description:
 			"tool call ids another provider wrote go to a chat-completions model as they are: over 40 characters behind a proxy, OpenAI refuses every request after the switch (openclaw#31934)",
-		edits: [{ find: "replayableToolCallIds(model, context), streamOptions", replace: "context, streamOptions" }],
+		edits: [{ find: "replayableToolCallIds(model, context),", replace: "context," }],
 		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
 	},
 	{
