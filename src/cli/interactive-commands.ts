@@ -36,6 +36,7 @@ import {
 	listProjectSessions,
 	MORE_SESSIONS,
 	type ProjectSessionFolders,
+	sessionLockedInChat,
 } from "./session-picker.js";
 
 /** What a built-in command can do to the REPL around it. */
@@ -441,6 +442,8 @@ async function resumeSession(host: CommandHost, args: string): Promise<void> {
 	try {
 		({ cancelled } = await runtime.switchSession(path, options));
 	} catch (error) {
+		const locked = sessionLockedInChat(error, "This chat goes on in its own session.");
+		if (locked) throw new SettleError("SESSION_LOCKED", locked, { details: (error as SettleError).details });
 		// A removed worktree or a moved project (claude-code#28314): as pi does, ask to go on here.
 		if (!(error instanceof MissingSessionCwdError)) throw error;
 		const here = error.fallbackCwd;

@@ -20357,6 +20357,40 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
 	},
+	{
+		id: "LD01",
+		file: "src/cli/session-picker.ts",
+		description:
+			"the -r pick of a session another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
+		edits: [
+			{
+				find: 'const locked = sessionLockedInChat(error, "Pick another, or press Enter for a new session.");',
+				replace: "const locked = undefined;",
+			},
+		],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
+	{
+		id: "LD02",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/resume of a session another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
+		edits: [
+			{
+				find: 'if (locked) throw new SettleError("SESSION_LOCKED", locked',
+				replace: 'if (false) throw new SettleError("SESSION_LOCKED", locked',
+			},
+		],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
+	{
+		id: "LD03",
+		file: "src/store/discovery.ts",
+		description:
+			"the session lists skip a whole entry written onto a cut-off line: -r shows fewer messages and another first message than the pick resumes (codex#24425)",
+		edits: [{ find: "const glued = scan.header ? gluedEntry(line) : undefined;", replace: "const glued = undefined;" }],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
