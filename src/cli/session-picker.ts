@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import { conversationMessageCount, listCwdSessions, listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
 import type { SessionInfo } from "../store/entries.js";
+import { sessionLockHolder } from "../store/lock.js";
 import { clip, firstLine } from "./interactive-render.js";
 import { piResumeHint, piSessionHint } from "./pi-folder.js";
 import {
@@ -82,10 +83,17 @@ export async function listAllSessions(folders: ProjectSessionFolders): Promise<S
 /**
  * One line of the list: id, time, messages (the conversation's, as "Resumed … (N messages)" counts:
  * not the system prompt's records `SessionInfo.messageCount` has), name and first message;
- * `(current)` for `currentFile`.
+ * `(current)` for `currentFile`, `(in use by process N)` for a session another live process writes.
  */
 export function describeSession(info: SessionInfo, currentFile?: string): string {
-	const current = info.path === currentFile ? " (current)" : "";
+	const holder = info.path === currentFile ? undefined : sessionLockHolder(info.path);
+	// Said before it is picked: resuming it would be refused (claude-code#87902).
+	const current =
+		info.path === currentFile
+			? " (current)"
+			: holder && holder.pid !== process.pid
+				? ` (in use by process ${holder.pid})`
+				: "";
 	const title = info.name ? `${info.name}: ` : "";
 	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${conversationMessageCount(info)} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
 }

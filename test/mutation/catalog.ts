@@ -20391,6 +20391,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const glued = scan.header ? gluedEntry(line) : undefined;", replace: "const glued = undefined;" }],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
 	},
+	{
+		id: "LD04",
+		file: "src/cli/session-picker.ts",
+		description:
+			"the session lists do not mark a session another live process writes: the user learns it is in use only once the pick is refused (claude-code#87902)",
+		edits: [{ find: "? ` (in use by process ", replace: '? "" && ` (in use by process ' }],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
+	{
+		id: "LD05",
+		file: "src/store/lock.ts",
+		description:
+			"a lock left by a process that died on this machine counts as held: the lists mark a crashed chat's session as in use though the pick resumes it",
+		edits: [
+			{
+				find: "if (!owner || (owner.hostname === hostname() && !processAlive(owner.pid))) return undefined;",
+				replace: "if (!owner) return undefined;",
+			},
+		],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -17,7 +17,7 @@
  * input"), every session looking lost. A folder where another process has just made an empty file,
  * cut a header mid-write and is mid-way through a session's last line must still list the others.
  */
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
@@ -78,9 +78,12 @@ describe("claude-code#87902, opencode#43133: --continue beside a live chat takes
 		expect(service.stderr).toContain(holder);
 		expect(service.stderr).toContain(`--fork ${file}`);
 
-		// A second chat picks it from -r: refused, asked again; Enter starts its own session.
+		// A second chat's -r lists it as in use; picked anyway: refused, asked again; Enter starts its own session.
 		const other = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		await other.until(QUESTION);
+		const id = JSON.parse(before.split("\n")[0]!).id as string;
+		expect(await other.until(QUESTION)).toMatch(
+			new RegExp(`  1\\. ${id}  .*  2 msgs  the person's question \\(in use by process ${person.child.pid}\\)\n`),
+		);
 		let from = other.mark();
 		other.send("1");
 		const picked = await other.until(QUESTION, from);
@@ -94,7 +97,6 @@ describe("claude-code#87902, opencode#43133: --continue beside a live chat takes
 		await other.idle(from, "Starting a new session.");
 
 		// /resume of the person's session from inside that chat: refused, the chat stays where it was.
-		const id = JSON.parse(before.split("\n")[0]!).id as string;
 		const resumed = await other.say(`/resume ${id}`);
 		expect(resumed).toContain(holder);
 		expect(resumed).toContain("so it was not resumed. This chat goes on in its own session.");
@@ -118,6 +120,23 @@ describe("claude-code#87902, opencode#43133: --continue beside a live chat takes
 		expect(second.parentId).toBe(leaf);
 		expect(JSON.stringify(entries)).not.toContain("the service's prompt");
 		expect(JSON.stringify(entries)).not.toContain("the other chat's question");
+	});
+	it("claude-code#87902: a chat SIGKILLed leaves its lock: settle -r lists its session without `in use`, and the pick resumes it", async () => {
+		const crashed = new Repl(["--faux"], { cwd: cli.project, agentDir: cli.agentDir });
+		await crashed.idle(0);
+		await crashed.say("a question before the crash", "a question before the crash\n>");
+		const file = bannerSessionFile(crashed.stdout);
+		crashed.child.kill("SIGKILL");
+		await crashed.exited;
+		expect(existsSync(`${file}.lock`)).toBe(true);
+
+		const picker = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
+		const listed = await picker.until(QUESTION);
+		expect(listed).toMatch(/ {2}1\. \S+ {2}.* {2}2 msgs {2}a question before the crash\n/);
+		const from = picker.mark();
+		picker.send("1");
+		expect(await picker.idle(from)).toContain("(2 messages)");
+		expect(await picker.end()).toBe(0);
 	});
 });
 
