@@ -99,18 +99,19 @@ export function describeSession(info: SessionInfo, currentFile?: string): string
 }
 
 /**
- * A `SESSION_LOCKED` refusal to resume, told in the chat's terms (the store's text names
- * `manager.close()` and `readOnly`, which no chat user can reach): who holds the file, that nothing
- * was resumed, `next` (what the chat offers now), and the fork that carries on from the file without
- * writing it (claude-code#87902). Undefined for any other error, and for a lock of this process.
+ * A `SESSION_LOCKED` refusal to open a session (`-r`, `/resume`, `/import`), told in the chat's terms
+ * (the store's text names `manager.close()` and `readOnly`, which no chat user can reach): who holds
+ * the file, `outcome` (what did not happen), `next` (what the chat offers now), and the fork that
+ * carries on from the file without writing it (claude-code#87902). Undefined for any other error,
+ * and for a lock of this process.
  *
  * @example
  * ```ts
  * declare const error: SettleError; // code SESSION_LOCKED
- * sessionLockedInChat(error, "Pick another."); // "Session file /s.jsonl is in use by process 7 on ci-1: …"
+ * sessionLockedInChat(error, "so it was not resumed", "Pick another."); // "Session file /s.jsonl is in use by process 7 on ci-1: …"
  * ```
  */
-export function sessionLockedInChat(error: unknown, next: string): string | undefined {
+export function sessionLockedInChat(error: unknown, outcome: string, next: string): string | undefined {
 	if (!(error instanceof SettleError) || error.code !== "SESSION_LOCKED") return undefined;
 	const { file, holderPid, holderHost } = (error.details ?? {}) as Record<string, unknown>;
 	if (typeof file !== "string" || holderPid === process.pid) return undefined;
@@ -118,7 +119,7 @@ export function sessionLockedInChat(error: unknown, next: string): string | unde
 		typeof holderPid === "number"
 			? `process ${holderPid}${typeof holderHost === "string" ? ` on ${holderHost}` : ""}`
 			: "another writer";
-	return `Session file ${file} is in use by ${who}: only one process may write a session at a time, so it was not resumed. ${next} To carry on from what it holds in a new session, run settle --fork ${file} (a fork only reads it).`;
+	return `Session file ${file} is in use by ${who}: only one process may write a session at a time, ${outcome}. ${next} To carry on from what it holds in a new session, run settle --fork ${file} (a fork only reads it).`;
 }
 
 /**
@@ -246,7 +247,11 @@ export async function pickSession<T>(
 			}
 			return await open(listed ? listed.path : await findProjectSession(folders, choice));
 		} catch (error) {
-			const locked = sessionLockedInChat(error, "Pick another, or press Enter for a new session.");
+			const locked = sessionLockedInChat(
+				error,
+				"so it was not resumed",
+				"Pick another, or press Enter for a new session.",
+			);
 			out.print(`Error: ${locked ?? (error instanceof Error ? error.message : String(error))}`);
 		}
 	}

@@ -20364,8 +20364,8 @@ export const MUTANTS: Mutant[] = [
 			"the -r pick of a session another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
 		edits: [
 			{
-				find: 'const locked = sessionLockedInChat(error, "Pick another, or press Enter for a new session.");',
-				replace: "const locked = undefined;",
+				find: '"Pick another, or press Enter for a new session.",\n\t\t\t);',
+				replace: '"Pick another, or press Enter for a new session.",\n\t\t\t) && undefined;',
 			},
 		],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
@@ -20375,12 +20375,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-commands.ts",
 		description:
 			"/resume of a session another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
-		edits: [
-			{
-				find: 'if (locked) throw new SettleError("SESSION_LOCKED", locked',
-				replace: 'if (false) throw new SettleError("SESSION_LOCKED", locked',
-			},
-		],
+		edits: [{ find: 'rethrowLockedInChat(error, "so it was not resumed");', replace: "" }],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
 	},
 	{
@@ -20410,6 +20405,14 @@ export const MUTANTS: Mutant[] = [
 				replace: "if (!owner) return undefined;",
 			},
 		],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
+	{
+		id: "LD06",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/import of a session file another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
+		edits: [{ find: 'rethrowLockedInChat(error, "so it was not imported");', replace: "" }],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
 	},
 ];

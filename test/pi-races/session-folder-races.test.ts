@@ -5,8 +5,8 @@
  * claude-code#87902, opencode#43133: a service restarted with `--continue` (or a second
  * `run --continue`) in a project where a person's chat was open resumed that live conversation and
  * wrote into its transcript: each saw the other's context. Settle refuses a second writer
- * (pi#9596), so `settle -c -p` must exit 5 naming the holder and the way out, and a chat's `-r` pick
- * or `/resume` of that session must say the same in the chat's terms (not the SDK's
+ * (pi#9596), so `settle -c -p` must exit 5 naming the holder and the way out, and a chat's `-r` pick,
+ * `/resume` or `/import` of that session must say the same in the chat's terms (not the SDK's
  * `manager.close()` / `readOnly`), resume nothing, and leave both chats writing their own files.
  *
  * codex#24425: two writes of one entry raced; the first was cut off by the second on the same line,
@@ -61,7 +61,7 @@ function sessionLines(id: string, minute: number, texts: string[]): string[] {
 }
 
 describe("claude-code#87902, opencode#43133: --continue beside a live chat takes over its conversation", () => {
-	it("claude-code#87902, opencode#43133: beside a live settle -i, settle -c -p exits 5 and another chat's -r pick and /resume are refused in the chat's terms naming the holder and settle --fork; each chat keeps writing its own file", async () => {
+	it("claude-code#87902, opencode#43133: beside a live settle -i, settle -c -p exits 5 and another chat's -r pick and /resume are refused in the chat's terms naming the holder and settle --fork, and so is its /import; each chat keeps writing its own file", async () => {
 		const person = new Repl(["--faux"], { cwd: cli.project, agentDir: cli.agentDir });
 		await person.idle(0);
 		await person.say("the person's question", "the person's question\n>");
@@ -103,6 +103,15 @@ describe("claude-code#87902, opencode#43133: --continue beside a live chat takes
 		expect(resumed).toContain(`run settle --fork ${file}`);
 		expect(resumed).not.toContain("SessionManager");
 		expect(resumed).not.toContain("Resumed");
+		// /import of its file: refused the same way (a copy would land on the same path).
+		from = other.mark();
+		other.send(`/import ${file}`);
+		await other.until("[y/N] ", from);
+		const imported = await other.say("y");
+		expect(imported).toContain(holder);
+		expect(imported).toContain("so it was not imported. This chat goes on in its own session.");
+		expect(imported).not.toContain("SessionManager");
+		expect(imported).not.toContain("Imported");
 		await other.say("the other chat's question", "the other chat's question\n>");
 		expect(await other.end()).toBe(0);
 		const otherFile = bannerSessionFile(other.stdout);
