@@ -36,6 +36,7 @@ import {
 	listProjectSessions,
 	MORE_SESSIONS,
 	type ProjectSessionFolders,
+	sessionLockedInChat,
 } from "./session-picker.js";
 
 /** What a built-in command can do to the REPL around it. */
@@ -417,6 +418,12 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 	await resumeSession(host, args);
 }
 
+/** A `SESSION_LOCKED` refusal to open a session, thrown again in the chat's terms; any other error returns. */
+function rethrowLockedInChat(error: unknown, outcome: string): void {
+	const locked = sessionLockedInChat(error, outcome, "This chat goes on in its own session.");
+	if (locked) throw new SettleError("SESSION_LOCKED", locked, { details: (error as SettleError).details });
+}
+
 /** Resumes the session `args` names: a file path, or an id prefix of this project's sessions. */
 async function resumeSession(host: CommandHost, args: string): Promise<void> {
 	const { runtime } = host;
@@ -441,6 +448,7 @@ async function resumeSession(host: CommandHost, args: string): Promise<void> {
 	try {
 		({ cancelled } = await runtime.switchSession(path, options));
 	} catch (error) {
+		rethrowLockedInChat(error, "so it was not resumed");
 		// A removed worktree or a moved project (claude-code#28314): as pi does, ask to go on here.
 		if (!(error instanceof MissingSessionCwdError)) throw error;
 		const here = error.fallbackCwd;
@@ -757,6 +765,7 @@ async function importSession(host: CommandHost, args: string): Promise<void> {
 	try {
 		({ cancelled } = await host.runtime.importFromJsonl(resolve(path)));
 	} catch (error) {
+		rethrowLockedInChat(error, "so it was not imported");
 		// The file's folder is gone (a removed worktree, claude-code#28314): as pi does, ask to go on here.
 		if (!(error instanceof MissingSessionCwdError)) throw error;
 		const question = `its folder ${error.sessionCwd} no longer exists. Continue it in ${error.fallbackCwd}?`;

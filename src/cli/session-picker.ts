@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import { conversationMessageCount, listCwdSessions, listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
 import type { SessionInfo } from "../store/entries.js";
+import { sessionLockHolder } from "../store/lock.js";
 import { clip, firstLine } from "./interactive-render.js";
 import { piResumeHint, piSessionHint } from "./pi-folder.js";
 import {
@@ -82,12 +83,43 @@ export async function listAllSessions(folders: ProjectSessionFolders): Promise<S
 /**
  * One line of the list: id, time, messages (the conversation's, as "Resumed … (N messages)" counts:
  * not the system prompt's records `SessionInfo.messageCount` has), name and first message;
- * `(current)` for `currentFile`.
+ * `(current)` for `currentFile`, `(in use by process N)` for a session another live process writes.
  */
 export function describeSession(info: SessionInfo, currentFile?: string): string {
-	const current = info.path === currentFile ? " (current)" : "";
+	const holder = info.path === currentFile ? undefined : sessionLockHolder(info.path);
+	// Said before it is picked: resuming it would be refused (claude-code#87902).
+	const current =
+		info.path === currentFile
+			? " (current)"
+			: holder && holder.pid !== process.pid
+				? ` (in use by process ${holder.pid})`
+				: "";
 	const title = info.name ? `${info.name}: ` : "";
 	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${conversationMessageCount(info)} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+}
+
+/**
+ * A `SESSION_LOCKED` refusal to open a session (`-r`, `/resume`, `/import`), told in the chat's terms
+ * (the store's text names `manager.close()` and `readOnly`, which no chat user can reach): who holds
+ * the file, `outcome` (what did not happen), `next` (what the chat offers now), and the fork that
+ * carries on from the file without writing it (claude-code#87902). Undefined for any other error,
+ * and for a lock of this process.
+ *
+ * @example
+ * ```ts
+ * declare const error: SettleError; // code SESSION_LOCKED
+ * sessionLockedInChat(error, "so it was not resumed", "Pick another."); // "Session file /s.jsonl is in use by process 7 on ci-1: …"
+ * ```
+ */
+export function sessionLockedInChat(error: unknown, outcome: string, next: string): string | undefined {
+	if (!(error instanceof SettleError) || error.code !== "SESSION_LOCKED") return undefined;
+	const { file, holderPid, holderHost } = (error.details ?? {}) as Record<string, unknown>;
+	if (typeof file !== "string" || holderPid === process.pid) return undefined;
+	const who =
+		typeof holderPid === "number"
+			? `process ${holderPid}${typeof holderHost === "string" ? ` on ${holderHost}` : ""}`
+			: "another writer";
+	return `Session file ${file} is in use by ${who}: only one process may write a session at a time, ${outcome}. ${next} To carry on from what it holds in a new session, run settle --fork ${file} (a fork only reads it).`;
 }
 
 /**
@@ -215,7 +247,12 @@ export async function pickSession<T>(
 			}
 			return await open(listed ? listed.path : await findProjectSession(folders, choice));
 		} catch (error) {
-			out.print(`Error: ${error instanceof Error ? error.message : String(error)}`);
+			const locked = sessionLockedInChat(
+				error,
+				"so it was not resumed",
+				"Pick another, or press Enter for a new session.",
+			);
+			out.print(`Error: ${locked ?? (error instanceof Error ? error.message : String(error))}`);
 		}
 	}
 }

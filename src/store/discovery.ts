@@ -4,6 +4,7 @@ import { type FileHandle, open, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { SessionEntry, SessionHeader, SessionInfo } from "./entries.js";
 import { readSessionAhead, type SessionReadAhead } from "./read-ahead.js";
+import { gluedEntry } from "./session-file.js";
 
 const HEADER_SCAN_BYTES = 1 << 20;
 
@@ -215,7 +216,10 @@ function scanLine(scan: InfoScan, line: string): boolean {
 	try {
 		entry = JSON.parse(line);
 	} catch {
-		return true;
+		// A whole entry written onto a cut-off line counts as the open loads it (codex#24425).
+		const glued = scan.header ? gluedEntry(line) : undefined;
+		if (!glued) return true;
+		entry = glued.record;
 	}
 	if (!entry || typeof entry !== "object") return true;
 	if (!scan.header) {

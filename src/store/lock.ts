@@ -215,6 +215,31 @@ function lockedError(file: string, lockPath: string, holder: LockOwner | undefin
 }
 
 /**
+ * The live process that holds `file`'s write lock, or undefined when none does: no lock, a lock
+ * left by a process that died on this machine, or one not refreshed for the stale timeout. Only
+ * reads (a stat and the owner file), so a session list can say which sessions are open elsewhere
+ * before one is picked (claude-code#87902).
+ *
+ * @example
+ * ```ts
+ * sessionLockHolder(sessionManager.getSessionFile()!)?.pid; // this process's pid while it writes the file
+ * ```
+ */
+export function sessionLockHolder(file: string): { pid: number; hostname: string } | undefined {
+	const lockPath = `${file}.lock`;
+	let mtimeMs: number;
+	try {
+		mtimeMs = fs.statSync(lockPath).mtimeMs;
+	} catch {
+		return undefined;
+	}
+	if (Date.now() - mtimeMs > STALE_MS) return undefined;
+	const owner = readOwner(lockPath);
+	if (!owner || (owner.hostname === hostname() && !processAlive(owner.pid))) return undefined;
+	return { pid: owner.pid, hostname: owner.hostname };
+}
+
+/**
  * Takes the write lock on `file` (which need not exist yet). Throws `SESSION_LOCKED` when another
  * live writer holds it, `IO` when the lock directory cannot be created.
  *

@@ -302,48 +302,62 @@ class LineParser {
 		}
 	}
 
-	/**
-	 * Loads the whole entry at the end of a line that starts with a fragment: pi does not set a torn
-	 * last line aside, so the next entry it appends after a crash lands on that line, glued to the
-	 * fragment. The entry is the line's last `{"type":` from which the rest parses as an entry.
-	 */
+	/** Loads the whole entry {@link gluedEntry} finds at the end of a line that starts with a fragment. */
 	private takeGluedEntry(line: string, lineNo: number): boolean {
-		for (let at = line.lastIndexOf(LINE_START); at > 0; at = line.lastIndexOf(LINE_START, at - 1)) {
-			let value: unknown;
-			try {
-				value = JSON.parse(line.slice(at));
-			} catch {
-				continue;
-			}
-			if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
-			// An entry as pi appends one (not a block nested in the fragment that happens to end the line).
-			const record = value as {
-				type?: unknown;
-				id?: unknown;
-				parentId?: unknown;
-				timestamp?: unknown;
-				message?: unknown;
-			};
-			if (typeof record.type !== "string" || record.type === "session" || typeof record.id !== "string") continue;
-			if ((record.parentId !== null && typeof record.parentId !== "string") || typeof record.timestamp !== "string")
-				continue;
-			if (record.type === "message" && !hasMessageObject(record)) continue;
-			const fragment = line.slice(0, at);
-			const quoted =
-				fragment.length > QUOTED_FRAGMENT_CHARS ? `${fragment.slice(0, QUOTED_FRAGMENT_CHARS)}…` : fragment;
-			this.diagnostics.push({
-				kind: "torn_line",
-				file: this.file,
-				line: lineNo,
-				message:
-					`Line ${lineNo} starts with ${Buffer.byteLength(fragment)} bytes of a line cut off mid-write ` +
-					`(${printable(quoted)}), skipped; the whole entry written after them on the same line` +
-					`${typeof record.id === "string" ? ` (${record.id})` : ""} was loaded.`,
-			});
-			return this.feedLine(line.slice(at), lineNo, true);
-		}
-		return false;
+		const glued = gluedEntry(line);
+		if (!glued) return false;
+		const { at, record } = glued;
+		const fragment = line.slice(0, at);
+		const quoted = fragment.length > QUOTED_FRAGMENT_CHARS ? `${fragment.slice(0, QUOTED_FRAGMENT_CHARS)}…` : fragment;
+		this.diagnostics.push({
+			kind: "torn_line",
+			file: this.file,
+			line: lineNo,
+			message:
+				`Line ${lineNo} starts with ${Buffer.byteLength(fragment)} bytes of a line cut off mid-write ` +
+				`(${printable(quoted)}), skipped; the whole entry written after them on the same line` +
+				`${typeof record.id === "string" ? ` (${record.id})` : ""} was loaded.`,
+		});
+		return this.feedLine(line.slice(at), lineNo, true);
 	}
+}
+
+/**
+ * The whole entry at the end of a line that starts with a fragment, and where it starts: pi does
+ * not set a torn last line aside, so the next entry it appends after a crash lands on that line,
+ * glued to the fragment (and two writers racing on one file glue the same way, codex#24425). The
+ * entry is the line's last `{"type":` from which the rest parses as an entry. The loader and the
+ * session lists both read such a line this way, so a list counts what a resume loads.
+ *
+ * @example
+ * ```ts
+ * gluedEntry('{"type":"mess{"type":"label","id":"a1","parentId":null,"timestamp":"t"}')?.at; // 13
+ * ```
+ */
+export function gluedEntry(line: string): { at: number; record: Record<string, unknown> & { id: string } } | undefined {
+	for (let at = line.lastIndexOf(LINE_START); at > 0; at = line.lastIndexOf(LINE_START, at - 1)) {
+		let value: unknown;
+		try {
+			value = JSON.parse(line.slice(at));
+		} catch {
+			continue;
+		}
+		if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+		// An entry as pi appends one (not a block nested in the fragment that happens to end the line).
+		const record = value as {
+			type?: unknown;
+			id?: unknown;
+			parentId?: unknown;
+			timestamp?: unknown;
+			message?: unknown;
+		};
+		if (typeof record.type !== "string" || record.type === "session" || typeof record.id !== "string") continue;
+		if ((record.parentId !== null && typeof record.parentId !== "string") || typeof record.timestamp !== "string")
+			continue;
+		if (record.type === "message" && !hasMessageObject(record)) continue;
+		return { at, record: record as Record<string, unknown> & { id: string } };
+	}
+	return undefined;
 }
 
 /**

@@ -20391,6 +20391,64 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/gemini-thought-signatures.test.ts"],
 	},
+	{
+		id: "LD01",
+		file: "src/cli/session-picker.ts",
+		description:
+			"the -r pick of a session another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
+		edits: [
+			{
+				find: '"Pick another, or press Enter for a new session.",\n\t\t\t);',
+				replace: '"Pick another, or press Enter for a new session.",\n\t\t\t) && undefined;',
+			},
+		],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
+	{
+		id: "LD02",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/resume of a session another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
+		edits: [{ find: 'rethrowLockedInChat(error, "so it was not resumed");', replace: "" }],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
+	{
+		id: "LD03",
+		file: "src/store/discovery.ts",
+		description:
+			"the session lists skip a whole entry written onto a cut-off line: -r shows fewer messages and another first message than the pick resumes (codex#24425)",
+		edits: [{ find: "const glued = scan.header ? gluedEntry(line) : undefined;", replace: "const glued = undefined;" }],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
+	{
+		id: "LD04",
+		file: "src/cli/session-picker.ts",
+		description:
+			"the session lists do not mark a session another live process writes: the user learns it is in use only once the pick is refused (claude-code#87902)",
+		edits: [{ find: "? ` (in use by process ", replace: '? "" && ` (in use by process ' }],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
+	{
+		id: "LD05",
+		file: "src/store/lock.ts",
+		description:
+			"a lock left by a process that died on this machine counts as held: the lists mark a crashed chat's session as in use though the pick resumes it",
+		edits: [
+			{
+				find: "if (!owner || (owner.hostname === hostname() && !processAlive(owner.pid))) return undefined;",
+				replace: "if (!owner) return undefined;",
+			},
+		],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
+	{
+		id: "LD06",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/import of a session file another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
+		edits: [{ find: 'rethrowLockedInChat(error, "so it was not imported");', replace: "" }],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -108,7 +108,11 @@ describe("oh-my-pi#12581: -r lists none of the project's sessions, not even the 
 		const picker = new Repl(["--faux", "--session-dir", folder, "-r"], { cwd: cli.project, agentDir: cli.agentDir });
 		const listed = await picker.until(QUESTION);
 		expect(listed).toContain("Sessions of this project, newest first:\n");
-		expect(listed).toMatch(new RegExp(`  1\\. ${runningId}  .*  \\d+ msgs  still being written\n`));
+		expect(listed).toMatch(
+			new RegExp(
+				`  1\\. ${runningId}  .*  \\d+ msgs  still being written \\(in use by process ${running.child.pid}\\)\n`,
+			),
+		);
 		expect(listed).toMatch(new RegExp(`  2\\. ${longId}  2026-01-01 00:00  1 msgs  the long one x+…?\n`));
 		expect(listed).not.toContain("(no messages)");
 		await picker.say("", "Starting a new session.");
