@@ -87,7 +87,16 @@ export async function listAllSessions(folders: ProjectSessionFolders): Promise<S
 export function describeSession(info: SessionInfo, currentFile?: string): string {
 	const current = info.path === currentFile ? " (current)" : "";
 	const title = info.name ? `${info.name}: ` : "";
-	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${conversationMessageCount(info)} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+	return `${info.id}  ${localMinute(info.modified)}  ${conversationMessageCount(info)} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+}
+
+/**
+ * `YYYY-MM-DD HH:MM` on the user's clock (the process's time zone), as the clock on their screen
+ * reads: the file's UTC time unmarked read hours off (plannotator-tui#71).
+ */
+function localMinute(date: Date): string {
+	const two = (n: number) => String(n).padStart(2, "0");
+	return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}`;
 }
 
 /**

@@ -20357,6 +20357,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
 	},
+	{
+		id: "LF01",
+		file: "src/cli/session-picker.ts",
+		description:
+			"settle -r / /resume list a session's time as its UTC minute, unmarked: hours off the user's clock (plannotator-tui#71)",
+		edits: [
+			{
+				find: "${localMinute(info.modified)}",
+				replace: '${info.modified.toISOString().slice(0, 16).replace("T", " ")}',
+			},
+		],
+		tests: ["test/pi-races/time-zones.test.ts"],
+	},
+	{
+		id: "LF02",
+		file: "src/session/system-prompt.ts",
+		description:
+			"the system prompt's `Current date:` is the UTC date: a day off for hours every day far from UTC (pi#2814)",
+		edits: [
+			{
+				find: 'add("date", `Current date: ${formatLocalDate(clock(options.now))}`)',
+				replace: 'add("date", `Current date: ${clock(options.now).toISOString().slice(0, 10)}`)',
+			},
+		],
+		tests: ["test/pi-races/time-zones.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,85 @@
+/**
+ * Time zones: what Settle tells the model and the user about "when", under odd `TZ` values. Real
+ * `settle` child processes, each started with its own `TZ`, on real session files.
+ *
+ * pi#2814 (claude-code#4514, maka#538): the system prompt's date was the UTC date
+ * (`toISOString().slice(0, 10)`); far from UTC it named yesterday or tomorrow for hours every day,
+ * and the model dated changelogs wrong. Settle's `Current date:` must be the local date of the
+ * process's zone. Run in UTC+14 and UTC−12 at once: at any instant one of them is on another day
+ * than UTC, so a UTC date fails this test whenever it runs.
+ *
+ * plannotator-tui#71: a picker showed each entry's time as the transcript holds it, in UTC, with no
+ * zone: in New York the newest message read 18:43 while the clock said 14:43. Settle's `-r` list
+ * must show a session's time on the user's clock (the time zone the process runs in).
+ */
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runSettle, useCliProject } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
+
+const cli = useCliProject("settle-pi-races-time-zones-");
+const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
+
+/** Runs `settle -p --faux --json <prompt>` in the project with `TZ=tz`; returns the session's id and file. */
+function savedSession(prompt: string, tz = "UTC"): { id: string; file: string } {
+	const run = runSettle(["--faux", "--json", prompt], { cwd: cli.project, agentDir: cli.agentDir, env: { TZ: tz } });
+	expect(run.code).toBe(0);
+	const header = JSON.parse(run.stdout.split("\n")[0]!) as { type: string; id: string };
+	const folder = join(cli.agentDir, "sessions");
+	for (const project of readdirSync(folder)) {
+		const name = readdirSync(join(folder, project)).find((file) => file.includes(header.id));
+		if (name) return { id: header.id, file: join(folder, project, name) };
+	}
+	throw new Error(`no file for session ${header.id}`);
+}
+
+/** The `YYYY-MM-DD` a calendar in `timeZone` shows at `at`. */
+function dateIn(timeZone: string, at: Date): string {
+	return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
+}
+
+describe("pi#2814: the system prompt's date is the UTC date, a day off for hours every day far from UTC", () => {
+	it("pi#2814: settle in UTC+14 and in UTC−12 (TZ=Etc/GMT-14, Etc/GMT+12) tells the model each zone's own date", () => {
+		for (const tz of ["Etc/GMT-14", "Etc/GMT+12"]) {
+			const before = dateIn(tz, new Date());
+			const { file } = savedSession("what day is it?", tz);
+			const after = dateIn(tz, new Date());
+			const prompt = readFileSync(file, "utf8")
+				.split("\n")
+				.filter(Boolean)
+				.map((line) => JSON.parse(line) as { message?: { role?: string; content?: unknown } })
+				.find((entry) => entry.message?.role === "system")?.message?.content;
+			const date = String(prompt).match(/Current date: (\S+)/)?.[1];
+			// `after` differs only if the zone's midnight passed during the run.
+			expect([before, after], `TZ=${tz}`).toContain(date);
+		}
+	});
+});
+
+describe("plannotator-tui#71: a list shows the transcript's UTC time, hours off the user's clock", () => {
+	/** Stamps every entry and message of `file` with `at`: a session whose last message was then. */
+	function stampAll(file: string, at: Date): void {
+		const text = readFileSync(file, "utf8")
+			.replace(/"timestamp":"[^"]*"/g, `"timestamp":"${at.toISOString()}"`)
+			.replace(/"timestamp":\d+/g, `"timestamp":${at.getTime()}`);
+		writeFileSync(file, text);
+	}
+
+	it("plannotator-tui#71: settle -r shows a session's last message at the local time of TZ (New York, Chatham's +13:45 across the date line, UTC−12)", async () => {
+		const { id, file } = savedSession("stamped at 11:20 UTC");
+		stampAll(file, new Date("2026-03-01T11:20:00.000Z"));
+		const expected: Record<string, string> = {
+			UTC: "2026-03-01 11:20",
+			"America/New_York": "2026-03-01 06:20",
+			"Pacific/Chatham": "2026-03-02 01:05",
+			"Etc/GMT+12": "2026-02-28 23:20",
+		};
+		for (const [tz, shown] of Object.entries(expected)) {
+			const chat = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir, env: { TZ: tz } });
+			const listed = await chat.until(QUESTION);
+			expect(listed, `TZ=${tz}`).toContain(`  1. ${id}  ${shown}  2 msgs  stamped at 11:20 UTC\n`);
+			expect(await chat.end()).toBe(0);
+		}
+	});
+});
