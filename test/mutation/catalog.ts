@@ -20364,7 +20364,9 @@ export const MUTANTS: Mutant[] = [
 			"settle -r / /resume list a session's time as its UTC minute, unmarked: hours off the user's clock (plannotator-tui#71)",
 		edits: [
 			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				find: "${localMinute(info.modified)}",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				replace: '${info.modified.toISOString().slice(0, 16).replace("T", " ")}',
 			},
 		],
@@ -20377,11 +20379,36 @@ export const MUTANTS: Mutant[] = [
 			"the system prompt's `Current date:` is the UTC date: a day off for hours every day far from UTC (pi#2814)",
 		edits: [
 			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				find: 'add("date", `Current date: ${formatLocalDate(clock(options.now))}`)',
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 				replace: 'add("date", `Current date: ${clock(options.now).toISOString().slice(0, 10)}`)',
 			},
 		],
 		tests: ["test/pi-races/time-zones.test.ts"],
+	},
+	{
+		id: "LF03",
+		file: "src/llm/errors.ts",
+		description:
+			'a Retry-After that is not delay-seconds goes to Date.parse: `-3` is a date in 2001 ("retry in 0s"), a zoneless asctime date is read in the local time zone (pi#9571)',
+		edits: [{ find: "const date = httpDateMs(retryAfter, now);", replace: "const date = Date.parse(retryAfter);" }],
+		tests: ["test/pi-races/retry-after-dates.test.ts"],
+	},
+	{
+		id: "LF04",
+		file: "src/llm/errors.ts",
+		description:
+			"a signed Retry-After (`-3`) is taken as delay-seconds: a negative wait claimed in the retry's error (pi#9571)",
+		edits: [{ find: "const DELAY_SECONDS = /^\\d+", replace: "const DELAY_SECONDS = /^-?\\d+" }],
+		tests: ["test/pi-races/retry-after-dates.test.ts"],
+	},
+	{
+		id: "LF05",
+		file: "src/llm/errors.ts",
+		description: "an RFC 850 Retry-After date's two-digit year read as the 1900s: a date long past, an immediate retry",
+		edits: [{ find: "let year = 2000 + Number(rfc850[3]);", replace: "let year = 1900 + Number(rfc850[3]);" }],
+		tests: ["test/pi-races/retry-after-dates.test.ts"],
 	},
 ];
 
