@@ -11,6 +11,12 @@
  * plannotator-tui#71: a picker showed each entry's time as the transcript holds it, in UTC, with no
  * zone: in New York the newest message read 18:43 while the clock said 14:43. Settle's `-r` list
  * must show a session's time on the user's clock (the time zone the process runs in).
+ *
+ * dam#1999: a session list's time jumped to "now" each time a session was opened or reloaded, with
+ * no new message: the session climbed to the top of the list and its time said nothing. Settle's
+ * list time is the last message's: opening an older session with `-r` (its context files changed
+ * since, so its system prompt is recorded again) and leaving without a word must leave its time
+ * and its place, and `-c` must still continue the session last talked in.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -57,15 +63,15 @@ describe("pi#2814: the system prompt's date is the UTC date, a day off for hours
 	});
 });
 
-describe("plannotator-tui#71: a list shows the transcript's UTC time, hours off the user's clock", () => {
-	/** Stamps every entry and message of `file` with `at`: a session whose last message was then. */
-	function stampAll(file: string, at: Date): void {
-		const text = readFileSync(file, "utf8")
-			.replace(/"timestamp":"[^"]*"/g, `"timestamp":"${at.toISOString()}"`)
-			.replace(/"timestamp":\d+/g, `"timestamp":${at.getTime()}`);
-		writeFileSync(file, text);
-	}
+/** Stamps every entry and message of `file` with `at`: a session whose last message was then. */
+function stampAll(file: string, at: Date): void {
+	const text = readFileSync(file, "utf8")
+		.replace(/"timestamp":"[^"]*"/g, `"timestamp":"${at.toISOString()}"`)
+		.replace(/"timestamp":\d+/g, `"timestamp":${at.getTime()}`);
+	writeFileSync(file, text);
+}
 
+describe("plannotator-tui#71: a list shows the transcript's UTC time, hours off the user's clock", () => {
 	it("plannotator-tui#71: settle -r shows a session's last message at the local time of TZ (New York, Chatham's +13:45 across the date line, UTC−12)", async () => {
 		const { id, file } = savedSession("stamped at 11:20 UTC");
 		stampAll(file, new Date("2026-03-01T11:20:00.000Z"));
@@ -81,5 +87,36 @@ describe("plannotator-tui#71: a list shows the transcript's UTC time, hours off 
 			expect(listed, `TZ=${tz}`).toContain(`  1. ${id}  ${shown}  2 msgs  stamped at 11:20 UTC\n`);
 			expect(await chat.end()).toBe(0);
 		}
+	});
+});
+
+describe("dam#1999: opening a session moves its list time to now", () => {
+	it("dam#1999: an older session opened with -r and left without a word keeps its time and its place; -c continues the newer one", async () => {
+		writeFileSync(join(cli.project, "AGENTS.md"), "Old rules.");
+		const older = savedSession("the older session");
+		stampAll(older.file, new Date("2026-03-01T10:00:00.000Z"));
+		const newer = savedSession("the newer session");
+		stampAll(newer.file, new Date("2026-03-01T11:00:00.000Z"));
+		// The context changed since: a resume has a new system prompt to record.
+		writeFileSync(join(cli.project, "AGENTS.md"), "New rules.");
+
+		const open = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir, env: { TZ: "UTC" } });
+		await open.until(QUESTION);
+		expect(await open.say(older.id, "Resumed")).toContain(`Resumed ${older.id}`);
+		expect(await open.end()).toBe(0);
+
+		const list = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir, env: { TZ: "UTC" } });
+		const listed = await list.until(QUESTION);
+		expect(await list.end()).toBe(0);
+		expect(listed).toContain(`  1. ${newer.id}  2026-03-01 11:00  2 msgs  the newer session\n`);
+		expect(listed).toContain(`  2. ${older.id}  2026-03-01 10:00  2 msgs  the older session\n`);
+
+		const again = runSettle(["--faux", "--json", "-c", "which one?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { TZ: "UTC" },
+		});
+		expect(again.code).toBe(0);
+		expect((JSON.parse(again.stdout.split("\n")[0]!) as { id: string }).id).toBe(newer.id);
 	});
 });
