@@ -7,7 +7,13 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
-import { conversationMessageCount, listCwdSessions, listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
+import {
+	conversationMessageCount,
+	listCwdSessions,
+	listSessionsIn,
+	newestSessionFirst,
+	sessionDirsUnder,
+} from "../store/discovery.js";
 import type { SessionInfo } from "../store/entries.js";
 import { clip, firstLine } from "./interactive-render.js";
 import { piResumeHint, piSessionHint } from "./pi-folder.js";
@@ -42,7 +48,7 @@ export async function listProjectSessions(folders: ProjectSessionFolders, out: P
 		// Without every message's text: the list shows none, and many long sessions would not fit (pi#4122).
 		...(await listCwdSessions(sessionDir, cwd, false)),
 		...(linkFolder ? await listCwdSessions(linkFolder.sessionDir, linkFolder.cwd, false) : []),
-	].sort((a, b) => b.modified.getTime() - a.modified.getTime());
+	].sort(newestSessionFirst());
 	if (sessions.length === 0) {
 		out.print("This project has no saved sessions yet.");
 		const pi = piResumeHint({ cwd, agentDir: folders.agentDir });

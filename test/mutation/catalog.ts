@@ -17737,7 +17737,7 @@ export const MUTANTS: Mutant[] = [
 		id: "IQ02",
 		file: "src/llm/errors.ts",
 		description: "a Retry-After given as an HTTP date is not read: the retry comes after the backoff (pi#9595)",
-		edits: [{ find: "const date = Date.parse(retryAfter);", replace: "const date = Number.NaN;" }],
+		edits: [{ find: "const date = httpDateMs(retryAfter, now);", replace: "const date = Number.NaN;" }],
 		tests: ["test/pi-races/retry-after-headers.test.ts"],
 	},
 	{
@@ -20409,6 +20409,34 @@ export const MUTANTS: Mutant[] = [
 		description: "an RFC 850 Retry-After date's two-digit year read as the 1900s: a date long past, an immediate retry",
 		edits: [{ find: "let year = 2000 + Number(rfc850[3]);", replace: "let year = 1900 + Number(rfc850[3]);" }],
 		tests: ["test/pi-races/retry-after-dates.test.ts"],
+	},
+	{
+		id: "LF06",
+		file: "src/store/discovery.ts",
+		description:
+			"settle -c ranks a session stamped a year ahead by its time: it continues that session from the future, not the one last talked in (deja-vu#880)",
+		edits: [{ find: "if (stampedAhead(modified, now)) {", replace: "if (modified.getTime() < 0) {" }],
+		tests: ["test/pi-races/time-zones.test.ts"],
+	},
+	{
+		id: "LF07",
+		file: "src/store/discovery.ts",
+		description: "settle -r lists a session stamped a year ahead first, before every real one (deja-vu#880)",
+		edits: [
+			{
+				find: "Number(stampedAhead(a.modified, now)) - Number(stampedAhead(b.modified, now)) ||",
+				replace: "0 ||",
+			},
+		],
+		tests: ["test/pi-races/time-zones.test.ts"],
+	},
+	{
+		id: "LF08",
+		file: "src/store/discovery.ts",
+		description:
+			"settle -c passes over a project's only session when it is stamped ahead of the clock: a new session instead",
+		edits: [{ find: "return best ?? ahead;", replace: "return best;" }],
+		tests: ["test/pi-races/time-zones.test.ts"],
 	},
 ];
 

@@ -17,6 +17,12 @@
  * list time is the last message's: opening an older session with `-r` (its context files changed
  * since, so its system prompt is recorded again) and leaving without a word must leave its time
  * and its place, and `-c` must still continue the session last talked in.
+ *
+ * deja-vu#880 (bounty-challenge#43956): a session stamped a year ahead (a clock set wrong when it
+ * was written, a restored snapshot) was called "today" or "now" and put before every real one.
+ * Settle ranked sessions by their last message, so `-c` continued that session from the future
+ * instead of the one last talked in, and `-r` listed it first. A time more than a day past the
+ * clock cannot place a session: the lists put it last, and `-c` takes it only when it is alone.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -118,5 +124,41 @@ describe("dam#1999: opening a session moves its list time to now", () => {
 		});
 		expect(again.code).toBe(0);
 		expect((JSON.parse(again.stdout.split("\n")[0]!) as { id: string }).id).toBe(newer.id);
+	});
+});
+
+describe("deja-vu#880: a session stamped in the future supersedes every real one", () => {
+	it("deja-vu#880: with a session stamped a year ahead, -c continues the one talked in two hours ago and -r lists the future one last", async () => {
+		const now = Date.now();
+		const future = savedSession("written with the clock a year ahead");
+		stampAll(future.file, new Date(now + 365 * 24 * 3_600_000));
+		const real = savedSession("talked in two hours ago");
+		stampAll(real.file, new Date(now - 2 * 3_600_000));
+		const older = savedSession("talked in three days ago");
+		stampAll(older.file, new Date(now - 3 * 24 * 3_600_000));
+
+		const chat = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
+		const listed = await chat.until(QUESTION);
+		expect(await chat.end()).toBe(0);
+		const order = [...listed.matchAll(/^ {2}\d+\. (\S+) /gm)].map((match) => match[1]);
+		expect(order).toEqual([real.id, older.id, future.id]);
+
+		const continued = runSettle(["--faux", "--json", "-c", "where were we?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(continued.code).toBe(0);
+		expect((JSON.parse(continued.stdout.split("\n")[0]!) as { id: string }).id).toBe(real.id);
+	});
+
+	it("deja-vu#880: a project whose only session is stamped ahead: -c still continues it", () => {
+		const future = savedSession("the only session");
+		stampAll(future.file, new Date(Date.now() + 365 * 24 * 3_600_000));
+		const continued = runSettle(["--faux", "--json", "-c", "still there?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(continued.code).toBe(0);
+		expect((JSON.parse(continued.stdout.split("\n")[0]!) as { id: string }).id).toBe(future.id);
 	});
 });
