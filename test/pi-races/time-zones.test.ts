@@ -25,7 +25,7 @@
  * clock cannot place a session: the lists put it last, and `-c` takes it only when it is alone.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
@@ -65,6 +65,11 @@ describe("pi#2814: the system prompt's date is the UTC date, a day off for hours
 			const date = String(prompt).match(/Current date: (\S+)/)?.[1];
 			// `after` differs only if the zone's midnight passed during the run.
 			expect([before, after], `TZ=${tz}`).toContain(date);
+			// The file's own times stay UTC whatever the zone, and its name has no `:` (refused on Windows).
+			const stamps = [...readFileSync(file, "utf8").matchAll(/"timestamp":"([^"]+)"/g)].map((match) => match[1]!);
+			expect(stamps.length).toBeGreaterThan(0);
+			for (const stamp of stamps) expect(stamp, `TZ=${tz}`).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+			expect(basename(file)).toBe(`${stamps[0]!.replace(/[:.]/g, "-")}_${basename(file).split("_")[1]}`);
 		}
 	});
 });
