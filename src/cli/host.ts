@@ -16,7 +16,7 @@ import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/pat
 import { SettingsManager } from "../settings/settings-manager.js";
 import { resolveProjectTrust, TRUST_FILE_NAME } from "../settings/trust.js";
 import { shellWord } from "../shell-word.js";
-import { findLatestActiveSession, unreadableSessionFiles } from "../store/discovery.js";
+import { findLatestActiveSession, newestSessionFirst, unreadableSessionFiles } from "../store/discovery.js";
 import { unwritableFolder } from "../store/folders.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { SessionManager } from "../store/session-manager.js";
@@ -490,7 +490,7 @@ async function openSession(
 			const linked = linkFolder ? await findLatestActiveSession(linkFolder.sessionDir, linkFolder.cwd) : null;
 			const latest = await findLatestActiveSession(sessionDir, cwd);
 			const sessionManager =
-				linked !== null && (latest === null || linked.modified.getTime() > latest.modified.getTime())
+				linked !== null && (latest === null || newestSessionFirst()(linked, latest) < 0)
 					? SessionManager.openReadAhead(linked.read, sessionDir, cwd)
 					: latest !== null
 						? SessionManager.openReadAhead(latest.read, sessionDir, cwd)

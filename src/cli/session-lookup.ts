@@ -11,7 +11,13 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SettleError } from "../errors.js";
-import { listCwdSessions, listSessionsIn, readSessionHeader, sessionDirsUnder } from "../store/discovery.js";
+import {
+	listCwdSessions,
+	listSessionsIn,
+	newestSessionFirst,
+	readSessionHeader,
+	sessionDirsUnder,
+} from "../store/discovery.js";
 import type { SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
@@ -244,7 +250,7 @@ async function projectSessionsWithIdPrefix(prefix: string, lookup: SessionLookup
 		(header) => header.id.startsWith(prefix),
 		false,
 	);
-	return [...own, ...linked].sort((a, b) => b.modified.getTime() - a.modified.getTime());
+	return [...own, ...linked].sort(newestSessionFirst());
 }
 
 function describe(info: SessionInfo): string {

@@ -7,7 +7,13 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
-import { conversationMessageCount, listCwdSessions, listSessionsIn, sessionDirsUnder } from "../store/discovery.js";
+import {
+	conversationMessageCount,
+	listCwdSessions,
+	listSessionsIn,
+	newestSessionFirst,
+	sessionDirsUnder,
+} from "../store/discovery.js";
 import type { SessionInfo } from "../store/entries.js";
 import { sessionLockHolder } from "../store/lock.js";
 import { clip, firstLine } from "./interactive-render.js";
@@ -43,7 +49,7 @@ export async function listProjectSessions(folders: ProjectSessionFolders, out: P
 		// Without every message's text: the list shows none, and many long sessions would not fit (pi#4122).
 		...(await listCwdSessions(sessionDir, cwd, false)),
 		...(linkFolder ? await listCwdSessions(linkFolder.sessionDir, linkFolder.cwd, false) : []),
-	].sort((a, b) => b.modified.getTime() - a.modified.getTime());
+	].sort(newestSessionFirst());
 	if (sessions.length === 0) {
 		out.print("This project has no saved sessions yet.");
 		const pi = piResumeHint({ cwd, agentDir: folders.agentDir });
@@ -95,7 +101,16 @@ export function describeSession(info: SessionInfo, currentFile?: string): string
 				? ` (in use by process ${holder.pid})`
 				: "";
 	const title = info.name ? `${info.name}: ` : "";
-	return `${info.id}  ${info.modified.toISOString().slice(0, 16).replace("T", " ")}  ${conversationMessageCount(info)} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+	return `${info.id}  ${localMinute(info.modified)}  ${conversationMessageCount(info)} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+}
+
+/**
+ * `YYYY-MM-DD HH:MM` on the user's clock (the process's time zone), as the clock on their screen
+ * reads: the file's UTC time unmarked read hours off (plannotator-tui#71).
+ */
+function localMinute(date: Date): string {
+	const two = (n: number) => String(n).padStart(2, "0");
+	return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}`;
 }
 
 /**

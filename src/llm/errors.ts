@@ -448,6 +448,39 @@ export interface HeaderRetryDelay {
 
 const WHOLE_DURATION = new RegExp(`^\\s*${DURATION}\\s*$`, "i");
 
+/** `Retry-After` delay-seconds (a fraction tolerated); `-3` or `1,5` is no delay (mastra#23778). */
+const DELAY_SECONDS = /^\d+(?:\.\d+)?$/;
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+// RFC 9110's three HTTP-date forms, all GMT: IMF-fixdate, RFC 850 (two-digit year), asctime.
+const IMF_FIXDATE = /^[a-z]{3}, (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/i;
+const RFC_850 = /^[a-z]{6,9}, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/i;
+const ASCTIME = /^[a-z]{3} ([a-z]{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/i;
+
+/**
+ * An HTTP-date's instant (epoch ms), NaN for anything else. Not `Date.parse`: it reads a zoneless
+ * asctime date in the local time zone (hours off far from UTC) and `-3` or `1,5` as a year in 2001
+ * (pi#9571, mastra#23778).
+ */
+function httpDateMs(text: string, now: number): number {
+	let parts: [day: string, month: string, year: number, hour: string, minute: string, second: string] | undefined;
+	const imf = IMF_FIXDATE.exec(text);
+	if (imf) parts = [imf[1]!, imf[2]!, Number(imf[3]), imf[4]!, imf[5]!, imf[6]!];
+	const rfc850 = RFC_850.exec(text);
+	if (rfc850) {
+		// A two-digit year more than 50 years ahead is the last century's (RFC 9110 §5.6.7).
+		let year = 2000 + Number(rfc850[3]);
+		if (year > new Date(now).getUTCFullYear() + 50) year -= 100;
+		parts = [rfc850[1]!, rfc850[2]!, year, rfc850[4]!, rfc850[5]!, rfc850[6]!];
+	}
+	const asctime = ASCTIME.exec(text);
+	if (asctime) parts = [asctime[2]!, asctime[1]!, Number(asctime[6]), asctime[3]!, asctime[4]!, asctime[5]!];
+	if (!parts) return Number.NaN;
+	const [day, month, year, hour, minute, second] = parts;
+	const monthIndex = MONTHS.indexOf(month.toLowerCase());
+	if (monthIndex < 0) return Number.NaN;
+	return Date.UTC(year, monthIndex, Number(day), Number(hour), Number(minute), Number(second));
+}
+
 /**
  * The wait a refused provider response asks for in its headers (the clients drop headers from the
  * error text, pi#9595): `retry-after-ms`, then `Retry-After` in seconds or as an HTTP date (from
@@ -470,9 +503,8 @@ export function requestedRetryDelayFromHeaders(
 	if (Number.isFinite(ms) && ms >= 0) return { header: "retry-after-ms", delayMs: Math.ceil(ms) };
 	const retryAfter = headers.get("retry-after")?.trim();
 	if (retryAfter) {
-		const seconds = Number(retryAfter);
-		if (Number.isFinite(seconds) && seconds >= 0) return { header: "retry-after", delayMs: Math.ceil(seconds * 1000) };
-		const date = Date.parse(retryAfter);
+		if (DELAY_SECONDS.test(retryAfter)) return { header: "retry-after", delayMs: Math.ceil(Number(retryAfter) * 1000) };
+		const date = httpDateMs(retryAfter, now);
 		if (Number.isFinite(date)) return { header: "retry-after", delayMs: Math.max(0, Math.ceil(date - now)) };
 	}
 	if (status !== 429) return undefined;

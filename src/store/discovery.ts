@@ -121,7 +121,11 @@ export async function findLatestActiveSession(
 		}
 	}
 	files.sort((a, b) => b.mtime - a.mtime);
-	let best: { path: string; modified: Date; read: SessionReadAhead } | null = null;
+	type Found = { path: string; modified: Date; read: SessionReadAhead };
+	let best: Found | null = null;
+	// The newest of those stamped ahead of the clock: taken only when no other session is (deja-vu#880).
+	let ahead: Found | null = null;
+	const now = Date.now();
 	for (const { path, mtime } of files) {
 		if (best && mtime < best.modified.getTime()) break;
 		if (!cwdMatches(readSessionHeader(path)?.cwd, resolvedCwd)) continue;
@@ -130,9 +134,11 @@ export async function findLatestActiveSession(
 		const header = read?.contents.header;
 		if (!read || !header) continue;
 		const modified = modifiedOfContents(header, read.contents.entries, new Date(read.mtimeMs));
-		if (!best || modified.getTime() > best.modified.getTime()) best = { path, modified, read };
+		if (stampedAhead(modified, now)) {
+			if (!ahead || modified.getTime() > ahead.modified.getTime()) ahead = { path, modified, read };
+		} else if (!best || modified.getTime() > best.modified.getTime()) best = { path, modified, read };
 	}
-	return best;
+	return best ?? ahead;
 }
 
 /**
@@ -267,6 +273,34 @@ function sessionModified(header: SessionHeader, lastActivity: number | undefined
 		return new Date(Math.max(lastActivity, forkedAt));
 	}
 	return Number.isNaN(headerTime) ? mtime : new Date(headerTime);
+}
+
+/** How far past the reading clock a session's time still counts as read: machines' clocks a little apart. */
+const AHEAD_TOLERANCE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Whether a session's `modified` is more than a day after `now`: stamped by a clock that was wrong
+ * (set ahead, a restored snapshot). Its time cannot place it among the others, so the lists put it
+ * after them and `-c` takes it only when no other session is left (deja-vu#880).
+ */
+export function stampedAhead(modified: Date, now: number = Date.now()): boolean {
+	return modified.getTime() > now + AHEAD_TOLERANCE_MS;
+}
+
+/**
+ * Newest first by `modified`, sessions {@link stampedAhead} of `now` last (newest first among them):
+ * the order of the session lists (`settle -r`, `/resume`, {@link listSessionsIn}).
+ *
+ * @example
+ * ```ts
+ * const infos = await listSessionsIn(["/home/me/.settle/agent/sessions/--work--"]);
+ * infos.sort(newestSessionFirst()); // the order settle -r lists them in
+ * ```
+ */
+export function newestSessionFirst(now: number = Date.now()): (a: { modified: Date }, b: { modified: Date }) => number {
+	return (a, b) =>
+		Number(stampedAhead(a.modified, now)) - Number(stampedAhead(b.modified, now)) ||
+		b.modified.getTime() - a.modified.getTime();
 }
 
 /** {@link sessionModified} of a file read whole (unmigrated entries, as {@link buildSessionInfo} reads them). */
@@ -416,9 +450,7 @@ export async function listSessionsIn(
 		onProgress?.(++loaded, files.length);
 		return info;
 	});
-	return infos
-		.filter((info): info is SessionInfo => info !== null && include(info))
-		.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+	return infos.filter((info): info is SessionInfo => info !== null && include(info)).sort(newestSessionFirst());
 }
 
 /**

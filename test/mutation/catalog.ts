@@ -17737,7 +17737,7 @@ export const MUTANTS: Mutant[] = [
 		id: "IQ02",
 		file: "src/llm/errors.ts",
 		description: "a Retry-After given as an HTTP date is not read: the retry comes after the backoff (pi#9595)",
-		edits: [{ find: "const date = Date.parse(retryAfter);", replace: "const date = Number.NaN;" }],
+		edits: [{ find: "const date = httpDateMs(retryAfter, now);", replace: "const date = Number.NaN;" }],
 		tests: ["test/pi-races/retry-after-headers.test.ts"],
 	},
 	{
@@ -20448,6 +20448,87 @@ export const MUTANTS: Mutant[] = [
 			"/import of a session file another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
 		edits: [{ find: 'rethrowLockedInChat(error, "so it was not imported");', replace: "" }],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
+	{
+		id: "LF01",
+		file: "src/cli/session-picker.ts",
+		description:
+			"settle -r / /resume list a session's time as its UTC minute, unmarked: hours off the user's clock (plannotator-tui#71)",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "${localMinute(info.modified)}",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: '${info.modified.toISOString().slice(0, 16).replace("T", " ")}',
+			},
+		],
+		tests: ["test/pi-races/time-zones.test.ts"],
+	},
+	{
+		id: "LF02",
+		file: "src/session/system-prompt.ts",
+		description:
+			"the system prompt's `Current date:` is the UTC date: a day off for hours every day far from UTC (pi#2814)",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: 'add("date", `Current date: ${formatLocalDate(clock(options.now))}`)',
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: 'add("date", `Current date: ${clock(options.now).toISOString().slice(0, 10)}`)',
+			},
+		],
+		tests: ["test/pi-races/time-zones.test.ts"],
+	},
+	{
+		id: "LF03",
+		file: "src/llm/errors.ts",
+		description:
+			'a Retry-After that is not delay-seconds goes to Date.parse: `-3` is a date in 2001 ("retry in 0s"), a zoneless asctime date is read in the local time zone (pi#9571)',
+		edits: [{ find: "const date = httpDateMs(retryAfter, now);", replace: "const date = Date.parse(retryAfter);" }],
+		tests: ["test/pi-races/retry-after-dates.test.ts"],
+	},
+	{
+		id: "LF04",
+		file: "src/llm/errors.ts",
+		description:
+			"a signed Retry-After (`-3`) is taken as delay-seconds: a negative wait claimed in the retry's error (pi#9571)",
+		edits: [{ find: "const DELAY_SECONDS = /^\\d+", replace: "const DELAY_SECONDS = /^-?\\d+" }],
+		tests: ["test/pi-races/retry-after-dates.test.ts"],
+	},
+	{
+		id: "LF05",
+		file: "src/llm/errors.ts",
+		description: "an RFC 850 Retry-After date's two-digit year read as the 1900s: a date long past, an immediate retry",
+		edits: [{ find: "let year = 2000 + Number(rfc850[3]);", replace: "let year = 1900 + Number(rfc850[3]);" }],
+		tests: ["test/pi-races/retry-after-dates.test.ts"],
+	},
+	{
+		id: "LF06",
+		file: "src/store/discovery.ts",
+		description:
+			"settle -c ranks a session stamped a year ahead by its time: it continues that session from the future, not the one last talked in (deja-vu#880)",
+		edits: [{ find: "if (stampedAhead(modified, now)) {", replace: "if (modified.getTime() < 0) {" }],
+		tests: ["test/pi-races/time-zones.test.ts"],
+	},
+	{
+		id: "LF07",
+		file: "src/store/discovery.ts",
+		description: "settle -r lists a session stamped a year ahead first, before every real one (deja-vu#880)",
+		edits: [
+			{
+				find: "Number(stampedAhead(a.modified, now)) - Number(stampedAhead(b.modified, now)) ||",
+				replace: "0 ||",
+			},
+		],
+		tests: ["test/pi-races/time-zones.test.ts"],
+	},
+	{
+		id: "LF08",
+		file: "src/store/discovery.ts",
+		description:
+			"settle -c passes over a project's only session when it is stamped ahead of the clock: a new session instead",
+		edits: [{ find: "return best ?? ahead;", replace: "return best;" }],
+		tests: ["test/pi-races/time-zones.test.ts"],
 	},
 ];
 
