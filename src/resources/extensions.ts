@@ -21,6 +21,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import { resolveProjectConfigDir } from "../settings/paths.js";
 import { howToTrustProject } from "../settings/trust.js";
 import { collectExtensionEntries, isDirectory, resolveExtensionEntries } from "./discovery.js";
+import { beginExtensionLoadPass } from "./fresh-imports.js";
 import { defaultSourceInfoForPath } from "./source-info.js";
 import type { ExtensionFactory, ExtensionSource, LoadExtensionsResult, SourceInfo } from "./types.js";
 
@@ -228,6 +229,7 @@ export async function importExtensionFactory(
 	path: string,
 	aliases = defaultExtensionAliases(),
 ): Promise<ExtensionFactory> {
+	beginExtensionLoadPass([path]);
 	return importWith(createExtensionImporter(aliases), path);
 }
 
@@ -302,6 +304,7 @@ export async function loadExtensions(
 	// per process) nor resolves the aliases' modules.
 	let jiti: Importer | undefined;
 	const importer = () => {
+		if (!jiti) beginExtensionLoadPass(candidates.map((candidate) => candidate.path));
 		jiti ??= createExtensionImporter(options.aliases ?? defaultExtensionAliases());
 		return jiti;
 	};

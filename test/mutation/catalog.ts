@@ -20357,6 +20357,44 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
 	},
+	{
+		id: "LH01",
+		file: "src/resources/extensions.ts",
+		description: "a .js extension holding TypeScript fails with the bare parse error, no hint to rename it to .ts",
+		edits: [{ find: 'if (!/ParseError|SyntaxError/.test(message)) return "";', replace: 'return "";' }],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LH02",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"no load pass tags native imports: /reload keeps an extension's old .mjs / .cjs / type-module .js code",
+		edits: [{ find: "if (passes === 1) return;", replace: "return;" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LH03",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"a tagged module's own imports are not tagged: a compiled extension's dist/ helpers stay stale after /reload",
+		edits: [{ find: "const tag = TAG.exec(parent)?.[1] ?? (", replace: "const tag = undefined ?? (" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LH04",
+		file: "src/resources/fresh-imports.ts",
+		description: "the require cache keeps an extension's CommonJS helper: /reload runs its old code",
+		edits: [{ find: "\tforgetCommonJs(entries);\n", replace: "" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LH05",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"node_modules packages are tagged too: each /reload evaluates a dependency again and repeats its side effects",
+		edits: [{ find: 'url.includes("/node_modules/") || ', replace: "" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

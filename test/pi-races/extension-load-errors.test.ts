@@ -70,7 +70,7 @@ import { hello } from "modern";
 import { where } from "modern/node";
 const ready = await Promise.resolve("ready");
 export default function (pi: any) {
-	${NOTIFY("`${sandboxName()} ${hello()} ${where} ${ready}`")}
+	${NOTIFY('[sandboxName(), hello(), where, ready].join(" ")')}
 }
 `,
 			"node_modules/nono-ts/package.json": '{ "name": "nono-ts", "version": "0.3.0", "main": "index.js" }',
