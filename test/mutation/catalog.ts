@@ -20395,6 +20395,18 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'url.includes("/node_modules/") || ', replace: "" }],
 		tests: ["test/pi-races/extension-reload-imports.test.ts"],
 	},
+	{
+		id: "LH06",
+		file: "src/resources/resource-loader.ts",
+		description: "a package manifest naming an extension file the package does not ship loads nothing, without a word",
+		edits: [
+			{
+				find: "for (const entry of isDirectory(root) ? missingManifestExtensions(root) : [])",
+				replace: "for (const entry of [] as string[])",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

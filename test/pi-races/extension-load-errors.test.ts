@@ -10,8 +10,12 @@
  * (nono-ts), and one whose dependency requires a package nobody installed (`ioredis`, required by
  * `@effect/platform-node`): the first must load, resolved from the extension's folder; the second
  * must name the missing package, the file that required it and what to do.
+ *
+ * pi-provider-qoder#21, pi-intercom#3: a package whose `pi.extensions` names `./src/index.ts` while
+ * only `dist/` is published loaded nothing, without a word (`/login qoder` had no option); a package
+ * with a root `index.ts` and no manifest was installed but never loaded.
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
@@ -119,5 +123,37 @@ export default function (pi: any) {
 		expect(fixed).toMatchObject({ code: 0, stdout: "hi\n" });
 		expect(fixed.stderr).toContain("file-search Redis");
 		expect(fixed.stderr).toContain("git-info loaded");
+	});
+});
+
+describe("pi-provider-qoder#21, pi-intercom#3: a package's manifest and what it ships", () => {
+	it("pi-provider-qoder#21: a manifest naming a file the package does not ship stops settle -p with an error naming the entry and the package; fixed as the report did, it loads, beside a package with a root index.ts and no manifest (pi-intercom#3)", () => {
+		const qoder = join(cli.dir, "packages", "pi-provider-qoder");
+		const intercom = join(cli.dir, "packages", "pi-intercom");
+		writeTree(qoder, {
+			"package.json": '{ "name": "pi-provider-qoder", "files": ["dist"], "pi": { "extensions": ["./src/index.ts"] } }',
+			"dist/index.js":
+				'export default function (pi) {\n\tpi.on("session_start", (_event, ctx) => ctx.ui.notify("qoder provider registered"));\n}\n',
+		});
+		writeTree(intercom, {
+			"package.json": '{ "name": "pi-intercom", "keywords": ["pi-package"] }',
+			"index.ts": `export default function (pi: any) {\n\t${NOTIFY('"intercom loaded"')}\n}\n`,
+		});
+		const settings = join(cli.agentDir, "settings.json");
+		writeTree(cli.agentDir, { "settings.json": JSON.stringify({ packages: [qoder, intercom] }) });
+
+		const broken = cli.settle(["--faux", "--no-session", "-p", "hi"]);
+		expect(broken.code).toBe(1);
+		expect(broken.stderr).toContain(
+			`Package ${qoder} (in ${settings}) names the extension ./src/index.ts in its package.json, but the package has no such file: the extension is not loaded.`,
+		);
+		expect(broken.stdout).toBe("");
+
+		const manifest = join(qoder, "package.json");
+		writeFileSync(manifest, readFileSync(manifest, "utf8").replace("./src/index.ts", "./dist/index.js"));
+		const fixed = cli.settle(["--faux", "--no-session", "-p", "hi"]);
+		expect(fixed).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(fixed.stderr).toContain("qoder provider registered");
+		expect(fixed.stderr).toContain("intercom loaded");
 	});
 });

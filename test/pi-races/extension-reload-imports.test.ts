@@ -74,7 +74,7 @@ function writeHelpers(dir: string, value: string, added: boolean): void {
 
 describe("pi#6000, pi-agent-browser-native#129: /reload after editing only an extension's imported helpers", () => {
 	it("pi#6000: settle -i: after dep.mjs, dep.cjs, a .js helper and a compiled package's dist/tools.js change on disk, one /reload runs the new code of each; a newly added export is defined; the node_modules dependency is evaluated once", async () => {
-		const dir = join(cli.agentDir, "extensions", "reload-test");
+		const dir = join(cli.agentDir, "extensions", "reload test é");
 		mkdirSync(join(dir, "dist"), { recursive: true });
 		writeFileSync(join(dir, "index.ts"), ENTRY);
 		writeHelpers(dir, "old", false);
