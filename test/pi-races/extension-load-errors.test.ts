@@ -14,6 +14,10 @@
  * pi-provider-qoder#21, pi-intercom#3: a package whose `pi.extensions` names `./src/index.ts` while
  * only `dist/` is published loaded nothing, without a word (`/login qoder` had no option); a package
  * with a root `index.ts` and no manifest was installed but never loaded.
+ *
+ * opencode#34742, opencode#31575, opencode#49458 (opencode's plugins): a plugin whose module threw
+ * at import (a top-level `readFileSync` of an asset the package did not ship), one exporting a
+ * constant beside its function, and one under `C:/Program Files/…` were each dropped without a word.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -155,5 +159,41 @@ describe("pi-provider-qoder#21, pi-intercom#3: a package's manifest and what it 
 		expect(fixed).toMatchObject({ code: 0, stdout: "hi\n" });
 		expect(fixed.stderr).toContain("qoder provider registered");
 		expect(fixed.stderr).toContain("intercom loaded");
+	});
+});
+
+describe("opencode#34742, opencode#31575, opencode#49458: extensions dropped without a word", () => {
+	it("opencode#49458: an extension listed in settings under a folder with spaces and a non-ASCII name loads; opencode#34742, opencode#31575: a module throwing ENOENT at import and one without a default export stop settle -p, each error naming its file and cause", () => {
+		const plugin = join(cli.dir, "Program Files", "Clawd on Desk é", "hooks", "opencode-plugin");
+		writeTree(plugin, {
+			"index.js":
+				'export default function (pi) {\n\tpi.on("session_start", (_event, ctx) => ctx.ui.notify("clawd loaded"));\n}\n',
+		});
+		writeTree(cli.agentDir, { "settings.json": JSON.stringify({ extensions: [plugin] }) });
+		const loaded = cli.settle(["--faux", "--no-session", "-p", "hi"]);
+		expect(loaded).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(loaded.stderr).toContain("clawd loaded");
+
+		const asset = join(cli.dir, "asset-plugin.ts");
+		writeFileSync(
+			asset,
+			`import { readFileSync } from "node:fs";
+import { join } from "node:path";
+const prompt = readFileSync(join(__dirname, "assets", "prompt.md"), "utf8");
+export default function (pi: any) {
+	pi.on("before_agent_start", () => ({ systemPrompt: prompt }));
+}
+`,
+		);
+		const named = join(cli.dir, "named-plugin.js");
+		writeFileSync(named, 'export const VERSION = "1.0.0";\nexport const MyPlugin = async () => ({});\n');
+		const failed = cli.settle(["--faux", "--no-session", "-e", asset, "-e", named, "-p", "hi"]);
+		expect(failed).toMatchObject({ code: 1, stdout: "" });
+		expect(failed.stderr).toContain(
+			`Failed to load extension: ENOENT: no such file or directory, open '${join(cli.dir, "assets", "prompt.md")}' (${asset}).`,
+		);
+		expect(failed.stderr).toContain(
+			`Extension does not export a valid factory function: ${named} (it gives an object with MyPlugin, VERSION, not a function). Make its default export the factory`,
+		);
 	});
 });
