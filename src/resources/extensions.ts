@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage, SettleError } from "../errors.js";
+import { whileLoading } from "../extensions/loading-now.js";
 import { resolveProjectConfigDir } from "../settings/paths.js";
 import { howToTrustProject } from "../settings/trust.js";
 import { collectExtensionEntries, isDirectory, resolveExtensionEntries } from "./discovery.js";
@@ -325,7 +326,7 @@ export async function loadExtensions(
 			continue;
 		}
 		try {
-			const factory = await importWith(importer(), candidate.path);
+			const factory = await whileLoading(candidate.path, "module", () => importWith(importer(), candidate.path));
 			result.extensions.push({
 				path: candidate.path,
 				resolvedPath: candidate.path,

@@ -20407,6 +20407,44 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-load-errors.test.ts"],
 	},
+	{
+		id: "LH07",
+		file: "src/cli/host.ts",
+		description: "Ctrl+C during a stalled extension load exits without naming the extension",
+		edits: [{ find: "const stopExplaining = explainLoadingOnSignal();", replace: "const stopExplaining = () => {};" }],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LH08",
+		file: "src/cli/termination.ts",
+		description: "a stall before the session exists prints the bare stall, not the extension still loading",
+		edits: [{ find: 'const loading = guarded.runtime ? "" : extensionsLoadingNow();', replace: 'const loading = "";' }],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LH09",
+		file: "src/extensions/loader.ts",
+		description: "a factory being awaited is not listed as loading: a stall in it is not named",
+		edits: [
+			{
+				find: 'await whileLoading(record.path, "factory", () => factory(createExtensionAPI(extension, runtime)));',
+				replace: "await factory(createExtensionAPI(extension, runtime));",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LH10",
+		file: "src/resources/extensions.ts",
+		description: "a module being imported is not listed as loading: a stall at its top-level await is not named",
+		edits: [
+			{
+				find: 'await whileLoading(candidate.path, "module", () => importWith(importer(), candidate.path));',
+				replace: "await importWith(importer(), candidate.path);",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
