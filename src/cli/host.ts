@@ -34,6 +34,7 @@ import {
 	skippedLineWarnings,
 } from "./session-lookup.js";
 import { inLinkFolder, type ProjectSessionFolders } from "./session-picker.js";
+import { explainLoadingOnSignal } from "./termination.js";
 import { untrustedFlagsLine } from "./unknown-options.js";
 
 /** A failure the CLI reports with a message and an exit code. */
@@ -234,6 +235,7 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 	// A resumed session restores its own model (before the runtime records one for a new session).
 	const recordsModel = sessionManager.getBranch().some((e) => e.type === "model_change" || e.type === "message");
 	let runtime: AgentSessionRuntime;
+	const stopExplaining = explainLoadingOnSignal();
 	try {
 		runtime = await createAgentSessionRuntime(sessionFactory, { cwd, agentDir, sessionManager });
 	} catch (error) {
@@ -253,6 +255,8 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 			throw new CliError(`${error.message}${hint}`, EXIT_USAGE);
 		}
 		throw new CliError(errorMessage(error), EXIT_FAILURE);
+	} finally {
+		stopExplaining();
 	}
 	const untrusted = untrustedExtensions(runtime);
 	const errors = runtime.diagnostics.filter((d) => d.type === "error");

@@ -8,6 +8,7 @@
  * extension handler that never settles must not keep the process alive (pi exits at once too).
  */
 import { isIssuedAbortReason } from "../abort.js";
+import { extensionsLoadingNow } from "../extensions/loading-now.js";
 import type { AgentMessage } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 
@@ -197,6 +198,9 @@ const guarded = { runtime: undefined as AgentSessionRuntime | undefined };
  * Node would exit with code 13 and no word; this names the handlers the session waits on.
  */
 export function explainStall(): string {
+	const loading = guarded.runtime ? "" : extensionsLoadingNow();
+	if (loading)
+		return `settle: the run cannot go on: it waits for a promise that never settles, in\n${loading}${LOAD_WHAT_TO_DO}; settle exits.\n`;
 	const pending = guarded.runtime ? describePendingWork(guarded.runtime) : "";
 	return pending
 		? `settle: the run cannot go on: it waits for a promise that never settles, in\n${pending}${WHAT_TO_DO}; settle exits.\n`
@@ -273,6 +277,32 @@ export function shutDownThenExit(
 		clearTimeout(grace);
 		exit(code);
 	})();
+}
+
+const LOAD_WHAT_TO_DO =
+	"Make its module and factory finish (resolve or reject), or start without that extension (without its -e, or with --no-extensions)";
+
+/**
+ * Until the session exists (Fusion#3579: start-up stuck on an extension, nothing saying which): a
+ * signal that stops settle while an extension is still loading names it, then exits with the
+ * signal's code. Returns the function that stops watching.
+ */
+export function explainLoadingOnSignal(exit: (code: number) => void = process.exit): () => void {
+	const handlers = Object.entries(SIGNAL_EXIT_CODES).map(([signal, code]) => {
+		const handler = () => {
+			const loading = extensionsLoadingNow();
+			if (loading)
+				process.stderr.write(
+					`settle: stopped while waiting for an extension to load:\n${loading}${LOAD_WHAT_TO_DO}.\n`,
+				);
+			exit(code);
+		};
+		process.on(signal, handler);
+		return [signal, handler] as const;
+	});
+	return () => {
+		for (const [signal, handler] of handlers) process.off(signal, handler);
+	};
 }
 
 /**

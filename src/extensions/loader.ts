@@ -6,6 +6,7 @@ import { errorMessage } from "../errors.js";
 import type { LoadedExtension } from "../resources/types.js";
 import { allToolNames } from "../tools/index.js";
 import { createEventBus } from "./event-bus.js";
+import { whileLoading } from "./loading-now.js";
 import { createExtension, createExtensionAPI, type Extension, ExtensionRuntime } from "./runtime.js";
 import { thrownAtText } from "./thrown-at.js";
 import type { EventBus, ExtensionDiagnostic, ExtensionFactory, ExtensionLoadError } from "./types.js";
@@ -82,7 +83,8 @@ export async function instantiateExtensions(
 			if (typeof record.factory !== "function") {
 				throw new Error(`Extension does not export a valid factory function: ${record.path}`);
 			}
-			await record.factory(createExtensionAPI(extension, runtime));
+			const factory = record.factory;
+			await whileLoading(record.path, "factory", () => factory(createExtensionAPI(extension, runtime)));
 		} catch (error) {
 			runtime.dropExtension(extension);
 			const text = `Failed to load extension: ${errorMessage(error)}${thrownAtText(error, record.resolvedPath ?? record.path)}`;

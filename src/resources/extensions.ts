@@ -18,9 +18,11 @@ import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage, SettleError } from "../errors.js";
+import { whileLoading } from "../extensions/loading-now.js";
 import { resolveProjectConfigDir } from "../settings/paths.js";
 import { howToTrustProject } from "../settings/trust.js";
 import { collectExtensionEntries, isDirectory, resolveExtensionEntries } from "./discovery.js";
+import { beginExtensionLoadPass } from "./fresh-imports.js";
 import { defaultSourceInfoForPath } from "./source-info.js";
 import type { ExtensionFactory, ExtensionSource, LoadExtensionsResult, SourceInfo } from "./types.js";
 
@@ -228,6 +230,7 @@ export async function importExtensionFactory(
 	path: string,
 	aliases = defaultExtensionAliases(),
 ): Promise<ExtensionFactory> {
+	beginExtensionLoadPass([path]);
 	return importWith(createExtensionImporter(aliases), path);
 }
 
@@ -302,6 +305,7 @@ export async function loadExtensions(
 	// per process) nor resolves the aliases' modules.
 	let jiti: Importer | undefined;
 	const importer = () => {
+		if (!jiti) beginExtensionLoadPass(candidates.map((candidate) => candidate.path));
 		jiti ??= createExtensionImporter(options.aliases ?? defaultExtensionAliases());
 		return jiti;
 	};
@@ -322,7 +326,7 @@ export async function loadExtensions(
 			continue;
 		}
 		try {
-			const factory = await importWith(importer(), candidate.path);
+			const factory = await whileLoading(candidate.path, "module", () => importWith(importer(), candidate.path));
 			result.extensions.push({
 				path: candidate.path,
 				resolvedPath: candidate.path,
@@ -334,7 +338,7 @@ export async function loadExtensions(
 			const message = errorMessage(error);
 			const text = message.startsWith("Extension does not export")
 				? message
-				: `Failed to load extension: ${withInstallHint(firstLines(message, 4))}`;
+				: `Failed to load extension: ${withInstallHint(firstLines(message, 4))}${typeScriptInJavaScriptHint(importer(), candidate.path, message)}`;
 			result.errors.push({ path: candidate.path, error: text });
 			result.diagnostics.push({ type: "error", message: `${text} (${candidate.path})`, path: candidate.path });
 		}
@@ -365,6 +369,25 @@ function withInstallHint(message: string): string {
 	const first = newline === -1 ? message : message.slice(0, newline);
 	const rest = newline === -1 ? "" : message.slice(newline);
 	return `${first}. Install it where the extension can find it: npm install ${name} in the extension's folder or a folder above it.${rest}`;
+}
+
+/**
+ * TypeScript in a `.js` file (gsd-2#2381) fails as a bare parse error ("Unexpected reserved word
+ * 'interface'"). When the file the error names (else the entry) parses as TypeScript, say so and
+ * what to do; a plain JavaScript syntax error gets nothing added.
+ */
+function typeScriptInJavaScriptHint(jiti: Importer, entry: string, message: string): string {
+	if (!/ParseError|SyntaxError/.test(message)) return "";
+	const file = /(\S+\.[cm]?js):\d+:\d+/.exec(message)?.[1] ?? entry;
+	if (!/\.[cm]?js$/.test(file)) return "";
+	try {
+		const source = readFileSync(file, "utf8");
+		const output = jiti.transform({ source, filename: file.replace(/js$/, "ts"), ts: true, async: true });
+		if (output.includes("__JITI_ERROR__")) return "";
+	} catch {
+		return "";
+	}
+	return `: this JavaScript file holds TypeScript; rename it to .${/\.([cm]?)js$/.exec(file)?.[1] ?? ""}ts (Settle transpiles TypeScript) or compile it to JavaScript.`;
 }
 
 /**

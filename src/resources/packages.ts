@@ -365,6 +365,15 @@ function filesAt(kind: PackageResourceKind, path: string, folderOnly = false): s
 	return !folderOnly && isFile(path) ? [path] : [];
 }
 
+/**
+ * The extension entries a package's `pi` manifest names as plain paths that are not in the package
+ * (pi-provider-qoder#21: `./src/index.ts` named, only `dist/` published), as written there.
+ */
+export function missingManifestExtensions(root: string): string[] {
+	const named = readPiManifest(root)?.extensions ?? [];
+	return named.filter((entry) => !/^[!+-]|[*?]/.test(entry) && !existsSync(resolve(root, entry)));
+}
+
 type PiManifest = Partial<Record<PackageResourceKind | "themes", string[]>>;
 
 function readPiManifest(root: string): PiManifest | undefined {

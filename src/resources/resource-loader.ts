@@ -27,6 +27,7 @@ import { type ExtensionCandidate, extensionEntriesAt, loadExtensions } from "./e
 import { applyFilters, isEnabledByFilters, isFilterEntry } from "./filters.js";
 import {
 	dedupePackages,
+	missingManifestExtensions,
 	type PackageResourceKind,
 	type PackageRoots,
 	type PackageScope,
@@ -651,6 +652,14 @@ export class DefaultResourceLoader implements ResourceLoader {
 			}
 			const found: Found = { path: "", scope: item.scope, source, origin: "package", baseDir: root };
 			const offered = isDirectory(root) ? packageFiles(root, item.entry) : undefined;
+			for (const entry of isDirectory(root) ? missingManifestExtensions(root) : []) {
+				// pi drops the entry without a word: the extension the user installed is just not there.
+				diagnostics.push({
+					type: "error",
+					message: `Package ${source} (in ${item.settingsPath}) names the extension ${entry} in its package.json, but the package has no such file: the extension is not loaded. Its "pi" extensions list must name a file the package ships (ask its author), or remove the package.`,
+					path: join(root, "package.json"),
+				});
+			}
 			if (!offered) {
 				// pi: a file, or a folder with no manifest and no resource folders, is one extension.
 				const baseDir = isDirectory(root) ? root : dirname(root);

@@ -20530,6 +20530,94 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "return best ?? ahead;", replace: "return best;" }],
 		tests: ["test/pi-races/time-zones.test.ts"],
 	},
+	{
+		id: "LH01",
+		file: "src/resources/extensions.ts",
+		description: "a .js extension holding TypeScript fails with the bare parse error, no hint to rename it to .ts",
+		edits: [{ find: 'if (!/ParseError|SyntaxError/.test(message)) return "";', replace: 'return "";' }],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LH02",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"no load pass tags native imports: /reload keeps an extension's old .mjs / .cjs / type-module .js code",
+		edits: [{ find: "if (passes === 1) return;", replace: "return;" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LH03",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"a tagged module's own imports are not tagged: a compiled extension's dist/ helpers stay stale after /reload",
+		edits: [{ find: "const tag = TAG.exec(parent)?.[1] ?? (", replace: "const tag = undefined ?? (" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LH04",
+		file: "src/resources/fresh-imports.ts",
+		description: "the require cache keeps an extension's CommonJS helper: /reload runs its old code",
+		edits: [{ find: "\tforgetCommonJs(entries);\n", replace: "" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LH05",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"node_modules packages are tagged too: each /reload evaluates a dependency again and repeats its side effects",
+		edits: [{ find: 'url.includes("/node_modules/") || ', replace: "" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LH06",
+		file: "src/resources/resource-loader.ts",
+		description: "a package manifest naming an extension file the package does not ship loads nothing, without a word",
+		edits: [
+			{
+				find: "for (const entry of isDirectory(root) ? missingManifestExtensions(root) : [])",
+				replace: "for (const entry of [] as string[])",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LH07",
+		file: "src/cli/host.ts",
+		description: "Ctrl+C during a stalled extension load exits without naming the extension",
+		edits: [{ find: "const stopExplaining = explainLoadingOnSignal();", replace: "const stopExplaining = () => {};" }],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LH08",
+		file: "src/cli/termination.ts",
+		description: "a stall before the session exists prints the bare stall, not the extension still loading",
+		edits: [{ find: 'const loading = guarded.runtime ? "" : extensionsLoadingNow();', replace: 'const loading = "";' }],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LH09",
+		file: "src/extensions/loader.ts",
+		description: "a factory being awaited is not listed as loading: a stall in it is not named",
+		edits: [
+			{
+				find: 'await whileLoading(record.path, "factory", () => factory(createExtensionAPI(extension, runtime)));',
+				replace: "await factory(createExtensionAPI(extension, runtime));",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LH10",
+		file: "src/resources/extensions.ts",
+		description: "a module being imported is not listed as loading: a stall at its top-level await is not named",
+		edits: [
+			{
+				find: 'await whileLoading(candidate.path, "module", () => importWith(importer(), candidate.path));',
+				replace: "await importWith(importer(), candidate.path);",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
