@@ -1,0 +1,258 @@
+/**
+ * Reports about OpenAI-compatible servers that answer 400 / 422 to a field pi-ai sends by default,
+ * replayed with real `settle -p` processes against a local server that checks each request and
+ * refuses as that server does. pi-ai has a models.json `compat` setting for each of these fields,
+ * but the refusal named none of them, so users were left with the same 400 on every prompt.
+ *
+ * pi#5117 / pi#1048 / openclaw#27037: OpenRouter's Qwen, DeepSeek and a Qwen proxy refuse the
+ * `developer` role a reasoning model's system prompt is sent in. pi#6238: the provider-level
+ * `supportsDeveloperRole: false` of a corporate gateway that answers 422 with a validation list.
+ * pi#4891 / slotstream#19 / openclaw#22704: Google's OpenAI endpoint (its body gzipped) and a local
+ * server refuse `store`. void#128 / copilot-api#164: `max_completion_tokens` refused by a strict
+ * server, `max_tokens` by OpenAI's newer models. wechat-acp#16: "Unrecognized request argument
+ * supplied: reasoning_effort".
+ */
+import { gzipSync } from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { json, type RecordedRequest, type Reply, startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-compat-refusals-");
+let server: WireServer | undefined;
+afterEach(async () => {
+	await server?.close();
+	server = undefined;
+});
+
+/** A server that refuses a request `refuse` returns a reply for, and answers the others. */
+async function strictServer(refuse: (request: RecordedRequest) => Reply | undefined): Promise<WireServer> {
+	server = await startWireServer((request) => refuse(request) ?? chatReply([{ type: "text", text: "Hello there." }]));
+	return server;
+}
+
+function settle(...args: string[]) {
+	return runSettleAsync(["--no-session", "--model", "local/coder", ...args], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+	});
+}
+
+type Sent = { messages: { role: string }[] } & Record<string, unknown>;
+const sent = (request: RecordedRequest) => request.body as Sent;
+const roles = (request: RecordedRequest) => sent(request).messages.map((m) => m.role);
+const hasDeveloper = (request: RecordedRequest) => roles(request).includes("developer");
+
+const reasoningModel = { models: [{ id: "coder", reasoning: true }] };
+
+describe("pi#5117, pi#1048, openclaw#27037: the developer role refused", () => {
+	const refusals: [string, Reply][] = [
+		[
+			"OpenRouter (the upstream's text in metadata.raw)",
+			json(400, {
+				error: {
+					message: "Provider returned error",
+					code: 400,
+					metadata: {
+						raw: `{"error":{"message":"developer is not one of ['system', 'assistant', 'user', 'tool', 'function']","type":"invalid_request_error","code":"invalid_parameter_error"}}`,
+						provider_name: "Alibaba",
+					},
+				},
+			}),
+		],
+		[
+			"DeepSeek",
+			json(400, {
+				error: {
+					message:
+						"Failed to deserialize the JSON body into the target type: messages[0].role: unknown variant `developer`, expected one of `system`, `user`, `assistant`, `tool`",
+					type: "invalid_request_error",
+					param: null,
+					code: "invalid_request_error",
+				},
+			}),
+		],
+	];
+
+	it.each(refusals)(
+		"pi#5117: %s: the error names compat.supportsDeveloperRole; with it set, the prompt is answered",
+		async (_server, refusal) => {
+			const wire = await strictServer((request) => (hasDeveloper(request) ? refusal : undefined));
+			writeLocalProvider(cli.agentDir, `${wire.url}/v1`, reasoningModel);
+
+			const refused = await settle("-p", "hi");
+			expect(refused.code).toBe(1);
+			expect(refused.stderr).toContain("developer");
+			expect(refused.stderr).toContain(`set "compat": {"supportsDeveloperRole": false} for local in models.json`);
+			expect(wire.requests).toHaveLength(1);
+			expect(roles(wire.requests[0]!)[0]).toBe("developer");
+
+			writeLocalProvider(cli.agentDir, `${wire.url}/v1`, {
+				...reasoningModel,
+				compat: { supportsDeveloperRole: false },
+			});
+			const answered = await settle("-p", "hi");
+			expect(answered.stdout).toContain("Hello there.");
+			expect(answered.code).toBe(0);
+			expect(roles(wire.requests[1]!)[0]).toBe("system");
+		},
+	);
+});
+
+describe("pi#6238: a gateway's 422 validation list for the developer role", () => {
+	const pydantic422 = json(422, {
+		detail: [
+			{
+				type: "enum",
+				loc: ["body", "messages", 0, "role"],
+				msg: "Input should be 'system', 'user', 'assistant', 'function' or 'tool'",
+				input: "developer",
+				ctx: { expected: "'system', 'user', 'assistant', 'function' or 'tool'" },
+			},
+		],
+	});
+
+	it("pi#6238: the provider-level supportsDeveloperRole: false sends the system prompt as system; without it the 422's list and the setting are shown", async () => {
+		const wire = await strictServer((request) => (hasDeveloper(request) ? pydantic422 : undefined));
+		const gateway = { models: [{ id: "coder", reasoning: true }] };
+		writeLocalProvider(cli.agentDir, `${wire.url}/api/v1`, {
+			...gateway,
+			compat: { supportsDeveloperRole: false, supportsReasoningEffort: true },
+		});
+		const answered = await settle("-p", "hi");
+		expect(answered.stdout).toContain("Hello there.");
+		expect(answered.code).toBe(0);
+		expect(roles(wire.requests[0]!)[0]).toBe("system");
+
+		writeLocalProvider(cli.agentDir, `${wire.url}/api/v1`, gateway);
+		const refused = await settle("-p", "hi");
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain(`"input":"developer"`);
+		expect(refused.stderr).not.toContain("(no body)");
+		expect(refused.stderr).toContain(`"compat": {"supportsDeveloperRole": false}`);
+	});
+});
+
+describe("pi#4891, slotstream#19, openclaw#22704: store refused", () => {
+	const googleBody = [
+		{
+			error: {
+				code: 400,
+				message: 'Invalid JSON payload received. Unknown name "store": Cannot find field.',
+				status: "INVALID_ARGUMENT",
+			},
+		},
+	];
+	/** Google's answer: the JSON error gzipped (openclaw#22704: read undecoded, it showed "(no body)"). */
+	const googleRefusal: Reply = (_request, res) => {
+		res.writeHead(400, { "content-type": "application/json; charset=UTF-8", "content-encoding": "gzip" });
+		res.end(gzipSync(JSON.stringify(googleBody)));
+	};
+	const slotstreamRefusal = json(400, {
+		type: "invalid_request_error",
+		code: "invalid_request_error",
+		message: "unsupported request field(s): store",
+	});
+
+	it.each([
+		["Google's OpenAI endpoint, gzipped", googleRefusal, 'Unknown name \\"store\\": Cannot find field.'],
+		["slotstream", slotstreamRefusal, "unsupported request field(s): store"],
+	] as const)(
+		"pi#4891: %s: the server's reason and compat.supportsStore are shown; with it set, no store is sent",
+		async (_server, refusal, reason) => {
+			const wire = await strictServer((request) => ("store" in sent(request) ? refusal : undefined));
+			writeLocalProvider(cli.agentDir, `${wire.url}/v1beta/openai`);
+
+			const refused = await settle("-p", "hi");
+			expect(refused.code).toBe(1);
+			expect(refused.stderr).toContain(reason);
+			expect(refused.stderr).toContain(`set "compat": {"supportsStore": false} for local in models.json`);
+			expect(wire.requests).toHaveLength(1);
+
+			writeLocalProvider(cli.agentDir, `${wire.url}/v1beta/openai`, { compat: { supportsStore: false } });
+			const answered = await settle("-p", "hi");
+			expect(answered.stdout).toContain("Hello there.");
+			expect(sent(wire.requests[1]!)).not.toHaveProperty("store");
+		},
+	);
+});
+
+describe("void#128, copilot-api#164: the output cap's field refused", () => {
+	it("void#128: a server forbidding max_completion_tokens: the error names maxTokensField max_tokens, which it then accepts", async () => {
+		const wire = await strictServer((request) =>
+			"max_completion_tokens" in sent(request)
+				? json(400, {
+						object: "error",
+						message: `[{'type': 'extra_forbidden', 'loc': ('body', 'max_completion_tokens'), 'msg': 'Extra inputs are not permitted', 'input': 8192}]`,
+						type: "BadRequestError",
+						param: null,
+						code: 400,
+					})
+				: undefined,
+		);
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`);
+		const refused = await settle("-p", "hi");
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain("Extra inputs are not permitted");
+		expect(refused.stderr).toContain(`"compat": {"maxTokensField": "max_tokens"}`);
+
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`, { compat: { maxTokensField: "max_tokens" } });
+		const answered = await settle("-p", "hi");
+		expect(answered.stdout).toContain("Hello there.");
+		expect(sent(wire.requests[1]!)).toHaveProperty("max_tokens");
+	});
+
+	it("copilot-api#164: 'max_tokens' refused with 'Use max_completion_tokens instead': the error names maxTokensField max_completion_tokens", async () => {
+		const wire = await strictServer((request) =>
+			"max_tokens" in sent(request)
+				? json(400, {
+						error: {
+							message:
+								"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+							type: "invalid_request_error",
+							param: "max_tokens",
+							code: "unsupported_parameter",
+						},
+					})
+				: undefined,
+		);
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`, { compat: { maxTokensField: "max_tokens" } });
+		const refused = await settle("-p", "hi");
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain(`"compat": {"maxTokensField": "max_completion_tokens"}`);
+		expect(refused.stderr).not.toContain(`"maxTokensField": "max_tokens"`);
+	});
+});
+
+describe("wechat-acp#16: reasoning_effort refused", () => {
+	it("wechat-acp#16: 'Unrecognized request argument supplied: reasoning_effort': the error names supportsReasoningEffort; with it set, thinking is not asked for", async () => {
+		const wire = await strictServer((request) =>
+			"reasoning_effort" in sent(request)
+				? json(400, {
+						error: {
+							message: "Unrecognized request argument supplied: reasoning_effort",
+							type: "invalid_request_error",
+							param: null,
+							code: null,
+						},
+					})
+				: undefined,
+		);
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`, {
+			...reasoningModel,
+			compat: { supportsDeveloperRole: false },
+		});
+		const refused = await settle("--thinking", "high", "-p", "hi");
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain("Unrecognized request argument supplied: reasoning_effort");
+		expect(refused.stderr).toContain(`"compat": {"supportsReasoningEffort": false}`);
+
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`, {
+			...reasoningModel,
+			compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+		});
+		const answered = await settle("--thinking", "high", "-p", "hi");
+		expect(answered.stdout).toContain("Hello there.");
+		expect(sent(wire.requests[1]!)).not.toHaveProperty("reasoning_effort");
+	});
+});
