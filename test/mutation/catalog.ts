@@ -20357,6 +20357,54 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-over-threshold.test.ts"],
 	},
+	{
+		id: "LE01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"an OpenAI-compatible server's 400 refusing a field pi-ai sent no longer names the models.json compat setting that stops it",
+		edits: [
+			{
+				find: "const compatNote = compatOptionNote(text, refusedStatus, model);",
+				replace: "const compatNote = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "LE02",
+		file: "src/llm/errors.ts",
+		description:
+			"OpenRouter's 400 Provider returned error around an upstream invalid_request_error is retried, the same refusal each time",
+		edits: [
+			{
+				find: "if (/^4(?:00|22)\\b/.test(errorMessage) && /\\binvalid_(?:request|parameter)_error\\b/.test(errorMessage)) return false;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts", "test/recovery/errors.test.ts"],
+	},
+	{
+		id: "LE03",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"the field a 'Use max_completion_tokens instead' clause offers is taken for the refused one: the note names the setting that sends the refused field",
+		edits: [{ find: 'const refused = text.replace(USE_INSTEAD, "");', replace: "const refused = text;" }],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts", "test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "LE04",
+		file: "src/llm/compat-notes.ts",
+		description: "any refusal whose prose says 'developer' is taken for a refused developer role",
+		edits: [{ find: "\tcontext: ROLE,\n", replace: "" }],
+		tests: ["test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "LE05",
+		file: "src/llm/compat-notes.ts",
+		description: 'a refused "store" quoted inside a JSON body (Google\'s, escaped) gets no compat note',
+		edits: [{ find: "pattern: /[\"'`]store\\\\?[\"'`]|", replace: "pattern: /[\"'`]store[\"'`]|" }],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
