@@ -12,6 +12,8 @@ interface RefusedField {
 	pattern: RegExp;
 	/** What else the text must say for the field to be the refused one. */
 	context?: RegExp;
+	/** How the server words the refusal, when not as {@link REFUSAL} does (a field it requires). */
+	refusal?: RegExp;
 	/** What pi-ai sent, as the user would recognize it. */
 	sent: string;
 	/** The `compat` entry that stops it. */
@@ -54,6 +56,13 @@ const COMPLETIONS_FIELDS: readonly RefusedField[] = [
 	},
 	STORE,
 	{ pattern: /["'`.]strict\b/, sent: `"strict" in each tool`, compat: `"supportsStrictMode": false` },
+	{
+		// Gemini's OpenAI endpoint and proxies to it match a result to its call by name (gcli2api#200).
+		pattern: /\btool messages?\b[^\n.]*\bname\b/i,
+		refusal: /\bmust have\b|\bmissing\b|\brequired\b/i,
+		sent: `tool results without the tool's "name"`,
+		compat: `"requiresToolResultName": true`,
+	},
 ];
 
 /** Words a server refuses a field or a role with (a value out of range is another matter). */
@@ -64,7 +73,7 @@ const USE_INSTEAD = /\buse\s+['"`]?\w+['"`]?\s+instead\b/gi;
 
 /**
  * The note for a 400 / 422 from an `openai-completions` or `openai-responses` model that refuses a
- * field pi-ai sent, naming the models.json setting that stops it; undefined for any other failure
+ * field pi-ai sent (or one it left out, a tool result's `name`), naming the models.json setting that stops it; undefined for any other failure
  * (a value out of range, another API, another status).
  *
  * @example
@@ -80,7 +89,6 @@ const USE_INSTEAD = /\buse\s+['"`]?\w+['"`]?\s+instead\b/gi;
 export function compatOptionNote(text: string, status: number | undefined, model: Model): string | undefined {
 	if (status !== 400 && status !== 422) return undefined;
 	if (model.api !== "openai-completions" && model.api !== "openai-responses") return undefined;
-	if (!REFUSAL.test(text)) return undefined;
 	const refused = text.replace(USE_INSTEAD, "");
 	const where = `${model.provider}/${model.id}`;
 	if (model.api === "openai-responses") {
@@ -91,9 +99,9 @@ export function compatOptionNote(text: string, status: number | undefined, model
 	}
 	const field = COMPLETIONS_FIELDS.find((f) => isRefused(f, refused));
 	if (!field) return undefined;
-	return `${where} refused ${field.sent}. To stop sending it, set "compat": {${field.compat}} for ${model.provider} in models.json (on the provider or on the model; in "modelOverrides" for a built-in provider's model).`;
+	return `${where} refused ${field.sent}. To change that, set "compat": {${field.compat}} for ${model.provider} in models.json (on the provider or on the model; in "modelOverrides" for a built-in provider's model).`;
 }
 
 function isRefused(field: RefusedField, text: string): boolean {
-	return field.pattern.test(text) && (field.context?.test(text) ?? true);
+	return field.pattern.test(text) && (field.refusal ?? REFUSAL).test(text) && (field.context?.test(text) ?? true);
 }

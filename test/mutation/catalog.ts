@@ -20405,6 +20405,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "pattern: /[\"'`]store\\\\?[\"'`]|", replace: "pattern: /[\"'`]store[\"'`]|" }],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
 	},
+	{
+		id: "LE06",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"a server requiring the tool's name on each tool result (Gemini's OpenAI endpoint) gets no note naming requiresToolResultName",
+		edits: [{ find: "pattern: /\\btool messages?\\b[^\\n.]*\\bname\\b/i,", replace: "pattern: /(?!)/," }],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -10,8 +10,11 @@
  * pi#4891 / slotstream#19 / openclaw#22704: Google's OpenAI endpoint (its body gzipped) and a local
  * server refuse `store`. void#128 / copilot-api#164: `max_completion_tokens` refused by a strict
  * server, `max_tokens` by OpenAI's newer models. wechat-acp#16: "Unrecognized request argument
- * supplied: reasoning_effort".
+ * supplied: reasoning_effort". gcli2api#200 / hermes-agent#19728: Gemini's OpenAI endpoint (and a
+ * proxy to it) requires the tool's `name` on each tool result.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -254,5 +257,41 @@ describe("wechat-acp#16: reasoning_effort refused", () => {
 		const answered = await settle("--thinking", "high", "-p", "hi");
 		expect(answered.stdout).toContain("Hello there.");
 		expect(sent(wire.requests[1]!)).not.toHaveProperty("reasoning_effort");
+	});
+});
+
+describe("gcli2api#200, hermes-agent#19728: a tool result without the tool's name", () => {
+	it("gcli2api#200: 'Tool message must have a name field': the error names requiresToolResultName; with it set, results carry the name", async () => {
+		type ToolMessage = { role: string; name?: string };
+		const wire = await strictServer((request) => {
+			const messages = sent(request).messages as ToolMessage[];
+			const results = messages.filter((m) => m.role === "tool");
+			if (results.some((m) => !m.name)) {
+				return json(400, {
+					error: {
+						message:
+							"Tool message must have a 'name' field. The 'name' field is required to match the tool call with its response in Gemini API.",
+						type: "invalid_request_error",
+					},
+				});
+			}
+			if (results.length > 0) return chatReply([{ type: "text", text: "The note says hello." }]);
+			return chatReply([{ type: "tool_call", id: "call_1", name: "read", arguments: { path: "note.txt" } }]);
+		});
+		writeFileSync(join(cli.project, "note.txt"), "hello\n");
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1beta/openai`);
+
+		const refused = await settle("-p", "what does note.txt say?");
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain("Tool message must have a 'name' field");
+		expect(refused.stderr).toContain(`set "compat": {"requiresToolResultName": true} for local in models.json`);
+		expect(wire.requests).toHaveLength(2);
+
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1beta/openai`, { compat: { requiresToolResultName: true } });
+		const answered = await settle("-p", "what does note.txt say?");
+		expect(answered.stdout).toContain("The note says hello.");
+		expect(answered.code).toBe(0);
+		const result = (sent(wire.requests[3]!).messages as ToolMessage[]).find((m) => m.role === "tool");
+		expect(result?.name).toBe("read");
 	});
 });
