@@ -105,3 +105,26 @@ export function compatOptionNote(text: string, status: number | undefined, model
 function isRefused(field: RefusedField, text: string): boolean {
 	return field.pattern.test(text) && (field.refusal ?? REFUSAL).test(text) && (field.context?.test(text) ?? true);
 }
+
+/** An API path a `baseUrl` was given with, which pi-ai's clients append themselves. */
+const ENDPOINT_PATH = /\/(?:chat\/completions|responses)\/*$/;
+
+/**
+ * The note for a 404 from an `openai-completions` / `openai-responses` model whose `baseUrl` already
+ * ends with the endpoint's path (`…/v1/chat/completions`, copied from a server's docs): the client
+ * appends it again, so the request went to `…/chat/completions/chat/completions` (opencodex#1582).
+ * Undefined for any other 404 (a model the server does not have).
+ *
+ * @example
+ * ```ts
+ * const note = endpointPathNote(404, { ...model, api: "openai-completions", provider: "gateway", baseUrl: "https://llm.example.com/v1/chat/completions" });
+ * expect(note).toContain(`"baseUrl": "https://llm.example.com/v1"`);
+ * ```
+ */
+export function endpointPathNote(status: number | undefined, model: Model): string | undefined {
+	if (status !== 404 || (model.api !== "openai-completions" && model.api !== "openai-responses")) return undefined;
+	const path = ENDPOINT_PATH.exec(model.baseUrl);
+	if (!path) return undefined;
+	const base = model.baseUrl.slice(0, path.index);
+	return `The "baseUrl" of ${model.provider} (${model.baseUrl}) ends with ${path[0].replace(/\/+$/, "")}, which pi-ai adds to it itself: set "baseUrl": "${base}" in models.json.`;
+}

@@ -4,7 +4,7 @@
  * a value out of range, a server failure, or another API's text that happens to name a field.
  */
 import { describe, expect, it } from "vitest";
-import { compatOptionNote } from "../../src/llm/compat-notes.js";
+import { compatOptionNote, endpointPathNote } from "../../src/llm/compat-notes.js";
 import type { Model } from "../../src/llm/types.js";
 import { testModel } from "../recovery/helpers.js";
 
@@ -42,5 +42,17 @@ describe("compatOptionNote", () => {
 		expect(
 			compatOptionNote("400 Unrecognized request argument supplied: reasoning_effort", 400, responses),
 		).toBeUndefined();
+	});
+});
+
+describe("endpointPathNote", () => {
+	it("names the baseUrl without the endpoint path only for a 404 from a baseUrl ending with it", () => {
+		const full = { ...completions, baseUrl: "https://llm.example.com/v1/chat/completions/" };
+		expect(endpointPathNote(404, full)).toContain(`set "baseUrl": "https://llm.example.com/v1" in models.json`);
+		expect(endpointPathNote(404, { ...responses, baseUrl: "https://llm.example.com/v1/responses" })).toContain(
+			`"baseUrl": "https://llm.example.com/v1"`,
+		);
+		expect(endpointPathNote(404, { ...completions, baseUrl: "https://llm.example.com/v1" })).toBeUndefined();
+		expect(endpointPathNote(401, full)).toBeUndefined();
 	});
 });

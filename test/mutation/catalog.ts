@@ -20413,6 +20413,31 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "pattern: /\\btool messages?\\b[^\\n.]*\\bname\\b/i,", replace: "pattern: /(?!)/," }],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
 	},
+	{
+		id: "LE07",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a 404 from a baseUrl written as the full /chat/completions endpoint no longer says which baseUrl to write",
+		edits: [
+			{
+				find: "const pathNote = endpointPathNote(refusedStatus, model);",
+				replace: "const pathNote = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "LE08",
+		file: "src/llm/compat-notes.ts",
+		description: "a baseUrl ending with the endpoint path and a trailing slash gets no note",
+		edits: [
+			{
+				find: "const ENDPOINT_PATH = /\\/(?:chat\\/completions|responses)\\/*$/;",
+				replace: "const ENDPOINT_PATH = /\\/(?:chat\\/completions|responses)$/;",
+			},
+		],
+		tests: ["test/llm/compat-notes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -11,7 +11,8 @@
  * server refuse `store`. void#128 / copilot-api#164: `max_completion_tokens` refused by a strict
  * server, `max_tokens` by OpenAI's newer models. wechat-acp#16: "Unrecognized request argument
  * supplied: reasoning_effort". gcli2api#200 / hermes-agent#19728: Gemini's OpenAI endpoint (and a
- * proxy to it) requires the tool's `name` on each tool result.
+ * proxy to it) requires the tool's `name` on each tool result. opencodex#1582 / aichat#767: a
+ * `baseUrl` written as the full `/chat/completions` endpoint, or with a trailing slash.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -293,5 +294,43 @@ describe("gcli2api#200, hermes-agent#19728: a tool result without the tool's nam
 		expect(answered.code).toBe(0);
 		const result = (sent(wire.requests[3]!).messages as ToolMessage[]).find((m) => m.role === "tool");
 		expect(result?.name).toBe("read");
+	});
+});
+
+describe("opencodex#1582, aichat#767: the baseUrl's shape", () => {
+	/** OpenAI's answer to a path it has no route for. */
+	const noRoute = (request: RecordedRequest) =>
+		request.path === "/v1/chat/completions"
+			? undefined
+			: json(404, {
+					error: {
+						message: `Invalid URL (POST ${request.path})`,
+						type: "invalid_request_error",
+						param: null,
+						code: null,
+					},
+				});
+
+	it("opencodex#1582: a baseUrl given as the full /chat/completions endpoint: the 404 says which baseUrl to write; written, the prompt is answered", async () => {
+		const wire = await strictServer(noRoute);
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1/chat/completions`);
+		const refused = await settle("-p", "hi");
+		expect(refused.code).toBe(1);
+		expect(wire.requests.map((r) => r.path)).toEqual(["/v1/chat/completions/chat/completions"]);
+		expect(refused.stderr).toContain("Invalid URL (POST /v1/chat/completions/chat/completions)");
+		expect(refused.stderr).toContain(`set "baseUrl": "${wire.url}/v1" in models.json`);
+
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`);
+		const answered = await settle("-p", "hi");
+		expect(answered.stdout).toContain("Hello there.");
+	});
+
+	it("aichat#767: a baseUrl with a trailing slash reaches /v1/chat/completions (no doubled slash) and is answered", async () => {
+		const wire = await strictServer(noRoute);
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1/`);
+		const answered = await settle("-p", "hi");
+		expect(answered.stdout).toContain("Hello there.");
+		expect(answered.code).toBe(0);
+		expect(wire.requests.map((r) => r.path)).toEqual(["/v1/chat/completions"]);
 	});
 });
