@@ -12,7 +12,8 @@
  * server, `max_tokens` by OpenAI's newer models. wechat-acp#16: "Unrecognized request argument
  * supplied: reasoning_effort". gcli2api#200 / hermes-agent#19728: Gemini's OpenAI endpoint (and a
  * proxy to it) requires the tool's `name` on each tool result. opencodex#1582 / aichat#767: a
- * `baseUrl` written as the full `/chat/completions` endpoint, or with a trailing slash.
+ * `baseUrl` written as the full `/chat/completions` endpoint, or with a trailing slash. pi-free#435:
+ * a provider-level `headers` User-Agent that never reached the request.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +22,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { json, type RecordedRequest, type Reply, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { writeExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-compat-refusals-");
 let server: WireServer | undefined;
@@ -332,5 +334,39 @@ describe("opencodex#1582, aichat#767: the baseUrl's shape", () => {
 		expect(answered.stdout).toContain("Hello there.");
 		expect(answered.code).toBe(0);
 		expect(wire.requests.map((r) => r.path)).toEqual(["/v1/chat/completions"]);
+	});
+});
+
+describe("pi-free#435: a provider-level User-Agent header", () => {
+	/** A gateway that serves only the client it knows by its User-Agent (as Cline's and Kimi's do). */
+	const knownClientsOnly = (request: RecordedRequest) =>
+		request.headers["user-agent"] === "pi-free-providers"
+			? undefined
+			: json(403, { error: { message: "This endpoint is only available to known clients", type: "forbidden" } });
+
+	it("pi-free#435: an extension's registerProvider headers and models.json's provider headers both reach the request, User-Agent included", async () => {
+		const wire = await strictServer(knownClientsOnly);
+		const extension = writeExtension(
+			cli.dir,
+			"free-provider.mjs",
+			`pi.registerProvider("free", {
+	baseUrl: ${JSON.stringify(`${wire.url}/v1`)},
+	apiKey: "free-key",
+	api: "openai-completions",
+	headers: { "User-Agent": "pi-free-providers" },
+	models: [{ id: "coder", name: "Coder", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+});`,
+		);
+		const viaExtension = await runSettleAsync(["--no-session", "-e", extension, "--model", "free/coder", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(viaExtension.stdout).toContain("Hello there.");
+		expect(viaExtension.code).toBe(0);
+
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`, { headers: { "User-Agent": "pi-free-providers" } });
+		const viaFile = await settle("-p", "hi");
+		expect(viaFile.stdout).toContain("Hello there.");
+		expect(wire.requests.map((r) => r.headers["user-agent"])).toEqual(["pi-free-providers", "pi-free-providers"]);
 	});
 });
