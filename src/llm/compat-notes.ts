@@ -57,6 +57,12 @@ const COMPLETIONS_FIELDS: readonly RefusedField[] = [
 	STORE,
 	{ pattern: /["'`.]strict\b/, sent: `"strict" in each tool`, compat: `"supportsStrictMode": false` },
 	{
+		// Mistral's templates: a tool result is answered before the next user message (pi-neuralwatt#12).
+		pattern: /\brole ['"`]?user['"`]? after role ['"`]?tool\b/i,
+		sent: "a user message right after tool results",
+		compat: `"requiresAssistantAfterToolResult": true`,
+	},
+	{
 		// Gemini's OpenAI endpoint and proxies to it match a result to its call by name (gcli2api#200).
 		pattern: /\btool messages?\b[^\n.]*\bname\b/i,
 		refusal: /\bmust have\b|\bmissing\b|\brequired\b/i,

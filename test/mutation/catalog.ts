@@ -20438,6 +20438,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/llm/compat-notes.test.ts"],
 	},
+	{
+		id: "LE09",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"Mistral's 'Unexpected role user after role tool' gets no note naming requiresAssistantAfterToolResult",
+		edits: [
+			{
+				find: "pattern: /\\brole ['\"`]?user['\"`]? after role ['\"`]?tool\\b/i,",
+				replace: "pattern: /(?!)/,",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

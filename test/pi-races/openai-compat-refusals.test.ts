@@ -13,12 +13,14 @@
  * supplied: reasoning_effort". gcli2api#200 / hermes-agent#19728: Gemini's OpenAI endpoint (and a
  * proxy to it) requires the tool's `name` on each tool result. opencodex#1582 / aichat#767: a
  * `baseUrl` written as the full `/chat/completions` endpoint, or with a trailing slash. pi-free#435:
- * a provider-level `headers` User-Agent that never reached the request.
+ * a provider-level `headers` User-Agent that never reached the request. pi-neuralwatt#12 /
+ * mistral-vibe#578: Mistral refuses a user message right after tool results.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { json, type RecordedRequest, type Reply, startWireServer, type WireServer } from "../llm/wire/server.js";
@@ -368,5 +370,65 @@ describe("pi-free#435: a provider-level User-Agent header", () => {
 		const viaFile = await settle("-p", "hi");
 		expect(viaFile.stdout).toContain("Hello there.");
 		expect(wire.requests.map((r) => r.headers["user-agent"])).toEqual(["pi-free-providers", "pi-free-providers"]);
+	});
+});
+
+describe("pi-neuralwatt#12, mistral-vibe#578: a user message right after tool results", () => {
+	it("pi-neuralwatt#12: a session whose last turn ended at its tool results, continued on a Mistral server: the error names requiresAssistantAfterToolResult; with it set, the prompt is answered", async () => {
+		const wire = await strictServer((request) => {
+			const roles = sent(request).messages.map((m) => m.role);
+			const at = roles.findIndex((role, i) => role === "tool" && roles[i + 1] === "user");
+			return at < 0
+				? undefined
+				: json(400, {
+						object: "error",
+						message: "Unexpected role 'user' after role 'tool'",
+						type: "invalid_request_message_order",
+						param: null,
+						code: "3230",
+					});
+		});
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`);
+		const sessions = join(cli.dir, "sessions");
+		const sm = SessionManager.create(cli.project, sessions);
+		const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 };
+		const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+		sm.appendMessage({ role: "user", content: "run the tests", timestamp: 1 });
+		sm.appendMessage({
+			role: "assistant",
+			api: "openai-completions",
+			provider: "local",
+			model: "coder",
+			usage: { ...usage, cost },
+			timestamp: 2,
+			content: [{ type: "toolCall", id: "call_1", name: "bash", arguments: { command: "npm test" } }],
+			stopReason: "toolUse",
+		});
+		sm.appendMessage({
+			role: "toolResult",
+			toolCallId: "call_1",
+			toolName: "bash",
+			content: [{ type: "text", text: "Skipped: the user cancelled the command." }],
+			isError: true,
+			timestamp: 3,
+		});
+		const file = sm.getSessionFile()!;
+		sm.close();
+
+		const continued = () =>
+			runSettleAsync(["--session", file, "--model", "local/coder", "-p", "run them with the venv instead"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+		const refused = await continued();
+		expect(roles(wire.requests[0]!).slice(1)).toEqual(["user", "assistant", "tool", "user"]);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain("Unexpected role 'user' after role 'tool'");
+		expect(refused.stderr).toContain(`"compat": {"requiresAssistantAfterToolResult": true}`);
+
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`, { compat: { requiresAssistantAfterToolResult: true } });
+		const answered = await continued();
+		expect(answered.stdout).toContain("Hello there.");
+		expect(answered.code).toBe(0);
 	});
 });
