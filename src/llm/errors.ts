@@ -300,6 +300,9 @@ export function isTransientErrorText(errorMessage: string): boolean {
 	if (isAccountFailureText(errorMessage)) return false;
 	// DashScope words a refused parameter "InternalError.Algo.InvalidParameter": the same request fails again.
 	if (/\bInvalidParameter\b/.test(errorMessage)) return false;
+	// OpenRouter words every upstream refusal "400 Provider returned error"; the upstream's own
+	// `invalid_request_error` under it refuses the request itself (pi#5117): it fails again as sent.
+	if (/^4(?:00|22)\b/.test(errorMessage) && /\binvalid_(?:request|parameter)_error\b/.test(errorMessage)) return false;
 	return TRANSIENT_PATTERNS.some((pattern) => pattern.test(errorMessage));
 }
 

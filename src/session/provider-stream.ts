@@ -7,6 +7,7 @@ import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import { type AnthropicStop, refusalText, watchedAnthropicStop } from "../llm/anthropic-stop-details.js";
 import { repairedChatStream } from "../llm/chat-stream-repair.js";
+import { compatOptionNote, endpointPathNote } from "../llm/compat-notes.js";
 import { connectionFailureText, htmlRefusalText, servedPageText } from "../llm/connection-failures.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
 import {
@@ -215,6 +216,11 @@ function withRefusalDetails(
 				if (profileNote) text = `${text}\n\n${profileNote}`;
 				const budgetNote = refusedStatus === 400 ? thinkingBudgetNote(text, model, request.reasoning) : undefined;
 				if (budgetNote) text = `${text}\n\n${budgetNote}`;
+				// A field an OpenAI-compatible server refuses is named with the models.json setting that stops it (pi#5117).
+				const compatNote = compatOptionNote(text, refusedStatus, model);
+				if (compatNote) text = `${text}\n\n${compatNote}`;
+				const pathNote = endpointPathNote(refusedStatus, model);
+				if (pathNote) text = `${text}\n\n${pathNote}`;
 				if ((refusedStatus === 401 || refusedStatus === 403) && keySource) {
 					const keyNote = refusedKeyNote(model.provider, refusedStatus, keySource(model.provider));
 					if (keyNote) text = `${text}\n\n${keyNote}`;

@@ -20618,6 +20618,100 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-load-stall.test.ts"],
 	},
+	{
+		id: "LE01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"an OpenAI-compatible server's 400 refusing a field pi-ai sent no longer names the models.json compat setting that stops it",
+		edits: [
+			{
+				find: "const compatNote = compatOptionNote(text, refusedStatus, model);",
+				replace: "const compatNote = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "LE02",
+		file: "src/llm/errors.ts",
+		description:
+			"OpenRouter's 400 Provider returned error around an upstream invalid_request_error is retried, the same refusal each time",
+		edits: [
+			{
+				find: "if (/^4(?:00|22)\\b/.test(errorMessage) && /\\binvalid_(?:request|parameter)_error\\b/.test(errorMessage)) return false;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts", "test/recovery/errors.test.ts"],
+	},
+	{
+		id: "LE03",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"the field a 'Use max_completion_tokens instead' clause offers is taken for the refused one: the note names the setting that sends the refused field",
+		edits: [{ find: 'const refused = text.replace(USE_INSTEAD, "");', replace: "const refused = text;" }],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts", "test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "LE04",
+		file: "src/llm/compat-notes.ts",
+		description: "any refusal whose prose says 'developer' is taken for a refused developer role",
+		edits: [{ find: "\tcontext: ROLE,\n", replace: "" }],
+		tests: ["test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "LE05",
+		file: "src/llm/compat-notes.ts",
+		description: 'a refused "store" quoted inside a JSON body (Google\'s, escaped) gets no compat note',
+		edits: [{ find: "pattern: /[\"'`]store\\\\?[\"'`]|", replace: "pattern: /[\"'`]store[\"'`]|" }],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "LE06",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"a server requiring the tool's name on each tool result (Gemini's OpenAI endpoint) gets no note naming requiresToolResultName",
+		edits: [{ find: "pattern: /\\btool messages?\\b[^\\n.]*\\bname\\b/i,", replace: "pattern: /(?!)/," }],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "LE07",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a 404 from a baseUrl written as the full /chat/completions endpoint no longer says which baseUrl to write",
+		edits: [
+			{
+				find: "const pathNote = endpointPathNote(refusedStatus, model);",
+				replace: "const pathNote = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "LE08",
+		file: "src/llm/compat-notes.ts",
+		description: "a baseUrl ending with the endpoint path and a trailing slash gets no note",
+		edits: [
+			{
+				find: "const ENDPOINT_PATH = /\\/(?:chat\\/completions|responses)\\/*$/;",
+				replace: "const ENDPOINT_PATH = /\\/(?:chat\\/completions|responses)$/;",
+			},
+		],
+		tests: ["test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "LE09",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"Mistral's 'Unexpected role user after role tool' gets no note naming requiresAssistantAfterToolResult",
+		edits: [
+			{
+				find: "pattern: /\\brole ['\"`]?user['\"`]? after role ['\"`]?tool\\b/i,",
+				replace: "pattern: /(?!)/,",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -34,6 +34,7 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"openai-429-insufficient-quota",
 	"google-429-per-day-free-tier",
 	"pi-ai-server-delay-quota",
+	"openrouter-400-upstream-invalid-request", // pi#5117
 	// pi gives up on these transient failures.
 	"openai-responses-retry-your-request",
 	"bedrock-throttling-tokens",

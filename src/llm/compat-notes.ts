@@ -1,0 +1,136 @@
+/**
+ * What an OpenAI-compatible server's refusal of a request field needs besides its text: the
+ * models.json `compat` setting that stops pi-ai sending that field. Servers word it their own way
+ * ("developer is not one of […]", `Unknown name "store"`, "Unrecognized request argument supplied:
+ * reasoning_effort"), none of them names the setting, and users were left with a 400 on every
+ * prompt (pi#5117, pi#4891). The request itself is never changed: the user decides.
+ */
+import type { Model } from "./types.js";
+
+interface RefusedField {
+	/** Finds the field in the refusal's text (with a "use X instead" clause taken out). */
+	pattern: RegExp;
+	/** What else the text must say for the field to be the refused one. */
+	context?: RegExp;
+	/** How the server words the refusal, when not as {@link REFUSAL} does (a field it requires). */
+	refusal?: RegExp;
+	/** What pi-ai sent, as the user would recognize it. */
+	sent: string;
+	/** The `compat` entry that stops it. */
+	compat: string;
+}
+
+/** A refusal about a message's role ("developer" can be a word of the server's own prose). */
+const ROLE = /\brole\b|variant|not one of|input should be/i;
+
+const DEVELOPER: RefusedField = {
+	pattern: /\bdeveloper\b/i,
+	context: ROLE,
+	sent: `the "developer" role pi-ai gives a reasoning model's system prompt`,
+	compat: `"supportsDeveloperRole": false`,
+};
+const STORE: RefusedField = {
+	pattern: /["'`]store\\?["'`]|:\s*store\b/,
+	sent: `"store": false`,
+	compat: `"supportsStore": false`,
+};
+
+// Most specific first: the first field found is the one named.
+const COMPLETIONS_FIELDS: readonly RefusedField[] = [
+	DEVELOPER,
+	{
+		pattern: /\bstream_options\b/,
+		sent: `"stream_options" (usage in the stream)`,
+		compat: `"supportsUsageInStreaming": false`,
+	},
+	{ pattern: /\breasoning_effort\b/, sent: `"reasoning_effort"`, compat: `"supportsReasoningEffort": false` },
+	{
+		pattern: /\bmax_completion_tokens\b/,
+		sent: `the output cap as "max_completion_tokens"`,
+		compat: `"maxTokensField": "max_tokens"`,
+	},
+	{
+		pattern: /\bmax_tokens\b/,
+		sent: `the output cap as "max_tokens"`,
+		compat: `"maxTokensField": "max_completion_tokens"`,
+	},
+	STORE,
+	{ pattern: /["'`.]strict\b/, sent: `"strict" in each tool`, compat: `"supportsStrictMode": false` },
+	{
+		// Mistral's templates: a tool result is answered before the next user message (pi-neuralwatt#12).
+		pattern: /\brole ['"`]?user['"`]? after role ['"`]?tool\b/i,
+		sent: "a user message right after tool results",
+		compat: `"requiresAssistantAfterToolResult": true`,
+	},
+	{
+		// Gemini's OpenAI endpoint and proxies to it match a result to its call by name (gcli2api#200).
+		pattern: /\btool messages?\b[^\n.]*\bname\b/i,
+		refusal: /\bmust have\b|\bmissing\b|\brequired\b/i,
+		sent: `tool results without the tool's "name"`,
+		compat: `"requiresToolResultName": true`,
+	},
+];
+
+/** Words a server refuses a field or a role with (a value out of range is another matter). */
+const REFUSAL =
+	/unsupported|not supported|unrecogni[sz]ed|unknown|not one of|cannot find field|extra[ _]?(?:inputs?|forbidden|fields?)|not permitted|not allowed|unexpected|invalid (?:role|param|field|argument)|input should be/i;
+/** "… Use 'max_completion_tokens' instead.": the field named there is the cure, not the refused one. */
+const USE_INSTEAD = /\buse\s+['"`]?\w+['"`]?\s+instead\b/gi;
+
+/**
+ * The note for a 400 / 422 from an `openai-completions` or `openai-responses` model that refuses a
+ * field pi-ai sent (or one it left out, a tool result's `name`), naming the models.json setting that stops it; undefined for any other failure
+ * (a value out of range, another API, another status).
+ *
+ * @example
+ * ```ts
+ * const note = compatOptionNote(
+ * 	"400 developer is not one of ['system', 'assistant', 'user', 'tool', 'function'] - 'messages.[0].role'",
+ * 	400,
+ * 	{ ...model, api: "openai-completions", provider: "kilo", id: "qwen-3.5-plus" },
+ * );
+ * expect(note).toContain(`"compat": {"supportsDeveloperRole": false}`);
+ * ```
+ */
+export function compatOptionNote(text: string, status: number | undefined, model: Model): string | undefined {
+	if (status !== 400 && status !== 422) return undefined;
+	if (model.api !== "openai-completions" && model.api !== "openai-responses") return undefined;
+	const refused = text.replace(USE_INSTEAD, "");
+	const where = `${model.provider}/${model.id}`;
+	if (model.api === "openai-responses") {
+		// pi-ai's Responses client sends both always; only the Chat Completions client has settings for them.
+		const field = isRefused(DEVELOPER, refused) ? `the "developer" role` : isRefused(STORE, refused) ? `"store"` : "";
+		if (!field) return undefined;
+		return `${where} refused ${field}, which pi-ai's "openai-responses" client always sends. If the server speaks Chat Completions, set "api": "openai-completions" for ${model.provider} in models.json (its "compat" then controls the role and "store").`;
+	}
+	const field = COMPLETIONS_FIELDS.find((f) => isRefused(f, refused));
+	if (!field) return undefined;
+	return `${where} refused ${field.sent}. To change that, set "compat": {${field.compat}} for ${model.provider} in models.json (on the provider or on the model; in "modelOverrides" for a built-in provider's model).`;
+}
+
+function isRefused(field: RefusedField, text: string): boolean {
+	return field.pattern.test(text) && (field.refusal ?? REFUSAL).test(text) && (field.context?.test(text) ?? true);
+}
+
+/** An API path a `baseUrl` was given with, which pi-ai's clients append themselves. */
+const ENDPOINT_PATH = /\/(?:chat\/completions|responses)\/*$/;
+
+/**
+ * The note for a 404 from an `openai-completions` / `openai-responses` model whose `baseUrl` already
+ * ends with the endpoint's path (`…/v1/chat/completions`, copied from a server's docs): the client
+ * appends it again, so the request went to `…/chat/completions/chat/completions` (opencodex#1582).
+ * Undefined for any other 404 (a model the server does not have).
+ *
+ * @example
+ * ```ts
+ * const note = endpointPathNote(404, { ...model, api: "openai-completions", provider: "gateway", baseUrl: "https://llm.example.com/v1/chat/completions" });
+ * expect(note).toContain(`"baseUrl": "https://llm.example.com/v1"`);
+ * ```
+ */
+export function endpointPathNote(status: number | undefined, model: Model): string | undefined {
+	if (status !== 404 || (model.api !== "openai-completions" && model.api !== "openai-responses")) return undefined;
+	const path = ENDPOINT_PATH.exec(model.baseUrl);
+	if (!path) return undefined;
+	const base = model.baseUrl.slice(0, path.index);
+	return `The "baseUrl" of ${model.provider} (${model.baseUrl}) ends with ${path[0].replace(/\/+$/, "")}, which pi-ai adds to it itself: set "baseUrl": "${base}" in models.json.`;
+}

@@ -1,0 +1,58 @@
+/**
+ * Which refusals get the models.json `compat` note (test/pi-races/openai-compat-refusals.test.ts
+ * replays the reports through `settle -p`): only a field refused by an OpenAI-compatible API, never
+ * a value out of range, a server failure, or another API's text that happens to name a field.
+ */
+import { describe, expect, it } from "vitest";
+import { compatOptionNote, endpointPathNote } from "../../src/llm/compat-notes.js";
+import type { Model } from "../../src/llm/types.js";
+import { testModel } from "../recovery/helpers.js";
+
+const completions: Model = { ...testModel, api: "openai-completions", provider: "gateway", id: "qwen" };
+const responses: Model = { ...completions, api: "openai-responses" };
+
+describe("compatOptionNote", () => {
+	it("names nothing for a value out of range (openclaude#331), a 5xx, or another API", () => {
+		const range =
+			"400 The parameter `max_completion_tokens` specified in the request are not valid: integer above maximum value, expected a value <= 12288, but got 32000 instead.";
+		expect(compatOptionNote(range, 400, completions)).toBeUndefined();
+		const refused = "400 Unrecognized request argument supplied: reasoning_effort";
+		expect(compatOptionNote(refused, 500, completions)).toBeUndefined();
+		expect(compatOptionNote(refused, 400, { ...completions, api: "anthropic-messages" })).toBeUndefined();
+		expect(compatOptionNote(refused, 400, completions)).toContain(`{"supportsReasoningEffort": false}`);
+	});
+
+	it("takes 'developer' for the role only when the text is about a role", () => {
+		expect(compatOptionNote("400 Unknown model; ask the developer of this gateway", 400, completions)).toBeUndefined();
+		expect(
+			compatOptionNote("400 invalid parameter 'messages[0].role': invalid role 'developer'", 400, completions),
+		).toContain(`{"supportsDeveloperRole": false}`);
+	});
+
+	it("names the refused field, not the one a 'use … instead' clause offers", () => {
+		const text =
+			"400 Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+		expect(compatOptionNote(text, 400, completions)).toContain(`{"maxTokensField": "max_completion_tokens"}`);
+	});
+
+	it("for openai-responses, whose client always sends the role and store, names the api setting", () => {
+		const note = compatOptionNote("400 unsupported request field(s): store", 400, responses);
+		expect(note).toContain(`"api": "openai-completions"`);
+		expect(note).not.toContain("supportsStore");
+		expect(
+			compatOptionNote("400 Unrecognized request argument supplied: reasoning_effort", 400, responses),
+		).toBeUndefined();
+	});
+});
+
+describe("endpointPathNote", () => {
+	it("names the baseUrl without the endpoint path only for a 404 from a baseUrl ending with it", () => {
+		const full = { ...completions, baseUrl: "https://llm.example.com/v1/chat/completions/" };
+		expect(endpointPathNote(404, full)).toContain(`set "baseUrl": "https://llm.example.com/v1" in models.json`);
+		expect(endpointPathNote(404, { ...responses, baseUrl: "https://llm.example.com/v1/responses" })).toContain(
+			`"baseUrl": "https://llm.example.com/v1"`,
+		);
+		expect(endpointPathNote(404, { ...completions, baseUrl: "https://llm.example.com/v1" })).toBeUndefined();
+		expect(endpointPathNote(401, full)).toBeUndefined();
+	});
+});
