@@ -239,26 +239,49 @@ export function pairToolResults(
 	let scanned: Message[] | undefined;
 	let count = 0;
 	let last: Message | undefined;
-	let calls = new Set<string>();
+	// The last assistant message scanned: a result answers a call of it but for a rare interleaving.
+	// No set of every call id: hashing each new id cost more than the rest of the check.
+	let lastAssistant: Message | undefined;
+	let idless = false;
 	let orphaned = false;
 	return (messages) => {
 		let llm = convert(messages);
 		if (llm !== scanned || llm.length < count || (count > 0 && llm[count - 1] !== last)) {
 			scanned = llm;
 			count = 0;
-			calls = new Set();
+			lastAssistant = undefined;
+			idless = false;
 			orphaned = false;
 		}
 		for (let index = count; index < llm.length; index++) {
 			const message = llm[index]!;
-			if (message.role === "assistant") addToolCalls(message, calls);
-			else if (message.role === "toolResult" && !calls.has(message.toolCallId)) orphaned = true;
+			if (message.role === "assistant") {
+				lastAssistant = message;
+				if (!idless && hasToolCall(message, "")) idless = true;
+			} else if (message.role === "toolResult" && !orphaned) {
+				const id = message.toolCallId;
+				const paired = (lastAssistant && hasToolCall(lastAssistant, id)) || calledBefore(llm, index, id);
+				if (!paired) orphaned = true;
+			}
 		}
 		count = llm.length;
 		last = llm[count - 1];
-		if (calls.has("")) llm = withIdsForIdlessCalls(llm);
+		if (idless) llm = withIdsForIdlessCalls(llm);
 		return orphaned ? withoutOrphanedToolResults(llm) : llm;
 	};
+}
+
+/** Whether `message` is an assistant message with a tool call of this id. */
+function hasToolCall(message: Message, id: string): boolean {
+	if (message.role !== "assistant" || !Array.isArray(message.content)) return false;
+	for (const block of message.content) if (block.type === "toolCall" && block.id === id) return true;
+	return false;
+}
+
+/** Whether an assistant message before `end` holds a tool call of this id. */
+function calledBefore(messages: readonly Message[], end: number, id: string): boolean {
+	for (let index = end - 1; index >= 0; index--) if (hasToolCall(messages[index]!, id)) return true;
+	return false;
 }
 
 function addToolCalls(message: Message, calls: Set<string>): void {

@@ -19300,7 +19300,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/convert-to-llm.ts",
 		description:
 			"a stored tool call with an empty id (pi-ai's for an id-less Ollama call) is sent with it again: Anthropic and Responses refuse every request of the session after a switch",
-		edits: [{ find: '\t\tif (calls.has("")) llm = withIdsForIdlessCalls(llm);\n', replace: "" }],
+		edits: [{ find: "\t\tif (idless) llm = withIdsForIdlessCalls(llm);\n", replace: "" }],
 		tests: ["test/pi-races/local-openai-servers.test.ts"],
 	},
 	{
@@ -20711,6 +20711,14 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "LI01",
+		file: "src/session/convert-to-llm.ts",
+		description:
+			"pairToolResults looks for a result's call only in the last answer: a result answering an earlier answer's call counts as orphaned, and every later request is a copy of the transcript",
+		edits: [{ find: " || calledBefore(llm, index, id)", replace: "" }],
+		tests: ["test/recovery/convert-to-llm.test.ts"],
 	},
 ];
 

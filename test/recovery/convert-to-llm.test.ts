@@ -6,6 +6,7 @@ import {
 	convertMessageToLlm,
 	convertToLlm,
 	IMAGE_BLOCKED_TEXT,
+	pairToolResults,
 } from "../../src/session/convert-to-llm.js";
 import type { BashExecutionMessage } from "../../src/session/messages.js";
 import { assistant } from "./helpers.js";
@@ -202,5 +203,46 @@ describe("image blocks checked once per block", () => {
 		});
 		block.data = image.data;
 		expect(convertMessageToLlm(message)).toBe(message);
+	});
+});
+
+describe("pairToolResults", () => {
+	const call = (id: string) => ({ type: "toolCall" as const, id, name: "read", arguments: {} });
+	const result = (toolCallId: string): AgentMessage => ({
+		role: "toolResult",
+		toolCallId,
+		toolName: "read",
+		content: [{ type: "text", text: `out ${toolCallId}` }],
+		isError: false,
+		timestamp: 2,
+	});
+	const convert = () => pairToolResults((messages) => convertToLlm(messages));
+
+	it("passes on the converter's own array when a result answers an earlier answer than the last (nothing copied)", () => {
+		const messages: AgentMessage[] = [
+			{ role: "user", content: "go", timestamp: 1 },
+			assistant({ toolCalls: [call("a")] }),
+			assistant({ toolCalls: [call("b")] }),
+			result("a"),
+			result("b"),
+		];
+		let converted = convertToLlm(messages);
+		const request = pairToolResults(() => converted);
+		expect(request(messages)).toBe(converted);
+		messages.push(assistant({ text: "done" }), result("a"));
+		converted = [...converted, ...convertToLlm(messages.slice(-2))];
+		expect(request(messages)).toBe(converted);
+	});
+
+	it("leaves out a result whose call comes after it or nowhere, and keeps the rest", () => {
+		const messages: AgentMessage[] = [
+			{ role: "user", content: "go", timestamp: 1 },
+			result("b"),
+			assistant({ toolCalls: [call("a"), call("b")] }),
+			result("a"),
+			result("c"),
+			result("b"),
+		];
+		expect(convert()(messages)).toEqual([messages[0], messages[2], messages[3], messages[5]]);
 	});
 });
