@@ -13,6 +13,14 @@
  * the first, the catalogue's. What the user should see: the id as typed wins; another case still
  * names a model (as pi: `--model CODER`, which Settle refused).
  *
+ * pi#5042: with one provider logged in, `pi --model gpt-5.4 -p hi` failed "No API key found for
+ * azure-openai-responses": a bare id several providers serve went to the first, keyed or not. What
+ * the user should see: the answer of the provider that has a key.
+ *
+ * pi#4817: `pi --provider openai-codex` (no `--model`) was silently ignored: the settings' default of
+ * a provider with no key was used, "No API key found for openai". What the user should see: told
+ * that `--provider` alone picks nothing and what to add.
+ *
  * pi#9580: a scope of exactly one model that is not the current one: Ctrl+P said "Only one model in
  * scope" and stayed. What the user should see: the cycle goes to that model.
  */
@@ -35,6 +43,11 @@ const NO_KEYS = {
 	AI_GATEWAY_API_KEY: undefined,
 	GITHUB_TOKEN: undefined,
 	XAI_API_KEY: undefined,
+	OPENAI_API_KEY: undefined,
+	AZURE_OPENAI_API_KEY: undefined,
+	GH_TOKEN: undefined,
+	COPILOT_GITHUB_TOKEN: undefined,
+	OPENCODE_API_KEY: undefined,
 };
 
 function writeModels(ids: string[]): void {
@@ -124,6 +137,39 @@ describe("ai-toolbox#274: a custom model id in lower case taken for the catalogu
 		expect(theirs.stderr).toContain("No API key found for minimax");
 		const theirsUpper = await pi(["--no-session", "--model", "CODER", "-p", "hi"]);
 		expect(theirsUpper).toMatchObject({ code: 0, stdout: "answered\n" });
+	});
+});
+
+describe("pi#5042: a bare --model id several providers serve goes to one without a key", () => {
+	it("settle -p --model gpt-5.4 with only models.json's local keyed answers from local/gpt-5.4; pi 0.73.1 asks azure-openai-responses", async () => {
+		writeModels(["gpt-5.4"]);
+		const run = await settle(["--no-session", "--model", "gpt-5.4", "-p", "hi"]);
+		expect(run).toMatchObject({ code: 0, stdout: "answered\n" });
+		expect(server.requests.map((request) => (request.body as { model: string }).model)).toEqual(["gpt-5.4"]);
+
+		const theirs = await pi(["--no-session", "--model", "gpt-5.4", "-p", "hi"]);
+		expect(theirs.stderr).toContain("No API key found for azure-openai-responses");
+	});
+});
+
+describe("pi#4817: --provider without --model is silently ignored", () => {
+	it("settle -p --provider local with the settings' default on openai (no key): a warning says --provider alone picks no model and to add --model; pi 0.73.1 says nothing of it", async () => {
+		writeModels(["coder"]);
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ defaultProvider: "openai", defaultModel: "gpt-5.4" }),
+		);
+		const run = await settle(["--no-session", "--provider", "local", "-p", "hi"]);
+		expect(run.stderr).toContain(
+			"Warning: --provider local chooses no model without --model (as in pi): add --model <id>",
+		);
+		expect(run.stderr).toContain("No API key found for openai");
+		expect(run.code).not.toBe(0);
+		expect(server.requests).toHaveLength(0);
+
+		const theirs = await pi(["--no-session", "--provider", "local", "-p", "hi"]);
+		expect(theirs.stderr).toContain("No API key found for openai");
+		expect(theirs.stderr).not.toContain("--provider");
 	});
 });
 
