@@ -138,7 +138,7 @@ export interface InitialModelChoice {
 
 /**
  * Finds a model by `provider/id`, or by a bare id when exactly one provider (preferably one with
- * auth) serves it. As pi's `--provider` / `--model`, the provider of `provider/id` is matched in any
+ * auth) serves it (the id as typed, else in any case, as pi). As pi's `--provider` / `--model`, the provider of `provider/id` is matched in any
  * case and the id among its models as pi matches it (exact in any case, else the ids and names
  * containing it). An id that holds a slash itself (`xiaomi/mimo-v2.5-pro` on a models.json provider)
  * is that model when its provider has a key and the provider the prefix names has none. Throws
@@ -169,7 +169,11 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 		const matched = ofProvider.length > 0 ? matchModel(spec.slice(slash + 1), ofProvider) : undefined;
 		if (matched) return matched;
 	}
-	const byId = modelRuntime.getAll().filter((model) => model.id === spec);
+	// As pi, a bare id in another case names the model too; an id in the very case typed comes
+	// first (pi takes the first in any case: the catalog's `MiniMax-M2.7` over a custom `minimax-m2.7`).
+	const all = modelRuntime.getAll();
+	const sameCase = all.filter((model) => model.id === spec);
+	const byId = sameCase.length > 0 ? sameCase : all.filter((model) => model.id.toLowerCase() === spec.toLowerCase());
 	const withAuth = byId.filter((model) => modelRuntime.hasConfiguredAuth(model.provider));
 	const candidates = withAuth.length > 0 ? withAuth : byId;
 	if (candidates.length === 1) return candidates[0]!;
@@ -182,11 +186,13 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 	}
 	const suffix = thinkingSuffixHint(modelRuntime, spec);
 	if (suffix) throw new SettleError("NOT_FOUND", `Model not found: ${spec}. ${suffix}`, { details: { spec } });
-	const all = modelRuntime.getAll();
 	const providers = [...new Set(all.map((model) => model.provider))];
+	// pi#3777, pi#8117: the models there is a key for are named first, not cut off behind the catalogue's.
+	const keyed = all.filter((model) => modelRuntime.hasConfiguredAuth(model.provider));
+	const usableFirst = [...keyed, ...all.filter((model) => !keyed.includes(model))];
 	throw new SettleError(
 		"NOT_FOUND",
-		`Model not found: ${spec}.${modelHint(all, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : NO_PROVIDERS_HINT}.`,
+		`Model not found: ${spec}.${modelHint(usableFirst, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : NO_PROVIDERS_HINT}.`,
 		{ details: { spec } },
 	);
 }

@@ -28,8 +28,9 @@ export interface CycleChoice {
 
 /**
  * The next candidate after `current`: scoped models (those `hasAuth` accepts) when any are
- * scoped, else `available`. Undefined when there is at most one candidate. A current model that is
- * not a candidate counts as the first one (pi's rule). Must not throw.
+ * scoped, else `available`. Undefined when there is none, or only the current model. A current
+ * model that is not a candidate counts as the first one (pi's rule), unless that one is the only one
+ * (pi#9580: then it is the next). Must not throw.
  *
  * @example
  * ```ts
@@ -48,8 +49,9 @@ export function nextCycleModel(input: {
 	const candidates: { model: Model; thinkingLevel?: ThinkingLevel }[] = isScoped
 		? input.scoped.filter((scoped) => input.hasAuth(scoped.model))
 		: input.available.map((model) => ({ model }));
-	if (candidates.length <= 1) return undefined;
 	const found = candidates.findIndex((candidate) => sameModel(candidate.model, input.current));
+	// pi#9580: a scope of one model that is not the current one is still somewhere to go.
+	if (candidates.length === 0 || (candidates.length === 1 && found === 0)) return undefined;
 	const index = found === -1 ? 0 : found;
 	const length = candidates.length;
 	const next = candidates[input.direction === "forward" ? (index + 1) % length : (index - 1 + length) % length]!;

@@ -20720,6 +20720,51 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: " || calledBefore(llm, index, id)", replace: "" }],
 		tests: ["test/recovery/convert-to-llm.test.ts"],
 	},
+	{
+		id: "LJ01",
+		file: "src/session/model-cycling.ts",
+		description: "a scope of one model that is not the current one: cycleModel stays put again (pi#9580)",
+		edits: [
+			{
+				find: "if (candidates.length === 0 || (candidates.length === 1 && found === 0)) return undefined;",
+				replace: "if (candidates.length <= 1) return undefined;",
+			},
+		],
+		tests: ["test/pi-races/model-picking.test.ts", "test/parity/model-thinking.test.ts"],
+	},
+	{
+		id: "LJ02",
+		file: "src/runtime/sdk.ts",
+		description:
+			"--model's 'Did you mean' lists the catalogue in its order: the user's keyed models fall off the list (pi#3777, pi#8117)",
+		edits: [{ find: "modelHint(usableFirst, spec, slash)", replace: "modelHint(all, spec, slash)" }],
+		tests: ["test/pi-races/model-picking.test.ts"],
+	},
+	{
+		id: "LJ03",
+		file: "src/runtime/sdk.ts",
+		description: "a bare --model id in another case than the model's is not found (pi 0.73.1 finds it)",
+		edits: [
+			{
+				find: ": all.filter((model) => model.id.toLowerCase() === spec.toLowerCase());",
+				replace: ": [];",
+			},
+		],
+		tests: ["test/pi-races/model-picking.test.ts", "test/runtime/find-model-case.test.ts"],
+	},
+	{
+		id: "LJ04",
+		file: "src/runtime/sdk.ts",
+		description:
+			"a bare id matched in any case first: a custom minimax-m2.7 is ambiguous with the catalogue's MiniMax-M2.7 (ai-toolbox#274)",
+		edits: [
+			{
+				find: "const byId = sameCase.length > 0 ? sameCase : all.filter(",
+				replace: "const byId = all.filter(",
+			},
+		],
+		tests: ["test/runtime/find-model-case.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -188,6 +188,26 @@ describe("parity: model and thinking-level changes (C.12)", () => {
 		expect(pi[0]).toBe('cycleModel: faux-1 off returned "none"');
 		expect(settle).toEqual(pi);
 	});
+	it("pi#9580, a deliberate difference: a scope of one model that is not the current one; pi 0.73.1 stays, Settle cycles to it", async () => {
+		const scope = (peer: Peer) => async (session: ModelApi) => {
+			(session as unknown as { setScopedModels(models: object[]): void }).setScopedModels([
+				{ model: fauxModel(peer, "faux-2") },
+			]);
+			return undefined;
+		};
+		const { pi, settle } = await bothPeers({ reasoningModel: true }, (peer) => [
+			["setScopedModels", scope(peer)],
+			["cycleModel forward", cycle("forward")],
+			["cycleModel forward again", cycle("forward")],
+		]);
+		expect(pi).toContain('cycleModel forward: faux-1 off returned "none"');
+		expect(settle).toContain(
+			'cycleModel forward: faux-2 medium returned {"model":"faux-2","thinkingLevel":"medium","isScoped":true}',
+		);
+		expect(settle).toContain("model_select cycle faux-1 -> faux-2");
+		expect(settle).toContain('cycleModel forward again: faux-2 medium returned "none"');
+	});
+
 	it("cycleModel with scoped models cycles only those, applying each one's own thinking level (else keeping the current one)", async () => {
 		const scope = (peer: Peer) => async (session: ModelApi) => {
 			(session as unknown as { setScopedModels(models: object[]): void }).setScopedModels([
