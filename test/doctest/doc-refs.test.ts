@@ -30,7 +30,7 @@ function repoFiles(dir = ROOT): string[] {
 }
 
 /** Repo paths a Markdown text names, with their lines: link targets and code spans that are one path. */
-export function namedPaths(markdown: string): { line: number; path: string }[] {
+function namedPaths(markdown: string): { line: number; path: string }[] {
 	const found: { line: number; path: string }[] = [];
 	markdown.split("\n").forEach((text, i) => {
 		for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
@@ -47,7 +47,7 @@ export function namedPaths(markdown: string): { line: number; path: string }[] {
 }
 
 /** Whether a named path is in the tree: a file, a folder (`x/`), a glob, or a file's name without its ending. */
-export function exists(path: string, files: readonly string[]): boolean {
+function exists(path: string, files: readonly string[]): boolean {
 	if (/[*?[{]/.test(path)) {
 		const match = picomatch(path);
 		return files.some((file) => match(file) || match(file.replace(/\/$/, "")));
