@@ -20618,6 +20618,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-load-stall.test.ts"],
 	},
+	{
+		id: "LL01",
+		file: "src/cli/help.ts",
+		description: "--help tells a pi user that the package commands its usage lines list do not exist",
+		edits: [
+			{
+				find: "list, update) work here too, into the same places; pi's config does not exist here.",
+				replace: "list, update) do not exist here.",
+			},
+		],
+		tests: ["test/cli/pi-migration.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
