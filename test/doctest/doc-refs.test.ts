@@ -1,6 +1,6 @@
 /**
  * Doc-tests for what the Markdown docs point at: every repo path they name (a link, or a code span
- * that is a path) exists, every `#anchor` link finds its heading, every `npm run <script>` is a
+ * that is a path, or a test file's bare name) exists, every `#anchor` link finds its heading, every `npm run <script>` is a
  * script of package.json, and the README's mutation-audit sentence counts the catalog as it is.
  * Cheap checks of claims that went stale silently as files moved and helpers merged.
  */
@@ -75,6 +75,15 @@ describe("what the docs point at", () => {
 		expect(named.length).toBeGreaterThan(100);
 		const missing = named.filter((p) => !EXAMPLE_PATHS.has(p.path) && !exists(p.path, files));
 		expect(missing.map((p) => `${p.file}:${p.line} ${p.path}`)).toEqual([]);
+	});
+
+	it("every test file named without its folder exists", () => {
+		const named = docs.flatMap(({ file, text }) =>
+			[...text.matchAll(/`([\w.-]+\.test\.ts)`/g)].map((m) => ({ file, name: m[1]! })),
+		);
+		expect(named.length).toBeGreaterThan(5);
+		const missing = named.filter(({ name }) => !files.some((f) => f.endsWith(`/${name}`)));
+		expect(missing.map(({ file, name }) => `${file} ${name}`)).toEqual([]);
 	});
 
 	it("would catch a moved file", () => {
