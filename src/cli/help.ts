@@ -132,8 +132,8 @@ Models: real providers need @mariozechner/pi-ai installed and a key, either in t
 Coming from pi: a project's .pi/ folder is read as it is (its extensions once you trust the project:
 --approve). Settle keeps its own global folder and does not read ~/.pi/agent unless you say so:
 SETTLE_AGENT_DIR=~/.pi/agent settle … uses pi's keys, settings, models.json, extensions, skills,
-prompts and sessions (and writes its sessions there). pi's package commands (install, list, …)
-do not exist here.
+prompts and sessions (and writes its sessions there). pi's package commands (install, remove,
+list, update) work here too, into the same places; pi's config does not exist here.
 
 Extensions' session_shutdown handlers are waited for at most 10 s on /reload, /new, /resume, /fork
 and exit (then reported, and settle goes on): SETTLE_SHUTDOWN_TIMEOUT_MS=<ms|Infinity> changes it.

@@ -201,6 +201,9 @@ describe("pi's folder, not pointed at: the hints", () => {
 		expect(help.stdout).toContain("custom providers (Ollama, vLLM, proxies) in\n<agent dir>/models.json, pi's format.");
 		expect(help.stdout).toContain("Coming from pi: a project's .pi/ folder is read as it is");
 		expect(help.stdout).toContain("SETTLE_AGENT_DIR=~/.pi/agent settle … uses pi's keys, settings, models.json");
+		// It told pi users the package commands its own usage lines list did not exist.
+		expect(help.stdout).toContain("pi's package commands (install, remove,\nlist, update) work here too");
+		expect(help.stdout).not.toMatch(/package commands[^.]*do not exist/);
 	});
 
 	test("the first run names pi's folder and SETTLE_AGENT_DIR, once; never when told where to look", async () => {

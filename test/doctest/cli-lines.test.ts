@@ -3,7 +3,7 @@
  * the lines of ```sh / ```bash blocks (also after a pipe) and `settle …` / `npx settle …` code
  * spans in the prose — must parse with the CLI's own parser: no unknown option, no option missing
  * its value. A span that only names an option (`settle --export`, `settle trace -o`) is prose, not
- * a command line. Placeholders (`<file>`, `[out.html]`) parse as ordinary arguments.
+ * a command line: it may leave out the value, but the option must exist. Placeholders (`<file>`, `[out.html]`) parse as ordinary arguments.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -71,14 +71,15 @@ function shellWords(text: string): string[] {
 function problems(line: CliLine): string[] {
 	const argv = shellWords(line.text.replace(/^npx /, "")).slice(1);
 	const options = argv.filter((word) => !/^(trace|demo|viz)$/.test(word));
-	if (line.prose && options.length === 1 && options[0]!.startsWith("-")) return [];
+	// A span that only names an option need not give its value, but the option must exist.
+	const namesOnly = line.prose && options.length === 1 && options[0]!.startsWith("-");
 	if (argv[0] !== undefined && PACKAGE_COMMANDS.has(argv[0])) {
 		const problem = parsePackageCommand(argv[0], argv.slice(1)).problem;
 		return problem ? [`${line.file}:${line.line} \`${line.text}\`: ${problem}`] : [];
 	}
 	const parsed = parseArgs(argv);
 	return [
-		...parsed.diagnostics.map((d) => d.message),
+		...(namesOnly ? [] : parsed.diagnostics.map((d) => d.message)),
 		...parsed.unknownFlags.map((flag) => `unknown option --${flag.name}`),
 	].map((message) => `${line.file}:${line.line} \`${line.text}\`: ${message}`);
 }
@@ -99,11 +100,12 @@ describe("settle command lines in the docs", () => {
 
 	it("would catch a stale or mistyped option", () => {
 		const doc =
-			"Run `settle --fuax -p hi` (see `settle --trace`), or:\n\n```sh\nnpx settle --trace\necho x | npx settle --rcp # comment\n```\n";
+			"Run `settle --fuax -p hi` (see `settle --trace`, `settle --tarce`), or:\n\n```sh\nnpx settle --trace\necho x | npx settle --rcp # comment\n```\n";
 		expect(cliLines("X.md", doc).flatMap(problems)).toEqual([
 			"X.md:4 `npx settle --trace`: Option --trace requires a value",
 			"X.md:5 `npx settle --rcp`: unknown option --rcp",
 			"X.md:1 `settle --fuax -p hi`: unknown option --fuax",
+			"X.md:1 `settle --tarce`: unknown option --tarce",
 		]);
 		expect(shellWords(`settle -p "a b" '' c`)).toEqual(["settle", "-p", "a b", "", "c"]);
 	});
