@@ -1,0 +1,178 @@
+/**
+ * Reports about agents run where the environment is unusual (containers, CI, editors' shells),
+ * replayed against real `settle` processes with a modified environment and temp home folders.
+ *
+ * copilot-cli#3372: in a dumb terminal (`TERM=dumb`: Emacs' `M-x shell`, Acme's win) the chat wrote
+ * escape sequences the terminal shows as text. claude-code#34799: with `$HOME` mounted read-only in a
+ * container, claude showed nothing and hung. pi#6652: with the agent folder moved by its variable, a
+ * log still went to `~/.pi`, creating it in the home folder. aws/agentcore-cli#1391: ANSI codes in
+ * output redirected to a file, `NO_COLOR` ignored.
+ */
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runSettle, useCliProject } from "../cli/helpers.js";
+import { Terminal } from "../cli/interactive.helpers.js";
+import { writeProtect } from "./helpers.js";
+
+const cli = useCliProject("settle-pi-races-odd-env-");
+const ESC = String.fromCharCode(27);
+
+/** An extension whose `/later` command, once `gate` exists, notifies and sets the window title while the prompt waits. */
+function lateNotifier(gate: string): string {
+	const path = join(cli.dir, "late.mjs");
+	writeFileSync(
+		path,
+		`import { existsSync } from "node:fs";
+export default function (pi) {
+	pi.registerCommand("later", {
+		description: "notifies once the gate file exists",
+		handler: async (_args, ctx) => {
+			const timer = setInterval(() => {
+				if (!existsSync(${JSON.stringify(gate)})) return;
+				clearInterval(timer);
+				ctx.ui.setTitle("late title");
+				ctx.ui.notify("late note", "info");
+			}, 10);
+		},
+	});
+}
+`,
+	);
+	return path;
+}
+
+describe("copilot-cli#3372: TERM=dumb: the chat writes escape sequences a dumb terminal shows as text", () => {
+	it("copilot-cli#3372: under TERM=dumb the chat writes no escape sequence: no bracketed paste, no line clearing, no title; /copy says why it copies nothing", async () => {
+		const gate = join(cli.dir, "gate");
+		const term = new Terminal(["--faux", "--no-session", "-e", lateNotifier(gate)], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { TERM: "dumb" },
+		});
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type("hello there\r");
+		await term.until("hello there\r\n", term.output.indexOf("hello there", from) + 1);
+		await term.until("> ", term.output.lastIndexOf("hello there"));
+
+		from = term.mark();
+		term.type("/later\r");
+		await term.until("/later\r", from);
+		await term.until("> ", term.output.indexOf("/later\r", from));
+		from = term.mark();
+		writeFileSync(gate, "");
+		await term.until("late note", from);
+		await term.until("> ", term.output.indexOf("late note", from));
+
+		from = term.mark();
+		term.type("/copy\r");
+		await term.until("/copy\r", from);
+		await term.until("> ", term.output.indexOf("/copy\r", from));
+		expect(term.output.slice(from)).toContain(
+			"Error: /copy writes to the clipboard through the terminal (OSC 52), and the output is not a terminal that takes escape sequences (TERM=dumb shows them as text): nothing copied.",
+		);
+
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(term.output).toContain("settle interactive");
+		// The late note ended the prompt's line instead of clearing it.
+		expect(term.output).toContain("> \r\n[info] late note");
+		expect(term.output.includes(ESC)).toBe(false);
+	});
+});
+
+describe("claude-code#34799: HOME mounted read-only in a container: claude showed nothing and hung", () => {
+	it("claude-code#34799: with a read-only HOME and no agent folder given, settle -p exits 1 at once with one line naming the folder and the ways out; --no-session and --agent-dir answer; HOME stays as it was", () => {
+		const home = join(cli.dir, "home");
+		mkdirSync(home);
+		const restore = writeProtect(home);
+		try {
+			// agentDir "": no SETTLE_AGENT_DIR, so the agent folder is ~/.settle/agent.
+			const env = { HOME: home };
+			const refused = runSettle(["--faux", "-p", "hi"], { cwd: cli.project, agentDir: "", env });
+			expect(refused.code).toBe(1);
+			expect(refused.stdout).toBe("");
+			expect(refused.stderr).toBe(
+				`Error: Cannot keep sessions in ${join(home, ".settle", "agent", "sessions")}/${sessionFolderName(cli.project)}: ${home} is not writable. Pass --session-dir <folder> (or --agent-dir <folder>), or --no-session to keep the session in memory.\n`,
+			);
+			expect(runSettle(["--faux", "--no-session", "-p", "hi"], { cwd: cli.project, agentDir: "", env })).toEqual({
+				code: 0,
+				stdout: "hi\n",
+				stderr: "",
+			});
+			const elsewhere = join(cli.dir, "agent-elsewhere");
+			const answered = runSettle(["--faux", "--agent-dir", elsewhere, "-p", "hi"], {
+				cwd: cli.project,
+				agentDir: "",
+				env,
+			});
+			expect(answered).toMatchObject({ code: 0, stdout: "hi\n" });
+			expect(existsSync(join(elsewhere, "sessions"))).toBe(true);
+			expect(readdirSync(home)).toEqual([]);
+		} finally {
+			restore();
+		}
+	});
+});
+
+/** The folder name Settle keeps a project's sessions under (pi's `--<path with dashes>--`). */
+function sessionFolderName(cwd: string): string {
+	return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+}
+
+describe("pi#6652: the agent folder moved by its variable, yet a log still created ~/.pi in the home folder", () => {
+	it("pi#6652: with SETTLE_AGENT_DIR set, a run, a continued run, the chat, an export and the model list write nothing in HOME", () => {
+		const home = join(cli.dir, "home");
+		mkdirSync(home);
+		const env = { HOME: home };
+		const run = (args: string[], input?: string) =>
+			runSettle(args, { cwd: cli.project, agentDir: cli.agentDir, env, ...(input === undefined ? {} : { input }) });
+		expect(run(["--faux", "-p", "first"])).toMatchObject({ code: 0, stdout: "first\n" });
+		expect(run(["--faux", "-c", "-p", "again"])).toMatchObject({ code: 0, stdout: "again\n" });
+		expect(run(["--faux", "-i"], "hello\n/nope\n").code).toBe(0);
+		const sessions = readdirSync(join(cli.agentDir, "sessions"), { recursive: true, encoding: "utf8" }).filter((name) =>
+			name.endsWith(".jsonl"),
+		);
+		expect(sessions).toHaveLength(2);
+		const page = join(cli.dir, "page.html");
+		expect(run(["--export", join(cli.agentDir, "sessions", sessions[0]!), page]).code).toBe(0);
+		expect(existsSync(page)).toBe(true);
+		expect(run(["--list-models"]).code).toBe(0);
+		expect(readdirSync(home)).toEqual([]);
+	});
+});
+
+describe("aws/agentcore-cli#1391: ANSI codes in output redirected to a file; NO_COLOR ignored", () => {
+	it("aws/agentcore-cli#1391: redirected, settle writes no escape sequence even with FORCE_COLOR=1 (as CI runners set it); in a terminal, NO_COLOR turns the colors off", async () => {
+		const env = { FORCE_COLOR: "1", TERM: "xterm-256color" };
+		const failed = runSettle(["--model", "nope/x", "-p", "hi"], { cwd: cli.project, agentDir: cli.agentDir, env });
+		expect(failed.code).not.toBe(0);
+		expect(failed.stderr).toContain("Error: Model not found: nope/x.");
+		const chat = runSettle(["--faux", "-i"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env,
+			input: "hello\n/nope\n",
+		});
+		expect(chat.code).toBe(0);
+		expect(chat.stdout).toContain("Error: unknown command /nope.");
+		for (const text of [failed.stdout, failed.stderr, chat.stdout, chat.stderr]) expect(text.includes(ESC)).toBe(false);
+
+		const term = new Terminal(["--faux", "--no-session"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { NO_COLOR: "1" },
+		});
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type("/nope\r");
+		await term.until("for the commands.", from);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(term.output).toContain("settle interactive");
+		expect(term.output).toContain("Error: unknown command /nope.");
+		// Colors (SGR, ESC [ … m) are off; the line editor's own sequences stay (the terminal takes them).
+		expect(term.output).not.toMatch(new RegExp(`${ESC}\\[[0-9;]*m`));
+	});
+});
