@@ -20671,6 +20671,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/odd-environments.test.ts"],
 	},
+	{
+		id: "LK05",
+		file: "src/tools/shell.ts",
+		description: "a shellPath naming a folder is spawned: the bash call fails with Node's bare `spawn <path> EACCES`",
+		edits: [
+			{
+				find: "if (statSync(shellPath).isDirectory()) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/pi-races/odd-environments.test.ts"],
+	},
+	{
+		id: "LK06",
+		file: "src/tools/shell.ts",
+		description:
+			"a shellPath naming a file without execute permission is spawned: the bash call fails with Node's bare `spawn <path> EACCES`",
+		edits: [
+			{
+				find: '\t\tif (process.platform !== "win32" && !isExecutable(shellPath)) {',
+				replace: "\t\tif (false) {",
+			},
+		],
+		tests: ["test/pi-races/odd-environments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

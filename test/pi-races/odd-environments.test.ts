@@ -176,3 +176,48 @@ describe("aws/agentcore-cli#1391: ANSI codes in output redirected to a file; NO_
 		expect(term.output).not.toMatch(new RegExp(`${ESC}\\[[0-9;]*m`));
 	});
 });
+
+describe("local-operator#665: a configured shell that is a folder or not executable: the bash tool failed with a bare error", () => {
+	it("local-operator#665: shellPath naming a folder or a file without execute permission fails the model's call and a ! command with what is wrong and how to fix it, not Node's `spawn … EACCES`; the chat goes on", () => {
+		const folder = join(cli.dir, "shells");
+		mkdirSync(folder);
+		const plain = join(folder, "plain-file");
+		writeFileSync(plain, "#!/bin/sh\necho hi\n", { mode: 0o644 });
+		const steps = join(cli.dir, "steps.json");
+		writeFileSync(steps, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo hello" } }] }]));
+		mkdirSync(cli.agentDir, { recursive: true });
+		const cases = [
+			[
+				folder,
+				`Custom shell path is a folder, not a shell: ${folder}. Fix the shellPath setting (the shell's own file, such as /bin/bash) or remove it to use /bin/bash.`,
+			],
+			[
+				plain,
+				`Custom shell path is not executable: ${plain}. Make it executable (chmod +x), fix the shellPath setting, or remove it to use /bin/bash.`,
+			],
+		] as const;
+		for (const [shellPath, message] of cases) {
+			writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ shellPath }));
+			const run = runSettle(["--faux-script", steps, "--no-session", "--json", "-p", "go"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+			expect(run.code).toBe(0);
+			const ends = run.stdout
+				.split("\n")
+				.filter((line) => line.includes('"tool_execution_end"'))
+				.map((line) => JSON.parse(line) as { isError: boolean; result: { content: { text: string }[] } });
+			expect(ends.map((end) => [end.isError, end.result.content[0]!.text])).toEqual([[true, message]]);
+
+			const chat = runSettle(["--faux", "--no-session", "-i"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				input: "!echo hi\nstill here\n",
+			});
+			expect(chat.code).toBe(0);
+			expect(chat.stdout).toContain(`$ echo hi\nError: ${message}\n`);
+			expect(chat.stdout).toContain("still here\n");
+			expect(chat.stdout).not.toContain("EACCES");
+		}
+	});
+});
