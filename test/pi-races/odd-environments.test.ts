@@ -6,14 +6,17 @@
  * escape sequences the terminal shows as text. claude-code#34799: with `$HOME` mounted read-only in a
  * container, claude showed nothing and hung. pi#6652: with the agent folder moved by its variable, a
  * log still went to `~/.pi`, creating it in the home folder. aws/agentcore-cli#1391: ANSI codes in
- * output redirected to a file, `NO_COLOR` ignored.
+ * output redirected to a file, `NO_COLOR` ignored. local-operator#665: a configured shell that is a
+ * folder or not executable failed with a bare error. claude-code#9026, claude-code#21506,
+ * ralph-claude-code#170: `-p` without a terminal, or as a background job, hung with no output.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettle, useCliProject } from "../cli/helpers.js";
-import { Terminal } from "../cli/interactive.helpers.js";
-import { writeProtect } from "./helpers.js";
+import { cliCommand, runSettle, trackChild, useCliProject } from "../cli/helpers.js";
+import { quote, Terminal } from "../cli/interactive.helpers.js";
+import { sessionFilesUnder, writeProtect } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-odd-env-");
 const ESC = String.fromCharCode(27);
@@ -219,5 +222,45 @@ describe("local-operator#665: a configured shell that is a folder or not executa
 			expect(chat.stdout).toContain("still here\n");
 			expect(chat.stdout).not.toContain("EACCES");
 		}
+	});
+});
+
+describe("claude-code#9026, claude-code#21506, ralph-claude-code#170: -p with no terminal, or as a background job: hung with no output", () => {
+	it("claude-code#9026, claude-code#21506: with no controlling terminal (setsid), stdin /dev/null and stdout a file, settle -p writes the answer to the file, exits 0 and keeps the session", () => {
+		const out = join(cli.dir, "out.txt");
+		const input = openSync("/dev/null", "r");
+		const output = openSync(out, "w");
+		try {
+			const run = spawnSync("setsid", ["-w", process.execPath, ...cliCommand(), "--faux", "-p", "what is 2+2"], {
+				cwd: cli.project,
+				env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+				stdio: [input, output, output],
+			});
+			expect(run.status).toBe(0);
+		} finally {
+			closeSync(input);
+			closeSync(output);
+		}
+		expect(readFileSync(out, "utf8")).toBe("what is 2+2\n");
+		expect(sessionFilesUnder(cli.agentDir)).toHaveLength(1);
+	});
+
+	it("ralph-claude-code#170: started in the background of a job-control shell in a terminal, settle -p never reads the terminal (which would stop it with SIGTTIN): the job ends 0 with the answer in its file", async () => {
+		const out = join(cli.dir, "bg.txt");
+		const settle = [process.execPath, ...cliCommand(), "--faux", "-p", "hi"].map(quote).join(" ");
+		// `set -m`: the job gets a process group of its own; `wait` returns 149 (128 + SIGTTIN) if it is stopped.
+		const script = `set -m; ${settle} > ${quote(out)} 2>&1 & wait $!; status=$?; kill -9 $! 2>/dev/null; echo "job exit $status"`;
+		const child = spawn("script", ["-qfec", `bash -c ${quote(script)}`, "/dev/null"], {
+			cwd: cli.project,
+			env: { ...process.env, TERM: "xterm", SETTLE_AGENT_DIR: cli.agentDir },
+		});
+		let shown = "";
+		child.stdout.setEncoding("utf8");
+		child.stdout.on("data", (chunk: string) => {
+			shown += chunk;
+		});
+		expect(await trackChild(child)).toBe(0);
+		expect(shown).toContain("job exit 0");
+		expect(readFileSync(out, "utf8")).toBe("hi\n");
 	});
 });
