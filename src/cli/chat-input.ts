@@ -6,6 +6,7 @@
 import { createInterface, type Interface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { ReadStream } from "node:tty";
+import { takesEscapes } from "./interactive-render.js";
 
 /** Lines the input line's history keeps (Up / Down). */
 export const HISTORY_SIZE = 500;
@@ -95,9 +96,11 @@ export class ChatInput {
 				else if (key?.name === "paste-end") this.pasting = false;
 				else if (key?.name === "tab" && key.shift === true && !this.pasting) this.onShiftTab?.();
 			});
-			process.stdout.write(BRACKETED_PASTE_ON);
-			process.once("exit", this.endPasteMode);
-			this.rl.once("close", this.endPasteMode);
+			if (takesEscapes(process.env)) {
+				process.stdout.write(BRACKETED_PASTE_ON);
+				process.once("exit", this.endPasteMode);
+				this.rl.once("close", this.endPasteMode);
+			}
 			const tty = input as Partial<ReadStream>;
 			if (tty.isTTY === true && typeof tty.setRawMode === "function") {
 				// Before readline's own listener: its close sets the terminal's mode back, which throws EIO on

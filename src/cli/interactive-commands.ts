@@ -24,7 +24,7 @@ import { modelRegistryView } from "../session/model-registry-view.js";
 import type { SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { THINKING_LEVELS } from "./args.js";
-import { clip, firstLine } from "./interactive-render.js";
+import { clip, firstLine, takesEscapes } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
 import { type LinkNamedSessionFolder, skippedLineWarnings } from "./session-lookup.js";
 import {
@@ -695,7 +695,7 @@ function copy(host: CommandHost): void {
 	if (!host.writeTerminal) {
 		throw new SettleError(
 			"INVALID_ARGUMENT",
-			"/copy writes to the clipboard through the terminal (OSC 52), and the output is not a terminal: nothing copied.",
+			`/copy writes to the clipboard through the terminal (OSC 52), and the output is not a terminal${process.stdout.isTTY && !takesEscapes(process.env) ? " that takes escape sequences (TERM=dumb shows them as text)" : ""}: nothing copied.`,
 		);
 	}
 	const encoded = Buffer.from(text, "utf8").toString("base64");

@@ -49,6 +49,7 @@ import {
 	outputLineSafe,
 	shouldUseColor,
 	TranscriptPrinter,
+	takesEscapes,
 	terminalSafe,
 } from "./interactive-render.js";
 import { createInteractiveUIContext, type InteractiveEditor, LineQuestions } from "./interactive-ui.js";
@@ -137,6 +138,8 @@ export async function runInteractiveMode(
 	const { rl, terminal, echoInput } = lines;
 	const handedOver = lines.handOver();
 	const style = createStyle(options.color ?? shouldUseColor(process.stdout, process.env));
+	// A dumb terminal prints escape sequences as text: there the chat writes lines as on a pipe.
+	const escapes = terminal && takesEscapes(process.env);
 
 	// --- Output: the prompt and the transcript share one line-tracking writer.
 	let promptShown = false;
@@ -145,7 +148,7 @@ export async function runInteractiveMode(
 		(text) => {
 			if (promptShown || questionShown) {
 				// Something printed while the prompt waits: clear it (a terminal) or end its line (a pipe), show it again after.
-				if (terminal) out.stdout("\r\x1b[K");
+				if (escapes) out.stdout("\r\x1b[K");
 				else out.stdout("\n");
 				const wasQuestion = questionShown;
 				promptShown = false;
@@ -256,7 +259,7 @@ export async function runInteractiveMode(
 		},
 		terminal ? inputLine : undefined,
 		// OSC 0 sets the window title; on a pipe it would be noise in the output.
-		process.stdout.isTTY ? (title) => out.stdout(`\x1b]0;${title}\x07`) : undefined,
+		process.stdout.isTTY && takesEscapes(process.env) ? (title) => out.stdout(`\x1b]0;${title}\x07`) : undefined,
 	);
 	const bind = async (target: AgentSession) => {
 		if (terminal) rememberPrompts(rl, target);
@@ -338,7 +341,7 @@ export async function runInteractiveMode(
 			if (terminal && text) queueMicrotask(() => rl.write(text.replace(/\s*\n\s*/g, " ")));
 		},
 		ui,
-		writeTerminal: terminal ? (sequence) => out.stdout(sequence) : undefined,
+		writeTerminal: escapes ? (sequence) => out.stdout(sequence) : undefined,
 		...(options.linkFolder ? { linkFolder: options.linkFolder } : {}),
 	};
 
@@ -524,7 +527,7 @@ export async function runInteractiveMode(
 			.split("\n");
 		rl.write(null, { ctrl: true, name: "u" });
 		// Clearing the line redrew the prompt the run hides: the notice takes its place.
-		out.stdout("\r\x1b[K");
+		out.stdout(escapes ? "\r\x1b[K" : "\n");
 		held.splice(0, held.length, ...parts.slice(0, -1));
 		draft = parts.at(-1);
 		printer.notice("Not sent; back on the input line (Enter sends it, Ctrl+C drops it):");

@@ -50,6 +50,19 @@ export function createStyle(color: boolean): Style {
 export function shouldUseColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
 	if (stream.isTTY !== true) return false;
 	if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+	return takesEscapes(env);
+}
+
+/**
+ * Whether a terminal shows escape sequences as what they do: not with `TERM=dumb` (Emacs'
+ * `M-x shell`, Acme's win), which prints them as text (copilot-cli#3372).
+ *
+ * @example
+ * ```ts
+ * takesEscapes({ TERM: "dumb" }); // false
+ * ```
+ */
+export function takesEscapes(env: Record<string, string | undefined>): boolean {
 	return env.TERM !== "dumb";
 }
 

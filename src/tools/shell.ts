@@ -3,7 +3,7 @@
  * that does not hang on pipes inherited by daemonized grandchildren.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { accessSync, existsSync, constants as fsConstants, readdirSync, readFileSync, statSync } from "node:fs";
 import { constants } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { SettleError } from "../errors.js";
@@ -16,7 +16,7 @@ export interface ShellConfig {
 }
 
 /**
- * The shell used for commands: `shellPath` when given (must exist, else `SettleError` INVALID_ARGUMENT),
+ * The shell used for commands: `shellPath` when given (an executable file, else `SettleError` INVALID_ARGUMENT),
  * else `/bin/bash`, else `bash` on PATH, else `sh`. Commands run as `<shell> -c <command>`.
  *
  * @example
@@ -29,11 +29,26 @@ export interface ShellConfig {
  */
 export function resolveShellConfig(shellPath?: string): ShellConfig {
 	if (shellPath) {
-		if (existsSync(shellPath)) return { shell: shellPath, args: ["-c"] };
-		throw new SettleError(
-			"INVALID_ARGUMENT",
-			`Custom shell path not found: ${shellPath}. Fix the shellPath setting or remove it to use /bin/bash.`,
-		);
+		if (!existsSync(shellPath)) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`Custom shell path not found: ${shellPath}. Fix the shellPath setting or remove it to use /bin/bash.`,
+			);
+		}
+		// Said before spawning: Node's own error for these is a bare `spawn <path> EACCES` (local-operator#665).
+		if (statSync(shellPath).isDirectory()) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`Custom shell path is a folder, not a shell: ${shellPath}. Fix the shellPath setting (the shell's own file, such as /bin/bash) or remove it to use /bin/bash.`,
+			);
+		}
+		if (process.platform !== "win32" && !isExecutable(shellPath)) {
+			throw new SettleError(
+				"INVALID_ARGUMENT",
+				`Custom shell path is not executable: ${shellPath}. Make it executable (chmod +x), fix the shellPath setting, or remove it to use /bin/bash.`,
+			);
+		}
+		return { shell: shellPath, args: ["-c"] };
 	}
 	if (process.platform !== "win32" && existsSync("/bin/bash")) return { shell: "/bin/bash", args: ["-c"] };
 	const lookup = spawnSync(process.platform === "win32" ? "where" : "which", ["bash"], {
@@ -43,6 +58,16 @@ export function resolveShellConfig(shellPath?: string): ShellConfig {
 	const found = lookup.status === 0 ? lookup.stdout.trim().split(/\r?\n/)[0] : undefined;
 	if (found) return { shell: found, args: ["-c"] };
 	return { shell: "sh", args: ["-c"] };
+}
+
+/** Whether this process may execute `path` (for root: some execute bit is set). */
+function isExecutable(path: string): boolean {
+	try {
+		accessSync(path, fsConstants.X_OK);
+		return true;
+	} catch {
+		return false;
+	}
 }
 
 /**

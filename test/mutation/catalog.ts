@@ -14700,7 +14700,12 @@ export const MUTANTS: Mutant[] = [
 		id: "GL06",
 		file: "src/cli/interactive-mode.ts",
 		description: "settle -i writes the title escape (OSC 0) on a pipe too: noise in a transcript a wrapper reads",
-		edits: [{ find: "process.stdout.isTTY ? (title) =>", replace: "true ? (title: string) =>" }],
+		edits: [
+			{
+				find: "process.stdout.isTTY && takesEscapes(process.env) ? (title) =>",
+				replace: "takesEscapes(process.env) ? (title: string) =>",
+			},
+		],
 		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
 	},
 	{
@@ -20801,6 +20806,79 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/doctest/doc-refs.test.ts"],
+	},
+	{
+		id: "LK01",
+		file: "src/cli/chat-input.ts",
+		description: "bracketed paste is turned on under TERM=dumb too: the dumb terminal shows ESC [?2004h as text",
+		edits: [
+			{
+				find: "\t\t\tif (takesEscapes(process.env)) {\n\t\t\t\tprocess.stdout.write(BRACKETED_PASTE_ON);",
+				replace: "\t\t\tif (true) {\n\t\t\t\tprocess.stdout.write(BRACKETED_PASTE_ON);",
+			},
+		],
+		tests: ["test/pi-races/odd-environments.test.ts"],
+	},
+	{
+		id: "LK02",
+		file: "src/cli/interactive-mode.ts",
+		description: "a line printed while the prompt waits clears the prompt with ESC [K under TERM=dumb too",
+		edits: [
+			{
+				find: '\t\t\t\tif (escapes) out.stdout("\\r\\x1b[K");',
+				replace: '\t\t\t\tif (terminal) out.stdout("\\r\\x1b[K");',
+			},
+		],
+		tests: ["test/pi-races/odd-environments.test.ts"],
+	},
+	{
+		id: "LK03",
+		file: "src/cli/interactive-mode.ts",
+		description: "/copy writes its OSC 52 sequence to a dumb terminal, which shows it as text",
+		edits: [
+			{
+				find: "\t\twriteTerminal: escapes ? (sequence) => out.stdout(sequence) : undefined,",
+				replace: "\t\twriteTerminal: terminal ? (sequence) => out.stdout(sequence) : undefined,",
+			},
+		],
+		tests: ["test/pi-races/odd-environments.test.ts"],
+	},
+	{
+		id: "LK04",
+		file: "src/cli/interactive-mode.ts",
+		description: "an extension's setTitle writes OSC 0 to a dumb terminal, which shows it as text",
+		edits: [
+			{
+				find: "\t\tprocess.stdout.isTTY && takesEscapes(process.env) ? (title) =>",
+				replace: "\t\tprocess.stdout.isTTY ? (title) =>",
+			},
+		],
+		tests: ["test/pi-races/odd-environments.test.ts"],
+	},
+	{
+		id: "LK05",
+		file: "src/tools/shell.ts",
+		description: "a shellPath naming a folder is spawned: the bash call fails with Node's bare `spawn <path> EACCES`",
+		edits: [
+			{
+				find: "if (statSync(shellPath).isDirectory()) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/pi-races/odd-environments.test.ts"],
+	},
+	{
+		id: "LK06",
+		file: "src/tools/shell.ts",
+		description:
+			"a shellPath naming a file without execute permission is spawned: the bash call fails with Node's bare `spawn <path> EACCES`",
+		edits: [
+			{
+				find: '\t\tif (process.platform !== "win32" && !isExecutable(shellPath)) {',
+				replace: "\t\tif (false) {",
+			},
+		],
+		tests: ["test/pi-races/odd-environments.test.ts"],
 	},
 ];
 
