@@ -652,7 +652,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 			}
 			const found: Found = { path: "", scope: item.scope, source, origin: "package", baseDir: root };
 			const offered = isDirectory(root) ? packageFiles(root, item.entry) : undefined;
-			for (const entry of isDirectory(root) ? missingManifestExtensions(root) : []) {
+			for (const entry of isDirectory(root) ? missingManifestExtensions(root, item.entry) : []) {
 				// pi drops the entry without a word: the extension the user installed is just not there.
 				diagnostics.push({
 					type: "error",

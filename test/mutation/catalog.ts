@@ -20574,7 +20574,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a package manifest naming an extension file the package does not ship loads nothing, without a word",
 		edits: [
 			{
-				find: "for (const entry of isDirectory(root) ? missingManifestExtensions(root) : [])",
+				find: "for (const entry of isDirectory(root) ? missingManifestExtensions(root, item.entry) : [])",
 				replace: "for (const entry of [] as string[])",
 			},
 		],
@@ -20617,6 +20617,26 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LM01",
+		file: "src/resources/packages.ts",
+		description:
+			"a missing manifest extension is an error even when the user's package filter turns it off: settle refuses to start",
+		edits: [
+			{
+				find: 'const patterns = typeof entry === "object" ? entry.extensions : undefined;',
+				replace: "const patterns = undefined as string[] | undefined;",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LM02",
+		file: "src/resources/packages.ts",
+		description: "an empty extensions filter (the kind turned off) still reports a missing manifest extension",
+		edits: [{ find: "!patterns || (patterns.length > 0 && applyFilters(", replace: "!patterns || (applyFilters(" }],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
 	},
 ];
 

@@ -160,6 +160,38 @@ describe("pi-provider-qoder#21, pi-intercom#3: a package's manifest and what it 
 		expect(fixed.stderr).toContain("qoder provider registered");
 		expect(fixed.stderr).toContain("intercom loaded");
 	});
+
+	it("pi-provider-qoder#21: a manifest entry the user's package filter turns off (extensions: [], or patterns it does not match) stops nothing: settle -p runs and says nothing of it; a pattern that enables it still stops settle", () => {
+		const qoder = join(cli.dir, "packages", "pi-provider-qoder");
+		writeTree(qoder, {
+			"package.json":
+				'{ "name": "pi-provider-qoder", "pi": { "extensions": ["./src/index.ts", "./dist/index.js"], "skills": ["./skills"] } }',
+			"dist/index.js":
+				'export default function (pi) {\n\tpi.on("session_start", (_event, ctx) => ctx.ui.notify("qoder dist loaded"));\n}\n',
+			"skills/qoder-help/SKILL.md": "---\nname: qoder-help\ndescription: Helps with qoder.\n---\nHelp.\n",
+		});
+		const settle = (filter: string[]) => {
+			writeTree(cli.agentDir, {
+				"settings.json": JSON.stringify({ packages: [{ source: qoder, extensions: filter }] }),
+			});
+			return cli.settle(["--faux", "--no-session", "-p", "hi"]);
+		};
+		const missing = "names the extension ./src/index.ts";
+
+		const off = settle([]);
+		expect(off).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(off.stderr).not.toContain(missing);
+		expect(off.stderr).not.toContain("qoder dist loaded");
+
+		const distOnly = settle(["dist/*.js"]);
+		expect(distOnly).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(distOnly.stderr).not.toContain(missing);
+		expect(distOnly.stderr).toContain("qoder dist loaded");
+
+		const enabled = settle(["src/*.ts"]);
+		expect(enabled.code).toBe(1);
+		expect(enabled.stderr).toContain(missing);
+	});
 });
 
 describe("opencode#34742, opencode#31575, opencode#49458: extensions dropped without a word", () => {
