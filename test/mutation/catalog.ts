@@ -20638,6 +20638,32 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "!patterns || (patterns.length > 0 && applyFilters(", replace: "!patterns || (applyFilters(" }],
 		tests: ["test/pi-races/extension-load-errors.test.ts"],
 	},
+	{
+		id: "LM03",
+		file: "src/cli/session-picker.ts",
+		description:
+			"a session held by a process with this pid on another machine (containers) is not marked in use in the lists",
+		edits: [
+			{
+				find: "holder && (holder.pid !== process.pid || host)",
+				replace: "holder && holder.pid !== process.pid",
+			},
+		],
+		tests: ["test/cli/session-in-use.test.ts"],
+	},
+	{
+		id: "LM04",
+		file: "src/cli/session-picker.ts",
+		description:
+			"a refusal by a process with this pid on another machine is taken for this process's own: the store's manager.close() advice is shown",
+		edits: [
+			{
+				find: "(holderPid === process.pid && holderHost === hostname())",
+				replace: "holderPid === process.pid",
+			},
+		],
+		tests: ["test/cli/session-in-use.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
