@@ -227,13 +227,14 @@ function lockedError(file: string, lockPath: string, holder: LockOwner | undefin
  */
 export function sessionLockHolder(file: string): { pid: number; hostname: string } | undefined {
 	const lockPath = `${file}.lock`;
-	let mtimeMs: number;
+	// Most listed sessions have no lock: no ENOENT error built for each (~1.5 µs instead of ~5–9).
+	let mtimeMs: number | undefined;
 	try {
-		mtimeMs = fs.statSync(lockPath).mtimeMs;
+		mtimeMs = fs.statSync(lockPath, { throwIfNoEntry: false })?.mtimeMs;
 	} catch {
 		return undefined;
 	}
-	if (Date.now() - mtimeMs > STALE_MS) return undefined;
+	if (mtimeMs === undefined || Date.now() - mtimeMs > STALE_MS) return undefined;
 	const owner = readOwner(lockPath);
 	if (!owner || (owner.hostname === hostname() && !processAlive(owner.pid))) return undefined;
 	return { pid: owner.pid, hostname: owner.hostname };
