@@ -20664,6 +20664,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/session-in-use.test.ts"],
 	},
+	{
+		id: "LM05",
+		file: "src/resources/extensions.ts",
+		description:
+			"the file a parse error names is read up to its first space: TypeScript in a .js file under 'Jane Doe' gets no hint",
+		edits: [
+			{
+				find: "const file = fileNamedIn(message) ?? entry;",
+				replace: "const file = /(\\S+\\.[cm]?js):\\d+:\\d+/.exec(message)?.[1] ?? entry;",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LM06",
+		file: "src/resources/extensions.ts",
+		description:
+			"a .js file is said to hold TypeScript because it parses as TypeScript, though it is valid JavaScript (any JS is)",
+		edits: [
+			{
+				find: "if (parses(file, false) || !parses(",
+				replace: "if (!parses(",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
