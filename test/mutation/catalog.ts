@@ -20550,7 +20550,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/resources/fresh-imports.ts",
 		description:
 			"a tagged module's own imports are not tagged: a compiled extension's dist/ helpers stay stale after /reload",
-		edits: [{ find: "const tag = TAG.exec(parent)?.[1] ?? (", replace: "const tag = undefined ?? (" }],
+		edits: [{ find: "Number(TAG.exec(parent)?.[1] ?? (", replace: "Number(undefined ?? (" }],
 		tests: ["test/pi-races/extension-reload-imports.test.ts"],
 	},
 	{
@@ -20689,6 +20689,50 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LM07",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"every load pass (each /reload, /new, SDK session) imports every native extension module again, nothing changed: one more copy per pass, kept for good",
+		edits: [{ find: "if (current === 0 || !unchanged(current)) current = now;", replace: "current = now;" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LM08",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"once tagged, native extension modules are never imported again: /reload after an edit runs the old code",
+		edits: [
+			{
+				find: "if (current === 0 || !unchanged(current)) current = now;",
+				replace: "if (current === 0) current = now;",
+			},
+		],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LM09",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"a file recorded within 2 s of its mtime counts as unchanged: a second edit in the same coarse mtime tick runs the old code",
+		edits: [{ find: " && Date.now() - now.mtimeMs >= 2000;", replace: ";" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LM10",
+		file: "src/resources/fresh-imports.ts",
+		description: "an edit that keeps the file's size is not seen: /reload runs the old code",
+		edits: [{ find: "now.mtimeMs !== file.mtimeMs || ", replace: "" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LM11",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"a CommonJS file an ES module imports counts as unchanged though a file it requires (unseen by the hook) changed: /reload runs the old code",
+		edits: [{ find: 'result.format !== "commonjs" && ', replace: "" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
 	},
 ];
 
