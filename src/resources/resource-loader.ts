@@ -656,7 +656,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 				// pi drops the entry without a word: the extension the user installed is just not there.
 				diagnostics.push({
 					type: "error",
-					message: `Package ${source} (in ${item.settingsPath}) names the extension ${entry} in its package.json, but the package has no such file: the extension is not loaded. Its "pi" extensions list must name a file the package ships (ask its author), or remove the package.`,
+					message: `Package ${source} (in ${item.settingsPath}) names the extension ${entry} in its package.json, but the package has no such file: the extension is not loaded. Its "pi" extensions list must name a file the package ships (ask its author); until then remove the package, or keep the rest of it by listing it as {"source": ${JSON.stringify(source)}, "extensions": []} there.`,
 					path: join(root, "package.json"),
 				});
 			}

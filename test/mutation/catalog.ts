@@ -20734,6 +20734,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'result.format !== "commonjs" && ', replace: "" }],
 		tests: ["test/pi-races/extension-reload-imports.test.ts"],
 	},
+	{
+		id: "LM12",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a package naming a missing extension file stops settle with no word of the filter that keeps the rest of the package",
+		edits: [
+			{
+				find: "; until then remove the package, or keep the rest of it by listing it as",
+				replace: ", or remove the package. Listed as",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

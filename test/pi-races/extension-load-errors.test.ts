@@ -187,6 +187,10 @@ describe("pi-provider-qoder#21, pi-intercom#3: a package's manifest and what it 
 		expect(broken.stderr).toContain(
 			`Package ${qoder} (in ${settings}) names the extension ./src/index.ts in its package.json, but the package has no such file: the extension is not loaded.`,
 		);
+		// The way to keep the package's other resources meanwhile, which the next test shows working.
+		expect(broken.stderr).toContain(
+			`until then remove the package, or keep the rest of it by listing it as {"source": ${JSON.stringify(qoder)}, "extensions": []} there.`,
+		);
 		expect(broken.stdout).toBe("");
 
 		const manifest = join(qoder, "package.json");
