@@ -91,21 +91,24 @@ export async function listAllSessions(folders: ProjectSessionFolders): Promise<S
  * One line of the list: id, time, messages (the conversation's, as "Resumed … (N messages)" counts:
  * not the system prompt's records `SessionInfo.messageCount` has), name and first message;
  * `(current)` for `currentFile`, `(in use by process N)` for a session another live process writes
- * (`… on <host>` when that process runs on another machine).
+ * (`… on <host>` when that process runs on another machine, `(in use by another writer)` when its
+ * lock names none).
  */
 export function describeSession(info: SessionInfo, currentFile?: string): string {
-	const holder = info.path === currentFile ? undefined : sessionLockHolder(info.path);
-	// Said before it is picked: resuming it would be refused (claude-code#87902). A pid alone is not
-	// this process: containers sharing a sessions folder each number theirs from 1.
-	const host = holder && holder.hostname !== hostname() ? ` on ${holder.hostname}` : "";
-	const current =
-		info.path === currentFile
-			? " (current)"
-			: holder && (holder.pid !== process.pid || host)
-				? ` (in use by process ${holder.pid}${host})`
-				: "";
+	// Said before it is picked: resuming it would be refused (claude-code#87902).
+	const current = info.path === currentFile ? " (current)" : inUseMark(info.path);
 	const title = info.name ? `${info.name}: ` : "";
 	return `${info.id}  ${localMinute(info.modified)}  ${conversationMessageCount(info)} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+}
+
+/** ` (in use by …)` for a session file another writer holds; "" when none does, or this process. */
+function inUseMark(file: string): string {
+	const holder = sessionLockHolder(file);
+	if (!holder) return "";
+	if (holder.pid === undefined) return " (in use by another writer)";
+	// A pid alone is not this process: containers sharing a sessions folder each number theirs from 1.
+	const host = holder.hostname !== hostname() ? ` on ${holder.hostname}` : "";
+	return holder.pid === process.pid && !host ? "" : ` (in use by process ${holder.pid}${host})`;
 }
 
 /**

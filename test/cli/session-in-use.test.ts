@@ -53,6 +53,18 @@ describe("a session held by a process with this pid on another machine", () => {
 		);
 	});
 
+	it("a fresh lock naming no owner (its owner file not written yet) is marked in use by another writer, as opening it is refused", async () => {
+		const { dir, file } = savedSession();
+		mkdirSync(`${file}.lock`);
+
+		const [info] = await listSessionsIn([dir]);
+		expect(describeSession(info!)).toMatch(/ {2}the first question \(in use by another writer\)$/);
+		const error = lockedError(() => SessionManager.open(file));
+		expect(sessionLockedInChat(error, "so it was not resumed", "Pick another.")).toMatch(
+			/^Session file .* is in use by another writer: only one process may write a session at a time, so it was not resumed\./,
+		);
+	});
+
 	it("a session this process itself writes is not marked in use, and its refusal keeps the store's own advice", async () => {
 		const { dir, file } = savedSession();
 		track(SessionManager.open(file));
