@@ -5,6 +5,7 @@
  * the project's folders, not a runtime.
  */
 import { existsSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import {
@@ -89,19 +90,25 @@ export async function listAllSessions(folders: ProjectSessionFolders): Promise<S
 /**
  * One line of the list: id, time, messages (the conversation's, as "Resumed … (N messages)" counts:
  * not the system prompt's records `SessionInfo.messageCount` has), name and first message;
- * `(current)` for `currentFile`, `(in use by process N)` for a session another live process writes.
+ * `(current)` for `currentFile`, `(in use by process N)` for a session another live process writes
+ * (`… on <host>` when that process runs on another machine, `(in use by another writer)` when its
+ * lock names none).
  */
 export function describeSession(info: SessionInfo, currentFile?: string): string {
-	const holder = info.path === currentFile ? undefined : sessionLockHolder(info.path);
 	// Said before it is picked: resuming it would be refused (claude-code#87902).
-	const current =
-		info.path === currentFile
-			? " (current)"
-			: holder && holder.pid !== process.pid
-				? ` (in use by process ${holder.pid})`
-				: "";
+	const current = info.path === currentFile ? " (current)" : inUseMark(info.path);
 	const title = info.name ? `${info.name}: ` : "";
 	return `${info.id}  ${localMinute(info.modified)}  ${conversationMessageCount(info)} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
+}
+
+/** ` (in use by …)` for a session file another writer holds; "" when none does, or this process. */
+function inUseMark(file: string): string {
+	const holder = sessionLockHolder(file);
+	if (!holder) return "";
+	if (holder.pid === undefined) return " (in use by another writer)";
+	// A pid alone is not this process: containers sharing a sessions folder each number theirs from 1.
+	const host = holder.hostname !== hostname() ? ` on ${holder.hostname}` : "";
+	return holder.pid === process.pid && !host ? "" : ` (in use by process ${holder.pid}${host})`;
 }
 
 /**
@@ -129,7 +136,7 @@ function localMinute(date: Date): string {
 export function sessionLockedInChat(error: unknown, outcome: string, next: string): string | undefined {
 	if (!(error instanceof SettleError) || error.code !== "SESSION_LOCKED") return undefined;
 	const { file, holderPid, holderHost } = (error.details ?? {}) as Record<string, unknown>;
-	if (typeof file !== "string" || holderPid === process.pid) return undefined;
+	if (typeof file !== "string" || (holderPid === process.pid && holderHost === hostname())) return undefined;
 	const who =
 		typeof holderPid === "number"
 			? `process ${holderPid}${typeof holderHost === "string" ? ` on ${holderHost}` : ""}`

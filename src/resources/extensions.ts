@@ -21,7 +21,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import { whileLoading } from "../extensions/loading-now.js";
 import { resolveProjectConfigDir } from "../settings/paths.js";
 import { howToTrustProject } from "../settings/trust.js";
-import { collectExtensionEntries, isDirectory, resolveExtensionEntries } from "./discovery.js";
+import { collectExtensionEntries, isDirectory, isFile, resolveExtensionEntries } from "./discovery.js";
 import { beginExtensionLoadPass } from "./fresh-imports.js";
 import { defaultSourceInfoForPath } from "./source-info.js";
 import type { ExtensionFactory, ExtensionSource, LoadExtensionsResult, SourceInfo } from "./types.js";
@@ -373,21 +373,38 @@ function withInstallHint(message: string): string {
 
 /**
  * TypeScript in a `.js` file (gsd-2#2381) fails as a bare parse error ("Unexpected reserved word
- * 'interface'"). When the file the error names (else the entry) parses as TypeScript, say so and
- * what to do; a plain JavaScript syntax error gets nothing added.
+ * 'interface'"). When the file the error names (else the entry) is `.js` and parses as TypeScript
+ * but not as JavaScript, say so and what to do; any other syntax error gets nothing added.
  */
 function typeScriptInJavaScriptHint(jiti: Importer, entry: string, message: string): string {
 	if (!/ParseError|SyntaxError/.test(message)) return "";
-	const file = /(\S+\.[cm]?js):\d+:\d+/.exec(message)?.[1] ?? entry;
+	const file = fileNamedIn(message) ?? entry;
 	if (!/\.[cm]?js$/.test(file)) return "";
 	try {
 		const source = readFileSync(file, "utf8");
-		const output = jiti.transform({ source, filename: file.replace(/js$/, "ts"), ts: true, async: true });
-		if (output.includes("__JITI_ERROR__")) return "";
+		// Valid JavaScript parses as TypeScript too: the error then lies elsewhere.
+		const parses = (filename: string, ts: boolean) =>
+			!jiti.transform({ source, filename, ts, async: true }).includes("__JITI_ERROR__");
+		if (parses(file, false) || !parses(file.replace(/js$/, "ts"), true)) return "";
 	} catch {
 		return "";
 	}
 	return `: this JavaScript file holds TypeScript; rename it to .${/\.([cm]?)js$/.exec(file)?.[1] ?? ""}ts (Settle transpiles TypeScript) or compile it to JavaScript.`;
+}
+
+/**
+ * The existing file an error message names as `<path>:<line>:<column>`: the longest such path, as
+ * it may hold spaces (`C:\Users\Jane Doe\…`).
+ */
+function fileNamedIn(message: string): string | undefined {
+	for (const position of message.matchAll(/:\d+:\d+/g)) {
+		const before = message.slice(0, position.index);
+		// Every word start, first to last: the first that starts a file's path is the whole path.
+		const starts = [0, ...[...before.matchAll(/\s(?=\S)/g)].map((space) => space.index + 1)];
+		const file = starts.map((start) => before.slice(start)).find(isFile);
+		if (file !== undefined) return file;
+	}
+	return undefined;
 }
 
 /**

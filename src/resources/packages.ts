@@ -367,11 +367,19 @@ function filesAt(kind: PackageResourceKind, path: string, folderOnly = false): s
 
 /**
  * The extension entries a package's `pi` manifest names as plain paths that are not in the package
- * (pi-provider-qoder#21: `./src/index.ts` named, only `dist/` published), as written there.
+ * (pi-provider-qoder#21: `./src/index.ts` named, only `dist/` published), as written there; only
+ * those the settings `entry`'s filter would load (`extensions: []` turns them all off).
  */
-export function missingManifestExtensions(root: string): string[] {
+export function missingManifestExtensions(root: string, entry: PackageSource): string[] {
+	const patterns = typeof entry === "object" ? entry.extensions : undefined;
 	const named = readPiManifest(root)?.extensions ?? [];
-	return named.filter((entry) => !/^[!+-]|[*?]/.test(entry) && !existsSync(resolve(root, entry)));
+	return named.filter((name) => {
+		if (/^[!+-]|[*?]/.test(name)) return false;
+		const path = resolve(root, name);
+		// As packageFiles: an empty list turns the kind off; patterns narrow what the manifest allows.
+		const loaded = !patterns || (patterns.length > 0 && applyFilters([path], patterns, root, true).length > 0);
+		return loaded && !existsSync(path);
+	});
 }
 
 type PiManifest = Partial<Record<PackageResourceKind | "themes", string[]>>;

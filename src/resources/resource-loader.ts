@@ -652,11 +652,11 @@ export class DefaultResourceLoader implements ResourceLoader {
 			}
 			const found: Found = { path: "", scope: item.scope, source, origin: "package", baseDir: root };
 			const offered = isDirectory(root) ? packageFiles(root, item.entry) : undefined;
-			for (const entry of isDirectory(root) ? missingManifestExtensions(root) : []) {
+			for (const entry of isDirectory(root) ? missingManifestExtensions(root, item.entry) : []) {
 				// pi drops the entry without a word: the extension the user installed is just not there.
 				diagnostics.push({
 					type: "error",
-					message: `Package ${source} (in ${item.settingsPath}) names the extension ${entry} in its package.json, but the package has no such file: the extension is not loaded. Its "pi" extensions list must name a file the package ships (ask its author), or remove the package.`,
+					message: `Package ${source} (in ${item.settingsPath}) names the extension ${entry} in its package.json, but the package has no such file: the extension is not loaded. Its "pi" extensions list must name a file the package ships (ask its author); until then remove the package, or keep the rest of it by listing it as {"source": ${JSON.stringify(source)}, "extensions": []} there.`,
 					path: join(root, "package.json"),
 				});
 			}

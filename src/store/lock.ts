@@ -216,26 +216,29 @@ function lockedError(file: string, lockPath: string, holder: LockOwner | undefin
 
 /**
  * The live process that holds `file`'s write lock, or undefined when none does: no lock, a lock
- * left by a process that died on this machine, or one not refreshed for the stale timeout. Only
- * reads (a stat and the owner file), so a session list can say which sessions are open elsewhere
- * before one is picked (claude-code#87902).
+ * left by a process that died on this machine, or one not refreshed for the stale timeout. A fresh
+ * lock naming no owner (its owner file not written yet, or a writer that writes none) is held by an
+ * unknown writer: `{}`, refused all the same. Only reads (a stat and the owner file), so a session
+ * list can say which sessions are open elsewhere before one is picked (claude-code#87902).
  *
  * @example
  * ```ts
  * sessionLockHolder(sessionManager.getSessionFile()!)?.pid; // this process's pid while it writes the file
  * ```
  */
-export function sessionLockHolder(file: string): { pid: number; hostname: string } | undefined {
+export function sessionLockHolder(file: string): { pid?: number; hostname?: string } | undefined {
 	const lockPath = `${file}.lock`;
-	let mtimeMs: number;
+	// Most listed sessions have no lock: no ENOENT error built for each (~1.5 µs instead of ~5–9).
+	let mtimeMs: number | undefined;
 	try {
-		mtimeMs = fs.statSync(lockPath).mtimeMs;
+		mtimeMs = fs.statSync(lockPath, { throwIfNoEntry: false })?.mtimeMs;
 	} catch {
 		return undefined;
 	}
-	if (Date.now() - mtimeMs > STALE_MS) return undefined;
+	if (mtimeMs === undefined || Date.now() - mtimeMs > STALE_MS) return undefined;
 	const owner = readOwner(lockPath);
-	if (!owner || (owner.hostname === hostname() && !processAlive(owner.pid))) return undefined;
+	if (!owner) return {};
+	if (owner.hostname === hostname() && !processAlive(owner.pid)) return undefined;
 	return { pid: owner.pid, hostname: owner.hostname };
 }
 

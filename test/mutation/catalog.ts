@@ -20430,7 +20430,8 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/session-picker.ts",
 		description:
 			"the session lists do not mark a session another live process writes: the user learns it is in use only once the pick is refused (claude-code#87902)",
-		edits: [{ find: "? ` (in use by process ", replace: '? "" && ` (in use by process ' }],
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+		edits: [{ find: ": ` (in use by process ${holder.pid}${host})`;", replace: ': "";' }],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
 	},
 	{
@@ -20440,8 +20441,8 @@ export const MUTANTS: Mutant[] = [
 			"a lock left by a process that died on this machine counts as held: the lists mark a crashed chat's session as in use though the pick resumes it",
 		edits: [
 			{
-				find: "if (!owner || (owner.hostname === hostname() && !processAlive(owner.pid))) return undefined;",
-				replace: "if (!owner) return undefined;",
+				find: "if (owner.hostname === hostname() && !processAlive(owner.pid)) return undefined;",
+				replace: "",
 			},
 		],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
@@ -20555,7 +20556,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/resources/fresh-imports.ts",
 		description:
 			"a tagged module's own imports are not tagged: a compiled extension's dist/ helpers stay stale after /reload",
-		edits: [{ find: "const tag = TAG.exec(parent)?.[1] ?? (", replace: "const tag = undefined ?? (" }],
+		edits: [{ find: "Number(TAG.exec(parent)?.[1] ?? (", replace: "Number(undefined ?? (" }],
 		tests: ["test/pi-races/extension-reload-imports.test.ts"],
 	},
 	{
@@ -20579,7 +20580,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a package manifest naming an extension file the package does not ship loads nothing, without a word",
 		edits: [
 			{
-				find: "for (const entry of isDirectory(root) ? missingManifestExtensions(root) : [])",
+				find: "for (const entry of isDirectory(root) ? missingManifestExtensions(root, item.entry) : [])",
 				replace: "for (const entry of [] as string[])",
 			},
 		],
@@ -20879,6 +20880,143 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/odd-environments.test.ts"],
+	},
+	{
+		id: "LM01",
+		file: "src/resources/packages.ts",
+		description:
+			"a missing manifest extension is an error even when the user's package filter turns it off: settle refuses to start",
+		edits: [
+			{
+				find: 'const patterns = typeof entry === "object" ? entry.extensions : undefined;',
+				replace: "const patterns = undefined as string[] | undefined;",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LM02",
+		file: "src/resources/packages.ts",
+		description: "an empty extensions filter (the kind turned off) still reports a missing manifest extension",
+		edits: [{ find: "!patterns || (patterns.length > 0 && applyFilters(", replace: "!patterns || (applyFilters(" }],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LM03",
+		file: "src/cli/session-picker.ts",
+		description:
+			"a session held by a process with this pid on another machine (containers) is not marked in use in the lists",
+		edits: [
+			{
+				find: 'return holder.pid === process.pid && !host ? "" :',
+				replace: 'return holder.pid === process.pid ? "" :',
+			},
+		],
+		tests: ["test/cli/session-in-use.test.ts"],
+	},
+	{
+		id: "LM04",
+		file: "src/cli/session-picker.ts",
+		description:
+			"a refusal by a process with this pid on another machine is taken for this process's own: the store's manager.close() advice is shown",
+		edits: [
+			{
+				find: "(holderPid === process.pid && holderHost === hostname())",
+				replace: "holderPid === process.pid",
+			},
+		],
+		tests: ["test/cli/session-in-use.test.ts"],
+	},
+	{
+		id: "LM05",
+		file: "src/resources/extensions.ts",
+		description:
+			"the file a parse error names is read up to its first space: TypeScript in a .js file under 'Jane Doe' gets no hint",
+		edits: [
+			{
+				find: "const file = fileNamedIn(message) ?? entry;",
+				replace: "const file = /(\\S+\\.[cm]?js):\\d+:\\d+/.exec(message)?.[1] ?? entry;",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LM06",
+		file: "src/resources/extensions.ts",
+		description:
+			"a .js file is said to hold TypeScript because it parses as TypeScript, though it is valid JavaScript (any JS is)",
+		edits: [
+			{
+				find: "if (parses(file, false) || !parses(",
+				replace: "if (!parses(",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LM07",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"every load pass (each /reload, /new, SDK session) imports every native extension module again, nothing changed: one more copy per pass, kept for good",
+		edits: [{ find: "if (current === 0 || !unchanged(current)) current = now;", replace: "current = now;" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LM08",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"once tagged, native extension modules are never imported again: /reload after an edit runs the old code",
+		edits: [
+			{
+				find: "if (current === 0 || !unchanged(current)) current = now;",
+				replace: "if (current === 0) current = now;",
+			},
+		],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LM09",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"a file recorded within 2 s of its mtime counts as unchanged: a second edit in the same coarse mtime tick runs the old code",
+		edits: [{ find: " && Date.now() - now.mtimeMs >= 2000;", replace: ";" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LM10",
+		file: "src/resources/fresh-imports.ts",
+		description: "an edit that keeps the file's size is not seen: /reload runs the old code",
+		edits: [{ find: "now.mtimeMs !== file.mtimeMs || ", replace: "" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LM11",
+		file: "src/resources/fresh-imports.ts",
+		description:
+			"a CommonJS file an ES module imports counts as unchanged though a file it requires (unseen by the hook) changed: /reload runs the old code",
+		edits: [{ find: 'result.format !== "commonjs" && ', replace: "" }],
+		tests: ["test/pi-races/extension-reload-imports.test.ts"],
+	},
+	{
+		id: "LM12",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a package naming a missing extension file stops settle with no word of the filter that keeps the rest of the package",
+		edits: [
+			{
+				find: "; until then remove the package, or keep the rest of it by listing it as",
+				replace: ", or remove the package. Listed as",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LM13",
+		file: "src/store/lock.ts",
+		description:
+			"a fresh lock naming no owner is taken for no lock: the list shows the session free, then resuming it is refused",
+		edits: [{ find: "if (!owner) return {};", replace: "if (!owner) return undefined;" }],
+		tests: ["test/cli/session-in-use.test.ts"],
 	},
 ];
 

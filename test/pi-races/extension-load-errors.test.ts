@@ -69,6 +69,42 @@ export default function (pi) {
 	});
 });
 
+describe("gsd-2#2381: the TypeScript hint names only a .js file that holds TypeScript", () => {
+	it("gsd-2#2381: a .js file holding TypeScript in a folder whose name has a space (C:\\Users\\Jane Doe) gets the hint; a plain .js entry whose .ts helper has a syntax error, or whose config parse fails at import, does not", () => {
+		const folder = join(cli.dir, "Jane Doe", "extensions");
+		writeTree(folder, {
+			"plan-mode.js":
+				"interface PlanState { steps: string[] }\nexport default function (pi) {\n\tconst state: PlanState = { steps: [] };\n}\n",
+			"notes.js":
+				'import { NOTE } from "./note.ts";\nexport default function (pi) {\n\tpi.on("session_start", (_event, ctx) => ctx.ui.notify(NOTE));\n}\n',
+			"note.ts": "export const NOTE: string = ;\n",
+		});
+		const typescript = join(folder, "plan-mode.js");
+		const spaced = cli.settle(["--faux", "--no-session", "-e", typescript, "-p", "hi"]);
+		expect(spaced.code).toBe(1);
+		expect(spaced.stderr).toContain(
+			`Failed to load extension: ParseError: Unexpected reserved word 'interface'. ${typescript}:1:0: this JavaScript file holds TypeScript; rename it to .ts (Settle transpiles TypeScript) or compile it to JavaScript.`,
+		);
+
+		const helper = cli.settle(["--faux", "--no-session", "-e", join(folder, "notes.js"), "-p", "hi"]);
+		expect(helper.code).toBe(1);
+		expect(helper.stderr).toContain(
+			`Failed to load extension: ParseError: Unexpected token ${join(folder, "note.ts")}:1:28`,
+		);
+		expect(helper.stderr).not.toContain("holds TypeScript");
+
+		// Its own config read at import fails with a parser's "ParseError", naming no file: nor does it.
+		writeTree(folder, {
+			"config.js":
+				'const text = "mode plan";\nif (!text.includes("=")) throw new Error("ParseError: expected = in .planrc line 1");\nexport default function (pi) {}\n',
+		});
+		const config = cli.settle(["--faux", "--no-session", "-e", join(folder, "config.js"), "-p", "hi"]);
+		expect(config.code).toBe(1);
+		expect(config.stderr).toContain("Failed to load extension: ParseError: expected = in .planrc line 1");
+		expect(config.stderr).not.toContain("holds TypeScript");
+	});
+});
+
 describe("nono#1116, openpi#2: packages an extension imports from its own node_modules", () => {
 	it("nono#1116: an extension folder with its own node_modules (a CommonJS package, an ES-module-only package with an exports map) and top-level await loads in settle -p", () => {
 		const folder = join(cli.dir, "pi-project-sandbox");
@@ -151,6 +187,10 @@ describe("pi-provider-qoder#21, pi-intercom#3: a package's manifest and what it 
 		expect(broken.stderr).toContain(
 			`Package ${qoder} (in ${settings}) names the extension ./src/index.ts in its package.json, but the package has no such file: the extension is not loaded.`,
 		);
+		// The way to keep the package's other resources meanwhile, which the next test shows working.
+		expect(broken.stderr).toContain(
+			`until then remove the package, or keep the rest of it by listing it as {"source": ${JSON.stringify(qoder)}, "extensions": []} there.`,
+		);
 		expect(broken.stdout).toBe("");
 
 		const manifest = join(qoder, "package.json");
@@ -159,6 +199,38 @@ describe("pi-provider-qoder#21, pi-intercom#3: a package's manifest and what it 
 		expect(fixed).toMatchObject({ code: 0, stdout: "hi\n" });
 		expect(fixed.stderr).toContain("qoder provider registered");
 		expect(fixed.stderr).toContain("intercom loaded");
+	});
+
+	it("pi-provider-qoder#21: a manifest entry the user's package filter turns off (extensions: [], or patterns it does not match) stops nothing: settle -p runs and says nothing of it; a pattern that enables it still stops settle", () => {
+		const qoder = join(cli.dir, "packages", "pi-provider-qoder");
+		writeTree(qoder, {
+			"package.json":
+				'{ "name": "pi-provider-qoder", "pi": { "extensions": ["./src/index.ts", "./dist/index.js"], "skills": ["./skills"] } }',
+			"dist/index.js":
+				'export default function (pi) {\n\tpi.on("session_start", (_event, ctx) => ctx.ui.notify("qoder dist loaded"));\n}\n',
+			"skills/qoder-help/SKILL.md": "---\nname: qoder-help\ndescription: Helps with qoder.\n---\nHelp.\n",
+		});
+		const settle = (filter: string[]) => {
+			writeTree(cli.agentDir, {
+				"settings.json": JSON.stringify({ packages: [{ source: qoder, extensions: filter }] }),
+			});
+			return cli.settle(["--faux", "--no-session", "-p", "hi"]);
+		};
+		const missing = "names the extension ./src/index.ts";
+
+		const off = settle([]);
+		expect(off).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(off.stderr).not.toContain(missing);
+		expect(off.stderr).not.toContain("qoder dist loaded");
+
+		const distOnly = settle(["dist/*.js"]);
+		expect(distOnly).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(distOnly.stderr).not.toContain(missing);
+		expect(distOnly.stderr).toContain("qoder dist loaded");
+
+		const enabled = settle(["src/*.ts"]);
+		expect(enabled.code).toBe(1);
+		expect(enabled.stderr).toContain(missing);
 	});
 });
 

@@ -8,7 +8,7 @@
  * Replayed against a real `settle -i` child process with the reports' folders on disk: after editing
  * only the helpers, one `/reload` runs the new code of each; the dependency is evaluated once.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
@@ -94,5 +94,103 @@ describe("pi#6000, pi-agent-browser-native#129: /reload after editing only an ex
 		expect(await chat.say("/browserversion")).toContain("tools=0.4.1 themes=1");
 		expect(await chat.end()).toBe(0);
 		expect(chat.stderr).toBe("");
+	});
+
+	it("pi#6000: a /reload or /new with no extension file changed since the last load evaluates none of its modules again (each load kept one more copy of every native module for the life of the process); a file changed again is new at the next /reload", async () => {
+		const compiled = join(cli.agentDir, "extensions", "browser-native");
+		writeCompiledPackage(compiled, "0.4.0");
+		// Each edit made a while before the /reload that follows it (a file written within 2 s of its load
+		// is always evaluated again: a file system keeping mtimes to the second could hide the next edit).
+		const release = (version: string, at: Date) => {
+			const tools = join(compiled, "dist", "tools.js");
+			writeFileSync(
+				tools,
+				`export const VERSION = "${version}#" + (globalThis.toolsEvaluated = (globalThis.toolsEvaluated ?? 0) + 1);\n`,
+			);
+			utimesSync(tools, at, at);
+		};
+		const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
+		const long = new Date(Date.now() - 120_000);
+		utimesSync(join(compiled, "dist", "index.js"), long, long);
+		release("0.4.0", ago(120));
+		const chat = new Repl(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		expect(await chat.say("/browserversion")).toContain("tools=0.4.0#1 themes=1");
+
+		release("0.4.1", ago(90));
+		await chat.say("/reload", "Reloaded:");
+		expect(await chat.say("/browserversion")).toContain("tools=0.4.1#2 themes=1");
+		await chat.say("/reload", "Reloaded:");
+		expect(await chat.say("/browserversion")).toContain("tools=0.4.1#2 themes=1");
+		await chat.say("/new");
+		expect(await chat.say("/browserversion")).toContain("tools=0.4.1#2 themes=1");
+
+		release("0.4.2", ago(60));
+		await chat.say("/reload", "Reloaded:");
+		expect(await chat.say("/browserversion")).toContain("tools=0.4.2#3 themes=1");
+
+		// Two edits of one size that a file system keeping coarse mtimes stamps alike (here a minute
+		// ahead): the second still runs.
+		const tick = ago(-60);
+		release("0.4.3", tick);
+		await chat.say("/reload", "Reloaded:");
+		expect(await chat.say("/browserversion")).toContain("tools=0.4.3#4 themes=1");
+		release("0.4.4", tick);
+		await chat.say("/reload", "Reloaded:");
+		expect(await chat.say("/browserversion")).toContain("tools=0.4.4#5 themes=1");
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+	});
+
+	it("pi#6000: a CommonJS helper an ES module imports is new at /reload when only a file it requires changed", async () => {
+		const dir = join(cli.agentDir, "extensions", "legacy");
+		mkdirSync(dir, { recursive: true });
+		writeFileSync(join(dir, "package.json"), '{ "name": "legacy", "type": "module" }');
+		writeFileSync(
+			join(dir, "index.js"),
+			'import legacy from "./legacy.cjs";\nexport default function (pi) {\n\tpi.registerCommand("legacy", { description: "shows", handler: async (_a, ctx) => ctx.ui.notify("util=" + legacy.util(), "info") });\n}\n',
+		);
+		writeFileSync(join(dir, "legacy.cjs"), 'const { value } = require("./util.cjs");\nexports.util = () => value;\n');
+		const util = (value: string, secondsAgo: number) => {
+			writeFileSync(join(dir, "util.cjs"), `exports.value = "${value}";\n`);
+			const then = new Date(Date.now() - secondsAgo * 1000);
+			utimesSync(join(dir, "util.cjs"), then, then);
+		};
+		util("one", 120);
+		const long = new Date(Date.now() - 120_000);
+		for (const file of ["index.js", "legacy.cjs"]) utimesSync(join(dir, file), long, long);
+		const chat = new Repl(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		expect(await chat.say("/legacy")).toContain("util=one");
+		await chat.say("/reload", "Reloaded:");
+		util("two", 60);
+		await chat.say("/reload", "Reloaded:");
+		expect(await chat.say("/legacy")).toContain("util=two");
+		expect(await chat.end()).toBe(0);
+	});
+
+	it("pi#6000: an extension whose module threw at a /reload (an asset it reads at import was gone) loads at the next /reload once the asset is back, though none of its modules changed", async () => {
+		const dir = join(cli.agentDir, "extensions", "charts");
+		mkdirSync(dir, { recursive: true });
+		writeFileSync(join(dir, "package.json"), '{ "name": "charts", "type": "module" }');
+		const entry = join(dir, "index.js");
+		writeFileSync(
+			entry,
+			'import { readFileSync } from "node:fs";\nconst palette = readFileSync(new URL("./palette.txt", import.meta.url), "utf8").trim();\nexport default function (pi) {\n\tpi.registerCommand("chart", { description: "draws", handler: async (_a, ctx) => ctx.ui.notify("a chart in " + palette, "info") });\n}\n',
+		);
+		const long = new Date(Date.now() - 120_000);
+		utimesSync(entry, long, long);
+		const palette = join(dir, "palette.txt");
+		writeFileSync(palette, "blue\n");
+		const chat = new Repl(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		expect(await chat.say("/chart")).toContain("a chart in blue");
+
+		renameSync(palette, `${palette}.away`);
+		expect(await chat.say("/reload", "> ")).toContain("palette.txt");
+		renameSync(`${palette}.away`, palette);
+		expect(await chat.say("/reload", "Reloaded:")).not.toContain("palette.txt");
+		expect(await chat.say("/chart")).toContain("a chart in blue");
+		expect(await chat.end()).toBe(0);
 	});
 });
