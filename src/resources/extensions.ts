@@ -21,7 +21,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import { whileLoading } from "../extensions/loading-now.js";
 import { resolveProjectConfigDir } from "../settings/paths.js";
 import { howToTrustProject } from "../settings/trust.js";
-import { collectExtensionEntries, isDirectory, resolveExtensionEntries } from "./discovery.js";
+import { collectExtensionEntries, isDirectory, type MissingExtensionEntry } from "./discovery.js";
 import { beginExtensionLoadPass } from "./fresh-imports.js";
 import { defaultSourceInfoForPath } from "./source-info.js";
 import type { ExtensionFactory, ExtensionSource, LoadExtensionsResult, SourceInfo } from "./types.js";
@@ -49,7 +49,8 @@ export interface LoadExtensionsOptions {
 
 /**
  * The modules found in a folder or file path (a file is itself; a folder per pi's rules); [] when the
- * path does not exist.
+ * path does not exist. Entries a folder's `package.json` names but does not have are added to
+ * `missing`.
  *
  * @example
  * ```ts
@@ -58,10 +59,10 @@ export interface LoadExtensionsOptions {
  * const paths = extensionEntriesAt(join(cwd, ".settle/extensions")); // absolute module paths, or []
  * ```
  */
-export function extensionEntriesAt(path: string): string[] {
+export function extensionEntriesAt(path: string, missing?: MissingExtensionEntry[]): string[] {
 	if (!existsSync(path)) return [];
 	if (!isDirectory(path)) return [path];
-	return resolveExtensionEntries(path) ?? collectExtensionEntries(path);
+	return collectExtensionEntries(path, missing);
 }
 
 let cachedAliases: Record<string, string> | undefined;

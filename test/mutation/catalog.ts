@@ -20618,6 +20618,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-load-stall.test.ts"],
 	},
+	{
+		id: "LN01",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a plain extension folder whose package.json names a file it does not have drops that extension without a word again, as pi (pi-provider-qoder#21 in a folder)",
+		edits: [
+			{
+				find: "extensions.diagnostics.push(...settingsExtensionDiagnostics, ...missingEntryDiagnostics(missingEntries));",
+				replace: "extensions.diagnostics.push(...settingsExtensionDiagnostics);",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LN02",
+		file: "src/resources/discovery.ts",
+		description:
+			"a sub-folder of an extensions folder naming a missing entry in its package.json is not reported (only a folder given or listed is)",
+		edits: [
+			{
+				find: "entries.push(...(resolveExtensionEntries(entry.path, missing) ?? []));",
+				replace: "entries.push(...(resolveExtensionEntries(entry.path) ?? []));",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
