@@ -11404,7 +11404,7 @@ export const MUTANTS: Mutant[] = [
 		id: "CY06",
 		file: "src/extensions/thrown-at.ts",
 		description: "the place an extension threw from names the column instead of the line",
-		edits: [{ find: "/^:(\\d+):\\d+/", replace: "/^:\\d+:(\\d+)/" }],
+		edits: [{ find: "`${basename(file)}:${position.line}`", replace: "`${basename(file)}:${position.column}`" }],
 		tests: ["test/cli/extension-error-lines.test.ts"],
 	},
 	{
@@ -20643,6 +20643,31 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LN03",
+		file: "src/resources/extensions.ts",
+		description: "a module that throws while it is imported gets no (thrown at <file>:<line>) again, unlike a throwing factory",
+		edits: [
+			{
+				find: "${typeScriptInJavaScriptHint(importer(), candidate.path, message)}${importThrownAtText(error, candidate.path)}`;",
+				replace: "${typeScriptInJavaScriptHint(importer(), candidate.path, message)}`;",
+			},
+		],
+		tests: ["test/cli/extension-error-lines.test.ts", "test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LN04",
+		file: "src/resources/extensions.ts",
+		description:
+			"a transpiled module's import-time throw names the transpiled code's line, not the source's (pi's modal-editor.ts: 32 for 28)",
+		edits: [
+			{
+				find: "const line = transpiledByJiti(path) ? sourceLine(path, at) : at.line;",
+				replace: "const line = at.line;",
+			},
+		],
+		tests: ["test/cli/extension-error-lines.test.ts"],
 	},
 ];
 

@@ -239,7 +239,7 @@ export default function (pi: any) {
 		const failed = cli.settle(["--faux", "--no-session", "-e", asset, "-e", named, "-p", "hi"]);
 		expect(failed).toMatchObject({ code: 1, stdout: "" });
 		expect(failed.stderr).toContain(
-			`Failed to load extension: ENOENT: no such file or directory, open '${join(cli.dir, "assets", "prompt.md")}' (${asset}).`,
+			`Failed to load extension: ENOENT: no such file or directory, open '${join(cli.dir, "assets", "prompt.md")}' (thrown at asset-plugin.ts:3) (${asset}).`,
 		);
 		expect(failed.stderr).toContain(
 			`Extension does not export a valid factory function: ${named} (it gives an object with MyPlugin, VERSION, not a function). Make its default export the factory`,
