@@ -6097,8 +6097,8 @@ export const MUTANTS: Mutant[] = [
 		description: "tool calls ignoring abort not named",
 		edits: [
 			{
-				find: "return describeRunningTools(runtime) + describePendingHandlers(runtime);",
-				replace: "return describePendingHandlers(runtime);",
+				find: "return describeRunningTools(runtime) + describePendingHandlers(runtime) + extensionsLoadingNow();",
+				replace: "return describePendingHandlers(runtime) + extensionsLoadingNow();",
 			},
 		],
 		tests: ["test/cli/stuck-extension.test.ts"],
@@ -20668,6 +20668,40 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/extension-error-lines.test.ts"],
+	},
+	{
+		id: "LN05",
+		file: "src/cli/termination.ts",
+		description:
+			"what the session waits on leaves out the extension a /reload is loading: Ctrl+C and the stall name only handlers (Fusion#3579 on /reload)",
+		edits: [
+			{
+				find: "return describeRunningTools(runtime) + describePendingHandlers(runtime) + extensionsLoadingNow();",
+				replace: "return describeRunningTools(runtime) + describePendingHandlers(runtime);",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LN06",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i: Ctrl+C during a /reload stuck on an extension's load says nothing: the abort resolves at once and cancels the notice naming it",
+		edits: [{ find: "\t\t\t\tif (extensionsLoadingNow()) return;\n", replace: "" }],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LN07",
+		file: "src/cli/termination.ts",
+		description:
+			"a signal's grace message for a /reload stuck on an extension's load tells the author to fix a handler, not the extension's module or factory",
+		edits: [
+			{
+				find: "if (!loading || !pending.endsWith(loading)) return WHAT_TO_DO;",
+				replace: "return WHAT_TO_DO;",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
 	},
 ];
 
