@@ -20704,6 +20704,20 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-load-stall.test.ts"],
 	},
+	{
+		id: "LN08",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"an untrusted project's extension folder naming a missing entry stops start-up, though its extensions are never read",
+		edits: [
+			{
+				after: "const reportMissing = ",
+				find: '\t\t\tif (layer.scope === "project" && !this.isProjectTrusted()) return;\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -211,6 +211,24 @@ describe("pi-provider-qoder#21 in a plain folder: a manifest naming a file the f
 	});
 });
 
+describe("pi-provider-qoder#21 in an untrusted project's extensions folder", () => {
+	it("pi-provider-qoder#21: the same mistake in an untrusted project's .pi/extensions does not stop settle -p (its extensions are never read); trusted with --approve, it does", () => {
+		const folder = join(cli.project, ".pi", "extensions", "qoder-project");
+		writeTree(folder, {
+			"package.json": '{ "name": "qoder-project", "pi": { "extensions": ["./src/index.ts"] } }',
+			"dist/index.js": "export default function (pi) {}\n",
+		});
+		const error = `Extension folder ${folder} names the extension ./src/index.ts in its package.json, but the folder has no such file`;
+		const untrusted = cli.settle(["--faux", "--no-session", "-p", "hi"]);
+		expect(untrusted).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(untrusted.stderr).not.toContain(error);
+
+		const trusted = cli.settle(["--faux", "--no-session", "--approve", "-p", "hi"]);
+		expect(trusted).toMatchObject({ code: 1, stdout: "" });
+		expect(trusted.stderr).toContain(error);
+	});
+});
+
 describe("opencode#34742, opencode#31575, opencode#49458: extensions dropped without a word", () => {
 	it("opencode#49458: an extension listed in settings under a folder with spaces and a non-ASCII name loads; opencode#34742, opencode#31575: a module throwing ENOENT at import and one without a default export stop settle -p, each error naming its file and cause", () => {
 		const plugin = join(cli.dir, "Program Files", "Clawd on Desk é", "hooks", "opencode-plugin");
