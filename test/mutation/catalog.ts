@@ -20718,6 +20718,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-load-errors.test.ts"],
 	},
+	{
+		id: "LN09",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i: after a /reload whose stalled load was named on Ctrl+C finishes, the next Ctrl+C (a shell command running) ends settle instead of cancelling",
+		edits: [
+			{
+				find: "\t\t\t\tcommandRunning = false;\n\t\t\t\tabortStalled = false;\n",
+				replace: "\t\t\t\tcommandRunning = false;\n",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { signalSettleWhen, useCliProject } from "../cli/helpers.js";
-import { Repl } from "../cli/interactive.helpers.js";
+import { fileAppears, GATED_COMMAND, Repl } from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-ext-load-stall-");
 
@@ -92,6 +92,41 @@ describe("Fusion#3579 during /reload: the reload waits on an extension that neve
 		expect(chat.stderr).toBe(
 			`connecting to the bridge\nsettle: still waiting after 2 s for:\n  ${bridge} (its factory has not returned)\nExiting without waiting. ${WHAT_TO_DO}\n`,
 		);
+	});
+
+	it("Fusion#3579: settle -i, once the load the notice named finishes, the reload ends and a later Ctrl+C cancels a shell command as usual instead of ending settle", async () => {
+		const slow = join(cli.dir, "slow-reload.ts");
+		writeFileSync(
+			slow,
+			`import { existsSync } from "node:fs";
+export default async function (pi: any) {
+	if (!existsSync("reloading")) return;
+	console.error("waiting for go");
+	await new Promise<void>((go) => { const poll = setInterval(() => existsSync("go") && (clearInterval(poll), go()), 10); });
+}
+`,
+		);
+		const chat = new Repl(["--faux", "--no-session", "-e", slow], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		writeFileSync(join(cli.project, "reloading"), "");
+		const from = chat.mark();
+		chat.send("/reload");
+		await new Promise<void>((waiting) => {
+			const check = () => (chat.stderr.includes("waiting for go") ? waiting() : undefined);
+			chat.child.stderr.on("data", check);
+			check();
+		});
+		chat.child.kill("SIGINT");
+		await chat.until(`waiting for:\n  ${slow} (its factory has not returned)\n`, from);
+		writeFileSync(join(cli.project, "go"), "");
+		await chat.idle(from, "Reloaded: 1 extension");
+
+		const shell = chat.mark();
+		chat.send(`!${GATED_COMMAND}`);
+		await fileAppears(cli.project, "started");
+		chat.child.kill("SIGINT");
+		await chat.idle(shell, "(cancelled)");
+		expect(await chat.end()).toBe(0);
 	});
 
 	it("Fusion#3579: settle -p, a command's ctx.reload() waiting on a module whose top-level await nothing can settle: the stall names the module and the command, exit 1", () => {
