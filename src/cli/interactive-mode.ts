@@ -15,6 +15,7 @@
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { SettleError } from "../errors.js";
+import { extensionsLoadingNow } from "../extensions/loading-now.js";
 import {
 	apiKeyEnvHint,
 	cloudCredentialsHint,
@@ -415,6 +416,7 @@ export async function runInteractiveMode(
 				printer.error(error);
 			} finally {
 				commandRunning = false;
+				abortStalled = false;
 			}
 			return;
 		}
@@ -561,12 +563,18 @@ export async function runInteractiveMode(
 				const pending = describePendingWork(runtime);
 				if (!pending) return;
 				abortStalled = true;
+				// A load is awaited as long as it takes (as pi): no abort reaches it.
+				const loading = extensionsLoadingNow();
 				printer.notice(
 					`Still not stopped ${SHUTDOWN_GRACE_MS / 1000} s after the abort; waiting for:\n${pending.trimEnd()}\n` +
-						"It ignores the abort (a bug in that tool or extension). Press Ctrl+C again to end settle.",
+						(loading && pending.endsWith(loading)
+							? "An extension's load is waited for as long as it takes; make its module and factory finish, or start without it. Press Ctrl+C again to end settle."
+							: "It ignores the abort (a bug in that tool or extension). Press Ctrl+C again to end settle."),
 				);
 			}, SHUTDOWN_GRACE_MS);
 			void target.abort().then(() => {
+				// A /reload waiting on an extension's load is not stopped by the abort: the timer names it.
+				if (extensionsLoadingNow()) return;
 				clearTimeout(stalled);
 				abortStalled = false;
 				printer.aborted();

@@ -73,14 +73,24 @@ export function describeRunningTools(runtime: AgentSessionRuntime): string {
 	return [...ids].map((id) => `  the ${names.get(id) ?? "unknown"} tool (call ${id})\n`).join("");
 }
 
-/** What the session still waits on: tool calls, then extension handlers (one line each); empty when nothing. */
+/**
+ * What the session still waits on: tool calls, extension handlers, then extension modules and
+ * factories being loaded (a `/reload`; one line each); empty when nothing.
+ */
 export function describePendingWork(runtime: AgentSessionRuntime): string {
-	return describeRunningTools(runtime) + describePendingHandlers(runtime);
+	return describeRunningTools(runtime) + describePendingHandlers(runtime) + extensionsLoadingNow();
 }
 
 /** What to tell the author of what the session waits on. */
 const WHAT_TO_DO =
 	"Make the handler resolve (or reject) and watch ctx.signal; make a tool return (or throw) once its abort signal fires";
+
+/** What to do about `pending`: {@link WHAT_TO_DO} for handlers and tools, then about an extension still loading. */
+function whatToDo(pending: string): string {
+	const loading = extensionsLoadingNow();
+	if (!loading || !pending.endsWith(loading)) return WHAT_TO_DO;
+	return pending === loading ? LOAD_WHAT_TO_DO : `${WHAT_TO_DO}. ${LOAD_WHAT_TO_DO}`;
+}
 
 /** stdout's own `write`, once {@link keepStdoutForSettle} sent other writers to stderr. */
 let settleStdoutWrite: ((text: string, done?: () => void) => boolean) | undefined;
@@ -203,7 +213,7 @@ export function explainStall(): string {
 		return `settle: the run cannot go on: it waits for a promise that never settles, in\n${loading}${LOAD_WHAT_TO_DO}; settle exits.\n`;
 	const pending = guarded.runtime ? describePendingWork(guarded.runtime) : "";
 	return pending
-		? `settle: the run cannot go on: it waits for a promise that never settles, in\n${pending}${WHAT_TO_DO}; settle exits.\n`
+		? `settle: the run cannot go on: it waits for a promise that never settles, in\n${pending}${whatToDo(pending)}; settle exits.\n`
 		: "settle: the run cannot go on: it waits for a promise that never settles; settle exits.\n";
 }
 
@@ -214,7 +224,7 @@ export function explainStall(): string {
 export function stillWaitingText(runtime: AgentSessionRuntime): string {
 	const pending = describePendingWork(runtime);
 	return pending
-		? `settle: still waiting after ${SHUTDOWN_GRACE_MS / 1000} s for:\n${pending}Exiting without waiting. ${WHAT_TO_DO}.\n`
+		? `settle: still waiting after ${SHUTDOWN_GRACE_MS / 1000} s for:\n${pending}Exiting without waiting. ${whatToDo(pending)}.\n`
 		: `settle: the session did not stop within ${SHUTDOWN_GRACE_MS / 1000} s; exiting without waiting.\n`;
 }
 

@@ -10,13 +10,22 @@ import { basename } from "node:path";
  * line the loader's wrapper shifts it.
  */
 export function thrownAt(stack: string | undefined, file: string): string | undefined {
+	const position = thrownAtPosition(stack, file);
+	return position ? `${basename(file)}:${position.line}` : undefined;
+}
+
+/** Line and column (1-based) of the first stack frame in `file` (absolute path), as the stack gives them. */
+export function thrownAtPosition(
+	stack: string | undefined,
+	file: string,
+): { line: number; column: number } | undefined {
 	if (stack === undefined || !file.startsWith("/")) return undefined;
 	for (const frame of stack.split("\n")) {
 		const line = frame.replace("file://", "");
 		const at = line.indexOf(`${file}:`);
 		if (at < 0) continue;
-		const position = /^:(\d+):\d+/.exec(line.slice(at + file.length));
-		if (position) return `${basename(file)}:${position[1]}`;
+		const position = /^:(\d+):(\d+)/.exec(line.slice(at + file.length));
+		if (position) return { line: Number(position[1]), column: Number(position[2]) };
 	}
 	return undefined;
 }

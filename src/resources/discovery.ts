@@ -176,14 +176,30 @@ export function collectMarkdownFiles(dir: string, recursive: boolean): string[] 
 	return files;
 }
 
+/** An entry a folder's `package.json` extensions list names that the folder does not have. */
+export interface MissingExtensionEntry {
+	/** The folder's `package.json`. */
+	manifest: string;
+	/** The list naming it: `settle` or `pi`. */
+	key: string;
+	/** The entry as written there. */
+	entry: string;
+}
+
 /**
  * The entry modules a folder declares: `package.json` `settle.extensions` (else `pi.extensions`)
- * entries that exist, else `index.ts`, else `index.js`; null when none.
+ * entries that exist, else `index.ts`, else `index.js`; null when none. The entries named but
+ * missing are added to `missing` (pi drops them without a word).
  */
-export function resolveExtensionEntries(dir: string): string[] | null {
-	const manifest = readExtensionManifest(join(dir, "package.json"));
-	if (manifest && manifest.length > 0) {
-		const entries = manifest.map((entry) => resolve(dir, entry)).filter((entry) => existsSync(entry));
+export function resolveExtensionEntries(dir: string, missing?: MissingExtensionEntry[]): string[] | null {
+	const manifestPath = join(dir, "package.json");
+	const manifest = readExtensionManifest(manifestPath);
+	if (manifest && manifest.entries.length > 0) {
+		const entries = manifest.entries.map((entry) => resolve(dir, entry)).filter((entry) => existsSync(entry));
+		for (const entry of manifest.entries) {
+			if (!/^[!+-]|[*?]/.test(entry) && !existsSync(resolve(dir, entry)))
+				missing?.push({ manifest: manifestPath, key: manifest.key, entry });
+		}
 		if (entries.length > 0) return entries;
 	}
 	for (const index of ["index.ts", "index.js"]) {
@@ -197,9 +213,9 @@ export function resolveExtensionEntries(dir: string): string[] | null {
  * Extension modules in an extensions folder: the folder's own entries when it declares some;
  * otherwise its `.ts` / `.js` files and the entries of each sub-folder (one level, as pi).
  */
-export function collectExtensionEntries(dir: string): string[] {
+export function collectExtensionEntries(dir: string, missing?: MissingExtensionEntry[]): string[] {
 	if (!isDirectory(dir)) return [];
-	const own = resolveExtensionEntries(dir);
+	const own = resolveExtensionEntries(dir, missing);
 	if (own) return own;
 	const ig = loadIgnore()();
 	addIgnoreRules(ig, dir, dir);
@@ -207,12 +223,12 @@ export function collectExtensionEntries(dir: string): string[] {
 	for (const entry of listEntries(dir)) {
 		if (isIgnored(ig, dir, entry)) continue;
 		if (entry.isFile && (entry.name.endsWith(".ts") || entry.name.endsWith(".js"))) entries.push(entry.path);
-		else if (entry.isDir) entries.push(...(resolveExtensionEntries(entry.path) ?? []));
+		else if (entry.isDir) entries.push(...(resolveExtensionEntries(entry.path, missing) ?? []));
 	}
 	return entries;
 }
 
-function readExtensionManifest(packageJsonPath: string): string[] | null {
+function readExtensionManifest(packageJsonPath: string): { key: string; entries: string[] } | null {
 	if (!isFile(packageJsonPath)) return null;
 	try {
 		const pkg = JSON.parse(readFileSync(packageJsonPath, "utf-8")) as Record<
@@ -222,7 +238,7 @@ function readExtensionManifest(packageJsonPath: string): string[] | null {
 		for (const key of ["settle", "pi"]) {
 			const extensions = pkg[key]?.extensions;
 			if (Array.isArray(extensions) && extensions.length > 0) {
-				return extensions.filter((entry): entry is string => typeof entry === "string");
+				return { key, entries: extensions.filter((entry): entry is string => typeof entry === "string") };
 			}
 		}
 	} catch {

@@ -13,15 +13,21 @@
  * in `skipped` with a diagnostic saying how to trust it, and their code is never read or run.
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { createRequire } from "node:module";
+import { createRequire, SourceMap } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage, SettleError } from "../errors.js";
 import { whileLoading } from "../extensions/loading-now.js";
+import { thrownAtPosition } from "../extensions/thrown-at.js";
 import { resolveProjectConfigDir } from "../settings/paths.js";
 import { howToTrustProject } from "../settings/trust.js";
-import { collectExtensionEntries, isDirectory, isFile, resolveExtensionEntries } from "./discovery.js";
+import {
+	collectExtensionEntries,
+	isDirectory,
+	isFile,
+	type MissingExtensionEntry,
+} from "./discovery.js";
 import { beginExtensionLoadPass } from "./fresh-imports.js";
 import { defaultSourceInfoForPath } from "./source-info.js";
 import type { ExtensionFactory, ExtensionSource, LoadExtensionsResult, SourceInfo } from "./types.js";
@@ -49,7 +55,8 @@ export interface LoadExtensionsOptions {
 
 /**
  * The modules found in a folder or file path (a file is itself; a folder per pi's rules); [] when the
- * path does not exist.
+ * path does not exist. Entries a folder's `package.json` names but does not have are added to
+ * `missing`.
  *
  * @example
  * ```ts
@@ -58,10 +65,10 @@ export interface LoadExtensionsOptions {
  * const paths = extensionEntriesAt(join(cwd, ".settle/extensions")); // absolute module paths, or []
  * ```
  */
-export function extensionEntriesAt(path: string): string[] {
+export function extensionEntriesAt(path: string, missing?: MissingExtensionEntry[]): string[] {
 	if (!existsSync(path)) return [];
 	if (!isDirectory(path)) return [path];
-	return resolveExtensionEntries(path) ?? collectExtensionEntries(path);
+	return collectExtensionEntries(path, missing);
 }
 
 let cachedAliases: Record<string, string> | undefined;
@@ -338,7 +345,7 @@ export async function loadExtensions(
 			const message = errorMessage(error);
 			const text = message.startsWith("Extension does not export")
 				? message
-				: `Failed to load extension: ${withInstallHint(firstLines(message, 4))}${typeScriptInJavaScriptHint(importer(), candidate.path, message)}`;
+				: `Failed to load extension: ${withInstallHint(firstLines(message, 4))}${typeScriptInJavaScriptHint(importer(), candidate.path, message)}${importThrownAtText(error, candidate.path)}`;
 			result.errors.push({ path: candidate.path, error: text });
 			result.diagnostics.push({ type: "error", message: `${text} (${candidate.path})`, path: candidate.path });
 		}
@@ -354,6 +361,53 @@ export async function loadExtensions(
 		});
 	});
 	return result;
+}
+
+/**
+ * ` (thrown at file.ts:line)` for a module that threw while it was imported, its line in the
+ * extension's own file (the first frame there, as for a factory), or "" when the stack never
+ * passes through that file or the message names the place already (a parser's error). jiti runs
+ * TypeScript and ES-module syntax transpiled, and the transpiler can move code down (comments
+ * above the imports: pi's modal-editor.ts threw at line 32 for its line 28), so such a line is
+ * mapped back through the transpiler's source map; none is given when that fails.
+ */
+function importThrownAtText(error: unknown, path: string): string {
+	if (!(error instanceof Error) || error.message.includes(`${path}:`)) return "";
+	const at = thrownAtPosition(error.stack, path);
+	if (!at) return "";
+	const line = transpiledByJiti(path) ? sourceLine(path, at) : at.line;
+	return line === undefined ? "" : ` (thrown at ${basename(path)}:${line})`;
+}
+
+/**
+ * Whether jiti imports `path` transpiled: TypeScript, and a `.js` file outside a `"type": "module"`
+ * package holding ES-module syntax (CommonJS is required as it is; `.mjs` and type-module `.js` are
+ * imported natively).
+ */
+function transpiledByJiti(path: string): boolean {
+	if (/\.[cm]?tsx?$/.test(path)) return true;
+	return path.endsWith(".js") && !isCommonJsFile(path) && nearestPackageType(dirname(path)) !== "module";
+}
+
+/**
+ * The line of `path`'s source that jiti's output has at `at`, through a source map of the same
+ * transform. Undefined on the output's first line, where the loader's wrapper shifts the column
+ * the map needs, and when no mapping is found.
+ */
+function sourceLine(path: string, at: { line: number; column: number }): number | undefined {
+	if (at.line === 1) return undefined;
+	try {
+		const source = readFileSync(path, "utf8");
+		const mapper = createJiti(import.meta.url, { fsCache: false, moduleCache: false, sourceMaps: true });
+		const output = mapper.transform({ source, filename: path, ts: /\.[cm]?tsx?$/.test(path), async: true });
+		const inline = /\/\/# sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,(\S+)/.exec(output)?.[1];
+		if (!inline) return undefined;
+		const map = new SourceMap(JSON.parse(Buffer.from(inline, "base64").toString("utf8")));
+		const entry = map.findEntry(at.line - 1, at.column - 1) as { originalLine?: number };
+		return entry.originalLine === undefined ? undefined : entry.originalLine + 1;
+	} catch {
+		return undefined;
+	}
 }
 
 /**

@@ -22,7 +22,14 @@ import type { Settings } from "../settings/schema.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { shellWord } from "../shell-word.js";
 import { loadProjectContextFiles } from "./context-files.js";
-import { collectSkillFiles, isDirectory, isFile, promptFilesAt, skillFilesAt } from "./discovery.js";
+import {
+	collectSkillFiles,
+	isDirectory,
+	isFile,
+	type MissingExtensionEntry,
+	promptFilesAt,
+	skillFilesAt,
+} from "./discovery.js";
 import { type ExtensionCandidate, extensionEntriesAt, loadExtensions } from "./extensions.js";
 import { applyFilters, isEnabledByFilters, isFilterEntry } from "./filters.js";
 import {
@@ -339,11 +346,14 @@ export class DefaultResourceLoader implements ResourceLoader {
 		// when an explicit path names it; other explicit paths are `cli`.
 		const packaged = this.packagedFiles(layers, projectDir);
 		settingsExtensionDiagnostics.push(...packaged.diagnostics);
+		// Entries a plain folder's package.json names but does not have: errors, as for a package.
+		const missingEntries: MissingEntryFound[] = [];
 		const discoveredExtensions = this.registry(
 			"extensions",
 			layers,
 			o.noExtensions ? [] : settingsExtensionDiagnostics,
 			packaged.files,
+			o.noExtensions ? [] : missingEntries,
 		);
 		const extensionSourceInfos = new Map<string, Omit<SourceInfo, "path">>();
 		for (const found of discoveredExtensions.values()) extensionSourceInfos.set(found.path, toSourceInfo(found));
@@ -353,8 +363,10 @@ export class DefaultResourceLoader implements ResourceLoader {
 				missingExtensionPaths.push({ type: "error", message: `Extension path does not exist: ${entry}`, path });
 				continue;
 			}
-			const files = extensionEntriesAt(path);
-			if (files.length === 0) {
+			const missing: MissingExtensionEntry[] = [];
+			const files = extensionEntriesAt(path, missing);
+			missingEntries.push(...missing);
+			if (files.length === 0 && missing.length === 0) {
 				// Asked for by name, so an empty folder is an error, not silence.
 				missingExtensionPaths.push({
 					type: "error",
@@ -392,7 +404,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 			extensions.errors.push({ path: missing.path!, error: missing.message });
 			extensions.diagnostics.push(missing);
 		}
-		extensions.diagnostics.push(...settingsExtensionDiagnostics);
+		extensions.diagnostics.push(...settingsExtensionDiagnostics, ...missingEntryDiagnostics(missingEntries));
 		if (o.extensionsOverride) {
 			extensions = o.extensionsOverride(extensions);
 			// As pi: source info is settled after the override, by path (what it added gets pi's default rule).
@@ -538,6 +550,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 		layers: Layer[],
 		diagnostics: ResourceDiagnostic[],
 		packages: PackagedFile[],
+		missingEntries: MissingEntryFound[] = [],
 	): Map<string, Registered> {
 		const registered = new Map<string, Registered>();
 		// pi registers package files first: a package's filter decides for a file before any settings entry does.
@@ -548,6 +561,11 @@ export class DefaultResourceLoader implements ResourceLoader {
 		const register = (path: string, layer: Layer, source: "local" | "auto", enabled: boolean) => {
 			const baseDir = source === "auto" ? layer.baseDir : undefined;
 			if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, baseDir, enabled });
+		};
+		// An untrusted project's extensions are never imported: their folders' mistakes do not stop start-up.
+		const reportMissing = (layer: Layer, missing: MissingExtensionEntry[], settingsPath?: string) => {
+			if (layer.scope === "project" && !this.isProjectTrusted()) return;
+			for (const found of missing) missingEntries.push({ ...found, ...(settingsPath ? { settingsPath } : {}) });
 		};
 		for (const layer of layers) {
 			const entries = (layer.settings[kind] ?? []) as string[];
@@ -563,14 +581,18 @@ export class DefaultResourceLoader implements ResourceLoader {
 					});
 					continue;
 				}
-				fromSettings.push(...filesAt(kind, path, true));
+				const missing: MissingExtensionEntry[] = [];
+				fromSettings.push(...filesAt(kind, path, true, missing));
+				reportMissing(layer, missing, layer.settingsPath);
 			}
 			const enabled = new Set(applyFilters(fromSettings, entries, layer.baseDir));
 			for (const path of fromSettings) register(path, layer, "local", enabled.has(path));
 		}
 		for (const layer of layers) {
 			const entries = (layer.settings[kind] ?? []) as string[];
-			const auto = filesAt(kind, join(layer.baseDir, kind), false);
+			const missing: MissingExtensionEntry[] = [];
+			const auto = filesAt(kind, join(layer.baseDir, kind), false, missing);
+			reportMissing(layer, missing);
 			if (kind === "skills")
 				auto.push(...this.agentsSkillDirs(layer.scope).flatMap((dir) => collectSkillFiles(dir, "agents")));
 			for (const path of auto) register(path, layer, "auto", isEnabledByFilters(path, entries, layer.baseDir));
@@ -760,13 +782,38 @@ export class DefaultResourceLoader implements ResourceLoader {
 	}
 }
 
-function filesAt(kind: ResourceKind, path: string, fromSettings: boolean): string[] {
-	if (kind === "extensions") return extensionEntriesAt(path);
+function filesAt(kind: ResourceKind, path: string, fromSettings: boolean, missing?: MissingExtensionEntry[]): string[] {
+	if (kind === "extensions") return extensionEntriesAt(path, missing);
 	if (kind === "skills") return skillFilesAt(path);
 	return promptFilesAt(path, fromSettings);
 }
 
 type Registered = Found & { enabled: boolean };
+
+/** A missing extension entry, with the settings file whose `extensions` entry reached the folder, if one did. */
+type MissingEntryFound = MissingExtensionEntry & { settingsPath?: string };
+
+/**
+ * One error per entry a plain extension folder's `package.json` names but does not have (pi drops
+ * it without a word; a package with the same mistake stops start-up too), once however many ways
+ * reach the folder.
+ */
+function missingEntryDiagnostics(missing: readonly MissingEntryFound[]): ResourceDiagnostic[] {
+	const seen = new Set<string>();
+	const diagnostics: ResourceDiagnostic[] = [];
+	for (const { manifest, key, entry, settingsPath } of missing) {
+		const id = `${manifest}\0${entry}`;
+		if (seen.has(id)) continue;
+		seen.add(id);
+		const folder = dirname(manifest);
+		diagnostics.push({
+			type: "error",
+			message: `Extension folder ${folder}${settingsPath ? ` (in ${settingsPath})` : ""} names the extension ${entry} in its package.json, but the folder has no such file: the extension is not loaded. Its "${key}" extensions list must name a file in the folder (fix the entry, or build the file).`,
+			path: manifest,
+		});
+	}
+	return diagnostics;
+}
 
 /** A file a `packages` entry brings, before precedence is decided. */
 interface PackagedFile {

@@ -252,8 +252,14 @@ describe("every published example", () => {
 		});
 		expect(failures.sort()).toEqual([
 			// CustomEditor is a terminal UI class: not provided without a terminal UI.
-			["modal-editor.ts", "Failed to load extension: Class extends value undefined is not a constructor or null"],
-			["rainbow-editor.ts", "Failed to load extension: Class extends value undefined is not a constructor or null"],
+			[
+				"modal-editor.ts",
+				"Failed to load extension: Class extends value undefined is not a constructor or null (thrown at modal-editor.ts:28)",
+			],
+			[
+				"rainbow-editor.ts",
+				"Failed to load extension: Class extends value undefined is not a constructor or null (thrown at rainbow-editor.ts:44)",
+			],
 			[
 				"sandbox/index.ts",
 				"Failed to load extension: Cannot find module '@anthropic-ai/sandbox-runtime'. Install it where the extension can find it: npm install @anthropic-ai/sandbox-runtime in the extension's folder or a folder above it.",

@@ -6097,8 +6097,8 @@ export const MUTANTS: Mutant[] = [
 		description: "tool calls ignoring abort not named",
 		edits: [
 			{
-				find: "return describeRunningTools(runtime) + describePendingHandlers(runtime);",
-				replace: "return describePendingHandlers(runtime);",
+				find: "return describeRunningTools(runtime) + describePendingHandlers(runtime) + extensionsLoadingNow();",
+				replace: "return describePendingHandlers(runtime) + extensionsLoadingNow();",
 			},
 		],
 		tests: ["test/cli/stuck-extension.test.ts"],
@@ -11404,7 +11404,7 @@ export const MUTANTS: Mutant[] = [
 		id: "CY06",
 		file: "src/extensions/thrown-at.ts",
 		description: "the place an extension threw from names the column instead of the line",
-		edits: [{ find: "/^:(\\d+):\\d+/", replace: "/^:\\d+:(\\d+)/" }],
+		edits: [{ find: "position.line}`", replace: "position.column}`" }],
 		tests: ["test/cli/extension-error-lines.test.ts"],
 	},
 	{
@@ -21017,6 +21017,119 @@ export const MUTANTS: Mutant[] = [
 			"a fresh lock naming no owner is taken for no lock: the list shows the session free, then resuming it is refused",
 		edits: [{ find: "if (!owner) return {};", replace: "if (!owner) return undefined;" }],
 		tests: ["test/cli/session-in-use.test.ts"],
+	},
+	{
+		id: "LN01",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a plain extension folder whose package.json names a file it does not have drops that extension without a word again, as pi (pi-provider-qoder#21 in a folder)",
+		edits: [
+			{
+				find: "extensions.diagnostics.push(...settingsExtensionDiagnostics, ...missingEntryDiagnostics(missingEntries));",
+				replace: "extensions.diagnostics.push(...settingsExtensionDiagnostics);",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LN02",
+		file: "src/resources/discovery.ts",
+		description:
+			"a sub-folder of an extensions folder naming a missing entry in its package.json is not reported (only a folder given or listed is)",
+		edits: [
+			{
+				find: "entries.push(...(resolveExtensionEntries(entry.path, missing) ?? []));",
+				replace: "entries.push(...(resolveExtensionEntries(entry.path) ?? []));",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LN03",
+		file: "src/resources/extensions.ts",
+		description:
+			"a module that throws while it is imported gets no (thrown at <file>:<line>) again, unlike a throwing factory",
+		edits: [
+			{
+				find: "function importThrownAtText(error: unknown, path: string): string {\n",
+				replace: 'function importThrownAtText(error: unknown, path: string): string {\n\treturn "";\n',
+			},
+		],
+		tests: ["test/cli/extension-error-lines.test.ts", "test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LN04",
+		file: "src/resources/extensions.ts",
+		description:
+			"a transpiled module's import-time throw names the transpiled code's line, not the source's (pi's modal-editor.ts: 32 for 28)",
+		edits: [
+			{
+				find: "const line = transpiledByJiti(path) ? sourceLine(path, at) : at.line;",
+				replace: "const line = at.line;",
+			},
+		],
+		tests: ["test/cli/extension-error-lines.test.ts"],
+	},
+	{
+		id: "LN05",
+		file: "src/cli/termination.ts",
+		description:
+			"what the session waits on leaves out the extension a /reload is loading: Ctrl+C and the stall name only handlers (Fusion#3579 on /reload)",
+		edits: [
+			{
+				find: "return describeRunningTools(runtime) + describePendingHandlers(runtime) + extensionsLoadingNow();",
+				replace: "return describeRunningTools(runtime) + describePendingHandlers(runtime);",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LN06",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i: Ctrl+C during a /reload stuck on an extension's load says nothing: the abort resolves at once and cancels the notice naming it",
+		edits: [{ find: "\t\t\t\tif (extensionsLoadingNow()) return;\n", replace: "" }],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LN07",
+		file: "src/cli/termination.ts",
+		description:
+			"a signal's grace message for a /reload stuck on an extension's load tells the author to fix a handler, not the extension's module or factory",
+		edits: [
+			{
+				find: "if (!loading || !pending.endsWith(loading)) return WHAT_TO_DO;",
+				replace: "return WHAT_TO_DO;",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LN08",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"an untrusted project's extension folder naming a missing entry stops start-up, though its extensions are never read",
+		edits: [
+			{
+				after: "const reportMissing = ",
+				find: '\t\t\tif (layer.scope === "project" && !this.isProjectTrusted()) return;\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "LN09",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i: after a /reload whose stalled load was named on Ctrl+C finishes, the next Ctrl+C (a shell command running) ends settle instead of cancelling",
+		edits: [
+			{
+				find: "\t\t\t\tcommandRunning = false;\n\t\t\t\tabortStalled = false;\n",
+				replace: "\t\t\t\tcommandRunning = false;\n",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
 	},
 ];
 

@@ -18,6 +18,9 @@
  * opencode#34742, opencode#31575, opencode#49458 (opencode's plugins): a plugin whose module threw
  * at import (a top-level `readFileSync` of an asset the package did not ship), one exporting a
  * constant beside its function, and one under `C:/Program Files/…` were each dropped without a word.
+ *
+ * pi-provider-qoder#21 again, in a plain extension folder (not an installed package): its
+ * `package.json` naming a file the folder does not have dropped the extension without a word.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -234,6 +237,70 @@ describe("pi-provider-qoder#21, pi-intercom#3: a package's manifest and what it 
 	});
 });
 
+describe("pi-provider-qoder#21 in a plain folder: a manifest naming a file the folder does not have", () => {
+	it("pi-provider-qoder#21: a folder in the extensions folder, one listed in settings and one given with -e whose package.json names a missing entry each stop settle -p with an error naming the folder and the entry; fixed, they load", () => {
+		const extensions = join(cli.agentDir, "extensions");
+		const local = join(extensions, "qoder-local");
+		const listed = join(cli.dir, "listed-ext");
+		const DIST =
+			'export default function (pi) {\n\tpi.on("session_start", (_event, ctx) => ctx.ui.notify("NAME loaded"));\n}\n';
+		writeTree(local, {
+			"package.json": '{ "name": "qoder-local", "pi": { "extensions": ["./src/index.ts"] } }',
+			"dist/index.js": DIST.replace("NAME", "qoder"),
+		});
+		writeTree(listed, {
+			"package.json": '{ "name": "listed", "settle": { "extensions": ["./dist/main.js", "./lib/extra.js"] } }',
+			"dist/main.js": DIST.replace("NAME", "listed"),
+		});
+		const settings = join(cli.agentDir, "settings.json");
+		writeTree(cli.agentDir, { "settings.json": JSON.stringify({ extensions: [listed] }) });
+		const missing = (folder: string, entry: string, key: string, where = "") =>
+			`Error: Extension folder ${folder}${where} names the extension ${entry} in its package.json, but the folder has no such file: the extension is not loaded. Its "${key}" extensions list must name a file in the folder (fix the entry, or build the file).`;
+
+		const broken = cli.settle(["--faux", "--no-session", "-p", "hi"]);
+		expect(broken).toMatchObject({ code: 1, stdout: "" });
+		expect(broken.stderr).toContain(
+			`${missing(local, "./src/index.ts", "pi")} Fix or remove it, or run with --no-extensions (only -e extensions load then).\n`,
+		);
+		expect(broken.stderr).toContain(missing(listed, "./lib/extra.js", "settle", ` (in ${settings})`));
+		expect(broken.stderr).not.toContain("./dist/main.js");
+
+		const given = cli.settle(["--faux", "--no-session", "--no-extensions", "-e", local, "-p", "hi"]);
+		expect(given).toMatchObject({ code: 1, stdout: "" });
+		expect(given.stderr).toBe(`${missing(local, "./src/index.ts", "pi")} Fix it, or run without -e ${local}.\n`);
+
+		for (const [folder, from, to] of [
+			[local, "./src/index.ts", "./dist/index.js"],
+			[listed, ', "./lib/extra.js"', ""],
+		] as const) {
+			const manifest = join(folder, "package.json");
+			writeFileSync(manifest, readFileSync(manifest, "utf8").replace(from, to));
+		}
+		const fixed = cli.settle(["--faux", "--no-session", "-p", "hi"]);
+		expect(fixed).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(fixed.stderr).toContain("qoder loaded");
+		expect(fixed.stderr).toContain("listed loaded");
+	});
+});
+
+describe("pi-provider-qoder#21 in an untrusted project's extensions folder", () => {
+	it("pi-provider-qoder#21: the same mistake in an untrusted project's .pi/extensions does not stop settle -p (its extensions are never read); trusted with --approve, it does", () => {
+		const folder = join(cli.project, ".pi", "extensions", "qoder-project");
+		writeTree(folder, {
+			"package.json": '{ "name": "qoder-project", "pi": { "extensions": ["./src/index.ts"] } }',
+			"dist/index.js": "export default function (pi) {}\n",
+		});
+		const error = `Extension folder ${folder} names the extension ./src/index.ts in its package.json, but the folder has no such file`;
+		const untrusted = cli.settle(["--faux", "--no-session", "-p", "hi"]);
+		expect(untrusted).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(untrusted.stderr).not.toContain(error);
+
+		const trusted = cli.settle(["--faux", "--no-session", "--approve", "-p", "hi"]);
+		expect(trusted).toMatchObject({ code: 1, stdout: "" });
+		expect(trusted.stderr).toContain(error);
+	});
+});
+
 describe("opencode#34742, opencode#31575, opencode#49458: extensions dropped without a word", () => {
 	it("opencode#49458: an extension listed in settings under a folder with spaces and a non-ASCII name loads; opencode#34742, opencode#31575: a module throwing ENOENT at import and one without a default export stop settle -p, each error naming its file and cause", () => {
 		const plugin = join(cli.dir, "Program Files", "Clawd on Desk é", "hooks", "opencode-plugin");
@@ -262,7 +329,7 @@ export default function (pi: any) {
 		const failed = cli.settle(["--faux", "--no-session", "-e", asset, "-e", named, "-p", "hi"]);
 		expect(failed).toMatchObject({ code: 1, stdout: "" });
 		expect(failed.stderr).toContain(
-			`Failed to load extension: ENOENT: no such file or directory, open '${join(cli.dir, "assets", "prompt.md")}' (${asset}).`,
+			`Failed to load extension: ENOENT: no such file or directory, open '${join(cli.dir, "assets", "prompt.md")}' (thrown at asset-plugin.ts:3) (${asset}).`,
 		);
 		expect(failed.stderr).toContain(
 			`Extension does not export a valid factory function: ${named} (it gives an object with MyPlugin, VERSION, not a function). Make its default export the factory`,

@@ -4,11 +4,14 @@
  * takes, and so does Settle; what the user should get is the name of the extension it waits for
  * when they stop it (Ctrl+C, a supervisor's SIGTERM), or when nothing is left that could finish it.
  * Replayed with real `settle -p` child processes and extensions that wait on a socket they opened.
+ * The same stall during a `/reload` (the chat's, or an extension command's `ctx.reload()`) is named
+ * the same way, in `settle -i` and `settle -p`.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { signalSettleWhen, useCliProject } from "../cli/helpers.js";
+import { fileAppears, GATED_COMMAND, Repl } from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-ext-load-stall-");
 
@@ -57,6 +60,93 @@ describe("Fusion#3579: start-up waits on an extension that never finishes loadin
 		expect(run).toMatchObject({ code: 1, stdout: "" });
 		expect(run.stderr).toBe(
 			`settle: the run cannot go on: it waits for a promise that never settles, in\n  ${stuck} (its factory has not returned)\n${WHAT_TO_DO.slice(0, -1)}; settle exits.\n`,
+		);
+	});
+});
+
+describe("Fusion#3579 during /reload: the reload waits on an extension that never finishes loading", () => {
+	it("Fusion#3579: settle -i, Ctrl+C while /reload waits on an extension's factory: the chat names it and what to do; Ctrl+C again exits 130 naming it", async () => {
+		const bridge = join(cli.dir, "bridge-reload.ts");
+		writeFileSync(
+			bridge,
+			`${HANDSHAKE}import { existsSync } from "node:fs";\nexport default async function (pi: any) {\n\tif (existsSync("reloading")) await handshake();\n}\n`,
+		);
+		const chat = new Repl(["--faux", "--no-session", "-e", bridge], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		writeFileSync(join(cli.project, "reloading"), "");
+		const from = chat.mark();
+		chat.send("/reload");
+		await chat.until("Reloading extensions", from);
+		await new Promise<void>((connecting) => {
+			const check = () => (chat.stderr.includes("connecting to the bridge") ? connecting() : undefined);
+			chat.child.stderr.on("data", check);
+			check();
+		});
+		chat.child.kill("SIGINT");
+		await chat.until(
+			`Still not stopped 2 s after the abort; waiting for:\n  ${bridge} (its factory has not returned)\nAn extension's load is waited for as long as it takes; make its module and factory finish, or start without it. Press Ctrl+C again to end settle.\n`,
+			from,
+		);
+		chat.child.kill("SIGINT");
+		expect(await chat.exited).toBe(130);
+		expect(chat.stderr).toBe(
+			`connecting to the bridge\nsettle: still waiting after 2 s for:\n  ${bridge} (its factory has not returned)\nExiting without waiting. ${WHAT_TO_DO}\n`,
+		);
+	});
+
+	it("Fusion#3579: settle -i, once the load the notice named finishes, the reload ends and a later Ctrl+C cancels a shell command as usual instead of ending settle", async () => {
+		const slow = join(cli.dir, "slow-reload.ts");
+		writeFileSync(
+			slow,
+			`import { existsSync } from "node:fs";
+export default async function (pi: any) {
+	if (!existsSync("reloading")) return;
+	console.error("waiting for go");
+	await new Promise<void>((go) => { const poll = setInterval(() => existsSync("go") && (clearInterval(poll), go()), 10); });
+}
+`,
+		);
+		const chat = new Repl(["--faux", "--no-session", "-e", slow], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		writeFileSync(join(cli.project, "reloading"), "");
+		const from = chat.mark();
+		chat.send("/reload");
+		await new Promise<void>((waiting) => {
+			const check = () => (chat.stderr.includes("waiting for go") ? waiting() : undefined);
+			chat.child.stderr.on("data", check);
+			check();
+		});
+		chat.child.kill("SIGINT");
+		await chat.until(`waiting for:\n  ${slow} (its factory has not returned)\n`, from);
+		writeFileSync(join(cli.project, "go"), "");
+		await chat.idle(from, "Reloaded: 1 extension");
+
+		const shell = chat.mark();
+		chat.send(`!${GATED_COMMAND}`);
+		await fileAppears(cli.project, "started");
+		chat.child.kill("SIGINT");
+		await chat.idle(shell, "(cancelled)");
+		expect(await chat.end()).toBe(0);
+	});
+
+	it("Fusion#3579: settle -p, a command's ctx.reload() waiting on a module whose top-level await nothing can settle: the stall names the module and the command, exit 1", () => {
+		const stuck = join(cli.dir, "stuck-reload.ts");
+		writeFileSync(
+			stuck,
+			`import { existsSync, writeFileSync } from "node:fs";
+if (existsSync("reloading")) await new Promise(() => {});
+export default function (pi: any) {
+	pi.registerCommand("fresh", { handler: async (_args: string, ctx: any) => {
+		writeFileSync("reloading", "");
+		await ctx.reload();
+	} });
+}
+`,
+		);
+		const run = cli.settle(["--faux", "--no-session", "-e", stuck, "-p", "/fresh"]);
+		expect(run).toMatchObject({ code: 1, stdout: "" });
+		expect(run.stderr).toBe(
+			`settle: the run cannot go on: it waits for a promise that never settles, in\n  the /fresh command of ${stuck}\n  ${stuck} (its module is still being imported)\nMake the handler resolve (or reject) and watch ctx.signal; make a tool return (or throw) once its abort signal fires. ${WHAT_TO_DO.slice(0, -1)}; settle exits.\n`,
 		);
 	});
 });
