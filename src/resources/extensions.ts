@@ -22,12 +22,7 @@ import { whileLoading } from "../extensions/loading-now.js";
 import { thrownAtPosition } from "../extensions/thrown-at.js";
 import { resolveProjectConfigDir } from "../settings/paths.js";
 import { howToTrustProject } from "../settings/trust.js";
-import {
-	collectExtensionEntries,
-	isDirectory,
-	isFile,
-	type MissingExtensionEntry,
-} from "./discovery.js";
+import { collectExtensionEntries, isDirectory, isFile, type MissingExtensionEntry } from "./discovery.js";
 import { beginExtensionLoadPass } from "./fresh-imports.js";
 import { defaultSourceInfoForPath } from "./source-info.js";
 import type { ExtensionFactory, ExtensionSource, LoadExtensionsResult, SourceInfo } from "./types.js";
