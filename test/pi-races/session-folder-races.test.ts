@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
 import { bannerSessionFile, Repl, readEntries } from "../cli/interactive.helpers.js";
+import { assistant, user } from "../store/helpers.js";
 
 const cli = useCliProject("settle-pi-races-session-folder-");
 const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
@@ -34,26 +35,7 @@ function sessionLines(id: string, minute: number, texts: string[]): string[] {
 	for (const [index, text] of texts.entries()) {
 		const entryId = `${id.slice(-4)}${String(index).padStart(4, "0")}`;
 		const timestamp = Date.parse(at) + index;
-		const message =
-			index % 2 === 0
-				? { role: "user", content: text, timestamp }
-				: {
-						role: "assistant",
-						content: [{ type: "text", text }],
-						api: "faux",
-						provider: "faux",
-						model: "faux-1",
-						usage: {
-							input: 1,
-							output: 1,
-							cacheRead: 0,
-							cacheWrite: 0,
-							totalTokens: 2,
-							cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-						},
-						stopReason: "stop",
-						timestamp,
-					};
+		const message = index % 2 === 0 ? user(text, timestamp) : { ...assistant(text), timestamp };
 		lines.push(JSON.stringify({ type: "message", id: entryId, parentId, timestamp: at, message }));
 		parentId = entryId;
 	}
