@@ -19,21 +19,13 @@
  * at import (a top-level `readFileSync` of an asset the package did not ship), one exporting a
  * constant beside its function, and one under `C:/Program Files/…` were each dropped without a word.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
+import { writeTree } from "../settings/helpers.js";
 
 const cli = useCliProject("settle-pi-races-ext-load-errors-");
-
-/** Writes `files` (path relative to `root` → content), making folders. */
-function writeTree(root: string, files: Record<string, string>): void {
-	for (const [relative, content] of Object.entries(files)) {
-		const path = join(root, relative);
-		mkdirSync(join(path, ".."), { recursive: true });
-		writeFileSync(path, content);
-	}
-}
 
 const NOTIFY = (text: string) => `pi.on("session_start", (_event: any, ctx: any) => ctx.ui.notify(${text}));`;
 
