@@ -24,11 +24,12 @@
  * instead of the one last talked in, and `-r` listed it first. A time more than a day past the
  * clock cannot place a session: the lists put it last, and `-c` takes it only when it is alone.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
+import { sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-time-zones-");
 const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
@@ -38,12 +39,9 @@ function savedSession(prompt: string, tz = "UTC"): { id: string; file: string } 
 	const run = runSettle(["--faux", "--json", prompt], { cwd: cli.project, agentDir: cli.agentDir, env: { TZ: tz } });
 	expect(run.code).toBe(0);
 	const header = JSON.parse(run.stdout.split("\n")[0]!) as { type: string; id: string };
-	const folder = join(cli.agentDir, "sessions");
-	for (const project of readdirSync(folder)) {
-		const name = readdirSync(join(folder, project)).find((file) => file.includes(header.id));
-		if (name) return { id: header.id, file: join(folder, project, name) };
-	}
-	throw new Error(`no file for session ${header.id}`);
+	const file = sessionFilesUnder(cli.agentDir).find((path) => path.includes(header.id));
+	if (!file) throw new Error(`no file for session ${header.id}`);
+	return { id: header.id, file };
 }
 
 /** The `YYYY-MM-DD` a calendar in `timeZone` shows at `at`. */
