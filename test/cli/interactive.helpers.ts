@@ -153,6 +153,10 @@ export function messageEntry(file: string, role: string, text: string): TreeEntr
 	return found;
 }
 
+/** The question `settle -r` and `/resume` ask under their list of sessions. */
+export const RESUME_QUESTION =
+	"Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
+
 /** The question `/tree <id>` asks before leaving a branch. */
 export const TREE_QUESTION = "Choose 1-3 (empty to cancel): ";
 

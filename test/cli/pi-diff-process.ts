@@ -12,6 +12,7 @@ import { afterEach, beforeEach } from "vitest";
 import { type CliRun, cliCommand, ROOT, trackChild } from "./helpers.js";
 
 const PI_PEER = join(ROOT, "test/cli/pi-diff-peer.mjs");
+const PI_CLI = join(ROOT, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js");
 
 /** Folders of one comparison: the shared project, a HOME, and one agent dir per CLI. */
 export interface DiffDirs {
@@ -125,8 +126,25 @@ export function runPiCli(
 	args: string[],
 	options: { script?: string; input?: string; timeoutMs?: number } = {},
 ): Promise<CliRun> {
+	return runPi(PI_PEER, dirs, args, options);
+}
+
+/**
+ * pi 0.73.1's own `cli.js` (not the faux peer: its model catalogue and `piAgent`'s models.json) with
+ * `<args>`, offline, in the same clean environment: for what pi itself answers to a user's flags.
+ */
+export function runPiOwnCli(dirs: Pick<DiffDirs, "project" | "home" | "piAgent">, args: string[]): Promise<CliRun> {
+	return runPi(PI_CLI, dirs, args, {});
+}
+
+function runPi(
+	program: string,
+	dirs: Pick<DiffDirs, "project" | "home" | "piAgent">,
+	args: string[],
+	options: { script?: string; input?: string; timeoutMs?: number },
+): Promise<CliRun> {
 	return run(
-		[PI_PEER, ...args],
+		[program, ...args],
 		dirs.project,
 		cleanEnv(dirs.home, {
 			PI_CODING_AGENT_DIR: dirs.piAgent,

@@ -8,24 +8,11 @@ import { basename, dirname, join } from "node:path";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { savedSession } from "../pi-races/helpers.js";
 import { useCliProject } from "./helpers.js";
-import { bannerSessionFile, Repl, transcript } from "./interactive.helpers.js";
+import { bannerSessionFile, RESUME_QUESTION, Repl, transcript } from "./interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-resume-flag-");
-const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
-
-/** Runs `settle -p --faux <prompt>` (a saved session of the project); returns its id and file. */
-function savedSession(prompt: string): { id: string; file: string } {
-	const run = cli.settle(["--faux", "--json", prompt]);
-	expect(run.code).toBe(0);
-	const header = JSON.parse(run.stdout.split("\n")[0]!) as { type: string; id: string };
-	expect(header.type).toBe("session");
-	const folder = join(cli.agentDir, "sessions");
-	const [projectFolder] = readdirSync(folder);
-	const name = readdirSync(join(folder, projectFolder!)).find((file) => file.includes(header.id));
-	expect(name).toBeDefined();
-	return { id: header.id, file: join(folder, projectFolder!, name!) };
-}
 
 /**
  * An `-e` extension that appends each session_start / session_shutdown it sees (reason, session
@@ -53,10 +40,10 @@ function chat(...args: string[]): Repl {
 
 describe("settle -r / --resume (pi's start-up session picker, as a question)", () => {
 	it("lists this project's sessions newest first, numbered; a number resumes that one and the chat goes on in it", async () => {
-		const first = savedSession("the first session");
-		const second = savedSession("the second session");
+		const first = savedSession(cli, "the first session");
+		const second = savedSession(cli, "the second session");
 		const repl = chat("-r");
-		const listed = await repl.until(QUESTION);
+		const listed = await repl.until(RESUME_QUESTION);
 		expect(listed).toContain("Sessions of this project, newest first:\n");
 		const one = listed.indexOf(`  1. ${second.id}  `);
 		const two = listed.indexOf(`  2. ${first.id}  `);
@@ -79,9 +66,9 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 	});
 
 	it("the -r list's `N msgs` is the conversation's, as `Resumed … (N messages)`; SessionInfo.messageCount counts the system prompt's record, as pi 0.73.1's does on the same file", async () => {
-		const saved = savedSession("count these");
+		const saved = savedSession(cli, "count these");
 		const repl = chat("-r");
-		const listed = await repl.until(QUESTION);
+		const listed = await repl.until(RESUME_QUESTION);
 		// A prompt and its answer: two messages, not three (Settle's file also records the system prompt).
 		expect(listed).toMatch(new RegExp(`  1\\. ${saved.id}  [0-9-]+ [0-9:]+  2 msgs  count these\n`));
 		expect(await repl.say("1", "Resumed")).toContain(`Resumed ${saved.id} (2 messages): `);
@@ -95,13 +82,13 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 	});
 
 	it("--resume takes an id prefix; an answer matching none says so and asks again", async () => {
-		const first = savedSession("the first session");
-		savedSession("the second session");
+		const first = savedSession(cli, "the first session");
+		savedSession(cli, "the second session");
 		const repl = chat("--resume");
-		await repl.until(QUESTION);
+		await repl.until(RESUME_QUESTION);
 		const from = repl.mark();
 		repl.send("zzzz");
-		const refused = await repl.until(QUESTION, from);
+		const refused = await repl.until(RESUME_QUESTION, from);
 		expect(refused).toContain("Error: No session of this project has an id starting with zzzz");
 		// Ids are UUIDv7: sessions started close together share their first characters.
 		const resumed = await repl.say(first.id.slice(0, 24), "Resumed");
@@ -112,10 +99,10 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 	});
 
 	it("an empty answer keeps the new session: the saved ones keep their bytes", async () => {
-		const first = savedSession("the first session");
+		const first = savedSession(cli, "the first session");
 		const before = readFileSync(first.file, "utf8");
 		const repl = chat("-r");
-		await repl.until(QUESTION);
+		await repl.until(RESUME_QUESTION);
 		expect(await repl.say("", "Starting a new session.")).not.toContain("Resumed");
 		await repl.say("a fresh start", "a fresh start\n>");
 		expect(await repl.end()).toBe(0);
@@ -129,37 +116,39 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 		const repl = chat("-r");
 		const started = await repl.idle(0, "Starting a new session.");
 		expect(started).toContain("This project has no saved sessions yet.\n");
-		expect(started).not.toContain(QUESTION);
+		expect(started).not.toContain(RESUME_QUESTION);
 		await repl.say("hello", "hello\n>");
 		expect(await repl.end()).toBe(0);
 		expect(transcript(bannerSessionFile(repl.stdout))).toEqual(["user: hello", "assistant: hello"]);
 	});
 
 	it("answers piped all at once (read before the question is asked) answer it in order; the rest is the chat's", () => {
-		savedSession("the first session");
-		const second = savedSession("the second session");
+		savedSession(cli, "the first session");
+		const second = savedSession(cli, "the second session");
 		const run = cli.settle(["--faux", "-i", "-r"], "zzzz\n1\nhello\n");
 		expect(run.code).toBe(0);
-		expect(run.stdout).toContain(`${QUESTION}zzzz\nError: No session of this project has an id starting with zzzz`);
-		expect(run.stdout).toContain(`${QUESTION}1\nResumed ${second.id} (2 messages): ${second.file}\n`);
+		expect(run.stdout).toContain(
+			`${RESUME_QUESTION}zzzz\nError: No session of this project has an id starting with zzzz`,
+		);
+		expect(run.stdout).toContain(`${RESUME_QUESTION}1\nResumed ${second.id} (2 messages): ${second.file}\n`);
 		expect(transcript(second.file).slice(2)).toEqual(["user: hello", "assistant: hello"]);
 	});
 
 	it("end of input at the question: 'No session selected', exit 0, as pi's cancelled picker", async () => {
-		const first = savedSession("the first session");
+		const first = savedSession(cli, "the first session");
 		const before = readFileSync(first.file, "utf8");
 		const repl = chat("-r");
-		await repl.until(QUESTION);
+		await repl.until(RESUME_QUESTION);
 		expect(await repl.end()).toBe(0);
 		expect(repl.stdout).toContain("No session selected.\n");
 		expect(readFileSync(first.file, "utf8")).toBe(before);
 	});
 
 	it("-r picker: extensions start once, on the picked session, with reason startup; no discarded session", async () => {
-		const first = savedSession("the first session");
+		const first = savedSession(cli, "the first session");
 		const { extension, events } = lifecycleLog();
 		const repl = chat("-e", extension, "-r");
-		await repl.until(QUESTION);
+		await repl.until(RESUME_QUESTION);
 		// pi picks before the runtime exists: nothing has started yet.
 		expect(events()).toEqual([]);
 		await repl.say("1", "Resumed");
@@ -171,10 +160,10 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 	});
 
 	it("-r picker: an empty answer starts extensions once, on the new session", async () => {
-		const first = savedSession("the first session");
+		const first = savedSession(cli, "the first session");
 		const { extension, events } = lifecycleLog();
 		const repl = chat("-e", extension, "-r");
-		await repl.until(QUESTION);
+		await repl.until(RESUME_QUESTION);
 		expect(events()).toEqual([]);
 		await repl.say("", "Starting a new session.");
 		await repl.say("fresh", "fresh\n>");
@@ -185,10 +174,10 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 	});
 
 	it("-r picker: cancelled at the question, no extension started and no session file written", async () => {
-		const first = savedSession("the first session");
+		const first = savedSession(cli, "the first session");
 		const { extension, events } = lifecycleLog();
 		const repl = chat("-e", extension, "-r");
-		await repl.until(QUESTION);
+		await repl.until(RESUME_QUESTION);
 		expect(await repl.end()).toBe(0);
 		expect(repl.stdout).toContain("No session selected.\n");
 		expect(events()).toEqual([]);
@@ -196,19 +185,19 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 	});
 
 	it("-r picker: Ctrl+C at the question: 'No session selected', exit 0, no extension started", async () => {
-		const first = savedSession("the first session");
+		const first = savedSession(cli, "the first session");
 		const { extension, events } = lifecycleLog();
 		const repl = chat("-e", extension, "-r");
-		await repl.until(QUESTION);
+		await repl.until(RESUME_QUESTION);
 		repl.child.kill("SIGINT");
 		expect(await repl.exited).toBe(0);
-		expect(repl.stdout).toContain(`${QUESTION}\nNo session selected.\n`);
+		expect(repl.stdout).toContain(`${RESUME_QUESTION}\nNo session selected.\n`);
 		expect(events()).toEqual([]);
 		expect(readdirSync(dirname(first.file))).toEqual([basename(first.file)]);
 	});
 
 	it("with -p, --json or --rpc: exit 2 naming --session and -c (pi opens its full-screen picker); nothing runs", () => {
-		savedSession("the first session");
+		savedSession(cli, "the first session");
 		for (const args of [["-p", "hi"], ["--json", "hi"], ["--rpc"]]) {
 			const run = cli.settle(["--faux", "-r", ...args]);
 			expect(run.code).toBe(2);

@@ -118,6 +118,19 @@ const setModel = (id: string) => (peer: Peer) => async (session: ModelApi) => {
 	await session.setModel(fauxModel(peer, id));
 	return undefined;
 };
+/** Scopes the session to the faux models `entries` name, each with its thinking level when one is given. */
+const setScope =
+	(...entries: [id: string, thinkingLevel?: string][]) =>
+	(peer: Peer) =>
+	async (session: ModelApi) => {
+		(session as unknown as { setScopedModels(models: object[]): void }).setScopedModels(
+			entries.map(([id, thinkingLevel]) => ({
+				model: fauxModel(peer, id),
+				...(thinkingLevel ? { thinkingLevel } : {}),
+			})),
+		);
+		return undefined;
+	};
 const setLevel = (level: string) => async (session: ModelApi) => {
 	session.setThinkingLevel(level);
 	return undefined;
@@ -189,14 +202,8 @@ describe("parity: model and thinking-level changes (C.12)", () => {
 		expect(settle).toEqual(pi);
 	});
 	it("pi#9580, a deliberate difference: a scope of one model that is not the current one; pi 0.73.1 stays, Settle cycles to it", async () => {
-		const scope = (peer: Peer) => async (session: ModelApi) => {
-			(session as unknown as { setScopedModels(models: object[]): void }).setScopedModels([
-				{ model: fauxModel(peer, "faux-2") },
-			]);
-			return undefined;
-		};
 		const { pi, settle } = await bothPeers({ reasoningModel: true }, (peer) => [
-			["setScopedModels", scope(peer)],
+			["setScopedModels", setScope(["faux-2"])(peer)],
 			["cycleModel forward", cycle("forward")],
 			["cycleModel forward again", cycle("forward")],
 		]);
@@ -209,15 +216,8 @@ describe("parity: model and thinking-level changes (C.12)", () => {
 	});
 
 	it("cycleModel with scoped models cycles only those, applying each one's own thinking level (else keeping the current one)", async () => {
-		const scope = (peer: Peer) => async (session: ModelApi) => {
-			(session as unknown as { setScopedModels(models: object[]): void }).setScopedModels([
-				{ model: fauxModel(peer, "faux-2"), thinkingLevel: "minimal" },
-				{ model: fauxModel(peer, "faux-1") },
-			]);
-			return undefined;
-		};
 		const { pi, settle } = await bothPeers({ reasoningModel: true }, (peer) => [
-			["setScopedModels", scope(peer)],
+			["setScopedModels", setScope(["faux-2", "minimal"], ["faux-1"])(peer)],
 			["cycleModel forward", cycle("forward")],
 			["setThinkingLevel high", setLevel("high")],
 			["cycleModel forward again", cycle("forward")],

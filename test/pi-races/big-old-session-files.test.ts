@@ -16,11 +16,10 @@ import { emptyUsage } from "../../src/llm/types.js";
 import { getDefaultSessionDirPath } from "../../src/store/paths.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettle, useCliProject } from "../cli/helpers.js";
-import { Repl, readEntries, transcript } from "../cli/interactive.helpers.js";
+import { RESUME_QUESTION, Repl, readEntries, transcript } from "../cli/interactive.helpers.js";
 import { sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-big-old-files-");
-const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
 
 function settle(...args: string[]) {
 	return runSettle(["--faux", ...args], { cwd: cli.project, agentDir: cli.agentDir });
@@ -239,7 +238,9 @@ describe("opencode#5510: --continue took the session created last, not the one u
 		expect(transcript(fileB!)).toEqual(["user: second task", "assistant: second task"]);
 
 		const picker = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		expect(await picker.until(QUESTION)).toMatch(new RegExp(`  1\\. ${a}  .*first task\n  2\\. ${b}  .*second task\n`));
+		expect(await picker.until(RESUME_QUESTION)).toMatch(
+			new RegExp(`  1\\. ${a}  .*first task\n  2\\. ${b}  .*second task\n`),
+		);
 		picker.send("");
 		await picker.until(">");
 		expect(await picker.end()).toBe(0);
@@ -259,7 +260,7 @@ describe("codex#28139: one session file saved with a UTF-8 byte-order mark", () 
 		writeFileSync(file!, `\uFEFF${readFileSync(file!, "utf8")}`);
 
 		const picker = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		expect(await picker.until(QUESTION)).toMatch(
+		expect(await picker.until(RESUME_QUESTION)).toMatch(
 			new RegExp(`  1\\. ${id}  .*the edited session\n  2\\. ${other}  .*an older task\n`),
 		);
 		picker.send("");

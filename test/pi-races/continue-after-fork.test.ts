@@ -10,23 +10,16 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { runSettle, useCliProject } from "../cli/helpers.js";
-import { bannerSessionFile, Repl, transcript } from "../cli/interactive.helpers.js";
+import { useCliProject } from "../cli/helpers.js";
+import { bannerSessionFile, RESUME_QUESTION, Repl, transcript } from "../cli/interactive.helpers.js";
+import { savedSession } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-continue-after-fork-");
-const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
-
-/** `settle --faux --json <args> <prompt>` in the project: the session's id. */
-function savedSessionId(prompt: string, ...args: string[]): string {
-	const run = runSettle(["--faux", "--json", ...args, prompt], { cwd: cli.project, agentDir: cli.agentDir });
-	expect(run.code).toBe(0);
-	return (JSON.parse(run.stdout.split("\n")[0]!) as { id: string }).id;
-}
 
 describe("codex#39553: a session forked and left before any new message", () => {
 	it("codex#39553: /fork then quit: settle -r lists the fork first and settle -c continues the fork, not the original; the original keeps its bytes", async () => {
-		const originalId = savedSessionId("first question");
-		expect(savedSessionId("second question", "-c")).toBe(originalId);
+		const originalId = savedSession(cli, "first question").id;
+		expect(savedSession(cli, "second question", { args: ["-c"] }).id).toBe(originalId);
 
 		const chat = new Repl(["--faux", "-c"], { cwd: cli.project, agentDir: cli.agentDir });
 		const banner = await chat.idle(0);
@@ -39,13 +32,13 @@ describe("codex#39553: a session forked and left before any new message", () => 
 		const originalBytes = readFileSync(originalFile, "utf8");
 
 		const picker = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		const listed = await picker.until(QUESTION);
+		const listed = await picker.until(RESUME_QUESTION);
 		expect(listed).toMatch(new RegExp(`  1\\. ${forkId}  .*2 msgs  first question\n  2\\. ${originalId}  .*4 msgs`));
 		picker.send("");
 		await picker.until(">");
 		expect(await picker.end()).toBe(0);
 
-		expect(savedSessionId("second question, asked another way", "-c")).toBe(forkId);
+		expect(savedSession(cli, "second question, asked another way", { args: ["-c"] }).id).toBe(forkId);
 		expect(transcript(forkFile)).toEqual([
 			"user: first question",
 			"assistant: first question",

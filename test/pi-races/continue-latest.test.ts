@@ -11,39 +11,29 @@
  */
 import { readFileSync, utimesSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { runSettle, useCliProject } from "../cli/helpers.js";
-import { Repl, transcript } from "../cli/interactive.helpers.js";
-import { sessionFilesUnder } from "./helpers.js";
+import { useCliProject } from "../cli/helpers.js";
+import { RESUME_QUESTION, Repl, transcript } from "../cli/interactive.helpers.js";
+import { savedSession } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-continue-latest-");
-const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
-
-/** `settle --faux --json <args> <prompt>` in the project: the session's id and file. */
-function savedSession(prompt: string, ...args: string[]): { id: string; file: string } {
-	const run = runSettle(["--faux", "--json", ...args, prompt], { cwd: cli.project, agentDir: cli.agentDir });
-	expect(run.code).toBe(0);
-	const id = (JSON.parse(run.stdout.split("\n")[0]!) as { id: string }).id;
-	const [file] = sessionFilesUnder(cli.agentDir).filter((path) => path.endsWith(`_${id}.jsonl`));
-	return { id, file: file! };
-}
 
 describe("claude-code#79572: an old session file whose modification time was bumped without a new message", () => {
 	it("claude-code#79572: settle -r lists the session with the newest message first, and settle -c continues that one, not the file touched last; the touched file keeps its bytes", async () => {
-		const old = savedSession("older work");
-		const recent = savedSession("newer work");
+		const old = savedSession(cli, "older work");
+		const recent = savedSession(cli, "newer work");
 		const oldBytes = readFileSync(old.file, "utf8");
 		// A sync or backup tool rewrites the old file later: same bytes, a newer mtime.
 		const later = new Date(Date.now() + 60_000);
 		utimesSync(old.file, later, later);
 
 		const picker = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		const listed = await picker.until(QUESTION);
+		const listed = await picker.until(RESUME_QUESTION);
 		expect(listed).toMatch(new RegExp(`  1\\. ${recent.id}  .*newer work\n  2\\. ${old.id}  .*older work\n`));
 		picker.send("");
 		await picker.until(">");
 		expect(await picker.end()).toBe(0);
 
-		const continued = savedSession("carry on", "-c");
+		const continued = savedSession(cli, "carry on", { args: ["-c"] });
 		expect(continued.id).toBe(recent.id);
 		expect(transcript(recent.file)).toEqual([
 			"user: newer work",

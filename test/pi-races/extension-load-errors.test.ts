@@ -22,21 +22,13 @@
  * pi-provider-qoder#21 again, in a plain extension folder (not an installed package): its
  * `package.json` naming a file the folder does not have dropped the extension without a word.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
+import { writeTree } from "../settings/helpers.js";
 
 const cli = useCliProject("settle-pi-races-ext-load-errors-");
-
-/** Writes `files` (path relative to `root` → content), making folders. */
-function writeTree(root: string, files: Record<string, string>): void {
-	for (const [relative, content] of Object.entries(files)) {
-		const path = join(root, relative);
-		mkdirSync(join(path, ".."), { recursive: true });
-		writeFileSync(path, content);
-	}
-}
 
 const NOTIFY = (text: string) => `pi.on("session_start", (_event: any, ctx: any) => ctx.ui.notify(${text}));`;
 

@@ -244,6 +244,28 @@ export function sessionFilesUnder(agentDir: string): string[] {
 }
 
 /**
+ * Runs `settle --faux --json <args> <prompt>` in `cli`'s project (with `env` added), expects exit 0,
+ * and returns the session it wrote to (new, or continued with `-c`): its id and file.
+ */
+export function savedSession(
+	cli: CliProject,
+	prompt: string,
+	options: { args?: string[]; env?: Record<string, string> } = {},
+): { id: string; file: string } {
+	const run = runSettle(["--faux", "--json", ...(options.args ?? []), prompt], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+		env: options.env,
+	});
+	expect(run.code).toBe(0);
+	const header = JSON.parse(run.stdout.split("\n")[0]!) as { type: string; id: string };
+	expect(header.type).toBe("session");
+	const file = sessionFilesUnder(cli.agentDir).find((path) => path.endsWith(`_${header.id}.jsonl`));
+	if (!file) throw new Error(`no file for session ${header.id} under ${cli.agentDir}`);
+	return { id: header.id, file };
+}
+
+/**
  * Makes `file` (or a folder) write-protected for this process: mode 0444 (a folder 0555), and
  * for root (whom modes do not stop) the immutable attribute. Returns the undo, which must run before the folder can be removed.
  */

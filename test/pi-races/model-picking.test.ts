@@ -24,11 +24,11 @@
  * pi#9580: a scope of exactly one model that is not the current one: Ctrl+P said "Only one model in
  * scope" and stayed. What the user should see: the cycle goes to that model.
  */
-import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT, RpcClient, runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { runPiOwnCli } from "../cli/pi-diff-process.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
 
@@ -51,14 +51,7 @@ const NO_KEYS = {
 };
 
 function writeModels(ids: string[]): void {
-	mkdirSync(cli.agentDir, { recursive: true });
-	const local = {
-		baseUrl: `${server.url}/v1`,
-		api: "openai-completions",
-		apiKey: "local-key",
-		models: ids.map((id) => ({ id })),
-	};
-	writeFileSync(join(cli.agentDir, "models.json"), JSON.stringify({ providers: { local } }));
+	writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: ids.map((id) => ({ id })) });
 }
 
 function settle(args: string[], env: Record<string, string | undefined> = {}) {
@@ -66,29 +59,8 @@ function settle(args: string[], env: Record<string, string | undefined> = {}) {
 }
 
 /** pi 0.73.1's CLI on the same agent folder (offline, a clean environment). */
-function pi(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-	const cliPath = join(ROOT, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js");
-	const env = {
-		PATH: process.env.PATH ?? "/usr/bin:/bin",
-		HOME: cli.dir,
-		PI_CODING_AGENT_DIR: cli.agentDir,
-		PI_OFFLINE: "1",
-		PI_SKIP_VERSION_CHECK: "1",
-	};
-	const child = spawn(process.execPath, [cliPath, ...args], {
-		cwd: cli.project,
-		env,
-		stdio: ["ignore", "pipe", "pipe"],
-	});
-	let stdout = "";
-	let stderr = "";
-	child.stdout.on("data", (chunk) => {
-		stdout += String(chunk);
-	});
-	child.stderr.on("data", (chunk) => {
-		stderr += String(chunk);
-	});
-	return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+function pi(args: string[]) {
+	return runPiOwnCli({ project: cli.project, home: cli.dir, piAgent: cli.agentDir }, args);
 }
 
 /** The names a "Did you mean: a, b, … (n more)?" hint lists. */

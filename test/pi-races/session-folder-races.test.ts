@@ -21,10 +21,10 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
-import { bannerSessionFile, Repl, readEntries } from "../cli/interactive.helpers.js";
+import { bannerSessionFile, RESUME_QUESTION, Repl, readEntries } from "../cli/interactive.helpers.js";
+import { assistant, user } from "../store/helpers.js";
 
 const cli = useCliProject("settle-pi-races-session-folder-");
-const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
 
 /** The lines of a session of this project, as pi writes them: a header, then `texts` as user / assistant turns. */
 function sessionLines(id: string, minute: number, texts: string[]): string[] {
@@ -34,26 +34,7 @@ function sessionLines(id: string, minute: number, texts: string[]): string[] {
 	for (const [index, text] of texts.entries()) {
 		const entryId = `${id.slice(-4)}${String(index).padStart(4, "0")}`;
 		const timestamp = Date.parse(at) + index;
-		const message =
-			index % 2 === 0
-				? { role: "user", content: text, timestamp }
-				: {
-						role: "assistant",
-						content: [{ type: "text", text }],
-						api: "faux",
-						provider: "faux",
-						model: "faux-1",
-						usage: {
-							input: 1,
-							output: 1,
-							cacheRead: 0,
-							cacheWrite: 0,
-							totalTokens: 2,
-							cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-						},
-						stopReason: "stop",
-						timestamp,
-					};
+		const message = index % 2 === 0 ? user(text, timestamp) : { ...assistant(text), timestamp };
 		lines.push(JSON.stringify({ type: "message", id: entryId, parentId, timestamp: at, message }));
 		parentId = entryId;
 	}
@@ -81,12 +62,12 @@ describe("claude-code#87902, opencode#43133: --continue beside a live chat takes
 		// A second chat's -r lists it as in use; picked anyway: refused, asked again; Enter starts its own session.
 		const other = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
 		const id = JSON.parse(before.split("\n")[0]!).id as string;
-		expect(await other.until(QUESTION)).toMatch(
+		expect(await other.until(RESUME_QUESTION)).toMatch(
 			new RegExp(`  1\\. ${id}  .*  2 msgs  the person's question \\(in use by process ${person.child.pid}\\)\n`),
 		);
 		let from = other.mark();
 		other.send("1");
-		const picked = await other.until(QUESTION, from);
+		const picked = await other.until(RESUME_QUESTION, from);
 		expect(picked).toContain(holder);
 		expect(picked).toContain("so it was not resumed. Pick another, or press Enter for a new session.");
 		expect(picked).toContain(`run settle --fork ${file} (a fork only reads it)`);
@@ -140,7 +121,7 @@ describe("claude-code#87902, opencode#43133: --continue beside a live chat takes
 		expect(existsSync(`${file}.lock`)).toBe(true);
 
 		const picker = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		const listed = await picker.until(QUESTION);
+		const listed = await picker.until(RESUME_QUESTION);
 		expect(listed).toMatch(/ {2}1\. \S+ {2}.* {2}2 msgs {2}a question before the crash\n/);
 		const from = picker.mark();
 		picker.send("1");
@@ -165,7 +146,7 @@ describe("codex#24425: an entry written over a cut-off copy of itself, the sessi
 		writeFileSync(join(folder, `2026-01-01T00-03-00-000Z_${id}.jsonl`), `${glued.join("\n")}\n`);
 
 		const picker = new Repl(["--faux", "--session-dir", folder, "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		const listed = await picker.until(QUESTION);
+		const listed = await picker.until(RESUME_QUESTION);
 		expect(listed).toContain(`  1. ${id}  2026-01-01 00:03  4 msgs  the first question\n`);
 		const from = picker.mark();
 		picker.send("1");
@@ -199,7 +180,7 @@ describe("opencode#8825: one empty or cut session file made every session disapp
 		);
 
 		const picker = new Repl(["--faux", "--session-dir", folder, "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		const listed = await picker.until(QUESTION);
+		const listed = await picker.until(RESUME_QUESTION);
 		expect(listed).toContain(`  1. ${writing}  2026-01-01 00:02  3 msgs  beta question\n`);
 		expect(listed).toContain(`  2. ${older}  2026-01-01 00:01  2 msgs  alpha question\n`);
 		expect(listed).not.toContain("Error");

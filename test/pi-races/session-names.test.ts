@@ -12,10 +12,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
-import { bannerSessionFile, Repl, readEntries, transcript } from "../cli/interactive.helpers.js";
+import { bannerSessionFile, RESUME_QUESTION, Repl, readEntries, transcript } from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-session-names-");
-const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
 
 function chat(...args: string[]): Repl {
 	return new Repl(["--faux", ...args], { cwd: cli.project, agentDir: cli.agentDir });
@@ -38,7 +37,7 @@ describe("claude-code#29922, claude-code#23610: a session's name after compactio
 		const id = (JSON.parse(readFileSync(file, "utf8").split("\n")[0]!) as { id: string }).id;
 
 		const picker = chat("-r");
-		const listed = await picker.until(QUESTION);
+		const listed = await picker.until(RESUME_QUESTION);
 		expect(listed).toMatch(new RegExp(`  1\\. ${id}  .* msgs  parser rewrite: start the parser rewrite\n`));
 		expect(await picker.say("1", "Resumed")).toContain(`Resumed ${id} (`);
 		await picker.say("third step", "third step\n>");
@@ -47,7 +46,7 @@ describe("claude-code#29922, claude-code#23610: a session's name after compactio
 		expect(runSettle(["--faux", "-c", "-p", "fourth step"], { cwd: cli.project, agentDir: cli.agentDir }).code).toBe(0);
 
 		const again = chat("-r");
-		expect(await again.until(QUESTION)).toMatch(
+		expect(await again.until(RESUME_QUESTION)).toMatch(
 			new RegExp(`  1\\. ${id}  .* msgs  parser rewrite: start the parser rewrite\n`),
 		);
 		again.send("");

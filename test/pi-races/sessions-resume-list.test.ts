@@ -26,10 +26,9 @@ import { mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
-import { bannerSessionFile, Repl, readEntries, transcript } from "../cli/interactive.helpers.js";
+import { bannerSessionFile, RESUME_QUESTION, Repl, readEntries, transcript } from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-resume-list-");
-const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
 
 /** Every session file under `dir`, at any depth. */
 function sessionFiles(dir: string): string[] {
@@ -62,7 +61,7 @@ describe("pi#9463: -r in project B, a session of project A picked: the tools kee
 		const steps = join(cli.dir, "script.json");
 		writeFileSync(steps, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "pwd" } }] }, "here"]));
 		const chat = new Repl(["--faux-script", steps, "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		await chat.until(QUESTION);
+		await chat.until(RESUME_QUESTION);
 		expect(await chat.say(fileA!, "Resumed")).toContain(fileA!);
 		await chat.say("where do your commands run?", "here\n");
 		expect(await chat.end()).toBe(0);
@@ -106,7 +105,7 @@ describe("oh-my-pi#12581: -r lists none of the project's sessions, not even the 
 		expect(runningId).toBeDefined();
 
 		const picker = new Repl(["--faux", "--session-dir", folder, "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		const listed = await picker.until(QUESTION);
+		const listed = await picker.until(RESUME_QUESTION);
 		expect(listed).toContain("Sessions of this project, newest first:\n");
 		expect(listed).toMatch(
 			new RegExp(
@@ -138,7 +137,7 @@ describe("pi#320: --resume and /resume look in another folder than the one sessi
 		const elsewhereId = (JSON.parse(elsewhere.stdout.split("\n")[0]!) as { id: string }).id;
 
 		const chat = new Repl(["--faux", "--session-dir", folder, "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		const asked = await chat.until(QUESTION);
+		const asked = await chat.until(RESUME_QUESTION);
 		expect(asked).toMatch(new RegExp(`  1\\. ${keptId}  .*kept in the folder\n`));
 		expect(asked).not.toContain(elsewhereId);
 		await chat.say("", "Starting a new session.");
@@ -171,13 +170,13 @@ describe("every project's sessions: -r and /resume list only this project's, and
 		const [fileA] = sessionFiles(join(cli.agentDir, "sessions"));
 
 		const chat = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		const asked = await chat.until(QUESTION);
+		const asked = await chat.until(RESUME_QUESTION);
 		expect(asked).toContain(
 			"This project has no saved sessions yet.\nOther projects have 1 saved session: answer all to list them.\n",
 		);
 		const from = chat.mark();
 		chat.send("all");
-		const listed = await chat.until(QUESTION, from);
+		const listed = await chat.until(RESUME_QUESTION, from);
 		expect(listed).toMatch(
 			new RegExp(
 				`Sessions of every project, newest first:\n  1\\. ${idA}  .*from project A\n     in ${realpathSync(other)}\n`,
@@ -201,12 +200,12 @@ describe("every project's sessions: -r and /resume list only this project's, and
 		const idA = savedIn(other, "from project A");
 
 		const chat = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		const asked = await chat.until(QUESTION);
+		const asked = await chat.until(RESUME_QUESTION);
 		expect(asked).toContain(`  1. ${idB}  `);
 		expect(asked).not.toContain(idA);
 		const from = chat.mark();
 		chat.send("all");
-		const listed = await chat.until(QUESTION, from);
+		const listed = await chat.until(RESUME_QUESTION, from);
 		expect(listed).toMatch(
 			new RegExp(
 				`  1\\. ${idA}  .*\n     in ${realpathSync(other)}\n  2\\. ${idB}  .*\n     in ${realpathSync(cli.project)}\n`,
@@ -226,11 +225,11 @@ describe("every project's sessions: -r and /resume list only this project's, and
 		const inDefault = savedIn(other, "A in the default folder");
 
 		const chat = new Repl(["--faux", "--session-dir", folder, "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		const asked = await chat.until(QUESTION);
+		const asked = await chat.until(RESUME_QUESTION);
 		expect(asked).toContain("Other projects have 1 saved session: answer all to list them.\n");
 		const from = chat.mark();
 		chat.send("all");
-		const listed = await chat.until(QUESTION, from);
+		const listed = await chat.until(RESUME_QUESTION, from);
 		expect(listed).toMatch(
 			new RegExp(`  1\\. ${inFolder}  .*A in the shared folder\n     in ${realpathSync(other)}\n`),
 		);

@@ -24,27 +24,15 @@
  * instead of the one last talked in, and `-r` listed it first. A time more than a day past the
  * clock cannot place a session: the lists put it last, and `-c` takes it only when it is alone.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
-import { Repl } from "../cli/interactive.helpers.js";
+import { RESUME_QUESTION, Repl } from "../cli/interactive.helpers.js";
+import { savedSession } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-time-zones-");
-const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
-
-/** Runs `settle -p --faux --json <prompt>` in the project with `TZ=tz`; returns the session's id and file. */
-function savedSession(prompt: string, tz = "UTC"): { id: string; file: string } {
-	const run = runSettle(["--faux", "--json", prompt], { cwd: cli.project, agentDir: cli.agentDir, env: { TZ: tz } });
-	expect(run.code).toBe(0);
-	const header = JSON.parse(run.stdout.split("\n")[0]!) as { type: string; id: string };
-	const folder = join(cli.agentDir, "sessions");
-	for (const project of readdirSync(folder)) {
-		const name = readdirSync(join(folder, project)).find((file) => file.includes(header.id));
-		if (name) return { id: header.id, file: join(folder, project, name) };
-	}
-	throw new Error(`no file for session ${header.id}`);
-}
+const UTC = { env: { TZ: "UTC" } };
 
 /** The `YYYY-MM-DD` a calendar in `timeZone` shows at `at`. */
 function dateIn(timeZone: string, at: Date): string {
@@ -55,7 +43,7 @@ describe("pi#2814: the system prompt's date is the UTC date, a day off for hours
 	it("pi#2814: settle in UTC+14 and in UTC−12 (TZ=Etc/GMT-14, Etc/GMT+12) tells the model each zone's own date", () => {
 		for (const tz of ["Etc/GMT-14", "Etc/GMT+12"]) {
 			const before = dateIn(tz, new Date());
-			const { file } = savedSession("what day is it?", tz);
+			const { file } = savedSession(cli, "what day is it?", { env: { TZ: tz } });
 			const after = dateIn(tz, new Date());
 			const prompt = readFileSync(file, "utf8")
 				.split("\n")
@@ -84,7 +72,7 @@ function stampAll(file: string, at: Date): void {
 
 describe("plannotator-tui#71: a list shows the transcript's UTC time, hours off the user's clock", () => {
 	it("plannotator-tui#71: settle -r shows a session's last message at the local time of TZ (New York, Chatham's +13:45 across the date line, UTC−12)", async () => {
-		const { id, file } = savedSession("stamped at 11:20 UTC");
+		const { id, file } = savedSession(cli, "stamped at 11:20 UTC", UTC);
 		stampAll(file, new Date("2026-03-01T11:20:00.000Z"));
 		const expected: Record<string, string> = {
 			UTC: "2026-03-01 11:20",
@@ -94,7 +82,7 @@ describe("plannotator-tui#71: a list shows the transcript's UTC time, hours off 
 		};
 		for (const [tz, shown] of Object.entries(expected)) {
 			const chat = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir, env: { TZ: tz } });
-			const listed = await chat.until(QUESTION);
+			const listed = await chat.until(RESUME_QUESTION);
 			expect(listed, `TZ=${tz}`).toContain(`  1. ${id}  ${shown}  2 msgs  stamped at 11:20 UTC\n`);
 			expect(await chat.end()).toBe(0);
 		}
@@ -104,20 +92,20 @@ describe("plannotator-tui#71: a list shows the transcript's UTC time, hours off 
 describe("dam#1999: opening a session moves its list time to now", () => {
 	it("dam#1999: an older session opened with -r and left without a word keeps its time and its place; -c continues the newer one", async () => {
 		writeFileSync(join(cli.project, "AGENTS.md"), "Old rules.");
-		const older = savedSession("the older session");
+		const older = savedSession(cli, "the older session", UTC);
 		stampAll(older.file, new Date("2026-03-01T10:00:00.000Z"));
-		const newer = savedSession("the newer session");
+		const newer = savedSession(cli, "the newer session", UTC);
 		stampAll(newer.file, new Date("2026-03-01T11:00:00.000Z"));
 		// The context changed since: a resume has a new system prompt to record.
 		writeFileSync(join(cli.project, "AGENTS.md"), "New rules.");
 
 		const open = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir, env: { TZ: "UTC" } });
-		await open.until(QUESTION);
+		await open.until(RESUME_QUESTION);
 		expect(await open.say(older.id, "Resumed")).toContain(`Resumed ${older.id}`);
 		expect(await open.end()).toBe(0);
 
 		const list = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir, env: { TZ: "UTC" } });
-		const listed = await list.until(QUESTION);
+		const listed = await list.until(RESUME_QUESTION);
 		expect(await list.end()).toBe(0);
 		expect(listed).toContain(`  1. ${newer.id}  2026-03-01 11:00  2 msgs  the newer session\n`);
 		expect(listed).toContain(`  2. ${older.id}  2026-03-01 10:00  2 msgs  the older session\n`);
@@ -135,15 +123,15 @@ describe("dam#1999: opening a session moves its list time to now", () => {
 describe("deja-vu#880: a session stamped in the future supersedes every real one", () => {
 	it("deja-vu#880: with a session stamped a year ahead, -c continues the one talked in two hours ago and -r lists the future one last", async () => {
 		const now = Date.now();
-		const future = savedSession("written with the clock a year ahead");
+		const future = savedSession(cli, "written with the clock a year ahead", UTC);
 		stampAll(future.file, new Date(now + 365 * 24 * 3_600_000));
-		const real = savedSession("talked in two hours ago");
+		const real = savedSession(cli, "talked in two hours ago", UTC);
 		stampAll(real.file, new Date(now - 2 * 3_600_000));
-		const older = savedSession("talked in three days ago");
+		const older = savedSession(cli, "talked in three days ago", UTC);
 		stampAll(older.file, new Date(now - 3 * 24 * 3_600_000));
 
 		const chat = new Repl(["--faux", "-r"], { cwd: cli.project, agentDir: cli.agentDir });
-		const listed = await chat.until(QUESTION);
+		const listed = await chat.until(RESUME_QUESTION);
 		expect(await chat.end()).toBe(0);
 		const order = [...listed.matchAll(/^ {2}\d+\. (\S+) /gm)].map((match) => match[1]);
 		expect(order).toEqual([real.id, older.id, future.id]);
@@ -157,7 +145,7 @@ describe("deja-vu#880: a session stamped in the future supersedes every real one
 	});
 
 	it("deja-vu#880: a project whose only session is stamped ahead: -c still continues it", () => {
-		const future = savedSession("the only session");
+		const future = savedSession(cli, "the only session", UTC);
 		stampAll(future.file, new Date(Date.now() + 365 * 24 * 3_600_000));
 		const continued = runSettle(["--faux", "--json", "-c", "still there?"], {
 			cwd: cli.project,

@@ -24,10 +24,10 @@ import { SettleError } from "../../src/errors.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { getDefaultAgentDir } from "../../src/settings/paths.js";
 import { cliCommand, runSettle, useCliProject } from "../cli/helpers.js";
+import { RESUME_QUESTION } from "../cli/interactive.helpers.js";
 import { sessionFilesUnder, writeProtect } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-folder-links-");
-const QUESTION = "Resume which session? (number or id prefix, all for every project's, empty for a new session): ";
 
 function settleIn(cwd: string, args: string[], env?: Record<string, string | undefined>): ReturnType<typeof runSettle> {
 	return runSettle(args, { cwd, agentDir: cli.agentDir, env });
@@ -105,7 +105,7 @@ describe("claude-code#59393: the project's session folder a symlink: the picker 
 		expect(listed.code).toBe(0);
 		expect(listed.stdout).toContain("Sessions of this project, newest first:\n");
 		expect(listed.stdout).toMatch(
-			new RegExp(`  1\\. ${id}  .*  2 msgs  first one\n${QUESTION.replace(/[?()]/g, "\\$&")}`),
+			new RegExp(`  1\\. ${id}  .*  2 msgs  first one\n${RESUME_QUESTION.replace(/[?()]/g, "\\$&")}`),
 		);
 		const all = runSettle(["--faux", "-i", "-r"], { cwd: cli.project, agentDir: cli.agentDir, input: "all\n\n" });
 		expect(all.stdout).toMatch(
