@@ -20737,7 +20737,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/runtime/sdk.ts",
 		description:
 			"--model's 'Did you mean' lists the catalogue in its order: the user's keyed models fall off the list (pi#3777, pi#8117)",
-		edits: [{ find: "modelHint(usableFirst, spec, slash)", replace: "modelHint(all, spec, slash)" }],
+		edits: [
+			{
+				find: "const all = [...keyed, ...catalogue.filter((model) => !keyed.includes(model))];",
+				replace: "const all = catalogue;",
+			},
+		],
 		tests: ["test/pi-races/model-picking.test.ts"],
 	},
 	{
@@ -20801,6 +20806,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/doctest/doc-refs.test.ts"],
+	},
+	{
+		id: "LP01",
+		file: "src/runtime/sdk.ts",
+		description:
+			"RPC set_model's 'Did you mean' lists the catalogue in its order: the user's keyed model comes after a catalogue one (pi#8117)",
+		edits: [
+			{
+				find: "const keyed = catalogue.filter((model) => modelRuntime.hasConfiguredAuth(model.provider));",
+				replace: "const keyed = catalogue.filter(() => false);",
+			},
+		],
+		tests: ["test/pi-races/model-picking.test.ts"],
 	},
 ];
 
