@@ -20820,6 +20820,25 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/model-picking.test.ts"],
 	},
+	{
+		id: "LP02",
+		file: "src/cli/help.ts",
+		description: "settle --help shows settle trace's -o only: --output, which it takes, is never named",
+		edits: [{ find: "settle trace <file> [-o|--output out.html]", replace: "settle trace <file> [-o out.html]" }],
+		tests: ["test/cli/subcommand-help.test.ts"],
+	},
+	{
+		id: "LP03",
+		file: "src/cli/package-commands.ts",
+		description: "settle install --help shows -l only: --local, --cwd and --agent-dir, which it takes, are never named",
+		edits: [
+			{
+				find: "install: `settle install <source> [-l|--local]",
+				replace: "install: `settle install <source> [-l]",
+			},
+		],
+		tests: ["test/cli/subcommand-help.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
