@@ -219,7 +219,7 @@ function withRefusalDetails(
 				// A field an OpenAI-compatible server refuses is named with the models.json setting that stops it (pi#5117).
 				const compatNote = compatOptionNote(text, refusedStatus, model);
 				if (compatNote) text = `${text}\n\n${compatNote}`;
-				const pathNote = endpointPathNote(refusedStatus, model);
+				const pathNote = endpointPathNote(refusedStatus, model, text);
 				if (pathNote) text = `${text}\n\n${pathNote}`;
 				if ((refusedStatus === 401 || refusedStatus === 403) && keySource) {
 					const keyNote = refusedKeyNote(model.provider, refusedStatus, keySource(model.provider));

@@ -20681,7 +20681,7 @@ export const MUTANTS: Mutant[] = [
 			"a 404 from a baseUrl written as the full /chat/completions endpoint no longer says which baseUrl to write",
 		edits: [
 			{
-				find: "const pathNote = endpointPathNote(refusedStatus, model);",
+				find: "const pathNote = endpointPathNote(refusedStatus, model, text);",
 				replace: "const pathNote = undefined as string | undefined;",
 			},
 		],
@@ -20838,6 +20838,42 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/subcommand-help.test.ts"],
+	},
+	{
+		id: "LP04",
+		file: "src/llm/compat-notes.ts",
+		description: "a 404 from a baseUrl without /v1 (http://host:port) gets no note naming the baseUrl with /v1 (pi#9099)",
+		edits: [
+			{
+				find: "if (!NO_PATH.test(model.baseUrl) || /model/i.test(text)) return undefined;",
+				replace: "return undefined;",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "LP05",
+		file: "src/llm/compat-notes.ts",
+		description: "a 404 naming the model (vLLM's, Ollama's unknown model) from a baseUrl without /v1 is told to add /v1",
+		edits: [
+			{
+				find: "if (!NO_PATH.test(model.baseUrl) || /model/i.test(text)) return undefined;",
+				replace: "if (!NO_PATH.test(model.baseUrl)) return undefined;",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "LP06",
+		file: "src/llm/compat-notes.ts",
+		description: "a baseUrl with a path of its own (http://host/api) gets the /v1 note on any 404",
+		edits: [
+			{
+				find: "if (!NO_PATH.test(model.baseUrl) || /model/i.test(text)) return undefined;",
+				replace: "if (/model/i.test(text)) return undefined;",
+			},
+		],
+		tests: ["test/llm/compat-notes.test.ts"],
 	},
 ];
 
