@@ -20842,7 +20842,8 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "LP04",
 		file: "src/llm/compat-notes.ts",
-		description: "a 404 from a baseUrl without /v1 (http://host:port) gets no note naming the baseUrl with /v1 (pi#9099)",
+		description:
+			"a 404 from a baseUrl without /v1 (http://host:port) gets no note naming the baseUrl with /v1 (pi#9099)",
 		edits: [
 			{
 				find: "if (!NO_PATH.test(model.baseUrl) || /model/i.test(text)) return undefined;",
@@ -20854,7 +20855,8 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "LP05",
 		file: "src/llm/compat-notes.ts",
-		description: "a 404 naming the model (vLLM's, Ollama's unknown model) from a baseUrl without /v1 is told to add /v1",
+		description:
+			"a 404 naming the model (vLLM's, Ollama's unknown model) from a baseUrl without /v1 is told to add /v1",
 		edits: [
 			{
 				find: "if (!NO_PATH.test(model.baseUrl) || /model/i.test(text)) return undefined;",
