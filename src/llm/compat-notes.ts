@@ -115,6 +115,19 @@ function isRefused(field: RefusedField, text: string): boolean {
 /** An API path a `baseUrl` was given with, which pi-ai's clients append themselves. */
 const ENDPOINT_PATH = /\/(?:chat\/completions|responses)\/*$/;
 
+/**
+ * For an `openai-completions` / `openai-responses` model whose `baseUrl` is a server's address
+ * alone (`http://localhost:1234`) and whose endpoint the server does not serve: the `baseUrl` with
+ * `/v1` (pi#9099). Undefined for another API or a `baseUrl` with a path. Internal.
+ */
+export function missingV1Note(model: Model): string | undefined {
+	if (model.api !== "openai-completions" && model.api !== "openai-responses") return undefined;
+	if (!NO_PATH.test(model.baseUrl)) return undefined;
+	const base = model.baseUrl.replace(/\/+$/, "");
+	const endpoint = model.api === "openai-responses" ? "/responses" : "/chat/completions";
+	return `The server has no ${endpoint} at ${base}: OpenAI-compatible servers (Ollama, vLLM, LM Studio, OpenAI) serve it under /v1. If this one does, set "baseUrl": "${base}/v1" for ${model.provider} in models.json.`;
+}
+
 /** A `baseUrl` that is a server's address alone (`http://localhost:11434`, maybe with a slash). */
 const NO_PATH = /^https?:\/\/[^/?#]+\/*$/;
 
@@ -136,12 +149,7 @@ const NO_PATH = /^https?:\/\/[^/?#]+\/*$/;
 export function endpointPathNote(status: number | undefined, model: Model, text = ""): string | undefined {
 	if (status !== 404 || (model.api !== "openai-completions" && model.api !== "openai-responses")) return undefined;
 	const path = ENDPOINT_PATH.exec(model.baseUrl);
-	if (!path) {
-		if (!NO_PATH.test(model.baseUrl) || /model/i.test(text)) return undefined;
-		const base = model.baseUrl.replace(/\/+$/, "");
-		const endpoint = model.api === "openai-responses" ? "/responses" : "/chat/completions";
-		return `The server has no ${endpoint} at ${base}: OpenAI-compatible servers (Ollama, vLLM, LM Studio, OpenAI) serve it under /v1. If this one does, set "baseUrl": "${base}/v1" for ${model.provider} in models.json.`;
-	}
+	if (!path) return /model/i.test(text) ? undefined : missingV1Note(model);
 	const base = model.baseUrl.slice(0, path.index);
 	return `The "baseUrl" of ${model.provider} (${model.baseUrl}) ends with ${path[0].replace(/\/+$/, "")}, which pi-ai adds to it itself: set "baseUrl": "${base}" in models.json.`;
 }

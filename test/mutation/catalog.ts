@@ -20846,8 +20846,8 @@ export const MUTANTS: Mutant[] = [
 			"a 404 from a baseUrl without /v1 (http://host:port) gets no note naming the baseUrl with /v1 (pi#9099)",
 		edits: [
 			{
-				find: "if (!NO_PATH.test(model.baseUrl) || /model/i.test(text)) return undefined;",
-				replace: "return undefined;",
+				find: "if (!path) return /model/i.test(text) ? undefined : missingV1Note(model);",
+				replace: "if (!path) return undefined;",
 			},
 		],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
@@ -20859,8 +20859,8 @@ export const MUTANTS: Mutant[] = [
 			"a 404 naming the model (vLLM's, Ollama's unknown model) from a baseUrl without /v1 is told to add /v1",
 		edits: [
 			{
-				find: "if (!NO_PATH.test(model.baseUrl) || /model/i.test(text)) return undefined;",
-				replace: "if (!NO_PATH.test(model.baseUrl)) return undefined;",
+				find: "if (!path) return /model/i.test(text) ? undefined : missingV1Note(model);",
+				replace: "if (!path) return missingV1Note(model);",
 			},
 		],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
@@ -20871,11 +20871,24 @@ export const MUTANTS: Mutant[] = [
 		description: "a baseUrl with a path of its own (http://host/api) gets the /v1 note on any 404",
 		edits: [
 			{
-				find: "if (!NO_PATH.test(model.baseUrl) || /model/i.test(text)) return undefined;",
-				replace: "if (/model/i.test(text)) return undefined;",
+				find: "if (!NO_PATH.test(model.baseUrl)) return undefined;",
+				replace: "",
 			},
 		],
 		tests: ["test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "LP07",
+		file: "src/session/provider-stream.ts",
+		description:
+			"LM Studio's 200 with an error object (a baseUrl without /v1) is read as an empty answer again: exit 0, nothing said (pi#9099)",
+		edits: [
+			{
+				find: "servedError = document === undefined ? undefined : servedErrorMessage(document);",
+				replace: "servedError = undefined;",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
 	},
 ];
 

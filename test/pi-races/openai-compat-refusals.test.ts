@@ -368,6 +368,25 @@ describe("opencodex#1582, aichat#767: the baseUrl's shape", () => {
 		expect((await settle("-p", "hi")).stdout).toContain("Hello there.");
 	});
 
+	it("pi#9099: LM Studio answers a baseUrl without /v1 with 200 and an error object: the run fails saying so and naming the baseUrl with /v1, not retried (was an empty answer, exit 0)", async () => {
+		const lmStudio = (request: RecordedRequest) =>
+			request.path === "/v1/chat/completions"
+				? undefined
+				: json(200, { error: `Unexpected endpoint or method. (POST ${request.path})` });
+		const wire = await strictServer(lmStudio);
+		writeLocalProvider(cli.agentDir, wire.url);
+		// One session retry allowed, none inside the client (which retries any failed fetch).
+		const retry = { maxRetries: 1, baseDelayMs: 1, provider: { maxRetries: 0 } };
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry }));
+		const refused = await settle("-p", "hi");
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain(
+			`The server at ${wire.url} answered 200 with an error, not the API's answer: "Unexpected endpoint or method. (POST /chat/completions)".`,
+		);
+		expect(refused.stderr).toContain(`set "baseUrl": "${wire.url}/v1" for local in models.json`);
+		expect(wire.requests).toHaveLength(1);
+	});
+
 	it("pi#9099: a 404 that names the model (vLLM's, Ollama's unknown model) gets no baseUrl note, with or without /v1", async () => {
 		const unknownModel: Reply[] = [
 			json(404, { object: "error", message: "The model `coder` does not exist.", type: "NotFoundError", code: 404 }),
