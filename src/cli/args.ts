@@ -135,8 +135,8 @@ const VALUE_OPTIONS = new Set([
 	"--prompt-template",
 	"--theme",
 ]);
-/** `settle trace <file> -o <out.html>` (elsewhere `-o` stays an unknown option, as in pi). */
-const TRACE_COMMAND_OPTIONS = new Set(["-o", "--output"]);
+/** `settle trace <file> -o <out.html>` (elsewhere `-o` stays an unknown option, as in pi). Internal (its help is checked against it). */
+export const TRACE_COMMAND_OPTIONS: ReadonlySet<string> = new Set(["-o", "--output"]);
 
 /**
  * Parses `argv` (without `node` and the script). Never throws: problems are `diagnostics`.

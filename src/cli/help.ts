@@ -45,7 +45,8 @@ Usage:
   settle --rpc [options]                JSONL commands on stdin, responses and events on stdout
   settle demo                           run the offline demo (no API key needed)
   settle viz [dir]                      write the machine diagrams (default ./visualizations)
-  settle trace <file> [-o out.html]     render a saved --trace file as the offline viewer (run.json → run.html)
+  settle trace <file> [-o|--output out.html]
+                                        render a saved --trace file as the offline viewer (run.json → run.html)
   settle install <source> [-l]          install a pi package (npm:name[@version], git:host/owner/repo[@ref], a path)
                                         and add it to settings.json "packages" (-l: the project's)
   settle remove <source> [-l]           uninstall a pi package and take it out of settings (also: uninstall)

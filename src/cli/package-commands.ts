@@ -30,13 +30,25 @@ import type { CliOutput } from "./print-mode.js";
 /** The first words that run a package command. */
 export const PACKAGE_COMMANDS: ReadonlySet<string> = new Set(["install", "remove", "uninstall", "update", "list"]);
 
+/** Settle's options of every package command (where the project and the agent folder are). */
+const FOLDER_OPTIONS = " [--cwd <dir>] [--agent-dir <dir>]";
+
 const USAGE: Record<string, string> = {
-	install: "settle install <source> [-l]",
-	remove: "settle remove <source> [-l]",
-	uninstall: "settle uninstall <source> [-l]",
-	update: "settle update [source]",
-	list: "settle list",
+	install: `settle install <source> [-l|--local]${FOLDER_OPTIONS}`,
+	remove: `settle remove <source> [-l|--local]${FOLDER_OPTIONS}`,
+	uninstall: `settle uninstall <source> [-l|--local]${FOLDER_OPTIONS}`,
+	update: `settle update [source]${FOLDER_OPTIONS}`,
+	list: `settle list${FOLDER_OPTIONS}`,
 };
+
+/**
+ * The options a package command takes besides `-h` / `--help`: pi's `-l` / `--local` for install
+ * and remove, Settle's `--agent-dir` and `--cwd` for all. Internal (its usage is checked against it).
+ */
+export function packageCommandOptions(command: string): string[] {
+	const takesSource = command === "install" || command === "remove" || command === "uninstall";
+	return [...(takesSource ? ["-l", "--local"] : []), "--agent-dir", "--cwd"];
+}
 
 /**
  * Runs `settle <command> …` for a package command (`argv` without the command word) and returns the
@@ -102,18 +114,20 @@ export function parsePackageCommand(command: string, argv: readonly string[]): P
 	const result: ParsedPackageCommand = { help: false, local: false };
 	const positional: string[] = [];
 	const takesSource = command === "install" || command === "remove" || command === "uninstall";
+	const options = packageCommandOptions(command);
 	for (let i = 0; i < argv.length; i++) {
 		const arg = argv[i]!;
 		if (arg === "-h" || arg === "--help") return { ...result, help: true };
-		if ((arg === "-l" || arg === "--local") && takesSource) {
+		if (!options.includes(arg) && arg.startsWith("-")) {
+			return { ...result, problem: `Unknown option ${arg} for "${command}".` };
+		}
+		if (arg === "-l" || arg === "--local") {
 			result.local = true;
 		} else if (arg === "--agent-dir" || arg === "--cwd") {
 			const value = argv[++i];
 			if (!value) return { ...result, problem: `Option ${arg} requires a value.` };
 			if (arg === "--agent-dir") result.agentDir = value;
 			else result.cwd = value;
-		} else if (arg.startsWith("-")) {
-			return { ...result, problem: `Unknown option ${arg} for "${command}".` };
 		} else {
 			positional.push(arg);
 		}

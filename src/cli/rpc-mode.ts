@@ -486,7 +486,7 @@ function modelNotSelectableMessage(runtime: AgentSessionRuntime, provider: strin
 	const all = modelRuntime.getAll();
 	const providers = [...new Set(all.map((model) => model.provider))];
 	const known = providers.length > 0 ? providers.join(", ") : "none";
-	const hint = provider ? modelHint(all, spec, provider.length) : modelHint(all, modelId, -1);
+	const hint = provider ? modelHint(modelRuntime, spec, provider.length) : modelHint(modelRuntime, modelId, -1);
 	return `Model not found: ${spec}.${hint} Known providers: ${known}; ${list}.`;
 }
 

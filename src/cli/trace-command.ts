@@ -1,5 +1,5 @@
 /**
- * `settle trace <file> [-o out.html]`: renders a saved lifecycle trace (`settle --trace`,
+ * `settle trace <file> [-o|--output out.html]`: renders a saved lifecycle trace (`settle --trace`,
  * `saveTrace()`) as the offline trace viewer — one standalone HTML file.
  */
 import { writeFile } from "node:fs/promises";
@@ -37,7 +37,7 @@ export async function renderTraceCommand(
 ): Promise<number> {
 	if (args.length !== 1) {
 		throw new CliError(
-			`settle trace takes one trace file${args.length ? `, got ${args.length}: ${args.join(" ")}` : ""}. Usage: settle trace <file> [-o out.html]`,
+			`settle trace takes one trace file${args.length ? `, got ${args.length}: ${args.join(" ")}` : ""}. Usage: settle trace <file> [-o|--output out.html]`,
 			EXIT_USAGE,
 		);
 	}

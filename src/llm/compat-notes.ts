@@ -116,10 +116,29 @@ function isRefused(field: RefusedField, text: string): boolean {
 const ENDPOINT_PATH = /\/(?:chat\/completions|responses)\/*$/;
 
 /**
+ * For an `openai-completions` / `openai-responses` model whose `baseUrl` is a server's address
+ * alone (`http://localhost:1234`) and whose endpoint the server does not serve: the `baseUrl` with
+ * `/v1` (pi#9099). Undefined for another API or a `baseUrl` with a path. Internal.
+ */
+export function missingV1Note(model: Model): string | undefined {
+	if (model.api !== "openai-completions" && model.api !== "openai-responses") return undefined;
+	if (!NO_PATH.test(model.baseUrl)) return undefined;
+	const base = model.baseUrl.replace(/\/+$/, "");
+	const endpoint = model.api === "openai-responses" ? "/responses" : "/chat/completions";
+	return `The server has no ${endpoint} at ${base}: OpenAI-compatible servers (Ollama, vLLM, LM Studio, OpenAI) serve it under /v1. If this one does, set "baseUrl": "${base}/v1" for ${model.provider} in models.json.`;
+}
+
+/** A `baseUrl` that is a server's address alone (`http://localhost:11434`, maybe with a slash). */
+const NO_PATH = /^https?:\/\/[^/?#]+\/*$/;
+
+/**
  * The note for a 404 from an `openai-completions` / `openai-responses` model whose `baseUrl` already
  * ends with the endpoint's path (`…/v1/chat/completions`, copied from a server's docs): the client
  * appends it again, so the request went to `…/chat/completions/chat/completions` (opencodex#1582).
- * Undefined for any other 404 (a model the server does not have).
+ * Also for a `baseUrl` with no path at all (`http://host:port`, pi#9099) when the 404's `text` does
+ * not speak of a model: Ollama, vLLM and OpenAI serve the API under `/v1` only, and their answer for
+ * another path ("404 page not found", `{"detail":"Not Found"}`, "Invalid URL") never says "model",
+ * while their answer for a model they lack always does. Undefined for any other 404.
  *
  * @example
  * ```ts
@@ -127,10 +146,10 @@ const ENDPOINT_PATH = /\/(?:chat\/completions|responses)\/*$/;
  * expect(note).toContain(`"baseUrl": "https://llm.example.com/v1"`);
  * ```
  */
-export function endpointPathNote(status: number | undefined, model: Model): string | undefined {
+export function endpointPathNote(status: number | undefined, model: Model, text = ""): string | undefined {
 	if (status !== 404 || (model.api !== "openai-completions" && model.api !== "openai-responses")) return undefined;
 	const path = ENDPOINT_PATH.exec(model.baseUrl);
-	if (!path) return undefined;
+	if (!path) return /model/i.test(text) ? undefined : missingV1Note(model);
 	const base = model.baseUrl.slice(0, path.index);
 	return `The "baseUrl" of ${model.provider} (${model.baseUrl}) ends with ${path[0].replace(/\/+$/, "")}, which pi-ai adds to it itself: set "baseUrl": "${base}" in models.json.`;
 }

@@ -164,3 +164,39 @@ export function servedPageText(page: string, provider: string, baseUrl: string):
 		`Check the baseUrl of ${provider}: it names a web page (a web UI, a sign-in or a gateway's block page), not the API's address.`
 	);
 }
+
+/**
+ * The error an answer under `200` holds when it is one JSON object with an `error` (a string, or an
+ * object's `message`) and no answer: LM Studio's `{"error":"Unexpected endpoint or method. (POST
+ * /chat/completions)"}` for a path it does not serve. Undefined for anything else (an answer, whose
+ * `"error": null` is no error). Internal.
+ */
+export function servedErrorMessage(document: string): string | undefined {
+	let value: unknown;
+	try {
+		value = JSON.parse(document);
+	} catch {
+		return undefined;
+	}
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+	const { error, choices, output, content } = value as Record<string, unknown>;
+	if (error === undefined || error === null || choices !== undefined || output !== undefined || content !== undefined)
+		return undefined;
+	if (typeof error === "string") return error;
+	const message = (error as { message?: unknown }).message;
+	return typeof message === "string" ? message : JSON.stringify(error);
+}
+
+/**
+ * The error for a request answered `200` with an error object (`message`) instead of the API's
+ * answer, which the clients read as an empty stream. Not retryable: the next request gets the same.
+ *
+ * @example
+ * ```ts
+ * servedErrorText("Unexpected endpoint or method. (POST /chat/completions)", "local", "http://127.0.0.1:1234");
+ * // 'The server at http://127.0.0.1:1234 answered 200 with an error, not the API's answer: "Unexpected endpoint …'
+ * ```
+ */
+export function servedErrorText(message: string, provider: string, baseUrl: string): string {
+	return `The server at ${shownUrl(baseUrl)} answered 200 with an error, not the API's answer: "${message}". Check the baseUrl of ${provider}.`;
+}

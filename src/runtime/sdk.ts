@@ -187,12 +187,9 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 	const suffix = thinkingSuffixHint(modelRuntime, spec);
 	if (suffix) throw new SettleError("NOT_FOUND", `Model not found: ${spec}. ${suffix}`, { details: { spec } });
 	const providers = [...new Set(all.map((model) => model.provider))];
-	// pi#3777, pi#8117: the models there is a key for are named first, not cut off behind the catalogue's.
-	const keyed = all.filter((model) => modelRuntime.hasConfiguredAuth(model.provider));
-	const usableFirst = [...keyed, ...all.filter((model) => !keyed.includes(model))];
 	throw new SettleError(
 		"NOT_FOUND",
-		`Model not found: ${spec}.${modelHint(usableFirst, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : NO_PROVIDERS_HINT}.`,
+		`Model not found: ${spec}.${modelHint(modelRuntime, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : NO_PROVIDERS_HINT}.`,
 		{ details: { spec } },
 	);
 }
@@ -257,9 +254,14 @@ function thinkingSuffixHint(modelRuntime: ModelRuntime, spec: string): string | 
 
 /**
  * What there is instead of `spec`: the named provider's models, else models whose id contains the
- * asked id (3+ characters); "" when neither. Internal (the CLI's RPC mode says it too).
+ * asked id (3+ characters); "" when neither. The models there is a key for are named first.
+ * Internal (the CLI's RPC `set_model` says it too).
  */
-export function modelHint(all: readonly Model[], spec: string, slash: number): string {
+export function modelHint(modelRuntime: ModelRuntime, spec: string, slash: number): string {
+	// pi#3777, pi#8117: the models there is a key for are named first, not cut off behind the catalogue's.
+	const catalogue = modelRuntime.getAll();
+	const keyed = catalogue.filter((model) => modelRuntime.hasConfiguredAuth(model.provider));
+	const all = [...keyed, ...catalogue.filter((model) => !keyed.includes(model))];
 	const provider = slash > 0 ? spec.slice(0, slash) : undefined;
 	const id = (slash > 0 ? spec.slice(slash + 1) : spec).toLowerCase();
 	const list = (names: string[]) =>

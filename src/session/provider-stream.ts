@@ -7,8 +7,14 @@ import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import { type AnthropicStop, refusalText, watchedAnthropicStop } from "../llm/anthropic-stop-details.js";
 import { repairedChatStream } from "../llm/chat-stream-repair.js";
-import { compatOptionNote, endpointPathNote } from "../llm/compat-notes.js";
-import { connectionFailureText, htmlRefusalText, servedPageText } from "../llm/connection-failures.js";
+import { compatOptionNote, endpointPathNote, missingV1Note } from "../llm/compat-notes.js";
+import {
+	connectionFailureText,
+	htmlRefusalText,
+	servedErrorMessage,
+	servedErrorText,
+	servedPageText,
+} from "../llm/connection-failures.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
 import {
 	type HeaderRetryDelay,
@@ -124,6 +130,8 @@ function withRefusalDetails(
 		let unreached: unknown;
 		// An HTML page served as the answer (the clients read it as an empty stream).
 		let servedPage: string | undefined;
+		// An error served under 200 as one JSON object (LM Studio's for a path it has no route for).
+		let servedError: string | undefined;
 		// Why an Anthropic stream stopped: pi-ai words a refusal "An unknown error occurred" (pi#5591).
 		let stop: AnthropicStop = {};
 		const proxyMark = proxyFailureMark();
@@ -147,6 +155,21 @@ function withRefusalDetails(
 				// Not markup: an answer stream a gateway labelled text/html, read on as it comes.
 				const { status, statusText, headers } = response;
 				replaced = new Response(peeked.body, { status, statusText, headers });
+				response = replaced;
+			} else if (
+				response.ok &&
+				response.body &&
+				/\bapplication\/json\b/i.test(response.headers.get("content-type") ?? "")
+			) {
+				const peeked = await peekedBody(response.body);
+				const { status, statusText, headers } = response;
+				// One JSON document, not a stream: read whole (an event stream or a JSON array reads on as it comes).
+				const document = peeked.start.trimStart().startsWith("{")
+					? await new Response(peeked.body).text().catch(() => "")
+					: undefined;
+				servedError = document === undefined ? undefined : servedErrorMessage(document);
+				if (servedError !== undefined) throw new Error(`${response.status}: an error, not the API's answer`);
+				replaced = new Response(document ?? peeked.body, { status, statusText, headers });
 				response = replaced;
 			}
 			if (!refusedBody) {
@@ -198,6 +221,10 @@ function withRefusalDetails(
 				// The address and the cause of a connection that failed; a proxy's failure is the proxy's to explain.
 				if (servedPage !== undefined && BARE_CONNECTION_ERROR.test(text)) {
 					text = servedPageText(servedPage, model.provider, model.baseUrl);
+				} else if (servedError !== undefined && BARE_CONNECTION_ERROR.test(text)) {
+					text = servedErrorText(servedError, model.provider, model.baseUrl);
+					const v1Note = missingV1Note(model);
+					if (v1Note) text = `${text}\n\n${v1Note}`;
 				} else if (unreached !== undefined && BARE_CONNECTION_ERROR.test(text) && !proxyFailureSince(proxyMark)) {
 					text = connectionFailureText(unreached, model.provider, model.baseUrl) ?? text;
 				}
@@ -219,7 +246,7 @@ function withRefusalDetails(
 				// A field an OpenAI-compatible server refuses is named with the models.json setting that stops it (pi#5117).
 				const compatNote = compatOptionNote(text, refusedStatus, model);
 				if (compatNote) text = `${text}\n\n${compatNote}`;
-				const pathNote = endpointPathNote(refusedStatus, model);
+				const pathNote = endpointPathNote(refusedStatus, model, text);
 				if (pathNote) text = `${text}\n\n${pathNote}`;
 				if ((refusedStatus === 401 || refusedStatus === 403) && keySource) {
 					const keyNote = refusedKeyNote(model.provider, refusedStatus, keySource(model.provider));

@@ -67,7 +67,10 @@ describe("settle install / list / remove with a local path", () => {
 
 	it("settle --help names the package commands; settle install --help prints its usage", () => {
 		expect(settle(["--help"]).stdout).toContain("settle install <source> [-l]          install a pi package");
-		expect(settle(["install", "--help"])).toMatchObject({ code: 0, stdout: "Usage: settle install <source> [-l]\n" });
+		expect(settle(["install", "--help"])).toMatchObject({
+			code: 0,
+			stdout: "Usage: settle install <source> [-l|--local] [--cwd <dir>] [--agent-dir <dir>]\n",
+		});
 	});
 
 	it("bad input is refused with what to do, and the settings file keeps what it held", () => {
@@ -75,11 +78,12 @@ describe("settle install / list / remove with a local path", () => {
 		const before = readFileSync(join(agentDir, "settings.json"), "utf8");
 		expect(settle(["install"])).toMatchObject({
 			code: 2,
-			stderr: "Error: Missing install source.\nUsage: settle install <source> [-l]\n",
+			stderr:
+				"Error: Missing install source.\nUsage: settle install <source> [-l|--local] [--cwd <dir>] [--agent-dir <dir>]\n",
 		});
 		expect(settle(["list", "-l"])).toMatchObject({
 			code: 2,
-			stderr: 'Error: Unknown option -l for "list".\nUsage: settle list\n',
+			stderr: 'Error: Unknown option -l for "list".\nUsage: settle list [--cwd <dir>] [--agent-dir <dir>]\n',
 		});
 		const missing = settle(["install", "./nowhere"]);
 		expect(missing.code).toBe(1);

@@ -572,7 +572,7 @@ describe("settle trace <file>", () => {
 		expect(missing.stderr).toMatch(/^Error: Could not read the trace .*nope\.json: ENOENT[^\n]*\n$/);
 		expect(cli.settle(["trace"])).toMatchObject({
 			code: 2,
-			stderr: "Error: settle trace takes one trace file. Usage: settle trace <file> [-o out.html]\n",
+			stderr: "Error: settle trace takes one trace file. Usage: settle trace <file> [-o|--output out.html]\n",
 		});
 		expect(existsSync(join(cli.dir, "steps.html"))).toBe(false);
 	});

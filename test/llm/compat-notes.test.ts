@@ -55,4 +55,19 @@ describe("endpointPathNote", () => {
 		expect(endpointPathNote(404, { ...completions, baseUrl: "https://llm.example.com/v1" })).toBeUndefined();
 		expect(endpointPathNote(401, full)).toBeUndefined();
 	});
+
+	it("pi#9099: names the baseUrl with /v1 for a 404 from a baseUrl with no path whose text does not speak of a model", () => {
+		const bare = { ...completions, baseUrl: "http://localhost:11434/" };
+		expect(endpointPathNote(404, bare, "404 404 page not found")).toContain(
+			`set "baseUrl": "http://localhost:11434/v1" for gateway in models.json`,
+		);
+		expect(
+			endpointPathNote(404, { ...responses, baseUrl: "http://localhost:8000" }, "404 status code (no body)"),
+		).toContain("has no /responses at http://localhost:8000");
+		expect(endpointPathNote(404, bare, "404 The model `qwen` does not exist.")).toBeUndefined();
+		expect(
+			endpointPathNote(404, { ...completions, baseUrl: "http://localhost:8000/api" }, "404 Not Found"),
+		).toBeUndefined();
+		expect(endpointPathNote(400, bare, "400 Bad Request")).toBeUndefined();
+	});
 });

@@ -20687,7 +20687,7 @@ export const MUTANTS: Mutant[] = [
 			"a 404 from a baseUrl written as the full /chat/completions endpoint no longer says which baseUrl to write",
 		edits: [
 			{
-				find: "const pathNote = endpointPathNote(refusedStatus, model);",
+				find: "const pathNote = endpointPathNote(refusedStatus, model, text);",
 				replace: "const pathNote = undefined as string | undefined;",
 			},
 		],
@@ -20743,7 +20743,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/runtime/sdk.ts",
 		description:
 			"--model's 'Did you mean' lists the catalogue in its order: the user's keyed models fall off the list (pi#3777, pi#8117)",
-		edits: [{ find: "modelHint(usableFirst, spec, slash)", replace: "modelHint(all, spec, slash)" }],
+		edits: [
+			{
+				find: "const all = [...keyed, ...catalogue.filter((model) => !keyed.includes(model))];",
+				replace: "const all = catalogue;",
+			},
+		],
 		tests: ["test/pi-races/model-picking.test.ts"],
 	},
 	{
@@ -21130,6 +21135,89 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LP01",
+		file: "src/runtime/sdk.ts",
+		description:
+			"RPC set_model's 'Did you mean' lists the catalogue in its order: the user's keyed model comes after a catalogue one (pi#8117)",
+		edits: [
+			{
+				find: "const keyed = catalogue.filter((model) => modelRuntime.hasConfiguredAuth(model.provider));",
+				replace: "const keyed = catalogue.filter(() => false);",
+			},
+		],
+		tests: ["test/pi-races/model-picking.test.ts"],
+	},
+	{
+		id: "LP02",
+		file: "src/cli/help.ts",
+		description: "settle --help shows settle trace's -o only: --output, which it takes, is never named",
+		edits: [{ find: "settle trace <file> [-o|--output out.html]", replace: "settle trace <file> [-o out.html]" }],
+		tests: ["test/cli/subcommand-help.test.ts"],
+	},
+	{
+		id: "LP03",
+		file: "src/cli/package-commands.ts",
+		description: "settle install --help shows -l only: --local, --cwd and --agent-dir, which it takes, are never named",
+		edits: [
+			{
+				find: "install: `settle install <source> [-l|--local]",
+				replace: "install: `settle install <source> [-l]",
+			},
+		],
+		tests: ["test/cli/subcommand-help.test.ts"],
+	},
+	{
+		id: "LP04",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"a 404 from a baseUrl without /v1 (http://host:port) gets no note naming the baseUrl with /v1 (pi#9099)",
+		edits: [
+			{
+				find: "if (!path) return /model/i.test(text) ? undefined : missingV1Note(model);",
+				replace: "if (!path) return undefined;",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "LP05",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"a 404 naming the model (vLLM's, Ollama's unknown model) from a baseUrl without /v1 is told to add /v1",
+		edits: [
+			{
+				find: "if (!path) return /model/i.test(text) ? undefined : missingV1Note(model);",
+				replace: "if (!path) return missingV1Note(model);",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "LP06",
+		file: "src/llm/compat-notes.ts",
+		description: "a baseUrl with a path of its own (http://host/api) gets the /v1 note on any 404",
+		edits: [
+			{
+				find: "if (!NO_PATH.test(model.baseUrl)) return undefined;",
+				replace: "",
+			},
+		],
+		tests: ["test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "LP07",
+		file: "src/session/provider-stream.ts",
+		description:
+			"LM Studio's 200 with an error object (a baseUrl without /v1) is read as an empty answer again: exit 0, nothing said (pi#9099)",
+		edits: [
+			{
+				find: "servedError = document === undefined ? undefined : servedErrorMessage(document);",
+				replace: "servedError = undefined;",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
 	},
 ];
 

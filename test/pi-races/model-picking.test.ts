@@ -6,7 +6,7 @@
  * pi#3777, pi#8117: `pi --model opus` / `--model fast` (no such id) took a catalogue model by its
  * name's part, across every provider: one the user has no key for (`vercel-ai-gateway`), then failed
  * "No API key found", never naming the model it had put in. What the user should see: no model
- * they did not name, and the ones they can use named first.
+ * they did not name, and the ones they can use named first (by `--model` and by RPC `set_model`).
  *
  * ai-toolbox#274: a custom provider's `minimax-m3` became the catalogue's `MiniMax-M3` once picked;
  * the upstream answered that no such model exists. pi 0.73.1 matches a bare id in any case and takes
@@ -89,6 +89,24 @@ describe("pi#3777, pi#8117: --model <part of a name> puts in a catalogue model o
 		const names = suggested(run.stderr);
 		expect(names.length).toBeGreaterThan(0);
 		expect(names[0]).toMatch(/^anthropic\/claude-.*opus/);
+		expect(server.requests).toHaveLength(0);
+	});
+
+	it("pi#8117 over RPC: set_model of a provider that does not exist suggests the user's own model first, as --model does", async () => {
+		writeModels(["coder", "my-fast-coder"]);
+		const rpc = new RpcClient(["--no-session", "--model", "local/coder"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: NO_KEYS,
+		});
+		const reply = (await rpc.request({ id: "1", type: "set_model", provider: "locl", modelId: "fast" })) as {
+			success: boolean;
+			error: string;
+		};
+		expect(reply.success).toBe(false);
+		expect(reply.error).toContain("Model not found: locl/fast.");
+		expect(suggested(reply.error)[0]).toBe("local/my-fast-coder");
+		expect(await rpc.end()).toBe(0);
 		expect(server.requests).toHaveLength(0);
 	});
 });

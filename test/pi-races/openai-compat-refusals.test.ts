@@ -12,7 +12,8 @@
  * server, `max_tokens` by OpenAI's newer models. wechat-acp#16: "Unrecognized request argument
  * supplied: reasoning_effort". gcli2api#200 / hermes-agent#19728: Gemini's OpenAI endpoint (and a
  * proxy to it) requires the tool's `name` on each tool result. opencodex#1582 / aichat#767: a
- * `baseUrl` written as the full `/chat/completions` endpoint, or with a trailing slash. pi-free#435:
+ * `baseUrl` written as the full `/chat/completions` endpoint, or with a trailing slash; pi#9099: one
+ * without `/v1`. pi-free#435:
  * a provider-level `headers` User-Agent that never reached the request. pi-neuralwatt#12 /
  * mistral-vibe#578: Mistral refuses a user message right after tool results.
  */
@@ -23,7 +24,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { json, type RecordedRequest, type Reply, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { json, type RecordedRequest, type Reply, startWireServer, text, type WireServer } from "../llm/wire/server.js";
 import { writeExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-compat-refusals-");
@@ -336,6 +337,72 @@ describe("opencodex#1582, aichat#767: the baseUrl's shape", () => {
 		expect(answered.stdout).toContain("Hello there.");
 		expect(answered.code).toBe(0);
 		expect(wire.requests.map((r) => r.path)).toEqual(["/v1/chat/completions"]);
+	});
+
+	/** What servers that serve the API only under /v1 answer for another path (their 404 bodies). */
+	const unknownPathBodies: [string, Reply][] = [
+		["Ollama (gin)", text(404, "404 page not found")],
+		["vLLM (FastAPI)", json(404, { detail: "Not Found" })],
+		[
+			"an HTML page",
+			text(404, "<html><head><title>404 Not Found</title></head><body>Not Found</body></html>", "text/html"),
+		],
+		[
+			"OpenAI",
+			json(404, { error: { message: "Invalid URL (POST /chat/completions)", type: "invalid_request_error" } }),
+		],
+	];
+
+	it("pi#9099: a baseUrl without /v1 (http://host:port): each server's unknown-path 404 says to write the baseUrl with /v1; written, the prompt is answered", async () => {
+		for (const [server, reply] of unknownPathBodies) {
+			const wire = await strictServer((request) => (request.path === "/v1/chat/completions" ? undefined : reply));
+			writeLocalProvider(cli.agentDir, wire.url);
+			const refused = await settle("-p", "hi");
+			expect(refused.code, server).toBe(1);
+			expect(wire.requests.map((r) => r.path)).toEqual(["/chat/completions"]);
+			expect(refused.stderr, server).toContain(`set "baseUrl": "${wire.url}/v1" for local in models.json`);
+			await wire.close();
+		}
+		const wire = await strictServer(() => undefined);
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`);
+		expect((await settle("-p", "hi")).stdout).toContain("Hello there.");
+	});
+
+	it("pi#9099: LM Studio answers a baseUrl without /v1 with 200 and an error object: the run fails saying so and naming the baseUrl with /v1, not retried (was an empty answer, exit 0)", async () => {
+		const lmStudio = (request: RecordedRequest) =>
+			request.path === "/v1/chat/completions"
+				? undefined
+				: json(200, { error: `Unexpected endpoint or method. (POST ${request.path})` });
+		const wire = await strictServer(lmStudio);
+		writeLocalProvider(cli.agentDir, wire.url);
+		// One session retry allowed, none inside the client (which retries any failed fetch).
+		const retry = { maxRetries: 1, baseDelayMs: 1, provider: { maxRetries: 0 } };
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry }));
+		const refused = await settle("-p", "hi");
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain(
+			`The server at ${wire.url} answered 200 with an error, not the API's answer: "Unexpected endpoint or method. (POST /chat/completions)".`,
+		);
+		expect(refused.stderr).toContain(`set "baseUrl": "${wire.url}/v1" for local in models.json`);
+		expect(wire.requests).toHaveLength(1);
+	});
+
+	it("pi#9099: a 404 that names the model (vLLM's, Ollama's unknown model) gets no baseUrl note, with or without /v1", async () => {
+		const unknownModel: Reply[] = [
+			json(404, { object: "error", message: "The model `coder` does not exist.", type: "NotFoundError", code: 404 }),
+			json(404, { error: { message: 'model "coder" not found, try pulling it first', type: "api_error" } }),
+		];
+		for (const reply of unknownModel) {
+			for (const path of ["", "/v1"]) {
+				const wire = await strictServer(() => reply);
+				writeLocalProvider(cli.agentDir, `${wire.url}${path}`);
+				const refused = await settle("-p", "hi");
+				expect(refused.code).toBe(1);
+				expect(refused.stderr).toMatch(/coder/);
+				expect(refused.stderr).not.toContain('"baseUrl"');
+				await wire.close();
+			}
+		}
 	});
 });
 
