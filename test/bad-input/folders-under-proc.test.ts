@@ -19,13 +19,19 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeFoldersAsync } from "../../src/store/folders.js";
+import { cliBundle } from "../cli/cli-bundle.js";
 import { runSettle, useCliProject } from "../cli/helpers.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/**
+ * The writers' child imports the bundled package (test/cli/cli-bundle.ts) under plain `node`:
+ * through tsx it spent ~0.8 s of CPU loading the sources. `SETTLE_TEST_CLI=sources` keeps them.
+ */
+const FROM_SOURCES = process.env.SETTLE_TEST_CLI === "sources";
 /** A folder whose parent (/proc) says writable but refuses every new entry. */
 const PROC = `/proc/settle-no-such-${process.pid}`;
 const hasProc = existsSync("/proc/self");
@@ -40,14 +46,17 @@ const src = (path: string) => JSON.stringify(pathToFileURL(join(ROOT, "src", pat
 function sdkWritersIn(base: string): { signal: NodeJS.Signals | null; outcomes: Record<string, unknown> | string } {
 	const dir = mkdtempSync(join(tmpdir(), "settle-proc-writers-"));
 	dirs.push(dir);
-	const program = join(dir, "writers.mts");
-	writeFileSync(
-		program,
-		`import { AuthStorage } from ${src("runtime/auth-storage.ts")};
+	const program = join(dir, "writers.mjs");
+	const imports = FROM_SOURCES
+		? `import { AuthStorage } from ${src("runtime/auth-storage.ts")};
 import { SettingsManager } from ${src("settings/settings-manager.ts")};
 import { createWriteToolDefinition } from ${src("tools/write.ts")};
 import { exportSessionToHtml } from ${src("export/index.ts")};
-import { SessionManager } from ${src("store/session-manager.ts")};
+import { SessionManager } from ${src("store/session-manager.ts")};`
+		: `import { AuthStorage, SettingsManager, createWriteToolDefinition, exportSessionToHtml, SessionManager } from ${JSON.stringify(pathToFileURL(join(dirname(cliBundle()), "index.js")).href)};`;
+	writeFileSync(
+		program,
+		`${imports}
 const base = ${JSON.stringify(base)};
 function started() {
 	const manager = SessionManager.create("/work", ${JSON.stringify(join(dir, "sessions"))});
@@ -72,7 +81,7 @@ for (const [name, write] of Object.entries(writers)) {
 console.log(JSON.stringify(outcomes));
 `,
 	);
-	const run = spawnSync(process.execPath, ["--import", "tsx", program], {
+	const run = spawnSync(process.execPath, FROM_SOURCES ? ["--import", "tsx", program] : [program], {
 		cwd: ROOT,
 		encoding: "utf8",
 		// About a second; a regression spins until killed.

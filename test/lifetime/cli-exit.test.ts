@@ -18,6 +18,7 @@ function runMain(args: string[], input: string): Promise<ScriptRun> {
 		cwd: project.project,
 		env: { ...process.env, SETTLE_AGENT_DIR: project.agentDir },
 		input,
+		fromSources: true,
 	});
 }
 

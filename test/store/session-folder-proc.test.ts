@@ -8,12 +8,18 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeFolders } from "../../src/store/folders.js";
+import { cliBundle } from "../cli/cli-bundle.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/**
+ * The child imports the bundled package (test/cli/cli-bundle.ts) under plain `node`: through tsx it
+ * spent ~0.8 s of CPU loading the store's sources. `SETTLE_TEST_CLI=sources` keeps the sources.
+ */
+const FROM_SOURCES = process.env.SETTLE_TEST_CLI === "sources";
 const dirs: string[] = [];
 afterEach(() => {
 	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -23,8 +29,10 @@ afterEach(() => {
 function firstMessageIn(folder: string): { code: number | null; signal: NodeJS.Signals | null; outcomes: unknown } {
 	const dir = mkdtempSync(join(tmpdir(), "settle-proc-folder-"));
 	dirs.push(dir);
-	const program = join(dir, "first-message.ts");
-	const store = pathToFileURL(join(ROOT, "src/store/session-manager.ts")).href;
+	const program = join(dir, FROM_SOURCES ? "first-message.ts" : "first-message.mjs");
+	const store = pathToFileURL(
+		FROM_SOURCES ? join(ROOT, "src/store/session-manager.ts") : join(dirname(cliBundle()), "index.js"),
+	).href;
 	writeFileSync(
 		program,
 		`import { SessionManager } from ${JSON.stringify(store)};
@@ -41,7 +49,7 @@ for (const start of [() => SessionManager.create("/work", folder), () => Session
 console.log(JSON.stringify(outcomes));
 `,
 	);
-	const run = spawnSync(process.execPath, ["--import", "tsx", program], {
+	const run = spawnSync(process.execPath, FROM_SOURCES ? ["--import", "tsx", program] : [program], {
 		cwd: ROOT,
 		encoding: "utf8",
 		// It exits in about a second; the regression spins until killed.
