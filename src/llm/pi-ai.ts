@@ -4,8 +4,12 @@
  * and its environment-key helper, behind Settle's {@link ModelRuntime} interface.
  *
  * pi-ai is imported lazily, on the first {@link createPiAiModelRuntime} call: it is never on the
- * import path of `settle`, so sessions on the faux provider (tests, `--faux`) never load it.
+ * import path of `settle`, so sessions on the faux provider (tests, `--faux`) never load it; and
+ * only the parts Settle calls are loaded (see `importPiAiParts`).
  */
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { errorMessage, SettleError } from "../errors.js";
 import { withDefaultProfileRegion } from "./bedrock-region.js";
 import { streamFromMessage } from "./event-stream.js";
@@ -78,7 +82,7 @@ export interface PiAiModelRuntimeOptions {
 	useEnvironment?: boolean;
 	/** Register only these providers of the catalogue (default: all of them). */
 	providers?: readonly string[];
-	/** Loads pi-ai (default: `import("@mariozechner/pi-ai")`); a test seam for "not installed". */
+	/** Loads pi-ai (default: its catalogue, `streamSimple` and key modules alone, see `importPiAiParts`); a test seam for "not installed". */
 	importPiAi?: () => Promise<unknown>;
 }
 
@@ -148,20 +152,59 @@ export function piAiNotInstalledError(cause: unknown): SettleError {
  * piAi.getProviders(); // ["amazon-bedrock", "anthropic", …]
  * ```
  */
-export async function loadPiAi(importPiAi: () => Promise<unknown> = () => import(PI_AI_PACKAGE)): Promise<PiAiModule> {
+export async function loadPiAi(importPiAi: () => Promise<unknown> = importPiAiParts): Promise<PiAiModule> {
 	let loaded: Partial<PiAiModule>;
 	try {
 		loaded = (await importPiAi()) as Partial<PiAiModule>;
 	} catch (error) {
 		throw piAiNotInstalledError(error);
 	}
-	const missing = (["getProviders", "getModels", "streamSimple", "getEnvApiKey"] as const).filter(
-		(name) => typeof loaded[name] !== "function",
-	);
+	const missing = PI_AI_FUNCTIONS.filter((name) => typeof loaded[name] !== "function");
 	if (missing.length > 0) {
 		throw piAiNotInstalledError(new Error(`the installed package has no ${missing.join(", ")}`));
 	}
 	return loaded as PiAiModule;
+}
+
+const PI_AI_FUNCTIONS = ["getProviders", "getModels", "streamSimple", "getEnvApiKey"] as const;
+
+/**
+ * pi-ai's catalogue, `streamSimple` and key helpers, imported from the files beside its index: the
+ * index also loads typebox's compiler (~680 modules, ~0.2 s of CPU on every `settle` start on a real
+ * provider) for validators Settle does not use. Same files as the index imports, so one api-registry
+ * is shared with code importing the package. The whole package when the layout is not the known one.
+ */
+async function importPiAiParts(): Promise<unknown> {
+	const dist = piAiDist();
+	if (dist === undefined) return import(PI_AI_PACKAGE);
+	try {
+		const part = (file: string) => import(pathToFileURL(join(dist, file)).href) as Promise<Record<string, unknown>>;
+		const parts = await Promise.all([part("models.js"), part("env-api-keys.js"), part("stream.js")]);
+		const module: Record<string, unknown> = Object.assign({}, ...parts);
+		if (PI_AI_FUNCTIONS.every((name) => typeof module[name] === "function")) return module;
+	} catch {
+		// Not the known layout: the package's own entry decides (and its error is the one reported).
+	}
+	return import(PI_AI_PACKAGE);
+}
+
+/** The folder of pi-ai's index module as `import()` finds it from here (its package.json `exports`), real path. */
+function piAiDist(): string | undefined {
+	try {
+		for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+			const root = join(dir, "node_modules", PI_AI_PACKAGE);
+			if (existsSync(join(root, "package.json"))) {
+				const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+					exports?: { "."?: { import?: unknown } };
+				};
+				const index = manifest.exports?.["."]?.import;
+				return typeof index === "string" ? dirname(realpathSync(join(root, index))) : undefined;
+			}
+			if (dirname(dir) === dir) return undefined;
+		}
+	} catch {
+		return undefined;
+	}
 }
 
 /**

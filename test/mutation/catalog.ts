@@ -21219,6 +21219,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
 	},
+	{
+		id: "LR01",
+		file: "src/llm/pi-ai.ts",
+		description:
+			"pi-ai is loaded through its whole index again: every settle start on a real provider loads typebox's compiler (~680 modules, ~0.2 s CPU)",
+		edits: [
+			{
+				find: "importPiAi: () => Promise<unknown> = importPiAiParts",
+				replace: "importPiAi: () => Promise<unknown> = () => import(PI_AI_PACKAGE)",
+			},
+		],
+		tests: ["test/cli/real-provider-modules.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
