@@ -6,6 +6,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { accessSync, existsSync, constants as fsConstants, readdirSync, readFileSync, statSync } from "node:fs";
 import { constants } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
+import type { Readable } from "node:stream";
 import { SettleError } from "../errors.js";
 import { outOfDescriptors } from "./fs-errors.js";
 
@@ -214,8 +215,8 @@ export function waitForChild(
 			if (done) return;
 			done = true;
 			if (graceTimer) clearTimeout(graceTimer);
-			child.stdout?.destroy();
-			child.stderr?.destroy();
+			if (child.stdout) letGo(child.stdout);
+			if (child.stderr) letGo(child.stderr);
 			resolve(code);
 		};
 		const onStreamEnd = () => {
@@ -238,6 +239,20 @@ export function waitForChild(
 		});
 		child.once("close", (code) => finish(code ?? exitCode));
 	});
+}
+
+/**
+ * Stops reading a child's pipe without closing it. A background process (`server &`) that inherited
+ * it may still write there: with the read end closed its next write fails (EPIPE) and kills it, so a
+ * chatty server the user started died a moment after the call returned (opencode#22012). Its later
+ * output is drained and dropped; the pipe no longer keeps the process alive.
+ */
+function letGo(stream: Readable): void {
+	if (stream.readableEnded || stream.destroyed) return;
+	stream.removeAllListeners("data");
+	stream.on("error", () => {});
+	stream.resume();
+	(stream as Readable & { unref?: () => void }).unref?.();
 }
 
 /**

@@ -21232,6 +21232,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/real-provider-modules.test.ts"],
 	},
+	{
+		id: "LT01",
+		file: "src/tools/shell.ts",
+		description:
+			"the call's pipes are closed once the call returns: a server started with `&` that still prints dies of EPIPE at its next line (opencode#22012)",
+		edits: [
+			{
+				find: "\t\t\tif (child.stdout) letGo(child.stdout);\n\t\t\tif (child.stderr) letGo(child.stderr);",
+				replace: "\t\t\tchild.stdout?.destroy();\n\t\t\tchild.stderr?.destroy();",
+			},
+		],
+		tests: ["test/pi-races/bash-processes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
