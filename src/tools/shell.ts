@@ -5,8 +5,8 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { accessSync, existsSync, constants as fsConstants, readdirSync, readFileSync, statSync } from "node:fs";
 import { constants } from "node:os";
-import { setTimeout as delay } from "node:timers/promises";
 import type { Readable } from "node:stream";
+import { setTimeout as delay } from "node:timers/promises";
 import { SettleError } from "../errors.js";
 import { outOfDescriptors } from "./fs-errors.js";
 
