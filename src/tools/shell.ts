@@ -301,8 +301,15 @@ function wholeCharacters(onData: (data: Buffer) => void): { write: (chunk: Buffe
  * keys that never come and the call hung until its timeout, or forever without one (pi#9936).
  * With `true` git keeps the prepared message, or stops at once with "Aborting commit due to empty
  * commit message". A GIT_EDITOR the environment sets (the user's, a spawn hook's) is kept.
+ * GIT_SEQUENCE_EDITOR=true too, unless the environment names either: `git rebase -i` runs its
+ * todo list as prepared.
  */
-function nonInteractiveEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function nonInteractiveEnv(given: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+	// `git rebase -i` opens a `sequence.editor` from git config before GIT_EDITOR (pi#6432).
+	const env =
+		given.GIT_EDITOR === undefined && given.GIT_SEQUENCE_EDITOR === undefined
+			? { ...given, GIT_SEQUENCE_EDITOR: "true" }
+			: given;
 	return env.GIT_EDITOR === undefined ? { ...env, GIT_EDITOR: "true" } : env;
 }
 

@@ -21245,6 +21245,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-processes.test.ts"],
 	},
+	{
+		id: "LS01",
+		file: "src/tools/shell.ts",
+		description:
+			"commands run without GIT_SEQUENCE_EDITOR=true, so `git rebase -i` opens git config's sequence.editor (vi) and waits (pi#6432)",
+		edits: [
+			{
+				find: '? { ...given, GIT_SEQUENCE_EDITOR: "true" }',
+				replace: "? given",
+			},
+		],
+		tests: ["test/pi-races/bash-input-waits.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

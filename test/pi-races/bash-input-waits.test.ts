@@ -4,6 +4,8 @@
  * A command has no terminal here: stdin is /dev/null and it runs in its own session.
  * - pi#9936: `git rebase --continue` runs `git commit -e`, which opened vi; vi waited for keys
  *   that never come and the session hung silently (77 minutes in the report).
+ * - pi#6432: pi hung on an interactive rebase; here `git rebase -i` with a `sequence.editor` in git
+ *   config, which git opens for the todo list before GIT_EDITOR.
  * - oh-my-pi#4021: git asking for HTTPS credentials opened /dev/tty and waited there forever; here
  *   replayed with `settle -p` started inside a pseudo-terminal (util-linux `script`), so a command
  *   that shared its controlling terminal would block on the prompt.
@@ -93,6 +95,25 @@ describe("pi#9936: git opening an editor does not hang a command that has no ter
 		expect(result.exitCode).toBe(1);
 		expect(result.output).toContain("Aborting commit due to empty commit message");
 		expect(git(s.dir, "log", "-1", "--format=%s").trim()).toBe("commit 0");
+	});
+
+	it("pi#6432: `git rebase -i HEAD~2` with a `sequence.editor` in git config (it outranks GIT_EDITOR for the todo list) rebases as prepared instead of waiting in vi", async () => {
+		const s = await sessions.session();
+		gitRepo(s.dir, 3);
+		git(s.dir, "commit", "-q", "-m", "resolved");
+		git(s.dir, "config", "sequence.editor", "vi");
+		// The timeout only bounds the test when the bug is back: vi would sit until it fires.
+		runsBash(s.provider, "git rebase -i HEAD~2 && echo rebased", 20);
+		await s.session.prompt("clean up the history");
+		const text = toolResultText(s);
+		expect(text).not.toContain("timed out");
+		expect(text).toContain("rebased");
+		expect(git(s.dir, "log", "--format=%s").trim().split("\n")).toEqual([
+			"resolved",
+			"commit 2",
+			"commit 1",
+			"commit 0",
+		]);
 	});
 
 	it("pi#9936: a GIT_EDITOR the environment sets is kept (the user chose it)", async () => {
