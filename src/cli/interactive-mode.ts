@@ -417,6 +417,7 @@ export async function runInteractiveMode(
 			} finally {
 				commandRunning = false;
 				abortStalled = false;
+				clearTimeout(abortStallTimer);
 			}
 			return;
 		}
@@ -538,6 +539,8 @@ export async function runInteractiveMode(
 
 	/** Set when an abort has not stopped the run after the grace period (what it waits on was shown). */
 	let abortStalled = false;
+	// The stall notice of the last Ctrl+C abort: a /reload it could not stop clears it when it ends.
+	let abortStallTimer: NodeJS.Timeout | undefined;
 	function interrupt(): void {
 		if (questions.cancelCurrent()) {
 			printer.notice("(cancelled)");
@@ -559,6 +562,7 @@ export async function runInteractiveMode(
 			else for (const text of undelivered) printer.notice(`Not sent: ${firstLine(asTyped(text))}`);
 			target.abortBash();
 			// A tool that ignores its abort signal (or a stuck handler) keeps the run going: say what it waits on.
+			clearTimeout(abortStallTimer);
 			const stalled = setTimeout(() => {
 				const pending = describePendingWork(runtime);
 				if (!pending) return;
@@ -572,6 +576,7 @@ export async function runInteractiveMode(
 							: "It ignores the abort (a bug in that tool or extension). Press Ctrl+C again to end settle."),
 				);
 			}, SHUTDOWN_GRACE_MS);
+			abortStallTimer = stalled;
 			void target.abort().then(() => {
 				// A /reload waiting on an extension's load is not stopped by the abort: the timer names it.
 				if (extensionsLoadingNow()) return;

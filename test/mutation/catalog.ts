@@ -21258,6 +21258,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-input-waits.test.ts"],
 	},
+	{
+		id: "LW01",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"a /reload that a Ctrl+C could not stop ends without clearing that abort's stall timer: 2 s later a tool started next is reported stalled and the next Ctrl+C ends settle (review6)",
+		edits: [
+			{
+				find: "\t\t\t\tabortStalled = false;\n\t\t\t\tclearTimeout(abortStallTimer);",
+				replace: "\t\t\t\tabortStalled = false;",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

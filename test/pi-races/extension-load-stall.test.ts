@@ -10,6 +10,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SHUTDOWN_GRACE_MS } from "../../src/cli/termination.js";
 import { signalSettleWhen, useCliProject } from "../cli/helpers.js";
 import { fileAppears, GATED_COMMAND, Repl } from "../cli/interactive.helpers.js";
 
@@ -126,6 +127,53 @@ export default async function (pi: any) {
 		await fileAppears(cli.project, "started");
 		chat.child.kill("SIGINT");
 		await chat.idle(shell, "(cancelled)");
+		expect(await chat.end()).toBe(0);
+	});
+
+	it("regression: Ctrl+C during a /reload whose load then finishes within 2 s: a tool started next is not reported stalled, and the next Ctrl+C aborts it instead of ending settle", async () => {
+		const slow = join(cli.dir, "slow-reload-quick.ts");
+		writeFileSync(
+			slow,
+			`import { existsSync } from "node:fs";
+export default async function (pi: any) {
+	if (!existsSync("reloading")) return;
+	console.error("waiting for go");
+	await new Promise<void>((go) => { const poll = setInterval(() => existsSync("go") && (clearInterval(poll), go()), 10); });
+}
+`,
+		);
+		const steps = join(cli.dir, "gated-tool.json");
+		writeFileSync(
+			steps,
+			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }, "job done"]),
+		);
+		const chat = new Repl(["--faux-script", steps, "--no-session", "-e", slow], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		await chat.idle(0);
+		writeFileSync(join(cli.project, "reloading"), "");
+		const from = chat.mark();
+		chat.send("/reload");
+		await new Promise<void>((waiting) => {
+			const check = () => (chat.stderr.includes("waiting for go") ? waiting() : undefined);
+			chat.child.stderr.on("data", check);
+			check();
+		});
+		const interrupted = Date.now();
+		chat.child.kill("SIGINT");
+		writeFileSync(join(cli.project, "go"), "");
+		await chat.idle(from, "Reloaded: 1 extension");
+		const run = chat.mark();
+		chat.send("start the job");
+		await fileAppears(cli.project, "started");
+		// Past the moment the first Ctrl+C's stall notice was due: that abort has long finished.
+		await new Promise((resolve) =>
+			setTimeout(resolve, Math.max(0, interrupted + SHUTDOWN_GRACE_MS + 500 - Date.now())),
+		);
+		expect(chat.stdout.slice(from)).not.toContain("Still not stopped");
+		chat.child.kill("SIGINT");
+		await chat.idle(run, "Aborted.");
 		expect(await chat.end()).toBe(0);
 	});
 
