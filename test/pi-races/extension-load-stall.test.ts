@@ -29,6 +29,28 @@ async function handshake(): Promise<void> {
 const WHAT_TO_DO =
 	"Make its module and factory finish (resolve or reject), or start without that extension (without its -e, or with --no-extensions).";
 
+/** An extension whose factory, on a reload (a `reloading` file in the cwd), waits for a `go` file. */
+const RELOAD_WAITS_FOR_GO = `import { existsSync } from "node:fs";
+export default async function (pi: any) {
+	if (!existsSync("reloading")) return;
+	console.error("waiting for go");
+	await new Promise<void>((go) => { const poll = setInterval(() => existsSync("go") && (clearInterval(poll), go()), 10); });
+}
+`;
+
+/** Sends `/reload` to a chat with {@link RELOAD_WAITS_FOR_GO} and resolves, with the mark before it, once it waits. */
+async function reloadWaitingForGo(chat: Repl): Promise<number> {
+	writeFileSync(join(cli.project, "reloading"), "");
+	const from = chat.mark();
+	chat.send("/reload");
+	await new Promise<void>((waiting) => {
+		const check = () => (chat.stderr.includes("waiting for go") ? waiting() : undefined);
+		chat.child.stderr.on("data", check);
+		check();
+	});
+	return from;
+}
+
 describe("Fusion#3579: start-up waits on an extension that never finishes loading", () => {
 	for (const [phase, body, said] of [
 		["factory", "export default async function (pi: any) {\n\tawait handshake();\n}\n", "its factory has not returned"],
@@ -97,26 +119,10 @@ describe("Fusion#3579 during /reload: the reload waits on an extension that neve
 
 	it("Fusion#3579: settle -i, once the load the notice named finishes, the reload ends and a later Ctrl+C cancels a shell command as usual instead of ending settle", async () => {
 		const slow = join(cli.dir, "slow-reload.ts");
-		writeFileSync(
-			slow,
-			`import { existsSync } from "node:fs";
-export default async function (pi: any) {
-	if (!existsSync("reloading")) return;
-	console.error("waiting for go");
-	await new Promise<void>((go) => { const poll = setInterval(() => existsSync("go") && (clearInterval(poll), go()), 10); });
-}
-`,
-		);
+		writeFileSync(slow, RELOAD_WAITS_FOR_GO);
 		const chat = new Repl(["--faux", "--no-session", "-e", slow], { cwd: cli.project, agentDir: cli.agentDir });
 		await chat.idle(0);
-		writeFileSync(join(cli.project, "reloading"), "");
-		const from = chat.mark();
-		chat.send("/reload");
-		await new Promise<void>((waiting) => {
-			const check = () => (chat.stderr.includes("waiting for go") ? waiting() : undefined);
-			chat.child.stderr.on("data", check);
-			check();
-		});
+		const from = await reloadWaitingForGo(chat);
 		chat.child.kill("SIGINT");
 		await chat.until(`waiting for:\n  ${slow} (its factory has not returned)\n`, from);
 		writeFileSync(join(cli.project, "go"), "");
@@ -132,16 +138,7 @@ export default async function (pi: any) {
 
 	it("regression: Ctrl+C during a /reload whose load then finishes within 2 s: a tool started next is not reported stalled, and the next Ctrl+C aborts it instead of ending settle", async () => {
 		const slow = join(cli.dir, "slow-reload-quick.ts");
-		writeFileSync(
-			slow,
-			`import { existsSync } from "node:fs";
-export default async function (pi: any) {
-	if (!existsSync("reloading")) return;
-	console.error("waiting for go");
-	await new Promise<void>((go) => { const poll = setInterval(() => existsSync("go") && (clearInterval(poll), go()), 10); });
-}
-`,
-		);
+		writeFileSync(slow, RELOAD_WAITS_FOR_GO);
 		const steps = join(cli.dir, "gated-tool.json");
 		writeFileSync(
 			steps,
@@ -152,14 +149,7 @@ export default async function (pi: any) {
 			agentDir: cli.agentDir,
 		});
 		await chat.idle(0);
-		writeFileSync(join(cli.project, "reloading"), "");
-		const from = chat.mark();
-		chat.send("/reload");
-		await new Promise<void>((waiting) => {
-			const check = () => (chat.stderr.includes("waiting for go") ? waiting() : undefined);
-			chat.child.stderr.on("data", check);
-			check();
-		});
+		const from = await reloadWaitingForGo(chat);
 		const interrupted = Date.now();
 		chat.child.kill("SIGINT");
 		writeFileSync(join(cli.project, "go"), "");
