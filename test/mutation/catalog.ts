@@ -14469,7 +14469,7 @@ export const MUTANTS: Mutant[] = [
 				replace: "\t\t\t\t\tdetached: false,\n\t\t\t\t\tenv: nonInteractiveEnv",
 			},
 		],
-		tests: ["test/pi-races/bash-input-waits.test.ts"],
+		tests: ["test/pi-races/bash-input-waits.test.ts", "test/pi-races/bash-terminal-prompts.test.ts"],
 	},
 	{
 		id: "GH04",
@@ -21257,6 +21257,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/bash-input-waits.test.ts"],
+	},
+	{
+		id: "LV01",
+		file: "src/tools/shell.ts",
+		description:
+			"commands keep the user's VISUAL/EDITOR, so `crontab -e`, `kubectl edit` and `$EDITOR plan.md` open vim with no terminal (dagster-io/erk#4251)",
+		edits: [
+			{
+				find: "\tconst env: NodeJS.ProcessEnv = { ...git, VISUAL: editor, EDITOR: editor };\n",
+				replace: "\tconst env: NodeJS.ProcessEnv = { ...git };\n",
+			},
+		],
+		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
 	},
 ];
 
