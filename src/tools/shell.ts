@@ -316,7 +316,8 @@ function wholeCharacters(onData: (data: Buffer) => void): { write: (chunk: Buffe
  * VISUAL and EDITOR are always replaced by {@link noEditor}: they name the user's terminal editor,
  * which `crontab -e`, `kubectl edit`, `gh pr create`, `hg commit` (or the model's `$EDITOR file`)
  * open themselves; with no terminal vi printed screen codes and failed, other editors waited until
- * the timeout (dagster-io/erk#4251). The command now fails at once saying why.
+ * the timeout (dagster-io/erk#4251). The command now fails at once saying why. An editor that
+ * needs no terminal can be named in SETTLE_BASH_EDITOR: VISUAL and EDITOR get it instead.
  */
 function nonInteractiveEnv(given: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 	// `git rebase -i` opens a `sequence.editor` from git config before GIT_EDITOR (pi#6432).
@@ -324,7 +325,8 @@ function nonInteractiveEnv(given: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 		given.GIT_EDITOR === undefined && given.GIT_SEQUENCE_EDITOR === undefined
 			? { ...given, GIT_SEQUENCE_EDITOR: "true" }
 			: given;
-	const editor = noEditor();
+	// The user's explicit choice for commands without a terminal (e.g. `code --wait`) is kept.
+	const editor = given.SETTLE_BASH_EDITOR || noEditor();
 	const env: NodeJS.ProcessEnv = { ...git, VISUAL: editor, EDITOR: editor };
 	return env.GIT_EDITOR === undefined ? { ...env, GIT_EDITOR: "true" } : env;
 }

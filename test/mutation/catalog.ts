@@ -21271,6 +21271,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
 	},
+	{
+		id: "LV02",
+		file: "src/tools/shell.ts",
+		description:
+			"SETTLE_BASH_EDITOR is ignored, so a user's editor that needs no terminal is replaced by the failing one (dagster-io/erk#4251)",
+		edits: [
+			{
+				find: "\tconst editor = given.SETTLE_BASH_EDITOR || noEditor();\n",
+				replace: "\tconst editor = noEditor();\n",
+			},
+		],
+		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

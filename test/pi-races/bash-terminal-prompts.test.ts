@@ -13,6 +13,7 @@
  *   tool; vim waited for a terminal and the call sat until its timeout. `crontab -e` and `kubectl edit`
  *   open `$VISUAL` / `$EDITOR` the same way: here scripts on PATH that pick the editor by the real
  *   ones' rules (crontab: VISUAL, EDITOR, vi, through sh; kubectl: KUBE_EDITOR, EDITOR, vi, split).
+ *   An editor the user names in SETTLE_BASH_EDITOR (one needing no terminal) is kept.
  * - claude-code#79891: a `cd` in one bash call carried to the next call, or not, depending on
  *   whether the call's exit code was 0 (claude-code#37659, the carrying itself: project-folders).
  * - claude-code#45 / claude-code#35 / claude-code#3505: the harness sourced the user's shell config
@@ -222,6 +223,33 @@ describe("dagster-io/erk#4251: a command that opens the user's editor itself fai
 			);
 			expect(text).toContain(`${tool}-exit:1`);
 			expect(text).not.toContain("installed");
+		}
+	});
+
+	it("dagster-io/erk#4251: an editor the user names in SETTLE_BASH_EDITOR (one that needs no terminal) is what `crontab -e` and a `!` command's `$EDITOR` open, over VISUAL=vi", async () => {
+		const s = await sessions.session();
+		const bin = join(s.dir, "bin");
+		mkdirSync(bin);
+		editorOpener(bin, "crontab", `"\${VISUAL:-\${EDITOR:-vi}}"`, 'sh -c "$editor \\"$tmp\\""');
+		const editor = join(bin, "append-edit");
+		writeFileSync(editor, '#!/bin/sh\necho "edited by $(basename "$0")" >> "$1"\n');
+		chmodSync(editor, 0o755);
+		const saved = {
+			PATH: process.env.PATH,
+			VISUAL: process.env.VISUAL,
+			SETTLE_BASH_EDITOR: process.env.SETTLE_BASH_EDITOR,
+		};
+		Object.assign(process.env, { PATH: `${bin}:${process.env.PATH}`, VISUAL: "vi", SETTLE_BASH_EDITOR: editor });
+		try {
+			const result = await s.session.executeBash("crontab -e && $EDITOR note.txt && cat note.txt", undefined, {
+				timeout: 20,
+			});
+			expect(result).toMatchObject({ output: "installed\nedited by append-edit\n", exitCode: 0, cancelled: false });
+		} finally {
+			for (const [key, value] of Object.entries(saved)) {
+				if (value === undefined) delete process.env[key];
+				else process.env[key] = value;
+			}
 		}
 	});
 });
