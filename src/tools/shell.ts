@@ -10,6 +10,7 @@ import {
 	mkdtempSync,
 	readdirSync,
 	readFileSync,
+	rmSync,
 	statSync,
 	writeFileSync,
 } from "node:fs";
@@ -335,14 +336,17 @@ let noEditorPath: string | undefined;
 
 /**
  * The editor commands in the bash tool get: a script that prints why and exits 1, written once per
- * process to its own temporary folder. A single path, because tools run `$EDITOR` every way: through
+ * process to its own temporary folder (removed when the process exits). A single path, because tools run `$EDITOR` every way: through
  * `sh -c` (crontab, git, hg), split into words (kubectl, gh), or unquoted in the model's own command.
  * `false` when the script cannot be written: still fails at once, without the reason.
  */
 function noEditor(): string {
 	if (noEditorPath === undefined) {
 		try {
-			const file = join(mkdtempSync(join(tmpdir(), "settle-no-editor-")), "editor");
+			const dir = mkdtempSync(join(tmpdir(), "settle-no-editor-"));
+			// One folder per process, not one per process left in /tmp forever.
+			process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+			const file = join(dir, "editor");
 			const reason =
 				"settle: no editor in the bash tool (no terminal): pass the text another way, e.g. -m, --body or a file";
 			writeFileSync(file, `#!/bin/sh\necho "${reason}" >&2\nexit 1\n`, { mode: 0o755 });

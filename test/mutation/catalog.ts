@@ -21284,6 +21284,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
 	},
+	{
+		id: "LV03",
+		file: "src/tools/shell.ts",
+		description: "the no-editor script's temporary folder is never removed, so every process leaves one in /tmp",
+		edits: [
+			{
+				find: '\t\t\tprocess.once("exit", () => rmSync(dir, { recursive: true, force: true }));\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -22,7 +22,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
@@ -197,6 +197,8 @@ describe("dagster-io/erk#4251: a command that opens the user's editor itself fai
 	it("dagster-io/erk#4251: the model's `$EDITOR plan.md`, `crontab -e` (VISUAL before EDITOR, run through sh) and `kubectl edit` (KUBE_EDITOR, EDITOR, split into words), run by the bash tool of a `settle -p` whose user has VISUAL=vi and EDITOR=vim, fail with the bash tool's reason instead of opening vim", async () => {
 		const bin = join(cli.dir, "bin");
 		mkdirSync(bin, { recursive: true });
+		const tmp = join(cli.dir, "tmp");
+		mkdirSync(tmp, { recursive: true });
 		editorOpener(bin, "crontab", `"\${VISUAL:-\${EDITOR:-vi}}"`, 'sh -c "$editor \\"$tmp\\""');
 		editorOpener(
 			bin,
@@ -211,8 +213,10 @@ describe("dagster-io/erk#4251: a command that opens the user's editor itself fai
 				"kubectl edit deployment/web; echo kubectl-exit:$?",
 			],
 			`${bin}:${process.env.PATH}`,
-			{ VISUAL: "vi", EDITOR: "vim" },
+			{ VISUAL: "vi", EDITOR: "vim", TMPDIR: tmp },
 		);
+		// The editor script's folder went with the process.
+		expect(readdirSync(tmp).filter((name) => name.startsWith("settle-no-editor-"))).toEqual([]);
 		expect(results).toHaveLength(3);
 		for (const tool of ["plan", "crontab", "kubectl"]) {
 			const text = results.find((t) => t.includes(`${tool}-exit:`)) ?? "";
