@@ -3,8 +3,19 @@
  * that does not hang on pipes inherited by daemonized grandchildren.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { accessSync, existsSync, constants as fsConstants, readdirSync, readFileSync, statSync } from "node:fs";
-import { constants } from "node:os";
+import {
+	accessSync,
+	existsSync,
+	constants as fsConstants,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from "node:fs";
+import { constants, tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { SettleError } from "../errors.js";
@@ -303,14 +314,48 @@ function wholeCharacters(onData: (data: Buffer) => void): { write: (chunk: Buffe
  * commit message". A GIT_EDITOR the environment sets (the user's, a spawn hook's) is kept.
  * GIT_SEQUENCE_EDITOR=true too, unless the environment names either: `git rebase -i` runs its
  * todo list as prepared.
+ * VISUAL and EDITOR are always replaced by {@link noEditor}: they name the user's terminal editor,
+ * which `crontab -e`, `kubectl edit`, `gh pr create`, `hg commit` (or the model's `$EDITOR file`)
+ * open themselves; with no terminal vi printed screen codes and failed, other editors waited until
+ * the timeout (dagster-io/erk#4251). The command now fails at once saying why. An editor that
+ * needs no terminal can be named in SETTLE_BASH_EDITOR: VISUAL and EDITOR get it instead.
  */
 function nonInteractiveEnv(given: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 	// `git rebase -i` opens a `sequence.editor` from git config before GIT_EDITOR (pi#6432).
-	const env =
+	const git =
 		given.GIT_EDITOR === undefined && given.GIT_SEQUENCE_EDITOR === undefined
 			? { ...given, GIT_SEQUENCE_EDITOR: "true" }
 			: given;
+	// The user's explicit choice for commands without a terminal (e.g. `code --wait`) is kept.
+	const editor = given.SETTLE_BASH_EDITOR || noEditor();
+	const env: NodeJS.ProcessEnv = { ...git, VISUAL: editor, EDITOR: editor };
 	return env.GIT_EDITOR === undefined ? { ...env, GIT_EDITOR: "true" } : env;
+}
+
+let noEditorPath: string | undefined;
+
+/**
+ * The editor commands in the bash tool get: a script that prints why and exits 1, written once per
+ * process to its own temporary folder (removed when the process exits). A single path, because tools run `$EDITOR` every way: through
+ * `sh -c` (crontab, git, hg), split into words (kubectl, gh), or unquoted in the model's own command.
+ * `false` when the script cannot be written: still fails at once, without the reason.
+ */
+function noEditor(): string {
+	if (noEditorPath === undefined) {
+		try {
+			const dir = mkdtempSync(join(tmpdir(), "settle-no-editor-"));
+			// One folder per process, not one per process left in /tmp forever.
+			process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+			const file = join(dir, "editor");
+			const reason =
+				"settle: no editor in the bash tool (no terminal): pass the text another way, e.g. -m, --body or a file";
+			writeFileSync(file, `#!/bin/sh\necho "${reason}" >&2\nexit 1\n`, { mode: 0o755 });
+			noEditorPath = file;
+		} catch {
+			noEditorPath = "false";
+		}
+	}
+	return noEditorPath;
 }
 
 /** The longest timer Node keeps (2^31 - 1 ms); a longer one fires after 1 ms instead. */

@@ -14469,7 +14469,7 @@ export const MUTANTS: Mutant[] = [
 				replace: "\t\t\t\t\tdetached: false,\n\t\t\t\t\tenv: nonInteractiveEnv",
 			},
 		],
-		tests: ["test/pi-races/bash-input-waits.test.ts"],
+		tests: ["test/pi-races/bash-input-waits.test.ts", "test/pi-races/bash-terminal-prompts.test.ts"],
 	},
 	{
 		id: "GH04",
@@ -21270,6 +21270,44 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "LV01",
+		file: "src/tools/shell.ts",
+		description:
+			"commands keep the user's VISUAL/EDITOR, so `crontab -e`, `kubectl edit` and `$EDITOR plan.md` open vim with no terminal (dagster-io/erk#4251)",
+		edits: [
+			{
+				find: "\tconst env: NodeJS.ProcessEnv = { ...git, VISUAL: editor, EDITOR: editor };\n",
+				replace: "\tconst env: NodeJS.ProcessEnv = { ...git };\n",
+			},
+		],
+		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
+	},
+	{
+		id: "LV02",
+		file: "src/tools/shell.ts",
+		description:
+			"SETTLE_BASH_EDITOR is ignored, so a user's editor that needs no terminal is replaced by the failing one (dagster-io/erk#4251)",
+		edits: [
+			{
+				find: "\tconst editor = given.SETTLE_BASH_EDITOR || noEditor();\n",
+				replace: "\tconst editor = noEditor();\n",
+			},
+		],
+		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
+	},
+	{
+		id: "LV03",
+		file: "src/tools/shell.ts",
+		description: "the no-editor script's temporary folder is never removed, so every process leaves one in /tmp",
+		edits: [
+			{
+				find: '\t\t\tprocess.once("exit", () => rmSync(dir, { recursive: true, force: true }));\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
 	},
 ];
 

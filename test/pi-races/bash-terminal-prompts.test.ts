@@ -9,6 +9,11 @@
  *   (no sshd, no root), so both are scripts on PATH that open /dev/tty the way the real ones do and
  *   print the real ones' message when there is no terminal. `settle -p` runs inside a
  *   pseudo-terminal (util-linux `script`), so a command sharing its terminal would block.
+ * - dagster-io/erk#4251: with EDITOR=vim the model ran `${EDITOR:-code} plan.md` in Claude Code's bash
+ *   tool; vim waited for a terminal and the call sat until its timeout. `crontab -e` and `kubectl edit`
+ *   open `$VISUAL` / `$EDITOR` the same way: here scripts on PATH that pick the editor by the real
+ *   ones' rules (crontab: VISUAL, EDITOR, vi, through sh; kubectl: KUBE_EDITOR, EDITOR, vi, split).
+ *   An editor the user names in SETTLE_BASH_EDITOR (one needing no terminal) is kept.
  * - claude-code#79891: a `cd` in one bash call carried to the next call, or not, depending on
  *   whether the call's exit code was 0 (claude-code#37659, the carrying itself: project-folders).
  * - claude-code#45 / claude-code#35 / claude-code#3505: the harness sourced the user's shell config
@@ -17,7 +22,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
@@ -44,7 +49,7 @@ function ttyPrompter(bin: string, name: string, prompt: string, noTerminal: stri
 }
 
 /** Runs `settle -p` with the bash tool inside a pseudo-terminal; the text of each bash result. */
-async function settleInTerminal(commands: string[], path: string): Promise<string[]> {
+async function settleInTerminal(commands: string[], path: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
 	const script = join(cli.dir, "script.json");
 	// The tool's timeout only bounds the run when the bug is back: the prompt would wait on the terminal.
 	const toolCalls = commands.map((command) => ({ name: "bash", arguments: { command, timeout: 20 } }));
@@ -55,7 +60,7 @@ async function settleInTerminal(commands: string[], path: string): Promise<strin
 	const line = `${[...settle, "--mode", "json", "-p", "deploy"].map(quote).join(" ")} > ${quote(out)} 2>&1`;
 	const child = spawn("script", ["-qec", line, "/dev/null"], {
 		cwd: cli.project,
-		env: { ...process.env, PATH: path, SETTLE_AGENT_DIR: cli.agentDir, SSH_ASKPASS: "", SUDO_ASKPASS: "" },
+		env: { ...process.env, ...env, PATH: path, SETTLE_AGENT_DIR: cli.agentDir, SSH_ASKPASS: "", SUDO_ASKPASS: "" },
 		stdio: ["pipe", "ignore", "ignore"],
 	});
 	expect(await trackChild(child)).toBe(0);
@@ -167,6 +172,88 @@ describe("claude-code#45, claude-code#35, claude-code#3505: the user's shell con
 			expect(user).toMatchObject({ output: "three\n", exitCode: 0, cancelled: false });
 		} finally {
 			process.env.HOME = savedHome;
+		}
+	});
+});
+
+/** A script that writes a temporary file and opens the editor `pick` names with `run`, as the real `name` does. */
+function editorOpener(bin: string, name: string, pick: string, run: string): void {
+	const file = join(bin, name);
+	writeFileSync(
+		file,
+		[
+			"#!/bin/bash",
+			`editor=${pick}`,
+			'tmp=$(mktemp); echo "# edit me" > "$tmp"',
+			run,
+			'status=$?; if [ $status -ne 0 ]; then echo "$0: \\"$editor\\" exited with status $status" >&2; exit 1; fi',
+			"echo installed",
+		].join("\n"),
+	);
+	chmodSync(file, 0o755);
+}
+
+describe("dagster-io/erk#4251: a command that opens the user's editor itself fails at once, saying how to go on", () => {
+	it("dagster-io/erk#4251: the model's `$EDITOR plan.md`, `crontab -e` (VISUAL before EDITOR, run through sh) and `kubectl edit` (KUBE_EDITOR, EDITOR, split into words), run by the bash tool of a `settle -p` whose user has VISUAL=vi and EDITOR=vim, fail with the bash tool's reason instead of opening vim", async () => {
+		const bin = join(cli.dir, "bin");
+		mkdirSync(bin, { recursive: true });
+		const tmp = join(cli.dir, "tmp");
+		mkdirSync(tmp, { recursive: true });
+		editorOpener(bin, "crontab", `"\${VISUAL:-\${EDITOR:-vi}}"`, 'sh -c "$editor \\"$tmp\\""');
+		editorOpener(
+			bin,
+			"kubectl",
+			`"\${KUBE_EDITOR:-\${EDITOR:-vi}}"`,
+			`if [[ $editor == *[\\"\\']* ]]; then sh -c "$editor" "$tmp"; else $editor "$tmp"; fi`,
+		);
+		const results = await settleInTerminal(
+			[
+				`\${EDITOR:-code} plan.md; echo plan-exit:$?`,
+				"crontab -e; echo crontab-exit:$?",
+				"kubectl edit deployment/web; echo kubectl-exit:$?",
+			],
+			`${bin}:${process.env.PATH}`,
+			{ VISUAL: "vi", EDITOR: "vim", TMPDIR: tmp },
+		);
+		// The editor script's folder went with the process.
+		expect(readdirSync(tmp).filter((name) => name.startsWith("settle-no-editor-"))).toEqual([]);
+		expect(results).toHaveLength(3);
+		for (const tool of ["plan", "crontab", "kubectl"]) {
+			const text = results.find((t) => t.includes(`${tool}-exit:`)) ?? "";
+			expect(text).not.toContain("timed out");
+			expect(text).not.toContain("Vim:");
+			expect(text).toContain(
+				"settle: no editor in the bash tool (no terminal): pass the text another way, e.g. -m, --body or a file",
+			);
+			expect(text).toContain(`${tool}-exit:1`);
+			expect(text).not.toContain("installed");
+		}
+	});
+
+	it("dagster-io/erk#4251: an editor the user names in SETTLE_BASH_EDITOR (one that needs no terminal) is what `crontab -e` and a `!` command's `$EDITOR` open, over VISUAL=vi", async () => {
+		const s = await sessions.session();
+		const bin = join(s.dir, "bin");
+		mkdirSync(bin);
+		editorOpener(bin, "crontab", `"\${VISUAL:-\${EDITOR:-vi}}"`, 'sh -c "$editor \\"$tmp\\""');
+		const editor = join(bin, "append-edit");
+		writeFileSync(editor, '#!/bin/sh\necho "edited by $(basename "$0")" >> "$1"\n');
+		chmodSync(editor, 0o755);
+		const saved = {
+			PATH: process.env.PATH,
+			VISUAL: process.env.VISUAL,
+			SETTLE_BASH_EDITOR: process.env.SETTLE_BASH_EDITOR,
+		};
+		Object.assign(process.env, { PATH: `${bin}:${process.env.PATH}`, VISUAL: "vi", SETTLE_BASH_EDITOR: editor });
+		try {
+			const result = await s.session.executeBash("crontab -e && $EDITOR note.txt && cat note.txt", undefined, {
+				timeout: 20,
+			});
+			expect(result).toMatchObject({ output: "installed\nedited by append-edit\n", exitCode: 0, cancelled: false });
+		} finally {
+			for (const [key, value] of Object.entries(saved)) {
+				if (value === undefined) delete process.env[key];
+				else process.env[key] = value;
+			}
 		}
 	});
 });
