@@ -7,10 +7,11 @@ import {
 	accessSync,
 	existsSync,
 	constants as fsConstants,
-	mkdtempSync,
+	lstatSync,
+	mkdirSync,
 	readdirSync,
 	readFileSync,
-	rmSync,
+	renameSync,
 	statSync,
 	writeFileSync,
 } from "node:fs";
@@ -334,26 +335,39 @@ function nonInteractiveEnv(given: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 let noEditorPath: string | undefined;
 
+const NO_EDITOR_SCRIPT =
+	'#!/bin/sh\necho "settle: no editor in the bash tool (no terminal): pass the text another way, e.g. -m, --body or a file" >&2\nexit 1\n';
+
 /**
- * The editor commands in the bash tool get: a script that prints why and exits 1, written once per
- * process to its own temporary folder (removed when the process exits). A single path, because tools run `$EDITOR` every way: through
- * `sh -c` (crontab, git, hg), split into words (kubectl, gh), or unquoted in the model's own command.
- * `false` when the script cannot be written: still fails at once, without the reason.
+ * The editor commands in the bash tool get: a script that prints why and exits 1. A single path,
+ * because tools run `$EDITOR` every way: through `sh -c` (crontab, git, hg), split into words
+ * (kubectl, gh), or unquoted in the model's own command. It lives in one folder per user under the
+ * temp folder, reused by every process (a folder per process was left behind by each one killed);
+ * a folder there that is not this user's own, or that others may write, is never used. `false`
+ * when the script cannot be had: still fails at once, without the reason.
  */
 function noEditor(): string {
-	if (noEditorPath === undefined) {
-		try {
-			const dir = mkdtempSync(join(tmpdir(), "settle-no-editor-"));
-			// One folder per process, not one per process left in /tmp forever.
-			process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-			const file = join(dir, "editor");
-			const reason =
-				"settle: no editor in the bash tool (no terminal): pass the text another way, e.g. -m, --body or a file";
-			writeFileSync(file, `#!/bin/sh\necho "${reason}" >&2\nexit 1\n`, { mode: 0o755 });
-			noEditorPath = file;
-		} catch {
-			noEditorPath = "false";
+	if (noEditorPath !== undefined) return noEditorPath;
+	noEditorPath = "false";
+	try {
+		const uid = process.getuid?.();
+		const dir = join(tmpdir(), `settle-no-editor-${uid ?? "user"}`);
+		mkdirSync(dir, { recursive: true, mode: 0o700 });
+		const folder = lstatSync(dir);
+		// Another user's folder (made first on a shared /tmp) could hold their script: never run it.
+		if (!folder.isDirectory() || (uid !== undefined && folder.uid !== uid) || (folder.mode & 0o022) !== 0) {
+			return noEditorPath;
 		}
+		const file = join(dir, "editor");
+		if (!existsSync(file) || readFileSync(file, "utf8") !== NO_EDITOR_SCRIPT) {
+			// Written aside and renamed: a process starting meanwhile never runs half a script.
+			const aside = `${file}.${process.pid}`;
+			writeFileSync(aside, NO_EDITOR_SCRIPT, { mode: 0o755 });
+			renameSync(aside, file);
+		}
+		noEditorPath = file;
+	} catch {
+		// No temp folder to write: `false` stays.
 	}
 	return noEditorPath;
 }

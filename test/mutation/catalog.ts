@@ -21300,11 +21300,11 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "LV03",
 		file: "src/tools/shell.ts",
-		description: "the no-editor script's temporary folder is never removed, so every process leaves one in /tmp",
+		description: "the no-editor script gets a folder per process again, so every killed process leaves one in /tmp",
 		edits: [
 			{
-				find: '\t\t\tprocess.once("exit", () => rmSync(dir, { recursive: true, force: true }));\n',
-				replace: "",
+				find: "const dir = join(tmpdir(), ",
+				replace: "const dir = join(tmpdir(), String(process.pid), ",
 			},
 		],
 		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],

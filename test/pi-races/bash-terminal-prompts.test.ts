@@ -215,8 +215,10 @@ describe("dagster-io/erk#4251: a command that opens the user's editor itself fai
 			`${bin}:${process.env.PATH}`,
 			{ VISUAL: "vi", EDITOR: "vim", TMPDIR: tmp },
 		);
-		// The editor script's folder went with the process.
-		expect(readdirSync(tmp).filter((name) => name.startsWith("settle-no-editor-"))).toEqual([]);
+		// One folder per user, reused by every process: none left behind per process.
+		expect(readdirSync(tmp).filter((name) => name.startsWith("settle-no-editor-"))).toEqual([
+			`settle-no-editor-${process.getuid?.() ?? "user"}`,
+		]);
 		expect(results).toHaveLength(3);
 		for (const tool of ["plan", "crontab", "kubectl"]) {
 			const text = results.find((t) => t.includes(`${tool}-exit:`)) ?? "";
