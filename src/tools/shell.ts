@@ -352,7 +352,12 @@ function noEditor(): string {
 	try {
 		const uid = process.getuid?.();
 		const dir = join(tmpdir(), `settle-no-editor-${uid ?? "user"}`);
-		mkdirSync(dir, { recursive: true, mode: 0o700 });
+		// One level (the temp folder exists): a recursive mkdir spins forever under /proc on Node 20.
+		try {
+			mkdirSync(dir, { mode: 0o700 });
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+		}
 		const folder = lstatSync(dir);
 		// Another user's folder (made first on a shared /tmp) could hold their script: never run it.
 		if (!folder.isDirectory() || (uid !== undefined && folder.uid !== uid) || (folder.mode & 0o022) !== 0) {
