@@ -48,7 +48,8 @@ function causeOf(error: unknown): { code: string; message: string; hostname?: st
 
 /**
  * The error text for a request to `baseUrl` (of `provider`) whose `fetch` threw `error`, naming the
- * address and what to do; undefined when the cause is unknown. A refused, unresolved or dropped
+ * address and what to do; undefined when the cause is unknown. `midAnswer`: the connection dropped
+ * after the response's headers, while its body was read. A refused, unresolved or dropped
  * connection starts "Connection error:" and stays retryable; an untrusted certificate does not: it
  * fails the same way on every attempt (claude-code#8054: ten retries of "Connection error.").
  *
@@ -59,7 +60,12 @@ function causeOf(error: unknown): { code: string; message: string; hostname?: st
  * // "Connection error: nothing accepted the connection at http://127.0.0.1:11434/v1 (ECONNREFUSED). Check …"
  * ```
  */
-export function connectionFailureText(error: unknown, provider: string, baseUrl: string): string | undefined {
+export function connectionFailureText(
+	error: unknown,
+	provider: string,
+	baseUrl: string,
+	midAnswer = false,
+): string | undefined {
 	const cause = causeOf(error);
 	if (!cause) return undefined;
 	const base = shownUrl(baseUrl);
@@ -92,7 +98,8 @@ export function connectionFailureText(error: unknown, provider: string, baseUrl:
 		return `Connection error: the host ${cause.hostname ?? host} could not be found (${code}): the request to ${base} was not sent. Check ${setting} for a typo, and the network's DNS.`;
 	}
 	if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") {
-		return `Connection error: ${base} closed the connection before answering (${code}: ${cause.message}). Check that the server is still running (its log says why it hung up), and any proxy in between.`;
+		const when = midAnswer ? "in the middle of its answer" : "before answering";
+		return `Connection error: ${base} closed the connection ${when} (${code}: ${cause.message}). Check that the server is still running (its log says why it hung up), and any proxy in between.`;
 	}
 	return `Connection error: the request to ${base} failed (${code}${cause.message ? `: ${cause.message}` : ""}). Check that the server runs, that ${setting} names it, and any proxy in between.`;
 }

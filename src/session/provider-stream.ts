@@ -128,6 +128,8 @@ function withRefusalDetails(
 		let refusedStatus: number | undefined;
 		// Why the last attempt got no response at all (the clients keep only "Connection error.").
 		let unreached: unknown;
+		// The last attempt's connection dropped after its headers, while its JSON body was read.
+		let cutBody = false;
 		// An HTML page served as the answer (the clients read it as an empty stream).
 		let servedPage: string | undefined;
 		// An error served under 200 as one JSON object (LM Studio's for a path it has no route for).
@@ -137,6 +139,7 @@ function withRefusalDetails(
 		const proxyMark = proxyFailureMark();
 		const note: ResponseListener = async (response: Response): Promise<Response | undefined> => {
 			asked = requestedRetryDelayFromHeaders(response.status, response.headers, Date.now());
+			cutBody = false;
 			refusedStatus = response.ok ? undefined : response.status;
 			refusedBody = response.ok
 				? undefined
@@ -164,9 +167,17 @@ function withRefusalDetails(
 				const peeked = await peekedBody(response.body);
 				const { status, statusText, headers } = response;
 				// One JSON document, not a stream: read whole (an event stream or a JSON array reads on as it comes).
-				const document = peeked.start.trimStart().startsWith("{")
-					? await new Response(peeked.body).text().catch(() => "")
-					: undefined;
+				let document: string | undefined;
+				if (peeked.start.trimStart().startsWith("{")) {
+					try {
+						document = await new Response(peeked.body).text();
+					} catch (error) {
+						// The connection dropped mid-body: a network failure (retried), not an empty answer.
+						cutBody = true;
+						unreached = error;
+						throw error;
+					}
+				}
 				servedError = document === undefined ? undefined : servedErrorMessage(document);
 				if (servedError !== undefined) throw new Error(`${response.status}: an error, not the API's answer`);
 				replaced = new Response(document ?? peeked.body, { status, statusText, headers });
@@ -186,6 +197,7 @@ function withRefusalDetails(
 		};
 		note.failed = (error) => {
 			unreached = error;
+			cutBody = false;
 		};
 		// Read where the HTTP requests are made (pi-ai's clients); other stream functions make none.
 		const request: StreamOptions & ResponseListenerOption = options ?? {};
@@ -226,7 +238,7 @@ function withRefusalDetails(
 					const v1Note = missingV1Note(model);
 					if (v1Note) text = `${text}\n\n${v1Note}`;
 				} else if (unreached !== undefined && BARE_CONNECTION_ERROR.test(text) && !proxyFailureSince(proxyMark)) {
-					text = connectionFailureText(unreached, model.provider, model.baseUrl) ?? text;
+					text = connectionFailureText(unreached, model.provider, model.baseUrl, cutBody) ?? text;
 				}
 				// A wait the text names is the provider's precise one (OpenAI rounds its header up to seconds).
 				if (asked?.delayMs && parseRequestedRetryDelayMs(text) === undefined) text = withHeaderRetryDelay(text, asked);

@@ -21309,6 +21309,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
 	},
+	{
+		id: "LX01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a 200 JSON body whose connection drops mid-body is read as an empty answer (exit 0, 'holds no text'), not as the network failure it is, and is not retried",
+		edits: [
+			{
+				find: "\t\t\t\t\t\tcutBody = true;\n\t\t\t\t\t\tunreached = error;\n\t\t\t\t\t\tthrow error;\n",
+				replace: '\t\t\t\t\t\tdocument = "";\n',
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

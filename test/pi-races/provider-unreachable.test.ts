@@ -277,3 +277,24 @@ describe("an answer stream mislabeled text/html is not a served page", () => {
 		expect(lastAssistant(w)).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "Here it is." }] });
 	});
 });
+
+describe("a 200 JSON answer whose connection drops mid-body", () => {
+	it("the retry line names the dropped connection (not an empty answer) and the retry is answered", async () => {
+		const baseUrl = `${server.url}/v1`;
+		localProvider(baseUrl);
+		server.reply(
+			(_request, res) => {
+				// Promises more bytes than it sends, then hangs up: a server that crashed mid-answer.
+				res.writeHead(200, { "content-type": "application/json", "content-length": "4096" });
+				res.write('{"id":"chatcmpl-1","object":"chat.completion","choices":[');
+				setTimeout(() => res.socket?.destroy(), 20);
+			},
+			chatReply([{ type: "text", text: "Hello there." }]),
+		);
+		const run = await runSettleAsync(prompt, { cwd: cli.project, agentDir: cli.agentDir });
+		expect(run.stderr).toContain(`Connection error: ${baseUrl} closed the connection in the middle of its answer`);
+		expect(run.stdout).toBe("Hello there.\n");
+		expect(run.code).toBe(0);
+		expect(server.requests).toHaveLength(2);
+	});
+});
