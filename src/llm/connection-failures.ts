@@ -176,7 +176,7 @@ export function servedPageText(page: string, provider: string, baseUrl: string):
  * The error an answer under `200` holds when it is one JSON object with an `error` (a string, or an
  * object's `message`) and no answer: LM Studio's `{"error":"Unexpected endpoint or method. (POST
  * /chat/completions)"}` for a path it does not serve. Undefined for anything else (an answer, whose
- * `"error": null` is no error). Internal.
+ * `"error": null` or `false` is no error). Internal.
  */
 export function servedErrorMessage(document: string): string | undefined {
 	let value: unknown;
@@ -187,8 +187,8 @@ export function servedErrorMessage(document: string): string | undefined {
 	}
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
 	const { error, choices, output, content } = value as Record<string, unknown>;
-	if (error === undefined || error === null || choices !== undefined || output !== undefined || content !== undefined)
-		return undefined;
+	// `"error": false` (or null, "", 0) says there is none: only a truthy one is an error answer.
+	if (!error || choices !== undefined || output !== undefined || content !== undefined) return undefined;
 	if (typeof error === "string") return error;
 	const message = (error as { message?: unknown }).message;
 	return typeof message === "string" ? message : JSON.stringify(error);

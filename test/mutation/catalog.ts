@@ -21322,6 +21322,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/provider-unreachable.test.ts"],
 	},
+	{
+		id: "LX02",
+		file: "src/llm/connection-failures.ts",
+		description: 'a 200 JSON body with `"error": false` (or "" or 0) is reported as an error answer, its text "false"',
+		edits: [
+			{
+				find: "\tif (!error || choices !== undefined",
+				replace: "\tif (error === undefined || error === null || choices !== undefined",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

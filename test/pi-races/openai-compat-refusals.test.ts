@@ -387,6 +387,16 @@ describe("opencodex#1582, aichat#767: the baseUrl's shape", () => {
 		expect(wire.requests).toHaveLength(1);
 	});
 
+	it("pi#9099: a 200 JSON body whose error is false, null or empty is no error answer: not reported as one", async () => {
+		for (const error of [false, null, "", 0]) {
+			const wire = await strictServer(() => json(200, { error, status: "ok" }));
+			writeLocalProvider(cli.agentDir, `${wire.url}/v1`);
+			const run = await settle("-p", "hi");
+			expect(run.stderr, String(error)).not.toContain("answered 200 with an error");
+			await wire.close();
+		}
+	});
+
 	it("pi#9099: a 404 that names the model (vLLM's, Ollama's unknown model) gets no baseUrl note, with or without /v1", async () => {
 		const unknownModel: Reply[] = [
 			json(404, { object: "error", message: "The model `coder` does not exist.", type: "NotFoundError", code: 404 }),
