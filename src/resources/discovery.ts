@@ -184,23 +184,32 @@ export interface MissingExtensionEntry {
 	key: string;
 	/** The entry as written there. */
 	entry: string;
+	/** The folder's `index.ts` / `index.js`, not loaded in place of the entries (all missing). */
+	index?: string;
 }
 
 /**
  * The entry modules a folder declares: `package.json` `settle.extensions` (else `pi.extensions`)
  * entries that exist, else `index.ts`, else `index.js`; null when none. The entries named but
- * missing are added to `missing` (pi drops them without a word).
+ * missing are added to `missing` (pi drops them without a word); when all the named ones are
+ * missing, none loads: not the index either (pi loads it instead).
  */
 export function resolveExtensionEntries(dir: string, missing?: MissingExtensionEntry[]): string[] | null {
 	const manifestPath = join(dir, "package.json");
 	const manifest = readExtensionManifest(manifestPath);
 	if (manifest && manifest.entries.length > 0) {
 		const entries = manifest.entries.map((entry) => resolve(dir, entry)).filter((entry) => existsSync(entry));
-		for (const entry of manifest.entries) {
-			if (!/^[!+-]|[*?]/.test(entry) && !existsSync(resolve(dir, entry)))
-				missing?.push({ manifest: manifestPath, key: manifest.key, entry });
+		const absent = manifest.entries.filter((entry) => !/^[!+-]|[*?]/.test(entry) && !existsSync(resolve(dir, entry)));
+		if (entries.length > 0) {
+			for (const entry of absent) missing?.push({ manifest: manifestPath, key: manifest.key, entry });
+			return entries;
 		}
-		if (entries.length > 0) return entries;
+		// The manifest names the entries: a stale index.ts beside them is not loaded in their place.
+		if (absent.length > 0) {
+			const index = ["index.ts", "index.js"].find((name) => isFile(join(dir, name)));
+			for (const entry of absent) missing?.push({ manifest: manifestPath, key: manifest.key, entry, index });
+			return [];
+		}
 	}
 	for (const index of ["index.ts", "index.js"]) {
 		const path = join(dir, index);

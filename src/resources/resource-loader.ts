@@ -801,14 +801,14 @@ type MissingEntryFound = MissingExtensionEntry & { settingsPath?: string };
 function missingEntryDiagnostics(missing: readonly MissingEntryFound[]): ResourceDiagnostic[] {
 	const seen = new Set<string>();
 	const diagnostics: ResourceDiagnostic[] = [];
-	for (const { manifest, key, entry, settingsPath } of missing) {
+	for (const { manifest, key, entry, settingsPath, index } of missing) {
 		const id = `${manifest}\0${entry}`;
 		if (seen.has(id)) continue;
 		seen.add(id);
 		const folder = dirname(manifest);
 		diagnostics.push({
 			type: "error",
-			message: `Extension folder ${folder}${settingsPath ? ` (in ${settingsPath})` : ""} names the extension ${entry} in its package.json, but the folder has no such file: the extension is not loaded. Its "${key}" extensions list must name a file in the folder (fix the entry, or build the file).`,
+			message: `Extension folder ${folder}${settingsPath ? ` (in ${settingsPath})` : ""} names the extension ${entry} in its package.json, but the folder has no such file: the extension is not loaded${index ? `, nor its ${index} in its place` : ""}. Its "${key}" extensions list must name a file in the folder (fix the entry, or build the file).`,
 			path: manifest,
 		});
 	}

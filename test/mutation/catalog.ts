@@ -21334,6 +21334,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
 	},
+	{
+		id: "LX03",
+		file: "src/resources/discovery.ts",
+		description:
+			"an extension folder whose manifest entries are all missing loads its stale index.ts in their place, while the error says the extension is not loaded (pi does the same)",
+		edits: [
+			{
+				find: "\t\t\treturn [];\n\t\t}\n\t}\n\tfor (const index of",
+				replace: "\t\t}\n\t}\n\tfor (const index of",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -25,6 +25,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import { useCliProject } from "../cli/helpers.js";
 import { writeTree } from "../settings/helpers.js";
 
@@ -272,6 +273,40 @@ describe("pi-provider-qoder#21 in a plain folder: a manifest naming a file the f
 		expect(fixed).toMatchObject({ code: 0, stdout: "hi\n" });
 		expect(fixed.stderr).toContain("qoder loaded");
 		expect(fixed.stderr).toContain("listed loaded");
+	});
+});
+
+describe("pi-provider-qoder#21 in a plain folder whose manifest entries are all missing, beside an index.ts", () => {
+	it("pi-provider-qoder#21: the folder's index.ts is not loaded in their place (the manifest names the entries): the error says so; fixed, the named entry loads", async () => {
+		const folder = join(cli.dir, "qoder-indexed");
+		writeTree(folder, {
+			"package.json": '{ "name": "qoder-indexed", "pi": { "extensions": ["./src/index.ts"] } }',
+			"index.ts": `export default function (pi: any) {\n\t${NOTIFY('"stale index loaded"')}\n}\n`,
+			"dist/index.js":
+				'export default function (pi) {\n\tpi.on("session_start", (_event, ctx) => ctx.ui.notify("qoder loaded"));\n}\n',
+		});
+		const loader = new DefaultResourceLoader({
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			additionalExtensionPaths: [folder],
+		});
+		await loader.reload();
+		const { extensions, diagnostics } = loader.getExtensions();
+		expect(extensions.map((extension) => extension.path)).toEqual([]);
+		expect(diagnostics.map((d) => d.message)).toEqual([
+			`Extension folder ${folder} names the extension ./src/index.ts in its package.json, but the folder has no such file: the extension is not loaded, nor its index.ts in its place. Its "pi" extensions list must name a file in the folder (fix the entry, or build the file).`,
+		]);
+
+		const given = cli.settle(["--faux", "--no-session", "-e", folder, "-p", "hi"]);
+		expect(given).toMatchObject({ code: 1, stdout: "" });
+		expect(given.stderr).not.toContain("stale index loaded");
+
+		const manifest = join(folder, "package.json");
+		writeFileSync(manifest, readFileSync(manifest, "utf8").replace("./src/index.ts", "./dist/index.js"));
+		const fixed = cli.settle(["--faux", "--no-session", "-e", folder, "-p", "hi"]);
+		expect(fixed).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(fixed.stderr).toContain("qoder loaded");
+		expect(fixed.stderr).not.toContain("stale index loaded");
 	});
 });
 
