@@ -454,9 +454,10 @@ const WHOLE_DURATION = new RegExp(`^\\s*${DURATION}\\s*$`, "i");
 /** `Retry-After` delay-seconds (a fraction tolerated); `-3` or `1,5` is no delay (mastra#23778). */
 const DELAY_SECONDS = /^\d+(?:\.\d+)?$/;
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-// RFC 9110's three HTTP-date forms, all GMT: IMF-fixdate, RFC 850 (two-digit year), asctime.
-const IMF_FIXDATE = /^[a-z]{3}, (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/i;
-const RFC_850 = /^[a-z]{6,9}, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/i;
+// RFC 9110's three HTTP-date forms, all GMT: IMF-fixdate, RFC 850 (two-digit year), asctime. Real
+// servers also send a one-digit day and `UTC` for `GMT` (the same instant): read those too.
+const IMF_FIXDATE = /^[a-z]{3}, (\d{1,2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) (?:GMT|UTC)$/i;
+const RFC_850 = /^[a-z]{6,9}, (\d{1,2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) (?:GMT|UTC)$/i;
 const ASCTIME = /^[a-z]{3} ([a-z]{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/i;
 
 /**

@@ -21347,6 +21347,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-load-errors.test.ts"],
 	},
+	{
+		id: "LX04",
+		file: "src/llm/errors.ts",
+		description:
+			"a Retry-After date with a one-digit day (`Sun, 6 Dec 2026 17:00:00 GMT`, sent by real servers) is no date: the wait it asks for is ignored",
+		edits: [
+			{
+				find: "const IMF_FIXDATE = /^[a-z]{3}, (\\d{1,2})",
+				replace: "const IMF_FIXDATE = /^[a-z]{3}, (\\d{2})",
+			},
+		],
+		tests: ["test/pi-races/retry-after-dates.test.ts"],
+	},
+	{
+		id: "LX05",
+		file: "src/llm/errors.ts",
+		description: "a Retry-After IMF date ending `UTC` (not `GMT`) is no date: the wait it asks for is ignored",
+		edits: [
+			{
+				find: "(\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) (?:GMT|UTC)$/i;",
+				replace: "(\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$/i;",
+			},
+		],
+		tests: ["test/pi-races/retry-after-dates.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

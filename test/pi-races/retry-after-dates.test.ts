@@ -17,6 +17,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { requestedRetryDelayFromHeaders } from "../../src/llm/errors.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { type Reply, useWireServer } from "../llm/wire/server.js";
@@ -83,12 +84,19 @@ function rfc850(at: Date): string {
 	return `${weekday}, ${day}-${month}-${year!.slice(2)} ${time} GMT`;
 }
 
+/** `at` as servers outside the RFC send it: IMF-fixdate with a `UTC` zone and a one-digit day (`Sun, 6 Dec 2026 15:29:00 UTC`). */
+function imfUtcOneDigitDay(at: Date): string {
+	const [weekday, , month, year, time] = at.toUTCString().split(" ");
+	return `${weekday} ${at.getUTCDate()} ${month} ${year} ${time} UTC`;
+}
+
 describe("pi#9571: an asctime Retry-After date read by Date.parse in the local time zone", () => {
 	it.each([
 		{ tz: "UTC", form: asctime },
 		{ tz: "America/Los_Angeles", form: asctime },
 		{ tz: "Pacific/Chatham", form: asctime },
 		{ tz: "Pacific/Chatham", form: rfc850 },
+		{ tz: "Pacific/Chatham", form: imfUtcOneDigitDay },
 	])(
 		"pi#9571: an HTTP date an hour ahead with TZ=$tz ($form.name form) is an hour's wait: above the cap, the run ends at once naming it",
 		async ({ tz, form }) => {
@@ -108,4 +116,26 @@ describe("pi#9571: an asctime Retry-After date read by Date.parse in the local t
 			expect(waitMs, `TZ=${tz}`).toBeLessThanOrEqual(3_600_000);
 		},
 	);
+});
+
+describe("Retry-After dates real servers send outside RFC 9110", () => {
+	const now = Date.UTC(2026, 11, 6, 16, 0, 0);
+	const wait = (value: string) => requestedRetryDelayFromHeaders(429, new Headers({ "retry-after": value }), now);
+	it("a one-digit day and a `UTC` zone are read strictly, as the GMT IMF-fixdate; anything looser is no date", () => {
+		for (const value of [
+			"Sun, 6 Dec 2026 17:00:00 GMT",
+			"Sun, 06 Dec 2026 17:00:00 UTC",
+			"Sun, 6 Dec 2026 17:00:00 UTC",
+			"Sunday, 06-Dec-26 17:00:00 UTC",
+		]) {
+			expect(wait(value), value).toEqual({ header: "retry-after", delayMs: 3_600_000 });
+		}
+		for (const value of [
+			"Sun, 6 Dec 2026 17:00:00",
+			"Sun, 6 Dec 2026 17:00:00 PST",
+			"Sun, 006 Dec 2026 17:00:00 GMT",
+		]) {
+			expect(wait(value), value).toBeUndefined();
+		}
+	});
 });
