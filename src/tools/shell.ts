@@ -306,6 +306,9 @@ function wholeCharacters(onData: (data: Buffer) => void): { write: (chunk: Buffe
 	};
 }
 
+/** Variables naming an editor that a tool opens before VISUAL / EDITOR. */
+const TOOL_EDITORS = ["KUBE_EDITOR", "FCEDIT", "SUDO_EDITOR"] as const;
+
 /**
  * The environment a command runs with: `env` as given, plus `GIT_EDITOR=true` when it names no
  * GIT_EDITOR. A command here has no terminal (stdin is /dev/null, its own session), so the editor
@@ -318,8 +321,9 @@ function wholeCharacters(onData: (data: Buffer) => void): { write: (chunk: Buffe
  * VISUAL and EDITOR are always replaced by {@link noEditor}: they name the user's terminal editor,
  * which `crontab -e`, `kubectl edit`, `gh pr create`, `hg commit` (or the model's `$EDITOR file`)
  * open themselves; with no terminal vi printed screen codes and failed, other editors waited until
- * the timeout (dagster-io/erk#4251). The command now fails at once saying why. An editor that
- * needs no terminal can be named in SETTLE_BASH_EDITOR: VISUAL and EDITOR get it instead.
+ * the timeout (dagster-io/erk#4251). The command now fails at once saying why. So are the user's
+ * KUBE_EDITOR, FCEDIT and SUDO_EDITOR, which `kubectl edit`, bash's `fc` and `sudoedit` open first.
+ * An editor that needs no terminal can be named in SETTLE_BASH_EDITOR: these all get it instead.
  */
 function nonInteractiveEnv(given: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 	// `git rebase -i` opens a `sequence.editor` from git config before GIT_EDITOR (pi#6432).
@@ -330,6 +334,8 @@ function nonInteractiveEnv(given: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 	// The user's explicit choice for commands without a terminal (e.g. `code --wait`) is kept.
 	const editor = given.SETTLE_BASH_EDITOR || noEditor();
 	const env: NodeJS.ProcessEnv = { ...git, VISUAL: editor, EDITOR: editor };
+	// Editors tools prefer over EDITOR (kubectl edit, bash's fc, sudoedit): replaced too when the user set them.
+	for (const name of TOOL_EDITORS) if (given[name] !== undefined) env[name] = editor;
 	return env.GIT_EDITOR === undefined ? { ...env, GIT_EDITOR: "true" } : env;
 }
 

@@ -21372,6 +21372,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/retry-after-dates.test.ts"],
 	},
+	{
+		id: "LX06",
+		file: "src/tools/shell.ts",
+		description:
+			"the user's KUBE_EDITOR, FCEDIT and SUDO_EDITOR reach commands, so `kubectl edit`, bash's `fc` and `sudoedit` open vim with no terminal and wait until the timeout",
+		edits: [
+			{
+				find: "\tfor (const name of TOOL_EDITORS) if (given[name] !== undefined) env[name] = editor;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
