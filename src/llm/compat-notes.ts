@@ -132,13 +132,45 @@ export function missingV1Note(model: Model): string | undefined {
 const NO_PATH = /^https?:\/\/[^/?#]+\/*$/;
 
 /**
+ * A 404's text as servers word a path they have no route for: Ollama's "404 page not found",
+ * FastAPI's `{"detail":"Not Found"}`, an HTML "404 Not Found", OpenAI's "Invalid URL", LM Studio's
+ * "Unexpected endpoint", Express's "Cannot POST", or no body. Not a missing model's or deployment's.
+ */
+const UNKNOWN_PATH = /not found|invalid url|unexpected endpoint|cannot post|no route|\(no body\)/i;
+
+/**
+ * For a 404 (`text`) from an `openai-completions` / `openai-responses` model whose `baseUrl` has a
+ * path of its own (`http://host:1234/api`): the URL requested, and to check that path; `/v1` is
+ * suggested only when the path does not already end with it. Undefined for a text that speaks of a
+ * model or reads as no unknown path.
+ */
+function basePathNote(model: Model, text: string): string | undefined {
+	if (/model/i.test(text) || !UNKNOWN_PATH.test(text)) return undefined;
+	let path: string;
+	try {
+		path = new URL(model.baseUrl).pathname.replace(/\/+$/, "");
+	} catch {
+		return undefined;
+	}
+	if (!path) return undefined;
+	const base = model.baseUrl.replace(/\/+$/, "");
+	const endpoint = model.api === "openai-responses" ? "/responses" : "/chat/completions";
+	const v1 = /\/v1$/i.test(path)
+		? ""
+		: " (OpenAI-compatible servers such as Ollama, vLLM and LM Studio serve it under /v1)";
+	return `The request went to ${base}${endpoint} and the server answered 404: it serves no ${endpoint} under the path ${path} of the "baseUrl" of ${model.provider}. Check that path in models.json${v1}.`;
+}
+
+/**
  * The note for a 404 from an `openai-completions` / `openai-responses` model whose `baseUrl` already
  * ends with the endpoint's path (`…/v1/chat/completions`, copied from a server's docs): the client
  * appends it again, so the request went to `…/chat/completions/chat/completions` (opencodex#1582).
  * Also for a `baseUrl` with no path at all (`http://host:port`, pi#9099) when the 404's `text` does
  * not speak of a model: Ollama, vLLM and OpenAI serve the API under `/v1` only, and their answer for
  * another path ("404 page not found", `{"detail":"Not Found"}`, "Invalid URL") never says "model",
- * while their answer for a model they lack always does. Undefined for any other 404.
+ * while their answer for a model they lack always does. For a `baseUrl` with another path
+ * (`http://host:port/api`), when the 404 reads as a path with no route: the URL requested and to
+ * check that path. Undefined for any other 404.
  *
  * @example
  * ```ts
@@ -149,7 +181,7 @@ const NO_PATH = /^https?:\/\/[^/?#]+\/*$/;
 export function endpointPathNote(status: number | undefined, model: Model, text = ""): string | undefined {
 	if (status !== 404 || (model.api !== "openai-completions" && model.api !== "openai-responses")) return undefined;
 	const path = ENDPOINT_PATH.exec(model.baseUrl);
-	if (!path) return /model/i.test(text) ? undefined : missingV1Note(model);
+	if (!path) return /model/i.test(text) ? undefined : (missingV1Note(model) ?? basePathNote(model, text));
 	const base = model.baseUrl.slice(0, path.index);
 	return `The "baseUrl" of ${model.provider} (${model.baseUrl}) ends with ${path[0].replace(/\/+$/, "")}, which pi-ai adds to it itself: set "baseUrl": "${base}" in models.json.`;
 }

@@ -65,9 +65,20 @@ describe("endpointPathNote", () => {
 			endpointPathNote(404, { ...responses, baseUrl: "http://localhost:8000" }, "404 status code (no body)"),
 		).toContain("has no /responses at http://localhost:8000");
 		expect(endpointPathNote(404, bare, "404 The model `qwen` does not exist.")).toBeUndefined();
-		expect(
-			endpointPathNote(404, { ...completions, baseUrl: "http://localhost:8000/api" }, "404 Not Found"),
-		).toBeUndefined();
 		expect(endpointPathNote(400, bare, "400 Bad Request")).toBeUndefined();
+	});
+
+	it("a 404 for an unknown path from a baseUrl with its own path: the URL requested and the path to check; /v1 suggested only when missing", () => {
+		const api = { ...completions, baseUrl: "http://localhost:8000/api" };
+		expect(endpointPathNote(404, api, "404 Not Found")).toBe(
+			'The request went to http://localhost:8000/api/chat/completions and the server answered 404: it serves no /chat/completions under the path /api of the "baseUrl" of gateway. Check that path in models.json (OpenAI-compatible servers such as Ollama, vLLM and LM Studio serve it under /v1).',
+		);
+		const v1 = { ...responses, baseUrl: "https://gw.example.com/openai/v1/" };
+		expect(endpointPathNote(404, v1, "404 status code (no body)")).toBe(
+			'The request went to https://gw.example.com/openai/v1/responses and the server answered 404: it serves no /responses under the path /openai/v1 of the "baseUrl" of gateway. Check that path in models.json.',
+		);
+		// A missing model or another 404 (OpenRouter's "No endpoints found") is no path to check.
+		expect(endpointPathNote(404, v1, "404 The model `qwen` does not exist.")).toBeUndefined();
+		expect(endpointPathNote(404, v1, "404 No endpoints found matching your data policy")).toBeUndefined();
 	});
 });

@@ -21385,6 +21385,44 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
 	},
+	{
+		id: "LX07",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"a 404 for an unknown path from a baseUrl with its own path (http://host:1234/api) gets no note: the user is not told which URL was requested nor to check the path",
+		edits: [
+			{
+				find: "(missingV1Note(model) ?? basePathNote(model, text))",
+				replace: "missingV1Note(model)",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts", "test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "LX08",
+		file: "src/llm/compat-notes.ts",
+		description: "the base-path note suggests /v1 for a baseUrl whose path already ends with /v1",
+		edits: [
+			{
+				find: "const v1 = /\\/v1$/i.test(path)\n",
+				replace: "const v1 = false\n",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts", "test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "LX09",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"any 404 from a baseUrl with a path gets the check-the-path note, OpenRouter's 'No endpoints found' included",
+		edits: [
+			{
+				find: "if (/model/i.test(text) || !UNKNOWN_PATH.test(text)) return undefined;",
+				replace: "if (/model/i.test(text)) return undefined;",
+			},
+		],
+		tests: ["test/llm/compat-notes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

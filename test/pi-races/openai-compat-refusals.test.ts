@@ -368,6 +368,26 @@ describe("opencodex#1582, aichat#767: the baseUrl's shape", () => {
 		expect((await settle("-p", "hi")).stdout).toContain("Hello there.");
 	});
 
+	it("pi#9099: a baseUrl with a path the server does not serve (http://host:port/api, or …/openai/v1): each server's unknown-path 404 names the URL requested and says to check the baseUrl's path, suggesting /v1 only when the path does not end in it", async () => {
+		for (const [server, reply] of [
+			...unknownPathBodies,
+			["Express", text(404, "Cannot POST /api/chat/completions", "text/html")] as [string, Reply],
+		]) {
+			for (const path of ["/api", "/openai/v1"]) {
+				const wire = await strictServer((request) => (request.path === "/v1/chat/completions" ? undefined : reply));
+				writeLocalProvider(cli.agentDir, `${wire.url}${path}`);
+				const refused = await settle("-p", "hi");
+				expect(refused.code, server).toBe(1);
+				expect(wire.requests.map((r) => r.path)).toEqual([`${path}/chat/completions`]);
+				const note = `The request went to ${wire.url}${path}/chat/completions and the server answered 404: it serves no /chat/completions under the path ${path} of the "baseUrl" of local. Check that path in models.json`;
+				expect(refused.stderr, `${server} ${path}`).toContain(note);
+				if (path === "/api") expect(refused.stderr, server).toContain("serve it under /v1");
+				else expect(refused.stderr, server).not.toContain("under /v1");
+				await wire.close();
+			}
+		}
+	});
+
 	it("pi#9099: LM Studio answers a baseUrl without /v1 with 200 and an error object: the run fails saying so and naming the baseUrl with /v1, not retried (was an empty answer, exit 0)", async () => {
 		const lmStudio = (request: RecordedRequest) =>
 			request.path === "/v1/chat/completions"
