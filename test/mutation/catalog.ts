@@ -21175,8 +21175,8 @@ export const MUTANTS: Mutant[] = [
 			"a 404 from a baseUrl without /v1 (http://host:port) gets no note naming the baseUrl with /v1 (pi#9099)",
 		edits: [
 			{
-				find: "if (!path) return /model/i.test(text) ? undefined : missingV1Note(model);",
-				replace: "if (!path) return undefined;",
+				find: "if (!path) return /model/i.test(text) ? undefined : (missingV1Note(model) ?? basePathNote(model, text));",
+				replace: "if (!path) return /model/i.test(text) ? undefined : basePathNote(model, text);",
 			},
 		],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
@@ -21188,8 +21188,8 @@ export const MUTANTS: Mutant[] = [
 			"a 404 naming the model (vLLM's, Ollama's unknown model) from a baseUrl without /v1 is told to add /v1",
 		edits: [
 			{
-				find: "if (!path) return /model/i.test(text) ? undefined : missingV1Note(model);",
-				replace: "if (!path) return missingV1Note(model);",
+				find: "if (!path) return /model/i.test(text) ? undefined : (missingV1Note(model) ?? basePathNote(model, text));",
+				replace: "if (!path) return missingV1Note(model) ?? basePathNote(model, text);",
 			},
 		],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
