@@ -21309,6 +21309,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
 	},
+	{
+		id: "MB01",
+		file: "src/session/agent-session.ts",
+		description:
+			"arguments a tool_call handler leaves invalid reach the tool again: bash answers the model with a TypeError blaming no one (claude-code#30770)",
+		edits: [
+			{
+				find: "(input) => rewrittenArgumentsProblem(context.tools, toolCall, input),",
+				replace: "() => undefined,",
+			},
+		],
+		tests: ["test/pi-races/tool-call-rewrites.test.ts"],
+	},
+	{
+		id: "MB02",
+		file: "src/extensions/runner.ts",
+		description:
+			"arguments one tool_call handler broke and a later one mended still block the call (the check no longer forgets a mended break)",
+		edits: [
+			{
+				find: "broken = problem === undefined ? undefined : {",
+				replace: "broken = problem === undefined ? broken : {",
+			},
+		],
+		tests: ["test/pi-races/tool-call-rewrites.test.ts"],
+	},
+	{
+		id: "MB03",
+		file: "src/session/agent-session.ts",
+		description:
+			"arguments a tool_call handler rewrote are checked but not coerced: a timeout given as a string reaches bash and the call fails",
+		edits: [
+			{
+				find: "Object.assign(input, validateToolArguments(tool, { ...toolCall, arguments: input }));",
+				replace: "validateToolArguments(tool, { ...toolCall, arguments: input });",
+			},
+		],
+		tests: ["test/pi-races/tool-call-rewrites.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
