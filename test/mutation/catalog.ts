@@ -21348,6 +21348,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/tool-call-rewrites.test.ts"],
 	},
+	{
+		id: "MB04",
+		file: "src/extensions/runtime.ts",
+		description:
+			"a tool an MCP bridge registers from session_start under a name another extension has changes hands without a word again (kimi-code#575)",
+		edits: [{ find: "if (runtime.actions && newName) reportToolClash(runtime, extension, tool.name);", replace: "" }],
+		tests: ["test/pi-races/extension-tool-name-clashes.test.ts"],
+	},
+	{
+		id: "MB05",
+		file: "src/extensions/runtime.ts",
+		description:
+			"a bridge that registers its clashing tool again (a list_changed refresh) is reported at every refresh",
+		edits: [
+			{
+				find: "if (runtime.actions && newName) reportToolClash(",
+				replace: "if (runtime.actions) reportToolClash(",
+			},
+		],
+		tests: ["test/pi-races/extension-tool-name-clashes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
