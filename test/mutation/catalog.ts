@@ -21369,6 +21369,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-tool-name-clashes.test.ts"],
 	},
+	{
+		id: "MB06",
+		file: "src/schema/provider.ts",
+		description:
+			"TypeBox's ~optional marker reaches the provider again: a Gemini-like endpoint refuses every request (Unknown name, pi-mcp-adapter#289)",
+		edits: [{ find: 'if (!key.startsWith("~")) continue;', replace: "continue;" }],
+		tests: ["test/schema/provider.test.ts", "test/pi-races/tool-schemas-providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
