@@ -1127,13 +1127,20 @@ export class ExtensionRunner {
 	 * the validated arguments the tool will run with). The first `{block: true}` wins; otherwise
 	 * the last non-undefined result. A throwing handler rejects the dispatch (the session turns the
 	 * rejection into a blocked call): Errors as they are, other values as
-	 * `Extension failed, blocking execution: <value>`.
+	 * `Extension failed, blocking execution: <value>`. `check` (the session passes the tool's schema
+	 * check) runs after each handler: arguments a handler left invalid block the call, naming the
+	 * extension that broke them, rather than reaching the tool as a TypeError (claude-code#30770).
 	 */
-	async emitToolCall(event: ToolCallEvent): Promise<ToolCallEventResult | undefined> {
+	async emitToolCall(
+		event: ToolCallEvent,
+		check?: (input: Record<string, unknown>) => string | undefined,
+	): Promise<ToolCallEventResult | undefined> {
 		const handlers = this.runtime.handlersFor("tool_call");
 		if (handlers.length === 0) return undefined;
 		const ctx = this.createContext();
 		let result: ToolCallEventResult | undefined;
+		// The first extension after whose handler the arguments went invalid (a later one may mend them).
+		let broken: { path: string; problem: string } | undefined;
 		for (const entry of handlers) {
 			let value: unknown;
 			try {
@@ -1152,6 +1159,14 @@ export class ExtensionRunner {
 				result = value as ToolCallEventResult;
 				if (result.block) return result;
 			}
+			const problem = check?.(event.input);
+			broken = problem === undefined ? undefined : { path: broken?.path ?? entry.extension.path, problem };
+		}
+		if (broken) {
+			return {
+				block: true,
+				reason: `The tool_call handler of ${broken.path} changed the arguments of ${event.toolName} into ones it cannot take, so the call was not run. ${broken.problem}`,
+			};
 		}
 		return result;
 	}

@@ -358,6 +358,23 @@ function noProviderTarget(name: string): SettleError {
 	);
 }
 
+/**
+ * A tool `extension` registered at run time under a name another loaded extension has: the first
+ * loaded keeps it for the model (the load-time rule), which would otherwise change without a word.
+ */
+function reportToolClash(runtime: ExtensionRuntime, extension: Extension, name: string): void {
+	const owners = runtime.extensions.filter((candidate) => candidate.tools.has(name));
+	const other = owners.find((candidate) => candidate !== extension);
+	if (!other) return;
+	runtime.reportError(
+		errorRecord(
+			extension.path,
+			"register_tool",
+			`Tool "${name}" is also registered by ${other.path}: the model gets the one of ${owners[0]!.path}, the extension loaded first; rename one`,
+		),
+	);
+}
+
 /** An {@link ExtensionError} from anything thrown. */
 export function errorRecord(extensionPath: string, event: string, error: unknown): ExtensionError {
 	if (error instanceof Error) {
@@ -443,10 +460,14 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 					`pi.registerTool("${tool.name}") needs parameters: a JSON Schema object such as Type.Object({ path: Type.String() }) (Type.Object({}) for a tool without arguments).`,
 				);
 			}
+			const newName = !extension.tools.has(tool.name);
 			extension.tools.set(tool.name, {
 				definition: tool as ExtensionToolDefinition as RegisteredTool["definition"],
 				sourceInfo: extension.sourceInfo,
 			});
+			// Registered at run time: the load-time conflict check is over, so a name another
+			// extension has (two MCP bridges' `query`) is said here, once per new name.
+			if (runtime.actions && newName) reportToolClash(runtime, extension, tool.name);
 			// Registered at run time: the session re-merges its registry (new tools become active).
 			runtime.actions?.refreshTools();
 		},

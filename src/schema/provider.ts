@@ -2,7 +2,8 @@
  * Tool schemas as providers read them. Some providers refuse schemas that JSON Schema accepts:
  * OpenAI answers 400 "object schema missing properties" for a tool whose parameters are a bare
  * `{ type: "object" }`; Kimi/Moonshot refuses an `enum` without a `type` ("type is not defined"),
- * which is what TypeBox's `Type.Enum` builds. Either refusal fails every request of the session.
+ * which is what TypeBox's `Type.Enum` builds; Gemini refuses a field it does not know, such as the
+ * `~optional` TypeBox 1.3 left on a plain object. Each refusal fails every request of the session.
  * The gaps are filled with what the schema already implies, so every value it accepted is still
  * accepted, and the tool's own schema object is never changed.
  */
@@ -19,7 +20,8 @@ const SUBSCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions
 /**
  * `parameters` as sent to a provider: a top-level object schema without `properties` gets
  * `properties: {}`, and an `enum` without `type` whose values are all strings, all integers, all
- * numbers or all booleans gets that type. Returns `parameters` itself when nothing is missing.
+ * numbers or all booleans gets that type, and TypeBox's `~` markers are left out. Returns
+ * `parameters` itself when nothing is missing.
  */
 export function providerToolSchema<T>(parameters: T): T {
 	if (!isSchema(parameters)) return parameters;
@@ -51,6 +53,13 @@ function fill(schema: Schema): Schema {
 	if (schema.type === undefined && Array.isArray(schema.enum)) {
 		const type = enumType(schema.enum);
 		if (type) set("type", type);
+	}
+	// TypeBox's own markers (`~optional` that 1.3 stamped on a plain object given to
+	// `Type.Optional`): no JSON Schema keyword, and Gemini refuses the unknown field.
+	for (const key of Object.keys(schema)) {
+		if (!key.startsWith("~")) continue;
+		copy ??= { ...schema };
+		delete copy[key];
 	}
 	for (const key of SUBSCHEMA) {
 		const value = schema[key];

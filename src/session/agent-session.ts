@@ -27,7 +27,7 @@ import {
 } from "../../machines/runtime-reload.machine.js";
 import { abortWithIssuedReason } from "../abort.js";
 import { Agent } from "../agent/agent.js";
-import type { AgentTool, AgentToolResult } from "../agent/types.js";
+import type { AgentTool, AgentToolCall, AgentToolResult } from "../agent/types.js";
 import { COMPACTION_CANCELLED, COMPACTION_OTHER_INSTRUCTIONS } from "../compaction/texts.js";
 import type { CompactionResult } from "../compaction/types.js";
 import { errorMessage, normalizeError, SettleError } from "../errors.js";
@@ -75,6 +75,7 @@ import {
 	THINKING_LEVELS,
 } from "../llm/model-runtime.js";
 import type { AgentMessage, ImageContent, Model, TextContent, ThinkingLevel, ToolResultMessage } from "../llm/types.js";
+import { validateToolArguments } from "../llm/validation.js";
 import { getBranchSelection, isVirtualModel, type VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { PromptTemplate, ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
@@ -2581,14 +2582,17 @@ export class AgentSession {
 			| "onResponse"
 		>
 	> = {
-		beforeToolCall: ({ toolCall, args }) =>
+		beforeToolCall: ({ toolCall, args, context }) =>
 			this.runnerInstance
-				.emitToolCall({
-					type: "tool_call",
-					toolName: toolCall.name,
-					toolCallId: toolCall.id,
-					input: args as Record<string, unknown>,
-				})
+				.emitToolCall(
+					{
+						type: "tool_call",
+						toolName: toolCall.name,
+						toolCallId: toolCall.id,
+						input: args as Record<string, unknown>,
+					},
+					(input) => rewrittenArgumentsProblem(context.tools, toolCall, input),
+				)
 				.then((result) => {
 					if (!result?.block) return undefined;
 					const decision: { block: true; reason?: string; terminate?: boolean } = { block: true };
@@ -3090,6 +3094,26 @@ function boundedShutdownWait(
 			resolve();
 		});
 	});
+}
+
+/**
+ * Why arguments a `tool_call` handler rewrote in place no longer fit the tool's schema (the
+ * validation message), or undefined when they do: then they are coerced in place as the model's
+ * were ("10" for an integer), so the tool gets what its schema promises.
+ */
+function rewrittenArgumentsProblem(
+	tools: readonly AgentTool[] | undefined,
+	toolCall: AgentToolCall,
+	input: Record<string, unknown>,
+): string | undefined {
+	const tool = tools?.find((candidate) => candidate.name === toolCall.name);
+	if (!tool) return undefined;
+	try {
+		Object.assign(input, validateToolArguments(tool, { ...toolCall, arguments: input }));
+		return undefined;
+	} catch (error) {
+		return errorMessage(error);
+	}
 }
 
 /** A valid `shutdownTimeoutMs` (default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}); anything else is an `INVALID_ARGUMENT`. */

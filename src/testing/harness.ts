@@ -458,8 +458,8 @@ function recordClearQueue(session: AgentSession): QueuedTexts[] {
 function recordToolCallThrows(session: AgentSession, errors: ExtensionError[]): void {
 	const runner = session.extensionRunner;
 	const emitToolCall = runner.emitToolCall.bind(runner);
-	runner.emitToolCall = (event) =>
-		emitToolCall(event).catch((error: unknown) => {
+	runner.emitToolCall = (event, check) =>
+		emitToolCall(event, check).catch((error: unknown) => {
 			// A thrown non-Error has no stack: the stack of the runner's wrapper would point into the runner.
 			const wrapsNonError =
 				error instanceof SettleError &&

@@ -21423,6 +21423,74 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/llm/compat-notes.test.ts"],
 	},
+	{
+		id: "MB01",
+		file: "src/session/agent-session.ts",
+		description:
+			"arguments a tool_call handler leaves invalid reach the tool again: bash answers the model with a TypeError blaming no one (claude-code#30770)",
+		edits: [
+			{
+				find: "(input) => rewrittenArgumentsProblem(context.tools, toolCall, input),",
+				replace: "() => undefined,",
+			},
+		],
+		tests: ["test/pi-races/tool-call-rewrites.test.ts"],
+	},
+	{
+		id: "MB02",
+		file: "src/extensions/runner.ts",
+		description:
+			"arguments one tool_call handler broke and a later one mended still block the call (the check no longer forgets a mended break)",
+		edits: [
+			{
+				find: "broken = problem === undefined ? undefined : {",
+				replace: "broken = problem === undefined ? broken : {",
+			},
+		],
+		tests: ["test/pi-races/tool-call-rewrites.test.ts"],
+	},
+	{
+		id: "MB03",
+		file: "src/session/agent-session.ts",
+		description:
+			"arguments a tool_call handler rewrote are checked but not coerced: a timeout given as a string reaches bash and the call fails",
+		edits: [
+			{
+				find: "Object.assign(input, validateToolArguments(tool, { ...toolCall, arguments: input }));",
+				replace: "validateToolArguments(tool, { ...toolCall, arguments: input });",
+			},
+		],
+		tests: ["test/pi-races/tool-call-rewrites.test.ts"],
+	},
+	{
+		id: "MB04",
+		file: "src/extensions/runtime.ts",
+		description:
+			"a tool an MCP bridge registers from session_start under a name another extension has changes hands without a word again (kimi-code#575)",
+		edits: [{ find: "if (runtime.actions && newName) reportToolClash(runtime, extension, tool.name);", replace: "" }],
+		tests: ["test/pi-races/extension-tool-name-clashes.test.ts"],
+	},
+	{
+		id: "MB05",
+		file: "src/extensions/runtime.ts",
+		description:
+			"a bridge that registers its clashing tool again (a list_changed refresh) is reported at every refresh",
+		edits: [
+			{
+				find: "if (runtime.actions && newName) reportToolClash(",
+				replace: "if (runtime.actions) reportToolClash(",
+			},
+		],
+		tests: ["test/pi-races/extension-tool-name-clashes.test.ts"],
+	},
+	{
+		id: "MB06",
+		file: "src/schema/provider.ts",
+		description:
+			"TypeBox's ~optional marker reaches the provider again: a Gemini-like endpoint refuses every request (Unknown name, pi-mcp-adapter#289)",
+		edits: [{ find: 'if (!key.startsWith("~")) continue;', replace: "continue;" }],
+		tests: ["test/schema/provider.test.ts", "test/pi-races/tool-schemas-providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

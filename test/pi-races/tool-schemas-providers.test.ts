@@ -15,6 +15,16 @@
  * What the user should see: the session answering, the tool's arguments still checked against its
  * enum.
  *
+ * pi-mcp-adapter#289: an MCP adapter passed plain schema objects to TypeBox 1.3's `Type.Optional`,
+ * which stamped an enumerable `"~optional": true` on them; Gemini (behind an OpenAI-compatible
+ * gateway) refused every request with 400 `Unknown name "~optional" … Cannot find field.` What the
+ * user should see: the session answering and the tool getting its optional argument.
+ *
+ * pi#8071: an extension tool's `Type.Optional(Type.Literal("isolated"))` parameter was said to reach
+ * the model as required over an OpenAI-compatible adapter, so the model had to send it. What the
+ * user should see: only the required field listed as required, and a call without the optional one
+ * reaching the tool without it.
+ *
  * claude-code#10687, vscode#276110: a tool offered twice (an MCP tool beside a built-in of its
  * name, or re-added by a mode switch) made Anthropic refuse every request with 400 `tools: Tool
  * names must be unique.` What the user should see: each active tool offered once, however often an
@@ -180,6 +190,113 @@ describe("openpi#49: an enum without a type (TypeBox's Type.Enum) in an extensio
 		expect(refused).toContain("groups");
 		expect(refused).not.toContain("loaded");
 		expect(loaded).toBe("loaded search");
+	});
+});
+
+/** The path and name of the first key starting with `~` under `schema` (TypeBox markers), if any. */
+function typeboxMarker(schema: Json, path = ""): { at: string; name: string } | undefined {
+	if (typeof schema !== "object" || schema === null) return undefined;
+	for (const [key, value] of Object.entries(schema)) {
+		if (key.startsWith("~")) return { at: path || "<root>", name: key };
+		const found = typeboxMarker(value, path ? `${path}.${key}` : key);
+		if (found) return found;
+	}
+	return undefined;
+}
+
+describe("pi-mcp-adapter#289: a TypeBox marker left in an extension tool's schema", () => {
+	it("pi-mcp-adapter#289: settle -p over a Gemini-like endpoint: the ~optional marker is not sent, the request is accepted and the call runs with its optional argument", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		// What TypeBox 1.3's Type.Optional({ type: "number", minimum: 1 }) built: the marker enumerable.
+		const adapter = writeExtension(
+			cli.dir,
+			"mcp-adapter.mjs",
+			`pi.registerTool({
+	name: "mcp",
+	label: "MCP",
+	description: "Calls an MCP server tool",
+	parameters: {
+		type: "object",
+		properties: {
+			tool: { type: "string" },
+			timeoutMs: { type: "number", minimum: 1, description: "Timeout", "~optional": true },
+		},
+		required: ["tool"],
+	},
+	execute: async (_id, params) => ({ content: [{ type: "text", text: params.tool + " in " + params.timeoutMs + " ms" }], details: {} }),
+});`,
+		);
+		refuse = (request) => {
+			for (const [index, tool] of chatTools(request).entries()) {
+				const marker = typeboxMarker(tool.parameters);
+				if (!marker) continue;
+				return openAiError(
+					400,
+					`Invalid JSON payload received. Unknown name "${marker.name}" at 'tools[${index}].function_declarations[0].parameters.${marker.at}': Cannot find field.`,
+					"INVALID_ARGUMENT",
+				);
+			}
+			return undefined;
+		};
+		server.reply(
+			chatReply([{ type: "tool_call", id: "call_mcp", name: "mcp", arguments: { tool: "ping", timeoutMs: 500 } }], {
+				finishReason: "tool_calls",
+			}),
+			chatReply([{ type: "text", text: "The server answered." }]),
+		);
+
+		const run = await runSettleAsync(["--no-session", "-e", adapter, "--model", "local/coder", "-p", "ping it"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(run.stderr).not.toContain("Unknown name");
+		expect(run.code).toBe(0);
+		expect(run.stdout.trim()).toBe("The server answered.");
+		expect(server.requests).toHaveLength(2);
+		const sent = chatTools(server.requests[0]!).find((tool) => tool.name === "mcp");
+		expect(sent?.parameters.properties.timeoutMs).toEqual({ type: "number", minimum: 1, description: "Timeout" });
+		expect(sent?.parameters.required).toEqual(["tool"]);
+		expect(toolMessages(server.requests[1])).toEqual(["ping in 500 ms"]);
+	});
+});
+
+describe("pi#8071: an optional literal parameter of an extension tool", () => {
+	it("pi#8071: settle -p over the OpenAI wire: only the required field is sent as required, and a call without the optional one reaches the tool without it", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		// Type.Object({ query: Type.String(), mode: Type.Optional(Type.Literal("isolated")) }), as TypeBox 1.4 builds it.
+		const search = writeExtension(
+			cli.dir,
+			"search.mjs",
+			`pi.registerTool({
+	name: "search_docs",
+	label: "Search docs",
+	description: "Searches the docs",
+	parameters: {
+		type: "object",
+		required: ["query"],
+		properties: { query: { type: "string" }, mode: { type: "string", const: "isolated" } },
+	},
+	execute: async (_id, params) => ({ content: [{ type: "text", text: "mode " + String(params.mode) + ", keys " + Object.keys(params).join(",") }], details: {} }),
+});`,
+		);
+		server.reply(
+			chatReply([{ type: "tool_call", id: "call_search", name: "search_docs", arguments: { query: "hooks" } }], {
+				finishReason: "tool_calls",
+			}),
+			chatReply([{ type: "text", text: "Found it." }]),
+		);
+
+		const run = await runSettleAsync(["--no-session", "-e", search, "--model", "local/coder", "-p", "find hooks"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(run.code).toBe(0);
+		expect(run.stdout.trim()).toBe("Found it.");
+		const sent = chatTools(server.requests[0]!).find((tool) => tool.name === "search_docs");
+		expect(sent?.parameters.required).toEqual(["query"]);
+		expect(toolMessages(server.requests[1])).toEqual(["mode undefined, keys query"]);
 	});
 });
 

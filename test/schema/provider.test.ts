@@ -35,6 +35,25 @@ describe("providerToolSchema", () => {
 		expect(providerToolSchema(parameters)).toBe(parameters);
 	});
 
+	it("leaves out TypeBox's ~ markers at any depth (pi-mcp-adapter#289), not a property named with ~, nor in the tool's own schema", () => {
+		const parameters = {
+			type: "object",
+			properties: {
+				timeoutMs: { type: "number", minimum: 1, "~optional": true },
+				"~raw": { type: "array", items: { type: "string", "~kind": "String" } },
+			},
+			required: ["~raw"],
+		};
+		const before = JSON.stringify(parameters);
+
+		expect(providerToolSchema(parameters)).toEqual({
+			type: "object",
+			properties: { timeoutMs: { type: "number", minimum: 1 }, "~raw": { type: "array", items: { type: "string" } } },
+			required: ["~raw"],
+		});
+		expect(JSON.stringify(parameters)).toBe(before);
+	});
+
 	it("returns a schema with nothing missing as it is: typed enums, enums of mixed or null values, references", () => {
 		const schemas = [
 			Type.Object({}),
