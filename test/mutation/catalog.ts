@@ -21309,6 +21309,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
 	},
+	{
+		id: "LY01",
+		file: "src/session/convert-to-llm.ts",
+		description: "an assistant message's tool call arguments are sent as stored: a lone surrogate reaches Anthropic",
+		edits: [
+			{
+				find: "converted = withWellFormedToolArguments(message);",
+				replace: "converted = message;",
+			},
+		],
+		tests: ["test/pi-races/lone-surrogate-tool-arguments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
