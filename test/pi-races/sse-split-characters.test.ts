@@ -65,7 +65,7 @@ async function ask(api: "openai-completions" | "anthropic-messages", lineEnd: "\
 	const saved = fileEntries(file!)
 		.filter((entry) => entry.message?.role === "assistant")
 		.map((entry) =>
-			(entry.message!.content as { type: string; text?: string }[]).map((block) => block.text ?? "").join(""),
+			((entry.message as { content: { type: string; text?: string }[] }).content).map((block) => block.text ?? "").join(""),
 		);
 	return { ...run, saved };
 }
