@@ -205,7 +205,8 @@ export class OutputAccumulator {
 				this.replacementsInBytes++;
 			}
 		}
-		if (chunk.length > 0) this.lastBytes = Buffer.from(Buffer.concat([this.lastBytes, chunk.subarray(-2)]).subarray(-2));
+		if (chunk.length > 0)
+			this.lastBytes = Buffer.from(Buffer.concat([this.lastBytes, chunk.subarray(-2)]).subarray(-2));
 	}
 
 	/**

@@ -21321,6 +21321,54 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/lone-surrogate-tool-arguments.test.ts"],
 	},
+	{
+		id: "LY02",
+		file: "src/tools/bash.ts",
+		description: "the bash tool no longer saves output that is not UTF-8 to the full-output file: its bytes are lost",
+		edits: [
+			{
+				find: "keepBytesNotUtf8: true,",
+				replace: "keepBytesNotUtf8: false,",
+			},
+		],
+		tests: ["test/pi-races/bash-legacy-encodings.test.ts"],
+	},
+	{
+		id: "LY03",
+		file: "src/tools/bash.ts",
+		description: "the bash tool says nothing of bytes that are not UTF-8: the model reads U+FFFD noise",
+		edits: [
+			{
+				find: "const notUtf8 = snapshot.notUtf8",
+				replace: "const notUtf8 = false",
+			},
+		],
+		tests: ["test/pi-races/bash-legacy-encodings.test.ts"],
+	},
+	{
+		id: "LY04",
+		file: "src/tools/output-accumulator.ts",
+		description: "a U+FFFD the command printed counts as bytes that are not UTF-8",
+		edits: [
+			{
+				find: "this.replacementsInBytes++;",
+				replace: "this.replacementsInBytes += 0;",
+			},
+		],
+		tests: ["test/pi-races/bash-legacy-encodings.test.ts"],
+	},
+	{
+		id: "LY05",
+		file: "src/tools/output-accumulator.ts",
+		description: "a U+FFFD cut across two chunks is not found in the bytes: valid output reported as not UTF-8",
+		edits: [
+			{
+				find: "if (chunk.length > 0)\n",
+				replace: "if (chunk.length < 0)\n",
+			},
+		],
+		tests: ["test/pi-races/bash-legacy-encodings.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
