@@ -65,7 +65,9 @@ async function ask(api: "openai-completions" | "anthropic-messages", lineEnd: "\
 	const saved = fileEntries(file!)
 		.filter((entry) => entry.message?.role === "assistant")
 		.map((entry) =>
-			((entry.message as { content: { type: string; text?: string }[] }).content).map((block) => block.text ?? "").join(""),
+			(entry.message as { content: { type: string; text?: string }[] }).content
+				.map((block) => block.text ?? "")
+				.join(""),
 		);
 	return { ...run, saved };
 }
