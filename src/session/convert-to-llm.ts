@@ -2,7 +2,7 @@
  * Session transcript → messages a model understands. Pure; unchanged messages
  * are returned as the same objects, so callers can cache per message and nothing is copied per turn.
  */
-import type { AgentMessage, ImageContent, Message, TextContent, UserMessage } from "../llm/types.js";
+import type { AgentMessage, AssistantMessage, ImageContent, Message, TextContent, UserMessage } from "../llm/types.js";
 import { detectImageMimeType } from "../tools/image.js";
 import type { BashExecutionMessage } from "./messages.js";
 
@@ -104,7 +104,8 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
 /**
  * Converts one transcript message. user / assistant / toolResult pass through (the same object
  * unless images are blocked or one cannot be sent: that block becomes the
- * {@link unsendableImageText} note; the transcript keeps it); custom → user (string content becomes one text block); a user or
+ * {@link unsendableImageText} note; the transcript keeps it; a lone surrogate in a tool call's
+ * arguments is sent as U+FFFD); custom → user (string content becomes one text block); a user or
  * custom message whose content is an empty list → `undefined` (nothing to send);
  * bashExecution → user text ({@link bashExecutionToText}), `undefined` when `excludeFromContext`;
  * compactionSummary / branchSummary → user text in their `<summary>` wrappers; system and unknown
@@ -125,6 +126,8 @@ export function convertMessageToLlm(message: AgentMessage, options: ConvertToLlm
 			converted = message;
 			break;
 		case "assistant":
+			converted = withWellFormedToolArguments(message);
+			break;
 		case "toolResult":
 			converted = message;
 			break;
@@ -180,6 +183,44 @@ export function convertToLlm(messages: readonly AgentMessage[], options: Convert
  */
 function hasNoContent(content: unknown): boolean {
 	return Array.isArray(content) && content.length === 0;
+}
+
+/** A high half not followed by a low one, or a low half not after a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `message` with every lone surrogate in its tool calls' arguments replaced by U+FFFD, what the
+ * tool received (a string crosses to a child process or a file as UTF-8). A model can stream one
+ * (`"\ud83d"` in its JSON); pi-ai cleans text blocks but sends arguments as they are, and Anthropic
+ * refuses the body ("no low surrogate in string") on every later request of the session
+ * (claude-code#6273). The transcript keeps the arguments as they came.
+ */
+function withWellFormedToolArguments(message: AssistantMessage): AssistantMessage {
+	if (!Array.isArray(message.content)) return message;
+	let content: AssistantMessage["content"] | undefined;
+	message.content.forEach((block, index) => {
+		if (block.type !== "toolCall" || !holdsLoneSurrogate(block.arguments)) return;
+		content ??= [...message.content];
+		content[index] = { ...block, arguments: wellFormed(block.arguments) as typeof block.arguments };
+	});
+	return content ? { ...message, content } : message;
+}
+
+function holdsLoneSurrogate(value: unknown): boolean {
+	if (typeof value === "string") {
+		LONE_SURROGATE.lastIndex = 0;
+		return LONE_SURROGATE.test(value);
+	}
+	if (value === null || typeof value !== "object") return false;
+	for (const [key, item] of Object.entries(value)) if (holdsLoneSurrogate(key) || holdsLoneSurrogate(item)) return true;
+	return false;
+}
+
+function wellFormed(value: unknown): unknown {
+	if (typeof value === "string") return value.replace(LONE_SURROGATE, "\ufffd");
+	if (value === null || typeof value !== "object") return value;
+	if (Array.isArray(value)) return value.map(wellFormed);
+	return Object.fromEntries(Object.entries(value).map(([key, item]) => [wellFormed(key), wellFormed(item)]));
 }
 
 function userText(text: string, timestamp: number): UserMessage {

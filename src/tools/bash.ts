@@ -82,6 +82,7 @@ export function createBashToolDefinition(
 				tempDir: options.fullOutputDir,
 				redrawCarriageReturns: true,
 				stripEscapes: true,
+				keepBytesNotUtf8: true,
 			});
 			const updates = createUpdateThrottle(output, onUpdate);
 			onUpdate?.({ content: [], details: undefined });
@@ -148,7 +149,11 @@ function formatBashOutput(
 	// Progress bars redrawn with \r show their last frame only (opencode#35246); the file has every frame.
 	// Colors and other escape codes are left out (claude-code#26373); the file has them.
 	const escapes = snapshot.escapesStripped ? "Terminal escape codes (colors) left out. " : "";
-	const notes = `${snapshot.redrawn ? "Lines redrawn with \\r are shown as a terminal leaves them. " : ""}${escapes}`;
+	// Text in a legacy encoding (GBK, Shift-JIS, Latin-1) decodes to U+FFFD (wave-agent#1753); the file has its bytes.
+	const notUtf8 = snapshot.notUtf8
+		? "Bytes that are not UTF-8 text are shown as \ufffd; the file keeps them: convert it with iconv -f <its encoding> -t UTF-8 (for example GBK, SHIFT_JIS, CP1252). "
+		: "";
+	const notes = `${snapshot.redrawn ? "Lines redrawn with \\r are shown as a terminal leaves them. " : ""}${escapes}${notUtf8}`;
 	if (!truncation.truncated) {
 		if (!notes) return { text, details: undefined };
 		text += `\n\n[${notes}${full}]`;

@@ -36,6 +36,11 @@ export interface OutputAccumulatorOptions {
 	 * the full-output file. Default false.
 	 */
 	dropControlCharacters?: boolean;
+	/**
+	 * Save the raw bytes to the full-output file when some are not UTF-8 (text in Shift-JIS, GBK,
+	 * Latin-1: shown as U+FFFD), so they can be converted. Default false.
+	 */
+	keepBytesNotUtf8?: boolean;
 }
 
 /** What {@link OutputAccumulator.snapshot} returns: the displayable tail, how it was cut, and the full-output file. */
@@ -51,6 +56,8 @@ export interface OutputSnapshot {
 	redrawn: boolean;
 	/** Terminal escape sequences (or, with `dropControlCharacters`, control characters) were left out of the content. */
 	escapesStripped: boolean;
+	/** Some bytes of the output were not UTF-8: each such sequence shows as U+FFFD. */
+	notUtf8: boolean;
 }
 
 /**
@@ -83,7 +90,13 @@ export class OutputAccumulator {
 	private readonly redrawCarriageReturns: boolean;
 	private readonly stripEscapes: boolean;
 	private readonly dropControlCharacters: boolean;
+	private readonly keepBytesNotUtf8: boolean;
 	private readonly decoder = new TextDecoder();
+	/** U+FFFD decoded, and U+FFFD the bytes held as such (EF BF BD): more decoded means bytes that are not UTF-8. */
+	private replacementsDecoded = 0;
+	private replacementsInBytes = 0;
+	/** The last two bytes appended: an EF BF BD can straddle two chunks. */
+	private lastBytes: Buffer = Buffer.alloc(0);
 	private pendingChunks: Buffer[] = [];
 	private tail = "";
 	private tailBytes = 0;
@@ -110,12 +123,15 @@ export class OutputAccumulator {
 		this.redrawCarriageReturns = options.redrawCarriageReturns ?? false;
 		this.stripEscapes = options.stripEscapes ?? false;
 		this.dropControlCharacters = options.dropControlCharacters ?? false;
+		this.keepBytesNotUtf8 = options.keepBytesNotUtf8 ?? false;
 	}
 
 	append(chunk: Buffer): void {
 		if (this.finished) throw new SettleError("INTERNAL", "OutputAccumulator: append after finish()");
 		this.rawBytes += chunk.length;
-		this.addText(this.decoder.decode(chunk, { stream: true }));
+		const text = this.decoder.decode(chunk, { stream: true });
+		this.countReplacements(chunk, text);
+		this.addText(text);
 		if (this.tempStream || this.overLimits()) {
 			this.openTempFile();
 			this.tempStream?.write(chunk);
@@ -132,7 +148,9 @@ export class OutputAccumulator {
 	finish(): void {
 		if (this.finished) return;
 		this.finished = true;
-		this.addText(this.decoder.decode());
+		const rest = this.decoder.decode();
+		this.countReplacements(Buffer.alloc(0), rest);
+		this.addText(rest);
 		if (this.overLimits()) this.openTempFile();
 		this.finalShape = this.shape();
 	}
@@ -172,9 +190,23 @@ export class OutputAccumulator {
 			totalLines: this.lines,
 			totalBytes: this.decodedBytes,
 		};
+		const notUtf8 = this.replacementsDecoded > this.replacementsInBytes;
 		// Redrawn frames and escapes are not shown: the file keeps them, so nothing the command printed is lost.
-		if (truncated || redrawn || escapesStripped) this.openTempFile();
-		return { content: tail.content, truncation, redrawn, escapesStripped };
+		if (truncated || redrawn || escapesStripped || (notUtf8 && this.keepBytesNotUtf8)) this.openTempFile();
+		return { content: tail.content, truncation, redrawn, escapesStripped, notUtf8 };
+	}
+
+	/** Counts the U+FFFD `text` decoded from `chunk`, and those `chunk` (with the bytes before it) held as bytes. */
+	private countReplacements(chunk: Buffer, text: string): void {
+		if (text.includes("\ufffd")) {
+			for (let at = text.indexOf("\ufffd"); at !== -1; at = text.indexOf("\ufffd", at + 1)) this.replacementsDecoded++;
+			const bytes = Buffer.concat([this.lastBytes, chunk]);
+			for (let at = bytes.indexOf(REPLACEMENT_BYTES); at !== -1; at = bytes.indexOf(REPLACEMENT_BYTES, at + 3)) {
+				this.replacementsInBytes++;
+			}
+		}
+		if (chunk.length > 0)
+			this.lastBytes = Buffer.from(Buffer.concat([this.lastBytes, chunk.subarray(-2)]).subarray(-2));
 	}
 
 	/**
@@ -243,6 +275,9 @@ export class OutputAccumulator {
 		this.pendingChunks = [];
 	}
 }
+
+/** U+FFFD in UTF-8. */
+const REPLACEMENT_BYTES = Buffer.from([0xef, 0xbf, 0xbd]);
 
 /**
  * Terminal escape sequences: CSI (`ESC [ … final`: colors, cursor moves, erases), OSC (`ESC ] …`

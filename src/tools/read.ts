@@ -1,4 +1,5 @@
 /** The `read` tool: text files with head truncation and continuation hints, images as image blocks. */
+import { isUtf8 } from "node:buffer";
 import { constants } from "node:fs";
 import { access, readFile } from "node:fs/promises";
 import type { Static } from "@sinclair/typebox";
@@ -209,7 +210,7 @@ export function createReadToolDefinition(
 			const work = async () => {
 				const loaded = await withFileMutationQueue(absolutePath, load);
 				throwIfAborted(signal);
-				if ("text" in loaded) return withEncodingNote(replyText(loaded.text, path, offset), loaded.text);
+				if ("text" in loaded) return withEncodingNote(replyText(loaded.text, path, offset), loaded.text, path);
 				const resizing: ImageResizing = !autoResize
 					? { kind: "off" }
 					: options.resizeImage
@@ -251,7 +252,43 @@ export function isPdf(head: Uint8Array): boolean {
 }
 
 /** The line window of a text file, and the encoding it was decoded from when that is not UTF-8. */
-type TextWindow = ScannedWindow & { decodedFrom?: Utf16Encoding };
+type TextWindow = ScannedWindow & { decodedFrom?: Utf16Encoding; notUtf8?: boolean };
+
+/**
+ * Whether bytes fed in chunks are all UTF-8: each chunk is checked with the sequence the last one
+ * ended inside, so a character cut between two reads is not taken for an error.
+ */
+class Utf8Check {
+	valid = true;
+	private carry: Buffer = Buffer.alloc(0);
+
+	push(chunk: Uint8Array): void {
+		if (!this.valid || chunk.byteLength === 0) return;
+		const bytes =
+			this.carry.length > 0
+				? Buffer.concat([this.carry, chunk])
+				: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+		const cut = incompleteTail(bytes);
+		this.valid = isUtf8(bytes.subarray(0, bytes.length - cut));
+		this.carry = Buffer.from(bytes.subarray(bytes.length - cut));
+	}
+
+	/** The bytes ended inside a sequence: not UTF-8 either. */
+	end(): void {
+		if (this.carry.length > 0) this.valid = false;
+	}
+}
+
+/** How many bytes at the end of `bytes` start a sequence that needs more (0 when it ends on a whole character). */
+function incompleteTail(bytes: Buffer): number {
+	for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+		const byte = bytes[bytes.length - back]!;
+		if ((byte & 0xc0) === 0x80) continue;
+		const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+		return length > back ? back : 0;
+	}
+	return 0;
+}
 
 /** How the read tool shrinks images: not at all, with the caller's resizer, or with the default one. */
 type ImageResizing = { kind: "off" } | { kind: "custom"; resize: ImageResizer } | { kind: "default" };
@@ -389,17 +426,25 @@ async function scanText(
 		}
 		const start = windowStart(offset);
 		const scanner = new LineWindowScanner(start, limit !== undefined ? start + Math.floor(limit) : Infinity);
+		// Text in GBK, Shift-JIS or Latin-1 decodes to U+FFFD: the reply then says so (openclaw#92664).
+		const utf8 = decoder ? undefined : new Utf8Check();
+		utf8?.push(headBuffer);
 		let wanted = scanner.push(headBuffer);
 		while (wanted && !ended) {
 			const next = await iterator.next();
 			throwIfAborted(signal);
 			if (next.done) ended = true;
-			else wanted = scanner.push(asUtf8(next.value));
+			else {
+				utf8?.push(next.value);
+				wanted = scanner.push(asUtf8(next.value));
+			}
 		}
+		if (ended) utf8?.end();
 		// An odd byte left at the end decodes to U+FFFD, as a cut UTF-8 sequence does.
 		if (decoder && ended) scanner.push(Buffer.from(decoder.decode(), "utf-8"));
 		const window: TextWindow = scanner.finish();
 		if (encoding) window.decodedFrom = encoding;
+		if (utf8 && !utf8.valid) window.notUtf8 = true;
 		if (start >= window.totalLines) {
 			throw new SettleError(
 				"INVALID_ARGUMENT",
@@ -414,14 +459,18 @@ async function scanText(
 
 /**
  * Says, after the text of a file decoded from UTF-16, that it was, and that `edit` and `write` keep
- * that encoding: the model changes it as it would a UTF-8 file.
+ * that encoding: the model changes it as it would a UTF-8 file. After the text of a file that is
+ * not UTF-8 (GBK, Shift-JIS, Latin-1), says so and how to read it converted.
  */
 function withEncodingNote(
 	reply: { content: TextContent[]; details: ReadToolDetails | undefined },
 	window: TextWindow,
+	path: string,
 ): { content: TextContent[]; details: ReadToolDetails | undefined } {
-	if (!window.decodedFrom) return reply;
-	const note = utf16Note(window.decodedFrom);
+	if (!window.decodedFrom && !window.notUtf8) return reply;
+	const note = window.decodedFrom
+		? utf16Note(window.decodedFrom)
+		: `[${path} is not UTF-8 text (each sequence of its bytes that is not shows as \ufffd), and edit refuses it. To read it, convert it with bash: iconv -f <its encoding> -t UTF-8 ${shellWord(path)} (for example GBK, SHIFT_JIS, CP1252).]`;
 	const [first, ...rest] = reply.content;
 	return { ...reply, content: [{ ...first!, text: `${first!.text}\n\n${note}` }, ...rest] };
 }

@@ -16793,8 +16793,8 @@ export const MUTANTS: Mutant[] = [
 			"dreb#114: redrawn frames are dropped from the result without a full-output file: the raw output is lost",
 		edits: [
 			{
-				find: "if (truncated || redrawn || escapesStripped) this.openTempFile();",
-				replace: "if (truncated || escapesStripped) this.openTempFile();",
+				find: "if (truncated || redrawn || escapesStripped || (notUtf8",
+				replace: "if (truncated || escapesStripped || (notUtf8",
 			},
 		],
 		tests: ["test/pi-races/bash-progress-bars.test.ts"],
@@ -17946,7 +17946,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/read.ts",
 		description:
 			"a file decoded from UTF-16 is shown without the note that it was and that edit and write keep that encoding",
-		edits: [{ find: "if (!window.decodedFrom) return reply;", replace: "return reply;" }],
+		edits: [
+			{
+				find: "if (!window.decodedFrom && !window.notUtf8) return reply;",
+				replace: "if (!window.notUtf8) return reply;",
+			},
+		],
 		tests: ["test/pi-races/read-tool.test.ts"],
 	},
 	{
@@ -18440,8 +18445,8 @@ export const MUTANTS: Mutant[] = [
 			"escape codes are left out of a bash result without a full-output file: the raw output is lost (claude-code#26373)",
 		edits: [
 			{
-				find: "if (truncated || redrawn || escapesStripped) this.openTempFile();",
-				replace: "if (truncated || redrawn) this.openTempFile();",
+				find: "if (truncated || redrawn || escapesStripped || (notUtf8",
+				replace: "if (truncated || redrawn || (notUtf8",
 			},
 		],
 		tests: ["test/pi-races/bash-escape-codes.test.ts"],
@@ -21490,6 +21495,103 @@ export const MUTANTS: Mutant[] = [
 			"TypeBox's ~optional marker reaches the provider again: a Gemini-like endpoint refuses every request (Unknown name, pi-mcp-adapter#289)",
 		edits: [{ find: 'if (!key.startsWith("~")) continue;', replace: "continue;" }],
 		tests: ["test/schema/provider.test.ts", "test/pi-races/tool-schemas-providers.test.ts"],
+	},
+	{
+		id: "LY01",
+		file: "src/session/convert-to-llm.ts",
+		description: "an assistant message's tool call arguments are sent as stored: a lone surrogate reaches Anthropic",
+		edits: [
+			{
+				find: "converted = withWellFormedToolArguments(message);",
+				replace: "converted = message;",
+			},
+		],
+		tests: ["test/pi-races/lone-surrogate-tool-arguments.test.ts"],
+	},
+	{
+		id: "LY02",
+		file: "src/tools/bash.ts",
+		description: "the bash tool no longer saves output that is not UTF-8 to the full-output file: its bytes are lost",
+		edits: [
+			{
+				find: "keepBytesNotUtf8: true,",
+				replace: "keepBytesNotUtf8: false,",
+			},
+		],
+		tests: ["test/pi-races/bash-legacy-encodings.test.ts"],
+	},
+	{
+		id: "LY03",
+		file: "src/tools/bash.ts",
+		description: "the bash tool says nothing of bytes that are not UTF-8: the model reads U+FFFD noise",
+		edits: [
+			{
+				find: "const notUtf8 = snapshot.notUtf8",
+				replace: "const notUtf8 = false",
+			},
+		],
+		tests: ["test/pi-races/bash-legacy-encodings.test.ts"],
+	},
+	{
+		id: "LY04",
+		file: "src/tools/output-accumulator.ts",
+		description: "a U+FFFD the command printed counts as bytes that are not UTF-8",
+		edits: [
+			{
+				find: "this.replacementsInBytes++;",
+				replace: "this.replacementsInBytes += 0;",
+			},
+		],
+		tests: ["test/pi-races/bash-legacy-encodings.test.ts"],
+	},
+	{
+		id: "LY05",
+		file: "src/tools/output-accumulator.ts",
+		description: "a U+FFFD cut across two chunks is not found in the bytes: valid output reported as not UTF-8",
+		edits: [
+			{
+				find: "if (chunk.length > 0)\n",
+				replace: "if (chunk.length < 0)\n",
+			},
+		],
+		tests: ["test/pi-races/bash-legacy-encodings.test.ts"],
+	},
+	{
+		id: "LY06",
+		file: "src/tools/read.ts",
+		description: "read says nothing of a file that is not UTF-8: the model takes the U+FFFD noise for its text",
+		edits: [
+			{
+				find: "if (utf8 && !utf8.valid) window.notUtf8 = true;",
+				replace: "if (utf8 && utf8.valid) window.notUtf8 = true;",
+			},
+		],
+		tests: ["test/pi-races/read-legacy-encodings.test.ts"],
+	},
+	{
+		id: "LY07",
+		file: "src/tools/read.ts",
+		description:
+			"read checks each chunk alone: a character cut between two reads of a UTF-8 file is taken for bytes that are not UTF-8",
+		edits: [
+			{
+				find: "const cut = incompleteTail(bytes);",
+				replace: "const cut = 0;",
+			},
+		],
+		tests: ["test/pi-races/read-legacy-encodings.test.ts"],
+	},
+	{
+		id: "LY08",
+		file: "src/tools/read.ts",
+		description: "a file ending inside a character counts as UTF-8",
+		edits: [
+			{
+				find: "if (ended) utf8?.end();",
+				replace: "if (!ended) utf8?.end();",
+			},
+		],
+		tests: ["test/pi-races/read-legacy-encodings.test.ts"],
 	},
 ];
 

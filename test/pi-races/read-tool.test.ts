@@ -78,7 +78,11 @@ describe("pi#5289: read decodes non-image binary files as UTF-8", () => {
 		);
 		const [notes, latin1, image] = readResults(h);
 		expect(notes).toEqual({ isError: false, text: "# Über\nnaïve café\n" });
-		expect(latin1).toEqual({ isError: false, text: "caf\uFFFD" });
+		// Read as before, now with word that the file is not UTF-8 (openclaw#92664, read-legacy-encodings).
+		expect(latin1).toEqual({
+			isError: false,
+			text: "caf\uFFFD\n\n[latin1.txt is not UTF-8 text (each sequence of its bytes that is not shows as \uFFFD), and edit refuses it. To read it, convert it with bash: iconv -f <its encoding> -t UTF-8 latin1.txt (for example GBK, SHIFT_JIS, CP1252).]",
+		});
 		expect(image?.isError).toBe(false);
 		expect(image?.text).toContain("Read image file [image/png]");
 	});

@@ -265,6 +265,10 @@ describe("read: same results as pi on random files", () => {
 				const theirs = await outcome(piTools(cwd).read, { path: `f${ext}` });
 				await rm(cwd, { recursive: true });
 				const head = bytes.subarray(0, 6).toString("latin1");
+				// DELIBERATE_NOT_UTF8_READ_NOTE (read.ts withEncodingNote, openclaw#92664): after the text of a file
+				// that is not UTF-8, Settle says so and how to read it converted; pi says nothing.
+				const text = ours.ok?.content[0] as { text?: string } | undefined;
+				if (text?.text) text.text = text.text.replace(/\n\n\[f[^ ]* is not UTF-8 text \(each sequence[^\]]*\]$/, "");
 				if (head.startsWith("GIF") && head !== "GIF87a" && head !== "GIF89a") {
 					// pi bug kept out: pi (file-type) calls anything starting with "GIF" an image/gif and sends it;
 					// a provider rejects such a broken image. Settle needs the GIF87a/GIF89a header and reads the

@@ -1,0 +1,89 @@
+/**
+ * claude-code#6273 (and its many duplicates: #1939, #3277, #60394): "The request body is not valid
+ * JSON: no low surrogate in string", then the same 400 for every message the user sent: the session
+ * was dead, and resuming it replayed the same body. One way in: a model streams half an emoji as a
+ * JSON escape (`"\ud83d"`) in a tool call's arguments. pi-ai cleans lone surrogates out of text,
+ * thinking and tool results, but sends a tool call's arguments to Anthropic as they came, so the
+ * request after the tool ran held the lone half. What the user should see: the turn goes on, and
+ * the session can be continued.
+ *
+ * Real `settle -p` and `settle -c -p` child processes against a local server speaking the
+ * Anthropic Messages API through pi-ai's client, refusing a lone surrogate as the API does.
+ */
+import { describe, expect, it } from "vitest";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import { type RecordedRequest, useWireServer } from "../llm/wire/server.js";
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function strings(value: unknown, found: string[] = []): string[] {
+	if (typeof value === "string") found.push(value);
+	else if (value !== null && typeof value === "object") {
+		for (const [key, item] of Object.entries(value)) {
+			found.push(key);
+			strings(item, found);
+		}
+	}
+	return found;
+}
+
+const holdsLoneSurrogate = (request: RecordedRequest) => strings(request.body).some((s) => LONE_SURROGATE.test(s));
+
+const cli = useCliProject("settle-pi-races-lone-surrogate-");
+// Anthropic parses the body strictly: a lone surrogate fails the whole request.
+const server = useWireServer((request, next) =>
+	holdsLoneSurrogate(request)
+		? anthropicError(
+				400,
+				"invalid_request_error",
+				"The request body is not valid JSON: no low surrogate in string: line 1 column 1024 (char 1023)",
+			)
+		: next(),
+);
+
+/** The `input` of every tool_use block the requests sent back, in order. */
+function sentToolInputs(): unknown[] {
+	return server.requests.flatMap((request) =>
+		(request.body.messages as { content: unknown }[]).flatMap((message) =>
+			Array.isArray(message.content)
+				? (message.content as { type: string; input?: unknown }[])
+						.filter((block) => block.type === "tool_use")
+						.map((block) => block.input)
+				: [],
+		),
+	);
+}
+
+describe("claude-code#6273: a lone surrogate in a tool call's arguments fails every later request", () => {
+	it("claude-code#6273: a bash call streamed with half an emoji runs; the next request sends it with U+FFFD and is answered, and settle -c continues the session", async () => {
+		writeLocalProvider(cli.agentDir, server.url, { api: "anthropic-messages" });
+		server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_01", name: "bash", input: { command: "echo 'launch \ud83d'" } }], {
+				stopReason: "tool_use",
+			}),
+			anthropicReply([{ type: "text", text: "printed it" }]),
+		);
+		const first = await runSettleAsync(["--model", "local/coder", "-p", "print a rocket"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(first.stderr).toBe("");
+		expect(first.stdout).toBe("printed it\n");
+		expect(first.code).toBe(0);
+
+		server.reply(anthropicReply([{ type: "text", text: "still here" }]));
+		const resumed = await runSettleAsync(["--model", "local/coder", "-c", "-p", "and again?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(resumed.stderr).toBe("");
+		expect(resumed.stdout).toBe("still here\n");
+		expect(resumed.code).toBe(0);
+
+		expect(server.requests).toHaveLength(3);
+		expect(server.requests.some(holdsLoneSurrogate)).toBe(false);
+		// What the command received: a string crosses to a child process as UTF-8, the half as U+FFFD.
+		expect(sentToolInputs()).toEqual([{ command: "echo 'launch \ufffd'" }, { command: "echo 'launch \ufffd'" }]);
+	});
+});
