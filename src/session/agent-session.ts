@@ -1777,6 +1777,7 @@ export class AgentSession {
 	 * `modelThinkingLevels` setting, else the current level when the current model reasons (not one a
 	 * model's own entry set), else `defaultThinkingLevel`, else `medium`. A level the
 	 * model clamps is not saved as the default, so the user's choice returns with a model that has it.
+	 * A save the settings refuse (a file that does not parse) throws before anything changed.
 	 *
 	 * @example
 	 * ```ts
@@ -1874,10 +1875,12 @@ export class AgentSession {
 		thinking: { level: ThinkingLevel; fromModelEntry: boolean },
 		options: { persist?: boolean },
 	): Promise<void> {
+		// Saved first: a settings file that cannot be written (broken by a hand edit) refuses the
+		// switch before anything changed, rather than switching while reporting a failure.
+		if (options.persist !== false) this.settingsManager.setDefaultModelAndProvider(model.provider, model.id);
 		const previous = this.model;
 		this.agent.state.model = model;
 		this.sessionManager.appendModelChange(model.provider, model.id);
-		if (options.persist !== false) this.settingsManager.setDefaultModelAndProvider(model.provider, model.id);
 		// A model's own `modelThinkingLevels` entry is not saved as the default for every other model,
 		// nor is a level the model's ladder clamped: the user's choice comes back with a model that has it (pi#6329).
 		const clamped = clampThinkingLevel(model, thinking.level) !== thinking.level;
@@ -1906,14 +1909,15 @@ export class AgentSession {
 		const model = this.model;
 		const effective = model ? clampThinkingLevel(model, level) : level;
 		const previous = this.agent.state.thinkingLevel;
+		// Saved before the level changes, as a model switch is: a refused save changes nothing.
+		if (effective !== previous && options.persist !== false && (model?.reasoning || effective !== "off")) {
+			this.settingsManager.setDefaultThinkingLevel(effective);
+		}
 		this.requestedThinkingLevel = level;
 		this.thinkingFromModelEntry = false;
 		this.agent.state.thinkingLevel = effective;
 		if (effective === previous) return;
 		this.sessionManager.appendThinkingLevelChange(effective);
-		if (options.persist !== false && (model?.reasoning || effective !== "off")) {
-			this.settingsManager.setDefaultThinkingLevel(effective);
-		}
 		this.events.emit({ type: "thinking_level_changed", level: effective });
 		if (this.runnerInstance.hasHandlers("thinking_level_select")) {
 			void this.runnerInstance.emit({ type: "thinking_level_select", level: effective, previousLevel: previous });
