@@ -21309,6 +21309,52 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
 	},
+	{
+		id: "MA01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a model switch changes the session before saving the default, so a save refused by a broken settings.json reports failure after the switch happened (cc-switch#1988)",
+		edits: [
+			{
+				find: "\t\tif (options.persist !== false) this.settingsManager.setDefaultModelAndProvider(model.provider, model.id);\n\t\tconst previous = this.model;\n\t\tthis.agent.state.model = model;\n",
+				replace:
+					"\t\tconst previous = this.model;\n\t\tthis.agent.state.model = model;\n\t\tif (options.persist !== false) this.settingsManager.setDefaultModelAndProvider(model.provider, model.id);\n",
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MA02",
+		file: "src/session/agent-session.ts",
+		description:
+			"setThinkingLevel changes the level before saving it, so a save refused by a broken settings.json leaves the new level applied (cc-switch#1988)",
+		edits: [
+			{
+				find: "\t\tthis.requestedThinkingLevel = level;\n\t\tthis.thinkingFromModelEntry = false;\n\t\tthis.agent.state.thinkingLevel = effective;\n",
+				replace: "",
+			},
+			{
+				find: "\t\tconst previous = this.agent.state.thinkingLevel;\n",
+				replace:
+					"\t\tconst previous = this.agent.state.thinkingLevel;\n\t\tthis.requestedThinkingLevel = level;\n\t\tthis.thinkingFromModelEntry = false;\n\t\tthis.agent.state.thinkingLevel = effective;\n",
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MA03",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"setDefaultModelAndProvider saves the provider and the model in two writes: a reader between them sees the new provider with the old model (claude-code#91520)",
+		edits: [
+			{
+				find: '\t\tthis.persistAll("global", [\n\t\t\t[["defaultProvider"], provider],\n\t\t\t[["defaultModel"], modelId],\n\t\t]);\n',
+				replace:
+					'\t\tthis.persist("global", ["defaultProvider"], provider);\n\t\tthis.persist("global", ["defaultModel"], modelId);\n',
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
