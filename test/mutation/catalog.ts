@@ -8987,8 +8987,8 @@ export const MUTANTS: Mutant[] = [
 		description: "setModel/cycleModel persist the default model even with persist:false",
 		edits: [
 			{
-				find: "if (options.persist !== false) this.settingsManager.setDefaultModelAndProvider",
-				replace: "if (true) this.settingsManager.setDefaultModelAndProvider",
+				find: "options.persist !== false\n\t\t\t\t? saveDefault(() => this.settingsManager.setDefaultModelAndProvider",
+				replace: "true\n\t\t\t\t? saveDefault(() => this.settingsManager.setDefaultModelAndProvider",
 			},
 		],
 		tests: ["test/session/model-persist.test.ts"],
@@ -9432,8 +9432,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a model's own thinking level saved as the default",
 		edits: [
 			{
-				find: "thinking.fromModelEntry || clamped ? { persist: false } : options",
-				replace: "clamped ? { persist: false } : options",
+				find: "const keepLevel = thinking.fromModelEntry || clamped ||",
+				replace: "const keepLevel = clamped ||",
 			},
 		],
 		tests: ["test/session/model-thinking-levels.test.ts", "test/parity/model-thinking.test.ts"],
@@ -10574,8 +10574,8 @@ export const MUTANTS: Mutant[] = [
 		description: "pi#6329: a model switch saves the level its ladder clamped as the default",
 		edits: [
 			{
-				find: "thinking.fromModelEntry || clamped ? { persist: false } : options",
-				replace: "thinking.fromModelEntry ? { persist: false } : options",
+				find: "const keepLevel = thinking.fromModelEntry || clamped ||",
+				replace: "const keepLevel = thinking.fromModelEntry ||",
 			},
 		],
 		tests: ["test/pi-races/model-switch-thinking.test.ts"],
@@ -21313,12 +21313,11 @@ export const MUTANTS: Mutant[] = [
 		id: "MA01",
 		file: "src/session/agent-session.ts",
 		description:
-			"a model switch changes the session before saving the default, so a save refused by a broken settings.json reports failure after the switch happened (cc-switch#1988)",
+			"a save refused because settings.json does not parse no longer stops a model or level switch first: the switch happens and the command still reports failure (cc-switch#1988)",
 		edits: [
 			{
-				find: "\t\tif (options.persist !== false) this.settingsManager.setDefaultModelAndProvider(model.provider, model.id);\n\t\tconst previous = this.model;\n\t\tthis.agent.state.model = model;\n",
-				replace:
-					"\t\tconst previous = this.model;\n\t\tthis.agent.state.model = model;\n\t\tif (options.persist !== false) this.settingsManager.setDefaultModelAndProvider(model.provider, model.id);\n",
+				find: '\t\tif (error instanceof SettleError && error.code === "IO") return error;\n',
+				replace: "\t\tif (error instanceof SettleError) return error;\n",
 			},
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
@@ -21353,6 +21352,14 @@ export const MUTANTS: Mutant[] = [
 					'\t\tthis.persist("global", ["defaultProvider"], provider);\n\t\tthis.persist("global", ["defaultModel"], modelId);\n',
 			},
 		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MA04",
+		file: "src/session/agent-session.ts",
+		description:
+			"a settings.json that cannot be written (read-only, a Nix store link) refuses every model switch instead of letting it complete and saying the default was not saved",
+		edits: [{ find: '\t\tif (error instanceof SettleError && error.code === "IO") return error;\n', replace: "" }],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
 	},
 ];

@@ -6,7 +6,9 @@
  * cc-switch#1988: switching the model while the settings file could not be parsed reported an error,
  * yet the switch had happened; the UI said the old model until a restart. In Settle the same: a
  * `set_model` refused with "Cannot save setting" had already switched the session, and the next
- * prompt went to the model the user was told it had not switched to.
+ * prompt went to the model the user was told it had not switched to. Now a file that does not parse
+ * refuses the switch before anything changes; a read-only one (a Nix store link) lets it complete and
+ * then says the default was not saved.
  *
  * claude-code#3123, claude-code#79403, claude-code#62486: `/model` (and other saves mid-session)
  * rewrote `settings.json` with the model key alone, or left it malformed, or stripped the keys it does
@@ -23,7 +25,7 @@
  * `model`: the settings' model answered.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as pi from "@mariozechner/pi-coding-agent";
@@ -113,6 +115,39 @@ describe("cc-switch#1988: a model switch reported as failed had switched anyway"
 		expect(await client.end()).toBe(0);
 		expect(client.stderr).toBe("");
 	});
+
+	it.runIf(process.getuid?.() === 0)(
+		"cc-switch#1988: a read-only settings.json (a link into a read-only folder, as a Nix store one) does not stop the switch: set_model says the model is switched but not saved as the default, and it answers",
+		async () => {
+			writeModels();
+			// Root writes anything: setpriv drops that, so the child obeys file modes as a user does.
+			const store = join(cli.dir, "store");
+			mkdirSync(store);
+			const bytes = JSON.stringify({ defaultProvider: "local", defaultModel: "coder", quietStartup: true });
+			writeFileSync(join(store, "settings.json"), bytes);
+			chmodSync(join(store, "settings.json"), 0o444);
+			chmodSync(store, 0o555);
+			symlinkSync(join(store, "settings.json"), settingsFile());
+			const client = new RpcClient(["--no-session"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				wrapper: ["setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override"],
+			});
+			const switched = await client.request({ id: "switch", type: "set_model", provider: "other", modelId: "big" });
+			expect(switched).toMatchObject({ success: false });
+			expect(switched.error).toContain(
+				"Switched to other/big, but it was not saved as the default model: Cannot write",
+			);
+			expect(await state(client)).toMatchObject({ model: { provider: "other", id: "big" } });
+			server.reply(chatReply([{ type: "text", text: "from big" }]));
+			await client.promptAndSettle("which model?");
+			expect(server.requests.at(-1)?.body.model).toBe("big");
+			expect(await client.end()).toBe(0);
+			chmodSync(store, 0o755);
+			expect(readFileSync(settingsFile(), "utf8")).toBe(bytes);
+			expect(readdirSync(store)).toEqual(["settings.json"]);
+		},
+	);
 
 	it("cc-switch#1988 (pi-peer): pi 0.73.1 neither throws nor saves: the default stays the old model, the file its bytes, and the failure waits in drainErrors()", async () => {
 		mkdirSync(cli.agentDir, { recursive: true });
