@@ -21362,6 +21362,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '\t\tif (error instanceof SettleError && error.code === "IO") return error;\n', replace: "" }],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
 	},
+	{
+		id: "MA05",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"a Shift+Tab level the settings file cannot save ends the chat with a stack trace when the line is sent, and the line is lost",
+		edits: [
+			{
+				find: "\t\t\t// A settings file that cannot take the new default (broken, read-only): the line is still sent.\n\t\t\thost.warn(error instanceof Error ? error.message : String(error));\n",
+				replace: "\t\t\tthrow error;\n",
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -8,7 +8,8 @@
  * `set_model` refused with "Cannot save setting" had already switched the session, and the next
  * prompt went to the model the user was told it had not switched to. Now a file that does not parse
  * refuses the switch before anything changes; a read-only one (a Nix store link) lets it complete and
- * then says the default was not saved.
+ * then says the default was not saved. And in `settle -i`, a Shift+Tab level the broken file could not
+ * save ended the chat with a stack trace when the line was sent, and the line was lost.
  *
  * claude-code#3123, claude-code#79403, claude-code#62486: `/model` (and other saves mid-session)
  * rewrote `settings.json` with the model key alone, or left it malformed, or stripped the keys it does
@@ -32,6 +33,7 @@ import * as pi from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { cliBundle } from "../cli/cli-bundle.js";
 import { ROOT, RpcClient, runSettleAsync, trackChild, useCliProject } from "../cli/helpers.js";
+import { Terminal } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
 
@@ -148,6 +150,28 @@ describe("cc-switch#1988: a model switch reported as failed had switched anyway"
 			expect(readdirSync(store)).toEqual(["settings.json"]);
 		},
 	);
+
+	it("cc-switch#1988: settle -i: Shift+Tab picks a level the broken settings.json cannot save; the line is still sent and answered at the level in use, with a warning saying why", async () => {
+		writeModels();
+		writeFileSync(settingsFile(), JSON.stringify({ defaultProvider: "local", defaultModel: "coder" }));
+		const term = new Terminal(["--no-session", "--thinking", "off"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { NO_COLOR: "1" },
+		});
+		await term.until("> ", 0);
+		const broken = '{\n  "defaultProvider": "local",\n  "defaultModel": "coder",\n}\n';
+		writeFileSync(settingsFile(), broken);
+		server.reply(chatReply([{ type: "text", text: "answered at off" }]));
+		const from = term.mark();
+		term.type("\x1b[Zhello\r");
+		await term.until("answered at off", from);
+		expect(term.output.slice(from)).toContain('Warning: Cannot save setting "defaultThinkingLevel"');
+		expect(server.requests.at(-1)?.body.reasoning_effort).toBeUndefined();
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(readFileSync(settingsFile(), "utf8")).toBe(broken);
+	});
 
 	it("cc-switch#1988 (pi-peer): pi 0.73.1 neither throws nor saves: the default stays the old model, the file its bytes, and the failure waits in drainErrors()", async () => {
 		mkdirSync(cli.agentDir, { recursive: true });
