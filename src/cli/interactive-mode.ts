@@ -327,7 +327,13 @@ export async function runInteractiveMode(
 	function applyPickedThinking(): void {
 		const level = pickedThinking;
 		pickedThinking = undefined;
-		if (level !== undefined && level !== session().thinkingLevel) session().setThinkingLevel(level);
+		if (level === undefined || level === session().thinkingLevel) return;
+		try {
+			session().setThinkingLevel(level);
+		} catch (error) {
+			// A settings file that cannot take the new default (broken, read-only): the line is still sent.
+			host.warn(error instanceof Error ? error.message : String(error));
+		}
 	}
 
 	const host: CommandHost = {

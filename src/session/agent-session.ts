@@ -1778,6 +1778,8 @@ export class AgentSession {
 	 * `modelThinkingLevels` setting, else the current level when the current model reasons (not one a
 	 * model's own entry set), else `defaultThinkingLevel`, else `medium`. A level the
 	 * model clamps is not saved as the default, so the user's choice returns with a model that has it.
+	 * A settings file that does not parse refuses the switch before anything changed; one that cannot
+	 * be written lets it complete, then throws `IO` saying the default was not saved.
 	 *
 	 * @example
 	 * ```ts
@@ -1875,19 +1877,31 @@ export class AgentSession {
 		thinking: { level: ThinkingLevel; fromModelEntry: boolean },
 		options: { persist?: boolean },
 	): Promise<void> {
+		// Saved before the session changes (saveDefault says why).
+		const unsaved =
+			options.persist !== false
+				? saveDefault(() => this.settingsManager.setDefaultModelAndProvider(model.provider, model.id))
+				: undefined;
 		const previous = this.model;
 		this.agent.state.model = model;
 		this.sessionManager.appendModelChange(model.provider, model.id);
-		if (options.persist !== false) this.settingsManager.setDefaultModelAndProvider(model.provider, model.id);
 		// A model's own `modelThinkingLevels` entry is not saved as the default for every other model,
 		// nor is a level the model's ladder clamped: the user's choice comes back with a model that has it (pi#6329).
 		const clamped = clampThinkingLevel(model, thinking.level) !== thinking.level;
 		const requested = this.requestedThinkingLevel;
-		this.setThinkingLevel(thinking.level, thinking.fromModelEntry || clamped ? { persist: false } : options);
+		const keepLevel = thinking.fromModelEntry || clamped || unsaved !== undefined;
+		this.setThinkingLevel(thinking.level, keepLevel ? { persist: false } : options);
 		if (thinking.fromModelEntry) this.requestedThinkingLevel = requested;
 		this.thinkingFromModelEntry = thinking.fromModelEntry;
 		if (!sameModel(previous, model) && this.runnerInstance.hasHandlers("model_select")) {
 			await this.runnerInstance.emit({ type: "model_select", model, previousModel: previous, source });
+		}
+		if (unsaved) {
+			throw new SettleError(
+				"IO",
+				`Switched to ${model.provider}/${model.id}, but it was not saved as the default model: ${unsaved.message}`,
+				{ cause: unsaved, ...(unsaved.details ? { details: unsaved.details } : {}) },
+			);
 		}
 	}
 
@@ -1907,17 +1921,26 @@ export class AgentSession {
 		const model = this.model;
 		const effective = model ? clampThinkingLevel(model, level) : level;
 		const previous = this.agent.state.thinkingLevel;
+		// Saved before the level changes, as a model switch is (saveDefault says why).
+		const unsaved =
+			effective !== previous && options.persist !== false && (model?.reasoning || effective !== "off")
+				? saveDefault(() => this.settingsManager.setDefaultThinkingLevel(effective))
+				: undefined;
 		this.requestedThinkingLevel = level;
 		this.thinkingFromModelEntry = false;
 		this.agent.state.thinkingLevel = effective;
 		if (effective === previous) return;
 		this.sessionManager.appendThinkingLevelChange(effective);
-		if (options.persist !== false && (model?.reasoning || effective !== "off")) {
-			this.settingsManager.setDefaultThinkingLevel(effective);
-		}
 		this.events.emit({ type: "thinking_level_changed", level: effective });
 		if (this.runnerInstance.hasHandlers("thinking_level_select")) {
 			void this.runnerInstance.emit({ type: "thinking_level_select", level: effective, previousLevel: previous });
+		}
+		if (unsaved) {
+			throw new SettleError(
+				"IO",
+				`Thinking level set to ${effective}, but it was not saved as the default: ${unsaved.message}`,
+				{ cause: unsaved, ...(unsaved.details ? { details: unsaved.details } : {}) },
+			);
 		}
 	}
 
@@ -3179,4 +3202,20 @@ export async function abortForTeardown(session: AgentSession): Promise<void> {
 export function hasPendingExtensionSends(session: AgentSession): boolean {
 	// biome-ignore lint/complexity/useLiteralKeys: the private set, read for the RPC server
 	return (session["extensionSends"] as ReadonlySet<unknown>).size > 0;
+}
+
+/**
+ * Saves the default a switch implies, before the session changes. A settings file that does not
+ * parse (a hand edit under way) refuses the switch here, so nothing changed and "fix it, then try
+ * again" is true (cc-switch#1988). One that cannot be written (read-only: a Nix store link) does not
+ * stop the switch: its error is returned, for the caller to throw once the switch is complete.
+ */
+function saveDefault(save: () => void): SettleError | undefined {
+	try {
+		save();
+		return undefined;
+	} catch (error) {
+		if (error instanceof SettleError && error.code === "IO") return error;
+		throw error;
+	}
 }

@@ -335,22 +335,38 @@ export class SettingsManager {
 	// ── persistence ────────────────────────────────────────────────────────────────────────────
 
 	private persist(scope: SettingsScope, path: string[], value: unknown): void {
-		const key = path.join(".");
-		const problem = checkSettingValue(key, value);
-		if (problem) {
-			throw new SettleError(
-				"INVALID_ARGUMENT",
-				`Invalid value for setting "${key}": expected ${problem.expected}, got ${problem.received}.`,
-				{ details: { key } },
-			);
+		this.persistAll(scope, [[path, value]]);
+	}
+
+	/** Saves several keys under one lock, in one write. */
+	private persistAll(scope: SettingsScope, entries: [path: string[], value: unknown][]): void {
+		for (const [path, value] of entries) {
+			const key = path.join(".");
+			const problem = checkSettingValue(key, value);
+			if (problem) {
+				throw new SettleError(
+					"INVALID_ARGUMENT",
+					`Invalid value for setting "${key}": expected ${problem.expected}, got ${problem.received}.`,
+					{ details: { key } },
+				);
+			}
 		}
-		this.storage.update(scope, (current) => setAtPath(current, path, value), `setting "${key}"`);
+		const what = `setting "${entries[0]![0].join(".")}"`;
+		this.storage.update(
+			scope,
+			(current) => {
+				for (const [path, value] of entries) setAtPath(current, path, value);
+			},
+			what,
+		);
 		if ((scope === "global" ? this.globalProblem : this.projectProblem) !== undefined) {
 			// The file was unusable at load time and has been fixed since: adopt what it holds now.
 			this.load();
 			return;
 		}
-		setAtPath(scope === "global" ? this.globalSettings : this.projectSettings, path, structuredClone(value));
+		for (const [path, value] of entries) {
+			setAtPath(scope === "global" ? this.globalSettings : this.projectSettings, path, structuredClone(value));
+		}
 		this.recompute();
 	}
 
@@ -386,9 +402,12 @@ export class SettingsManager {
 	setDefaultModel(modelId: string): void {
 		this.setGlobal(["defaultModel"], modelId);
 	}
+	/** Both keys in one write: another process never reads the new provider with the old model. */
 	setDefaultModelAndProvider(provider: string, modelId: string): void {
-		this.setGlobal(["defaultProvider"], provider);
-		this.setGlobal(["defaultModel"], modelId);
+		this.persistAll("global", [
+			[["defaultProvider"], provider],
+			[["defaultModel"], modelId],
+		]);
 	}
 	getSteeringMode(): QueueMode {
 		return this.settings.steeringMode ?? "one-at-a-time";

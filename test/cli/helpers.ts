@@ -283,12 +283,23 @@ export class RpcClient {
 	readonly exited: Promise<number | null>;
 	stderr = "";
 
-	/** `command` replaces `settle --rpc` (node arguments: another RPC server, e.g. pi's). */
+	/**
+	 * `command` replaces `settle --rpc` (node arguments: another RPC server, e.g. pi's); `wrapper`
+	 * runs node under another program (e.g. `setpriv …` dropping root's override of file modes).
+	 */
 	constructor(
 		args: string[],
-		options: { cwd: string; agentDir: string; command?: string[]; env?: Record<string, string | undefined> },
+		options: {
+			cwd: string;
+			agentDir: string;
+			command?: string[];
+			env?: Record<string, string | undefined>;
+			wrapper?: string[];
+		},
 	) {
-		this.child = spawn(process.execPath, options.command ?? [...cliCommand(), "--rpc", ...args], {
+		const argv = [process.execPath, ...(options.command ?? [...cliCommand(), "--rpc", ...args])];
+		const [program, ...rest] = [...(options.wrapper ?? []), ...argv] as [string, ...string[]];
+		this.child = spawn(program, rest, {
 			cwd: options.cwd,
 			env: { ...process.env, ...options.env, SETTLE_AGENT_DIR: options.agentDir },
 		});

@@ -8987,8 +8987,8 @@ export const MUTANTS: Mutant[] = [
 		description: "setModel/cycleModel persist the default model even with persist:false",
 		edits: [
 			{
-				find: "if (options.persist !== false) this.settingsManager.setDefaultModelAndProvider",
-				replace: "if (true) this.settingsManager.setDefaultModelAndProvider",
+				find: "options.persist !== false\n\t\t\t\t? saveDefault(() => this.settingsManager.setDefaultModelAndProvider",
+				replace: "true\n\t\t\t\t? saveDefault(() => this.settingsManager.setDefaultModelAndProvider",
 			},
 		],
 		tests: ["test/session/model-persist.test.ts"],
@@ -9432,8 +9432,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a model's own thinking level saved as the default",
 		edits: [
 			{
-				find: "thinking.fromModelEntry || clamped ? { persist: false } : options",
-				replace: "clamped ? { persist: false } : options",
+				find: "const keepLevel = thinking.fromModelEntry || clamped ||",
+				replace: "const keepLevel = clamped ||",
 			},
 		],
 		tests: ["test/session/model-thinking-levels.test.ts", "test/parity/model-thinking.test.ts"],
@@ -10574,8 +10574,8 @@ export const MUTANTS: Mutant[] = [
 		description: "pi#6329: a model switch saves the level its ladder clamped as the default",
 		edits: [
 			{
-				find: "thinking.fromModelEntry || clamped ? { persist: false } : options",
-				replace: "thinking.fromModelEntry ? { persist: false } : options",
+				find: "const keepLevel = thinking.fromModelEntry || clamped ||",
+				replace: "const keepLevel = thinking.fromModelEntry ||",
 			},
 		],
 		tests: ["test/pi-races/model-switch-thinking.test.ts"],
@@ -21592,6 +21592,72 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/read-legacy-encodings.test.ts"],
+	},
+	{
+		id: "MA01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a save refused because settings.json does not parse no longer stops a model or level switch first: the switch happens and the command still reports failure (cc-switch#1988)",
+		edits: [
+			{
+				find: '\t\tif (error instanceof SettleError && error.code === "IO") return error;\n',
+				replace: "\t\tif (error instanceof SettleError) return error;\n",
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MA02",
+		file: "src/session/agent-session.ts",
+		description:
+			"setThinkingLevel changes the level before saving it, so a save refused by a broken settings.json leaves the new level applied (cc-switch#1988)",
+		edits: [
+			{
+				find: "\t\tthis.requestedThinkingLevel = level;\n\t\tthis.thinkingFromModelEntry = false;\n\t\tthis.agent.state.thinkingLevel = effective;\n",
+				replace: "",
+			},
+			{
+				find: "\t\tconst previous = this.agent.state.thinkingLevel;\n",
+				replace:
+					"\t\tconst previous = this.agent.state.thinkingLevel;\n\t\tthis.requestedThinkingLevel = level;\n\t\tthis.thinkingFromModelEntry = false;\n\t\tthis.agent.state.thinkingLevel = effective;\n",
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MA03",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"setDefaultModelAndProvider saves the provider and the model in two writes: a reader between them sees the new provider with the old model (claude-code#91520)",
+		edits: [
+			{
+				find: '\t\tthis.persistAll("global", [\n\t\t\t[["defaultProvider"], provider],\n\t\t\t[["defaultModel"], modelId],\n\t\t]);\n',
+				replace:
+					'\t\tthis.persist("global", ["defaultProvider"], provider);\n\t\tthis.persist("global", ["defaultModel"], modelId);\n',
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MA04",
+		file: "src/session/agent-session.ts",
+		description:
+			"a settings.json that cannot be written (read-only, a Nix store link) refuses every model switch instead of letting it complete and saying the default was not saved",
+		edits: [{ find: '\t\tif (error instanceof SettleError && error.code === "IO") return error;\n', replace: "" }],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MA05",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"a Shift+Tab level the settings file cannot save ends the chat with a stack trace when the line is sent, and the line is lost",
+		edits: [
+			{
+				find: "\t\t\t// A settings file that cannot take the new default (broken, read-only): the line is still sent.\n\t\t\thost.warn(error instanceof Error ? error.message : String(error));\n",
+				replace: "\t\t\tthrow error;\n",
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
 	},
 ];
 

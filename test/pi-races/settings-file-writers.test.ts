@@ -1,0 +1,360 @@
+/**
+ * Reports about an agent's `settings.json` and the processes writing it, replayed against real
+ * `settle` processes (RPC mode, the model switches a chat's `/model` makes) and real processes
+ * running Settle's `SettingsManager`, on real files in a scratch agent folder.
+ *
+ * cc-switch#1988: switching the model while the settings file could not be parsed reported an error,
+ * yet the switch had happened; the UI said the old model until a restart. In Settle the same: a
+ * `set_model` refused with "Cannot save setting" had already switched the session, and the next
+ * prompt went to the model the user was told it had not switched to. Now a file that does not parse
+ * refuses the switch before anything changes; a read-only one (a Nix store link) lets it complete and
+ * then says the default was not saved. And in `settle -i`, a Shift+Tab level the broken file could not
+ * save ended the chat with a stack trace when the line was sent, and the line was lost.
+ *
+ * claude-code#3123, claude-code#79403, claude-code#62486: `/model` (and other saves mid-session)
+ * rewrote `settings.json` with the model key alone, or left it malformed, or stripped the keys it does
+ * not manage (`statusLine`, `hooks`, `enabledPlugins`).
+ *
+ * claude-code#76749, claude-code#51843: with several sessions running, a key the user removed by hand
+ * came back, and a whole stale copy of the settings was written back by a session that had loaded it
+ * earlier.
+ *
+ * claude-code#91520: settings saved with an unlocked truncating write: sessions saving at once tore
+ * the file ("Settings file failed to parse", every rule dropped) and dropped each other's keys.
+ *
+ * claude-code#31358, claude-code#42901: `--model` at launch did not override the settings file's
+ * `model`: the settings' model answered.
+ */
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import * as pi from "@mariozechner/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import { cliBundle } from "../cli/cli-bundle.js";
+import { ROOT, RpcClient, runSettleAsync, trackChild, useCliProject } from "../cli/helpers.js";
+import { Terminal } from "../cli/interactive.helpers.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { useWireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-pi-races-settings-writers-");
+const server = useWireServer();
+
+const settingsFile = () => join(cli.agentDir, "settings.json");
+
+/** Two providers on the local server: `local` with `coder` and `reviewer`, `other` with `big`; all reason. */
+function writeModels(): void {
+	const baseUrl = `${server.url}/v1`;
+	const provider = (apiKey: string, ids: string[]) => ({
+		baseUrl,
+		api: "openai-completions",
+		apiKey,
+		models: ids.map((id) => ({ id, reasoning: true })),
+	});
+	mkdirSync(cli.agentDir, { recursive: true });
+	writeFileSync(
+		join(cli.agentDir, "models.json"),
+		JSON.stringify({
+			providers: { local: provider("local-key", ["coder", "reviewer"]), other: provider("o", ["big"]) },
+		}),
+	);
+}
+
+function rpc(...args: string[]): RpcClient {
+	return new RpcClient(args, { cwd: cli.project, agentDir: cli.agentDir });
+}
+
+async function state(client: RpcClient): Promise<{ model: { provider: string; id: string }; thinkingLevel: string }> {
+	const response = await client.request({ id: `state-${client.lines.length}`, type: "get_state" });
+	return response.data as { model: { provider: string; id: string }; thinkingLevel: string };
+}
+
+describe("cc-switch#1988: a model switch reported as failed had switched anyway", () => {
+	it("cc-switch#1988: with settings.json broken by a hand edit mid-session, a refused set_model / set_thinking_level changes nothing: the old model answers; once fixed, the switch applies and the hand edit stays", async () => {
+		writeModels();
+		writeFileSync(
+			settingsFile(),
+			`${JSON.stringify({ defaultProvider: "local", defaultModel: "coder", defaultThinkingLevel: "low" }, null, 2)}\n`,
+		);
+		const client = rpc();
+		expect(await state(client)).toMatchObject({ model: { provider: "local", id: "coder" }, thinkingLevel: "low" });
+
+		// The user edits the file while the session runs and leaves a trailing comma.
+		const broken =
+			'{\n  "defaultProvider": "local",\n  "defaultModel": "coder",\n  "defaultThinkingLevel": "low",\n}\n';
+		writeFileSync(settingsFile(), broken);
+		const refused = await client.request({ id: "switch", type: "set_model", provider: "other", modelId: "big" });
+		expect(refused).toMatchObject({ success: false });
+		expect(refused.error).toContain(`Cannot save setting "defaultProvider": ${settingsFile()} could not be read`);
+		expect(refused.error).toContain("fix or delete the file, then try again");
+		const level = await client.request({ id: "level", type: "set_thinking_level", level: "high" });
+		expect(level).toMatchObject({ success: false });
+		expect(level.error).toContain('Cannot save setting "defaultThinkingLevel"');
+		// What the session says is what it does: still coder at low, and coder answers.
+		expect(await state(client)).toMatchObject({ model: { provider: "local", id: "coder" }, thinkingLevel: "low" });
+		server.reply(chatReply([{ type: "text", text: "from coder" }]));
+		await client.promptAndSettle("which model?");
+		expect(server.requests.at(-1)?.body).toMatchObject({ model: "coder", reasoning_effort: "low" });
+		expect(readFileSync(settingsFile(), "utf8")).toBe(broken);
+
+		// Fixed by hand, with a key of the user's own: the same commands now apply and are saved.
+		writeFileSync(settingsFile(), broken.replace('"low",\n}', '"low",\n  "quietStartup": true\n}'));
+		expect(await client.request({ id: "again", type: "set_model", provider: "other", modelId: "big" })).toMatchObject({
+			success: true,
+		});
+		expect(await client.request({ id: "level2", type: "set_thinking_level", level: "high" })).toMatchObject({
+			success: true,
+		});
+		server.reply(chatReply([{ type: "text", text: "from big" }]));
+		await client.promptAndSettle("and now?");
+		expect(server.requests.at(-1)?.body).toMatchObject({ model: "big", reasoning_effort: "high" });
+		expect(JSON.parse(readFileSync(settingsFile(), "utf8"))).toEqual({
+			defaultProvider: "other",
+			defaultModel: "big",
+			defaultThinkingLevel: "high",
+			quietStartup: true,
+		});
+		expect(await client.end()).toBe(0);
+		expect(client.stderr).toBe("");
+	});
+
+	it.runIf(process.getuid?.() === 0)(
+		"cc-switch#1988: a read-only settings.json (a link into a read-only folder, as a Nix store one) does not stop the switch: set_model says the model is switched but not saved as the default, and it answers",
+		async () => {
+			writeModels();
+			// Root writes anything: setpriv drops that, so the child obeys file modes as a user does.
+			const store = join(cli.dir, "store");
+			mkdirSync(store);
+			const bytes = JSON.stringify({ defaultProvider: "local", defaultModel: "coder", quietStartup: true });
+			writeFileSync(join(store, "settings.json"), bytes);
+			chmodSync(join(store, "settings.json"), 0o444);
+			chmodSync(store, 0o555);
+			symlinkSync(join(store, "settings.json"), settingsFile());
+			const client = new RpcClient(["--no-session"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				wrapper: ["setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override"],
+			});
+			const switched = await client.request({ id: "switch", type: "set_model", provider: "other", modelId: "big" });
+			expect(switched).toMatchObject({ success: false });
+			expect(switched.error).toContain(
+				"Switched to other/big, but it was not saved as the default model: Cannot write",
+			);
+			expect(await state(client)).toMatchObject({ model: { provider: "other", id: "big" } });
+			server.reply(chatReply([{ type: "text", text: "from big" }]));
+			await client.promptAndSettle("which model?");
+			expect(server.requests.at(-1)?.body.model).toBe("big");
+			expect(await client.end()).toBe(0);
+			chmodSync(store, 0o755);
+			expect(readFileSync(settingsFile(), "utf8")).toBe(bytes);
+			expect(readdirSync(store)).toEqual(["settings.json"]);
+		},
+	);
+
+	it("cc-switch#1988: settle -i: Shift+Tab picks a level the broken settings.json cannot save; the line is still sent and answered at the level in use, with a warning saying why", async () => {
+		writeModels();
+		writeFileSync(settingsFile(), JSON.stringify({ defaultProvider: "local", defaultModel: "coder" }));
+		const term = new Terminal(["--no-session", "--thinking", "off"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { NO_COLOR: "1" },
+		});
+		await term.until("> ", 0);
+		const broken = '{\n  "defaultProvider": "local",\n  "defaultModel": "coder",\n}\n';
+		writeFileSync(settingsFile(), broken);
+		server.reply(chatReply([{ type: "text", text: "answered at off" }]));
+		const from = term.mark();
+		term.type("\x1b[Zhello\r");
+		await term.until("answered at off", from);
+		expect(term.output.slice(from)).toContain('Warning: Cannot save setting "defaultThinkingLevel"');
+		expect(server.requests.at(-1)?.body.reasoning_effort).toBeUndefined();
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(readFileSync(settingsFile(), "utf8")).toBe(broken);
+	});
+
+	it("cc-switch#1988 (pi-peer): pi 0.73.1 neither throws nor saves: the default stays the old model, the file its bytes, and the failure waits in drainErrors()", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(settingsFile(), JSON.stringify({ defaultProvider: "local", defaultModel: "coder" }));
+		const settings = pi.SettingsManager.create(cli.project, cli.agentDir);
+		const broken = '{\n  "defaultProvider": "local",\n  "defaultModel": "coder",\n}\n';
+		writeFileSync(settingsFile(), broken);
+		settings.setDefaultModelAndProvider("other", "big");
+		await settings.flush();
+		expect(readFileSync(settingsFile(), "utf8")).toBe(broken);
+		expect(settings.drainErrors().map((problem) => problem.scope)).toEqual(["global"]);
+	});
+});
+
+/** Keys Settle does not know (another tool's, or a newer pi's): a save must keep them as they are. */
+const FOREIGN_KEYS = {
+	statusLine: { type: "command", command: "~/.claude/statusline.sh" },
+	hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "audit.sh" }] }] },
+	enabledPlugins: { "review@marketplace": true },
+	permissions: { allow: ["Bash(git status:*)"], deny: [] },
+	env: { SOME_VAR: "original_value" },
+};
+
+describe("claude-code#3123, claude-code#79403, claude-code#62486: /model rewrote settings.json with the model alone, malformed, or without the keys it does not manage", () => {
+	it("claude-code#3123: ten model switches over RPC: after each, settings.json parses and holds every other key as it was, the unknown ones included", async () => {
+		writeModels();
+		const userSettings = { ...FOREIGN_KEYS, defaultProvider: "local", defaultModel: "coder", hideThinkingBlock: true };
+		writeFileSync(settingsFile(), JSON.stringify(userSettings, null, "\t"));
+		const client = rpc("--no-session");
+		const targets = [
+			["other", "big"],
+			["local", "reviewer"],
+		] as const;
+		for (let i = 0; i < 10; i++) {
+			const [provider, modelId] = targets[i % 2]!;
+			expect(await client.request({ id: `m${i}`, type: "set_model", provider, modelId })).toMatchObject({
+				success: true,
+			});
+			expect(JSON.parse(readFileSync(settingsFile(), "utf8"))).toEqual({
+				...userSettings,
+				defaultProvider: provider,
+				defaultModel: modelId,
+			});
+		}
+		expect(await client.end()).toBe(0);
+	});
+});
+
+describe("claude-code#76749, claude-code#51843: a removed key came back, a stale copy of the settings was written back", () => {
+	it("claude-code#76749: three running sessions; the user removes a key and adds one by hand; one session switches the model; none of them writes the removed key back, on the switch or on exit", async () => {
+		writeModels();
+		writeFileSync(
+			settingsFile(),
+			JSON.stringify({ ...FOREIGN_KEYS, defaultProvider: "local", defaultModel: "coder", hideThinkingBlock: true }),
+		);
+		const sessions = [rpc("--no-session"), rpc("--no-session"), rpc("--no-session")];
+		// Every session has loaded the settings before the edit.
+		for (const session of sessions) expect((await state(session)).model.id).toBe("coder");
+
+		const {
+			env: _removed,
+			hideThinkingBlock: _alsoRemoved,
+			...kept
+		} = {
+			...FOREIGN_KEYS,
+			defaultProvider: "local",
+			defaultModel: "coder",
+			hideThinkingBlock: true,
+		};
+		writeFileSync(settingsFile(), JSON.stringify({ ...kept, quietStartup: true }, null, 2));
+		expect(
+			await sessions[1]!.request({ id: "switch", type: "set_model", provider: "other", modelId: "big" }),
+		).toMatchObject({ success: true });
+		const afterSwitch = readFileSync(settingsFile(), "utf8");
+		expect(JSON.parse(afterSwitch)).toEqual({
+			...kept,
+			quietStartup: true,
+			defaultProvider: "other",
+			defaultModel: "big",
+		});
+		for (const session of sessions) expect(await session.end()).toBe(0);
+		// Ending writes nothing: the file is byte for byte what the switch left.
+		expect(readFileSync(settingsFile(), "utf8")).toBe(afterSwitch);
+	});
+});
+
+/**
+ * A child process running Settle's `SettingsManager` (the published bundle, or the sources with
+ * `SETTLE_TEST_CLI=sources`) on the scratch folders: `body` is the script after `settings` is made;
+ * `SettingsManager` is in scope.
+ */
+function settingsProcess(name: string, body: string): Promise<number | null> {
+	const fromSources = process.env.SETTLE_TEST_CLI === "sources";
+	const script = join(cli.dir, `${name}.${fromSources ? "ts" : "mjs"}`);
+	const settle = fromSources ? join(ROOT, "src/settings/settings-manager.ts") : join(dirname(cliBundle()), "index.js");
+	writeFileSync(
+		script,
+		`import { existsSync, writeFileSync } from "node:fs";
+import { SettingsManager } from ${JSON.stringify(pathToFileURL(settle).href)};
+const project = ${JSON.stringify(cli.project)};
+const agentDir = ${JSON.stringify(cli.agentDir)};
+const settings = SettingsManager.create(project, agentDir);
+${body}
+`,
+	);
+	const loader = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+	const child = spawn(process.execPath, fromSources ? ["--import", loader, script] : [script], {
+		stdio: ["ignore", "ignore", "inherit"],
+	});
+	return trackChild(child);
+}
+
+describe("claude-code#91520: sessions saving settings at once tore settings.json and dropped each other's keys", () => {
+	it("claude-code#91520: three processes saving 60 times each while a fourth reads: every read parses and pairs a provider with its own model; every writer's last value is kept", async () => {
+		writeModels();
+		writeFileSync(settingsFile(), JSON.stringify({ ...FOREIGN_KEYS, defaultProvider: "local", defaultModel: "coder" }));
+		const done = join(cli.dir, "writers-done");
+		const reads = join(cli.dir, "reads.json");
+		const reader = settingsProcess(
+			"reader",
+			`const seen = { reads: 0, errors: [], pairs: {} };
+while (!existsSync(${JSON.stringify(done)})) {
+	const read = SettingsManager.create(project, agentDir);
+	seen.reads++;
+	for (const problem of read.getErrors()) seen.errors.push(problem.message);
+	const pair = read.getDefaultProvider() + "/" + read.getDefaultModel();
+	seen.pairs[pair] = (seen.pairs[pair] ?? 0) + 1;
+}
+writeFileSync(${JSON.stringify(reads)}, JSON.stringify(seen));`,
+		);
+		const writers = [
+			settingsProcess(
+				"models",
+				`for (let i = 0; i < 60; i++) {
+	if (i % 2 === 0) settings.setDefaultModelAndProvider("other", "big");
+	else settings.setDefaultModelAndProvider("local", "coder");
+}`,
+			),
+			settingsProcess(
+				"levels",
+				`for (let i = 0; i < 60; i++) settings.setDefaultThinkingLevel(i % 2 === 0 ? "low" : "high");`,
+			),
+			settingsProcess("hide", `for (let i = 0; i < 60; i++) settings.setHideThinkingBlock(i % 2 === 0);`),
+		];
+		expect(await Promise.all(writers)).toEqual([0, 0, 0]);
+		writeFileSync(done, "");
+		expect(await reader).toBe(0);
+		const seen = JSON.parse(readFileSync(reads, "utf8")) as {
+			reads: number;
+			errors: string[];
+			pairs: Record<string, number>;
+		};
+		expect(seen.errors).toEqual([]);
+		expect(seen.reads).toBeGreaterThan(0);
+		expect(Object.keys(seen.pairs).filter((pair) => pair !== "local/coder" && pair !== "other/big")).toEqual([]);
+		expect(JSON.parse(readFileSync(settingsFile(), "utf8"))).toEqual({
+			...FOREIGN_KEYS,
+			defaultProvider: "local",
+			defaultModel: "coder",
+			defaultThinkingLevel: "high",
+			hideThinkingBlock: false,
+		});
+		expect(existsSync(`${settingsFile()}.lock`)).toBe(false);
+	});
+});
+
+describe("claude-code#31358, claude-code#42901: --model at launch did not override the settings file's model", () => {
+	it("claude-code#31358: settle -p --model local/reviewer over a defaultModel of coder: reviewer answers, and settings.json keeps its bytes", async () => {
+		writeModels();
+		const bytes = `${JSON.stringify({ ...FOREIGN_KEYS, defaultProvider: "local", defaultModel: "coder" }, null, 2)}\n`;
+		writeFileSync(settingsFile(), bytes);
+		server.reply(
+			chatReply([{ type: "text", text: "reviewer here" }]),
+			chatReply([{ type: "text", text: "coder here" }]),
+		);
+		const at = { cwd: cli.project, agentDir: cli.agentDir };
+		const flagged = await runSettleAsync(["--no-session", "--model", "local/reviewer", "-p", "who?"], at);
+		expect(flagged).toEqual({ code: 0, stdout: "reviewer here\n", stderr: "" });
+		expect(server.requests.at(-1)?.body.model).toBe("reviewer");
+		// The flag was for that run: the next run without it is on the settings' model again.
+		const plain = await runSettleAsync(["--no-session", "-p", "who?"], at);
+		expect(plain).toEqual({ code: 0, stdout: "coder here\n", stderr: "" });
+		expect(server.requests.at(-1)?.body.model).toBe("coder");
+		expect(readFileSync(settingsFile(), "utf8")).toBe(bytes);
+	});
+});
