@@ -21309,6 +21309,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
 	},
+	{
+		id: "LZ01",
+		file: "src/session/agent-session.ts",
+		description:
+			"agent_before_settle handlers get no ctx.signal again, so a reviewing stop hook cannot see Esc and abort() waits for it (oh-my-pi#6489)",
+		edits: [
+			{
+				find: "\t\t\t\tthis.internals.scratch.boundaryController?.signal ??\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
+	{
+		id: "LZ02",
+		file: "src/session/agent-session.ts",
+		description:
+			"abort() during agent_before_settle no longer aborts the handlers' signal, so a handler that honours it is still waited for (oh-my-pi#6489)",
+		edits: [
+			{
+				find: "\t\t\t\t\t\tabortWithIssuedReason(this.internals.scratch.boundaryController);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
+	{
+		id: "LZ03",
+		file: "src/session/boundaries.ts",
+		description:
+			"the abort's grace never starts for agent_before_settle handlers, so one that ignores the abort holds abort() for good (oh-my-pi#6489)",
+		edits: [
+			{
+				find: '\t\telse signal.addEventListener("abort", wait, { once: true });\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
