@@ -2630,7 +2630,7 @@ export class AgentSession {
 				return { ...override, content: normalized };
 			});
 		},
-		finishTurn: (turn) => finishTurnBoundary(this.internals, turn),
+		finishTurn: (turn, signal) => finishTurnBoundary(this.internals, turn, signal),
 		// A forced system prompt applies to this operation's requests only; it is never persisted.
 		// A virtual selection is routed per request; a routing failure rejects, which ends the run
 		// with an error response naming the virtual model. A request over the routed model's

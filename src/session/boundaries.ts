@@ -37,7 +37,11 @@ export function boundaryOutcome(message: AssistantMessage | undefined): Boundary
  * The Agent's `finishTurn` hook: the `turn_end` boundary. Resolves `"continue"` when a handler
  * asked for one more model call and the context allows it. Free without `turn_end` handlers.
  */
-export async function finishTurnBoundary(s: SessionInternals, turn: AgentTurnContext): Promise<FinishTurnDecision> {
+export async function finishTurnBoundary(
+	s: SessionInternals,
+	turn: AgentTurnContext,
+	signal?: AbortSignal,
+): Promise<FinishTurnDecision> {
 	const runner = s.runner();
 	if (!runner.hasHandlers("turn_end")) return undefined;
 	const messageEntryId = s.transcript.entryIdOf(turn.message) ?? "";
@@ -46,7 +50,7 @@ export async function finishTurnBoundary(s: SessionInternals, turn: AgentTurnCon
 		const id = s.transcript.entryIdOf(result);
 		if (id) toolResultEntryIds.push(id);
 	}
-	const result = await runner.emitBoundary(
+	const emission = runner.emitBoundary(
 		{
 			type: "turn_end",
 			turnIndex: s.scratch.turnIndex,
@@ -58,6 +62,11 @@ export async function finishTurnBoundary(s: SessionInternals, turn: AgentTurnCon
 		},
 		(drafts) => previewContext(s, drafts, "turn_end"),
 	);
+	const result = signal ? await untilAbandoned(s, emission, signal) : await emission;
+	if (result === ABANDONED) {
+		reportAbandoned(s, "turn_end");
+		return undefined;
+	}
 	if (result.valid && result.entries.length > 0) commitDrafts(s, result.entries);
 	return result.continue ? "continue" : undefined;
 }
@@ -85,12 +94,7 @@ export async function beforeSettleBoundary(s: SessionInternals, input: BeforeSet
 		if (s.scratch.boundaryController === controller) s.scratch.boundaryController = undefined;
 	}
 	if (result === ABANDONED) {
-		// As a tool that ignores its signal: the abort does not wait for it, and its late drafts are dropped.
-		runner.emitError({
-			extensionPath: runner.handlerPaths("agent_before_settle").join(", "),
-			event: "agent_before_settle",
-			error: ABANDONED_BOUNDARY_MESSAGE,
-		});
+		reportAbandoned(s, "agent_before_settle");
 		s.queues.flushPendingCustom();
 		return { continue: false };
 	}
@@ -105,9 +109,17 @@ export async function beforeSettleBoundary(s: SessionInternals, input: BeforeSet
 /** What {@link untilAbandoned} resolves to when the abort stopped waiting for the handlers. */
 const ABANDONED = Symbol("abandoned");
 
-const ABANDONED_BOUNDARY_MESSAGE =
-	`Operation aborted: an agent_before_settle handler did not return within ${DEFAULT_TOOL_ABORT_GRACE_MS} ms of the abort, ` +
-	"so its entries were dropped and the run was not continued. An extension handler should return once ctx.signal aborts.";
+/** As for a tool that ignores its signal: the abort does not wait for the handlers, and their late drafts are dropped. */
+function reportAbandoned(s: SessionInternals, event: "turn_end" | "agent_before_settle"): void {
+	const runner = s.runner();
+	runner.emitError({
+		extensionPath: runner.handlerPaths(event).join(", "),
+		event,
+		error:
+			`Operation aborted: a ${event} handler did not return within ${DEFAULT_TOOL_ABORT_GRACE_MS} ms of the abort, ` +
+			"so its entries were dropped and the run was not continued. An extension handler should return once ctx.signal aborts.",
+	});
+}
 
 /**
  * `work`, or {@link ABANDONED} once `signal` has been aborted for the tools' abort grace (on the

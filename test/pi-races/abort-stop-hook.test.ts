@@ -141,6 +141,55 @@ describe("oh-my-pi#6489: Esc waits for an in-flight stop hook instead of cancell
 	});
 });
 
+describe("oh-my-pi#6489, at the end of a turn: a turn_end handler that ignores the abort", () => {
+	it("oh-my-pi#6489: Esc while a turn_end handler holds the turn: left behind after the 1 s grace with an error naming it; its late review is not saved and no run follows", async () => {
+		const late = gate();
+		const reviewing = gate();
+		let signal: AbortSignal | undefined;
+		const d = await disk.session({
+			extensionFactories: [
+				(pi) => {
+					let calls = 0;
+					pi.on("turn_end", async (_event, ctx) => {
+						if (calls++ > 0) return; // reviews the first turn only
+						signal = ctx.signal;
+						reviewing.open();
+						await late.opened;
+						return { continue: true, entries: [REVIEW] };
+					});
+				},
+			],
+		});
+		const errors: ExtensionError[] = [];
+		d.session.extensionRunner.onError((error) => errors.push(error));
+		d.provider.answer("report written");
+		const run = d.session.prompt("write the report");
+		await reviewing.opened;
+
+		const stopping = d.session.abort();
+		if (!signal!.aborted) await new Promise((resolve) => signal!.addEventListener("abort", resolve, { once: true }));
+		d.clock.increment(1000);
+		await stopping;
+		await run;
+		expect(d.session.isIdle).toBe(true);
+		expect(errors).toEqual([
+			expect.objectContaining({
+				event: "turn_end",
+				error: expect.stringContaining("did not return within 1000 ms of the abort"),
+			}),
+		]);
+
+		late.open();
+		await late.opened;
+		d.provider.answer("next answer");
+		await d.session.prompt("and now the summary");
+		expect(answers(d.session.sessionFile!)).toEqual(["report written", "next answer"]);
+		expect(sentTexts(d.session.sessionFile!)).toEqual(["write the report", "and now the summary"]);
+		expect(d.events.filter((event) => event.type === "agent_settled")).toHaveLength(2);
+		expect(reopenedContext(d.session.sessionFile!).map(comparable)).toEqual(d.session.messages.map(comparable));
+	});
+});
+
 describe("oh-my-pi#11834 (review): a follow-up whose input hook was still running at Esc is dispatched after the abort", () => {
 	it("oh-my-pi#11834: abort() returns while the hook runs; once it returns the follow-up is listed, no request follows, and the next prompt delivers it once", async () => {
 		const checked = gate();
