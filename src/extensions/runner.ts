@@ -570,6 +570,21 @@ export class ExtensionRunner {
 		return runtime.extensions.length > 0 && runtime.handlersFor(event).length > 0;
 	}
 
+	/**
+	 * Paths of the extensions that handle `event`, in dispatch order, each once: whom to name when
+	 * the dispatch as a whole is given up on.
+	 *
+	 * @example
+	 * ```ts
+	 * declare const runner: ExtensionRunner;
+	 * runner.handlerPaths("agent_before_settle"); // [] when no extension handles it
+	 * ```
+	 */
+	handlerPaths(event: string): string[] {
+		if (!this.hasHandlers(event)) return [];
+		return [...new Set(this.runtime.handlersFor(event).map((entry) => entry.extension.path))];
+	}
+
 	// -------------------------------------------------------------------------------------------
 	// Contexts
 

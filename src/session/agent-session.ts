@@ -2258,6 +2258,7 @@ export class AgentSession {
 		this.bash.dispose();
 		abortPreflight(this.internals);
 		abortWithIssuedReason(this.internals.scratch.compactionController);
+		abortWithIssuedReason(this.internals.scratch.boundaryController);
 		abortWithIssuedReason(this.internals.scratch.settledController);
 		// For good: the run's tools learn that their results will never be written (see below).
 		this.agent.abortDiscardingResults();
@@ -2543,8 +2544,10 @@ export class AgentSession {
 					else if (event.target === "preflight") {
 						abortPreflight(this.internals);
 						abortWithIssuedReason(this.internals.scratch.compactionController);
-					} else if (event.target === "boundary") this.internals.scratch.boundaryAborted = true;
-					else if (event.target === "settled") abortWithIssuedReason(this.internals.scratch.settledController);
+					} else if (event.target === "boundary") {
+						this.internals.scratch.boundaryAborted = true;
+						abortWithIssuedReason(this.internals.scratch.boundaryController);
+					} else if (event.target === "settled") abortWithIssuedReason(this.internals.scratch.settledController);
 					else if (event.target === "branch_summary") abortBranchSummary(this.internals);
 					return;
 				case "tree_navigation_done":
@@ -2654,7 +2657,7 @@ export class AgentSession {
 				return { ...override, content: normalized };
 			});
 		},
-		finishTurn: (turn) => finishTurnBoundary(this.internals, turn),
+		finishTurn: (turn, signal) => finishTurnBoundary(this.internals, turn, signal),
 		// A forced system prompt applies to this operation's requests only; it is never persisted.
 		// A virtual selection is routed per request; a routing failure rejects, which ends the run
 		// with an error response naming the virtual model. A request over the routed model's
@@ -2786,7 +2789,10 @@ export class AgentSession {
 			// The session's isIdle: not idle while compacting either (pi-powerline-footer#198, pinet#941).
 			isIdle: () => this.isIdle,
 			// While agent_settled handlers run, the dispatch's own signal (pi-agents#139).
-			getSignal: () => this.agent.signal ?? this.internals.scratch.settledController?.signal,
+			getSignal: () =>
+				this.agent.signal ??
+				this.internals.scratch.boundaryController?.signal ??
+				this.internals.scratch.settledController?.signal,
 			abort: () => {
 				void this.abort();
 			},

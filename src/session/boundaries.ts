@@ -9,10 +9,15 @@
  */
 
 import type { BeforeSettleInput, BeforeSettleOutput } from "../../machines/prompt-operation.machine.js";
-import { lastNonSystemMessage } from "../agent/agent-loop.js";
+import { DEFAULT_TOOL_ABORT_GRACE_MS, lastNonSystemMessage } from "../agent/agent-loop.js";
 import type { AgentTurnContext, FinishTurnDecision } from "../agent/types.js";
 import { SettleError } from "../errors.js";
-import type { BoundaryContextPreview, BoundaryEntryDraft, BoundaryOutcome } from "../extensions/types.js";
+import type {
+	BoundaryContextPreview,
+	BoundaryDispatchResult,
+	BoundaryEntryDraft,
+	BoundaryOutcome,
+} from "../extensions/types.js";
 import { estimateContextTokens } from "../llm/tokens.js";
 import type { AgentMessage, AssistantMessage, Message } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
@@ -32,7 +37,11 @@ export function boundaryOutcome(message: AssistantMessage | undefined): Boundary
  * The Agent's `finishTurn` hook: the `turn_end` boundary. Resolves `"continue"` when a handler
  * asked for one more model call and the context allows it. Free without `turn_end` handlers.
  */
-export async function finishTurnBoundary(s: SessionInternals, turn: AgentTurnContext): Promise<FinishTurnDecision> {
+export async function finishTurnBoundary(
+	s: SessionInternals,
+	turn: AgentTurnContext,
+	signal?: AbortSignal,
+): Promise<FinishTurnDecision> {
 	const runner = s.runner();
 	if (!runner.hasHandlers("turn_end")) return undefined;
 	const messageEntryId = s.transcript.entryIdOf(turn.message) ?? "";
@@ -41,7 +50,7 @@ export async function finishTurnBoundary(s: SessionInternals, turn: AgentTurnCon
 		const id = s.transcript.entryIdOf(result);
 		if (id) toolResultEntryIds.push(id);
 	}
-	const result = await runner.emitBoundary(
+	const emission = runner.emitBoundary(
 		{
 			type: "turn_end",
 			turnIndex: s.scratch.turnIndex,
@@ -53,6 +62,11 @@ export async function finishTurnBoundary(s: SessionInternals, turn: AgentTurnCon
 		},
 		(drafts) => previewContext(s, drafts, "turn_end"),
 	);
+	const result = signal ? await untilAbandoned(s, emission, signal) : await emission;
+	if (result === ABANDONED) {
+		reportAbandoned(s, "turn_end");
+		return undefined;
+	}
 	if (result.valid && result.entries.length > 0) commitDrafts(s, result.entries);
 	return result.continue ? "continue" : undefined;
 }
@@ -65,15 +79,66 @@ export async function beforeSettleBoundary(s: SessionInternals, input: BeforeSet
 	const runner = s.runner();
 	if (!runner.hasHandlers("agent_before_settle")) return { continue: canRunQueued(s) };
 	s.scratch.boundaryAborted = false;
-	const result = await runner.emitBoundary({ type: "agent_before_settle", outcome: input.outcome }, (drafts) =>
-		previewContext(s, drafts, "agent_before_settle"),
-	);
+	const controller = new AbortController();
+	s.scratch.boundaryController = controller;
+	let result: BoundaryDispatchResult | typeof ABANDONED;
+	try {
+		result = await untilAbandoned(
+			s,
+			runner.emitBoundary({ type: "agent_before_settle", outcome: input.outcome }, (drafts) =>
+				previewContext(s, drafts, "agent_before_settle"),
+			),
+			controller.signal,
+		);
+	} finally {
+		if (s.scratch.boundaryController === controller) s.scratch.boundaryController = undefined;
+	}
+	if (result === ABANDONED) {
+		reportAbandoned(s, "agent_before_settle");
+		s.queues.flushPendingCustom();
+		return { continue: false };
+	}
 	if (result.valid && result.entries.length > 0) commitDrafts(s, result.entries);
 	s.queues.flushPendingCustom();
 	if (s.scratch.boundaryAborted) return { continue: false };
 	// A handler's request was checked by the runner against the preview; queued messages always may run.
 	const requested = result.continue && canContinueNow(s);
 	return { continue: requested || canRunQueued(s) };
+}
+
+/** What {@link untilAbandoned} resolves to when the abort stopped waiting for the handlers. */
+const ABANDONED = Symbol("abandoned");
+
+/** As for a tool that ignores its signal: the abort does not wait for the handlers, and their late drafts are dropped. */
+function reportAbandoned(s: SessionInternals, event: "turn_end" | "agent_before_settle"): void {
+	const runner = s.runner();
+	runner.emitError({
+		extensionPath: runner.handlerPaths(event).join(", "),
+		event,
+		error:
+			`Operation aborted: a ${event} handler did not return within ${DEFAULT_TOOL_ABORT_GRACE_MS} ms of the abort, ` +
+			"so its entries were dropped and the run was not continued. An extension handler should return once ctx.signal aborts.",
+	});
+}
+
+/**
+ * `work`, or {@link ABANDONED} once `signal` has been aborted for the tools' abort grace (on the
+ * session's clock) and `work` has still not settled: a handler that ignores the abort must not
+ * hold `abort()` (oh-my-pi#6489).
+ */
+function untilAbandoned<T>(s: SessionInternals, work: Promise<T>, signal: AbortSignal): Promise<T | typeof ABANDONED> {
+	const settled = new AbortController();
+	const gaveUp = new Promise<typeof ABANDONED>((resolve) => {
+		const wait = () => {
+			s.sleep(DEFAULT_TOOL_ABORT_GRACE_MS, settled.signal).then(
+				() => resolve(ABANDONED),
+				() => {}, // `work` settled first: the grace timer is cleared
+			);
+		};
+		if (signal.aborted) wait();
+		else signal.addEventListener("abort", wait, { once: true });
+	});
+	return Promise.race([work, gaveUp]).finally(() => settled.abort());
 }
 
 /** Queued messages exist and `agent.continue()` can deliver them. */

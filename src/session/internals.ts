@@ -46,6 +46,11 @@ export interface OperationScratch {
 	/** `abort()` arrived while the `agent_before_settle` boundary ran. */
 	boundaryAborted: boolean;
 	/**
+	 * The `agent_before_settle` dispatch in progress: its handlers' `ctx.signal` (no run is active
+	 * then), aborted by `abort()` or `dispose()` meanwhile (oh-my-pi#6489).
+	 */
+	boundaryController: AbortController | undefined;
+	/**
 	 * Set when this operation's last request overflowed and overflow recovery could not compact
 	 * (the failed response is already out of the context): `agent_settled.errorMessage`. A later
 	 * run of the operation clears it.
@@ -115,6 +120,7 @@ export function createOperationScratch(): OperationScratch {
 		forcedSystemPrompt: undefined,
 		promptSystemMessage: undefined,
 		boundaryAborted: false,
+		boundaryController: undefined,
 		unanswered: undefined,
 		unansweredOmitted: false,
 		settleWriteFailure: undefined,

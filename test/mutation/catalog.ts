@@ -1153,8 +1153,8 @@ export const MUTANTS: Mutant[] = [
 		description: "custom messages sent in agent_before_settle not flushed there",
 		edits: [
 			{
-				find: "s.queues.flushPendingCustom();",
-				replace: "",
+				find: "commitDrafts(s, result.entries);\n\ts.queues.flushPendingCustom();",
+				replace: "commitDrafts(s, result.entries);\n",
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/extensions"],
@@ -1434,9 +1434,9 @@ export const MUTANTS: Mutant[] = [
 		description: "dispose() leaves a running preflight unaborted (its pre-send compaction is written after dispose)",
 		edits: [
 			{
-				find: "\t\tabortPreflight(this.internals);\n\t\tabortWithIssuedReason(this.internals.scratch.compactionController);\n\t\tabortWithIssuedReason(this.internals.scratch.settledController);",
+				find: "\t\tabortPreflight(this.internals);\n\t\tabortWithIssuedReason(this.internals.scratch.compactionController);\n\t\tabortWithIssuedReason(this.internals.scratch.boundaryController);",
 				replace:
-					"\t\tabortWithIssuedReason(this.internals.scratch.compactionController);\n\t\tabortWithIssuedReason(this.internals.scratch.settledController);",
+					"\t\tabortWithIssuedReason(this.internals.scratch.compactionController);\n\t\tabortWithIssuedReason(this.internals.scratch.boundaryController);",
 			},
 		],
 		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
@@ -6113,7 +6113,7 @@ export const MUTANTS: Mutant[] = [
 				replace: "if (false) {",
 			},
 		],
-		tests: ["test/cli/stuck-extension.test.ts"],
+		tests: ["test/cli/stuck-extension.test.ts", "test/pi-races/extension-load-stall.test.ts"],
 	},
 	{
 		id: "AX08",
@@ -21658,6 +21658,58 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "LZ01",
+		file: "src/session/agent-session.ts",
+		description:
+			"agent_before_settle handlers get no ctx.signal again, so a reviewing stop hook cannot see Esc and abort() waits for it (oh-my-pi#6489)",
+		edits: [
+			{
+				find: "\t\t\t\tthis.internals.scratch.boundaryController?.signal ??\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
+	{
+		id: "LZ02",
+		file: "src/session/agent-session.ts",
+		description:
+			"abort() during agent_before_settle no longer aborts the handlers' signal, so a handler that honours it is still waited for (oh-my-pi#6489)",
+		edits: [
+			{
+				find: "\t\t\t\t\t\tabortWithIssuedReason(this.internals.scratch.boundaryController);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
+	{
+		id: "LZ03",
+		file: "src/session/boundaries.ts",
+		description:
+			"the abort's grace never starts for agent_before_settle handlers, so one that ignores the abort holds abort() for good (oh-my-pi#6489)",
+		edits: [
+			{
+				find: '\t\telse signal.addEventListener("abort", wait, { once: true });\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
+	{
+		id: "LZ04",
+		file: "src/session/boundaries.ts",
+		description:
+			"abort() waits again for a turn_end handler that ignores the abort, for good (oh-my-pi#6489 at the end of a turn)",
+		edits: [
+			{
+				find: "const result = signal ? await untilAbandoned(s, emission, signal) : await emission;",
+				replace: "const result = await emission;",
+			},
+		],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
 	},
 ];
 
