@@ -5,9 +5,10 @@
  * source (`git:example.test/acme/<name>`) clones from.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 
 export interface PackageFolders {
 	dir: string;
@@ -38,6 +39,32 @@ export function makePackageFolders(prefix = "settle-packages-"): PackageFolders 
 			GIT_CONFIG_NOSYSTEM: "1",
 			GIT_CONFIG_GLOBAL: "/dev/null",
 			GIT_TERMINAL_PROMPT: "0",
+		},
+	};
+}
+
+/** {@link makePackageFolders} made before each test of the file and removed after it. */
+export function usePackageFolders(prefix: string): PackageFolders {
+	let folders: PackageFolders | undefined;
+	beforeEach(() => {
+		folders = makePackageFolders(prefix);
+	});
+	afterEach(() => {
+		if (folders) rmSync(folders.dir, { recursive: true, force: true });
+	});
+	const current = (): PackageFolders => folders!;
+	return {
+		get dir() {
+			return current().dir;
+		},
+		get agentDir() {
+			return current().agentDir;
+		},
+		get project() {
+			return current().project;
+		},
+		get env() {
+			return current().env;
 		},
 	};
 }

@@ -2,28 +2,19 @@
  * Exports at awkward moments: while a prompt is running (`/export` mid-turn), and of a session file
  * whose project folder is gone. Each gives the page of what the session holds, and disturbs nothing.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { exportSessionToHtml } from "../../src/export/index.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AssistantMessage } from "../../src/llm/types.js";
-import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { embeddedData } from "./helpers.js";
+import { embeddedData, useHarnessAndDir } from "./helpers.js";
 
-let h: Harness | undefined;
-let dir: string | undefined;
-afterEach(() => {
-	h?.cleanup();
-	h = undefined;
-	if (dir) rmSync(dir, { recursive: true, force: true });
-	dir = undefined;
-});
+const scratch = useHarnessAndDir();
 
 describe("exports at awkward moments", () => {
 	it("/export while a prompt waits on its answer writes the conversation so far; the prompt then finishes and the session file holds it all", async () => {
-		h = await createHarness({ persistence: "disk" });
+		const h = await scratch.harness({ persistence: "disk" });
 		let release!: (message: AssistantMessage) => void;
 		const late = new Promise<AssistantMessage>((resolve) => {
 			release = resolve;
@@ -43,7 +34,7 @@ describe("exports at awkward moments", () => {
 		const running = h.session.prompt("second question");
 		await requested;
 
-		dir = mkdtempSync(join(tmpdir(), "settle-export-edges-"));
+		const dir = scratch.tempDir("settle-export-edges-");
 		const page = await h.session.exportToHtml(join(dir, "mid-turn.html"));
 		const during = embeddedData(page);
 		const texts = JSON.stringify(during.entries);
@@ -62,7 +53,7 @@ describe("exports at awkward moments", () => {
 	});
 
 	it("a session file whose project folder was removed exports; the page names the folder it was made in", async () => {
-		dir = mkdtempSync(join(tmpdir(), "settle-export-edges-"));
+		const dir = scratch.tempDir("settle-export-edges-");
 		const project = join(dir, "worktree");
 		mkdirSync(project);
 		const session = join(dir, "session.jsonl");

@@ -5,11 +5,42 @@
  * thinking-level change, an error reply, an extension message — and hostile text in messages and
  * tool output.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
 import { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "../../src/llm/faux.js";
 import type { AssistantMessage, Context } from "../../src/llm/types.js";
 import type { SessionEntry } from "../../src/store/entries.js";
-import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { createHarness, type Harness, type HarnessOptions } from "../../src/testing/harness.js";
+
+/**
+ * A harness and a temp folder for the tests of one file: after each test the harness made last is
+ * cleaned up, then the folder made last is removed.
+ */
+export function useHarnessAndDir(): {
+	harness(options?: HarnessOptions): Promise<Harness>;
+	tempDir(prefix: string): string;
+} {
+	let h: Harness | undefined;
+	let dir: string | undefined;
+	afterEach(() => {
+		h?.cleanup();
+		h = undefined;
+		if (dir) rmSync(dir, { recursive: true, force: true });
+		dir = undefined;
+	});
+	return {
+		harness: async (options) => {
+			h = await createHarness(options);
+			return h;
+		},
+		tempDir: (prefix) => {
+			dir = mkdtempSync(join(tmpdir(), prefix));
+			return dir;
+		},
+	};
+}
 
 /** Text that would run script if the page ever parsed session content as HTML. */
 export const HOSTILE_SCRIPT = "</script><script>window.pwned=1</script>";

@@ -14,17 +14,30 @@
  *   `< /dev/null`, so a later `y/N` prompt in the same command read the harness's open stdin forever.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
 import { cliCommand, trackChild, useCliProject } from "../cli/helpers.js";
 import { type DiskSession, diskSessionsPerTest, fileMessages, type ManualProvider } from "./disk-harness.js";
 
 const sessions = diskSessionsPerTest();
 const cli = useCliProject("settle-pi-races-input-");
+
+// A result whose text left out git's `\r\x1b[K` names the full-output file of the raw bytes, in the
+// OS temp folder; it stays for the model to read (pi#7521), so the test removes the ones named.
+afterEach(() => {
+	for (const { session } of sessions.open) {
+		if (!session.sessionFile || !existsSync(session.sessionFile)) continue;
+		for (const message of fileMessages(session.sessionFile)) {
+			const details = message.details as { fullOutputPath?: string } | undefined;
+			const path = details?.fullOutputPath ?? (message.fullOutputPath as string | undefined);
+			if (path) rmSync(path, { force: true });
+		}
+	}
+});
 
 // The report's setup: no GIT_EDITOR, an editor that needs a terminal (vi, git's default).
 const savedEditor = process.env.GIT_EDITOR;

@@ -14,16 +14,14 @@ import { SettleError } from "../../src/errors.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { lastAssistant, useWireSession } from "../llm/wire/session.js";
 import { script, toolResultTexts } from "./helpers.js";
 
+const wireSession = useWireSession();
 let h: Harness | undefined;
-let w: WireSession | undefined;
-afterEach(async () => {
+afterEach(() => {
 	h?.cleanup();
 	h = undefined;
-	await w?.dispose();
-	w = undefined;
 });
 
 const NUL_REFUSAL =
@@ -60,7 +58,7 @@ describe("oh-my-openagent#2220: a command holding a NUL character", () => {
 
 describe("claude-code#94055: a bash result holding NUL bytes", () => {
 	it("claude-code#94055: the next Anthropic request is valid JSON carrying the bytes, the session answers on, and its file reads back", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		w.server.reply(
 			anthropicReply(
 				[

@@ -20,19 +20,15 @@
  * request, and nothing is written. The newest turn is always kept: an abandoned answer larger than
  * the whole budget on its own is sent cut to fit, where pi 0.73.1 records "No content to summarize".
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { PNG_1X1 } from "../export/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import type { RecordedRequest, Reply } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession, type WireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 const SUMMARY_MARKER = "You are a context summarization assistant";
 
@@ -112,7 +108,7 @@ describe("pi#8845: a branch summary that hits its output cap", () => {
 			),
 			chatReply([{ type: "text", text: "## Goal\nRename the parser module\n\n## Next Steps\n1. Update the imports" }]),
 		];
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			model: { maxTokens: 32_768 },
 			route: (request, next) => (isSummaryRequest(request) ? summaries.shift()! : next()),
@@ -150,7 +146,7 @@ describe("kdeps#566: a branch summary with custom instructions on a small window
 	const INSTRUCTIONS = `Focus on the migration plan: ${"list every table, its new column types and the order the migrations run in; ".repeat(20)}`;
 
 	async function branchOnSmallWindow(summary: () => Reply) {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			// Turns ask for 1024 output tokens, so that they fit the window too.
 			model: { contextWindow: WINDOW, maxTokens: 1024, reasoning: false },
@@ -187,7 +183,7 @@ describe("kdeps#566: a branch summary with custom instructions on a small window
 
 	it('kdeps#566: an abandoned answer larger than the whole budget on its own: the request carries its start, cut to fit the window with a note, and the model\'s summary is recorded instead of "No content to summarize"', async () => {
 		const summaries: string[] = [];
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			// Turns ask for 1024 output tokens, so that they fit the window too.
 			model: { contextWindow: WINDOW, maxTokens: 1024, reasoning: false },
@@ -244,7 +240,7 @@ describe("kdeps#566: a branch summary with custom instructions on a small window
 describe("a branch summary whose newest abandoned message holds only images", () => {
 	it("/tree → Summarize, the abandoned branch ending in an images-only user message on a 4096-token window: the request carries the branch's text (the images are never sent, so they take no room) and the model's summary is recorded, not \"No content to summarize\"", async () => {
 		const WINDOW = 4096;
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			model: { contextWindow: WINDOW, maxTokens: 1024, reasoning: false, input: ["text", "image"] },
 			settings: { compaction: { enabled: false } },

@@ -20,7 +20,7 @@ import { fauxAssistantMessage, fauxThinking } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { chatReply } from "../llm/wire/openai.js";
 import type { RecordedRequest, Reply } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession } from "../llm/wire/session.js";
 import {
 	BIG_ANSWER,
 	comparable,
@@ -44,11 +44,7 @@ function isSummaryRequest(request: RecordedRequest): boolean {
 }
 
 describe("pi#7048: a /compact summary cut at its output cap", () => {
-	let w: WireSession | undefined;
-	afterEach(async () => {
-		await w?.dispose();
-		w = undefined;
-	});
+	const wireSession = useWireSession();
 
 	it("pi#7048: /compact whose summary stops at the cap fails with a typed error naming the cap, the file keeps its bytes, and compacting again records the complete summary", async () => {
 		const summaries: Reply[] = [
@@ -61,7 +57,7 @@ describe("pi#7048: a /compact summary cut at its output cap", () => {
 			),
 			chatReply([{ type: "text", text: COMPLETE_TEXT }]),
 		];
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			model: { maxTokens: 32_768 },
 			// The last turn is kept; the one before it is summarized.

@@ -162,7 +162,7 @@ export function removeTempDirs(): void {
  * every temp dir, after the test; `open` lists the ones still to clean up.
  */
 export function diskSessionsPerTest() {
-	const open: { cleanup(): void }[] = [];
+	const open: DiskSession[] = [];
 	afterEach(() => {
 		for (const s of open.splice(0)) s.cleanup();
 		removeTempDirs();

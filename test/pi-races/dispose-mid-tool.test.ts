@@ -13,21 +13,19 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cliCommand, runSettleAsync, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import type { RecordedRequest, Reply } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession } from "../llm/wire/session.js";
 import { diskSessionsPerTest, fileMessages, orphanToolMessages } from "./disk-harness.js";
 import { killMarked, markedSleepCommand, processMarker } from "./processes.js";
 
 const cli = useCliProject("settle-pi-races-dispose-mid-tool-");
 const disk = diskSessionsPerTest();
-let w: WireSession | undefined;
+const wireSession = useWireSession();
 let marker: string;
 beforeEach(() => {
 	marker = processMarker();
 });
-afterEach(async () => {
+afterEach(() => {
 	killMarked(marker);
-	await w?.dispose();
-	w = undefined;
 });
 
 type SentBlock = { type: string; id?: string; tool_use_id?: string; is_error?: boolean; content?: unknown };
@@ -74,7 +72,7 @@ function resume(file: string, prompt: string) {
 
 describe("claude-code#3003: dispose() while a bash call runs, then resume the file with settle", () => {
 	it("claude-code#3003: the disposed session's file answers the unfinished call with its aborted result; settle --session -p resumes it and prints the answer", async () => {
-		w = await startWireSession({ api: "anthropic-messages", route: refuseUnansweredToolUse });
+		const w = await wireSession({ api: "anthropic-messages", route: refuseUnansweredToolUse });
 		writeLocalProvider(cli.agentDir, w.server.url, { api: "anthropic-messages" });
 		w.server.reply(
 			anthropicReply(
@@ -85,7 +83,7 @@ describe("claude-code#3003: dispose() while a bash call runs, then resume the fi
 			),
 		);
 		const started = new Promise<void>((resolve) => {
-			w!.session.subscribe((event) => {
+			w.session.subscribe((event) => {
 				if (event.type === "tool_execution_start") resolve();
 			});
 		});
@@ -166,7 +164,7 @@ describe("claude-code#3003: dispose() while a finished tool's result is being de
 
 describe("copilot-cli#3183, kimi-code#660: settle SIGKILLed while a bash call runs, then resumed", () => {
 	it("copilot-cli#3183: the killed run's file ends on the unanswered call; settle --session -p resumes it: the request answers the call with an error result and the answer is printed", async () => {
-		w = await startWireSession({ api: "anthropic-messages", route: refuseUnansweredToolUse });
+		const w = await wireSession({ api: "anthropic-messages", route: refuseUnansweredToolUse });
 		writeLocalProvider(cli.agentDir, w.server.url, { api: "anthropic-messages" });
 		const file = join(cli.project, "killed.jsonl");
 		w.server.reply(

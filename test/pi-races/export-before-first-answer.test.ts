@@ -8,28 +8,20 @@
  * command (RPC `bash`) run before the first prompt. Only a session with no message at all still has
  * nothing to export. Checked in real headless Chromium, the page opened from file://.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
+import { useHarnessAndDir } from "../export/helpers.js";
 import { onExportedPage } from "../inspect/chromium.js";
 
-let h: Harness | undefined;
-let dir: string | undefined;
-afterEach(() => {
-	h?.cleanup();
-	h = undefined;
-	if (dir) rmSync(dir, { recursive: true, force: true });
-	dir = undefined;
-});
+const scratch = useHarnessAndDir();
 
 const cli = useCliProject("settle-export-before-answer-");
 
 describe("pi-subagents#94: /export of a new session whose only messages came from an extension command", () => {
 	it("pi-subagents#94: a command's displayed message, before any prompt, is on the exported page; no session file is written by the export", async () => {
-		h = await createHarness({
+		const h = await scratch.harness({
 			persistence: "disk",
 			extensionFactories: [
 				(pi) => {
@@ -47,7 +39,7 @@ describe("pi-subagents#94: /export of a new session whose only messages came fro
 		expect(h.extensionErrors).toEqual([]);
 		expect(h.faux.requests).toHaveLength(0);
 
-		dir = mkdtempSync(join(tmpdir(), "settle-export-before-answer-"));
+		const dir = scratch.tempDir("settle-export-before-answer-");
 		const page = await h.session.exportToHtml(join(dir, "session.html"));
 		// biome-ignore lint/performance/useDomNodeTextContent: what is visible is the point
 		const shown = await onExportedPage(page, (tab) => tab.locator("#entries").innerText());

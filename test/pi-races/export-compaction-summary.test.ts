@@ -6,29 +6,20 @@
  * shows a compaction entry with its token count and the summary (folded; one click opens it), so it
  * holds — checked in real headless Chromium, the page opened from file:// as a user opens it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
-import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { useHarnessAndDir } from "../export/helpers.js";
 import { onExportedPage } from "../inspect/chromium.js";
 
-let h: Harness | undefined;
-let dir: string | undefined;
-afterEach(() => {
-	h?.cleanup();
-	h = undefined;
-	if (dir) rmSync(dir, { recursive: true, force: true });
-	dir = undefined;
-});
+const scratch = useHarnessAndDir();
 
 const SUMMARY = "## Goal\nShip the parser.\n## Done\nTOKENIZER-REWRITTEN-SUMMARY";
 
 describe("claude-code#26212: the compaction summary in an exported session", () => {
 	it("claude-code#26212: a session compacted with /compact, exported: the page shows the compaction with its summary (one click opens it) and the turns before it", async () => {
-		h = await createHarness({ persistence: "disk", settings: { compaction: { keepRecentTokens: 1 } } });
+		const h = await scratch.harness({ persistence: "disk", settings: { compaction: { keepRecentTokens: 1 } } });
 		const answers = [fauxAssistantMessage("tokenizer rewritten"), fauxAssistantMessage("parser next")];
 		h.setResponses(
 			Array.from(
@@ -42,7 +33,7 @@ describe("claude-code#26212: the compaction summary in an exported session", () 
 		await h.session.prompt("now the parser");
 		expect(h.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(true);
 
-		dir = mkdtempSync(join(tmpdir(), "settle-export-compaction-"));
+		const dir = scratch.tempDir("settle-export-compaction-");
 		const page = await h.session.exportToHtml(join(dir, "session.html"));
 		await onExportedPage(page, async (tab) => {
 			const entries = tab.locator("#entries");

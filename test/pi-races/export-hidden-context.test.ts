@@ -6,27 +6,18 @@
  * it was in the conversation, marked as not shown to the user. Checked in real headless Chromium,
  * the page opened from file:// as a user opens it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
-import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { useHarnessAndDir } from "../export/helpers.js";
 import { onExportedPage } from "../inspect/chromium.js";
 import { userTexts } from "./helpers.js";
 
-let h: Harness | undefined;
-let dir: string | undefined;
-afterEach(() => {
-	h?.cleanup();
-	h = undefined;
-	if (dir) rmSync(dir, { recursive: true, force: true });
-	dir = undefined;
-});
+const scratch = useHarnessAndDir();
 
 describe("pi#8896: /export HTML drops the display:false context the model was sent", () => {
 	it("pi#8896: a display:false message an extension adds before each prompt is in the exported page, marked as not shown to the user, between the prompt and the answer", async () => {
-		h = await createHarness({
+		const h = await scratch.harness({
 			persistence: "disk",
 			extensionFactories: [
 				(pi) => {
@@ -41,7 +32,7 @@ describe("pi#8896: /export HTML drops the display:false context the model was se
 		// The model was sent it.
 		expect(userTexts(h.faux.requests[0]!)).toContain("RECALLED-WIKI-PAGES");
 
-		dir = mkdtempSync(join(tmpdir(), "settle-export-hidden-"));
+		const dir = scratch.tempDir("settle-export-hidden-");
 		const page = await h.session.exportToHtml(join(dir, "session.html"));
 		// biome-ignore lint/performance/useDomNodeTextContent: what is visible is the point
 		const shown = await onExportedPage(page, (tab) => tab.locator("#entries").innerText());

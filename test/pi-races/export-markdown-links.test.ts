@@ -8,24 +8,14 @@
  * page builds its view with `textContent` only and makes no link of session text, so it holds;
  * checked in real headless Chromium, the page opened from file:// and each link's text clicked.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
-import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { userEntry } from "../export/helpers.js";
+import { useHarnessAndDir, userEntry } from "../export/helpers.js";
 import { onExportedPage } from "../inspect/chromium.js";
 
-let h: Harness | undefined;
-let dir: string | undefined;
-afterEach(() => {
-	h?.cleanup();
-	h = undefined;
-	if (dir) rmSync(dir, { recursive: true, force: true });
-	dir = undefined;
-});
+const scratch = useHarnessAndDir();
 
 const PROMPT =
 	"see [click here](javascript:window.pwned='prompt') and <a href=\"javascript:window.pwned='tag'\">tag</a>";
@@ -35,7 +25,7 @@ const NOTE = "recalled: [note link](javascript:window.pwned='note')";
 
 describe("pi#3531, DiscordChatExporter#1567: javascript: links in an exported session", () => {
 	it("pi#3531: markdown links with javascript: URLs in a prompt, an answer, a branch summary and an extension's message show as text in the exported page; clicking them runs nothing", async () => {
-		h = await createHarness({ persistence: "disk" });
+		const h = await scratch.harness({ persistence: "disk" });
 		const answers = [fauxAssistantMessage(ANSWER), fauxAssistantMessage("later"), fauxAssistantMessage("current")];
 		h.setResponses(
 			Array.from(
@@ -51,7 +41,7 @@ describe("pi#3531, DiscordChatExporter#1567: javascript: links in an exported se
 		await h.session.sendCustomMessage({ customType: "wiki", content: NOTE, display: true });
 		await h.session.prompt("current question");
 
-		dir = mkdtempSync(join(tmpdir(), "settle-export-links-"));
+		const dir = scratch.tempDir("settle-export-links-");
 		const page = await h.session.exportToHtml(join(dir, "session.html"));
 		await onExportedPage(page, async (tab) => {
 			const title = await tab.title();

@@ -6,33 +6,24 @@
  * sent, tags as text. Settle's page builds its view with `textContent` only, so it holds; checked
  * in real headless Chromium, the page opened from file:// as a user opens it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
-import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { useHarnessAndDir } from "../export/helpers.js";
 import { onExportedPage } from "../inspect/chromium.js";
 
-let h: Harness | undefined;
-let dir: string | undefined;
-afterEach(() => {
-	h?.cleanup();
-	h = undefined;
-	if (dir) rmSync(dir, { recursive: true, force: true });
-	dir = undefined;
-});
+const scratch = useHarnessAndDir();
 
 const PROMPT = '<file name="src/app.ts">\nexport const answer = 42;\n</file>\nwhy is <b>answer</b> 42?';
 const ANSWER = 'See <code>src/app.ts</code>.<style>#entries { display: none }</style><file name="notes.md">x</file>';
 
 describe("pi#3459: exported sessions render HTML from messages", () => {
 	it("pi#3459: a prompt with <file name=…> and tags, and an answer with <style>, show in the exported page as the text that was sent; no element is made of them", async () => {
-		h = await createHarness({ persistence: "disk" });
+		const h = await scratch.harness({ persistence: "disk" });
 		h.setResponses([fauxAssistantMessage(ANSWER)]);
 		await h.session.prompt(PROMPT);
 
-		dir = mkdtempSync(join(tmpdir(), "settle-export-message-html-"));
+		const dir = scratch.tempDir("settle-export-message-html-");
 		const page = await h.session.exportToHtml(join(dir, "session.html"));
 		await onExportedPage(page, async (tab) => {
 			// biome-ignore lint/performance/useDomNodeTextContent: what is visible is the point

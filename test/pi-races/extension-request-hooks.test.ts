@@ -30,23 +30,19 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { lastAssistant, useWireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 describe("pi_agent_rust#219: several extensions' before_provider_request handlers chain", () => {
 	it("pi_agent_rust#219: the second handler sees the first one's payload, and both edits reach the provider", async () => {
 		const seenBySecond: Record<string, unknown>[] = [];
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			settings: { defaultThinkingLevel: "off" },
 			extensionFactories: [
@@ -99,7 +95,7 @@ describe("pi_agent_rust#219: several extensions' before_provider_request handler
 
 describe("rtk#3453: a tool_call handler that rewrites event.input in place", () => {
 	it("rtk#3453: bash runs the rewritten command (a real child process) and the model gets its output", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			settings: { defaultThinkingLevel: "off" },
 			extensionFactories: [
@@ -145,7 +141,7 @@ describe("rtk#3453: a tool_call handler that rewrites event.input in place", () 
 describe("pi#3556: a tool_call handler that throws", () => {
 	it("pi#3556: the call is blocked (the tool never runs), the model gets the throw as an error result, the session answers on", async () => {
 		const laterHandler: string[] = [];
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			settings: { defaultThinkingLevel: "off" },
 			extensionFactories: [
@@ -214,7 +210,7 @@ describe("pi#8999, pi#9773: before_provider_request on summarization requests", 
 		body.messages[0]?.content === SUMMARIZATION_SYSTEM_PROMPT;
 
 	it("pi#8999: /compact's summary request carries the handler's rewrite, as the turns do", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
 			extensionFactories: [remapModel],
@@ -243,7 +239,7 @@ describe("pi#8999, pi#9773: before_provider_request on summarization requests", 
 	});
 
 	it("pi#8999: a branch summary's request carries the handler's rewrite", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			settings: { defaultThinkingLevel: "off" },
 			extensionFactories: [remapModel],

@@ -6,21 +6,16 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { readImageDimensions } from "../../src/tools/image.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import type { RecordedRequest } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession, type WireSession } from "../llm/wire/session.js";
 import { encodeImage } from "../tools/image-resize-helpers.js";
 
-let w: WireSession | undefined;
-
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 /** The base64 `data` of every image a request carries, in order. */
 function sentImageData(request: RecordedRequest): string[] {
@@ -63,7 +58,7 @@ describe("claude-code#24541, opencode#47721: screenshots piled up past the provi
 				},
 			});
 		};
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: refuseOver100Images,
@@ -115,7 +110,7 @@ describe("hermes-agent#113517: past the image limit each new screenshot retired 
 				},
 			});
 		};
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			extensionFactories: [screenshot],
@@ -181,7 +176,7 @@ describe("claude-code#49720, microsoft/vscode#297841: with many images in the hi
 				},
 			});
 		};
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			settings: { images: { autoResize: false } },
@@ -220,7 +215,7 @@ describe("gemini-cli#3054, open-webui#30100: an SVG was sent as an image and ref
 	}
 
 	it("gemini-cli#3054: `read` of logo.svg gives the model its markup as text, no image; this turn and the next prompt are answered", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: refuseOtherImageTypes,
@@ -243,7 +238,7 @@ describe("gemini-cli#3054, open-webui#30100: an SVG was sent as an image and ref
 	});
 
 	it("open-webui#30100: an SVG sent with a prompt as image/svg+xml (SDK images) is left out with a hint in the text; no request carries it; both prompts are answered", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: refuseOtherImageTypes,
@@ -283,7 +278,7 @@ function heicPhoto(): Buffer {
 
 describe("claude-plugins-official#2286: an iPhone photo (HEIC) could not be read and the assistant said it could not access the attachment", () => {
 	it("claude-plugins-official#2286: `read` of IMG_0412.HEIC tells the model it is a HEIC image and the command that makes a JPEG copy; nothing of it is sent; the next prompt is answered", async () => {
-		w = await startWireSession({ api: "anthropic-messages", model: { input: ["text", "image"] } });
+		const w = await wireSession({ api: "anthropic-messages", model: { input: ["text", "image"] } });
 		writeFileSync(join(w.dir, "IMG_0412.HEIC"), heicPhoto());
 		w.server.reply(
 			anthropicReply([{ type: "tool_use", id: "toolu_read", name: "read", input: { path: "IMG_0412.HEIC" } }], {
@@ -337,7 +332,7 @@ describe("VectifyAI/OpenKB#242: a tool's image was put inside a role:tool messag
 				}),
 			});
 		};
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			model: { input: ["text", "image"] },
 			route: refuseImagesInToolMessages,

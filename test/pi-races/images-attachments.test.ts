@@ -10,14 +10,14 @@ import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type * as Photon from "@silvia-odwyer/photon-node";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { detectImageMimeType, readImageDimensions } from "../../src/tools/image.js";
 import { cliCommand, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, useWireServer } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession, type WireSession } from "../llm/wire/session.js";
 import { decodedSize, encodeImage } from "../tools/image-resize-helpers.js";
 
 const photon = createRequire(import.meta.url)("@silvia-odwyer/photon-node") as typeof Photon;
@@ -25,12 +25,7 @@ const photon = createRequire(import.meta.url)("@silvia-odwyer/photon-node") as t
 /** A guard against a hang only (each run takes a few seconds): a hung run is killed, its code null. */
 const HANG_GUARD_MS = 60_000;
 
-let w: WireSession | undefined;
-
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 /** Anthropic's limit on one image: 5 MB of base64 (`image exceeds 5 MB maximum`). */
 const ANTHROPIC_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -62,8 +57,8 @@ async function promptImageThenAgain(
 	route: typeof refuseImagesOver5MB,
 	text: string,
 	image: { data: string; mimeType: string },
-): Promise<{ stops: string[]; firstUser: SavedBlock[] }> {
-	w = await startWireSession({ api: "anthropic-messages", model: { input: ["text", "image"] }, route });
+): Promise<{ stops: string[]; firstUser: SavedBlock[]; w: WireSession }> {
+	const w = await wireSession({ api: "anthropic-messages", model: { input: ["text", "image"] }, route });
 	w.server.reply(
 		anthropicReply([{ type: "text", text: "An image." }]),
 		anthropicReply([{ type: "text", text: "Still here." }]),
@@ -74,7 +69,7 @@ async function promptImageThenAgain(
 	const [first] = w
 		.entries()
 		.flatMap((entry) => (entry.type === "message" && entry.message.role === "user" ? [entry.message] : []));
-	return { stops, firstUser: (first?.content ?? []) as SavedBlock[] };
+	return { stops, firstUser: (first?.content ?? []) as SavedBlock[], w };
 }
 
 /** An extension registering tool `name`, which answers `content`. */
@@ -133,7 +128,7 @@ describe("pi#2055: an image over the provider's 5 MB limit in a tool result made
 		// 1600×1200 of noise: 8.5 MB of base64, within 2000 px, so only its size is over.
 		const shot = noisyShot().toString("base64");
 		expect(shot.length).toBeGreaterThan(ANTHROPIC_IMAGE_BYTES);
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			settings: { images: { autoResize: false } },
@@ -163,7 +158,7 @@ describe("pi#2055: an image over the provider's 5 MB limit in a tool result made
 
 	it("pi#2055: a tool's 8 MB image that cannot be decoded (so not resized) is left out with a note; the session goes on", async () => {
 		const data = undecodableHugePng();
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: refuseImagesOver5MB,
@@ -183,7 +178,7 @@ describe("pi#2055: an image over the provider's 5 MB limit in a tool result made
 
 describe("pi#224: reading an image over 5 MB left the session unrecoverable: no answer, no resume, no compaction", () => {
 	it("pi#224: read of an 8 MB screenshot sends a copy under the limit; compact() and the next prompt are answered", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			// Summarization requests (compaction) get a summary; the others the queue, unless refused.
@@ -259,7 +254,7 @@ function encodePage(width: number, height: number): string {
 describe("oh-my-pi#10633: a full-page screenshot taller than 8000 px was sent raw and every later request was refused", () => {
 	it("oh-my-pi#10633: a tool's 1440×8570 capture is resized to fit 2000 px before it is saved; the turn and the next prompt are answered", async () => {
 		const capture = pagePng();
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: refuseSidesOver8000,
@@ -360,7 +355,7 @@ function refuseMislabelled(request: RecordedRequest, next: () => ReturnType<type
 describe("claude-code#12009: an MCP screenshot labelled image/jpeg that was a PNG made every later request fail", () => {
 	it("claude-code#12009: a tool's PNG labelled image/jpeg is saved and sent as image/png, its bytes untouched; the turn and the next prompt are answered", async () => {
 		const shot = encodeImage("png", 64, 48).toString("base64");
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: refuseMislabelled,
@@ -391,7 +386,7 @@ describe("images sent with steer / follow-up skipped the prompt's image checks, 
 		const capture = pagePng();
 		const shot = encodeImage("png", 64, 48).toString("base64");
 		const steerAll = async (): Promise<void> => {
-			const session = w!.session;
+			const session = w.session;
 			// Not awaited one by one: the plain steer is sent while the capture is being resized.
 			await Promise.all([
 				session.steer("look at this page", [{ type: "image", data: capture, mimeType: "image/png" }]),
@@ -399,7 +394,7 @@ describe("images sent with steer / follow-up skipped the prompt's image checks, 
 				session.followUp("and this one?", [{ type: "image", data: shot, mimeType: "image/jpeg" }]),
 			]);
 		};
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: (request, next) => refuseSidesOver8000(request, () => refuseMislabelled(request, next)),
@@ -449,12 +444,16 @@ describe("a prompt image over the 4.5 MB inline limit was dropped with a hint, w
 	it("an 8 MB screenshot sent with a prompt (SDK images) is resized under the limit and sent; no hint; both prompts are answered", async () => {
 		// 1600×1200 of noise: 8.5 MB of base64, within 2000 px, so only its size is over.
 		const shot = noisyShot().toString("base64");
-		const { stops, firstUser: content } = await promptImageThenAgain(refuseImagesOver5MB, "what is this?", {
+		const {
+			stops,
+			firstUser: content,
+			w,
+		} = await promptImageThenAgain(refuseImagesOver5MB, "what is this?", {
 			data: shot,
 			mimeType: "image/png",
 		});
 		expect(stops).toEqual(["stop", "stop"]);
-		const sent = sentImageData(w!.server.requests[0]!);
+		const sent = sentImageData(w.server.requests[0]!);
 		expect(sent).toHaveLength(1);
 		expect(sent[0]!.length).toBeLessThan(ANTHROPIC_IMAGE_BYTES);
 		expect(content[0]?.text).not.toContain("omitted");
@@ -477,7 +476,7 @@ function refuseNonImages(request: RecordedRequest, next: () => ReturnType<typeof
 
 describe("opencode#48476, cc-haha#907: a .png holding a server's JSON error went out as image/png and every later request was refused", () => {
 	it("opencode#48476: `read` of shot.png holding a 404 JSON body gives the model the JSON as text, no image; both prompts are answered", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: refuseNonImages,
@@ -501,7 +500,7 @@ describe("opencode#48476, cc-haha#907: a .png holding a server's JSON error went
 
 	it("cc-haha#907: an extension tool's image/png block holding the JSON is sent as a note in its place; both prompts are answered; the file keeps the block", async () => {
 		const json = Buffer.from(NOT_FOUND_BODY).toString("base64");
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: refuseNonImages,
@@ -542,7 +541,7 @@ function refuseTruncatedPngs(request: RecordedRequest, next: () => ReturnType<ty
 
 describe("claude-code#56016: a malformed small PNG read with the Read tool was refused, and every later turn with it", () => {
 	it("claude-code#56016: `read` of a 64×48 PNG cut short after its header gives the model a note, no image; both prompts are answered", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: refuseTruncatedPngs,

@@ -8,16 +8,12 @@
  *
  * A whole session on pi-ai's OpenAI client against a local server, its JSONL on disk.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { chatReply } from "../llm/wire/openai.js";
 import type { RecordedRequest, Router } from "../llm/wire/server.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { lastAssistant, useWireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 const systemText = (request: RecordedRequest): string => String(request.body?.messages?.[0]?.content ?? "");
 const summaries: Router = (request, next) =>
@@ -27,7 +23,7 @@ const summaries: Router = (request, next) =>
 
 describe("pi#6937: a length stop with some output, its input over the window, was not taken for an overflow", () => {
 	it("pi#6937: 154,959 input tokens (154,112 cached) in a 128k window, 462 tokens of cut text: the session compacts for the overflow and the request is answered; one agent_settled per prompt", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			route: summaries,
 			model: { contextWindow: 128_000, maxTokens: 32_768 },

@@ -13,16 +13,12 @@
  *
  * A whole session on pi-ai's OpenAI client against a local server, its JSONL on disk.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { json, type RecordedRequest, type Router } from "../llm/wire/server.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { lastAssistant, useWireSession, type WireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 const systemText = (request: RecordedRequest): string => String(request.body?.messages?.[0]?.content ?? "");
 const summaries: Router = (request, next) =>
@@ -31,7 +27,7 @@ const summaries: Router = (request, next) =>
 		: next();
 
 async function overflowedWith(message: string): Promise<WireSession> {
-	const session = await startWireSession({
+	const session = await wireSession({
 		api: "openai-completions",
 		route: summaries,
 		settings: { compaction: { keepRecentTokens: 1 } },
@@ -48,7 +44,7 @@ async function overflowedWith(message: string): Promise<WireSession> {
 
 describe("pi#5677: an OpenAI-compatible overflow worded 'maximum context length (N)' is not recognized", () => {
 	it("pi#5677: `400 Input length (265330) exceeds model's maximum context length (262144).` compacts and re-runs the request; the answer arrives with no further prompt", async () => {
-		w = await overflowedWith("Input length (265330) exceeds model's maximum context length (262144).");
+		const w = await overflowedWith("Input length (265330) exceeds model's maximum context length (262144).");
 
 		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
 		expect(w.eventsOf("auto_retry_start")).toEqual([]);
@@ -64,14 +60,14 @@ describe("pi#5677: an OpenAI-compatible overflow worded 'maximum context length 
 	});
 
 	it("pi#5677: the same words with `of N tokens` (`exceeds the maximum context length of 8192 tokens`) are an overflow too", async () => {
-		w = await overflowedWith("Input exceeds the maximum context length of 8192 tokens");
+		const w = await overflowedWith("Input exceeds the maximum context length of 8192 tokens");
 
 		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", willRetry: true }]);
 		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
 	});
 
 	it("pi#5677: a 400 naming the model's maximum output (`max_tokens … exceeds the maximum`) is no overflow: one request, the error shown, nothing compacted", async () => {
-		w = await startWireSession({ api: "openai-completions", route: summaries });
+		const w = await wireSession({ api: "openai-completions", route: summaries });
 		w.server.reply(
 			openAiError(400, "max_tokens (300000) exceeds the maximum allowed output tokens (32768).", "BadRequestError"),
 		);
@@ -88,14 +84,14 @@ describe("pi#5677: an OpenAI-compatible overflow worded 'maximum context length 
 
 describe("Switchyard#314 / octo-agent#2124: GLM's and Zhipu's overflow texts are not recognized", () => {
 	it("Switchyard#314: `Input length 877338 exceeds the maximum allowed input length of 639968 tokens` compacts and re-runs the request", async () => {
-		w = await overflowedWith("Input length 877338 exceeds the maximum allowed input length of 639968 tokens");
+		const w = await overflowedWith("Input length 877338 exceeds the maximum allowed input length of 639968 tokens");
 
 		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
 		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
 	});
 
 	it("octo-agent#2124: Zhipu's `Prompt 超长` (error 1261) compacts and re-runs the request", async () => {
-		w = await overflowedWith("Prompt 超长");
+		const w = await overflowedWith("Prompt 超长");
 
 		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
 		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
@@ -104,7 +100,9 @@ describe("Switchyard#314 / octo-agent#2124: GLM's and Zhipu's overflow texts are
 
 describe("opencode#45834 / openclaw#129352: DashScope's and SGLang's overflow texts are not recognized", () => {
 	it("opencode#45834: DashScope's `Range of input length should be [1, 129024]` (Qwen, invalid_parameter_error) compacts and re-runs the request", async () => {
-		w = await overflowedWith("<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]");
+		const w = await overflowedWith(
+			"<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]",
+		);
 
 		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
 		expect(w.eventsOf("auto_retry_start")).toEqual([]);
@@ -112,7 +110,7 @@ describe("opencode#45834 / openclaw#129352: DashScope's and SGLang's overflow te
 	});
 
 	it("opencode#45834: DashScope's range error about the output (`Range of max_tokens should be [1, 8192]`) is no overflow: one request, the error shown, nothing compacted", async () => {
-		w = await startWireSession({ api: "openai-completions", route: summaries });
+		const w = await wireSession({ api: "openai-completions", route: summaries });
 		w.server.reply(
 			openAiError(
 				400,
@@ -131,7 +129,9 @@ describe("opencode#45834 / openclaw#129352: DashScope's and SGLang's overflow te
 	});
 
 	it("openclaw#129352: SGLang's `The input (263000 tokens) is longer than the model's context length (262144 tokens).` compacts and re-runs the request", async () => {
-		w = await overflowedWith("The input (263000 tokens) is longer than the model's context length (262144 tokens).");
+		const w = await overflowedWith(
+			"The input (263000 tokens) is longer than the model's context length (262144 tokens).",
+		);
 
 		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
 		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
@@ -140,7 +140,7 @@ describe("opencode#45834 / openclaw#129352: DashScope's and SGLang's overflow te
 
 describe("omlx#26: an MLX server's overflow in a `detail` body is not recognized", () => {
 	it('omlx#26: `400 {"detail":"Prompt too long: 32799 tokens exceeds max context window of 32768 tokens"}` compacts and re-runs the request', async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			route: summaries,
 			settings: { compaction: { keepRecentTokens: 1 } },

@@ -13,31 +13,16 @@
  *   in no settings file, so it never loaded.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cliCommand, ROOT, runSettle, trackChild } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
-import {
-	makeGitPackageRepo,
-	makePackageFolders,
-	type PackageFolders,
-	settingsOf,
-	write,
-	writePiPackage,
-} from "../cli/package-fixtures.js";
+import { makeGitPackageRepo, settingsOf, usePackageFolders, write, writePiPackage } from "../cli/package-fixtures.js";
 
-let folders: PackageFolders;
-
-beforeEach(() => {
-	folders = makePackageFolders("settle-pi-races-packages-");
-});
-
-afterEach(() => {
-	rmSync(folders.dir, { recursive: true, force: true });
-});
+const folders = usePackageFolders("settle-pi-races-packages-");
 
 function settle(args: string[], extraEnv: Record<string, string> = {}, agentDir = folders.agentDir) {
 	return runSettle(args, { cwd: folders.project, agentDir, env: { ...folders.env, ...extraEnv } });

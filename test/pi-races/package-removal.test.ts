@@ -11,21 +11,13 @@
  *   still said "Removed".
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettle } from "../cli/helpers.js";
-import { makePackageFolders, type PackageFolders, settingsOf, writePiPackage } from "../cli/package-fixtures.js";
+import { settingsOf, usePackageFolders, writePiPackage } from "../cli/package-fixtures.js";
 
-let folders: PackageFolders;
-
-beforeEach(() => {
-	folders = makePackageFolders("settle-pi-races-removal-");
-});
-
-afterEach(() => {
-	rmSync(folders.dir, { recursive: true, force: true });
-});
+const folders = usePackageFolders("settle-pi-races-removal-");
 
 function settle(args: string[], extraEnv: Record<string, string> = {}) {
 	return runSettle(args, { cwd: folders.project, agentDir: folders.agentDir, env: { ...folders.env, ...extraEnv } });

@@ -15,19 +15,11 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { runSettle } from "../cli/helpers.js";
-import { makePackageFolders, type PackageFolders, settingsOf, write, writePiPackage } from "../cli/package-fixtures.js";
+import { settingsOf, usePackageFolders, write, writePiPackage } from "../cli/package-fixtures.js";
 
-let folders: PackageFolders;
-
-beforeEach(() => {
-	folders = makePackageFolders("settle-pi-races-package-same-name-");
-});
-
-afterEach(() => {
-	rmSync(folders.dir, { recursive: true, force: true });
-});
+const folders = usePackageFolders("settle-pi-races-package-same-name-");
 
 function settle(args: string[], cwd = folders.project) {
 	return runSettle(args, { cwd, agentDir: folders.agentDir, env: folders.env });

@@ -18,23 +18,9 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettle, runSettleAsync } from "../cli/helpers.js";
 import { type NpmRegistry, startNpmRegistry } from "../cli/npm-registry.js";
-import {
-	makeGitPackageRepo,
-	makePackageFolders,
-	type PackageFolders,
-	write,
-	writePiPackage,
-} from "../cli/package-fixtures.js";
+import { makeGitPackageRepo, usePackageFolders, write, writePiPackage } from "../cli/package-fixtures.js";
 
-let folders: PackageFolders;
-
-beforeEach(() => {
-	folders = makePackageFolders("settle-pi-races-updates-");
-});
-
-afterEach(() => {
-	rmSync(folders.dir, { recursive: true, force: true });
-});
+const folders = usePackageFolders("settle-pi-races-updates-");
 
 function settle(args: string[], extraEnv: Record<string, string> = {}) {
 	return runSettle(args, { cwd: folders.project, agentDir: folders.agentDir, env: { ...folders.env, ...extraEnv } });

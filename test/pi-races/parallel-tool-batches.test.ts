@@ -29,14 +29,10 @@ import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { type RecordedRequest, type Reply, startWireServer, type WireServer } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession, type WireSession } from "../llm/wire/session.js";
 import { gate } from "./helpers.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 /** The `tool_result` blocks of the last user message of a recorded Anthropic request: [tool_use_id, is_error, text]. */
 function sentResults(body: { messages: { role: string; content: unknown }[] }): [string, boolean, string][] {
@@ -84,7 +80,7 @@ describe("pi#3468, oh-my-pi#11179, pi#3503: results of a parallel batch and the 
 				return undefined;
 			});
 		};
-		w = await startWireSession({ api: "anthropic-messages", extensionFactories: [reports] });
+		const w = await wireSession({ api: "anthropic-messages", extensionFactories: [reports] });
 		const session = w;
 		session.session.subscribe((event) => {
 			if (event.type === "tool_execution_end" && event.toolCallId === "toolu_03fast") slow.release();
@@ -123,7 +119,7 @@ describe("pi#3468, oh-my-pi#11179, pi#3503: results of a parallel batch and the 
 
 describe("claude-code#22264, claude-code#64346: one failing call cancels its siblings", () => {
 	it("claude-code#64346: a read with a wrong argument, a grep matching nothing (exit 1) and a read of a missing file fail; pwd, echo hello and a write in the same answer still run and report their own results", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		const session = w;
 		writeFileSync(join(session.dir, "plans.md"), "# Plans\n- ship it\n");
 		session.server.reply(
@@ -174,7 +170,7 @@ describe("oh-my-pi#5302: a tool_result handler cannot rewrite a thrown failure",
 				};
 			});
 		};
-		w = await startWireSession({ api: "anthropic-messages", extensionFactories: [guidance] });
+		const w = await wireSession({ api: "anthropic-messages", extensionFactories: [guidance] });
 		const session = w;
 		session.server.reply(
 			anthropicReply(
@@ -221,7 +217,7 @@ function refuseRepeatedToolUseIds(request: RecordedRequest, next: () => Reply): 
 describe("oh-my-pi#2055: two tool calls of one answer with the same id", () => {
 	/** A session whose prompt got two bash calls both `toolu_dup` (echo A, echo B), then "A then B". */
 	async function promptedWithRepeatedIds(): Promise<WireSession> {
-		w = await startWireSession({ api: "anthropic-messages", route: refuseRepeatedToolUseIds });
+		const w = await wireSession({ api: "anthropic-messages", route: refuseRepeatedToolUseIds });
 		w.server.reply(
 			anthropicReply(
 				[

@@ -10,16 +10,12 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import type { RecordedRequest } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 // biome-ignore lint/suspicious/noExplicitAny: request payloads are walked field by field
 type Json = any;
@@ -48,7 +44,7 @@ const bytes = (value: unknown) => JSON.stringify(value);
 
 describe("pi#1175, kern-ai#317, FlowDown#273: the Anthropic cache prefix across turns", () => {
 	it("each request marks the system, the tools and the last user message (never more than 4), and extends the previous request byte for byte", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "medium" } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "medium" } });
 		for (const name of ["a", "b", "c"]) writeFileSync(join(w.dir, `${name}.txt`), `file ${name}\n`);
 		const signature = "EqQBCkYIBxgCKkDsig+/==";
 		w.server.reply(

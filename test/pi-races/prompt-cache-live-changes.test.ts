@@ -9,16 +9,12 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession, type WireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 // biome-ignore lint/suspicious/noExplicitAny: request payloads are walked field by field
 type Json = any;
@@ -40,7 +36,7 @@ function bridgeTool(name: string) {
 describe("oh-my-pi#890: an MCP bridge re-registering its tools on reconnect", () => {
 	it("the tools keep their places and the system prompt stays: the next request has the same system and tools bytes, no prompt change recorded", async () => {
 		let bridge: ExtensionAPI | undefined;
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			extensionFactories: [
 				(pi) => {
@@ -74,7 +70,7 @@ describe("oh-my-pi#890: an MCP bridge re-registering its tools on reconnect", ()
 
 describe("wave-agent#1206, claude-code#47107: workspace state changing during a session", () => {
 	it("after the model runs `cd` into a new folder and edits AGENTS.md, the next request carries the system prompt it had, byte for byte", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		writeFileSync(join(w.dir, "AGENTS.md"), "Use tabs.\n");
 		mkdirSync(join(w.dir, "sub"));
 		await w.session.reload(); // the project's AGENTS.md is part of the prompt from here on

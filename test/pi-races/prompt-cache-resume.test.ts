@@ -20,15 +20,13 @@ import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { anthropicPartial, anthropicReply } from "../llm/wire/anthropic.js";
 import type { RecordedRequest } from "../llm/wire/server.js";
-import { API_KEY, abortAtFirstDelta, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { API_KEY, abortAtFirstDelta, useWireSession, type WireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
+const wireSession = useWireSession();
 let reopened: AgentSession | undefined;
-afterEach(async () => {
+afterEach(() => {
 	reopened?.dispose();
 	reopened = undefined;
-	await w?.dispose();
-	w = undefined;
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: request payloads are walked field by field
@@ -64,7 +62,7 @@ describe("claude-code#43657, claude-code#93490: the first request after a resume
 		["a tool call with thinking, a `!` command and an aborted answer", false],
 		["the same, then a compaction", true],
 	])("after %s, the resumed request begins with the live session's last request, byte for byte", async (_, compact) => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			settings: { defaultThinkingLevel: "medium", compaction: { keepRecentTokens: 1 } },
 			route: (request, next) =>

@@ -30,19 +30,15 @@
 import { existsSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/index.js";
 import { SimulatedClock } from "../../src/testing/index.js";
 import { anthropicEvents } from "../llm/wire/anthropic.js";
 import { chatEvents, chatPartial, chatReply } from "../llm/wire/openai.js";
 import { encodeSse, noHeaders, type SseEvent } from "../llm/wire/server.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { lastAssistant, useWireSession, type WireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 /** The roles and stop reasons of the session file's messages, in file order. */
 function fileMessages(session: WireSession) {
@@ -59,7 +55,7 @@ function reopenedRoles(session: WireSession): string[] {
 
 describe("pi#2658: abort had no effect while the request waited for the server's response", () => {
 	it("pi#2658: abort while no response header has come closes the connection and settles; the next prompt is answered", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		w.server.reply(noHeaders(), chatReply([{ type: "text", text: "answered the second prompt" }]));
 		const first = w.session.prompt("summarize the repo");
 		await w.server.waitForRequests(1);
@@ -90,7 +86,7 @@ describe("pi#2658: abort had no effect while the request waited for the server's
 describe("jcode#620: a stream idle timeout did not cover a request that never got a response byte", () => {
 	it("jcode#620: with retry.provider.streamIdleTimeoutMs, a server that never answers headers is cut at the limit and the retry answers", async () => {
 		const clock = new SimulatedClock();
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			clock,
 			settings: { defaultThinkingLevel: "off", retry: { baseDelayMs: 1, provider: { streamIdleTimeoutMs: 60_000 } } },
@@ -103,7 +99,7 @@ describe("jcode#620: a stream idle timeout did not cover a request that never go
 		expect(w.eventsOf("auto_retry_start")).toEqual([]);
 
 		const retrying = new Promise<void>((started) =>
-			w!.session.subscribe((event) => {
+			w.session.subscribe((event) => {
 				if (event.type === "auto_retry_start") started();
 			}),
 		);
@@ -129,7 +125,7 @@ describe("jcode#620: a stream idle timeout did not cover a request that never go
 
 describe("web-to-app#748 / nanobot#4038: a retry after a dropped connection doubled the text and ran a phantom tool call", () => {
 	it("web-to-app#748: a connection reset mid tool call is retried once; the cut write never runs and the answer is not doubled", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		const cutParts = [
 			{ type: "text" as const, text: "I will write the file now." },
 			{
@@ -215,7 +211,7 @@ async function heldStream(
 describe("jcode#976 / ante#187: SSE keep-alives did not count as activity: live streams were cut as idle", () => {
 	it("jcode#976: keep-alive comments through 150 s of a 60 s idle limit keep the request; the answer arrives once, unretried", async () => {
 		const clock = new ObservedClock();
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			clock,
 			settings: { defaultThinkingLevel: "off", retry: { baseDelayMs: 1, provider: { streamIdleTimeoutMs: 60_000 } } },
@@ -239,7 +235,7 @@ describe("jcode#976 / ante#187: SSE keep-alives did not count as activity: live 
 
 	it("the same with the media type in capitals (Text/Event-Stream; charset=UTF-8): keep-alives still count, nothing is retried", async () => {
 		const clock = new ObservedClock();
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			clock,
 			settings: { defaultThinkingLevel: "off", retry: { baseDelayMs: 1, provider: { streamIdleTimeoutMs: 60_000 } } },
@@ -262,7 +258,7 @@ describe("jcode#976 / ante#187: SSE keep-alives did not count as activity: live 
 describe("hermes-agent#87292: a slow stream was cut by the stall watchdog while it was still sending", () => {
 	it("hermes-agent#87292: Anthropic pings, then an event dripping in 16-byte pieces 50 s apart, are not a stall at a 60 s limit", async () => {
 		const clock = new ObservedClock();
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			clock,
 			settings: { defaultThinkingLevel: "off", retry: { baseDelayMs: 1, provider: { streamIdleTimeoutMs: 60_000 } } },
@@ -287,7 +283,7 @@ describe("hermes-agent#87292: a slow stream was cut by the stall watchdog while 
 
 	it("hermes-agent#87292: an OpenAI Chat Completions chunk dripping in 16-byte pieces 50 s apart is not a stall at a 60 s limit", async () => {
 		const clock = new ObservedClock();
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			clock,
 			settings: { retry: { baseDelayMs: 1, provider: { streamIdleTimeoutMs: 60_000 } } },

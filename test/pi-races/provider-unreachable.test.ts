@@ -36,22 +36,21 @@ import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helper
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
 import { encodeSse, text, useWireServer } from "../llm/wire/server.js";
-import { lastAssistant, startWireSession, type WireApi, type WireSession } from "../llm/wire/session.js";
+import { lastAssistant, useWireSession, type WireApi } from "../llm/wire/session.js";
 
 const cli = useCliProject("settle-provider-unreachable-");
 const server = useWireServer();
 const prompt = ["--no-session", "--model", "local/coder", "-p", "hello"];
 const TLS = join(import.meta.dirname, "..", "fixtures", "tls");
 
-let w: WireSession | undefined;
 let tlsServer: HttpsServer | undefined;
 afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
 	tlsServer?.closeAllConnections();
 	await new Promise<void>((closed) => (tlsServer ? tlsServer.close(() => closed()) : closed()));
 	tlsServer = undefined;
 });
+// After-hooks run last first: the session is disposed before the TLS server closes.
+const wireSession = useWireSession();
 
 /** models.json's `local` provider at `baseUrl`; one session retry at once, none inside the client. */
 function localProvider(baseUrl: string): void {
@@ -184,7 +183,7 @@ const CLOUDFLARE_502 =
 describe("codex#9110: a gateway's 502 HTML page printed as the error", () => {
 	for (const api of ["openai-completions", "anthropic-messages"] as const satisfies readonly WireApi[]) {
 		it(`codex#9110: ${api}: the retry says "502 Bad Gateway" from the gateway, not its markup; the answer arrives`, async () => {
-			w = await startWireSession({ api, settings: { defaultThinkingLevel: "off" } });
+			const w = await wireSession({ api, settings: { defaultThinkingLevel: "off" } });
 			const answer = [{ type: "text" as const, text: "answered after the gateway blip" }];
 			w.server.reply(
 				text(502, CLOUDFLARE_502, "text/html"),
@@ -205,7 +204,7 @@ describe("codex#9110: a gateway's 502 HTML page printed as the error", () => {
 	}
 
 	it("codex#9110: when the retries run out, the error and the session file hold the short text, not the page", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { retry: { maxRetries: 1, baseDelayMs: 1 } } });
+		const w = await wireSession({ api: "openai-completions", settings: { retry: { maxRetries: 1, baseDelayMs: 1 } } });
 		w.server.reply(text(502, CLOUDFLARE_502, "text/html"), text(502, CLOUDFLARE_502, "text/html"));
 		await w.session.prompt("hello");
 
@@ -248,7 +247,7 @@ describe("qwen-code#6465: a gateway's HTML page under a 200 status read as an em
 		"anthropic-messages",
 	] as const satisfies readonly WireApi[]) {
 		it(`qwen-code#6465: ${api}: the turn ends with the error, kept in the session file; no retry`, async () => {
-			w = await startWireSession({ api });
+			const w = await wireSession({ api });
 			w.server.reply(text(200, BLOCK_PAGE, "text/html"));
 			await w.session.prompt("hello");
 
@@ -266,7 +265,7 @@ describe("qwen-code#6465: a gateway's HTML page under a 200 status read as an em
 
 describe("an answer stream mislabeled text/html is not a served page", () => {
 	it("a server sending its SSE answer as `text/html; charset=utf-8` (a misconfigured gateway) is answered as before; only a body that is markup is a page", async () => {
-		w = await startWireSession({ api: "openai-completions" });
+		const w = await wireSession({ api: "openai-completions" });
 		w.server.reply((_request, res) => {
 			res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
 			res.end(encodeSse(chatEvents([{ type: "text", text: "Here it is." }])));

@@ -41,22 +41,14 @@ import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { responsesReply } from "../llm/wire/responses.js";
 import { json, sse, startWireServer, useWireServer, type WireServer } from "../llm/wire/server.js";
-import {
-	API_KEY,
-	lastAssistant,
-	startWireSession,
-	type WireApi,
-	type WireSession,
-	wireModel,
-} from "../llm/wire/session.js";
+import { API_KEY, lastAssistant, useWireSession, type WireApi, wireModel } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+// After-hooks run last first: the session is disposed before the cleanups run.
+const wireSession = useWireSession();
 
 /** A 429 whose error object names its cool-down only as a snake_case field (no message text). */
 function coolDown429(seconds: number) {
@@ -67,7 +59,7 @@ function coolDown429(seconds: number) {
 
 describe("pi#7134: a 429 that names its cool-down in the body (retry_after_seconds)", () => {
 	it("pi#7134: retry_after_seconds 59 above retry.maxAgentDelayMs: no retry inside the cool-down, the turn ends with the provider's error", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			settings: { defaultThinkingLevel: "off", retry: { baseDelayMs: 1, maxAgentDelayMs: 1000 } },
 		});
@@ -83,7 +75,7 @@ describe("pi#7134: a 429 that names its cool-down in the body (retry_after_secon
 	});
 
 	it("pi#7134: retry_after_seconds 0.05 is waited (delayMs 50, not the 1 ms backoff), then the answer arrives", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		w.server.reply(coolDown429(0.05), chatReply([{ type: "text", text: "after the cool-down" }]));
 		await w.session.prompt("hello");
 

@@ -13,18 +13,14 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicEvents, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type SseEvent, sse, useWireServer } from "../llm/wire/server.js";
-import { abortAtFirstDelta, lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { abortAtFirstDelta, lastAssistant, useWireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 /** A chat-completion chunk carrying `delta`, no finish reason. */
 function chatDelta(delta: Record<string, unknown>): SseEvent {
@@ -59,7 +55,7 @@ function bashCallCutAfter(...pieces: string[]): SseEvent[] {
 
 describe("pi#6284: a tool call whose arguments were cut off or malformed is not run", () => {
 	it("pi#6284: a bash call whose arguments end mid-JSON is not run; the model gets an error result and answers", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		// The whole command would be `touch ran-truncated-and-more && rm ran-truncated-and-more`; the
 		// salvage parser turns the cut prefix into `touch ran-truncated`.
 		w.server.reply(
@@ -85,7 +81,7 @@ describe("pi#6284: a tool call whose arguments were cut off or malformed is not 
 	});
 
 	it("pi#6284: a call whose complete arguments are valid JSON runs as before (control)", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		w.server.reply(
 			sse(bashCallCutAfter('{"command":"touch ran-', 'complete"}'), "end"),
 			chatReply([{ type: "text", text: "Done." }]),
@@ -99,7 +95,7 @@ describe("pi#6284: a tool call whose arguments were cut off or malformed is not 
 
 describe("pi#8386: a tool call whose arguments are null poisons the session file", () => {
 	it('pi#8386: a model streams `"arguments": "null"`: the call is not run, the saved call holds `{}`, and the next request replays an object, not null', async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		const finish: SseEvent = {
 			data: {
 				id: "chatcmpl-WireTest",
@@ -220,7 +216,7 @@ describe("pi#9258 / gsd-pi#748: a models.json provider's key and headers on the 
 
 describe("openclaw#107221: a model switch replays the previous model's signed thinking blocks (400 Invalid `signature`)", () => {
 	it("openclaw#107221: after /model to another Claude, the old answer's thinking goes as plain text without its signature; back on the first model, its own signed block is replayed", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "medium" } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "medium" } });
 		w.server.reply(
 			anthropicReply([
 				{ type: "thinking", thinking: "The first model reasons.", signature: "sig-first-model" },
@@ -273,7 +269,7 @@ describe("openclaw#107221: a model switch replays the previous model's signed th
 
 describe("pi#6445: an aborted or failed answer drops the tokens already consumed", () => {
 	it("pi#6445: aborted mid-answer, the message keeps the prompt's usage from message_start (input, cache read, cost); session stats and the file count it", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
 		// message_start (input 1,000, cache read 4,000), ping, the text block's start and first delta; then the stream stays open.
 		const events = anthropicEvents([{ type: "text", text: "a long answer that is never finished" }], {
 			usage: { input: 1000, output: 0, cacheRead: 4000 },

@@ -24,7 +24,7 @@ import { fauxAssistantMessage, fauxThinking } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { useCliProject } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { lastAssistant, useWireSession } from "../llm/wire/session.js";
 import {
 	BIG_ANSWER,
 	comparable,
@@ -167,15 +167,11 @@ describe("oh-my-pi#275: auto-compaction reports a failure but a summary is appli
 });
 
 describe("pi#4666: abort() while the provider client waits out a 429's Retry-After", () => {
-	let w: WireSession | undefined;
-	afterEach(async () => {
-		await w?.dispose();
-		w = undefined;
-	});
+	const wireSession = useWireSession();
 
 	it("pi#4666: the OpenAI client's own retry wait (Retry-After: 20) is cut by abort(): the turn ends aborted, nothing is sent again, and the next prompt is answered", async () => {
 		// The SDK's default retries (2), as a user has them: the client honours Retry-After itself.
-		w = await startWireSession({ api: "openai-completions", sdkMaxRetries: undefined });
+		const w = await wireSession({ api: "openai-completions", sdkMaxRetries: undefined });
 		const limited = "Rate limit reached for requests. Please try again in 20s.";
 		const tooMany = openAiError(429, limited, "requests", "rate_limit_exceeded", { "retry-after": "20" });
 		let delivered!: () => void;

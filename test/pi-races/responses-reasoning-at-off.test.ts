@@ -9,11 +9,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openAiError } from "../llm/wire/openai.js";
 import { type ResponsesItem, responsesReply } from "../llm/wire/responses.js";
 import type { RecordedRequest, Reply, Router } from "../llm/wire/server.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { lastAssistant, useWireSession, type WireSession } from "../llm/wire/session.js";
 
 type InputItem = { type?: string; id?: string; encrypted_content?: string | null };
 
@@ -51,15 +51,11 @@ function answer(session: WireSession) {
 	return { stopReason: message.stopReason, text };
 }
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 describe("pi#5059: thinking off on a Responses model that reasons anyway, then a tool call", () => {
 	it("pi#5059: each request asks for the encrypted reasoning, the item goes back with it after the real read; the answers arrive", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-responses",
 			route: statelessOpenAi,
 			settings: { defaultThinkingLevel: "off" },

@@ -21,19 +21,15 @@
  * Anthropic clients against a local server answering 520 / 524 with an empty body. What the user
  * should see: a retry after a backoff, and the answer.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
 import { type SseEvent, sse, text } from "../llm/wire/server.js";
-import { lastAssistant, startWireSession, type WireApi, type WireSession } from "../llm/wire/session.js";
+import { lastAssistant, useWireSession, type WireApi } from "../llm/wire/session.js";
 import { runJsonScript } from "./helpers.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 /** A completion that streams `text`, then ends with `finishReason` (any string the provider sends). */
 function endsWith(text: string, finishReason: string) {
@@ -48,7 +44,7 @@ function endsWith(text: string, finishReason: string) {
 
 describe('pi#9002: OpenRouter\'s finish_reason "error" (upstream died mid-stream) is never retried', () => {
 	it('pi#9002: "Provider finish_reason: error" is retried after a backoff; the answer is saved, the cut attempt is not in the context', async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		w.server.reply(endsWith("Here is the synop", "error"), chatReply([{ type: "text", text: "The whole answer." }]));
 		await w.session.prompt("summarize the file");
 
@@ -67,7 +63,7 @@ describe('pi#9002: OpenRouter\'s finish_reason "error" (upstream died mid-stream
 	});
 
 	it('pi#9002: a "content_filter" finish (a refusal) is not retried: one request, the turn ends with the error', async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		w.server.reply(endsWith("I can", "content_filter"), chatReply([{ type: "text", text: "never sent" }]));
 		await w.session.prompt("summarize the file");
 
@@ -109,7 +105,7 @@ describe("pi#2892 / pi#5793: a stream that ended before any chunk, or without a 
 
 /** A bare `status` (no body), then an answer: one retry after a backoff, and the answer is the session's. */
 async function expectRetriedOnceAfterEmptyStatus(api: WireApi, status: number): Promise<void> {
-	w = await startWireSession({ api, settings: { defaultThinkingLevel: "off" } });
+	const w = await wireSession({ api, settings: { defaultThinkingLevel: "off" } });
 	const answer = [{ type: "text" as const, text: "answered after the gateway blip" }];
 	w.server.reply(text(status, ""), api === "openai-completions" ? chatReply(answer) : anthropicReply(answer));
 	await w.session.prompt("hello");
@@ -141,7 +137,7 @@ describe("an empty-bodied 408, or Cloudflare's 521 / 523 (origin down, unreachab
 		}
 	}
 	it("a 526 (the origin's certificate is invalid) is not retried: it fails the same way every time", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		w.server.reply(text(526, ""));
 		await w.session.prompt("hello");
 		expect(w.server.requests).toHaveLength(1);

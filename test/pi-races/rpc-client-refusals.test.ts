@@ -10,10 +10,10 @@
 import { readFileSync } from "node:fs";
 import { RpcClient as PiRpcClient } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { SettleError } from "../../src/errors.js";
 import { RpcClient } from "../../src/rpc/index.js";
 import { cliBundle } from "../cli/cli-bundle.js";
 import { cliCommand, useCliProject } from "../cli/helpers.js";
+import { rejection } from "../rejection.js";
 
 const cli = useCliProject("settle-pi-races-rpc-client-refusals-");
 
@@ -21,15 +21,6 @@ const clients: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
 	await Promise.all(clients.splice(0).map((client) => client.stop()));
 });
-
-async function refusal(promise: Promise<unknown>): Promise<SettleError> {
-	const error = await promise.then(
-		() => undefined,
-		(caught: unknown) => caught,
-	);
-	expect(error).toBeInstanceOf(SettleError);
-	return error as SettleError;
-}
 
 /** The `session_info` names written to a session file, in order. */
 function namesInFile(file: string): unknown[] {
@@ -53,11 +44,11 @@ describe("pi#9314: RpcClient silently accepts failed commands", () => {
 		await client.start();
 		await client.promptAndWait("hi");
 
-		const empty = await refusal(client.setSessionName(""));
+		const empty = await rejection(client.setSessionName(""));
 		expect(empty.code).toBe("COMMAND_FAILED");
 		expect(empty.message).toBe("Session name cannot be empty");
-		expect((await refusal(client.setSessionName("   "))).message).toBe("Session name cannot be empty");
-		const mode = await refusal(client.setSteeringMode("sometimes" as never));
+		expect((await rejection(client.setSessionName("   "))).message).toBe("Session name cannot be empty");
+		const mode = await rejection(client.setSteeringMode("sometimes" as never));
 		expect(mode.code).toBe("COMMAND_FAILED");
 		expect(mode.message).toMatch(/^set_steering_mode: "mode" must be "all" or "one-at-a-time"/);
 		expect(await client.getState()).toMatchObject({ steeringMode: "one-at-a-time" });

@@ -51,10 +51,9 @@ import { activeResources, openFilePaths, resourcesAddedSince } from "../lifetime
 import { anthropicEvents, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatPartial, chatReply } from "../llm/wire/openai.js";
 import { encodeSse, json, type Reply, sse } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession } from "../llm/wire/session.js";
 
 let dir: string;
-let w: WireSession | undefined;
 let rejections: unknown[];
 const onRejection = (reason: unknown) => rejections.push(reason);
 
@@ -64,11 +63,13 @@ beforeEach(() => {
 	process.on("unhandledRejection", onRejection);
 });
 
-afterEach(async () => {
-	process.off("unhandledRejection", onRejection);
-	await w?.dispose();
-	w = undefined;
+// After-hooks run last first: the listener goes, then the session is disposed, then the folder is removed.
+afterEach(() => {
 	rmSync(dir, { recursive: true, force: true });
+});
+const wireSession = useWireSession();
+afterEach(() => {
+	process.off("unhandledRejection", onRejection);
 });
 
 /** Turns of the event loop, so a rejection left unhandled is reported. */
@@ -178,7 +179,7 @@ describe("pi#3001, pi#4150: a tool's child wrote output after the run ended; its
 
 describe("openclaw#5865: a host's run timeout called `void session.abort()` mid-stream; the aborted fetch crashed the gateway", () => {
 	it("prompt() returns, the HTTP request is closed, no rejection escapes, the next prompt is answered; a late `void abort()` on the disposed session rejects nothing", async () => {
-		w = await startWireSession({ api: "openai-completions" });
+		const w = await wireSession({ api: "openai-completions" });
 		const session = w.session;
 		w.server.reply(chatPartial([{ type: "text", text: "a long answer that never ends" }], 2, "hang"));
 		session.subscribe((event) => {
@@ -220,7 +221,7 @@ function endlessAnswer(everyMs: number): Reply {
 
 describe("claude-agent-sdk-typescript#425: interrupt() while the request was in flight never settled; the host hung", () => {
 	async function abortMidRequest(reply: Reply, when: (event: AgentSessionEvent) => boolean) {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		const session = w.session;
 		w.server.reply(reply);
 		const reached = new Promise<void>((resolve) => session.subscribe((event) => (when(event) ? resolve() : undefined)));
@@ -262,7 +263,7 @@ describe("claude-agent-sdk-typescript#425: interrupt() while the request was in 
 
 describe("pi#5029: dispose() mid-stream left the provider's HTTP request open", () => {
 	it("the request still streaming (a delta every 10 ms) is closed by the client on dispose(); prompt() rejects SESSION_CLOSED; nothing is sent again", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		const session = w.session;
 		w.server.reply(endlessAnswer(10));
 		const streaming = new Promise<void>((resolve) =>
@@ -420,7 +421,7 @@ describe("coming from pi: dispose from an agent_end listener", () => {
 	});
 
 	it("why: an agent_end announcing a retry (willRetry), a dispose there leaves the operation unfinished: no retry is sent, the prompt rejects the same way", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		w.server.reply(
 			json(529, { error: { type: "overloaded_error", message: "Overloaded" } }),
 			chatReply([{ type: "text", text: "never asked" }]),

@@ -16,20 +16,19 @@ import type { AgentSessionEvent } from "../../src/session/events.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession, type WireSession } from "../llm/wire/session.js";
 
 let dir: string;
-let w: WireSession | undefined;
 
 beforeEach(() => {
 	dir = realpathSync(mkdtempSync(join(tmpdir(), "settle-sdk-tools-")));
 });
 
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
+afterEach(() => {
 	rmSync(dir, { recursive: true, force: true });
 });
+// After-hooks run last first: the session is disposed before the folder is removed.
+const wireSession = useWireSession();
 
 /** A file-backed SDK session in `cwd` on its own faux model, with `customTools`, recording its events. */
 async function hostSession(cwd: string, customTools: CreateAgentSessionOptions["customTools"] = []) {
@@ -378,7 +377,7 @@ describe("piclaw#9: a custom tool that returns a PDF as an image block poisoned 
 
 	it("the request carries a note in the image's place, the model answers this and the next prompt; the file keeps the tool's block", async () => {
 		const pdf = Buffer.from("%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF\n").toString("base64");
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: (request, next) => {
@@ -413,7 +412,7 @@ describe("piclaw#9: a custom tool that returns a PDF as an image block poisoned 
 describe("openclaw#18212: a tool's image block whose data is not base64 made every later request fail", () => {
 	it("the request carries a note in the image's place; this turn and the next prompt are answered; the file keeps the block", async () => {
 		const base64 = /^[A-Za-z0-9+/]+={0,2}$/;
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: (request, next) => {

@@ -17,16 +17,12 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 // biome-ignore lint/suspicious/noExplicitAny: Anthropic request bodies are asserted field by field
 type WireMessage = { role: string; content: any };
@@ -53,7 +49,7 @@ function messageEntry(entries: SessionEntry[], test: (role: string, entry: Sessi
 
 describe("pi#2796: a follow-up sent after /tree moved onto an assistant entry that called a tool", () => {
 	it("pi#2796: the next Anthropic request pairs the tool_use with a tool_result right after it; the follow-up is answered and saved on the new branch", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
 		writeFileSync(join(w.dir, "notes.txt"), "the secret is 42\n");
 		w.server.reply(
 			anthropicReply([{ type: "tool_use", id: "toolu_read1", name: "read", input: { path: "notes.txt" } }], {
@@ -99,7 +95,7 @@ describe("pi#2796: a follow-up sent after /tree moved onto an assistant entry th
 
 describe("huggingface/tau#227: branching back with a summary keeps the context before the branch point", () => {
 	it("huggingface/tau#227: after navigateTree(summarize) back one turn, the next request carries the turns before the branch point, then the summary, at the thinking level set before the branch point", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "Noted: the port is 8080." }]),
 			anthropicReply([{ type: "text", text: "Tried the Redis cache; it failed." }]),

@@ -12,6 +12,7 @@ import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { echo } from "../session/helpers.js";
 import {
 	comparable,
 	fileEntries,
@@ -25,14 +26,6 @@ import {
 
 let h: Harness;
 afterEach(() => h?.cleanup());
-
-const echo: AgentTool = {
-	name: "echo",
-	label: "Echo",
-	description: "Echoes its arguments",
-	parameters: { type: "object" },
-	execute: async (_id, params) => ({ content: [{ type: "text", text: JSON.stringify(params) }], details: {} }),
-};
 
 /**
  * Sets `h` to a disk harness with two extensions: the first holds its first `agent_end` (post-run

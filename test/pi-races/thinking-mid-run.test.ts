@@ -7,20 +7,16 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { anthropicEvents, anthropicReply } from "../llm/wire/anthropic.js";
 import { encodeSse } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 describe("markusylisiurunen/tau#249: the reasoning level could not be changed while a turn ran", () => {
 	it("tau#249: setThinkingLevel while a tool call streams: accepted, saved; the run's next request and the next prompt's ask for the new level", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "high" } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "high" } });
 		writeFileSync(join(w.dir, "notes.txt"), "42\n");
 		const events = anthropicEvents([{ type: "tool_use", id: "toolu_1", name: "read", input: { path: "notes.txt" } }], {
 			stopReason: "tool_use",
@@ -34,7 +30,7 @@ describe("markusylisiurunen/tau#249: the reasoning level could not be changed wh
 		w.server.reply(anthropicReply([{ type: "text", text: "It is 42." }]));
 		w.server.reply(anthropicReply([{ type: "text", text: "ok" }]));
 		const streaming = new Promise<void>((resolve) => {
-			const off = w!.session.subscribe((event) => {
+			const off = w.session.subscribe((event) => {
 				if (event.type === "message_update") {
 					off();
 					resolve();

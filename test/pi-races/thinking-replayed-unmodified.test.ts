@@ -19,7 +19,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { type AnthropicBlock, anthropicError, anthropicPartial, anthropicReply } from "../llm/wire/anthropic.js";
 import { type RecordedRequest, type Reply, type Router, startWireServer, type WireServer } from "../llm/wire/server.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { lastAssistant, useWireSession } from "../llm/wire/session.js";
 import { sessionFilesUnder } from "./helpers.js";
 
 type SentBlock = { type: string; thinking?: string; signature?: string; data?: string; id?: string; text?: string };
@@ -154,16 +154,12 @@ describe("claude-code#63231, claude-code#63147: thinking interleaved between too
 	});
 });
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 describe("gajae-code#107: a turn aborted mid-thinking, after a signed tool call", () => {
 	it("gajae-code#107: the next requests leave the cut thinking out, keep the signed turn unchanged, and are answered; the file keeps what was cut", async () => {
 		const signing = signingServer();
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			route: signing.route,
 			settings: { defaultThinkingLevel: "high" },
@@ -184,9 +180,9 @@ describe("gajae-code#107: a turn aborted mid-thinking, after a signed tool call"
 			signing.answer([{ type: "text", text: "And again." }]),
 		);
 		const thinkingStarted = new Promise<void>((resolve) => {
-			w!.session.subscribe((event) => {
+			w.session.subscribe((event) => {
 				if (event.type === "message_update" && event.assistantMessageEvent.type === "thinking_delta") {
-					if (w!.server.requests.length === 2) resolve();
+					if (w.server.requests.length === 2) resolve();
 				}
 			});
 		});

@@ -16,17 +16,13 @@
  * byte for byte what they were.
  */
 import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { chatReply } from "../llm/wire/openai.js";
 import type { RecordedRequest } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession, type WireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 /** Everything a Chat Completions request sends as messages, as one string. */
 function sent(request: RecordedRequest): string {
@@ -46,7 +42,7 @@ function isBranchSummaryRequest(request: RecordedRequest): boolean {
  * `answer <question>`; the tail kept by a compaction is as small as can be.
  */
 async function compactingSession(summaryText: (request: RecordedRequest) => string): Promise<WireSession> {
-	const session = await startWireSession({
+	const session = await wireSession({
 		api: "openai-completions",
 		model: { reasoning: false },
 		settings: { compaction: { keepRecentTokens: 1 } },
@@ -78,7 +74,7 @@ function modelRequests(session: WireSession): RecordedRequest[] {
 
 describe("chia1104.dev#3011: /tree with a summary back past a compaction", () => {
 	it("chia1104.dev#3011: the branch summary covers only the abandoned turns and the compaction's summary; the new branch sends the branch-point turn, the branch summary and nothing abandoned; its next compaction starts afresh", async () => {
-		w = await compactingSession((request) =>
+		const w = await compactingSession((request) =>
 			isBranchSummaryRequest(request) ? "## Goal\nBRANCH-SUMMARY-B-C-D" : "## Goal\nSUMMARY-OLD-BRANCH",
 		);
 		for (const question of ["question A", "question B", "question C"]) await w.session.prompt(question);
@@ -120,7 +116,7 @@ describe("chia1104.dev#3011: /tree with a summary back past a compaction", () =>
 describe("oh-my-pi#4090: /tree to between two compactions", () => {
 	it("oh-my-pi#4090: after a second compaction, /tree to a turn between the two sends the first compaction's summary intact, and the file's earlier lines are unchanged", async () => {
 		let summary = "## Goal\nSUMMARY-ONE-INTACT";
-		w = await compactingSession(() => summary);
+		const w = await compactingSession(() => summary);
 		await w.session.prompt("question 1");
 		await w.session.prompt("question 2");
 		await w.session.compact();

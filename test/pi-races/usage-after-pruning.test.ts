@@ -11,17 +11,13 @@
  * (its usage still describes what is left), plus the estimate of everything after it, the
  * replacement included; no compaction on the stale number.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import type { Reply } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 /** 40,000 characters: about 10,000 tokens by estimate. */
 const LOG = "log line ".repeat(4_445).slice(0, 40_000);
@@ -76,7 +72,7 @@ function fetchLogThenAnswer(): Reply[] {
 
 describe("modelscope/ms-agent#999, ttttmr/pi-context#5, pi#6754: the context size after pruning", () => {
 	it("ms-agent#999: a tool's 40,000-character output pruned at the end of the next turn: getContextUsage() is the usage before it plus estimates (1,027 tokens), not the 11,050 the last answer measured with it", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { contextWindow: 16_000 },
 			// Threshold 16,000 − 4,000 = 12,000: the stale 11,050 stays below it, so only the meter is under test here.
@@ -96,7 +92,7 @@ describe("modelscope/ms-agent#999, ttttmr/pi-context#5, pi#6754: the context siz
 	});
 
 	it("ms-agent#999: the same run on a 12,000-token window (threshold 10,000): no compaction after it — the pruned context is 1,027 tokens, the stale 11,050 is not taken for its size", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { contextWindow: 12_000 },
 			// keepRecentTokens 1: a compaction would summarize the first exchange and keep the last.
@@ -120,7 +116,7 @@ describe("modelscope/ms-agent#999, ttttmr/pi-context#5, pi#6754: the context siz
 
 describe("ms-agent#999: a compaction's tokensBefore after pruning", () => {
 	it("ms-agent#999: compact() after the 40,000-character output was pruned records tokensBefore 1,027 (what getContextUsage() says), not the 11,050 the last answer measured with the output", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { contextWindow: 16_000 },
 			settings: { compaction: { enabled: true, reserveTokens: 4_000, keepRecentTokens: 1 } },
@@ -142,7 +138,7 @@ describe("ms-agent#999: a compaction's tokensBefore after pruning", () => {
 
 describe("ms-agent#999: a boundary compaction's tokensBefore after pruning in the same batch", () => {
 	it("ms-agent#999: a turn_end handler that prunes the 40,000-character output and compacts in one batch records tokensBefore 1,027 (the pruned context), not the 11,050 the last answer measured with the output", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { contextWindow: 16_000 },
 			settings: { compaction: { enabled: true, reserveTokens: 4_000, keepRecentTokens: 1_000 } },

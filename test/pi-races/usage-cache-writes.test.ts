@@ -9,20 +9,16 @@
  * model's cache-write rate, counted once in the session's tokens and cost and in the context size,
  * and the same numbers after the session file is reopened.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 describe("codex-acp#509, ccusage#1617: cache-write tokens in usage and cost", () => {
 	it("codex-acp#509: an answer reporting 100 input, 30,000 cache-write and 40,000 cache-read tokens: each counted once, cache writes priced at the cache-write rate, in the answer, getSessionStats(), the context size and the reopened file", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		// Dollars per million tokens (wireModel): input 3, output 15, cache read 0.3, cache write 3.75.
 		const { cost: prices } = w.model;
 		w.server.reply(

@@ -7,19 +7,15 @@
  * context counts input, cache reads and cache writes once each, and a context over the threshold
  * compacts although almost all of it was a cache hit.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { anthropicReply } from "../llm/wire/anthropic.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 describe("tracker#539, pi#6353: a context that is mostly cache reads", () => {
 	it("tracker#539: on a 200k Anthropic model an answer reporting 300 input, 182,000 cache-read and 1,500 cache-write tokens is 183,900 context tokens, over the 183,616 threshold: the session compacts", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { contextWindow: 200_000 },
 			settings: { compaction: { enabled: true, reserveTokens: 16_384, keepRecentTokens: 50 } },

@@ -8,16 +8,12 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { chatReply } from "../llm/wire/openai.js";
 import { type SseEvent, sse } from "../llm/wire/server.js";
-import { lastAssistant, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { lastAssistant, useWireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 /** A chat-completion chunk with `choices`, as the API streams it. */
 function chunk(choices: unknown[], extra: Record<string, unknown> = {}): SseEvent {
@@ -64,7 +60,7 @@ const lines = (count: number, label: string) =>
 
 describe("oh-my-pi#1785: a write cut off by the output cap runs with the truncated content", () => {
 	it("oh-my-pi#1785: a 1,020-line write cut at the output cap is not run: page.tsx keeps its bytes, the model is told to re-issue the call, and its complete write lands", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		const page = join(w.dir, "page.tsx");
 		const before = lines(600, "old");
 		writeFileSync(page, before);
@@ -100,7 +96,7 @@ describe("oh-my-pi#1785: a write cut off by the output cap runs with the truncat
 	});
 
 	it("oh-my-pi#1785: with no second try (the model gives up), page.tsx keeps its bytes: the cut call is neither run for its length stop nor for its unfinished JSON", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		const page = join(w.dir, "page.tsx");
 		const before = lines(600, "old");
 		writeFileSync(page, before);

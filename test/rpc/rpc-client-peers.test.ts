@@ -12,18 +12,10 @@ import { SettleError } from "../../src/errors.js";
 import { RpcClient, type RpcEvent } from "../../src/rpc/index.js";
 import { cliBundle } from "../cli/cli-bundle.js";
 import { ROOT, useCliProject } from "../cli/helpers.js";
+import { rejection } from "../rejection.js";
 
 const cli = useCliProject("settle-rpc-peers-");
 const FAKE = join(ROOT, "test", "rpc", "fake-rpc-server.mjs");
-
-async function rejection(promise: Promise<unknown>): Promise<SettleError> {
-	const error = await promise.then(
-		() => undefined,
-		(caught: unknown) => caught,
-	);
-	expect(error).toBeInstanceOf(SettleError);
-	return error as SettleError;
-}
 
 describe("pi#8965: a run that ends in the chunk that carries the prompt's answer", () => {
 	const FAST = join(ROOT, "test", "rpc", "fast-run-server.mjs");

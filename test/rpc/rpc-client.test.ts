@@ -5,9 +5,9 @@
 import { existsSync, mkdirSync, rmSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SettleError } from "../../src/errors.js";
 import { RpcClient, type RpcClientOptions, type RpcEvent } from "../../src/rpc/index.js";
 import { cliCommand, useCliProject } from "../cli/helpers.js";
+import { rejection } from "../rejection.js";
 import { decodedSize, encodeImage } from "../tools/image-resize-helpers.js";
 
 const cli = useCliProject("settle-rpc-client-");
@@ -79,15 +79,6 @@ function texts(messages: readonly { role: string; content?: unknown }[]): string
 			);
 			return `${message.role}: ${parts.join(" ")}`;
 		});
-}
-
-async function rejection(promise: Promise<unknown>): Promise<SettleError> {
-	const error = await promise.then(
-		() => undefined,
-		(caught: unknown) => caught,
-	);
-	expect(error).toBeInstanceOf(SettleError);
-	return error as SettleError;
 }
 
 describe("RpcClient drives settle --rpc", () => {

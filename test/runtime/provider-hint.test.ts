@@ -19,6 +19,7 @@ import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { createAgentSession, findModel } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
+import { rejection } from "../rejection.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -40,15 +41,6 @@ async function sessionOn(
 		sessionManager: SessionManager.inMemory(cwd),
 	});
 	return session;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<SettleError> {
-	const error = await promise.then(
-		() => undefined,
-		(caught: unknown) => caught,
-	);
-	expect(error).toBeInstanceOf(SettleError);
-	return error as SettleError;
 }
 
 describe("a model whose provider the model runtime does not know", () => {

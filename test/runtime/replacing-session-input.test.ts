@@ -6,13 +6,13 @@
  * old session's extensions may still send to it (pi runs those sends on it).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { isReplacementRefusal } from "../../src/runtime/errors.js";
 import type { AgentSessionRuntime, ForkResult } from "../../src/runtime/runtime.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import { SESSION_BEING_REPLACED, SESSION_REPLACED } from "../../src/session/texts.js";
+import { rejection } from "../rejection.js";
 import {
 	assertUsable,
 	loggingFactory,
@@ -65,15 +65,6 @@ function gatingExtension(pi: ExtensionAPI): void {
 	pi.on("session_before_fork", park);
 }
 
-async function refusal(call: () => Promise<unknown>): Promise<SettleError> {
-	const error = await call().then(
-		() => undefined,
-		(caught: unknown) => caught,
-	);
-	expect(error).toBeInstanceOf(SettleError);
-	return error as SettleError;
-}
-
 /** Every input call on `session` is refused with BUSY and the "being replaced" text, starting nothing. */
 async function expectInputRefused(session: AgentSession): Promise<void> {
 	const calls: (() => Promise<unknown>)[] = [
@@ -84,7 +75,7 @@ async function expectInputRefused(session: AgentSession): Promise<void> {
 		() => session.sendCustomMessage({ customType: "note", content: "during", display: true }, { triggerTurn: true }),
 	];
 	for (const call of calls) {
-		const error = await refusal(call);
+		const error = await rejection(call());
 		expect(error.code).toBe("BUSY");
 		expect(error.message).toBe(SESSION_BEING_REPLACED);
 		expect(isReplacementRefusal(error)).toBe(true);
@@ -134,7 +125,7 @@ describe("input on a session being replaced", () => {
 			gate = undefined;
 			expect(await replacing).toMatchObject({ cancelled: false });
 			// The replaced session is closed; the current one answers.
-			const closed = await refusal(() => old.prompt("late"));
+			const closed = await rejection(old.prompt("late"));
 			expect([closed.code, closed.message]).toEqual(["SESSION_CLOSED", SESSION_REPLACED]);
 			expect(r.session).not.toBe(old);
 			expect(await assertUsable(r.session, t.faux, `after ${kind}`)).toBe(`yes: after ${kind}`);

@@ -17,14 +17,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { AgentTool } from "../../src/agent/types.js";
 import type { ExtensionAPI, ExtensionEventName } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import type { AssistantMessage } from "../../src/llm/types.js";
 import { fauxStepArbitrary } from "../../src/testing/arbitraries.js";
 import { createHarness } from "../../src/testing/harness.js";
 import { harnessViolations } from "../../src/testing/harness-invariants.js";
-import { driveScheduled } from "./helpers.js";
+import { driveScheduled, echo } from "./helpers.js";
 import {
 	type Answer,
 	BIG_ANSWER,
@@ -34,14 +33,6 @@ import {
 	SMALL_WINDOW,
 	script,
 } from "./recovery-helpers.js";
-
-const echo: AgentTool = {
-	name: "echo",
-	label: "Echo",
-	description: "Echoes its arguments",
-	parameters: { type: "object" },
-	execute: async (_id, params) => ({ content: [{ type: "text", text: JSON.stringify(params) }], details: {} }),
-};
 
 const DELAYED_EVENTS: ExtensionEventName[] = [
 	"input",

@@ -9,6 +9,15 @@ import type { AgentSessionEvent } from "../../src/session/events.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import type { Harness } from "../../src/testing/harness.js";
 
+/** A tool `echo` that answers its arguments as JSON text. */
+export const echo: AgentTool = {
+	name: "echo",
+	label: "Echo",
+	description: "Echoes its arguments",
+	parameters: { type: "object" },
+	execute: async (_id, params) => ({ content: [{ type: "text", text: JSON.stringify(params) }], details: {} }),
+};
+
 /** Event types with runs of `message_update` collapsed (as pi's observed sequences print them). */
 export function eventTypes(events: readonly AgentSessionEvent[], options: { updates?: boolean } = {}): string[] {
 	const out: string[] = [];

@@ -3,17 +3,13 @@
  * the session makes: its prompts' and its compaction summaries'. Real pi-ai OpenAI client against a
  * local server.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuthStorage } from "../../src/runtime/auth-storage.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import type { Router } from "../llm/wire/server.js";
-import { API_KEY, startWireSession, type WireSession } from "../llm/wire/session.js";
+import { API_KEY, useWireSession, type WireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 const INCORRECT = "Incorrect API key provided: sk-wire***.";
 const KEY_NOTE = "openai answered 401 to the key stored for openai in auth.json";
@@ -21,7 +17,7 @@ const KEY_NOTE = "openai answered 401 to the key stored for openai in auth.json"
 describe("a refused key names its source wherever the answer is read", () => {
 	it("a compaction summary refused with 401 fails naming where the key came from", async () => {
 		// A small keepRecentTokens leaves the first exchange to summarize.
-		w = await startWireSession({ api: "openai-completions", settings: { compaction: { keepRecentTokens: 1 } } });
+		const w = await wireSession({ api: "openai-completions", settings: { compaction: { keepRecentTokens: 1 } } });
 		w.server.reply(
 			chatReply([{ type: "text", text: "an answer worth summarizing" }]),
 			chatReply([{ type: "text", text: "a second answer" }]),
@@ -40,7 +36,7 @@ describe("a refused key names its source wherever the answer is read", () => {
 	});
 
 	it("a prompt refused with 401 ends with the key's source in the saved answer's error", async () => {
-		w = await startWireSession({ api: "openai-completions" });
+		const w = await wireSession({ api: "openai-completions" });
 		w.server.reply(openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key"));
 
 		await w.session.prompt("hello");
@@ -63,11 +59,11 @@ describe("a request refused for a key replaced since it was read is sent once mo
 	/** A session whose gateway refuses API_KEY with `refusal`, rotating auth.json's key as it does. */
 	async function rotatingSession(refusal: ReturnType<typeof openAiError>): Promise<WireSession> {
 		const auth = AuthStorage.inMemory({ openai: API_KEY });
-		return startWireSession({ api: "openai-completions", credentials: auth, route: rotatingGateway(auth, refusal) });
+		return wireSession({ api: "openai-completions", credentials: auth, route: rotatingGateway(auth, refusal) });
 	}
 
 	it("a 401 to a key replaced in auth.json meanwhile: the request goes again with the new key; one answer, no error, is shown and saved", async () => {
-		w = await rotatingSession(openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key"));
+		const w = await rotatingSession(openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key"));
 		w.server.reply(chatReply([{ type: "text", text: "answered" }]));
 
 		await w.session.prompt("hello");
@@ -77,7 +73,7 @@ describe("a request refused for a key replaced since it was read is sent once mo
 			"Bearer sk-rotated",
 		]);
 		const shown = (type: "message_start" | "message_end") =>
-			w!.eventsOf(type).flatMap((event) => (event.message.role === "assistant" ? [event.message.stopReason] : []));
+			w.eventsOf(type).flatMap((event) => (event.message.role === "assistant" ? [event.message.stopReason] : []));
 		expect([shown("message_start"), shown("message_end")]).toEqual([["stop"], ["stop"]]);
 		const saved = w
 			.entries()
@@ -90,7 +86,7 @@ describe("a request refused for a key replaced since it was read is sent once mo
 	});
 
 	it("a 403 saying the key is invalid is sent again with the new key too", async () => {
-		w = await rotatingSession(
+		const w = await rotatingSession(
 			openAiError(403, "Invalid API key: the token has expired.", "invalid_request_error", "invalid_api_key"),
 		);
 		w.server.reply(chatReply([{ type: "text", text: "answered" }]));
@@ -103,7 +99,7 @@ describe("a request refused for a key replaced since it was read is sent once mo
 
 	it("a 403 refusing the model, not the key, is not sent again though the key changed", async () => {
 		const forbidden = "You do not have access to the model gpt-wire.";
-		w = await rotatingSession(openAiError(403, forbidden, "invalid_request_error", "model_not_found"));
+		const w = await rotatingSession(openAiError(403, forbidden, "invalid_request_error", "model_not_found"));
 
 		await w.session.prompt("hello");
 
@@ -116,7 +112,7 @@ describe("a request refused for a key replaced since it was read is sent once mo
 		const auth = AuthStorage.inMemory({ openai: API_KEY });
 		let rotating = false;
 		const refusal = openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key");
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			credentials: auth,
 			settings: { compaction: { keepRecentTokens: 1 } },
@@ -146,7 +142,7 @@ describe("a request refused for a key replaced since it was read is sent once mo
 	});
 
 	it("read by its result alone (no events), a request refused for a key replaced meanwhile resolves to the new key's answer", async () => {
-		w = await rotatingSession(openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key"));
+		const w = await rotatingSession(openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key"));
 		w.server.reply(chatReply([{ type: "text", text: "answered" }]));
 		const context = { messages: [{ role: "user" as const, content: "hello", timestamp: Date.now() }] };
 
@@ -160,7 +156,7 @@ describe("a request refused for a key replaced since it was read is sent once mo
 	});
 
 	it("a 401 to the key still current is not sent again", async () => {
-		w = await startWireSession({ api: "openai-completions" });
+		const w = await wireSession({ api: "openai-completions" });
 		w.server.reply(openAiError(401, INCORRECT, "invalid_request_error", "invalid_api_key"));
 
 		await w.session.prompt("hello");

@@ -12,21 +12,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { AgentTool } from "../../src/agent/types.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { fauxStepArbitrary } from "../../src/testing/arbitraries.js";
 import { createHarness } from "../../src/testing/harness.js";
-import { comparable, reopenedContext, settleWithClock } from "./helpers.js";
+import { comparable, echo, reopenedContext, settleWithClock } from "./helpers.js";
 import { type Answer, checkRetriesAndOverflow, errorReply, SMALL_WINDOW, script } from "./recovery-helpers.js";
-
-const echo: AgentTool = {
-	name: "echo",
-	label: "Echo",
-	description: "Echoes its arguments",
-	parameters: { type: "object" },
-	execute: async (_id, params) => ({ content: [{ type: "text", text: JSON.stringify(params) }], details: {} }),
-};
 
 const replyArb: fc.Arbitrary<Answer> = fc.oneof(
 	{

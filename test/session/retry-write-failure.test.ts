@@ -6,23 +6,19 @@
  * disk, pi-ai's OpenAI client against a local server that fails once with a retryable status.
  */
 import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { json, type RecordedRequest, type Router } from "../llm/wire/server.js";
-import { startWireSession, type WireSession } from "../llm/wire/session.js";
+import { useWireSession } from "../llm/wire/session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 const OVERLOADED = { error: { type: "overloaded_error", message: "Overloaded" } };
 
 /** Prompts "two", whose answer fails once with a retryable 529; `meddle` runs at its `agent_end{willRetry}`. */
 async function failedRetry(meddle: (file: string) => void) {
-	w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+	const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 	w.server.reply(
 		chatReply([{ type: "text", text: "first answer" }]),
 		json(529, OVERLOADED),
@@ -42,24 +38,24 @@ async function failedRetry(meddle: (file: string) => void) {
 			return error;
 		},
 	);
-	return { outcome, order, file };
+	return { outcome, order, file, w };
 }
 
 describe("the retry's context edit cannot be written", () => {
 	it("regression: the session file deleted before the retry: the failed write was swallowed, the retry ended with nothing said and prompt() resolved; now prompt() fails with the IO error and nothing is resent", async () => {
-		const { outcome, order } = await failedRetry((file) => rmSync(file));
+		const { outcome, order, w } = await failedRetry((file) => rmSync(file));
 		expect(outcome).toBeInstanceOf(SettleError);
 		expect(outcome).toMatchObject({ code: "IO", details: { reason: "deleted" } });
 		expect((outcome as Error).message).toMatch(/was deleted while this session was open/);
 		expect(order).toEqual(["agent_settled", "rejected"]);
-		expect(w!.server.requests).toHaveLength(2);
-		expect(w!.eventsOf("auto_retry_end")).toEqual([expect.objectContaining({ success: false })]);
-		expect(w!.session.lifecycle).toBe("idle");
+		expect(w.server.requests).toHaveLength(2);
+		expect(w.eventsOf("auto_retry_end")).toEqual([expect.objectContaining({ success: false })]);
+		expect(w.session.lifecycle).toBe("idle");
 	});
 
 	it("the session file written to by another program before the retry: prompt() fails with the IO error, and the file keeps every line it held (nothing appended after the other program's line)", async () => {
 		let held = "";
-		const { outcome, file } = await failedRetry((path) => {
+		const { outcome, file, w } = await failedRetry((path) => {
 			appendFileSync(path, '{"type":"note","from":"another program"}\n');
 			held = readFileSync(path, "utf8");
 		});
@@ -67,7 +63,7 @@ describe("the retry's context edit cannot be written", () => {
 		expect(readFileSync(file, "utf8")).toBe(held);
 		// The failed attempt is saved (it was written before the other program's line).
 		expect(held).toContain('"errorMessage"');
-		expect(w!.server.requests).toHaveLength(2);
+		expect(w.server.requests).toHaveLength(2);
 	});
 
 	it("regression: overflow recovery with the session file deleted at agent_end: taking the failed request out of the context could not be written and the compaction's error was dropped (prompt() resolved); now prompt() fails with the IO error and nothing is resent", async () => {
@@ -76,7 +72,7 @@ describe("the retry's context edit cannot be written", () => {
 			systemText(request).startsWith("You are a context summarization assistant")
 				? chatReply([{ type: "text", text: "## Goal\nwire summary" }])
 				: next();
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			route: summaries,
 			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },

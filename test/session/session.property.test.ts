@@ -15,21 +15,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { AgentTool } from "../../src/agent/types.js";
 import type { ExtensionAPI, ExtensionEventName } from "../../src/extensions/types.js";
 import type { AgentMessage } from "../../src/llm/types.js";
 import type { PromptDisposition } from "../../src/session/agent-session.js";
 import { fauxScriptArbitrary } from "../../src/testing/arbitraries.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { comparable, driveScheduled, reopenedContext } from "./helpers.js";
-
-const echo: AgentTool = {
-	name: "echo",
-	label: "Echo",
-	description: "Echoes its arguments",
-	parameters: { type: "object" },
-	execute: async (_id, params) => ({ content: [{ type: "text", text: JSON.stringify(params) }], details: {} }),
-};
+import { comparable, driveScheduled, echo, reopenedContext } from "./helpers.js";
 
 type ActionKind = "steer" | "followUp" | "prompt" | "promptSteer" | "promptFollowUp" | "abort";
 /**

@@ -6,17 +6,13 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../../src/llm/types.js";
 import { anthropicError, anthropicPartial, anthropicReply, anthropicStreamError } from "./anthropic.js";
 import { hangUp, type RecordedRequest, type Router } from "./server.js";
-import { abortAtFirstDelta, lastAssistant, startWireSession, type WireSession } from "./session.js";
+import { abortAtFirstDelta, lastAssistant, type startWireSession, useWireSession } from "./session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 const OVERLOADED = '529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
 const PROMPT_TOO_LONG = "prompt is too long: 213462 tokens > 200000 maximum";
@@ -37,7 +33,7 @@ const summaries: Router = (request, next) =>
 
 describe("Anthropic errors → session retry", () => {
 	it("529 overloaded is retried with backoff; auto_retry_start/end carry the API's error; the retry resends the context", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		w.server.reply(
 			anthropicError(529, "overloaded_error", "Overloaded"),
 			anthropicReply([{ type: "text", text: "finally" }]),
@@ -60,7 +56,7 @@ describe("Anthropic errors → session retry", () => {
 	});
 
 	it("500 then 503 are retried with exponential backoff (1, 2 ms), then the answer", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		w.server.reply(
 			anthropicError(500, "api_error", "Internal server error"),
 			anthropicError(503, "api_error", "Service Unavailable"),
@@ -86,7 +82,7 @@ describe("Anthropic errors → session retry", () => {
 	});
 
 	it("retries exhausted: the last API error ends the prompt, auto_retry_end{success:false} names it", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { retry: { baseDelayMs: 1, maxRetries: 2 } } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { retry: { baseDelayMs: 1, maxRetries: 2 } } });
 		w.server.reply(
 			anthropicError(529, "overloaded_error", "Overloaded"),
 			anthropicError(529, "overloaded_error", "Overloaded"),
@@ -102,7 +98,7 @@ describe("Anthropic errors → session retry", () => {
 	});
 
 	it("429 rate_limit_error is retried by the session when the SDK's own retries are off", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		w.server.reply(
 			anthropicError(429, "rate_limit_error", RATE_LIMITED, { "retry-after": "0" }),
 			anthropicReply([{ type: "text", text: "ok" }]),
@@ -118,7 +114,7 @@ describe("Anthropic errors → session retry", () => {
 	});
 
 	it("with the SDK's default transport retries, a 429 with retry-after is retried inside the request (no session retry)", async () => {
-		w = await startWireSession({ api: "anthropic-messages", sdkMaxRetries: undefined });
+		const w = await wireSession({ api: "anthropic-messages", sdkMaxRetries: undefined });
 		w.server.reply(
 			anthropicError(429, "rate_limit_error", RATE_LIMITED, { "retry-after": "0" }),
 			anthropicReply([{ type: "text", text: "ok" }]),
@@ -130,7 +126,7 @@ describe("Anthropic errors → session retry", () => {
 	});
 
 	it("regression: retry.provider.maxRetries reaches the provider SDK (0: the 529 comes back to the session's retry)", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			sdkMaxRetries: undefined,
 			settings: { retry: { baseDelayMs: 1, provider: { maxRetries: 0 } } },
@@ -146,7 +142,7 @@ describe("Anthropic errors → session retry", () => {
 	});
 
 	it("regression: before_provider_headers handlers set the HTTP headers of the request", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			extensionFactories: [
 				(pi) =>
@@ -161,7 +157,7 @@ describe("Anthropic errors → session retry", () => {
 	});
 
 	it("401 authentication_error is not retried and ends the prompt with the API's message", async () => {
-		w = await startWireSession({ api: "anthropic-messages", sdkMaxRetries: undefined });
+		const w = await wireSession({ api: "anthropic-messages", sdkMaxRetries: undefined });
 		w.server.reply(anthropicError(401, "authentication_error", "invalid x-api-key"));
 		await w.session.prompt("hello");
 		expect(w.server.requests).toHaveLength(1);
@@ -176,7 +172,7 @@ describe("Anthropic errors → session retry", () => {
 	});
 
 	it("an SSE error event mid-stream (overloaded_error) is retried; the partial text is not kept in the context", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		w.server.reply(
 			anthropicStreamError("overloaded_error", "Overloaded", [{ type: "text", text: "half an ans" }]),
 			anthropicReply([{ type: "text", text: "whole answer" }]),
@@ -189,7 +185,7 @@ describe("Anthropic errors → session retry", () => {
 	});
 
 	it("a connection cut mid-stream is retried", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		w.server.reply(
 			anthropicPartial([{ type: "text", text: "cut off here" }], 4, "cut"),
 			anthropicReply([{ type: "text", text: "ok" }]),
@@ -200,7 +196,7 @@ describe("Anthropic errors → session retry", () => {
 	});
 
 	it("bug: a stream that ended before message_stop was fatal; it is a cut connection and is retried (pi #4433)", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		w.server.reply(
 			anthropicPartial([{ type: "text", text: "no end" }], 5, "end"),
 			anthropicReply([{ type: "text", text: "ok" }]),
@@ -215,7 +211,7 @@ describe("Anthropic errors → session retry", () => {
 
 describe("Anthropic 400 prompt is too long → overflow compaction", () => {
 	it("compacts the history, then re-runs the request, which now fits", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			route: summaries,
 			settings: { compaction: { keepRecentTokens: 1 } },
@@ -250,7 +246,7 @@ describe("Anthropic 400 prompt is too long → overflow compaction", () => {
 
 describe("abort() during a streaming Anthropic response", () => {
 	it("closes the HTTP request and persists the partial assistant message as aborted", async () => {
-		w = await startWireSession({ api: "anthropic-messages" });
+		const w = await wireSession({ api: "anthropic-messages" });
 		w.server.reply(anthropicPartial([{ type: "text", text: "streaming forever" }], 4, "hang"));
 		await abortAtFirstDelta(w, "go");
 		expect(w.server.closedByClient).toHaveLength(1);
@@ -266,7 +262,7 @@ describe("abort() during a streaming Anthropic response", () => {
 
 /** A wire session on a 64k-output Anthropic model (pi-ai asks for 32000), thinking off, every turn compactable. */
 function startCapSession(): ReturnType<typeof startWireSession> {
-	return startWireSession({
+	return wireSession({
 		api: "anthropic-messages",
 		route: summaries,
 		model: { maxTokens: 64_000 },
@@ -280,7 +276,7 @@ describe("Anthropic answers cut by the output cap (stop_reason max_tokens)", () 
 		// is the output limit, not a full context; nothing to compact, the answer stands. The input
 		// leaves room in the 200k window for the 32000 asked for but not for the model's 64000, so
 		// judging the stop against model.maxTokens would call it cut by the window.
-		w = await startCapSession();
+		const w = await startCapSession();
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "short" }]),
 			anthropicReply([{ type: "text", text: "a very long answer, cut" }], {
@@ -300,7 +296,7 @@ describe("Anthropic answers cut by the output cap (stop_reason max_tokens)", () 
 	});
 
 	it("a max_tokens stop far below the requested cap, its input leaving less room than the cap, is still recovered like an overflow (compact, re-run)", async () => {
-		w = await startCapSession();
+		const w = await startCapSession();
 		// 190000 input tokens in the 200k window leave 10000 of the 32000 asked for: the window cut it.
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "short" }]),
@@ -317,7 +313,7 @@ describe("Anthropic answers cut by the output cap (stop_reason max_tokens)", () 
 	});
 
 	it("pi#9793: a max_tokens stop far below the requested cap with room for the whole cap is not compacted (the window did not cut it)", async () => {
-		w = await startCapSession();
+		const w = await startCapSession();
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "short" }]),
 			anthropicReply([{ type: "text", text: "cut" }], { stopReason: "max_tokens", usage: { input: 5000, output: 12 } }),
@@ -332,7 +328,7 @@ describe("Anthropic answers cut by the output cap (stop_reason max_tokens)", () 
 
 describe("Anthropic 400 'input length and max_tokens exceed context limit'", () => {
 	it("bug: the API's input+max_tokens overflow ended the prompt as a fatal error; it is an overflow and is compacted", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			route: summaries,
 			settings: { compaction: { keepRecentTokens: 1 } },
@@ -358,7 +354,7 @@ describe("Anthropic 400 'input length and max_tokens exceed context limit'", () 
 
 describe("more of the wire", () => {
 	it("a tool call cut mid-arguments is never executed; the retry's complete call is", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
 		const write = {
 			type: "tool_use" as const,
 			id: "toolu_01Write",
@@ -380,7 +376,7 @@ describe("more of the wire", () => {
 	});
 
 	it("real usage near the window triggers threshold compaction after the answer", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			route: summaries,
 			settings: { defaultThinkingLevel: "off", compaction: { keepRecentTokens: 1 } },
@@ -402,7 +398,7 @@ describe("more of the wire", () => {
 	});
 
 	it("the endpoint drops the connection before answering: retried, then the prompt ends with the connection error", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { retry: { baseDelayMs: 1, maxRetries: 1 } } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { retry: { baseDelayMs: 1, maxRetries: 1 } } });
 		w.server.reply(hangUp(), hangUp());
 		await w.session.prompt("hello");
 		// pi-ai's bare "Connection error.", with the address and the cause the client dropped.

@@ -4,20 +4,16 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../../src/llm/types.js";
 import { anthropicReply } from "./anthropic.js";
-import { API_KEY, startWireSession, type WireSession } from "./session.js";
+import { API_KEY, useWireSession } from "./session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 describe("Anthropic Messages over HTTP", () => {
 	it("a text reply: streamed deltas, usage and cost on the message, session stats, the request the API received", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "Hello from the wire." }], {
 				usage: { input: 1200, output: 7, cacheRead: 300, cacheWrite: 50 },
@@ -74,7 +70,7 @@ describe("Anthropic Messages over HTTP", () => {
 	});
 
 	it("a tool call with the real read tool, then the follow-up request carries the tool result", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "off" } });
 		writeFileSync(join(w.dir, "notes.txt"), "the secret is 42\n");
 		w.server.reply(
 			anthropicReply(
@@ -112,7 +108,7 @@ describe("Anthropic Messages over HTTP", () => {
 	});
 
 	it("thinking: thinking blocks with their signature land in the message and are sent back on the next turn", async () => {
-		w = await startWireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "medium" } });
+		const w = await wireSession({ api: "anthropic-messages", settings: { defaultThinkingLevel: "medium" } });
 		w.server.reply(
 			anthropicReply(
 				[
@@ -149,7 +145,7 @@ describe("Anthropic Messages over HTTP", () => {
 
 	it("extension hooks see the real wire: before_provider_request changes the payload sent, after_provider_response gets status and headers", async () => {
 		const responses: { status: number; headers: Record<string, string> }[] = [];
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "anthropic-messages",
 			settings: { defaultThinkingLevel: "off" },
 			extensionFactories: [

@@ -5,16 +5,12 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { chatPartial, chatReply, chatStreamError, openAiError } from "./openai.js";
 import type { RecordedRequest, Router } from "./server.js";
-import { API_KEY, abortAtFirstDelta, lastAssistant, startWireSession, type WireSession } from "./session.js";
+import { API_KEY, abortAtFirstDelta, lastAssistant, useWireSession } from "./session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 const systemText = (request: RecordedRequest): string => {
 	const first = request.body?.messages?.[0];
@@ -32,7 +28,7 @@ const rateLimited = (wait: string) =>
 
 describe("OpenAI Chat Completions over HTTP", () => {
 	it("a text reply: deltas, usage (cached prompt tokens as cacheRead), stats, and the request: system prompt, tools, stream_options", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		w.server.reply(
 			chatReply([{ type: "text", text: "Hello over chat completions." }], {
 				usage: { prompt: 900, completion: 12, cached: 400 },
@@ -69,7 +65,7 @@ describe("OpenAI Chat Completions over HTTP", () => {
 	});
 
 	it("a tool call with the real read tool; the follow-up carries the tool message with the file's content", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
 		writeFileSync(join(w.dir, "notes.txt"), "the secret is 42\n");
 		w.server.reply(
 			chatReply([{ type: "tool_call", id: "call_wire1", name: "read", arguments: { path: "notes.txt" } }], {
@@ -105,7 +101,7 @@ describe("OpenAI Chat Completions over HTTP", () => {
 	});
 
 	it("reasoning deltas (reasoning_content) become a thinking block; the request carries reasoning_effort", async () => {
-		w = await startWireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "high" } });
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "high" } });
 		w.server.reply(
 			chatReply([
 				{ type: "reasoning", text: "Two plus two is four." },
@@ -123,7 +119,7 @@ describe("OpenAI Chat Completions over HTTP", () => {
 
 describe("OpenAI Chat Completions errors", () => {
 	it("429 'Please try again in 20ms': the session waits what the API asked (delayMs 20), then succeeds", async () => {
-		w = await startWireSession({ api: "openai-completions" });
+		const w = await wireSession({ api: "openai-completions" });
 		w.server.reply(
 			openAiError(429, rateLimited("20ms"), "tokens", "rate_limit_exceeded", { "retry-after": "1" }),
 			chatReply([{ type: "text", text: "ok" }]),
@@ -137,7 +133,7 @@ describe("OpenAI Chat Completions errors", () => {
 	});
 
 	it("429 asking for longer than retry.maxAgentDelayMs: no retry, the prompt ends with the API's error", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			settings: { retry: { baseDelayMs: 1, maxAgentDelayMs: 1000 } },
 		});
@@ -149,7 +145,7 @@ describe("OpenAI Chat Completions errors", () => {
 	});
 
 	it("429 insufficient_quota is not retried (waiting does not refill a quota)", async () => {
-		w = await startWireSession({ api: "openai-completions" });
+		const w = await wireSession({ api: "openai-completions" });
 		const quota = "You exceeded your current quota, please check your plan and billing details.";
 		w.server.reply(openAiError(429, quota, "insufficient_quota", "insufficient_quota"));
 		await w.session.prompt("hello");
@@ -159,7 +155,7 @@ describe("OpenAI Chat Completions errors", () => {
 	});
 
 	it("500 and 503 are retried with backoff", async () => {
-		w = await startWireSession({ api: "openai-completions" });
+		const w = await wireSession({ api: "openai-completions" });
 		w.server.reply(
 			openAiError(500, "The server had an error while processing your request. Sorry about that!", "server_error"),
 			openAiError(503, "The engine is currently overloaded, please try again later", "server_error"),
@@ -175,7 +171,7 @@ describe("OpenAI Chat Completions errors", () => {
 	});
 
 	it("401 invalid_api_key is not retried", async () => {
-		w = await startWireSession({ api: "openai-completions", sdkMaxRetries: undefined });
+		const w = await wireSession({ api: "openai-completions", sdkMaxRetries: undefined });
 		const message =
 			"Incorrect API key provided: sk-wire-***-key. You can find your API key at https://platform.openai.com/account/api-keys.";
 		w.server.reply(openAiError(401, message, "invalid_request_error", "invalid_api_key"));
@@ -189,7 +185,7 @@ describe("OpenAI Chat Completions errors", () => {
 	});
 
 	it("an error object mid-stream (server_error) is retried", async () => {
-		w = await startWireSession({ api: "openai-completions" });
+		const w = await wireSession({ api: "openai-completions" });
 		const text =
 			"The server had an error processing your request. Sorry about that! You can retry your request, or contact us through our help center at help.openai.com if you keep seeing this error.";
 		w.server.reply(
@@ -202,7 +198,7 @@ describe("OpenAI Chat Completions errors", () => {
 	});
 
 	it("a connection cut mid-stream is retried", async () => {
-		w = await startWireSession({ api: "openai-completions" });
+		const w = await wireSession({ api: "openai-completions" });
 		w.server.reply(
 			chatPartial([{ type: "text", text: "cut off here" }], 2, "cut"),
 			chatReply([{ type: "text", text: "ok" }]),
@@ -213,7 +209,7 @@ describe("OpenAI Chat Completions errors", () => {
 	});
 
 	it("a stream that ends without finish_reason or [DONE] is a failed attempt, retried (pi-ai 0.73.1 took it for the answer; later pi-ai fails it too)", async () => {
-		w = await startWireSession({ api: "openai-completions" });
+		const w = await wireSession({ api: "openai-completions" });
 		w.server.reply(
 			chatPartial([{ type: "text", text: "no end" }], 2, "end"),
 			chatReply([{ type: "text", text: "ok" }]),
@@ -224,7 +220,7 @@ describe("OpenAI Chat Completions errors", () => {
 	});
 
 	it("400 context_length_exceeded compacts the history, then re-runs the request", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-completions",
 			route: summaries,
 			settings: { compaction: { keepRecentTokens: 1 } },
@@ -251,7 +247,7 @@ describe("OpenAI Chat Completions errors", () => {
 	});
 
 	it("abort() during the stream closes the HTTP request; the partial answer is persisted as aborted", async () => {
-		w = await startWireSession({ api: "openai-completions" });
+		const w = await wireSession({ api: "openai-completions" });
 		w.server.reply(chatPartial([{ type: "text", text: "streaming forever" }], 2, "hang"));
 		await abortAtFirstDelta(w, "go");
 		expect(lastAssistant(w)).toMatchObject({ stopReason: "aborted", content: [{ type: "text", text: "streaming" }] });

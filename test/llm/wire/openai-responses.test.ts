@@ -4,17 +4,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openAiError } from "./openai.js";
 import { responsesFailed, responsesPartial, responsesReply } from "./responses.js";
 import type { Router } from "./server.js";
-import { API_KEY, abortAtFirstDelta, lastAssistant, startWireSession, type WireSession } from "./session.js";
+import { API_KEY, abortAtFirstDelta, lastAssistant, useWireSession } from "./session.js";
 
-let w: WireSession | undefined;
-afterEach(async () => {
-	await w?.dispose();
-	w = undefined;
-});
+const wireSession = useWireSession();
 
 const summaries: Router = (request, next) =>
 	String(request.body?.input?.[0]?.content ?? "").startsWith("You are a context summarization assistant")
@@ -24,7 +20,7 @@ const CONTEXT_WINDOW = "Your input exceeds the context window of this model. Ple
 
 describe("OpenAI Responses over HTTP", () => {
 	it("reasoning summary and text, usage with cached input, the request's instructions and tools", async () => {
-		w = await startWireSession({ api: "openai-responses", settings: { defaultThinkingLevel: "medium" } });
+		const w = await wireSession({ api: "openai-responses", settings: { defaultThinkingLevel: "medium" } });
 		w.server.reply(
 			responsesReply(
 				[
@@ -59,7 +55,7 @@ describe("OpenAI Responses over HTTP", () => {
 	});
 
 	it("a function call with the real read tool; the follow-up input carries function_call_output", async () => {
-		w = await startWireSession({ api: "openai-responses", settings: { defaultThinkingLevel: "off" } });
+		const w = await wireSession({ api: "openai-responses", settings: { defaultThinkingLevel: "off" } });
 		writeFileSync(join(w.dir, "notes.txt"), "the secret is 42\n");
 		w.server.reply(
 			responsesReply([{ type: "function_call", callId: "call_wire1", name: "read", arguments: { path: "notes.txt" } }]),
@@ -84,7 +80,7 @@ describe("OpenAI Responses over HTTP", () => {
 
 describe("OpenAI Responses errors", () => {
 	it("response.failed (server_error) after the stream began is retried", async () => {
-		w = await startWireSession({ api: "openai-responses" });
+		const w = await wireSession({ api: "openai-responses" });
 		w.server.reply(
 			responsesFailed("server_error", "The server had an error while processing your request."),
 			responsesReply([{ type: "message", text: "ok" }]),
@@ -97,7 +93,7 @@ describe("OpenAI Responses errors", () => {
 	});
 
 	it("400 context_length_exceeded compacts, then re-runs", async () => {
-		w = await startWireSession({
+		const w = await wireSession({
 			api: "openai-responses",
 			route: summaries,
 			settings: { compaction: { keepRecentTokens: 1 } },
@@ -119,7 +115,7 @@ describe("OpenAI Responses errors", () => {
 	});
 
 	it("abort() mid-stream closes the HTTP request; the partial text is persisted as aborted", async () => {
-		w = await startWireSession({ api: "openai-responses" });
+		const w = await wireSession({ api: "openai-responses" });
 		w.server.reply(responsesPartial([{ type: "message", text: "streaming forever" }], 6, "hang"));
 		await abortAtFirstDelta(w, "go");
 		expect(lastAssistant(w)).toMatchObject({

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
+import { afterEach } from "vitest";
 import type { ExtensionFactory } from "../../../src/extensions/types.js";
 import { loadPiAi, PiAiModelRuntime, type PiAiModule } from "../../../src/llm/pi-ai.js";
 import type { AssistantMessage, Model } from "../../../src/llm/types.js";
@@ -129,6 +130,30 @@ export async function startWireSession(options: WireSessionOptions): Promise<Wir
 			await server.close();
 			rmSync(dir, { recursive: true, force: true });
 		},
+	};
+}
+
+/**
+ * {@link startWireSession} for the tests of one file or `describe`: the session it started last is
+ * disposed after each test. Its `afterEach` runs after the hooks registered later in that scope and
+ * before those registered earlier (vitest runs after-hooks last first).
+ *
+ * @example
+ * const wireSession = useWireSession();
+ * it("answers", async () => {
+ *   const w = await wireSession({ api: "anthropic-messages" });
+ *   await w.session.prompt("hi");
+ * });
+ */
+export function useWireSession(): (options: WireSessionOptions) => Promise<WireSession> {
+	let current: WireSession | undefined;
+	afterEach(async () => {
+		await current?.dispose();
+		current = undefined;
+	});
+	return async (options) => {
+		current = await startWireSession(options);
+		return current;
 	};
 }
 
