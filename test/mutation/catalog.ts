@@ -21423,6 +21423,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/llm/compat-notes.test.ts"],
 	},
+	{
+		id: "ME01",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"an installed package's extension sub-folder whose package.json names only missing entries vanishes without a word again",
+		edits: [
+			{
+				find: "packageFiles(root, item.entry, absent)",
+				replace: "packageFiles(root, item.entry)",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "ME02",
+		file: "src/resources/packages.ts",
+		description:
+			"a package sub-folder's missing entry is reported even when the user's package filter leaves that folder out",
+		edits: [
+			{
+				find: "if (patterns.length > 0 && applyFilters([path], patterns, root, true).length > 0) missing?.push(found);",
+				replace: "missing?.push(found);",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
