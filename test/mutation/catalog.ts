@@ -21449,6 +21449,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-load-errors.test.ts"],
 	},
+	{
+		id: "ME03",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"LM Studio's 200 error object for a baseUrl with a path of its own (http://host:1234/api) gets no note again",
+		edits: [
+			{
+				find: 'return missingV1Note(model) ?? basePathNote(model, message, "200 with that error");',
+				replace: "return missingV1Note(model);",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
