@@ -21462,6 +21462,56 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
 	},
+	{
+		id: "ME04",
+		file: "src/llm/stateless-reasoning.ts",
+		description:
+			"a resumed stateless Responses session sends its reasoning items without encrypted content by id again (404 every turn)",
+		edits: [
+			{
+				find: "if (Array.isArray(params.input)) params.input = withoutUnresolvableReasoning(params.input);",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/responses-resumed-reasoning.test.ts"],
+	},
+	{
+		id: "ME05",
+		file: "src/llm/stateless-reasoning.ts",
+		description: "every reasoning item is left out, the encrypted ones that can be replayed too",
+		edits: [
+			{
+				find: 'orphaned = typeof item.encrypted_content !== "string" || item.encrypted_content === "";',
+				replace: "orphaned = true;",
+			},
+		],
+		tests: ["test/pi-races/responses-resumed-reasoning.test.ts"],
+	},
+	{
+		id: "ME06",
+		file: "src/llm/stateless-reasoning.ts",
+		description: "a resumed Codex (openai-codex-responses) session still sends its unresolvable reasoning items",
+		edits: [
+			{
+				find: 'if (model.api !== "openai-responses" && model.api !== "openai-codex-responses") return options;',
+				replace: 'if (model.api !== "openai-responses") return options;',
+			},
+		],
+		tests: ["test/pi-races/responses-resumed-reasoning.test.ts"],
+	},
+	{
+		id: "ME07",
+		file: "src/llm/stateless-reasoning.ts",
+		description:
+			"the call that followed a reasoning item left out keeps its item id, which pairs it with that reasoning",
+		edits: [
+			{
+				find: "if (orphaned && turnOutput && item.id !== undefined) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/pi-races/responses-resumed-reasoning.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
