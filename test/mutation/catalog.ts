@@ -17475,7 +17475,9 @@ export const MUTANTS: Mutant[] = [
 		file: "src/resources/resource-loader.ts",
 		description:
 			"pi#8098: a package folder without a manifest is kept as the folder, not its index.ts: the auto-discovered copy loads too and a bare /viking goes to the model",
-		edits: [{ find: "for (const path of extensionEntriesAt(root))\n", replace: "for (const path of [root])\n" }],
+		edits: [
+			{ find: "for (const path of extensionEntriesAt(root, absent))\n", replace: "for (const path of [root])\n" },
+		],
 		tests: ["test/pi-races/package-same-name.test.ts"],
 	},
 	{
@@ -21009,6 +21011,7 @@ export const MUTANTS: Mutant[] = [
 			"a package naming a missing extension file stops settle with no word of the filter that keeps the rest of the package",
 		edits: [
 			{
+				after: "but the package has no such file",
 				find: "; until then remove the package, or keep the rest of it by listing it as",
 				replace: ", or remove the package. Listed as",
 			},
