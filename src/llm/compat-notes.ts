@@ -142,9 +142,9 @@ const UNKNOWN_PATH = /not found|invalid url|unexpected endpoint|cannot post|no r
  * For a 404 (`text`) from an `openai-completions` / `openai-responses` model whose `baseUrl` has a
  * path of its own (`http://host:1234/api`): the URL requested, and to check that path; `/v1` is
  * suggested only when the path does not already end with it. Undefined for a text that speaks of a
- * model or reads as no unknown path.
+ * model or reads as no unknown path. `answered` is how the server answered (LM Studio's is a 200).
  */
-function basePathNote(model: Model, text: string): string | undefined {
+function basePathNote(model: Model, text: string, answered = "404"): string | undefined {
 	if (/model/i.test(text) || !UNKNOWN_PATH.test(text)) return undefined;
 	let path: string;
 	try {
@@ -158,7 +158,17 @@ function basePathNote(model: Model, text: string): string | undefined {
 	const v1 = /\/v1$/i.test(path)
 		? ""
 		: " (OpenAI-compatible servers such as Ollama, vLLM and LM Studio serve it under /v1)";
-	return `The request went to ${base}${endpoint} and the server answered 404: it serves no ${endpoint} under the path ${path} of the "baseUrl" of ${model.provider}. Check that path in models.json${v1}.`;
+	return `The request went to ${base}${endpoint} and the server answered ${answered}: it serves no ${endpoint} under the path ${path} of the "baseUrl" of ${model.provider}. Check that path in models.json${v1}.`;
+}
+
+/**
+ * For a 200 whose body is an error object (`message`, LM Studio's "Unexpected endpoint or method.")
+ * from an `openai-completions` / `openai-responses` model: the baseUrl with `/v1` when it has no
+ * path (pi#9099), else the URL requested and to check the baseUrl's path, as for a 404. Internal.
+ */
+export function servedErrorPathNote(model: Model, message: string): string | undefined {
+	if (model.api !== "openai-completions" && model.api !== "openai-responses") return undefined;
+	return missingV1Note(model) ?? basePathNote(model, message, "200 with that error");
 }
 
 /**

@@ -4,7 +4,9 @@
  * reasoning effort is set. At thinking `off`, a model that reasons anyway (a `thinkingLevelMap.off`
  * of `"minimal"`, a gateway model that always thinks) answered with reasoning items that carry only
  * their id; pi-ai sent them back by id, and OpenAI, having stored nothing, refused the request after
- * every tool call: 404 "Item with id 'rs_…' not found" (pi#5059).
+ * every tool call: 404 "Item with id 'rs_…' not found" (pi#5059). A session file written before
+ * (by pi, or by Settle without this) still holds such items: sent by id, they are refused on every
+ * later turn of the resumed session (oh-my-pi#41), so they are left out of the request.
  */
 import type { Model, StreamOptions } from "./types.js";
 
@@ -13,8 +15,10 @@ const ENCRYPTED_REASONING = "reasoning.encrypted_content";
 /**
  * `options` for pi-ai whose `onPayload` asks a reasoning model's stateless (`store: false`)
  * Responses request for the reasoning's encrypted content, whatever the thinking level, so each
- * reasoning item the model returns can be replayed on the next request; the caller's own
- * `onPayload` then runs. Other wire APIs and models that cannot reason are left as they are.
+ * reasoning item the model returns can be replayed on the next request, and leaves out of a
+ * stateless Responses or Codex request each reasoning item without encrypted content (OpenAI
+ * cannot find it by id); the session keeps it. The caller's own `onPayload` then runs. Other wire
+ * APIs are left as they are.
  *
  * @example
  * ```ts
@@ -27,15 +31,45 @@ export function requestReplayableReasoning(
 	model: Model,
 	options: StreamOptions | undefined,
 ): StreamOptions | undefined {
-	if (model.api !== "openai-responses" || !model.reasoning) return options;
+	if (model.api !== "openai-responses" && model.api !== "openai-codex-responses") return options;
+	const asksForEncrypted = model.api === "openai-responses" && model.reasoning;
 	const outer = options?.onPayload;
 	const onPayload: StreamOptions["onPayload"] = (payload, payloadModel) => {
-		const params = payload as { store?: unknown; include?: unknown } | null;
+		const params = payload as { store?: unknown; include?: unknown; input?: unknown } | null;
 		if (params && params.store === false) {
 			const include = Array.isArray(params.include) ? (params.include as unknown[]) : [];
-			if (!include.includes(ENCRYPTED_REASONING)) params.include = [...include, ENCRYPTED_REASONING];
+			if (asksForEncrypted && !include.includes(ENCRYPTED_REASONING))
+				params.include = [...include, ENCRYPTED_REASONING];
+			if (Array.isArray(params.input)) params.input = withoutUnresolvableReasoning(params.input);
 		}
 		return outer ? outer(payload, payloadModel) : undefined;
 	};
 	return { ...options, onPayload };
+}
+
+type InputItem = { type?: unknown; role?: unknown; id?: unknown; encrypted_content?: unknown };
+
+/**
+ * The input without reasoning items that carry no encrypted content: under `store: false` OpenAI
+ * answers 404 for each. The calls and messages of the same turn go on without their item ids, as
+ * pi-ai sends another model's calls, so nothing pairs them with the reasoning left out.
+ */
+function withoutUnresolvableReasoning(input: unknown[]): unknown[] {
+	const kept: unknown[] = [];
+	let orphaned = false;
+	for (const value of input) {
+		const item = (value ?? {}) as InputItem;
+		if (item.type === "reasoning") {
+			orphaned = typeof item.encrypted_content !== "string" || item.encrypted_content === "";
+			if (!orphaned) kept.push(value);
+			continue;
+		}
+		const turnOutput = item.type === "function_call" || (item.type === "message" && item.role === "assistant");
+		if (!turnOutput) orphaned = false;
+		if (orphaned && turnOutput && item.id !== undefined) {
+			const { id: _id, ...rest } = item;
+			kept.push(rest);
+		} else kept.push(value);
+	}
+	return kept;
 }

@@ -21,7 +21,14 @@ import { delimiter, dirname, join, relative, resolve, sep } from "node:path";
 import { loadPicomatch } from "../lazy-deps.js";
 import { expandHome } from "../settings/paths.js";
 import type { PackageSource } from "../settings/schema.js";
-import { collectExtensionEntries, collectMarkdownFiles, collectSkillFiles, isDirectory, isFile } from "./discovery.js";
+import {
+	collectExtensionEntries,
+	collectMarkdownFiles,
+	collectSkillFiles,
+	isDirectory,
+	isFile,
+	type MissingExtensionEntry,
+} from "./discovery.js";
 import { applyFilters } from "./filters.js";
 
 /** What a `packages` entry's source names. */
@@ -311,10 +318,13 @@ export interface PackageFile {
  * The extension, skill and template files a package folder offers (pi's `collectPackageResources`),
  * each enabled or not under the entry's filter. A plain file is one extension. Undefined when the
  * folder has neither a `pi` manifest nor any conventional folder (pi then loads it as an extension).
+ * The entries an extension sub-folder's own `package.json` names but lacks are added to `missing`,
+ * those the entry's filter would load only.
  */
 export function packageFiles(
 	root: string,
 	entry: PackageSource,
+	missing?: MissingExtensionEntry[],
 ): Record<PackageResourceKind, PackageFile[]> | undefined {
 	const filter = typeof entry === "object" ? entry : undefined;
 	const manifest = readPiManifest(root);
@@ -328,16 +338,24 @@ export function packageFiles(
 			const named = manifest?.[kind];
 			const files =
 				named !== undefined
-					? manifestFiles(root, kind, named)
+					? manifestFiles(root, kind, named, missing)
 					: manifest && !filter
 						? []
-						: filesAt(kind, join(root, kind), true);
+						: filesAt(kind, join(root, kind), true, missing);
 			result[kind] = files.map((path) => ({ path, enabled: true }));
 			continue;
 		}
 		const named = manifest?.[kind];
+		const absent: MissingExtensionEntry[] = [];
 		const allowed =
-			named && named.length > 0 ? manifestFiles(root, kind, named) : filesAt(kind, join(root, kind), true);
+			named && named.length > 0
+				? manifestFiles(root, kind, named, absent)
+				: filesAt(kind, join(root, kind), true, absent);
+		// As for the files: only what the filter would load is missed.
+		for (const found of absent) {
+			const path = resolve(dirname(found.manifest), found.entry);
+			if (patterns.length > 0 && applyFilters([path], patterns, root, true).length > 0) missing?.push(found);
+		}
 		// An empty array turns the kind off; patterns narrow what the manifest allows (plain entries are patterns too).
 		const enabled = new Set(patterns.length === 0 ? [] : applyFilters(allowed, patterns, root, true));
 		result[kind] = allowed.map((path) => ({ path, enabled: enabled.has(path) }));
@@ -346,19 +364,32 @@ export function packageFiles(
 }
 
 /** The files a manifest's entries (paths, globs, then `!` / `+` / `-` overrides) allow. */
-function manifestFiles(root: string, kind: PackageResourceKind, entries: readonly string[]): string[] {
+function manifestFiles(
+	root: string,
+	kind: PackageResourceKind,
+	entries: readonly string[],
+	missing?: MissingExtensionEntry[],
+): string[] {
 	const isOverride = (entry: string) => entry.startsWith("!") || entry.startsWith("+") || entry.startsWith("-");
 	const paths = entries
 		.filter((entry) => !isOverride(entry))
 		.flatMap((entry) => (/[*?]/.test(entry) ? globIn(root, entry) : [resolve(root, entry)]));
-	const files = paths.flatMap((path) => filesAt(kind, path));
+	const absent: MissingExtensionEntry[] = [];
+	const files = paths.flatMap((path) => filesAt(kind, path, false, absent));
 	const overrides = entries.filter(isOverride);
+	const kept = (path: string) => overrides.length === 0 || applyFilters([path], overrides, root).length > 0;
+	missing?.push(...absent.filter((found) => kept(resolve(dirname(found.manifest), found.entry))));
 	return overrides.length > 0 ? applyFilters(files, overrides, root) : files;
 }
 
-function filesAt(kind: PackageResourceKind, path: string, folderOnly = false): string[] {
+function filesAt(
+	kind: PackageResourceKind,
+	path: string,
+	folderOnly = false,
+	missing?: MissingExtensionEntry[],
+): string[] {
 	if (isDirectory(path)) {
-		if (kind === "extensions") return collectExtensionEntries(path);
+		if (kind === "extensions") return collectExtensionEntries(path, missing);
 		if (kind === "skills") return collectSkillFiles(path, "pi");
 		return collectMarkdownFiles(path, true);
 	}

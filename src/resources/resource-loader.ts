@@ -9,7 +9,7 @@
  * extensions add with `extendResources`. The first skill / template of a name wins.
  */
 import { existsSync, realpathSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { errorMessage } from "../errors.js";
 import {
 	expandHome,
@@ -673,7 +673,8 @@ export class DefaultResourceLoader implements ResourceLoader {
 				});
 			}
 			const found: Found = { path: "", scope: item.scope, source, origin: "package", baseDir: root };
-			const offered = isDirectory(root) ? packageFiles(root, item.entry) : undefined;
+			const absent: MissingExtensionEntry[] = [];
+			const offered = isDirectory(root) ? packageFiles(root, item.entry, absent) : undefined;
 			for (const entry of isDirectory(root) ? missingManifestExtensions(root, item.entry) : []) {
 				// pi drops the entry without a word: the extension the user installed is just not there.
 				diagnostics.push({
@@ -685,10 +686,13 @@ export class DefaultResourceLoader implements ResourceLoader {
 			if (!offered) {
 				// pi: a file, or a folder with no manifest and no resource folders, is one extension.
 				const baseDir = isDirectory(root) ? root : dirname(root);
-				for (const path of extensionEntriesAt(root))
+				for (const path of extensionEntriesAt(root, absent))
 					files.push({ kind: "extensions", path, enabled: true, found: { ...found, path, baseDir } });
-				continue;
 			}
+			diagnostics.push(
+				...packageMissingEntryDiagnostics(absent, source, item.settingsPath, offered ? root : undefined),
+			);
+			if (!offered) continue;
 			for (const kind of ["extensions", "skills", "prompts"] as PackageResourceKind[]) {
 				for (const file of offered[kind])
 					files.push({ kind, path: file.path, enabled: file.enabled, found: { ...found, path: file.path } });
@@ -809,6 +813,35 @@ function missingEntryDiagnostics(missing: readonly MissingEntryFound[]): Resourc
 		diagnostics.push({
 			type: "error",
 			message: `Extension folder ${folder}${settingsPath ? ` (in ${settingsPath})` : ""} names the extension ${entry} in its package.json, but the folder has no such file: the extension is not loaded${index ? `, nor its ${index} in its place` : ""}. Its "${key}" extensions list must name a file in the folder (fix the entry, or build the file).`,
+			path: manifest,
+		});
+	}
+	return diagnostics;
+}
+
+/**
+ * One error per entry an extension folder inside a package (`extensions/<folder>/package.json`)
+ * names but lacks: as for a plain folder, with the package filter that keeps the rest of the package.
+ */
+function packageMissingEntryDiagnostics(
+	missing: readonly MissingExtensionEntry[],
+	source: string,
+	settingsPath: string,
+	/** The package's root when a filter can leave one folder out; undefined when only [] helps. */
+	root: string | undefined,
+): ResourceDiagnostic[] {
+	const seen = new Set<string>();
+	const diagnostics: ResourceDiagnostic[] = [];
+	for (const { manifest, key, entry, index } of missing) {
+		const id = `${manifest}\0${entry}`;
+		if (seen.has(id)) continue;
+		seen.add(id);
+		const folder = dirname(manifest);
+		const relativeFolder = root === undefined ? "" : relative(root, folder).split(sep).join("/");
+		const filter = relativeFolder ? [`!${relativeFolder}/**`] : [];
+		diagnostics.push({
+			type: "error",
+			message: `Package ${source} (in ${settingsPath}) has the extension folder ${folder}, whose package.json names the extension ${entry}, but the folder has no such file: the extension is not loaded${index ? `, nor its ${index} in its place` : ""}. Its "${key}" extensions list must name a file in the folder (ask the package's author); until then remove the package, or keep the rest of it by listing it as {"source": ${JSON.stringify(source)}, "extensions": ${JSON.stringify(filter)}} there.`,
 			path: manifest,
 		});
 	}

@@ -7,7 +7,7 @@ import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import { type AnthropicStop, refusalText, watchedAnthropicStop } from "../llm/anthropic-stop-details.js";
 import { repairedChatStream } from "../llm/chat-stream-repair.js";
-import { compatOptionNote, endpointPathNote, missingV1Note } from "../llm/compat-notes.js";
+import { compatOptionNote, endpointPathNote, servedErrorPathNote } from "../llm/compat-notes.js";
 import {
 	connectionFailureText,
 	htmlRefusalText,
@@ -235,8 +235,8 @@ function withRefusalDetails(
 					text = servedPageText(servedPage, model.provider, model.baseUrl);
 				} else if (servedError !== undefined && BARE_CONNECTION_ERROR.test(text)) {
 					text = servedErrorText(servedError, model.provider, model.baseUrl);
-					const v1Note = missingV1Note(model);
-					if (v1Note) text = `${text}\n\n${v1Note}`;
+					const pathNote = servedErrorPathNote(model, servedError);
+					if (pathNote) text = `${text}\n\n${pathNote}`;
 				} else if (unreached !== undefined && BARE_CONNECTION_ERROR.test(text) && !proxyFailureSince(proxyMark)) {
 					text = connectionFailureText(unreached, model.provider, model.baseUrl, cutBody) ?? text;
 				}

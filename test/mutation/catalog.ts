@@ -17475,7 +17475,9 @@ export const MUTANTS: Mutant[] = [
 		file: "src/resources/resource-loader.ts",
 		description:
 			"pi#8098: a package folder without a manifest is kept as the folder, not its index.ts: the auto-discovered copy loads too and a bare /viking goes to the model",
-		edits: [{ find: "for (const path of extensionEntriesAt(root))\n", replace: "for (const path of [root])\n" }],
+		edits: [
+			{ find: "for (const path of extensionEntriesAt(root, absent))\n", replace: "for (const path of [root])\n" },
+		],
 		tests: ["test/pi-races/package-same-name.test.ts"],
 	},
 	{
@@ -21014,6 +21016,7 @@ export const MUTANTS: Mutant[] = [
 			"a package naming a missing extension file stops settle with no word of the filter that keeps the rest of the package",
 		edits: [
 			{
+				after: "but the package has no such file",
 				find: "; until then remove the package, or keep the rest of it by listing it as",
 				replace: ", or remove the package. Listed as",
 			},
@@ -21710,6 +21713,95 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
+	{
+		id: "ME01",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"an installed package's extension sub-folder whose package.json names only missing entries vanishes without a word again",
+		edits: [
+			{
+				find: "packageFiles(root, item.entry, absent)",
+				replace: "packageFiles(root, item.entry)",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "ME02",
+		file: "src/resources/packages.ts",
+		description:
+			"a package sub-folder's missing entry is reported even when the user's package filter leaves that folder out",
+		edits: [
+			{
+				find: "if (patterns.length > 0 && applyFilters([path], patterns, root, true).length > 0) missing?.push(found);",
+				replace: "missing?.push(found);",
+			},
+		],
+		tests: ["test/pi-races/extension-load-errors.test.ts"],
+	},
+	{
+		id: "ME03",
+		file: "src/llm/compat-notes.ts",
+		description:
+			"LM Studio's 200 error object for a baseUrl with a path of its own (http://host:1234/api) gets no note again",
+		edits: [
+			{
+				find: 'return missingV1Note(model) ?? basePathNote(model, message, "200 with that error");',
+				replace: "return missingV1Note(model);",
+			},
+		],
+		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
+	},
+	{
+		id: "ME04",
+		file: "src/llm/stateless-reasoning.ts",
+		description:
+			"a resumed stateless Responses session sends its reasoning items without encrypted content by id again (404 every turn)",
+		edits: [
+			{
+				find: "if (Array.isArray(params.input)) params.input = withoutUnresolvableReasoning(params.input);",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/responses-resumed-reasoning.test.ts"],
+	},
+	{
+		id: "ME05",
+		file: "src/llm/stateless-reasoning.ts",
+		description: "every reasoning item is left out, the encrypted ones that can be replayed too",
+		edits: [
+			{
+				find: 'orphaned = typeof item.encrypted_content !== "string" || item.encrypted_content === "";',
+				replace: "orphaned = true;",
+			},
+		],
+		tests: ["test/pi-races/responses-resumed-reasoning.test.ts"],
+	},
+	{
+		id: "ME06",
+		file: "src/llm/stateless-reasoning.ts",
+		description: "a resumed Codex (openai-codex-responses) session still sends its unresolvable reasoning items",
+		edits: [
+			{
+				find: 'if (model.api !== "openai-responses" && model.api !== "openai-codex-responses") return options;',
+				replace: 'if (model.api !== "openai-responses") return options;',
+			},
+		],
+		tests: ["test/pi-races/responses-resumed-reasoning.test.ts"],
+	},
+	{
+		id: "ME07",
+		file: "src/llm/stateless-reasoning.ts",
+		description:
+			"the call that followed a reasoning item left out keeps its item id, which pairs it with that reasoning",
+		edits: [
+			{
+				find: "if (orphaned && turnOutput && item.id !== undefined) {",
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/pi-races/responses-resumed-reasoning.test.ts"],
 	},
 ];
 

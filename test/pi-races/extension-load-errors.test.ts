@@ -20,7 +20,8 @@
  * constant beside its function, and one under `C:/Program Files/…` were each dropped without a word.
  *
  * pi-provider-qoder#21 again, in a plain extension folder (not an installed package): its
- * `package.json` naming a file the folder does not have dropped the extension without a word.
+ * `package.json` naming a file the folder does not have dropped the extension without a word. The
+ * same in a sub-folder of an installed package's `extensions/` folder.
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -306,6 +307,47 @@ describe("pi-provider-qoder#21 in a plain folder whose manifest entries are all 
 		const fixed = cli.settle(["--faux", "--no-session", "-e", folder, "-p", "hi"]);
 		expect(fixed).toMatchObject({ code: 0, stdout: "hi\n" });
 		expect(fixed.stderr).toContain("qoder loaded");
+		expect(fixed.stderr).not.toContain("stale index loaded");
+	});
+});
+
+describe("pi-provider-qoder#21 in an installed package's extension sub-folder whose manifest entries are all missing", () => {
+	it("pi-provider-qoder#21: a package's extensions/<folder> whose package.json names only missing entries stops settle -p with an error naming the folder's manifest, the entry and the index not loaded in its place, and what to do; the package filter it suggests keeps the rest loading and silences it; fixed, the named entry loads and the stale index does not", () => {
+		const toolkit = join(cli.dir, "packages", "toolkit");
+		const folder = join(toolkit, "extensions", "qoder");
+		writeTree(toolkit, {
+			"package.json": '{ "name": "toolkit", "keywords": ["pi-package"] }',
+			"extensions/other.ts": `export default function (pi: any) {\n\t${NOTIFY('"other loaded"')}\n}\n`,
+			"extensions/qoder/package.json": '{ "name": "qoder", "pi": { "extensions": ["./src/index.ts"] } }',
+			"extensions/qoder/index.ts": `export default function (pi: any) {\n\t${NOTIFY('"stale index loaded"')}\n}\n`,
+			"extensions/qoder/dist/index.js":
+				'export default function (pi) {\n\tpi.on("session_start", (_event, ctx) => ctx.ui.notify("qoder loaded"));\n}\n',
+		});
+		const settings = join(cli.agentDir, "settings.json");
+		const settle = (entry: unknown) => {
+			writeTree(cli.agentDir, { "settings.json": JSON.stringify({ packages: [entry] }) });
+			return cli.settle(["--faux", "--no-session", "-p", "hi"]);
+		};
+
+		const broken = settle(toolkit);
+		expect(broken).toMatchObject({ code: 1, stdout: "" });
+		expect(broken.stderr).toContain(
+			`Package ${toolkit} (in ${settings}) has the extension folder ${folder}, whose package.json names the extension ./src/index.ts, but the folder has no such file: the extension is not loaded, nor its index.ts in its place. Its "pi" extensions list must name a file in the folder (ask the package's author); until then remove the package, or keep the rest of it by listing it as {"source": ${JSON.stringify(toolkit)}, "extensions": ["!extensions/qoder/**"]} there.`,
+		);
+		expect(broken.stderr).not.toContain("stale index loaded");
+
+		const filtered = settle({ source: toolkit, extensions: ["!extensions/qoder/**"] });
+		expect(filtered).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(filtered.stderr).toContain("other loaded");
+		expect(filtered.stderr).not.toContain("./src/index.ts");
+		expect(settle({ source: toolkit, extensions: [] })).toMatchObject({ code: 0, stdout: "hi\n", stderr: "" });
+
+		const manifest = join(folder, "package.json");
+		writeFileSync(manifest, readFileSync(manifest, "utf8").replace("./src/index.ts", "./dist/index.js"));
+		const fixed = settle(toolkit);
+		expect(fixed).toMatchObject({ code: 0, stdout: "hi\n" });
+		expect(fixed.stderr).toContain("qoder loaded");
+		expect(fixed.stderr).toContain("other loaded");
 		expect(fixed.stderr).not.toContain("stale index loaded");
 	});
 });

@@ -407,6 +407,32 @@ describe("opencodex#1582, aichat#767: the baseUrl's shape", () => {
 		expect(wire.requests).toHaveLength(1);
 	});
 
+	it("pi#9099: LM Studio's 200 error object for a baseUrl with a path of its own (http://host:1234/api, …/openai/v1) names the URL requested and says to check that path, as its 404 would; /v1 suggested only when the path lacks it", async () => {
+		// None inside the client, which retries any failed fetch.
+		const retry = { maxRetries: 1, baseDelayMs: 1, provider: { maxRetries: 0 } };
+		for (const path of ["/api", "/openai/v1"]) {
+			const wire = await strictServer((request) =>
+				request.path === "/v1/chat/completions"
+					? undefined
+					: json(200, { error: `Unexpected endpoint or method. (POST ${request.path})` }),
+			);
+			writeLocalProvider(cli.agentDir, `${wire.url}${path}`);
+			writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry }));
+			const refused = await settle("-p", "hi");
+			expect(refused.code, path).toBe(1);
+			expect(wire.requests.map((r) => r.path)).toEqual([`${path}/chat/completions`]);
+			expect(refused.stderr).toContain(
+				`answered 200 with an error, not the API's answer: "Unexpected endpoint or method. (POST ${path}/chat/completions)".`,
+			);
+			expect(refused.stderr, path).toContain(
+				`The request went to ${wire.url}${path}/chat/completions and the server answered 200 with that error: it serves no /chat/completions under the path ${path} of the "baseUrl" of local. Check that path in models.json`,
+			);
+			if (path === "/api") expect(refused.stderr).toContain("serve it under /v1");
+			else expect(refused.stderr).not.toContain("under /v1");
+			await wire.close();
+		}
+	});
+
 	it("pi#9099: a 200 JSON body whose error is false, null or empty is no error answer: not reported as one", async () => {
 		for (const error of [false, null, "", 0]) {
 			const wire = await strictServer(() => json(200, { error, status: "ok" }));
