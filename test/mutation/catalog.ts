@@ -21659,6 +21659,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
 	},
+	{
+		id: "MG01",
+		file: "src/tools/shell.ts",
+		description:
+			"the user's HGEDITOR, SVN_EDITOR and JJ_EDITOR reach commands, so `hg commit`, `svn commit` and `jj describe` open vim with no terminal and wait until the timeout",
+		edits: [
+			{
+				find: '"KUBE_EDITOR", "FCEDIT", "SUDO_EDITOR", "HGEDITOR", "SVN_EDITOR", "JJ_EDITOR"]',
+				replace: '"KUBE_EDITOR", "FCEDIT", "SUDO_EDITOR"]',
+			},
+		],
+		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
