@@ -1908,7 +1908,9 @@ export class AgentSession {
 	/**
 	 * Sets the thinking level, clamped to the model's supported levels. When it changes: records a
 	 * `thinking_level_change`, emits `thinking_level_changed`, tells extensions, and (`persist`,
-	 * default true) saves it as the default level.
+	 * default true) saves it as the default level. A settings file that does not parse refuses the
+	 * change before anything changed; one that cannot be written lets it complete, then throws `IO`
+	 * saying the default was not saved.
 	 *
 	 * @example
 	 * ```ts

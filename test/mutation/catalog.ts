@@ -21321,8 +21321,8 @@ export const MUTANTS: Mutant[] = [
 			"a 200 JSON body whose connection drops mid-body is read as an empty answer (exit 0, 'holds no text'), not as the network failure it is, and is not retried",
 		edits: [
 			{
-				find: "\t\t\t\t\t\tcutBody = true;\n\t\t\t\t\t\tunreached = error;\n\t\t\t\t\t\tthrow error;\n",
-				replace: '\t\t\t\t\t\tdocument = "";\n',
+				find: "document = await bodyRead(new Response(peeked.body).text());",
+				replace: 'document = await new Response(peeked.body).text().catch(() => "");',
 			},
 		],
 		tests: ["test/pi-races/provider-unreachable.test.ts"],
@@ -21671,6 +21671,34 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
+	},
+	{
+		id: "MG02",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a 200 JSON answer whose connection drops after its headers, before any body byte, is retried under the bare 'Connection error.' again: the address and the dropped connection unnamed",
+		edits: [
+			{
+				after: "application\\/json",
+				find: "await bodyRead(peekedBody(response.body))",
+				replace: "await peekedBody(response.body)",
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "MG03",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a 200 HTML answer whose connection drops after its headers, before any body byte, is retried under the bare 'Connection error.' again: the address and the dropped connection unnamed",
+		edits: [
+			{
+				after: "text\\/html",
+				find: "await bodyRead(peekedBody(response.body))",
+				replace: "await peekedBody(response.body)",
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
 	},
 ];
 
