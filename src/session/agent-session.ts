@@ -75,7 +75,7 @@ import {
 	THINKING_LEVELS,
 } from "../llm/model-runtime.js";
 import type { AgentMessage, ImageContent, Model, TextContent, ThinkingLevel, ToolResultMessage } from "../llm/types.js";
-import { validateToolArguments } from "../llm/validation.js";
+import { rewrittenArgumentsProblem as argumentsProblem } from "../llm/validation.js";
 import { getBranchSelection, isVirtualModel, type VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { PromptTemplate, ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
@@ -3121,24 +3121,14 @@ function boundedShutdownWait(
 	});
 }
 
-/**
- * Why arguments a `tool_call` handler rewrote in place no longer fit the tool's schema (the
- * validation message), or undefined when they do: then they are coerced in place as the model's
- * were ("10" for an integer), so the tool gets what its schema promises.
- */
+/** {@link argumentsProblem} for the tool of the turn's `tools` that `toolCall` names (none: no check). */
 function rewrittenArgumentsProblem(
 	tools: readonly AgentTool[] | undefined,
 	toolCall: AgentToolCall,
 	input: Record<string, unknown>,
 ): string | undefined {
 	const tool = tools?.find((candidate) => candidate.name === toolCall.name);
-	if (!tool) return undefined;
-	try {
-		Object.assign(input, validateToolArguments(tool, { ...toolCall, arguments: input }));
-		return undefined;
-	} catch (error) {
-		return errorMessage(error);
-	}
+	return tool ? argumentsProblem(tool, toolCall, input) : undefined;
 }
 
 /** A valid `shutdownTimeoutMs` (default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}); anything else is an `INVALID_ARGUMENT`. */

@@ -21456,7 +21456,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "MB03",
-		file: "src/session/agent-session.ts",
+		file: "src/llm/validation.ts",
 		description:
 			"arguments a tool_call handler rewrote are checked but not coerced: a timeout given as a string reaches bash and the call fails",
 		edits: [
@@ -21699,6 +21699,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "MG04",
+		file: "src/extensions/testing.ts",
+		description:
+			"ExtensionHarness.callTool runs a tool with arguments a tool_call handler broke again, where a session blocks the call naming the extension",
+		edits: [
+			{
+				find: "(rewritten) =>\n\t\t\t\trewrittenArgumentsProblem(tool, call, rewritten),",
+				replace: "() => undefined,",
+			},
+		],
+		tests: ["test/extensions/host.test.ts"],
 	},
 ];
 
