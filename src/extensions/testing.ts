@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { AgentToolResult } from "../agent/types.js";
 import { errorMessage } from "../errors.js";
 import type { ImageContent, Model, TextContent, ThinkingLevel, ToolCall } from "../llm/types.js";
-import { validateToolArguments } from "../llm/validation.js";
+import { rewrittenArgumentsProblem, validateToolArguments } from "../llm/validation.js";
 import type { CustomEntry, LabelEntry, SessionEntry, SessionInfoEntry } from "../store/entries.js";
 import { createAllToolDefinitions, defaultActiveToolNames } from "../tools/index.js";
 import { describeTools, type MergedToolRegistry, mergeToolRegistry } from "../tools/registry.js";
@@ -191,7 +191,8 @@ export class ExtensionHarness {
 
 	/**
 	 * Calls a registered tool the way the agent loop does: `prepareArguments`, schema validation,
-	 * the `tool_call` hook (a block or a throwing handler stops here), `execute` with the extension
+	 * the `tool_call` hook (a block, a throwing handler, or arguments a handler left invalid stop
+	 * here; ones valid once coerced are coerced), `execute` with the extension
 	 * context, then the `tool_result` hook. Never rejects for tool or hook failures: they become
 	 * error results, as the model would see them.
 	 */
@@ -207,21 +208,20 @@ export class ExtensionHarness {
 		const tool = registered?.definition;
 		if (!tool) return failed(`Tool ${toolName} not found`, args);
 		let input: Record<string, unknown>;
+		let call: ToolCall;
 		try {
 			const prepared = tool.prepareArguments ? tool.prepareArguments(args) : args;
-			const call: ToolCall = {
-				type: "toolCall",
-				id: toolCallId,
-				name: toolName,
-				arguments: prepared as ToolCall["arguments"],
-			};
+			call = { type: "toolCall", id: toolCallId, name: toolName, arguments: prepared as ToolCall["arguments"] };
 			input = validateToolArguments(tool, call);
 		} catch (error) {
 			return failed(errorMessage(error), args);
 		}
 		let decision: ToolCallEventResult | undefined;
 		try {
-			decision = await this.runner.emitToolCall({ type: "tool_call", toolName, toolCallId, input });
+			// Checked after each handler, as in a session: a rewrite the tool cannot take blocks the call.
+			decision = await this.runner.emitToolCall({ type: "tool_call", toolName, toolCallId, input }, (rewritten) =>
+				rewrittenArgumentsProblem(tool, call, rewritten),
+			);
 		} catch (error) {
 			return { ...failed(errorMessage(error), input), blocked: true };
 		}

@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import type { Options as AjvOptions, ErrorObject, ValidateFunction } from "ajv";
-import { SettleError } from "../errors.js";
+import { errorMessage, SettleError } from "../errors.js";
 import type { JsonSchema, Tool, ToolCall } from "./types.js";
 
 interface AjvInstance {
@@ -156,6 +156,25 @@ export function validateToolArguments(tool: Pick<Tool, "parameters">, toolCall: 
 		`Validation failed for tool "${toolCall.name}":\n${details}\n\nReceived arguments:\n${JSON.stringify(toolCall.arguments, null, 2)}`,
 		{ details: { tool: toolCall.name } },
 	);
+}
+
+/**
+ * Why arguments a `tool_call` handler rewrote in place no longer fit `tool`'s schema (the
+ * validation message), or undefined when they do: then they are coerced in place as the model's
+ * were ("10" for an integer), so the tool gets what its schema promises. Internal: the check a
+ * session, and the extension test harness, run after each handler.
+ */
+export function rewrittenArgumentsProblem(
+	tool: Pick<Tool, "parameters">,
+	toolCall: ToolCall,
+	input: Record<string, unknown>,
+): string | undefined {
+	try {
+		Object.assign(input, validateToolArguments(tool, { ...toolCall, arguments: input }));
+		return undefined;
+	} catch (error) {
+		return errorMessage(error);
+	}
 }
 
 /**

@@ -75,7 +75,7 @@ import {
 	THINKING_LEVELS,
 } from "../llm/model-runtime.js";
 import type { AgentMessage, ImageContent, Model, TextContent, ThinkingLevel, ToolResultMessage } from "../llm/types.js";
-import { validateToolArguments } from "../llm/validation.js";
+import { rewrittenArgumentsProblem as argumentsProblem } from "../llm/validation.js";
 import { getBranchSelection, isVirtualModel, type VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { PromptTemplate, ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
@@ -1908,7 +1908,9 @@ export class AgentSession {
 	/**
 	 * Sets the thinking level, clamped to the model's supported levels. When it changes: records a
 	 * `thinking_level_change`, emits `thinking_level_changed`, tells extensions, and (`persist`,
-	 * default true) saves it as the default level.
+	 * default true) saves it as the default level. A settings file that does not parse refuses the
+	 * change before anything changed; one that cannot be written lets it complete, then throws `IO`
+	 * saying the default was not saved.
 	 *
 	 * @example
 	 * ```ts
@@ -3125,24 +3127,14 @@ function boundedShutdownWait(
 	});
 }
 
-/**
- * Why arguments a `tool_call` handler rewrote in place no longer fit the tool's schema (the
- * validation message), or undefined when they do: then they are coerced in place as the model's
- * were ("10" for an integer), so the tool gets what its schema promises.
- */
+/** {@link argumentsProblem} for the tool of the turn's `tools` that `toolCall` names (none: no check). */
 function rewrittenArgumentsProblem(
 	tools: readonly AgentTool[] | undefined,
 	toolCall: AgentToolCall,
 	input: Record<string, unknown>,
 ): string | undefined {
 	const tool = tools?.find((candidate) => candidate.name === toolCall.name);
-	if (!tool) return undefined;
-	try {
-		Object.assign(input, validateToolArguments(tool, { ...toolCall, arguments: input }));
-		return undefined;
-	} catch (error) {
-		return errorMessage(error);
-	}
+	return tool ? argumentsProblem(tool, toolCall, input) : undefined;
 }
 
 /** A valid `shutdownTimeoutMs` (default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}); anything else is an `INVALID_ARGUMENT`. */

@@ -137,6 +137,17 @@ function withRefusalDetails(
 		// Why an Anthropic stream stopped: pi-ai words a refusal "An unknown error occurred" (pi#5591).
 		let stop: AnthropicStop = {};
 		const proxyMark = proxyFailureMark();
+		// A body read that fails (the connection dropped after the headers, before the first body byte
+		// or mid-body) is a network failure: retried, the address named, not an empty answer.
+		const bodyRead = async <T>(read: Promise<T>): Promise<T> => {
+			try {
+				return await read;
+			} catch (error) {
+				cutBody = true;
+				unreached = error;
+				throw error;
+			}
+		};
 		const note: ResponseListener = async (response: Response): Promise<Response | undefined> => {
 			asked = requestedRetryDelayFromHeaders(response.status, response.headers, Date.now());
 			cutBody = false;
@@ -149,7 +160,7 @@ function withRefusalDetails(
 						.catch(() => "");
 			let replaced: Response | undefined;
 			if (response.ok && response.body && /\btext\/html\b/i.test(response.headers.get("content-type") ?? "")) {
-				const peeked = await peekedBody(response.body);
+				const peeked = await bodyRead(peekedBody(response.body));
 				if (!/^\s*[^<\s]/.test(peeked.start)) {
 					servedPage = await new Response(peeked.body).text().catch(() => "");
 					// Failed before the client reads it: its error is then the bare "Connection error." rewritten below.
@@ -164,20 +175,11 @@ function withRefusalDetails(
 				response.body &&
 				/\bapplication\/json\b/i.test(response.headers.get("content-type") ?? "")
 			) {
-				const peeked = await peekedBody(response.body);
+				const peeked = await bodyRead(peekedBody(response.body));
 				const { status, statusText, headers } = response;
 				// One JSON document, not a stream: read whole (an event stream or a JSON array reads on as it comes).
 				let document: string | undefined;
-				if (peeked.start.trimStart().startsWith("{")) {
-					try {
-						document = await new Response(peeked.body).text();
-					} catch (error) {
-						// The connection dropped mid-body: a network failure (retried), not an empty answer.
-						cutBody = true;
-						unreached = error;
-						throw error;
-					}
-				}
+				if (peeked.start.trimStart().startsWith("{")) document = await bodyRead(new Response(peeked.body).text());
 				servedError = document === undefined ? undefined : servedErrorMessage(document);
 				if (servedError !== undefined) throw new Error(`${response.status}: an error, not the API's answer`);
 				replaced = new Response(document ?? peeked.body, { status, statusText, headers });

@@ -307,7 +307,7 @@ function wholeCharacters(onData: (data: Buffer) => void): { write: (chunk: Buffe
 }
 
 /** Variables naming an editor that a tool opens before VISUAL / EDITOR. */
-const TOOL_EDITORS = ["KUBE_EDITOR", "FCEDIT", "SUDO_EDITOR"] as const;
+const TOOL_EDITORS = ["KUBE_EDITOR", "FCEDIT", "SUDO_EDITOR", "HGEDITOR", "SVN_EDITOR", "JJ_EDITOR"] as const;
 
 /**
  * The environment a command runs with: `env` as given, plus `GIT_EDITOR=true` when it names no
@@ -322,7 +322,8 @@ const TOOL_EDITORS = ["KUBE_EDITOR", "FCEDIT", "SUDO_EDITOR"] as const;
  * which `crontab -e`, `kubectl edit`, `gh pr create`, `hg commit` (or the model's `$EDITOR file`)
  * open themselves; with no terminal vi printed screen codes and failed, other editors waited until
  * the timeout (dagster-io/erk#4251). The command now fails at once saying why. So are the user's
- * KUBE_EDITOR, FCEDIT and SUDO_EDITOR, which `kubectl edit`, bash's `fc` and `sudoedit` open first.
+ * KUBE_EDITOR, FCEDIT, SUDO_EDITOR, HGEDITOR, SVN_EDITOR and JJ_EDITOR, which `kubectl edit`,
+ * bash's `fc`, `sudoedit`, `hg commit`, `svn commit` and `jj describe` open first.
  * An editor that needs no terminal can be named in SETTLE_BASH_EDITOR: these all get it instead.
  */
 function nonInteractiveEnv(given: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -334,7 +335,7 @@ function nonInteractiveEnv(given: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 	// The user's explicit choice for commands without a terminal (e.g. `code --wait`) is kept.
 	const editor = given.SETTLE_BASH_EDITOR || noEditor();
 	const env: NodeJS.ProcessEnv = { ...git, VISUAL: editor, EDITOR: editor };
-	// Editors tools prefer over EDITOR (kubectl edit, bash's fc, sudoedit): replaced too when the user set them.
+	// Editors tools prefer over EDITOR (kubectl edit, bash's fc, sudoedit, hg, svn, jj): replaced too when the user set them.
 	for (const name of TOOL_EDITORS) if (given[name] !== undefined) env[name] = editor;
 	return env.GIT_EDITOR === undefined ? { ...env, GIT_EDITOR: "true" } : env;
 }

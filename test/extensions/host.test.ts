@@ -110,7 +110,9 @@ describe("host helpers", () => {
 });
 
 describe("ExtensionHarness.callTool", () => {
-	const tool = (execute: () => Promise<{ content: { type: "text"; text: string }[]; details: unknown }>) => ({
+	const tool = (
+		execute: (id: string, params: unknown) => Promise<{ content: { type: "text"; text: string }[]; details: unknown }>,
+	) => ({
 		name: "probe",
 		label: "Probe",
 		description: "test tool",
@@ -170,6 +172,40 @@ describe("ExtensionHarness.callTool", () => {
 			isError: false,
 			result: { content: [{ type: "text", text: "wrapped 3" }], details: { raw: true } },
 		});
+	});
+
+	it("checks a tool_call handler's rewrite as a session does: arguments it broke block the call naming the extension, ones valid once coerced run coerced", async () => {
+		const received: unknown[] = [];
+		let rewrite: (input: Record<string, unknown>) => void = () => {};
+		const harness = await createExtensionHarness({
+			cwd: tempDir(),
+			factories: [
+				(pi) => {
+					pi.registerTool(
+						tool(async (_id: string, params: unknown) => {
+							received.push(params);
+							return { content: [{ type: "text", text: "ran" }], details: {} };
+						}),
+					);
+					pi.on("tool_call", (event) => rewrite(event.input as Record<string, unknown>));
+				},
+			],
+		});
+		rewrite = (input) => {
+			delete input.n;
+		};
+		const broken = await harness.callTool("probe", { n: 1 });
+		expect(broken).toMatchObject({ blocked: true, isError: true });
+		expect(broken.result.content[0]).toMatchObject({
+			text: expect.stringContaining(
+				"The tool_call handler of <inline:1> changed the arguments of probe into ones it cannot take, so the call was not run.",
+			),
+		});
+		rewrite = (input) => {
+			input.n = "30";
+		};
+		expect(await harness.callTool("probe", { n: 1 })).toMatchObject({ blocked: false, isError: false });
+		expect(received).toEqual([{ n: 30 }]);
 	});
 
 	it("records recorded actions and state: entries, labels, model, thinking level", async () => {

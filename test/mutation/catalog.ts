@@ -21324,8 +21324,8 @@ export const MUTANTS: Mutant[] = [
 			"a 200 JSON body whose connection drops mid-body is read as an empty answer (exit 0, 'holds no text'), not as the network failure it is, and is not retried",
 		edits: [
 			{
-				find: "\t\t\t\t\t\tcutBody = true;\n\t\t\t\t\t\tunreached = error;\n\t\t\t\t\t\tthrow error;\n",
-				replace: '\t\t\t\t\t\tdocument = "";\n',
+				find: "document = await bodyRead(new Response(peeked.body).text());",
+				replace: 'document = await new Response(peeked.body).text().catch(() => "");',
 			},
 		],
 		tests: ["test/pi-races/provider-unreachable.test.ts"],
@@ -21459,7 +21459,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "MB03",
-		file: "src/session/agent-session.ts",
+		file: "src/llm/validation.ts",
 		description:
 			"arguments a tool_call handler rewrote are checked but not coerced: a timeout given as a string reaches bash and the call fails",
 		edits: [
@@ -21802,6 +21802,60 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/responses-resumed-reasoning.test.ts"],
+	},
+	{
+		id: "MG01",
+		file: "src/tools/shell.ts",
+		description:
+			"the user's HGEDITOR, SVN_EDITOR and JJ_EDITOR reach commands, so `hg commit`, `svn commit` and `jj describe` open vim with no terminal and wait until the timeout",
+		edits: [
+			{
+				find: '"KUBE_EDITOR", "FCEDIT", "SUDO_EDITOR", "HGEDITOR", "SVN_EDITOR", "JJ_EDITOR"]',
+				replace: '"KUBE_EDITOR", "FCEDIT", "SUDO_EDITOR"]',
+			},
+		],
+		tests: ["test/pi-races/bash-terminal-prompts.test.ts"],
+	},
+	{
+		id: "MG02",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a 200 JSON answer whose connection drops after its headers, before any body byte, is retried under the bare 'Connection error.' again: the address and the dropped connection unnamed",
+		edits: [
+			{
+				after: "application\\/json",
+				find: "await bodyRead(peekedBody(response.body))",
+				replace: "await peekedBody(response.body)",
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "MG03",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a 200 HTML answer whose connection drops after its headers, before any body byte, is retried under the bare 'Connection error.' again: the address and the dropped connection unnamed",
+		edits: [
+			{
+				after: "text\\/html",
+				find: "await bodyRead(peekedBody(response.body))",
+				replace: "await peekedBody(response.body)",
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "MG04",
+		file: "src/extensions/testing.ts",
+		description:
+			"ExtensionHarness.callTool runs a tool with arguments a tool_call handler broke again, where a session blocks the call naming the extension",
+		edits: [
+			{
+				find: "(rewritten) =>\n\t\t\t\trewrittenArgumentsProblem(tool, call, rewritten),",
+				replace: "() => undefined,",
+			},
+		],
+		tests: ["test/extensions/host.test.ts"],
 	},
 ];
 

@@ -13,8 +13,9 @@
  *   tool; vim waited for a terminal and the call sat until its timeout. `crontab -e` and `kubectl edit`
  *   open `$VISUAL` / `$EDITOR` the same way: here scripts on PATH that pick the editor by the real
  *   ones' rules (crontab: VISUAL, EDITOR, vi, through sh; kubectl: KUBE_EDITOR, EDITOR, vi, split).
- *   The user's KUBE_EDITOR, FCEDIT and SUDO_EDITOR (opened first by `kubectl edit`, bash's `fc`,
- *   `sudoedit`) likewise. An editor the user names in SETTLE_BASH_EDITOR (one needing no terminal) is kept.
+ *   The user's KUBE_EDITOR, FCEDIT, SUDO_EDITOR, HGEDITOR, SVN_EDITOR and JJ_EDITOR (opened first by
+ *   `kubectl edit`, bash's `fc`, `sudoedit`, `hg commit`, `svn commit`, `jj describe`) likewise.
+ *   An editor the user names in SETTLE_BASH_EDITOR (one needing no terminal) is kept.
  * - claude-code#79891: a `cd` in one bash call carried to the next call, or not, depending on
  *   whether the call's exit code was 0 (claude-code#37659, the carrying itself: project-folders).
  * - claude-code#45 / claude-code#35 / claude-code#3505: the harness sourced the user's shell config
@@ -233,23 +234,29 @@ describe("dagster-io/erk#4251: a command that opens the user's editor itself fai
 		}
 	});
 
-	it("dagster-io/erk#4251: with the user's KUBE_EDITOR, FCEDIT and SUDO_EDITOR set to vim, `kubectl edit`, bash's own `fc` and `sudoedit` (SUDO_EDITOR, VISUAL, EDITOR) fail with the bash tool's reason instead of opening vim", async () => {
+	it("dagster-io/erk#4251: with the user's KUBE_EDITOR, FCEDIT, SUDO_EDITOR, HGEDITOR, SVN_EDITOR and JJ_EDITOR set to vim, `kubectl edit`, bash's own `fc`, `sudoedit`, `hg commit`, `svn commit` and `jj describe` (each opening its own variable before VISUAL and EDITOR) fail with the bash tool's reason instead of opening vim", async () => {
 		const bin = join(cli.dir, "bin");
 		mkdirSync(bin, { recursive: true });
 		editorOpener(bin, "kubectl", `"\${KUBE_EDITOR:-\${EDITOR:-vi}}"`, '$editor "$tmp"');
 		editorOpener(bin, "sudoedit", `"\${SUDO_EDITOR:-\${VISUAL:-\${EDITOR:-vi}}}"`, '$editor "$tmp"');
+		editorOpener(bin, "hg", `"\${HGEDITOR:-\${VISUAL:-\${EDITOR:-vi}}}"`, 'sh -c "$editor \\"$tmp\\""');
+		editorOpener(bin, "svn", `"\${SVN_EDITOR:-\${VISUAL:-\${EDITOR:-vi}}}"`, 'sh -c "$editor \\"$tmp\\""');
+		editorOpener(bin, "jj", `"\${JJ_EDITOR:-\${VISUAL:-\${EDITOR:-vi}}}"`, '$editor "$tmp"');
 		const results = await settleInTerminal(
 			[
 				"kubectl edit deployment/web; echo kubectl-exit:$?",
 				// bash's history is on for fc, each command on its own line.
 				"set -o history\necho fc-me\nfc; echo fc-exit:$?",
 				"sudoedit /etc/hosts; echo sudoedit-exit:$?",
+				"hg commit; echo hg-exit:$?",
+				"svn commit; echo svn-exit:$?",
+				"jj describe; echo jj-exit:$?",
 			],
 			`${bin}:${process.env.PATH}`,
-			{ KUBE_EDITOR: "vim", FCEDIT: "vim", SUDO_EDITOR: "vim" },
+			{ KUBE_EDITOR: "vim", FCEDIT: "vim", SUDO_EDITOR: "vim", HGEDITOR: "vim", SVN_EDITOR: "vim", JJ_EDITOR: "vim" },
 		);
-		expect(results).toHaveLength(3);
-		for (const tool of ["kubectl", "fc", "sudoedit"]) {
+		expect(results).toHaveLength(6);
+		for (const tool of ["kubectl", "fc", "sudoedit", "hg", "svn", "jj"]) {
 			const text = results.find((t) => t.includes(`${tool}-exit:`)) ?? "";
 			expect(text, tool).not.toContain("timed out");
 			expect(text, tool).toContain(

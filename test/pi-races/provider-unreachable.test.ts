@@ -277,7 +277,7 @@ describe("an answer stream mislabeled text/html is not a served page", () => {
 	});
 });
 
-describe("a 200 JSON answer whose connection drops mid-body", () => {
+describe("a 200 JSON or HTML answer whose connection drops mid-body", () => {
 	it("the retry line names the dropped connection (not an empty answer) and the retry is answered", async () => {
 		const baseUrl = `${server.url}/v1`;
 		localProvider(baseUrl);
@@ -296,4 +296,25 @@ describe("a 200 JSON answer whose connection drops mid-body", () => {
 		expect(run.code).toBe(0);
 		expect(server.requests).toHaveLength(2);
 	});
+
+	for (const type of ["application/json", "text/html; charset=utf-8"]) {
+		it(`an answer (${type}) whose connection drops after its headers, before any body: the same line, and the retry is answered`, async () => {
+			const baseUrl = `${server.url}/v1`;
+			localProvider(baseUrl);
+			server.reply(
+				(_request, res) => {
+					// Headers sent, then the server dies before its first body byte.
+					res.writeHead(200, { "content-type": type, "content-length": "4096" });
+					res.flushHeaders();
+					setTimeout(() => res.socket?.destroy(), 20);
+				},
+				chatReply([{ type: "text", text: "Hello there." }]),
+			);
+			const run = await runSettleAsync(prompt, { cwd: cli.project, agentDir: cli.agentDir });
+			expect(run.stderr).toContain(`Connection error: ${baseUrl} closed the connection in the middle of its answer`);
+			expect(run.stdout).toBe("Hello there.\n");
+			expect(run.code).toBe(0);
+			expect(server.requests).toHaveLength(2);
+		});
+	}
 });
