@@ -5,6 +5,7 @@
  * reasoning_effort"), none of them names the setting, and users were left with a 400 on every
  * prompt (pi#5117, pi#4891). The request itself is never changed: the user decides.
  */
+import { shownUrl } from "./connection-failures.js";
 import type { Model } from "./types.js";
 
 interface RefusedField {
@@ -123,9 +124,25 @@ const ENDPOINT_PATH = /\/(?:chat\/completions|responses)\/*$/;
 export function missingV1Note(model: Model): string | undefined {
 	if (model.api !== "openai-completions" && model.api !== "openai-responses") return undefined;
 	if (!NO_PATH.test(model.baseUrl)) return undefined;
-	const base = model.baseUrl.replace(/\/+$/, "");
+	const base = shownUrl(model.baseUrl);
 	const endpoint = model.api === "openai-responses" ? "/responses" : "/chat/completions";
-	return `The server has no ${endpoint} at ${base}: OpenAI-compatible servers (Ollama, vLLM, LM Studio, OpenAI) serve it under /v1. If this one does, set "baseUrl": "${base}/v1" for ${model.provider} in models.json.`;
+	const fix = hasPrivateParts(model.baseUrl)
+		? `add /v1 to the path of the "baseUrl" of ${model.provider} in models.json`
+		: `set "baseUrl": "${base}/v1" for ${model.provider} in models.json`;
+	return `The server has no ${endpoint} at ${base}: OpenAI-compatible servers (Ollama, vLLM, LM Studio, OpenAI) serve it under /v1. If this one does, ${fix}.`;
+}
+
+/**
+ * A user, password or query in `url`: a note shows the URL without them ({@link shownUrl}), since
+ * notes reach session files, logs and exports, so it cannot give the whole value to set.
+ */
+function hasPrivateParts(url: string): boolean {
+	try {
+		const parsed = new URL(url);
+		return parsed.username !== "" || parsed.password !== "" || parsed.search !== "";
+	} catch {
+		return false;
+	}
 }
 
 /** A `baseUrl` that is a server's address alone (`http://localhost:11434`, maybe with a slash). */
@@ -153,7 +170,7 @@ function basePathNote(model: Model, text: string, answered = "404"): string | un
 		return undefined;
 	}
 	if (!path) return undefined;
-	const base = model.baseUrl.replace(/\/+$/, "");
+	const base = shownUrl(model.baseUrl).replace(/\/+$/, "");
 	const endpoint = model.api === "openai-responses" ? "/responses" : "/chat/completions";
 	const v1 = /\/v1$/i.test(path)
 		? ""
@@ -192,6 +209,9 @@ export function endpointPathNote(status: number | undefined, model: Model, text 
 	if (status !== 404 || (model.api !== "openai-completions" && model.api !== "openai-responses")) return undefined;
 	const path = ENDPOINT_PATH.exec(model.baseUrl);
 	if (!path) return /model/i.test(text) ? undefined : (missingV1Note(model) ?? basePathNote(model, text));
-	const base = model.baseUrl.slice(0, path.index);
-	return `The "baseUrl" of ${model.provider} (${model.baseUrl}) ends with ${path[0].replace(/\/+$/, "")}, which pi-ai adds to it itself: set "baseUrl": "${base}" in models.json.`;
+	const endpoint = path[0].replace(/\/+$/, "");
+	const fix = hasPrivateParts(model.baseUrl)
+		? `take ${endpoint} off its end in models.json`
+		: `set "baseUrl": "${model.baseUrl.slice(0, path.index)}" in models.json`;
+	return `The "baseUrl" of ${model.provider} (${shownUrl(model.baseUrl)}) ends with ${endpoint}, which pi-ai adds to it itself: ${fix}.`;
 }

@@ -17,8 +17,8 @@ const UNKNOWN_AUTHORITY = new Set([
 /** Certificates refused for what they say (expired, another host): no setting on this side fixes them. */
 const BAD_CERTIFICATE = /^(?:CERT_|ERR_TLS_CERT_|ERR_SSL_)/;
 
-/** `url` without the user, password and query it may carry (a key in a query string stays private). */
-function shownUrl(url: string): string {
+/** `url` without the user, password and query it may carry (a key in a query string stays private). Internal. */
+export function shownUrl(url: string): string {
 	try {
 		const parsed = new URL(url);
 		return `${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/$/, "")}`;

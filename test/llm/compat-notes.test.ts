@@ -4,7 +4,7 @@
  * a value out of range, a server failure, or another API's text that happens to name a field.
  */
 import { describe, expect, it } from "vitest";
-import { compatOptionNote, endpointPathNote } from "../../src/llm/compat-notes.js";
+import { compatOptionNote, endpointPathNote, servedErrorPathNote } from "../../src/llm/compat-notes.js";
 import type { Model } from "../../src/llm/types.js";
 import { testModel } from "../recovery/helpers.js";
 
@@ -80,5 +80,27 @@ describe("endpointPathNote", () => {
 		// A missing model or another 404 (OpenRouter's "No endpoints found") is no path to check.
 		expect(endpointPathNote(404, v1, "404 The model `qwen` does not exist.")).toBeUndefined();
 		expect(endpointPathNote(404, v1, "404 No endpoints found matching your data policy")).toBeUndefined();
+	});
+
+	it("a baseUrl's user, password and query stay out of every note (notes reach session files, logs and exports)", () => {
+		const secret = (baseUrl: string, api = completions) => ({ ...api, baseUrl });
+		const notes = [
+			endpointPathNote(404, secret("http://me:s3cret@localhost:11434/"), "404 page not found"),
+			endpointPathNote(404, secret("http://me:s3cret@localhost:8000/api?key=k3y"), "404 Not Found"),
+			endpointPathNote(404, secret("https://me:s3cret@llm.example.com/v1/chat/completions")),
+			servedErrorPathNote(secret("http://localhost:1234/api?key=k3y"), "Unexpected endpoint or method."),
+		];
+		expect(notes[0]).toBe(
+			'The server has no /chat/completions at http://localhost:11434: OpenAI-compatible servers (Ollama, vLLM, LM Studio, OpenAI) serve it under /v1. If this one does, add /v1 to the path of the "baseUrl" of gateway in models.json.',
+		);
+		expect(notes[1]).toContain("The request went to http://localhost:8000/api/chat/completions");
+		expect(notes[2]).toBe(
+			'The "baseUrl" of gateway (https://llm.example.com/v1/chat/completions) ends with /chat/completions, which pi-ai adds to it itself: take /chat/completions off its end in models.json.',
+		);
+		expect(notes[3]).toContain("The request went to http://localhost:1234/api/chat/completions");
+		for (const note of notes) {
+			expect(note).toBeDefined();
+			expect(note).not.toMatch(/s3cret|k3y|me:/);
+		}
 	});
 });

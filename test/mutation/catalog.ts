@@ -21857,6 +21857,35 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/extensions/host.test.ts"],
 	},
+	{
+		id: "MK01",
+		file: "src/llm/compat-notes.ts",
+		description: "the /v1 note shows a baseUrl's user and password again (notes reach session files, logs and exports)",
+		edits: [
+			{ find: "const base = shownUrl(model.baseUrl);", replace: 'const base = model.baseUrl.replace(/\\/+$/, "");' },
+		],
+		tests: ["test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "MK02",
+		file: "src/llm/compat-notes.ts",
+		description: "the base-path note shows a baseUrl's query (an API key) again",
+		edits: [
+			{
+				find: 'const base = shownUrl(model.baseUrl).replace(/\\/+$/, "");',
+				replace: 'const base = model.baseUrl.replace(/\\/+$/, "");',
+			},
+		],
+		tests: ["test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "MK03",
+		file: "src/llm/compat-notes.ts",
+		description: "the endpoint-path note names a baseUrl with its user and password again",
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+		edits: [{ find: "(${shownUrl(model.baseUrl)}) ends with", replace: "(${model.baseUrl}) ends with" }],
+		tests: ["test/llm/compat-notes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
