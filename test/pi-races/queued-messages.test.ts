@@ -121,7 +121,7 @@ describe("minga#675, archive#176: a steer sent as the agent finishes", () => {
 		["agent_end", "the agent loop has ended, the operation not yet settled"],
 	] as const)(
 		"minga#675 / archive#176: a steer sent on %s (%s) is answered by one more turn of the same operation and saved once",
-		async (when) => {
+		async (when, _moment) => {
 			h = await createHarness({ persistence: "disk" });
 			const harness = h;
 			const { answerRequests } = script(harness, [
