@@ -5,6 +5,10 @@
  * text stuck. A real `settle -i` child (stdin a pipe) on a faux script: the compaction is held by an
  * extension's `session_before_compact` until the typed line reaches the `input` hook, so the line
  * is typed during the compaction on every run.
+ *
+ * pi#179, atomic#1984, command-code#356: a line typed while `/compact` runs was lost, or stayed
+ * queued after the compaction until the user pressed Escape. The chat should keep it and send it
+ * once the compaction ends.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -73,5 +77,68 @@ describe("pi#6820 in settle -i: a line typed during threshold auto-compaction", 
 		]);
 		// (The kept answer keeps the context over the threshold: the typed message's turn compacts again.)
 		expect(readEntries(file).filter((entry) => entry.type === "compaction").length).toBeGreaterThanOrEqual(1);
+	});
+});
+
+/**
+ * Holds a `/compact` until the file `release` exists (the chat reads no line while its command
+ * runs, so the typed line cannot be what releases it).
+ */
+const holdManualCompactionUntil = (release: string) => `import { existsSync } from "node:fs";
+export default function (pi) {
+	pi.on("session_before_compact", async (event) => {
+		if (event.reason !== "manual") return undefined;
+		await new Promise((resolve) => {
+			const poll = setInterval(() => {
+				if (existsSync(${JSON.stringify(release)})) {
+					clearInterval(poll);
+					resolve();
+				}
+			}, 10);
+		});
+		return undefined;
+	});
+}
+`;
+
+describe("pi#179, atomic#1984, command-code#356 in settle -i: a line typed during /compact", () => {
+	it("pi#179 / atomic#1984 / command-code#356: a message typed while /compact runs is kept and sent when the compaction ends, with no key to press", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
+		const extension = join(cli.dir, "hold-manual-compaction.ts");
+		const release = join(cli.dir, "release-compaction");
+		writeFileSync(extension, holdManualCompactionUntil(release));
+		const steps = join(cli.dir, "script.json");
+		// Then the script runs out and the faux model echoes the last user message.
+		writeFileSync(steps, JSON.stringify(["first answer", "second answer"]));
+		const chat = new Repl(["--faux-script", steps, "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		await chat.say("one", "first answer\n");
+		await chat.say("two", "second answer\n");
+		const from = chat.mark();
+		chat.send("/compact");
+		await chat.until("Compacting", from);
+		chat.send("typed during /compact");
+		writeFileSync(release, "");
+		const shown = await chat.idle(from, "\ntyped during /compact\n");
+		const compacted = shown.indexOf("Compacted");
+		const answered = shown.lastIndexOf("\ntyped during /compact\n");
+		expect(compacted).toBeGreaterThan(-1);
+		expect(answered).toBeGreaterThan(compacted);
+		expect(shown.endsWith(`\n${PROMPT}`)).toBe(true);
+		expect(shown).not.toMatch(/Error|Failed to send|already processing/i);
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+
+		const file = bannerSessionFile(chat.stdout);
+		expect(transcript(file)).toEqual([
+			"user: one",
+			"assistant: first answer",
+			"user: two",
+			"assistant: second answer",
+			"user: typed during /compact",
+			"assistant: typed during /compact",
+		]);
+		expect(readEntries(file).filter((entry) => entry.type === "compaction")).toHaveLength(1);
 	});
 });

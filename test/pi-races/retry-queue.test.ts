@@ -130,3 +130,63 @@ describe("pi#9677: compaction queue rollback replays accepted messages", () => {
 		expect(timesPersisted(h.session.sessionFile!, "accepted follow-up")).toBe(1);
 	});
 });
+
+describe("opencode#40645: after an interrupt during retries, the queued messages keep firing", () => {
+	it("opencode#40645: several steers and follow-ups queued during the backoff, then abort(): no request fires afterwards, no timer is left, all stay listed, and the next prompt delivers each once, in order", async () => {
+		await retrySession(3);
+		const { answerRequests } = script(h, [
+			errorReply(OVERLOADED),
+			fauxAssistantMessage("answer one"),
+			fauxAssistantMessage("answer two"),
+			fauxAssistantMessage("answer three"),
+			fauxAssistantMessage("answer four"),
+			fauxAssistantMessage("answer five"),
+		]);
+		const done = h.session.prompt("long task");
+		await h.nextEvent("auto_retry_start");
+		await h.session.steer("steer one");
+		await h.session.followUp("follow-up one");
+		await h.session.steer("steer two");
+		await h.session.followUp("follow-up two");
+		await h.session.abort();
+		await h.settle(done);
+
+		// Stopped means stopped: time passes, nothing is sent on its own.
+		h.clock.increment(60_000);
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(h.pendingTimerCount()).toBe(0);
+		expect(answerRequests).toHaveLength(1);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
+		expect(h.session.isIdle).toBe(true);
+		expect(h.session.getSteeringMessages()).toEqual(["steer one", "steer two"]);
+		expect(h.session.getFollowUpMessages()).toEqual(["follow-up one", "follow-up two"]);
+		const file = h.session.sessionFile!;
+		for (const text of ["steer one", "steer two", "follow-up one", "follow-up two"]) {
+			expect(timesPersisted(file, text)).toBe(0);
+		}
+
+		await h.settle(h.session.prompt("go on"));
+		expect(h.session.pendingMessageCount).toBe(0);
+		// One message per request (one-at-a-time), steers first; the first steer joins the prompt's
+		// request, as a steer queued before a run starts does.
+		expect(answerRequests.slice(1).map((request) => userTexts(request).at(-1))).toEqual([
+			"steer one",
+			"steer two",
+			"follow-up one",
+			"follow-up two",
+		]);
+		expect(userTexts(answerRequests.at(-1)!)).toEqual([
+			"long task",
+			"go on",
+			"steer one",
+			"steer two",
+			"follow-up one",
+			"follow-up two",
+		]);
+		for (const text of ["steer one", "steer two", "follow-up one", "follow-up two"]) {
+			expect(timesPersisted(file, text)).toBe(1);
+		}
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+		expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
