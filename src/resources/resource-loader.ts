@@ -919,10 +919,25 @@ function realPath(path: string): string {
 	}
 }
 
+/**
+ * Whether `path` makes its folder a repository root, as git decides: a folder holding `HEAD`, or a
+ * `gitdir:` pointer file (worktree, submodule). A stray empty `.git` folder is not one: git walks past it,
+ * and stopping there hid the repository's `.agents/skills` (codex#25651). Must not throw.
+ */
+function isGitMarker(path: string): boolean {
+	if (isDirectory(path)) return isFile(join(path, "HEAD"));
+	if (!isFile(path)) return false;
+	try {
+		return readTextFile(path).startsWith("gitdir:");
+	} catch {
+		return false;
+	}
+}
+
 function findGitRoot(start: string): string | null {
 	let dir = resolve(start);
 	for (;;) {
-		if (existsSync(join(dir, ".git"))) return dir;
+		if (isGitMarker(join(dir, ".git"))) return dir;
 		const parent = dirname(dir);
 		if (parent === dir) return null;
 		dir = parent;
