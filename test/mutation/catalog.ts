@@ -21698,6 +21698,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/startup-odd-trees.test.ts"],
 	},
+	{
+		id: "MH04",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"any entry named .git marks the repository root again: a stray empty .git folder in a sub-folder hides the repository's .agents/skills (codex#25651)",
+		edits: [
+			{
+				find: 'if (isGitMarker(join(dir, ".git"))) return dir;',
+				replace: 'if (existsSync(join(dir, ".git"))) return dir;',
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -16,6 +16,10 @@
  * (ELOOP). Settle reads a link to `CLAUDE.md` once; a link that leads back to itself was reported
  * as a link to a file "which does not exist", while the file is there: it now says it is a loop.
  *
+ * codex#25651: a stray, empty `.git` folder in a sub-folder was taken for the repository root, so
+ * the repository's `.agents/skills` were not loaded from there (pi 0.73.1 and Settle stopped there
+ * too). Git walks past it; Settle now does as git does, and still stops at a real nested repository.
+ *
  * opencode#18215: the skills listing came in another order from one run to the next, so the system
  * prompt changed and the provider's prompt cache missed every time. The same tree, even written
  * in another order, must give the same system prompt.
@@ -206,5 +210,43 @@ describe("opencode#18215: the skills listing in another order from run to run", 
 		expect(listed).toEqual([...sorted.map((name) => `p-${name}`), ...sorted.map((name) => `a-${name}`), ...sorted]);
 		expect(second).toBe(first);
 		expect(systemPrompt()).toBe(first);
+	});
+});
+
+describe("codex#25651: a stray empty .git folder below the repository root", () => {
+	function git(cwd: string, ...args: string[]): string {
+		const run = spawnSync("git", args, { cwd, encoding: "utf8" });
+		expect(run.status, run.stderr).toBe(0);
+		return run.stdout.trim();
+	}
+
+	it("codex#25651: settle -p in repo/sub with an empty repo/sub/.git offers repo/.agents/skills, as git names repo the root; a real repository in sub stops the walk there", () => {
+		const repo = join(cli.project, "repo");
+		const sub = join(repo, "sub");
+		mkdirSync(join(sub, ".git"), { recursive: true });
+		git(repo, "init", "-q");
+		writeSkill(join(repo, ".agents", "skills", "team-rules"), "team-rules");
+		writeSkill(join(cli.project, ".agents", "skills", "outside-repo"), "outside-repo");
+		expect(git(sub, "rev-parse", "--show-toplevel")).toBe(repo);
+		const systemPrompt = () => {
+			const run = runSettle(["--faux", "--no-session", "--mode", "json", "-p", "hi"], {
+				cwd: sub,
+				agentDir: cli.agentDir,
+				timeoutMs: HANG_GUARD_MS,
+			});
+			expect(run).toMatchObject({ code: 0, stderr: "" });
+			return baselinePrompts(run.stdout)[0]!;
+		};
+
+		const stray = systemPrompt();
+		expect(stray).toContain("<name>team-rules</name>");
+		expect(stray).not.toContain("outside-repo");
+
+		rmSync(join(sub, ".git"), { recursive: true });
+		git(sub, "init", "-q");
+		expect(git(sub, "rev-parse", "--show-toplevel")).toBe(sub);
+		const nested = systemPrompt();
+		expect(nested).not.toContain("team-rules");
+		expect(nested).not.toContain("outside-repo");
 	});
 });
