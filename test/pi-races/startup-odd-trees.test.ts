@@ -20,12 +20,16 @@
  * the repository's `.agents/skills` were not loaded from there (pi 0.73.1 and Settle stopped there
  * too). Git walks past it; Settle now does as git does, and still stops at a real nested repository.
  *
+ * yoyo-evolve#333: started in the home folder, the agent's first scan crawled the whole of it (caches,
+ * module stores) before the first prompt. Settle reads, below the cwd, only its configuration folders:
+ * a 20k-file tree there is not listed (each folder's access time, set to 1970, is left as it was).
+ *
  * opencode#18215: the skills listing came in another order from one run to the next, so the system
  * prompt changed and the provider's prompt cache missed every time. The same tree, even written
  * in another order, must give the same system prompt.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { baselinePrompts, cliCommand, runSettle, useCliProject } from "../cli/helpers.js";
@@ -248,5 +252,43 @@ describe("codex#25651: a stray empty .git folder below the repository root", () 
 		const nested = systemPrompt();
 		expect(nested).not.toContain("team-rules");
 		expect(nested).not.toContain("outside-repo");
+	});
+});
+
+describe("yoyo-evolve#333: started in the home folder, the whole tree crawled before the first prompt", () => {
+	/** Sets `dir`'s access time to 1970: a listing of it moves it (relatime), a stat does not. */
+	function markUnlisted(dir: string): void {
+		utimesSync(dir, 0, statSync(dir).mtime);
+	}
+
+	it("yoyo-evolve#333: settle -p in a home folder holding 20,000 files (code, caches, node_modules) lists none of its folders; AGENTS.md there reaches the model", (context) => {
+		const home = cli.project;
+		writeFileSync(join(home, "AGENTS.md"), "RULES-333: answer briefly\n");
+		const folders: string[] = [];
+		for (const top of ["src", ".cache", "go/pkg/mod", "node_modules"]) {
+			for (let i = 0; i < 50; i++) {
+				const dir = join(home, top, `d${i}`);
+				mkdirSync(dir, { recursive: true });
+				for (let j = 0; j < 100; j++) writeFileSync(join(dir, `f${j}.txt`), "x\n");
+				folders.push(dir);
+			}
+			folders.push(join(home, top));
+		}
+		const probe = join(cli.dir, "probe");
+		mkdirSync(probe);
+		markUnlisted(probe);
+		readdirSync(probe);
+		// A file system mounted noatime records no listing: nothing to observe here.
+		if (statSync(probe).atimeMs === 0) context.skip();
+		for (const dir of folders) markUnlisted(dir);
+
+		const run = runSettle(["--faux", "--no-session", "--mode", "json", "-p", "hi"], {
+			cwd: home,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(run).toMatchObject({ code: 0, stderr: "" });
+		expect(baselinePrompts(run.stdout)[0]).toContain("RULES-333: answer briefly");
+		expect(folders.filter((dir) => statSync(dir).atimeMs !== 0)).toEqual([]);
 	});
 });
