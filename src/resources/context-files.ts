@@ -21,12 +21,14 @@ function loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFil
 	for (const name of CONTEXT_FILE_NAMES) {
 		const path = join(dir, name);
 		if (!isFile(path)) {
-			const target = danglingLinkTarget(path);
+			const link = danglingLink(path);
 			// A broken link was skipped in silence: the rules never arrived (t3code#2052, rolldown#10451).
-			if (target !== undefined) {
+			if (link !== undefined) {
+				// A link that leads back to itself is there; "does not exist" sent users looking for a missing file (deepagents#2255).
+				const why = link.loop ? "which leads back to itself (a symbolic link loop)" : "which does not exist";
 				diagnostics.push({
 					type: "warning",
-					message: `context file ${name} is a symbolic link to ${JSON.stringify(target)}, which does not exist: fix the link (ln -sf <file> ${name}) or remove it`,
+					message: `context file ${name} is a symbolic link to ${JSON.stringify(link.target)}, ${why}: fix the link (ln -sf <file> ${name}) or remove it`,
 					path,
 				});
 			}
@@ -41,15 +43,18 @@ function loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFil
 	return null;
 }
 
-/** Where `path` points when it is a symbolic link that resolves to nothing; undefined otherwise. Must not throw. */
-function danglingLinkTarget(path: string): string | undefined {
+/**
+ * Where `path` points when it is a symbolic link that resolves to nothing, and whether that is because
+ * the links go round in a loop; undefined otherwise. Must not throw.
+ */
+function danglingLink(path: string): { target: string; loop: boolean } | undefined {
 	try {
 		if (!lstatSync(path).isSymbolicLink()) return undefined;
 		realpathSync(path);
 		return undefined;
-	} catch {
+	} catch (error) {
 		try {
-			return readlinkSync(path);
+			return { target: readlinkSync(path), loop: (error as NodeJS.ErrnoException).code === "ELOOP" };
 		} catch {
 			return undefined;
 		}

@@ -3,11 +3,13 @@
  * `.gitignore` / `.ignore` / `.fdignore` rules of the folders walked apply, symlinks are followed,
  * broken ones skipped, and a folder is walked once however many links lead to it (a link back to a
  * folder above, `skills/skills -> skills`, is not a way down forever). Entries are visited in name order so results are deterministic.
- * Nothing here throws: an unreadable folder yields nothing.
+ * Nothing here throws: an unreadable folder yields nothing, and is added to the caller's
+ * {@link UnreadableFolders} when it passes one (pi passes over it without a word).
  */
 import { type Dirent, existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { Ignore } from "ignore";
+import { errorMessage } from "../errors.js";
 import { loadIgnore } from "../lazy-deps.js";
 import { misplacedFrontmatterLine } from "./frontmatter.js";
 import { readTextFile } from "./text-file.js";
@@ -58,12 +60,18 @@ function prefixPattern(line: string, prefix: string): string | null {
 	return `${negated ? "!" : ""}${prefix}${pattern}`;
 }
 
+/** Folders a walk could not list (EACCES, EIO, …), by path, with the error's text. */
+export type UnreadableFolders = Map<string, string>;
+
 /** Directory entries (sorted, dot entries and node_modules removed, symlinks resolved). */
-function listEntries(dir: string): EntryKind[] {
+function listEntries(dir: string, unreadable?: UnreadableFolders): EntryKind[] {
 	let dirents: Dirent[];
 	try {
 		dirents = readdirSync(dir, { withFileTypes: true });
-	} catch {
+	} catch (error) {
+		// Gone (or not a folder) since it was seen is nothing to report; a folder that is there but cannot be listed hides what it holds.
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code !== "ENOENT" && code !== "ENOTDIR") unreadable?.set(dir, errorMessage(error));
 		return [];
 	}
 	const entries: EntryKind[] = [];
@@ -131,7 +139,7 @@ function declaresSkill(path: string): boolean {
  * skills folders) that have front matter (documentation beside the skills is not one, pi#7805);
  * mode `agents` (`.agents/skills`) does not.
  */
-export function collectSkillFiles(dir: string, mode: "pi" | "agents"): string[] {
+export function collectSkillFiles(dir: string, mode: "pi" | "agents", unreadable?: UnreadableFolders): string[] {
 	const files: string[] = [];
 	const visited = new Set<string>();
 	const walk = (current: string, ig: Ignore, root: string): void => {
@@ -142,7 +150,7 @@ export function collectSkillFiles(dir: string, mode: "pi" | "agents"): string[] 
 			files.push(skillFile);
 			return;
 		}
-		for (const entry of listEntries(current)) {
+		for (const entry of listEntries(current, unreadable)) {
 			if (isIgnored(ig, root, entry)) continue;
 			if (entry.isDir) walk(entry.path, ig, root);
 			else if (
@@ -160,13 +168,13 @@ export function collectSkillFiles(dir: string, mode: "pi" | "agents"): string[] 
 }
 
 /** `.md` files directly in `dir` (or in all sub-folders with `recursive`). */
-export function collectMarkdownFiles(dir: string, recursive: boolean): string[] {
+export function collectMarkdownFiles(dir: string, recursive: boolean, unreadable?: UnreadableFolders): string[] {
 	const files: string[] = [];
 	const visited = new Set<string>();
 	const walk = (current: string, ig: Ignore, root: string): void => {
 		if (!firstVisit(visited, current)) return;
 		addIgnoreRules(ig, current, root);
-		for (const entry of listEntries(current)) {
+		for (const entry of listEntries(current, unreadable)) {
 			if (isIgnored(ig, root, entry)) continue;
 			if (entry.isDir && recursive) walk(entry.path, ig, root);
 			else if (entry.isFile && entry.name.endsWith(".md")) files.push(entry.path);
@@ -222,14 +230,18 @@ export function resolveExtensionEntries(dir: string, missing?: MissingExtensionE
  * Extension modules in an extensions folder: the folder's own entries when it declares some;
  * otherwise its `.ts` / `.js` files and the entries of each sub-folder (one level, as pi).
  */
-export function collectExtensionEntries(dir: string, missing?: MissingExtensionEntry[]): string[] {
+export function collectExtensionEntries(
+	dir: string,
+	missing?: MissingExtensionEntry[],
+	unreadable?: UnreadableFolders,
+): string[] {
 	if (!isDirectory(dir)) return [];
 	const own = resolveExtensionEntries(dir, missing);
 	if (own) return own;
 	const ig = loadIgnore()();
 	addIgnoreRules(ig, dir, dir);
 	const entries: string[] = [];
-	for (const entry of listEntries(dir)) {
+	for (const entry of listEntries(dir, unreadable)) {
 		if (isIgnored(ig, dir, entry)) continue;
 		if (entry.isFile && (entry.name.endsWith(".ts") || entry.name.endsWith(".js"))) entries.push(entry.path);
 		else if (entry.isDir) entries.push(...(resolveExtensionEntries(entry.path, missing) ?? []));
@@ -275,13 +287,13 @@ export function isFile(path: string): boolean {
 }
 
 /** Skill files at a path: a folder is searched (pi mode), a `.md` file is itself. */
-export function skillFilesAt(path: string): string[] {
-	if (isDirectory(path)) return collectSkillFiles(path, "pi");
+export function skillFilesAt(path: string, unreadable?: UnreadableFolders): string[] {
+	if (isDirectory(path)) return collectSkillFiles(path, "pi", unreadable);
 	return isFile(path) && path.endsWith(".md") ? [path] : [];
 }
 
 /** Template files at a path: a folder's `.md` files (all levels with `recursive`), or the file itself. */
-export function promptFilesAt(path: string, recursive: boolean): string[] {
-	if (isDirectory(path)) return collectMarkdownFiles(path, recursive);
+export function promptFilesAt(path: string, recursive: boolean, unreadable?: UnreadableFolders): string[] {
+	if (isDirectory(path)) return collectMarkdownFiles(path, recursive, unreadable);
 	return isFile(path) && path.endsWith(".md") ? [path] : [];
 }

@@ -51,7 +51,7 @@ export interface LoadExtensionsOptions {
 /**
  * The modules found in a folder or file path (a file is itself; a folder per pi's rules); [] when the
  * path does not exist. Entries a folder's `package.json` names but does not have are added to
- * `missing`.
+ * `missing`; a folder that cannot be listed (EACCES, …) to `unreadable`, by path, with the error's text.
  *
  * @example
  * ```ts
@@ -60,10 +60,14 @@ export interface LoadExtensionsOptions {
  * const paths = extensionEntriesAt(join(cwd, ".settle/extensions")); // absolute module paths, or []
  * ```
  */
-export function extensionEntriesAt(path: string, missing?: MissingExtensionEntry[]): string[] {
+export function extensionEntriesAt(
+	path: string,
+	missing?: MissingExtensionEntry[],
+	unreadable?: Map<string, string>,
+): string[] {
 	if (!existsSync(path)) return [];
 	if (!isDirectory(path)) return [path];
-	return collectExtensionEntries(path, missing);
+	return collectExtensionEntries(path, missing, unreadable);
 }
 
 let cachedAliases: Record<string, string> | undefined;

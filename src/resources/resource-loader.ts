@@ -29,6 +29,7 @@ import {
 	type MissingExtensionEntry,
 	promptFilesAt,
 	skillFilesAt,
+	type UnreadableFolders,
 } from "./discovery.js";
 import { type ExtensionCandidate, extensionEntriesAt, loadExtensions } from "./extensions.js";
 import { applyFilters, isEnabledByFilters, isFilterEntry } from "./filters.js";
@@ -553,6 +554,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 		missingEntries: MissingEntryFound[] = [],
 	): Map<string, Registered> {
 		const registered = new Map<string, Registered>();
+		const unreadable: UnreadableFolders = new Map();
 		// pi registers package files first: a package's filter decides for a file before any settings entry does.
 		for (const file of packages) {
 			if (file.kind === kind && !registered.has(file.path))
@@ -582,7 +584,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 					continue;
 				}
 				const missing: MissingExtensionEntry[] = [];
-				fromSettings.push(...filesAt(kind, path, true, missing));
+				fromSettings.push(...filesAt(kind, path, true, missing, unreadable));
 				reportMissing(layer, missing, layer.settingsPath);
 			}
 			const enabled = new Set(applyFilters(fromSettings, entries, layer.baseDir));
@@ -591,11 +593,19 @@ export class DefaultResourceLoader implements ResourceLoader {
 		for (const layer of layers) {
 			const entries = (layer.settings[kind] ?? []) as string[];
 			const missing: MissingExtensionEntry[] = [];
-			const auto = filesAt(kind, join(layer.baseDir, kind), false, missing);
+			const auto = filesAt(kind, join(layer.baseDir, kind), false, missing, unreadable);
 			reportMissing(layer, missing);
 			if (kind === "skills")
-				auto.push(...this.agentsSkillDirs(layer.scope).flatMap((dir) => collectSkillFiles(dir, "agents")));
+				auto.push(...this.agentsSkillDirs(layer.scope).flatMap((dir) => collectSkillFiles(dir, "agents", unreadable)));
 			for (const path of auto) register(path, layer, "auto", isEnabledByFilters(path, entries, layer.baseDir));
+		}
+		// pi passes over such a folder without a word: its skills were just not there (claude-code#80291).
+		for (const [path, error] of unreadable) {
+			diagnostics.push({
+				type: "warning",
+				message: `cannot read folder: ${error}; the ${kind} in it are not loaded. Give read access to it (chmod u+rx ${shellWord(path)}) or move it out of the ${kind} folder.`,
+				path,
+			});
 		}
 		return registered;
 	}
@@ -786,10 +796,16 @@ export class DefaultResourceLoader implements ResourceLoader {
 	}
 }
 
-function filesAt(kind: ResourceKind, path: string, fromSettings: boolean, missing?: MissingExtensionEntry[]): string[] {
-	if (kind === "extensions") return extensionEntriesAt(path, missing);
-	if (kind === "skills") return skillFilesAt(path);
-	return promptFilesAt(path, fromSettings);
+function filesAt(
+	kind: ResourceKind,
+	path: string,
+	fromSettings: boolean,
+	missing?: MissingExtensionEntry[],
+	unreadable?: UnreadableFolders,
+): string[] {
+	if (kind === "extensions") return extensionEntriesAt(path, missing, unreadable);
+	if (kind === "skills") return skillFilesAt(path, unreadable);
+	return promptFilesAt(path, fromSettings, unreadable);
 }
 
 type Registered = Found & { enabled: boolean };
@@ -936,10 +952,25 @@ function realPath(path: string): string {
 	}
 }
 
+/**
+ * Whether `path` makes its folder a repository root, as git decides: a folder holding `HEAD`, or a
+ * `gitdir:` pointer file (worktree, submodule). A stray empty `.git` folder is not one: git walks past it,
+ * and stopping there hid the repository's `.agents/skills` (codex#25651). Must not throw.
+ */
+function isGitMarker(path: string): boolean {
+	if (isDirectory(path)) return isFile(join(path, "HEAD"));
+	if (!isFile(path)) return false;
+	try {
+		return readTextFile(path).startsWith("gitdir:");
+	} catch {
+		return false;
+	}
+}
+
 function findGitRoot(start: string): string | null {
 	let dir = resolve(start);
 	for (;;) {
-		if (existsSync(join(dir, ".git"))) return dir;
+		if (isGitMarker(join(dir, ".git"))) return dir;
 		const parent = dirname(dir);
 		if (parent === dir) return null;
 		dir = parent;

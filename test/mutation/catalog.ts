@@ -19853,8 +19853,8 @@ export const MUTANTS: Mutant[] = [
 			"an AGENTS.md that is a symlink to nothing (a target with a stray newline) is skipped in silence again: the user never learns the rules were not read (t3code#2052, rolldown#10451)",
 		edits: [
 			{
-				find: "if (target !== undefined) {",
-				replace: "if (target !== undefined && false) {",
+				find: "if (link !== undefined) {",
+				replace: "if (link !== undefined && false) {",
 			},
 		],
 		tests: ["test/pi-races/context-files-on-disk.test.ts"],
@@ -21885,6 +21885,58 @@ export const MUTANTS: Mutant[] = [
 		// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
 		edits: [{ find: "(${shownUrl(model.baseUrl)}) ends with", replace: "(${model.baseUrl}) ends with" }],
 		tests: ["test/llm/compat-notes.test.ts"],
+	},
+	{
+		id: "MH01",
+		file: "src/resources/discovery.ts",
+		description:
+			"a folder inside the skills or prompts folder that cannot be listed (EACCES) is passed over in silence again: its skills are just not there (claude-code#80291)",
+		edits: [
+			{
+				find: 'if (code !== "ENOENT" && code !== "ENOTDIR") unreadable?.set(dir, errorMessage(error));',
+				replace: "void code;",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MH02",
+		file: "src/resources/context-files.ts",
+		description:
+			'an AGENTS.md that is a symbolic link to itself is reported as a link to a file "which does not exist" again (deepagents#2255)',
+		edits: [
+			{
+				find: 'loop: (error as NodeJS.ErrnoException).code === "ELOOP"',
+				replace: "loop: false",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MH03",
+		file: "src/resources/discovery.ts",
+		description:
+			"node_modules inside the skills, prompts and extensions folders is walked: thousands of files read at every start, and a package's SKILL.md offered to the model (opencode#30337)",
+		edits: [
+			{
+				find: 'if (dirent.name.startsWith(".") || dirent.name === "node_modules") continue;',
+				replace: 'if (dirent.name.startsWith(".")) continue;',
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MH04",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"any entry named .git marks the repository root again: a stray empty .git folder in a sub-folder hides the repository's .agents/skills (codex#25651)",
+		edits: [
+			{
+				find: 'if (isGitMarker(join(dir, ".git"))) return dir;',
+				replace: 'if (existsSync(join(dir, ".git"))) return dir;',
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
 	},
 ];
 
