@@ -21659,6 +21659,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
 	},
+	{
+		id: "MF01",
+		file: "src/llm/errors.ts",
+		description:
+			'a quoted field name or an identifier holding `timeout` counts as a timeout again: Gemini\'s 400 naming an unknown "timeout" field is retried 3 times (~14 s) before the user sees it',
+		edits: [
+			{
+				find: "/(?<![\\w'`]|\\\\\")timed? ?out(?:_error)?(?![\\w'`]|\\\\\")/i,",
+				replace: "/timed? ?out/i,",
+			},
+		],
+		tests: ["test/recovery/errors.test.ts", "test/llm/wire/classification.test.ts"],
+	},
+	{
+		id: "MF02",
+		file: "src/llm/errors.ts",
+		description: 'a 4xx refusal whose JSON names a "timeout" field is taken for a timeout and retried',
+		edits: [
+			{
+				find: "return !REFUSAL_STATUS.test(errorMessage) && TIMEOUT_PATTERNS",
+				replace: "return TIMEOUT_PATTERNS",
+			},
+		],
+		tests: ["test/recovery/errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
