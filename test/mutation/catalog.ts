@@ -8173,8 +8173,8 @@ export const MUTANTS: Mutant[] = [
 		description: "the hold after an abort applies to steer instead of prompt",
 		edits: [
 			{
-				find: 'const before = command.type === "prompt" ? Promise.all([replacement, aborting]) : replacement;',
-				replace: 'const before = command.type === "steer" ? Promise.all([replacement, aborting]) : replacement;',
+				find: 'if (command.type === "prompt") waits.push(aborting);',
+				replace: 'if (command.type === "steer") waits.push(aborting);',
 			},
 		],
 		tests: ["test/pi-races/cli-modes.test.ts"],
@@ -21683,6 +21683,27 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MF03",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"commands behind set_model no longer wait for it: a get_state written right behind it answers first, with the old model",
+		edits: [{ find: "\t\tif (SWITCHING_COMMANDS.has(command.type)) switching = task;\n", replace: "" }],
+		tests: ["test/pi-races/rpc-command-bursts.test.ts"],
+	},
+	{
+		id: "MF04",
+		file: "src/settings/json-file.ts",
+		description:
+			"a whitespace-only settings.json is a parse error: settle starts with it refused, and a model switch is refused as for a broken file",
+		edits: [
+			{
+				find: 'if (text.trim() === "") return { status: "ok", value: {} };',
+				replace: 'if (text === "") return { status: "ok", value: {} };',
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
 	},
 ];
 

@@ -358,3 +358,42 @@ describe("claude-code#31358, claude-code#42901: --model at launch did not overri
 		expect(readFileSync(settingsFile(), "utf8")).toBe(bytes);
 	});
 });
+
+describe("a blank settings.json (`> settings.json`, an editor that truncated it mid-save)", () => {
+	it.each([
+		["0 bytes", ""],
+		["whitespace only", "  \n\n"],
+	])(
+		"settle --rpc with a settings.json of %s starts, and the saves after it keep each other's keys",
+		async (_name, blank) => {
+			writeModels();
+			writeFileSync(settingsFile(), blank);
+			const client = rpc("--model", "local/coder", "--no-session");
+			expect(await state(client)).toMatchObject({ model: { provider: "local", id: "coder" } });
+			expect(
+				await client.request({ id: "switch", type: "set_model", provider: "other", modelId: "big" }),
+			).toMatchObject({ success: true });
+			expect(await client.request({ id: "level", type: "set_thinking_level", level: "high" })).toMatchObject({
+				success: true,
+				data: { level: "high" },
+			});
+			expect(await client.end()).toBe(0);
+			expect(client.stderr).toBe("");
+			expect(JSON.parse(readFileSync(settingsFile(), "utf8"))).toEqual({
+				defaultProvider: "other",
+				defaultModel: "big",
+				defaultThinkingLevel: "high",
+			});
+		},
+	);
+
+	it("(pi-peer) pi 0.73.1 reads a 0-byte file as empty, but a whitespace-only one is a parse error it never saves over", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(settingsFile(), "  \n\n");
+		const settings = pi.SettingsManager.create(cli.project, cli.agentDir);
+		expect(settings.drainErrors().map((problem) => problem.scope)).toEqual(["global"]);
+		settings.setDefaultModelAndProvider("other", "big");
+		await settings.flush();
+		expect(readFileSync(settingsFile(), "utf8")).toBe("  \n\n");
+	});
+});
