@@ -21653,7 +21653,7 @@ export const MUTANTS: Mutant[] = [
 			"a Shift+Tab level the settings file cannot save ends the chat with a stack trace when the line is sent, and the line is lost",
 		edits: [
 			{
-				find: "\t\t\t// A settings file that cannot take the new default (broken, read-only): the line is still sent.\n\t\t\thost.warn(error instanceof Error ? error.message : String(error));\n",
+				find: "\t\t\t// A settings file that cannot be parsed refuses the new level: the line is still sent.\n\t\t\thost.warn(error instanceof Error ? error.message : String(error));\n",
 				replace: "\t\t\tthrow error;\n",
 			},
 		],
@@ -21701,6 +21701,71 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: 'if (text.trim() === "") return { status: "ok", value: {} };',
 				replace: 'if (text === "") return { status: "ok", value: {} };',
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MF05",
+		file: "src/session/agent-session.ts",
+		description:
+			"a model switch a read-only settings file cannot save rejects again although it happened: RPC answers success:false for a switch that took place",
+		edits: [
+			{
+				find: '\t\tif (unsaved) {\n\t\t\tthis.events.emit({\n\t\t\t\ttype: "default_not_saved",\n\t\t\t\tmessage: `Switched to',
+				replace:
+					'\t\tif (unsaved) {\n\t\t\tthrow unsaved;\n\t\t\tthis.events.emit({\n\t\t\t\ttype: "default_not_saved",\n\t\t\t\tmessage: `Switched to',
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts", "test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MF06",
+		file: "src/session/agent-session.ts",
+		description: "a thinking level a read-only settings file cannot save is applied but throws again",
+		edits: [
+			{
+				find: '\t\tif (unsaved) {\n\t\t\tthis.events.emit({\n\t\t\t\ttype: "default_not_saved",\n\t\t\t\tmessage: `Thinking level',
+				replace:
+					'\t\tif (unsaved) {\n\t\t\tthrow unsaved;\n\t\t\tthis.events.emit({\n\t\t\t\ttype: "default_not_saved",\n\t\t\t\tmessage: `Thinking level',
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MF07",
+		file: "src/settings/settings-manager.ts",
+		description: "a settings write that failed (read-only) is not reported by drainErrors()",
+		edits: [
+			{
+				find: 'this.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });',
+				replace: "",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MF08",
+		file: "src/settings/json-file.ts",
+		description:
+			"a settings write into a folder that is not one throws the temp file's raw ENOTDIR cleanup error instead of the typed IO error",
+		edits: [
+			{
+				find: "\t\ttry {\n\t\t\trmSync(temp, { force: true });\n\t\t} catch {}\n",
+				replace: "\t\trmSync(temp, { force: true });\n",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MF09",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"settle -i says nothing when /model or /thinking applied but the read-only settings file kept the old default",
+		edits: [
+			{
+				find: 'case "default_not_saved":\n\t\t\t\tthis.line(',
+				replace: 'case "default_not_saved":\n\t\t\t\treturn;\n\t\t\t\tthis.line(',
 			},
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
