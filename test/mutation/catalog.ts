@@ -21770,6 +21770,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
 	},
+	{
+		id: "MF10",
+		file: "src/cli/print-mode.ts",
+		description: "settle -p says nothing when a model switch applied but the read-only settings file kept the old default",
+		edits: [
+			{
+				find: 'if (event.type === "default_not_saved") out.stderr(',
+				replace: 'if (event.type === "default_not_saved" && false) out.stderr(',
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -193,6 +193,46 @@ describe("cc-switch#1988: a model switch reported as failed had switched anyway"
 		},
 	);
 
+	it.runIf(process.getuid?.() === 0)(
+		"cc-switch#1988: settle -p with a read-only settings.json: an extension command's pi.setModel applies, and stderr warns that the default was not saved",
+		async () => {
+			writeModels();
+			const store = join(cli.dir, "store");
+			mkdirSync(store);
+			const bytes = JSON.stringify({ defaultProvider: "local", defaultModel: "coder" });
+			writeFileSync(join(store, "settings.json"), bytes);
+			chmodSync(join(store, "settings.json"), 0o444);
+			chmodSync(store, 0o555);
+			symlinkSync(join(store, "settings.json"), settingsFile());
+			const extensions = join(cli.agentDir, "extensions");
+			mkdirSync(extensions, { recursive: true });
+			writeFileSync(
+				join(extensions, "big.ts"),
+				`export default function (pi) {
+	pi.registerCommand("big", {
+		handler: async (_args, ctx) => {
+			const switched = await pi.setModel(ctx.modelRegistry.find("other", "big"));
+			ctx.ui.notify("switched: " + switched + " to " + ctx.model.id, "info");
+		},
+	});
+}
+`,
+			);
+			const run = await runSettleAsync(["--no-session", "-p", "/big"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				wrapper: ["setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override"],
+			});
+			expect(run.stderr).toContain(
+				"Warning: Switched to other/big, but it was not saved as the default model: Cannot write",
+			);
+			expect(`${run.stdout}${run.stderr}`).toContain("switched: true to big");
+			expect(run.code).toBe(0);
+			chmodSync(store, 0o755);
+			expect(readFileSync(settingsFile(), "utf8")).toBe(bytes);
+		},
+	);
+
 	it("cc-switch#1988: settle -i: Shift+Tab picks a level the broken settings.json cannot save; the line is still sent and answered at the level in use, with a warning saying why", async () => {
 		writeModels();
 		writeFileSync(settingsFile(), JSON.stringify({ defaultProvider: "local", defaultModel: "coder" }));
