@@ -331,7 +331,7 @@ export async function runInteractiveMode(
 		try {
 			session().setThinkingLevel(level);
 		} catch (error) {
-			// A settings file that cannot take the new default (broken, read-only): the line is still sent.
+			// A settings file that cannot be parsed refuses the new level: the line is still sent.
 			host.warn(error instanceof Error ? error.message : String(error));
 		}
 	}

@@ -275,6 +275,9 @@ export class TranscriptPrinter {
 			case "compaction_over_threshold":
 				this.line(s.yellow(event.message));
 				return;
+			case "default_not_saved":
+				this.line(s.yellow(`Warning: ${event.message}`));
+				return;
 			case "queue_update": {
 				const before = this.queued;
 				this.queued = { steering: event.steering.length, followUp: event.followUp.length };

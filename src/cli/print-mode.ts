@@ -178,6 +178,7 @@ export async function runPrintMode(
 					if (event.type === "agent_settled") unanswered = event.errorMessage;
 					if (event.type === "message_end") arrivedAnswer = answerTextAfter(arrivedAnswer, event.message);
 					if (event.type === "compaction_over_threshold") out.stderr(`Warning: ${event.message}\n`);
+					if (event.type === "default_not_saved") out.stderr(`Warning: ${event.message}\n`);
 					// A backoff is silent seconds before the answer (or the error): say what is waited for.
 					if (event.type === "auto_retry_start") {
 						out.stderr(

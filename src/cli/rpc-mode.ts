@@ -13,7 +13,7 @@
  * a byte order mark ahead of a line is ignored (pi refuses the line);
  * missing or mistyped fields get a typed error naming the field; an unknown command's response
  * keeps its `id`; `export_html` answers as pi's does but writes Settle's page (src/export/);
- * commands after a session replacement wait for it (and a prompt, steer or follow_up that arrives
+ * commands after a session replacement or a model switch wait for it (and a prompt, steer or follow_up that arrives
  * while an extension command replaces the session waits for that replacement, then goes to the
  * current session; pi sends it to the old one); at the end of stdin the server finishes the running
  * work before it exits (pi disposes at once); a prompt's success response carries
@@ -50,6 +50,10 @@ import { destroyedStdinError, stdinState } from "./stdin-state.js";
 
 /** Commands that replace the session: the commands after them start once they are done. */
 const REPLACING_COMMANDS: ReadonlySet<string> = new Set(["new_session", "switch_session", "fork", "clone"]);
+/** Commands that change the session's state asynchronously: the commands after them start once they are done. */
+const SWITCHING_COMMANDS: ReadonlySet<string> = new Set(["set_model", "cycle_model"]);
+/** Commands that do not wait for a model switch: they must reach a running operation at once. */
+const IMMEDIATE_COMMANDS: ReadonlySet<string> = new Set(["abort", "abort_bash", "abort_retry", "steer", "follow_up"]);
 const QUEUE_MODES: readonly string[] = ["all", "one-at-a-time"];
 
 /** A response; its `id` is the command's as sent (a client may number its commands). */
@@ -69,7 +73,9 @@ type Response = {
  * Commands start in arrival order and do not wait for each other (as pi): `abort_bash` reaches a
  * running `bash`, `get_state` answers during a `compact`, and an `extension_ui_response` reaches
  * the dialog a command is waiting on. Only a session replacement (`new_session`, `switch_session`,
- * `fork`, `clone`) holds the commands after it until the new session is in place, and an `abort`
+ * `fork`, `clone`) holds the commands after it until the new session is in place, a model switch
+ * (`set_model`, `cycle_model`) holds them until it is done (all but `abort`, `abort_bash`,
+ * `abort_retry`, `steer` and `follow_up`), and an `abort`
  * holds the `prompt`s after it until the aborted run has ended (oh-my-pi#69: pi refuses a prompt
  * sent right behind an abort with "Agent is already processing"). Stdin is read from the start,
  * while `session_start` runs (pi#8735): the commands wait for the first bind, a dialog's answer
@@ -314,6 +320,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 
 	const inFlight = new Set<Promise<void>>();
 	let aborting: Promise<void> = Promise.resolve();
+	let switching: Promise<void> = Promise.resolve();
 	// An embedder may have read or destroyed stdin before runCli (pi#8587): the line reader would
 	// wait for an end that already came, or never comes.
 	const state = stdinState(input);
@@ -363,9 +370,15 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 		// Commands after a session replacement wait for it, so they reach the new session (pi sends
 		// a prompt that follows new_session to the old one, which is then disposed: it is lost).
 		// A prompt sent right behind an abort is meant for after it: it waits for the run to end.
-		const before = command.type === "prompt" ? Promise.all([replacement, aborting]) : replacement;
+		// A command behind a model switch sees the switch done, and its answer follows the switch's
+		// (a client reading get_state right behind set_model got the old model, answered first).
+		const waits = [replacement];
+		if (!IMMEDIATE_COMMANDS.has(command.type)) waits.push(switching);
+		if (command.type === "prompt") waits.push(aborting);
+		const before = Promise.all(waits);
 		const task = before.then(() => run(command));
 		if (REPLACING_COMMANDS.has(command.type)) replacement = task;
+		if (SWITCHING_COMMANDS.has(command.type)) switching = task;
 		if (command.type === "abort") aborting = task;
 		inFlight.add(task);
 		void task.finally(() => inFlight.delete(task));

@@ -141,13 +141,26 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	/^sorry, something went wrong\.?$/i,
 	// An Anthropic answer that stopped `tool_use` without a call (pi#9681; anthropic-stop-details.ts).
 	/stop_reason tool_use but holds no tool call/,
-	/timed? ?out/i,
-	/timeout/i,
 	/terminated/i,
 	/you can retry your request/i,
 	/try your request again/i,
 	/retry delay/i,
 ];
+
+/**
+ * Timeouts in the words providers and HTTP stacks use ("Request timed out.", "timeout of 60000ms
+ * exceeded", "upstream request timeout", "504 Gateway Timeout", undici's "Headers Timeout Error",
+ * a `timeout_error` type): whole words outside quoted names, so a refusal naming bash's `'timeout'`
+ * parameter or a `timeoutMs` field is not one.
+ */
+const TIMEOUT_PATTERNS: readonly RegExp[] = [
+	/(?<![\w'`]|\\")timed? ?out(?:_error)?(?![\w'`]|\\")/i,
+	/\b\w*Timeout(?:Exception|Error)\b/, // ModelTimeoutException, APIConnectionTimeoutError, TimeoutError
+	/\bdeadline.?exceeded\b/i, // gRPC / Google DEADLINE_EXCEEDED, Go's "context deadline exceeded"
+];
+
+/** A 4xx status that refuses the request as sent (408 Request Timeout and 429 are not refusals). */
+const REFUSAL_STATUS = /^4(?:0[0-79]|1\d|2[0-8]|[3-9]\d)\b/;
 
 /** What a finished assistant response means for recovery. */
 export type AssistantErrorClass =
@@ -303,7 +316,9 @@ export function isTransientErrorText(errorMessage: string): boolean {
 	// OpenRouter words every upstream refusal "400 Provider returned error"; the upstream's own
 	// `invalid_request_error` under it refuses the request itself (pi#5117): it fails again as sent.
 	if (/^4(?:00|22)\b/.test(errorMessage) && /\binvalid_(?:request|parameter)_error\b/.test(errorMessage)) return false;
-	return TRANSIENT_PATTERNS.some((pattern) => pattern.test(errorMessage));
+	if (TRANSIENT_PATTERNS.some((pattern) => pattern.test(errorMessage))) return true;
+	// A refusal that names a timeout (a schema error on a `timeout` parameter) fails again as sent.
+	return !REFUSAL_STATUS.test(errorMessage) && TIMEOUT_PATTERNS.some((pattern) => pattern.test(errorMessage));
 }
 
 /**

@@ -1779,7 +1779,8 @@ export class AgentSession {
 	 * model's own entry set), else `defaultThinkingLevel`, else `medium`. A level the
 	 * model clamps is not saved as the default, so the user's choice returns with a model that has it.
 	 * A settings file that does not parse refuses the switch before anything changed; one that cannot
-	 * be written lets it complete, then throws `IO` saying the default was not saved.
+	 * be written lets it complete and resolve, and a `default_not_saved` event says the default was
+	 * not saved (the settings manager's `drainErrors()` has the write error too).
 	 *
 	 * @example
 	 * ```ts
@@ -1896,21 +1897,20 @@ export class AgentSession {
 		if (!sameModel(previous, model) && this.runnerInstance.hasHandlers("model_select")) {
 			await this.runnerInstance.emit({ type: "model_select", model, previousModel: previous, source });
 		}
+		// The switch happened: a caller told it failed would believe the old model still answers.
 		if (unsaved) {
-			throw new SettleError(
-				"IO",
-				`Switched to ${model.provider}/${model.id}, but it was not saved as the default model: ${unsaved.message}`,
-				{ cause: unsaved, ...(unsaved.details ? { details: unsaved.details } : {}) },
-			);
+			this.events.emit({
+				type: "default_not_saved",
+				message: `Switched to ${model.provider}/${model.id}, but it was not saved as the default model: ${unsaved.message}`,
+			});
 		}
 	}
 
 	/**
 	 * Sets the thinking level, clamped to the model's supported levels. When it changes: records a
 	 * `thinking_level_change`, emits `thinking_level_changed`, tells extensions, and (`persist`,
-	 * default true) saves it as the default level. A settings file that does not parse refuses the
-	 * change before anything changed; one that cannot be written lets it complete, then throws `IO`
-	 * saying the default was not saved.
+	 * default true) saves it as the default level: a settings file that does not parse refuses the
+	 * level (nothing changes); one that cannot be written lets it apply, with a `default_not_saved` event.
 	 *
 	 * @example
 	 * ```ts
@@ -1938,11 +1938,10 @@ export class AgentSession {
 			void this.runnerInstance.emit({ type: "thinking_level_select", level: effective, previousLevel: previous });
 		}
 		if (unsaved) {
-			throw new SettleError(
-				"IO",
-				`Thinking level set to ${effective}, but it was not saved as the default: ${unsaved.message}`,
-				{ cause: unsaved, ...(unsaved.details ? { details: unsaved.details } : {}) },
-			);
+			this.events.emit({
+				type: "default_not_saved",
+				message: `Thinking level set to ${effective}, but it was not saved as the default: ${unsaved.message}`,
+			});
 		}
 	}
 
@@ -3206,7 +3205,7 @@ export function hasPendingExtensionSends(session: AgentSession): boolean {
  * Saves the default a switch implies, before the session changes. A settings file that does not
  * parse (a hand edit under way) refuses the switch here, so nothing changed and "fix it, then try
  * again" is true (cc-switch#1988). One that cannot be written (read-only: a Nix store link) does not
- * stop the switch: its error is returned, for the caller to throw once the switch is complete.
+ * stop the switch: its error is returned, for the caller to report once the switch is complete.
  */
 function saveDefault(save: () => void): SettleError | undefined {
 	try {

@@ -89,6 +89,11 @@ export type SessionOwnEvent =
 	| { type: "entry_appended"; entry: SessionEntry }
 	| { type: "session_info_changed"; name: string | undefined }
 	| { type: "thinking_level_changed"; level: ThinkingLevel }
+	/**
+	 * Settle's: a model switch or thinking level applied, but the settings file could not take it as
+	 * the default (read-only: a Nix store link). `message` names what applies, the file and why.
+	 */
+	| { type: "default_not_saved"; message: string }
 	/** Output of `executeBash`, chunk by chunk. */
 	| { type: "bash_execution_update"; id?: string; delta: string }
 	/**

@@ -125,7 +125,10 @@ export function writeFileAtomic(path: string, text: string, mode?: number): void
 		if (keptMode !== undefined) chmodSync(temp, keptMode); // exact: the umask only narrows the open() mode
 		renameSync(temp, target);
 	} catch (error) {
-		rmSync(temp, { force: true });
+		// A folder that is not one (ENOTDIR) fails the cleanup too: the write's own error is the one to tell.
+		try {
+			rmSync(temp, { force: true });
+		} catch {}
 		throw new SettleError(
 			"IO",
 			`Cannot write ${path}: ${errorMessage(error)}. The file keeps its previous content; ${writeFailureHint(error)}`,

@@ -41,7 +41,7 @@ export interface SettingsDiagnostic {
 	/** Dotted key, when the problem is one key. */
 	key?: string;
 	message: string;
-	/** `SettleError` with code INVALID_SETTINGS and the same message. */
+	/** `SettleError` with the same message: INVALID_SETTINGS for a load problem, IO for a save that failed. */
 	error: SettleError;
 }
 
@@ -352,13 +352,24 @@ export class SettingsManager {
 			}
 		}
 		const what = `setting "${entries[0]![0].join(".")}"`;
-		this.storage.update(
-			scope,
-			(current) => {
-				for (const [path, value] of entries) setAtPath(current, path, value);
-			},
-			what,
-		);
+		try {
+			this.storage.update(
+				scope,
+				(current) => {
+					for (const [path, value] of entries) setAtPath(current, path, value);
+				},
+				what,
+			);
+		} catch (error) {
+			// A file that cannot be written (read-only): drainErrors() reports it, as pi's does, for a
+			// caller that went on without it (a model switch still applies).
+			if (error instanceof SettleError && error.code === "IO") {
+				const file = this.getSettingsPaths()[scope];
+				const key = entries[0]![0].join(".");
+				this.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });
+			}
+			throw error;
+		}
 		if ((scope === "global" ? this.globalProblem : this.projectProblem) !== undefined) {
 			// The file was unusable at load time and has been fixed since: adopt what it holds now.
 			this.load();

@@ -67,9 +67,14 @@ export function runSettle(
  */
 export async function runSettleAsync(
 	args: string[],
-	options: { cwd: string; agentDir: string; env?: Record<string, string | undefined> },
+	options: { cwd: string; agentDir: string; env?: Record<string, string | undefined>; wrapper?: string[] },
 ): Promise<CliRun> {
-	const child = spawn(process.execPath, [...cliCommand(), ...args], {
+	// `wrapper` runs node under another program (e.g. `setpriv …` dropping root's override of file modes).
+	const [program, ...rest] = [...(options.wrapper ?? []), process.execPath, ...cliCommand(), ...args] as [
+		string,
+		...string[],
+	];
+	const child = spawn(program, rest, {
 		cwd: options.cwd,
 		env: { ...process.env, ...options.env, SETTLE_AGENT_DIR: options.agentDir },
 		stdio: ["ignore", "pipe", "pipe"],

@@ -18,8 +18,16 @@ export class Repl {
 	readonly exited: Promise<number | null>;
 	private readonly waiters: { check: () => boolean; resolve: () => void }[] = [];
 
-	constructor(args: string[], options: { cwd: string; agentDir: string; env?: Record<string, string | undefined> }) {
-		this.child = spawn(process.execPath, [...cliCommand(), "-i", ...args], {
+	/** `wrapper` runs node under another program (e.g. `setpriv …` dropping root's override of file modes). */
+	constructor(
+		args: string[],
+		options: { cwd: string; agentDir: string; env?: Record<string, string | undefined>; wrapper?: string[] },
+	) {
+		const [program, ...rest] = [...(options.wrapper ?? []), process.execPath, ...cliCommand(), "-i", ...args] as [
+			string,
+			...string[],
+		];
+		this.child = spawn(program, rest, {
 			cwd: options.cwd,
 			env: { ...process.env, ...options.env, SETTLE_AGENT_DIR: options.agentDir },
 		});

@@ -8173,8 +8173,8 @@ export const MUTANTS: Mutant[] = [
 		description: "the hold after an abort applies to steer instead of prompt",
 		edits: [
 			{
-				find: 'const before = command.type === "prompt" ? Promise.all([replacement, aborting]) : replacement;',
-				replace: 'const before = command.type === "steer" ? Promise.all([replacement, aborting]) : replacement;',
+				find: 'if (command.type === "prompt") waits.push(aborting);',
+				replace: 'if (command.type === "steer") waits.push(aborting);',
 			},
 		],
 		tests: ["test/pi-races/cli-modes.test.ts"],
@@ -21656,7 +21656,7 @@ export const MUTANTS: Mutant[] = [
 			"a Shift+Tab level the settings file cannot save ends the chat with a stack trace when the line is sent, and the line is lost",
 		edits: [
 			{
-				find: "\t\t\t// A settings file that cannot take the new default (broken, read-only): the line is still sent.\n\t\t\thost.warn(error instanceof Error ? error.message : String(error));\n",
+				find: "\t\t\t// A settings file that cannot be parsed refuses the new level: the line is still sent.\n\t\t\thost.warn(error instanceof Error ? error.message : String(error));\n",
 				replace: "\t\t\tthrow error;\n",
 			},
 		],
@@ -21937,6 +21937,130 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MF01",
+		file: "src/llm/errors.ts",
+		description:
+			'a quoted field name or an identifier holding `timeout` counts as a timeout again: Gemini\'s 400 naming an unknown "timeout" field is retried 3 times (~14 s) before the user sees it',
+		edits: [
+			{
+				find: "/(?<![\\w'`]|\\\\\")timed? ?out(?:_error)?(?![\\w'`]|\\\\\")/i,",
+				replace: "/timed? ?out/i,",
+			},
+		],
+		tests: ["test/recovery/errors.test.ts", "test/llm/wire/classification.test.ts"],
+	},
+	{
+		id: "MF02",
+		file: "src/llm/errors.ts",
+		description: 'a 4xx refusal whose JSON names a "timeout" field is taken for a timeout and retried',
+		edits: [
+			{
+				find: "return !REFUSAL_STATUS.test(errorMessage) && TIMEOUT_PATTERNS",
+				replace: "return TIMEOUT_PATTERNS",
+			},
+		],
+		tests: ["test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MF03",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"commands behind set_model no longer wait for it: a get_state written right behind it answers first, with the old model",
+		edits: [{ find: "\t\tif (SWITCHING_COMMANDS.has(command.type)) switching = task;\n", replace: "" }],
+		tests: ["test/pi-races/rpc-command-bursts.test.ts"],
+	},
+	{
+		id: "MF04",
+		file: "src/settings/json-file.ts",
+		description:
+			"a whitespace-only settings.json is a parse error: settle starts with it refused, and a model switch is refused as for a broken file",
+		edits: [
+			{
+				find: 'if (text.trim() === "") return { status: "ok", value: {} };',
+				replace: 'if (text === "") return { status: "ok", value: {} };',
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MF05",
+		file: "src/session/agent-session.ts",
+		description:
+			"a model switch a read-only settings file cannot save rejects again although it happened: RPC answers success:false for a switch that took place",
+		edits: [
+			{
+				find: '\t\tif (unsaved) {\n\t\t\tthis.events.emit({\n\t\t\t\ttype: "default_not_saved",\n\t\t\t\tmessage: `Switched to',
+				replace:
+					'\t\tif (unsaved) {\n\t\t\tthrow unsaved;\n\t\t\tthis.events.emit({\n\t\t\t\ttype: "default_not_saved",\n\t\t\t\tmessage: `Switched to',
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts", "test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MF06",
+		file: "src/session/agent-session.ts",
+		description: "a thinking level a read-only settings file cannot save is applied but throws again",
+		edits: [
+			{
+				find: '\t\tif (unsaved) {\n\t\t\tthis.events.emit({\n\t\t\t\ttype: "default_not_saved",\n\t\t\t\tmessage: `Thinking level',
+				replace:
+					'\t\tif (unsaved) {\n\t\t\tthrow unsaved;\n\t\t\tthis.events.emit({\n\t\t\t\ttype: "default_not_saved",\n\t\t\t\tmessage: `Thinking level',
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MF07",
+		file: "src/settings/settings-manager.ts",
+		description: "a settings write that failed (read-only) is not reported by drainErrors()",
+		edits: [
+			{
+				find: 'this.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });',
+				replace: "",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MF08",
+		file: "src/settings/json-file.ts",
+		description:
+			"a settings write into a folder that is not one throws the temp file's raw ENOTDIR cleanup error instead of the typed IO error",
+		edits: [
+			{
+				find: "\t\ttry {\n\t\t\trmSync(temp, { force: true });\n\t\t} catch {}\n",
+				replace: "\t\trmSync(temp, { force: true });\n",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MF09",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"settle -i says nothing when /model or /thinking applied but the read-only settings file kept the old default",
+		edits: [
+			{
+				find: 'case "default_not_saved":\n\t\t\t\tthis.line(',
+				replace: 'case "default_not_saved":\n\t\t\t\treturn;\n\t\t\t\tthis.line(',
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
+	{
+		id: "MF10",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p says nothing when a model switch applied but the read-only settings file kept the old default",
+		edits: [
+			{
+				find: 'if (event.type === "default_not_saved") out.stderr(',
+				replace: 'if (event.type === "default_not_saved" && false) out.stderr(',
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
 	},
 ];
 

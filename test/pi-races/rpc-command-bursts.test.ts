@@ -9,6 +9,8 @@
  * prompt's request goes to the model and level the lines before it selected, as if each answer had
  * been awaited. The answers may come in another order than the commands; each carries its id.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
@@ -52,6 +54,45 @@ describe("pi-sand#37: set_model / set_thinking_level / prompt written at once ov
 				| { messages: { role: string; model?: string }[] }
 				| undefined;
 			expect(end?.messages.find((message) => message.role === "assistant")).toMatchObject({ model: "thinker" });
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe("a read written right behind a model switch over RPC", () => {
+	it("settle --rpc: set_model then get_state in one write answer in that order, and get_state names the new model", async () => {
+		const server = await startWireServer();
+		try {
+			writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder" }, { id: "thinker" }] });
+			// An extension that takes a moment over the switch (a real one saves or logs it): the
+			// switch's answer comes after the line behind it was read.
+			const extensions = join(cli.project, ".settle", "extensions");
+			mkdirSync(extensions, { recursive: true });
+			writeFileSync(
+				join(extensions, "slow-select.ts"),
+				`export default function (pi) {
+	pi.on("model_select", async () => { await new Promise((resolve) => setTimeout(resolve, 50)); });
+}
+`,
+			);
+			const client = new RpcClient(["--model", "local/coder", "--no-session"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+			const state = client.next((line) => line.type === "response" && line.id === "s");
+			burst(client, [
+				{ id: "m", type: "set_model", provider: "local", modelId: "thinker" },
+				{ id: "s", type: "get_state" },
+			]);
+			await state;
+			expect(await client.end()).toBe(0);
+			const responses = client.lines.filter((line) => line.type === "response");
+			expect(responses.map((line) => [line.id, line.success])).toEqual([
+				["m", true],
+				["s", true],
+			]);
+			expect(responses[1]).toMatchObject({ data: { model: { provider: "local", id: "thinker" } } });
 		} finally {
 			await server.close();
 		}

@@ -35,6 +35,10 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"google-429-per-day-free-tier",
 	"pi-ai-server-delay-quota",
 	"openrouter-400-upstream-invalid-request", // pi#5117
+	"openai-400-schema-names-timeout", // a field named timeout: pi waited ~14 s of retries for the same refusal
+	"vllm-400-unknown-field-timeoutMs",
+	"fastapi-422-extra-field-timeout",
+	"google-400-unknown-field-timeout",
 	// pi gives up on these transient failures.
 	"openai-responses-retry-your-request",
 	"bedrock-throttling-tokens",
@@ -45,6 +49,7 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"enotfound",
 	"eai-again",
 	"etimedout",
+	"go-proxy-deadline-exceeded",
 	"openrouter-finish-reason-error", // pi#9002
 ]);
 

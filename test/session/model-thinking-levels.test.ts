@@ -4,7 +4,7 @@
  * > the current level (of a model that reasons) > `medium`, clamped to the model; a new session
  * starts with its model's entry. Real settings files in a temp agent folder and project.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -247,5 +247,33 @@ describe("a new session's thinking level", () => {
 		});
 		expect(resumed.session.thinkingLevel).toBe("low");
 		resumed.session.dispose();
+	});
+});
+
+describe("a settings file that cannot be written", () => {
+	it("setModel and setThinkingLevel resolve with the switch applied; a default_not_saved event and drainErrors() say the default was not saved, and the file keeps its bytes", async () => {
+		p = await openProject({ faux: { models: MODELS }, agentFiles: { "settings.json": "{}" } });
+		// settings.json linked into a place that cannot take a file (root ignores file modes in-process;
+		// the read-only link is replayed with a real settle process in settings-file-writers).
+		const blocked = join(p.agentDir, "blocked");
+		writeFileSync(blocked, "");
+		rmSync(join(p.agentDir, "settings.json"));
+		symlinkSync(join(blocked, "settings.json"), join(p.agentDir, "settings.json"));
+		p.settings.drainErrors();
+
+		await p.session.setModel(p.modelRuntime.getModel("faux", "deep")!, { thinkingLevel: "low" });
+		p.session.setThinkingLevel("high");
+		expect([p.session.model?.id, p.session.thinkingLevel]).toEqual(["deep", "high"]);
+		expect(
+			p.events.flatMap((event) => (event.type === "default_not_saved" ? [event.message.split(": Cannot")[0]] : [])),
+		).toEqual([
+			"Switched to faux/deep, but it was not saved as the default model",
+			"Thinking level set to high, but it was not saved as the default",
+		]);
+		expect(p.settings.drainErrors().map((problem) => [problem.scope, problem.key, problem.error.code])).toEqual([
+			["global", "defaultProvider", "IO"],
+			["global", "defaultThinkingLevel", "IO"],
+		]);
+		expect(readFileSync(blocked, "utf8")).toBe("");
 	});
 });

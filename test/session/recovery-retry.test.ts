@@ -28,6 +28,7 @@ describe("the retry classifier on real provider texts", () => {
 		["network", "fetch failed"],
 		["socket", "socket hang up"],
 		["gateway timeout", "504 Gateway Timeout"],
+		["request timed out", "Request timed out."],
 	])("retries %s", async (_name, text) => {
 		h = await retryHarness({ baseDelayMs: 10 });
 		h.setResponses([errorReply(text), fauxAssistantMessage("ok")]);
@@ -42,6 +43,10 @@ describe("the retry classifier on real provider texts", () => {
 		["quota exhausted", "429 You exceeded your current quota, please check your plan and billing details."],
 		["bad key", "401 invalid x-api-key"],
 		["bad request", "400 invalid_request_error: messages: roles must alternate"],
+		[
+			"a schema refusal naming bash's timeout parameter",
+			"400 Invalid schema for function 'bash': In context=('properties', 'timeout'), 'minimum' is not permitted.",
+		],
 		["context overflow", "prompt is too long: 213462 tokens > 200000 maximum"],
 	])("does not retry %s", async (_name, text) => {
 		h = await retryHarness({ baseDelayMs: 10 }, { settings: { compaction: { enabled: false } } });
