@@ -113,6 +113,11 @@ const CANCELLABLE_EVENTS = new Set([
 	"session_before_tree",
 ]);
 
+/** A `session_before_*` result with no field set (`{}`, `{ compaction: undefined }`). */
+function decidesNothing(value: unknown): boolean {
+	return typeof value === "object" && value !== null && Object.values(value).every((field) => field === undefined);
+}
+
 /** Roles whose `content` a `message_end` replacement must carry (null/missing → `[]`). */
 const CONTENT_ROLES = new Set(["user", "assistant", "toolResult", "custom"]);
 
@@ -822,7 +827,7 @@ export class ExtensionRunner {
 
 	/**
 	 * Dispatches an event without a dedicated method. For `session_before_*` it returns the last
-	 * truthy handler result and stops at the first `{cancel: true}`; otherwise undefined.
+	 * handler result that sets a field and stops at the first `{cancel: true}`; otherwise undefined.
 	 */
 	async emit<E extends RunnerEmitEvent>(event: E): Promise<RunnerEmitResult<E>> {
 		const handlers = this.runtime.handlersFor(event.type);
@@ -837,7 +842,9 @@ export class ExtensionRunner {
 		let result: unknown;
 		for (const entry of handlers) {
 			const value = await this.invoke(entry, event.type, event, ctx);
-			if (cancellable && value && value !== FAILED) {
+			// `{}` (every field undefined) decides nothing: it must not discard an earlier handler's
+			// supplied compaction or summary, as pi 0.73.1's does (pi-goal-list-loop-audit#56).
+			if (cancellable && value && value !== FAILED && !decidesNothing(value)) {
 				result = value;
 				if ((value as { cancel?: unknown }).cancel === true) break;
 			}

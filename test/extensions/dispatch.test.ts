@@ -164,7 +164,7 @@ describe("emit", () => {
 		expect(await runner.emit({ type: "session_start", reason: "startup" })).toBeUndefined();
 	});
 
-	it("for session_before_* returns the last truthy result and stops at the first cancel", async () => {
+	it("for session_before_* returns the last result that sets a field and stops at the first cancel", async () => {
 		const seen: string[] = [];
 		const { runner } = await runnerWith(
 			(pi) =>
@@ -182,6 +182,15 @@ describe("emit", () => {
 			skipConversationRestore: true,
 		});
 		expect(seen).toEqual(["a", "b"]);
+
+		// A later `{}` sets nothing, so it does not replace the earlier decision (pi-goal-list-loop-audit#56).
+		const empty = await runnerWith(
+			(pi) => pi.on("session_before_fork", () => ({ skipConversationRestore: true })),
+			(pi) => pi.on("session_before_fork", () => ({})),
+		);
+		expect(await empty.runner.emit({ type: "session_before_fork", entryId: "e1", position: "before" })).toEqual({
+			skipConversationRestore: true,
+		});
 
 		const cancelling = await runnerWith(
 			(pi) => pi.on("session_before_switch", () => ({ cancel: false })),

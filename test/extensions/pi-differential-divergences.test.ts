@@ -129,6 +129,41 @@ describe("extension differential: named differences with pi 0.73.1", () => {
 		expect(settle.summary).toBe("summary 1");
 	});
 
+	it("session_before_compact returning {} after another handler supplied the compaction: Settle keeps the supplied one (pi-goal-list-loop-audit#56), pi 0.73.1 discards it and summarizes", async () => {
+		const extensions: SharedExtension[] = [
+			(api: ExtensionAPI) => {
+				api.on("session_before_compact", (event) => ({
+					compaction: {
+						summary: "supplied",
+						firstKeptEntryId: event.preparation.firstKeptEntryId,
+						tokensBefore: event.preparation.tokensBefore,
+					},
+				}));
+			},
+			(api: ExtensionAPI) => {
+				api.on("session_before_compact", () => ({}));
+			},
+		];
+		const { pi, settle } = await onBothPeers(
+			{ extensions, settings: { compaction: { enabled: false, reserveTokens: 16384, keepRecentTokens: 5 } } },
+			async (peer) => {
+				peer.script([{ text: "answer 1" }, { text: "answer 2" }, { text: "summary 1" }, { text: "summary 2" }]);
+				await peer.prompt("question 1");
+				await peer.prompt("question 2");
+				await peer.session.compact();
+				await peer.quiesce();
+				const compaction = peer.fileEntries().find((entry) => entry.type === "compaction");
+				return {
+					summary: compaction?.summary,
+					summaryRequests: peer.requests.filter((r) => r.system === "summarizer").length,
+				};
+			},
+		);
+		expect(settle).toEqual({ summary: "supplied", summaryRequests: 0 });
+		expect(pi.summary).not.toBe("supplied");
+		expect(pi.summaryRequests).toBeGreaterThan(0);
+	});
+
 	it("before_provider_request on summarization requests: Settle runs it (pi#8999), pi 0.73.1 on turns only", async () => {
 		const seen: Record<string, string[]> = { pi: [], settle: [] };
 		const extension =

@@ -22062,6 +22062,23 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
 	},
+	{
+		id: "MM01",
+		file: "src/extensions/runner.ts",
+		description:
+			"a session_before_compact handler returning {} after another supplied the compaction discards it again (the default summarizer runs)",
+		edits: [
+			{
+				find: "if (cancellable && value && value !== FAILED && !decidesNothing(value)) {",
+				replace: "if (cancellable && value && value !== FAILED) {",
+			},
+		],
+		tests: [
+			"test/pi-races/compaction-failed-usable.test.ts",
+			"test/extensions/dispatch.test.ts",
+			"test/extensions/pi-differential-divergences.test.ts",
+		],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

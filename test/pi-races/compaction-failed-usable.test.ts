@@ -1,0 +1,196 @@
+/**
+ * Compactions that fail, and what the session looks like afterwards.
+ *
+ * - claude-code#19443, openclaw#69202, github/app#3565: `/compact` failed (the summarizer's
+ *   provider refused it), and the session was dead from then on: messages failed, or each one
+ *   compacted again and failed again, until the user started over.
+ * - kilocode#14088, codegraff#379: the summarizer answered with nothing; "empty response", and the
+ *   context meter stayed where it was, the user not told whether anything was kept.
+ * - openclaw#120264: a failed automatic compaction zeroed the context's measured size, so the
+ *   threshold check never fired again and the session ran into the window.
+ *
+ * Replayed over HTTP (pi-ai's OpenAI client, a local Chat Completions server, JSONL on disk) for
+ * `/compact`, and on the faux provider for the threshold compaction.
+ */
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { chatReply, openAiError } from "../llm/wire/openai.js";
+import type { Reply } from "../llm/wire/server.js";
+import { useWireSession } from "../llm/wire/session.js";
+import {
+	BIG_ANSWER,
+	comparable,
+	isChatSummaryRequest,
+	reopenedContext,
+	SMALL_WINDOW,
+	script,
+	THRESHOLD_SETTINGS,
+	userTexts,
+} from "./helpers.js";
+
+const userTextsOf = (body: { messages?: { role: string; content: unknown }[] }) =>
+	(body.messages ?? [])
+		.filter((m) => m.role === "user")
+		.map((m) =>
+			typeof m.content === "string"
+				? m.content
+				: (m.content as { text?: string }[]).map((part) => part.text ?? "").join(""),
+		);
+
+describe("a failed /compact leaves the session as it was, and usable", () => {
+	const wireSession = useWireSession();
+
+	const failures: { report: string; what: string; reply: Reply; error: RegExp }[] = [
+		{
+			report: "claude-code#19443, openclaw#69202",
+			what: "the summarizer's provider refuses the request (400)",
+			reply: openAiError(400, "Reasoning is required for this model", "invalid_request_error"),
+			error: /Reasoning is required for this model/,
+		},
+		{
+			report: "kilocode#14088, codegraff#379",
+			what: "the summarizer answers with nothing",
+			reply: chatReply([{ type: "text", text: "" }]),
+			error: /no summary text/,
+		},
+	];
+	for (const failure of failures) {
+		it(`${failure.report}: /compact where ${failure.what} rejects with a typed error naming it; the file keeps its bytes, the meter its size, and the next prompt is answered on the whole history`, async () => {
+			const w = await wireSession({
+				api: "openai-completions",
+				settings: { compaction: { keepRecentTokens: 8 } },
+				route: (request, next) => (isChatSummaryRequest(request) ? failure.reply : next()),
+			});
+			w.server.reply(
+				chatReply([{ type: "text", text: "read the schema" }], { usage: { prompt: 900, completion: 20 } }),
+			);
+			w.server.reply(
+				chatReply([{ type: "text", text: "wrote the migration" }], { usage: { prompt: 1200, completion: 20 } }),
+			);
+			await w.session.prompt("read the schema");
+			await w.session.prompt("write the migration");
+			const file = w.session.sessionManager.getSessionFile()!;
+			const bytesBefore = readFileSync(file, "utf8");
+			const usageBefore = w.session.getContextUsage();
+
+			const failed = await w.session.compact().then(
+				() => undefined,
+				(error: unknown) => error,
+			);
+
+			expect(failed).toBeInstanceOf(SettleError);
+			expect((failed as SettleError).message).toMatch(failure.error);
+			expect(w.eventsOf("compaction_end")).toEqual([
+				expect.objectContaining({ reason: "manual", result: undefined, aborted: false }),
+			]);
+			expect(w.eventsOf("compaction_end")[0]?.errorMessage).toMatch(failure.error);
+			expect(readFileSync(file, "utf8")).toBe(bytesBefore);
+			expect(w.session.getContextUsage()).toEqual(usageBefore);
+			expect(w.session.isIdle).toBe(true);
+
+			// The session is not dead: the next prompt is one request, answered, with the whole history.
+			const before = w.server.requests.length;
+			w.server.reply(chatReply([{ type: "text", text: "ran the migration" }]));
+			await w.session.prompt("run it");
+			const sent = w.server.requests.slice(before);
+			expect(sent.filter((request) => !isChatSummaryRequest(request))).toHaveLength(1);
+			expect(sent.filter(isChatSummaryRequest)).toEqual([]);
+			expect(userTextsOf(sent[0]!.body)).toEqual(["read the schema", "write the migration", "run it"]);
+			expect(w.session.messages.at(-1)).toMatchObject({
+				role: "assistant",
+				stopReason: "stop",
+				content: [{ type: "text", text: "ran the migration" }],
+			});
+			expect(w.entries().filter((entry) => entry.type === "compaction")).toEqual([]);
+			expect(reopenedContext(file).map(comparable)).toEqual(w.session.messages.map(comparable));
+		});
+	}
+});
+
+describe("openclaw#120264: a failed threshold compaction keeps the context's measured size", () => {
+	let h: Harness | undefined;
+	afterEach(() => {
+		h?.cleanup();
+		h = undefined;
+	});
+
+	it("openclaw#120264: after the summary request fails, getContextUsage still reports the context over the threshold, and the check before the next prompt compacts it", async () => {
+		h = await createHarness({ persistence: "disk", ...SMALL_WINDOW, settings: THRESHOLD_SETTINGS });
+		const requests = script(
+			h,
+			[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
+			{
+				summary: (n) =>
+					n === 1
+						? fauxAssistantMessage("", { stopReason: "error", errorMessage: "400 model does not support this request" })
+						: fauxAssistantMessage("## Goal\nthe summary"),
+			},
+		);
+		await h.session.prompt("first");
+		await h.session.prompt("second");
+
+		expect(h.eventsOfType("compaction_end")).toEqual([
+			expect.objectContaining({ reason: "threshold", result: undefined, aborted: false }),
+		]);
+		const usage = h.session.getContextUsage()!;
+		// 8000 window − 4000 reserve: the failure left the measured size over it, not zeroed.
+		expect(usage.tokens).toBeGreaterThan(4000);
+
+		await h.session.prompt("third");
+
+		// The check before "third" is sent compacts at once, on the size the failure left in place.
+		const ends = h.eventsOfType("compaction_end");
+		expect(ends[1]).toMatchObject({
+			reason: "threshold",
+			aborted: false,
+			result: expect.objectContaining({ tokensBefore: usage.tokens }),
+		});
+		const thirdRequest = requests.answerRequests.at(-1)!;
+		expect(userTexts(thirdRequest)).toEqual([expect.stringContaining("## Goal\nthe summary"), "third"]);
+		const file = h.sessionManager.getSessionFile()!;
+		expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+describe("pi-goal-list-loop-audit#56: an empty session_before_compact result after an extension supplied the compaction", () => {
+	const wireSession = useWireSession();
+
+	it("pi-goal-list-loop-audit#56: a later handler returning {} does not discard the summary another extension supplied: no summary request is sent, and the entry holds the supplied summary", async () => {
+		const supplied = "## Goal\nsupplied by the memory extension";
+		const w = await wireSession({
+			api: "openai-completions",
+			settings: { compaction: { keepRecentTokens: 8 } },
+			extensionFactories: [
+				(pi) => {
+					pi.on("session_before_compact", (event) => ({
+						compaction: {
+							summary: supplied,
+							firstKeptEntryId: event.preparation.firstKeptEntryId,
+							tokensBefore: event.preparation.tokensBefore,
+							details: { source: "memory" },
+						},
+					}));
+				},
+				// Neither cancels nor supplies one (the report's goal extension ended its handler so).
+				(pi) => {
+					pi.on("session_before_compact", () => ({}));
+				},
+			],
+		});
+		w.server.reply(chatReply([{ type: "text", text: "read the schema" }]));
+		w.server.reply(chatReply([{ type: "text", text: "wrote the migration" }]));
+		await w.session.prompt("read the schema");
+		await w.session.prompt("write the migration");
+
+		const result = await w.session.compact();
+
+		expect(result.summary).toBe(supplied);
+		expect(w.server.requests.filter(isChatSummaryRequest)).toEqual([]);
+		expect(w.entries().filter((entry) => entry.type === "compaction")).toEqual([
+			expect.objectContaining({ summary: supplied, fromHook: true, details: { source: "memory" } }),
+		]);
+	});
+});
