@@ -194,3 +194,58 @@ describe("pi-goal-list-loop-audit#56: an empty session_before_compact result aft
 		]);
 	});
 });
+
+describe("github/app#3565: a summarizer that keeps failing", () => {
+	let h: Harness | undefined;
+	afterEach(() => {
+		h?.cleanup();
+		h = undefined;
+	});
+
+	it("github/app#3565: every prompt over the threshold is still sent and answered, each failed compaction is reported, and the file holds only the turns", async () => {
+		h = await createHarness({ persistence: "disk", ...SMALL_WINDOW, settings: THRESHOLD_SETTINGS });
+		const requests = script(
+			h,
+			[
+				fauxAssistantMessage("short"),
+				fauxAssistantMessage(BIG_ANSWER),
+				fauxAssistantMessage("answer 3"),
+				fauxAssistantMessage("answer 4"),
+			],
+			{
+				summary: () =>
+					fauxAssistantMessage("", { stopReason: "error", errorMessage: "400 summarization model unavailable" }),
+			},
+		);
+		await h.session.prompt("first");
+		await h.session.prompt("second");
+		await h.session.prompt("third");
+		await h.session.prompt("fourth");
+
+		expect(requests.answerRequests.map((request) => userTexts(request).at(-1))).toEqual([
+			"first",
+			"second",
+			"third",
+			"fourth",
+		]);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		const ends = h.eventsOfType("compaction_end");
+		expect(ends.length).toBeGreaterThan(0);
+		for (const end of ends) {
+			expect(end).toMatchObject({ reason: "threshold", result: undefined, aborted: false });
+			expect(end.errorMessage).toBe(
+				"Auto-compaction failed: Summarization failed: 400 summarization model unavailable",
+			);
+		}
+		// A failed automatic compaction does not fail the prompt it followed.
+		expect(h.eventsOfType("agent_settled").map((event) => event.errorMessage)).toEqual([
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+		]);
+		const file = h.sessionManager.getSessionFile()!;
+		expect(h.session.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
+		expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
