@@ -117,13 +117,72 @@ interface MatchedEdit {
 	newText: string;
 }
 
-function notFound(path: string, index: number, total: number): SettleError {
+function notFound(path: string, index: number, total: number, hint = ""): SettleError {
 	return new SettleError(
 		"NOT_FOUND",
-		total === 1
+		(total === 1
 			? `Could not find the exact text in ${path}. The old text must match exactly including all whitespace and newlines.`
-			: `Could not find edits[${index}] in ${path}. The oldText must match exactly including all whitespace and newlines.`,
+			: `Could not find edits[${index}] in ${path}. The oldText must match exactly including all whitespace and newlines.`) +
+			hint,
 	);
+}
+
+const LEADING_WHITESPACE = /^[ \t]*/;
+
+/** Each line of `text` without its leading spaces and tabs. */
+function dedent(text: string): string {
+	return text
+		.split("\n")
+		.map((line) => line.replace(LEADING_WHITESPACE, ""))
+		.join("\n");
+}
+
+/** "2 tabs", "4 spaces", "a tab and 2 spaces", "no indentation". */
+function describeIndent(whitespace: string): string {
+	const tabs = whitespace.split("\t").length - 1;
+	const spaces = whitespace.length - tabs;
+	const parts = [
+		tabs === 0 ? "" : tabs === 1 ? "a tab" : `${tabs} tabs`,
+		spaces === 0 ? "" : spaces === 1 ? "a space" : `${spaces} spaces`,
+	].filter((part) => part !== "");
+	return parts.length === 0 ? "no indentation" : parts.join(" and ");
+}
+
+/**
+ * Names where an oldText not found matches the folded file except for its lines' indentation (tabs
+ * where the model typed spaces, or another width): the model sees the file's tabs as spaces and
+ * retries blindly, then falls back to sed (claude-code#37403, claude-code#9163). "" when nowhere.
+ */
+function indentationHint(folded: string, needle: string): string {
+	const flatNeedle = dedent(needle);
+	if (flatNeedle.trim() === "") return "";
+	const flatFile = dedent(folded);
+	// An indented first line stands for a whole line's start; an unindented one may start mid-line.
+	const atLineStart = LEADING_WHITESPACE.exec(needle)?.[0] !== "";
+	const lineOf = (at: number) => flatFile.slice(0, at).split("\n").length; // 1-based
+	const lines: number[] = [];
+	for (let i = flatFile.indexOf(flatNeedle); i !== -1 && lines.length < 6; i = flatFile.indexOf(flatNeedle, i + 1)) {
+		if (atLineStart && i > 0 && flatFile[i - 1] !== "\n") continue;
+		const line = lineOf(i);
+		if (lines.at(-1) !== line) lines.push(line);
+	}
+	if (lines.length === 0) return "";
+	const fileLines = folded.split("\n");
+	if (lines.length > 1) {
+		const many = lines.length > 5 ? "more than 5 places" : `${lines.length} places`;
+		return ` It matches at ${many} (lines ${lines.slice(0, 5).join(", ")}) if indentation is ignored: copy the indentation of the lines you mean exactly, with enough context to be unique.`;
+	}
+	const first = lines[0] ?? 1;
+	const needleLines = needle.split("\n");
+	for (let i = 0; i < needleLines.length; i++) {
+		const fileLine = fileLines[first - 1 + i] ?? "";
+		const ours = needleLines[i]?.match(LEADING_WHITESPACE)?.[0] ?? "";
+		const theirs = fileLine.match(LEADING_WHITESPACE)?.[0] ?? "";
+		// An unindented first line may start mid-line: it says nothing of the file's indentation.
+		if (ours === theirs || (i === 0 && ours === "")) continue;
+		return ` Line ${first + i} matches except for indentation: the file has ${describeIndent(theirs)} there, the oldText ${describeIndent(ours)}. Copy the file's indentation exactly (tabs as tab characters).`;
+	}
+	return "";
 }
 
 function ambiguous(path: string, index: number, total: number, occurrences: number): SettleError {
@@ -206,7 +265,7 @@ export function planEdits(
 		folded ??= foldText(content);
 		const needle = foldText(edit.oldText).text;
 		const occurrences = needle.length === 0 ? 0 : countOccurrences(folded.text, needle);
-		if (occurrences === 0) throw notFound(path, editIndex, total);
+		if (occurrences === 0) throw notFound(path, editIndex, total, indentationHint(folded.text, needle));
 		if (occurrences > 1) throw ambiguous(path, editIndex, total, occurrences);
 		const at = folded.text.indexOf(needle);
 		return {

@@ -158,6 +158,30 @@ function keptNote(encoding: Utf16Encoding | undefined): string {
 }
 
 /**
+ * An oldText not found in a file changed on disk since the model read it (the user, a formatter, a
+ * watcher) names that cause, so the model reads the file again instead of guessing at whitespace
+ * (openclaw#56554). Other errors pass through unchanged.
+ */
+async function staleNote(
+	error: unknown,
+	absolutePath: string,
+	path: string,
+	readStamps: FileReadStamps | undefined,
+): Promise<unknown> {
+	if (
+		!(error instanceof SettleError) ||
+		error.code !== "NOT_FOUND" ||
+		!(await readStamps?.changedSince(absolutePath))
+	) {
+		return error;
+	}
+	return new SettleError(
+		"NOT_FOUND",
+		`${error.message} ${path} has been modified since you last read it (by the user, a formatter or another program): read it again, then edit its current content.`,
+	);
+}
+
+/**
  * Creates the `edit` tool for a working directory. A UTF-16 file with its byte-order mark is
  * edited as text and saved in its encoding with its mark (pi reads it as UTF-8); a file that is
  * not valid UTF-8 otherwise is refused (`INVALID_ARGUMENT`, nothing written) rather than rewritten
@@ -217,7 +241,13 @@ export function createEditToolDefinition(
 				const { bom, text } = stripBom(raw);
 				const ending = detectLineEnding(text);
 				const before = normalizeToLF(text);
-				const { result: after, replacements } = planEdits(before, edits, path);
+				let planned: ReturnType<typeof planEdits>;
+				try {
+					planned = planEdits(before, edits, path);
+				} catch (error) {
+					throw await staleNote(error, absolutePath, path, options.readStamps);
+				}
+				const { result: after, replacements } = planned;
 				throwIfAborted(signal);
 				try {
 					const content = bom + spliceIntoOriginal(text, replacements, ending);

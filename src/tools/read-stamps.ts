@@ -75,20 +75,27 @@ export class FileReadStamps {
 	}
 
 	/**
+	 * Whether `absolutePath` was seen and has changed since (size, modification time, or content
+	 * when digested); false for a file never seen, or missing now.
+	 */
+	async changedSince(absolutePath: string): Promise<boolean> {
+		const current = await currentStamp(absolutePath);
+		if (current === undefined) return false;
+		const seen = this.stamps.get(current.key);
+		if (seen === undefined) return false;
+		if (seen.size !== current.stamp.size || seen.mtimeNs !== current.stamp.mtimeNs) return true;
+		// Same size and time: only a stamp taken within a tick of a change can still miss one.
+		if (seen.digest === undefined) return false;
+		const digest = await digestOf(current.key);
+		return digest !== undefined && digest !== seen.digest;
+	}
+
+	/**
 	 * Rejects with `INVALID_ARGUMENT` when `absolutePath` was seen and has changed since (size,
 	 * modification time, or content when digested); a file never seen, or missing now, passes.
 	 */
 	async refuseIfChanged(absolutePath: string, path: string): Promise<void> {
-		const current = await currentStamp(absolutePath);
-		if (current === undefined) return;
-		const seen = this.stamps.get(current.key);
-		if (seen === undefined) return;
-		if (seen.size === current.stamp.size && seen.mtimeNs === current.stamp.mtimeNs) {
-			// Same size and time: only a stamp taken within a tick of a change can still miss one.
-			if (seen.digest === undefined) return;
-			const digest = await digestOf(current.key);
-			if (digest === undefined || digest === seen.digest) return;
-		}
+		if (!(await this.changedSince(absolutePath))) return;
 		throw new SettleError(
 			"INVALID_ARGUMENT",
 			`Cannot write ${path}: the file has been modified since you last read it (by the user, a formatter or another program). Nothing was written. Read it again, then write your change on top of its current content.`,

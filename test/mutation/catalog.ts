@@ -16874,8 +16874,8 @@ export const MUTANTS: Mutant[] = [
 			"mistral-vibe#1064: a file of the same size and modification time is never compared by content: another process's same-size rewrite within one clock tick is overwritten by the model's write",
 		edits: [
 			{
-				find: "if (digest === undefined || digest === seen.digest) return;",
-				replace: "return;",
+				find: "return digest !== undefined && digest !== seen.digest;",
+				replace: "return false;",
 			},
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
@@ -16900,8 +16900,8 @@ export const MUTANTS: Mutant[] = [
 			"mistral-vibe#1064: an equal digest no longer lets the write through: a file read and left unchanged, modified within the last seconds, is refused as changed",
 		edits: [
 			{
-				find: "if (digest === undefined || digest === seen.digest) return;",
-				replace: "if (digest === undefined) return;",
+				find: "return digest !== undefined && digest !== seen.digest;",
+				replace: "return digest !== undefined;",
 			},
 		],
 		tests: ["test/pi-races/file-tools-paths.test.ts"],
@@ -22078,6 +22078,60 @@ export const MUTANTS: Mutant[] = [
 			"test/extensions/dispatch.test.ts",
 			"test/extensions/pi-differential-divergences.test.ts",
 		],
+	},
+	{
+		id: "MI01",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"claude-code#37403: an oldText that matches only with other indentation (spaces for the file's tabs) gets the plain not-found refusal, naming no line",
+		edits: [
+			{
+				find: "throw notFound(path, editIndex, total, indentationHint(folded.text, needle));",
+				replace: "throw notFound(path, editIndex, total);",
+			},
+		],
+		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
+	{
+		id: "MI02",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"claude-code#9163: an oldText matching two places once indentation is ignored names only the first line, as if it were the one",
+		edits: [{ find: "if (lines.length > 1) {", replace: "if (false) {" }],
+		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
+	{
+		id: "MI03",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"claude-code#26996: an oldText whose first line is sent unindented (it may start mid-line) is blamed for that line's indentation instead of the first line that really differs",
+		edits: [
+			{
+				find: 'if (ours === theirs || (i === 0 && ours === "")) continue;',
+				replace: "if (ours === theirs) continue;",
+			},
+		],
+		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
+	{
+		id: "MI04",
+		file: "src/tools/edit.ts",
+		description:
+			"openclaw#56554: an oldText not found in a file changed on disk since the model read it says nothing of the change",
+		edits: [
+			{
+				find: "throw await staleNote(error, absolutePath, path, options.readStamps);",
+				replace: "throw error;",
+			},
+		],
+		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
+	{
+		id: "MI05",
+		file: "src/tools/edit.ts",
+		description: "openclaw#56554: every not-found refusal says the file changed since read, a file never read included",
+		edits: [{ find: "!(await readStamps?.changedSince(absolutePath))", replace: "false" }],
+		tests: ["test/pi-races/edit-matching.test.ts"],
 	},
 ];
 

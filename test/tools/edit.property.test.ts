@@ -42,6 +42,41 @@ describe("edit invariants", () => {
 	});
 });
 
+describe("an oldText that differs from the file only in indentation (claude-code#37403)", () => {
+	const indent = fc.constantFrom("", "\t", "\t\t", "  ", "    ", "\t  ");
+	it("is refused, naming the first line whose indentation differs and both indentations; copying the file's indentation lands", () => {
+		fc.assert(
+			fc.property(
+				fc.array(indent, { minLength: 1, maxLength: 10 }),
+				fc.nat(),
+				fc.nat(),
+				fc.array(indent, { minLength: 10, maxLength: 10 }),
+				(indents, startPick, lengthPick, sent) => {
+					const lines = indents.map((ws, i) => `${ws}line${i} = ${i};`);
+					const start = startPick % lines.length;
+					const length = 1 + (lengthPick % (lines.length - start));
+					const block = indents.slice(start, start + length);
+					const typed = block.map((_ws, i) => sent[i]!);
+					const oldText = typed.map((ws, i) => `${ws}line${start + i} = ${start + i};`).join("\n");
+					const file = `${lines.join("\n")}\n`;
+					fc.pre(!file.includes(oldText));
+					// An unindented first line may start mid-line, so it is not the one named.
+					const differs = typed.findIndex((ws, i) => ws !== block[i] && !(i === 0 && ws === ""));
+					const edit = { oldText, newText: "x" };
+					expect(() => applyEdits(file, [edit], "f.go")).toThrow(
+						new RegExp(
+							`\\. Line ${start + differs + 1} matches except for indentation: the file has [^,]+ there, the oldText `,
+						),
+					);
+					const copied = lines.slice(start, start + length).join("\n");
+					expect(applyEdits(file, [{ oldText: copied, newText: "x" }], "f.go")).toContain("x");
+				},
+			),
+			{ numRuns: 300 },
+		);
+	});
+});
+
 describe("per-file mutation queue", () => {
 	it("never overlaps two mutations of one file, runs them in call order, and lets other files interleave", async () => {
 		await fc.assert(
