@@ -12,11 +12,15 @@ import { fixture, run, tempProject } from "./helpers.js";
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 describe("read: a PNG signature without an IHDR chunk is not an image", () => {
-	it("reads such a file as text", async () => {
+	it("reads such a file as text, with the note that its bytes are not UTF-8", async () => {
 		const bytes = Buffer.from([...PNG_SIGNATURE, 0x1f, 0x74, 0x8d, 0xb4, 0x53, 0x47]);
 		const cwd = await tempProject({ "cut.png": bytes });
 		const result = await run(createReadToolDefinition(cwd), { path: "cut.png" });
-		expect(result.content).toEqual([{ type: "text", text: bytes.toString("utf-8") }]);
+		expect(result.content).toHaveLength(1);
+		const [block] = result.content as [{ type: string; text: string }];
+		expect(block.type).toBe("text");
+		expect(block.text.startsWith(bytes.toString("utf-8"))).toBe(true);
+		expect(block.text).toContain("[cut.png is not UTF-8 text");
 	});
 
 	it("needs the 13-byte IHDR chunk right after the signature", () => {
