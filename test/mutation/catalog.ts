@@ -22079,6 +22079,19 @@ export const MUTANTS: Mutant[] = [
 			"test/extensions/pi-differential-divergences.test.ts",
 		],
 	},
+	{
+		id: "MO01",
+		file: "src/extensions/runner.ts",
+		description:
+			"a session_before_compact handler returning { cancel: false } after another supplied the compaction discards it (the default summarizer runs)",
+		edits: [
+			{
+				find: '(key === "cancel" && field === false)',
+				replace: "false",
+			},
+		],
+		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
