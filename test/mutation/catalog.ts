@@ -22092,6 +22092,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
 	},
+	{
+		id: "MO02",
+		file: "src/session/boundaries.ts",
+		description:
+			"each turn_end dispatch leaves its abort watch on the run's signal: listeners pile up on ctx.signal, one per turn of the run",
+		edits: [{ find: 'signal.removeEventListener("abort", wait);', replace: "" }],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
