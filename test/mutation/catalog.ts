@@ -22100,6 +22100,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'signal.removeEventListener("abort", wait);', replace: "" }],
 		tests: ["test/pi-races/abort-stop-hook.test.ts"],
 	},
+	{
+		id: "MO03",
+		file: "src/llm/errors.ts",
+		description:
+			"a Gemini 400 refusal (JSON body, no status prefix) naming a tool property timeout is retried again as if it were a timeout",
+		edits: [{ find: '|"code":\\s*4(?:0[0-79]|1\\d|2[0-8]|[3-9]\\d)\\b/;', replace: "/;" }],
+		tests: ["test/recovery/errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

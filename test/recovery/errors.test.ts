@@ -39,6 +39,7 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"vllm-400-unknown-field-timeoutMs",
 	"fastapi-422-extra-field-timeout",
 	"google-400-unknown-field-timeout",
+	"google-400-schema-property-timeout", // properties[timeout]: no quotes to tell it from a timeout
 	// pi gives up on these transient failures.
 	"openai-responses-retry-your-request",
 	"bedrock-throttling-tokens",
