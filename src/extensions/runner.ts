@@ -834,7 +834,8 @@ export class ExtensionRunner {
 
 	/**
 	 * Dispatches an event without a dedicated method. For `session_before_*` it returns the last
-	 * handler result that sets a field and stops at the first `{cancel: true}`; otherwise undefined.
+	 * handler result that sets a field (`cancel: false` alone sets none) and stops at the first
+	 * `{cancel: true}`; otherwise undefined.
 	 */
 	async emit<E extends RunnerEmitEvent>(event: E): Promise<RunnerEmitResult<E>> {
 		const handlers = this.runtime.handlersFor(event.type);

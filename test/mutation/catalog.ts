@@ -21695,7 +21695,7 @@ export const MUTANTS: Mutant[] = [
 			"the abort's grace never starts for agent_before_settle handlers, so one that ignores the abort holds abort() for good (oh-my-pi#6489)",
 		edits: [
 			{
-				find: '\t\telse signal.addEventListener("abort", wait, { once: true });\n',
+				find: '\telse signal.addEventListener("abort", wait, { once: true });\n',
 				replace: "",
 			},
 		],
@@ -21942,7 +21942,7 @@ export const MUTANTS: Mutant[] = [
 		id: "MF01",
 		file: "src/llm/errors.ts",
 		description:
-			'a quoted field name or an identifier holding `timeout` counts as a timeout again: Gemini\'s 400 naming an unknown "timeout" field is retried 3 times (~14 s) before the user sees it',
+			"a quoted field name or an identifier holding `timeout` counts as a timeout again: a Responses stream error refusing a 'timeout' field (no status ahead of it) is retried 3 times (~14 s) before the user sees it",
 		edits: [
 			{
 				find: "/(?<![\\w'`]|\\\\\")timed? ?out(?:_error)?(?![\\w'`]|\\\\\")/i,",
