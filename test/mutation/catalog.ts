@@ -22105,7 +22105,15 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/errors.ts",
 		description:
 			"a Gemini 400 refusal (JSON body, no status prefix) naming a tool property timeout is retried again as if it were a timeout",
-		edits: [{ find: '|"code":\\s*4(?:0[0-79]|1\\d|2[0-8]|[3-9]\\d)\\b/;', replace: "/;" }],
+		edits: [{ find: '|"code":\\s*4(?:0[0-79]|1\\d|2[0-8]|[3-9]\\d)\\b|^Validation', replace: "|^Validation" }],
+		tests: ["test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MO04",
+		file: "src/llm/errors.ts",
+		description:
+			"a Bedrock ValidationException naming a request key [timeout] is retried again as if it were a timeout",
+		edits: [{ find: "|^Validation error: /;", replace: "/;" }],
 		tests: ["test/recovery/errors.test.ts"],
 	},
 ];
