@@ -113,9 +113,16 @@ const CANCELLABLE_EVENTS = new Set([
 	"session_before_tree",
 ]);
 
-/** A `session_before_*` result with no field set (`{}`, `{ compaction: undefined }`). */
+/**
+ * A `session_before_*` result with no field set (`{}`, `{ compaction: undefined }`) or only
+ * `cancel: false`: a handler's "go ahead" must not discard an earlier handler's compaction.
+ */
 function decidesNothing(value: unknown): boolean {
-	return typeof value === "object" && value !== null && Object.values(value).every((field) => field === undefined);
+	return (
+		typeof value === "object" &&
+		value !== null &&
+		Object.entries(value).every(([key, field]) => field === undefined || (key === "cancel" && field === false))
+	);
 }
 
 /** Roles whose `content` a `message_end` replacement must carry (null/missing → `[]`). */
@@ -827,7 +834,8 @@ export class ExtensionRunner {
 
 	/**
 	 * Dispatches an event without a dedicated method. For `session_before_*` it returns the last
-	 * handler result that sets a field and stops at the first `{cancel: true}`; otherwise undefined.
+	 * handler result that sets a field (`cancel: false` alone sets none) and stops at the first
+	 * `{cancel: true}`; otherwise undefined.
 	 */
 	async emit<E extends RunnerEmitEvent>(event: E): Promise<RunnerEmitResult<E>> {
 		const handlers = this.runtime.handlersFor(event.type);

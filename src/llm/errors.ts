@@ -159,8 +159,13 @@ const TIMEOUT_PATTERNS: readonly RegExp[] = [
 	/\bdeadline.?exceeded\b/i, // gRPC / Google DEADLINE_EXCEEDED, Go's "context deadline exceeded"
 ];
 
-/** A 4xx status that refuses the request as sent (408 Request Timeout and 429 are not refusals). */
-const REFUSAL_STATUS = /^4(?:0[0-79]|1\d|2[0-8]|[3-9]\d)\b/;
+/**
+ * A 4xx status that refuses the request as sent (408 Request Timeout and 429 are not refusals):
+ * leading, or as a JSON body's `"code"` (Gemini's errors carry no status prefix), or pi-ai's prefix
+ * for Bedrock's 400 `ValidationException`.
+ */
+const REFUSAL_STATUS =
+	/^4(?:0[0-79]|1\d|2[0-8]|[3-9]\d)\b|"code":\s*4(?:0[0-79]|1\d|2[0-8]|[3-9]\d)\b|^Validation error: /;
 
 /** What a finished assistant response means for recovery. */
 export type AssistantErrorClass =

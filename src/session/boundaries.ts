@@ -128,17 +128,22 @@ function reportAbandoned(s: SessionInternals, event: "turn_end" | "agent_before_
  */
 function untilAbandoned<T>(s: SessionInternals, work: Promise<T>, signal: AbortSignal): Promise<T | typeof ABANDONED> {
 	const settled = new AbortController();
+	let wait = () => {};
 	const gaveUp = new Promise<typeof ABANDONED>((resolve) => {
-		const wait = () => {
+		wait = () => {
 			s.sleep(DEFAULT_TOOL_ABORT_GRACE_MS, settled.signal).then(
 				() => resolve(ABANDONED),
 				() => {}, // `work` settled first: the grace timer is cleared
 			);
 		};
-		if (signal.aborted) wait();
-		else signal.addEventListener("abort", wait, { once: true });
 	});
-	return Promise.race([work, gaveUp]).finally(() => settled.abort());
+	if (signal.aborted) wait();
+	else signal.addEventListener("abort", wait, { once: true });
+	// The run's signal outlives each turn: a listener left on it per turn piled up for the run.
+	return Promise.race([work, gaveUp]).finally(() => {
+		signal.removeEventListener("abort", wait);
+		settled.abort();
+	});
 }
 
 /** Queued messages exist and `agent.continue()` can deliver them. */

@@ -21695,7 +21695,7 @@ export const MUTANTS: Mutant[] = [
 			"the abort's grace never starts for agent_before_settle handlers, so one that ignores the abort holds abort() for good (oh-my-pi#6489)",
 		edits: [
 			{
-				find: '\t\telse signal.addEventListener("abort", wait, { once: true });\n',
+				find: '\telse signal.addEventListener("abort", wait, { once: true });\n',
 				replace: "",
 			},
 		],
@@ -21942,7 +21942,7 @@ export const MUTANTS: Mutant[] = [
 		id: "MF01",
 		file: "src/llm/errors.ts",
 		description:
-			'a quoted field name or an identifier holding `timeout` counts as a timeout again: Gemini\'s 400 naming an unknown "timeout" field is retried 3 times (~14 s) before the user sees it',
+			"a quoted field name or an identifier holding `timeout` counts as a timeout again: a Responses stream error refusing a 'timeout' field (no status ahead of it) is retried 3 times (~14 s) before the user sees it",
 		edits: [
 			{
 				find: "/(?<![\\w'`]|\\\\\")timed? ?out(?:_error)?(?![\\w'`]|\\\\\")/i,",
@@ -22132,6 +22132,43 @@ export const MUTANTS: Mutant[] = [
 		description: "openclaw#56554: every not-found refusal says the file changed since read, a file never read included",
 		edits: [{ find: "!(await readStamps?.changedSince(absolutePath))", replace: "false" }],
 		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
+	{
+		id: "MO01",
+		file: "src/extensions/runner.ts",
+		description:
+			"a session_before_compact handler returning { cancel: false } after another supplied the compaction discards it (the default summarizer runs)",
+		edits: [
+			{
+				find: '(key === "cancel" && field === false)',
+				replace: "false",
+			},
+		],
+		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
+	},
+	{
+		id: "MO02",
+		file: "src/session/boundaries.ts",
+		description:
+			"each turn_end dispatch leaves its abort watch on the run's signal: listeners pile up on ctx.signal, one per turn of the run",
+		edits: [{ find: 'signal.removeEventListener("abort", wait);', replace: "" }],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
+	{
+		id: "MO03",
+		file: "src/llm/errors.ts",
+		description:
+			"a Gemini 400 refusal (JSON body, no status prefix) naming a tool property timeout is retried again as if it were a timeout",
+		edits: [{ find: '|"code":\\s*4(?:0[0-79]|1\\d|2[0-8]|[3-9]\\d)\\b|^Validation', replace: "|^Validation" }],
+		tests: ["test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MO04",
+		file: "src/llm/errors.ts",
+		description:
+			"a Bedrock ValidationException naming a request key [timeout] is retried again as if it were a timeout",
+		edits: [{ find: "|^Validation error: /;", replace: "/;" }],
+		tests: ["test/recovery/errors.test.ts"],
 	},
 ];
 

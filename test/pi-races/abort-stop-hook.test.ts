@@ -13,6 +13,7 @@
  *   the user should see: `abort()` does not wait for the hook, the message is kept (listed, as any
  *   message queued around an abort), no request follows, and the next prompt delivers it once.
  */
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import type { ExtensionError } from "../../src/index.js";
 import { diskSessionsPerTest, fileMessages } from "./disk-harness.js";
@@ -187,6 +188,28 @@ describe("oh-my-pi#6489, at the end of a turn: a turn_end handler that ignores t
 		expect(sentTexts(d.session.sessionFile!)).toEqual(["write the report", "and now the summary"]);
 		expect(d.events.filter((event) => event.type === "agent_settled")).toHaveLength(2);
 		expect(reopenedContext(d.session.sessionFile!).map(comparable)).toEqual(d.session.messages.map(comparable));
+	});
+});
+
+describe("oh-my-pi#6489: the abort watch on turn_end handlers", () => {
+	it("oh-my-pi#6489: a run of many turns with a turn_end handler leaves no abort listener behind per turn on the run's ctx.signal", async () => {
+		const listeners: number[] = [];
+		const d = await disk.session({
+			extensionFactories: [
+				(pi) => {
+					pi.on("turn_end", (_event, ctx) => {
+						listeners.push(getEventListeners(ctx.signal!, "abort").length);
+						// One more model call for each of the first five turns.
+						return listeners.length <= 5 ? { continue: true, entries: [REVIEW] } : undefined;
+					});
+				},
+			],
+		});
+		d.provider.answer("one", "two", "three", "four", "five", "six");
+		await d.session.prompt("keep going");
+		expect(answers(d.session.sessionFile!)).toEqual(["one", "two", "three", "four", "five", "six"]);
+		expect(listeners).toHaveLength(6);
+		expect(new Set(listeners).size).toBe(1);
 	});
 });
 

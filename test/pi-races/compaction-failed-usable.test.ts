@@ -158,41 +158,48 @@ describe("openclaw#120264: a failed threshold compaction keeps the context's mea
 describe("pi-goal-list-loop-audit#56: an empty session_before_compact result after an extension supplied the compaction", () => {
 	const wireSession = useWireSession();
 
-	it("pi-goal-list-loop-audit#56: a later handler returning {} does not discard the summary another extension supplied: no summary request is sent, and the entry holds the supplied summary", async () => {
-		const supplied = "## Goal\nsupplied by the memory extension";
-		const w = await wireSession({
-			api: "openai-completions",
-			settings: { compaction: { keepRecentTokens: 8 } },
-			extensionFactories: [
-				(pi) => {
-					pi.on("session_before_compact", (event) => ({
-						compaction: {
-							summary: supplied,
-							firstKeptEntryId: event.preparation.firstKeptEntryId,
-							tokensBefore: event.preparation.tokensBefore,
-							details: { source: "memory" },
-						},
-					}));
-				},
-				// Neither cancels nor supplies one (the report's goal extension ended its handler so).
-				(pi) => {
-					pi.on("session_before_compact", () => ({}));
-				},
-			],
-		});
-		w.server.reply(chatReply([{ type: "text", text: "read the schema" }]));
-		w.server.reply(chatReply([{ type: "text", text: "wrote the migration" }]));
-		await w.session.prompt("read the schema");
-		await w.session.prompt("write the migration");
+	// `{ cancel: false }` is a handler's "go ahead": it supplies nothing either.
+	it.each([
+		{ shown: "{}", result: {} },
+		{ shown: "{ cancel: false }", result: { cancel: false } },
+	])(
+		"pi-goal-list-loop-audit#56: a later handler returning $shown does not discard the summary another extension supplied: no summary request is sent, and the entry holds the supplied summary",
+		async ({ result: later }) => {
+			const supplied = "## Goal\nsupplied by the memory extension";
+			const w = await wireSession({
+				api: "openai-completions",
+				settings: { compaction: { keepRecentTokens: 8 } },
+				extensionFactories: [
+					(pi) => {
+						pi.on("session_before_compact", (event) => ({
+							compaction: {
+								summary: supplied,
+								firstKeptEntryId: event.preparation.firstKeptEntryId,
+								tokensBefore: event.preparation.tokensBefore,
+								details: { source: "memory" },
+							},
+						}));
+					},
+					// Neither cancels nor supplies one (the report's goal extension ended its handler so).
+					(pi) => {
+						pi.on("session_before_compact", () => later);
+					},
+				],
+			});
+			w.server.reply(chatReply([{ type: "text", text: "read the schema" }]));
+			w.server.reply(chatReply([{ type: "text", text: "wrote the migration" }]));
+			await w.session.prompt("read the schema");
+			await w.session.prompt("write the migration");
 
-		const result = await w.session.compact();
+			const result = await w.session.compact();
 
-		expect(result.summary).toBe(supplied);
-		expect(w.server.requests.filter(isChatSummaryRequest)).toEqual([]);
-		expect(w.entries().filter((entry) => entry.type === "compaction")).toEqual([
-			expect.objectContaining({ summary: supplied, fromHook: true, details: { source: "memory" } }),
-		]);
-	});
+			expect(result.summary).toBe(supplied);
+			expect(w.server.requests.filter(isChatSummaryRequest)).toEqual([]);
+			expect(w.entries().filter((entry) => entry.type === "compaction")).toEqual([
+				expect.objectContaining({ summary: supplied, fromHook: true, details: { source: "memory" } }),
+			]);
+		},
+	);
 });
 
 describe("github/app#3565: a summarizer that keeps failing", () => {

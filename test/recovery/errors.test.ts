@@ -39,6 +39,9 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"vllm-400-unknown-field-timeoutMs",
 	"fastapi-422-extra-field-timeout",
 	"google-400-unknown-field-timeout",
+	"google-400-schema-property-timeout", // properties[timeout]: no quotes to tell it from a timeout
+	"openai-responses-stream-error-unsupported-timeout", // no status: only the quotes tell a field from a timeout
+	"bedrock-validation-extraneous-timeout", // a 400 whose status pi-ai words "Validation error"
 	// pi gives up on these transient failures.
 	"openai-responses-retry-your-request",
 	"bedrock-throttling-tokens",
