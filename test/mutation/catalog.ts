@@ -22079,6 +22079,18 @@ export const MUTANTS: Mutant[] = [
 			"test/extensions/pi-differential-divergences.test.ts",
 		],
 	},
+	{
+		id: "MN01",
+		file: "src/session/provider-stream.ts",
+		description: 'an event stream cut mid-answer is again shown as undici\'s bare "terminated" (no address, no cause)',
+		edits: [
+			{
+				find: "(BARE_CONNECTION_ERROR.test(text) || (cutBody && CUT_STREAM.test(text)))",
+				replace: "BARE_CONNECTION_ERROR.test(text)",
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
