@@ -22091,6 +22091,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/provider-unreachable.test.ts"],
 	},
+	{
+		id: "MN02",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i: a line typed while /compact runs is again read with no sign it was taken",
+		edits: [
+			{
+				find: "if (waitingOn && line.trim()) printer.notice(",
+				replace: "if (false) printer.notice(",
+			},
+		],
+		tests: ["test/pi-races/cli-compaction-queue.test.ts"],
+	},
+	{
+		id: "MN03",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i: a line typed while an extension's command runs is again read with no sign it was taken",
+		edits: [
+			{
+				find: "waitingOn = command ? `/${command.name}` : undefined;",
+				replace: "waitingOn = undefined;",
+			},
+		],
+		tests: ["test/pi-races/cli-compaction-queue.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
