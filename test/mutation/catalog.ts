@@ -22109,8 +22109,8 @@ export const MUTANTS: Mutant[] = [
 		description: "settle -i: a line typed while an extension's command runs is again read with no sign it was taken",
 		edits: [
 			{
-				find: "waitingOn = command ? `/${command.name}` : undefined;",
-				replace: "waitingOn = undefined;",
+				find: "waitingOn = command ?",
+				replace: "waitingOn = false ?",
 			},
 		],
 		tests: ["test/pi-races/cli-compaction-queue.test.ts"],
