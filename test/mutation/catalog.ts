@@ -22115,6 +22115,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/cli-compaction-queue.test.ts"],
 	},
+	{
+		id: "MN04",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"the check before a prompt again retries a threshold compaction on the unchanged context it just failed on (two attempts per prompt)",
+		edits: [{ find: "failed?.message === last &&", replace: "false &&" }],
+		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
+	},
+	{
+		id: "MN05",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"after a failed threshold compaction, a switch to a smaller window no longer compacts before the next prompt",
+		edits: [{ find: "threshold.thresholdTokens >= failed.thresholdTokens", replace: "true" }],
+		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
