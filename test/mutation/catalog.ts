@@ -19646,8 +19646,8 @@ export const MUTANTS: Mutant[] = [
 			'a refused or unresolved connection says only "Connection error." again, no address, no cause (TradingAgents#664)',
 		edits: [
 			{
-				find: "if (unreached !== undefined && BARE_CONNECTION_ERROR.test(text) && !proxyFailureSince(proxyMark)) {",
-				replace: "if (false as boolean) {",
+				find: "\t\t\t\t\tunreached !== undefined &&\n",
+				replace: "\t\t\t\t\t(false as boolean) &&\n",
 			},
 		],
 		tests: ["test/pi-races/provider-unreachable.test.ts"],
@@ -19677,7 +19677,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/provider-stream.ts",
 		description:
 			"a connection the proxy refused is explained as the provider's address refusing it, hiding the proxy (dub#1452)",
-		edits: [{ find: " && !proxyFailureSince(proxyMark)) {", replace: ") {" }],
+		edits: [{ find: "\t\t\t\t\t!proxyFailureSince(proxyMark)\n", replace: "\t\t\t\t\ttrue\n" }],
 		tests: ["test/pi-races/proxy-refusals.test.ts"],
 	},
 	{
@@ -21138,8 +21138,8 @@ export const MUTANTS: Mutant[] = [
 			"settle -i: after a /reload whose stalled load was named on Ctrl+C finishes, the next Ctrl+C (a shell command running) ends settle instead of cancelling",
 		edits: [
 			{
-				find: "\t\t\t\tcommandRunning = false;\n\t\t\t\tabortStalled = false;\n",
-				replace: "\t\t\t\tcommandRunning = false;\n",
+				find: "\t\t\t\twaitingOn = undefined;\n\t\t\t\tabortStalled = false;\n",
+				replace: "\t\t\t\twaitingOn = undefined;\n",
 			},
 		],
 		tests: ["test/pi-races/extension-load-stall.test.ts"],
