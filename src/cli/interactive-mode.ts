@@ -193,6 +193,8 @@ export async function runInteractiveMode(
 	const pending: { line: string; echoed: boolean }[] = [];
 	let pumping = false;
 	let commandRunning = false;
+	// The command (`/name`) the chat waits on before it reads on: lines typed meanwhile wait for it.
+	let waitingOn: string | undefined;
 	let runsInFlight = 0;
 	let closing = false;
 	let lastIdleInterrupt = 0;
@@ -416,12 +418,14 @@ export async function runInteractiveMode(
 				return;
 			}
 			commandRunning = true;
+			waitingOn = `/${command.name}`;
 			try {
 				await builtin.run(host, command.args);
 			} catch (error) {
 				printer.error(error);
 			} finally {
 				commandRunning = false;
+				waitingOn = undefined;
 				abortStalled = false;
 				clearTimeout(abortStallTimer);
 			}
@@ -436,7 +440,13 @@ export async function runInteractiveMode(
 			printer.line(style.red(`Error: ${unknownCommandText(command.name)}`));
 			return;
 		}
-		await submit(line, "steer");
+		// An extension's command is accepted once its handler has finished.
+		waitingOn = command ? `/${command.name}` : undefined;
+		try {
+			await submit(line, "steer");
+		} finally {
+			waitingOn = undefined;
+		}
 	}
 
 	async function pump(): Promise<void> {
@@ -497,6 +507,8 @@ export async function runInteractiveMode(
 		if (questions.answer(line)) return;
 		if (closing) return;
 		pending.push({ line, echoed });
+		// Read now, handled when the command ends: say it was taken (command-code#356: no sign of it).
+		if (waitingOn && line.trim()) printer.notice(`Queued (after ${waitingOn}): ${firstLine(asTyped(line))}`);
 		void pump();
 	});
 

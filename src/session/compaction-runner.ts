@@ -105,8 +105,21 @@ async function runAutoCompaction(s: SessionInternals, input: CompactionInput): P
 	}
 	const output: CompactionOutput = { ...notCompacted(), cancelled: attempt.aborted };
 	if (attempt.errorMessage !== undefined) output.errorMessage = attempt.errorMessage;
+	const last = lastAssistant(s.agent.state.messages);
+	const check = input.reason === "threshold" && !attempt.aborted && last ? thresholdCheck(s, last) : undefined;
+	if (last && check) failedThreshold.set(s, { message: last, ...check });
 	return output;
 }
+
+/**
+ * The context a threshold compaction last failed on: the check before the next prompt does not try
+ * again on it (github/app#3565: a summarizer that kept failing cost two attempts per prompt). The
+ * next answer, growth past it, or a smaller threshold (a smaller model's window, pi#6426) does.
+ */
+const failedThreshold = new WeakMap<
+	SessionInternals,
+	{ message: AssistantMessage; contextTokens: number; thresholdTokens: number }
+>();
 
 /**
  * Before a new prompt is sent: the last response in the context (aborted ones
@@ -163,6 +176,13 @@ function preSendCompactionReason(s: SessionInternals): PreSendCompaction | undef
 	if (recovery === "overflow" || recovery === "length_overflow") return { reason: "overflow" };
 	const threshold = thresholdCheck(s, last);
 	if (!threshold?.over) return undefined;
+	const failed = failedThreshold.get(s);
+	if (
+		failed?.message === last &&
+		threshold.contextTokens <= failed.contextTokens &&
+		threshold.thresholdTokens >= failed.thresholdTokens
+	)
+		return undefined;
 	return { reason: "threshold", contextTokens: threshold.contextTokens, thresholdTokens: threshold.thresholdTokens };
 }
 

@@ -187,6 +187,12 @@ function withRefusalDetails(
 			}
 			if (!refusedBody) {
 				stop = {};
+				// A stream cut mid-answer reaches the client as undici's bare "terminated": keep its cause.
+				if (response.body) {
+					const { status, statusText, headers } = response;
+					response = new Response(failureKeptBody(response.body, bodyRead), { status, statusText, headers });
+					replaced = response;
+				}
 				return repairedStream(model, response) ?? watchedStopStream(model, response, stop) ?? replaced;
 			}
 			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
@@ -239,7 +245,11 @@ function withRefusalDetails(
 					text = servedErrorText(servedError, model.provider, model.baseUrl);
 					const pathNote = servedErrorPathNote(model, servedError);
 					if (pathNote) text = `${text}\n\n${pathNote}`;
-				} else if (unreached !== undefined && BARE_CONNECTION_ERROR.test(text) && !proxyFailureSince(proxyMark)) {
+				} else if (
+					unreached !== undefined &&
+					(BARE_CONNECTION_ERROR.test(text) || (cutBody && CUT_STREAM.test(text))) &&
+					!proxyFailureSince(proxyMark)
+				) {
 					text = connectionFailureText(unreached, model.provider, model.baseUrl, cutBody) ?? text;
 				}
 				// A wait the text names is the provider's precise one (OpenAI rounds its header up to seconds).
@@ -398,6 +408,26 @@ const REFUSED_BODY_MAX_CHARS = 2000;
 // The provider clients word every failed connection "Connection error."; through a proxy that
 // turned the request away, the user needs to hear it was the proxy (dub#1452).
 const BARE_CONNECTION_ERROR = /^(?:connection error\.?|fetch failed)$/i;
+
+/** undici's whole text for a response body whose connection closed while it was read. */
+const CUT_STREAM = /^terminated$/i;
+
+/** `body`, each read passed through `read` (which records why a read failed). */
+function failureKeptBody(
+	body: ReadableStream<Uint8Array>,
+	read: <T>(chunk: Promise<T>) => Promise<T>,
+): ReadableStream<Uint8Array> {
+	const reader = body.getReader();
+	return new ReadableStream<Uint8Array>({
+		async pull(controller) {
+			const chunk = await read(reader.read()).catch((error: unknown) => ({ error }));
+			if ("error" in chunk) controller.error(chunk.error);
+			else if (chunk.done) controller.close();
+			else controller.enqueue(chunk.value);
+		},
+		cancel: (reason) => reader.cancel(reason),
+	});
+}
 
 /**
  * The start of `body` (read up to its first non-blank character) and a stream of all its bytes,

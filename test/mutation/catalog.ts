@@ -19646,8 +19646,8 @@ export const MUTANTS: Mutant[] = [
 			'a refused or unresolved connection says only "Connection error." again, no address, no cause (TradingAgents#664)',
 		edits: [
 			{
-				find: "if (unreached !== undefined && BARE_CONNECTION_ERROR.test(text) && !proxyFailureSince(proxyMark)) {",
-				replace: "if (false as boolean) {",
+				find: "\t\t\t\t\tunreached !== undefined &&\n",
+				replace: "\t\t\t\t\t(false as boolean) &&\n",
 			},
 		],
 		tests: ["test/pi-races/provider-unreachable.test.ts"],
@@ -19677,7 +19677,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/provider-stream.ts",
 		description:
 			"a connection the proxy refused is explained as the provider's address refusing it, hiding the proxy (dub#1452)",
-		edits: [{ find: " && !proxyFailureSince(proxyMark)) {", replace: ") {" }],
+		edits: [{ find: "\t\t\t\t\t!proxyFailureSince(proxyMark)\n", replace: "\t\t\t\t\ttrue\n" }],
 		tests: ["test/pi-races/proxy-refusals.test.ts"],
 	},
 	{
@@ -21138,8 +21138,8 @@ export const MUTANTS: Mutant[] = [
 			"settle -i: after a /reload whose stalled load was named on Ctrl+C finishes, the next Ctrl+C (a shell command running) ends settle instead of cancelling",
 		edits: [
 			{
-				find: "\t\t\t\tcommandRunning = false;\n\t\t\t\tabortStalled = false;\n",
-				replace: "\t\t\t\tcommandRunning = false;\n",
+				find: "\t\t\t\twaitingOn = undefined;\n\t\t\t\tabortStalled = false;\n",
+				replace: "\t\t\t\twaitingOn = undefined;\n",
 			},
 		],
 		tests: ["test/pi-races/extension-load-stall.test.ts"],
@@ -22169,6 +22169,58 @@ export const MUTANTS: Mutant[] = [
 			"a Bedrock ValidationException naming a request key [timeout] is retried again as if it were a timeout",
 		edits: [{ find: "|^Validation error: /;", replace: "/;" }],
 		tests: ["test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MN01",
+		file: "src/session/provider-stream.ts",
+		description: 'an event stream cut mid-answer is again shown as undici\'s bare "terminated" (no address, no cause)',
+		edits: [
+			{
+				find: "(BARE_CONNECTION_ERROR.test(text) || (cutBody && CUT_STREAM.test(text)))",
+				replace: "BARE_CONNECTION_ERROR.test(text)",
+			},
+		],
+		tests: ["test/pi-races/provider-unreachable.test.ts"],
+	},
+	{
+		id: "MN02",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i: a line typed while /compact runs is again read with no sign it was taken",
+		edits: [
+			{
+				find: "if (waitingOn && line.trim()) printer.notice(",
+				replace: "if (false) printer.notice(",
+			},
+		],
+		tests: ["test/pi-races/cli-compaction-queue.test.ts"],
+	},
+	{
+		id: "MN03",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i: a line typed while an extension's command runs is again read with no sign it was taken",
+		edits: [
+			{
+				find: "waitingOn = command ?",
+				replace: "waitingOn = false ?",
+			},
+		],
+		tests: ["test/pi-races/cli-compaction-queue.test.ts"],
+	},
+	{
+		id: "MN04",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"the check before a prompt again retries a threshold compaction on the unchanged context it just failed on (two attempts per prompt)",
+		edits: [{ find: "failed?.message === last &&", replace: "false &&" }],
+		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
+	},
+	{
+		id: "MN05",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"after a failed threshold compaction, a switch to a smaller window no longer compacts before the next prompt",
+		edits: [{ find: "threshold.thresholdTokens >= failed.thresholdTokens", replace: "true" }],
+		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
 	},
 ];
 

@@ -9,6 +9,8 @@
  * pi#179, atomic#1984, command-code#356: a line typed while `/compact` runs was lost, or stayed
  * queued after the compaction until the user pressed Escape. The chat should keep it and send it
  * once the compaction ends.
+ * Settle read the line only when the command ended, with no sign it was taken: it now says
+ * "Queued (after /compact): …" at once (the same for an extension's command), sent as before.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -140,5 +142,78 @@ describe("pi#179, atomic#1984, command-code#356 in settle -i: a line typed durin
 			"assistant: typed during /compact",
 		]);
 		expect(readEntries(file).filter((entry) => entry.type === "compaction")).toHaveLength(1);
+	});
+});
+
+/** A `/hold` command that runs until the file `release` exists. */
+const holdCommandUntil = (release: string) => `import { existsSync } from "node:fs";
+export default function (pi) {
+	pi.registerCommand("hold", {
+		description: "waits for a file",
+		handler: async () => {
+			await new Promise((resolve) => {
+				const poll = setInterval(() => {
+					if (existsSync(${JSON.stringify(release)})) {
+						clearInterval(poll);
+						resolve();
+					}
+				}, 10);
+			});
+		},
+	});
+}
+`;
+
+describe("a line typed while a command runs is shown as taken (settle -i)", () => {
+	it("while /compact runs: 'Queued (after /compact)' appears at once, before the compaction ends; the line is still sent after it", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
+		const extension = join(cli.dir, "hold-manual-compaction.ts");
+		const release = join(cli.dir, "release-compaction");
+		writeFileSync(extension, holdManualCompactionUntil(release));
+		const steps = join(cli.dir, "script.json");
+		writeFileSync(steps, JSON.stringify(["first answer", "second answer"]));
+		const chat = new Repl(["--faux-script", steps, "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		await chat.say("one", "first answer\n");
+		await chat.say("two", "second answer\n");
+		const from = chat.mark();
+		chat.send("/compact");
+		await chat.until("Compacting", from);
+		chat.send("typed during /compact");
+		// The compaction is still held: the notice can only come from the line being read now.
+		await chat.until("Queued (after /compact): typed during /compact\n", from);
+		writeFileSync(release, "");
+		const shown = await chat.idle(from, "\ntyped during /compact\n");
+		const queued = shown.indexOf("Queued (after /compact): typed during /compact\n");
+		const compacted = shown.indexOf("Compacted");
+		expect(compacted).toBeGreaterThan(queued);
+		expect(shown.lastIndexOf("\ntyped during /compact\n")).toBeGreaterThan(compacted);
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+		expect(transcript(bannerSessionFile(chat.stdout)).slice(4)).toEqual([
+			"user: typed during /compact",
+			"assistant: typed during /compact",
+		]);
+	});
+
+	it("while an extension's command runs: the same notice, and the line is sent once the command ends", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		const extension = join(cli.dir, "hold-command.ts");
+		const release = join(cli.dir, "release-command");
+		writeFileSync(extension, holdCommandUntil(release));
+		const steps = join(cli.dir, "script.json");
+		writeFileSync(steps, JSON.stringify(["first answer"]));
+		const chat = new Repl(["--faux-script", steps, "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const from = chat.mark();
+		chat.send("/hold");
+		chat.send("typed during /hold");
+		await chat.until("Queued (after /hold): typed during /hold\n", from);
+		writeFileSync(release, "");
+		const shown = await chat.idle(from, "first answer\n");
+		expect(shown).not.toMatch(/Error/);
+		expect(await chat.end()).toBe(0);
+		expect(transcript(bannerSessionFile(chat.stdout))).toEqual(["user: typed during /hold", "assistant: first answer"]);
 	});
 });

@@ -8,6 +8,8 @@
  *   context meter stayed where it was, the user not told whether anything was kept.
  * - openclaw#120264: a failed automatic compaction zeroed the context's measured size, so the
  *   threshold check never fired again and the session ran into the window.
+ * - github/app#3565: each prompt cost two failed compactions (after the answer, then again before
+ *   the next prompt on the same context); now one per answer.
  *
  * Replayed over HTTP (pi-ai's OpenAI client, a local Chat Completions server, JSONL on disk) for
  * `/compact`, and on the faux provider for the threshold compaction.
@@ -117,11 +119,16 @@ describe("openclaw#120264: a failed threshold compaction keeps the context's mea
 		h = undefined;
 	});
 
-	it("openclaw#120264: after the summary request fails, getContextUsage still reports the context over the threshold, and the check before the next prompt compacts it", async () => {
+	it("openclaw#120264: after the summary request fails, getContextUsage still reports the context over the threshold, and the check after the next answer compacts it (not the check before that prompt: github/app#3565)", async () => {
 		h = await createHarness({ persistence: "disk", ...SMALL_WINDOW, settings: THRESHOLD_SETTINGS });
 		const requests = script(
 			h,
-			[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
+			[
+				fauxAssistantMessage("short"),
+				fauxAssistantMessage(BIG_ANSWER),
+				fauxAssistantMessage("after"),
+				fauxAssistantMessage("fourth answer"),
+			],
 			{
 				summary: (n) =>
 					n === 1
@@ -141,17 +148,73 @@ describe("openclaw#120264: a failed threshold compaction keeps the context's mea
 
 		await h.session.prompt("third");
 
-		// The check before "third" is sent compacts at once, on the size the failure left in place.
+		// "third" is sent on the context the attempt failed on (no second attempt before it); the check
+		// after its answer compacts, on the size the failure left in place plus that turn.
 		const ends = h.eventsOfType("compaction_end");
+		expect(ends).toHaveLength(2);
 		expect(ends[1]).toMatchObject({
 			reason: "threshold",
 			aborted: false,
-			result: expect.objectContaining({ tokensBefore: usage.tokens }),
+			result: expect.objectContaining({ tokensBefore: expect.any(Number) }),
 		});
-		const thirdRequest = requests.answerRequests.at(-1)!;
-		expect(userTexts(thirdRequest)).toEqual([expect.stringContaining("## Goal\nthe summary"), "third"]);
+		expect(ends[1]!.result!.tokensBefore).toBeGreaterThan(usage.tokens ?? Number.POSITIVE_INFINITY);
+		expect(userTexts(requests.answerRequests.at(-1)!).at(-1)).toBe("third");
+
+		await h.session.prompt("fourth");
+		expect(userTexts(requests.answerRequests.at(-1)!)).toEqual([
+			expect.stringContaining("## Goal\nthe summary"),
+			"fourth",
+		]);
 		const file = h.sessionManager.getSessionFile()!;
 		expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+describe("github/app#3565 with pi#6426: a failed threshold compaction, then a smaller window", () => {
+	let h: Harness | undefined;
+	afterEach(() => {
+		h?.cleanup();
+		h = undefined;
+	});
+
+	it("after a failed threshold compaction, a switch to a model with a smaller window still compacts before the next prompt", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			faux: {
+				models: [
+					{ id: "small", contextWindow: 8000 },
+					{ id: "smaller", contextWindow: 7000 },
+				],
+			},
+			settings: THRESHOLD_SETTINGS,
+		});
+		const harness = h;
+		const requests = script(
+			harness,
+			[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
+			{
+				summary: (n) =>
+					n <= 2
+						? fauxAssistantMessage("", { stopReason: "error", errorMessage: "400 summarization model unavailable" })
+						: fauxAssistantMessage("## Goal\nthe summary"),
+			},
+		);
+		await harness.session.prompt("first");
+		await harness.session.prompt("second");
+		expect(harness.eventsOfType("compaction_end")).toEqual([expect.objectContaining({ result: undefined })]);
+
+		await harness.session.setModel(harness.faux.getModel("smaller")!);
+		const from = harness.events.length;
+		await harness.session.prompt("third");
+		const after = harness.events.slice(from).map((event) => event.type);
+		// The threshold is lower now (7000 − 3500): the check before "third" compacts first.
+		expect(after.indexOf("compaction_end")).toBeGreaterThan(-1);
+		expect(after.indexOf("compaction_end")).toBeLessThan(after.indexOf("agent_start"));
+		expect(harness.eventsOfType("compaction_end")[1]).toMatchObject({ reason: "threshold", result: expect.anything() });
+		expect(userTexts(requests.answerRequests.at(-1)!)).toEqual([
+			expect.stringContaining("## Goal\nthe summary"),
+			"third",
+		]);
 	});
 });
 
@@ -236,8 +299,12 @@ describe("github/app#3565: a summarizer that keeps failing", () => {
 			"fourth",
 		]);
 		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		// One automatic attempt per answer over the threshold (after "second", "third", "fourth"): the
+		// check before a prompt does not try again on the context the last attempt failed on.
 		const ends = h.eventsOfType("compaction_end");
-		expect(ends.length).toBeGreaterThan(0);
+		expect(ends).toHaveLength(3);
+		// Each attempt is one summary request and its one retry (was 5 attempts, 10 requests).
+		expect(requests.summaryRequests).toHaveLength(6);
 		for (const end of ends) {
 			expect(end).toMatchObject({ reason: "threshold", result: undefined, aborted: false });
 			expect(end.errorMessage).toBe(

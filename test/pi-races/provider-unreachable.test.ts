@@ -318,3 +318,39 @@ describe("a 200 JSON or HTML answer whose connection drops mid-body", () => {
 		});
 	}
 });
+
+describe("an event stream cut in the middle of its answer", () => {
+	/** Sends the first events of an answer, then hangs up (undici words it "terminated"). */
+	const cutStream = (_request: unknown, res: import("node:http").ServerResponse) => {
+		res.writeHead(200, { "content-type": "text/event-stream" });
+		const events = encodeSse(chatEvents([{ type: "text", text: "Hello there, this answer is cut." }]));
+		res.write(events.slice(0, events.indexOf("\n\n") + 2));
+		setTimeout(() => res.socket?.destroy(), 20);
+	};
+
+	it("the retry line names the address and the cause, not a bare 'terminated'; the retry is answered", async () => {
+		const baseUrl = `${server.url}/v1`;
+		localProvider(baseUrl);
+		server.reply(cutStream, chatReply([{ type: "text", text: "Hello there." }]));
+		const run = await runSettleAsync(prompt, { cwd: cli.project, agentDir: cli.agentDir });
+		expect(run.stderr).toContain(
+			`Connection error: ${baseUrl} closed the connection in the middle of its answer (UND_ERR_SOCKET`,
+		);
+		expect(run.stderr).not.toMatch(/: terminated\b/);
+		expect(run.stdout).toBe("Hello there.\n");
+		expect(run.code).toBe(0);
+		expect(server.requests).toHaveLength(2);
+	});
+
+	it("when the retries run out, the final error names it the same way (exit 1)", async () => {
+		const baseUrl = `${server.url}/v1`;
+		localProvider(baseUrl);
+		server.reply(cutStream, cutStream);
+		const run = await runSettleAsync(prompt, { cwd: cli.project, agentDir: cli.agentDir });
+		const lines = run.stderr.split("\n").filter((line) => line.includes("closed the connection in the middle"));
+		expect(lines.length).toBeGreaterThanOrEqual(2);
+		expect(run.stderr).not.toMatch(/: terminated\b|^terminated$/m);
+		expect(run.code).toBe(1);
+		expect(server.requests).toHaveLength(2);
+	});
+});
