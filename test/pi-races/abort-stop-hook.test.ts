@@ -93,101 +93,13 @@ describe("oh-my-pi#6489: Esc waits for an in-flight stop hook instead of cancell
 	});
 
 	it("oh-my-pi#6489: a handler that ignores the abort is left behind after the 1 s grace with an error naming it; what it returns late is not saved and starts no run", async () => {
-		const late = gate();
-		const reviewing = gate();
-		let signal: AbortSignal | undefined;
-		const d = await disk.session({
-			extensionFactories: [
-				(pi) => {
-					let calls = 0;
-					pi.on("agent_before_settle", async (_event, ctx) => {
-						if (calls++ > 0) return; // reviews the first answer only
-						signal = ctx.signal;
-						reviewing.open();
-						await late.opened;
-						return { continue: true, entries: [REVIEW] };
-					});
-				},
-			],
-		});
-		const errors: ExtensionError[] = [];
-		d.session.extensionRunner.onError((error) => errors.push(error));
-		d.provider.answer("report written");
-		const run = d.session.prompt("write the report");
-		await reviewing.opened;
-
-		const stopping = d.session.abort();
-		if (!signal!.aborted) await new Promise((resolve) => signal!.addEventListener("abort", resolve, { once: true }));
-		d.clock.increment(1000);
-		await stopping;
-		await run;
-		expect(d.session.isIdle).toBe(true);
-		expect(errors).toEqual([
-			expect.objectContaining({
-				event: "agent_before_settle",
-				error: expect.stringContaining("did not return within 1000 ms of the abort"),
-			}),
-		]);
-		expect(errors[0]!.extensionPath).toMatch(/^<inline/);
-
-		// The handler returns after all: its review and its request to go on come too late.
-		late.open();
-		await late.opened;
-		d.provider.answer("next answer");
-		await d.session.prompt("and now the summary");
-		expect(answers(d.session.sessionFile!)).toEqual(["report written", "next answer"]);
-		expect(sentTexts(d.session.sessionFile!)).toEqual(["write the report", "and now the summary"]);
-		expect(d.events.filter((event) => event.type === "agent_settled")).toHaveLength(2);
-		expect(reopenedContext(d.session.sessionFile!).map(comparable)).toEqual(d.session.messages.map(comparable));
+		await abortLeavesHandlerBehind("agent_before_settle");
 	});
 });
 
 describe("oh-my-pi#6489, at the end of a turn: a turn_end handler that ignores the abort", () => {
 	it("oh-my-pi#6489: Esc while a turn_end handler holds the turn: left behind after the 1 s grace with an error naming it; its late review is not saved and no run follows", async () => {
-		const late = gate();
-		const reviewing = gate();
-		let signal: AbortSignal | undefined;
-		const d = await disk.session({
-			extensionFactories: [
-				(pi) => {
-					let calls = 0;
-					pi.on("turn_end", async (_event, ctx) => {
-						if (calls++ > 0) return; // reviews the first turn only
-						signal = ctx.signal;
-						reviewing.open();
-						await late.opened;
-						return { continue: true, entries: [REVIEW] };
-					});
-				},
-			],
-		});
-		const errors: ExtensionError[] = [];
-		d.session.extensionRunner.onError((error) => errors.push(error));
-		d.provider.answer("report written");
-		const run = d.session.prompt("write the report");
-		await reviewing.opened;
-
-		const stopping = d.session.abort();
-		if (!signal!.aborted) await new Promise((resolve) => signal!.addEventListener("abort", resolve, { once: true }));
-		d.clock.increment(1000);
-		await stopping;
-		await run;
-		expect(d.session.isIdle).toBe(true);
-		expect(errors).toEqual([
-			expect.objectContaining({
-				event: "turn_end",
-				error: expect.stringContaining("did not return within 1000 ms of the abort"),
-			}),
-		]);
-
-		late.open();
-		await late.opened;
-		d.provider.answer("next answer");
-		await d.session.prompt("and now the summary");
-		expect(answers(d.session.sessionFile!)).toEqual(["report written", "next answer"]);
-		expect(sentTexts(d.session.sessionFile!)).toEqual(["write the report", "and now the summary"]);
-		expect(d.events.filter((event) => event.type === "agent_settled")).toHaveLength(2);
-		expect(reopenedContext(d.session.sessionFile!).map(comparable)).toEqual(d.session.messages.map(comparable));
+		await abortLeavesHandlerBehind("turn_end");
 	});
 });
 
@@ -254,3 +166,57 @@ describe("oh-my-pi#11834 (review): a follow-up whose input hook was still runnin
 		expect(reopenedContext(d.session.sessionFile!).map(comparable)).toEqual(d.session.messages.map(comparable));
 	});
 });
+
+/**
+ * oh-my-pi#6489's replay for one boundary: its handler ignores the abort; it is left behind after
+ * the 1 s grace with an error naming it, and what it returns late is not saved and starts no run.
+ */
+async function abortLeavesHandlerBehind(event: "agent_before_settle" | "turn_end"): Promise<void> {
+	const late = gate();
+	const reviewing = gate();
+	let signal: AbortSignal | undefined;
+	const d = await disk.session({
+		extensionFactories: [
+			(pi) => {
+				let calls = 0;
+				// Both boundaries take the same handler: one cast picks an overload.
+				pi.on(event as "turn_end", async (_event, ctx) => {
+					if (calls++ > 0) return; // reviews the first answer (turn) only
+					signal = ctx.signal;
+					reviewing.open();
+					await late.opened;
+					return { continue: true, entries: [REVIEW] };
+				});
+			},
+		],
+	});
+	const errors: ExtensionError[] = [];
+	d.session.extensionRunner.onError((error) => errors.push(error));
+	d.provider.answer("report written");
+	const run = d.session.prompt("write the report");
+	await reviewing.opened;
+
+	const stopping = d.session.abort();
+	if (!signal!.aborted) await new Promise((resolve) => signal!.addEventListener("abort", resolve, { once: true }));
+	d.clock.increment(1000);
+	await stopping;
+	await run;
+	expect(d.session.isIdle).toBe(true);
+	expect(errors).toEqual([
+		expect.objectContaining({
+			event,
+			error: expect.stringContaining("did not return within 1000 ms of the abort"),
+		}),
+	]);
+	expect(errors[0]!.extensionPath).toMatch(/^<inline/);
+
+	// The handler returns after all: its review and its request to go on come too late.
+	late.open();
+	await late.opened;
+	d.provider.answer("next answer");
+	await d.session.prompt("and now the summary");
+	expect(answers(d.session.sessionFile!)).toEqual(["report written", "next answer"]);
+	expect(sentTexts(d.session.sessionFile!)).toEqual(["write the report", "and now the summary"]);
+	expect(d.events.filter((event) => event.type === "agent_settled")).toHaveLength(2);
+	expect(reopenedContext(d.session.sessionFile!).map(comparable)).toEqual(d.session.messages.map(comparable));
+}
