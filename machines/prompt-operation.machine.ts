@@ -833,6 +833,12 @@ export interface PromptOperationContext {
 	 * `QUEUE_INPUT_FINISHED`).
 	 */
 	busyPreflightsInFlight: number;
+	/**
+	 * Input queued while the `agent_before_settle` boundary ran (`beforeSettle.working`): the
+	 * boundary's answer looked at the queues before it, so this operation runs it rather than
+	 * settling past it.
+	 */
+	queuedDuringBoundary: boolean;
 }
 
 /**
@@ -991,6 +997,12 @@ const abortPreflightThenCompact = [
 
 /** `abort()` while the operation runs: it ends, and a compaction `compact()` deferred to its end is dropped. */
 const abortOperation = ["markAbortRequested", "cancelDeferredCompactionOnAbort"] as const;
+/** `beforeSettle`: input queued while the boundary ran continues the operation (cause `queued`). */
+const queuedDuringBoundaryRuns = {
+	guard: "queuedDuringBoundary",
+	target: "running",
+	actions: { type: "setRunCause", params: { cause: "queued" } },
+} as const;
 
 /**
  * `compact()` while the operation runs: abort what runs, compact once the operation has settled
@@ -1131,6 +1143,7 @@ export const promptOperationMachine = setup({
 			context.lastOutcome?.beforeSettleBoundary === false && context.busyPreflightsInFlight > 0,
 		/** A prompt that arrived while busy is still in its input hooks: it may yet be queued for this operation. */
 		awaitingBusyInput: ({ context }) => context.busyPreflightsInFlight > 0,
+		queuedDuringBoundary: ({ context }) => context.queuedDuringBoundary,
 		noBusyInputLeft: ({ context }) => context.busyPreflightsInFlight === 0,
 		queueInputQueued: ({ event }) => event.type === "QUEUE_INPUT_FINISHED" && event.queued,
 		busyPreflightQueued: ({ event }) =>
@@ -1210,6 +1223,8 @@ export const promptOperationMachine = setup({
 			abortRequested: false,
 		})),
 		countQueueInput: assign(({ context }) => ({ busyPreflightsInFlight: context.busyPreflightsInFlight + 1 })),
+		forgetQueuedDuringBoundary: assign({ queuedDuringBoundary: false }),
+		noteQueuedDuringBoundary: assign({ queuedDuringBoundary: true }),
 		uncountQueueInput: assign(({ context }) => ({
 			busyPreflightsInFlight: Math.max(0, context.busyPreflightsInFlight - 1),
 		})),
@@ -1668,6 +1683,7 @@ export const promptOperationMachine = setup({
 		deferredPrompts: [],
 		deferredCompaction: undefined,
 		busyPreflightsInFlight: 0,
+		queuedDuringBoundary: false,
 	}),
 	initial: "idle",
 	on: {
@@ -2081,7 +2097,7 @@ export const promptOperationMachine = setup({
 		},
 		beforeSettle: {
 			description: "The agent_before_settle boundary: extensions may commit drafts and ask to continue.",
-			entry: "requestBeforeSettle",
+			entry: ["forgetQueuedDuringBoundary", "requestBeforeSettle"],
 			initial: "working",
 			states: {
 				working: {
@@ -2090,6 +2106,16 @@ export const promptOperationMachine = setup({
 						{ guard: "beforeSettleSkipped", target: "#promptOperation.settling" },
 					],
 					on: {
+						// Queued after the boundary's look at the queues, before its answer arrives: noted,
+						// so BEFORE_SETTLE_DONE runs it (it was settling past it: a follow-up stranded).
+						QUEUE_INPUT_FINISHED: [
+							{ guard: "queueInputQueued", actions: ["uncountQueueInput", "noteQueuedDuringBoundary"] },
+							{ actions: "uncountQueueInput" },
+						],
+						"xstate.done.actor.busyPreflight.*": [
+							{ guard: "busyPreflightQueued", actions: ["announceBusyPreflightResult", "noteQueuedDuringBoundary"] },
+							{ actions: "announceBusyPreflightResult" },
+						],
 						ABORT: { target: "aborting", actions: abortOperation },
 						COMPACT: [refuseOtherThanWaiting, { target: "aborting", actions: abortThenCompact }],
 					},
@@ -2140,10 +2166,16 @@ export const promptOperationMachine = setup({
 						target: "running",
 						actions: { type: "setRunCause", params: { cause: "boundary" } },
 					},
+					queuedDuringBoundaryRuns,
 					{ guard: "awaitingBusyInput", target: ".awaitingInput" },
 					{ target: "settling" },
 				],
-				BEFORE_SETTLE_FAILED: [{ guard: "awaitingBusyInput", target: ".awaitingInput" }, { target: "settling" }],
+				BEFORE_SETTLE_FAILED: [
+					{ guard: "abortRequested", target: "settling" },
+					queuedDuringBoundaryRuns,
+					{ guard: "awaitingBusyInput", target: ".awaitingInput" },
+					{ target: "settling" },
+				],
 				PROMPT: { actions: { type: "spawnBusyPreflight", params: { phase: "beforeSettle" } } },
 				// beforeSettle.aborting: the boundary is being aborted already.
 				COMPACT: [refuseOtherThanWaiting, { actions: { type: "deferCompaction", params: { cancelOnAbort: true } } }],

@@ -132,6 +132,8 @@ export const promptModel: ModelSpec = {
 			// edge is checked against the live actor, so a merge that hid a difference would fail loudly).
 			s.context.busyPreflightsInFlight > 0,
 			boundaryRunFlag(s),
+			// Input queued while the boundary ran: read only by the boundary's answer.
+			s.matches("beforeSettle") ? s.context.queuedDuringBoundary : null,
 			// Read only by ABORT_RETRY while the run works and on entering `retrying` (from that run's end).
 			s.matches({ running: "working" }) ? s.context.retryAnnouncement : null,
 		]),

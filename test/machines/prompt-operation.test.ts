@@ -1312,6 +1312,40 @@ describe("prompt-operation machine: recovery paths (issue 5)", () => {
 		expect(h.emittedOf("operation_settled")).toHaveLength(1);
 	});
 
+	it("regression: a follow-up queued while the agent_before_settle boundary runs (after its look at the queues) continues the operation instead of being stranded", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.send({ type: "QUEUE_INPUT_STARTED" });
+		await h.resolve("run", outcome());
+		expect(h.state()).toBe("beforeSettle.working");
+		// Its input hook returns while the boundary's handlers run: the boundary's answer predates it.
+		await h.send({ type: "QUEUE_INPUT_FINISHED", queued: true });
+		await h.resolve("beforeSettle", { continue: false });
+		expect(h.state()).toBe("running.working");
+		expect(h.fakes.inputs("run").at(-1)).toMatchObject({ mode: "continue", cause: "queued" });
+		await h.resolve("run", outcome());
+		await finishOperation(h);
+		expect(h.state()).toBe("idle");
+		expect(h.emittedOf("operation_settled")).toHaveLength(1);
+
+		// Queued before the boundary began: its answer saw it already; nothing is noted twice.
+		await startOperation(h, "r2");
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: false });
+		expect(h.state()).toBe("settling");
+		await h.resolve("settle");
+
+		// An abort still wins: the boundary's handlers fail on it and the operation settles.
+		await startOperation(h, "r3");
+		await h.send({ type: "QUEUE_INPUT_STARTED" });
+		await h.resolve("run", outcome());
+		await h.send({ type: "QUEUE_INPUT_FINISHED", queued: true });
+		await h.send({ type: "ABORT" });
+		expect(h.state()).toBe("beforeSettle.aborting");
+		await h.reject("beforeSettle", new Error("aborted"));
+		expect(h.state()).toBe("settling");
+	});
+
 	it("a busy prompt that ends handled or rejected lets the operation settle; ABORT settles at once", async () => {
 		const h = promptHarness();
 		await startOperation(h);

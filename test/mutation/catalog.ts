@@ -278,6 +278,7 @@ export const MUTANTS: Mutant[] = [
 		description: "abort during boundary ignored when boundary continues",
 		edits: [
 			{
+				after: "BEFORE_SETTLE_DONE: [",
 				find: '{ guard: "abortRequested", target: "settling" },',
 				replace: "",
 			},
@@ -19626,6 +19627,7 @@ export const MUTANTS: Mutant[] = [
 			"in awaitingInput, a busy prompt answered queued is only counted off: the operation settles with it queued",
 		edits: [
 			{
+				after: "				awaitingInput: {",
 				find: 'guard: "busyPreflightQueued",',
 				replace: 'guard: "noBusyInputLeft",',
 			},
@@ -22221,6 +22223,32 @@ export const MUTANTS: Mutant[] = [
 			"after a failed threshold compaction, a switch to a smaller window no longer compacts before the next prompt",
 		edits: [{ find: "threshold.thresholdTokens >= failed.thresholdTokens", replace: "true" }],
 		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
+	},
+	{
+		id: "MK04",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"a follow-up queued while the agent_before_settle boundary runs (after its look at the queues) is settled past and stranded again (queue-races seed 360509987)",
+		edits: [
+			{
+				find: '\t\t\t\t\tqueuedDuringBoundaryRuns,\n\t\t\t\t\t{ guard: "awaitingBusyInput", target: ".awaitingInput" },\n\t\t\t\t\t{ target: "settling" },\n\t\t\t\t],\n\t\t\t\tBEFORE_SETTLE_FAILED',
+				replace:
+					'\t\t\t\t\t{ guard: "awaitingBusyInput", target: ".awaitingInput" },\n\t\t\t\t\t{ target: "settling" },\n\t\t\t\t],\n\t\t\t\tBEFORE_SETTLE_FAILED',
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts"],
+	},
+	{
+		id: "MK05",
+		file: "machines/prompt-operation.machine.ts",
+		description: "an aborted agent_before_settle boundary runs a message queued while it ran, after the abort",
+		edits: [
+			{
+				find: 'BEFORE_SETTLE_FAILED: [\n\t\t\t\t\t{ guard: "abortRequested", target: "settling" },\n',
+				replace: "BEFORE_SETTLE_FAILED: [\n",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts"],
 	},
 ];
 
