@@ -62,6 +62,18 @@ function withoutRefusedKeyNote(errorMessage: string | undefined): string | undef
 	return errorMessage?.replace(/\n\n\S+ answered 40[13] to [^\n]*$/, "");
 }
 
+/**
+ * DELIBERATE_CUT_STREAM_NAMED (README "Network failures"): a stream cut mid-answer is named with the
+ * address and the socket's cause in Settle ("Connection error: <baseUrl> closed the connection in the
+ * middle of its answer (UND_ERR_SOCKET: …)"); pi's text is undici's bare "terminated".
+ */
+function withoutCutStreamNaming(text: unknown): unknown {
+	return typeof text === "string" &&
+		/^Connection error: \S+ closed the connection in the middle of its answer \(UND_ERR_SOCKET\b/.test(text)
+		? "terminated"
+		: text;
+}
+
 function outcome(
 	// biome-ignore lint/suspicious/noExplicitAny: both sessions' messages
 	messages: readonly any[],
@@ -81,7 +93,7 @@ function outcome(
 			.map((message) => ({
 				role: message.role,
 				stopReason: message.stopReason,
-				errorMessage: withoutRefusedKeyNote(message.errorMessage),
+				errorMessage: withoutCutStreamNaming(withoutRefusedKeyNote(message.errorMessage)),
 				content: blocks(message),
 				isError: message.isError,
 			})),
@@ -94,9 +106,9 @@ function outcome(
 					attempt,
 					maxAttempts,
 					delayMs,
-					errorMessage,
+					errorMessage: withoutCutStreamNaming(errorMessage),
 					success,
-					finalError,
+					finalError: withoutCutStreamNaming(finalError),
 					willRetry,
 					aborted,
 				}),
