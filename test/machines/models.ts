@@ -133,7 +133,7 @@ export const promptModel: ModelSpec = {
 			s.context.busyPreflightsInFlight > 0,
 			boundaryRunFlag(s),
 			// Input queued while the boundary ran: read only by the boundary's answer.
-			s.matches("beforeSettle") ? s.context.queuedDuringBoundary : null,
+			s.matches("beforeSettle") ? s.context.operation?.queuedDuringBoundary === true : null,
 			// Read only by ABORT_RETRY while the run works and on entering `retrying` (from that run's end).
 			s.matches({ running: "working" }) ? s.context.retryAnnouncement : null,
 		]),
