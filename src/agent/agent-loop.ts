@@ -38,6 +38,7 @@ import { validateToolArguments } from "../llm/validation.js";
 import { providerToolSchema } from "../schema/provider.js";
 import { createLlmMessageConverter } from "./llm-converter.js";
 import { RunTracker } from "./run-tracker.js";
+import { withNamespacedToolNames } from "./tool-call-names.js";
 import { checkToolResult } from "./tool-result-check.js";
 import type {
 	AfterToolCallResult,
@@ -678,6 +679,8 @@ class LoopRun {
 		// A model or proxy that gives two calls of one answer the same id (MiMo, Kimi): each call gets
 		// its own, so each result pairs with its call and no provider refuses the replay (oh-my-pi#2055).
 		final = withUniqueToolCallIds(final);
+		// GPT-5 models call `functions.read` for `read` (Codex's namespace): each call failed "not found" (maki#505).
+		final = withNamespacedToolNames(final, this.context.tools);
 		for (const [index, text] of argumentText) {
 			const block = final.content[index];
 			if (block?.type === "toolCall" && !isCompleteJson(text)) this.malformedCalls.add(block.id);

@@ -22250,6 +22250,13 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/machines/prompt-operation.test.ts"],
 	},
+	{
+		id: "MT01",
+		file: "src/agent/agent-loop.ts",
+		description: "a tool call named functions.<tool> (GPT-5's Codex namespace) is refused as an unknown tool",
+		edits: [{ find: "final = withNamespacedToolNames(final, this.context.tools);", replace: "" }],
+		tests: ["test/pi-races/tool-call-namespaces.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
