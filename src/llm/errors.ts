@@ -141,6 +141,8 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	/^sorry, something went wrong\.?$/i,
 	// An Anthropic answer that stopped `tool_use` without a call (pi#9681; anthropic-stop-details.ts).
 	/stop_reason tool_use but holds no tool call/,
+	// A Gemini answer whose tool call did not parse (gemini-cli#12674; gemini-stop.ts).
+	/\bfinishReason MALFORMED_FUNCTION_CALL\b/,
 	/terminated/i,
 	/you can retry your request/i,
 	/try your request again/i,

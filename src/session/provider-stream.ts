@@ -24,6 +24,7 @@ import {
 	withHeaderRetryDelay,
 } from "../llm/errors.js";
 import { streamFromMessage } from "../llm/event-stream.js";
+import { type GeminiStop, geminiStopText, watchedGeminiStop } from "../llm/gemini-stop.js";
 import type { ProviderAuthStatus } from "../llm/model-runtime.js";
 import { apiKeyEnvVars, awsCredentialsRefusedNote, inferenceProfileNote } from "../llm/provider-env.js";
 import { RESPONSE_LISTENER, type ResponseListener, type ResponseListenerOption } from "../llm/response-activity.js";
@@ -136,6 +137,8 @@ function withRefusalDetails(
 		let servedError: string | undefined;
 		// Why an Anthropic stream stopped: pi-ai words a refusal "An unknown error occurred" (pi#5591).
 		let stop: AnthropicStop = {};
+		// Why a Gemini stream stopped: pi-ai words MALFORMED_FUNCTION_CALL "An unknown error occurred".
+		let geminiStop: GeminiStop = {};
 		const proxyMark = proxyFailureMark();
 		// A body read that fails (the connection dropped after the headers, before the first body byte
 		// or mid-body) is a network failure: retried, the address named, not an empty answer.
@@ -187,13 +190,19 @@ function withRefusalDetails(
 			}
 			if (!refusedBody) {
 				stop = {};
+				geminiStop = {};
 				// A stream cut mid-answer reaches the client as undici's bare "terminated": keep its cause.
 				if (response.body) {
 					const { status, statusText, headers } = response;
 					response = new Response(failureKeptBody(response.body, bodyRead), { status, statusText, headers });
 					replaced = response;
 				}
-				return repairedStream(model, response) ?? watchedStopStream(model, response, stop) ?? replaced;
+				return (
+					repairedStream(model, response) ??
+					watchedStopStream(model, response, stop) ??
+					watchedGeminiStream(model, response, geminiStop) ??
+					replaced
+				);
 			}
 			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
 			// `x-should-retry: false` is how the OpenAI and Anthropic clients are told not to.
@@ -231,7 +240,7 @@ function withRefusalDetails(
 			async (event) => {
 				if (event.reason !== "error") return event;
 				let text = event.error.errorMessage ?? "";
-				text = refusalText(stop) ?? text;
+				text = refusalText(stop) ?? geminiStopText(geminiStop) ?? text;
 				const unplaced = NO_BODY.exec(text);
 				// The client read the whole body before saying it had none, so the copy is complete.
 				const body = unplaced && refusedBody ? (await refusedBody).trim() : "";
@@ -483,6 +492,14 @@ function watchedStopStream(model: Model, response: Response, seen: AnthropicStop
 	if (!isEventStreamResponse(response)) return undefined;
 	const { status, statusText, headers } = response;
 	return new Response(watchedAnthropicStop(response.body, seen), { status, statusText, headers });
+}
+
+/** A Gemini stream whose finish reason and message fill `seen`. */
+function watchedGeminiStream(model: Model, response: Response, seen: GeminiStop): Response | undefined {
+	if ((model.api !== "google-generative-ai" && model.api !== "google-vertex") || !response.body) return undefined;
+	if (!isEventStreamResponse(response)) return undefined;
+	const { status, statusText, headers } = response;
+	return new Response(watchedGeminiStop(response.body, seen), { status, statusText, headers });
 }
 
 /** One request of `stream` whose bare connection error, when the proxy caused it, says so and what to do. */

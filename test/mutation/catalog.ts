@@ -22257,6 +22257,20 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "final = withNamespacedToolNames(final, this.context.tools);", replace: "" }],
 		tests: ["test/pi-races/tool-call-namespaces.test.ts"],
 	},
+	{
+		id: "MT02",
+		file: "src/llm/errors.ts",
+		description: "an answer Gemini ended MALFORMED_FUNCTION_CALL is final, not sent again",
+		edits: [{ find: "\t/\\bfinishReason MALFORMED_FUNCTION_CALL\\b/,\n", replace: "" }],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
+	},
+	{
+		id: "MT03",
+		file: "src/session/provider-stream.ts",
+		description: "an answer Gemini ended MALFORMED_FUNCTION_CALL fails as pi-ai's bare 'An unknown error occurred'",
+		edits: [{ find: "refusalText(stop) ?? geminiStopText(geminiStop) ?? text", replace: "refusalText(stop) ?? text" }],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -1,0 +1,111 @@
+/**
+ * gemini-cli#12674, hermes-agent#83869: Gemini ends an answer `finishReason:
+ * "MALFORMED_FUNCTION_CALL"` when the tool call the model wrote could not be parsed (often Python
+ * syntax: `print(default_api.read(...))`), with no content. Clients took it for an empty answer or
+ * an unexplained failure (Antigravity-Manager#1045: "Response stopped due to malformed function
+ * call" on every try); pi-ai 0.73.1 maps it to an error and throws "An unknown error occurred", and
+ * pi ends the turn there, the reason and Gemini's `finishMessage` lost, no retry — though the same
+ * request usually gets a well-formed call the next time (gemini-cli retries it).
+ *
+ * Replayed with a real `settle -p` against a local server speaking the Gemini API (the Google GenAI
+ * SDK pi-ai uses), the provider declared in `models.json`.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { geminiReply } from "../llm/wire/gemini.js";
+import { type Reply, type SseEvent, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
+
+const cli = useCliProject("settle-gemini-malformed-");
+let server: WireServer | undefined;
+afterEach(async () => {
+	await server?.close();
+	server = undefined;
+});
+
+const FINISH_MESSAGE = "Malformed function call: print(default_api.bash(command='ls -la'))";
+
+/** Gemini's answer when the model's call did not parse: the finish reason and its message, no parts. */
+function malformedCall(): Reply {
+	const event: SseEvent = {
+		data: {
+			candidates: [
+				{
+					content: { role: "model" },
+					finishReason: "MALFORMED_FUNCTION_CALL",
+					finishMessage: FINISH_MESSAGE,
+					index: 0,
+				},
+			],
+			usageMetadata: { promptTokenCount: 10, totalTokenCount: 10 },
+			modelVersion: "gemini-wire",
+		},
+	};
+	return sse([event]);
+}
+
+async function geminiServer(retry: Record<string, unknown>): Promise<WireServer> {
+	server = await startWireServer();
+	mkdirSync(cli.agentDir, { recursive: true });
+	writeFileSync(
+		join(cli.agentDir, "models.json"),
+		JSON.stringify({
+			providers: {
+				gem: {
+					baseUrl: `${server.url}/v1beta`,
+					api: "google-generative-ai",
+					apiKey: "k",
+					models: [{ id: "gemini-wire" }],
+				},
+			},
+		}),
+	);
+	writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1, ...retry } }));
+	return server;
+}
+
+function settle(args: string[]) {
+	return runSettleAsync(["--session-dir", join(cli.dir, "sessions"), "--model", "gem/gemini-wire", ...args], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+	});
+}
+
+describe("gemini-cli#12674: an answer Gemini ends MALFORMED_FUNCTION_CALL", () => {
+	it("gemini-cli#12674: the request is sent again; the well-formed call of the next answer runs and the answer after it is printed", async () => {
+		const wire = await geminiServer({});
+		wire.reply(
+			malformedCall(),
+			geminiReply([{ functionCall: { name: "bash", args: { command: "echo listed" } } }], "gemini-wire"),
+			geminiReply([{ text: "The folder is listed." }], "gemini-wire"),
+		);
+		const run = await settle(["-p", "list the folder"]);
+		// One retry, said why on stderr: the reason and Gemini's own message.
+		expect(run.stderr.trim().split("\n")).toEqual([
+			expect.stringMatching(/^Retrying in .*attempt 1\/3: .*MALFORMED_FUNCTION_CALL/),
+		]);
+		expect(run.stderr).toContain(FINISH_MESSAGE);
+		expect(run.stdout).toBe("The folder is listed.\n");
+		expect(run.code).toBe(0);
+		expect(wire.requests).toHaveLength(3);
+		const parts = (wire.requests[2]!.body.contents as { parts: { functionResponse?: unknown }[] }[]).flatMap(
+			(content) => content.parts,
+		);
+		expect(parts.find((part) => part.functionResponse)).toMatchObject({
+			functionResponse: { name: "bash", response: { output: "listed\n" } },
+		});
+	});
+
+	it("hermes-agent#83869: with retries spent, the run fails naming the finish reason and Gemini's own message, exit 1", async () => {
+		const wire = await geminiServer({ maxRetries: 1 });
+		wire.reply(malformedCall(), malformedCall());
+		const run = await settle(["-p", "list the folder"]);
+		expect(run.code).toBe(1);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain("MALFORMED_FUNCTION_CALL");
+		expect(run.stderr).toContain(FINISH_MESSAGE);
+		expect(run.stderr).not.toContain("An unknown error occurred");
+		expect(wire.requests).toHaveLength(2);
+	});
+});
