@@ -106,6 +106,9 @@ function formatMessage(error: ErrorObject): string {
 		}
 		case "uniqueItems":
 			return "must not have duplicate items";
+		// pi's wording names no argument; a model that guessed one then guessed again (chrome-devtools-mcp#1940).
+		case "additionalProperties":
+			return `must not have additional properties (${String(params.additionalProperty)})`;
 		default:
 			return (error.message ?? "is invalid").replace(/must NOT/g, "must not");
 	}

@@ -120,7 +120,7 @@ describe("validateToolArguments edge cases", () => {
 		expect(message).toContain("  - b: must have required properties b");
 	});
 
-	it("uses pi's wording for enums, unions and additional properties", () => {
+	it("uses pi's wording for enums, unions and additional properties (each one named, which pi's is not)", () => {
 		const schema = {
 			type: "object",
 			properties: { mode: { enum: ["a", "b"] }, id: { type: ["string", "number"] } },
@@ -130,7 +130,7 @@ describe("validateToolArguments edge cases", () => {
 			"  - mode: must be equal to one of the allowed values",
 		);
 		expect(() => validateToolArguments(tool(schema), call({ extra: 1 }))).toThrow(
-			"  - root: must not have additional properties",
+			"  - root: must not have additional properties (extra)",
 		);
 		expect(() => validateToolArguments(tool(schema), call({ id: {} }))).toThrow(
 			"  - id: must be either string or number",

@@ -22271,6 +22271,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "refusalText(stop) ?? geminiStopText(geminiStop) ?? text", replace: "refusalText(stop) ?? text" }],
 		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
 	},
+	{
+		id: "MT04",
+		file: "src/llm/validation.ts",
+		description:
+			"an argument a tool does not declare is refused without naming it (pi's 'must not have additional properties')",
+		edits: [
+			{
+				find: "return `must not have additional properties (",
+				replace: "return `must not have additional properties`; // (",
+			},
+		],
+		tests: ["test/pi-races/undeclared-tool-arguments.test.ts", "test/llm/validation.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
