@@ -18870,8 +18870,8 @@ export const MUTANTS: Mutant[] = [
 			"an OpenAI Chat Completions stream reaches pi-ai as the server sent it: Ollama's tool calls, all at index 0, are joined into one call and none runs (ollama#15457)",
 		edits: [
 			{
-				find: "return repairedStream(model, response) ?? watchedStopStream(model, response, stop) ?? replaced;",
-				replace: "return watchedStopStream(model, response, stop) ?? replaced;",
+				find: "\t\t\t\t\trepairedStream(model, response) ??\n",
+				replace: "",
 			},
 		],
 		tests: ["test/pi-races/local-openai-servers.test.ts"],
@@ -19936,8 +19936,8 @@ export const MUTANTS: Mutant[] = [
 			"an Anthropic refusal (stop_reason refusal / sensitive) shows pi-ai's 'An unknown error occurred' again, its category and explanation lost (pi#5591, pi#4769)",
 		edits: [
 			{
-				find: "text = refusalText(stop) ?? text;",
-				replace: "",
+				find: "text = refusalText(stop) ?? geminiStopText(geminiStop) ?? text;",
+				replace: "text = geminiStopText(geminiStop) ?? text;",
 			},
 		],
 		tests: ["test/pi-races/anthropic-refusals.test.ts"],
