@@ -6,6 +6,9 @@
  * - pi#5816, nanocoder#3: a model (gpt-oss) calls a tool that does not exist (`search`). nanocoder
  *   crashed; pi answered "Tool search not found". What the user should see: the model told, the
  *   other calls of the answer run, the loop going on to the model's next answer.
+ * - autogen#4878, CLIProxyAPI#866: Gemini's OpenAI-compatible endpoint (or a proxy in front of it)
+ *   ends a tool-calling answer `finish_reason: "stop"`, the call's `id` an empty string: agents that
+ *   waited for `tool_calls` stopped there, the tool never ran.
  * - qwen-code#288, cline#10518: a model writes a call's arguments as JSON that does not parse
  *   (Python quotes: `"paths": ['app.py', …]`): "Failed to parse final tool call arguments", the
  *   run failed. What the user should see: that call not run (nothing written from half-read
@@ -106,5 +109,36 @@ describe("qwen-code#288 / cline#10518: arguments that are not JSON", () => {
 		expect(write).toMatchObject({ id: "call_odd_0" });
 		expect(write!.content).toMatch(/^Tool call "write" was not executed: its streamed arguments are not valid JSON/);
 		expect(bash).toEqual({ id: "call_odd_1", content: "ok\n" });
+	});
+});
+
+describe("autogen#4878 / CLIProxyAPI#866: Gemini's OpenAI endpoint: a call with an empty id, finished stop", () => {
+	it("autogen#4878: the call runs; its result goes back under the id the call is replayed with (not empty); the next answer is printed", async () => {
+		const wire = await start();
+		wire.reply(
+			sse([
+				chunk({
+					tool_calls: [
+						{
+							index: 0,
+							id: "",
+							type: "function",
+							function: { name: "bash", arguments: '{"command":"echo searched"}' },
+						},
+					],
+				}),
+				chunk({}, "stop"),
+				{ data: "[DONE]" },
+			]),
+			chatReply([{ type: "text", text: "Searched." }], { model: "coder" }),
+		);
+		const run = await settle(["-p", "search for AutoGen"]);
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toBe("Searched.\n");
+		expect(run.code).toBe(0);
+		const messages = (wire.requests[1]!.body as { messages: (Sent & { tool_calls?: { id: string }[] })[] }).messages;
+		const callId = messages.find((m) => m.role === "assistant")?.tool_calls?.[0]?.id;
+		expect(callId).toBeTruthy();
+		expect(toolMessages(wire.requests[1]!)).toEqual([{ id: callId, content: "searched\n" }]);
 	});
 });
