@@ -8,7 +8,7 @@
  * folder's own `skills/`, `prompts/`, `extensions/`; then paths given as options; then paths
  * extensions add with `extendResources`. The first skill / template of a name wins.
  */
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { errorMessage } from "../errors.js";
 import {
@@ -955,16 +955,24 @@ function realPath(path: string): string {
 /**
  * Whether `path` makes its folder a repository root, as git decides: a folder holding `HEAD`, or a
  * `gitdir:` pointer file (worktree, submodule). A stray empty `.git` folder is not one: git walks past it,
- * and stopping there hid the repository's `.agents/skills` (codex#25651). Must not throw.
+ * and stopping there hid the repository's `.agents/skills` (codex#25651). A `.git` the user cannot
+ * read is one (it is there). Must not throw.
  */
 function isGitMarker(path: string): boolean {
-	if (isDirectory(path)) return isFile(join(path, "HEAD"));
-	if (!isFile(path)) return false;
+	const dir = isDirectory(path);
+	if (!dir && !isFile(path)) return false;
 	try {
+		if (dir) return statSync(join(path, "HEAD")).isFile();
 		return readTextFile(path).startsWith("gitdir:");
-	} catch {
-		return false;
+	} catch (error) {
+		// A `.git` the user may not look into is no stray empty folder: walking past it read above the repository.
+		return isAccessDenied(error);
 	}
+}
+
+function isAccessDenied(error: unknown): boolean {
+	const code = (error as NodeJS.ErrnoException | undefined)?.code;
+	return code === "EACCES" || code === "EPERM";
 }
 
 function findGitRoot(start: string): string | null {

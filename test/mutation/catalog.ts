@@ -22250,6 +22250,13 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/machines/prompt-operation.test.ts"],
 	},
+	{
+		id: "MP01",
+		file: "src/resources/resource-loader.ts",
+		description: "a .git folder the user cannot read no longer marks the repository root: .agents/skills above it load",
+		edits: [{ find: "return isAccessDenied(error);", replace: "return false;" }],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

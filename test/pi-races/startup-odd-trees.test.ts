@@ -253,6 +253,24 @@ describe("codex#25651: a stray empty .git folder below the repository root", () 
 		expect(nested).not.toContain("team-rules");
 		expect(nested).not.toContain("outside-repo");
 	});
+
+	it("codex#25651: a repository whose .git folder the user cannot read (mode 000) is still the root: settle -p there offers its .agents/skills and none from above it", () => {
+		const repo = join(cli.project, "repo");
+		mkdirSync(repo);
+		git(repo, "init", "-q");
+		writeSkill(join(repo, ".agents", "skills", "team-rules"), "team-rules");
+		writeSkill(join(cli.project, ".agents", "skills", "outside-repo"), "outside-repo");
+		chmodSync(join(repo, ".git"), 0o000);
+		try {
+			const run = settleBoundByModes(["--faux", "--no-session", "--mode", "json", "-p", "hi"], repo);
+			expect(run).toMatchObject({ code: 0, stderr: "" });
+			const prompt = baselinePrompts(run.stdout)[0]!;
+			expect(prompt).toContain("<name>team-rules</name>");
+			expect(prompt).not.toContain("outside-repo");
+		} finally {
+			chmodSync(join(repo, ".git"), 0o755);
+		}
+	});
 });
 
 describe("yoyo-evolve#333: started in the home folder, the whole tree crawled before the first prompt", () => {
