@@ -8988,8 +8988,8 @@ export const MUTANTS: Mutant[] = [
 		description: "setModel/cycleModel persist the default model even with persist:false",
 		edits: [
 			{
-				find: "options.persist !== false\n\t\t\t\t? saveDefault(() => this.settingsManager.setDefaultModelAndProvider",
-				replace: "true\n\t\t\t\t? saveDefault(() => this.settingsManager.setDefaultModelAndProvider",
+				find: "options.persist !== false\n\t\t\t\t? saveDefault(() => {\n\t\t\t\t\t\tputBack = this.settingsManager.saveDefaultModel",
+				replace: "true\n\t\t\t\t? saveDefault(() => {\n\t\t\t\t\t\tputBack = this.settingsManager.saveDefaultModel",
 			},
 		],
 		tests: ["test/session/model-persist.test.ts"],
@@ -21636,9 +21636,9 @@ export const MUTANTS: Mutant[] = [
 			"setDefaultModelAndProvider saves the provider and the model in two writes: a reader between them sees the new provider with the old model (claude-code#91520)",
 		edits: [
 			{
-				find: '\t\tthis.persistAll("global", [\n\t\t\t[["defaultProvider"], provider],\n\t\t\t[["defaultModel"], modelId],\n\t\t]);\n',
+				find: '\t\tconst previous = this.persistAll("global", [\n\t\t\t[keys[0]!, provider],\n\t\t\t[keys[1]!, modelId],\n\t\t]);\n',
 				replace:
-					'\t\tthis.persist("global", ["defaultProvider"], provider);\n\t\tthis.persist("global", ["defaultModel"], modelId);\n',
+					'\t\tconst previous = [\n\t\t\t...this.persistAll("global", [[keys[0]!, provider]]),\n\t\t\t...this.persistAll("global", [[keys[1]!, modelId]]),\n\t\t];\n',
 			},
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
@@ -22256,6 +22256,26 @@ export const MUTANTS: Mutant[] = [
 		description: "a .git folder the user cannot read no longer marks the repository root: .agents/skills above it load",
 		edits: [{ find: "return isAccessDenied(error);", replace: "return false;" }],
 		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP02",
+		file: "src/session/agent-session.ts",
+		description: "a model switch the session file cannot record leaves the new model saved as the default",
+		edits: [{ find: "\t\t\t\tputBack?.();\n", replace: "" }],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MP03",
+		file: "src/session/agent-session.ts",
+		description: "a model switch the session file cannot record still switches the running agent",
+		edits: [
+			{
+				after: "putBack = this.settingsManager.saveDefaultModel",
+				find: "const previous = this.model;\n",
+				replace: "const previous = this.model;\n\t\tthis.agent.state.model = model;\n",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
 	},
 ];
 
