@@ -14022,8 +14022,8 @@ export const MUTANTS: Mutant[] = [
 			"pi#8735: `settle --rpc` binds the extensions before it reads stdin again: a `session_start` dialog waits for good for an answer nobody reads",
 		edits: [
 			{
-				find: "const firstBind = bind(runtime.session).catch(",
-				replace: "const firstBind = await bind(runtime.session).catch(",
+				find: "const firstBind = bind(runtime.session).then(",
+				replace: "const firstBind = await bind(runtime.session).then(",
 			},
 		],
 		tests: ["test/pi-races/extension-ui-modes.test.ts"],
@@ -17477,7 +17477,10 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"pi#8098: a package folder without a manifest is kept as the folder, not its index.ts: the auto-discovered copy loads too and a bare /viking goes to the model",
 		edits: [
-			{ find: "for (const path of extensionEntriesAt(root, absent))\n", replace: "for (const path of [root])\n" },
+			{
+				find: "for (const path of extensionEntriesAt(root, absent, unreadable))\n",
+				replace: "for (const path of [root])\n",
+			},
 		],
 		tests: ["test/pi-races/package-same-name.test.ts"],
 	},
@@ -21723,8 +21726,8 @@ export const MUTANTS: Mutant[] = [
 			"an installed package's extension sub-folder whose package.json names only missing entries vanishes without a word again",
 		edits: [
 			{
-				find: "packageFiles(root, item.entry, absent)",
-				replace: "packageFiles(root, item.entry)",
+				find: "packageFiles(root, item.entry, absent, unreadable)",
+				replace: "packageFiles(root, item.entry, undefined, unreadable)",
 			},
 		],
 		tests: ["test/pi-races/extension-load-errors.test.ts"],
@@ -22276,6 +22279,70 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MP04",
+		file: "src/resources/resource-loader.ts",
+		description: "an installed package's folder that cannot be read is passed over without a word again",
+		edits: [
+			{
+				find: "packageFiles(root, item.entry, absent, unreadable)",
+				replace: "packageFiles(root, item.entry, absent)",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP05",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a folder an extension's resources_discover adds that cannot be read is passed over without a word again",
+		edits: [{ find: "skillFilesAt(path, unreadable).map(", replace: "skillFilesAt(path).map(" }],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP06",
+		file: "src/resources/resource-loader.ts",
+		description: "extendResources drops what discovery said of the skill paths (a --skill path that does not exist)",
+		edits: [
+			{
+				find: "this.buildSkills(next.skillCandidates, next.skillPathDiagnostics)",
+				replace: "this.buildSkills(next.skillCandidates, [])",
+			},
+		],
+		tests: ["test/resources/resource-loader.test.ts"],
+	},
+	{
+		id: "MP07",
+		file: "src/cli/main.ts",
+		description:
+			"settle -p does not say the warnings of the folders resources_discover added (collected before it ran)",
+		edits: [
+			{
+				find: "\t\t\t\t\t\t\tsayProviderWarnings();\n\t\t\t\t\t\t\tsayDiscoveredWarnings();\n",
+				replace: "\t\t\t\t\t\t\tsayProviderWarnings();\n",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP08",
+		file: "src/cli/rpc-mode.ts",
+		description: "settle --rpc does not say the warnings of the folders resources_discover added",
+		edits: [{ find: "bind(runtime.session).then(onSessionStarted,", replace: "bind(runtime.session).then(undefined," }],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP09",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i does not say the warnings of the folders resources_discover added",
+		edits: [
+			{
+				find: "for (const warning of options.warningsAfterStart?.() ?? [])",
+				replace: "for (const warning of [] as string[])",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
 	},
 ];
 
