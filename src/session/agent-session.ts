@@ -1938,15 +1938,30 @@ export class AgentSession {
 		const effective = model ? clampThinkingLevel(model, level) : level;
 		const previous = this.agent.state.thinkingLevel;
 		// Saved before the level changes, as a model switch is (saveDefault says why).
+		let putBack: (() => void) | undefined;
 		const unsaved =
 			effective !== previous && options.persist !== false && (model?.reasoning || effective !== "off")
-				? saveDefault(() => this.settingsManager.setDefaultThinkingLevel(effective))
+				? saveDefault(() => {
+						putBack = this.settingsManager.saveDefaultThinkingLevel(effective);
+					})
 				: undefined;
+		if (effective !== previous) {
+			try {
+				this.sessionManager.appendThinkingLevelChange(effective);
+			} catch (error) {
+				// As for a model switch: a level the session file did not take is not in use, nor the default.
+				try {
+					putBack?.();
+				} catch {
+					// The append's error is the one to tell.
+				}
+				throw error;
+			}
+		}
 		this.requestedThinkingLevel = level;
 		this.thinkingFromModelEntry = false;
 		this.agent.state.thinkingLevel = effective;
 		if (effective === previous) return;
-		this.sessionManager.appendThinkingLevelChange(effective);
 		this.events.emit({ type: "thinking_level_changed", level: effective });
 		if (this.runnerInstance.hasHandlers("thinking_level_select")) {
 			void this.runnerInstance.emit({ type: "thinking_level_select", level: effective, previousLevel: previous });

@@ -469,7 +469,16 @@ export class SettingsManager {
 		return this.settings.defaultThinkingLevel;
 	}
 	setDefaultThinkingLevel(level: ThinkingLevelSetting): void {
-		this.setGlobal(["defaultThinkingLevel"], level);
+		this.saveDefaultThinkingLevel(level);
+	}
+	/**
+	 * Saves the default thinking level as {@link setDefaultThinkingLevel} does, and returns what puts
+	 * the key back as the file held it (see {@link saveDefaultModel}).
+	 * @internal
+	 */
+	saveDefaultThinkingLevel(level: ThinkingLevelSetting): () => void {
+		const [previous] = this.persistAll("global", [[["defaultThinkingLevel"], level]]);
+		return () => this.persistAll("global", [[["defaultThinkingLevel"], previous]], false);
 	}
 
 	/**

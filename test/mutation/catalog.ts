@@ -22264,7 +22264,7 @@ export const MUTANTS: Mutant[] = [
 		id: "MP02",
 		file: "src/session/agent-session.ts",
 		description: "a model switch the session file cannot record leaves the new model saved as the default",
-		edits: [{ find: "\t\t\t\tputBack?.();\n", replace: "" }],
+		edits: [{ after: "putBack = this.settingsManager.saveDefaultModel", find: "\t\t\t\tputBack?.();\n", replace: "" }],
 		tests: ["test/session/model-thinking-levels.test.ts"],
 	},
 	{
@@ -22343,6 +22343,32 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP10",
+		file: "src/session/agent-session.ts",
+		description: "a thinking level the session file cannot record leaves the new level saved as the default",
+		edits: [
+			{
+				after: "putBack = this.settingsManager.saveDefaultThinkingLevel",
+				find: "\t\t\t\t\tputBack?.();\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MP11",
+		file: "src/session/agent-session.ts",
+		description: "a thinking level the session file cannot record is still put in use",
+		edits: [
+			{
+				after: "putBack = this.settingsManager.saveDefaultThinkingLevel",
+				find: "\t\tif (effective !== previous) {\n\t\t\ttry {\n",
+				replace: "\t\tthis.agent.state.thinkingLevel = effective;\n\t\tif (effective !== previous) {\n\t\t\ttry {\n",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
 	},
 ];
 

@@ -300,4 +300,20 @@ describe("a model switch the session file cannot record", () => {
 		p = again;
 		expect(p.session.model?.id).toBe("plain");
 	});
+
+	it("setThinkingLevel the session file cannot record throws its error and nothing changed: the level in use and settings.json's default stay as they were", async () => {
+		p = await openProject({ faux: { models: MODELS }, agentFiles: { "settings.json": "{}" } });
+		await p.session.setModel(p.modelRuntime.getModel("faux", "deep")!, { thinkingLevel: "low" });
+		p.faux.setResponses([fauxAssistantMessage("first")]);
+		await p.session.prompt("hi");
+		const before = globalSettings(p);
+		expect([p.session.thinkingLevel, before.defaultThinkingLevel]).toEqual(["low", "low"]);
+		rmSync(p.session.sessionFile!);
+		const eventsBefore = p.events.length;
+
+		expect(() => p!.session.setThinkingLevel("high")).toThrow(SettleError);
+		expect(p.session.thinkingLevel).toBe("low");
+		expect(globalSettings(p)).toEqual(before);
+		expect(p.events.slice(eventsBefore).filter((event) => event.type === "thinking_level_changed")).toEqual([]);
+	});
 });
