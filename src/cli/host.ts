@@ -10,7 +10,7 @@ import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
 import { joinedProviderWarnings } from "../runtime/models-json.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/runtime.js";
-import type { AgentSessionRuntimeDiagnostic } from "../runtime/services.js";
+import { type AgentSessionRuntimeDiagnostic, collectProjectDiagnostics } from "../runtime/services.js";
 import { buildSystemPromptSections, systemPromptFromTranscript } from "../session/system-prompt.js";
 import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
@@ -327,6 +327,20 @@ export async function startHost(args: ParsedArgs, hooks: StartHostHooks = {}): P
 			...warnings.map((d) => ({ ...d, message: trustAdviceForCli(d.message, runtime.services.agentDir) })),
 		],
 	};
+}
+
+/**
+ * The resource warnings that came after the start-up ones were collected: what the folders an
+ * extension's `resources_discover` added said (unreadable ones), once its `session_start` ran.
+ * The start-up warnings are not repeated.
+ */
+export function resourceWarningsAfterStart(runtime: AgentSessionRuntime): string[] {
+	const now: AgentSessionRuntimeDiagnostic[] = [];
+	collectProjectDiagnostics(runtime.services.settingsManager, runtime.services.resourceLoader, now);
+	const said = new Set(runtime.diagnostics.map((diagnostic) => diagnostic.message));
+	return now
+		.filter((diagnostic) => diagnostic.source === "resources" && !said.has(diagnostic.message))
+		.map((diagnostic) => diagnostic.message);
 }
 
 /**

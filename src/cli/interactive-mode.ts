@@ -99,6 +99,8 @@ export interface InteractiveModeOptions {
 	lines?: ChatInput;
 	/** The session was picked at start-up (`-r`): say so, as `/resume` does. */
 	resumedAtStart?: boolean;
+	/** Warnings known once the first session's `session_start` / `resources_discover` ran, shown then. */
+	warningsAfterStart?: () => string[];
 }
 
 /**
@@ -662,6 +664,7 @@ export async function runInteractiveMode(
 			printer.line(`Resumed ${runtime.session.sessionId} (${conversationLength(runtime)} messages): ${file}`);
 		}
 		printBanner(runtime, printer, style, options.verbose === true);
+		for (const warning of options.warningsAfterStart?.() ?? []) printer.line(style.yellow(`Warning: ${warning}`));
 		for (const command of shadowedCommands(runtime.session.getCommands())) {
 			printer.line(style.yellow(`Warning: ${shadowedCommandWarning(command)}`));
 		}

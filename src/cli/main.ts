@@ -21,7 +21,14 @@ import { type CliMode, type ParsedArgs, parseArgs } from "./args.js";
 import { ChatInput } from "./chat-input.js";
 import { runDemo } from "./demo.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, HELP_POINTER, helpText } from "./help.js";
-import { CliError, oneLine, SessionPickCancelled, type StartHostHooks, startHost } from "./host.js";
+import {
+	CliError,
+	oneLine,
+	resourceWarningsAfterStart,
+	SessionPickCancelled,
+	type StartHostHooks,
+	startHost,
+} from "./host.js";
 import { startCliInspector } from "./inspect.js";
 import { runInteractiveMode, startsInteractive } from "./interactive-mode.js";
 import { createStyle, shouldUseColor, streamSafe } from "./interactive-render.js";
@@ -170,6 +177,17 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				if (!served.has(provider)) out.stderr(`Warning: ${oneLine(warning.message)}\n`);
 			}
 		};
+		// Said once the first session_start and resources_discover ran, in every mode: the folders an
+		// extension added were not read before (the start-up warnings above are not repeated).
+		let discoveredSaid = false;
+		const discoveredWarnings = (): string[] => {
+			if (discoveredSaid) return [];
+			discoveredSaid = true;
+			return resourceWarningsAfterStart(runtime);
+		};
+		const sayDiscoveredWarnings = (): void => {
+			for (const warning of discoveredWarnings()) out.stderr(`Warning: ${oneLine(warning)}\n`);
+		};
 		try {
 			// Refuses a trace path that is the session's file (exit 2) before anything runs.
 			trace?.follow(runtime);
@@ -211,7 +229,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			// An extension's own timer or listener that throws is its error, not the process's end.
 			const releaseErrors = out === processOutput ? guardExtensionErrors(runtime) : () => {};
 			try {
-				if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out);
+				if (mode === "rpc") return await runRpcMode(runtime, process.stdin, out, sayDiscoveredWarnings);
 				if (mode === "interactive") {
 					// pi's --theme / --no-themes style its terminal UI; Settle's chat has none (the other modes print no colours).
 					if (args.themes.length > 0 || args.noThemes) out.stderr(`${THEMES_NOTE}\n`);
@@ -223,6 +241,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 							images: files.images,
 							handleSignals,
 							verbose: args.verbose,
+							warningsAfterStart: discoveredWarnings,
 							...(chatInput ? { lines: chatInput, resumedAtStart: host.resumed === true } : {}),
 							...(host.linkFolder ? { linkFolder: host.linkFolder } : {}),
 						},
@@ -238,7 +257,15 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				requestedExitCode.honoured = true;
 				return await runPrintMode(
 					runtime,
-					{ mode, messages, images: files.images, onSessionStarted: sayProviderWarnings },
+					{
+						mode,
+						messages,
+						images: files.images,
+						onSessionStarted: () => {
+							sayProviderWarnings();
+							sayDiscoveredWarnings();
+						},
+					},
 					out,
 				);
 			} finally {

@@ -81,7 +81,13 @@ type Response = {
  * while `session_start` runs (pi#8735): the commands wait for the first bind, a dialog's answer
  * does not.
  */
-export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, out: CliOutput): Promise<number> {
+export async function runRpcMode(
+	runtime: AgentSessionRuntime,
+	input: Readable,
+	out: CliOutput,
+	/** Called once the first session's `session_start` and `resources_discover` handlers ran. */
+	onSessionStarted?: () => void,
+): Promise<number> {
 	const write = (value: unknown) => out.stdout(jsonLine(value));
 	let unsubscribe: (() => void) | undefined;
 	let unwait: (() => void) | undefined;
@@ -330,7 +336,7 @@ export async function runRpcMode(runtime: AgentSessionRuntime, input: Readable, 
 	// after it, so a `session_start` dialog waited for an answer nobody read, for good). Commands
 	// wait for it as for a session replacement; a dialog's answer reaches the dialog at once.
 	let bindError: { error: unknown } | undefined;
-	const firstBind = bind(runtime.session).catch((error: unknown) => {
+	const firstBind = bind(runtime.session).then(onSessionStarted, (error: unknown) => {
 		bindError = { error };
 		lines.close();
 	});

@@ -28,6 +28,7 @@ import {
 	isDirectory,
 	isFile,
 	type MissingExtensionEntry,
+	type UnreadableFolders,
 } from "./discovery.js";
 import { applyFilters } from "./filters.js";
 
@@ -325,6 +326,7 @@ export function packageFiles(
 	root: string,
 	entry: PackageSource,
 	missing?: MissingExtensionEntry[],
+	unreadable?: UnreadableFolders,
 ): Record<PackageResourceKind, PackageFile[]> | undefined {
 	const filter = typeof entry === "object" ? entry : undefined;
 	const manifest = readPiManifest(root);
@@ -338,10 +340,10 @@ export function packageFiles(
 			const named = manifest?.[kind];
 			const files =
 				named !== undefined
-					? manifestFiles(root, kind, named, missing)
+					? manifestFiles(root, kind, named, missing, unreadable)
 					: manifest && !filter
 						? []
-						: filesAt(kind, join(root, kind), true, missing);
+						: filesAt(kind, join(root, kind), true, missing, unreadable);
 			result[kind] = files.map((path) => ({ path, enabled: true }));
 			continue;
 		}
@@ -349,8 +351,8 @@ export function packageFiles(
 		const absent: MissingExtensionEntry[] = [];
 		const allowed =
 			named && named.length > 0
-				? manifestFiles(root, kind, named, absent)
-				: filesAt(kind, join(root, kind), true, absent);
+				? manifestFiles(root, kind, named, absent, unreadable)
+				: filesAt(kind, join(root, kind), true, absent, unreadable);
 		// As for the files: only what the filter would load is missed.
 		for (const found of absent) {
 			const path = resolve(dirname(found.manifest), found.entry);
@@ -369,13 +371,14 @@ function manifestFiles(
 	kind: PackageResourceKind,
 	entries: readonly string[],
 	missing?: MissingExtensionEntry[],
+	unreadable?: UnreadableFolders,
 ): string[] {
 	const isOverride = (entry: string) => entry.startsWith("!") || entry.startsWith("+") || entry.startsWith("-");
 	const paths = entries
 		.filter((entry) => !isOverride(entry))
 		.flatMap((entry) => (/[*?]/.test(entry) ? globIn(root, entry) : [resolve(root, entry)]));
 	const absent: MissingExtensionEntry[] = [];
-	const files = paths.flatMap((path) => filesAt(kind, path, false, absent));
+	const files = paths.flatMap((path) => filesAt(kind, path, false, absent, unreadable));
 	const overrides = entries.filter(isOverride);
 	const kept = (path: string) => overrides.length === 0 || applyFilters([path], overrides, root).length > 0;
 	missing?.push(...absent.filter((found) => kept(resolve(dirname(found.manifest), found.entry))));
@@ -387,11 +390,12 @@ function filesAt(
 	path: string,
 	folderOnly = false,
 	missing?: MissingExtensionEntry[],
+	unreadable?: UnreadableFolders,
 ): string[] {
 	if (isDirectory(path)) {
-		if (kind === "extensions") return collectExtensionEntries(path, missing);
-		if (kind === "skills") return collectSkillFiles(path, "pi");
-		return collectMarkdownFiles(path, true);
+		if (kind === "extensions") return collectExtensionEntries(path, missing, unreadable);
+		if (kind === "skills") return collectSkillFiles(path, "pi", unreadable);
+		return collectMarkdownFiles(path, true, unreadable);
 	}
 	return !folderOnly && isFile(path) ? [path] : [];
 }

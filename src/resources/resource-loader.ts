@@ -8,7 +8,7 @@
  * folder's own `skills/`, `prompts/`, `extensions/`; then paths given as options; then paths
  * extensions add with `extendResources`. The first skill / template of a name wins.
  */
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { errorMessage } from "../errors.js";
 import {
@@ -119,9 +119,12 @@ interface Snapshot {
 	skills: Skill[];
 	skillDiagnostics: ResourceDiagnostic[];
 	skillCandidates: SkillCandidate[];
+	/** What discovery said of the skill paths (kept: {@link DefaultResourceLoader.extendResources} rebuilds the skills). */
+	skillPathDiagnostics: ResourceDiagnostic[];
 	prompts: PromptTemplate[];
 	promptDiagnostics: ResourceDiagnostic[];
 	promptCandidates: PromptTemplateCandidate[];
+	promptPathDiagnostics: ResourceDiagnostic[];
 	agentsFiles: ContextFile[];
 	agentsDiagnostics: ResourceDiagnostic[];
 	systemPrompt: string | undefined;
@@ -135,9 +138,11 @@ function emptySnapshot(): Snapshot {
 		skills: [],
 		skillDiagnostics: [],
 		skillCandidates: [],
+		skillPathDiagnostics: [],
 		prompts: [],
 		promptDiagnostics: [],
 		promptCandidates: [],
+		promptPathDiagnostics: [],
 		agentsFiles: [],
 		agentsDiagnostics: [],
 		systemPrompt: undefined,
@@ -283,19 +288,34 @@ export class DefaultResourceLoader implements ResourceLoader {
 		const next = { ...this.snapshot };
 		const skillPaths = (paths.skillPaths ?? []).map((input) => this.normalizeInput(input));
 		const promptPaths = (paths.promptPaths ?? []).map((input) => this.normalizeInput(input));
+		// The folders an extension's paths reach that cannot be read are named, as discovery's are (pi says nothing).
+		const added = (kind: "skills" | "prompts", unreadable: UnreadableFolders, known: ResourceDiagnostic[]) => {
+			const named = new Set(known.map((diagnostic) => diagnostic.path));
+			const fresh = new Map([...unreadable].filter(([path]) => !named.has(path)));
+			return [
+				...known,
+				...unreadableFolderDiagnostics(fresh, `the ${kind} in it (an extension's resources_discover added it)`),
+			];
+		};
 		if (skillPaths.length > 0) {
+			const unreadable: UnreadableFolders = new Map();
 			const extra = skillPaths.flatMap(({ path, info }) =>
-				skillFilesAt(path).map((filePath): SkillCandidate => ({ filePath, sourceInfo: info })),
+				skillFilesAt(path, unreadable).map((filePath): SkillCandidate => ({ filePath, sourceInfo: info })),
 			);
 			next.skillCandidates = [...next.skillCandidates, ...extra];
-			Object.assign(next, this.buildSkills(next.skillCandidates, []));
+			next.skillPathDiagnostics = added("skills", unreadable, next.skillPathDiagnostics);
+			Object.assign(next, this.buildSkills(next.skillCandidates, next.skillPathDiagnostics));
 		}
 		if (promptPaths.length > 0) {
+			const unreadable: UnreadableFolders = new Map();
 			const extra = promptPaths.flatMap(({ path, info }) =>
-				promptFilesAt(path, false).map((filePath): PromptTemplateCandidate => ({ filePath, sourceInfo: info })),
+				promptFilesAt(path, false, unreadable).map(
+					(filePath): PromptTemplateCandidate => ({ filePath, sourceInfo: info }),
+				),
 			);
 			next.promptCandidates = [...next.promptCandidates, ...extra];
-			Object.assign(next, this.buildPrompts(next.promptCandidates, []));
+			next.promptPathDiagnostics = added("prompts", unreadable, next.promptPathDiagnostics);
+			Object.assign(next, this.buildPrompts(next.promptCandidates, next.promptPathDiagnostics));
 		}
 		this.snapshot = next;
 	}
@@ -511,7 +531,9 @@ export class DefaultResourceLoader implements ResourceLoader {
 		this.snapshot = {
 			extensions,
 			skillCandidates,
+			skillPathDiagnostics,
 			promptCandidates,
+			promptPathDiagnostics,
 			...this.buildSkills(skillCandidates, skillPathDiagnostics),
 			...this.buildPrompts(promptCandidates, promptPathDiagnostics),
 			agentsFiles,
@@ -600,13 +622,9 @@ export class DefaultResourceLoader implements ResourceLoader {
 			for (const path of auto) register(path, layer, "auto", isEnabledByFilters(path, entries, layer.baseDir));
 		}
 		// pi passes over such a folder without a word: its skills were just not there (claude-code#80291).
-		for (const [path, error] of unreadable) {
-			diagnostics.push({
-				type: "warning",
-				message: `cannot read folder: ${error}; the ${kind} in it are not loaded. Give read access to it (chmod u+rx ${shellWord(path)}) or move it out of the ${kind} folder.`,
-				path,
-			});
-		}
+		diagnostics.push(
+			...unreadableFolderDiagnostics(unreadable, `the ${kind} in it`, ` or move it out of the ${kind} folder`),
+		);
 		return registered;
 	}
 
@@ -684,7 +702,8 @@ export class DefaultResourceLoader implements ResourceLoader {
 			}
 			const found: Found = { path: "", scope: item.scope, source, origin: "package", baseDir: root };
 			const absent: MissingExtensionEntry[] = [];
-			const offered = isDirectory(root) ? packageFiles(root, item.entry, absent) : undefined;
+			const unreadable: UnreadableFolders = new Map();
+			const offered = isDirectory(root) ? packageFiles(root, item.entry, absent, unreadable) : undefined;
 			for (const entry of isDirectory(root) ? missingManifestExtensions(root, item.entry) : []) {
 				// pi drops the entry without a word: the extension the user installed is just not there.
 				diagnostics.push({
@@ -696,9 +715,16 @@ export class DefaultResourceLoader implements ResourceLoader {
 			if (!offered) {
 				// pi: a file, or a folder with no manifest and no resource folders, is one extension.
 				const baseDir = isDirectory(root) ? root : dirname(root);
-				for (const path of extensionEntriesAt(root, absent))
+				for (const path of extensionEntriesAt(root, absent, unreadable))
 					files.push({ kind: "extensions", path, enabled: true, found: { ...found, path, baseDir } });
 			}
+			diagnostics.push(
+				...unreadableFolderDiagnostics(
+					unreadable,
+					`the files of package ${source} (in ${item.settingsPath}) in it`,
+					", or install the package again",
+				),
+			);
 			diagnostics.push(
 				...packageMissingEntryDiagnostics(absent, source, item.settingsPath, offered ? root : undefined),
 			);
@@ -794,6 +820,15 @@ export class DefaultResourceLoader implements ResourceLoader {
 		}
 		return input;
 	}
+}
+
+/** A warning per folder a walk could not list: what of it is not loaded, and the command that fixes it. */
+function unreadableFolderDiagnostics(unreadable: UnreadableFolders, what: string, orElse = ""): ResourceDiagnostic[] {
+	return [...unreadable].map(([path, error]) => ({
+		type: "warning",
+		message: `cannot read folder: ${error}; ${what} are not loaded. Give read access to it (chmod u+rx ${shellWord(path)})${orElse}.`,
+		path,
+	}));
 }
 
 function filesAt(
@@ -955,16 +990,24 @@ function realPath(path: string): string {
 /**
  * Whether `path` makes its folder a repository root, as git decides: a folder holding `HEAD`, or a
  * `gitdir:` pointer file (worktree, submodule). A stray empty `.git` folder is not one: git walks past it,
- * and stopping there hid the repository's `.agents/skills` (codex#25651). Must not throw.
+ * and stopping there hid the repository's `.agents/skills` (codex#25651). A `.git` the user cannot
+ * read is one (it is there). Must not throw.
  */
 function isGitMarker(path: string): boolean {
-	if (isDirectory(path)) return isFile(join(path, "HEAD"));
-	if (!isFile(path)) return false;
+	const dir = isDirectory(path);
+	if (!dir && !isFile(path)) return false;
 	try {
+		if (dir) return statSync(join(path, "HEAD")).isFile();
 		return readTextFile(path).startsWith("gitdir:");
-	} catch {
-		return false;
+	} catch (error) {
+		// A `.git` the user may not look into is no stray empty folder: walking past it read above the repository.
+		return isAccessDenied(error);
 	}
+}
+
+function isAccessDenied(error: unknown): boolean {
+	const code = (error as NodeJS.ErrnoException | undefined)?.code;
+	return code === "EACCES" || code === "EPERM";
 }
 
 function findGitRoot(start: string): string | null {

@@ -1879,13 +1879,27 @@ export class AgentSession {
 		options: { persist?: boolean },
 	): Promise<void> {
 		// Saved before the session changes (saveDefault says why).
+		let putBack: (() => void) | undefined;
 		const unsaved =
 			options.persist !== false
-				? saveDefault(() => this.settingsManager.setDefaultModelAndProvider(model.provider, model.id))
+				? saveDefault(() => {
+						putBack = this.settingsManager.saveDefaultModel(model.provider, model.id);
+					})
 				: undefined;
 		const previous = this.model;
+		try {
+			this.sessionManager.appendModelChange(model.provider, model.id);
+		} catch (error) {
+			// The session file did not take the switch (gone, disk full): the agent stays on the old
+			// model, and so does the default, or the next start would be on a model this session never was.
+			try {
+				putBack?.();
+			} catch {
+				// The append's error is the one to tell; settings.json then says the new model.
+			}
+			throw error;
+		}
 		this.agent.state.model = model;
-		this.sessionManager.appendModelChange(model.provider, model.id);
 		// A model's own `modelThinkingLevels` entry is not saved as the default for every other model,
 		// nor is a level the model's ladder clamped: the user's choice comes back with a model that has it (pi#6329).
 		const clamped = clampThinkingLevel(model, thinking.level) !== thinking.level;
@@ -1924,15 +1938,30 @@ export class AgentSession {
 		const effective = model ? clampThinkingLevel(model, level) : level;
 		const previous = this.agent.state.thinkingLevel;
 		// Saved before the level changes, as a model switch is (saveDefault says why).
+		let putBack: (() => void) | undefined;
 		const unsaved =
 			effective !== previous && options.persist !== false && (model?.reasoning || effective !== "off")
-				? saveDefault(() => this.settingsManager.setDefaultThinkingLevel(effective))
+				? saveDefault(() => {
+						putBack = this.settingsManager.saveDefaultThinkingLevel(effective);
+					})
 				: undefined;
+		if (effective !== previous) {
+			try {
+				this.sessionManager.appendThinkingLevelChange(effective);
+			} catch (error) {
+				// As for a model switch: a level the session file did not take is not in use, nor the default.
+				try {
+					putBack?.();
+				} catch {
+					// The append's error is the one to tell.
+				}
+				throw error;
+			}
+		}
 		this.requestedThinkingLevel = level;
 		this.thinkingFromModelEntry = false;
 		this.agent.state.thinkingLevel = effective;
 		if (effective === previous) return;
-		this.sessionManager.appendThinkingLevelChange(effective);
 		this.events.emit({ type: "thinking_level_changed", level: effective });
 		if (this.runnerInstance.hasHandlers("thinking_level_select")) {
 			void this.runnerInstance.emit({ type: "thinking_level_select", level: effective, previousLevel: previous });

@@ -338,9 +338,9 @@ export class SettingsManager {
 		this.persistAll(scope, [[path, value]]);
 	}
 
-	/** Saves several keys under one lock, in one write. */
-	private persistAll(scope: SettingsScope, entries: [path: string[], value: unknown][]): void {
-		for (const [path, value] of entries) {
+	/** Saves several keys under one lock, in one write; returns what the file held at each before. */
+	private persistAll(scope: SettingsScope, entries: [path: string[], value: unknown][], checked = true): unknown[] {
+		for (const [path, value] of checked ? entries : []) {
 			const key = path.join(".");
 			const problem = checkSettingValue(key, value);
 			if (problem) {
@@ -352,10 +352,12 @@ export class SettingsManager {
 			}
 		}
 		const what = `setting "${entries[0]![0].join(".")}"`;
+		let previous: unknown[] = [];
 		try {
 			this.storage.update(
 				scope,
 				(current) => {
+					previous = entries.map(([path]) => valueAtPath(current, path));
 					for (const [path, value] of entries) setAtPath(current, path, value);
 				},
 				what,
@@ -373,12 +375,13 @@ export class SettingsManager {
 		if ((scope === "global" ? this.globalProblem : this.projectProblem) !== undefined) {
 			// The file was unusable at load time and has been fixed since: adopt what it holds now.
 			this.load();
-			return;
+			return previous;
 		}
 		for (const [path, value] of entries) {
 			setAtPath(scope === "global" ? this.globalSettings : this.projectSettings, path, structuredClone(value));
 		}
 		this.recompute();
+		return previous;
 	}
 
 	private setGlobal(path: string[], value: unknown): void {
@@ -415,10 +418,30 @@ export class SettingsManager {
 	}
 	/** Both keys in one write: another process never reads the new provider with the old model. */
 	setDefaultModelAndProvider(provider: string, modelId: string): void {
-		this.persistAll("global", [
-			[["defaultProvider"], provider],
-			[["defaultModel"], modelId],
+		this.saveDefaultModel(provider, modelId);
+	}
+	/**
+	 * Saves the default model as {@link setDefaultModelAndProvider} does, and returns what puts back
+	 * the two keys as the file held them: for a switch that failed after the save (the session file
+	 * could not record it), so the settings do not name a model the session is not on.
+	 * @internal
+	 */
+	saveDefaultModel(provider: string, modelId: string): () => void {
+		const keys = [["defaultProvider"], ["defaultModel"]];
+		const previous = this.persistAll("global", [
+			[keys[0]!, provider],
+			[keys[1]!, modelId],
 		]);
+		// Put back as they were, even values the checks would refuse (a hand edit's).
+		return () =>
+			this.persistAll(
+				"global",
+				[
+					[keys[0]!, previous[0]],
+					[keys[1]!, previous[1]],
+				],
+				false,
+			);
 	}
 	getSteeringMode(): QueueMode {
 		return this.settings.steeringMode ?? "one-at-a-time";
@@ -446,7 +469,16 @@ export class SettingsManager {
 		return this.settings.defaultThinkingLevel;
 	}
 	setDefaultThinkingLevel(level: ThinkingLevelSetting): void {
-		this.setGlobal(["defaultThinkingLevel"], level);
+		this.saveDefaultThinkingLevel(level);
+	}
+	/**
+	 * Saves the default thinking level as {@link setDefaultThinkingLevel} does, and returns what puts
+	 * the key back as the file held it (see {@link saveDefaultModel}).
+	 * @internal
+	 */
+	saveDefaultThinkingLevel(level: ThinkingLevelSetting): () => void {
+		const [previous] = this.persistAll("global", [[["defaultThinkingLevel"], level]]);
+		return () => this.persistAll("global", [[["defaultThinkingLevel"], previous]], false);
 	}
 
 	/**
@@ -907,6 +939,12 @@ function mergeObjects(base: Record<string, unknown>, override: Record<string, un
 /** The `modelThinkingLevels` key of a model, as newer pi writes it. */
 function modelThinkingKey(provider: string, modelId: string): string {
 	return `${provider}/${modelId}`;
+}
+
+function valueAtPath(target: Record<string, unknown>, path: string[]): unknown {
+	let node: unknown = target;
+	for (const part of path) node = isPlainObject(node) ? ownValue(node, part) : undefined;
+	return structuredClone(node);
 }
 
 function setAtPath(target: Record<string, unknown>, path: string[], value: unknown): void {

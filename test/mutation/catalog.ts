@@ -8988,8 +8988,8 @@ export const MUTANTS: Mutant[] = [
 		description: "setModel/cycleModel persist the default model even with persist:false",
 		edits: [
 			{
-				find: "options.persist !== false\n\t\t\t\t? saveDefault(() => this.settingsManager.setDefaultModelAndProvider",
-				replace: "true\n\t\t\t\t? saveDefault(() => this.settingsManager.setDefaultModelAndProvider",
+				find: "options.persist !== false\n\t\t\t\t? saveDefault(() => {\n\t\t\t\t\t\tputBack = this.settingsManager.saveDefaultModel",
+				replace: "true\n\t\t\t\t? saveDefault(() => {\n\t\t\t\t\t\tputBack = this.settingsManager.saveDefaultModel",
 			},
 		],
 		tests: ["test/session/model-persist.test.ts"],
@@ -14022,8 +14022,8 @@ export const MUTANTS: Mutant[] = [
 			"pi#8735: `settle --rpc` binds the extensions before it reads stdin again: a `session_start` dialog waits for good for an answer nobody reads",
 		edits: [
 			{
-				find: "const firstBind = bind(runtime.session).catch(",
-				replace: "const firstBind = await bind(runtime.session).catch(",
+				find: "const firstBind = bind(runtime.session).then(",
+				replace: "const firstBind = await bind(runtime.session).then(",
 			},
 		],
 		tests: ["test/pi-races/extension-ui-modes.test.ts"],
@@ -17477,7 +17477,10 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"pi#8098: a package folder without a manifest is kept as the folder, not its index.ts: the auto-discovered copy loads too and a bare /viking goes to the model",
 		edits: [
-			{ find: "for (const path of extensionEntriesAt(root, absent))\n", replace: "for (const path of [root])\n" },
+			{
+				find: "for (const path of extensionEntriesAt(root, absent, unreadable))\n",
+				replace: "for (const path of [root])\n",
+			},
 		],
 		tests: ["test/pi-races/package-same-name.test.ts"],
 	},
@@ -21636,9 +21639,9 @@ export const MUTANTS: Mutant[] = [
 			"setDefaultModelAndProvider saves the provider and the model in two writes: a reader between them sees the new provider with the old model (claude-code#91520)",
 		edits: [
 			{
-				find: '\t\tthis.persistAll("global", [\n\t\t\t[["defaultProvider"], provider],\n\t\t\t[["defaultModel"], modelId],\n\t\t]);\n',
+				find: '\t\tconst previous = this.persistAll("global", [\n\t\t\t[keys[0]!, provider],\n\t\t\t[keys[1]!, modelId],\n\t\t]);\n',
 				replace:
-					'\t\tthis.persist("global", ["defaultProvider"], provider);\n\t\tthis.persist("global", ["defaultModel"], modelId);\n',
+					'\t\tconst previous = [\n\t\t\t...this.persistAll("global", [[keys[0]!, provider]]),\n\t\t\t...this.persistAll("global", [[keys[1]!, modelId]]),\n\t\t];\n',
 			},
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
@@ -21723,8 +21726,8 @@ export const MUTANTS: Mutant[] = [
 			"an installed package's extension sub-folder whose package.json names only missing entries vanishes without a word again",
 		edits: [
 			{
-				find: "packageFiles(root, item.entry, absent)",
-				replace: "packageFiles(root, item.entry)",
+				find: "packageFiles(root, item.entry, absent, unreadable)",
+				replace: "packageFiles(root, item.entry, undefined, unreadable)",
 			},
 		],
 		tests: ["test/pi-races/extension-load-errors.test.ts"],
@@ -22283,6 +22286,123 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/undeclared-tool-arguments.test.ts", "test/llm/validation.test.ts"],
+	},
+	{
+		id: "MP01",
+		file: "src/resources/resource-loader.ts",
+		description: "a .git folder the user cannot read no longer marks the repository root: .agents/skills above it load",
+		edits: [{ find: "return isAccessDenied(error);", replace: "return false;" }],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP02",
+		file: "src/session/agent-session.ts",
+		description: "a model switch the session file cannot record leaves the new model saved as the default",
+		edits: [{ after: "putBack = this.settingsManager.saveDefaultModel", find: "\t\t\t\tputBack?.();\n", replace: "" }],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MP03",
+		file: "src/session/agent-session.ts",
+		description: "a model switch the session file cannot record still switches the running agent",
+		edits: [
+			{
+				after: "putBack = this.settingsManager.saveDefaultModel",
+				find: "const previous = this.model;\n",
+				replace: "const previous = this.model;\n\t\tthis.agent.state.model = model;\n",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MP04",
+		file: "src/resources/resource-loader.ts",
+		description: "an installed package's folder that cannot be read is passed over without a word again",
+		edits: [
+			{
+				find: "packageFiles(root, item.entry, absent, unreadable)",
+				replace: "packageFiles(root, item.entry, absent)",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP05",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a folder an extension's resources_discover adds that cannot be read is passed over without a word again",
+		edits: [{ find: "skillFilesAt(path, unreadable).map(", replace: "skillFilesAt(path).map(" }],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP06",
+		file: "src/resources/resource-loader.ts",
+		description: "extendResources drops what discovery said of the skill paths (a --skill path that does not exist)",
+		edits: [
+			{
+				find: "this.buildSkills(next.skillCandidates, next.skillPathDiagnostics)",
+				replace: "this.buildSkills(next.skillCandidates, [])",
+			},
+		],
+		tests: ["test/resources/resource-loader.test.ts"],
+	},
+	{
+		id: "MP07",
+		file: "src/cli/main.ts",
+		description:
+			"settle -p does not say the warnings of the folders resources_discover added (collected before it ran)",
+		edits: [
+			{
+				find: "\t\t\t\t\t\t\tsayProviderWarnings();\n\t\t\t\t\t\t\tsayDiscoveredWarnings();\n",
+				replace: "\t\t\t\t\t\t\tsayProviderWarnings();\n",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP08",
+		file: "src/cli/rpc-mode.ts",
+		description: "settle --rpc does not say the warnings of the folders resources_discover added",
+		edits: [{ find: "bind(runtime.session).then(onSessionStarted,", replace: "bind(runtime.session).then(undefined," }],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP09",
+		file: "src/cli/interactive-mode.ts",
+		description: "settle -i does not say the warnings of the folders resources_discover added",
+		edits: [
+			{
+				find: "for (const warning of options.warningsAfterStart?.() ?? [])",
+				replace: "for (const warning of [] as string[])",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MP10",
+		file: "src/session/agent-session.ts",
+		description: "a thinking level the session file cannot record leaves the new level saved as the default",
+		edits: [
+			{
+				after: "putBack = this.settingsManager.saveDefaultThinkingLevel",
+				find: "\t\t\t\t\tputBack?.();\n",
+				replace: "",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MP11",
+		file: "src/session/agent-session.ts",
+		description: "a thinking level the session file cannot record is still put in use",
+		edits: [
+			{
+				after: "putBack = this.settingsManager.saveDefaultThinkingLevel",
+				find: "\t\tif (effective !== previous) {\n\t\t\ttry {\n",
+				replace: "\t\tthis.agent.state.thinkingLevel = effective;\n\t\tif (effective !== previous) {\n\t\t\ttry {\n",
+			},
+		],
+		tests: ["test/session/model-thinking-levels.test.ts"],
 	},
 ];
 

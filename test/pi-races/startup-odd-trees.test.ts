@@ -100,6 +100,50 @@ describe("claude-code#80291: a folder the user cannot read, in the tree read at 
 		}
 	});
 
+	it.each([
+		["-p", ["--mode", "json", "-p", "hi"]],
+		["--rpc", ["--mode", "rpc"]],
+		["-i", ["-i"]],
+	])(
+		"claude-code#80291: %s: a folder with mode 000 in an installed package's skills and in a folder an extension's resources_discover adds: the session starts, the other skills load, and each folder is named once with what to do",
+		(_mode, args) => {
+			const pkg = join(cli.project, "pkg");
+			writeSkill(join(pkg, "skills", "pkg-ok"), "pkg-ok");
+			const pkgLocked = join(pkg, "skills", "pkg-team");
+			writeSkill(join(pkgLocked, "pkg-hidden"), "pkg-hidden");
+			const added = join(cli.project, "added-skills");
+			writeSkill(join(added, "added-ok"), "added-ok");
+			const addedLocked = join(added, "team");
+			writeSkill(join(addedLocked, "added-hidden"), "added-hidden");
+			mkdirSync(join(cli.agentDir, "extensions"), { recursive: true });
+			writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ packages: [pkg] }));
+			writeFileSync(
+				join(cli.agentDir, "extensions", "discover.ts"),
+				`export default function (pi) {\n\tpi.on("resources_discover", () => ({ skillPaths: [${JSON.stringify(added)}] }));\n}\n`,
+			);
+			chmodSync(pkgLocked, 0o000);
+			chmodSync(addedLocked, 0o000);
+			try {
+				const run = settleBoundByModes(["--faux", "--no-session", ...args]);
+				expect(run.code, run.stderr).toBe(0);
+				const shown = run.stdout + run.stderr;
+				expect(occurrences(shown, "cannot read folder")).toBe(2);
+				for (const locked of [pkgLocked, addedLocked]) {
+					expect(occurrences(shown, `cannot read folder: EACCES: permission denied, scandir '${locked}'`)).toBe(1);
+					expect(shown).toContain(`Give read access to it (chmod u+rx ${locked})`);
+				}
+				if (args.includes("-p")) {
+					const [systemPrompt] = baselinePrompts(run.stdout);
+					expect(systemPrompt).toContain("<name>pkg-ok</name>");
+					expect(systemPrompt).toContain("<name>added-ok</name>");
+				}
+			} finally {
+				chmodSync(pkgLocked, 0o755);
+				chmodSync(addedLocked, 0o755);
+			}
+		},
+	);
+
 	it("claude-code#80291: started in a folder that can be entered but not listed (mode 111): the session answers and its AGENTS.md reaches the model", () => {
 		writeFileSync(join(cli.project, "AGENTS.md"), "RULES-80291: be brief\n");
 		chmodSync(cli.project, 0o111);
@@ -252,6 +296,24 @@ describe("codex#25651: a stray empty .git folder below the repository root", () 
 		const nested = systemPrompt();
 		expect(nested).not.toContain("team-rules");
 		expect(nested).not.toContain("outside-repo");
+	});
+
+	it("codex#25651: a repository whose .git folder the user cannot read (mode 000) is still the root: settle -p there offers its .agents/skills and none from above it", () => {
+		const repo = join(cli.project, "repo");
+		mkdirSync(repo);
+		git(repo, "init", "-q");
+		writeSkill(join(repo, ".agents", "skills", "team-rules"), "team-rules");
+		writeSkill(join(cli.project, ".agents", "skills", "outside-repo"), "outside-repo");
+		chmodSync(join(repo, ".git"), 0o000);
+		try {
+			const run = settleBoundByModes(["--faux", "--no-session", "--mode", "json", "-p", "hi"], repo);
+			expect(run).toMatchObject({ code: 0, stderr: "" });
+			const prompt = baselinePrompts(run.stdout)[0]!;
+			expect(prompt).toContain("<name>team-rules</name>");
+			expect(prompt).not.toContain("outside-repo");
+		} finally {
+			chmodSync(join(repo, ".git"), 0o755);
+		}
 	});
 });
 

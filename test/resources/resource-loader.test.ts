@@ -286,6 +286,29 @@ describe("DefaultResourceLoader: reload, snapshots, extendResources", () => {
 		expect(loader.getPrompts().prompts.map((prompt) => prompt.name)).toEqual(["commit", "review", "extra"]);
 		expect(before).toHaveLength(3);
 	});
+
+	it("extendResources keeps what discovery said of the skill and template paths: a --skill / --prompt-template path that does not exist is still reported after an extension adds its own", async () => {
+		const cwd = copyFixture("basic");
+		const extra = tempDir();
+		writeTree(extra, {
+			"skills/extra-skill/SKILL.md": "---\ndescription: From an extension.\n---\nExtra.\n",
+			"prompts/extra.md": "Extra $1\n",
+		});
+		const loader = await loaded({
+			cwd,
+			agentDir: join(tempDir(), "agent"),
+			additionalSkillPaths: ["no-such-skills"],
+			additionalPromptTemplatePaths: ["no-such-prompts"],
+		});
+		const reported = () => [
+			...loader.getSkills().diagnostics.map((d) => d.message),
+			...loader.getPrompts().diagnostics.map((d) => d.message),
+		];
+		expect(reported()).toEqual(["Skill path does not exist", "Prompt template path does not exist"]);
+		loader.extendResources({ skillPaths: [join(extra, "skills")], promptPaths: [join(extra, "prompts")] });
+		expect(loader.getSkills().skills.map((skill) => skill.name)).toContain("extra-skill");
+		expect(reported()).toEqual(["Skill path does not exist", "Prompt template path does not exist"]);
+	});
 });
 
 describe("DefaultResourceLoader: diagnostics and settings", () => {

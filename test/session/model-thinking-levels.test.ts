@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
-import { createFauxProvider } from "../../src/llm/faux.js";
+import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
@@ -275,5 +275,45 @@ describe("a settings file that cannot be written", () => {
 			["global", "defaultThinkingLevel", "IO"],
 		]);
 		expect(readFileSync(blocked, "utf8")).toBe("");
+	});
+});
+
+describe("a model switch the session file cannot record", () => {
+	it("setModel rejects with the session file's error and nothing changed: the agent and the reopened session are on the old model, and settings.json keeps the old default", async () => {
+		const before = { defaultProvider: "faux", defaultModel: "plain" };
+		p = await openProject({ faux: { models: MODELS }, agentFiles: { "settings.json": JSON.stringify(before) } });
+		p.faux.setResponses([fauxAssistantMessage("first"), fauxAssistantMessage("second")]);
+		await p.session.prompt("hi");
+		const file = p.session.sessionFile!;
+		const written = readFileSync(file, "utf8");
+		// Another program took the file away: the next entry cannot be recorded.
+		rmSync(file);
+
+		const switching = p.session.setModel(p.modelRuntime.getModel("faux", "deep")!);
+		await expect(switching).rejects.toBeInstanceOf(SettleError);
+		expect(p.session.model?.id).toBe("plain");
+		expect(globalSettings(p)).toEqual(before);
+		expect(p.events.filter((event) => event.type === "default_not_saved")).toEqual([]);
+
+		writeFileSync(file, written);
+		const again = await p.reopen();
+		p = again;
+		expect(p.session.model?.id).toBe("plain");
+	});
+
+	it("setThinkingLevel the session file cannot record throws its error and nothing changed: the level in use and settings.json's default stay as they were", async () => {
+		p = await openProject({ faux: { models: MODELS }, agentFiles: { "settings.json": "{}" } });
+		await p.session.setModel(p.modelRuntime.getModel("faux", "deep")!, { thinkingLevel: "low" });
+		p.faux.setResponses([fauxAssistantMessage("first")]);
+		await p.session.prompt("hi");
+		const before = globalSettings(p);
+		expect([p.session.thinkingLevel, before.defaultThinkingLevel]).toEqual(["low", "low"]);
+		rmSync(p.session.sessionFile!);
+		const eventsBefore = p.events.length;
+
+		expect(() => p!.session.setThinkingLevel("high")).toThrow(SettleError);
+		expect(p.session.thinkingLevel).toBe("low");
+		expect(globalSettings(p)).toEqual(before);
+		expect(p.events.slice(eventsBefore).filter((event) => event.type === "thinking_level_changed")).toEqual([]);
 	});
 });
