@@ -22250,6 +22250,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/machines/prompt-operation.test.ts"],
 	},
+	{
+		id: "MQ01",
+		file: "src/llm/errors.ts",
+		description: "a gateway's ESOCKETTIMEDOUT (the request library's idle-socket timeout) is final again, not retried",
+		edits: [{ find: "ETIMEDOUT|ESOCKETTIMEDOUT|EPIPE", replace: "ETIMEDOUT|EPIPE" }],
+		tests: ["test/recovery/errors.test.ts", "test/llm/wire/classification.test.ts"],
+	},
+	{
+		id: "MQ02",
+		file: "src/llm/errors.ts",
+		description: "a gateway naming httpx's ReadTimeout or ConnectTimeout alone is final again, not retried",
+		edits: [{ find: "\t/\\b(?:Read|Connect|Write|Pool)Timeout\\b/,\n", replace: "" }],
+		tests: ["test/recovery/errors.test.ts", "test/llm/wire/classification.test.ts"],
+	},
+	{
+		id: "MQ03",
+		file: "src/llm/errors.ts",
+		description: "a response.failed with code request_timeout (or a bare upstream_request_timeout) is final again",
+		edits: [
+			{
+				find: "\t/(?<![\\w'`]|\\\\\")(?:upstream_)?request_timeout(?![\\w'`]|\\\\\")/i,\n",
+				replace: "",
+			},
+		],
+		tests: ["test/recovery/errors.test.ts", "test/llm/wire/classification.test.ts"],
+	},
+	{
+		id: "MQ04",
+		file: "src/llm/errors.ts",
+		description:
+			"a stream error refusing a quoted 'request_timeout' field (no status ahead of it) is retried as a timeout",
+		edits: [
+			{
+				find: "/(?<![\\w'`]|\\\\\")(?:upstream_)?request_timeout(?![\\w'`]|\\\\\")/i,",
+				replace: "/(?:upstream_)?request_timeout/i,",
+			},
+		],
+		tests: ["test/recovery/errors.test.ts", "test/llm/wire/classification.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
