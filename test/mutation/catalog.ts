@@ -22289,6 +22289,32 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/recovery/errors.test.ts", "test/llm/wire/classification.test.ts"],
 	},
+	{
+		id: "MQ05",
+		file: "src/tools/write.ts",
+		description: "write over a CRLF file writes LF-only content with LF again (a whole-file line-ending diff)",
+		edits: [{ find: '!content.includes("\\r") && isCrlfFile(head);', replace: '!content.includes("\\r") && false;' }],
+		tests: ["test/pi-races/write-line-endings.test.ts"],
+	},
+	{
+		id: "MQ06",
+		file: "src/tools/write.ts",
+		description: "content that brings its own CRLF breaks, over a CRLF file, gets each of them doubled to CR CR LF",
+		edits: [
+			{
+				find: 'content.includes("\\n") && !content.includes("\\r") && isCrlfFile',
+				replace: 'content.includes("\\n") && isCrlfFile',
+			},
+		],
+		tests: ["test/pi-races/write-line-endings.test.ts"],
+	},
+	{
+		id: "MQ07",
+		file: "src/tools/write.ts",
+		description: "a file mixing CRLF and LF breaks is taken for a CRLF file: LF content written over it gets CRLF",
+		edits: [{ find: 'text.split("\\r\\n").length - 1 === breaks', replace: 'text.split("\\r\\n").length - 1 > 0' }],
+		tests: ["test/pi-races/write-line-endings.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
