@@ -22315,6 +22315,21 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'text.split("\\r\\n").length - 1 === breaks', replace: 'text.split("\\r\\n").length - 1 > 0' }],
 		tests: ["test/pi-races/write-line-endings.test.ts"],
 	},
+	{
+		id: "MQ08",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a tool call's lone surrogate is saved as streamed: the session file holds half an emoji the command never ran with and the request never sent",
+		edits: [{ find: "\t\tfinal = withWellFormedToolArguments(final);\n", replace: "" }],
+		tests: ["test/pi-races/lone-surrogate-tool-arguments.test.ts"],
+	},
+	{
+		id: "MQ09",
+		file: "src/rpc/jsonl.ts",
+		description: "--mode json and RPC lines carry a streamed lone surrogate as an escape strict JSON readers refuse",
+		edits: [{ find: 'if (line.includes("\\\\ud")) line = ', replace: 'if (line.includes("\\\\ud")) void ' }],
+		tests: ["test/pi-races/lone-surrogate-tool-arguments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
