@@ -18591,7 +18591,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/write.ts",
 		description:
 			"write adds the file's mark before content that already starts with one: two marks, the second shown as text",
-		edits: [{ find: 'kept.bom && !content.startsWith("\\uFEFF")', replace: "kept.bom" }],
+		edits: [{ find: 'kept.bom && !body.startsWith("\\uFEFF")', replace: "kept.bom" }],
 		tests: ["test/pi-races/utf16-edit-write.test.ts"],
 	},
 	{
@@ -18614,7 +18614,7 @@ export const MUTANTS: Mutant[] = [
 		id: "JL10",
 		file: "src/tools/write.ts",
 		description: "write's result no longer says the file kept its encoding and mark",
-		edits: [{ find: "const note = kept.name ?", replace: "const note = false ?" }],
+		edits: [{ find: "\tif (encodingName) {", replace: "\tif (false) {" }],
 		tests: ["test/pi-races/utf16-edit-write.test.ts"],
 	},
 	{
