@@ -35,6 +35,7 @@ import {
 	type ToolResultMessage,
 } from "../llm/types.js";
 import { validateToolArguments } from "../llm/validation.js";
+import { withWellFormedToolArguments } from "../llm/well-formed.js";
 import { providerToolSchema } from "../schema/provider.js";
 import { createLlmMessageConverter } from "./llm-converter.js";
 import { RunTracker } from "./run-tracker.js";
@@ -698,6 +699,9 @@ class LoopRun {
 				}),
 			};
 		}
+		// Half an emoji in a call's arguments: saved, run and sent again as the U+FFFD the tool gets,
+		// so the session file, JSON lines and a resumed request all hold one well-formed text.
+		final = withWellFormedToolArguments(final);
 		// A provider or proxy that echoes the key it got must not put it in the log, events or traces.
 		if (final.errorMessage) {
 			const redacted = redactSecrets(final.errorMessage, requestSecrets(model, options));

@@ -118,7 +118,8 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	/upstream.?connect/i,
 	/reset before headers/i,
 	/socket hang up/i,
-	/\b(?:ECONNRESET|ECONNREFUSED|ECONNABORTED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH)\b/,
+	// ESOCKETTIMEDOUT: the `request` library's idle-socket timeout, passed on by older Node gateways.
+	/\b(?:ECONNRESET|ECONNREFUSED|ECONNABORTED|ETIMEDOUT|ESOCKETTIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH)\b/,
 	/getaddrinfo/i,
 	/\bUND_ERR_[A-Z_]+\b/,
 	/ended without/i,
@@ -159,6 +160,10 @@ const TIMEOUT_PATTERNS: readonly RegExp[] = [
 	/(?<![\w'`]|\\")timed? ?out(?:_error)?(?![\w'`]|\\")/i,
 	/\b\w*Timeout(?:Exception|Error)\b/, // ModelTimeoutException, APIConnectionTimeoutError, TimeoutError
 	/\bdeadline.?exceeded\b/i, // gRPC / Google DEADLINE_EXCEEDED, Go's "context deadline exceeded"
+	// httpx / requests exception names: a gateway passes on `ReadTimeout` alone, as its str() is empty.
+	/\b(?:Read|Connect|Write|Pool)Timeout\b/,
+	// An error code, as a Responses `response.failed` carries it ("request_timeout: no message").
+	/(?<![\w'`]|\\")(?:upstream_)?request_timeout(?![\w'`]|\\")/i,
 ];
 
 /**

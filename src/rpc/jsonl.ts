@@ -34,9 +34,17 @@ export function attachJsonLineReader(stream: Readable, onLine: (line: string) =>
 const UNSAFE_IN_JSON_LINES = /[\u0080-\u009f\u2028\u2029]/g;
 
 /**
+ * A lone surrogate as `JSON.stringify` writes it (a pair stays raw), after an even run of backslashes:
+ * strict readers (serde_json, Go's and Python's UTF-8 encoders) refuse it or cannot re-encode it.
+ */
+const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
+
+/**
  * `value` as one JSON line (with its `\n`) for `--json` and RPC output: `JSON.stringify`, with the C1
  * controls and U+2028 / U+2029 written as `\u0080`…`\u009f`, `\u2028`, `\u2029` escapes, so a
- * `--json` stream piped to a terminal cannot drive it. The same JSON: `JSON.parse` gives the same value.
+ * `--json` stream piped to a terminal cannot drive it, and a lone surrogate (half an emoji a model
+ * streamed) as `\ufffd`, what any UTF-8 reader makes of it. Otherwise the same JSON: `JSON.parse`
+ * gives the same value.
  *
  * @example
  * ```ts
@@ -45,5 +53,7 @@ const UNSAFE_IN_JSON_LINES = /[\u0080-\u009f\u2028\u2029]/g;
  * ```
  */
 export function jsonLine(value: unknown): string {
-	return `${JSON.stringify(value).replace(UNSAFE_IN_JSON_LINES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
+	let line = JSON.stringify(value);
+	if (line.includes("\\ud")) line = line.replace(LONE_SURROGATE_ESCAPE, "$1\\ufffd");
+	return `${line.replace(UNSAFE_IN_JSON_LINES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
 }

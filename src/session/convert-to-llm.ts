@@ -2,7 +2,8 @@
  * Session transcript → messages a model understands. Pure; unchanged messages
  * are returned as the same objects, so callers can cache per message and nothing is copied per turn.
  */
-import type { AgentMessage, AssistantMessage, ImageContent, Message, TextContent, UserMessage } from "../llm/types.js";
+import type { AgentMessage, ImageContent, Message, TextContent, UserMessage } from "../llm/types.js";
+import { withWellFormedToolArguments } from "../llm/well-formed.js";
 import { detectImageMimeType } from "../tools/image.js";
 import type { BashExecutionMessage } from "./messages.js";
 
@@ -183,42 +184,6 @@ export function convertToLlm(messages: readonly AgentMessage[], options: Convert
  */
 function hasNoContent(content: unknown): boolean {
 	return Array.isArray(content) && content.length === 0;
-}
-
-/** ES2024's string methods (Node 20 has them; the ES2023 lib does not declare them). */
-type WellFormedString = string & { isWellFormed(): boolean; toWellFormed(): string };
-
-/**
- * `message` with every lone surrogate in its tool calls' arguments replaced by U+FFFD, what the
- * tool received (a string crosses to a child process or a file as UTF-8). A model can stream one
- * (`"\ud83d"` in its JSON); pi-ai cleans text blocks but sends arguments as they are, and Anthropic
- * refuses the body ("no low surrogate in string") on every later request of the session
- * (claude-code#6273). The transcript keeps the arguments as they came.
- */
-function withWellFormedToolArguments(message: AssistantMessage): AssistantMessage {
-	if (!Array.isArray(message.content)) return message;
-	let content: AssistantMessage["content"] | undefined;
-	message.content.forEach((block, index) => {
-		if (block.type !== "toolCall" || !holdsLoneSurrogate(block.arguments)) return;
-		content ??= [...message.content];
-		content[index] = { ...block, arguments: wellFormed(block.arguments) as typeof block.arguments };
-	});
-	return content ? { ...message, content } : message;
-}
-
-function holdsLoneSurrogate(value: unknown): boolean {
-	// Native: a regex took ~30 ms per MB of arguments, on every message of each rebuilt transcript.
-	if (typeof value === "string") return !(value as WellFormedString).isWellFormed();
-	if (value === null || typeof value !== "object") return false;
-	for (const [key, item] of Object.entries(value)) if (holdsLoneSurrogate(key) || holdsLoneSurrogate(item)) return true;
-	return false;
-}
-
-function wellFormed(value: unknown): unknown {
-	if (typeof value === "string") return (value as WellFormedString).toWellFormed();
-	if (value === null || typeof value !== "object") return value;
-	if (Array.isArray(value)) return value.map(wellFormed);
-	return Object.fromEntries(Object.entries(value).map(([key, item]) => [wellFormed(key), wellFormed(item)]));
 }
 
 function userText(text: string, timestamp: number): UserMessage {

@@ -11,7 +11,7 @@ import { fileSystemError, refuseSpecialFile } from "./fs-errors.js";
 import { resolveToCwd } from "./paths.js";
 import type { FileReadStamps } from "./read-stamps.js";
 import { replaceFileContent } from "./replace-file.js";
-import { encodeText, type Utf16Encoding, utf16Encoding, utf16Name } from "./text-encoding.js";
+import { decodeText, encodeText, type Utf16Encoding, utf16Encoding, utf16Name } from "./text-encoding.js";
 import type { ToolDefinition } from "./types.js";
 
 const writeSchema = Type.Object({
@@ -35,8 +35,8 @@ export interface WriteOperations {
 	mkdir: (dir: string) => Promise<void>;
 	/**
 	 * The first bytes (at least 3) of the file there, or undefined when there is none: the write
-	 * keeps its byte-order mark and UTF-16 encoding. Without it every file is written as UTF-8
-	 * without a mark, as pi writes.
+	 * keeps its byte-order mark and UTF-16 encoding, and, when these bytes hold line breaks all
+	 * CRLF, its CRLF line endings. Without it every file is written as given, as pi writes.
 	 */
 	readHead?: (absolutePath: string) => Promise<Uint8Array | undefined>;
 }
@@ -92,15 +92,18 @@ async function writeThroughLinks(path: string, content: Uint8Array): Promise<voi
 	await replaceFileContent(target, content);
 }
 
-/** The first 3 bytes of a regular file (through links), or undefined (missing, a folder, unreadable). */
+/** Bytes of an existing file read to learn its mark and line endings. */
+const HEAD_BYTES = 8192;
+
+/** The first bytes of a regular file (through links), or undefined (missing, a folder, unreadable). */
 async function readHead(path: string): Promise<Uint8Array | undefined> {
 	try {
 		// Opening a FIFO waits for a writer: only a regular file is opened.
 		if (!(await stat(path)).isFile()) return undefined;
 		const handle = await open(path, "r");
 		try {
-			const head = Buffer.alloc(3);
-			const { bytesRead } = await handle.read(head, 0, 3, 0);
+			const head = Buffer.alloc(HEAD_BYTES);
+			const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
 			return head.subarray(0, bytesRead);
 		} finally {
 			await handle.close();
@@ -119,6 +122,17 @@ function keptEncoding(head: Uint8Array | undefined): { bom: boolean; encoding?: 
 	return head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? { bom: true, name: "UTF-8" } : { bom: false };
 }
 
+/**
+ * Whether the file's first bytes break lines with CRLF only. Windows users' files (and git's
+ * `core.autocrlf` checkouts) are; a model writes LF, and a whole-file line-ending diff follows.
+ */
+function isCrlfFile(head: Uint8Array | undefined): boolean {
+	if (!head) return false;
+	const { text } = decodeText(head);
+	const breaks = text.split("\n").length - 1;
+	return breaks > 0 && text.split("\r\n").length - 1 === breaks;
+}
+
 const defaultOperations: WriteOperations = {
 	writeFile: (path, content, encoding) => writeThroughLinks(path, encodeText(content, encoding)),
 	readHead,
@@ -126,6 +140,15 @@ const defaultOperations: WriteOperations = {
 		await makeFoldersAsync(dir);
 	},
 };
+
+/** What the result says the write kept of the file it replaced (empty when nothing). */
+function keptNote(encodingName: string | undefined, crlf: boolean): string {
+	if (encodingName) {
+		const endings = crlf ? " and CRLF line endings" : "";
+		return ` (kept as ${encodingName} with its byte-order mark${endings}, as the file was)`;
+	}
+	return crlf ? " (kept its CRLF line endings, as the file was)" : "";
+}
 
 /**
  * Rejects a path ending in `/`: it names a folder, and resolving it would drop the slash and write a
@@ -143,7 +166,9 @@ function refuseFolderPath(path: string): void {
  * Creates the `write` tool for a working directory. Over an existing file with a byte-order mark
  * (UTF-8's, or UTF-16's, as Windows PowerShell 5.1 and Notepad save) the new content keeps that
  * mark and encoding; any other file, and a new one, is written as UTF-8 without a mark, as pi
- * writes every file.
+ * writes every file. Over a file whose line breaks are all CRLF, content with LF breaks only is
+ * written with CRLF (pi writes LF: a whole-file diff); content with any CR, and a new file, are
+ * written as given.
  *
  * @example
  * ```ts
@@ -194,17 +219,21 @@ export function createWriteToolDefinition(
 				}
 				await options.readStamps?.refuseIfChanged(absolutePath, path);
 				throwIfAborted(signal);
-				const kept = keptEncoding(await ops.readHead?.(absolutePath));
+				const head = await ops.readHead?.(absolutePath);
+				const kept = keptEncoding(head);
+				// LF-only content over a CRLF file keeps the file's endings; content with any CR is the model's choice.
+				const crlf = content.includes("\n") && !content.includes("\r") && isCrlfFile(head);
+				const body = crlf ? content.replace(/\n/g, "\r\n") : content;
 				// The mark is the file's, not the model's: one the content brings is not doubled.
-				const text = kept.bom && !content.startsWith("\uFEFF") ? `\uFEFF${content}` : content;
+				const text = kept.bom && !body.startsWith("\uFEFF") ? `\uFEFF${body}` : body;
 				try {
 					await (kept.encoding ? ops.writeFile(absolutePath, text, kept.encoding) : ops.writeFile(absolutePath, text));
 				} catch (error) {
 					throw fileSystemError(error, absolutePath);
 				}
 				await options.readStamps?.record(absolutePath);
-				const bytes = encodeText(content, kept.encoding).length;
-				const note = kept.name ? ` (kept as ${kept.name} with its byte-order mark, as the file was)` : "";
+				const bytes = encodeText(body, kept.encoding).length;
+				const note = keptNote(kept.name, crlf);
 				return {
 					content: [{ type: "text" as const, text: `Successfully wrote ${bytes} bytes to ${path}${note}` }],
 					details: undefined,

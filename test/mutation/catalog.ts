@@ -18594,7 +18594,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/write.ts",
 		description:
 			"write adds the file's mark before content that already starts with one: two marks, the second shown as text",
-		edits: [{ find: 'kept.bom && !content.startsWith("\\uFEFF")', replace: "kept.bom" }],
+		edits: [{ find: 'kept.bom && !body.startsWith("\\uFEFF")', replace: "kept.bom" }],
 		tests: ["test/pi-races/utf16-edit-write.test.ts"],
 	},
 	{
@@ -18617,7 +18617,7 @@ export const MUTANTS: Mutant[] = [
 		id: "JL10",
 		file: "src/tools/write.ts",
 		description: "write's result no longer says the file kept its encoding and mark",
-		edits: [{ find: "const note = kept.name ?", replace: "const note = false ?" }],
+		edits: [{ find: "\tif (encodingName) {", replace: "\tif (false) {" }],
 		tests: ["test/pi-races/utf16-edit-write.test.ts"],
 	},
 	{
@@ -22403,6 +22403,86 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/model-thinking-levels.test.ts"],
+	},
+	{
+		id: "MQ01",
+		file: "src/llm/errors.ts",
+		description: "a gateway's ESOCKETTIMEDOUT (the request library's idle-socket timeout) is final again, not retried",
+		edits: [{ find: "ETIMEDOUT|ESOCKETTIMEDOUT|EPIPE", replace: "ETIMEDOUT|EPIPE" }],
+		tests: ["test/recovery/errors.test.ts", "test/llm/wire/classification.test.ts"],
+	},
+	{
+		id: "MQ02",
+		file: "src/llm/errors.ts",
+		description: "a gateway naming httpx's ReadTimeout or ConnectTimeout alone is final again, not retried",
+		edits: [{ find: "\t/\\b(?:Read|Connect|Write|Pool)Timeout\\b/,\n", replace: "" }],
+		tests: ["test/recovery/errors.test.ts", "test/llm/wire/classification.test.ts"],
+	},
+	{
+		id: "MQ03",
+		file: "src/llm/errors.ts",
+		description: "a response.failed with code request_timeout (or a bare upstream_request_timeout) is final again",
+		edits: [
+			{
+				find: "\t/(?<![\\w'`]|\\\\\")(?:upstream_)?request_timeout(?![\\w'`]|\\\\\")/i,\n",
+				replace: "",
+			},
+		],
+		tests: ["test/recovery/errors.test.ts", "test/llm/wire/classification.test.ts"],
+	},
+	{
+		id: "MQ04",
+		file: "src/llm/errors.ts",
+		description:
+			"a stream error refusing a quoted 'request_timeout' field (no status ahead of it) is retried as a timeout",
+		edits: [
+			{
+				find: "/(?<![\\w'`]|\\\\\")(?:upstream_)?request_timeout(?![\\w'`]|\\\\\")/i,",
+				replace: "/(?:upstream_)?request_timeout/i,",
+			},
+		],
+		tests: ["test/recovery/errors.test.ts", "test/llm/wire/classification.test.ts"],
+	},
+	{
+		id: "MQ05",
+		file: "src/tools/write.ts",
+		description: "write over a CRLF file writes LF-only content with LF again (a whole-file line-ending diff)",
+		edits: [{ find: '!content.includes("\\r") && isCrlfFile(head);', replace: '!content.includes("\\r") && false;' }],
+		tests: ["test/pi-races/write-line-endings.test.ts"],
+	},
+	{
+		id: "MQ06",
+		file: "src/tools/write.ts",
+		description: "content that brings its own CRLF breaks, over a CRLF file, gets each of them doubled to CR CR LF",
+		edits: [
+			{
+				find: 'content.includes("\\n") && !content.includes("\\r") && isCrlfFile',
+				replace: 'content.includes("\\n") && isCrlfFile',
+			},
+		],
+		tests: ["test/pi-races/write-line-endings.test.ts"],
+	},
+	{
+		id: "MQ07",
+		file: "src/tools/write.ts",
+		description: "a file mixing CRLF and LF breaks is taken for a CRLF file: LF content written over it gets CRLF",
+		edits: [{ find: 'text.split("\\r\\n").length - 1 === breaks', replace: 'text.split("\\r\\n").length - 1 > 0' }],
+		tests: ["test/pi-races/write-line-endings.test.ts"],
+	},
+	{
+		id: "MQ08",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a tool call's lone surrogate is saved as streamed: the session file holds half an emoji the command never ran with and the request never sent",
+		edits: [{ find: "\t\tfinal = withWellFormedToolArguments(final);\n", replace: "" }],
+		tests: ["test/pi-races/lone-surrogate-tool-arguments.test.ts"],
+	},
+	{
+		id: "MQ09",
+		file: "src/rpc/jsonl.ts",
+		description: "--mode json and RPC lines carry a streamed lone surrogate as an escape strict JSON readers refuse",
+		edits: [{ find: 'if (line.includes("\\\\ud")) line = ', replace: 'if (line.includes("\\\\ud")) void ' }],
+		tests: ["test/pi-races/lone-surrogate-tool-arguments.test.ts"],
 	},
 ];
 

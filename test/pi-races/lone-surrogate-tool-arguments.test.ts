@@ -10,10 +10,12 @@
  * Real `settle -p` and `settle -c -p` child processes against a local server speaking the
  * Anthropic Messages API through pi-ai's client, refusing a lone surrogate as the API does.
  */
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { type RecordedRequest, useWireServer } from "../llm/wire/server.js";
+import { sessionFilesUnder } from "./helpers.js";
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -85,5 +87,67 @@ describe("claude-code#6273: a lone surrogate in a tool call's arguments fails ev
 		expect(server.requests.some(holdsLoneSurrogate)).toBe(false);
 		// What the command received: a string crosses to a child process as UTF-8, the half as U+FFFD.
 		expect(sentToolInputs()).toEqual([{ command: "echo 'launch \ufffd'" }, { command: "echo 'launch \ufffd'" }]);
+	});
+
+	it("races133: the session file and every --mode json line hold the U+FFFD the command ran with and the request sent, never the lone half", async () => {
+		writeLocalProvider(cli.agentDir, server.url, { api: "anthropic-messages" });
+		server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_01", name: "bash", input: { command: "echo 'launch \ud83d'" } }], {
+				stopReason: "tool_use",
+			}),
+			anthropicReply([{ type: "text", text: "printed it" }]),
+		);
+		const run = await runSettleAsync(["--model", "local/coder", "--mode", "json", "-p", "print a rocket"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		// A strict reader (serde_json, Python re-encoding to UTF-8) refuses a lone surrogate escape.
+		const lines = run.stdout.split("\n").filter(Boolean);
+		expect(lines.length).toBeGreaterThan(5);
+		expect(lines.filter((line) => strings(JSON.parse(line)).some((s) => LONE_SURROGATE.test(s)))).toEqual([]);
+		expect(run.stdout).toContain("launch \\ufffd");
+
+		const [file] = sessionFilesUnder(cli.agentDir);
+		const entries = readFileSync(file!, "utf8").split("\n").filter(Boolean);
+		expect(entries.filter((line) => strings(JSON.parse(line)).some((s) => LONE_SURROGATE.test(s)))).toEqual([]);
+		// The saved call is what ran and what was sent: resuming sends the same text.
+		const saved = entries
+			.map((line) => JSON.parse(line) as { message?: { role?: string; content?: unknown } })
+			.flatMap((entry) => (entry.message?.role === "assistant" ? (entry.message.content as { type: string }[]) : []))
+			.filter((block) => block.type === "toolCall");
+		expect(saved).toMatchObject([{ name: "bash", arguments: { command: "echo 'launch \ufffd'" } }]);
+		expect(sentToolInputs()).toEqual([{ command: "echo 'launch \ufffd'" }]);
+	});
+
+	it("a session file that holds the lone half (pi 0.73.1's, or Settle's before races133) is sent with U+FFFD when continued", async () => {
+		writeLocalProvider(cli.agentDir, server.url, { api: "anthropic-messages" });
+		server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_01", name: "bash", input: { command: "echo 'launch ROCKET'" } }], {
+				stopReason: "tool_use",
+			}),
+			anthropicReply([{ type: "text", text: "printed it" }]),
+		);
+		const first = await runSettleAsync(["--model", "local/coder", "-p", "print a rocket"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(first.code).toBe(0);
+		const [file] = sessionFilesUnder(cli.agentDir);
+		const saved = readFileSync(file!, "utf8");
+		expect(saved).toContain("launch ROCKET");
+		// As such a file holds it: JSON.stringify's escape of the lone half.
+		writeFileSync(file!, saved.replaceAll("launch ROCKET", "launch \\ud83d"));
+
+		server.reply(anthropicReply([{ type: "text", text: "still here" }]));
+		const resumed = await runSettleAsync(["--model", "local/coder", "-c", "-p", "and again?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(resumed.stderr).toBe("");
+		expect(resumed.stdout).toBe("still here\n");
+		expect(server.requests.some(holdsLoneSurrogate)).toBe(false);
+		expect(sentToolInputs().at(-1)).toEqual({ command: "echo 'launch \ufffd'" });
 	});
 });

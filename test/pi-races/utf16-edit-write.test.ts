@@ -136,9 +136,12 @@ describe("write over a file with a byte-order mark", () => {
 		expect(readFileSync(join(h.tempDir, "greet.ps1")).equals(expected)).toBe(true);
 	});
 
-	it("over a UTF-16BE file: saved UTF-16BE with its mark; a mark the content brings is not doubled", async () => {
+	it("over a UTF-16BE file: saved UTF-16BE with its mark and CRLF; a mark the content brings is not doubled", async () => {
 		h = await modelCalls("write", "be.txt", utf16be("old\r\n"), { content: "\uFEFFnew ä\n" });
-		expect(readFileSync(join(h.tempDir, "be.txt")).equals(utf16be("new ä\n"))).toBe(true);
+		expect(readFileSync(join(h.tempDir, "be.txt")).equals(utf16be("new ä\r\n"))).toBe(true);
+		expect(toolResult(h.session.messages).text).toBe(
+			"Successfully wrote 16 bytes to be.txt (kept as UTF-16BE with its byte-order mark and CRLF line endings, as the file was)",
+		);
 	});
 
 	it("over a UTF-8 file with a mark: the mark stays", async () => {

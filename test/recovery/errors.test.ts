@@ -42,6 +42,8 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"google-400-schema-property-timeout", // properties[timeout]: no quotes to tell it from a timeout
 	"openai-responses-stream-error-unsupported-timeout", // no status: only the quotes tell a field from a timeout
 	"bedrock-validation-extraneous-timeout", // a 400 whose status pi-ai words "Validation error"
+	"openai-400-unknown-parameter-request-timeout",
+	"responses-stream-error-unsupported-request-timeout",
 	// pi gives up on these transient failures.
 	"openai-responses-retry-your-request",
 	"bedrock-throttling-tokens",
@@ -53,6 +55,7 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"eai-again",
 	"etimedout",
 	"go-proxy-deadline-exceeded",
+	"node-request-esockettimedout",
 	"openrouter-finish-reason-error", // pi#9002
 ]);
 
