@@ -195,10 +195,13 @@ function withRefusalDetails(
 				}
 				return repairedStream(model, response) ?? watchedStopStream(model, response, stop) ?? replaced;
 			}
-			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
-			// `x-should-retry: false` is how the OpenAI and Anthropic clients are told not to.
+			// A spent quota or a refused key fails the same on the client's own retries (codex#6340),
+			// and the clients sleep any Retry-After, hours included (lobehub#13572): a wait over the
+			// cap is the session's to refuse. `x-should-retry: false` tells the OpenAI and Anthropic clients.
 			const body = await refusedBody;
-			if (!isAccountFailureText(`${response.status} ${body}`)) return undefined;
+			const overCap =
+				asked !== undefined && options?.maxRetryDelayMs !== undefined && asked.delayMs > options.maxRetryDelayMs;
+			if (!overCap && !isAccountFailureText(`${response.status} ${body}`)) return undefined;
 			const headers = new Headers(response.headers);
 			headers.set("x-should-retry", "false");
 			return new Response(body, { status: response.status, statusText: response.statusText, headers });

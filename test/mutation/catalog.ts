@@ -22250,6 +22250,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/machines/prompt-operation.test.ts"],
 	},
+	{
+		id: "MS01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a 429 or 529 whose Retry-After is over retry.provider.maxRetryDelayMs (3 h) is slept by the provider client itself again: settle -p silent for hours (lobehub#13572)",
+		edits: [{ find: "if (!overCap && !isAccountFailureText(", replace: "if (!isAccountFailureText(" }],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
