@@ -22258,6 +22258,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!overCap && !isAccountFailureText(", replace: "if (!isAccountFailureText(" }],
 		tests: ["test/pi-races/retry-after-hours.test.ts"],
 	},
+	{
+		id: "MS02",
+		file: "src/llm/errors.ts",
+		description:
+			"a 429 saying the plan's quota has been exhausted (resets days later) is retried as a rate limit again: twelve requests for one refusal (qwen-code#7841)",
+		edits: [{ find: "\t/quota[ _](?:has been |is )?exhausted/i,\n", replace: "" }],
+		tests: ["test/pi-races/quota-refusals.test.ts", "test/recovery/errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
