@@ -22266,6 +22266,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t/quota[ _](?:has been |is )?exhausted/i,\n", replace: "" }],
 		tests: ["test/pi-races/quota-refusals.test.ts", "test/recovery/errors.test.ts"],
 	},
+	{
+		id: "MS03",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p ends a run whose Retry-After is over retry.maxAgentDelayMs with the provider's text alone again: nothing names the cap nor how to wait (claude-code#81330)",
+		edits: [
+			{
+				find: "const hint = compactionOffHint(runtime.session, last) ?? retryWaitHint(runtime.session, last);",
+				replace: "const hint = compactionOffHint(runtime.session, last);",
+			},
+		],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -13,6 +13,8 @@
  * Real `settle -p` child processes against a local server through pi-ai's OpenAI and Anthropic
  * clients, default retry settings (the clients' own retries on).
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
@@ -40,6 +42,7 @@ describe("lobehub#13572, cline#10139: a Retry-After of hours is retried instead 
 		expect(run.stderr).toContain(
 			"429 Rate limit reached for requests (the response's retry-after header: retry in 11180s)",
 		);
+		expect(run.stderr).toContain("Not retried: the provider asks to wait 3h 6m 20s, longer than retry.maxAgentDelayMs");
 		expect(run.code).toBe(1);
 	});
 
@@ -56,6 +59,42 @@ describe("lobehub#13572, cline#10139: a Retry-After of hours is retried instead 
 		const run = await askWith("openai-completions", rateLimited("1"));
 
 		expect(server.requests).toHaveLength(2);
+		expect(run.stdout).toBe("answered\n");
+		expect(run.code).toBe(0);
+	});
+});
+
+/**
+ * claude-code#81330: a `Retry-After` over 60 s ended the turn instead of waiting, and nothing said
+ * it was a cap, nor that a setting could ride the wait out: users read it as "529 never recovers".
+ * What the user should see: the error, then a line naming `retry.maxAgentDelayMs` and what to do;
+ * with the cap raised, the session waits what the provider asked, and says so as it does.
+ */
+describe("claude-code#81330: a Retry-After over the cap ends the turn, nothing saying why nor how to wait", () => {
+	it("claude-code#81330: `Retry-After: 120` with the defaults: the error, then a line naming the cap and the setting; one request, exit 1", async () => {
+		const run = await askWith("openai-completions", rateLimited("120"), rateLimited("120"));
+
+		expect(server.requests).toHaveLength(1);
+		expect(run.stderr).toBe(
+			"429 Rate limit reached for requests (the response's retry-after header: retry in 120s)\n" +
+				"Not retried: the provider asks to wait 2m 0s, longer than retry.maxAgentDelayMs (1m 0s). Run it again after the wait, or raise retry.maxAgentDelayMs in settings.json to have the session wait.\n",
+		);
+		expect(run.code).toBe(1);
+	});
+
+	it("claude-code#81330: with retry.maxAgentDelayMs raised over the wait, the session waits it (said on stderr) and the answer arrives", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		// The client's own cap below the wait: the session's backoff, not a silent client sleep, waits it.
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ retry: { maxAgentDelayMs: 5000, provider: { maxRetryDelayMs: 1000 } } }),
+		);
+		const run = await askWith("openai-completions", rateLimited("2"));
+
+		expect(server.requests).toHaveLength(2);
+		expect(run.stderr).toBe(
+			"Retrying in 2.0 s, attempt 1/3: 429 Rate limit reached for requests (the response's retry-after header: retry in 2s)\n",
+		);
 		expect(run.stdout).toBe("answered\n");
 		expect(run.code).toBe(0);
 	});
