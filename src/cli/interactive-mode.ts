@@ -163,6 +163,7 @@ export async function runInteractiveMode(
 		style,
 		() => runtime.services.settingsManager.getHideThinkingBlock(),
 		() => runtime.session.model,
+		() => runtime.services.settingsManager.getRetrySettings(),
 	);
 
 	const questions = new LineQuestions((text) => {

@@ -8,7 +8,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import { thrownAt } from "../extensions/thrown-at.js";
 import type { ExtensionUIContext } from "../extensions/types.js";
 import { createHeadlessUIContext, type UIDialogRequest } from "../extensions/ui.js";
-import { isContextOverflow, isRetryableError, parseRequestedRetryDelayMs } from "../llm/errors.js";
+import { isContextOverflow } from "../llm/errors.js";
 import { failureOf } from "../llm/failures.js";
 import { apiKeyEnvHint, cloudCredentialsHint, providerOfAuthError } from "../llm/provider-env.js";
 import type { AgentMessage, AssistantMessage, ImageContent } from "../llm/types.js";
@@ -19,6 +19,7 @@ import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js
 import { sessionFileChangedForCli, sessionLockedForCli } from "./host.js";
 import { streamSafe } from "./interactive-render.js";
 import { outputCapText } from "./output-cap.js";
+import { retryWaitHint } from "./retry-wait-hint.js";
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -232,7 +233,9 @@ export async function runPrintMode(
 			// normal run would, then say on stderr why the file does not hold it.
 			const unsaved = refusedFile ? arrivedAnswer : undefined;
 			if (unsaved) out.stdout(`${out.stdoutIsTerminal ? streamSafe(unsaved) : unsaved}\n`);
-			const hint = compactionOffHint(runtime.session, last) ?? retryWaitHint(runtime.session, last);
+			const hint =
+				compactionOffHint(runtime.session, last) ??
+				retryWaitHint(last, runtime.session.settingsManager.getRetrySettings());
 			out.stderr(
 				refusedFile
 					? `Error: ${refusedFile}\n`
@@ -283,28 +286,6 @@ function compactionOffHint(session: AgentSession, last: AssistantMessage): strin
 	if (last.stopReason !== "error" || session.autoCompactionEnabled) return undefined;
 	if (!isContextOverflow(last, session.model?.contextWindow)) return undefined;
 	return "The conversation no longer fits the model's context window, and automatic compaction is off (the compaction.enabled setting is false): resume with `settle -c` and run /compact, or set compaction.enabled to true.";
-}
-
-/**
- * A wait the provider asked for over `retry.maxAgentDelayMs` ends the run unretried: the provider's
- * text alone reads as "it never recovers" (claude-code#81330). Says it was the cap, and how to wait.
- */
-function retryWaitHint(session: AgentSession, last: AssistantMessage): string | undefined {
-	if (!isRetryableError(last)) return undefined;
-	const { enabled, maxRetries, maxAgentDelayMs } = session.settingsManager.getRetrySettings();
-	const requested = parseRequestedRetryDelayMs(last.errorMessage);
-	if (!enabled || maxRetries < 1 || maxAgentDelayMs <= 0 || requested === undefined || requested <= maxAgentDelayMs) {
-		return undefined;
-	}
-	return `Not retried: the provider asks to wait ${waitText(requested)}, longer than retry.maxAgentDelayMs (${waitText(maxAgentDelayMs)}). Run it again after the wait, or raise retry.maxAgentDelayMs in settings.json to have the session wait.`;
-}
-
-/** `3h 6m 20s`, `2m 0s`, `45s`, `1.5s`. */
-function waitText(ms: number): string {
-	if (ms < 60_000) return `${Math.round(ms / 100) / 10}s`;
-	const seconds = Math.round(ms / 1000);
-	const [h, m, sec] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
-	return h > 0 ? `${h}h ${m}m ${sec}s` : `${m}m ${sec}s`;
 }
 
 function lastAssistant(session: AgentSession): AssistantMessage | undefined {

@@ -11920,8 +11920,8 @@ export const MUTANTS: Mutant[] = [
 			"settle -p with compaction.enabled false prints a bare overflow error again, without saying compaction is off (pi#6472)",
 		edits: [
 			{
-				find: "const hint = compactionOffHint(runtime.session, last);",
-				replace: "const hint = undefined as string | undefined;",
+				find: "\t\t\t\tcompactionOffHint(runtime.session, last) ??\n",
+				replace: "",
 			},
 		],
 		tests: ["test/cli/overflow-unanswered.test.ts"],
@@ -22273,10 +22273,26 @@ export const MUTANTS: Mutant[] = [
 			"settle -p ends a run whose Retry-After is over retry.maxAgentDelayMs with the provider's text alone again: nothing names the cap nor how to wait (claude-code#81330)",
 		edits: [
 			{
-				find: "const hint = compactionOffHint(runtime.session, last) ?? retryWaitHint(runtime.session, last);",
-				replace: "const hint = compactionOffHint(runtime.session, last);",
+				find: "compactionOffHint(runtime.session, last) ??\n\t\t\t\tretryWaitHint(last, runtime.session.settingsManager.getRetrySettings());",
+				replace: "compactionOffHint(runtime.session, last);",
 			},
 		],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
+	{
+		id: "MS04",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"settle -i shows a failure not retried for its Retry-After over retry.maxAgentDelayMs as the provider's error alone again: nothing names the cap (claude-code#81330)",
+		edits: [{ find: "if (hint) this.notice(hint);", replace: "void hint;" }],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
+	{
+		id: "MS05",
+		file: "src/cli/retry-wait-hint.ts",
+		description:
+			"the CLI's Not-retried line appears for a requested wait within retry.maxAgentDelayMs too (claude-code#81330's hint on a retried 429)",
+		edits: [{ find: "requested <= maxAgentDelayMs", replace: "requested < 0" }],
 		tests: ["test/pi-races/retry-after-hours.test.ts"],
 	},
 ];

@@ -10,13 +10,14 @@
  * whatever `Retry-After` says: with default settings `settle -p` sat silent for three hours.
  * pi 0.73.1 passes the same clients the same request (its pi-ai and openai 6.26.0; read, not run).
  *
- * Real `settle -p` child processes against a local server through pi-ai's OpenAI and Anthropic
- * clients, default retry settings (the clients' own retries on).
+ * Real `settle -p` and `settle -i` child processes against a local server through pi-ai's OpenAI
+ * and Anthropic clients, default retry settings unless a test says (the clients' own retries on).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { type Reply, useWireServer } from "../llm/wire/server.js";
@@ -80,6 +81,42 @@ describe("claude-code#81330: a Retry-After over the cap ends the turn, nothing s
 				"Not retried: the provider asks to wait 2m 0s, longer than retry.maxAgentDelayMs (1m 0s). Run it again after the wait, or raise retry.maxAgentDelayMs in settings.json to have the session wait.\n",
 		);
 		expect(run.code).toBe(1);
+	});
+
+	it("claude-code#81330: `settle -i` says it too, under the error; the chat takes the next prompt", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		server.reply(rateLimited("120"), chatReply([{ type: "text", text: "answered" }]));
+		const chat = new Repl(["--model", "local/coder", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const shown = await chat.say("hello", "Not retried");
+
+		expect(shown).toContain(
+			"Error: 429 Rate limit reached for requests (the response's retry-after header: retry in 120s)\n" +
+				"Not retried: the provider asks to wait 2m 0s, longer than retry.maxAgentDelayMs (1m 0s). Run it again after the wait, or raise retry.maxAgentDelayMs in settings.json to have the session wait.\n",
+		);
+		expect(server.requests).toHaveLength(1);
+		expect(await chat.say("hello again", "answered")).toContain("answered\n");
+		expect(server.requests).toHaveLength(2);
+		expect(await chat.end()).toBe(0);
+	});
+
+	it("claude-code#81330 (control): `settle -i`, a wait within the cap: the retry line, no Not-retried line, then the answer", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ retry: { baseDelayMs: 1, provider: { maxRetries: 0 } } }),
+		);
+		server.reply(rateLimited("1"), chatReply([{ type: "text", text: "answered" }]));
+		const chat = new Repl(["--model", "local/coder", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const shown = await chat.say("hello", "answered");
+
+		expect(shown).toContain(
+			"Error: 429 Rate limit reached for requests (the response's retry-after header: retry in 1s)\nRetrying in 1.0 s, attempt 1/3:",
+		);
+		expect(shown).not.toContain("Not retried");
+		expect(server.requests).toHaveLength(2);
+		expect(await chat.end()).toBe(0);
 	});
 
 	it("claude-code#81330: with retry.maxAgentDelayMs raised over the wait, the session waits it (said on stderr) and the answer arrives", async () => {
