@@ -199,8 +199,9 @@ function withRefusalDetails(
 			// and the clients sleep any Retry-After, hours included (lobehub#13572): a wait over the
 			// cap is the session's to refuse. `x-should-retry: false` tells the OpenAI and Anthropic clients.
 			const body = await refusedBody;
-			const overCap =
-				asked !== undefined && options?.maxRetryDelayMs !== undefined && asked.delayMs > options.maxRetryDelayMs;
+			// 0 turns the cap off (pi-ai's documented meaning).
+			const cap = options?.maxRetryDelayMs ?? 0;
+			const overCap = asked !== undefined && cap > 0 && asked.delayMs > cap;
 			if (!overCap && !isAccountFailureText(`${response.status} ${body}`)) return undefined;
 			const headers = new Headers(response.headers);
 			headers.set("x-should-retry", "false");

@@ -22295,6 +22295,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "requested <= maxAgentDelayMs", replace: "requested < 0" }],
 		tests: ["test/pi-races/retry-after-hours.test.ts"],
 	},
+	{
+		id: "MS06",
+		file: "src/session/provider-stream.ts",
+		description:
+			"retry.provider.maxRetryDelayMs: 0 (the cap off, as pi-ai documents) makes every Retry-After over the cap: the client never waits one, the session retries it instead",
+		edits: [
+			{
+				find: "asked !== undefined && cap > 0 && asked.delayMs > cap",
+				replace: "asked !== undefined && asked.delayMs > cap",
+			},
+		],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

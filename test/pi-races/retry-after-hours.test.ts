@@ -56,6 +56,17 @@ describe("lobehub#13572, cline#10139: a Retry-After of hours is retried instead 
 		expect(run.code).toBe(1);
 	});
 
+	it("lobehub#13572 (control): `retry.provider.maxRetryDelayMs: 0` turns the client's cap off, as pi-ai documents: `Retry-After: 2` is the client's to wait, silently", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { provider: { maxRetryDelayMs: 0 } } }));
+		const run = await askWith("openai-completions", rateLimited("2"));
+
+		expect(server.requests).toHaveLength(2);
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toBe("answered\n");
+		expect(run.code).toBe(0);
+	});
+
 	it("lobehub#13572 (control): a short `Retry-After: 1` is still waited by the client, and the answer arrives", async () => {
 		const run = await askWith("openai-completions", rateLimited("1"));
 
