@@ -165,6 +165,7 @@ export async function runInteractiveMode(
 		style,
 		() => runtime.services.settingsManager.getHideThinkingBlock(),
 		() => runtime.session.model,
+		() => runtime.services.settingsManager.getRetrySettings(),
 	);
 
 	const questions = new LineQuestions((text) => {

@@ -3,15 +3,18 @@
  * `[thinking]` without colors), one line per tool call and a few lines of its result, errors,
  * retries, compactions and queued messages. Plain text (no ANSI codes) unless colors are on.
  */
+
 import type { AgentToolResult } from "../agent/types.js";
 import { errorMessage } from "../errors.js";
 import type { AssistantMessageEvent, Model } from "../llm/types.js";
 import { parseSkillBlock } from "../resources/skills.js";
 import { userMessageText } from "../runtime/targets.js";
 import type { AgentSessionEvent } from "../session/events.js";
+import type { RetrySettings } from "../session/retry-policy.js";
 import { RETRY_CANCELLED } from "../session/retry-policy.js";
 import { sliceWholeCharacters } from "../tools/truncate.js";
 import { outputCapText } from "./output-cap.js";
+import { retryWaitHint } from "./retry-wait-hint.js";
 
 /** Text styles; each is the identity when colors are off. */
 export interface Style {
@@ -131,6 +134,8 @@ export class TranscriptPrinter {
 		private readonly hideThinking: () => boolean = () => false,
 		/** The session's model: a cut answer's notice names its `maxTokens`. */
 		private readonly model: () => Model | undefined = () => undefined,
+		/** The session's retry settings: a failure not retried for its requested wait says so. */
+		private readonly retrySettings: () => RetrySettings | undefined = () => undefined,
 	) {}
 
 	/** Whether the last character written ended a line. */
@@ -211,6 +216,9 @@ export class TranscriptPrinter {
 				if (message.stopReason === "error") {
 					const text = message.errorMessage || "the model request failed";
 					this.line(s.red(`Error: ${oneLineText(sessionFileChangedForChat(text) ?? text)}`));
+					const settings = this.retrySettings();
+					const hint = settings && retryWaitHint(message, settings);
+					if (hint) this.notice(hint);
 				} else if (message.stopReason === "aborted") {
 					this.aborted();
 				} else if (message.stopReason === "length") {

@@ -19,6 +19,7 @@ import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js
 import { sessionFileChangedForCli, sessionLockedForCli } from "./host.js";
 import { streamSafe } from "./interactive-render.js";
 import { outputCapText } from "./output-cap.js";
+import { retryWaitHint } from "./retry-wait-hint.js";
 
 /** Where the CLI writes. */
 export interface CliOutput {
@@ -232,7 +233,9 @@ export async function runPrintMode(
 			// normal run would, then say on stderr why the file does not hold it.
 			const unsaved = refusedFile ? arrivedAnswer : undefined;
 			if (unsaved) out.stdout(`${out.stdoutIsTerminal ? streamSafe(unsaved) : unsaved}\n`);
-			const hint = compactionOffHint(runtime.session, last);
+			const hint =
+				compactionOffHint(runtime.session, last) ??
+				retryWaitHint(last, runtime.session.settingsManager.getRetrySettings());
 			out.stderr(
 				refusedFile
 					? `Error: ${refusedFile}\n`

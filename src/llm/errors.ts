@@ -67,6 +67,9 @@ const PERMANENT_PATTERNS: readonly RegExp[] = [
 	/insufficient_quota/i,
 	/quota exceeded/i,
 	/exceeded your current quota/i,
+	// "Your token-plan 1-week quota has been exhausted. The quota will reset at 07-27 …" (qwen-code#7841:
+	// retried as a rate limit for its 429). Not Google's transient "Resource has been exhausted (e.g. check quota)".
+	/quota[ _](?:has been |is )?exhausted/i,
 	/billing/i,
 	/credits are required/i,
 	/credit balance is too low/i,

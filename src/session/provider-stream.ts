@@ -204,10 +204,14 @@ function withRefusalDetails(
 					replaced
 				);
 			}
-			// A spent quota or a refused key fails the same on the client's own retries (codex#6340):
-			// `x-should-retry: false` is how the OpenAI and Anthropic clients are told not to.
+			// A spent quota or a refused key fails the same on the client's own retries (codex#6340),
+			// and the clients sleep any Retry-After, hours included (lobehub#13572): a wait over the
+			// cap is the session's to refuse. `x-should-retry: false` tells the OpenAI and Anthropic clients.
 			const body = await refusedBody;
-			if (!isAccountFailureText(`${response.status} ${body}`)) return undefined;
+			// 0 turns the cap off (pi-ai's documented meaning).
+			const cap = options?.maxRetryDelayMs ?? 0;
+			const overCap = asked !== undefined && cap > 0 && asked.delayMs > cap;
+			if (!overCap && !isAccountFailureText(`${response.status} ${body}`)) return undefined;
 			const headers = new Headers(response.headers);
 			headers.set("x-should-retry", "false");
 			return new Response(body, { status: response.status, statusText: response.statusText, headers });

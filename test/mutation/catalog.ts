@@ -11920,8 +11920,8 @@ export const MUTANTS: Mutant[] = [
 			"settle -p with compaction.enabled false prints a bare overflow error again, without saying compaction is off (pi#6472)",
 		edits: [
 			{
-				find: "const hint = compactionOffHint(runtime.session, last);",
-				replace: "const hint = undefined as string | undefined;",
+				find: "\t\t\t\tcompactionOffHint(runtime.session, last) ??\n",
+				replace: "",
 			},
 		],
 		tests: ["test/cli/overflow-unanswered.test.ts"],
@@ -22483,6 +22483,64 @@ export const MUTANTS: Mutant[] = [
 		description: "--mode json and RPC lines carry a streamed lone surrogate as an escape strict JSON readers refuse",
 		edits: [{ find: 'if (line.includes("\\\\ud")) line = ', replace: 'if (line.includes("\\\\ud")) void ' }],
 		tests: ["test/pi-races/lone-surrogate-tool-arguments.test.ts"],
+	},
+	{
+		id: "MS01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a 429 or 529 whose Retry-After is over retry.provider.maxRetryDelayMs (3 h) is slept by the provider client itself again: settle -p silent for hours (lobehub#13572)",
+		edits: [{ find: "if (!overCap && !isAccountFailureText(", replace: "if (!isAccountFailureText(" }],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
+	{
+		id: "MS02",
+		file: "src/llm/errors.ts",
+		description:
+			"a 429 saying the plan's quota has been exhausted (resets days later) is retried as a rate limit again: twelve requests for one refusal (qwen-code#7841)",
+		edits: [{ find: "\t/quota[ _](?:has been |is )?exhausted/i,\n", replace: "" }],
+		tests: ["test/pi-races/quota-refusals.test.ts", "test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MS03",
+		file: "src/cli/print-mode.ts",
+		description:
+			"settle -p ends a run whose Retry-After is over retry.maxAgentDelayMs with the provider's text alone again: nothing names the cap nor how to wait (claude-code#81330)",
+		edits: [
+			{
+				find: "compactionOffHint(runtime.session, last) ??\n\t\t\t\tretryWaitHint(last, runtime.session.settingsManager.getRetrySettings());",
+				replace: "compactionOffHint(runtime.session, last);",
+			},
+		],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
+	{
+		id: "MS04",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"settle -i shows a failure not retried for its Retry-After over retry.maxAgentDelayMs as the provider's error alone again: nothing names the cap (claude-code#81330)",
+		edits: [{ find: "if (hint) this.notice(hint);", replace: "void hint;" }],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
+	{
+		id: "MS05",
+		file: "src/cli/retry-wait-hint.ts",
+		description:
+			"the CLI's Not-retried line appears for a requested wait within retry.maxAgentDelayMs too (claude-code#81330's hint on a retried 429)",
+		edits: [{ find: "requested <= maxAgentDelayMs", replace: "requested < 0" }],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
+	{
+		id: "MS06",
+		file: "src/session/provider-stream.ts",
+		description:
+			"retry.provider.maxRetryDelayMs: 0 (the cap off, as pi-ai documents) makes every Retry-After over the cap: the client never waits one, the session retries it instead",
+		edits: [
+			{
+				find: "asked !== undefined && cap > 0 && asked.delayMs > cap",
+				replace: "asked !== undefined && asked.delayMs > cap",
+			},
+		],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
 	},
 ];
 

@@ -9,6 +9,8 @@
  * Real `settle -p` child processes against a local server answering through pi-ai's OpenAI client,
  * default settings (the client's own retries on).
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
@@ -43,5 +45,27 @@ describe("codex#6340: a spent quota (429 insufficient_quota) is retried like a r
 		expect(server.requests).toHaveLength(2);
 		expect(run.stdout).toBe("answered\n");
 		expect(run.code).toBe(0);
+	});
+});
+
+// Qwen's token plan, as a user's run logged it (its `code` varies by gateway; none is needed here).
+const PLAN_SPENT =
+	"Quota exhausted: Your token-plan 1-week quota has been exhausted. The quota will reset at 07-27 09:25:00 UTC.\n\nPlease retry after the reset time, or switch to another API key / auth method.";
+
+/**
+ * qwen-code#7841: a 429 saying the account's quota "has been exhausted" and resets at a date days
+ * away was taken for a rate limit (its status alone): retried through the whole budget, the session
+ * silent, every retry the same 429. The session backoff is 1 ms here so the old behaviour fails fast.
+ */
+describe("qwen-code#7841: a quota-exhausted 429 is retried silently through the whole budget", () => {
+	it("qwen-code#7841: one request, no retry by the client nor the session; the message on stderr at once, exit 1", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
+		const spent = openAiError(429, PLAN_SPENT, "rate_limit_error", null, { "retry-after": "0" });
+		const run = await askWith(...Array.from({ length: 12 }, () => spent));
+
+		expect(server.requests).toHaveLength(1);
+		expect(run.stderr).toBe(`429 ${PLAN_SPENT}\n`);
+		expect(run.code).toBe(1);
 	});
 });

@@ -33,6 +33,7 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"anthropic-400-with-digits-in-request-id", // "500"/"429" inside a request id
 	"openai-429-insufficient-quota",
 	"google-429-per-day-free-tier",
+	"qwen-429-token-plan-exhausted", // qwen-code#7841
 	"pi-ai-server-delay-quota",
 	"openrouter-400-upstream-invalid-request", // pi#5117
 	"openai-400-schema-names-timeout", // a field named timeout: pi waited ~14 s of retries for the same refusal
