@@ -999,6 +999,17 @@ export interface BoundaryDispatchResult {
 	error?: string;
 }
 
+/**
+ * How a host follows a boundary dispatch it may stop waiting for (after an abort's grace): the
+ * handlers after one left behind must not run later, against another answer.
+ */
+export interface BoundaryDispatchWatch {
+	/** Aborted once the host has given up on the dispatch: no further handler starts, nothing is reported. */
+	abandoned?: AbortSignal;
+	/** Told each handler's extension path as it starts: whom to name if it is left behind. */
+	onHandler?: (extensionPath: string) => void;
+}
+
 // Session lifecycle --------------------------------------------------------------------------
 
 /** `session_start`: a session was opened, reloaded, created, resumed or forked. */

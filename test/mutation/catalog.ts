@@ -21710,8 +21710,8 @@ export const MUTANTS: Mutant[] = [
 			"abort() waits again for a turn_end handler that ignores the abort, for good (oh-my-pi#6489 at the end of a turn)",
 		edits: [
 			{
-				find: "const result = signal ? await untilAbandoned(s, emission, signal) : await emission;",
-				replace: "const result = await emission;",
+				find: "\t\tsignal,\n\t);\n\tif (result === ABANDONED) return undefined;",
+				replace: "\t\tundefined,\n\t);\n\tif (result === ABANDONED) return undefined;",
 			},
 		],
 		tests: ["test/pi-races/abort-stop-hook.test.ts"],
@@ -22249,6 +22249,32 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/machines/prompt-operation.test.ts"],
+	},
+	{
+		id: "MR01",
+		file: "src/extensions/runner.ts",
+		description:
+			"the handlers after a boundary handler left behind at an abort run once it returns, late, against the next answer (oh-my-pi#6489)",
+		edits: [
+			{
+				find: "if (watch.abandoned?.aborted) return { entries: [], continue: false, context, valid: true };",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
+	{
+		id: "MR02",
+		file: "src/session/boundaries.ts",
+		description:
+			"a boundary handler left behind at an abort is reported under every extension handling the event, not the one that held it",
+		edits: [
+			{
+				find: "reportAbandoned(s, base.type, running);",
+				replace: 'reportAbandoned(s, base.type, s.runner().handlerPaths(base.type).join(", "));',
+			},
+		],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
 	},
 ];
 
