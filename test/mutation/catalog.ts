@@ -22276,6 +22276,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/abort-stop-hook.test.ts"],
 	},
+	{
+		id: "MR03",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"edit's ASCII shortcut in the fold also takes curly quotes, dashes and no-break spaces: an oldText typed with straight quotes no longer matches them",
+		edits: [{ find: "codePoint.charCodeAt(0) < 0x80", replace: "codePoint.charCodeAt(0) < 0x3001" }],
+		tests: ["test/tools/edit.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
