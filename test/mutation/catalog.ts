@@ -22220,7 +22220,7 @@ export const MUTANTS: Mutant[] = [
 		id: "MN05",
 		file: "src/session/compaction-runner.ts",
 		description:
-			"after a failed threshold compaction, a switch to a smaller window no longer compacts before the next prompt",
+			"after a failed threshold compaction, a lower threshold (a smaller window, or a larger compaction.reserveTokens on the same model) no longer compacts before the next prompt",
 		edits: [{ find: "threshold.thresholdTokens >= failed.thresholdTokens", replace: "true" }],
 		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
 	},
@@ -22283,6 +22283,14 @@ export const MUTANTS: Mutant[] = [
 			"edit's ASCII shortcut in the fold also takes curly quotes, dashes and no-break spaces: an oldText typed with straight quotes no longer matches them",
 		edits: [{ find: "codePoint.charCodeAt(0) < 0x80", replace: "codePoint.charCodeAt(0) < 0x3001" }],
 		tests: ["test/tools/edit.test.ts"],
+	},
+	{
+		id: "MR04",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"after the summarizer failed on one model, a switch to another model with the same window does not compact before the next prompt: the failure is carried to the new model",
+		edits: [{ find: "failed.model === modelKey(s.model()) &&", replace: "" }],
+		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
 	},
 ];
 
