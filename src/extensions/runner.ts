@@ -851,7 +851,7 @@ export class ExtensionRunner {
 		let result: unknown;
 		for (const entry of handlers) {
 			const value = await this.invoke(entry, event.type, event, ctx);
-			// `{}` (every field undefined) decides nothing: it must not discard an earlier handler's
+			// `{}` or `{ cancel: false }` decides nothing: it must not discard an earlier handler's
 			// supplied compaction or summary, as pi 0.73.1's does (pi-goal-list-loop-audit#56).
 			if (cancellable && value && value !== FAILED && !decidesNothing(value)) {
 				result = value;

@@ -22292,6 +22292,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "failed.model === modelKey(s.model()) &&", replace: "" }],
 		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
 	},
+	{
+		id: "MR05",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i: a line typed while a ! bash command runs shows no sign it was taken until the command ends",
+		edits: [{ find: "waitingOn = `!", replace: "waitingOn = undefined && `!" }],
+		tests: ["test/pi-races/cli-compaction-queue.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
