@@ -142,15 +142,17 @@ function dedent(text: string): string {
 		.join("\n");
 }
 
-/** "2 tabs", "4 spaces", "a tab and 2 spaces", "no indentation". */
+/**
+ * "2 tabs", "4 spaces", "a tab, then 2 spaces", "no indentation": runs in order, so a tab and
+ * spaces in another order are not described alike.
+ */
 function describeIndent(whitespace: string): string {
-	const tabs = whitespace.split("\t").length - 1;
-	const spaces = whitespace.length - tabs;
-	const parts = [
-		tabs === 0 ? "" : tabs === 1 ? "a tab" : `${tabs} tabs`,
-		spaces === 0 ? "" : spaces === 1 ? "a space" : `${spaces} spaces`,
-	].filter((part) => part !== "");
-	return parts.length === 0 ? "no indentation" : parts.join(" and ");
+	const runs = whitespace.match(/\t+| +/g) ?? [];
+	const named = runs.map((run) => {
+		const unit = run[0] === "\t" ? "tab" : "space";
+		return run.length === 1 ? `a ${unit}` : `${run.length} ${unit}s`;
+	});
+	return named.length === 0 ? "no indentation" : named.join(", then ");
 }
 
 /**

@@ -22300,6 +22300,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "waitingOn = `!", replace: "waitingOn = undefined && `!" }],
 		tests: ["test/pi-races/cli-compaction-queue.test.ts"],
 	},
+	{
+		id: "MR06",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"edit's indentation hint describes a tab and spaces in another order alike ('the file has a tab, then 2 spaces there, the oldText a tab, then 2 spaces')",
+		edits: [{ find: "const runs = whitespace.match(", replace: 'const runs = [...whitespace].sort().join("").match(' }],
+		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
