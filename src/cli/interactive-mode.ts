@@ -374,6 +374,7 @@ export async function runInteractiveMode(
 			for (const output of lines) printer.line(style.dim(`  ${outputLineSafe(output)}`));
 		};
 		commandRunning = true;
+		waitingOn = `!${firstLine(command)}`;
 		try {
 			const result = await target.executeBash(command, printLines, { excludeFromContext });
 			if (partial) printLines("\n");
@@ -392,6 +393,7 @@ export async function runInteractiveMode(
 			printer.error(error);
 		} finally {
 			commandRunning = false;
+			waitingOn = undefined;
 		}
 	}
 

@@ -45,6 +45,7 @@ import type {
 	BoundaryBase,
 	BoundaryContextPreview,
 	BoundaryDispatchResult,
+	BoundaryDispatchWatch,
 	BoundaryEntryDraft,
 	BoundaryEventResult,
 	CollectedResourcePath,
@@ -850,7 +851,7 @@ export class ExtensionRunner {
 		let result: unknown;
 		for (const entry of handlers) {
 			const value = await this.invoke(entry, event.type, event, ctx);
-			// `{}` (every field undefined) decides nothing: it must not discard an earlier handler's
+			// `{}` or `{ cancel: false }` decides nothing: it must not discard an earlier handler's
 			// supplied compaction or summary, as pi 0.73.1's does (pi-goal-list-loop-audit#56).
 			if (cancellable && value && value !== FAILED && !decidesNothing(value)) {
 				result = value;
@@ -1275,7 +1276,9 @@ export class ExtensionRunner {
 	 *
 	 * Without handlers it resolves `{entries: [], continue: false, context: undefined, valid: true}`
 	 * without calling `buildContext`. Throws when a `turn_end` base lacks `messageEntryId`, and
-	 * when `buildContext([])` throws (the preview of no drafts must always build).
+	 * when `buildContext([])` throws (the preview of no drafts must always build). Once
+	 * `watch.abandoned` aborts, no further handler starts and it resolves with no drafts and no
+	 * continuation, reporting nothing: the host has moved on.
 	 *
 	 * @example
 	 * ```ts
@@ -1289,6 +1292,7 @@ export class ExtensionRunner {
 	async emitBoundary(
 		base: BoundaryBase,
 		buildContext: (entries: readonly BoundaryEntryDraft[]) => BoundaryContextPreview,
+		watch: BoundaryDispatchWatch = {},
 	): Promise<BoundaryDispatchResult> {
 		if (base.type === "turn_end" && !base.messageEntryId) {
 			throw new SettleError("INTERNAL", TURN_END_MISSING_ENTRY_MESSAGE);
@@ -1304,10 +1308,13 @@ export class ExtensionRunner {
 		let error: string | undefined;
 		for (const entry of handlers) {
 			const event = { ...base, entries, continue: requested, context };
+			watch.onHandler?.(entry.extension.path);
 			const value = (await this.invoke(entry, base.type, event, ctx)) as
 				| BoundaryEventResult
 				| undefined
 				| typeof FAILED;
+			// Left behind: the handlers after it would run late, against another answer (oh-my-pi#6489).
+			if (watch.abandoned?.aborted) return { entries: [], continue: false, context, valid: true };
 			let nextEntries: unknown = event.entries;
 			let nextContinue: unknown = event.continue;
 			if (value && value !== FAILED && typeof value === "object") {

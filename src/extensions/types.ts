@@ -999,6 +999,30 @@ export interface BoundaryDispatchResult {
 	error?: string;
 }
 
+/**
+ * How a host follows a boundary dispatch it may stop waiting for (after an abort's grace): the
+ * handlers after one left behind must not run later, against another answer.
+ *
+ * @example
+ * ```ts
+ * declare const runner: ExtensionRunner;
+ * declare const previewDrafts: (entries: readonly BoundaryEntryDraft[]) => BoundaryContextPreview;
+ * const gaveUp = new AbortController();
+ * let running = "";
+ * void runner.emitBoundary({ type: "agent_before_settle", outcome: "aborted" }, previewDrafts, {
+ *   abandoned: gaveUp.signal,
+ *   onHandler: (extensionPath) => { running = extensionPath; },
+ * });
+ * gaveUp.abort(); // later: name `running`; no handler starts after it
+ * ```
+ */
+export interface BoundaryDispatchWatch {
+	/** Aborted once the host has given up on the dispatch: no further handler starts, nothing is reported. */
+	abandoned?: AbortSignal;
+	/** Told each handler's extension path as it starts: whom to name if it is left behind. */
+	onHandler?: (extensionPath: string) => void;
+}
+
 // Session lifecycle --------------------------------------------------------------------------
 
 /** `session_start`: a session was opened, reloaded, created, resumed or forked. */

@@ -13,6 +13,7 @@ import { DEFAULT_TOOL_ABORT_GRACE_MS, lastNonSystemMessage } from "../agent/agen
 import type { AgentTurnContext, FinishTurnDecision } from "../agent/types.js";
 import { SettleError } from "../errors.js";
 import type {
+	BoundaryBase,
 	BoundaryContextPreview,
 	BoundaryDispatchResult,
 	BoundaryEntryDraft,
@@ -50,7 +51,8 @@ export async function finishTurnBoundary(
 		const id = s.transcript.entryIdOf(result);
 		if (id) toolResultEntryIds.push(id);
 	}
-	const emission = runner.emitBoundary(
+	const result = await dispatchUntilAbandoned(
+		s,
 		{
 			type: "turn_end",
 			turnIndex: s.scratch.turnIndex,
@@ -60,13 +62,9 @@ export async function finishTurnBoundary(
 			toolResultEntryIds,
 			outcome: boundaryOutcome(turn.message),
 		},
-		(drafts) => previewContext(s, drafts, "turn_end"),
+		signal,
 	);
-	const result = signal ? await untilAbandoned(s, emission, signal) : await emission;
-	if (result === ABANDONED) {
-		reportAbandoned(s, "turn_end");
-		return undefined;
-	}
+	if (result === ABANDONED) return undefined;
 	if (result.valid && result.entries.length > 0) commitDrafts(s, result.entries);
 	return result.continue ? "continue" : undefined;
 }
@@ -83,18 +81,15 @@ export async function beforeSettleBoundary(s: SessionInternals, input: BeforeSet
 	s.scratch.boundaryController = controller;
 	let result: BoundaryDispatchResult | typeof ABANDONED;
 	try {
-		result = await untilAbandoned(
+		result = await dispatchUntilAbandoned(
 			s,
-			runner.emitBoundary({ type: "agent_before_settle", outcome: input.outcome }, (drafts) =>
-				previewContext(s, drafts, "agent_before_settle"),
-			),
+			{ type: "agent_before_settle", outcome: input.outcome },
 			controller.signal,
 		);
 	} finally {
 		if (s.scratch.boundaryController === controller) s.scratch.boundaryController = undefined;
 	}
 	if (result === ABANDONED) {
-		reportAbandoned(s, "agent_before_settle");
 		s.queues.flushPendingCustom();
 		return { continue: false };
 	}
@@ -109,11 +104,37 @@ export async function beforeSettleBoundary(s: SessionInternals, input: BeforeSet
 /** What {@link untilAbandoned} resolves to when the abort stopped waiting for the handlers. */
 const ABANDONED = Symbol("abandoned");
 
-/** As for a tool that ignores its signal: the abort does not wait for the handlers, and their late drafts are dropped. */
-function reportAbandoned(s: SessionInternals, event: "turn_end" | "agent_before_settle"): void {
-	const runner = s.runner();
-	runner.emitError({
-		extensionPath: runner.handlerPaths(event).join(", "),
+/**
+ * The boundary's handlers, or {@link ABANDONED} once `signal` has been aborted for the abort grace
+ * with one still running: it is named, and the handlers after it never start (they would run late,
+ * against the next answer).
+ */
+async function dispatchUntilAbandoned(
+	s: SessionInternals,
+	base: BoundaryBase,
+	signal: AbortSignal | undefined,
+): Promise<BoundaryDispatchResult | typeof ABANDONED> {
+	const abandoned = new AbortController();
+	let running = "";
+	const emission = s.runner().emitBoundary(base, (drafts) => previewContext(s, drafts, base.type), {
+		abandoned: abandoned.signal,
+		onHandler: (extensionPath) => {
+			running = extensionPath;
+		},
+	});
+	if (!signal) return emission;
+	const result = await untilAbandoned(s, emission, signal);
+	if (result === ABANDONED) {
+		abandoned.abort();
+		reportAbandoned(s, base.type, running);
+	}
+	return result;
+}
+
+/** As for a tool that ignores its signal: the abort does not wait for the handler, and its late drafts are dropped. */
+function reportAbandoned(s: SessionInternals, event: BoundaryBase["type"], extensionPath: string): void {
+	s.runner().emitError({
+		extensionPath,
 		event,
 		error:
 			`Operation aborted: a ${event} handler did not return within ${DEFAULT_TOOL_ABORT_GRACE_MS} ms of the abort, ` +

@@ -107,19 +107,24 @@ async function runAutoCompaction(s: SessionInternals, input: CompactionInput): P
 	if (attempt.errorMessage !== undefined) output.errorMessage = attempt.errorMessage;
 	const last = lastAssistant(s.agent.state.messages);
 	const check = input.reason === "threshold" && !attempt.aborted && last ? thresholdCheck(s, last) : undefined;
-	if (last && check) failedThreshold.set(s, { message: last, ...check });
+	if (last && check) failedThreshold.set(s, { message: last, model: modelKey(s.model()), ...check });
 	return output;
 }
 
 /**
  * The context a threshold compaction last failed on: the check before the next prompt does not try
  * again on it (github/app#3565: a summarizer that kept failing cost two attempts per prompt). The
- * next answer, growth past it, or a smaller threshold (a smaller model's window, pi#6426) does.
+ * next answer, growth past it, a smaller threshold (a smaller model's window, pi#6426) or another
+ * model (it is the summarizer: it may not fail) does.
  */
 const failedThreshold = new WeakMap<
 	SessionInternals,
-	{ message: AssistantMessage; contextTokens: number; thresholdTokens: number }
+	{ message: AssistantMessage; model: string; contextTokens: number; thresholdTokens: number }
 >();
+
+function modelKey(model: Model | undefined): string {
+	return model ? `${model.provider}/${model.id}` : "";
+}
 
 /**
  * Before a new prompt is sent: the last response in the context (aborted ones
@@ -179,6 +184,7 @@ function preSendCompactionReason(s: SessionInternals): PreSendCompaction | undef
 	const failed = failedThreshold.get(s);
 	if (
 		failed?.message === last &&
+		failed.model === modelKey(s.model()) &&
 		threshold.contextTokens <= failed.contextTokens &&
 		threshold.thresholdTokens >= failed.thresholdTokens
 	)

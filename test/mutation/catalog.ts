@@ -21713,8 +21713,8 @@ export const MUTANTS: Mutant[] = [
 			"abort() waits again for a turn_end handler that ignores the abort, for good (oh-my-pi#6489 at the end of a turn)",
 		edits: [
 			{
-				find: "const result = signal ? await untilAbandoned(s, emission, signal) : await emission;",
-				replace: "const result = await emission;",
+				find: "\t\tsignal,\n\t);\n\tif (result === ABANDONED) return undefined;",
+				replace: "\t\tundefined,\n\t);\n\tif (result === ABANDONED) return undefined;",
 			},
 		],
 		tests: ["test/pi-races/abort-stop-hook.test.ts"],
@@ -22223,7 +22223,7 @@ export const MUTANTS: Mutant[] = [
 		id: "MN05",
 		file: "src/session/compaction-runner.ts",
 		description:
-			"after a failed threshold compaction, a switch to a smaller window no longer compacts before the next prompt",
+			"after a failed threshold compaction, a lower threshold (a smaller window, or a larger compaction.reserveTokens on the same model) no longer compacts before the next prompt",
 		edits: [{ find: "threshold.thresholdTokens >= failed.thresholdTokens", replace: "true" }],
 		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
 	},
@@ -22541,6 +22541,64 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
+	{
+		id: "MR01",
+		file: "src/extensions/runner.ts",
+		description:
+			"the handlers after a boundary handler left behind at an abort run once it returns, late, against the next answer (oh-my-pi#6489)",
+		edits: [
+			{
+				find: "if (watch.abandoned?.aborted) return { entries: [], continue: false, context, valid: true };",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
+	{
+		id: "MR02",
+		file: "src/session/boundaries.ts",
+		description:
+			"a boundary handler left behind at an abort is reported under every extension handling the event, not the one that held it",
+		edits: [
+			{
+				find: "reportAbandoned(s, base.type, running);",
+				replace: 'reportAbandoned(s, base.type, s.runner().handlerPaths(base.type).join(", "));',
+			},
+		],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
+	{
+		id: "MR03",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"edit's ASCII shortcut in the fold also takes curly quotes, dashes and no-break spaces: an oldText typed with straight quotes no longer matches them",
+		edits: [{ find: "codePoint.charCodeAt(0) < 0x80", replace: "codePoint.charCodeAt(0) < 0x3001" }],
+		tests: ["test/tools/edit.test.ts"],
+	},
+	{
+		id: "MR04",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"after the summarizer failed on one model, a switch to another model with the same window does not compact before the next prompt: the failure is carried to the new model",
+		edits: [{ find: "failed.model === modelKey(s.model()) &&", replace: "" }],
+		tests: ["test/pi-races/compaction-failed-usable.test.ts"],
+	},
+	{
+		id: "MR05",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i: a line typed while a ! bash command runs shows no sign it was taken until the command ends",
+		edits: [{ find: "waitingOn = `!", replace: "waitingOn = undefined && `!" }],
+		tests: ["test/pi-races/cli-compaction-queue.test.ts"],
+	},
+	{
+		id: "MR06",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"edit's indentation hint describes a tab and spaces in another order alike ('the file has a tab, then 2 spaces there, the oldText a tab, then 2 spaces')",
+		edits: [{ find: "const runs = whitespace.match(", replace: 'const runs = [...whitespace].sort().join("").match(' }],
+		tests: ["test/pi-races/edit-matching.test.ts"],
 	},
 ];
 

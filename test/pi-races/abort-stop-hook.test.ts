@@ -7,7 +7,7 @@
  *   on its own: the hook got no signal to stop by. What the user should see: the handler's
  *   `ctx.signal` aborts, `abort()` returns once the handler returns, and nothing runs after it; a
  *   handler that ignores the signal is given the tools' grace (1 s), then left behind with an error
- *   naming it, and what it returns late is dropped.
+ *   naming it, what it returns late is dropped, and the extensions after it are not run late.
  * - oh-my-pi#11834 (review): a follow-up whose `input` hook still awaited its work when the user
  *   pressed Esc was dispatched anyway once the hook returned, a run the user had just stopped. What
  *   the user should see: `abort()` does not wait for the hook, the message is kept (listed, as any
@@ -16,7 +16,7 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import type { ExtensionError } from "../../src/index.js";
-import { diskSessionsPerTest, fileMessages } from "./disk-harness.js";
+import { diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
 
 const disk = diskSessionsPerTest();
@@ -95,6 +95,62 @@ describe("oh-my-pi#6489: Esc waits for an in-flight stop hook instead of cancell
 	it("oh-my-pi#6489: a handler that ignores the abort is left behind after the 1 s grace with an error naming it; what it returns late is not saved and starts no run", async () => {
 		await abortLeavesHandlerBehind("agent_before_settle");
 	});
+});
+
+describe("oh-my-pi#6489: the handlers after one left behind", () => {
+	it.each(["agent_before_settle", "turn_end"] as const)(
+		"oh-my-pi#6489 (%s): once a handler is left behind after the grace, the extensions after it do not run late for the stopped answer, and the error names only the one that held it",
+		async (event) => {
+			const late = gate();
+			const holding = gate();
+			let signal: AbortSignal | undefined;
+			const d = await disk.session({
+				extensionFactories: [
+					(pi) => {
+						let calls = 0;
+						pi.on(event as "turn_end", async (_event, ctx) => {
+							if (calls++ > 0) return; // holds the first answer only, ignoring the abort
+							signal = ctx.signal;
+							holding.open();
+							await late.opened;
+						});
+					},
+					(pi) => {
+						// A linter that notes each answer it checked in the session file.
+						let checked = 0;
+						pi.on(event as "turn_end", () => {
+							pi.appendEntry("lint", { checked: ++checked });
+						});
+					},
+				],
+			});
+			const errors: ExtensionError[] = [];
+			d.session.extensionRunner.onError((error) => errors.push(error));
+			d.provider.answer("report written");
+			const run = d.session.prompt("write the report");
+			await holding.opened;
+			const stopping = d.session.abort();
+			if (!signal!.aborted) await new Promise((resolve) => signal!.addEventListener("abort", resolve, { once: true }));
+			d.clock.increment(1000);
+			await stopping;
+			await run;
+			const paths = d.session.extensionRunner.handlerPaths(event);
+			expect(paths).toHaveLength(2);
+			expect(errors.map((error) => error.extensionPath)).toEqual([paths[0]]);
+
+			// The held handler returns after all: the linter is not run on the answer the user stopped.
+			late.open();
+			await late.opened;
+			await new Promise((resolve) => setImmediate(resolve));
+			const lintNotes = () => readEntries(d.session.sessionFile!).filter((entry) => entry.customType === "lint");
+			expect(lintNotes()).toEqual([]);
+
+			d.provider.answer("next answer");
+			await d.session.prompt("and now the summary");
+			expect(answers(d.session.sessionFile!)).toEqual(["report written", "next answer"]);
+			expect(lintNotes().map((entry) => entry.data)).toEqual([{ checked: 1 }]);
+		},
+	);
 });
 
 describe("oh-my-pi#6489, at the end of a turn: a turn_end handler that ignores the abort", () => {

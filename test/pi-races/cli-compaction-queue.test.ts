@@ -10,7 +10,8 @@
  * queued after the compaction until the user pressed Escape. The chat should keep it and send it
  * once the compaction ends.
  * Settle read the line only when the command ended, with no sign it was taken: it now says
- * "Queued (after /compact): …" at once (the same for an extension's command), sent as before.
+ * "Queued (after /compact): …" at once (the same for an extension's command, and for a `!` bash
+ * command: "Queued (after !make): …"), sent as before.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -215,5 +216,27 @@ describe("a line typed while a command runs is shown as taken (settle -i)", () =
 		expect(shown).not.toMatch(/Error/);
 		expect(await chat.end()).toBe(0);
 		expect(transcript(bannerSessionFile(chat.stdout))).toEqual(["user: typed during /hold", "assistant: first answer"]);
+	});
+
+	it("while a ! bash command runs: the notice names the command, and the line is sent once it ends", async () => {
+		const release = join(cli.dir, "release-bash");
+		const steps = join(cli.dir, "script.json");
+		writeFileSync(steps, JSON.stringify(["first answer"]));
+		const chat = new Repl(["--faux-script", steps], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const from = chat.mark();
+		chat.send(`!until [ -e ${release} ]; do sleep 0.05; done`);
+		chat.send("typed during bash");
+		// The command still waits for the file: the notice can only come from the line being read now.
+		await chat.until(`Queued (after !until [ -e ${release} ]; do sleep 0.05; done): typed during bash\n`, from);
+		writeFileSync(release, "");
+		const shown = await chat.idle(from, "first answer\n");
+		expect(shown).not.toMatch(/Error/);
+		expect(await chat.end()).toBe(0);
+		const sent = readEntries(bannerSessionFile(chat.stdout))
+			.map((entry) => entry.message as { role?: string; content?: unknown } | undefined)
+			.filter((message) => message?.role === "user")
+			.map((message) => JSON.stringify(message?.content));
+		expect(sent).toEqual([expect.stringContaining("typed during bash")]);
 	});
 });

@@ -218,6 +218,89 @@ describe("github/app#3565 with pi#6426: a failed threshold compaction, then a sm
 	});
 });
 
+describe("github/app#3565: a failed threshold compaction, then another model with the same window", () => {
+	let h: Harness | undefined;
+	afterEach(() => {
+		h?.cleanup();
+		h = undefined;
+	});
+
+	it("after the summarizer failed on one model, a switch to another model (same window) compacts before the next prompt: the new model summarizes", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			faux: {
+				models: [
+					{ id: "small", contextWindow: 8000 },
+					{ id: "other", contextWindow: 8000 },
+				],
+			},
+			settings: THRESHOLD_SETTINGS,
+		});
+		const harness = h;
+		const requests = script(
+			harness,
+			[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
+			{
+				summary: (n) =>
+					n <= 2
+						? fauxAssistantMessage("", { stopReason: "error", errorMessage: "400 summarization model unavailable" })
+						: fauxAssistantMessage("## Goal\nthe summary"),
+			},
+		);
+		await harness.session.prompt("first");
+		await harness.session.prompt("second");
+		expect(harness.eventsOfType("compaction_end")).toEqual([expect.objectContaining({ result: undefined })]);
+
+		await harness.session.setModel(harness.faux.getModel("other")!);
+		await harness.session.prompt("third");
+		expect(harness.eventsOfType("compaction_end")[1]).toMatchObject({ reason: "threshold", result: expect.anything() });
+		// Compacted before "third" was sent: its request carries the summary, not the big answer.
+		expect(userTexts(requests.answerRequests.at(-1)!)).toEqual([
+			expect.stringContaining("## Goal\nthe summary"),
+			"third",
+		]);
+	});
+});
+
+describe("github/app#3565: a failed threshold compaction, then a lower threshold on the same model", () => {
+	let h: Harness | undefined;
+	afterEach(() => {
+		h?.cleanup();
+		h = undefined;
+	});
+
+	it("after a failed threshold compaction, a larger compaction.reserveTokens (the same model) still compacts before the next prompt", async () => {
+		// The context after "second" measures about 4800 tokens: over this 4700-token threshold.
+		h = await createHarness({
+			persistence: "disk",
+			...SMALL_WINDOW,
+			settings: { compaction: { reserveTokens: 3300, keepRecentTokens: 1 } },
+		});
+		const harness = h;
+		const requests = script(
+			harness,
+			[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
+			{
+				summary: (n) =>
+					n <= 2
+						? fauxAssistantMessage("", { stopReason: "error", errorMessage: "400 summarization model unavailable" })
+						: fauxAssistantMessage("## Goal\nthe summary"),
+			},
+		);
+		await harness.session.prompt("first");
+		await harness.session.prompt("second");
+		expect(harness.eventsOfType("compaction_end")).toEqual([expect.objectContaining({ result: undefined })]);
+
+		harness.session.settingsManager.applyOverrides({ compaction: { reserveTokens: 4000 } });
+		await harness.session.prompt("third");
+		expect(harness.eventsOfType("compaction_end")[1]).toMatchObject({ reason: "threshold", result: expect.anything() });
+		expect(userTexts(requests.answerRequests.at(-1)!)).toEqual([
+			expect.stringContaining("## Goal\nthe summary"),
+			"third",
+		]);
+	});
+});
+
 describe("pi-goal-list-loop-audit#56: an empty session_before_compact result after an extension supplied the compaction", () => {
 	const wireSession = useWireSession();
 

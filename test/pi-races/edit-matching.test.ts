@@ -84,6 +84,21 @@ describe("claude-code#37403, claude-code#9163, claude-code#26996: spaces in the 
 		expect(readFileSync(join(h.tempDir, "main.go"), "utf8")).toBe(goFile.replace("run()", "runAll()"));
 	});
 
+	it("claude-code#37403, mixed indentation: a tab and spaces in another order are named in order, not as the same indentation", async () => {
+		const mixed = "package main\n\nfunc main() {\n\t  run()\n}\n";
+		h = await modelCalls(
+			(cwd) => writeFileSync(join(cwd, "main.go"), mixed),
+			[{ name: "edit", args: { path: "main.go", edits: [{ oldText: "{\n  \trun()", newText: "{\n\t  runAll()" }] } }],
+		);
+		expect(toolResults(h)).toEqual([
+			{
+				isError: true,
+				text: `${notFound} Line 4 matches except for indentation: the file has a tab, then 2 spaces there, the oldText 2 spaces, then a tab. Copy the file's indentation exactly (tabs as tab characters).`,
+			},
+		]);
+		expect(readFileSync(join(h.tempDir, "main.go"), "utf8")).toBe(mixed);
+	});
+
 	it("claude-code#9163: the same line indented in two places is named at both lines, nothing written", async () => {
 		const twice = "func a() {\n\treturn nil\n}\n\nfunc b() {\n\treturn nil\n}\n";
 		h = await modelCalls(
