@@ -171,24 +171,22 @@ describe("kimi-code#2325: a context the compaction cannot get under the threshol
 				{ id: "small", contextWindow: 32768 },
 			],
 		});
-		const run = (n: number, model: string, text: string) =>
+		const run = (continued: boolean, model: string, ...texts: string[]) =>
 			runSettleAsync(
 				[
-					"--session-dir",
-					join(cli.dir, "sessions"),
-					"--model",
-					`local/${model}`,
-					"--no-tools",
-					...(n === 1 ? [] : ["-c"]),
+					...["--session-dir", join(cli.dir, "sessions"), "--model", `local/${model}`, "--no-tools"],
+					...(continued ? ["-c"] : []),
 					"-p",
-					text,
+					...texts,
 				],
 				{ cwd: cli.project, agentDir: cli.agentDir },
 			);
 		// About 10000 tokens a prompt: the fifth answer on the big model is over its threshold (49152).
-		for (let n = 1; n <= 5; n++) expect((await run(n, "big", `question ${n} ${"word ".repeat(8000)}`)).code).toBe(0);
+		const big = Array.from({ length: 5 }, (_, n) => `question ${n + 1} ${"word ".repeat(8000)}`);
+		expect((await run(false, "big", ...big)).code).toBe(0);
+		expect(promptsIn(join(cli.dir, "sessions")).map((prompt) => prompt.answer)).toEqual(big.map(() => "answer"));
 		expect(compactions()).toBe(1);
-		const switched = await run(6, "small", "question 6");
+		const switched = await run(true, "small", "question 6");
 		expect(`${switched.code} ${switched.stdout.trim()}`).toBe("0 answer");
 		// Before the fix: not compacted (the conversation had not grown by 8192 since), the context left over the threshold.
 		expect(compactions()).toBe(2);
