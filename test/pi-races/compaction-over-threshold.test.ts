@@ -4,11 +4,12 @@
  * context still over it, so every answer compacted again: a summary request per prompt, and the
  * history shredded one turn at a time. pi 0.73.1 does the same (its threshold on that window is below
  * zero); Settle diverges on purpose (DELIBERATE_INEFFECTIVE_COMPACTION_NOT_REPEATED, src/session/run-outcome.ts).
- * Replayed with real `settle -p` processes against a local OpenAI-compatible server that
- * reports the usage of what it was sent and refuses what does not fit, as llama-server does. What the
- * user should see: every prompt answered, and a compaction that could not get under the threshold not
- * repeated until the conversation has grown by a kept tail's worth (`keepRecentTokens` as capped for
- * the window) or the server refuses the request as too long.
+ * Replayed with real `settle -p` processes (one per prompt, or one for all prompts of a session)
+ * against a local OpenAI-compatible server that reports the usage of what it was sent and refuses
+ * what does not fit, as llama-server does. What the user should see: every prompt answered, and a
+ * compaction that could not get under the threshold not repeated until the conversation has grown by
+ * a kept tail's worth (`keepRecentTokens` as capped for the window) or the server refuses the request
+ * as too long.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -23,7 +24,7 @@ import {
 } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
-import { compactionsIn, isChatSummaryRequest, rpcPrompt } from "./helpers.js";
+import { compactionsIn, isChatSummaryRequest, promptsIn, rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-compaction-over-threshold-");
 let server: WireServer | undefined;
@@ -110,8 +111,18 @@ describe("kimi-code#2325: a context the compaction cannot get under the threshol
 	it("kimi-code#2325: a 2500-token system prompt on an 8192-token model (threshold 4096), default settings: after a compaction the next one waits until the conversation has grown by the kept tail (2048 tokens)", {
 		timeout: 180_000,
 	}, async () => {
-		const { outcomes, compactedAt, backToBack, summaries } = await replay(2500, 19);
-		expect(outcomes).toEqual(answered(19));
+		const counts = await startServer();
+		const prompted = Array.from({ length: 19 }, (_, n) => question(n + 1));
+		const run = await runSettleAsync([...settleArgs(2500), "-p", ...prompted], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(`${run.code} ${run.stdout.trim()}`).toBe("0 answer 19");
+		const prompts = promptsIn(join(cli.dir, "sessions"));
+		expect(prompts.map((prompt) => `0 ${prompt.answer}`)).toEqual(answered(19));
+		const compactedAt = prompts.flatMap((prompt, n) => (prompt.compacted ? [n + 1] : []));
+		const backToBack = compactedAt.filter((n) => compactedAt.includes(n - 1));
+		const summaries = counts.summaries;
 		// Before the fix: a compaction after every prompt from the first one on (10 of 19, each still over 4096).
 		expect(backToBack).toEqual([]);
 		// The first compaction, then one more once the conversation has grown by the kept tail; no refusal.
@@ -160,24 +171,22 @@ describe("kimi-code#2325: a context the compaction cannot get under the threshol
 				{ id: "small", contextWindow: 32768 },
 			],
 		});
-		const run = (n: number, model: string, text: string) =>
+		const run = (continued: boolean, model: string, ...texts: string[]) =>
 			runSettleAsync(
 				[
-					"--session-dir",
-					join(cli.dir, "sessions"),
-					"--model",
-					`local/${model}`,
-					"--no-tools",
-					...(n === 1 ? [] : ["-c"]),
+					...["--session-dir", join(cli.dir, "sessions"), "--model", `local/${model}`, "--no-tools"],
+					...(continued ? ["-c"] : []),
 					"-p",
-					text,
+					...texts,
 				],
 				{ cwd: cli.project, agentDir: cli.agentDir },
 			);
 		// About 10000 tokens a prompt: the fifth answer on the big model is over its threshold (49152).
-		for (let n = 1; n <= 5; n++) expect((await run(n, "big", `question ${n} ${"word ".repeat(8000)}`)).code).toBe(0);
+		const big = Array.from({ length: 5 }, (_, n) => `question ${n + 1} ${"word ".repeat(8000)}`);
+		expect((await run(false, "big", ...big)).code).toBe(0);
+		expect(promptsIn(join(cli.dir, "sessions")).map((prompt) => prompt.answer)).toEqual(big.map(() => "answer"));
 		expect(compactions()).toBe(1);
-		const switched = await run(6, "small", "question 6");
+		const switched = await run(true, "small", "question 6");
 		expect(`${switched.code} ${switched.stdout.trim()}`).toBe("0 answer");
 		// Before the fix: not compacted (the conversation had not grown by 8192 since), the context left over the threshold.
 		expect(compactions()).toBe(2);

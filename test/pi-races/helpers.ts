@@ -323,3 +323,23 @@ export function compactionsIn(sessionDir: string): number {
 		.split("\n")
 		.filter((line) => JSON.parse(line).type === "compaction").length;
 }
+
+/**
+ * Per prompt of the one session file in `sessionDir` (its user messages, in order): whether a
+ * compaction entry was written during its run (after it, before the next prompt), and the text of
+ * its last answer. One multi-prompt `settle -p` replays what one `settle -p -c` per prompt did.
+ */
+export function promptsIn(sessionDir: string): { compacted: boolean; answer: string | undefined }[] {
+	const [file] = readdirSync(sessionDir);
+	const prompts: { compacted: boolean; answer: string | undefined }[] = [];
+	for (const entry of fileEntries(join(sessionDir, file!))) {
+		const current = prompts.at(-1);
+		if (entry.type === "compaction" && current) current.compacted = true;
+		if (entry.type !== "message" || !entry.message) continue;
+		if (entry.message.role === "user") prompts.push({ compacted: false, answer: undefined });
+		else if (entry.message.role === "assistant" && current) {
+			current.answer = entry.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+		}
+	}
+	return prompts;
+}

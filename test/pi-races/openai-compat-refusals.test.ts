@@ -47,6 +47,30 @@ function settle(...args: string[]) {
 	});
 }
 
+/**
+ * One `settle --mode json` process sending `prompts` one after the other (each answered or failed on
+ * its own, as `-p` would print it): per prompt, the error its answer failed with ("" when answered).
+ * The error is the text `settle -p` prints on stderr; one process for several of a server's replies.
+ */
+async function failuresOf(prompts: number) {
+	const run = await settle("--mode", "json", ...Array.from({ length: prompts }, (_, n) => `hi ${n + 1}`));
+	const errors = run.stdout
+		.split("\n")
+		.filter((line) => line.includes('"message_end"'))
+		.map(
+			(line) => (JSON.parse(line) as { message: { role: string; stopReason?: string; errorMessage?: string } }).message,
+		)
+		.filter((message) => message.role === "assistant")
+		.map((message) => (message.stopReason === "error" ? (message.errorMessage ?? "") : ""));
+	return { code: run.code, errors };
+}
+
+/** A reply per request, in order: one server for several cases. */
+const inTurn = (replies: Reply[]) => {
+	let next = 0;
+	return (): Reply | undefined => replies[next++];
+};
+
 type Sent = { messages: { role: string }[] } & Record<string, unknown>;
 const sent = (request: RecordedRequest) => request.body as Sent;
 const roles = (request: RecordedRequest) => sent(request).messages.map((m) => m.role);
@@ -354,37 +378,38 @@ describe("opencodex#1582, aichat#767: the baseUrl's shape", () => {
 	];
 
 	it("pi#9099: a baseUrl without /v1 (http://host:port): each server's unknown-path 404 says to write the baseUrl with /v1; written, the prompt is answered", async () => {
-		for (const [server, reply] of unknownPathBodies) {
-			const wire = await strictServer((request) => (request.path === "/v1/chat/completions" ? undefined : reply));
-			writeLocalProvider(cli.agentDir, wire.url);
-			const refused = await settle("-p", "hi");
-			expect(refused.code, server).toBe(1);
-			expect(wire.requests.map((r) => r.path)).toEqual(["/chat/completions"]);
-			expect(refused.stderr, server).toContain(`set "baseUrl": "${wire.url}/v1" for local in models.json`);
-			await wire.close();
+		const reply = inTurn(unknownPathBodies.map(([, body]) => body));
+		const wire = await strictServer((request) => (request.path === "/v1/chat/completions" ? undefined : reply()));
+		writeLocalProvider(cli.agentDir, wire.url);
+		const refused = await failuresOf(unknownPathBodies.length);
+		expect(refused.code).toBe(1);
+		expect(wire.requests.map((r) => r.path)).toEqual(unknownPathBodies.map(() => "/chat/completions"));
+		for (const [index, [server]] of unknownPathBodies.entries()) {
+			expect(refused.errors[index], server).toContain(`set "baseUrl": "${wire.url}/v1" for local in models.json`);
 		}
-		const wire = await strictServer(() => undefined);
 		writeLocalProvider(cli.agentDir, `${wire.url}/v1`);
 		expect((await settle("-p", "hi")).stdout).toContain("Hello there.");
 	});
 
 	it("pi#9099: a baseUrl with a path the server does not serve (http://host:port/api, or …/openai/v1): each server's unknown-path 404 names the URL requested and says to check the baseUrl's path, suggesting /v1 only when the path does not end in it", async () => {
-		for (const [server, reply] of [
+		const servers: [string, Reply][] = [
 			...unknownPathBodies,
-			["Express", text(404, "Cannot POST /api/chat/completions", "text/html")] as [string, Reply],
-		]) {
-			for (const path of ["/api", "/openai/v1"]) {
-				const wire = await strictServer((request) => (request.path === "/v1/chat/completions" ? undefined : reply));
-				writeLocalProvider(cli.agentDir, `${wire.url}${path}`);
-				const refused = await settle("-p", "hi");
-				expect(refused.code, server).toBe(1);
-				expect(wire.requests.map((r) => r.path)).toEqual([`${path}/chat/completions`]);
-				const note = `The request went to ${wire.url}${path}/chat/completions and the server answered 404: it serves no /chat/completions under the path ${path} of the "baseUrl" of local. Check that path in models.json`;
-				expect(refused.stderr, `${server} ${path}`).toContain(note);
-				if (path === "/api") expect(refused.stderr, server).toContain("serve it under /v1");
-				else expect(refused.stderr, server).not.toContain("under /v1");
-				await wire.close();
+			["Express", text(404, "Cannot POST /api/chat/completions", "text/html")],
+		];
+		for (const path of ["/api", "/openai/v1"]) {
+			const reply = inTurn(servers.map(([, body]) => body));
+			const wire = await strictServer((request) => (request.path === "/v1/chat/completions" ? undefined : reply()));
+			writeLocalProvider(cli.agentDir, `${wire.url}${path}`);
+			const refused = await failuresOf(servers.length);
+			expect(refused.code, path).toBe(1);
+			expect(wire.requests.map((r) => r.path)).toEqual(servers.map(() => `${path}/chat/completions`));
+			const note = `The request went to ${wire.url}${path}/chat/completions and the server answered 404: it serves no /chat/completions under the path ${path} of the "baseUrl" of local. Check that path in models.json`;
+			for (const [index, [server]] of servers.entries()) {
+				expect(refused.errors[index], `${server} ${path}`).toContain(note);
+				if (path === "/api") expect(refused.errors[index], server).toContain("serve it under /v1");
+				else expect(refused.errors[index], server).not.toContain("under /v1");
 			}
+			await wire.close();
 		}
 	});
 
@@ -434,12 +459,14 @@ describe("opencodex#1582, aichat#767: the baseUrl's shape", () => {
 	});
 
 	it("pi#9099: a 200 JSON body whose error is false, null or empty is no error answer: not reported as one", async () => {
-		for (const error of [false, null, "", 0]) {
-			const wire = await strictServer(() => json(200, { error, status: "ok" }));
-			writeLocalProvider(cli.agentDir, `${wire.url}/v1`);
-			const run = await settle("-p", "hi");
-			expect(run.stderr, String(error)).not.toContain("answered 200 with an error");
-			await wire.close();
+		const errors = [false, null, "", 0];
+		const reply = inTurn(errors.map((error) => json(200, { error, status: "ok" })));
+		const wire = await strictServer(() => reply());
+		writeLocalProvider(cli.agentDir, `${wire.url}/v1`);
+		const run = await failuresOf(errors.length);
+		expect(wire.requests).toHaveLength(errors.length);
+		for (const [index, error] of errors.entries()) {
+			expect(run.errors[index], String(error)).not.toContain("answered 200 with an error");
 		}
 	});
 
@@ -448,16 +475,17 @@ describe("opencodex#1582, aichat#767: the baseUrl's shape", () => {
 			json(404, { object: "error", message: "The model `coder` does not exist.", type: "NotFoundError", code: 404 }),
 			json(404, { error: { message: 'model "coder" not found, try pulling it first', type: "api_error" } }),
 		];
-		for (const reply of unknownModel) {
-			for (const path of ["", "/v1"]) {
-				const wire = await strictServer(() => reply);
-				writeLocalProvider(cli.agentDir, `${wire.url}${path}`);
-				const refused = await settle("-p", "hi");
-				expect(refused.code).toBe(1);
-				expect(refused.stderr).toMatch(/coder/);
-				expect(refused.stderr).not.toContain('"baseUrl"');
-				await wire.close();
+		for (const path of ["", "/v1"]) {
+			const wire = await strictServer(inTurn(unknownModel));
+			writeLocalProvider(cli.agentDir, `${wire.url}${path}`);
+			const refused = await failuresOf(unknownModel.length);
+			expect(refused.code).toBe(1);
+			expect(refused.errors).toHaveLength(unknownModel.length);
+			for (const error of refused.errors) {
+				expect(error).toMatch(/coder/);
+				expect(error).not.toContain('"baseUrl"');
 			}
+			await wire.close();
 		}
 	});
 });
