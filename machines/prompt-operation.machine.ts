@@ -176,7 +176,8 @@
  *   by the same run on the same state, forever, in microtasks — no timer, no `ABORT` could get in.
  *   Instead the operation settles at once with `operation_settled.stall` (`queuedRunStalled`);
  *   likewise when `agent_before_settle` asks to continue again after its own continuation added
- *   nothing (`boundaryContinuationStalled`). The boundary is skipped on this path, as after a
+ *   nothing (`boundaryContinuationStalled`), unless input was queued while the boundary ran (that
+ *   runs: it is progress, and a stall would strand it). The boundary is skipped on this path, as after a
  *   failed run. Every other way back into `running` is bounded already: retries by `maxRetries`,
  *   overflow recovery once per request, threshold compaction only after a response.
  * - **Input still in flight never strands**: a prompt that arrives while busy runs its input hooks
@@ -2162,6 +2163,8 @@ export const promptOperationMachine = setup({
 			on: {
 				BEFORE_SETTLE_DONE: [
 					{ guard: "abortRequested", target: "settling" },
+					// Before the stall check: input queued meanwhile is progress, a stall would strand it.
+					queuedDuringBoundaryRuns,
 					{
 						guard: { type: "boundaryContinuationStalled", params: ({ event }) => ({ output: event.output }) },
 						target: "settling",
@@ -2172,7 +2175,6 @@ export const promptOperationMachine = setup({
 						target: "running",
 						actions: { type: "setRunCause", params: { cause: "boundary" } },
 					},
-					queuedDuringBoundaryRuns,
 					{ guard: "awaitingBusyInput", target: ".awaitingInput" },
 					{ target: "settling" },
 				],

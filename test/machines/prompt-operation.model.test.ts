@@ -131,8 +131,13 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			],
 			["postRun: nothing to do", key("postRun", "", 8), (s) => expect(s.state).toMatch(/^(beforeSettle|settling)/)],
 			[
-				"beforeSettle: the boundary asks again after its continuation added nothing",
+				"beforeSettle: input queued while the boundary ran continues the operation, before any stall check",
 				key("beforeSettle", "BEFORE_SETTLE_DONE", 1),
+				(s) => expect(s.lastRun).toMatchObject({ mode: "continue", cause: "queued" }),
+			],
+			[
+				"beforeSettle: the boundary asks again after its continuation added nothing",
+				key("beforeSettle", "BEFORE_SETTLE_DONE", 2),
 				(s) => {
 					expect(s.state).toBe("settling");
 					expect(s.stall).toMatchObject({ reason: "boundary_continuation", runCause: "boundary" });
@@ -141,7 +146,7 @@ describe("prompt-operation machine (xstate/graph)", () => {
 			],
 			[
 				"beforeSettle: a valid continue runs again",
-				key("beforeSettle", "BEFORE_SETTLE_DONE", 2),
+				key("beforeSettle", "BEFORE_SETTLE_DONE", 3),
 				(s) => expect(s.lastRun).toMatchObject({ mode: "continue", cause: "boundary" }),
 			],
 			[

@@ -313,6 +313,26 @@ describe("prompt-operation machine: no livelock (a run that adds nothing is not 
 		});
 	});
 
+	it("regression: a follow-up queued while a stalled boundary asks to continue again runs instead of being settled past", async () => {
+		const h = promptHarness();
+		await startOperation(h);
+		await h.resolve("run", outcome());
+		await h.resolve("beforeSettle", { continue: true });
+		await h.send({ type: "QUEUE_INPUT_STARTED" });
+		await h.resolve("run", noProgress());
+		expect(h.state()).toBe("beforeSettle.working");
+		// Queued while the boundary runs, which asks to continue again after a continuation that added nothing.
+		await h.send({ type: "QUEUE_INPUT_FINISHED", queued: true });
+		await h.resolve("beforeSettle", { continue: true });
+		expect(h.state()).toBe("running.working");
+		expect(h.fakes.inputs("run").at(-1)).toMatchObject({ mode: "continue", cause: "queued" });
+		await h.resolve("run", outcome());
+		await finishOperation(h);
+		expect(h.emittedOf("operation_settled")).toEqual([
+			{ type: "operation_settled", operationId: 1, requestId: "r1", aborted: false },
+		]);
+	});
+
 	it("a boundary continuation that made progress may be followed by another (only no-progress repeats stop)", async () => {
 		const h = promptHarness();
 		await startOperation(h);

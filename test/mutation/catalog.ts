@@ -22234,9 +22234,8 @@ export const MUTANTS: Mutant[] = [
 			"a follow-up queued while the agent_before_settle boundary runs (after its look at the queues) is settled past and stranded again (queue-races seed 360509987)",
 		edits: [
 			{
-				find: '\t\t\t\t\tqueuedDuringBoundaryRuns,\n\t\t\t\t\t{ guard: "awaitingBusyInput", target: ".awaitingInput" },\n\t\t\t\t\t{ target: "settling" },\n\t\t\t\t],\n\t\t\t\tBEFORE_SETTLE_FAILED',
-				replace:
-					'\t\t\t\t\t{ guard: "awaitingBusyInput", target: ".awaitingInput" },\n\t\t\t\t\t{ target: "settling" },\n\t\t\t\t],\n\t\t\t\tBEFORE_SETTLE_FAILED',
+				find: "\t\t\t\t\t// Before the stall check: input queued meanwhile is progress, a stall would strand it.\n\t\t\t\t\tqueuedDuringBoundaryRuns,\n",
+				replace: "",
 			},
 		],
 		tests: ["test/machines/prompt-operation.test.ts"],
@@ -22599,6 +22598,20 @@ export const MUTANTS: Mutant[] = [
 			"edit's indentation hint describes a tab and spaces in another order alike ('the file has a tab, then 2 spaces there, the oldText a tab, then 2 spaces')",
 		edits: [{ find: "const runs = whitespace.match(", replace: 'const runs = [...whitespace].sort().join("").match(' }],
 		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
+	{
+		id: "MX01",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"the boundary's stall check comes before input queued while it ran: a follow-up queued while a stalled boundary asks to continue again is settled past and stranded",
+		edits: [
+			{
+				find: '\t\t\t\t\t// Before the stall check: input queued meanwhile is progress, a stall would strand it.\n\t\t\t\t\tqueuedDuringBoundaryRuns,\n\t\t\t\t\t{\n\t\t\t\t\t\tguard: { type: "boundaryContinuationStalled", params: ({ event }) => ({ output: event.output }) },\n\t\t\t\t\t\ttarget: "settling",\n\t\t\t\t\t\tactions: { type: "recordStall", params: { reason: "boundary_continuation" } },\n\t\t\t\t\t},\n',
+				replace:
+					'\t\t\t\t\t{\n\t\t\t\t\t\tguard: { type: "boundaryContinuationStalled", params: ({ event }) => ({ output: event.output }) },\n\t\t\t\t\t\ttarget: "settling",\n\t\t\t\t\t\tactions: { type: "recordStall", params: { reason: "boundary_continuation" } },\n\t\t\t\t\t},\n\t\t\t\t\tqueuedDuringBoundaryRuns,\n',
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts"],
 	},
 ];
 
