@@ -15,3 +15,15 @@ export function afterEachTest(cleanup: () => unknown): void {
 export async function runCleanups(): Promise<void> {
 	for (const cleanup of cleanups) await cleanup();
 }
+
+const fileCleanups = new Set<() => unknown>();
+
+/** Runs `cleanup` after every test file, after the file's own `afterAll` hooks (register it once, at module level). */
+export function afterEachFile(cleanup: () => unknown): void {
+	fileCleanups.add(cleanup);
+}
+
+/** Runs the registered file cleanups, in registration order (called by the setup file). */
+export async function runFileCleanups(): Promise<void> {
+	for (const cleanup of fileCleanups) await cleanup();
+}

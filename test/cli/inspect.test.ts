@@ -9,7 +9,7 @@ import { writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { launchChromium } from "../inspect/chromium.js";
+import { openChromium } from "../inspect/chromium.js";
 import { fetchRaw, messages, openStream } from "../inspect/live-helpers.js";
 import { cliCommand, trackChild, useCliProject } from "./helpers.js";
 import { Repl } from "./interactive.helpers.js";
@@ -83,7 +83,7 @@ afterEach(async () => {
 
 /** The inspector page in headless Chromium; `status()` is what its status line says. */
 async function openPage(url: string) {
-	const chromium = await launchChromium();
+	const chromium = await openChromium();
 	closeBrowser = chromium.close;
 	const page = await chromium.browser.newPage();
 	await page.goto(url);

@@ -8,14 +8,14 @@ import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { launchChromium } from "../inspect/chromium.js";
+import { openChromium } from "../inspect/chromium.js";
 import { loadLivePage, PLAYWRIGHT_DEFAULT_VIEWPORT } from "../inspect/live-browser.js";
 import { DISPOSAL_STATES, REPLACEMENT_STATES } from "../runtime/helpers.js";
 import { RpcClient, useCliProject } from "./helpers.js";
 
 const cli = useCliProject("settle-trace-viewer-");
 
-/** Opens the viewer page in headless Chromium, runs `check` on it, and closes the browser. */
+/** Opens the viewer page in a tab of the file's headless Chromium, runs `check` on it, and closes the tab. */
 async function withViewer(
 	htmlFile: string,
 	check: (viewer: {
@@ -24,7 +24,7 @@ async function withViewer(
 		marked: (cls: string) => Promise<(string | null)[]>;
 	}) => Promise<void>,
 ): Promise<void> {
-	const { browser, close } = await launchChromium();
+	const { browser, close } = await openChromium();
 	try {
 		// Console errors count as well as uncaught ones (`problems`): a healthy page has neither.
 		const { page, problems: errors } = await loadLivePage(browser, pathToFileURL(htmlFile).href, {

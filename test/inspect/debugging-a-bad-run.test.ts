@@ -17,10 +17,7 @@ import { loadTrace, saveTrace } from "../../src/inspect/trace-file.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { useSharedChromium } from "./live-browser.js";
-
-/** One Chromium for the file; each test's pages have browser contexts of their own. */
-const chromium = useSharedChromium();
+import { openChromium } from "./chromium.js";
 
 let h: Harness | undefined;
 let dir: string | undefined;
@@ -130,7 +127,7 @@ describe("debugging a bad run from its trace", () => {
 	it("the viewer marks the edge taken and its guard, shows a selected event whole, and lists the queue's fates", async () => {
 		const { trace, sessionFile } = await badRun();
 		const html = renderTraceHtml(trace);
-		const { browser, close } = await chromium();
+		const { browser, close } = await openChromium();
 		try {
 			const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 			const errors: string[] = [];
@@ -241,7 +238,7 @@ describe("debugging a bad run from its trace", () => {
 		expect(trace.events).toHaveLength(10_000);
 		expect(trace.dropped).toBeGreaterThan(0);
 
-		const { browser, close } = await chromium();
+		const { browser, close } = await openChromium();
 		try {
 			const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 			await page.setContent(renderTraceHtml(trace));
@@ -328,7 +325,7 @@ describe("debugging a bad run from its trace", () => {
 		]);
 		expect(session.getFollowUpMessages()).toEqual(["then post in the channel"]);
 
-		const { browser, close } = await chromium();
+		const { browser, close } = await openChromium();
 		try {
 			const page = await browser.newPage();
 			await page.setContent(renderTraceHtml(trace));

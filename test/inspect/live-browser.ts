@@ -2,16 +2,15 @@
  * The live inspector page opened in real headless Chromium: the setup the live page and trace viewer tests share
  * (`serveInspector` on a session or a runtime, Chromium, the page's errors collected, the page loaded
  * and live), and {@link openLivePage} for a harness's session with scripted replies. `close()` ends
- * all of it, the browser (or, on a shared browser, the page) first.
+ * all of it, the page (its browser context) first.
  */
 import type { Browser, Page } from "playwright-core";
-import { afterAll } from "vitest";
 import { type InspectorServer, type InspectorServerOptions, serveInspector } from "../../src/inspect/live-server.js";
 import type { FauxResponseStep } from "../../src/llm/faux.js";
 import type { AgentSessionRuntime } from "../../src/runtime/runtime.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import { createHarness, type Harness, type HarnessOptions } from "../../src/testing/harness.js";
-import { launchChromium } from "./chromium.js";
+import { openChromium } from "./chromium.js";
 
 /** A page of the inspector, loaded and live. */
 export interface LoadedPage {
@@ -53,41 +52,14 @@ export async function loadLivePage(browser: Browser, url: string, options: LoadO
 
 export interface LiveInspector extends LoadedPage {
 	inspector: InspectorServer;
-	/** Closes the browser, then the inspector. */
+	/** Closes the page, then the inspector. */
 	close(): Promise<void>;
 }
 
 /**
- * One headless Chromium for the tests of a file (call at module level): launched on first use and
- * closed after the file's tests. Each call gives it with the `close()` a test calls where it closed a
- * Chromium of its own: that closes the test's pages and their browser contexts. A page opened with
- * `browser.newPage()` (as {@link loadLivePage} does) has a context of its own, whose cookies, storage
- * and cache no other page sees: a test gets what a launch of its own gave it, without the launch
- * (~2 s, ~1.5 s of CPU on 2 cores).
- */
-export function useSharedChromium(): () => Promise<{ browser: Browser; close(): Promise<void> }> {
-	let launched: ReturnType<typeof launchChromium> | undefined;
-	afterAll(async () => {
-		const closing = launched;
-		launched = undefined;
-		if (closing) await (await closing).close();
-	});
-	return async () => {
-		launched ??= launchChromium();
-		const { browser } = await launched;
-		return {
-			browser,
-			close: async () => {
-				await Promise.all(browser.contexts().map((context) => context.close()));
-			},
-		};
-	};
-}
-
-/**
  * Serves the inspector on `target` (a session or a runtime), opens it in Chromium and waits until it is
- * live: in `options.browser` (see {@link useSharedChromium}; `close()` closes the page) or in a
- * Chromium of its own (`close()` ends it).
+ * live: in `options.browser` (`close()` closes the page) or in the worker's Chromium ({@link
+ * openChromium}; `close()` closes the page's browser context).
  */
 export async function openLiveInspector(
 	target: AgentSession | AgentSessionRuntime,
@@ -102,7 +74,7 @@ export async function openLiveInspector(
 		closers.push(() => inspector.close());
 		let browser = options.browser;
 		if (!browser) {
-			const chromium = await launchChromium();
+			const chromium = await openChromium();
 			closers.push(() => chromium.close());
 			browser = chromium.browser;
 		}
@@ -118,7 +90,7 @@ export async function openLiveInspector(
 export interface LivePage extends LiveInspector {
 	/** The harness (`h.clock` is there when `harness.simulatedClock` was asked for). */
 	h: Harness;
-	/** Closes the browser, then the inspector, then removes the harness's files. */
+	/** Closes the page, then the inspector, then removes the harness's files. */
 	close(): Promise<void>;
 }
 
@@ -128,7 +100,7 @@ export interface LivePageOptions {
 	responses?: readonly FauxResponseStep[];
 	inspector?: InspectorServerOptions;
 	viewport?: { width: number; height: number };
-	/** A browser to open the page in (see {@link useSharedChromium}); default: a Chromium of its own. */
+	/** A browser to open the page in; default: the worker's Chromium ({@link openChromium}). */
 	browser?: Browser;
 }
 

@@ -12,7 +12,7 @@ import { SettleError } from "../../src/errors.js";
 import { createInspectorHandler, type InspectorHandler } from "../../src/inspect/live-server.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { launchChromium } from "./chromium.js";
+import { openChromium } from "./chromium.js";
 import { loadLivePage, PLAYWRIGHT_DEFAULT_VIEWPORT } from "./live-browser.js";
 import { fetchRaw, messages, openStream, type SseFrame } from "./live-helpers.js";
 
@@ -242,7 +242,7 @@ describe("createInspectorHandler on the host's server", () => {
 describe("the mounted page in Chromium", () => {
 	it("two sessions' pages on one port each follow their own session, and one's close leaves the other live", async () => {
 		const { a, b, inA, urlA, urlB } = await twoSessions();
-		const chromium = await launchChromium();
+		const chromium = await openChromium();
 		closeBrowser = chromium.close;
 		const pageA = await loadLivePage(chromium.browser, urlA, { viewport: PLAYWRIGHT_DEFAULT_VIEWPORT });
 		const pageB = await loadLivePage(chromium.browser, urlB, { viewport: PLAYWRIGHT_DEFAULT_VIEWPORT });

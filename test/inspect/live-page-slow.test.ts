@@ -19,7 +19,7 @@ import type { LiveSlowMessage } from "../../src/inspect/live-page.js";
 import { type InspectorServer, serveInspector } from "../../src/inspect/live-server.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { launchChromium } from "./chromium.js";
+import { openChromium } from "./chromium.js";
 import { loadLivePage } from "./live-browser.js";
 
 const LIMIT = 8 * 1024 * 1024;
@@ -125,7 +125,7 @@ interface PageGlobals {
 }
 
 async function openPage(url: string) {
-	const chromium = await launchChromium();
+	const chromium = await openChromium();
 	closeBrowser = chromium.close;
 	const { page, problems } = await loadLivePage(chromium.browser, url, { viewport: { width: 1200, height: 800 } });
 	const status = () => page.locator("#status").textContent();

@@ -10,7 +10,7 @@ import { type InspectorServer, serveInspector } from "../../src/inspect/live-ser
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { errorReply, gate, overflowReply, script } from "../session/recovery-helpers.js";
-import { launchChromium } from "./chromium.js";
+import { openChromium } from "./chromium.js";
 import { loadLivePage } from "./live-browser.js";
 
 let h: Harness | undefined;
@@ -89,7 +89,7 @@ interface PageGlobals {
 const MARKUP = `<img src=x onerror="document.title='pwned'">`;
 
 async function openPage(url: string) {
-	const chromium = await launchChromium();
+	const chromium = await openChromium();
 	closeBrowser = chromium.close;
 	const { page, problems } = await loadLivePage(chromium.browser, url, { viewport: { width: 1200, height: 800 } });
 	const current = () =>

@@ -8,10 +8,9 @@ import { type InspectorServer, serveInspector } from "../../src/inspect/live-ser
 import { type QueuedMessage, queueHistory, queueHistoryInput } from "../../src/inspect/queue-history.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { type LivePage, openLivePage, useSharedChromium } from "./live-browser.js";
+import { openChromium } from "./chromium.js";
+import { type LivePage, openLivePage } from "./live-browser.js";
 
-/** One Chromium for the file; each test's page has a browser context of its own. */
-const chromium = useSharedChromium();
 let h: Harness | undefined;
 let inspector: InspectorServer | undefined;
 let live: LivePage | undefined;
@@ -45,7 +44,7 @@ async function readUntilSettled(body: ReadableStream<Uint8Array>): Promise<strin
 describe("the live inspector page's panels", () => {
 	it("a follow-up queued during a retry backoff shows pending, then delivered in the run that delivers it; a click shows an event whole", async () => {
 		live = await openLivePage({
-			browser: (await chromium()).browser,
+			browser: (await openChromium()).browser,
 			harness: RETRYING,
 			responses: [
 				OVERLOADED,
@@ -114,7 +113,7 @@ describe("the live inspector page's panels", () => {
 
 	it("a steer cleared during the backoff goes from pending to cleared, where it was cleared", async () => {
 		live = await openLivePage({
-			browser: (await chromium()).browser,
+			browser: (await openChromium()).browser,
 			harness: RETRYING,
 			responses: [OVERLOADED, fauxAssistantMessage("answer after the retry")],
 		});
@@ -191,7 +190,7 @@ describe("the live inspector page's panels", () => {
 
 	it("the filter lists only the matching lines, adds matching lines as they arrive, and ↓ steps through the matches", async () => {
 		live = await openLivePage({
-			browser: (await chromium()).browser,
+			browser: (await openChromium()).browser,
 			responses: [fauxAssistantMessage("one"), fauxAssistantMessage("two")],
 		});
 		const { h, page, problems } = live;
@@ -233,7 +232,7 @@ describe("the live inspector page's panels", () => {
 
 	it("regression: End typed in the filter box switched the page to following live; keys typed there no longer act as page shortcuts", async () => {
 		live = await openLivePage({
-			browser: (await chromium()).browser,
+			browser: (await openChromium()).browser,
 			responses: [fauxAssistantMessage("one"), fauxAssistantMessage("two")],
 		});
 		const { h, page, problems } = live;

@@ -13,7 +13,7 @@ import { recordRuntimeExampleTrace } from "../../src/inspect/example-traces.js";
 import type { LifecycleInspectionEvent } from "../../src/inspect/lifecycle-inspector.js";
 import { RUNTIME_EXAMPLE_TRACE_FILE, writeVisualizations } from "../../src/inspect/visualizations.js";
 import { REPLACEMENT_STATES } from "../runtime/helpers.js";
-import { launchChromium } from "./chromium.js";
+import { openChromium } from "./chromium.js";
 
 /** The runtime's states, in order: /new (n1), fork (f2), the cancelled switch (s3), the switch (s4). */
 const RUNTIME_PATH = [
@@ -82,7 +82,7 @@ describe("the runtime example trace", () => {
 describe(`${RUNTIME_EXAMPLE_TRACE_FILE}, opened in Chromium`, () => {
 	it("has a tab per machine; ↑/↓ step the runtime through switch → teardown → rebind, and the sessions through theirs", async () => {
 		const dir = await mkdtemp(join(tmpdir(), "settle-runtime-example-"));
-		const { browser, close } = await launchChromium();
+		const { browser, close } = await openChromium();
 		try {
 			await writeVisualizations(dir);
 			const page = await browser.newPage();

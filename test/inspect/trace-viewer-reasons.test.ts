@@ -15,10 +15,8 @@ import type { LifecycleTrace } from "../../src/inspect/trace.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { loadLivePage, openLivePage, useSharedChromium } from "./live-browser.js";
-
-/** One Chromium for the file; each test's pages have browser contexts of their own. */
-const sharedChromium = useSharedChromium();
+import { openChromium } from "./chromium.js";
+import { loadLivePage, openLivePage } from "./live-browser.js";
 
 const failure = (message: string) => fauxAssistantMessage("", { stopReason: "error", errorMessage: message });
 /** A laptop-sized window: the event list gets about 400 px. */
@@ -47,7 +45,7 @@ async function serve(html: string): Promise<{ url: string; close(): Promise<void
 /** Opens a trace in the offline viewer; `check` gets the page. No page errors allowed. */
 async function inViewer(trace: LifecycleTrace, check: (page: Page) => Promise<void>): Promise<void> {
 	const site = await serve(renderTraceHtml(trace));
-	const chromium = await sharedChromium();
+	const chromium = await openChromium();
 	try {
 		const { page, problems } = await loadLivePage(chromium.browser, site.url, { live: false, viewport: VIEWPORT });
 		await check(page);
@@ -171,7 +169,7 @@ describe("the trace viewers show each step's reason and how long each state last
 
 	it("the live page: a state's line says how long it lasted once the next state comes", async () => {
 		const live = await openLivePage({
-			browser: (await sharedChromium()).browser,
+			browser: (await openChromium()).browser,
 			harness: { simulatedClock: true },
 			responses: [failure("503 Service Unavailable"), failure("529 overloaded"), fauxAssistantMessage("ok")],
 			viewport: VIEWPORT,
@@ -199,7 +197,7 @@ describe("the trace viewers show each step's reason and how long each state last
 
 	it("a threshold compaction in the live page: the reason and the threshold's numbers are visible", async () => {
 		const live = await openLivePage({
-			browser: (await sharedChromium()).browser,
+			browser: (await openChromium()).browser,
 			harness: {
 				simulatedClock: true,
 				faux: { models: [{ id: "small", contextWindow: 8000 }] },

@@ -7,13 +7,13 @@ import { describe, expect, it } from "vitest";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
 import { recordExampleTrace } from "../../src/inspect/example-traces.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
-import { launchChromium } from "./chromium.js";
+import { openChromium } from "./chromium.js";
 
 describe("renderTraceHtml: the selected state is in view", () => {
 	it("after loading, and after selecting the retry and the compaction", async () => {
 		const trace = await recordExampleTrace();
 		const html = renderTraceHtml(trace, promptOperationMachine);
-		const { browser, close } = await launchChromium();
+		const { browser, close } = await openChromium();
 		try {
 			const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
 			await page.setContent(html);

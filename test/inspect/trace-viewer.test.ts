@@ -6,7 +6,7 @@ import { promptOperationMachine } from "../../machines/prompt-operation.machine.
 import { recordExampleTrace } from "../../src/inspect/example-traces.js";
 import { formatLifecycleEvent, parseTrace, shownInTraceViews } from "../../src/inspect/trace.js";
 import { renderTraceHtml } from "../../src/inspect/trace-viewer.js";
-import { launchChromium } from "./chromium.js";
+import { openChromium } from "./chromium.js";
 import { loadLivePage, PLAYWRIGHT_DEFAULT_VIEWPORT } from "./live-browser.js";
 
 /** Serves one HTML page on localhost for the browser. */
@@ -26,7 +26,7 @@ async function serve(html: string): Promise<{ url: string; close(): Promise<void
 /** The page in real headless Chromium (Debian's, installed by .ci/run). */
 async function open(html: string) {
 	const site = await serve(html);
-	const { browser, close: closeBrowser } = await launchChromium();
+	const { browser, close: closeBrowser } = await openChromium();
 	// Console errors count as well as uncaught ones (`problems`): a healthy page has neither.
 	const { page, problems: errors } = await loadLivePage(browser, site.url, {
 		live: false,

@@ -10,21 +10,14 @@
 import type { Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
-import {
-	type LivePage,
-	loadLivePage,
-	openLiveInspector,
-	openLivePage,
-	useSharedChromium,
-} from "../inspect/live-browser.js";
+import { openChromium } from "../inspect/chromium.js";
+import { type LivePage, loadLivePage, openLiveInspector, openLivePage } from "../inspect/live-browser.js";
 import { fetchRaw } from "../inspect/live-helpers.js";
 import { createWorkspace, loggingFactory, startRuntime } from "../runtime/helpers.js";
 import { computed } from "./page-helpers.js";
 
 const HOSTILE = `<style>body{background:rgb(1, 2, 3)}</style><b id="bold" style="color:rgb(4, 5, 6)">x</b>`;
 
-/** One Chromium for the file; each test's pages have browser contexts of their own. */
-const chromium = useSharedChromium();
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -74,7 +67,7 @@ function openInjected(view: LivePage, markup: string) {
 describe("the live inspector page under its Content-Security-Policy", () => {
 	it("a session's page renders and works with styles allowed by hash only; hostile event text stays text", async () => {
 		const view = await openLivePage({
-			browser: (await chromium()).browser,
+			browser: (await openChromium()).browser,
 			responses: [fauxAssistantMessage(`upstream: ${HOSTILE}`)],
 		});
 		cleanups.push(view.close);
@@ -104,7 +97,7 @@ describe("the live inspector page under its Content-Security-Policy", () => {
 		faux.setResponses([fauxAssistantMessage("first")]);
 		const runtime = await startRuntime(loggingFactory(faux, []).factory, ws, ws.alpha);
 		cleanups.push(() => runtime.dispose());
-		const live = await openLiveInspector(runtime, { browser: (await chromium()).browser });
+		const live = await openLiveInspector(runtime, { browser: (await openChromium()).browser });
 		cleanups.push(live.close);
 		expectStylesByHash(await policies(live.inspector.url));
 		const { page, problems } = live;
@@ -122,7 +115,10 @@ describe("the live inspector page under its Content-Security-Policy", () => {
 	});
 
 	it("a <style> element or style attribute that got into the page does not apply; the page still works", async () => {
-		const view = await openLivePage({ browser: (await chromium()).browser, responses: [fauxAssistantMessage("ok")] });
+		const view = await openLivePage({
+			browser: (await openChromium()).browser,
+			responses: [fauxAssistantMessage("ok")],
+		});
 		cleanups.push(view.close);
 		const { page, problems } = await openInjected(
 			view,
