@@ -22613,6 +22613,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/machines/prompt-operation.test.ts"],
 	},
+	{
+		id: "MV01",
+		file: "src/resources/extensions.ts",
+		description: "jiti (the extension loader) is required when Settle loads, not on the first extension file",
+		edits: [
+			{
+				find: 'let jitiModule: typeof import("jiti") | undefined;',
+				replace:
+					'let jitiModule: typeof import("jiti") | undefined = createRequire(import.meta.url)("jiti") as typeof import("jiti");',
+			},
+		],
+		tests: ["test/cli/real-provider-modules.test.ts"],
+	},
+	{
+		id: "MV02",
+		file: "src/lazy-deps.ts",
+		description: "picomatch (globs) is required when Settle loads, not on the first glob",
+		edits: [
+			{
+				find: "let picomatchModule: typeof picomatch | undefined;",
+				replace: 'let picomatchModule: typeof picomatch | undefined = require("picomatch") as typeof picomatch;',
+			},
+		],
+		tests: ["test/cli/real-provider-modules.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
