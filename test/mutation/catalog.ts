@@ -22600,6 +22600,13 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const runs = whitespace.match(", replace: 'const runs = [...whitespace].sort().join("").match(' }],
 		tests: ["test/pi-races/edit-matching.test.ts"],
 	},
+	{
+		id: "MU01",
+		file: "src/llm/gemini-stop.ts",
+		description: "a Gemini answer stopped SAFETY / RECITATION is reported as pi-ai's 'An unknown error occurred' again",
+		edits: [{ find: "!POLICY_STOPS.has(stop.reason)", replace: "POLICY_STOPS.has(stop.reason)" }],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
