@@ -22607,6 +22607,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "!POLICY_STOPS.has(stop.reason)", replace: "POLICY_STOPS.has(stop.reason)" }],
 		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
 	},
+	{
+		id: "MU02",
+		file: "src/llm/errors.ts",
+		description: "Kimi's 429 'Your quota will reset at 09-18 15:39:00 UTC.' is retried as a rate limit again",
+		edits: [{ find: "\t/quota will reset (?:at|when)\\b/i,\n", replace: "" }],
+		tests: ["test/pi-races/quota-refusals.test.ts", "test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MU03",
+		file: "src/llm/errors.ts",
+		description: "Kimi's \"You've reached your weekly (7-day) usage limit.\" is retried as a rate limit again",
+		edits: [{ find: "\t/reached your (?:daily|weekly|monthly)\\b[^.]{0,24}usage limit/i,\n", replace: "" }],
+		tests: ["test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MU04",
+		file: "src/llm/errors.ts",
+		description: "Moonshot's 429 exceeded_current_quota_error is retried as a rate limit again",
+		edits: [{ find: "\t/exceeded_current_quota_error/i,\n", replace: "" }],
+		tests: ["test/recovery/errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
