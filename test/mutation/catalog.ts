@@ -22628,6 +22628,25 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t/exceeded_current_quota_error/i,\n", replace: "" }],
 		tests: ["test/recovery/errors.test.ts"],
 	},
+	{
+		id: "MU05",
+		file: "src/resources/resource-loader.ts",
+		description: "a `--skill` folder's unreadable sub-folder is passed over without a word again",
+		edits: [{ find: "skillFilesAt(path, skillPathsUnreadable)", replace: "skillFilesAt(path)" }],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MU06",
+		file: "src/resources/resource-loader.ts",
+		description: "an unreadable folder both discovery and a `--skill` path reach is named twice",
+		edits: [
+			{
+				find: "notYetNamed(skillPathsUnreadable, skillPathDiagnostics)",
+				replace: "skillPathsUnreadable",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
