@@ -22647,6 +22647,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/startup-odd-trees.test.ts"],
 	},
+	{
+		id: "MU07",
+		file: "src/session/agent-session.ts",
+		description:
+			"a model switch whose thinking level the session file cannot take rejects with the file's bare error, as if the model had not switched",
+		edits: [{ find: "\t\t\tlevelNotRecorded = error;\n", replace: "\t\t\tthrow error;\n" }],
+		tests: ["test/cli/rpc-switch-level-unrecorded.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
