@@ -34,6 +34,7 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"openai-429-insufficient-quota",
 	"google-429-per-day-free-tier",
 	"qwen-429-token-plan-exhausted", // qwen-code#7841
+	"qwen-429-quota-exhausted-no-reset",
 	"kimi-429-quota-reset-at",
 	"kimi-429-weekly-usage-limit",
 	"kimi-429-weekly-usage-limit-alone",
