@@ -70,6 +70,12 @@ const PERMANENT_PATTERNS: readonly RegExp[] = [
 	// "Your token-plan 1-week quota has been exhausted. The quota will reset at 07-27 …" (qwen-code#7841:
 	// retried as a rate limit for its 429). Not Google's transient "Resource has been exhausted (e.g. check quota)".
 	/quota[ _](?:has been |is )?exhausted/i,
+	// Kimi's 429 "Your quota will reset at 09-18 15:39:00 UTC." and its weekly window ("You've reached
+	// your weekly (7-day) usage limit. Your quota will reset when the current 7-day window ends."):
+	// hours or days away, each retry the same 429. Moonshot's spent balance is typed exceeded_current_quota_error.
+	/quota will reset (?:at|when)\b/i,
+	/reached your (?:daily|weekly|monthly)\b[^.]{0,24}usage limit/i,
+	/exceeded_current_quota_error/i,
 	/billing/i,
 	/credits are required/i,
 	/credit balance is too low/i,

@@ -4,12 +4,35 @@
  * Python syntax, `print(default_api.read(...))`, named in `finishMessage`); pi-ai 0.73.1 maps it to
  * an error and throws "An unknown error occurred", so the reason was lost and the turn ended,
  * unretried, though the request sent again usually gets a well-formed call (gemini-cli#12674).
+ * The content-policy stops (SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT, SPII) met the same
+ * "An unknown error occurred"; those are named, not retried: the same request stops the same way.
  */
 
 /** The last candidate's finish reason and message, when the stream sent them. */
 export interface GeminiStop {
 	reason?: string;
 	message?: string;
+	/** The safety ratings that blocked the answer or rated MEDIUM / HIGH, as `CATEGORY: PROBABILITY`. */
+	ratings?: string[];
+}
+
+interface SafetyRating {
+	category?: unknown;
+	probability?: unknown;
+	blocked?: unknown;
+}
+
+/** The ratings worth naming: blocked, or rated above LOW. */
+function notableRatings(ratings: unknown): string[] | undefined {
+	if (!Array.isArray(ratings)) return undefined;
+	const named = (ratings as SafetyRating[])
+		.filter((rating) => rating?.blocked === true || rating?.probability === "MEDIUM" || rating?.probability === "HIGH")
+		.map((rating) => {
+			const category = typeof rating.category === "string" ? rating.category.replace(/^HARM_CATEGORY_/, "") : "?";
+			const probability = typeof rating.probability === "string" ? rating.probability : "?";
+			return `${category}: ${probability}${rating.blocked === true ? " (blocked)" : ""}`;
+		});
+	return named.length > 0 ? named : undefined;
 }
 
 /**
@@ -30,11 +53,14 @@ export function watchedGeminiStop(body: ReadableStream<Uint8Array>, seen: Gemini
 		if (!line.startsWith("data:") || !line.includes('"finishReason"')) return;
 		try {
 			const candidate = (
-				JSON.parse(line.slice(5)) as { candidates?: { finishReason?: unknown; finishMessage?: unknown }[] }
+				JSON.parse(line.slice(5)) as {
+					candidates?: { finishReason?: unknown; finishMessage?: unknown; safetyRatings?: unknown }[];
+				}
 			).candidates?.[0];
 			if (typeof candidate?.finishReason !== "string") return;
 			seen.reason = candidate.finishReason;
 			seen.message = typeof candidate.finishMessage === "string" ? candidate.finishMessage : undefined;
+			seen.ratings = notableRatings(candidate.safetyRatings);
 		} catch {
 			// Not JSON: the client reports it.
 		}
@@ -54,18 +80,30 @@ export function watchedGeminiStop(body: ReadableStream<Uint8Array>, seen: Gemini
 	);
 }
 
+/** Stops for what the answer said: the same request stops the same way, so they are not retried. */
+const POLICY_STOPS = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII"]);
+
 /**
- * The failure text for an answer Gemini ended `MALFORMED_FUNCTION_CALL`, else undefined. It reads
- * as transient (`isTransientErrorText`): sent again, the model writes the call anew.
+ * The failure text for an answer Gemini ended with a finish reason pi-ai reports only as "An
+ * unknown error occurred", else undefined. `MALFORMED_FUNCTION_CALL` reads as transient
+ * (`isTransientErrorText`): sent again, the model writes the call anew. The content-policy stops
+ * (SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT, SPII) are named with Gemini's message and
+ * safety ratings, and read as final.
  *
  * @example
  * ```ts
  * geminiStopText({ reason: "MALFORMED_FUNCTION_CALL", message: "Malformed function call: x" });
  * // "Gemini could not parse the tool call the model wrote (finishReason MALFORMED_FUNCTION_CALL: Malformed function call: x). Sent again, the model writes the call anew."
+ * geminiStopText({ reason: "SAFETY", ratings: ["DANGEROUS_CONTENT: HIGH (blocked)"] });
+ * // "Gemini stopped the answer: SAFETY (safety ratings: DANGEROUS_CONTENT: HIGH (blocked)). The same request stops the same way: reword the prompt or use another model."
  * ```
  */
 export function geminiStopText(stop: GeminiStop): string | undefined {
-	if (stop.reason !== "MALFORMED_FUNCTION_CALL") return undefined;
 	const said = stop.message ? `: ${stop.message}` : "";
-	return `Gemini could not parse the tool call the model wrote (finishReason ${stop.reason}${said}). Sent again, the model writes the call anew.`;
+	if (stop.reason === "MALFORMED_FUNCTION_CALL") {
+		return `Gemini could not parse the tool call the model wrote (finishReason ${stop.reason}${said}). Sent again, the model writes the call anew.`;
+	}
+	if (stop.reason === undefined || !POLICY_STOPS.has(stop.reason)) return undefined;
+	const ratings = stop.ratings ? ` (safety ratings: ${stop.ratings.join(", ")})` : "";
+	return `Gemini stopped the answer: ${stop.reason}${said}${ratings}. The same request stops the same way: reword the prompt or use another model.`;
 }

@@ -289,14 +289,13 @@ export class DefaultResourceLoader implements ResourceLoader {
 		const skillPaths = (paths.skillPaths ?? []).map((input) => this.normalizeInput(input));
 		const promptPaths = (paths.promptPaths ?? []).map((input) => this.normalizeInput(input));
 		// The folders an extension's paths reach that cannot be read are named, as discovery's are (pi says nothing).
-		const added = (kind: "skills" | "prompts", unreadable: UnreadableFolders, known: ResourceDiagnostic[]) => {
-			const named = new Set(known.map((diagnostic) => diagnostic.path));
-			const fresh = new Map([...unreadable].filter(([path]) => !named.has(path)));
-			return [
-				...known,
-				...unreadableFolderDiagnostics(fresh, `the ${kind} in it (an extension's resources_discover added it)`),
-			];
-		};
+		const added = (kind: "skills" | "prompts", unreadable: UnreadableFolders, known: ResourceDiagnostic[]) => [
+			...known,
+			...unreadableFolderDiagnostics(
+				notYetNamed(unreadable, known),
+				`the ${kind} in it (an extension's resources_discover added it)`,
+			),
+		];
 		if (skillPaths.length > 0) {
 			const unreadable: UnreadableFolders = new Map();
 			const extra = skillPaths.flatMap(({ path, info }) =>
@@ -448,17 +447,22 @@ export class DefaultResourceLoader implements ResourceLoader {
 		// As pi: what discovery found (even disabled, even with noSkills) keeps its source info when an explicit path reaches it.
 		const discoveredSkills = this.registry("skills", layers, o.noSkills ? [] : skillPathDiagnostics, packaged.files);
 		if (!o.noSkills) for (const found of enabledInOrder(discoveredSkills)) skillCandidates.push(toCandidate(found));
+		// The folders `--skill` paths reach that cannot be read are named as discovery's are, once (pi says nothing).
+		const skillPathsUnreadable: UnreadableFolders = new Map();
 		for (const entry of o.additionalSkillPaths ?? []) {
 			const path = this.resolvePath(entry, this.cwd);
 			if (!existsSync(path)) {
 				skillPathDiagnostics.push({ type: "error", message: "Skill path does not exist", path });
 				continue;
 			}
-			for (const filePath of skillFilesAt(path)) {
+			for (const filePath of skillFilesAt(path, skillPathsUnreadable)) {
 				const found = discoveredSkills.get(filePath) ?? this.explicitPathInfo(filePath, "skills", projectDir);
 				skillCandidates.push(toCandidate(found));
 			}
 		}
+		skillPathDiagnostics.push(
+			...unreadableFolderDiagnostics(notYetNamed(skillPathsUnreadable, skillPathDiagnostics), "the skills in it"),
+		);
 		const promptCandidates: PromptTemplateCandidate[] = [];
 		const promptPathDiagnostics: ResourceDiagnostic[] = [];
 		const discoveredPrompts = this.registry(
@@ -820,6 +824,12 @@ export class DefaultResourceLoader implements ResourceLoader {
 		}
 		return input;
 	}
+}
+
+/** The folders of `unreadable` no diagnostic of `known` names yet. */
+function notYetNamed(unreadable: UnreadableFolders, known: ResourceDiagnostic[]): UnreadableFolders {
+	const named = new Set(known.map((diagnostic) => diagnostic.path));
+	return new Map([...unreadable].filter(([path]) => !named.has(path)));
 }
 
 /** A warning per folder a walk could not list: what of it is not loaded, and the command that fixes it. */

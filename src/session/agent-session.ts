@@ -1780,7 +1780,11 @@ export class AgentSession {
 	 * model clamps is not saved as the default, so the user's choice returns with a model that has it.
 	 * A settings file that does not parse refuses the switch before anything changed; one that cannot
 	 * be written lets it complete and resolve, and a `default_not_saved` event says the default was
-	 * not saved (the settings manager's `drainErrors()` has the write error too).
+	 * not saved (the settings manager's `drainErrors()` has the write error too). A session file that
+	 * cannot take the `model_change` rejects with its error and nothing changed; one that takes it but
+	 * not the `thinking_level_change` after it rejects with "Switched to <provider>/<id>, but the
+	 * session file did not take its thinking level …" (`details.switched`): the model is in use at the
+	 * old level.
 	 *
 	 * @example
 	 * ```ts
@@ -1905,9 +1909,16 @@ export class AgentSession {
 		const clamped = clampThinkingLevel(model, thinking.level) !== thinking.level;
 		const requested = this.requestedThinkingLevel;
 		const keepLevel = thinking.fromModelEntry || clamped || unsaved !== undefined;
-		this.setThinkingLevel(thinking.level, keepLevel ? { persist: false } : options);
-		if (thinking.fromModelEntry) this.requestedThinkingLevel = requested;
-		this.thinkingFromModelEntry = thinking.fromModelEntry;
+		// The model_change entry is in the file: a level it then cannot take (the disk filled, a file
+		// size limit) leaves the old level in use, and the switch stands and is told as one.
+		let levelNotRecorded: unknown;
+		try {
+			this.setThinkingLevel(thinking.level, keepLevel ? { persist: false } : options);
+			if (thinking.fromModelEntry) this.requestedThinkingLevel = requested;
+			this.thinkingFromModelEntry = thinking.fromModelEntry;
+		} catch (error) {
+			levelNotRecorded = error;
+		}
 		if (!sameModel(previous, model) && this.runnerInstance.hasHandlers("model_select")) {
 			await this.runnerInstance.emit({ type: "model_select", model, previousModel: previous, source });
 		}
@@ -1917,6 +1928,14 @@ export class AgentSession {
 				type: "default_not_saved",
 				message: `Switched to ${model.provider}/${model.id}, but it was not saved as the default model: ${unsaved.message}`,
 			});
+		}
+		if (levelNotRecorded !== undefined) {
+			const cause = normalizeError(levelNotRecorded, "IO");
+			throw new SettleError(
+				cause.code,
+				`Switched to ${model.provider}/${model.id}, but the session file did not take its thinking level ${clampThinkingLevel(model, thinking.level)}, so the level stays ${this.thinkingLevel}: ${cause.message}`,
+				{ cause, details: { switched: true, provider: model.provider, modelId: model.id } },
+			);
 		}
 	}
 

@@ -22638,6 +22638,61 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/real-provider-modules.test.ts"],
 	},
+	{
+		id: "MU01",
+		file: "src/llm/gemini-stop.ts",
+		description: "a Gemini answer stopped SAFETY / RECITATION is reported as pi-ai's 'An unknown error occurred' again",
+		edits: [{ find: "!POLICY_STOPS.has(stop.reason)", replace: "POLICY_STOPS.has(stop.reason)" }],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
+	},
+	{
+		id: "MU02",
+		file: "src/llm/errors.ts",
+		description: "Kimi's 429 'Your quota will reset at 09-18 15:39:00 UTC.' is retried as a rate limit again",
+		edits: [{ find: "\t/quota will reset (?:at|when)\\b/i,\n", replace: "" }],
+		tests: ["test/pi-races/quota-refusals.test.ts", "test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MU03",
+		file: "src/llm/errors.ts",
+		description: "Kimi's \"You've reached your weekly (7-day) usage limit.\" is retried as a rate limit again",
+		edits: [{ find: "\t/reached your (?:daily|weekly|monthly)\\b[^.]{0,24}usage limit/i,\n", replace: "" }],
+		tests: ["test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MU04",
+		file: "src/llm/errors.ts",
+		description: "Moonshot's 429 exceeded_current_quota_error is retried as a rate limit again",
+		edits: [{ find: "\t/exceeded_current_quota_error/i,\n", replace: "" }],
+		tests: ["test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MU05",
+		file: "src/resources/resource-loader.ts",
+		description: "a `--skill` folder's unreadable sub-folder is passed over without a word again",
+		edits: [{ find: "skillFilesAt(path, skillPathsUnreadable)", replace: "skillFilesAt(path)" }],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MU06",
+		file: "src/resources/resource-loader.ts",
+		description: "an unreadable folder both discovery and a `--skill` path reach is named twice",
+		edits: [
+			{
+				find: "notYetNamed(skillPathsUnreadable, skillPathDiagnostics)",
+				replace: "skillPathsUnreadable",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "MU07",
+		file: "src/session/agent-session.ts",
+		description:
+			"a model switch whose thinking level the session file cannot take rejects with the file's bare error, as if the model had not switched",
+		edits: [{ find: "\t\t\tlevelNotRecorded = error;\n", replace: "\t\t\tthrow error;\n" }],
+		tests: ["test/cli/rpc-switch-level-unrecorded.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -109,3 +109,50 @@ describe("gemini-cli#12674: an answer Gemini ends MALFORMED_FUNCTION_CALL", () =
 		expect(wire.requests).toHaveLength(2);
 	});
 });
+
+/** Gemini's answer stopped for what it said: the reason, and the ratings that blocked it. */
+function policyStop(reason: string, finishMessage?: string): Reply {
+	const event: SseEvent = {
+		data: {
+			candidates: [
+				{
+					content: { role: "model", parts: [{ text: "Here is how" }] },
+					finishReason: reason,
+					...(finishMessage ? { finishMessage } : {}),
+					safetyRatings: [
+						{ category: "HARM_CATEGORY_HARASSMENT", probability: "NEGLIGIBLE" },
+						{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH", blocked: true },
+					],
+					index: 0,
+				},
+			],
+			usageMetadata: { promptTokenCount: 10, totalTokenCount: 12 },
+			modelVersion: "gemini-wire",
+		},
+	};
+	return sse([event]);
+}
+
+describe("an answer Gemini stops for its content (SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT, SPII)", () => {
+	it("the run fails once, naming the reason, Gemini's message and the rating that blocked it, not retried", async () => {
+		const wire = await geminiServer({});
+		wire.reply(policyStop("SAFETY", "The answer was blocked."), geminiReply([{ text: "unused" }], "gemini-wire"));
+		const run = await settle(["-p", "explain it"]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain(
+			"Gemini stopped the answer: SAFETY: The answer was blocked. (safety ratings: DANGEROUS_CONTENT: HIGH (blocked))",
+		);
+		expect(run.stderr).not.toContain("An unknown error occurred");
+		expect(run.stderr).not.toContain("Retrying");
+		expect(wire.requests).toHaveLength(1);
+	});
+
+	it("RECITATION without a message is named too", async () => {
+		const wire = await geminiServer({});
+		wire.reply(policyStop("RECITATION"), geminiReply([{ text: "unused" }], "gemini-wire"));
+		const run = await settle(["-p", "quote it"]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain("Gemini stopped the answer: RECITATION (safety ratings:");
+		expect(wire.requests).toHaveLength(1);
+	});
+});

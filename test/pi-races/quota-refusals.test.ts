@@ -69,3 +69,19 @@ describe("qwen-code#7841: a quota-exhausted 429 is retried silently through the 
 		expect(run.code).toBe(1);
 	});
 });
+
+// Kimi's spent plan window: no "exhausted", only the clock time it resets at.
+const KIMI_RESET = "Your quota will reset at 09-18 15:39:00 UTC.";
+
+describe("Kimi's 429 'Your quota will reset at <date>' is retried like a rate limit", () => {
+	it("one request, no retry by the client nor the session; the reset time on stderr at once, exit 1", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
+		const spent = openAiError(429, KIMI_RESET, "exceeded_current_quota_error", null, { "retry-after": "0" });
+		const run = await askWith(...Array.from({ length: 12 }, () => spent));
+
+		expect(server.requests).toHaveLength(1);
+		expect(run.stderr).toBe(`429 ${KIMI_RESET}\n`);
+		expect(run.code).toBe(1);
+	});
+});

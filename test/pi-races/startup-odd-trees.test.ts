@@ -144,6 +144,45 @@ describe("claude-code#80291: a folder the user cannot read, in the tree read at 
 		},
 	);
 
+	it("claude-code#80291: `--skill` folders with a mode-000 sub-folder, one of them the skills folder discovery reads too: the other skills are offered, and each locked folder is named once with what to do", () => {
+		const extra = join(cli.project, "extra-skills");
+		writeSkill(join(extra, "extra-ok"), "extra-ok");
+		const extraLocked = join(extra, "team");
+		writeSkill(join(extraLocked, "extra-hidden"), "extra-hidden");
+		const skills = join(cli.agentDir, "skills");
+		writeSkill(join(skills, "demo"), "demo");
+		const locked = join(skills, "locked");
+		writeSkill(join(locked, "deploy"), "deploy");
+		chmodSync(extraLocked, 0o000);
+		chmodSync(locked, 0o000);
+		try {
+			const run = settleBoundByModes([
+				"--faux",
+				"--no-session",
+				"--skill",
+				extra,
+				"--skill",
+				skills,
+				"--mode",
+				"json",
+				"-p",
+				"hi",
+			]);
+			expect(run.code, run.stderr).toBe(0);
+			const [systemPrompt] = baselinePrompts(run.stdout);
+			expect(systemPrompt).toContain("<name>extra-ok</name>");
+			expect(systemPrompt).toContain("<name>demo</name>");
+			expect(occurrences(run.stderr, "cannot read folder")).toBe(2);
+			for (const folder of [extraLocked, locked]) {
+				expect(occurrences(run.stderr, `cannot read folder: EACCES: permission denied, scandir '${folder}'`)).toBe(1);
+				expect(run.stderr).toContain(`Give read access to it (chmod u+rx ${folder})`);
+			}
+		} finally {
+			chmodSync(extraLocked, 0o755);
+			chmodSync(locked, 0o755);
+		}
+	});
+
 	it("claude-code#80291: started in a folder that can be entered but not listed (mode 111): the session answers and its AGENTS.md reaches the model", () => {
 		writeFileSync(join(cli.project, "AGENTS.md"), "RULES-80291: be brief\n");
 		chmodSync(cli.project, 0o111);

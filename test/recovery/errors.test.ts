@@ -34,6 +34,11 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"openai-429-insufficient-quota",
 	"google-429-per-day-free-tier",
 	"qwen-429-token-plan-exhausted", // qwen-code#7841
+	"qwen-429-quota-exhausted-no-reset",
+	"kimi-429-quota-reset-at",
+	"kimi-429-weekly-usage-limit",
+	"kimi-429-weekly-usage-limit-alone",
+	"moonshot-429-exceeded-current-quota",
 	"pi-ai-server-delay-quota",
 	"openrouter-400-upstream-invalid-request", // pi#5117
 	"openai-400-schema-names-timeout", // a field named timeout: pi waited ~14 s of retries for the same refusal
