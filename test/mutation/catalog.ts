@@ -22600,6 +22600,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const runs = whitespace.match(", replace: 'const runs = [...whitespace].sort().join("").match(' }],
 		tests: ["test/pi-races/edit-matching.test.ts"],
 	},
+	{
+		id: "MW01",
+		file: "src/cli/faux-script.ts",
+		description:
+			"a --faux-script answer keeps the time the script was loaded: a run's answers predate the sub-agent's session, and -c continues the sub-agent",
+		edits: [{ find: "return () => ({ ...message, timestamp: Date.now() });", replace: "return message;" }],
+		tests: ["test/pi-races/subagent-children.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
