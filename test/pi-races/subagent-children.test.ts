@@ -11,6 +11,7 @@
  * - letta-code#2104, aionrs#34: a sub-agent's output landed in the parent's JSON stream.
  * - pi-interactive-subagents#9: sub-agents' sessions in the project's folder: `-c` continued one
  *   of them instead of the user's conversation.
+ * - pi-subagents#215: several sub-agents of the same kind at once: did they clobber each other?
  */
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -371,5 +372,41 @@ describe("pi-interactive-subagents#9: sub-agents' sessions in the project's fold
 		} finally {
 			killMarked(marker);
 		}
+	});
+});
+
+describe("pi-subagents#215: four sub-agents of the same name at once: did they clobber each other?", () => {
+	it("pi-subagents#215: two sub-agents called in one answer (started together, as an answer's calls are by default) in the same project: two session files with their own ids, each with its own task and answer, the parent's results in call order", async () => {
+		const first = script("first", ["calc one tested"]);
+		const second = script("second", ["calc two tested"]);
+		const parent = script("parent", [
+			{
+				toolCalls: [
+					{ name: "subagent", arguments: { task: "test calc one", script: first } },
+					{ name: "subagent", arguments: { task: "test calc two", script: second } },
+				],
+			},
+			"both tested",
+		]);
+		const parentFile = join(cli.project, "parent.jsonl");
+		const run = await runSettleAsync(
+			["--faux-script", parent, "-e", subagentExtension(), "--session", parentFile, "-p", "test both calcs"],
+			{ cwd: cli.project, agentDir: cli.agentDir },
+		);
+		expect(run).toMatchObject({ code: 0, stdout: "both tested\n" });
+		expect(
+			conversation(parentFile)
+				.filter((message) => message.role === "toolResult")
+				.map((message) => message.content),
+		).toEqual([[{ type: "text", text: "calc one tested\n" }], [{ type: "text", text: "calc two tested\n" }]]);
+		const children = otherSessions(parentFile).map((file) => ({
+			id: (JSON.parse(readFileSync(file, "utf8").split("\n")[0]!) as { id: string }).id,
+			messages: conversation(file).map((message) => (message.content as { text: string }[])[0]!.text),
+		}));
+		expect(new Set(children.map((child) => child.id)).size).toBe(2);
+		expect(children.map((child) => child.messages).sort()).toEqual([
+			["test calc one", "calc one tested"],
+			["test calc two", "calc two tested"],
+		]);
 	});
 });
