@@ -60,10 +60,15 @@ export function loadFauxScript(path: string): FauxResponseStep[] {
 			details: { path: file },
 		});
 	}
-	return parsed.map((step, index) => toStep(step, index, file));
+	return parsed.map((step, index) => {
+		const message = toStep(step, index, file);
+		// Stamped when served, as a real provider's answer is: stamped here, at load, a run's answers
+		// would predate its prompts, and `-c` / `/resume` would rank the session by its start.
+		return () => ({ ...message, timestamp: Date.now() });
+	});
 }
 
-function toStep(step: unknown, index: number, file: string): FauxResponseStep {
+function toStep(step: unknown, index: number, file: string): AssistantMessage {
 	const fail = (what: string) =>
 		new SettleError("INVALID_ARGUMENT", `Faux script ${file}, step ${index + 1}: ${what}`, { details: { path: file } });
 	if (typeof step === "string") return fauxAssistantMessage(step);

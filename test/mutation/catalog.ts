@@ -22693,6 +22693,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\tlevelNotRecorded = error;\n", replace: "\t\t\tthrow error;\n" }],
 		tests: ["test/cli/rpc-switch-level-unrecorded.test.ts"],
 	},
+	{
+		id: "MW01",
+		file: "src/cli/faux-script.ts",
+		description:
+			"a --faux-script answer keeps the time the script was loaded: a run's answers predate the sub-agent's session, and -c continues the sub-agent",
+		edits: [{ find: "return () => ({ ...message, timestamp: Date.now() });", replace: "return message;" }],
+		tests: ["test/pi-races/subagent-children.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
