@@ -83,6 +83,16 @@ describe("pi#6820 in settle -i: a line typed during threshold auto-compaction", 
 	});
 });
 
+/** An extension's statement that waits until the file `release` exists (`existsSync` imported). */
+const untilExists = (release: string) => `await new Promise((resolve) => {
+	const poll = setInterval(() => {
+		if (existsSync(${JSON.stringify(release)})) {
+			clearInterval(poll);
+			resolve();
+		}
+	}, 10);
+});`;
+
 /**
  * Holds a `/compact` until the file `release` exists (the chat reads no line while its command
  * runs, so the typed line cannot be what releases it).
@@ -91,14 +101,7 @@ const holdManualCompactionUntil = (release: string) => `import { existsSync } fr
 export default function (pi) {
 	pi.on("session_before_compact", async (event) => {
 		if (event.reason !== "manual") return undefined;
-		await new Promise((resolve) => {
-			const poll = setInterval(() => {
-				if (existsSync(${JSON.stringify(release)})) {
-					clearInterval(poll);
-					resolve();
-				}
-			}, 10);
-		});
+		${untilExists(release)}
 		return undefined;
 	});
 }
@@ -189,14 +192,7 @@ export default function (pi) {
 	pi.registerCommand("hold", {
 		description: "waits for a file",
 		handler: async () => {
-			await new Promise((resolve) => {
-				const poll = setInterval(() => {
-					if (existsSync(${JSON.stringify(release)})) {
-						clearInterval(poll);
-						resolve();
-					}
-				}, 10);
-			});
+			${untilExists(release)}
 		},
 	});
 }
