@@ -16,7 +16,7 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import type { ExtensionError } from "../../src/index.js";
-import { diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
+import { type DiskSession, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
 
 const disk = diskSessionsPerTest();
@@ -46,6 +46,30 @@ function answers(file: string): string[] {
 	return fileMessages(file)
 		.filter((message) => message.role === "assistant")
 		.map((message) => (message.content as { text?: string }[]).map((part) => part.text ?? "").join(""));
+}
+
+/**
+ * Prompts "write the report" (answered "report written"), aborts once a handler holds it (`held`),
+ * and lets the 1 s grace pass once the handler's signal (`signal()`) aborted. Returns the
+ * extension errors reported meanwhile.
+ */
+async function abortPastGrace(
+	d: DiskSession,
+	held: Promise<void>,
+	signal: () => AbortSignal | undefined,
+): Promise<ExtensionError[]> {
+	const errors: ExtensionError[] = [];
+	d.session.extensionRunner.onError((error) => errors.push(error));
+	d.provider.answer("report written");
+	const run = d.session.prompt("write the report");
+	await held;
+	const stopping = d.session.abort();
+	const aborted = signal()!;
+	if (!aborted.aborted) await new Promise((resolve) => aborted.addEventListener("abort", resolve, { once: true }));
+	d.clock.increment(1000);
+	await stopping;
+	await run;
+	return errors;
 }
 
 const REVIEW = { type: "custom_message" as const, customType: "review", content: "lint failed: fix it", display: true };
@@ -124,16 +148,7 @@ describe("oh-my-pi#6489: the handlers after one left behind", () => {
 					},
 				],
 			});
-			const errors: ExtensionError[] = [];
-			d.session.extensionRunner.onError((error) => errors.push(error));
-			d.provider.answer("report written");
-			const run = d.session.prompt("write the report");
-			await holding.opened;
-			const stopping = d.session.abort();
-			if (!signal!.aborted) await new Promise((resolve) => signal!.addEventListener("abort", resolve, { once: true }));
-			d.clock.increment(1000);
-			await stopping;
-			await run;
+			const errors = await abortPastGrace(d, holding.opened, () => signal);
 			const paths = d.session.extensionRunner.handlerPaths(event);
 			expect(paths).toHaveLength(2);
 			expect(errors.map((error) => error.extensionPath)).toEqual([paths[0]]);
@@ -246,17 +261,7 @@ async function abortLeavesHandlerBehind(event: "agent_before_settle" | "turn_end
 			},
 		],
 	});
-	const errors: ExtensionError[] = [];
-	d.session.extensionRunner.onError((error) => errors.push(error));
-	d.provider.answer("report written");
-	const run = d.session.prompt("write the report");
-	await reviewing.opened;
-
-	const stopping = d.session.abort();
-	if (!signal!.aborted) await new Promise((resolve) => signal!.addEventListener("abort", resolve, { once: true }));
-	d.clock.increment(1000);
-	await stopping;
-	await run;
+	const errors = await abortPastGrace(d, reviewing.opened, () => signal);
 	expect(d.session.isIdle).toBe(true);
 	expect(errors).toEqual([
 		expect.objectContaining({

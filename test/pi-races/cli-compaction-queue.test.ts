@@ -83,6 +83,16 @@ describe("pi#6820 in settle -i: a line typed during threshold auto-compaction", 
 	});
 });
 
+/** An extension's statement that waits until the file `release` exists (`existsSync` imported). */
+const untilExists = (release: string) => `await new Promise((resolve) => {
+	const poll = setInterval(() => {
+		if (existsSync(${JSON.stringify(release)})) {
+			clearInterval(poll);
+			resolve();
+		}
+	}, 10);
+});`;
+
 /**
  * Holds a `/compact` until the file `release` exists (the chat reads no line while its command
  * runs, so the typed line cannot be what releases it).
@@ -91,39 +101,69 @@ const holdManualCompactionUntil = (release: string) => `import { existsSync } fr
 export default function (pi) {
 	pi.on("session_before_compact", async (event) => {
 		if (event.reason !== "manual") return undefined;
-		await new Promise((resolve) => {
-			const poll = setInterval(() => {
-				if (existsSync(${JSON.stringify(release)})) {
-					clearInterval(poll);
-					resolve();
-				}
-			}, 10);
-		});
+		${untilExists(release)}
 		return undefined;
 	});
 }
 `;
 
+/**
+ * A chat sends `before` (answered by the script in turn), then `command` (given the file whose
+ * creation ends it) and, while it runs, `typed`; then the command is released (once the
+ * "Queued (after …)" notice is shown, with `queuedFirst`). Resolves with what is shown up to `last`.
+ */
+async function typeWhileCommandRuns(o: {
+	/** An extension holding the command until the file it is given exists. */
+	extension?: (release: string) => string;
+	settings?: object;
+	script: string[];
+	before?: string[];
+	command: (release: string) => string;
+	/** Shown once the command runs: the line is typed after it. */
+	started?: string;
+	typed: string;
+	queuedFirst?: boolean;
+	last: string;
+}): Promise<{ chat: Repl; shown: string }> {
+	const release = join(cli.dir, "release");
+	const args = ["--faux-script", join(cli.dir, "script.json")];
+	if (o.extension) {
+		mkdirSync(cli.agentDir, { recursive: true });
+		if (o.settings) writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify(o.settings));
+		writeFileSync(join(cli.dir, "hold.ts"), o.extension(release));
+		args.push("-e", join(cli.dir, "hold.ts"));
+	}
+	// Then the script runs out and the faux model echoes the last user message.
+	writeFileSync(join(cli.dir, "script.json"), JSON.stringify(o.script));
+	const chat = new Repl(args, { cwd: cli.project, agentDir: cli.agentDir });
+	await chat.idle(0);
+	for (const [n, line] of (o.before ?? []).entries()) await chat.say(line, `${o.script[n]}\n`);
+	const from = chat.mark();
+	const command = o.command(release);
+	chat.send(command);
+	if (o.started) await chat.until(o.started, from);
+	chat.send(o.typed);
+	// The command is still held: the notice can only come from the line being read now.
+	if (o.queuedFirst) await chat.until(`Queued (after ${command}): ${o.typed}\n`, from);
+	writeFileSync(release, "");
+	return { chat, shown: await chat.idle(from, o.last) };
+}
+
+/** `/compact` after two answered turns, held by an extension until released. */
+const HELD_COMPACT = {
+	extension: holdManualCompactionUntil,
+	settings: { compaction: { keepRecentTokens: 1 } },
+	script: ["first answer", "second answer"],
+	before: ["one", "two"],
+	command: () => "/compact",
+	started: "Compacting",
+	typed: "typed during /compact",
+	last: "\ntyped during /compact\n",
+};
+
 describe("pi#179, atomic#1984, command-code#356 in settle -i: a line typed during /compact", () => {
 	it("pi#179 / atomic#1984 / command-code#356: a message typed while /compact runs is kept and sent when the compaction ends, with no key to press", async () => {
-		mkdirSync(cli.agentDir, { recursive: true });
-		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
-		const extension = join(cli.dir, "hold-manual-compaction.ts");
-		const release = join(cli.dir, "release-compaction");
-		writeFileSync(extension, holdManualCompactionUntil(release));
-		const steps = join(cli.dir, "script.json");
-		// Then the script runs out and the faux model echoes the last user message.
-		writeFileSync(steps, JSON.stringify(["first answer", "second answer"]));
-		const chat = new Repl(["--faux-script", steps, "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
-		await chat.idle(0);
-		await chat.say("one", "first answer\n");
-		await chat.say("two", "second answer\n");
-		const from = chat.mark();
-		chat.send("/compact");
-		await chat.until("Compacting", from);
-		chat.send("typed during /compact");
-		writeFileSync(release, "");
-		const shown = await chat.idle(from, "\ntyped during /compact\n");
+		const { chat, shown } = await typeWhileCommandRuns(HELD_COMPACT);
 		const compacted = shown.indexOf("Compacted");
 		const answered = shown.lastIndexOf("\ntyped during /compact\n");
 		expect(compacted).toBeGreaterThan(-1);
@@ -152,14 +192,7 @@ export default function (pi) {
 	pi.registerCommand("hold", {
 		description: "waits for a file",
 		handler: async () => {
-			await new Promise((resolve) => {
-				const poll = setInterval(() => {
-					if (existsSync(${JSON.stringify(release)})) {
-						clearInterval(poll);
-						resolve();
-					}
-				}, 10);
-			});
+			${untilExists(release)}
 		},
 	});
 }
@@ -167,25 +200,7 @@ export default function (pi) {
 
 describe("a line typed while a command runs is shown as taken (settle -i)", () => {
 	it("while /compact runs: 'Queued (after /compact)' appears at once, before the compaction ends; the line is still sent after it", async () => {
-		mkdirSync(cli.agentDir, { recursive: true });
-		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
-		const extension = join(cli.dir, "hold-manual-compaction.ts");
-		const release = join(cli.dir, "release-compaction");
-		writeFileSync(extension, holdManualCompactionUntil(release));
-		const steps = join(cli.dir, "script.json");
-		writeFileSync(steps, JSON.stringify(["first answer", "second answer"]));
-		const chat = new Repl(["--faux-script", steps, "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
-		await chat.idle(0);
-		await chat.say("one", "first answer\n");
-		await chat.say("two", "second answer\n");
-		const from = chat.mark();
-		chat.send("/compact");
-		await chat.until("Compacting", from);
-		chat.send("typed during /compact");
-		// The compaction is still held: the notice can only come from the line being read now.
-		await chat.until("Queued (after /compact): typed during /compact\n", from);
-		writeFileSync(release, "");
-		const shown = await chat.idle(from, "\ntyped during /compact\n");
+		const { chat, shown } = await typeWhileCommandRuns({ ...HELD_COMPACT, queuedFirst: true });
 		const queued = shown.indexOf("Queued (after /compact): typed during /compact\n");
 		const compacted = shown.indexOf("Compacted");
 		expect(compacted).toBeGreaterThan(queued);
@@ -199,38 +214,27 @@ describe("a line typed while a command runs is shown as taken (settle -i)", () =
 	});
 
 	it("while an extension's command runs: the same notice, and the line is sent once the command ends", async () => {
-		mkdirSync(cli.agentDir, { recursive: true });
-		const extension = join(cli.dir, "hold-command.ts");
-		const release = join(cli.dir, "release-command");
-		writeFileSync(extension, holdCommandUntil(release));
-		const steps = join(cli.dir, "script.json");
-		writeFileSync(steps, JSON.stringify(["first answer"]));
-		const chat = new Repl(["--faux-script", steps, "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
-		await chat.idle(0);
-		const from = chat.mark();
-		chat.send("/hold");
-		chat.send("typed during /hold");
-		await chat.until("Queued (after /hold): typed during /hold\n", from);
-		writeFileSync(release, "");
-		const shown = await chat.idle(from, "first answer\n");
+		const { chat, shown } = await typeWhileCommandRuns({
+			extension: holdCommandUntil,
+			script: ["first answer"],
+			command: () => "/hold",
+			typed: "typed during /hold",
+			queuedFirst: true,
+			last: "first answer\n",
+		});
 		expect(shown).not.toMatch(/Error/);
 		expect(await chat.end()).toBe(0);
 		expect(transcript(bannerSessionFile(chat.stdout))).toEqual(["user: typed during /hold", "assistant: first answer"]);
 	});
 
 	it("while a ! bash command runs: the notice names the command, and the line is sent once it ends", async () => {
-		const release = join(cli.dir, "release-bash");
-		const steps = join(cli.dir, "script.json");
-		writeFileSync(steps, JSON.stringify(["first answer"]));
-		const chat = new Repl(["--faux-script", steps], { cwd: cli.project, agentDir: cli.agentDir });
-		await chat.idle(0);
-		const from = chat.mark();
-		chat.send(`!until [ -e ${release} ]; do sleep 0.05; done`);
-		chat.send("typed during bash");
-		// The command still waits for the file: the notice can only come from the line being read now.
-		await chat.until(`Queued (after !until [ -e ${release} ]; do sleep 0.05; done): typed during bash\n`, from);
-		writeFileSync(release, "");
-		const shown = await chat.idle(from, "first answer\n");
+		const { chat, shown } = await typeWhileCommandRuns({
+			script: ["first answer"],
+			command: (release) => `!until [ -e ${release} ]; do sleep 0.05; done`,
+			typed: "typed during bash",
+			queuedFirst: true,
+			last: "first answer\n",
+		});
 		expect(shown).not.toMatch(/Error/);
 		expect(await chat.end()).toBe(0);
 		const sent = readEntries(bannerSessionFile(chat.stdout))

@@ -23,12 +23,11 @@ import { chatReply, openAiError } from "../llm/wire/openai.js";
 import type { Reply } from "../llm/wire/server.js";
 import { useWireSession } from "../llm/wire/session.js";
 import {
-	BIG_ANSWER,
 	comparable,
 	isChatSummaryRequest,
+	promptOverThreshold,
 	reopenedContext,
 	SMALL_WINDOW,
-	script,
 	THRESHOLD_SETTINGS,
 	userTexts,
 } from "./helpers.js";
@@ -41,6 +40,14 @@ const userTextsOf = (body: { messages?: { role: string; content: unknown }[] }) 
 				? m.content
 				: (m.content as { text?: string }[]).map((part) => part.text ?? "").join(""),
 		);
+
+/** The summarizer's provider refuses its first `times` requests, then summarizes. */
+const summarizerFailing =
+	(times: number, errorMessage = "400 summarization model unavailable") =>
+	(n: number) =>
+		n <= times
+			? fauxAssistantMessage("", { stopReason: "error", errorMessage })
+			: fauxAssistantMessage("## Goal\nthe summary");
 
 describe("a failed /compact leaves the session as it was, and usable", () => {
 	const wireSession = useWireSession();
@@ -121,23 +128,10 @@ describe("openclaw#120264: a failed threshold compaction keeps the context's mea
 
 	it("openclaw#120264: after the summary request fails, getContextUsage still reports the context over the threshold, and the check after the next answer compacts it (not the check before that prompt: github/app#3565)", async () => {
 		h = await createHarness({ persistence: "disk", ...SMALL_WINDOW, settings: THRESHOLD_SETTINGS });
-		const requests = script(
-			h,
-			[
-				fauxAssistantMessage("short"),
-				fauxAssistantMessage(BIG_ANSWER),
-				fauxAssistantMessage("after"),
-				fauxAssistantMessage("fourth answer"),
-			],
-			{
-				summary: (n) =>
-					n === 1
-						? fauxAssistantMessage("", { stopReason: "error", errorMessage: "400 model does not support this request" })
-						: fauxAssistantMessage("## Goal\nthe summary"),
-			},
-		);
-		await h.session.prompt("first");
-		await h.session.prompt("second");
+		const requests = await promptOverThreshold(h, summarizerFailing(1, "400 model does not support this request"), [
+			fauxAssistantMessage("after"),
+			fauxAssistantMessage("fourth answer"),
+		]);
 
 		expect(h.eventsOfType("compaction_end")).toEqual([
 			expect.objectContaining({ reason: "threshold", result: undefined, aborted: false }),
@@ -189,18 +183,7 @@ describe("github/app#3565 with pi#6426: a failed threshold compaction, then a sm
 			settings: THRESHOLD_SETTINGS,
 		});
 		const harness = h;
-		const requests = script(
-			harness,
-			[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
-			{
-				summary: (n) =>
-					n <= 2
-						? fauxAssistantMessage("", { stopReason: "error", errorMessage: "400 summarization model unavailable" })
-						: fauxAssistantMessage("## Goal\nthe summary"),
-			},
-		);
-		await harness.session.prompt("first");
-		await harness.session.prompt("second");
+		const requests = await promptOverThreshold(harness, summarizerFailing(2), [fauxAssistantMessage("after")]);
 		expect(harness.eventsOfType("compaction_end")).toEqual([expect.objectContaining({ result: undefined })]);
 
 		await harness.session.setModel(harness.faux.getModel("smaller")!);
@@ -237,18 +220,7 @@ describe("github/app#3565: a failed threshold compaction, then another model wit
 			settings: THRESHOLD_SETTINGS,
 		});
 		const harness = h;
-		const requests = script(
-			harness,
-			[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
-			{
-				summary: (n) =>
-					n <= 2
-						? fauxAssistantMessage("", { stopReason: "error", errorMessage: "400 summarization model unavailable" })
-						: fauxAssistantMessage("## Goal\nthe summary"),
-			},
-		);
-		await harness.session.prompt("first");
-		await harness.session.prompt("second");
+		const requests = await promptOverThreshold(harness, summarizerFailing(2), [fauxAssistantMessage("after")]);
 		expect(harness.eventsOfType("compaction_end")).toEqual([expect.objectContaining({ result: undefined })]);
 
 		await harness.session.setModel(harness.faux.getModel("other")!);
@@ -277,18 +249,7 @@ describe("github/app#3565: a failed threshold compaction, then a lower threshold
 			settings: { compaction: { reserveTokens: 3300, keepRecentTokens: 1 } },
 		});
 		const harness = h;
-		const requests = script(
-			harness,
-			[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
-			{
-				summary: (n) =>
-					n <= 2
-						? fauxAssistantMessage("", { stopReason: "error", errorMessage: "400 summarization model unavailable" })
-						: fauxAssistantMessage("## Goal\nthe summary"),
-			},
-		);
-		await harness.session.prompt("first");
-		await harness.session.prompt("second");
+		const requests = await promptOverThreshold(harness, summarizerFailing(2), [fauxAssistantMessage("after")]);
 		expect(harness.eventsOfType("compaction_end")).toEqual([expect.objectContaining({ result: undefined })]);
 
 		harness.session.settingsManager.applyOverrides({ compaction: { reserveTokens: 4000 } });
@@ -357,21 +318,10 @@ describe("github/app#3565: a summarizer that keeps failing", () => {
 
 	it("github/app#3565: every prompt over the threshold is still sent and answered, each failed compaction is reported, and the file holds only the turns", async () => {
 		h = await createHarness({ persistence: "disk", ...SMALL_WINDOW, settings: THRESHOLD_SETTINGS });
-		const requests = script(
-			h,
-			[
-				fauxAssistantMessage("short"),
-				fauxAssistantMessage(BIG_ANSWER),
-				fauxAssistantMessage("answer 3"),
-				fauxAssistantMessage("answer 4"),
-			],
-			{
-				summary: () =>
-					fauxAssistantMessage("", { stopReason: "error", errorMessage: "400 summarization model unavailable" }),
-			},
-		);
-		await h.session.prompt("first");
-		await h.session.prompt("second");
+		const requests = await promptOverThreshold(h, summarizerFailing(Number.POSITIVE_INFINITY), [
+			fauxAssistantMessage("answer 3"),
+			fauxAssistantMessage("answer 4"),
+		]);
 		await h.session.prompt("third");
 		await h.session.prompt("fourth");
 

@@ -22,9 +22,9 @@ import { chatReply } from "../llm/wire/openai.js";
 import type { RecordedRequest, Reply } from "../llm/wire/server.js";
 import { useWireSession } from "../llm/wire/session.js";
 import {
-	BIG_ANSWER,
 	comparable,
 	overflowReply,
+	promptOverThreshold,
 	reopenedContext,
 	SMALL_WINDOW,
 	script,
@@ -120,13 +120,9 @@ describe("openclaw#127987: a threshold compaction's summary cut at its output ca
 				stopReason: "length",
 			},
 		);
-		const requests = script(
-			h,
-			[fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage("after")],
-			{ summary: (n) => (n === 1 ? cut : fauxAssistantMessage(COMPLETE_TEXT)) },
-		);
-		await h.session.prompt("first");
-		await h.session.prompt("second");
+		const requests = await promptOverThreshold(h, (n) => (n === 1 ? cut : fauxAssistantMessage(COMPLETE_TEXT)), [
+			fauxAssistantMessage("after"),
+		]);
 
 		const ends = h.eventsOfType("compaction_end");
 		expect(ends).toEqual([

@@ -13,7 +13,7 @@ import type { AgentMessage } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { type CliProject, type RpcClient, runSettle } from "../cli/helpers.js";
 import type { RecordedRequest } from "../llm/wire/server.js";
-import { script } from "../session/recovery-helpers.js";
+import { type Answer, BIG_ANSWER, type ScriptOptions, script } from "../session/recovery-helpers.js";
 
 export { comparable, reopenedContext, tick } from "../session/helpers.js";
 export {
@@ -313,6 +313,18 @@ export async function rpcContextUsage(client: RpcClient, id: string): Promise<Co
 /** Whether an OpenAI-chat request is a compaction's summary request (its system text is the summarizer's). */
 export function isChatSummaryRequest(request: RecordedRequest): boolean {
 	return JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
+}
+
+/**
+ * Prompts "first" (answered "short") and "second" (answered `BIG_ANSWER`, over an 8000-token window's
+ * threshold with `THRESHOLD_SETTINGS`): the threshold compaction after it fails when `summary(1)`
+ * does. `later` answers the prompts after those. Returns the script's requests.
+ */
+export async function promptOverThreshold(h: Harness, summary: ScriptOptions["summary"], later: readonly Answer[]) {
+	const requests = script(h, [fauxAssistantMessage("short"), fauxAssistantMessage(BIG_ANSWER), ...later], { summary });
+	await h.session.prompt("first");
+	await h.session.prompt("second");
+	return requests;
 }
 
 /** How many compaction entries the one session file in `sessionDir` holds. */

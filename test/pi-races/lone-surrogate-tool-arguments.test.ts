@@ -44,6 +44,21 @@ const server = useWireServer((request, next) =>
 		: next(),
 );
 
+/** The local server, as an Anthropic model, answers with a bash call running `command`, then "printed it". */
+function bashCallThenAnswer(command: string): void {
+	writeLocalProvider(cli.agentDir, server.url, { api: "anthropic-messages" });
+	server.reply(
+		anthropicReply([{ type: "tool_use", id: "toolu_01", name: "bash", input: { command } }], {
+			stopReason: "tool_use",
+		}),
+		anthropicReply([{ type: "text", text: "printed it" }]),
+	);
+}
+
+/** `settle --model local/coder <args>` in the project. */
+const settle = (...args: string[]) =>
+	runSettleAsync(["--model", "local/coder", ...args], { cwd: cli.project, agentDir: cli.agentDir });
+
 /** The `input` of every tool_use block the requests sent back, in order. */
 function sentToolInputs(): unknown[] {
 	return server.requests.flatMap((request) =>
@@ -59,26 +74,14 @@ function sentToolInputs(): unknown[] {
 
 describe("claude-code#6273: a lone surrogate in a tool call's arguments fails every later request", () => {
 	it("claude-code#6273: a bash call streamed with half an emoji runs; the next request sends it with U+FFFD and is answered, and settle -c continues the session", async () => {
-		writeLocalProvider(cli.agentDir, server.url, { api: "anthropic-messages" });
-		server.reply(
-			anthropicReply([{ type: "tool_use", id: "toolu_01", name: "bash", input: { command: "echo 'launch \ud83d'" } }], {
-				stopReason: "tool_use",
-			}),
-			anthropicReply([{ type: "text", text: "printed it" }]),
-		);
-		const first = await runSettleAsync(["--model", "local/coder", "-p", "print a rocket"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		bashCallThenAnswer("echo 'launch \ud83d'");
+		const first = await settle("-p", "print a rocket");
 		expect(first.stderr).toBe("");
 		expect(first.stdout).toBe("printed it\n");
 		expect(first.code).toBe(0);
 
 		server.reply(anthropicReply([{ type: "text", text: "still here" }]));
-		const resumed = await runSettleAsync(["--model", "local/coder", "-c", "-p", "and again?"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const resumed = await settle("-c", "-p", "and again?");
 		expect(resumed.stderr).toBe("");
 		expect(resumed.stdout).toBe("still here\n");
 		expect(resumed.code).toBe(0);
@@ -90,17 +93,8 @@ describe("claude-code#6273: a lone surrogate in a tool call's arguments fails ev
 	});
 
 	it("races133: the session file and every --mode json line hold the U+FFFD the command ran with and the request sent, never the lone half", async () => {
-		writeLocalProvider(cli.agentDir, server.url, { api: "anthropic-messages" });
-		server.reply(
-			anthropicReply([{ type: "tool_use", id: "toolu_01", name: "bash", input: { command: "echo 'launch \ud83d'" } }], {
-				stopReason: "tool_use",
-			}),
-			anthropicReply([{ type: "text", text: "printed it" }]),
-		);
-		const run = await runSettleAsync(["--model", "local/coder", "--mode", "json", "-p", "print a rocket"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		bashCallThenAnswer("echo 'launch \ud83d'");
+		const run = await settle("--mode", "json", "-p", "print a rocket");
 		expect(run.stderr).toBe("");
 		expect(run.code).toBe(0);
 		// A strict reader (serde_json, Python re-encoding to UTF-8) refuses a lone surrogate escape.
@@ -122,17 +116,8 @@ describe("claude-code#6273: a lone surrogate in a tool call's arguments fails ev
 	});
 
 	it("a session file that holds the lone half (pi 0.73.1's, or Settle's before races133) is sent with U+FFFD when continued", async () => {
-		writeLocalProvider(cli.agentDir, server.url, { api: "anthropic-messages" });
-		server.reply(
-			anthropicReply([{ type: "tool_use", id: "toolu_01", name: "bash", input: { command: "echo 'launch ROCKET'" } }], {
-				stopReason: "tool_use",
-			}),
-			anthropicReply([{ type: "text", text: "printed it" }]),
-		);
-		const first = await runSettleAsync(["--model", "local/coder", "-p", "print a rocket"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		bashCallThenAnswer("echo 'launch ROCKET'");
+		const first = await settle("-p", "print a rocket");
 		expect(first.code).toBe(0);
 		const [file] = sessionFilesUnder(cli.agentDir);
 		const saved = readFileSync(file!, "utf8");
@@ -141,10 +126,7 @@ describe("claude-code#6273: a lone surrogate in a tool call's arguments fails ev
 		writeFileSync(file!, saved.replaceAll("launch ROCKET", "launch \\ud83d"));
 
 		server.reply(anthropicReply([{ type: "text", text: "still here" }]));
-		const resumed = await runSettleAsync(["--model", "local/coder", "-c", "-p", "and again?"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const resumed = await settle("-c", "-p", "and again?");
 		expect(resumed.stderr).toBe("");
 		expect(resumed.stdout).toBe("still here\n");
 		expect(server.requests.some(holdsLoneSurrogate)).toBe(false);

@@ -35,7 +35,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
-import { encodeSse, text, useWireServer } from "../llm/wire/server.js";
+import { encodeSse, type Reply, text, useWireServer } from "../llm/wire/server.js";
 import { lastAssistant, useWireSession, type WireApi } from "../llm/wire/session.js";
 
 const cli = useCliProject("settle-provider-unreachable-");
@@ -278,43 +278,35 @@ describe("an answer stream mislabeled text/html is not a served page", () => {
 });
 
 describe("a 200 JSON or HTML answer whose connection drops mid-body", () => {
-	it("the retry line names the dropped connection (not an empty answer) and the retry is answered", async () => {
+	/** `drop` answers the first request: the retry line names the dropped connection, and the retry is answered. */
+	async function expectDropRetried(drop: Reply): Promise<void> {
 		const baseUrl = `${server.url}/v1`;
 		localProvider(baseUrl);
-		server.reply(
-			(_request, res) => {
-				// Promises more bytes than it sends, then hangs up: a server that crashed mid-answer.
-				res.writeHead(200, { "content-type": "application/json", "content-length": "4096" });
-				res.write('{"id":"chatcmpl-1","object":"chat.completion","choices":[');
-				setTimeout(() => res.socket?.destroy(), 20);
-			},
-			chatReply([{ type: "text", text: "Hello there." }]),
-		);
+		server.reply(drop, chatReply([{ type: "text", text: "Hello there." }]));
 		const run = await runSettleAsync(prompt, { cwd: cli.project, agentDir: cli.agentDir });
 		expect(run.stderr).toContain(`Connection error: ${baseUrl} closed the connection in the middle of its answer`);
 		expect(run.stdout).toBe("Hello there.\n");
 		expect(run.code).toBe(0);
 		expect(server.requests).toHaveLength(2);
+	}
+
+	it("the retry line names the dropped connection (not an empty answer) and the retry is answered", async () => {
+		await expectDropRetried((_request, res) => {
+			// Promises more bytes than it sends, then hangs up: a server that crashed mid-answer.
+			res.writeHead(200, { "content-type": "application/json", "content-length": "4096" });
+			res.write('{"id":"chatcmpl-1","object":"chat.completion","choices":[');
+			setTimeout(() => res.socket?.destroy(), 20);
+		});
 	});
 
 	for (const type of ["application/json", "text/html; charset=utf-8"]) {
 		it(`an answer (${type}) whose connection drops after its headers, before any body: the same line, and the retry is answered`, async () => {
-			const baseUrl = `${server.url}/v1`;
-			localProvider(baseUrl);
-			server.reply(
-				(_request, res) => {
-					// Headers sent, then the server dies before its first body byte.
-					res.writeHead(200, { "content-type": type, "content-length": "4096" });
-					res.flushHeaders();
-					setTimeout(() => res.socket?.destroy(), 20);
-				},
-				chatReply([{ type: "text", text: "Hello there." }]),
-			);
-			const run = await runSettleAsync(prompt, { cwd: cli.project, agentDir: cli.agentDir });
-			expect(run.stderr).toContain(`Connection error: ${baseUrl} closed the connection in the middle of its answer`);
-			expect(run.stdout).toBe("Hello there.\n");
-			expect(run.code).toBe(0);
-			expect(server.requests).toHaveLength(2);
+			await expectDropRetried((_request, res) => {
+				// Headers sent, then the server dies before its first body byte.
+				res.writeHead(200, { "content-type": type, "content-length": "4096" });
+				res.flushHeaders();
+				setTimeout(() => res.socket?.destroy(), 20);
+			});
 		});
 	}
 });

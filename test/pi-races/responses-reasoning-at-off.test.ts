@@ -10,28 +10,18 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openAiError } from "../llm/wire/openai.js";
-import { type ResponsesItem, responsesReply } from "../llm/wire/responses.js";
-import type { RecordedRequest, Reply, Router } from "../llm/wire/server.js";
+import {
+	ENCRYPTED,
+	type ResponsesInputItem,
+	type ResponsesItem,
+	responsesReply,
+	statelessOpenAi,
+} from "../llm/wire/responses.js";
+import type { RecordedRequest, Reply } from "../llm/wire/server.js";
 import { lastAssistant, useWireSession, type WireSession } from "../llm/wire/session.js";
 
-type InputItem = { type?: string; id?: string; encrypted_content?: string | null };
-
-const ENCRYPTED = "gAAAAABoWireEncryptedReasoning==";
 const asksForEncrypted = (request: RecordedRequest) =>
 	Array.isArray(request.body.include) && request.body.include.includes("reasoning.encrypted_content");
-
-/** OpenAI under `store: false`: a reasoning item without its encrypted content cannot be found. */
-const statelessOpenAi: Router = (request, next) => {
-	const input = (request.body?.input ?? []) as InputItem[];
-	const lost = input.find((item) => item.type === "reasoning" && !item.encrypted_content);
-	if (request.body?.store !== false || !lost) return next();
-	return openAiError(
-		404,
-		`Item with id '${lost.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
-		"invalid_request_error",
-	);
-};
 
 /** The model reasons whatever the effort; the item carries encrypted content only when asked for. */
 function reasoningReply(summary: string, rest: ResponsesItem[]): Reply {
@@ -81,7 +71,9 @@ describe("pi#5059: thinking off on a Responses model that reasons anyway, then a
 			expect(request.body).toMatchObject({ store: false, reasoning: { effort: "minimal" } });
 			expect(request.body.include).toEqual(["reasoning.encrypted_content"]);
 		}
-		const replayed = (w.server.requests[1]!.body.input as InputItem[]).filter((item) => item.type === "reasoning");
+		const replayed = (w.server.requests[1]!.body.input as ResponsesInputItem[]).filter(
+			(item) => item.type === "reasoning",
+		);
 		expect(replayed).toEqual([expect.objectContaining({ id: "rs_wire0", encrypted_content: ENCRYPTED })]);
 		expect(JSON.stringify(w.server.requests[1]!.body.input)).toContain("the secret is 42");
 		const saved = w.entries().flatMap((entry) => (entry.type === "message" ? [entry.message.role] : []));

@@ -12,25 +12,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
-import { openAiError } from "../llm/wire/openai.js";
-import { responsesReply } from "../llm/wire/responses.js";
-import { type Router, startWireServer, type WireServer } from "../llm/wire/server.js";
-
-type InputItem = { type?: string; id?: string; call_id?: string; encrypted_content?: string | null };
-
-const ENCRYPTED = "gAAAAABoWireEncryptedReasoning==";
-
-/** OpenAI under `store: false`: a reasoning item without its encrypted content cannot be found. */
-const statelessOpenAi: Router = (request, next) => {
-	const input = (request.body?.input ?? []) as InputItem[];
-	const lost = input.find((item) => item.type === "reasoning" && !item.encrypted_content);
-	if (request.body?.store !== false || !lost) return next();
-	return openAiError(
-		404,
-		`Item with id '${lost.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
-		"invalid_request_error",
-	);
-};
+import { ENCRYPTED, type ResponsesInputItem, responsesReply, statelessOpenAi } from "../llm/wire/responses.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-responses-resumed-reasoning-");
 let server: WireServer | undefined;
@@ -128,7 +111,7 @@ describe("oh-my-pi#41: a Responses session file holding reasoning items without 
 			expect(wire.requests.map((request) => request.path)).toEqual(
 				Array(2).fill(codex ? "/codex/responses" : "/v1/responses"),
 			);
-			const input = (n: number) => wire.requests[n]!.body.input as InputItem[];
+			const input = (n: number) => wire.requests[n]!.body.input as ResponsesInputItem[];
 			for (const n of [0, 1]) {
 				expect(input(n).filter((item) => item.type === "reasoning" && !item.encrypted_content)).toEqual([]);
 				// The call and its output still pair by call_id, the old answer's text still goes.

@@ -69,6 +69,28 @@ async function state(client: RpcClient): Promise<{ model: { provider: string; id
 	return response.data as { model: { provider: string; id: string }; thinkingLevel: string };
 }
 
+/** Runs a child as root without dac_override: it obeys file modes as a user does (root writes anything). */
+const AS_A_USER = ["setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override"];
+
+/**
+ * Makes settings.json a link into a read-only folder (as a Nix store one) holding `settings`;
+ * returns the folder and the file's bytes.
+ */
+function readOnlySettings(settings: object): { store: string; bytes: string } {
+	writeModels();
+	const store = join(cli.dir, "store");
+	mkdirSync(store);
+	const bytes = JSON.stringify(settings);
+	writeFileSync(join(store, "settings.json"), bytes);
+	chmodSync(join(store, "settings.json"), 0o444);
+	chmodSync(store, 0o555);
+	symlinkSync(join(store, "settings.json"), settingsFile());
+	return { store, bytes };
+}
+
+/** settings.json after a hand edit that left a trailing comma: it does not parse. */
+const BROKEN = '{\n  "defaultProvider": "local",\n  "defaultModel": "coder",\n}\n';
+
 describe("cc-switch#1988: a model switch reported as failed had switched anyway", () => {
 	it("cc-switch#1988: with settings.json broken by a hand edit mid-session, a refused set_model / set_thinking_level changes nothing: the old model answers; once fixed, the switch applies and the hand edit stays", async () => {
 		writeModels();
@@ -121,20 +143,12 @@ describe("cc-switch#1988: a model switch reported as failed had switched anyway"
 	it.runIf(process.getuid?.() === 0)(
 		"cc-switch#1988: a read-only settings.json (a link into a read-only folder, as a Nix store one) does not stop the switch: set_model and set_thinking_level succeed, a default_not_saved event says the default was not saved, and the new model answers",
 		async () => {
-			writeModels();
-			// Root writes anything: setpriv drops that, so the child obeys file modes as a user does.
-			const store = join(cli.dir, "store");
-			mkdirSync(store);
-			const bytes = JSON.stringify({ defaultProvider: "local", defaultModel: "coder", quietStartup: true });
-			writeFileSync(join(store, "settings.json"), bytes);
-			chmodSync(join(store, "settings.json"), 0o444);
-			chmodSync(store, 0o555);
-			symlinkSync(join(store, "settings.json"), settingsFile());
-			const client = new RpcClient(["--no-session"], {
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-				wrapper: ["setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override"],
+			const { store, bytes } = readOnlySettings({
+				defaultProvider: "local",
+				defaultModel: "coder",
+				quietStartup: true,
 			});
+			const client = new RpcClient(["--no-session"], { cwd: cli.project, agentDir: cli.agentDir, wrapper: AS_A_USER });
 			const switched = await client.request({ id: "switch", type: "set_model", provider: "other", modelId: "big" });
 			// The switch happened: a client checking `success` must not think it did not.
 			expect(switched).toMatchObject({ success: true, data: { provider: "other", id: "big" } });
@@ -161,19 +175,12 @@ describe("cc-switch#1988: a model switch reported as failed had switched anyway"
 	it.runIf(process.getuid?.() === 0)(
 		"cc-switch#1988: settle -i with a read-only settings.json: /model and /thinking apply, each with a warning that the default was not saved",
 		async () => {
-			writeModels();
-			const store = join(cli.dir, "store");
-			mkdirSync(store);
-			const bytes = JSON.stringify({ defaultProvider: "local", defaultModel: "coder" });
-			writeFileSync(join(store, "settings.json"), bytes);
-			chmodSync(join(store, "settings.json"), 0o444);
-			chmodSync(store, 0o555);
-			symlinkSync(join(store, "settings.json"), settingsFile());
+			const { store, bytes } = readOnlySettings({ defaultProvider: "local", defaultModel: "coder" });
 			const repl = new Repl(["--no-session"], {
 				cwd: cli.project,
 				agentDir: cli.agentDir,
 				env: { NO_COLOR: "1" },
-				wrapper: ["setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override"],
+				wrapper: AS_A_USER,
 			});
 			await repl.idle(0);
 			let from = repl.mark();
@@ -196,14 +203,7 @@ describe("cc-switch#1988: a model switch reported as failed had switched anyway"
 	it.runIf(process.getuid?.() === 0)(
 		"cc-switch#1988: settle -p with a read-only settings.json: an extension command's pi.setModel applies, and stderr warns that the default was not saved",
 		async () => {
-			writeModels();
-			const store = join(cli.dir, "store");
-			mkdirSync(store);
-			const bytes = JSON.stringify({ defaultProvider: "local", defaultModel: "coder" });
-			writeFileSync(join(store, "settings.json"), bytes);
-			chmodSync(join(store, "settings.json"), 0o444);
-			chmodSync(store, 0o555);
-			symlinkSync(join(store, "settings.json"), settingsFile());
+			const { store, bytes } = readOnlySettings({ defaultProvider: "local", defaultModel: "coder" });
 			const extensions = join(cli.agentDir, "extensions");
 			mkdirSync(extensions, { recursive: true });
 			writeFileSync(
@@ -221,7 +221,7 @@ describe("cc-switch#1988: a model switch reported as failed had switched anyway"
 			const run = await runSettleAsync(["--no-session", "-p", "/big"], {
 				cwd: cli.project,
 				agentDir: cli.agentDir,
-				wrapper: ["setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override"],
+				wrapper: AS_A_USER,
 			});
 			expect(run.stderr).toContain(
 				"Warning: Switched to other/big, but it was not saved as the default model: Cannot write",
@@ -242,8 +242,7 @@ describe("cc-switch#1988: a model switch reported as failed had switched anyway"
 			env: { NO_COLOR: "1" },
 		});
 		await term.until("> ", 0);
-		const broken = '{\n  "defaultProvider": "local",\n  "defaultModel": "coder",\n}\n';
-		writeFileSync(settingsFile(), broken);
+		writeFileSync(settingsFile(), BROKEN);
 		server.reply(chatReply([{ type: "text", text: "answered at off" }]));
 		const from = term.mark();
 		term.type("\x1b[Zhello\r");
@@ -252,18 +251,17 @@ describe("cc-switch#1988: a model switch reported as failed had switched anyway"
 		expect(server.requests.at(-1)?.body.reasoning_effort).toBeUndefined();
 		term.type("\x04");
 		expect(await term.exited).toBe(0);
-		expect(readFileSync(settingsFile(), "utf8")).toBe(broken);
+		expect(readFileSync(settingsFile(), "utf8")).toBe(BROKEN);
 	});
 
 	it("cc-switch#1988 (pi-peer): pi 0.73.1 neither throws nor saves: the default stays the old model, the file its bytes, and the failure waits in drainErrors()", async () => {
 		mkdirSync(cli.agentDir, { recursive: true });
 		writeFileSync(settingsFile(), JSON.stringify({ defaultProvider: "local", defaultModel: "coder" }));
 		const settings = pi.SettingsManager.create(cli.project, cli.agentDir);
-		const broken = '{\n  "defaultProvider": "local",\n  "defaultModel": "coder",\n}\n';
-		writeFileSync(settingsFile(), broken);
+		writeFileSync(settingsFile(), BROKEN);
 		settings.setDefaultModelAndProvider("other", "big");
 		await settings.flush();
-		expect(readFileSync(settingsFile(), "utf8")).toBe(broken);
+		expect(readFileSync(settingsFile(), "utf8")).toBe(BROKEN);
 		expect(settings.drainErrors().map((problem) => problem.scope)).toEqual(["global"]);
 	});
 });

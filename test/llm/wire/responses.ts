@@ -3,7 +3,8 @@
  * named events (`response.created`, `response.output_item.added`, `…delta`, `…done`,
  * `response.completed` with usage), a `response.failed` event for failures after the stream began.
  */
-import type { Reply, SseEvent, StreamEnd } from "./server.js";
+import { openAiError } from "./openai.js";
+import type { Reply, Router, SseEvent, StreamEnd } from "./server.js";
 import { sse } from "./server.js";
 
 export type ResponsesItem =
@@ -132,3 +133,21 @@ export function responsesFailed(code: string, message: string): Reply {
 		},
 	]);
 }
+
+/** A Responses request's `input` item, as far as the reasoning replays read it. */
+export type ResponsesInputItem = { type?: string; id?: string; call_id?: string; encrypted_content?: string | null };
+
+/** What the wire model puts in a reasoning item's `encrypted_content` when it is asked for. */
+export const ENCRYPTED = "gAAAAABoWireEncryptedReasoning==";
+
+/** OpenAI under `store: false`: a reasoning item without its encrypted content cannot be found. */
+export const statelessOpenAi: Router = (request, next) => {
+	const input = (request.body?.input ?? []) as ResponsesInputItem[];
+	const lost = input.find((item) => item.type === "reasoning" && !item.encrypted_content);
+	if (request.body?.store !== false || !lost) return next();
+	return openAiError(
+		404,
+		`Item with id '${lost.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+		"invalid_request_error",
+	);
+};
