@@ -65,7 +65,7 @@ describe("an oldText that differs from the file only in indentation (claude-code
 					const edit = { oldText, newText: "x" };
 					expect(() => applyEdits(file, [edit], "f.go")).toThrow(
 						new RegExp(
-							`\\. Line ${start + differs + 1} matches except for indentation: the file has [^,]+ there, the oldText `,
+							`\\. Line ${start + differs + 1} matches except for indentation: the file has .+? there, the oldText `,
 						),
 					);
 					const copied = lines.slice(start, start + length).join("\n");
