@@ -27,15 +27,9 @@ import { PNG_1X1 } from "../export/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import type { RecordedRequest, Reply } from "../llm/wire/server.js";
 import { useWireSession, type WireSession } from "../llm/wire/session.js";
+import { isChatSummaryRequest } from "./helpers.js";
 
 const wireSession = useWireSession();
-
-const SUMMARY_MARKER = "You are a context summarization assistant";
-
-function isSummaryRequest(request: RecordedRequest): boolean {
-	const system = request.body.messages?.find((m: { role: string }) => m.role === "system" || m.role === "developer");
-	return typeof system?.content === "string" && system.content.startsWith(SUMMARY_MARKER);
-}
 
 /** Characters of every message's text in a Chat Completions request. */
 function requestChars(request: RecordedRequest): number {
@@ -67,7 +61,7 @@ function windowedProvider(
 				"invalid_request_error",
 			);
 		}
-		return isSummaryRequest(request) ? summary() : next();
+		return isChatSummaryRequest(request) ? summary() : next();
 	};
 }
 
@@ -111,7 +105,7 @@ describe("pi#8845: a branch summary that hits its output cap", () => {
 		const w = await wireSession({
 			api: "openai-completions",
 			model: { maxTokens: 32_768 },
-			route: (request, next) => (isSummaryRequest(request) ? summaries.shift()! : next()),
+			route: (request, next) => (isChatSummaryRequest(request) ? summaries.shift()! : next()),
 		});
 		w.server.reply(chatReply([{ type: "text", text: "first answer" }]));
 		w.server.reply(chatReply([{ type: "text", text: "renamed the parser module" }]));
@@ -125,7 +119,7 @@ describe("pi#8845: a branch summary that hits its output cap", () => {
 			(error: unknown) => error,
 		);
 
-		const summaryRequest = w.server.requests.find(isSummaryRequest)!;
+		const summaryRequest = w.server.requests.find(isChatSummaryRequest)!;
 		expect(answerCap(summaryRequest)).toBe(2048);
 		expect(failed).toBeInstanceOf(SettleError);
 		expect((failed as SettleError).code).toBe("PROVIDER");
@@ -171,7 +165,7 @@ describe("kdeps#566: a branch summary with custom instructions on a small window
 			customInstructions: INSTRUCTIONS,
 		});
 
-		const request = session.server.requests.find(isSummaryRequest)!;
+		const request = session.server.requests.find(isChatSummaryRequest)!;
 		expect(Math.ceil(requestChars(request) / 4) + answerCap(request)).toBeLessThanOrEqual(WINDOW);
 		const userText = request.body.messages.find((m: { role: string }) => m.role === "user").content;
 		const text = typeof userText === "string" ? userText : userText.map((p: { text: string }) => p.text).join("");
@@ -203,7 +197,7 @@ describe("kdeps#566: a branch summary with custom instructions on a small window
 		const result = await w.session.navigateTree(firstAssistantId(w.session), { summarize: true });
 
 		expect(summaries).toHaveLength(1);
-		const request = w.server.requests.find(isSummaryRequest)!;
+		const request = w.server.requests.find(isChatSummaryRequest)!;
 		expect(Math.ceil(requestChars(request) / 4) + answerCap(request)).toBeLessThanOrEqual(WINDOW);
 		expect(JSON.stringify(request.body.messages)).toContain("MIGRATION-LOG-START");
 		expect(JSON.stringify(request.body.messages)).toMatch(/more characters cut to fit/);
@@ -255,7 +249,7 @@ describe("a branch summary whose newest abandoned message holds only images", ()
 
 		const result = await w.session.navigateTree(firstAssistantId(w.session), { summarize: true });
 
-		const request = w.server.requests.find(isSummaryRequest);
+		const request = w.server.requests.find(isChatSummaryRequest);
 		expect(JSON.stringify(request?.body.messages)).toContain("secret/prod-db");
 		expect(JSON.stringify(request?.body.messages)).not.toContain(PNG_1X1);
 		expect(result.summaryEntry?.summary).toContain("Keep the vault path");

@@ -10,14 +10,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, startWireServer, type WireServer } from "../llm/wire/server.js";
-import { fileEntries, gate, script, until } from "./helpers.js";
+import { fileEntries, gate, isChatSummaryRequest, script, until } from "./helpers.js";
 
 let h: Harness | undefined;
 let server: WireServer | undefined;
@@ -258,11 +257,6 @@ describe("pi#4203 while the compaction waits to start: a later compact() follows
 	});
 });
 
-/** A summary request asks with the summarizer's system prompt. */
-function isSummaryRequest(request: RecordedRequest): boolean {
-	return JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
-}
-
 const cli = useCliProject("settle-pi-races-compact-twice-");
 
 describe("pi#4203 in settle --rpc: two compact commands close together", () => {
@@ -270,7 +264,7 @@ describe("pi#4203 in settle --rpc: two compact commands close together", () => {
 		const summary = gate();
 		const summaryRequests: RecordedRequest[] = [];
 		const wire = await startWireServer((request, next) => {
-			if (!isSummaryRequest(request)) return next();
+			if (!isChatSummaryRequest(request)) return next();
 			summaryRequests.push(request);
 			const reply = chatReply([{ type: "text", text: `## Goal\nheld summary ${summaryRequests.length}` }]);
 			return (recorded, res, req) => void summary.promise.then(() => reply(recorded, res, req));

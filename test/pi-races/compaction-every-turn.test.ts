@@ -14,9 +14,9 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
-import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
-import { compactionsIn, isChatSummaryRequest, promptsIn } from "./helpers.js";
+import type { WireServer } from "../llm/wire/server.js";
+import { compactionsIn, promptsIn } from "./helpers.js";
+import { startLlamaServer } from "./llama-server.js";
 
 const cli = useCliProject("settle-compaction-every-turn-");
 let server: WireServer | undefined;
@@ -25,7 +25,6 @@ afterEach(async () => {
 	server = undefined;
 });
 
-const isSummaryRequest = isChatSummaryRequest;
 const sessions = () => join(cli.dir, "sessions");
 const compactions = () => compactionsIn(sessions());
 const answered = (prompts: number) => Array.from({ length: prompts }, (_, n) => `answer ${n + 1}`);
@@ -44,18 +43,8 @@ describe("opencode#45368: compaction on a small-window local model", () => {
 	it("opencode#45368: a local 32768-token model, default settings, prompts of ~2000 tokens: no prompt right after a compaction compacts again", {
 		timeout: 120_000,
 	}, async () => {
-		let answers = 0;
 		// The server counts what it was sent (about 4 characters a token), as llama-server reports it.
-		server = await startWireServer((request) => {
-			const prompt = Math.ceil(JSON.stringify(request.body ?? {}).length / 4);
-			if (isSummaryRequest(request)) {
-				return chatReply([{ type: "text", text: "## Goal\nanswer the questions" }], {
-					usage: { prompt, completion: 10 },
-				});
-			}
-			answers++;
-			return chatReply([{ type: "text", text: `answer ${answers}` }], { usage: { prompt, completion: 3 } });
-		});
+		({ server } = await startLlamaServer());
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", contextWindow: 32_768 }] });
 		const prompts = 14;
 		const run = await settlePrompts(prompts);
@@ -72,25 +61,8 @@ describe("opencode#45368: compaction on a small-window local model", () => {
 	it("opencode#45368: a local 16384-token model that refuses what does not fit, default settings: every prompt is answered, the session compacting on the way", {
 		timeout: 120_000,
 	}, async () => {
-		let answers = 0;
 		// llama-server's refusal when a request does not fit its context.
-		server = await startWireServer((request) => {
-			const prompt = Math.ceil(JSON.stringify(request.body ?? {}).length / 4);
-			if (prompt > 16_384) {
-				return openAiError(
-					400,
-					`request (${prompt} tokens) exceeds the available context size (16384 tokens), try increasing it`,
-					"exceed_context_size_error",
-				);
-			}
-			if (isSummaryRequest(request)) {
-				return chatReply([{ type: "text", text: "## Goal\nanswer the questions" }], {
-					usage: { prompt, completion: 10 },
-				});
-			}
-			answers++;
-			return chatReply([{ type: "text", text: `answer ${answers}` }], { usage: { prompt, completion: 3 } });
-		});
+		({ server } = await startLlamaServer({ contextSize: 16_384 }));
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", contextWindow: 16_384 }] });
 		const run = await settlePrompts(10);
 		expect(`${run.code} ${run.stdout.trim()} ${run.stderr.trim()}`.trim()).toBe("0 answer 10");

@@ -22,9 +22,9 @@ import {
 	useCliProject,
 	writeLocalProvider,
 } from "../cli/helpers.js";
-import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { startWireServer, type WireServer } from "../llm/wire/server.js";
-import { compactionsIn, isChatSummaryRequest, promptsIn, rpcPrompt } from "./helpers.js";
+import type { WireServer } from "../llm/wire/server.js";
+import { compactionsIn, promptsIn, rpcPrompt } from "./helpers.js";
+import { startLlamaServer } from "./llama-server.js";
 
 const cli = useCliProject("settle-compaction-over-threshold-");
 let server: WireServer | undefined;
@@ -33,37 +33,19 @@ afterEach(async () => {
 	server = undefined;
 });
 
-const isSummaryRequest = isChatSummaryRequest;
 const compactions = () => compactionsIn(join(cli.dir, "sessions"));
 
 /** A local server that counts what it was sent (about 4 characters a token) and refuses what does not fit. */
 async function startServer() {
-	const counts = { answers: 0, summaries: 0 };
-	server = await startWireServer((request) => {
-		const prompt = Math.ceil(JSON.stringify(request.body ?? {}).length / 4);
-		if (prompt > 8192) {
-			return openAiError(
-				400,
-				`request (${prompt} tokens) exceeds the available context size (8192 tokens), try increasing it`,
-				"exceed_context_size_error",
-			);
-		}
-		if (isSummaryRequest(request)) {
-			counts.summaries++;
-			return chatReply([{ type: "text", text: "## Goal\nanswer the questions" }], {
-				usage: { prompt, completion: 10 },
-			});
-		}
-		counts.answers++;
-		return chatReply([{ type: "text", text: `answer ${counts.answers}` }], { usage: { prompt, completion: 3 } });
-	});
+	const started = await startLlamaServer({ contextSize: 8192 });
+	server = started.server;
 	writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
 		models: [
 			{ id: "coder", contextWindow: 8192 },
 			{ id: "coder-b", contextWindow: 8192 },
 		],
 	});
-	return counts;
+	return started.counts;
 }
 
 const settleArgs = (systemPromptTokens: number) => [
@@ -147,24 +129,11 @@ describe("kimi-code#2325: a context the compaction cannot get under the threshol
 	it("kimi-code#2325, a model switch to a smaller window: the tail a 65536-token model's compaction kept (20000 tokens) is over the 32768-token model's threshold (16384), and its first answer compacts it (keep 8192)", {
 		timeout: 180_000,
 	}, async () => {
-		const windows: Record<string, number> = { big: 65536, small: 32768 };
-		server = await startWireServer((request) => {
-			const prompt = Math.ceil(JSON.stringify(request.body ?? {}).length / 4);
-			const window = windows[String(request.body?.model)] ?? 0;
-			if (prompt > window) {
-				return openAiError(
-					400,
-					`request (${prompt} tokens) exceeds the available context size (${window} tokens)`,
-					"exceed_context_size_error",
-				);
-			}
-			if (isSummaryRequest(request)) {
-				return chatReply([{ type: "text", text: "## Goal\nanswer the questions" }], {
-					usage: { prompt, completion: 10 },
-				});
-			}
-			return chatReply([{ type: "text", text: "answer" }], { usage: { prompt, completion: 3 } });
-		});
+		({ server } = await startLlamaServer({
+			contextSize: { big: 65536, small: 32768 },
+			hint: false,
+			answer: () => "answer",
+		}));
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
 			models: [
 				{ id: "big", contextWindow: 65536 },

@@ -19,10 +19,11 @@ import { SettleError } from "../../src/errors.js";
 import { fauxAssistantMessage, fauxThinking } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { chatReply } from "../llm/wire/openai.js";
-import type { RecordedRequest, Reply } from "../llm/wire/server.js";
+import type { Reply } from "../llm/wire/server.js";
 import { useWireSession } from "../llm/wire/session.js";
 import {
 	comparable,
+	isChatSummaryRequest,
 	overflowReply,
 	promptOverThreshold,
 	reopenedContext,
@@ -32,16 +33,10 @@ import {
 	userTexts,
 } from "./helpers.js";
 
-const SUMMARY_MARKER = "You are a context summarization assistant";
 const CUT_TEXT = "## Goal\nMigrate the billing tables\n\n## Progress\n### Done\n- [x] moved the invoices ta";
 /** Only the cut answer has this: the file must never hold it. */
 const CUT_MARK = "- [x] moved the invoices ta";
 const COMPLETE_TEXT = "## Goal\nMigrate the billing tables\n\n## Next Steps\n1. Move the payments table";
-
-function isSummaryRequest(request: RecordedRequest): boolean {
-	const system = request.body.messages?.find((m: { role: string }) => m.role === "system" || m.role === "developer");
-	return typeof system?.content === "string" && system.content.startsWith(SUMMARY_MARKER);
-}
 
 describe("pi#7048: a /compact summary cut at its output cap", () => {
 	const wireSession = useWireSession();
@@ -62,7 +57,7 @@ describe("pi#7048: a /compact summary cut at its output cap", () => {
 			model: { maxTokens: 32_768 },
 			// The last turn is kept; the one before it is summarized.
 			settings: { compaction: { keepRecentTokens: 8 } },
-			route: (request, next) => (isSummaryRequest(request) ? summaries.shift()! : next()),
+			route: (request, next) => (isChatSummaryRequest(request) ? summaries.shift()! : next()),
 		});
 		w.server.reply(chatReply([{ type: "text", text: "moved the invoices table" }]));
 		w.server.reply(chatReply([{ type: "text", text: "moved the payments table" }]));
@@ -77,7 +72,7 @@ describe("pi#7048: a /compact summary cut at its output cap", () => {
 			(error: unknown) => error,
 		);
 
-		const cap = w.server.requests.find(isSummaryRequest)!.body.max_completion_tokens;
+		const cap = w.server.requests.find(isChatSummaryRequest)!.body.max_completion_tokens;
 		expect(failed).toBeInstanceOf(SettleError);
 		expect((failed as SettleError).code).toBe("PROVIDER");
 		expect((failed as SettleError).message).toBe(
@@ -98,7 +93,7 @@ describe("pi#7048: a /compact summary cut at its output cap", () => {
 		const result = await w.session.compact();
 		expect(result.summary).toContain(COMPLETE_TEXT);
 		// One request per compaction: the cut one was not resent on the spot.
-		expect(w.server.requests.filter(isSummaryRequest)).toHaveLength(2);
+		expect(w.server.requests.filter(isChatSummaryRequest)).toHaveLength(2);
 		const compactions = w.entries().filter((entry) => entry.type === "compaction");
 		expect(compactions).toHaveLength(1);
 		expect(readFileSync(file, "utf8")).not.toContain(CUT_MARK);

@@ -10,24 +10,19 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, sse, useWireServer } from "../llm/wire/server.js";
+import { isChatSummaryRequest } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-rpc-compact-");
 /** Requests for a compaction summary, in arrival order. */
 const summaryRequests: RecordedRequest[] = [];
 
-/** A summary request asks with the summarizer's system prompt (as a system or developer message). */
-function isSummaryRequest(request: RecordedRequest): boolean {
-	return JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
-}
-
 // A summary request gets a stream that opens and then says nothing (the report's held summary);
 // every other request takes the next scripted answer.
 const server = useWireServer((request, next) => {
-	if (!isSummaryRequest(request)) return next();
+	if (!isChatSummaryRequest(request)) return next();
 	summaryRequests.push(request);
 	return sse([], "hang");
 });

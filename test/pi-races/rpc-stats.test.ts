@@ -12,23 +12,17 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { type RecordedRequest, startWireServer } from "../llm/wire/server.js";
-import { rpcContextUsage, rpcPrompt } from "./helpers.js";
+import { startWireServer } from "../llm/wire/server.js";
+import { isChatSummaryRequest, rpcContextUsage, rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-rpc-stats-");
-
-/** A summary request asks with the summarizer's system prompt. */
-function isSummaryRequest(request: RecordedRequest): boolean {
-	return JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
-}
 
 describe("hapi#1630: the context usage a client reads right after a compact", () => {
 	it("hapi#1630: settle --rpc: after compact, the answer and compaction_end carry the estimated size, get_session_stats says unknown (not the old size) until the next answer, then that answer's usage", async () => {
 		const server = await startWireServer((request, next) =>
-			isSummaryRequest(request) ? chatReply([{ type: "text", text: "## Goal\nthe summary" }]) : next(),
+			isChatSummaryRequest(request) ? chatReply([{ type: "text", text: "## Goal\nthe summary" }]) : next(),
 		);
 		try {
 			writeLocalProvider(cli.agentDir, `${server.url}/v1`, {

@@ -20,11 +20,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { type RecordedRequest, startWireServer } from "../llm/wire/server.js";
-import { rpcPrompt } from "./helpers.js";
+import { startWireServer } from "../llm/wire/server.js";
+import { isChatSummaryRequest, rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-usage-summarizer-");
 
@@ -41,10 +40,6 @@ interface Stats extends Totals {
 	cumulative: Totals;
 }
 
-function isSummaryRequest(request: RecordedRequest): boolean {
-	return JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40));
-}
-
 function dollars(input: number, output: number): number {
 	return (input * PRICES.input + output * PRICES.output) / 1_000_000;
 }
@@ -52,7 +47,7 @@ function dollars(input: number, output: number): number {
 describe("openchamber#3572, openai-agents-python#4434: the summary request in the meter and the totals", () => {
 	it("openchamber#3572, openai-agents-python#4434: settle --rpc: after compact, whose summary requests reported 150,000 + 2,000 tokens each, the meter is unknown (not 152k) live and reopened; the totals count each request once, live and reopened; the next answer sets the meter", async () => {
 		const server = await startWireServer((request, next) =>
-			isSummaryRequest(request)
+			isChatSummaryRequest(request)
 				? chatReply([{ type: "text", text: "## Goal\nthe summary" }], { usage: { prompt: 150_000, completion: 2_000 } })
 				: next(),
 		);
@@ -80,7 +75,7 @@ describe("openchamber#3572, openai-agents-python#4434: the summary request in th
 			const compacted = await live.request({ id: "c", type: "compact" });
 			expect(compacted).toMatchObject({ success: true });
 			// The cut falls inside the last turn: one summary of the history, one of the turn's prefix.
-			expect(server.requests.filter(isSummaryRequest)).toHaveLength(2);
+			expect(server.requests.filter(isChatSummaryRequest)).toHaveLength(2);
 
 			const afterCompact = await stats(live, "s1");
 			expect(afterCompact.contextUsage).toEqual({ tokens: null, contextWindow: 200_000, percent: null });
