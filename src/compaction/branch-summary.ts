@@ -272,7 +272,7 @@ export function branchSummaryBudget(
  * failed: <provider text>")` on a provider error, and when the answer stopped at its token cap (the
  * summary would be incomplete); `SettleError("INVALID_ARGUMENT")` when the instructions and the
  * answer leave no room for the conversation in the window. Returns {@link EMPTY_BRANCH_SUMMARY}
- * without a model call when there is no message to summarize.
+ * without a model call when there is no message to summarize, or only tool results (pi's rule).
  *
  * @example
  * ```ts
@@ -286,6 +286,12 @@ export async function generateBranchSummary(
 	entries: readonly SessionEntry[],
 	options: GenerateBranchSummaryOptions,
 ): Promise<BranchSummaryResult> {
+	// Nothing abandoned but tool results (the user went back to the call that made them, to run it
+	// again): no summary to keep and no request that could fail or be aborted, as in pi 0.73.1.
+	const all = prepareBranchEntries(entries, 0, estimateMessageTokens, options.toolResults);
+	if (all.messages.every((message) => message.role === "toolResult")) {
+		return { summary: EMPTY_BRANCH_SUMMARY, details: computeFileLists(all.fileOps) };
+	}
 	const contextWindow = options.model.contextWindow || 128_000;
 	const instructions = branchSummaryInstructions(options.customInstructions, options.replaceInstructions);
 	const { maxTokens, requestTokens, room, budget } = branchSummaryBudget(

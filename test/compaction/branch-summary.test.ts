@@ -261,6 +261,31 @@ describe("generateBranchSummary", () => {
 		expect(requests).toHaveLength(0);
 	});
 
+	it("regression: a branch of nothing but tool results (the user went back to the call) asks no model, as pi (tree-differential seed -1620587218)", async () => {
+		const { streamFn, requests } = scriptedStream([]);
+		const tree = new Tree();
+		const call1 = tree.add(null, {
+			type: "message",
+			message: assistant({ toolCalls: [call("t1", "read", { path: "a.ts" })] }),
+		});
+		const result = tree.add(call1.id, {
+			type: "message",
+			message: {
+				role: "toolResult",
+				toolCallId: "t1",
+				toolName: "read",
+				content: [{ type: "text", text: "x" }],
+				isError: false,
+				timestamp: 1,
+			},
+		});
+		const label = tree.add(result.id, { type: "label", targetId: result.id, label: "checkpoint" });
+		expect(await generateBranchSummary([result, label], { model: testModel, streamFn })).toMatchObject({
+			summary: EMPTY_BRANCH_SUMMARY,
+		});
+		expect(requests).toHaveLength(0);
+	});
+
 	it("throws typed errors for provider failures and aborts", async () => {
 		const { b1 } = forkedTree();
 		const failing = scriptedStream([{ error: "429 rate_limit_error" }]);

@@ -22701,6 +22701,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "return () => ({ ...message, timestamp: Date.now() });", replace: "return message;" }],
 		tests: ["test/pi-races/subagent-children.test.ts"],
 	},
+	{
+		id: "MY01",
+		file: "src/compaction/branch-summary.ts",
+		description:
+			"a branch of nothing but tool results is summarized by the model again: a request pi never makes, which can fail or be aborted (tree-differential seed -1620587218)",
+		edits: [
+			{
+				find: 'if (all.messages.every((message) => message.role === "toolResult")) {',
+				replace: 'if (all.messages.length === 0 && all.messages.every((message) => message.role === "toolResult")) {',
+			},
+		],
+		tests: ["test/compaction/branch-summary.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
