@@ -360,6 +360,22 @@ function requestedLevelAcrossSwitch(program: Program, pi: ProgramObservation, se
 	return p !== null && s !== null && p[1] === s[1] && p[2] !== s[2];
 }
 
+/**
+ * DELIBERATE_RUNTIME_TOOL_CLASH_NAMED (races136: kimi-code#575, opencode#33965; src/extensions/runtime.ts
+ * `reportToolClash`): a tool an extension registers at run time under a name another extension has
+ * registered is reported through `onError` in Settle ("Tool "dyn" is also registered by <inline:1>: …");
+ * pi 0.73.1 says nothing (seed 366636201: two extensions' commands each register `dyn`). Taken out of
+ * Settle's reports once two extensions of the program can register it.
+ */
+function withoutToolClashReports(program: Program, settle: ProgramObservation): ProgramObservation {
+	const clash = (line: string) => / register_tool: Tool "[^"]+" is also registered by /.test(line);
+	const clashes = settle.onErrorAwaited.filter(clash);
+	if (clashes.length === 0) return settle;
+	const registering = program.extensions.filter((extension) => JSON.stringify(extension).includes('"registerTool"'));
+	expect(registering.length, clashes.join("\n")).toBeGreaterThanOrEqual(2);
+	return { ...settle, onErrorAwaited: settle.onErrorAwaited.filter((line) => !clash(line)) };
+}
+
 /** Plays `program` on pi and on Settle and requires the same observations (up to the named races). */
 async function observedTheSame(program: Program): Promise<void> {
 	const record = records();
@@ -387,7 +403,7 @@ async function observedTheSame(program: Program): Promise<void> {
 			queuedInputAsOwnChannel(withoutCustomCountedPreparation(observation as ProgramObservation)),
 		);
 	const [piSeen, settleSeen] = withoutListedTwinDrop(
-		...withoutPendingRace(program, comparable(pi), comparable(settle)),
+		...withoutPendingRace(program, comparable(pi), comparable(withoutToolClashReports(program, settle))),
 	);
 	expect({ ...settleSeen, appended: [] }).toEqual(piSeen);
 }
