@@ -58,6 +58,14 @@ function subagentExtension(): string {
 }
 
 /** Writes a faux script `name` (steps as `--faux-script` reads them); returns its path. */
+/** The events of a `--mode json` output, one per line. */
+function jsonLines(output: string): Record<string, unknown>[] {
+	return output
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 function script(name: string, steps: unknown[]): string {
 	const file = join(cli.dir, `${name}.json`);
 	writeFileSync(file, JSON.stringify(steps));
@@ -200,10 +208,7 @@ export default function (pi) {
 			{ cwd: cli.project, agentDir: cli.agentDir },
 		);
 		expect(run.code).toBe(0);
-		const events = run.stdout
-			.trim()
-			.split("\n")
-			.map((line) => JSON.parse(line) as Record<string, unknown>);
+		const events = jsonLines(run.stdout);
 		expect(events.find((event) => event.type === "tool_execution_end")).toMatchObject({
 			toolName: "subagent",
 			result: {
@@ -270,10 +275,7 @@ describe("letta-code#2104, aionrs#34: a sub-agent's output landed in the parent'
 			{ cwd: cli.project, agentDir: cli.agentDir },
 		);
 		expect(run.code).toBe(0);
-		const events = run.stdout
-			.trim()
-			.split("\n")
-			.map((line) => JSON.parse(line) as Record<string, unknown>);
+		const events = jsonLines(run.stdout);
 		const headers = events.filter((event) => event.type === "session");
 		expect(headers).toHaveLength(1);
 		// One run's events: one agent_start, one agent_settled, one bash-free tool run (the child's bash stays in the child).
@@ -284,9 +286,7 @@ describe("letta-code#2104, aionrs#34: a sub-agent's output landed in the parent'
 		const end = events.find((event) => event.type === "tool_execution_end") as {
 			result: { content: { text: string }[] };
 		};
-		const childEvents = end.result.content[0]!.text.trim()
-			.split("\n")
-			.map((line) => JSON.parse(line) as Record<string, unknown>);
+		const childEvents = jsonLines(end.result.content[0]!.text);
 		expect(childEvents[0]).toMatchObject({ type: "session" });
 		expect(childEvents[0]!.id).not.toBe(headers[0]!.id);
 		expect(childEvents.at(-1)).toMatchObject({ type: "agent_settled" });
