@@ -22714,6 +22714,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/compaction/branch-summary.test.ts"],
 	},
+	{
+		id: "MZ01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a Retry-After the OpenAI client reads by parseFloat ('5, 5', or retry-after-ms 0 beside it) over retry.provider.maxRetryDelayMs is slept by the client again, silently: Settle's stricter parse saw no wait",
+		edits: [{ find: " || clientWait > cap)", replace: ")" }],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
