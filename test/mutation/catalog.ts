@@ -22722,6 +22722,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: " || clientWait > cap)", replace: ")" }],
 		tests: ["test/pi-races/retry-after-hours.test.ts"],
 	},
+	{
+		id: "MZ02",
+		file: "src/llm/errors.ts",
+		description:
+			"a gateway's 429 'requests per minute quota exhausted' reads as a spent plan again: fatal at once, though the window clears in a minute",
+		edits: [
+			{
+				find: "const PER_MINUTE_QUOTA = /PerMinute|\\bper[ -](?:minute|second)\\b/i;",
+				replace: "const PER_MINUTE_QUOTA = /PerMinute/;",
+			},
+		],
+		tests: ["test/recovery/errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
