@@ -22735,6 +22735,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/recovery/errors.test.ts"],
 	},
+	{
+		id: "MZ03",
+		file: "src/agent/tool-call-names.ts",
+		description:
+			"a call to a tool really named functions.read runs read instead, when both tools are declared (the namespace is stripped regardless)",
+		edits: [{ find: " || tools.some((tool) => tool.name === block.name)", replace: "" }],
+		tests: ["test/pi-races/tool-call-namespaces.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
