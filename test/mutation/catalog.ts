@@ -22743,6 +22743,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: " || tools.some((tool) => tool.name === block.name)", replace: "" }],
 		tests: ["test/pi-races/tool-call-namespaces.test.ts"],
 	},
+	{
+		id: "MZ04",
+		file: "src/llm/gemini-stop.ts",
+		description:
+			"Gemini's IMAGE_SAFETY stop is no content-policy stop again: its safety ratings go unnamed and nothing says to reword the prompt",
+		edits: [{ find: '\t"IMAGE_SAFETY",\n', replace: "" }],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
+	},
+	{
+		id: "MZ05",
+		file: "src/llm/gemini-stop.ts",
+		description:
+			"an answer Gemini ends UNEXPECTED_TOOL_CALL (or OTHER, LANGUAGE…) fails with pi-ai's bare 'An unknown error occurred' again, the reason lost",
+		edits: [
+			{
+				find: "if (!POLICY_STOPS.has(stop.reason)) return `Gemini ended the answer: finishReason ${stop.reason}${said}.`;",
+				replace: "if (!POLICY_STOPS.has(stop.reason)) return undefined;",
+			},
+		],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
