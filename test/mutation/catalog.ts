@@ -22758,8 +22758,8 @@ export const MUTANTS: Mutant[] = [
 			"an answer Gemini ends UNEXPECTED_TOOL_CALL (or OTHER, LANGUAGE…) fails with pi-ai's bare 'An unknown error occurred' again, the reason lost",
 		edits: [
 			{
-				find: "if (!POLICY_STOPS.has(stop.reason)) return `Gemini ended the answer: finishReason ${stop.reason}${said}.`;",
-				replace: "if (!POLICY_STOPS.has(stop.reason)) return undefined;",
+				find: "if (!POLICY_STOPS.has(stop.reason)) return `Gemini ended the answer",
+				replace: "if (!POLICY_STOPS.has(stop.reason)) return undefined && `",
 			},
 		],
 		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
