@@ -22535,8 +22535,8 @@ export const MUTANTS: Mutant[] = [
 			"retry.provider.maxRetryDelayMs: 0 (the cap off, as pi-ai documents) makes every Retry-After over the cap: the client never waits one, the session retries it instead",
 		edits: [
 			{
-				find: "asked !== undefined && cap > 0 && asked.delayMs > cap",
-				replace: "asked !== undefined && asked.delayMs > cap",
+				find: "const overCap = cap > 0 && ((asked",
+				replace: "const overCap = ((asked",
 			},
 		],
 		tests: ["test/pi-races/retry-after-hours.test.ts"],
