@@ -93,9 +93,10 @@ const PERMANENT_PATTERNS: readonly RegExp[] = [
 
 /**
  * Google reports per-minute rate limits with the same "exceeded your current quota" text as
- * real quota exhaustion; the quota id tells them apart. A per-minute quota clears on its own.
+ * real quota exhaustion; the quota id tells them apart. A gateway's RPM limiter says "requests per
+ * minute quota exhausted". A per-minute or per-second quota clears on its own.
  */
-const PER_MINUTE_QUOTA = /PerMinute/;
+const PER_MINUTE_QUOTA = /PerMinute|\bper[ -](?:minute|second)\b/i;
 
 /**
  * Transient failures worth retrying: overload, rate limits, 5xx, network and timeouts.

@@ -81,14 +81,27 @@ export function watchedGeminiStop(body: ReadableStream<Uint8Array>, seen: Gemini
 }
 
 /** Stops for what the answer said: the same request stops the same way, so they are not retried. */
-const POLICY_STOPS = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII"]);
+const POLICY_STOPS = new Set([
+	"SAFETY",
+	"RECITATION",
+	"BLOCKLIST",
+	"PROHIBITED_CONTENT",
+	"SPII",
+	"IMAGE_SAFETY",
+	"IMAGE_PROHIBITED_CONTENT",
+	"IMAGE_RECITATION",
+]);
+
+/** The stops pi-ai reads as an answer, not an error. */
+const ANSWER_STOPS = new Set(["STOP", "MAX_TOKENS"]);
 
 /**
  * The failure text for an answer Gemini ended with a finish reason pi-ai reports only as "An
  * unknown error occurred", else undefined. `MALFORMED_FUNCTION_CALL` reads as transient
  * (`isTransientErrorText`): sent again, the model writes the call anew. The content-policy stops
- * (SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT, SPII) are named with Gemini's message and
- * safety ratings, and read as final.
+ * (SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT, SPII and the IMAGE_ ones) are named with
+ * Gemini's message and safety ratings, and read as final; any other reason but STOP and MAX_TOKENS
+ * (OTHER, LANGUAGE, UNEXPECTED_TOOL_CALL…) is named with Gemini's message, final too.
  *
  * @example
  * ```ts
@@ -96,6 +109,7 @@ const POLICY_STOPS = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_C
  * // "Gemini could not parse the tool call the model wrote (finishReason MALFORMED_FUNCTION_CALL: Malformed function call: x). Sent again, the model writes the call anew."
  * geminiStopText({ reason: "SAFETY", ratings: ["DANGEROUS_CONTENT: HIGH (blocked)"] });
  * // "Gemini stopped the answer: SAFETY (safety ratings: DANGEROUS_CONTENT: HIGH (blocked)). The same request stops the same way: reword the prompt or use another model."
+ * geminiStopText({ reason: "UNEXPECTED_TOOL_CALL" }); // "Gemini ended the answer: finishReason UNEXPECTED_TOOL_CALL."
  * ```
  */
 export function geminiStopText(stop: GeminiStop): string | undefined {
@@ -103,7 +117,9 @@ export function geminiStopText(stop: GeminiStop): string | undefined {
 	if (stop.reason === "MALFORMED_FUNCTION_CALL") {
 		return `Gemini could not parse the tool call the model wrote (finishReason ${stop.reason}${said}). Sent again, the model writes the call anew.`;
 	}
-	if (stop.reason === undefined || !POLICY_STOPS.has(stop.reason)) return undefined;
+	if (stop.reason === undefined || ANSWER_STOPS.has(stop.reason)) return undefined;
+	// OTHER, LANGUAGE, UNEXPECTED_TOOL_CALL, NO_IMAGE…: pi-ai's "An unknown error occurred" named no reason either.
+	if (!POLICY_STOPS.has(stop.reason)) return `Gemini ended the answer: finishReason ${stop.reason}${said}.`;
 	const ratings = stop.ratings ? ` (safety ratings: ${stop.ratings.join(", ")})` : "";
 	return `Gemini stopped the answer: ${stop.reason}${said}${ratings}. The same request stops the same way: reword the prompt or use another model.`;
 }

@@ -210,7 +210,10 @@ function withRefusalDetails(
 			const body = await refusedBody;
 			// 0 turns the cap off (pi-ai's documented meaning).
 			const cap = options?.maxRetryDelayMs ?? 0;
-			const overCap = asked !== undefined && cap > 0 && asked.delayMs > cap;
+			// The client's own reading counts too: it sleeps `Retry-After: 5, 5` (a proxy's doubled header)
+			// or an ISO date's leading year as seconds, which requestedRetryDelayFromHeaders reads as no wait.
+			const clientWait = clientRetryWaitMs(response.headers, Date.now());
+			const overCap = cap > 0 && ((asked !== undefined && asked.delayMs > cap) || clientWait > cap);
 			if (!overCap && !isAccountFailureText(`${response.status} ${body}`)) return undefined;
 			const headers = new Headers(response.headers);
 			headers.set("x-should-retry", "false");
@@ -496,6 +499,20 @@ function watchedStopStream(model: Model, response: Response, seen: AnthropicStop
 	if (!isEventStreamResponse(response)) return undefined;
 	const { status, statusText, headers } = response;
 	return new Response(watchedAnthropicStop(response.body, seen), { status, statusText, headers });
+}
+
+/**
+ * The wait the OpenAI and Anthropic clients sleep before their own retry, read as they read it
+ * (openai 6.26.0, @anthropic-ai/sdk 0.91.1 `retryRequest`): `retry-after-ms` by parseFloat, and
+ * when that is absent, NaN or 0, `Retry-After` by parseFloat, else `Date.parse`. NaN when neither.
+ */
+function clientRetryWaitMs(headers: Headers, now: number): number {
+	const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
+	if (ms) return ms;
+	const retryAfter = headers.get("retry-after");
+	if (!retryAfter) return Number.NaN;
+	const seconds = Number.parseFloat(retryAfter);
+	return Number.isNaN(seconds) ? Date.parse(retryAfter) - now : seconds * 1000;
 }
 
 /** A Gemini stream whose finish reason and message fill `seen`. */

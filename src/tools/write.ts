@@ -166,9 +166,9 @@ function refuseFolderPath(path: string): void {
  * Creates the `write` tool for a working directory. Over an existing file with a byte-order mark
  * (UTF-8's, or UTF-16's, as Windows PowerShell 5.1 and Notepad save) the new content keeps that
  * mark and encoding; any other file, and a new one, is written as UTF-8 without a mark, as pi
- * writes every file. Over a file whose line breaks are all CRLF, content with LF breaks only is
- * written with CRLF (pi writes LF: a whole-file diff); content with any CR, and a new file, are
- * written as given.
+ * writes every file. Over a file whose line breaks are all CRLF (as far as its first 8 KB show),
+ * content with LF breaks only is written with CRLF (pi writes LF: a whole-file diff); content with
+ * any CR, and a new file, are written as given.
  *
  * @example
  * ```ts

@@ -22535,8 +22535,8 @@ export const MUTANTS: Mutant[] = [
 			"retry.provider.maxRetryDelayMs: 0 (the cap off, as pi-ai documents) makes every Retry-After over the cap: the client never waits one, the session retries it instead",
 		edits: [
 			{
-				find: "asked !== undefined && cap > 0 && asked.delayMs > cap",
-				replace: "asked !== undefined && asked.delayMs > cap",
+				find: "const overCap = cap > 0 && ((asked",
+				replace: "const overCap = ((asked",
 			},
 		],
 		tests: ["test/pi-races/retry-after-hours.test.ts"],
@@ -22713,6 +22713,56 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/compaction/branch-summary.test.ts"],
+	},
+	{
+		id: "MZ01",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a Retry-After the OpenAI client reads by parseFloat ('5, 5', or retry-after-ms 0 beside it) over retry.provider.maxRetryDelayMs is slept by the client again, silently: Settle's stricter parse saw no wait",
+		edits: [{ find: " || clientWait > cap)", replace: ")" }],
+		tests: ["test/pi-races/retry-after-hours.test.ts"],
+	},
+	{
+		id: "MZ02",
+		file: "src/llm/errors.ts",
+		description:
+			"a gateway's 429 'requests per minute quota exhausted' reads as a spent plan again: fatal at once, though the window clears in a minute",
+		edits: [
+			{
+				find: "const PER_MINUTE_QUOTA = /PerMinute|\\bper[ -](?:minute|second)\\b/i;",
+				replace: "const PER_MINUTE_QUOTA = /PerMinute/;",
+			},
+		],
+		tests: ["test/recovery/errors.test.ts"],
+	},
+	{
+		id: "MZ03",
+		file: "src/agent/tool-call-names.ts",
+		description:
+			"a call to a tool really named functions.read runs read instead, when both tools are declared (the namespace is stripped regardless)",
+		edits: [{ find: " || tools.some((tool) => tool.name === block.name)", replace: "" }],
+		tests: ["test/pi-races/tool-call-namespaces.test.ts"],
+	},
+	{
+		id: "MZ04",
+		file: "src/llm/gemini-stop.ts",
+		description:
+			"Gemini's IMAGE_SAFETY stop is no content-policy stop again: its safety ratings go unnamed and nothing says to reword the prompt",
+		edits: [{ find: '\t"IMAGE_SAFETY",\n', replace: "" }],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
+	},
+	{
+		id: "MZ05",
+		file: "src/llm/gemini-stop.ts",
+		description:
+			"an answer Gemini ends UNEXPECTED_TOOL_CALL (or OTHER, LANGUAGE…) fails with pi-ai's bare 'An unknown error occurred' again, the reason lost",
+		edits: [
+			{
+				find: "if (!POLICY_STOPS.has(stop.reason)) return `Gemini ended the answer",
+				replace: "if (!POLICY_STOPS.has(stop.reason)) return undefined && `",
+			},
+		],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
 	},
 ];
 

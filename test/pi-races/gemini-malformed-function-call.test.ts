@@ -147,6 +147,19 @@ describe("an answer Gemini stops for its content (SAFETY, RECITATION, BLOCKLIST,
 		expect(wire.requests).toHaveLength(1);
 	});
 
+	it.each([
+		["IMAGE_SAFETY", "Gemini stopped the answer: IMAGE_SAFETY (safety ratings:"],
+		["UNEXPECTED_TOOL_CALL", "Gemini ended the answer: finishReason UNEXPECTED_TOOL_CALL."],
+	])("%s, which pi-ai also reports as 'An unknown error occurred', is named, not retried", async (reason, named) => {
+		const wire = await geminiServer({});
+		wire.reply(policyStop(reason), geminiReply([{ text: "unused" }], "gemini-wire"));
+		const run = await settle(["-p", "draw it"]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain(named);
+		expect(run.stderr).not.toContain("An unknown error occurred");
+		expect(wire.requests).toHaveLength(1);
+	});
+
 	it("RECITATION without a message is named too", async () => {
 		const wire = await geminiServer({});
 		wire.reply(policyStop("RECITATION"), geminiReply([{ text: "unused" }], "gemini-wire"));

@@ -67,6 +67,28 @@ describe("lobehub#13572, cline#10139: a Retry-After of hours is retried instead 
 		expect(run.code).toBe(0);
 	});
 
+	// The client reads these by parseFloat: 5 s, over the 1 s cap, slept silently before the fix.
+	it.each([
+		["a proxy's doubled header, `Retry-After: 5, 5`", { "retry-after": "5, 5" }],
+		["`retry-after-ms: 0` beside `Retry-After: 5`", { "retry-after-ms": "0", "retry-after": "5" }],
+	])(
+		"lobehub#13572: %s, over the cap as the client reads it: not slept by the client, the session's retry says so",
+		async (_, headers) => {
+			mkdirSync(cli.agentDir, { recursive: true });
+			writeFileSync(
+				join(cli.agentDir, "settings.json"),
+				JSON.stringify({ retry: { baseDelayMs: 1, provider: { maxRetryDelayMs: 1000 } } }),
+			);
+			const limited = openAiError(429, "Rate limit reached for requests", "requests", "rate_limit_exceeded", headers);
+			const run = await askWith("openai-completions", limited);
+
+			expect(server.requests).toHaveLength(2);
+			expect(run.stderr).toContain("attempt 1/3: 429 Rate limit reached for requests");
+			expect(run.stdout).toBe("answered\n");
+			expect(run.code).toBe(0);
+		},
+	);
+
 	it("lobehub#13572 (control): a short `Retry-After: 1` is still waited by the client, and the answer arrives", async () => {
 		const run = await askWith("openai-completions", rateLimited("1"));
 

@@ -9,6 +9,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { withNamespacedToolNames } from "../../src/agent/tool-call-names.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
 import { type ResponsesItem, responsesReply } from "../llm/wire/responses.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
@@ -84,5 +86,11 @@ describe("maki#505: a tool call named functions.<tool>", () => {
 			output: "Tool functions.shell not found",
 		});
 		expect(readdirSync(cli.project)).toEqual([]);
+	});
+
+	it("maki#505 (control): a tool really named `functions.read` is the one called, not `read` beside it", () => {
+		const answer = fauxAssistantMessage([fauxToolCall("functions.read", { path: "a.txt" })]);
+		const named = withNamespacedToolNames(answer, [{ name: "read" }, { name: "functions.read" }]);
+		expect(named.content[0]).toMatchObject({ type: "toolCall", name: "functions.read" });
 	});
 });
