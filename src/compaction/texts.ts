@@ -55,8 +55,8 @@ export function compactionFailureMessage(reason: "overflow" | "threshold" | "man
 }
 
 /** The end of {@link unansweredOverflowMessage}: the request is out of the context; what the user can do. */
-const UNANSWERED_ADVICE =
-	"The prompt is left out of the context (the session history keeps it): send it again shorter or with less attached, or switch to a model with a larger context window first.";
+const LEFT_OUT = "The prompt is left out of the context (the session history keeps it)";
+const UNANSWERED_ADVICE = `${LEFT_OUT}: send it again shorter or with less attached, or switch to a model with a larger context window first.`;
 
 /**
  * `agent_settled.errorMessage` when a request overflowed the context and overflow recovery could
@@ -72,8 +72,15 @@ const UNANSWERED_ADVICE =
  */
 export function unansweredOverflowMessage(
 	overflow: string | undefined,
-	why: { skipped?: "no_model" | "nothing_to_compact"; cancelled?: boolean; errorMessage?: string },
+	why: {
+		skipped?: "no_model" | "nothing_to_compact";
+		cancelled?: boolean;
+		errorMessage?: string;
+		/** The model whose output cap takes half its window or more (see {@link outputCapTakesWindow}). */
+		outputCap?: OutputCapModel;
+	},
 ): string {
+	if (why.skipped === "nothing_to_compact" && why.outputCap) return outputCapMessage(overflow, why.outputCap);
 	const cause =
 		why.skipped === "nothing_to_compact"
 			? "there is nothing to compact (all of it is within compaction.keepRecentTokens)"
@@ -83,4 +90,39 @@ export function unansweredOverflowMessage(
 					? "its compaction was cancelled"
 					: `compacting it failed${why.errorMessage ? ` (${why.errorMessage})` : ""}`;
 	return `The prompt got no answer: the context is too long for the model${overflow ? ` (${overflow})` : ""} and ${cause}. ${UNANSWERED_ADVICE}`;
+}
+
+/** What {@link unansweredOverflowMessage} names when the output cap is what does not fit. */
+export interface OutputCapModel {
+	/** `provider/id`. */
+	model: string;
+	/** The output tokens each request asks for (`min(maxTokens, 32000)`). */
+	requestedMaxTokens: number;
+	contextWindow: number;
+}
+
+/**
+ * Whether a request that overflowed with nothing to compact was refused for its output cap rather
+ * than its context: the cap alone takes half the window or more (gpustack#929: `maxTokens` equal
+ * to an 8192-token window, so "hi" asked for 8204 tokens). Must not throw.
+ *
+ * @example
+ * ```ts
+ * outputCapTakesWindow({ model: "local/coder", requestedMaxTokens: 8192, contextWindow: 8192 }); // true
+ * outputCapTakesWindow({ model: "local/coder", requestedMaxTokens: 16384, contextWindow: 128000 }); // false
+ * ```
+ */
+export function outputCapTakesWindow(cap: OutputCapModel): boolean {
+	return cap.contextWindow > 0 && cap.requestedMaxTokens * 2 >= cap.contextWindow;
+}
+
+function outputCapMessage(overflow: string | undefined, cap: OutputCapModel): string {
+	const suggested = Math.max(1, Math.floor(cap.contextWindow / 4));
+	return (
+		`The prompt got no answer: the request did not fit the model's context window${overflow ? ` (${overflow})` : ""}, ` +
+		`and there is nothing to compact: each request asks for up to ${cap.requestedMaxTokens} tokens of answer (the "maxTokens" of ${cap.model}) ` +
+		`in a window of ${cap.contextWindow} tokens, leaving little or no room for the conversation. ` +
+		`Lower its "maxTokens" in models.json ("modelOverrides" for a built-in provider's model), e.g. to ${suggested}, ` +
+		`or raise its "contextWindow" if the server holds more. ${LEFT_OUT}.`
+	);
 }

@@ -20,6 +20,7 @@ import type {
 import type { CompactionPreparation, CompactionResult } from "../compaction/types.js";
 import { SettleError } from "../errors.js";
 import type { CompactionReason } from "../extensions/types.js";
+import { defaultRequestedMaxTokens } from "../llm/errors.js";
 import { noModelSelectedMessage } from "../llm/model-runtime.js";
 import { effectiveKeepRecentTokens, estimateMessageTokens } from "../llm/tokens.js";
 import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
@@ -66,7 +67,18 @@ export async function runCompaction(s: SessionInternals, input: CompactionInput)
 	if (input.willRetry && !output.compacted) {
 		const overflow = s.scratch.lastAssistant?.errorMessage;
 		const texts = await import("../compaction/texts.js");
-		s.scratch.unanswered = texts.unansweredOverflowMessage(overflow, output);
+		const model = s.model();
+		const cap = model && {
+			model: modelKey(model),
+			requestedMaxTokens: defaultRequestedMaxTokens(model),
+			contextWindow: model.contextWindow,
+		};
+		// A cap that takes the window is refused whatever the context holds: name it, not the context (gpustack#929).
+		const outputCap = cap && texts.outputCapTakesWindow(cap) ? cap : undefined;
+		s.scratch.unanswered = texts.unansweredOverflowMessage(overflow, {
+			...output,
+			...(outputCap ? { outputCap } : {}),
+		});
 		// The request that overflowed leaves the context too (it stays in the log): sent again with
 		// the next prompt, or with a message queued meanwhile that runs next, it would only overflow
 		// again. pi 0.73.1 keeps it and sends it again (DELIBERATE_UNANSWERED_REQUEST_OMITTED).

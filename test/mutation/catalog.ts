@@ -7125,6 +7125,7 @@ export const MUTANTS: Mutant[] = [
 		description: "the unanswered-overflow text names the wrong cause",
 		edits: [
 			{
+				after: "const cause =",
 				find: 'why.skipped === "nothing_to_compact"',
 				replace: 'why.skipped === "no_model"',
 			},
@@ -7968,8 +7969,8 @@ export const MUTANTS: Mutant[] = [
 		description: "agent_settled still tells the user to start a new session",
 		edits: [
 			{
-				find: "The prompt is left out of the context (the session history keeps it)",
-				replace: "Shorten the prompt or what it attaches, start a new session",
+				find: 'const LEFT_OUT = "The prompt is left out of the context (the session history keeps it)";',
+				replace: 'const LEFT_OUT = "Shorten the prompt or what it attaches, start a new session";',
 			},
 		],
 		tests: ["test/session/compaction.test.ts"],
@@ -22763,6 +22764,32 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
+	},
+	{
+		id: "NI01",
+		file: "src/session/compaction-runner.ts",
+		description:
+			'a request refused for an output cap that takes the model\'s window (maxTokens 8192 of 8192) is again told to be sent shorter, though no prompt can be shorter than "hi" (gpustack#929)',
+		edits: [
+			{
+				find: "const outputCap = cap && texts.outputCapTakesWindow(cap) ? cap : undefined;",
+				replace: "const outputCap = undefined;",
+			},
+		],
+		tests: ["test/pi-races/output-cap-window.test.ts"],
+	},
+	{
+		id: "NI02",
+		file: "src/compaction/texts.ts",
+		description:
+			"every unanswered overflow with nothing to compact blames the model's maxTokens, also a context that really is too long for a 128k window and a 2048-token cap (gpustack#929)",
+		edits: [
+			{
+				find: "return cap.contextWindow > 0 && cap.requestedMaxTokens * 2 >= cap.contextWindow;",
+				replace: "return cap.contextWindow > 0;",
+			},
+		],
+		tests: ["test/pi-races/output-cap-window.test.ts"],
 	},
 ];
 
