@@ -3,10 +3,11 @@
  * lock behind, and the next pi instances waited on a lock nobody would release. Here the holder is a
  * real process saving `settings.json` through Settle's own path, SIGKILLed in the middle of the save;
  * then a real `settle -i` saves a setting: its save waits until the lock is stale (10 s without a
- * refresh, proper-lockfile's rule, which pi's own locks follow too) and takes it over.
+ * refresh, proper-lockfile's rule, which pi's own locks follow too) and takes it over. The crash is
+ * dated 7 s back, so that the test waits the last seconds of the stale time, not all ten.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
@@ -53,6 +54,8 @@ describe("pi#4546: a lock left by a crashed process keeps every later instance w
 		await holderKilledMidSave(settings);
 		const lock = `${settings}.lock`;
 		expect(existsSync(lock)).toBe(true);
+		const crashedAt = new Date(Date.now() - 7_000);
+		utimesSync(lock, crashedAt, crashedAt);
 
 		const chat = new Repl(["--model", "local/coder", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
 		await chat.idle(0);

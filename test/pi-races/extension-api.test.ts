@@ -22,14 +22,17 @@
  * "toolNames is not iterable"; siclaw#355, a schema built with TypeBox 0.34 (its kind a symbol)
  * switched off argument coercion, and `"10"` for an integer parameter failed validation.
  */
-import { constants } from "node:os";
-import { afterEach, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { constants, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { TOOL_RESULT_SHAPE } from "../../src/agent/tool-result-check.js";
 import { createEventBus } from "../../src/extensions/event-bus.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { ToolResultMessage } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { fileAppears } from "../cli/interactive.helpers.js";
 import { fileEntries, script } from "./helpers.js";
 
 let h: Harness;
@@ -102,12 +105,30 @@ describe("pi#7864: pi.exec's timeout never force-kills a child that ignores SIGT
 				},
 			],
 		});
-		const stubborn = await api.exec("sh", ["-c", "trap '' TERM; echo started; while :; do sleep 0.1; done"], {
-			timeout: 200,
-		});
-		expect(stubborn).toMatchObject({ stdout: "started\n", killed: true, code: 128 + constants.signals.SIGKILL });
-		const plain = await api.exec("sleep", ["30"], { timeout: 200 });
-		expect(plain).toMatchObject({ killed: true, code: 128 + constants.signals.SIGTERM });
+		// exec's timeout and its 5 s SIGKILL grace are this process's timers: faked, so that the test
+		// does not sit out the grace; the children and their signals are real.
+		const dir = mkdtempSync(join(tmpdir(), "settle-exec-kill-"));
+		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+		try {
+			const stubbornRun = api.exec(
+				"sh",
+				["-c", `trap '' TERM; echo started; : > '${join(dir, "trapped")}'; while :; do sleep 0.1; done`],
+				{ timeout: 200 },
+			);
+			await fileAppears(dir, "trapped");
+			await vi.advanceTimersByTimeAsync(200); // the timeout: SIGTERM, ignored
+			await vi.advanceTimersByTimeAsync(5000); // the grace: SIGKILL
+			const stubborn = await stubbornRun;
+			expect(stubborn).toMatchObject({ stdout: "started\n", killed: true, code: 128 + constants.signals.SIGKILL });
+			const plainRun = api.exec("sleep", ["30"], { timeout: 200 });
+			await vi.advanceTimersByTimeAsync(200);
+			const plain = await plainRun;
+			expect(plain).toMatchObject({ killed: true, code: 128 + constants.signals.SIGTERM });
+			await vi.advanceTimersByTimeAsync(5000); // its due SIGKILL, to a process already gone
+		} finally {
+			vi.useRealTimers();
+			rmSync(dir, { recursive: true, force: true });
+		}
 	}, 30_000);
 });
 

@@ -56,10 +56,10 @@ describe("lobehub#13572, cline#10139: a Retry-After of hours is retried instead 
 		expect(run.code).toBe(1);
 	});
 
-	it("lobehub#13572 (control): `retry.provider.maxRetryDelayMs: 0` turns the client's cap off, as pi-ai documents: `Retry-After: 2` is the client's to wait, silently", async () => {
+	it("lobehub#13572 (control): `retry.provider.maxRetryDelayMs: 0` turns the client's cap off, as pi-ai documents: `Retry-After: 1` is the client's to wait, silently", async () => {
 		mkdirSync(cli.agentDir, { recursive: true });
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { provider: { maxRetryDelayMs: 0 } } }));
-		const run = await askWith("openai-completions", rateLimited("2"));
+		const run = await askWith("openai-completions", rateLimited("1"));
 
 		expect(server.requests).toHaveLength(2);
 		expect(run.stderr).toBe("");
@@ -154,16 +154,17 @@ describe("claude-code#81330: a Retry-After over the cap ends the turn, nothing s
 
 	it("claude-code#81330: with retry.maxAgentDelayMs raised over the wait, the session waits it (said on stderr) and the answer arrives", async () => {
 		mkdirSync(cli.agentDir, { recursive: true });
-		// The client's own cap below the wait: the session's backoff, not a silent client sleep, waits it.
+		// The client's own cap below the wait: the session's backoff, not a silent client sleep, waits it
+		// (the requested 1 s, not the 1 ms base delay).
 		writeFileSync(
 			join(cli.agentDir, "settings.json"),
-			JSON.stringify({ retry: { maxAgentDelayMs: 5000, provider: { maxRetryDelayMs: 1000 } } }),
+			JSON.stringify({ retry: { maxAgentDelayMs: 5000, baseDelayMs: 1, provider: { maxRetryDelayMs: 500 } } }),
 		);
-		const run = await askWith("openai-completions", rateLimited("2"));
+		const run = await askWith("openai-completions", rateLimited("1"));
 
 		expect(server.requests).toHaveLength(2);
 		expect(run.stderr).toBe(
-			"Retrying in 2.0 s, attempt 1/3: 429 Rate limit reached for requests (the response's retry-after header: retry in 2s)\n",
+			"Retrying in 1.0 s, attempt 1/3: 429 Rate limit reached for requests (the response's retry-after header: retry in 1s)\n",
 		);
 		expect(run.stdout).toBe("answered\n");
 		expect(run.code).toBe(0);

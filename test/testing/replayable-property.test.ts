@@ -56,7 +56,7 @@ describe("a long property that fails or times out prints the command that replay
 		const output = await runShell(`npx vitest run --config ${CONFIG} ${FIXTURE} -t 'hangs on a multiple of 7'`, {
 			REPLAY_FIXTURE_LOG: firstLog,
 		});
-		expect(output).toContain("Test timed out in 3000ms");
+		expect(output).toContain("Test timed out in 1000ms");
 		const command = replayLine(output, "hangs on a multiple of 7");
 		expect(command).toMatch(
 			/^FIXTURE_SEED=-?\d+ FIXTURE_PATH=\d+ npx vitest run test\/testing\/fixtures\/replayable-timeout\.fixture\.ts -t /,
