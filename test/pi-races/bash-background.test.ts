@@ -11,8 +11,10 @@
  *   rest of its pipeline running under init for hours.
  * - claude-code#45717: a bash call's timeout (and a command signalling its own process group) took
  *   the agent down with it: the pane died with status 143.
+ * - OpenHands/software-agent-sdk#3120: a timed-out command got SIGKILL before any SIGTERM, so its
+ *   `trap 'cleanup' EXIT` never ran and left its PID files and temp folders behind.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -201,6 +203,38 @@ describe("claude-code#45717: a command's timeout or its own signals do not reach
 			{ isError: true, text: "(no output)\n\nCommand exited with code 143" },
 		]);
 		expect(JSON.stringify(events.filter((e) => e.type === "agent_end"))).toContain("the checks were cut short");
+		expect(markedProcesses(mark)).toEqual([]);
+	});
+});
+
+describe("OpenHands/software-agent-sdk#3120: a timed-out command's cleanup trap", () => {
+	it("OpenHands/software-agent-sdk#3120: at the tool's timeout the command's `trap … EXIT` runs: its lock file is removed and its word is in the result, before `Command timed out`; nothing of it is left", async () => {
+		const mark = marker();
+		const s = await session();
+		const lock = join(s.dir, "build.lock");
+		const command = `export ${mark}=1; trap 'rm -f ${lock}; echo "cleaned up"' EXIT; touch ${lock}; echo started; sleep 300`;
+		s.provider.answer(bashCall(s.provider, command, "call-trap", { timeout: 1 }), "the build timed out");
+		await s.session.prompt("build it");
+		// bash may first report its `sleep` as "Terminated" (a line of its own, whichever of the two it sees first).
+		expect(callEnd(s, "call-trap")).toEqual({
+			isError: true,
+			text: expect.stringMatching(/^started\n(?:.*Terminated.*\n)?cleaned up\n+Command timed out after 1 seconds$/),
+		});
+		expect(existsSync(lock)).toBe(false);
+		expect(markedProcesses(mark)).toEqual([]);
+		expect(s.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "the build timed out" }] });
+	});
+
+	it("OpenHands/software-agent-sdk#3120: a trap that never ends, and a process that ignores SIGTERM, still end with the call: SIGKILL follows", async () => {
+		const mark = marker();
+		const s = await session();
+		const command = `export ${mark}=1; sh -c 'trap "" TERM; exec sleep 300' & trap 'echo stuck; sleep 300' EXIT; echo started; sleep 300`;
+		s.provider.answer(bashCall(s.provider, command, "call-stuck", { timeout: 0.5 }), "the build timed out");
+		await s.session.prompt("build it");
+		expect(callEnd(s, "call-stuck")).toEqual({
+			isError: true,
+			text: expect.stringMatching(/^started\n(?:.*Terminated.*\n)?stuck\n+Command timed out after 0.5 seconds$/),
+		});
 		expect(markedProcesses(mark)).toEqual([]);
 	});
 });
