@@ -107,17 +107,29 @@ export function killProcessTree(pid: number): void {
 		}
 		return;
 	}
-	try {
-		process.kill(-pid, "SIGKILL");
-	} catch {
-		killQuietly(pid);
-	}
-	if (process.platform === "linux") for (const member of treeMembersSync(pid) ?? []) killQuietly(member);
+	signalProcessTree(pid, "SIGKILL");
 }
 
-function killQuietly(pid: number): void {
+/**
+ * Sends `signal` to the process group `pid` leads and, on Linux, to the processes of its session
+ * outside that group. Once each: a second SIGTERM reaching a shell already running its EXIT trap
+ * (the first one reset its handler) killed it mid-trap. Never throws.
+ */
+function signalProcessTree(pid: number, signal: NodeJS.Signals): void {
+	let groupSignalled = true;
 	try {
-		process.kill(pid, "SIGKILL");
+		process.kill(-pid, signal);
+	} catch {
+		groupSignalled = false;
+		signalQuietly(pid, signal);
+	}
+	if (process.platform !== "linux") return;
+	for (const member of treeMembersSync(pid, groupSignalled) ?? []) signalQuietly(member, signal);
+}
+
+function signalQuietly(pid: number, signal: NodeJS.Signals = "SIGKILL"): void {
+	try {
+		process.kill(pid, signal);
 	} catch {
 		// already gone
 	}
@@ -125,16 +137,21 @@ function killQuietly(pid: number): void {
 
 /**
  * Whether a /proc `stat` line is a live (not zombie) member of the process group or of the session
- * `leader` leads. The fields after the parenthesised command: state ppid pgrp session …
+ * `leader` leads (`outsideGroup`: of the session only, not of the group). The fields after the
+ * parenthesised command: state ppid pgrp session …
  */
-function isTreeMember(stat: string, leader: number): boolean {
+function isTreeMember(stat: string, leader: number, outsideGroup = false): boolean {
 	const [state, , pgrp, session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 	if (state === "Z" || state === "X") return false;
+	if (outsideGroup) return Number(pgrp) !== leader && Number(session) === leader;
 	return Number(pgrp) === leader || Number(session) === leader;
 }
 
-/** Linux: pids of the live members of `leader`'s process group and session, read from /proc now; null when /proc cannot be read. */
-function treeMembersSync(leader: number): number[] | null {
+/**
+ * Linux: pids of the live members of `leader`'s process group and session (`outsideGroup`: those
+ * outside the group only), read from /proc now; null when /proc cannot be read.
+ */
+function treeMembersSync(leader: number, outsideGroup = false): number[] | null {
 	let entries: string[];
 	try {
 		entries = readdirSync("/proc");
@@ -142,13 +159,15 @@ function treeMembersSync(leader: number): number[] | null {
 		return null;
 	}
 	if (entries.length === 0) return null;
-	return entries.filter((entry) => /^\d+$/.test(entry) && isLiveMember(Number(entry), leader)).map(Number);
+	return entries
+		.filter((entry) => /^\d+$/.test(entry) && isLiveMember(Number(entry), leader, outsideGroup))
+		.map(Number);
 }
 
 /** Linux: whether `pid` still runs as a member of `leader`'s tree (false once it exited, was reaped or is a zombie). */
-function isLiveMember(pid: number, leader: number): boolean {
+function isLiveMember(pid: number, leader: number, outsideGroup = false): boolean {
 	try {
-		return isTreeMember(readFileSync(`/proc/${pid}/stat`, "utf-8"), leader);
+		return isTreeMember(readFileSync(`/proc/${pid}/stat`, "utf-8"), leader, outsideGroup);
 	} catch {
 		return false; // exited while we looked
 	}
@@ -202,6 +221,13 @@ export async function waitForProcessGroupExit(pgid: number, timeoutMs = 2000): P
 	}
 	return true;
 }
+
+/**
+ * After a timeout, how long the command gets to act on SIGTERM (a `trap … EXIT` removing its lock
+ * file or stopping what it started) before every process of it gets SIGKILL. SIGKILL at once skipped
+ * such cleanup (OpenHands/software-agent-sdk#3120). The rest goes as soon as the shell has exited.
+ */
+const TIMEOUT_TERM_GRACE_MS = 1000;
 
 /** After `exit`, how long to wait for stdout/stderr to end before giving up on inherited pipes. */
 const STDIO_GRACE_MS = 100;
@@ -439,7 +465,8 @@ export interface BashOperations {
 
 /**
  * Runs commands locally as `<shell> -c <command>` in their own process group, so an abort or a
- * timeout kills the command and everything it started.
+ * timeout kills the command and everything it started (a timeout sends SIGTERM first, so a shell's
+ * `trap … EXIT` runs; SIGKILL follows once the shell has exited, or after 1 s).
  * A shell ended by a signal resolves with the shell's code for it (128 + the signal: 137 for
  * SIGKILL), and each of stdout and stderr reaches `onData` in whole UTF-8 characters.
  *
@@ -474,15 +501,27 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 			}
 			let timedOut = false;
 			let killed = false;
+			let escalation: NodeJS.Timeout | undefined;
 			const kill = () => {
 				killed = true;
 				if (child.pid !== undefined) killProcessTree(child.pid);
 			};
+			// A timeout asks first: SIGTERM to every process of the command lets a shell run its EXIT trap.
+			const terminate = () => {
+				if (process.platform === "win32" || child.pid === undefined) return kill();
+				killed = true;
+				signalProcessTree(child.pid, "SIGTERM");
+				escalation = setTimeout(kill, TIMEOUT_TERM_GRACE_MS);
+			};
+			// Once the shell has exited (its trap done), what ignored SIGTERM gets SIGKILL without waiting out the grace.
+			child.once("exit", () => {
+				if (killed) kill();
+			});
 			const timer =
 				timeout !== undefined && timeout > 0
 					? setTimeout(() => {
 							timedOut = true;
-							kill();
+							terminate();
 						}, timeout * 1000)
 					: undefined;
 			signal?.addEventListener("abort", kill, { once: true });
@@ -512,6 +551,7 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 				stdout.flush();
 				stderr.flush();
 				if (timer) clearTimeout(timer);
+				if (escalation) clearTimeout(escalation);
 				signal?.removeEventListener("abort", kill);
 			}
 		},

@@ -7703,7 +7703,7 @@ export const MUTANTS: Mutant[] = [
 		description: "killProcessTree no longer sweeps the session the detached child leads",
 		edits: [
 			{
-				find: '\tif (process.platform === "linux") for (const member of treeMembersSync(pid) ?? []) killQuietly(member);\n',
+				find: "\tfor (const member of treeMembersSync(pid, groupSignalled) ?? []) signalQuietly(member, signal);\n",
 				replace: "",
 			},
 		],
@@ -7717,6 +7717,10 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "\treturn Number(pgrp) === leader || Number(session) === leader;",
 				replace: "\treturn Number(pgrp) === leader;",
+			},
+			{
+				find: "\tif (outsideGroup) return Number(pgrp) !== leader && Number(session) === leader;",
+				replace: "\tif (outsideGroup) return false;",
 			},
 		],
 		tests: ["test/pi-races/bash-processes.test.ts"],
@@ -22790,6 +22794,22 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/output-cap-window.test.ts"],
+	},
+	{
+		id: "NH01",
+		file: "src/tools/shell.ts",
+		description:
+			"a command's timeout sends SIGKILL at once again: its `trap … EXIT` never runs, its lock file stays (OpenHands/software-agent-sdk#3120)",
+		edits: [{ find: "\t\t\t\t\t\t\tterminate();\n", replace: "\t\t\t\t\t\t\tkill();\n" }],
+		tests: ["test/pi-races/bash-background.test.ts"],
+	},
+	{
+		id: "NH02",
+		file: "src/tools/shell.ts",
+		description:
+			"after a timeout's SIGTERM nothing follows with SIGKILL: a trap that never ends holds the call for good (OpenHands/software-agent-sdk#3120)",
+		edits: [{ find: "\t\t\t\tescalation = setTimeout(kill, TIMEOUT_TERM_GRACE_MS);\n", replace: "" }],
+		tests: ["test/pi-races/bash-background.test.ts"],
 	},
 ];
 
