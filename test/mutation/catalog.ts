@@ -22714,6 +22714,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/compaction/branch-summary.test.ts"],
 	},
+	{
+		id: "NL01",
+		file: "src/resources/extensions.ts",
+		description:
+			"jiti's failed-transform marker written as a literal again: it lands in the bundle's shared chunk, jiti never caches that chunk's transform, and each require of settle from a CommonJS extension transpiles ~1 MB anew (~4 s of CPU)",
+		edits: [{ find: ".includes(JITI_ERROR);", replace: '.includes("__JITI_ERROR__");' }],
+		tests: ["test/resources/extensions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
