@@ -425,6 +425,13 @@ function withInstallHint(message: string): string {
 }
 
 /**
+ * The marker jiti puts in a transform that failed. Spelled out as a literal, it would sit in the
+ * bundle's shared chunk, and jiti never caches a transform whose output holds it: each `require`
+ * of `settle` from a CommonJS extension then transpiled the whole chunk again (~3 s of CPU).
+ */
+const JITI_ERROR = ["__JITI", "ERROR__"].join("_");
+
+/**
  * TypeScript in a `.js` file (gsd-2#2381) fails as a bare parse error ("Unexpected reserved word
  * 'interface'"). When the file the error names (else the entry) is `.js` and parses as TypeScript
  * but not as JavaScript, say so and what to do; any other syntax error gets nothing added.
@@ -437,7 +444,7 @@ function typeScriptInJavaScriptHint(jiti: Importer, entry: string, message: stri
 		const source = readFileSync(file, "utf8");
 		// Valid JavaScript parses as TypeScript too: the error then lies elsewhere.
 		const parses = (filename: string, ts: boolean) =>
-			!jiti.transform({ source, filename, ts, async: true }).includes("__JITI_ERROR__");
+			!jiti.transform({ source, filename, ts, async: true }).includes(JITI_ERROR);
 		if (parses(file, false) || !parses(file.replace(/js$/, "ts"), true)) return "";
 	} catch {
 		return "";

@@ -22811,6 +22811,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\t\tescalation = setTimeout(kill, TIMEOUT_TERM_GRACE_MS);\n", replace: "" }],
 		tests: ["test/pi-races/bash-background.test.ts"],
 	},
+	{
+		id: "NL01",
+		file: "src/resources/extensions.ts",
+		description:
+			"jiti's failed-transform marker written as a literal again: it lands in the bundle's shared chunk, jiti never caches that chunk's transform, and each require of settle from a CommonJS extension transpiles ~1 MB anew (~4 s of CPU)",
+		edits: [{ find: ".includes(JITI_ERROR);", replace: '.includes("__JITI_ERROR__");' }],
+		tests: ["test/resources/extensions.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

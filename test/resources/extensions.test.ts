@@ -1,5 +1,5 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { instantiateExtensions } from "../../src/extensions/loader.js";
@@ -8,6 +8,7 @@ import { libraryAliases } from "../../src/resources/extensions.js";
 import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import type { LoadedExtension } from "../../src/resources/types.js";
 import { ProjectTrustStore } from "../../src/settings/trust.js";
+import { cliBundle } from "../cli/cli-bundle.js";
 import { bundledExtensionAliases } from "../extensions/bundle-aliases.js";
 import { copyFixture, tempDir, writeTree } from "../settings/helpers.js";
 
@@ -253,6 +254,16 @@ describe("reloading CommonJS extensions", () => {
 		// through jiti (15 s warm, 54 s in a loaded full run); "lets an extension import from settle"
 		// keeps the sources' aliases.
 	}, 120_000);
+
+	it("regression: the bundle holds no literal of jiti's failed-transform marker, so jiti caches the transform of the chunk a CommonJS extension's require of settle reaches (each such load transpiled ~1 MB again: ~4 s of CPU)", () => {
+		// jiti writes no cache file for a transform whose output contains the marker.
+		const marker = ["__JITI", "ERROR__"].join("_");
+		const dist = dirname(cliBundle());
+		const holding = readdirSync(dist).filter(
+			(name) => name.endsWith(".js") && readFileSync(join(dist, name), "utf8").includes(marker),
+		);
+		expect(holding).toEqual([]);
+	});
 });
 
 describe("extension load errors", () => {
