@@ -22714,6 +22714,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/compaction/branch-summary.test.ts"],
 	},
+	{
+		id: "NF01",
+		file: "src/llm/gemini-stop.ts",
+		description:
+			"a prompt Gemini blocks before any answer (promptFeedback.blockReason, no candidates) reads as an empty answer, unnamed",
+		edits: [
+			{
+				find: 'if (!chunk.candidates?.length && typeof feedback?.blockReason === "string") {',
+				replace: 'if (!chunk.candidates?.length && typeof feedback?.blockReason === "number") {',
+			},
+		],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
