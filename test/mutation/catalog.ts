@@ -22727,6 +22727,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
 	},
+	{
+		id: "NF02",
+		file: "src/llm/errors.ts",
+		description:
+			"GitHub Copilot's 'Please wait 17 seconds before trying again' is not read as the wait asked for: retries use the default backoff, a wait of hours is not named",
+		edits: [
+			{
+				find: '\\\\s+before`, "gi"),',
+				replace: '\\\\s+before never`, "gi"),',
+			},
+		],
+		tests: ["test/pi-races/copilot-rate-limit-wait.test.ts"],
+	},
+	{
+		id: "NF03",
+		file: "src/llm/errors.ts",
+		description:
+			"a wait spelt with spaces between its parts ('15 hours 23 minutes', Copilot's) reads as its first part only",
+		edits: [
+			{
+				find: "DURATION_ONE}(?:\\\\s*",
+				replace: "DURATION_ONE}(?:",
+			},
+		],
+		tests: ["test/pi-races/copilot-rate-limit-wait.test.ts"],
+	},
+	{
+		id: "NF04",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a refusal whose wait is said only in its text is retried by the OpenAI client on its own backoff, blind to the wait asked for",
+		edits: [
+			{
+				find: "const waitInText = asked === undefined && parseRequestedRetryDelayMs(body) !== undefined;",
+				replace: "const waitInText = asked === undefined && parseRequestedRetryDelayMs(body) === -1;",
+			},
+		],
+		tests: ["test/pi-races/copilot-rate-limit-wait.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
