@@ -22766,6 +22766,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/copilot-rate-limit-wait.test.ts"],
 	},
+	{
+		id: "NF05",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a `--prompt-template` / additionalPromptTemplatePaths folder that cannot be listed is passed over without a word",
+		edits: [
+			{
+				find: "for (const filePath of promptFilesAt(path, false, promptPathsUnreadable)) {",
+				replace: "for (const filePath of promptFilesAt(path, false)) {",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

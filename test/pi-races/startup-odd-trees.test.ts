@@ -183,6 +183,46 @@ describe("claude-code#80291: a folder the user cannot read, in the tree read at 
 		}
 	});
 
+	it.each([
+		["-p", ["--mode", "json", "-p", "hi"]],
+		["--rpc", ["--mode", "rpc"]],
+		["-i", ["-i"]],
+	])(
+		"claude-code#80291: %s: `--prompt-template` folders with mode 000, one of them the prompts folder discovery reads too: the session starts, and each locked folder is named once with what to do",
+		(_mode, args) => {
+			const extra = join(cli.project, "extra-prompts");
+			mkdirSync(extra, { recursive: true });
+			writeFileSync(join(extra, "hidden.md"), "Hidden\n");
+			const prompts = join(cli.project, ".settle", "prompts");
+			mkdirSync(prompts, { recursive: true });
+			writeFileSync(join(prompts, "ship.md"), "Ship it\n");
+			chmodSync(extra, 0o000);
+			chmodSync(prompts, 0o000);
+			try {
+				const run = settleBoundByModes([
+					"--faux",
+					"--no-session",
+					"--prompt-template",
+					extra,
+					"--prompt-template",
+					prompts,
+					...args,
+				]);
+				expect(run.code, run.stderr).toBe(0);
+				const shown = run.stdout + run.stderr;
+				expect(occurrences(shown, "cannot read folder")).toBe(2);
+				for (const folder of [extra, prompts]) {
+					expect(occurrences(shown, `cannot read folder: EACCES: permission denied, scandir '${folder}'`)).toBe(1);
+					expect(shown).toContain(`Give read access to it (chmod u+rx ${folder})`);
+				}
+				expect(shown).toContain(`scandir '${extra}'; the prompts in it are not loaded`);
+			} finally {
+				chmodSync(extra, 0o755);
+				chmodSync(prompts, 0o755);
+			}
+		},
+	);
+
 	it("claude-code#80291: started in a folder that can be entered but not listed (mode 111): the session answers and its AGENTS.md reaches the model", () => {
 		writeFileSync(join(cli.project, "AGENTS.md"), "RULES-80291: be brief\n");
 		chmodSync(cli.project, 0o111);
