@@ -15704,14 +15704,14 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "HI05",
-		file: "src/cli/interactive-commands.ts",
+		file: "src/cli/host.ts",
 		description:
 			'/reload in settle -i reports a name collision as "collision" and the skipped file only, not the file used (gemini-cli#16022)',
 		edits: [
 			{
-				find: "host.warn(resourceDiagnosticText(diagnostic));",
+				find: "].map(resourceDiagnosticText);",
 				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
-				replace: 'host.warn(`${diagnostic.message}${diagnostic.path ? ` (${diagnostic.path})` : ""}`);',
+				replace: '].map((diagnostic) => `${diagnostic.message}${diagnostic.path ? ` (${diagnostic.path})` : ""}`);',
 			},
 		],
 		tests: ["test/pi-races/skills-same-name.test.ts"],
@@ -22488,7 +22488,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/provider-stream.ts",
 		description:
 			"a 429 or 529 whose Retry-After is over retry.provider.maxRetryDelayMs (3 h) is slept by the provider client itself again: settle -p silent for hours (lobehub#13572)",
-		edits: [{ find: "if (!overCap && !isAccountFailureText(", replace: "if (!isAccountFailureText(" }],
+		edits: [
+			{
+				find: "if (!overCap && !waitInText && !isAccountFailureText(",
+				replace: "if (!waitInText && !isAccountFailureText(",
+			},
+		],
 		tests: ["test/pi-races/retry-after-hours.test.ts"],
 	},
 	{
@@ -22778,6 +22783,46 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "NF06",
+		file: "src/cli/print-mode.ts",
+		description:
+			"an extension command's ctx.reload() in --rpc / -p says nothing of what the reload found (unreadable folders, an extension's resources_discover folders included), though start-up names them",
+		edits: [
+			{
+				find: "for (const warning of reloadedResourceWarnings(session)) out.stderr(",
+				replace: "for (const warning of [] as string[]) out.stderr(",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "NF07",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"an extension command's ctx.reload() in -i says nothing of what the reload loaded and found, where /reload names each unreadable folder",
+		edits: [
+			{
+				find: "\t\t\t\t\tawait target.reload();\n\t\t\t\t\treportReload(host);",
+				replace: "\t\t\t\t\tawait target.reload();",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "NF08",
+		file: "src/session/agent-session.ts",
+		description:
+			"a host that binds only its own ctx.reload() loses the session's other command actions (ctx.newSession, ctx.fork, ctx.waitForIdle are undefined)",
+		edits: [
+			{
+				find: "runner.bindCommandContext({ ...this.defaultCommandActions(), ...bindings.commandContextActions });",
+				replace:
+					"runner.bindCommandContext((bindings.commandContextActions ?? this.defaultCommandActions()) as ExtensionCommandContextActions);",
+			},
+		],
+		tests: ["test/cli/rpc-replacing-session.test.ts"],
 	},
 ];
 
