@@ -22824,6 +22824,20 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/rpc-replacing-session.test.ts"],
 	},
+	{
+		id: "NF09",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"a settings file that cannot be written takes a change silently, as pi 0.73.1's does (the error only in drainErrors(), read only at start-up): RPC set_auto_compaction answers success and nothing is saved",
+		edits: [
+			{
+				find: '\t\t\t\tthis.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });\n\t\t\t}\n\t\t\tthrow error;',
+				replace:
+					'\t\t\t\tthis.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });\n\t\t\t\treturn [];\n\t\t\t}\n\t\t\tthrow error;',
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
