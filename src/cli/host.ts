@@ -10,7 +10,12 @@ import { collectExtensionFlags } from "../extensions/flags.js";
 import { createAgentSessionRuntimeFactory } from "../runtime/factory.js";
 import { joinedProviderWarnings } from "../runtime/models-json.js";
 import { type AgentSessionRuntime, createAgentSessionRuntime } from "../runtime/runtime.js";
-import { type AgentSessionRuntimeDiagnostic, collectProjectDiagnostics } from "../runtime/services.js";
+import {
+	type AgentSessionRuntimeDiagnostic,
+	collectProjectDiagnostics,
+	resourceDiagnosticText,
+} from "../runtime/services.js";
+import type { AgentSession } from "../session/agent-session.js";
 import { buildSystemPromptSections, systemPromptFromTranscript } from "../session/system-prompt.js";
 import { expandHome, getDefaultAgentDir, SESSION_DIR_ENV } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
@@ -341,6 +346,20 @@ export function resourceWarningsAfterStart(runtime: AgentSessionRuntime): string
 	return now
 		.filter((diagnostic) => diagnostic.source === "resources" && !said.has(diagnostic.message))
 		.map((diagnostic) => diagnostic.message);
+}
+
+/**
+ * What a reload found that the user should fix: the skills', prompt templates' and context files'
+ * warnings (unreadable folders, an extension's `resources_discover` folders included), as a
+ * start-up says them: each reload says them once.
+ */
+export function reloadedResourceWarnings(session: AgentSession): string[] {
+	const loader = session.resourceLoader;
+	return [
+		...loader.getSkills().diagnostics,
+		...loader.getPrompts().diagnostics,
+		...(loader.getAgentsFiles().diagnostics ?? []),
+	].map(resourceDiagnosticText);
 }
 
 /**

@@ -17,13 +17,13 @@ import type { ThinkingLevel } from "../llm/types.js";
 import { MissingSessionCwdError } from "../runtime/errors.js";
 import { exactModelMatch } from "../runtime/model-scope.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
-import { resourceDiagnosticText } from "../runtime/services.js";
 import { userMessageText } from "../runtime/targets.js";
 import { formatCacheWarmingStatus } from "../session/cache-warmer.js";
 import { modelRegistryView } from "../session/model-registry-view.js";
 import type { SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { THINKING_LEVELS } from "./args.js";
+import { reloadedResourceWarnings } from "./host.js";
 import { clip, firstLine, takesEscapes } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
 import { type LinkNamedSessionFolder, skippedLineWarnings } from "./session-lookup.js";
@@ -658,20 +658,25 @@ async function reload(host: CommandHost): Promise<void> {
 			{ cause: error },
 		);
 	}
+	reportReload(host);
+}
+
+/**
+ * What a finished reload loaded and what to fix, said after `/reload` and after an extension
+ * command's `ctx.reload()` alike (as pi's chat does): the counts, extensions that failed to load,
+ * commands a built-in hides, and the resources' warnings.
+ */
+export function reportReload(host: Pick<CommandHost, "runtime" | "print" | "warn">): void {
+	const session = host.runtime.session;
 	const loader = session.resourceLoader;
 	const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-	const skills = loader.getSkills();
-	const prompts = loader.getPrompts();
-	const agents = loader.getAgentsFiles();
 	host.print(
-		`Reloaded: ${count(loader.getExtensions().extensions.length, "extension")}, ${count(skills.skills.length, "skill")}, ${count(prompts.prompts.length, "prompt template")}, ${count(agents.agentsFiles.length, "context file")}.`,
+		`Reloaded: ${count(loader.getExtensions().extensions.length, "extension")}, ${count(loader.getSkills().skills.length, "skill")}, ${count(loader.getPrompts().prompts.length, "prompt template")}, ${count(loader.getAgentsFiles().agentsFiles.length, "context file")}.`,
 	);
 	for (const failure of session.extensionLoadErrors)
 		host.warn(`Extension ${failure.path} failed to load: ${failure.error}`);
 	for (const command of shadowedCommands(session.getCommands())) host.warn(shadowedCommandWarning(command));
-	for (const diagnostic of [...skills.diagnostics, ...prompts.diagnostics, ...(agents.diagnostics ?? [])]) {
-		host.warn(resourceDiagnosticText(diagnostic));
-	}
+	for (const warning of reloadedResourceWarnings(session)) host.warn(warning);
 }
 
 /**

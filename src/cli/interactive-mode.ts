@@ -37,6 +37,7 @@ import {
 	parseSlashCommand,
 	printRecap,
 	promptFileLines,
+	reportReload,
 	runsWhileBusy,
 	sessionLocation,
 	shadowedCommands,
@@ -274,6 +275,13 @@ export async function runInteractiveMode(
 			uiContext: ui,
 			onError: (error) => printer.line(style.red(extensionErrorLine(target, error))),
 			shutdownHandler: () => quit(),
+			// An extension command's reload says what it loaded and found, as /reload does.
+			commandContextActions: {
+				reload: async () => {
+					await target.reload();
+					reportReload(host);
+				},
+			},
 		});
 		unsubscribe?.();
 		unsubscribe = target.subscribe((event) => {

@@ -16,7 +16,7 @@ import { jsonLine } from "../rpc/jsonl.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
-import { sessionFileChangedForCli, sessionLockedForCli } from "./host.js";
+import { oneLine, reloadedResourceWarnings, sessionFileChangedForCli, sessionLockedForCli } from "./host.js";
 import { streamSafe } from "./interactive-render.js";
 import { outputCapText } from "./output-cap.js";
 import { retryWaitHint } from "./retry-wait-hint.js";
@@ -114,6 +114,13 @@ export function bindForCli(
 					})),
 		onError: extra.onError ?? ((error) => out.stderr(`${extensionErrorLine(session, error)}\n`)),
 		...(extra.shutdown ? { shutdownHandler: extra.shutdown } : {}),
+		// A reload re-reads the folders: what it found is said again, as at start (-i's /reload does too).
+		commandContextActions: {
+			reload: async () => {
+				await session.reload();
+				for (const warning of reloadedResourceWarnings(session)) out.stderr(`Warning: ${oneLine(warning)}\n`);
+			},
+		},
 	});
 }
 

@@ -422,8 +422,9 @@ const UNIT_MS: Record<string, number> = {
 };
 
 const UNIT = "(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)";
-/** `23s`, `1.5 seconds`, `6m0s`, `1h2m3.5s`, `250ms`. */
-const DURATION = `(?:\\d+(?:\\.\\d+)?\\s*${UNIT}(?![a-z]))+`;
+/** `23s`, `1.5 seconds`, `6m0s`, `1h2m3.5s`, `250ms`, `587 hours 33 minutes` (Copilot's). */
+const DURATION_ONE = `\\d+(?:\\.\\d+)?\\s*${UNIT}(?![a-z])`;
+const DURATION = `${DURATION_ONE}(?:\\s*${DURATION_ONE})*`;
 const DURATION_PART = new RegExp(`(\\d+(?:\\.\\d+)?)\\s*(${UNIT})(?![a-z])`, "gi");
 
 /** Phrases that announce a provider-requested wait, each followed by a duration with units. */
@@ -434,6 +435,8 @@ const REQUESTED_DELAY_PATTERNS: readonly RegExp[] = [
 	new RegExp(`(?:retry|try again) in\\s+~?\\s*(${DURATION})`, "gi"),
 	// "retry after 2 seconds", "quota will reset after 5h", "resets in 30s"
 	new RegExp(`(?:retry|reset|resets) (?:after|in)\\s+~?\\s*(${DURATION})`, "gi"),
+	// GitHub Copilot: "Please wait 17 seconds before trying again." (vscode-copilot-release#1847)
+	new RegExp(`please wait\\s+~?\\s*(${DURATION})\\s+before`, "gi"),
 	// Google RetryInfo: "retryDelay": "30s" (JSON or JS object notation)
 	new RegExp(`retryDelay"?\\s*[:=]\\s*"?(${DURATION})`, "gi"),
 ];
@@ -452,7 +455,8 @@ const RETRY_AFTER_HEADER = /retry[-_]after(?:_seconds)?"?\s*[:=]\s*"?(\d+(?:\.\d
  * Recognises pi-ai's over-cap report (`Server requested 3600s retry delay (max: 60s). …`),
  * `Retry-After` / `retry-after-ms` header values (seconds / milliseconds) and their snake_case body
  * fields (`retry_after`, `retry_after_seconds`, `retry_after_ms`), Google's
- * `Please retry in 23.4s` and `"retryDelay": "30s"`, OpenAI's `Please try again in 4.2s`,
+ * `Please retry in 23.4s` and `"retryDelay": "30s"`, OpenAI's `Please try again in 4.2s`, GitHub
+ * Copilot's `Please wait 17 seconds before trying again` (and `587 hours 33 minutes`),
  * `retry after 2 seconds`, and compound durations such as `6m0s` or `1h2m3s`. When the text
  * names several delays, the longest wins. Returns `undefined` when it names none.
  * HTTP-date `Retry-After` values are not recognised.

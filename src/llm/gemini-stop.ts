@@ -6,6 +6,8 @@
  * unretried, though the request sent again usually gets a well-formed call (gemini-cli#12674).
  * The content-policy stops (SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT, SPII) met the same
  * "An unknown error occurred"; those are named, not retried: the same request stops the same way.
+ * A prompt Gemini blocks before any answer comes as `promptFeedback.blockReason` with no candidates,
+ * which pi-ai read as an empty answer: the stream is failed there, so it is named, not retried.
  */
 
 /** The last candidate's finish reason and message, when the stream sent them. */
@@ -14,6 +16,8 @@ export interface GeminiStop {
 	message?: string;
 	/** The safety ratings that blocked the answer or rated MEDIUM / HIGH, as `CATEGORY: PROBABILITY`. */
 	ratings?: string[];
+	/** Set when Gemini blocked the prompt itself (`promptFeedback.blockReason`, no candidates). */
+	promptBlocked?: boolean;
 }
 
 interface SafetyRating {
@@ -50,20 +54,33 @@ export function watchedGeminiStop(body: ReadableStream<Uint8Array>, seen: Gemini
 	const decoder = new TextDecoder();
 	let pending = "";
 	const read = (line: string) => {
-		if (!line.startsWith("data:") || !line.includes('"finishReason"')) return;
+		if (!line.startsWith("data:")) return;
+		const finish = line.includes('"finishReason"');
+		if (!finish && !line.includes('"blockReason"')) return;
+		let chunk: {
+			candidates?: { finishReason?: unknown; finishMessage?: unknown; safetyRatings?: unknown }[];
+			promptFeedback?: { blockReason?: unknown; blockReasonMessage?: unknown; safetyRatings?: unknown };
+		};
 		try {
-			const candidate = (
-				JSON.parse(line.slice(5)) as {
-					candidates?: { finishReason?: unknown; finishMessage?: unknown; safetyRatings?: unknown }[];
-				}
-			).candidates?.[0];
-			if (typeof candidate?.finishReason !== "string") return;
-			seen.reason = candidate.finishReason;
-			seen.message = typeof candidate.finishMessage === "string" ? candidate.finishMessage : undefined;
-			seen.ratings = notableRatings(candidate.safetyRatings);
+			chunk = JSON.parse(line.slice(5));
 		} catch {
 			// Not JSON: the client reports it.
+			return;
 		}
+		const feedback = chunk.promptFeedback;
+		if (!chunk.candidates?.length && typeof feedback?.blockReason === "string") {
+			seen.reason = feedback.blockReason;
+			seen.message = typeof feedback.blockReasonMessage === "string" ? feedback.blockReasonMessage : undefined;
+			seen.ratings = notableRatings(feedback.safetyRatings);
+			seen.promptBlocked = true;
+			// pi-ai reads a chunk without candidates as nothing: failed here, the turn ends as an error.
+			throw new Error(`Gemini blocked the prompt: ${seen.reason}`);
+		}
+		const candidate = chunk.candidates?.[0];
+		if (!finish || typeof candidate?.finishReason !== "string") return;
+		seen.reason = candidate.finishReason;
+		seen.message = typeof candidate.finishMessage === "string" ? candidate.finishMessage : undefined;
+		seen.ratings = notableRatings(candidate.safetyRatings);
 	};
 	return body.pipeThrough(
 		new TransformStream<Uint8Array, Uint8Array>({
@@ -100,8 +117,9 @@ const ANSWER_STOPS = new Set(["STOP", "MAX_TOKENS"]);
  * unknown error occurred", else undefined. `MALFORMED_FUNCTION_CALL` reads as transient
  * (`isTransientErrorText`): sent again, the model writes the call anew. The content-policy stops
  * (SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT, SPII and the IMAGE_ ones) are named with
- * Gemini's message and safety ratings, and read as final; any other reason but STOP and MAX_TOKENS
- * (OTHER, LANGUAGE, UNEXPECTED_TOOL_CALL…) is named with Gemini's message, final too.
+ * Gemini's message and safety ratings, and read as final; so is a prompt Gemini blocked
+ * (`promptBlocked`); any other reason but STOP and MAX_TOKENS (OTHER, LANGUAGE,
+ * UNEXPECTED_TOOL_CALL…) is named with Gemini's message, final too.
  *
  * @example
  * ```ts
@@ -110,16 +128,21 @@ const ANSWER_STOPS = new Set(["STOP", "MAX_TOKENS"]);
  * geminiStopText({ reason: "SAFETY", ratings: ["DANGEROUS_CONTENT: HIGH (blocked)"] });
  * // "Gemini stopped the answer: SAFETY (safety ratings: DANGEROUS_CONTENT: HIGH (blocked)). The same request stops the same way: reword the prompt or use another model."
  * geminiStopText({ reason: "UNEXPECTED_TOOL_CALL" }); // "Gemini ended the answer: finishReason UNEXPECTED_TOOL_CALL."
+ * geminiStopText({ reason: "OTHER", promptBlocked: true });
+ * // "Gemini blocked the prompt: OTHER. The same prompt is blocked the same way: reword it or use another model."
  * ```
  */
 export function geminiStopText(stop: GeminiStop): string | undefined {
 	const said = stop.message ? `: ${stop.message}` : "";
+	const ratings = stop.ratings ? ` (safety ratings: ${stop.ratings.join(", ")})` : "";
+	if (stop.promptBlocked) {
+		return `Gemini blocked the prompt: ${stop.reason}${said}${ratings}. The same prompt is blocked the same way: reword it or use another model.`;
+	}
 	if (stop.reason === "MALFORMED_FUNCTION_CALL") {
 		return `Gemini could not parse the tool call the model wrote (finishReason ${stop.reason}${said}). Sent again, the model writes the call anew.`;
 	}
 	if (stop.reason === undefined || ANSWER_STOPS.has(stop.reason)) return undefined;
 	// OTHER, LANGUAGE, UNEXPECTED_TOOL_CALL, NO_IMAGE…: pi-ai's "An unknown error occurred" named no reason either.
 	if (!POLICY_STOPS.has(stop.reason)) return `Gemini ended the answer: finishReason ${stop.reason}${said}.`;
-	const ratings = stop.ratings ? ` (safety ratings: ${stop.ratings.join(", ")})` : "";
 	return `Gemini stopped the answer: ${stop.reason}${said}${ratings}. The same request stops the same way: reword the prompt or use another model.`;
 }

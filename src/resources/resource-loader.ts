@@ -474,17 +474,22 @@ export class DefaultResourceLoader implements ResourceLoader {
 		if (!o.noPromptTemplates) {
 			for (const found of enabledInOrder(discoveredPrompts)) promptCandidates.push(toCandidate(found));
 		}
+		// As `--skill` folders: one `--prompt-template` folder cannot list is named once (pi says nothing).
+		const promptPathsUnreadable: UnreadableFolders = new Map();
 		for (const entry of o.additionalPromptTemplatePaths ?? []) {
 			const path = this.resolvePath(entry, this.cwd);
 			if (!existsSync(path)) {
 				promptPathDiagnostics.push({ type: "error", message: "Prompt template path does not exist", path });
 				continue;
 			}
-			for (const filePath of promptFilesAt(path, false)) {
+			for (const filePath of promptFilesAt(path, false, promptPathsUnreadable)) {
 				const found = discoveredPrompts.get(filePath) ?? this.explicitPathInfo(filePath, "prompts", projectDir);
 				promptCandidates.push(toCandidate(found));
 			}
 		}
+		promptPathDiagnostics.push(
+			...unreadableFolderDiagnostics(notYetNamed(promptPathsUnreadable, promptPathDiagnostics), "the prompts in it"),
+		);
 
 		// Context files and prompts.
 		let agentsFiles: ContextFile[] = [];

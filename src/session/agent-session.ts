@@ -311,7 +311,18 @@ export interface ExtensionBindings {
 	 */
 	uiContext?: ExtensionUIContext;
 	mode?: ExtensionMode;
-	commandContextActions?: ExtensionCommandContextActions;
+	/**
+	 * Replaces the session's own `ctx` command actions one by one; those not given stay the
+	 * session's (`reload` wrapped to say what the reload found, `newSession` still the runtime's).
+	 *
+	 * @example
+	 * ```ts
+	 * await session.bindExtensions({
+	 *   commandContextActions: { reload: async () => { await session.reload(); console.error("reloaded"); } },
+	 * });
+	 * ```
+	 */
+	commandContextActions?: Partial<ExtensionCommandContextActions>;
 	shutdownHandler?: () => void;
 	onError?: (error: ExtensionError) => void;
 }
@@ -2227,7 +2238,7 @@ export class AgentSession {
 		if (bindings.uiContext !== undefined || bindings.mode !== undefined) {
 			runner.setUIContext(bindings.uiContext ?? runner.getUIContext(), bindings.mode);
 		}
-		runner.bindCommandContext(bindings.commandContextActions ?? this.defaultCommandActions());
+		runner.bindCommandContext({ ...this.defaultCommandActions(), ...bindings.commandContextActions });
 		this.unsubscribeErrors?.();
 		this.unsubscribeErrors = bindings.onError ? runner.onError(bindings.onError) : undefined;
 		if (bindings.shutdownHandler) this.shutdownHandler = bindings.shutdownHandler;

@@ -214,7 +214,10 @@ function withRefusalDetails(
 			// or an ISO date's leading year as seconds, which requestedRetryDelayFromHeaders reads as no wait.
 			const clientWait = clientRetryWaitMs(response.headers, Date.now());
 			const overCap = cap > 0 && ((asked !== undefined && asked.delayMs > cap) || clientWait > cap);
-			if (!overCap && !isAccountFailureText(`${response.status} ${body}`)) return undefined;
+			// A wait said only in the text (Copilot's "Please wait 17 seconds before trying again"): the
+			// clients retry on their own backoff, blind to it; the session's retry reads and waits it.
+			const waitInText = asked === undefined && parseRequestedRetryDelayMs(body) !== undefined;
+			if (!overCap && !waitInText && !isAccountFailureText(`${response.status} ${body}`)) return undefined;
 			const headers = new Headers(response.headers);
 			headers.set("x-should-retry", "false");
 			return new Response(body, { status: response.status, statusText: response.statusText, headers });

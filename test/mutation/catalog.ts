@@ -15709,14 +15709,14 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "HI05",
-		file: "src/cli/interactive-commands.ts",
+		file: "src/cli/host.ts",
 		description:
 			'/reload in settle -i reports a name collision as "collision" and the skipped file only, not the file used (gemini-cli#16022)',
 		edits: [
 			{
-				find: "host.warn(resourceDiagnosticText(diagnostic));",
+				find: "].map(resourceDiagnosticText);",
 				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
-				replace: 'host.warn(`${diagnostic.message}${diagnostic.path ? ` (${diagnostic.path})` : ""}`);',
+				replace: '].map((diagnostic) => `${diagnostic.message}${diagnostic.path ? ` (${diagnostic.path})` : ""}`);',
 			},
 		],
 		tests: ["test/pi-races/skills-same-name.test.ts"],
@@ -22493,7 +22493,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/provider-stream.ts",
 		description:
 			"a 429 or 529 whose Retry-After is over retry.provider.maxRetryDelayMs (3 h) is slept by the provider client itself again: settle -p silent for hours (lobehub#13572)",
-		edits: [{ find: "if (!overCap && !isAccountFailureText(", replace: "if (!isAccountFailureText(" }],
+		edits: [
+			{
+				find: "if (!overCap && !waitInText && !isAccountFailureText(",
+				replace: "if (!waitInText && !isAccountFailureText(",
+			},
+		],
 		tests: ["test/pi-races/retry-after-hours.test.ts"],
 	},
 	{
@@ -22818,6 +22823,125 @@ export const MUTANTS: Mutant[] = [
 			"jiti's failed-transform marker written as a literal again: it lands in the bundle's shared chunk, jiti never caches that chunk's transform, and each require of settle from a CommonJS extension transpiles ~1 MB anew (~4 s of CPU)",
 		edits: [{ find: ".includes(JITI_ERROR);", replace: '.includes("__JITI_ERROR__");' }],
 		tests: ["test/resources/extensions.test.ts"],
+	},
+	{
+		id: "NF01",
+		file: "src/llm/gemini-stop.ts",
+		description:
+			"a prompt Gemini blocks before any answer (promptFeedback.blockReason, no candidates) reads as an empty answer, unnamed",
+		edits: [
+			{
+				find: 'if (!chunk.candidates?.length && typeof feedback?.blockReason === "string") {',
+				replace: 'if (!chunk.candidates?.length && typeof feedback?.blockReason === "number") {',
+			},
+		],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
+	},
+	{
+		id: "NF02",
+		file: "src/llm/errors.ts",
+		description:
+			"GitHub Copilot's 'Please wait 17 seconds before trying again' is not read as the wait asked for: retries use the default backoff, a wait of hours is not named",
+		edits: [
+			{
+				find: '\\\\s+before`, "gi"),',
+				replace: '\\\\s+before never`, "gi"),',
+			},
+		],
+		tests: ["test/pi-races/copilot-rate-limit-wait.test.ts"],
+	},
+	{
+		id: "NF03",
+		file: "src/llm/errors.ts",
+		description:
+			"a wait spelt with spaces between its parts ('15 hours 23 minutes', Copilot's) reads as its first part only",
+		edits: [
+			{
+				find: "DURATION_ONE}(?:\\\\s*",
+				replace: "DURATION_ONE}(?:",
+			},
+		],
+		tests: ["test/pi-races/copilot-rate-limit-wait.test.ts"],
+	},
+	{
+		id: "NF04",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a refusal whose wait is said only in its text is retried by the OpenAI client on its own backoff, blind to the wait asked for",
+		edits: [
+			{
+				find: "const waitInText = asked === undefined && parseRequestedRetryDelayMs(body) !== undefined;",
+				replace: "const waitInText = asked === undefined && parseRequestedRetryDelayMs(body) === -1;",
+			},
+		],
+		tests: ["test/pi-races/copilot-rate-limit-wait.test.ts"],
+	},
+	{
+		id: "NF05",
+		file: "src/resources/resource-loader.ts",
+		description:
+			"a `--prompt-template` / additionalPromptTemplatePaths folder that cannot be listed is passed over without a word",
+		edits: [
+			{
+				find: "for (const filePath of promptFilesAt(path, false, promptPathsUnreadable)) {",
+				replace: "for (const filePath of promptFilesAt(path, false)) {",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "NF06",
+		file: "src/cli/print-mode.ts",
+		description:
+			"an extension command's ctx.reload() in --rpc / -p says nothing of what the reload found (unreadable folders, an extension's resources_discover folders included), though start-up names them",
+		edits: [
+			{
+				find: "for (const warning of reloadedResourceWarnings(session)) out.stderr(",
+				replace: "for (const warning of [] as string[]) out.stderr(",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "NF07",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"an extension command's ctx.reload() in -i says nothing of what the reload loaded and found, where /reload names each unreadable folder",
+		edits: [
+			{
+				find: "\t\t\t\t\tawait target.reload();\n\t\t\t\t\treportReload(host);",
+				replace: "\t\t\t\t\tawait target.reload();",
+			},
+		],
+		tests: ["test/pi-races/startup-odd-trees.test.ts"],
+	},
+	{
+		id: "NF08",
+		file: "src/session/agent-session.ts",
+		description:
+			"a host that binds only its own ctx.reload() loses the session's other command actions (ctx.newSession, ctx.fork, ctx.waitForIdle are undefined)",
+		edits: [
+			{
+				find: "runner.bindCommandContext({ ...this.defaultCommandActions(), ...bindings.commandContextActions });",
+				replace:
+					"runner.bindCommandContext((bindings.commandContextActions ?? this.defaultCommandActions()) as ExtensionCommandContextActions);",
+			},
+		],
+		tests: ["test/cli/rpc-replacing-session.test.ts"],
+	},
+	{
+		id: "NF09",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"a settings file that cannot be written takes a change silently, as pi 0.73.1's does (the error only in drainErrors(), read only at start-up): RPC set_auto_compaction answers success and nothing is saved",
+		edits: [
+			{
+				find: '\t\t\t\tthis.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });\n\t\t\t}\n\t\t\tthrow error;',
+				replace:
+					'\t\t\t\tthis.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });\n\t\t\t\treturn [];\n\t\t\t}\n\t\t\tthrow error;',
+			},
+		],
+		tests: ["test/pi-races/settings-file-writers.test.ts"],
 	},
 ];
 

@@ -169,3 +169,47 @@ describe("an answer Gemini stops for its content (SAFETY, RECITATION, BLOCKLIST,
 		expect(wire.requests).toHaveLength(1);
 	});
 });
+
+/** Gemini's answer to a prompt it blocked: no candidates, only `promptFeedback` (Vertex adds a message). */
+function blockedPrompt(reason: string, blockReasonMessage?: string): Reply {
+	const event: SseEvent = {
+		data: {
+			promptFeedback: {
+				blockReason: reason,
+				...(blockReasonMessage ? { blockReasonMessage } : {}),
+				safetyRatings: [
+					{ category: "HARM_CATEGORY_HARASSMENT", probability: "NEGLIGIBLE" },
+					{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH" },
+				],
+			},
+			usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
+			modelVersion: "gemini-wire",
+		},
+	};
+	return sse([event]);
+}
+
+describe("a prompt Gemini blocks before any answer (promptFeedback.blockReason, no candidates)", () => {
+	it("the run fails once naming the block reason and the rating above LOW, not an empty answer, not retried", async () => {
+		const wire = await geminiServer({});
+		wire.reply(blockedPrompt("SAFETY"), geminiReply([{ text: "unused" }], "gemini-wire"));
+		const run = await settle(["-p", "explain it"]);
+		expect(run.code).toBe(1);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain("Gemini blocked the prompt: SAFETY (safety ratings: DANGEROUS_CONTENT: HIGH)");
+		expect(run.stderr).not.toContain("An unknown error occurred");
+		expect(run.stderr).not.toContain("Retrying");
+		expect(wire.requests).toHaveLength(1);
+	});
+
+	it("Vertex's blockReasonMessage is named with the reason (PROHIBITED_CONTENT)", async () => {
+		const wire = await geminiServer({});
+		wire.reply(blockedPrompt("PROHIBITED_CONTENT", "The prompt was blocked due to prohibited content."));
+		const run = await settle(["-p", "explain it"]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain(
+			"Gemini blocked the prompt: PROHIBITED_CONTENT: The prompt was blocked due to prohibited content.",
+		);
+		expect(wire.requests).toHaveLength(1);
+	});
+});

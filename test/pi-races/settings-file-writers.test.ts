@@ -233,6 +233,38 @@ describe("cc-switch#1988: a model switch reported as failed had switched anyway"
 		},
 	);
 
+	it.runIf(process.getuid?.() === 0)(
+		"cc-switch#1988: a read-only settings.json refuses the RPC settings that are nothing but a saved value (set_auto_compaction, set_steering_mode, set_follow_up_mode, set_auto_retry): each answer names the file and what to do, the session keeps what get_state says, the file its bytes",
+		async () => {
+			const { store, bytes } = readOnlySettings({ defaultProvider: "local", defaultModel: "coder" });
+			const client = new RpcClient(["--no-session"], { cwd: cli.project, agentDir: cli.agentDir, wrapper: AS_A_USER });
+			const before = await client.request({ id: "before", type: "get_state" });
+			for (const command of [
+				{ type: "set_auto_compaction", enabled: false },
+				{ type: "set_steering_mode", mode: "all" },
+				{ type: "set_follow_up_mode", mode: "all" },
+				{ type: "set_auto_retry", enabled: false },
+			]) {
+				const refused = await client.request({ id: command.type, ...command });
+				expect(refused, command.type).toMatchObject({ success: false });
+				expect(refused.error).toContain(`Cannot write ${settingsFile()}: EACCES`);
+				expect(refused.error).toContain("The file keeps its previous content; make its folder writable and try again.");
+			}
+			const after = await client.request({ id: "after", type: "get_state" });
+			expect(after.data).toMatchObject({
+				autoCompactionEnabled: true,
+				steeringMode: "one-at-a-time",
+				followUpMode: "one-at-a-time",
+			});
+			expect(after.data).toEqual(before.data);
+			expect(await client.end()).toBe(0);
+			// Said once, in the answer: nothing else on stderr.
+			expect(client.stderr).toBe("");
+			chmodSync(store, 0o755);
+			expect(readFileSync(settingsFile(), "utf8")).toBe(bytes);
+		},
+	);
+
 	it("cc-switch#1988: settle -i: Shift+Tab picks a level the broken settings.json cannot save; the line is still sent and answered at the level in use, with a warning saying why", async () => {
 		writeModels();
 		writeFileSync(settingsFile(), JSON.stringify({ defaultProvider: "local", defaultModel: "coder" }));

@@ -43,14 +43,14 @@ const HANG_GUARD_MS = 60_000;
  * `settle <args>` in `cwd` as a user file modes apply to: root (these tests' usual user) without
  * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH, through util-linux's setpriv.
  */
-function settleBoundByModes(args: string[], cwd = cli.project) {
+function settleBoundByModes(args: string[], cwd = cli.project, input = "") {
 	const argv = [process.execPath, ...cliCommand(), ...args];
 	const drop = "-dac_override,-dac_read_search";
 	const command =
 		process.getuid?.() === 0 ? ["setpriv", `--inh-caps=${drop}`, `--bounding-set=${drop}`, ...argv] : argv;
 	const result = spawnSync(command[0]!, command.slice(1), {
 		cwd,
-		input: "",
+		input,
 		encoding: "utf8",
 		timeout: HANG_GUARD_MS,
 		killSignal: "SIGKILL",
@@ -144,6 +144,49 @@ describe("claude-code#80291: a folder the user cannot read, in the tree read at 
 		},
 	);
 
+	it.each([
+		["--rpc", ["--mode", "rpc"], `${JSON.stringify({ id: "rl", type: "prompt", message: "/rl" })}\n`],
+		["-p", ["-p", "/rl"], ""],
+		["-i", ["-i"], "/rl\n"],
+		["-i /reload", ["-i"], "/reload\n"],
+	] as const)(
+		"claude-code#80291: %s: a reload (an extension command's ctx.reload(), -i's /reload) names again, once, a locked folder of the skills folder and one in a folder an extension's resources_discover adds",
+		(_mode, args, input) => {
+			const skills = join(cli.agentDir, "skills");
+			writeSkill(join(skills, "demo"), "demo");
+			const locked = join(skills, "locked");
+			writeSkill(join(locked, "hidden"), "hidden");
+			const added = join(cli.project, "added-skills");
+			writeSkill(join(added, "added-ok"), "added-ok");
+			const addedLocked = join(added, "team");
+			writeSkill(join(addedLocked, "added-hidden"), "added-hidden");
+			mkdirSync(join(cli.agentDir, "extensions"), { recursive: true });
+			writeFileSync(
+				join(cli.agentDir, "extensions", "discover.ts"),
+				`export default function (pi) {
+	pi.on("resources_discover", () => ({ skillPaths: [${JSON.stringify(added)}] }));
+	pi.registerCommand("rl", { handler: async (_args, ctx) => { await ctx.reload(); } });
+}
+`,
+			);
+			chmodSync(locked, 0o000);
+			chmodSync(addedLocked, 0o000);
+			try {
+				const run = settleBoundByModes(["--faux", "--no-session", ...args], cli.project, input);
+				expect(run.code, run.stderr).toBe(0);
+				const shown = run.stdout + run.stderr;
+				// Once at start, once after the reload.
+				for (const folder of [locked, addedLocked]) {
+					expect(occurrences(shown, `cannot read folder: EACCES: permission denied, scandir '${folder}'`)).toBe(2);
+				}
+				expect(occurrences(shown, "cannot read folder")).toBe(4);
+			} finally {
+				chmodSync(locked, 0o755);
+				chmodSync(addedLocked, 0o755);
+			}
+		},
+	);
+
 	it("claude-code#80291: `--skill` folders with a mode-000 sub-folder, one of them the skills folder discovery reads too: the other skills are offered, and each locked folder is named once with what to do", () => {
 		const extra = join(cli.project, "extra-skills");
 		writeSkill(join(extra, "extra-ok"), "extra-ok");
@@ -182,6 +225,46 @@ describe("claude-code#80291: a folder the user cannot read, in the tree read at 
 			chmodSync(locked, 0o755);
 		}
 	});
+
+	it.each([
+		["-p", ["--mode", "json", "-p", "hi"]],
+		["--rpc", ["--mode", "rpc"]],
+		["-i", ["-i"]],
+	])(
+		"claude-code#80291: %s: `--prompt-template` folders with mode 000, one of them the prompts folder discovery reads too: the session starts, and each locked folder is named once with what to do",
+		(_mode, args) => {
+			const extra = join(cli.project, "extra-prompts");
+			mkdirSync(extra, { recursive: true });
+			writeFileSync(join(extra, "hidden.md"), "Hidden\n");
+			const prompts = join(cli.project, ".settle", "prompts");
+			mkdirSync(prompts, { recursive: true });
+			writeFileSync(join(prompts, "ship.md"), "Ship it\n");
+			chmodSync(extra, 0o000);
+			chmodSync(prompts, 0o000);
+			try {
+				const run = settleBoundByModes([
+					"--faux",
+					"--no-session",
+					"--prompt-template",
+					extra,
+					"--prompt-template",
+					prompts,
+					...args,
+				]);
+				expect(run.code, run.stderr).toBe(0);
+				const shown = run.stdout + run.stderr;
+				expect(occurrences(shown, "cannot read folder")).toBe(2);
+				for (const folder of [extra, prompts]) {
+					expect(occurrences(shown, `cannot read folder: EACCES: permission denied, scandir '${folder}'`)).toBe(1);
+					expect(shown).toContain(`Give read access to it (chmod u+rx ${folder})`);
+				}
+				expect(shown).toContain(`scandir '${extra}'; the prompts in it are not loaded`);
+			} finally {
+				chmodSync(extra, 0o755);
+				chmodSync(prompts, 0o755);
+			}
+		},
+	);
 
 	it("claude-code#80291: started in a folder that can be entered but not listed (mode 111): the session answers and its AGENTS.md reaches the model", () => {
 		writeFileSync(join(cli.project, "AGENTS.md"), "RULES-80291: be brief\n");
