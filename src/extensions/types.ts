@@ -1017,8 +1017,15 @@ export interface BoundaryDispatchResult {
  * ```
  */
 export interface BoundaryDispatchWatch {
-	/** Aborted once the host has given up on the dispatch: no further handler starts, nothing is reported. */
+	/**
+	 * Aborted once the host has given up on the dispatch: no further handler starts, nothing is
+	 * reported, and what the handler still running does through its `ctx` or its `pi` (entries,
+	 * messages, prompts, notifications, `ctx.abort()`) is refused with a `STALE_CONTEXT` error, reported
+	 * naming it: it would land in a later operation.
+	 */
 	abandoned?: AbortSignal;
+	/** The operation's signal: the handlers' `ctx.signal` (without it, the session's current one). */
+	signal?: AbortSignal;
 	/** Told each handler's extension path as it starts: whom to name if it is left behind. */
 	onHandler?: (extensionPath: string) => void;
 }

@@ -1,0 +1,135 @@
+/**
+ * A boundary handler left behind after the abort's grace must not act in the next operation
+ * (Settle's own gap, pi 0.73.1 the same: its handlers read the session's current signal and act on
+ * the session through `pi`, whatever operation runs now).
+ *
+ * An extension's `turn_end` / `agent_before_settle` handler ignores Esc; after the 1 s grace the
+ * operation settles without it. It resumes while the user's next prompt runs and reads
+ * `ctx.signal`, then appends an entry, sends a message, queues a follow-up and notifies. What the
+ * user should see: its `ctx.signal` is its own operation's, aborted; each of those is refused with a
+ * `STALE_CONTEXT` error the user is told of, naming the extension and the event; the next
+ * operation's events and the session file hold nothing of it.
+ */
+import { describe, expect, it } from "vitest";
+import type { AgentSessionEvent, ExtensionError } from "../../src/index.js";
+import { diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
+import { comparable, reopenedContext } from "./helpers.js";
+
+const disk = diskSessionsPerTest();
+
+/** A promise with its resolver, for a hook the test holds. */
+function gate(): { opened: Promise<void>; open: () => void } {
+	let open!: () => void;
+	const opened = new Promise<void>((resolve) => {
+		open = resolve;
+	});
+	return { opened, open };
+}
+
+/** What the left-behind handler saw when it resumed: its signal, and each call's error code (`ok` when it went through). */
+interface Resumed {
+	signalAborted: boolean | undefined;
+	calls: Record<string, string>;
+}
+
+/** `call`'s outcome: `ok`, or the code (else the message) of what it threw. */
+function outcome(call: () => unknown): string {
+	try {
+		call();
+		return "ok";
+	} catch (error) {
+		return (error as { code?: string }).code ?? String(error);
+	}
+}
+
+describe("a boundary handler left behind after the abort's grace acts in the next operation", () => {
+	it.each(["turn_end", "agent_before_settle"] as const)(
+		"%s: resumed during the next prompt, its ctx.signal is its own aborted one and its appendEntry, sendMessage, sendUserMessage and ui.notify are refused and reported naming it; the next operation and the file hold none of them",
+		async (event) => {
+			const late = gate();
+			const holding = gate();
+			const acted = gate();
+			let resumed: Resumed | undefined;
+			let held: AbortSignal | undefined;
+			const d = await disk.session({
+				extensionFactories: [
+					(pi) => {
+						let calls = 0;
+						pi.on(event as "turn_end", async (_event, ctx) => {
+							if (calls++ > 0) return; // holds the first answer only, ignoring the abort
+							held = ctx.signal;
+							holding.open();
+							await late.opened;
+							resumed = {
+								signalAborted: ctx.signal?.aborted,
+								calls: {
+									appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
+									sendMessage: outcome(() =>
+										pi.sendMessage({ customType: "review", content: "late review", display: true }),
+									),
+									sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
+									notify: outcome(() => ctx.ui.notify("late review done")),
+								},
+							};
+							acted.open();
+						});
+					},
+				],
+			});
+			const errors: ExtensionError[] = [];
+			d.session.extensionRunner.onError((error) => errors.push(error));
+			d.provider.answer("report written");
+			const first = d.session.prompt("write the report");
+			await holding.opened;
+			const stopping = d.session.abort();
+			if (!held!.aborted) await new Promise((resolve) => held!.addEventListener("abort", resolve, { once: true }));
+			d.clock.increment(1000);
+			await stopping;
+			await first;
+			const [path] = d.session.extensionRunner.handlerPaths(event);
+			expect(errors).toEqual([expect.objectContaining({ extensionPath: path, event })]);
+
+			// The next prompt runs; while its answer streams, the left-behind handler resumes.
+			const eventsBefore = d.events.length;
+			const second = d.session.prompt("and now the summary");
+			const request = await d.provider.next();
+			request.beginText("The summary");
+			late.open();
+			await acted.opened;
+			// Requests the late message and follow-up would add are answered at once: the test sees them rather than hangs.
+			d.provider.answer("an answer to the late message", "an answer to the late follow-up");
+			request.finish(d.provider.reply("The summary is short."));
+			await second;
+			await d.session.waitForExtensionRuns();
+
+			expect(resumed).toEqual({
+				signalAborted: true,
+				calls: {
+					appendEntry: "STALE_CONTEXT",
+					sendMessage: "STALE_CONTEXT",
+					sendUserMessage: "STALE_CONTEXT",
+					notify: "STALE_CONTEXT",
+				},
+			});
+			// Told, each naming the extension and the event.
+			expect(
+				errors.slice(1).map((error) => [error.extensionPath, error.event, error.error.split(" refused")[0]]),
+			).toEqual([
+				[path, event, "pi.appendEntry"],
+				[path, event, "pi.sendMessage"],
+				[path, event, "pi.sendUserMessage"],
+				[path, event, "ctx.ui"],
+			]);
+			expect(errors[1]!.error).toContain("left behind after the abort");
+
+			// The next operation: its own prompt and answer, nothing of the handler (no notification, entry or message).
+			const fromHandler = (e: AgentSessionEvent) => JSON.stringify(e).includes("late");
+			expect(d.events.slice(eventsBefore).filter(fromHandler)).toEqual([]);
+			const file = d.session.sessionFile!;
+			expect(readEntries(file).filter((entry) => entry.customType === "review")).toEqual([]);
+			const roles = fileMessages(file).map((message) => message.role);
+			expect(roles.filter((role) => role !== "system")).toEqual(["user", "assistant", "user", "assistant"]);
+			expect(reopenedContext(file).map(comparable)).toEqual(d.session.messages.map(comparable));
+		},
+	);
+});
