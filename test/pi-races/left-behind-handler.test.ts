@@ -10,12 +10,16 @@
  * `STALE_CONTEXT` error the user is told of, naming the extension and the event; the next
  * operation's events and the session file hold nothing of it.
  */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentSessionEvent, ExtensionError } from "../../src/index.js";
+import { RpcClient, useCliProject } from "../cli/helpers.js";
 import { diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
 
 const disk = diskSessionsPerTest();
+const cli = useCliProject("settle-pi-races-left-behind-");
 
 /** A promise with its resolver, for a hook the test holds. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -132,4 +136,128 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 			expect(reopenedContext(file).map(comparable)).toEqual(d.session.messages.map(comparable));
 		},
 	);
+});
+
+/**
+ * An extension file whose first `turn_end` handler call says `holding`, ignores the abort until
+ * `go` exists, then does what the SDK test's does and writes what happened to `acted` (JSON).
+ */
+function holdingExtension(go: string, acted: string): string {
+	const file = join(cli.dir, "late-reviewer.ts");
+	writeFileSync(
+		file,
+		`import { existsSync, writeFileSync } from "node:fs";
+const outcome = (call: () => unknown) => {
+	try {
+		call();
+		return "ok";
+	} catch (error: any) {
+		return error.code ?? String(error);
+	}
+};
+export default function (pi: any) {
+	let calls = 0;
+	pi.on("turn_end", async (_event: unknown, ctx: any) => {
+		if (calls++ > 0) return;
+		ctx.ui.notify("holding");
+		while (!existsSync(${JSON.stringify(go)})) await new Promise((resolve) => setTimeout(resolve, 20));
+		const resumed = {
+			signalAborted: ctx.signal?.aborted,
+			calls: {
+				appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
+				sendMessage: outcome(() => pi.sendMessage({ customType: "review", content: "late review", display: true })),
+				sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
+				notify: outcome(() => ctx.ui.notify("late review done")),
+			},
+		};
+		writeFileSync(${JSON.stringify(acted)}, JSON.stringify(resumed));
+	});
+}
+`,
+	);
+	return file;
+}
+
+describe("a turn_end handler left behind in a real settle --rpc, loaded from an extension file", () => {
+	it("settle --rpc -e late-reviewer.ts: Esc, then the next prompt: the handler resumes while that prompt's bash runs; its ctx.signal is aborted, its calls are refused with extension_error lines naming it, and the session file and the next operation's lines hold none of them", async () => {
+		const go = join(cli.dir, "go");
+		const acted = join(cli.dir, "acted.json");
+		const script = join(cli.dir, "script.json");
+		// The next prompt's answer runs a bash that waits for the handler to have acted.
+		const waitForActed = `until [ -e '${acted}' ]; do sleep 0.05; done; echo checked`;
+		writeFileSync(
+			script,
+			JSON.stringify([
+				"report written",
+				{ toolCalls: [{ name: "bash", arguments: { command: waitForActed }, id: "call-1" }] },
+				"The summary is short.",
+				// What the late message and follow-up would cost, were they let through.
+				"an answer to the late message",
+				"an answer to the late follow-up",
+			]),
+		);
+		const extension = holdingExtension(go, acted);
+		const client = new RpcClient(["--faux-script", script, "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const holding = client.next((line) => line.method === "notify" && line.message === "holding");
+		let settled = client.next((line) => line.type === "agent_settled");
+		expect(await client.request({ id: "p1", type: "prompt", message: "write the report" })).toMatchObject({
+			success: true,
+		});
+		await holding;
+		expect(await client.request({ id: "a", type: "abort" })).toMatchObject({ success: true });
+		await settled; // after the 1 s grace
+		const extensionErrors = () => client.lines.filter((line) => line.type === "extension_error");
+		expect(extensionErrors()).toEqual([
+			expect.objectContaining({
+				extensionPath: extension,
+				event: "turn_end",
+				error: expect.stringContaining("1000 ms"),
+			}),
+		]);
+
+		const linesBefore = client.lines.length;
+		const bashStarted = client.next((line) => line.type === "tool_execution_start");
+		settled = client.next((line) => line.type === "agent_settled");
+		expect(await client.request({ id: "p2", type: "prompt", message: "and now the summary" })).toMatchObject({
+			success: true,
+		});
+		await bashStarted;
+		writeFileSync(go, "");
+		await settled;
+		const state = (await client.request({ id: "s", type: "get_state" })) as { data: { sessionFile: string } };
+		expect(await client.end()).toBe(0);
+
+		expect(existsSync(acted)).toBe(true);
+		expect(JSON.parse(readFileSync(acted, "utf8"))).toEqual({
+			signalAborted: true,
+			calls: {
+				appendEntry: "STALE_CONTEXT",
+				sendMessage: "STALE_CONTEXT",
+				sendUserMessage: "STALE_CONTEXT",
+				notify: "STALE_CONTEXT",
+			},
+		});
+		expect(
+			extensionErrors()
+				.slice(1)
+				.map((line) => [line.extensionPath, line.event, String(line.error).split(" refused")[0]]),
+		).toEqual([
+			[extension, "turn_end", "pi.appendEntry"],
+			[extension, "turn_end", "pi.sendMessage"],
+			[extension, "turn_end", "pi.sendUserMessage"],
+			[extension, "turn_end", "ctx.ui"],
+		]);
+		const nextOperation = client.lines.slice(linesBefore).filter((line) => line.type !== "extension_error");
+		expect(nextOperation.filter((line) => JSON.stringify(line).includes("late"))).toEqual([]);
+		const file = state.data.sessionFile;
+		expect(readEntries(file).filter((entry) => entry.customType === "review")).toEqual([]);
+		const texts = fileMessages(file)
+			.filter((message) => message.role === "user")
+			.map((message) => JSON.stringify(message.content));
+		expect(texts.join()).not.toContain("late");
+		expect(texts).toHaveLength(2);
+	});
 });
