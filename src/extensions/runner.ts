@@ -1358,7 +1358,10 @@ export class ExtensionRunner {
 	 * without calling `buildContext`. Throws when a `turn_end` base lacks `messageEntryId`, and
 	 * when `buildContext([])` throws (the preview of no drafts must always build). Once
 	 * `watch.abandoned` aborts, no further handler starts and it resolves with no drafts and no
-	 * continuation, reporting nothing: the host has moved on.
+	 * continuation, reporting nothing: the host has moved on. Each handler call gets its own
+	 * context, whose `signal` is `watch.signal`; the call still running when `watch.abandoned`
+	 * aborts is left behind: what it does through that context or its `pi` is refused
+	 * (`STALE_CONTEXT`, reported naming it).
 	 *
 	 * @example
 	 * ```ts

@@ -76,6 +76,8 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 								},
 							};
 							acted.open();
+							// Not caught: the handler ends with the refusal, reported once.
+							pi.setSessionName("late name");
 						});
 					},
 				],
@@ -123,8 +125,10 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 				[path, event, "pi.sendMessage"],
 				[path, event, "pi.sendUserMessage"],
 				[path, event, "ctx.ui"],
+				[path, event, "pi.setSessionName"],
 			]);
 			expect(errors[1]!.error).toContain("left behind after the abort");
+			expect(d.session.sessionName).toBeUndefined();
 
 			// The next operation: its own prompt and answer, nothing of the handler (no notification, entry or message).
 			const fromHandler = (e: AgentSessionEvent) => JSON.stringify(e).includes("late");
@@ -177,6 +181,58 @@ export default function (pi: any) {
 	);
 	return file;
 }
+
+describe("only the handler left behind is refused", () => {
+	it("a turn_end handler that returned in time, before another was left behind, still writes the entry its own background check appends later", async () => {
+		const checked = gate();
+		const written = gate();
+		const holding = gate();
+		const late = gate();
+		let held: AbortSignal | undefined;
+		let outcomeOfLateWrite = "";
+		const d = await disk.session({
+			extensionFactories: [
+				(pi) => {
+					let calls = 0;
+					pi.on("turn_end", () => {
+						if (calls++ > 0) return;
+						// Returns at once; its check finishes later and notes the result.
+						void checked.opened.then(() => {
+							outcomeOfLateWrite = outcome(() => pi.appendEntry("lint", { clean: true }));
+							written.open();
+						});
+					});
+				},
+				(pi) => {
+					let calls = 0;
+					pi.on("turn_end", async (_event, ctx) => {
+						if (calls++ > 0) return;
+						held = ctx.signal;
+						holding.open();
+						await late.opened;
+					});
+				},
+			],
+		});
+		const errors: ExtensionError[] = [];
+		d.session.extensionRunner.onError((error) => errors.push(error));
+		d.provider.answer("report written");
+		const first = d.session.prompt("write the report");
+		await holding.opened;
+		const stopping = d.session.abort();
+		if (!held!.aborted) await new Promise((resolve) => held!.addEventListener("abort", resolve, { once: true }));
+		d.clock.increment(1000);
+		await stopping;
+		await first;
+		checked.open();
+		await written.opened;
+		late.open();
+		const paths = d.session.extensionRunner.handlerPaths("turn_end");
+		expect(errors.map((error) => error.extensionPath)).toEqual([paths[1]]);
+		expect(outcomeOfLateWrite).toBe("ok");
+		expect(readEntries(d.session.sessionFile!).filter((entry) => entry.customType === "lint")).toHaveLength(1);
+	});
+});
 
 describe("a turn_end handler left behind in a real settle --rpc, loaded from an extension file", () => {
 	it("settle --rpc -e late-reviewer.ts: Esc, then the next prompt: the handler resumes while that prompt's bash runs; its ctx.signal is aborted, its calls are refused with extension_error lines naming it, and the session file and the next operation's lines hold none of them", async () => {
