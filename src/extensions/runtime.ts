@@ -5,6 +5,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { dirname } from "node:path";
+import { DEFAULT_TOOL_ABORT_GRACE_MS } from "../agent/agent-loop.js";
 import { SettleError } from "../errors.js";
 import type { VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { ExtensionSource } from "../resources/types.js";
@@ -105,7 +106,7 @@ export function isReportedRefusal(error: unknown): boolean {
 export function leftBehindMessage(what: string, scope: HandlerScope): string {
 	return (
 		`${what} refused: this ${scope.event} handler was left behind after the abort (it did not return within ` +
-		"the grace), and its operation is over: what it does now would land in a later one. " +
+		`${DEFAULT_TOOL_ABORT_GRACE_MS} ms of it), and its operation is over: what it does now would land in a later one. ` +
 		"An extension handler should return once ctx.signal aborts."
 	);
 }
