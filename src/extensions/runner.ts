@@ -38,7 +38,15 @@ import {
 	TOOL_CALL_FAILURE_PREFIX,
 	TURN_END_MISSING_ENTRY_MESSAGE,
 } from "./messages.js";
-import { type Extension, type ExtensionRuntime, errorRecord, type HandlerEntry } from "./runtime.js";
+import {
+	type Extension,
+	type ExtensionRuntime,
+	errorRecord,
+	type HandlerEntry,
+	type HandlerScope,
+	isReportedRefusal,
+	runInHandlerScope,
+} from "./runtime.js";
 import type {
 	BeforeAgentStartCombinedResult,
 	BeforeAgentStartEventResult,
@@ -105,6 +113,8 @@ export interface PendingHandler {
 
 /** Marks a handler call that threw (already reported). */
 const FAILED: unique symbol = Symbol("handler failed");
+/** Where a boundary handler's context keeps its call's scope ({@link ExtensionRunner.scopedContext}). */
+const SCOPE: unique symbol = Symbol("handler scope");
 type Invoked = unknown | typeof FAILED;
 
 const CANCELLABLE_EVENTS = new Set([
@@ -283,6 +293,8 @@ export class ExtensionRunner {
 	private commandContext: ExtensionCommandContext | undefined;
 	/** Each extension's copy of a context, by the context it copies, then by extension path. */
 	private readonly extensionContexts = new WeakMap<object, Map<string, ExtensionContext>>();
+	/** Per extension, the prototype of its boundary handlers' contexts ({@link scopedContext}). */
+	private readonly scopedPrototypes = new Map<string, ExtensionContext>();
 
 	constructor(loaded: { runtime: ExtensionRuntime }, options: ExtensionRunnerOptions = {}) {
 		this.runtime = loaded.runtime;
@@ -834,6 +846,74 @@ export class ExtensionRunner {
 	}
 
 	/**
+	 * {@link invoke} for a boundary handler the host may leave behind: it gets a context bound to
+	 * this call ({@link scopedContext}), and its async work runs in `scope`, so that once left
+	 * behind neither its `ctx` nor its `pi` acts on the session.
+	 */
+	private async invokeScoped(entry: HandlerEntry, event: unknown, scope: HandlerScope): Promise<Invoked> {
+		const path = entry.extension.path;
+		try {
+			const ctx = this.scopedContext(path, scope);
+			return await this.track(path, scope.event, () => runInHandlerScope(scope, () => entry.handler(event, ctx)));
+		} catch (error) {
+			// Its refusal was reported when it was made.
+			if (!isReportedRefusal(error)) this.emitError(errorRecord(path, scope.event, error));
+			return FAILED;
+		} finally {
+			scope.settledInTime = scope.abandoned?.aborted !== true;
+		}
+	}
+
+	/**
+	 * The extension's context for one boundary handler call: `signal` is the call's operation's
+	 * (pi reads the session's current one, so a handler left behind sees the next run's), and once
+	 * the call is left behind `ui`, `abort`, `shutdown` and `compact` are refused. One small object
+	 * per call, on a prototype made once per extension.
+	 */
+	private scopedContext(extensionPath: string, scope: HandlerScope): ExtensionContext {
+		let prototype = this.scopedPrototypes.get(extensionPath);
+		if (!prototype) {
+			const own = this.forExtension(this.createContext(), extensionPath);
+			const runtime = this.runtime;
+			const scopeOf = (ctx: unknown) => (ctx as { [SCOPE]: HandlerScope })[SCOPE];
+			const refused = <K extends "abort" | "shutdown" | "compact">(name: K): PropertyDescriptor => ({
+				enumerable: true,
+				get(this: unknown) {
+					const scope = scopeOf(this);
+					return (...args: unknown[]) => {
+						runtime.refuseLeftBehind(`ctx.${name}`, scope);
+						return (own[name] as (...a: unknown[]) => unknown)(...args);
+					};
+				},
+			});
+			prototype = Object.create(own, {
+				signal: {
+					enumerable: true,
+					get(this: unknown) {
+						runtime.assertActive();
+						const scope = scopeOf(this);
+						return scope.signal ?? own.signal;
+					},
+				},
+				ui: {
+					enumerable: true,
+					get(this: unknown) {
+						runtime.refuseLeftBehind("ctx.ui", scopeOf(this));
+						return own.ui;
+					},
+				},
+				abort: refused("abort"),
+				shutdown: refused("shutdown"),
+				compact: refused("compact"),
+			}) as ExtensionContext;
+			this.scopedPrototypes.set(extensionPath, prototype);
+		}
+		const ctx = Object.create(prototype) as ExtensionContext & { [SCOPE]: HandlerScope };
+		ctx[SCOPE] = scope;
+		return ctx;
+	}
+
+	/**
 	 * Dispatches an event without a dedicated method. For `session_before_*` it returns the last
 	 * handler result that sets a field (`cancel: false` alone sets none) and stops at the first
 	 * `{cancel: true}`; otherwise undefined.
@@ -1278,7 +1358,10 @@ export class ExtensionRunner {
 	 * without calling `buildContext`. Throws when a `turn_end` base lacks `messageEntryId`, and
 	 * when `buildContext([])` throws (the preview of no drafts must always build). Once
 	 * `watch.abandoned` aborts, no further handler starts and it resolves with no drafts and no
-	 * continuation, reporting nothing: the host has moved on.
+	 * continuation, reporting nothing: the host has moved on. Each handler call gets its own
+	 * context, whose `signal` is `watch.signal`; the call still running when `watch.abandoned`
+	 * aborts is left behind: what it does through that context or its `pi` is refused
+	 * (`STALE_CONTEXT`, reported naming it).
 	 *
 	 * @example
 	 * ```ts
@@ -1299,7 +1382,6 @@ export class ExtensionRunner {
 		}
 		const handlers = this.runtime.handlersFor(base.type);
 		if (handlers.length === 0) return { entries: [], continue: false, context: undefined, valid: true };
-		const ctx = this.createContext();
 		let entries: BoundaryEntryDraft[] = [];
 		let requested = false;
 		let requestedBy = "<runtime>";
@@ -1309,10 +1391,14 @@ export class ExtensionRunner {
 		for (const entry of handlers) {
 			const event = { ...base, entries, continue: requested, context };
 			watch.onHandler?.(entry.extension.path);
-			const value = (await this.invoke(entry, base.type, event, ctx)) as
-				| BoundaryEventResult
-				| undefined
-				| typeof FAILED;
+			const scope: HandlerScope = {
+				extensionPath: entry.extension.path,
+				event: base.type,
+				signal: watch.signal,
+				abandoned: watch.abandoned,
+				settledInTime: false,
+			};
+			const value = (await this.invokeScoped(entry, event, scope)) as BoundaryEventResult | undefined | typeof FAILED;
 			// Left behind: the handlers after it would run late, against another answer (oh-my-pi#6489).
 			if (watch.abandoned?.aborted) return { entries: [], continue: false, context, valid: true };
 			let nextEntries: unknown = event.entries;

@@ -3,7 +3,9 @@
  * the extensions in load order, their registrations, flag values, queued provider registrations,
  * the bound session actions and the stale flag. One runtime per runner; a reload builds a new one.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { dirname } from "node:path";
+import { DEFAULT_TOOL_ABORT_GRACE_MS } from "../agent/agent-loop.js";
 import { SettleError } from "../errors.js";
 import type { VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { ExtensionSource } from "../resources/types.js";
@@ -56,6 +58,58 @@ export interface HandlerEntry {
 }
 
 const NO_HANDLERS: readonly HandlerEntry[] = Object.freeze([]);
+
+/**
+ * One handler call of a boundary dispatch (`turn_end`, `agent_before_settle`): its extension, its
+ * event, its operation's signal, and whether the host left it behind (`abandoned` aborted while
+ * it still ran). What a left-behind call does to the session is refused: it would land in a later
+ * operation.
+ */
+export interface HandlerScope {
+	readonly extensionPath: string;
+	readonly event: string;
+	/** The operation's signal: the `ctx.signal` of this call. */
+	readonly signal: AbortSignal | undefined;
+	/** Aborted when the host stops waiting for the dispatch. */
+	readonly abandoned: AbortSignal | undefined;
+	/** The handler returned (or threw) before the dispatch was abandoned. */
+	settledInTime: boolean;
+}
+
+/** Whether `scope`'s handler was still running when its dispatch was abandoned. */
+export function leftBehind(scope: HandlerScope | undefined): boolean {
+	return scope?.abandoned?.aborted === true && !scope.settledInTime;
+}
+
+/**
+ * The boundary handler call whose async work runs now, for `pi.*`: the `pi` object is the
+ * extension's for its whole life, so only the async context tells which dispatch a call comes from.
+ * Entered only around boundary handlers (entering one makes every later promise of the process a
+ * little slower on Node 20): a session without them never enters it.
+ */
+const handlerScopes = new AsyncLocalStorage<HandlerScope>();
+
+/** Runs `call` (a boundary handler) so that the `pi.*` calls of its async work know `scope`. */
+export function runInHandlerScope<T>(scope: HandlerScope, call: () => T): T {
+	return handlerScopes.run(scope, call);
+}
+
+/** Refusals already reported to the error listeners: the runner does not report them again when the handler rethrows one. */
+const reportedRefusals = new WeakSet<object>();
+
+/** Whether `error` is a left-behind refusal already reported ({@link ExtensionRuntime.refuseLeftBehind}). */
+export function isReportedRefusal(error: unknown): boolean {
+	return typeof error === "object" && error !== null && reportedRefusals.has(error);
+}
+
+/** What a left-behind handler is told when it acts on the session (and what the error listeners get). */
+export function leftBehindMessage(what: string, scope: HandlerScope): string {
+	return (
+		`${what} refused: this ${scope.event} handler was left behind after the abort (it did not return within ` +
+		`${DEFAULT_TOOL_ABORT_GRACE_MS} ms of it), and its operation is over: what it does now would land in a later one. ` +
+		"An extension handler should return once ctx.signal aborts."
+	);
+}
 
 /** A provider registration made while loading, applied at `bindCore`. */
 export interface PendingProviderRegistration {
@@ -144,6 +198,21 @@ export class ExtensionRuntime {
 
 	get stale(): string | undefined {
 		return this.staleMessage;
+	}
+
+	/**
+	 * Throws (and reports, naming the extension and the event) a `STALE_CONTEXT` error when
+	 * `scope`, by default the boundary handler call whose async work runs now, was left behind.
+	 */
+	refuseLeftBehind(what: string, scope: HandlerScope | undefined = handlerScopes.getStore()): void {
+		if (!leftBehind(scope)) return;
+		const message = leftBehindMessage(what, scope!);
+		this.reportError({ extensionPath: scope!.extensionPath, event: scope!.event, error: message });
+		const error = new SettleError("STALE_CONTEXT", message, {
+			details: { extensionPath: scope!.extensionPath, event: scope!.event },
+		});
+		reportedRefusals.add(error);
+		throw error;
 	}
 
 	/** Throws the stale-context error once the runtime was invalidated. */
@@ -515,16 +584,19 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 		},
 		sendMessage(message, options) {
 			runtime.assertActive();
+			runtime.refuseLeftBehind("pi.sendMessage");
 			const send = runtime.action("sendMessage");
 			fireAndForget("send_message", () => send(message, options));
 		},
 		sendUserMessage(content, options) {
 			runtime.assertActive();
+			runtime.refuseLeftBehind("pi.sendUserMessage");
 			const send = runtime.action("sendUserMessage");
 			fireAndForget("send_user_message", () => send(content, options));
 		},
 		appendEntry(customType, data) {
 			runtime.assertActive();
+			runtime.refuseLeftBehind("pi.appendEntry");
 			if (typeof customType !== "string" || customType.length === 0) {
 				throw invalid("pi.appendEntry() needs a non-empty customType string.");
 			}
@@ -532,6 +604,7 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 		},
 		setSessionName(name) {
 			runtime.assertActive();
+			runtime.refuseLeftBehind("pi.setSessionName");
 			runtime.action("setSessionName")(name);
 		},
 		getSessionName() {
@@ -540,6 +613,7 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 		},
 		setLabel(entryId, label) {
 			runtime.assertActive();
+			runtime.refuseLeftBehind("pi.setLabel");
 			runtime.action("setLabel")(entryId, label);
 		},
 		exec(command, args, options) {
@@ -559,6 +633,7 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 		},
 		setActiveTools(toolNames) {
 			runtime.assertActive();
+			runtime.refuseLeftBehind("pi.setActiveTools");
 			runtime.action("setActiveTools")(toolNames);
 		},
 		getCommands() {
@@ -567,6 +642,7 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 		},
 		setModel(model) {
 			runtime.assertActive();
+			runtime.refuseLeftBehind("pi.setModel");
 			if (!runtime.actions) return Promise.reject(new SettleError("EXTENSION", RUNTIME_NOT_INITIALIZED_MESSAGE));
 			return runtime.actions.setModel(model);
 		},
@@ -576,6 +652,7 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 		},
 		setThinkingLevel(level) {
 			runtime.assertActive();
+			runtime.refuseLeftBehind("pi.setThinkingLevel");
 			runtime.action("setThinkingLevel")(level);
 		},
 		registerProvider(name, config) {

@@ -231,8 +231,10 @@ export interface ExtensionModelRegistry {
 
 /**
  * Context passed to event handlers, tools and (extended) command handlers. Every member reads
- * the session's current value at the time of use. After the runner is invalidated (session
- * replacement, reload, dispose) every member throws {@link STALE_EXTENSION_CONTEXT_MESSAGE}.
+ * the session's current value at the time of use, except `signal` in `turn_end` and
+ * `agent_before_settle` handlers (their call's operation's: see `signal`). After the runner is
+ * invalidated (session replacement, reload, dispose) every member throws
+ * {@link STALE_EXTENSION_CONTEXT_MESSAGE}.
  */
 export interface ExtensionContext {
 	ui: ExtensionUIContext;
@@ -256,7 +258,23 @@ export interface ExtensionContext {
 	/**
 	 * Abort signal of the running operation; undefined when idle. Inside `agent_settled` handlers
 	 * (the run is over) it is the dispatch's own signal, aborted when `abort()` is called or the
-	 * session is disposed or replaced while they run, so work a handler holds can stop.
+	 * session is disposed or replaced while they run, so work a handler holds can stop. Inside
+	 * `turn_end` and `agent_before_settle` handlers it is the signal of the handler's own operation
+	 * for the whole call: a handler still running after the abort's grace (left behind) reads it
+	 * aborted, never the next run's, and from then on its `ui`, `abort`, `shutdown`, `compact` and
+	 * its `pi`'s session actions (`appendEntry`, `sendMessage`, `sendUserMessage`, the setters) throw
+	 * `STALE_CONTEXT`: they would act in a later operation.
+	 *
+	 * @example
+	 * ```ts
+	 * import type { ExtensionAPI } from "settle";
+	 * export default function (pi: ExtensionAPI) {
+	 *   pi.on("agent_before_settle", async (_event, ctx) => {
+	 *     const review = await fetch("http://localhost:8080/review", { signal: ctx.signal });
+	 *     if (!ctx.signal?.aborted) pi.appendEntry("review", await review.json());
+	 *   });
+	 * }
+	 * ```
 	 */
 	signal: AbortSignal | undefined;
 	abort(): void;
@@ -1017,8 +1035,15 @@ export interface BoundaryDispatchResult {
  * ```
  */
 export interface BoundaryDispatchWatch {
-	/** Aborted once the host has given up on the dispatch: no further handler starts, nothing is reported. */
+	/**
+	 * Aborted once the host has given up on the dispatch: no further handler starts, nothing is
+	 * reported, and what the handler still running does through its `ctx` or its `pi` (entries,
+	 * messages, prompts, notifications, `ctx.abort()`) is refused with a `STALE_CONTEXT` error, reported
+	 * naming it: it would land in a later operation.
+	 */
 	abandoned?: AbortSignal;
+	/** The operation's signal: the handlers' `ctx.signal` (without it, the session's current one). */
+	signal?: AbortSignal;
 	/** Told each handler's extension path as it starts: whom to name if it is left behind. */
 	onHandler?: (extensionPath: string) => void;
 }

@@ -118,6 +118,7 @@ async function dispatchUntilAbandoned(
 	let running = "";
 	const emission = s.runner().emitBoundary(base, (drafts) => previewContext(s, drafts, base.type), {
 		abandoned: abandoned.signal,
+		signal,
 		onHandler: (extensionPath) => {
 			running = extensionPath;
 		},

@@ -22943,6 +22943,79 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
 	},
+	{
+		id: "NG01",
+		file: "src/extensions/runner.ts",
+		description:
+			"a boundary handler's ctx.signal is read from the session again: one left behind after the abort's grace sees the next run's signal, not aborted",
+		edits: [{ find: "return scope.signal ?? own.signal;", replace: "return own.signal;" }],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NG02",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.appendEntry from a handler left behind after the abort's grace is not refused: its entry lands in the next operation's branch",
+		edits: [{ find: 'runtime.refuseLeftBehind("pi.appendEntry");', replace: "" }],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NG03",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.sendMessage from a handler left behind after the abort's grace is not refused: its message joins the next operation",
+		edits: [{ find: 'runtime.refuseLeftBehind("pi.sendMessage");', replace: "" }],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NG04",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.sendUserMessage from a handler left behind after the abort's grace is not refused: it queues a turn the user did not ask for",
+		edits: [{ find: 'runtime.refuseLeftBehind("pi.sendUserMessage");', replace: "" }],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NG05",
+		file: "src/extensions/runner.ts",
+		description:
+			"ctx.ui of a handler left behind after the abort's grace is not refused: its late notification shows in the next operation",
+		edits: [{ find: 'runtime.refuseLeftBehind("ctx.ui", scopeOf(this));', replace: "" }],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NG06",
+		file: "src/extensions/runtime.ts",
+		description:
+			"a handler that returned in time is taken for left behind when another handler of the dispatch is: its own later work is refused",
+		edits: [
+			{
+				find: "return scope?.abandoned?.aborted === true && !scope.settledInTime;",
+				replace: "return scope?.abandoned?.aborted === true;",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NG07",
+		file: "src/extensions/runner.ts",
+		description: "a refusal the left-behind handler lets escape is reported twice",
+		edits: [
+			{
+				find: "if (!isReportedRefusal(error)) this.emitError(errorRecord(path, scope.event, error));",
+				replace: "this.emitError(errorRecord(path, scope.event, error));",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NG08",
+		file: "src/session/boundaries.ts",
+		description:
+			"the boundary dispatch is not given its operation's signal: a turn_end handler left behind reads the next run's ctx.signal",
+		edits: [{ find: "\t\tabandoned: abandoned.signal,\n\t\tsignal,\n", replace: "\t\tabandoned: abandoned.signal,\n" }],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
