@@ -130,14 +130,19 @@ describe("pi#1649, pi#3243, lean-ctx#172: a bridge's tools registered asynchrono
 				wait();
 			};
 		server.reply(
-			afterRegistration(chatReply([{ type: "tool_call", id: "call_1", name: "read", arguments: { path: "notes.txt" } }])),
+			afterRegistration(
+				chatReply([{ type: "tool_call", id: "call_1", name: "read", arguments: { path: "notes.txt" } }]),
+			),
 			chatReply([{ type: "tool_call", id: "call_2", name: "mcp_echo", arguments: { text: "late" } }]),
 			chatReply([{ type: "text", text: "done" }]),
 		);
-		const run = await runSettleAsync(["--no-session", "-e", extension, "--model", "local/coder", "-p", "read, then echo"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const run = await runSettleAsync(
+			["--no-session", "-e", extension, "--model", "local/coder", "-p", "read, then echo"],
+			{
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			},
+		);
 		expect(run.stderr).not.toMatch(/not found/i);
 		expect(run.stdout).toBe("done\n");
 		expect(run.code).toBe(0);
