@@ -75,10 +75,11 @@ export default function (pi) {
 }
 
 const toolNames = (request: RecordedRequest | undefined) =>
-	((request?.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((tool) => tool.function.name);
+	((request?.body ?? {}) as { tools?: { function: { name: string } }[] }).tools?.map((tool) => tool.function.name) ??
+	[];
 
 const toolResultTexts = (request: RecordedRequest | undefined) =>
-	((request?.body as { messages: { role: string; content: unknown }[] }).messages ?? [])
+	(((request?.body ?? {}) as { messages?: { role: string; content: unknown }[] }).messages ?? [])
 		.filter((message) => message.role === "tool")
 		.map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content)));
 
