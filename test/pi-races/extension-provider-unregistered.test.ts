@@ -7,6 +7,8 @@
  * kept); the next request says the model's provider was unregistered and what to do; nothing already
  * written is lost, and once the provider is registered again the session goes on with it.
  *
+ * pi 0.73.1 answers the same way (its own CLI, run on the same extension, is asserted below).
+ *
  * Replayed with a real `settle -p`, a real extension file registering an OpenAI-compatible provider
  * at a local server reached through pi-ai's client, and the session's JSONL on disk.
  */
@@ -14,6 +16,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { runPiOwnCli } from "../cli/pi-diff-process.js";
 import { chatReply } from "../llm/wire/openai.js";
 import type { Reply } from "../llm/wire/server.js";
 import { useWireServer } from "../llm/wire/server.js";
@@ -86,6 +89,22 @@ describe("huggingface/tau#694, positron#7312: the session's provider unregistere
 		expect(messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual([
 			"logged out",
 		]);
+	});
+
+	it('tau#694 on pi 0.73.1 (its own cli.js, same extension): the next request fails "No API key for provider: relay"', async () => {
+		server.reply(chatReply([{ type: "tool_call", id: "call_1", name: "logout", arguments: {} }]));
+		const run = await runPiOwnCli({ project: cli.project, home: cli.dir, piAgent: cli.agentDir }, [
+			"--no-session",
+			"-e",
+			relayExtension({ logoutTool: true }),
+			"--model",
+			"relay/m",
+			"-p",
+			"log out",
+		]);
+		expect(run.stderr).toBe("No API key for provider: relay\n");
+		expect(run.code).toBe(1);
+		expect(server.requests).toHaveLength(1);
 	});
 
 	it("positron#7312: the provider unregistered while its request streams: that answer arrives and is printed", async () => {
