@@ -155,6 +155,8 @@ interface VirtualModelRecord {
 export class InMemoryModelRuntime implements ModelRuntime {
 	private readonly providers = new Map<string, ProviderRecord>();
 	private readonly streamFns = new Map<string, StreamFn>();
+	/** Providers unregistered at some point (a request to one of their models says so when it is still gone). */
+	private readonly unregistered = new Set<string>();
 	/** Stream functions set per wire API ({@link setApiStream}); they serve every model of that api. */
 	private readonly apiStreams = new Map<string, StreamFn>();
 	/** Keys used when a provider's own source has none ({@link setFallbackApiKey}). */
@@ -176,6 +178,9 @@ export class InMemoryModelRuntime implements ModelRuntime {
 			if (apiStream) return apiStream(model, context, options);
 			// The model's own provider first: several providers may share a wire API with different clients.
 			const own = this.providers.get(model.provider)?.registration;
+			// Its provider was unregistered (an extension's logout): another provider's client would send
+			// the request keyless and fail "No API key" (tau#694).
+			if (!own && this.unregistered.has(model.provider)) return streamFromMessage(unregisteredProviderMessage(model));
 			const streamFn =
 				own?.models.some((candidate) => candidate.api === model.api) === true
 					? own.streamFn
@@ -214,6 +219,7 @@ export class InMemoryModelRuntime implements ModelRuntime {
 		const record = this.providers.get(provider);
 		if (!record) return;
 		this.providers.delete(provider);
+		this.unregistered.add(provider);
 		for (const api of new Set(record.registration.models.map((model) => model.api))) {
 			if (this.streamFns.get(api) !== record.registration.streamFn) continue;
 			// Another provider serving the same wire API takes it over (the latest registered one).
@@ -616,6 +622,14 @@ function withLevel<T extends object>(
 	thinkingLevel: ThinkingLevel | undefined,
 ): T & { thinkingLevel?: ThinkingLevel } {
 	return thinkingLevel === undefined ? value : { ...value, thinkingLevel };
+}
+
+function unregisteredProviderMessage(model: Model): AssistantMessage {
+	return emptyAssistantMessage(
+		model,
+		"error",
+		`Model ${model.provider}/${model.id} is no longer available: its provider "${model.provider}" was unregistered (pi.unregisterProvider). Pick another model (/model, --model) or register the provider again.`,
+	);
 }
 
 function unknownApiMessage(model: Model): AssistantMessage {

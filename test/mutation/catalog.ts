@@ -23016,6 +23016,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\tabandoned: abandoned.signal,\n\t\tsignal,\n", replace: "\t\tabandoned: abandoned.signal,\n" }],
 		tests: ["test/pi-races/left-behind-handler.test.ts"],
 	},
+	{
+		id: "NM01",
+		file: "src/llm/model-runtime.ts",
+		description:
+			'a request to a model whose provider an extension unregistered goes through another provider\'s client, keyless: "No API key for provider" instead of naming the unregistration (huggingface/tau#694)',
+		edits: [
+			{
+				find: "\t\t\tif (!own && this.unregistered.has(model.provider)) return streamFromMessage(unregisteredProviderMessage(model));\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-unregistered.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
