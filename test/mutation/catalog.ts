@@ -7936,8 +7936,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a replacement no longer aborts and settles the old run first",
 		edits: [
 			{
-				find: 'if (!session.agent.state.isStreaming && !session.isRetrying && !session.lifecycle.startsWith("compacting")) return;',
-				replace: "return;",
+				find: 'if (session.agent.state.isStreaming || session.isRetrying || session.lifecycle.startsWith("compacting")) {',
+				replace: "if (false) {",
 			},
 		],
 		tests: ["test/pi-races/pi-peer.test.ts", "test/runtime/shutdown-timeout.test.ts"],
@@ -10651,8 +10651,8 @@ export const MUTANTS: Mutant[] = [
 			"a replacement during a retry's backoff disposes the session without ending it (no auto_retry_end, no agent_settled)",
 		edits: [
 			{
-				find: "!session.agent.state.isStreaming && !session.isRetrying && ",
-				replace: "!session.agent.state.isStreaming && ",
+				find: "session.agent.state.isStreaming || session.isRetrying || ",
+				replace: "session.agent.state.isStreaming || ",
 			},
 		],
 		tests: ["test/cli/rpc-replacement-ends-operation.test.ts", "test/runtime/session-replaced.test.ts"],
@@ -22810,6 +22810,22 @@ export const MUTANTS: Mutant[] = [
 			"after a timeout's SIGTERM nothing follows with SIGKILL: a trap that never ends holds the call for good (OpenHands/software-agent-sdk#3120)",
 		edits: [{ find: "\t\t\t\tescalation = setTimeout(kill, TIMEOUT_TERM_GRACE_MS);\n", replace: "" }],
 		tests: ["test/pi-races/bash-background.test.ts"],
+	},
+	{
+		id: "NN01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a teardown leaves the user's running shell command alone: the dispose kills it, executeBash rejects SESSION_CLOSED and the old file never says it ran",
+		edits: [{ find: "\tbash.abortAll();\n\tconst commandsEnded", replace: "\tconst commandsEnded" }],
+		tests: ["test/runtime/teardown-user-bash.test.ts"],
+	},
+	{
+		id: "NN02",
+		file: "src/session/agent-session.ts",
+		description:
+			"a teardown cancels the user's shell command but does not wait for its result: the session is disposed before it is recorded",
+		edits: [{ find: "\tawait commandsEnded;\n", replace: "" }],
+		tests: ["test/runtime/teardown-user-bash.test.ts"],
 	},
 ];
 
