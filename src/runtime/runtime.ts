@@ -478,7 +478,7 @@ export class AgentSessionRuntime {
 	/**
 	 * Resolves once no replacement (new, switch, fork, clone, import) is in progress — at once when
 	 * none is. While one is, `runtime.session` refuses `prompt`, `steer`, `followUp`,
-	 * `sendUserMessage` and `sendCustomMessage` with a `BUSY` SettleError; after this resolves,
+	 * `sendUserMessage`, `sendCustomMessage` and `executeBash` with a `BUSY` SettleError; after this resolves,
 	 * `runtime.session` is the session to use (the new one, or the old one if an extension cancelled
 	 * or the replacement failed). Never rejects.
 	 *
@@ -804,7 +804,7 @@ export class AgentSessionRuntime {
 	 * Ends the runtime: `session_shutdown{reason:"quit"}`, `beforeSessionInvalidate`, then the
 	 * session is disposed and its file released. A replacement in progress finishes first. From the
 	 * call on, input on the session being disposed (`prompt`, `steer`, `followUp`, `sendUserMessage`,
-	 * `sendCustomMessage`) rejects at once with `SESSION_CLOSED` (its extensions' own sends are not
+	 * `sendCustomMessage`, `executeBash`) rejects at once with `SESSION_CLOSED` (its extensions' own sends are not
 	 * refused, as during a replacement). When it resolves, every inspection stream (`inspect`,
 	 * `inspectSessions`, a live inspector) has ended and been told so (`onEnd`). Safe to call twice;
 	 * never rejects.

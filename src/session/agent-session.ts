@@ -1730,6 +1730,9 @@ export class AgentSession {
 	/**
 	 * Runs a shell command for the user (not the model) in the session cwd. The result joins the
 	 * transcript at once when idle, or before `agent_settled` / the next prompt while streaming.
+	 * While its runtime replaces the session it rejects at once with `BUSY` (with `SESSION_CLOSED`
+	 * once `runtime.dispose()` was called), as `prompt` does; a command already running then is
+	 * cancelled and its result recorded before the session goes.
 	 *
 	 * @example
 	 * ```ts
@@ -1742,6 +1745,10 @@ export class AgentSession {
 		options: ExecuteBashOptions = {},
 	): Promise<BashResult> {
 		this.assertUsable();
+		// Refused as a prompt is while the runtime replaces or disposes the session: a command started
+		// after the teardown cancelled the others would be killed unrecorded by the dispose.
+		const refusal = this.inputRefusal();
+		if (refusal) return Promise.reject(refusal);
 		return this.bash.execute(command, onChunk, options);
 	}
 

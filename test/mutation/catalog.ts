@@ -22827,6 +22827,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\tawait commandsEnded;\n", replace: "" }],
 		tests: ["test/runtime/teardown-user-bash.test.ts"],
 	},
+	{
+		id: "NN03",
+		file: "src/session/agent-session.ts",
+		description:
+			"executeBash is taken while the runtime replaces the session: a command started after the teardown's cancel is killed unrecorded by the dispose",
+		edits: [
+			{
+				find: "\t\tconst refusal = this.inputRefusal();\n\t\tif (refusal) return Promise.reject(refusal);\n\t\treturn this.bash.execute(",
+				replace: "\t\treturn this.bash.execute(",
+			},
+		],
+		tests: ["test/runtime/teardown-user-bash.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

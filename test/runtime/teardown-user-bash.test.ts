@@ -5,10 +5,14 @@
  * (pi-desktop#46): the command is in the file it was run in, marked cancelled, with what it printed.
  * Before, the session was disposed under the command: it was killed, `executeBash` rejected with
  * SESSION_CLOSED and the file never said it ran (pi lets it finish and records it in the old file).
+ * A command asked for once the replacement started is refused with BUSY, as a prompt is.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
+import { SESSION_BEING_REPLACED } from "../../src/session/texts.js";
 import { assertUsable, loggingFactory, startRuntime } from "./helpers.js";
 import { useRuntimeWorkspace } from "./runtime-workspace.js";
 
@@ -69,5 +73,34 @@ describe("a user shell command running when the runtime tears its session down",
 		expect(bashEntries(file)).toEqual([
 			expect.objectContaining({ command: "echo started; sleep 30", cancelled: true }),
 		]);
+	});
+
+	it("a command started while session_shutdown runs is refused with BUSY at once: nothing runs to be killed unrecorded", async () => {
+		let entered!: () => void;
+		const inShutdown = new Promise<void>((resolve) => {
+			entered = resolve;
+		});
+		let release!: () => void;
+		const released = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		const holdShutdown = (pi: ExtensionAPI) => {
+			pi.on("session_shutdown", async () => {
+				entered();
+				await released;
+			});
+		};
+		t.runtime = await startRuntime(loggingFactory(t.faux, [], [holdShutdown]).factory, t.ws, t.ws.alpha);
+		await assertUsable(t.runtime.session, t.faux, "hi");
+		const old = t.runtime.session;
+		const oldFile = old.sessionFile!;
+		const replaced = t.runtime.newSession();
+		await inShutdown;
+		const refused = await old.executeBash("echo late; sleep 30").catch((error: unknown) => error);
+		release();
+		await replaced;
+		expect(refused).toBeInstanceOf(SettleError);
+		expect(refused).toMatchObject({ code: "BUSY", message: SESSION_BEING_REPLACED });
+		expect(bashEntries(oldFile)).toEqual([]);
 	});
 });
