@@ -411,6 +411,8 @@ export class AgentSessionRuntime {
 	private readonly inspections = new InspectionSubscriptionSet("runtime.inspect", this.listenerOwner);
 	private readonly replacedListeners = new ListenerList<SessionReplacedListener>();
 	private readonly settleTimedOutListeners = new ListenerList<SettleTimedOutListener>();
+	/** Internal: told the new session once it is installed, before the host's rebind starts it (inspectSessions). */
+	private readonly installedListeners = new ListenerList<(session: AgentSession) => void>();
 
 	/** Use {@link createAgentSessionRuntime}. */
 	constructor(
@@ -550,7 +552,7 @@ export class AgentSessionRuntime {
 
 	/**
 	 * Records the runtime machine and the current session's prompt-operation machine into one bounded
-	 * trace, and goes on with each session that replaces it (from its replacement on): the runtime's
+	 * trace, and goes on with each session that replaces it (from its install, before the host's rebind starts it): the runtime's
 	 * switch, teardown and rebind steps interleaved in time with each session's operations. Save it
 	 * with `saveTrace`, view it with `renderTraceHtml` (one diagram per machine). `stop()` ends it.
 	 *
@@ -572,7 +574,7 @@ export class AgentSessionRuntime {
 
 	/**
 	 * Streams the runtime machine's inspection events and the current session's, and goes on with
-	 * each session that replaces it (from its replacement on) — what {@link trace} records and the
+	 * each session that replaces it (from its install, before the host's rebind starts it) — what {@link trace} records and the
 	 * live inspector (`serveInspector` of `settle/inspect`) shows. `options.onEnd` is called when the
 	 * runtime is disposed (a replaced session's end does not end the stream). A throwing or rejecting
 	 * observer or `onEnd` is skipped and reported once as a `LISTENER` process warning.
@@ -610,7 +612,8 @@ export class AgentSessionRuntime {
 				: {}),
 		});
 		let sessionSubscription = this.session.inspect(guarded, sessionOptions);
-		const off = this.onSessionReplaced(({ session }) => {
+		// From its install on, before the host's rebind: what its session_start handlers run is seen.
+		const off = this.installedListeners.add((session) => {
 			sessionSubscription.unsubscribe();
 			sessionSubscription = session.inspect(guarded, sessionOptions);
 		});
@@ -829,6 +832,7 @@ export class AgentSessionRuntime {
 			const done = () => {
 				this.replacedListeners.clear();
 				this.settleTimedOutListeners.clear();
+				this.installedListeners.clear();
 				// After XState has reported the final snapshot to the inspectors (it does so after `complete`),
 				// and before dispose() resolves: a host that closes its inspector once dispose() resolves
 				// (settle --inspect) has had every stream ended with `onEnd` by then.
@@ -896,6 +900,7 @@ export class AgentSessionRuntime {
 					if (created.target.shared && manager.getLeafId() !== created.leafAtCreation) {
 						created.result.session.agent.state.messages = manager.buildSessionContext().messages;
 					}
+					for (const listener of this.installedListeners.current) listener(created.result.session);
 					return;
 				}
 				case "replacement_cancelled":

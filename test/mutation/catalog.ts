@@ -22840,6 +22840,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/teardown-user-bash.test.ts"],
 	},
+	{
+		id: "NN04",
+		file: "src/runtime/runtime.ts",
+		description:
+			"inspectSessions / trace() follow the new session only from onSessionReplaced (after the rebind): what its session_start runs is missing",
+		edits: [
+			{
+				find: "const off = this.installedListeners.add((session) => {",
+				replace: "const off = this.onSessionReplaced(({ session }) => {",
+			},
+		],
+		tests: ["test/runtime/session-replaced.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
