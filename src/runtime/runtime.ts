@@ -315,7 +315,7 @@ export class AgentSessionRuntime {
 			createSession: fromPromise<CreatedSession, CreateSessionInput>(({ input, system }) =>
 				runtimeOf(system).createSession(input.request, input.target),
 			),
-			// A reload in progress stops at its next step, and the run in flight ends and is persisted,
+			// A reload in progress stops at its next step, the run in flight and the user's shell commands end and are recorded,
 			// before extensions hear session_shutdown; the machine's settleTimeout bounds the wait.
 			settleCurrent: fromPromise<void, TeardownInput>(async ({ input, system }) => {
 				const runtime = runtimeOf(system);
