@@ -10661,7 +10661,7 @@ export const MUTANTS: Mutant[] = [
 		id: "CQ02",
 		file: "src/session/agent-session.ts",
 		description: "a replacement during a manual compaction disposes the session without ending it (no compaction_end)",
-		edits: [{ find: ' && !session.lifecycle.startsWith("compacting")) return;', replace: ") return;" }],
+		edits: [{ find: ' || session.lifecycle.startsWith("compacting")) {', replace: ") {" }],
 		tests: ["test/cli/rpc-replacement-ends-operation.test.ts", "test/pi-races/switching.test.ts"],
 	},
 	{
