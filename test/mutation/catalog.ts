@@ -22853,6 +22853,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/runtime/session-replaced.test.ts"],
 	},
+	{
+		id: "NN05",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"settle --rpc: a bash command during an extension's replacement goes to the session being replaced and is refused with BUSY instead of waiting for the new one",
+		edits: [
+			{
+				find: "\t\t\t\tconst result = await sendToCurrentSession(runtime, (current) =>\n\t\t\t\t\tcurrent.executeBash(bashCommand, undefined, options),\n\t\t\t\t);\n",
+				replace: "\t\t\t\tconst result = await session.executeBash(bashCommand, undefined, options);\n",
+			},
+		],
+		tests: ["test/cli/rpc-replacing-session.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
