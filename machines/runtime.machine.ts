@@ -69,7 +69,7 @@
  * | `checkBeforeSwitch` | {@link ReplacementInput} | {@link BeforeSwitchOutput} — `session_before_switch` / `session_before_fork` |
  * | `openTarget` | {@link ReplacementInput} | {@link OpenedTarget} — open the target SessionManager, validate its cwd, fork's branch |
  * | `createSession` | {@link CreateSessionInput} | {@link CreatedSession} — services for the TARGET cwd + new AgentSession (+ `setup`), unbound |
- * | `settleCurrent` | {@link TeardownInput} | void — stop a reload in progress at its next step, abort the old session's run; resolve once both settled |
+ * | `settleCurrent` | {@link TeardownInput} | void — stop a reload in progress at its next step, abort the old session's run and its user shell commands; resolve once all settled (their ends recorded) |
  * | `shutdownCurrent` | {@link TeardownInput} | void — `session_shutdown{reason, targetSessionFile}` on the old runner |
  * | `invalidateCurrent` | {@link TeardownInput} | void — host `beforeSessionInvalidate()` |
  * | `disposeCurrent` | {@link TeardownInput} | void — old `session.dispose()` (contexts become stale) |

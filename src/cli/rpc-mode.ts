@@ -278,7 +278,11 @@ export async function runRpcMode(
 				// The request id tags each `bash_execution_update` (pi#6703, as later pi): commands run side by
 				// side, and a host can only tell whose output a delta is by it.
 				const options = id !== undefined ? { excludeFromContext, id } : { excludeFromContext };
-				return success(id, "bash", await session.executeBash(bashCommand, undefined, options));
+				// During an extension's replacement it waits, and runs on the session current then (as a prompt).
+				const result = await sendToCurrentSession(runtime, (current) =>
+					current.executeBash(bashCommand, undefined, options),
+				);
+				return success(id, "bash", result);
 			}
 			case "abort_bash":
 				session.abortBash();

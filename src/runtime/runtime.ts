@@ -315,7 +315,7 @@ export class AgentSessionRuntime {
 			createSession: fromPromise<CreatedSession, CreateSessionInput>(({ input, system }) =>
 				runtimeOf(system).createSession(input.request, input.target),
 			),
-			// A reload in progress stops at its next step, and the run in flight ends and is persisted,
+			// A reload in progress stops at its next step, the run in flight and the user's shell commands end and are recorded,
 			// before extensions hear session_shutdown; the machine's settleTimeout bounds the wait.
 			settleCurrent: fromPromise<void, TeardownInput>(async ({ input, system }) => {
 				const runtime = runtimeOf(system);
@@ -411,6 +411,8 @@ export class AgentSessionRuntime {
 	private readonly inspections = new InspectionSubscriptionSet("runtime.inspect", this.listenerOwner);
 	private readonly replacedListeners = new ListenerList<SessionReplacedListener>();
 	private readonly settleTimedOutListeners = new ListenerList<SettleTimedOutListener>();
+	/** Internal: told the new session once it is installed, before the host's rebind starts it (inspectSessions). */
+	private readonly installedListeners = new ListenerList<(session: AgentSession) => void>();
 
 	/** Use {@link createAgentSessionRuntime}. */
 	constructor(
@@ -478,7 +480,7 @@ export class AgentSessionRuntime {
 	/**
 	 * Resolves once no replacement (new, switch, fork, clone, import) is in progress — at once when
 	 * none is. While one is, `runtime.session` refuses `prompt`, `steer`, `followUp`,
-	 * `sendUserMessage` and `sendCustomMessage` with a `BUSY` SettleError; after this resolves,
+	 * `sendUserMessage`, `sendCustomMessage` and `executeBash` with a `BUSY` SettleError; after this resolves,
 	 * `runtime.session` is the session to use (the new one, or the old one if an extension cancelled
 	 * or the replacement failed). Never rejects.
 	 *
@@ -550,7 +552,7 @@ export class AgentSessionRuntime {
 
 	/**
 	 * Records the runtime machine and the current session's prompt-operation machine into one bounded
-	 * trace, and goes on with each session that replaces it (from its replacement on): the runtime's
+	 * trace, and goes on with each session that replaces it (from its install, before the host's rebind starts it): the runtime's
 	 * switch, teardown and rebind steps interleaved in time with each session's operations. Save it
 	 * with `saveTrace`, view it with `renderTraceHtml` (one diagram per machine). `stop()` ends it.
 	 *
@@ -572,7 +574,7 @@ export class AgentSessionRuntime {
 
 	/**
 	 * Streams the runtime machine's inspection events and the current session's, and goes on with
-	 * each session that replaces it (from its replacement on) — what {@link trace} records and the
+	 * each session that replaces it (from its install, before the host's rebind starts it) — what {@link trace} records and the
 	 * live inspector (`serveInspector` of `settle/inspect`) shows. `options.onEnd` is called when the
 	 * runtime is disposed (a replaced session's end does not end the stream). A throwing or rejecting
 	 * observer or `onEnd` is skipped and reported once as a `LISTENER` process warning.
@@ -610,7 +612,8 @@ export class AgentSessionRuntime {
 				: {}),
 		});
 		let sessionSubscription = this.session.inspect(guarded, sessionOptions);
-		const off = this.onSessionReplaced(({ session }) => {
+		// From its install on, before the host's rebind: what its session_start handlers run is seen.
+		const off = this.installedListeners.add((session) => {
 			sessionSubscription.unsubscribe();
 			sessionSubscription = session.inspect(guarded, sessionOptions);
 		});
@@ -804,7 +807,7 @@ export class AgentSessionRuntime {
 	 * Ends the runtime: `session_shutdown{reason:"quit"}`, `beforeSessionInvalidate`, then the
 	 * session is disposed and its file released. A replacement in progress finishes first. From the
 	 * call on, input on the session being disposed (`prompt`, `steer`, `followUp`, `sendUserMessage`,
-	 * `sendCustomMessage`) rejects at once with `SESSION_CLOSED` (its extensions' own sends are not
+	 * `sendCustomMessage`, `executeBash`) rejects at once with `SESSION_CLOSED` (its extensions' own sends are not
 	 * refused, as during a replacement). When it resolves, every inspection stream (`inspect`,
 	 * `inspectSessions`, a live inspector) has ended and been told so (`onEnd`). Safe to call twice;
 	 * never rejects.
@@ -829,6 +832,7 @@ export class AgentSessionRuntime {
 			const done = () => {
 				this.replacedListeners.clear();
 				this.settleTimedOutListeners.clear();
+				this.installedListeners.clear();
 				// After XState has reported the final snapshot to the inspectors (it does so after `complete`),
 				// and before dispose() resolves: a host that closes its inspector once dispose() resolves
 				// (settle --inspect) has had every stream ended with `onEnd` by then.
@@ -896,6 +900,7 @@ export class AgentSessionRuntime {
 					if (created.target.shared && manager.getLeafId() !== created.leafAtCreation) {
 						created.result.session.agent.state.messages = manager.buildSessionContext().messages;
 					}
+					for (const listener of this.installedListeners.current) listener(created.result.session);
 					return;
 				}
 				case "replacement_cancelled":

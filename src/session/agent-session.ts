@@ -1741,6 +1741,9 @@ export class AgentSession {
 	/**
 	 * Runs a shell command for the user (not the model) in the session cwd. The result joins the
 	 * transcript at once when idle, or before `agent_settled` / the next prompt while streaming.
+	 * While its runtime replaces the session it rejects at once with `BUSY` (with `SESSION_CLOSED`
+	 * once `runtime.dispose()` was called), as `prompt` does; a command already running then is
+	 * cancelled and its result recorded before the session goes.
 	 *
 	 * @example
 	 * ```ts
@@ -1753,6 +1756,10 @@ export class AgentSession {
 		options: ExecuteBashOptions = {},
 	): Promise<BashResult> {
 		this.assertUsable();
+		// Refused as a prompt is while the runtime replaces or disposes the session: a command started
+		// after the teardown cancelled the others would be killed unrecorded by the dispose.
+		const refusal = this.inputRefusal();
+		if (refusal) return Promise.reject(refusal);
 		return this.bash.execute(command, onChunk, options);
 	}
 
@@ -3232,22 +3239,30 @@ const tearingDown = new WeakSet<AgentSession>();
 
 /**
  * Before a runtime shuts a session down (replacement or dispose): aborts what it runs (a run, a
- * retry's backoff, a compaction) and resolves
- * once the operation has settled, so the run's end (its aborted answer, every tool call's result)
- * is in the log before the session is disposed and its file released (pi-desktop#46: the old file
+ * retry's backoff, a compaction, the user's shell commands) and resolves once all have settled, so
+ * the run's end (its aborted answer, every tool call's result) and each command's cancelled result
+ * are in the log before the session is disposed and its file released (pi-desktop#46: the old file
  * was left with a user message and no answer, or a tool call without a result). At once when
  * nothing runs. Never rejects. How long it is waited for is the runtime machine's `settleTimeout`
  * delay (`settlingCurrent`), on the session's clock. Not part of the public API.
  */
 export async function abortForTeardown(session: AgentSession): Promise<void> {
 	await session.stopReloadForTeardown();
+	// The user's shell commands (`!cmd`, RPC bash) are cancelled while the session can still record
+	// them: the file says they ran and what they printed (a dispose would kill them unrecorded).
+	// biome-ignore lint/complexity/useLiteralKeys: the private runner, read for the runtime's teardown
+	const bash = session["bash"] as BashRunner;
+	bash.abortAll();
+	const commandsEnded = bash.ended();
 	// A run in flight, a retry's backoff or a compaction between runs is ended, so its end events
 	// (agent_settled, auto_retry_end, compaction_end) reach the host before the session goes. A prompt
 	// still in its preflight is left alone: its extension command may be what replaces the session.
-	if (!session.agent.state.isStreaming && !session.isRetrying && !session.lifecycle.startsWith("compacting")) return;
-	// Its prompt() still rejects with SESSION_CLOSED, as when a session is disposed mid-run.
-	tearingDown.add(session);
-	await session.abort().catch(() => undefined);
+	if (session.agent.state.isStreaming || session.isRetrying || session.lifecycle.startsWith("compacting")) {
+		// Its prompt() still rejects with SESSION_CLOSED, as when a session is disposed mid-run.
+		tearingDown.add(session);
+		await session.abort().catch(() => undefined);
+	}
+	await commandsEnded;
 }
 
 /**

@@ -32,6 +32,8 @@ export const BASH_DISPOSED = "The AgentSession was disposed while this command r
 
 export class BashRunner {
 	private readonly running = new Set<AbortController>();
+	/** Each `execute()` until it has recorded its result (or failed): a teardown waits for them. */
+	private readonly executions = new Set<Promise<unknown>>();
 	private disposed = false;
 
 	constructor(private readonly s: SessionInternals) {}
@@ -46,10 +48,26 @@ export class BashRunner {
 	 * `user_bash` handler may supply the result or the operations; a failing handler makes this
 	 * reject without running anything. Resolves with `cancelled: true` after {@link abortAll}.
 	 */
-	async execute(
+	execute(command: string, onChunk?: (chunk: string) => void, options: ExecuteBashOptions = {}): Promise<BashResult> {
+		const execution = this.run(command, onChunk, options);
+		const ended = execution.then(
+			() => undefined,
+			() => undefined,
+		);
+		this.executions.add(ended);
+		void ended.then(() => this.executions.delete(ended));
+		return execution;
+	}
+
+	/** Resolves once every command started so far has recorded its result (or failed); never rejects. */
+	async ended(): Promise<void> {
+		while (this.executions.size > 0) await Promise.all(this.executions);
+	}
+
+	private async run(
 		command: string,
-		onChunk?: (chunk: string) => void,
-		options: ExecuteBashOptions = {},
+		onChunk: ((chunk: string) => void) | undefined,
+		options: ExecuteBashOptions,
 	): Promise<BashResult> {
 		const s = this.s;
 		const excludeFromContext = options.excludeFromContext === true;

@@ -3,7 +3,8 @@
  * `session_before_switch` handler is still asking the host) is not refused with the session's
  * "being replaced" BUSY error: it waits for the replacement and runs on the session current then —
  * the new one, or the old one when the extension cancelled (pi runs it on the old one in both cases;
- * when the replacement goes through, pi's old session is disposed and the prompt is lost).
+ * when the replacement goes through, pi's old session is disposed and the prompt is lost). A `bash`
+ * command waits the same way.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -69,4 +70,24 @@ describe("settle --rpc: a prompt during an extension's session replacement", () 
 			expect(await server.end()).toBe(0);
 		});
 	}
+
+	it("a bash command waits too, and runs on the new session: not refused with BUSY", async () => {
+		const server = serverWithRenewCommand();
+		const asked = server.next((line) => line.type === "extension_ui_request" && line.method === "confirm");
+		const renewed = server.next((line) => line.type === "response" && line.id === "1");
+		server.send({ id: "1", type: "prompt", message: "/renew" });
+		const question = await asked;
+		const during = server.next((line) => line.type === "response" && line.id === "2");
+		server.send({ id: "2", type: "bash", command: "echo during-the-switch" });
+		server.send({ type: "extension_ui_response", id: question.id, confirmed: true });
+		expect(await renewed).toMatchObject({ success: true });
+		expect(await during).toMatchObject({ command: "bash", success: true, data: { output: "during-the-switch\n" } });
+		const messages = (await server.request({ id: "m", type: "get_messages" })).data as {
+			messages: { role: string; command?: string }[];
+		};
+		expect(messages.messages.filter((m) => m.role === "bashExecution").map((m) => m.command)).toEqual([
+			"echo during-the-switch",
+		]);
+		expect(await server.end()).toBe(0);
+	});
 });

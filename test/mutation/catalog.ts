@@ -7936,8 +7936,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a replacement no longer aborts and settles the old run first",
 		edits: [
 			{
-				find: 'if (!session.agent.state.isStreaming && !session.isRetrying && !session.lifecycle.startsWith("compacting")) return;',
-				replace: "return;",
+				find: 'if (session.agent.state.isStreaming || session.isRetrying || session.lifecycle.startsWith("compacting")) {',
+				replace: "if (false) {",
 			},
 		],
 		tests: ["test/pi-races/pi-peer.test.ts", "test/runtime/shutdown-timeout.test.ts"],
@@ -10651,8 +10651,8 @@ export const MUTANTS: Mutant[] = [
 			"a replacement during a retry's backoff disposes the session without ending it (no auto_retry_end, no agent_settled)",
 		edits: [
 			{
-				find: "!session.agent.state.isStreaming && !session.isRetrying && ",
-				replace: "!session.agent.state.isStreaming && ",
+				find: "session.agent.state.isStreaming || session.isRetrying || ",
+				replace: "session.agent.state.isStreaming || ",
 			},
 		],
 		tests: ["test/cli/rpc-replacement-ends-operation.test.ts", "test/runtime/session-replaced.test.ts"],
@@ -10661,7 +10661,7 @@ export const MUTANTS: Mutant[] = [
 		id: "CQ02",
 		file: "src/session/agent-session.ts",
 		description: "a replacement during a manual compaction disposes the session without ending it (no compaction_end)",
-		edits: [{ find: ' && !session.lifecycle.startsWith("compacting")) return;', replace: ") return;" }],
+		edits: [{ find: ' || session.lifecycle.startsWith("compacting")) {', replace: ") {" }],
 		tests: ["test/cli/rpc-replacement-ends-operation.test.ts", "test/pi-races/switching.test.ts"],
 	},
 	{
@@ -23028,6 +23028,61 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/extension-provider-unregistered.test.ts"],
+	},
+	{
+		id: "NN01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a teardown leaves the user's running shell command alone: the dispose kills it, executeBash rejects SESSION_CLOSED and the old file never says it ran",
+		edits: [{ find: "\tbash.abortAll();\n\tconst commandsEnded", replace: "\tconst commandsEnded" }],
+		tests: ["test/runtime/teardown-user-bash.test.ts"],
+	},
+	{
+		id: "NN02",
+		file: "src/session/agent-session.ts",
+		description:
+			"a teardown cancels the user's shell command but does not wait for its result: the session is disposed before it is recorded",
+		edits: [{ find: "\tawait commandsEnded;\n", replace: "" }],
+		tests: ["test/runtime/teardown-user-bash.test.ts"],
+	},
+	{
+		id: "NN03",
+		file: "src/session/agent-session.ts",
+		description:
+			"executeBash is taken while the runtime replaces the session: a command started after the teardown's cancel is killed unrecorded by the dispose",
+		edits: [
+			{
+				find: "\t\tconst refusal = this.inputRefusal();\n\t\tif (refusal) return Promise.reject(refusal);\n\t\treturn this.bash.execute(",
+				replace: "\t\treturn this.bash.execute(",
+			},
+		],
+		tests: ["test/runtime/teardown-user-bash.test.ts"],
+	},
+	{
+		id: "NN04",
+		file: "src/runtime/runtime.ts",
+		description:
+			"inspectSessions / trace() follow the new session only from onSessionReplaced (after the rebind): what its session_start runs is missing",
+		edits: [
+			{
+				find: "const off = this.installedListeners.add((session) => {",
+				replace: "const off = this.onSessionReplaced(({ session }) => {",
+			},
+		],
+		tests: ["test/runtime/session-replaced.test.ts"],
+	},
+	{
+		id: "NN05",
+		file: "src/cli/rpc-mode.ts",
+		description:
+			"settle --rpc: a bash command during an extension's replacement goes to the session being replaced and is refused with BUSY instead of waiting for the new one",
+		edits: [
+			{
+				find: "\t\t\t\tconst result = await sendToCurrentSession(runtime, (current) =>\n\t\t\t\t\tcurrent.executeBash(bashCommand, undefined, options),\n\t\t\t\t);\n",
+				replace: "\t\t\t\tconst result = await session.executeBash(bashCommand, undefined, options);\n",
+			},
+		],
+		tests: ["test/cli/rpc-replacing-session.test.ts"],
 	},
 ];
 

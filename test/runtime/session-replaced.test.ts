@@ -289,6 +289,36 @@ describe("runtime.trace()", () => {
 		expect(trace.events).toHaveLength(count);
 	});
 
+	it("records what the new session runs while the host's rebind starts it (session_start), not only from the rebind's end on", async () => {
+		const r = await start();
+		// A host (or a session_start handler) that prompts the new session as it binds it.
+		r.setRebindSession(async (session) => {
+			await session.bindExtensions();
+			t.faux.setResponses([fauxAssistantMessage("hello")]);
+			await session.prompt("greet");
+		});
+		const trace = r.trace();
+		await r.newSession();
+		trace.stop();
+		const line = trace
+			.toJSON()
+			.events.map((event) =>
+				event.kind === "state"
+					? `${event.machine} ${event.to}`
+					: event.kind === "event"
+						? `${event.machine} ${event.type}`
+						: "",
+			);
+		const rebinding = line.indexOf("runtime rebinding");
+		const prompt = line.indexOf("promptOperation PROMPT", rebinding);
+		expect(rebinding).toBeGreaterThan(-1);
+		expect(prompt).toBeGreaterThan(rebinding);
+		// The whole operation is there, up to its settling, before the runtime is back to active.
+		expect(line.indexOf("promptOperation settling", prompt)).toBeGreaterThan(prompt);
+		expect(line.indexOf("runtime active", prompt)).toBeGreaterThan(line.indexOf("promptOperation settling", prompt));
+		expect(r.session.messages.map((message) => message.role)).toContain("assistant");
+	});
+
 	it("/new while a retry waits (simulated clock): one timeline, and the old session's backoff ends visibly", async () => {
 		const clock = new SimulatedClock();
 		clock.set(0);
