@@ -27,7 +27,7 @@ import {
 	type StreamFn,
 	type ToolCall,
 } from "../../src/index.js";
-import { fauxAssistantMessage, SimulatedClock } from "../../src/testing/index.js";
+import { fauxAssistantMessage, fauxToolCall, SimulatedClock } from "../../src/testing/index.js";
 
 /** A model request the test answers by hand: push events, finish it, or let it hang. */
 export interface ManualRequest {
@@ -133,6 +133,11 @@ export class ManualProvider {
 	/** A reply that calls these tools (`stopReason: "toolUse"`), stamped with this provider's model. */
 	toolCallReply(...calls: ToolCall[]): AssistantMessage {
 		return this.stamped(fauxAssistantMessage(calls, { stopReason: "toolUse" }));
+	}
+
+	/** A reply that runs `command` with the built-in bash tool as call `id` (`extra`: more arguments). */
+	bashCallReply(command: string, id: string, extra: Record<string, unknown> = {}): AssistantMessage {
+		return this.toolCallReply(fauxToolCall("bash", { command, ...extra }, { id }));
 	}
 
 	private stamped(message: AssistantMessage): AssistantMessage {
