@@ -19,6 +19,7 @@ import {
 	createAgentSessionRuntimeFactory,
 	createAssistantMessageEventStream,
 	DefaultResourceLoader,
+	type ExtensionError,
 	type ExtensionFactory,
 	InMemoryModelRuntime,
 	type Model,
@@ -355,4 +356,28 @@ export function textDelta(session: AgentSession): Promise<AgentSessionEvent> {
 		session,
 		(event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta",
 	);
+}
+
+/**
+ * Prompts "write the report" (answered "report written"), aborts once a handler holds it (`held`),
+ * and lets the 1 s grace pass once the handler's signal (`signal()`) aborted. Returns the
+ * extension errors reported meanwhile.
+ */
+export async function abortPastGrace(
+	d: DiskSession,
+	held: Promise<void>,
+	signal: () => AbortSignal | undefined,
+): Promise<ExtensionError[]> {
+	const errors: ExtensionError[] = [];
+	d.session.extensionRunner.onError((error) => errors.push(error));
+	d.provider.answer("report written");
+	const run = d.session.prompt("write the report");
+	await held;
+	const stopping = d.session.abort();
+	const aborted = signal()!;
+	if (!aborted.aborted) await new Promise((resolve) => aborted.addEventListener("abort", resolve, { once: true }));
+	d.clock.increment(1000);
+	await stopping;
+	await run;
+	return errors;
 }
