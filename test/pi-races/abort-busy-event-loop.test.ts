@@ -10,23 +10,14 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentSessionEvent } from "../../src/index.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
 import { diskSessionsPerTest, eventWhere, type ManualProvider } from "./disk-harness.js";
-import { killMarked, markedSleepCommand, processMarker } from "./processes.js";
+import { markedSleepCommand, markersPerTest } from "./processes.js";
 
 const sessions = diskSessionsPerTest();
-const markers: string[] = [];
-afterEach(() => {
-	for (const marker of markers.splice(0)) killMarked(marker);
-});
-
-function marker(): string {
-	const made = processMarker();
-	markers.push(made);
-	return made;
-}
+const marker = markersPerTest();
 
 /** A hundred sleeping processes (they carry `mark`, so afterEach ends them); resolves once all are forked. */
 async function otherProcesses(mark: string): Promise<ChildProcess> {

@@ -15,8 +15,7 @@
  */
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import type { ExtensionError } from "../../src/index.js";
-import { type DiskSession, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
+import { abortPastGrace, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
 
 const disk = diskSessionsPerTest();
@@ -46,30 +45,6 @@ function answers(file: string): string[] {
 	return fileMessages(file)
 		.filter((message) => message.role === "assistant")
 		.map((message) => (message.content as { text?: string }[]).map((part) => part.text ?? "").join(""));
-}
-
-/**
- * Prompts "write the report" (answered "report written"), aborts once a handler holds it (`held`),
- * and lets the 1 s grace pass once the handler's signal (`signal()`) aborted. Returns the
- * extension errors reported meanwhile.
- */
-async function abortPastGrace(
-	d: DiskSession,
-	held: Promise<void>,
-	signal: () => AbortSignal | undefined,
-): Promise<ExtensionError[]> {
-	const errors: ExtensionError[] = [];
-	d.session.extensionRunner.onError((error) => errors.push(error));
-	d.provider.answer("report written");
-	const run = d.session.prompt("write the report");
-	await held;
-	const stopping = d.session.abort();
-	const aborted = signal()!;
-	if (!aborted.aborted) await new Promise((resolve) => aborted.addEventListener("abort", resolve, { once: true }));
-	d.clock.increment(1000);
-	await stopping;
-	await run;
-	return errors;
 }
 
 const REVIEW = { type: "custom_message" as const, customType: "review", content: "lint failed: fix it", display: true };

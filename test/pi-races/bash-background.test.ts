@@ -17,42 +17,15 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
+import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
-import { type DiskSession, diskSession, type ManualProvider, removeTempDirs } from "./disk-harness.js";
-import { killMarked, markedProcesses, processMarker } from "./processes.js";
+import { isProcessRunning } from "../tools/helpers.js";
+import { type DiskSession, diskSessionsPerTest } from "./disk-harness.js";
+import { markedProcesses, markersPerTest } from "./processes.js";
 
 const cli = useCliProject("settle-pi-races-background-");
-const markers: string[] = [];
-const open: { cleanup(): void }[] = [];
-afterEach(() => {
-	for (const marker of markers.splice(0)) killMarked(marker);
-	for (const s of open.splice(0)) s.cleanup();
-	removeTempDirs();
-});
-
-function marker(): string {
-	const made = processMarker();
-	markers.push(made);
-	return made;
-}
-
-async function session(): Promise<DiskSession> {
-	const s = await diskSession();
-	open.push(s);
-	return s;
-}
-
-/** The model's one reply: run `command` with the built-in bash tool (`extra`: more arguments). */
-function bashCall(provider: ManualProvider, command: string, id: string, extra: Record<string, unknown> = {}) {
-	return {
-		...fauxAssistantMessage([fauxToolCall("bash", { command, ...extra }, { id })], { stopReason: "toolUse" }),
-		api: provider.model.api,
-		provider: provider.model.provider,
-		model: provider.model.id,
-	};
-}
+const { session } = diskSessionsPerTest();
+const marker = markersPerTest();
 
 /** The `tool_execution_end` event of call `id`, as JSON text with its error flag. */
 function callEnd(s: DiskSession, id: string): { isError: boolean; text: string } {
@@ -61,17 +34,6 @@ function callEnd(s: DiskSession, id: string): { isError: boolean; text: string }
 		| undefined;
 	if (!end) throw new Error(`no result for ${id}`);
 	return { isError: end.isError, text: end.result.content.map((c) => c.text ?? "").join("") };
-}
-
-/** Whether process `pid` still runs (not a zombie). */
-function alive(pid: number): boolean {
-	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-		const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-		return state !== "Z" && state !== "X";
-	} catch {
-		return false;
-	}
 }
 
 /** GET http://127.0.0.1:<port>/ : the status code, or the connection error's code. */
@@ -93,7 +55,7 @@ describe("opencode#47350 / anthropic-sdk-go#390 / opencode#20902 / pi#1189: a qu
 		const holders = ["sleep 300 &", "setsid sleep 300 &", "nohup sleep 300 &", "(sleep 300 &);", "sleep 300 & disown;"];
 		// None redirects stdout or stderr: every holder keeps both of the call's pipes open.
 		s.provider.answer(
-			...holders.map((holder, i) => bashCall(s.provider, `export ${mark}=1; ${holder} echo OK-${i}`, `call-${i}`)),
+			...holders.map((holder, i) => s.provider.bashCallReply(`export ${mark}=1; ${holder} echo OK-${i}`, `call-${i}`)),
 			"all started",
 		);
 		await s.session.prompt("start the jobs in the background");
@@ -113,8 +75,8 @@ describe("opencode#20403: a later call's timeout does not kill the dev server an
 		const server = `require("http").createServer((q, r) => r.end("ok")).listen(0, "127.0.0.1", function () { require("fs").writeFileSync(${JSON.stringify(portFile)}, String(this.address().port)); })`;
 		const start = `export ${mark}=1; node -e '${server}' & until [ -s ${portFile} ]; do sleep 0.05; done; echo "listening on $(cat ${portFile})"`;
 		s.provider.answer(
-			bashCall(s.provider, start, "call-start"),
-			bashCall(s.provider, "sleep 30", "call-slow", { timeout: 0.5 }),
+			s.provider.bashCallReply(start, "call-start"),
+			s.provider.bashCallReply("sleep 30", "call-slow", { timeout: 0.5 }),
 			"the tests timed out",
 		);
 		await s.session.prompt("start the dev server, then run the slow tests");
@@ -124,7 +86,7 @@ describe("opencode#20403: a later call's timeout does not kill the dev server an
 		expect(await get(port)).toBe(200);
 
 		// An aborted call leaves it running too.
-		s.provider.answer(bashCall(s.provider, "echo ready; sleep 30", "call-abort"));
+		s.provider.answer(s.provider.bashCallReply("echo ready; sleep 30", "call-abort"));
 		const done = s.session.prompt("run them again");
 		await new Promise<void>((resolve) => {
 			const stop = s.session.subscribe((event) => {
@@ -161,12 +123,12 @@ describe("claude-code#82433 / claude-code#79902: a timed-out call's background l
 			`sh -c '${record}; exec cat /dev/zero' | sh -c '${record}; exec grep -c needle'`,
 			"kill $BUSY",
 		].join("\n");
-		s.provider.answer(bashCall(s.provider, command, "call-t", { timeout: 1 }), "the suite timed out");
+		s.provider.answer(s.provider.bashCallReply(command, "call-t", { timeout: 1 }), "the suite timed out");
 		await s.session.prompt("run the suite under load");
 		expect(callEnd(s, "call-t")).toEqual({ isError: true, text: "Command timed out after 1 seconds" });
 		const started = readFileSync(pids, "utf8").trim().split("\n").map(Number);
 		expect(started).toHaveLength(5);
-		expect(started.filter(alive)).toEqual([]);
+		expect(started.filter(isProcessRunning)).toEqual([]);
 		expect(markedProcesses(mark)).toEqual([]);
 		expect(s.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "the suite timed out" }] });
 	});
@@ -213,7 +175,7 @@ describe("OpenHands/software-agent-sdk#3120: a timed-out command's cleanup trap"
 		const s = await session();
 		const lock = join(s.dir, "build.lock");
 		const command = `export ${mark}=1; trap 'rm -f ${lock}; echo "cleaned up"' EXIT; touch ${lock}; echo started; sleep 300`;
-		s.provider.answer(bashCall(s.provider, command, "call-trap", { timeout: 1 }), "the build timed out");
+		s.provider.answer(s.provider.bashCallReply(command, "call-trap", { timeout: 1 }), "the build timed out");
 		await s.session.prompt("build it");
 		// bash may first report its `sleep` as "Terminated" (a line of its own, whichever of the two it sees first).
 		expect(callEnd(s, "call-trap")).toEqual({
@@ -229,7 +191,7 @@ describe("OpenHands/software-agent-sdk#3120: a timed-out command's cleanup trap"
 		const mark = marker();
 		const s = await session();
 		const command = `export ${mark}=1; sh -c 'trap "" TERM; exec sleep 300' & trap 'echo stuck; sleep 300' EXIT; echo started; sleep 300`;
-		s.provider.answer(bashCall(s.provider, command, "call-stuck", { timeout: 0.5 }), "the build timed out");
+		s.provider.answer(s.provider.bashCallReply(command, "call-stuck", { timeout: 0.5 }), "the build timed out");
 		await s.session.prompt("build it");
 		expect(callEnd(s, "call-stuck")).toEqual({
 			isError: true,

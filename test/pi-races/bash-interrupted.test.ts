@@ -17,15 +17,14 @@ import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { AgentSessionEvent } from "../../src/session/events.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { comparable, reopenedContext, script } from "./helpers.js";
-import { killMarked, markedProcesses, processMarker } from "./processes.js";
+import { markedProcesses, markersPerTest } from "./processes.js";
 
 let h: Harness | undefined;
-const markers: string[] = [];
 afterEach(() => {
-	for (const marker of markers.splice(0)) killMarked(marker);
 	h?.cleanup();
 	h = undefined;
 });
+const marker = markersPerTest();
 
 /** Resolves once the running bash call has streamed `text`. */
 function streamed(harness: Harness, text: string): Promise<void> {
@@ -47,8 +46,7 @@ function toolResultIn(messages: readonly { role: string; content?: unknown }[]):
 
 describe("gemini-cli#19512 / adal-cli#115 / command-code#428: a command interrupted mid-run", () => {
 	it("gemini-cli#19512: the failures printed before the abort, and that the command was aborted, reach the model with the next prompt; nothing of the command runs on, and the next prompt is answered at once", async () => {
-		const mark = processMarker();
-		markers.push(mark);
+		const mark = marker();
 		h = await createHarness({ persistence: "disk", initialActiveToolNames: ["bash"] });
 		// A test run that reports its failures, then goes on for minutes (`sleep 300 && …`, command-code#428).
 		const command = `export ${mark}=1; echo 'PASS src/a.test.ts'; echo 'FAIL src/b.test.ts: expected 1, got 2'; sleep 300 && echo 'all suites done'`;
@@ -77,8 +75,7 @@ describe("gemini-cli#19512 / adal-cli#115 / command-code#428: a command interrup
 
 describe("claude-code#88608: Esc during a `git commit` whose post-commit hook is slow", () => {
 	it("claude-code#88608: the commit is made; the call's result shows the hook's output and says the command was aborted, never that nothing ran", async () => {
-		const mark = processMarker();
-		markers.push(mark);
+		const mark = marker();
 		h = await createHarness({ persistence: "disk", initialActiveToolNames: ["bash"] });
 		const repo = join(h.tempDir, "repo");
 		const git = (...args: string[]) => execFileSync("git", ["-C", repo, ...args], { encoding: "utf8" }).trim();

@@ -9,43 +9,20 @@
  * under init for hours; opencode#22012: a server started with `&` that keeps printing to the
  * inherited stdout (`uvicorn … &`) held the call open until its timeout.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentSessionEvent } from "../../src/index.js";
-import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
 import {
 	type DiskSession,
 	diskSession,
+	diskSessionsPerTest,
 	eventWhere,
-	type ManualProvider,
 	manualDiskRuntime,
 	orphanToolMessages,
-	removeTempDirs,
 } from "./disk-harness.js";
-import { killMarked, markedProcesses, markedSleepCommand, processMarker, wedgingCommand } from "./processes.js";
+import { markedProcesses, markedSleepCommand, markersPerTest, wedgingCommand } from "./processes.js";
 
-const markers: string[] = [];
-const open: { cleanup(): void }[] = [];
-afterEach(() => {
-	for (const marker of markers.splice(0)) killMarked(marker);
-	for (const s of open.splice(0)) s.cleanup();
-	removeTempDirs();
-});
-
-function marker(): string {
-	const made = processMarker();
-	markers.push(made);
-	return made;
-}
-
-/** The model's one reply: run `command` with the built-in bash tool (`extra`: more arguments). */
-function bashCall(provider: ManualProvider, command: string, id: string, extra: Record<string, unknown> = {}) {
-	return {
-		...fauxAssistantMessage([fauxToolCall("bash", { command, ...extra }, { id })], { stopReason: "toolUse" }),
-		api: provider.model.api,
-		provider: provider.model.provider,
-		model: provider.model.id,
-	};
-}
+const { open } = diskSessionsPerTest();
+const marker = markersPerTest();
 
 /** A user `!` command: `ready` resolves once it has printed "ready", `result` is executeBash's. */
 function userCommand(session: DiskSession["session"], command: string) {
@@ -70,7 +47,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		const mark = marker();
 		const s = await diskSession();
 		open.push(s);
-		s.provider.answer(bashCall(s.provider, wedgingCommand(mark), "call-b"));
+		s.provider.answer(s.provider.bashCallReply(wedgingCommand(mark), "call-b"));
 		const ready = streamed(s.session, "ready");
 		const done = s.session.prompt("run the test watcher");
 		await ready;
@@ -92,7 +69,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		const s = await diskSession();
 		open.push(s);
 		s.provider.answer(
-			bashCall(s.provider, wedgingCommand(mark, 60), "call-t", { timeout: 0.3 }),
+			s.provider.bashCallReply(wedgingCommand(mark, 60), "call-t", { timeout: 0.3 }),
 			"the command timed out",
 		);
 		await s.session.prompt("run the model server for a minute");
@@ -108,7 +85,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		const mark = marker();
 		const { provider, runtime } = await manualDiskRuntime();
 		const session = runtime.session;
-		provider.answer(bashCall(provider, wedgingCommand(mark), "call-d"));
+		provider.answer(provider.bashCallReply(wedgingCommand(mark), "call-d"));
 		const ready = streamed(session, "ready");
 		const running = session.prompt("start the daemon").catch((error: unknown) => (error as { code?: string }).code);
 		await ready;
@@ -139,7 +116,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		open.push(s);
 		// timeout's child dies on SIGTERM; its background child ignores it and holds stdout.
 		const command = `export ${mark}=1; timeout 0.2 sh -c '(trap "" TERM; exec sleep 300) & echo ready; wait'; echo "exit $?"`;
-		s.provider.answer(bashCall(s.provider, command, "call-t"), "the build timed out");
+		s.provider.answer(s.provider.bashCallReply(command, "call-t"), "the build timed out");
 		await s.session.prompt("run the tests with a timeout");
 		const end = s.events.find((e) => e.type === "tool_execution_end");
 		expect(end).toMatchObject({ toolCallId: "call-t", isError: false });
@@ -156,7 +133,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		open.push(s);
 		// The daemon never exits and keeps the tool's stdout and stderr open (no redirection).
 		const command = `export ${mark}=1; node -e 'setInterval(() => {}, 1000)' & echo "started $!"; echo done`;
-		s.provider.answer(bashCall(s.provider, command, "call-d"), "the dev server is up");
+		s.provider.answer(s.provider.bashCallReply(command, "call-d"), "the dev server is up");
 		await s.session.prompt("start the dev server");
 		const end = s.events.find((e) => e.type === "tool_execution_end");
 		expect(end).toMatchObject({ toolCallId: "call-d", isError: false });
@@ -195,7 +172,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		const user = marker();
 		const { provider, runtime } = await manualDiskRuntime();
 		const old = runtime.session;
-		provider.answer(bashCall(provider, wedgingCommand(tool), "call-n"));
+		provider.answer(provider.bashCallReply(wedgingCommand(tool), "call-n"));
 		const toolReady = streamed(old, "ready");
 		const running = old.prompt("type-check the project").catch((error: unknown) => (error as { code?: string }).code);
 		await toolReady;
@@ -223,7 +200,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		open.push(s);
 		// The "server" writes a line every 10 ms to the tool's own stdout, forever (no redirection, no setsid).
 		const command = `export ${mark}=1; node -e 'setInterval(() => console.log("INFO: 127.0.0.1 - GET /health 200"), 10)' & sleep 0.5; echo 'Foreground done'`;
-		s.provider.answer(bashCall(s.provider, command, "call-u"), "the server is up");
+		s.provider.answer(s.provider.bashCallReply(command, "call-u"), "the server is up");
 		await s.session.prompt("start the server and check it");
 		const end = s.events.find((e) => e.type === "tool_execution_end");
 		expect(end).toMatchObject({ toolCallId: "call-u", isError: false });

@@ -19,6 +19,7 @@ import {
 	createAgentSessionRuntimeFactory,
 	createAssistantMessageEventStream,
 	DefaultResourceLoader,
+	type ExtensionError,
 	type ExtensionFactory,
 	InMemoryModelRuntime,
 	type Model,
@@ -27,7 +28,7 @@ import {
 	type StreamFn,
 	type ToolCall,
 } from "../../src/index.js";
-import { fauxAssistantMessage, SimulatedClock } from "../../src/testing/index.js";
+import { fauxAssistantMessage, fauxToolCall, SimulatedClock } from "../../src/testing/index.js";
 
 /** A model request the test answers by hand: push events, finish it, or let it hang. */
 export interface ManualRequest {
@@ -133,6 +134,11 @@ export class ManualProvider {
 	/** A reply that calls these tools (`stopReason: "toolUse"`), stamped with this provider's model. */
 	toolCallReply(...calls: ToolCall[]): AssistantMessage {
 		return this.stamped(fauxAssistantMessage(calls, { stopReason: "toolUse" }));
+	}
+
+	/** A reply that runs `command` with the built-in bash tool as call `id` (`extra`: more arguments). */
+	bashCallReply(command: string, id: string, extra: Record<string, unknown> = {}): AssistantMessage {
+		return this.toolCallReply(fauxToolCall("bash", { command, ...extra }, { id }));
 	}
 
 	private stamped(message: AssistantMessage): AssistantMessage {
@@ -350,4 +356,28 @@ export function textDelta(session: AgentSession): Promise<AgentSessionEvent> {
 		session,
 		(event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta",
 	);
+}
+
+/**
+ * Prompts "write the report" (answered "report written"), aborts once a handler holds it (`held`),
+ * and lets the 1 s grace pass once the handler's signal (`signal()`) aborted. Returns the
+ * extension errors reported meanwhile.
+ */
+export async function abortPastGrace(
+	d: DiskSession,
+	held: Promise<void>,
+	signal: () => AbortSignal | undefined,
+): Promise<ExtensionError[]> {
+	const errors: ExtensionError[] = [];
+	d.session.extensionRunner.onError((error) => errors.push(error));
+	d.provider.answer("report written");
+	const run = d.session.prompt("write the report");
+	await held;
+	const stopping = d.session.abort();
+	const aborted = signal()!;
+	if (!aborted.aborted) await new Promise((resolve) => aborted.addEventListener("abort", resolve, { once: true }));
+	d.clock.increment(1000);
+	await stopping;
+	await run;
+	return errors;
 }

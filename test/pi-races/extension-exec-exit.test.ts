@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
+import { isProcessRunning } from "../tools/helpers.js";
 import { killMarked, markedProcesses, markedSleepCommand, processMarker } from "./processes.js";
 
 const cli = useCliProject("settle-pi-races-extension-exec-exit-");
@@ -96,27 +97,11 @@ export default function (pi) {
 }
 `;
 
-/** True while `pid` runs: `kill(pid, 0)` succeeds and /proc does not show it a zombie waiting for init to reap it. */
-function running(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-	} catch {
-		return false;
-	}
-	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-		const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-		return state !== "Z" && state !== "X";
-	} catch {
-		return false;
-	}
-}
-
 /** Resolves true once `pid` no longer runs, false if it still does after `ms`. */
 async function goneWithin(pid: number, ms: number): Promise<boolean> {
 	const deadline = Date.now() + ms;
-	while (running(pid) && Date.now() < deadline) await nextTurn();
-	return !running(pid);
+	while (isProcessRunning(pid) && Date.now() < deadline) await nextTurn();
+	return !isProcessRunning(pid);
 }
 
 describe("an extension's pi.exec without a signal outlives settle", () => {

@@ -11,8 +11,10 @@ import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { AgentMessage } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { type CliProject, type RpcClient, runSettle } from "../cli/helpers.js";
-import type { RecordedRequest } from "../llm/wire/server.js";
+import { type CliProject, type RpcClient, runSettle, writeLocalProvider } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
+import { chatReply } from "../llm/wire/openai.js";
+import type { RecordedRequest, Reply, WireServer } from "../llm/wire/server.js";
 import { type Answer, BIG_ANSWER, type ScriptOptions, script } from "../session/recovery-helpers.js";
 
 export { comparable, reopenedContext, tick } from "../session/helpers.js";
@@ -354,4 +356,23 @@ export function promptsIn(sessionDir: string): { compacted: boolean; answer: str
 		}
 	}
 	return prompts;
+}
+
+/**
+ * `settle -i` in `cli`'s project on `server`'s local `coder` model (100,000-token window), once
+ * "first question" and "second question" got "first answer" (40,100 context tokens) and "second
+ * answer" (80,200); `later` are the server's next replies.
+ */
+export async function replAfterTwoAnswers(cli: CliProject, server: WireServer, ...later: Reply[]): Promise<Repl> {
+	writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", contextWindow: 100_000 }] });
+	server.reply(
+		chatReply([{ type: "text", text: "first answer" }], { usage: { prompt: 40_000, completion: 100 } }),
+		chatReply([{ type: "text", text: "second answer" }], { usage: { prompt: 80_000, completion: 200 } }),
+		...later,
+	);
+	const chat = new Repl(["--model", "local/coder"], { cwd: cli.project, agentDir: cli.agentDir });
+	await chat.idle(0);
+	await chat.say("first question", "first answer");
+	await chat.say("second question", "second answer");
+	return chat;
 }

@@ -13,9 +13,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentSessionEvent, ExtensionError } from "../../src/index.js";
+import type { AgentSessionEvent } from "../../src/index.js";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
-import { diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
+import { abortPastGrace, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
 
 const disk = diskSessionsPerTest();
@@ -82,16 +82,7 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 					},
 				],
 			});
-			const errors: ExtensionError[] = [];
-			d.session.extensionRunner.onError((error) => errors.push(error));
-			d.provider.answer("report written");
-			const first = d.session.prompt("write the report");
-			await holding.opened;
-			const stopping = d.session.abort();
-			if (!held!.aborted) await new Promise((resolve) => held!.addEventListener("abort", resolve, { once: true }));
-			d.clock.increment(1000);
-			await stopping;
-			await first;
+			const errors = await abortPastGrace(d, holding.opened, () => held);
 			const [path] = d.session.extensionRunner.handlerPaths(event);
 			expect(errors).toEqual([expect.objectContaining({ extensionPath: path, event })]);
 
@@ -214,16 +205,7 @@ describe("only the handler left behind is refused", () => {
 				},
 			],
 		});
-		const errors: ExtensionError[] = [];
-		d.session.extensionRunner.onError((error) => errors.push(error));
-		d.provider.answer("report written");
-		const first = d.session.prompt("write the report");
-		await holding.opened;
-		const stopping = d.session.abort();
-		if (!held!.aborted) await new Promise((resolve) => held!.addEventListener("abort", resolve, { once: true }));
-		d.clock.increment(1000);
-		await stopping;
-		await first;
+		const errors = await abortPastGrace(d, holding.opened, () => held);
 		checked.open();
 		await written.opened;
 		late.open();

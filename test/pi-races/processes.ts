@@ -3,12 +3,30 @@
  * its environment, and a look through /proc for the processes of that command still running.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { afterEach } from "vitest";
 
 let counter = 0;
 
 /** A marker unique to this test process and call: `export`ed by a command, inherited by its descendants. */
 export function processMarker(): string {
 	return `SETTLE_RACE_${process.pid}_${++counter}`;
+}
+
+/**
+ * For a test file's top level: `marker()` is a {@link processMarker} whose processes are killed after
+ * each test. Call it after the file's other `afterEach` setups so that the kill runs first (hooks run
+ * last-registered first).
+ */
+export function markersPerTest(): () => string {
+	const markers: string[] = [];
+	afterEach(() => {
+		for (const marker of markers.splice(0)) killMarked(marker);
+	});
+	return () => {
+		const made = processMarker();
+		markers.push(made);
+		return made;
+	};
 }
 
 /**

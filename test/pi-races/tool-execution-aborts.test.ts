@@ -16,22 +16,17 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/index.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/testing/index.js";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
-import { diskSession, fileMessages, orphanToolMessages, removeTempDirs } from "./disk-harness.js";
+import { diskSession, diskSessionsPerTest, fileMessages, orphanToolMessages } from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
-import { killMarked, processMarker } from "./processes.js";
+import { markersPerTest } from "./processes.js";
 
 const cli = useCliProject("settle-pi-races-tool-aborts-");
-const markers: string[] = [];
-const open: { cleanup(): void }[] = [];
-afterEach(() => {
-	for (const marker of markers.splice(0)) killMarked(marker);
-	for (const s of open.splice(0)) s.cleanup();
-	removeTempDirs();
-});
+const { open } = diskSessionsPerTest();
+const marker = markersPerTest();
 
 /** `settle --rpc` in the CLI project on the faux script `steps`, with the extension file `source`. */
 function rpcWithExtension(source: string, steps: unknown[]): RpcClient {
@@ -156,8 +151,7 @@ describe("oh-my-pi#8798: a tool call whose promise never settles wedges the turn
 
 describe("pi#6787: enforce bash timeout when detached descendants keep stdio active", () => {
 	it("pi#6787: a bash call with `timeout` whose command leaves a setsid descendant printing to the inherited stdout returns at its timeout with the output so far; the turn goes on", async () => {
-		const mark = processMarker();
-		markers.push(mark);
+		const mark = marker();
 		const s = await diskSession();
 		open.push(s);
 		// The descendant starts a session of its own (escapes the kill) and writes every 20 ms, forever.

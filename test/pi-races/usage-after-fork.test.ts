@@ -12,10 +12,10 @@
  * the fork's next prompt is sent without the turn left behind and its answer sets the meter.
  */
 import { describe, expect, it } from "vitest";
-import { useCliProject, writeLocalProvider } from "../cli/helpers.js";
-import { Repl } from "../cli/interactive.helpers.js";
+import { useCliProject } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer } from "../llm/wire/server.js";
+import { replAfterTwoAnswers } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-usage-after-fork-");
 
@@ -28,16 +28,11 @@ describe("CommandCodeAI/desktop#102, codex#25467: the context meter right after 
 	it("CommandCodeAI/desktop#102: settle -i, two answers (40,100 then 80,200 context tokens), /fork before the second question: /session at once says 40100 of 100000 tokens, not 0; the fork's next answer sets it", async () => {
 		const server = await startWireServer();
 		try {
-			writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", contextWindow: 100_000 }] });
-			server.reply(
-				chatReply([{ type: "text", text: "first answer" }], { usage: { prompt: 40_000, completion: 100 } }),
-				chatReply([{ type: "text", text: "second answer" }], { usage: { prompt: 80_000, completion: 200 } }),
+			const chat = await replAfterTwoAnswers(
+				cli,
+				server,
 				chatReply([{ type: "text", text: "forked answer" }], { usage: { prompt: 41_000, completion: 300 } }),
 			);
-			const chat = new Repl(["--model", "local/coder"], { cwd: cli.project, agentDir: cli.agentDir });
-			await chat.idle(0);
-			await chat.say("first question", "first answer");
-			await chat.say("second question", "second answer");
 			expect(contextLine(await chat.say("/session", "context:"))).toBe("80200 of 100000 tokens (80.2%)");
 
 			expect(await chat.say("/fork", "Forked into a new session")).toContain(
@@ -60,15 +55,7 @@ describe("CommandCodeAI/desktop#102, codex#25467: the context meter right after 
 	it("codex#25467: settle -i, /clone of a session at 80,200 context tokens: /session in the clone says the same 80200 of 100000 tokens, not more", async () => {
 		const server = await startWireServer();
 		try {
-			writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", contextWindow: 100_000 }] });
-			server.reply(
-				chatReply([{ type: "text", text: "first answer" }], { usage: { prompt: 40_000, completion: 100 } }),
-				chatReply([{ type: "text", text: "second answer" }], { usage: { prompt: 80_000, completion: 200 } }),
-			);
-			const chat = new Repl(["--model", "local/coder"], { cwd: cli.project, agentDir: cli.agentDir });
-			await chat.idle(0);
-			await chat.say("first question", "first answer");
-			await chat.say("second question", "second answer");
+			const chat = await replAfterTwoAnswers(cli, server);
 			const before = contextLine(await chat.say("/session", "context:"));
 			expect(before).toBe("80200 of 100000 tokens (80.2%)");
 

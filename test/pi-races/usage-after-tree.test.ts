@@ -11,10 +11,11 @@
  * without the abandoned turn and its answer sets the meter.
  */
 import { describe, expect, it } from "vitest";
-import { useCliProject, writeLocalProvider } from "../cli/helpers.js";
-import { bannerSessionFile, messageEntry, navigateTree, Repl } from "../cli/interactive.helpers.js";
+import { useCliProject } from "../cli/helpers.js";
+import { bannerSessionFile, messageEntry, navigateTree } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer } from "../llm/wire/server.js";
+import { replAfterTwoAnswers } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-usage-after-tree-");
 
@@ -28,16 +29,11 @@ describe("ccstatusline#33: the context numbers right after /tree back to an earl
 	it("ccstatusline#33: settle -i, /tree back onto the first answer: /session at once gives that branch's context (40,100 of 100,000), messages and tokens; spent keeps both answers; the next prompt leaves the abandoned turn out", async () => {
 		const server = await startWireServer();
 		try {
-			writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", contextWindow: 100_000 }] });
-			server.reply(
-				chatReply([{ type: "text", text: "first answer" }], { usage: { prompt: 40_000, completion: 100 } }),
-				chatReply([{ type: "text", text: "second answer" }], { usage: { prompt: 80_000, completion: 200 } }),
+			const chat = await replAfterTwoAnswers(
+				cli,
+				server,
 				chatReply([{ type: "text", text: "third answer" }], { usage: { prompt: 41_000, completion: 200 } }),
 			);
-			const chat = new Repl(["--model", "local/coder"], { cwd: cli.project, agentDir: cli.agentDir });
-			await chat.idle(0);
-			await chat.say("first question", "first answer");
-			await chat.say("second question", "second answer");
 			const file = bannerSessionFile(chat.stdout);
 			expect(numbers(await chat.say("/session", "context:"))).toMatchObject({
 				tokens: "120300 (input 120000, output 300, cache read 0, cache write 0), cost $0.0000",
