@@ -9,6 +9,7 @@
  * under init for hours; opencode#22012: a server started with `&` that keeps printing to the
  * inherited stdout (`uvicorn … &`) held the call open until its timeout.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { AgentSessionEvent } from "../../src/index.js";
 import {
@@ -167,7 +168,7 @@ describe("bash: abort and dispose end every process of the command", () => {
 		expect(saved.every((message) => (message as { cancelled?: boolean }).cancelled === true)).toBe(true);
 	});
 
-	it("claude-code#93996: newSession() (`/new`) while the model's bash call and a `!` command run ends every process of both; the old file answers the call, and the new session works", async () => {
+	it("claude-code#93996: newSession() (`/new`) while the model's bash call and a `!` command run ends every process of both; the old file answers the call and records the `!` command as cancelled (review11), and the new session works", async () => {
 		const tool = marker();
 		const user = marker();
 		const { provider, runtime } = await manualDiskRuntime();
@@ -186,8 +187,13 @@ describe("bash: abort and dispose end every process of the command", () => {
 		expect(markedProcesses(tool)).toEqual([]);
 		expect(markedProcesses(user)).toEqual([]);
 		expect(await running).toBe("SESSION_CLOSED");
-		expect(await userRun).toBe("SESSION_CLOSED");
+		expect(await userRun).toMatchObject({ cancelled: true, output: expect.stringContaining("ready") });
 		expect(orphanToolMessages(oldFile)).toEqual({ callsWithoutResult: [], resultsWithoutCall: [] });
+		const recorded = readFileSync(oldFile, "utf8")
+			.split("\n")
+			.filter((line) => line.includes('"bashExecution"'))
+			.map((line) => JSON.parse(line).message);
+		expect(recorded).toEqual([expect.objectContaining({ command: markedSleepCommand(user), cancelled: true })]);
 		provider.answer("fresh start");
 		await runtime.session.prompt("hello");
 		expect(runtime.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "fresh start" }] });
