@@ -21674,13 +21674,14 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "LZ01",
-		file: "src/session/agent-session.ts",
+		file: "src/extensions/runner.ts",
 		description:
 			"agent_before_settle handlers get no ctx.signal again, so a reviewing stop hook cannot see Esc and abort() waits for it (oh-my-pi#6489)",
 		edits: [
 			{
-				find: "\t\t\t\tthis.internals.scratch.boundaryController?.signal ??\n",
-				replace: "",
+				// Boundary handlers read their call's signal (ctxDispatch); the session's getSignal is only the fallback.
+				find: "return scope.signal ?? own.signal;",
+				replace: "return undefined;",
 			},
 		],
 		tests: ["test/pi-races/abort-stop-hook.test.ts"],
