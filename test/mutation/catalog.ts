@@ -23084,6 +23084,65 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/rpc-replacing-session.test.ts"],
 	},
+	{
+		id: "NQ01",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a tool_call handler left behind after the abort's grace is never marked so: its late pi.appendEntry / ctx.ui land in the next operation",
+		edits: [
+			{
+				find: "\t\t\t\t\tabandonment.aborted = true;\n\t\t\t\t\treturn immediate(toolCall, abandonedHookMessage",
+				replace: "\t\t\t\t\treturn immediate(toolCall, abandonedHookMessage",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NQ02",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a tool_result handler left behind after the abort's grace is never marked so: its late pi.appendEntry / ctx.ui land in the next operation",
+		edits: [
+			{
+				find: "\t\t\t\t\tabandonment.aborted = true;\n\t\t\t\t\tresult = errorResult(abandonedHookMessage",
+				replace: "\t\t\t\t\tresult = errorResult(abandonedHookMessage",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NQ03",
+		file: "src/extensions/runner.ts",
+		description:
+			"tool_call handlers get the session's plain context again: a left-behind one reads the next run's ctx.signal and its ctx.ui / pi calls go through",
+		edits: [
+			{
+				find: "? runInHandlerScope(scope, () => entry.handler(event, this.scopedContext(path, scope)))",
+				replace: "? entry.handler(event, this.forExtension(this.createContext(), path))",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NQ04",
+		file: "src/session/agent-session.ts",
+		description: "the session no longer tells tool_result dispatches their operation: a left-behind handler acts late",
+		edits: [{ find: "\t\t\t\t\t\t},\n\t\t\t\t\t\t{ signal, abandoned },\n", replace: "\t\t\t\t\t\t},\n" }],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NQ05",
+		file: "src/extensions/runner.ts",
+		description:
+			"a tool_call handler call counts as returned in time once it returns, even late: the work it leaves running then acts in the next operation",
+		edits: [
+			{
+				find: "if (scope) scope.settledInTime = scope.abandoned?.aborted !== true;",
+				replace: "if (scope) scope.settledInTime = true;",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
