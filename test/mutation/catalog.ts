@@ -23143,6 +23143,26 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/left-behind-handler.test.ts"],
 	},
+	{
+		id: "NQ06",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"drainErrors keeps every failed write of the same key: a host that never drains it grows by one per failed write",
+		edits: [{ find: "\t\t\tif (same >= 0) this.undrained.splice(same, 1);\n", replace: "" }],
+		tests: ["test/settings/settings-manager.test.ts"],
+	},
+	{
+		id: "NQ07",
+		file: "src/settings/settings-manager.ts",
+		description: "drainErrors is unbounded again: failed writes of ever new keys (a thinking level per model) pile up",
+		edits: [
+			{
+				find: "\t\tif (this.undrained.length > UNDRAINED_LIMIT) this.undrained.splice(0, this.undrained.length - UNDRAINED_LIMIT);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/settings/settings-manager.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
