@@ -8764,9 +8764,9 @@ export const MUTANTS: Mutant[] = [
 		description: "a tool_call handler that never returns wedges abort again (pi#9910)",
 		edits: [
 			{
-				find: "const decision = await untilAbandoned(\n\t\t\t\t\tthis.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal),\n\t\t\t\t\tsignal,\n\t\t\t\t\tthis.config,\n\t\t\t\t);",
+				find: "const decision = await untilAbandoned(\n\t\t\t\t\tthis.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal, abandonment),\n\t\t\t\t\tsignal,\n\t\t\t\t\tthis.config,\n\t\t\t\t);",
 				replace:
-					"const decision = await this.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal);",
+					"const decision = await this.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal, abandonment);",
 			},
 		],
 		tests: ["test/pi-races/liveness.test.ts"],
@@ -8778,7 +8778,7 @@ export const MUTANTS: Mutant[] = [
 			"an abandoned tool_call hook lets the call go on instead of ending it with a result naming the handler (pi#9910)",
 		edits: [
 			{
-				find: 'if (decision === ABANDONED)\n\t\t\t\t\treturn immediate(toolCall, abandonedHookMessage("tool_call", toolCall.name, this.config));',
+				find: 'if (decision === ABANDONED) {\n\t\t\t\t\tabandonment.aborted = true;\n\t\t\t\t\treturn immediate(toolCall, abandonedHookMessage("tool_call", toolCall.name, this.config));\n\t\t\t\t}',
 				replace: "if (decision === ABANDONED) return { toolCall, tool, args };",
 			},
 		],
@@ -22027,7 +22027,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a settings write that failed (read-only) is not reported by drainErrors()",
 		edits: [
 			{
-				find: 'this.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });',
+				find: 'this.keepUndrained([{ type: "error", scope, path: file, key, message: error.message, error }]);',
 				replace: "",
 			},
 		],
@@ -22936,9 +22936,9 @@ export const MUTANTS: Mutant[] = [
 			"a settings file that cannot be written takes a change silently, as pi 0.73.1's does (the error only in drainErrors(), read only at start-up): RPC set_auto_compaction answers success and nothing is saved",
 		edits: [
 			{
-				find: '\t\t\t\tthis.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });\n\t\t\t}\n\t\t\tthrow error;',
+				find: '\t\t\t\tthis.keepUndrained([{ type: "error", scope, path: file, key, message: error.message, error }]);\n\t\t\t}\n\t\t\tthrow error;',
 				replace:
-					'\t\t\t\tthis.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });\n\t\t\t\treturn [];\n\t\t\t}\n\t\t\tthrow error;',
+					'\t\t\t\tthis.keepUndrained([{ type: "error", scope, path: file, key, message: error.message, error }]);\n\t\t\t\treturn [];\n\t\t\t}\n\t\t\tthrow error;',
 			},
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
