@@ -31,10 +31,10 @@ import { checkSettingValue, isPlainObject, ownValue, sanitizeSettings, setOwn } 
 /** Which settings file a value or a problem belongs to. */
 export type SettingsScope = "global" | "project";
 
-/** A problem found while loading settings. Loading continued; `error` is what a strict caller throws. */
 /** How many unread problems {@link SettingsManager.drainErrors} keeps (the latest). */
 const UNDRAINED_LIMIT = 20;
 
+/** A problem found while loading settings. Loading continued; `error` is what a strict caller throws. */
 export interface SettingsDiagnostic {
 	/** `error`: the file or key was ignored. `warning`: a value was deliberately not applied. */
 	type: "error" | "warning";
