@@ -577,7 +577,7 @@ export const runtimeMachine = setup({
 		},
 		settlingCurrent: {
 			description:
-				"Stop a reload in progress at its next step, abort the old session's run; wait for both to settle (the run's end saved) at most settleTimeoutMs, then session_shutdown anyway.",
+				"Stop a reload in progress at its next step, abort the old session's run and cancel its user shell commands; wait for all to settle (the run's end and the commands' results saved in the old file) at most settleTimeoutMs, then session_shutdown anyway.",
 			// pi-desktop#46: the run's end reaches the file before it is released; a handler that never
 			// resolves (agent_end, a tool ignoring the abort) cannot hold the teardown.
 			after: {

@@ -890,13 +890,16 @@ class LoopRun {
 			const args = validateToolArguments(tool, validationCall);
 			if (this.config.beforeToolCall) {
 				// A hook that never settles must not keep an aborted run alive either (pi#9910).
+				const abandonment = { aborted: false };
 				const decision = await untilAbandoned(
-					this.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal),
+					this.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal, abandonment),
 					signal,
 					this.config,
 				);
-				if (decision === ABANDONED)
+				if (decision === ABANDONED) {
+					abandonment.aborted = true;
 					return immediate(toolCall, abandonedHookMessage("tool_call", toolCall.name, this.config));
+				}
 				// A hook that blocks and aborts (a confirmation's "Abort run") said why: its reason is the
 				// result, as in pi 0.73.1. Otherwise an abort during the hook stops the call unexplained.
 				if (signal.aborted && !decision?.block) return immediate(toolCall, "Operation aborted");
@@ -962,6 +965,7 @@ class LoopRun {
 		let { result, isError } = executed;
 		if (this.config.afterToolCall) {
 			try {
+				const abandonment = { aborted: false };
 				const answer = this.config.afterToolCall(
 					{
 						assistantMessage,
@@ -972,6 +976,7 @@ class LoopRun {
 						context: this.context,
 					},
 					signal,
+					abandonment,
 				);
 				// A synchronous answer (no handlers, no images) costs no abandonment watch and no await.
 				const override =
@@ -979,6 +984,7 @@ class LoopRun {
 						? await untilAbandoned(answer, signal, this.config)
 						: (answer as AfterToolCallResult | undefined);
 				if (override === ABANDONED) {
+					abandonment.aborted = true;
 					result = errorResult(abandonedHookMessage("tool_result", prepared.toolCall.name, this.config));
 					isError = true;
 				} else if (override) {

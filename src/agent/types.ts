@@ -105,6 +105,15 @@ export type QueueMode = "all" | "one-at-a-time";
 /** A tool-call block of an assistant message. */
 export type AgentToolCall = ToolCall;
 
+/**
+ * Passed to `beforeToolCall` / `afterToolCall`: `aborted` turns true when the loop stops waiting
+ * for the hook (still running the abort's grace after the abort). What the hook does after that
+ * would land in a later operation. An `AbortSignal` fits it.
+ */
+export interface HookAbandonment {
+	readonly aborted: boolean;
+}
+
 /** Context passed to `beforeToolCall`, after the arguments were validated. */
 export interface BeforeToolCallContext {
 	/** The assistant message that requested the call (the final one, after `message_end` replacements). */
@@ -232,11 +241,13 @@ export interface AgentLoopConfig extends Omit<StreamOptions, "signal"> {
 	beforeToolCall?: (
 		context: BeforeToolCallContext,
 		signal?: AbortSignal,
+		abandoned?: HookAbandonment,
 	) => BeforeToolCallResult | undefined | Promise<BeforeToolCallResult | undefined>;
 	/** After each executed tool call (also when `execute` threw), before `tool_execution_end`. */
 	afterToolCall?: (
 		context: AfterToolCallContext,
 		signal?: AbortSignal,
+		abandoned?: HookAbandonment,
 	) => AfterToolCallResult | undefined | Promise<AfterToolCallResult | undefined>;
 	/** Before `turn_end` of every turn (also failed ones, whose decision is ignored). */
 	finishTurn?: (turn: AgentTurnContext, signal?: AbortSignal) => FinishTurnDecision | Promise<FinishTurnDecision>;

@@ -111,6 +111,20 @@ export interface PendingHandler {
 	event: string;
 }
 
+/**
+ * The operation of a `tool_call` / `tool_result` dispatch: its signal (the handlers' `ctx.signal`)
+ * and `abandoned`, true once the agent loop stopped waiting for the hook after the abort's grace:
+ * what a handler still running then does through its `ctx` or `pi` is refused (`STALE_CONTEXT`).
+ */
+export interface ToolHookWatch {
+	signal?: AbortSignal;
+	abandoned?: { readonly aborted: boolean };
+}
+
+function toolScope(extensionPath: string, event: string, watch: ToolHookWatch): HandlerScope {
+	return { extensionPath, event, signal: watch.signal, abandoned: watch.abandoned, settledInTime: false };
+}
+
 /** Marks a handler call that threw (already reported). */
 const FAILED: unique symbol = Symbol("handler failed");
 /** Where a boundary handler's context keeps its call's scope ({@link ExtensionRunner.scopedContext}). */
@@ -1241,22 +1255,29 @@ export class ExtensionRunner {
 	 * `Extension failed, blocking execution: <value>`. `check` (the session passes the tool's schema
 	 * check) runs after each handler: arguments a handler left invalid block the call, naming the
 	 * extension that broke them, rather than reaching the tool as a TypeError (claude-code#30770).
+	 * With `watch` (the session passes the agent loop's), each handler's `ctx` is bound to the
+	 * operation, and a handler left behind after the abort's grace is refused what it does late.
 	 */
 	async emitToolCall(
 		event: ToolCallEvent,
 		check?: (input: Record<string, unknown>) => string | undefined,
+		watch?: ToolHookWatch,
 	): Promise<ToolCallEventResult | undefined> {
 		const handlers = this.runtime.handlersFor("tool_call");
 		if (handlers.length === 0) return undefined;
-		const ctx = this.createContext();
+		const ctx = watch ? undefined : this.createContext();
 		let result: ToolCallEventResult | undefined;
 		// The first extension after whose handler the arguments went invalid (a later one may mend them).
 		let broken: { path: string; problem: string } | undefined;
 		for (const entry of handlers) {
 			let value: unknown;
+			const path = entry.extension.path;
+			const scope = watch && toolScope(path, "tool_call", watch);
 			try {
-				value = await this.track(entry.extension.path, event.type, () =>
-					entry.handler(event, this.forExtension(ctx, entry.extension.path)),
+				value = await this.track(path, event.type, () =>
+					scope
+						? runInHandlerScope(scope, () => entry.handler(event, this.scopedContext(path, scope)))
+						: entry.handler(event, this.forExtension(ctx!, path)),
 				);
 			} catch (error) {
 				const rejection =
@@ -1265,6 +1286,8 @@ export class ExtensionRunner {
 						: new SettleError("EXTENSION", `${TOOL_CALL_FAILURE_PREFIX}${String(error)}`, { cause: error });
 				toolCallFailures.set(rejection, entry.extension.path);
 				throw rejection;
+			} finally {
+				if (scope) scope.settledInTime = scope.abandoned?.aborted !== true;
 			}
 			if (value) {
 				result = value as ToolCallEventResult;
@@ -1287,19 +1310,18 @@ export class ExtensionRunner {
 	 * `isError`, `usage`; later handlers see earlier overrides); `content` that is not an array of
 	 * content blocks (it could not be stored: `appendMessage` refuses it) is reported to `onError` and
 	 * ignored, as is an `isError` that is not a boolean. Resolves the resulting fields, or undefined when no handler
-	 * changed anything.
+	 * changed anything. `watch` as for {@link emitToolCall}.
 	 */
-	async emitToolResult(event: ToolResultEvent): Promise<ToolResultEventResult | undefined> {
+	async emitToolResult(event: ToolResultEvent, watch?: ToolHookWatch): Promise<ToolResultEventResult | undefined> {
 		const handlers = this.runtime.handlersFor("tool_result");
 		if (handlers.length === 0) return undefined;
-		const ctx = this.createContext();
+		const ctx = watch ? undefined : this.createContext();
 		const current = { ...event } as ToolResultEvent;
 		let modified = false;
 		for (const entry of handlers) {
-			const value = (await this.invoke(entry, "tool_result", current, ctx)) as
-				| ToolResultEventResult
-				| undefined
-				| typeof FAILED;
+			const value = (await (watch
+				? this.invokeScoped(entry, current, toolScope(entry.extension.path, "tool_result", watch))
+				: this.invoke(entry, "tool_result", current, ctx!))) as ToolResultEventResult | undefined | typeof FAILED;
 			if (!value || value === FAILED) continue;
 			if (value.content !== undefined && !isUsableBlockList(value.content)) {
 				this.emitError({

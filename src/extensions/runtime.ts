@@ -60,7 +60,8 @@ export interface HandlerEntry {
 const NO_HANDLERS: readonly HandlerEntry[] = Object.freeze([]);
 
 /**
- * One handler call of a boundary dispatch (`turn_end`, `agent_before_settle`): its extension, its
+ * One handler call the host may leave behind (`turn_end`, `agent_before_settle`, `tool_call`,
+ * `tool_result`): its extension, its
  * event, its operation's signal, and whether the host left it behind (`abandoned` aborted while
  * it still ran). What a left-behind call does to the session is refused: it would land in a later
  * operation.
@@ -70,8 +71,8 @@ export interface HandlerScope {
 	readonly event: string;
 	/** The operation's signal: the `ctx.signal` of this call. */
 	readonly signal: AbortSignal | undefined;
-	/** Aborted when the host stops waiting for the dispatch. */
-	readonly abandoned: AbortSignal | undefined;
+	/** Aborted when the host stops waiting for the dispatch (an `AbortSignal` fits). */
+	readonly abandoned: { readonly aborted: boolean } | undefined;
 	/** The handler returned (or threw) before the dispatch was abandoned. */
 	settledInTime: boolean;
 }

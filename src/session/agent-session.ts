@@ -2675,7 +2675,8 @@ export class AgentSession {
 			| "onResponse"
 		>
 	> = {
-		beforeToolCall: ({ toolCall, args, context }) =>
+		// Handlers left behind after the abort's grace are refused what they do late (`abandoned`).
+		beforeToolCall: ({ toolCall, args, context }, signal, abandoned) =>
 			this.runnerInstance
 				.emitToolCall(
 					{
@@ -2685,6 +2686,7 @@ export class AgentSession {
 						input: args as Record<string, unknown>,
 					},
 					(input) => rewrittenArgumentsProblem(context.tools, toolCall, input),
+					{ signal, abandoned },
 				)
 				.then((result) => {
 					if (!result?.block) return undefined;
@@ -2696,22 +2698,25 @@ export class AgentSession {
 		// `tool_result` handlers (chained overrides), then newer pi's image normalization of the
 		// (possibly replaced) content: images over the inline limits are resized before the result
 		// is saved. Without handlers or images it answers synchronously.
-		afterToolCall: ({ toolCall, args, result, isError }, signal) => {
+		afterToolCall: ({ toolCall, args, result, isError }, signal, abandoned) => {
 			const runner = this.runnerInstance;
 			const handled = runner.hasHandlers("tool_result");
 			// `content` may be missing (an empty result).
 			if (!handled && !result.content?.some((block) => block.type === "image")) return undefined;
 			const overridden = handled
-				? runner.emitToolResult({
-						type: "tool_result",
-						toolName: toolCall.name,
-						toolCallId: toolCall.id,
-						input: args as Record<string, unknown>,
-						content: result.content,
-						details: (result as AgentToolResult).details,
-						isError,
-						...(result.usage !== undefined ? { usage: result.usage } : {}),
-					})
+				? runner.emitToolResult(
+						{
+							type: "tool_result",
+							toolName: toolCall.name,
+							toolCallId: toolCall.id,
+							input: args as Record<string, unknown>,
+							content: result.content,
+							details: (result as AgentToolResult).details,
+							isError,
+							...(result.usage !== undefined ? { usage: result.usage } : {}),
+						},
+						{ signal, abandoned },
+					)
 				: Promise.resolve(undefined);
 			return overridden.then(async (override) => {
 				const content = override?.content ?? result.content;

@@ -31,6 +31,9 @@ import { checkSettingValue, isPlainObject, ownValue, sanitizeSettings, setOwn } 
 /** Which settings file a value or a problem belongs to. */
 export type SettingsScope = "global" | "project";
 
+/** How many unread problems {@link SettingsManager.drainErrors} keeps (the latest). */
+const UNDRAINED_LIMIT = 20;
+
 /** A problem found while loading settings. Loading continued; `error` is what a strict caller throws. */
 export interface SettingsDiagnostic {
 	/** `error`: the file or key was ignored. `warning`: a value was deliberately not applied. */
@@ -189,7 +192,7 @@ export class SettingsManager {
 		this.loadDiagnostics = [...global.diagnostics, ...project.diagnostics];
 		this.resolveTrust();
 		this.recompute();
-		this.undrained.push(...this.loadDiagnostics, ...this.trustDiagnostics);
+		this.keepUndrained([...this.loadDiagnostics, ...this.trustDiagnostics]);
 	}
 
 	private resolveTrust(): void {
@@ -304,11 +307,35 @@ export class SettingsManager {
 		return [...this.loadDiagnostics, ...this.trustDiagnostics];
 	}
 
-	/** Problems reported since the previous call (pi-compatible: each has `scope` and `error`). */
+	/**
+	 * Problems reported since the previous call (pi-compatible: each has `scope` and `error`): the
+	 * same problem once, at its latest report, and at most the latest 20.
+	 */
 	drainErrors(): SettingsDiagnostic[] {
 		const drained = this.undrained;
 		this.undrained = [];
 		return drained;
+	}
+
+	/**
+	 * Keeps `diagnostics` for {@link drainErrors}, bounded: `-p` and `--rpc` never drain, and a host
+	 * whose settings file cannot be written would otherwise grow by one per failed write. The same
+	 * problem again replaces its earlier report; past {@link UNDRAINED_LIMIT} the oldest go.
+	 */
+	private keepUndrained(diagnostics: SettingsDiagnostic[]): void {
+		for (const diagnostic of diagnostics) {
+			const same = this.undrained.findIndex(
+				(kept) =>
+					kept.type === diagnostic.type &&
+					kept.path === diagnostic.path &&
+					kept.key === diagnostic.key &&
+					// Not the message: a failed write's names its temporary file.
+					kept.error.code === diagnostic.error.code,
+			);
+			if (same >= 0) this.undrained.splice(same, 1);
+			this.undrained.push(diagnostic);
+		}
+		if (this.undrained.length > UNDRAINED_LIMIT) this.undrained.splice(0, this.undrained.length - UNDRAINED_LIMIT);
 	}
 
 	/** Writes are synchronous; kept for pi compatibility. */
@@ -368,7 +395,7 @@ export class SettingsManager {
 			if (error instanceof SettleError && error.code === "IO") {
 				const file = this.getSettingsPaths()[scope];
 				const key = entries[0]![0].join(".");
-				this.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });
+				this.keepUndrained([{ type: "error", scope, path: file, key, message: error.message, error }]);
 			}
 			throw error;
 		}

@@ -100,11 +100,17 @@ describe.concurrent("settle with a stdin pipe that stays open (pi#7593, pi#5571,
 		onTestFinished,
 	}) => {
 		const run = startWithOpenStdin(onTestFinished);
-		run.child.stdin.write("first part ");
-		// Longer than the silence notice's delay: the pipe stays open after its first bytes.
-		await new Promise((resolve) => setTimeout(resolve, 3000));
+		// More than a pipe holds: the write completes only once the child has read most of it, so
+		// its notice timer (started when it begins reading) is running by then, whatever the load.
+		const first = "first part ".repeat(30_000);
+		await new Promise<void>((resolve, reject) =>
+			run.child.stdin.write(first, (error) => (error ? reject(error) : resolve())),
+		);
+		// Longer than the notice's delay from there: a notice shown despite the text would be due.
+		await new Promise((resolve) => setTimeout(resolve, 2500));
 		run.child.stdin.end("second part\n");
 		expect(await run.closed).toBe(0);
-		expect(run.output).toEqual({ stdout: "first part second part\n", stderr: "" });
+		expect(run.output.stderr).toBe("");
+		expect(run.output.stdout).toBe(`${first}second part\n`);
 	});
 });

@@ -259,7 +259,7 @@ describe("executeBash", () => {
 		h.cleanup();
 	});
 
-	it("a command running when the session was disposed recorded its result into the disposed session's log", async () => {
+	it("a command running when the session is disposed rejects with SESSION_CLOSED and records nothing in the disposed session's log (it used to record its result there)", async () => {
 		const h = await createHarness({ persistence: "disk" });
 		h.setResponses([fauxAssistantMessage("ok")]);
 		await h.session.prompt("hi");

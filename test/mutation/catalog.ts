@@ -8764,9 +8764,9 @@ export const MUTANTS: Mutant[] = [
 		description: "a tool_call handler that never returns wedges abort again (pi#9910)",
 		edits: [
 			{
-				find: "const decision = await untilAbandoned(\n\t\t\t\t\tthis.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal),\n\t\t\t\t\tsignal,\n\t\t\t\t\tthis.config,\n\t\t\t\t);",
+				find: "const decision = await untilAbandoned(\n\t\t\t\t\tthis.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal, abandonment),\n\t\t\t\t\tsignal,\n\t\t\t\t\tthis.config,\n\t\t\t\t);",
 				replace:
-					"const decision = await this.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal);",
+					"const decision = await this.config.beforeToolCall({ assistantMessage, toolCall, args, context: this.context }, signal, abandonment);",
 			},
 		],
 		tests: ["test/pi-races/liveness.test.ts"],
@@ -8778,7 +8778,7 @@ export const MUTANTS: Mutant[] = [
 			"an abandoned tool_call hook lets the call go on instead of ending it with a result naming the handler (pi#9910)",
 		edits: [
 			{
-				find: 'if (decision === ABANDONED)\n\t\t\t\t\treturn immediate(toolCall, abandonedHookMessage("tool_call", toolCall.name, this.config));',
+				find: 'if (decision === ABANDONED) {\n\t\t\t\t\tabandonment.aborted = true;\n\t\t\t\t\treturn immediate(toolCall, abandonedHookMessage("tool_call", toolCall.name, this.config));\n\t\t\t\t}',
 				replace: "if (decision === ABANDONED) return { toolCall, tool, args };",
 			},
 		],
@@ -22028,7 +22028,7 @@ export const MUTANTS: Mutant[] = [
 		description: "a settings write that failed (read-only) is not reported by drainErrors()",
 		edits: [
 			{
-				find: 'this.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });',
+				find: 'this.keepUndrained([{ type: "error", scope, path: file, key, message: error.message, error }]);',
 				replace: "",
 			},
 		],
@@ -22937,9 +22937,9 @@ export const MUTANTS: Mutant[] = [
 			"a settings file that cannot be written takes a change silently, as pi 0.73.1's does (the error only in drainErrors(), read only at start-up): RPC set_auto_compaction answers success and nothing is saved",
 		edits: [
 			{
-				find: '\t\t\t\tthis.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });\n\t\t\t}\n\t\t\tthrow error;',
+				find: '\t\t\t\tthis.keepUndrained([{ type: "error", scope, path: file, key, message: error.message, error }]);\n\t\t\t}\n\t\t\tthrow error;',
 				replace:
-					'\t\t\t\tthis.undrained.push({ type: "error", scope, path: file, key, message: error.message, error });\n\t\t\t\treturn [];\n\t\t\t}\n\t\t\tthrow error;',
+					'\t\t\t\tthis.keepUndrained([{ type: "error", scope, path: file, key, message: error.message, error }]);\n\t\t\t\treturn [];\n\t\t\t}\n\t\t\tthrow error;',
 			},
 		],
 		tests: ["test/pi-races/settings-file-writers.test.ts"],
@@ -23084,6 +23084,85 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/cli/rpc-replacing-session.test.ts"],
+	},
+	{
+		id: "NQ01",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a tool_call handler left behind after the abort's grace is never marked so: its late pi.appendEntry / ctx.ui land in the next operation",
+		edits: [
+			{
+				find: "\t\t\t\t\tabandonment.aborted = true;\n\t\t\t\t\treturn immediate(toolCall, abandonedHookMessage",
+				replace: "\t\t\t\t\treturn immediate(toolCall, abandonedHookMessage",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NQ02",
+		file: "src/agent/agent-loop.ts",
+		description:
+			"a tool_result handler left behind after the abort's grace is never marked so: its late pi.appendEntry / ctx.ui land in the next operation",
+		edits: [
+			{
+				find: "\t\t\t\t\tabandonment.aborted = true;\n\t\t\t\t\tresult = errorResult(abandonedHookMessage",
+				replace: "\t\t\t\t\tresult = errorResult(abandonedHookMessage",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NQ03",
+		file: "src/extensions/runner.ts",
+		description:
+			"tool_call handlers get the session's plain context again: a left-behind one reads the next run's ctx.signal and its ctx.ui / pi calls go through",
+		edits: [
+			{
+				find: "? runInHandlerScope(scope, () => entry.handler(event, this.scopedContext(path, scope)))",
+				replace: "? entry.handler(event, this.forExtension(this.createContext(), path))",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NQ04",
+		file: "src/session/agent-session.ts",
+		description: "the session no longer tells tool_result dispatches their operation: a left-behind handler acts late",
+		edits: [{ find: "\t\t\t\t\t\t},\n\t\t\t\t\t\t{ signal, abandoned },\n", replace: "\t\t\t\t\t\t},\n" }],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NQ05",
+		file: "src/extensions/runner.ts",
+		description:
+			"a tool_call handler call counts as returned in time once it returns, even late: the work it leaves running then acts in the next operation",
+		edits: [
+			{
+				find: "if (scope) scope.settledInTime = scope.abandoned?.aborted !== true;",
+				replace: "if (scope) scope.settledInTime = true;",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NQ06",
+		file: "src/settings/settings-manager.ts",
+		description:
+			"drainErrors keeps every failed write of the same key: a host that never drains it grows by one per failed write",
+		edits: [{ find: "\t\t\tif (same >= 0) this.undrained.splice(same, 1);\n", replace: "" }],
+		tests: ["test/settings/settings-manager.test.ts"],
+	},
+	{
+		id: "NQ07",
+		file: "src/settings/settings-manager.ts",
+		description: "drainErrors is unbounded again: failed writes of ever new keys (a thinking level per model) pile up",
+		edits: [
+			{
+				find: "\t\tif (this.undrained.length > UNDRAINED_LIMIT) this.undrained.splice(0, this.undrained.length - UNDRAINED_LIMIT);\n",
+				replace: "",
+			},
+		],
+		tests: ["test/settings/settings-manager.test.ts"],
 	},
 ];
 

@@ -133,6 +133,116 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 	);
 });
 
+describe("a tool_call / tool_result handler left behind after the abort's grace acts in the next operation", () => {
+	it.each(["tool_call", "tool_result"] as const)(
+		"%s: resumed during the next prompt, its ctx.signal is its own aborted one and its appendEntry, sendMessage, sendUserMessage, setSessionName and ui.notify are refused and reported naming it; the next operation and the file hold none of them",
+		async (event) => {
+			const late = gate();
+			const holding = gate();
+			const acted = gate();
+			let resumed: Resumed | undefined;
+			let held: AbortSignal | undefined;
+			let afterReturn = "";
+			const d = await disk.session({
+				extensionFactories: [
+					(pi) => {
+						let calls = 0;
+						pi.on(event as "tool_call", async (_event, ctx) => {
+							if (calls++ > 0) return;
+							held = ctx.signal;
+							holding.open();
+							await late.opened;
+							resumed = {
+								signalAborted: ctx.signal?.aborted,
+								calls: {
+									appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
+									sendMessage: outcome(() =>
+										pi.sendMessage({ customType: "review", content: "late review", display: true }),
+									),
+									sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
+									setSessionName: outcome(() => pi.setSessionName("late name")),
+									notify: outcome(() => ctx.ui.notify("late review done")),
+								},
+							};
+							// Work it leaves running once it has returned, late: refused as well.
+							setTimeout(() => {
+								afterReturn = outcome(() => pi.appendEntry("review", { verdict: "later still" }));
+								acted.open();
+							}, 0);
+						});
+					},
+				],
+			});
+			const errors: ExtensionError[] = [];
+			d.session.extensionRunner.onError((error) => errors.push(error));
+			d.provider.answer(
+				d.provider.toolCallReply({
+					type: "toolCall",
+					id: "call_echo",
+					name: "bash",
+					arguments: { command: "echo done" },
+				}),
+			);
+			const first = d.session.prompt("echo it");
+			await holding.opened;
+			const stopping = d.session.abort();
+			if (!held!.aborted) await new Promise((resolve) => held!.addEventListener("abort", resolve, { once: true }));
+			d.clock.increment(1000);
+			await stopping;
+			await first;
+			const [path] = d.session.extensionRunner.handlerPaths(event);
+
+			const eventsBefore = d.events.length;
+			const second = d.session.prompt("and now the summary");
+			const request = await d.provider.next();
+			request.beginText("The summary");
+			late.open();
+			await acted.opened;
+			d.provider.answer("an answer to the late message", "an answer to the late follow-up");
+			request.finish(d.provider.reply("The summary is short."));
+			await second;
+			await d.session.waitForExtensionRuns();
+
+			expect(resumed).toEqual({
+				signalAborted: true,
+				calls: {
+					appendEntry: "STALE_CONTEXT",
+					sendMessage: "STALE_CONTEXT",
+					sendUserMessage: "STALE_CONTEXT",
+					setSessionName: "STALE_CONTEXT",
+					notify: "STALE_CONTEXT",
+				},
+			});
+			expect(afterReturn).toBe("STALE_CONTEXT");
+			expect(errors.map((error) => [error.extensionPath, error.event, error.error.split(" refused")[0]])).toEqual([
+				[path, event, "pi.appendEntry"],
+				[path, event, "pi.sendMessage"],
+				[path, event, "pi.sendUserMessage"],
+				[path, event, "pi.setSessionName"],
+				[path, event, "ctx.ui"],
+				[path, event, "pi.appendEntry"],
+			]);
+			expect(errors[0]!.error).toContain(`this ${event} handler was left behind after the abort`);
+			expect(d.session.sessionName).toBeUndefined();
+
+			const fromHandler = (e: AgentSessionEvent) => JSON.stringify(e).includes("late");
+			expect(d.events.slice(eventsBefore).filter(fromHandler)).toEqual([]);
+			const file = d.session.sessionFile!;
+			expect(readEntries(file).filter((entry) => entry.customType === "review")).toEqual([]);
+			const roles = fileMessages(file).map((message) => message.role);
+			expect(roles.filter((role) => role !== "system")).toEqual([
+				"user",
+				"assistant",
+				"toolResult",
+				"assistant", // the aborted answer
+				"user",
+				"assistant",
+			]);
+			expect(reopenedContext(file).map(comparable)).toEqual(d.session.messages.map(comparable));
+		},
+	);
+});
+
 /**
  * An extension file whose first `turn_end` handler call says `holding`, ignores the abort until
  * `go` exists, then does what the SDK test's does and writes what happened to `acted` (JSON).

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
@@ -145,6 +145,27 @@ describe("SettingsManager problems", () => {
 		expect(settings.getRetrySettings().maxRetries).toBe(3);
 		expect(settings.getDefaultModel()).toBe("fixture-model");
 		expect(settings.getProjectSettings()).toMatchObject({ someFutureKey: { nested: true } });
+	});
+
+	it("keeps drainErrors bounded when the settings file cannot be written and nobody drains it: one report per failing key, the latest 20 keys", () => {
+		const { cwd, agentDir } = workspace();
+		writeTree(agentDir, { blocked: "" });
+		// settings.json linked into a file, which cannot hold one (root ignores file modes in-process).
+		symlinkSync(join(agentDir, "blocked", "settings.json"), join(agentDir, "settings.json"));
+		const settings = SettingsManager.create(cwd, agentDir);
+		settings.drainErrors();
+		for (let i = 0; i < 50; i++) expect(() => settings.setTheme(i % 2 ? "dark" : "light")).toThrow(SettleError);
+		expect(settings.drainErrors().map((problem) => [problem.key, problem.error?.code])).toEqual([["theme", "IO"]]);
+
+		for (let i = 0; i < 30; i++) {
+			expect(() => settings.setModelThinkingLevel("faux", `model-${i}`, "high")).toThrow(SettleError);
+		}
+		const drained = settings.drainErrors();
+		expect(drained).toHaveLength(20);
+		expect(drained.map((problem) => problem.key)).toEqual(
+			Array.from({ length: 20 }, (_, i) => expect.stringContaining(`model-${i + 10}`)),
+		);
+		expect(settings.drainErrors()).toEqual([]);
 	});
 
 	it("reports each load problem once through drainErrors", () => {
