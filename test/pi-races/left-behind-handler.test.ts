@@ -13,7 +13,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentSessionEvent } from "../../src/index.js";
+import type { AgentSessionEvent, ExtensionError } from "../../src/index.js";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
 import { abortPastGrace, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
