@@ -38,7 +38,11 @@ describe("InMemoryModelRuntime", () => {
 		unregister();
 		expect(runtime.getAll()).toEqual([]);
 		const reply = await (await runtime.stream(faux.models[0]!, { messages: [] })).result();
-		expect(reply).toMatchObject({ stopReason: "error", errorMessage: expect.stringContaining('api "faux"') });
+		// Its provider is gone: the error names the unregistration (tau#694), not a missing wire API.
+		expect(reply).toMatchObject({
+			stopReason: "error",
+			errorMessage: expect.stringContaining('its provider "faux" was unregistered'),
+		});
 	});
 
 	it("clamps thinking levels like pi-ai", () => {
