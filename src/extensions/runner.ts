@@ -579,6 +579,14 @@ export class ExtensionRunner {
 	 * `pi.exec` (SIGTERM, then SIGKILL) — after `execsEndAfter` when given. The session calls it on
 	 * dispose and before a reload or replacement.
 	 */
+	/**
+	 * The runtime tears the session down (a replacement or dispose): a handler left behind by the
+	 * teardown's abort is not refused, since no later operation follows. Not part of the public API.
+	 */
+	markSessionClosing(): void {
+		this.runtime.sessionClosing = true;
+	}
+
 	invalidate(message: string = STALE_EXTENSION_CONTEXT_MESSAGE, execsEndAfter?: Promise<unknown>): void {
 		this.runtime.invalidate(message, execsEndAfter);
 	}

@@ -183,6 +183,8 @@ export class ExtensionRuntime {
 	actions: ExtensionRuntimeActions | undefined;
 	private providerTarget: ExtensionProviderActions | undefined;
 	private staleMessage: string | undefined;
+	/** Set when the runtime tears the session down (replacement or dispose): nothing is left behind then. */
+	sessionClosing = false;
 	private readonly handlerIndex = new Map<string, readonly HandlerEntry[]>();
 	private readonly busSubscriptions = new Set<() => void>();
 	private readonly subscriptionsByExtension = new Map<Extension, Set<() => void>>();
@@ -206,7 +208,9 @@ export class ExtensionRuntime {
 	 * `scope`, by default the boundary handler call whose async work runs now, was left behind.
 	 */
 	refuseLeftBehind(what: string, scope: HandlerScope | undefined = handlerScopes.getStore()): void {
-		if (!leftBehind(scope)) return;
+		// A session being torn down has no later operation to land in: a gate whose dialog the teardown
+		// ended may still notify (its contexts go stale with the dispose).
+		if (this.sessionClosing || !leftBehind(scope)) return;
 		const message = leftBehindMessage(what, scope!);
 		this.reportError({ extensionPath: scope!.extensionPath, event: scope!.event, error: message });
 		const error = new SettleError("STALE_CONTEXT", message, {

@@ -3257,6 +3257,8 @@ export async function abortForTeardown(session: AgentSession): Promise<void> {
 	// them: the file says they ran and what they printed (a dispose would kill them unrecorded).
 	// biome-ignore lint/complexity/useLiteralKeys: the private runner, read for the runtime's teardown
 	const bash = session["bash"] as BashRunner;
+	// biome-ignore lint/complexity/useLiteralKeys: the private runner, read for the runtime's teardown
+	(session["runnerInstance"] as ExtensionRunner).markSessionClosing();
 	bash.abortAll();
 	const commandsEnded = bash.ended();
 	// A run in flight, a retry's backoff or a compaction between runs is ended, so its end events

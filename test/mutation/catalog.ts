@@ -23164,6 +23164,16 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/settings/settings-manager.test.ts"],
 	},
+	{
+		id: "NS01",
+		file: "src/extensions/runtime.ts",
+		description:
+			"a handler the runtime's teardown left behind is refused too: an RPC tool_call gate whose dialog a new_session ended gets STALE_CONTEXT for its notify instead of notifying",
+		edits: [
+			{ find: "if (this.sessionClosing || !leftBehind(scope)) return;", replace: "if (!leftBehind(scope)) return;" },
+		],
+		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
