@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentSessionEvent, ExtensionError } from "../../src/index.js";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
-import { abortPastGrace, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
+import { abortPastGrace, type DiskSession, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
 
 const disk = diskSessionsPerTest();
@@ -44,6 +44,27 @@ function outcome(call: () => unknown): string {
 	} catch (error) {
 		return (error as { code?: string }).code ?? String(error);
 	}
+}
+
+/**
+ * Runs the next prompt and, while its answer streams, lets the held handler resume (`late`) and
+ * waits until it has acted (`acted`); resolves once that prompt and the extensions' runs are over.
+ */
+async function resumeDuringNextPrompt(
+	d: DiskSession,
+	late: { open: () => void },
+	acted: { opened: Promise<void> },
+): Promise<void> {
+	const second = d.session.prompt("and now the summary");
+	const request = await d.provider.next();
+	request.beginText("The summary");
+	late.open();
+	await acted.opened;
+	// Requests the late message and follow-up would add are answered at once: the test sees them rather than hangs.
+	d.provider.answer("an answer to the late message", "an answer to the late follow-up");
+	request.finish(d.provider.reply("The summary is short."));
+	await second;
+	await d.session.waitForExtensionRuns();
 }
 
 describe("a boundary handler left behind after the abort's grace acts in the next operation", () => {
@@ -88,16 +109,7 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 
 			// The next prompt runs; while its answer streams, the left-behind handler resumes.
 			const eventsBefore = d.events.length;
-			const second = d.session.prompt("and now the summary");
-			const request = await d.provider.next();
-			request.beginText("The summary");
-			late.open();
-			await acted.opened;
-			// Requests the late message and follow-up would add are answered at once: the test sees them rather than hangs.
-			d.provider.answer("an answer to the late message", "an answer to the late follow-up");
-			request.finish(d.provider.reply("The summary is short."));
-			await second;
-			await d.session.waitForExtensionRuns();
+			await resumeDuringNextPrompt(d, late, acted);
 
 			expect(resumed).toEqual({
 				signalAborted: true,
@@ -193,15 +205,7 @@ describe("a tool_call / tool_result handler left behind after the abort's grace 
 			const [path] = d.session.extensionRunner.handlerPaths(event);
 
 			const eventsBefore = d.events.length;
-			const second = d.session.prompt("and now the summary");
-			const request = await d.provider.next();
-			request.beginText("The summary");
-			late.open();
-			await acted.opened;
-			d.provider.answer("an answer to the late message", "an answer to the late follow-up");
-			request.finish(d.provider.reply("The summary is short."));
-			await second;
-			await d.session.waitForExtensionRuns();
+			await resumeDuringNextPrompt(d, late, acted);
 
 			expect(resumed).toEqual({
 				signalAborted: true,
