@@ -30,7 +30,13 @@ export type SettleErrorCode =
 	| "COMMAND_FAILED"
 	| "INTERNAL";
 
+/** Marks SettleError's prototype in every copy of this package loaded in one process (`Symbol.for`). */
+const SETTLE_ERROR_BRAND = Symbol.for("settle.SettleError");
+
 /**
+ * `instanceof SettleError` also holds for a SettleError from another copy of the package in the
+ * process (a library that installed its own `settle`): the check is by a registry symbol.
+ *
  * @example
  * ```ts
  * try {
@@ -55,6 +61,14 @@ export class SettleError extends Error {
 		if (options?.details) this.details = options.details;
 	}
 }
+Object.defineProperty(SettleError.prototype, SETTLE_ERROR_BRAND, { value: true });
+// SettleError itself checks the brand, so two copies' errors pass each other's check; subclasses as usual.
+Object.defineProperty(SettleError, Symbol.hasInstance, {
+	value: function hasInstance(this: unknown, value: unknown): boolean {
+		if (this !== SettleError) return Function.prototype[Symbol.hasInstance].call(this, value);
+		return typeof value === "object" && value !== null && SETTLE_ERROR_BRAND in value;
+	},
+});
 
 /**
  * Turns anything thrown into a {@link SettleError} with `code` (default INTERNAL) and the original as

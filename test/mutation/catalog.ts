@@ -23174,6 +23174,33 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
 	},
+	{
+		id: "NT01",
+		file: "src/errors.ts",
+		description:
+			"instanceof SettleError by prototype again: a SettleError from a library's own copy of settle fails the host's check, and normalizeError wraps it as INTERNAL, losing its code",
+		edits: [
+			{
+				find: 'return typeof value === "object" && value !== null && SETTLE_ERROR_BRAND in value;',
+				replace: "return Function.prototype[Symbol.hasInstance].call(SettleError, value);",
+			},
+		],
+		tests: ["test/package/pack.test.ts"],
+	},
+	{
+		id: "NT02",
+		file: "src/rpc/client.ts",
+		description:
+			"settle/rpc's missing-CLI error no longer names where it looked: an app that bundled settle/rpc is told only that the command was not found",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: '`The settle command was not found next to settle/rpc (looked for ${paths.join(" and ")}). ` +',
+				replace: '"The settle command was not found next to settle/rpc. " +',
+			},
+		],
+		tests: ["test/package/pack.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
