@@ -939,12 +939,16 @@ function promptResultOf(data: unknown): RpcPromptResult | undefined {
 
 /** This package's CLI: dist/cli.js next to the built entry, or the repository's build when run from sources. */
 function settleCli(): string {
-	for (const candidate of ["./cli.js", "../../dist/cli.js"]) {
-		const path = fileURLToPath(new URL(candidate, import.meta.url));
-		if (existsSync(path)) return path;
-	}
+	const paths = ["./cli.js", "../../dist/cli.js"].map((candidate) =>
+		fileURLToPath(new URL(candidate, import.meta.url)),
+	);
+	const found = paths.find((path) => existsSync(path));
+	if (found) return found;
+	// A host that bundled settle/rpc into its own file moved this module away from dist/cli.js.
 	throw new SettleError(
 		"NOT_FOUND",
-		"The settle command (dist/cli.js) is not built: run `npm run build`, or pass cliPath / command to RpcClient.",
+		`The settle command was not found next to settle/rpc (looked for ${paths.join(" and ")}). ` +
+			"If your app bundles settle/rpc, pass cliPath (the installed node_modules/settle/dist/cli.js) or command to RpcClient; " +
+			"in Settle's repository, run `npm run build`.",
 	);
 }
