@@ -13,6 +13,8 @@ import {
 	cpSync,
 	mkdirSync,
 	mkdtempSync,
+	readdirSync,
+	readFileSync,
 	realpathSync,
 	renameSync,
 	rmSync,
@@ -266,4 +268,110 @@ describe("the installed package", () => {
 		// A real strict type check of the declarations and their dependencies' (~7 s on an idle 2-core
 		// box, 20 s seen with other suites running): more than the default 30 s leaves on a loaded CI.
 	}, 120_000);
+});
+
+describe("reported races: an app that embeds the installed package", () => {
+	it("pi#5226, claude-agent-sdk-typescript#150: an app bundled with esbuild runs settle with no package.json near; settle/rpc names where it looked for the CLI", () => {
+		// The bundle goes to a folder with settle's dependencies installed and no package.json up to
+		// the root: settle loads some of them at run time (createRequire), which esbuild leaves alone.
+		const app = join(root, "app");
+		mkdirSync(app);
+		symlinkSync(join(project, "node_modules"), join(app, "node_modules"), "junction");
+		const esbuild = join(REPO_ROOT, "node_modules", ".bin", "esbuild");
+		const args = [
+			"--bundle",
+			"--platform=node",
+			"--format=esm",
+			`--outfile=${join(app, "app.mjs")}`,
+			"--log-level=error",
+		];
+		run(esbuild, ["bundled-app.mjs", ...args], project);
+		writeFileSync(join(app, "wide.png"), encodeImage("png", 2400, 60, 3, 0)); // wider than 2000 px: resized
+		const bundled = () => spawnSync(process.execPath, ["app.mjs", "wide.png"], { cwd: app, encoding: "utf8" });
+		const child = bundled();
+		expect(child.stderr).toBe("");
+		const result = JSON.parse(child.stdout) as Record<string, unknown> & { sessionFile: string };
+		expect(result.reply).toEqual([{ type: "text", text: "from the bundle" }]);
+		expect(readFileSync(result.sessionFile, "utf8")).toContain('"text":"from the bundle"');
+		// The worker file is not in the bundle: the result says which file is missing (README: copy it).
+		expect(result.resizeUnavailable).toContain(join(app, "image-resize-worker.js"));
+		expect(result.rpc).toEqual({
+			code: "NOT_FOUND",
+			message: expect.stringContaining(`(looked for ${join(app, "cli.js")} and `),
+		});
+		expect((result.rpc as { message: string }).message).toContain(
+			"pass cliPath (the installed node_modules/settle/dist/cli.js)",
+		);
+		cpSync(join(installed, "dist", "image-resize-worker.js"), join(app, "image-resize-worker.js"));
+		expect(JSON.parse(bundled().stdout).resizeUnavailable).toBeUndefined();
+	}, 60_000);
+
+	it("typescript-sdk#2384, bit#10584: a SettleError from a second copy of settle (a library's own) passes instanceof and keeps its code", () => {
+		const library = join(project, "node_modules", "agent-plugin");
+		cpSync(installed, join(library, "node_modules", "settle"), {
+			recursive: true,
+			filter: (path) => !path.endsWith(".map") && !path.includes(`${join("dist", "types")}`),
+		});
+		writeFileSync(
+			join(library, "package.json"),
+			JSON.stringify({ name: "agent-plugin", type: "module", main: "index.js" }),
+		);
+		writeFileSync(
+			join(library, "index.js"),
+			'import { SettleError } from "settle";\nexport const LibrarySettleError = SettleError;\nexport function stop() { throw new SettleError("ABORTED", "stopped by the plugin"); }\n',
+		);
+		const host = [
+			'import { normalizeError, SettleError } from "settle";',
+			'import { LibrarySettleError, stop } from "agent-plugin";',
+			"let caught; try { stop(); } catch (error) { caught = error; }",
+			"console.log(JSON.stringify({ twoCopies: LibrarySettleError !== SettleError, instance: caught instanceof SettleError,",
+			"  code: normalizeError(caught).code, reverse: new SettleError('IO', 'x') instanceof LibrarySettleError,",
+			"  plainError: new Error('x') instanceof SettleError, notAnError: ({ code: 'IO' }) instanceof SettleError }));",
+		].join("\n");
+		writeFileSync(join(project, "two-copies.mjs"), host);
+		const child = node(["two-copies.mjs"]);
+		expect(child.stderr).toBe("");
+		expect(JSON.parse(child.stdout)).toEqual({
+			twoCopies: true,
+			instance: true,
+			code: "ABORTED",
+			reverse: true,
+			plainError: false,
+			notAnError: false,
+		});
+	});
+
+	it("openai-agents-js#175: settle installs no exit on SIGTERM and no crash handlers: the host's own SIGTERM drain finishes; without one, SIGTERM ends the process", () => {
+		const drained = node(["host-signals.mjs", "drain"]);
+		expect(drained.stderr).toBe("");
+		expect({ status: drained.status, signal: drained.signal }).toEqual({ status: 0, signal: null });
+		expect(drained.stdout.trim().split("\n")).toEqual(['{"uncaughtException":0,"unhandledRejection":0}', "drained"]);
+		const plain = node(["host-signals.mjs"]);
+		expect({ signal: plain.signal, stdout: plain.stdout.trim() }).toEqual({
+			signal: "SIGTERM",
+			stdout: '{"uncaughtException":0,"unhandledRejection":0}',
+		});
+	});
+
+	it("open-feature/js-sdk#845: the shipped declarations import only settle's dependencies and Node's modules, never a dev dependency or the optional pi-ai", () => {
+		const pkg = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
+			dependencies: Record<string, string>;
+		};
+		const imported = new Set<string>();
+		const files = readdirSync(join(installed, "dist", "types"), { recursive: true, encoding: "utf8" });
+		for (const file of files.filter((name) => name.endsWith(".d.ts"))) {
+			// Comments left out: TSDoc examples import settle by name.
+			const text = readFileSync(join(installed, "dist", "types", file), "utf8").replace(
+				/\/\*[\s\S]*?\*\/|\/\/.*$/gm,
+				"",
+			);
+			for (const [, specifier] of text.matchAll(/(?:from |import\()"([^".][^"]*)"/g)) imported.add(specifier!);
+		}
+		const outside = [...imported].filter((specifier) => {
+			const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!;
+			return !specifier.startsWith("node:") && !(name in pkg.dependencies);
+		});
+		expect(imported.size).toBeGreaterThan(0);
+		expect(outside).toEqual([]);
+	});
 });
