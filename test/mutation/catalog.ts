@@ -157,8 +157,8 @@ export const MUTANTS: Mutant[] = [
 		description: "retry plan attempt off by one",
 		edits: [
 			{
-				find: "planRetry(context.retry, context.retryAttempt + 1,",
-				replace: "planRetry(context.retry, context.retryAttempt + 2,",
+				find: "planRetry(retrySettingsOf(context), context.retryAttempt + 1,",
+				replace: "planRetry(retrySettingsOf(context), context.retryAttempt + 2,",
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
@@ -266,8 +266,8 @@ export const MUTANTS: Mutant[] = [
 		description: "auto_retry_start.maxAttempts off by one",
 		edits: [
 			{
-				find: "maxAttempts: context.retry.maxRetries",
-				replace: "maxAttempts: context.retry.maxRetries + 1",
+				find: "maxAttempts: retrySettingsOf(context).maxRetries",
+				replace: "maxAttempts: retrySettingsOf(context).maxRetries + 1",
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
@@ -23173,6 +23173,19 @@ export const MUTANTS: Mutant[] = [
 			{ find: "if (this.sessionClosing || !leftBehind(scope)) return;", replace: "if (!leftBehind(scope)) return;" },
 		],
 		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
+	},
+	{
+		id: "NW01",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"the post-run decision reads the current retry settings, not the announced retry's: retry turned off in an agent_end{willRetry: true} listener drops the announced retry",
+		edits: [
+			{
+				find: 'return context.retryAnnouncement !== "none" && context.announcedRetry ? context.announcedRetry : context.retry;',
+				replace: "return context.retry;",
+			},
+		],
+		tests: ["test/session/retry.test.ts"],
 	},
 ];
 
