@@ -3503,8 +3503,8 @@ export const MUTANTS: Mutant[] = [
 		description: "summarization: one retry too many",
 		edits: [
 			{
-				find: "if (attempt >= maxAttempts ||",
-				replace: "if (attempt > maxAttempts ||",
+				find: "planRetry(retry.settings, attempt + 1, {",
+				replace: "planRetry({ ...retry.settings, maxRetries: retry.settings.maxRetries + 1 }, attempt + 1, {",
 			},
 		],
 		tests: ["test/session/summarization-retry.test.ts", "test/compaction/summarize.test.ts"],
@@ -3517,6 +3517,10 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "retry.settings.enabled ? Math.max(0, retry.settings.maxRetries) : 0",
 				replace: "Math.max(0, retry.settings.maxRetries)",
+			},
+			{
+				find: "planRetry(retry.settings, attempt + 1, {",
+				replace: "planRetry({ ...retry.settings, enabled: true }, attempt + 1, {",
 			},
 		],
 		tests: ["test/session/summarization-retry.test.ts", "test/compaction/summarize.test.ts"],
@@ -23186,6 +23190,22 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/retry.test.ts"],
+	},
+	{
+		id: "NW02",
+		file: "src/compaction/request.ts",
+		description:
+			"a summary request's retry ignores the wait the provider asked for: a rate-limited summary is retried after the plain backoff, and a wait past maxAgentDelayMs is retried early",
+		edits: [{ find: "...(requestedDelayMs !== undefined ? { requestedDelayMs } : {}),", replace: "" }],
+		tests: ["test/session/summarization-retry.test.ts"],
+	},
+	{
+		id: "NW03",
+		file: "src/compaction/request.ts",
+		description:
+			"a summary request's retry delays shrink within the call (no floor): the wait after a Retry-After is forgotten",
+		edits: [{ find: "floorMs: delayMs,", replace: "" }],
+		tests: ["test/session/summarization-retry.test.ts"],
 	},
 ];
 
