@@ -270,7 +270,8 @@ export interface PlanRetryOptions {
 	jitter?: RetryJitter;
 	/**
 	 * Lower bound for the delay: the previous delay of the same retry sequence, so delays never
-	 * shrink within a sequence even when a provider's Retry-After does.
+	 * shrink within a sequence even when a provider's Retry-After does. Itself capped at a positive
+	 * `maxAgentDelayMs` (a cap lowered mid-sequence wins).
 	 */
 	floorMs?: number;
 }
@@ -354,10 +355,11 @@ export function planRetry(settings: RetrySettings, attempt: number, options: Pla
 		return giveUp("requested_delay_exceeds_cap");
 	}
 	const backoff = backoffDelayMs(settings, attempt, options.jitter);
+	const floor = Math.round(Math.max(0, options.floorMs ?? 0));
 	const delayMs = Math.max(
 		backoff,
 		Math.ceil(Math.max(0, requested ?? 0)),
-		Math.round(Math.max(0, options.floorMs ?? 0)),
+		settings.maxAgentDelayMs > 0 ? Math.min(floor, settings.maxAgentDelayMs) : floor,
 	);
 	return {
 		kind: "retry",

@@ -23207,6 +23207,18 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "floorMs: delayMs,", replace: "" }],
 		tests: ["test/session/summarization-retry.test.ts"],
 	},
+	{
+		id: "NW04",
+		file: "machines/prompt-operation.machine.ts",
+		description: "the previous delay of a retry sequence passes a maxAgentDelayMs lowered mid-sequence",
+		edits: [
+			{
+				find: "settings.maxAgentDelayMs > 0 ? Math.min(floor, settings.maxAgentDelayMs) : floor,",
+				replace: "floor,",
+			},
+		],
+		tests: ["test/recovery/retry-policy.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
