@@ -23219,6 +23219,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/recovery/retry-policy.test.ts"],
 	},
+	{
+		id: "NW05",
+		file: "src/session/run-outcome.ts",
+		description:
+			"retry.* set straight through session.settingsManager is not read at the run's end: a failure is retried with retry.enabled off",
+		edits: [
+			{
+				find: "\tsyncRetrySettings(s);\n\tconst context = s.snapshot().context;",
+				replace: "\tconst context = s.snapshot().context;",
+			},
+		],
+		tests: ["test/session/retry.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

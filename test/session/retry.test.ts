@@ -225,4 +225,21 @@ describe("auto-retry", () => {
 		expect(sessionEventViolations(h.events)).toEqual([]);
 		expect(h.session.lifecycle).toBe("idle");
 	});
+
+	it("regression: retry.enabled turned off straight through session.settingsManager during a run was ignored until the next prompt (autoRetryEnabled said false, the failure was retried); now the run's end reads it", async () => {
+		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 10, maxRetries: 3 } } });
+		h.setResponses([
+			async () => {
+				h.session.settingsManager.setRetryEnabled(false);
+				return error(OVERLOADED);
+			},
+			fauxAssistantMessage("never"),
+		]);
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(h.session.autoRetryEnabled).toBe(false);
+		expect(h.eventsOfType("agent_end").map((event) => event.willRetry)).toEqual([false]);
+		expect(h.eventsOfType("auto_retry_start")).toEqual([]);
+		expect(h.faux.callCount).toBe(1);
+		expect(sessionEventViolations(h.events)).toEqual([]);
+	});
 });
