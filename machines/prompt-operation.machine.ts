@@ -79,7 +79,7 @@
  *   the compaction it runs before sending a prompt. Accepted only in `preflight`; the
  *   machine stays there and keeps the reason in `context.preSendCompaction`, so `isCompacting` is
  *   true meanwhile (as in pi) and the inspection stream shows it.
- * - `UPDATE_RETRY_SETTINGS {retry}` — any time (settings reload).
+ * - `UPDATE_RETRY_SETTINGS {retry}` — any time (when a prompt is sent, a run ends, settings reload).
  * - From a summarizer's retry loop ({@link SummarizationRetryReport}), any time:
  *   `SUMMARIZATION_RETRY_SCHEDULED {attempt, maxAttempts, delayMs, errorMessage}`,
  *   `SUMMARIZATION_RETRY_ATTEMPT_START {source, reason?}`, `SUMMARIZATION_RETRY_FINISHED {success, attempt, finalError?}`.
