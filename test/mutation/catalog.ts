@@ -85,8 +85,8 @@ export const MUTANTS: Mutant[] = [
 		description: "cap 0 means cap at 0 instead of no cap",
 		edits: [
 			{
-				find: "settings.maxAgentDelayMs > 0 ?",
-				replace: "settings.maxAgentDelayMs >= 0 ?",
+				find: "const capped = settings.maxAgentDelayMs > 0 ?",
+				replace: "const capped = settings.maxAgentDelayMs >= 0 ?",
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
