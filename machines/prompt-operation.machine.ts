@@ -63,7 +63,8 @@
  *   `ABORT_BRANCH_SUMMARY` (`abortBranchSummary()`).
  * - `RETRY_ANNOUNCED` — from the event bridge, when it emits `agent_end{willRetry: true}`. From then
  *   until the run ends, an `ABORT_RETRY` is remembered and cancels that retry as soon as its backoff
- *   starts (one `auto_retry_start`, then `auto_retry_end{finalError: "Retry cancelled"}`, → `settling`).
+ *   starts (one `auto_retry_start`, then `auto_retry_end{finalError: "Retry cancelled"}`, → `settling`). It also fixes the retry
+ *   settings for that retry: an `UPDATE_RETRY_SETTINGS` after it applies from the next failure on.
  * - From the event bridge, while a run is active: `USER_MESSAGE_START` at a user
  *   `message_start`, `ASSISTANT_MESSAGE_END {stopReason}` at an assistant `message_end`. They keep the
  *   retry counter and the overflow-recovered flag in this machine's context. During a retried request
@@ -78,7 +79,7 @@
  *   the compaction it runs before sending a prompt. Accepted only in `preflight`; the
  *   machine stays there and keeps the reason in `context.preSendCompaction`, so `isCompacting` is
  *   true meanwhile (as in pi) and the inspection stream shows it.
- * - `UPDATE_RETRY_SETTINGS {retry}` — any time (settings reload).
+ * - `UPDATE_RETRY_SETTINGS {retry}` — any time (when a prompt is sent, a run ends, settings reload).
  * - From a summarizer's retry loop ({@link SummarizationRetryReport}), any time:
  *   `SUMMARIZATION_RETRY_SCHEDULED {attempt, maxAttempts, delayMs, errorMessage}`,
  *   `SUMMARIZATION_RETRY_ATTEMPT_START {source, reason?}`, `SUMMARIZATION_RETRY_FINISHED {success, attempt, finalError?}`.
@@ -269,7 +270,8 @@ export interface PlanRetryOptions {
 	jitter?: RetryJitter;
 	/**
 	 * Lower bound for the delay: the previous delay of the same retry sequence, so delays never
-	 * shrink within a sequence even when a provider's Retry-After does.
+	 * shrink within a sequence even when a provider's Retry-After does. Itself capped at a positive
+	 * `maxAgentDelayMs` (a cap lowered mid-sequence wins).
 	 */
 	floorMs?: number;
 }
@@ -353,10 +355,11 @@ export function planRetry(settings: RetrySettings, attempt: number, options: Pla
 		return giveUp("requested_delay_exceeds_cap");
 	}
 	const backoff = backoffDelayMs(settings, attempt, options.jitter);
+	const floor = Math.round(Math.max(0, options.floorMs ?? 0));
 	const delayMs = Math.max(
 		backoff,
 		Math.ceil(Math.max(0, requested ?? 0)),
-		Math.round(Math.max(0, options.floorMs ?? 0)),
+		settings.maxAgentDelayMs > 0 ? Math.min(floor, settings.maxAgentDelayMs) : floor,
 	);
 	return {
 		kind: "retry",
@@ -794,6 +797,12 @@ export interface PromptOperationContext {
 	 * after that (`cancelled`). Reset whenever a run starts and when the operation settles.
 	 */
 	retryAnnouncement: RetryAnnouncement;
+	/**
+	 * The retry settings `agent_end{willRetry: true}` was decided with, while that announcement
+	 * stands: a settings change after it (`retry.enabled` off, `maxRetries` lowered) applies from the
+	 * next failure on, as one during the backoff does, so the announced retry still comes.
+	 */
+	announcedRetry?: RetrySettings;
 	abortRequested: boolean;
 	/** The request in `preflight` (then the operation's request). */
 	request: PromptRequest | undefined;
@@ -887,7 +896,12 @@ function nextRetryPlan(context: PromptOperationContext): RetryPlan {
 	if (context.lastOutcome?.requestedDelayMs !== undefined)
 		options.requestedDelayMs = context.lastOutcome.requestedDelayMs;
 	if (context.retryAttempt > 0) options.floorMs = context.retryDelayMs;
-	return planRetry(context.retry, context.retryAttempt + 1, options);
+	return planRetry(retrySettingsOf(context), context.retryAttempt + 1, options);
+}
+
+/** The retry settings the post-run decision uses: the announced retry's ({@link PromptOperationContext.announcedRetry}), else the current ones. */
+function retrySettingsOf(context: PromptOperationContext): RetrySettings {
+	return context.retryAnnouncement !== "none" && context.announcedRetry ? context.announcedRetry : context.retry;
 }
 
 /**
@@ -1093,7 +1107,7 @@ export const promptOperationMachine = setup({
 			event.type === "PREFLIGHT_DONE" && event.output.disposition === "started" && context.abortRequested,
 		/** Retryable error, retries enabled, attempts left, and the provider's delay (if any) within the cap. */
 		canRetry: ({ context }) =>
-			context.retry.enabled &&
+			retrySettingsOf(context).enabled &&
 			context.lastOutcome?.errorClass === "retryable" &&
 			nextRetryPlan(context).kind === "retry",
 		/** The current run's `agent_end` said `willRetry: true` (and no `abortRetry()` came yet). */
@@ -1295,6 +1309,7 @@ export const promptOperationMachine = setup({
 				retryDelayMs: 0,
 				overflowRecoveryAttempted: false,
 				retryAnnouncement: "none" as RetryAnnouncement,
+				announcedRetry: undefined,
 				lastOutcome: undefined,
 				stall: undefined,
 				runFailure: undefined,
@@ -1314,9 +1329,10 @@ export const promptOperationMachine = setup({
 				? {
 						runCause: params.cause,
 						retryAnnouncement: "none" as RetryAnnouncement,
+						announcedRetry: undefined,
 						operation: { ...context.operation, runCount: context.operation.runCount + 1 },
 					}
-				: { runCause: params.cause, retryAnnouncement: "none" as RetryAnnouncement },
+				: { runCause: params.cause, retryAnnouncement: "none" as RetryAnnouncement, announcedRetry: undefined },
 		),
 		recordOutcome: assign(({ event }) => (event.type === "RUN_DONE" ? { lastOutcome: event.output } : {})),
 		recordRunFailure: assign((_, params: { error: unknown }) => ({
@@ -1355,7 +1371,10 @@ export const promptOperationMachine = setup({
 			attempt: context.retryAttempt,
 		})),
 		resetRetry: assign({ retryAttempt: 0, retryDelayMs: 0 }),
-		noteRetryAnnounced: assign({ retryAnnouncement: "announced" as RetryAnnouncement }),
+		noteRetryAnnounced: assign(({ context }) => ({
+			retryAnnouncement: "announced" as RetryAnnouncement,
+			announcedRetry: context.retry,
+		})),
 		cancelAnnouncedRetry: assign({ retryAnnouncement: "cancelled" as RetryAnnouncement }),
 		scheduleRetry: assign(({ context }) => {
 			const plan = nextRetryPlan(context);
@@ -1367,7 +1386,7 @@ export const promptOperationMachine = setup({
 		announceRetryStart: emit(({ context }) => ({
 			type: "auto_retry_start" as const,
 			attempt: context.retryAttempt,
-			maxAttempts: context.retry.maxRetries,
+			maxAttempts: retrySettingsOf(context).maxRetries,
 			delayMs: context.retryDelayMs,
 			errorMessage: context.lastOutcome?.errorMessage || "Unknown error",
 		})),
@@ -1662,6 +1681,7 @@ export const promptOperationMachine = setup({
 			retryAttempt: 0,
 			retryDelayMs: 0,
 			retryAnnouncement: "none",
+			announcedRetry: undefined,
 		}),
 		updateRetrySettings: assign(({ context, event }) => {
 			if (event.type !== "UPDATE_RETRY_SETTINGS") return {};

@@ -2,10 +2,10 @@
  * One summarization request through a stream function: a system prompt, one user message, no
  * tools. Failures become typed errors carrying the provider text.
  */
-import { backoffDelayMs } from "../../machines/prompt-operation.machine.js";
+import { planRetry } from "../../machines/prompt-operation.machine.js";
 import { raceAbortWith } from "../abort.js";
 import { errorMessage, SettleError } from "../errors.js";
-import { isRetryableError } from "../llm/errors.js";
+import { isRetryableError, parseRequestedRetryDelayMs } from "../llm/errors.js";
 import { redactSecrets, requestSecrets } from "../llm/redact.js";
 import type { AssistantMessage, StreamOptions, Usage } from "../llm/types.js";
 import { emptyUsage } from "../llm/types.js";
@@ -149,6 +149,7 @@ async function withRetry(
 ): Promise<AssistantMessage> {
 	const maxAttempts = retry.settings.enabled ? Math.max(0, retry.settings.maxRetries) : 0;
 	let attempt = 0;
+	let delayMs = 0;
 	const finish = (success: boolean, errorText?: string) => {
 		if (attempt > 0) retry.onRetryFinished?.(success, attempt, errorText);
 	};
@@ -168,13 +169,22 @@ async function withRetry(
 			finish(true);
 			return response;
 		}
-		if (attempt >= maxAttempts || !isRetryableError(response)) {
+		// The turn retries' policy (budget, `enabled`): at least the wait the provider asked for (a
+		// rate-limited summary retried sooner fails again), never shorter than the last, none past the cap.
+		const requestedDelayMs = parseRequestedRetryDelayMs(response.errorMessage);
+		const plan = isRetryableError(response)
+			? planRetry(retry.settings, attempt + 1, {
+					...(requestedDelayMs !== undefined ? { requestedDelayMs } : {}),
+					floorMs: delayMs,
+				})
+			: undefined;
+		if (plan?.kind !== "retry") {
 			finish(false, response.errorMessage);
 			return response;
 		}
 		attempt++;
+		delayMs = plan.delayMs;
 		const failure = response.errorMessage || "Unknown error";
-		const delayMs = backoffDelayMs(retry.settings, attempt);
 		retry.onRetryScheduled?.(attempt, maxAttempts, delayMs, failure);
 		try {
 			// An abort from onRetryScheduled needs no sleep (nor a custom sleep's check of it).

@@ -110,9 +110,10 @@ export type SummaryPart = "history" | "turnPrefix";
 /**
  * How a summarization request retries (pi 1.6 `retryAssistantCall`): an answer with
  * `stopReason: "error"` whose text is transient (`isRetryableError`) is retried up to
- * `settings.maxRetries` times (none when `settings.enabled` is false) after `backoffDelayMs`
- * (`baseDelayMs · 2^(attempt−1)`, capped) — the same settings as turn retries. Non-retryable
- * errors, thrown stream functions and aborts are never retried.
+ * `settings.maxRetries` times (none when `settings.enabled` is false) after the turn retries'
+ * delay (`planRetry`: `baseDelayMs · 2^(attempt−1)` capped, at least the wait the provider asked
+ * for and the previous delay; a requested wait past `maxAgentDelayMs` is not retried) — the same
+ * settings as turn retries. Non-retryable errors, thrown stream functions and aborts are never retried.
  *
  * Callbacks, in order per retry: `onRetryScheduled` before the backoff, `onRetryAttemptStart` after
  * it (before the retried request), and once at the end of a request that was retried at least once

@@ -18,7 +18,6 @@ import {
 	type PromptOperationSnapshot,
 	type PromptOperationStatePath,
 	type PromptRequest,
-	type RetrySettings,
 } from "../../machines/prompt-operation.machine.js";
 import {
 	DEFAULT_SHUTDOWN_TIMEOUT_MS,
@@ -137,6 +136,7 @@ import {
 	reportUnfinishedShutdownHandlers,
 	startReloadActor,
 } from "./reload.js";
+import { syncRetrySettings } from "./run-outcome.js";
 import {
 	awaitsResponseSinceCompaction,
 	computeSessionStats,
@@ -2520,16 +2520,7 @@ export class AgentSession {
 	}
 
 	private syncRetrySettings(): void {
-		const next: RetrySettings = this.settingsManager.getRetrySettings();
-		const current = this.snapshot.context.retry;
-		if (
-			next.enabled !== current.enabled ||
-			next.maxRetries !== current.maxRetries ||
-			next.baseDelayMs !== current.baseDelayMs ||
-			next.maxAgentDelayMs !== current.maxAgentDelayMs
-		) {
-			this.actor.send({ type: "UPDATE_RETRY_SETTINGS", retry: next });
-		}
+		syncRetrySettings(this.internals);
 	}
 
 	/** Side effects the machine asks for (typed emitted events). Never throws (XState rethrows asynchronously). */

@@ -244,10 +244,29 @@ export function runOutcome(s: SessionInternals): RunOutcome {
 }
 
 /**
+ * Gives the machine the current `retry.*` settings when they changed: a host may set them straight
+ * through the `SettingsManager` (pi reads them live), so they are read when a prompt is sent and
+ * when a run ends, before anything is decided about a retry.
+ */
+export function syncRetrySettings(s: SessionInternals): void {
+	const next = s.settingsManager.getRetrySettings();
+	const current = s.snapshot().context.retry;
+	if (
+		next.enabled !== current.enabled ||
+		next.maxRetries !== current.maxRetries ||
+		next.baseDelayMs !== current.baseDelayMs ||
+		next.maxAgentDelayMs !== current.maxAgentDelayMs
+	) {
+		s.send({ type: "UPDATE_RETRY_SETTINGS", retry: next });
+	}
+}
+
+/**
  * `agent_end.willRetry`: no abort requested, and the machine's retry policy would retry the
  * run's last assistant message (retryable, enabled, attempts left, requested delay within the cap).
  */
 export function willRetry(s: SessionInternals, messages: readonly AgentMessage[]): boolean {
+	syncRetrySettings(s);
 	const context = s.snapshot().context;
 	if (context.abortRequested) return false;
 	const message = lastAssistant(messages) ?? s.scratch.lastAssistant;

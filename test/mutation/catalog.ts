@@ -85,8 +85,8 @@ export const MUTANTS: Mutant[] = [
 		description: "cap 0 means cap at 0 instead of no cap",
 		edits: [
 			{
-				find: "settings.maxAgentDelayMs > 0 ?",
-				replace: "settings.maxAgentDelayMs >= 0 ?",
+				find: "const capped = settings.maxAgentDelayMs > 0 ?",
+				replace: "const capped = settings.maxAgentDelayMs >= 0 ?",
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
@@ -157,8 +157,8 @@ export const MUTANTS: Mutant[] = [
 		description: "retry plan attempt off by one",
 		edits: [
 			{
-				find: "planRetry(context.retry, context.retryAttempt + 1,",
-				replace: "planRetry(context.retry, context.retryAttempt + 2,",
+				find: "planRetry(retrySettingsOf(context), context.retryAttempt + 1,",
+				replace: "planRetry(retrySettingsOf(context), context.retryAttempt + 2,",
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
@@ -266,8 +266,8 @@ export const MUTANTS: Mutant[] = [
 		description: "auto_retry_start.maxAttempts off by one",
 		edits: [
 			{
-				find: "maxAttempts: context.retry.maxRetries",
-				replace: "maxAttempts: context.retry.maxRetries + 1",
+				find: "maxAttempts: retrySettingsOf(context).maxRetries",
+				replace: "maxAttempts: retrySettingsOf(context).maxRetries + 1",
 			},
 		],
 		tests: ["test/machines", "test/recovery", "test/session"],
@@ -3503,8 +3503,8 @@ export const MUTANTS: Mutant[] = [
 		description: "summarization: one retry too many",
 		edits: [
 			{
-				find: "if (attempt >= maxAttempts ||",
-				replace: "if (attempt > maxAttempts ||",
+				find: "planRetry(retry.settings, attempt + 1, {",
+				replace: "planRetry({ ...retry.settings, maxRetries: retry.settings.maxRetries + 1 }, attempt + 1, {",
 			},
 		],
 		tests: ["test/session/summarization-retry.test.ts", "test/compaction/summarize.test.ts"],
@@ -3517,6 +3517,10 @@ export const MUTANTS: Mutant[] = [
 			{
 				find: "retry.settings.enabled ? Math.max(0, retry.settings.maxRetries) : 0",
 				replace: "Math.max(0, retry.settings.maxRetries)",
+			},
+			{
+				find: "planRetry(retry.settings, attempt + 1, {",
+				replace: "planRetry({ ...retry.settings, enabled: true }, attempt + 1, {",
 			},
 		],
 		tests: ["test/session/summarization-retry.test.ts", "test/compaction/summarize.test.ts"],
@@ -23200,6 +23204,60 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/package/pack.test.ts"],
+	},
+	{
+		id: "NW01",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"the post-run decision reads the current retry settings, not the announced retry's: retry turned off in an agent_end{willRetry: true} listener drops the announced retry",
+		edits: [
+			{
+				find: 'return context.retryAnnouncement !== "none" && context.announcedRetry ? context.announcedRetry : context.retry;',
+				replace: "return context.retry;",
+			},
+		],
+		tests: ["test/session/retry.test.ts"],
+	},
+	{
+		id: "NW02",
+		file: "src/compaction/request.ts",
+		description:
+			"a summary request's retry ignores the wait the provider asked for: a rate-limited summary is retried after the plain backoff, and a wait past maxAgentDelayMs is retried early",
+		edits: [{ find: "...(requestedDelayMs !== undefined ? { requestedDelayMs } : {}),", replace: "" }],
+		tests: ["test/session/summarization-retry.test.ts"],
+	},
+	{
+		id: "NW03",
+		file: "src/compaction/request.ts",
+		description:
+			"a summary request's retry delays shrink within the call (no floor): the wait after a Retry-After is forgotten",
+		edits: [{ find: "floorMs: delayMs,", replace: "" }],
+		tests: ["test/session/summarization-retry.test.ts"],
+	},
+	{
+		id: "NW04",
+		file: "machines/prompt-operation.machine.ts",
+		description: "the previous delay of a retry sequence passes a maxAgentDelayMs lowered mid-sequence",
+		edits: [
+			{
+				find: "settings.maxAgentDelayMs > 0 ? Math.min(floor, settings.maxAgentDelayMs) : floor,",
+				replace: "floor,",
+			},
+		],
+		tests: ["test/recovery/retry-policy.test.ts"],
+	},
+	{
+		id: "NW05",
+		file: "src/session/run-outcome.ts",
+		description:
+			"retry.* set straight through session.settingsManager is not read at the run's end: a failure is retried with retry.enabled off",
+		edits: [
+			{
+				find: "\tsyncRetrySettings(s);\n\tconst context = s.snapshot().context;",
+				replace: "\tconst context = s.snapshot().context;",
+			},
+		],
+		tests: ["test/session/retry.test.ts"],
 	},
 ];
 

@@ -75,6 +75,15 @@ describe("planRetry", () => {
 		});
 	});
 
+	it("regression: a floor from before maxAgentDelayMs was lowered passed the new cap; now the cap wins", () => {
+		// The sequence waited 40 s, then the cap went down to 10 s (a settings reload mid-sequence).
+		expect(planRetry({ ...settings, maxAgentDelayMs: 10_000 }, 2, { floorMs: 40_000 })).toMatchObject({
+			kind: "retry",
+			delayMs: 10_000,
+		});
+		expect(planRetry({ ...settings, maxAgentDelayMs: 0 }, 2, { floorMs: 40_000 })).toMatchObject({ delayMs: 40_000 });
+	});
+
 	it("applies injected jitter before the cap", () => {
 		const up = proportionalJitter(0.1, () => 0.999_999);
 		const down = proportionalJitter(0.1, () => 0);

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { sessionEventViolations } from "../../src/testing/session-invariants.js";
 import { comparable, fileSummary, reopenedContext, roles, settleWithClock, tick } from "./helpers.js";
 
 let h: Harness;
@@ -205,5 +206,40 @@ describe("auto-retry", () => {
 		expect(h.faux.callCount).toBe(1);
 		expect(h.eventsOfType("agent_settled")).toHaveLength(1);
 		expect(h.session.lifecycle).toBe("idle");
+	});
+
+	it("regression: retry turned off by an agent_end{willRetry: true} listener: the announced retry never came (no auto_retry_start, agent_settled); now it comes, and the setting applies from the next failure", async () => {
+		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 10, maxRetries: 3 } } });
+		h.setResponses([error(OVERLOADED), error(RATE_LIMITED), fauxAssistantMessage("never")]);
+		h.session.subscribe((event) => {
+			if (event.type === "agent_end" && event.willRetry) h.session.setAutoRetryEnabled(false);
+		});
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(retryLabels(h).filter((label) => label.startsWith("agent_end") || label.startsWith("auto_retry"))).toEqual([
+			"agent_end(willRetry=true)",
+			"auto_retry_start(1/3,10)",
+			"agent_end(willRetry=false)",
+			`auto_retry_end(false,1,${RATE_LIMITED})`,
+		]);
+		expect(h.faux.callCount).toBe(2);
+		expect(sessionEventViolations(h.events)).toEqual([]);
+		expect(h.session.lifecycle).toBe("idle");
+	});
+
+	it("regression: retry.enabled turned off straight through session.settingsManager during a run was ignored until the next prompt (autoRetryEnabled said false, the failure was retried); now the run's end reads it", async () => {
+		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 10, maxRetries: 3 } } });
+		h.setResponses([
+			async () => {
+				h.session.settingsManager.setRetryEnabled(false);
+				return error(OVERLOADED);
+			},
+			fauxAssistantMessage("never"),
+		]);
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(h.session.autoRetryEnabled).toBe(false);
+		expect(h.eventsOfType("agent_end").map((event) => event.willRetry)).toEqual([false]);
+		expect(h.eventsOfType("auto_retry_start")).toEqual([]);
+		expect(h.faux.callCount).toBe(1);
+		expect(sessionEventViolations(h.events)).toEqual([]);
 	});
 });

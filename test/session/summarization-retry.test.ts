@@ -143,6 +143,39 @@ describe("manual compaction", () => {
 		expect(h.session.isCompacting).toBe(false);
 	});
 
+	it("regression: a rate-limited summary request was retried after the plain backoff (100 ms), long before the 3 s it was asked to wait; now it waits as a turn retry does, never less after", async () => {
+		await twoExchanges();
+		const RATE_LIMITED = "429 rate limit exceeded. Please retry in 3s.";
+		h.appendResponses([failure(RATE_LIMITED), failure(UNAVAILABLE), summary("done")]);
+		await h.settle(h.session.compact());
+		expect(labels(h.events)).toEqual([
+			"compaction_start(manual)",
+			`scheduled(1/3,3000,${RATE_LIMITED})`,
+			"attempt_start(manual)",
+			`scheduled(2/3,3000,${UNAVAILABLE})`,
+			"attempt_start(manual)",
+			"finished",
+			"compaction_end(result)",
+		]);
+		expect(h.clock!.now()).toBe(6000);
+		expect(summaryRequests(h)).toHaveLength(3);
+	});
+
+	it("a requested wait past maxAgentDelayMs is not retried early: the compaction fails with the provider's text, one request", async () => {
+		await twoExchanges({ settings: { retry: { baseDelayMs: 100, maxRetries: 3, maxAgentDelayMs: 60_000 } } });
+		const LONG_WAIT = "429 rate limit exceeded. Please retry in 3600s.";
+		h.appendResponses([failure(LONG_WAIT), summary("never asked")]);
+		await expect(h.settle(h.session.compact())).rejects.toMatchObject({
+			code: "PROVIDER",
+			message: `Summarization failed: ${LONG_WAIT}`,
+		});
+		expect(labels(h.events)).toEqual([
+			"compaction_start(manual)",
+			`compaction_end(Compaction failed: Summarization failed: ${LONG_WAIT})`,
+		]);
+		expect(summaryRequests(h)).toHaveLength(1);
+	});
+
 	it("does not retry an error that is not transient", async () => {
 		await twoExchanges();
 		h.appendResponses([failure("400 invalid_request_error: bad request"), summary("never asked")]);
@@ -173,10 +206,9 @@ describe("manual compaction", () => {
 			// A macrotask later: the backoff timer is set and waiting.
 			if (event.type === "summarization_retry_scheduled") setImmediate(() => h.session.abortCompaction());
 		});
-		const started = performance.now();
-		// The clock is never advanced: only the abort can end the 60 s backoff.
+		// The clock is never advanced: only the abort can end the 60 s backoff (else this never settles).
 		await expect(h.session.compact()).rejects.toMatchObject({ code: "ABORTED", message: "Compaction cancelled" });
-		expect(performance.now() - started).toBeLessThan(5000);
+		expect(h.clock!.now()).toBe(0);
 		expect(labels(h.events)).toEqual([
 			"compaction_start(manual)",
 			`scheduled(1/3,60000,${UNAVAILABLE})`,
