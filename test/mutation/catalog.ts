@@ -23174,6 +23174,37 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
 	},
+	{
+		id: "NU01",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"another model's tool call ids go to a Mistral chat-completions model by the generic rule: Claude's `toolu_…` refused, every request after the switch fails (eca#233)",
+		edits: [
+			{
+				find: 'model.api === "openai-completions" && requiresMistralToolIds(model) ? mistralId : ID_RULES[model.api]',
+				replace: "ID_RULES[model.api]",
+			},
+		],
+		tests: ["test/pi-races/mistral-tool-call-ids.test.ts"],
+	},
+	{
+		id: "NU02",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"a model's `compat.requiresMistralToolIds` is not read: a self-hosted Devstral whose provider is not named mistral keeps refusing the ids with the setting set (llxprt-code#760)",
+		edits: [{ find: 'if (typeof set === "boolean") return set;', replace: "" }],
+		tests: ["test/pi-races/mistral-tool-call-ids.test.ts"],
+	},
+	{
+		id: "NU03",
+		file: "src/llm/compat-notes.ts",
+		description:
+			'Mistral\'s "Tool call id was … length of 9" refusal names no setting: the user gets the 400 alone (llxprt-code#760)',
+		edits: [
+			{ find: 'compat: `"requiresMistralToolIds": true`,', replace: 'compat: `"requiresToolResultName": true`,' },
+		],
+		tests: ["test/pi-races/mistral-tool-call-ids.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
