@@ -21,6 +21,7 @@ import { streamWatchingResponses } from "./response-activity.js";
 import { keepSignedEmptyThinking } from "./signed-empty-thinking.js";
 import { requestReplayableReasoning } from "./stateless-reasoning.js";
 import { replayableToolCallIds } from "./tool-call-ids.js";
+import { toolHistoryAsText } from "./tool-history-as-text.js";
 import {
 	type AssistantMessageEventStream,
 	type Context,
@@ -239,7 +240,7 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 				try {
 					const sent = keepSignedEmptyThinking(
 						model,
-						replayableToolCallIds(model, context),
+						replayableToolCallIds(model, toolHistoryAsText(model, context)),
 						signUnsignedGeminiCalls(model, requestReplayableReasoning(model, streamOptions)),
 					);
 					// pi-ai's streamSimple passes no region option on: the default profile's goes in the endpoint.

@@ -15985,7 +15985,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/pi-ai.ts",
 		description:
 			"tool call ids another provider wrote go to a chat-completions model as they are: over 40 characters behind a proxy, OpenAI refuses every request after the switch (openclaw#31934)",
-		edits: [{ find: "replayableToolCallIds(model, context),", replace: "context," }],
+		edits: [
+			{
+				find: "replayableToolCallIds(model, toolHistoryAsText(model, context)),",
+				replace: "toolHistoryAsText(model, context),",
+			},
+		],
 		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
 	},
 	{
@@ -23204,6 +23209,35 @@ export const MUTANTS: Mutant[] = [
 			{ find: 'compat: `"requiresMistralToolIds": true`,', replace: 'compat: `"requiresToolResultName": true`,' },
 		],
 		tests: ["test/pi-races/mistral-tool-call-ids.test.ts"],
+	},
+	{
+		id: "NU04",
+		file: "src/llm/pi-ai.ts",
+		description:
+			'a history with tool calls goes with no tools offered as it is: Anthropic refuses it ("must define tools"), Bedrock too, on every `--no-tools` prompt (anthropic-sdk-python#494)',
+		edits: [
+			{
+				find: "replayableToolCallIds(model, toolHistoryAsText(model, context)),",
+				replace: "replayableToolCallIds(model, context),",
+			},
+		],
+		tests: ["test/pi-races/tool-history-without-tools.test.ts"],
+	},
+	{
+		id: "NU05",
+		file: "src/llm/tool-history-as-text.ts",
+		description:
+			"Bedrock is not among the APIs that need tools for tool blocks: its request goes with toolUse and no toolConfig (bedrock-access-gateway#239)",
+		edits: [{ find: '"anthropic-messages", "bedrock-converse-stream"', replace: '"anthropic-messages"' }],
+		tests: ["test/pi-races/tool-history-without-tools.test.ts"],
+	},
+	{
+		id: "NU06",
+		file: "src/llm/tool-history-as-text.ts",
+		description:
+			"each tool result goes as a user message of its own: two results of one answer make two user messages in a row",
+		edits: [{ find: 'if (previous?.role === "user") {', replace: "if (previous === undefined) {" }],
+		tests: ["test/pi-races/tool-history-without-tools.test.ts"],
 	},
 ];
 
