@@ -14,6 +14,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import { withDefaultProfileRegion } from "./bedrock-region.js";
 import { streamFromMessage } from "./event-stream.js";
 import { signUnsignedGeminiCalls } from "./gemini-unsigned-calls.js";
+import { joinedUserTurns } from "./joined-user-turns.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
 import { PI_AI_PEER_VERSION } from "./provider-env.js";
 import { withRequestSignal } from "./request-signal.js";
@@ -240,7 +241,7 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 				try {
 					const sent = keepSignedEmptyThinking(
 						model,
-						replayableToolCallIds(model, toolHistoryAsText(model, context)),
+						replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),
 						signUnsignedGeminiCalls(model, requestReplayableReasoning(model, streamOptions)),
 					);
 					// pi-ai's streamSimple passes no region option on: the default profile's goes in the endpoint.

@@ -15987,8 +15987,8 @@ export const MUTANTS: Mutant[] = [
 			"tool call ids another provider wrote go to a chat-completions model as they are: over 40 characters behind a proxy, OpenAI refuses every request after the switch (openclaw#31934)",
 		edits: [
 			{
-				find: "replayableToolCallIds(model, toolHistoryAsText(model, context)),",
-				replace: "toolHistoryAsText(model, context),",
+				find: "replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),",
+				replace: "toolHistoryAsText(model, joinedUserTurns(model, context)),",
 			},
 		],
 		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
@@ -23217,8 +23217,8 @@ export const MUTANTS: Mutant[] = [
 			'a history with tool calls goes with no tools offered as it is: Anthropic refuses it ("must define tools"), Bedrock too, on every `--no-tools` prompt (anthropic-sdk-python#494)',
 		edits: [
 			{
-				find: "replayableToolCallIds(model, toolHistoryAsText(model, context)),",
-				replace: "replayableToolCallIds(model, context),",
+				find: "replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),",
+				replace: "replayableToolCallIds(model, joinedUserTurns(model, context)),",
 			},
 		],
 		tests: ["test/pi-races/tool-history-without-tools.test.ts"],
@@ -23238,6 +23238,32 @@ export const MUTANTS: Mutant[] = [
 			"each tool result goes as a user message of its own: two results of one answer make two user messages in a row",
 		edits: [{ find: 'if (previous?.role === "user") {', replace: "if (previous === undefined) {" }],
 		tests: ["test/pi-races/tool-history-without-tools.test.ts"],
+	},
+	{
+		id: "NU07",
+		file: "src/llm/pi-ai.ts",
+		description:
+			"the prompt before an aborted answer and the next prompt go to DeepSeek as two user messages in a row: refused on every later request (cherry-studio#5051)",
+		edits: [
+			{
+				find: "replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),",
+				replace: "replayableToolCallIds(model, toolHistoryAsText(model, context)),",
+			},
+		],
+		tests: ["test/pi-races/successive-user-messages.test.ts"],
+	},
+	{
+		id: "NU08",
+		file: "src/llm/joined-user-turns.ts",
+		description:
+			"the aborted answer between two prompts is kept in the join's view: the prompts are never adjacent, so DeepSeek still gets two user messages in a row",
+		edits: [
+			{
+				find: 'if (message.role === "assistant" && (message.stopReason === "aborted" || message.stopReason === "error")) continue;',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/successive-user-messages.test.ts"],
 	},
 ];
 
