@@ -64,6 +64,13 @@ const COMPLETIONS_FIELDS: readonly RefusedField[] = [
 		compat: `"requiresAssistantAfterToolResult": true`,
 	},
 	{
+		// Mistral's templates, also behind vLLM, take 9 letters or digits as a call's id (llxprt-code#760).
+		pattern: /\btool call id was\b[^\n]*\blength of 9\b/i,
+		refusal: /\bmust be\b/i,
+		sent: "tool call ids another model wrote (Mistral's templates take 9 letters or digits)",
+		compat: `"requiresMistralToolIds": true`,
+	},
+	{
 		// Gemini's OpenAI endpoint and proxies to it match a result to its call by name (gcli2api#200).
 		pattern: /\btool messages?\b[^\n.]*\bname\b/i,
 		refusal: /\bmust have\b|\bmissing\b|\brequired\b/i,

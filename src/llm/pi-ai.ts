@@ -14,6 +14,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import { withDefaultProfileRegion } from "./bedrock-region.js";
 import { streamFromMessage } from "./event-stream.js";
 import { signUnsignedGeminiCalls } from "./gemini-unsigned-calls.js";
+import { joinedUserTurns } from "./joined-user-turns.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
 import { PI_AI_PEER_VERSION } from "./provider-env.js";
 import { withRequestSignal } from "./request-signal.js";
@@ -21,6 +22,7 @@ import { streamWatchingResponses } from "./response-activity.js";
 import { keepSignedEmptyThinking } from "./signed-empty-thinking.js";
 import { requestReplayableReasoning } from "./stateless-reasoning.js";
 import { replayableToolCallIds } from "./tool-call-ids.js";
+import { toolHistoryAsText } from "./tool-history-as-text.js";
 import {
 	type AssistantMessageEventStream,
 	type Context,
@@ -239,7 +241,7 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 				try {
 					const sent = keepSignedEmptyThinking(
 						model,
-						replayableToolCallIds(model, context),
+						replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),
 						signUnsignedGeminiCalls(model, requestReplayableReasoning(model, streamOptions)),
 					);
 					// pi-ai's streamSimple passes no region option on: the default profile's goes in the endpoint.

@@ -4,6 +4,8 @@
  * for the provider named `openai`, and by cutting it, so two calls whose ids share their first 40
  * characters (Gemini's `<tool>_<time>_<n>`) went back under one id. Anthropic refuses two calls
  * under one id in a request, and some models number their calls anew in every answer (`call_0`).
+ * Mistral's templates (its API, vLLM) refuse any id but 9 letters or digits; pi-ai 0.73.1 dropped
+ * the `requiresMistralToolIds` compat its Chat Completions client had, so `toolu_…` went as it was.
  */
 import { createHash } from "node:crypto";
 import type { Context, Message, Model } from "./types.js";
@@ -13,6 +15,9 @@ export const CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT = 40;
 
 /** Anthropic's rule for `tool_use.id` (pi-ai cuts and replaces to it), unique in a request. */
 const ANTHROPIC_TOOL_USE_ID_LIMIT = 64;
+
+/** Mistral's rule ("Tool call id was … but must be a-z, A-Z, 0-9, with a length of 9"). */
+const MISTRAL_TOOL_CALL_ID_LENGTH = 9;
 
 /** The id a call goes under, given the ids earlier calls of the request go under. */
 type IdRule = (id: string, taken: ReadonlySet<string>) => string;
@@ -27,7 +32,8 @@ const ID_RULES: Partial<Record<string, IdRule>> = {
  * `model`'s API refuses, and each renamed call's result with it. A chat-completions model gets an
  * id over 40 characters as `call_` and a hash of it (two ids cut to one prefix stay two); an
  * Anthropic model gets an id another call of the request already has (`call_0` in every answer of
- * Grok or a local server) as `toolu_` and a hash. The same on every request, so a cached prefix
+ * Grok or a local server) as `toolu_` and a hash; a Mistral chat-completions model
+ * ({@link requiresMistralToolIds}) gets 9 letters or digits. The same on every request, so a cached prefix
  * holds. Ids the same model wrote, and other wire APIs, are left as they are.
  *
  * @example
@@ -38,7 +44,7 @@ const ID_RULES: Partial<Record<string, IdRule>> = {
  * ```
  */
 export function replayableToolCallIds(model: Model, context: Context): Context {
-	const rule = ID_RULES[model.api];
+	const rule = model.api === "openai-completions" && requiresMistralToolIds(model) ? mistralId : ID_RULES[model.api];
 	if (!rule) return context;
 	const taken = new Set<string>();
 	// Per id as written, the ids its calls go under in call order: a repeated id's results take them in
@@ -75,6 +81,31 @@ export function replayableToolCallIds(model: Model, context: Context): Context {
 		return message;
 	});
 	return changed ? { ...context, messages } : context;
+}
+
+/**
+ * Whether a chat-completions `model` takes Mistral's ids, as pi-ai before 0.73 decided it: the
+ * model's `compat.requiresMistralToolIds` when set (a Mistral model behind vLLM or NVIDIA NIM),
+ * else a provider named `mistral` or a `baseUrl` on mistral.ai. Internal.
+ */
+export function requiresMistralToolIds(model: Model): boolean {
+	const set = model.compat?.requiresMistralToolIds;
+	if (typeof set === "boolean") return set;
+	return model.provider === "mistral" || model.baseUrl.includes("mistral.ai");
+}
+
+/** The id's letters and digits when they are 9 and free, else 9 of a hash of it (and its repeat). */
+function mistralId(id: string, taken: ReadonlySet<string>): string {
+	const kept = id.replace(/[^a-zA-Z0-9]/g, "");
+	if (kept.length === MISTRAL_TOOL_CALL_ID_LENGTH && !taken.has(kept)) return kept;
+	for (let repeat = 0; ; repeat++) {
+		const hash = createHash("sha256")
+			.update(repeat === 0 ? id : `${id}#${repeat}`)
+			.digest("base64")
+			.replace(/[^a-zA-Z0-9]/g, "");
+		const candidate = hash.slice(0, MISTRAL_TOOL_CALL_ID_LENGTH);
+		if (!taken.has(candidate)) return candidate;
+	}
 }
 
 /** What pi-ai would send (the call id of a `call|item` pair) when that fits, else a hash of the id. */

@@ -15989,7 +15989,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/pi-ai.ts",
 		description:
 			"tool call ids another provider wrote go to a chat-completions model as they are: over 40 characters behind a proxy, OpenAI refuses every request after the switch (openclaw#31934)",
-		edits: [{ find: "replayableToolCallIds(model, context),", replace: "context," }],
+		edits: [
+			{
+				find: "replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),",
+				replace: "toolHistoryAsText(model, joinedUserTurns(model, context)),",
+			},
+		],
 		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
 	},
 	{
@@ -23258,6 +23263,92 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/retry.test.ts"],
+	},
+	{
+		id: "NU01",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"another model's tool call ids go to a Mistral chat-completions model by the generic rule: Claude's `toolu_…` refused, every request after the switch fails (eca#233)",
+		edits: [
+			{
+				find: 'model.api === "openai-completions" && requiresMistralToolIds(model) ? mistralId : ID_RULES[model.api]',
+				replace: "ID_RULES[model.api]",
+			},
+		],
+		tests: ["test/pi-races/mistral-tool-call-ids.test.ts"],
+	},
+	{
+		id: "NU02",
+		file: "src/llm/tool-call-ids.ts",
+		description:
+			"a model's `compat.requiresMistralToolIds` is not read: a self-hosted Devstral whose provider is not named mistral keeps refusing the ids with the setting set (llxprt-code#760)",
+		edits: [{ find: 'if (typeof set === "boolean") return set;', replace: "" }],
+		tests: ["test/pi-races/mistral-tool-call-ids.test.ts"],
+	},
+	{
+		id: "NU03",
+		file: "src/llm/compat-notes.ts",
+		description:
+			'Mistral\'s "Tool call id was … length of 9" refusal names no setting: the user gets the 400 alone (llxprt-code#760)',
+		edits: [
+			{ find: 'compat: `"requiresMistralToolIds": true`,', replace: 'compat: `"requiresToolResultName": true`,' },
+		],
+		tests: ["test/pi-races/mistral-tool-call-ids.test.ts"],
+	},
+	{
+		id: "NU04",
+		file: "src/llm/pi-ai.ts",
+		description:
+			'a history with tool calls goes with no tools offered as it is: Anthropic refuses it ("must define tools"), Bedrock too, on every `--no-tools` prompt (anthropic-sdk-python#494)',
+		edits: [
+			{
+				find: "replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),",
+				replace: "replayableToolCallIds(model, joinedUserTurns(model, context)),",
+			},
+		],
+		tests: ["test/pi-races/tool-history-without-tools.test.ts"],
+	},
+	{
+		id: "NU05",
+		file: "src/llm/tool-history-as-text.ts",
+		description:
+			"Bedrock is not among the APIs that need tools for tool blocks: its request goes with toolUse and no toolConfig (bedrock-access-gateway#239)",
+		edits: [{ find: '"anthropic-messages", "bedrock-converse-stream"', replace: '"anthropic-messages"' }],
+		tests: ["test/pi-races/tool-history-without-tools.test.ts"],
+	},
+	{
+		id: "NU06",
+		file: "src/llm/tool-history-as-text.ts",
+		description:
+			"each tool result goes as a user message of its own: two results of one answer make two user messages in a row",
+		edits: [{ find: 'if (previous?.role === "user") {', replace: "if (previous === undefined) {" }],
+		tests: ["test/pi-races/tool-history-without-tools.test.ts"],
+	},
+	{
+		id: "NU07",
+		file: "src/llm/pi-ai.ts",
+		description:
+			"the prompt before an aborted answer and the next prompt go to DeepSeek as two user messages in a row: refused on every later request (cherry-studio#5051)",
+		edits: [
+			{
+				find: "replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),",
+				replace: "replayableToolCallIds(model, toolHistoryAsText(model, context)),",
+			},
+		],
+		tests: ["test/pi-races/successive-user-messages.test.ts"],
+	},
+	{
+		id: "NU08",
+		file: "src/llm/joined-user-turns.ts",
+		description:
+			"the aborted answer between two prompts is kept in the join's view: the prompts are never adjacent, so DeepSeek still gets two user messages in a row",
+		edits: [
+			{
+				find: 'if (message.role === "assistant" && (message.stopReason === "aborted" || message.stopReason === "error")) continue;',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/successive-user-messages.test.ts"],
 	},
 ];
 

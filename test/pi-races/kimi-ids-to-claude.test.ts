@@ -1,0 +1,159 @@
+/**
+ * cc-switch#1181: a session on Kimi K2.5 (or Gemini) that ran tools, switched to Claude mid-session:
+ * Kimi names its calls `functions.<tool>:<n>`, and Anthropic refused the replayed history ("tool_use.id:
+ * String should match pattern '^[a-zA-Z0-9_-]+$'"), first in the compaction the switch started,
+ * then on every request. What the user should see: the compaction's summary and the next answer,
+ * each call under an id Anthropic takes with its result under the same; the file keeps Kimi's ids.
+ *
+ * Over HTTP through pi-ai's own clients (OpenAI Chat for Kimi, Anthropic for Claude) to a local
+ * server that checks `tool_use` ids as Anthropic does, a whole session from `createAgentSession`.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as piAi from "@mariozechner/pi-ai";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
+import { AuthStorage } from "../../src/runtime/auth-storage.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { type RecordedRequest, type Router, startWireServer } from "../llm/wire/server.js";
+import { API_KEY, wireModel } from "../llm/wire/session.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type SentBlock = { type: string; id?: string; tool_use_id?: string; content?: unknown; input?: { command?: string } };
+type SentMessage = { role: string; content: SentBlock[] | string };
+
+const blocksOf = (request: RecordedRequest) =>
+	(request.body.messages as SentMessage[]).flatMap((message) =>
+		typeof message.content === "string" ? [] : message.content,
+	);
+
+/** Anthropic's checks on `tool_use` ids: its pattern, and one id per call in a request. */
+const anthropicIds: Router = (request, next) => {
+	if (!request.path.endsWith("/v1/messages")) return next();
+	const seen = new Set<string>();
+	for (const [i, message] of (request.body.messages as SentMessage[]).entries()) {
+		if (typeof message.content === "string") continue;
+		for (const [j, block] of message.content.entries()) {
+			if (block.type !== "tool_use") continue;
+			if (!/^[a-zA-Z0-9_-]+$/.test(block.id!)) {
+				return anthropicError(
+					400,
+					"invalid_request_error",
+					`messages.${i}.content.${j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`,
+				);
+			}
+			if (seen.has(block.id!)) {
+				return anthropicError(
+					400,
+					"invalid_request_error",
+					`messages.${i}.content.${j}: \`tool_use\` ids must be unique`,
+				);
+			}
+			seen.add(block.id!);
+		}
+	}
+	return next();
+};
+
+describe("cc-switch#1181: a session switched from Kimi to Claude replays Kimi's `functions.<tool>:<n>` ids", () => {
+	it("cc-switch#1181: after setModel onto Claude, the compaction is summarized and the next prompt answered; each call goes under an id Anthropic takes, its result under the same", async () => {
+		const server = await startWireServer(anthropicIds);
+		const dir = mkdtempSync(join(tmpdir(), "settle-kimi-ids-"));
+		cleanups.push(async () => {
+			await server.close();
+			rmSync(dir, { recursive: true, force: true });
+		});
+		const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
+			providers: [],
+			useEnvironment: false,
+			credentials: AuthStorage.inMemory({ moonshotai: API_KEY, anthropic: API_KEY }),
+		});
+		runtime.registerPiAiProvider("moonshotai", [
+			wireModel("openai-completions", server.url, { provider: "moonshotai", id: "kimi-k2.5", name: "Kimi K2.5" }),
+		]);
+		runtime.registerPiAiProvider("anthropic", [wireModel("anthropic-messages", server.url)]);
+		const { session } = await createAgentSession({
+			cwd: dir,
+			agentDir: dir,
+			modelRuntime: runtime,
+			model: runtime.getModel("moonshotai", "kimi-k2.5")!,
+			thinkingLevel: "off",
+			settingsManager: SettingsManager.inMemory({ retry: { enabled: false }, compaction: { keepRecentTokens: 1 } }),
+			sessionManager: SessionManager.create(dir, join(dir, "sessions")),
+		});
+		cleanups.push(() => {
+			session.dispose();
+		});
+		const call = (id: string, command: string) => ({
+			type: "tool_call" as const,
+			id,
+			name: "bash",
+			arguments: { command },
+		});
+		server.reply(
+			chatReply([call("functions.bash:0", "echo alpha"), call("functions.bash:1", "echo beta")], {
+				model: "kimi-k2.5",
+				finishReason: "tool_calls",
+			}),
+			chatReply([{ type: "text", text: "Printed alpha and beta." }], { model: "kimi-k2.5" }),
+			// Numbered per answer, as vLLM's and SGLang's Kimi parsers do: `functions.bash:0` again.
+			chatReply([call("functions.bash:0", "echo gamma")], { model: "kimi-k2.5", finishReason: "tool_calls" }),
+			chatReply([{ type: "text", text: "Printed gamma." }], { model: "kimi-k2.5" }),
+			anthropicReply([{ type: "text", text: "They printed alpha, beta and gamma." }]),
+			anthropicReply([{ type: "text", text: "## Goal\nRan echo alpha and echo beta; both printed." }]),
+			anthropicReply([{ type: "text", text: "## Original Request\nWhat the commands printed." }]),
+			anthropicReply([{ type: "text", text: "Still alpha and beta." }]),
+		);
+		await session.prompt("run echo alpha and echo beta");
+		await session.prompt("run echo gamma");
+		await session.setModel(runtime.getModel("anthropic", "claude-wire-1")!);
+		await session.prompt("what did they print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			role: "assistant",
+			provider: "anthropic",
+			stopReason: "stop",
+			content: [{ type: "text", text: "They printed alpha, beta and gamma." }],
+		});
+		const blocks = blocksOf(server.requests[4]!);
+		const uses = blocks.filter((block) => block.type === "tool_use");
+		expect(uses.map((use) => use.input?.command)).toEqual(["echo alpha", "echo beta", "echo gamma"]);
+		expect(new Set(uses.map((use) => use.id)).size).toBe(3);
+		for (const use of uses) expect(use.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+		const resultOf = (id: string) =>
+			blocks
+				.filter((block) => block.type === "tool_result" && block.tool_use_id === id)
+				.map((block) => JSON.stringify(block.content));
+		expect(resultOf(uses[0]!.id!)).toEqual([expect.stringContaining("alpha")]);
+		expect(resultOf(uses[1]!.id!)).toEqual([expect.stringContaining("beta")]);
+		expect(resultOf(uses[2]!.id!)).toEqual([expect.stringContaining("gamma")]);
+
+		// The compaction on Claude (the history, then the split turn's start): Kimi's calls reach the
+		// summarizer as text, no tool_use to refuse.
+		const compaction = await session.compact();
+		expect(compaction.summary).toContain("Ran echo alpha and echo beta");
+		const summaryRequests = server.requests.slice(5, 7);
+		for (const request of summaryRequests) {
+			expect(request.path).toMatch(/\/v1\/messages$/);
+			expect(blocksOf(request).filter((block) => block.type === "tool_use")).toEqual([]);
+		}
+		expect(JSON.stringify(summaryRequests[0]!.body.messages)).toContain("echo alpha");
+
+		await session.prompt("and now?");
+		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still alpha and beta." }] });
+		expect(server.requests).toHaveLength(8);
+		const file = readFileSync(session.sessionFile!, "utf8");
+		expect(file).toContain('"functions.bash:0"');
+		expect(file).toContain('"functions.bash:1"');
+		expect(file.split('"functions.bash:0"').length - 1).toBe(4);
+	});
+});

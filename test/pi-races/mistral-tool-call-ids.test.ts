@@ -1,0 +1,206 @@
+/**
+ * Tool call ids another model wrote, replayed to a Mistral model over Chat Completions. Mistral's
+ * templates (its API, and vLLM or NIM serving Devstral) refuse any id but 9 letters or digits: "Tool
+ * call id was … but must be a-z, A-Z, 0-9, with a length of 9". pi-ai before 0.73 had a
+ * `requiresMistralToolIds` compat (on for a provider named `mistral` or a mistral.ai `baseUrl`);
+ * 0.73.1 dropped it with Mistral's own API, so Claude's `toolu_…` ids went as they were.
+ *
+ * eca#233: a session that switched provider or model mid-conversation onto Mistral got that 400 on
+ * every request. What the user should see: the answer, each call under 9 letters or digits, its
+ * result under the same id, the same ids on the next request; the file keeps the ids as written.
+ *
+ * llxprt-code#760, mlx-lm#1375: the same rule enforced by a self-hosted Mistral model's template,
+ * behind a provider Settle cannot tell is Mistral's. What the user should see: the refusal and the
+ * models.json setting that fixes it; set, the prompt is answered (a real `settle -p`).
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as piAi from "@mariozechner/pi-ai";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
+import { AuthStorage } from "../../src/runtime/auth-storage.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { anthropicReply } from "../llm/wire/anthropic.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { json, type RecordedRequest, type Router, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { API_KEY, wireModel } from "../llm/wire/session.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type SentCall = { id: string; function: { name: string; arguments: string } };
+type SentMessage = { role: string; content?: unknown; tool_calls?: SentCall[]; tool_call_id?: string };
+
+const MISTRAL_ID = /^[a-zA-Z0-9]{9}$/;
+
+/** Mistral's check on replayed ids, as its API answers it (400, code 3280). */
+const mistralIds: Router = (request, next) => {
+	if (!request.path.endsWith("/chat/completions")) return next();
+	for (const message of request.body.messages as SentMessage[]) {
+		const ids = [...(message.tool_calls ?? []).map((call) => call.id), message.tool_call_id ?? "abcdefghi"];
+		const bad = ids.find((id) => !MISTRAL_ID.test(id));
+		if (bad !== undefined) {
+			return json(400, {
+				object: "error",
+				message: `Tool call id was ${bad} but must be a-z, A-Z, 0-9, with a length of 9.`,
+				type: "invalid_function_call",
+				param: null,
+				code: "3280",
+			});
+		}
+	}
+	return next();
+};
+
+/** Each replayed call's id and command, and the results sent under that id. */
+const replayedPairs = (request: RecordedRequest) => {
+	const messages = request.body.messages as SentMessage[];
+	return messages
+		.flatMap((message) => message.tool_calls ?? [])
+		.map((call) => ({
+			id: call.id,
+			command: (JSON.parse(call.function.arguments) as { command: string }).command,
+			results: messages
+				.filter((message) => message.role === "tool" && message.tool_call_id === call.id)
+				.map((message) => JSON.stringify(message.content)),
+		}));
+};
+
+const bash = (id: string, command: string) => ({ type: "tool_use" as const, id, name: "bash", input: { command } });
+
+describe("eca#233: a session switched onto Mistral mid-conversation replays another model's tool call ids", () => {
+	it("eca#233: Claude's `toolu_…` calls go to mistral/devstral-medium under 9 letters or digits, each result under its call's; the answer arrives, the next request repeats the ids", async () => {
+		const server: WireServer = await startWireServer(mistralIds);
+		const dir = mkdtempSync(join(tmpdir(), "settle-mistral-ids-"));
+		cleanups.push(async () => {
+			await server.close();
+			rmSync(dir, { recursive: true, force: true });
+		});
+		const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
+			providers: [],
+			useEnvironment: false,
+			credentials: AuthStorage.inMemory({ anthropic: API_KEY, mistral: API_KEY }),
+		});
+		runtime.registerPiAiProvider("anthropic", [wireModel("anthropic-messages", server.url)]);
+		// Mistral's Chat Completions endpoint, as a models.json provider named `mistral` reaches it.
+		runtime.registerPiAiProvider("mistral", [
+			wireModel("openai-completions", server.url, { provider: "mistral", id: "devstral-medium", name: "Devstral" }),
+		]);
+		const { session } = await createAgentSession({
+			cwd: dir,
+			agentDir: dir,
+			modelRuntime: runtime,
+			model: runtime.getModel("anthropic", "claude-wire-1")!,
+			thinkingLevel: "off",
+			settingsManager: SettingsManager.inMemory({ retry: { enabled: false } }),
+			sessionManager: SessionManager.create(dir, join(dir, "sessions")),
+		});
+		cleanups.push(() => {
+			session.dispose();
+		});
+		const first = "toolu_01A09q90qw90lq917835lq9";
+		const second = "toolu_01B7zX2kq0Wd9mR3pLk8sT4v";
+		server.reply(
+			anthropicReply([bash(first, "echo alpha"), bash(second, "echo beta")], { stopReason: "tool_use" }),
+			anthropicReply([{ type: "text", text: "Printed alpha and beta." }]),
+			chatReply([{ type: "text", text: "First alpha, then beta." }], { model: "devstral-medium" }),
+			chatReply([{ type: "text", text: "Still alpha and beta." }], { model: "devstral-medium" }),
+		);
+		await session.prompt("run echo alpha and echo beta");
+		await session.setModel(runtime.getModel("mistral", "devstral-medium")!);
+		await session.prompt("what did the commands print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			role: "assistant",
+			provider: "mistral",
+			stopReason: "stop",
+			content: [{ type: "text", text: "First alpha, then beta." }],
+		});
+		const pairs = replayedPairs(server.requests[2]!);
+		expect(pairs.map((pair) => pair.command)).toEqual(["echo alpha", "echo beta"]);
+		expect(new Set(pairs.map((pair) => pair.id)).size).toBe(2);
+		for (const pair of pairs) expect(pair.id).toMatch(MISTRAL_ID);
+		expect(pairs[0]!.results).toEqual([expect.stringContaining("alpha")]);
+		expect(pairs[1]!.results).toEqual([expect.stringContaining("beta")]);
+
+		await session.prompt("and now?");
+		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still alpha and beta." }] });
+		expect(replayedPairs(server.requests[3]!)).toEqual(pairs);
+		const file = readFileSync(session.sessionFile!, "utf8");
+		expect(file).toContain(first);
+		expect(file).toContain(second);
+	});
+});
+
+describe("llxprt-code#760, mlx-lm#1375: a self-hosted Mistral model whose template checks the ids", () => {
+	const cli = useCliProject("settle-mistral-template-");
+
+	it("llxprt-code#760: a session with Claude's call continued on a local Devstral: the refusal names requiresMistralToolIds; with it set, the prompt is answered", async () => {
+		const server = await startWireServer((request) =>
+			mistralIds(request, () => chatReply([{ type: "text", text: "It printed alpha." }], { model: "coder" })),
+		);
+		cleanups.push(() => server.close());
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const sm = SessionManager.create(cli.project, join(cli.dir, "sessions"));
+		const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 };
+		const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+		sm.appendMessage({ role: "user", content: "run echo alpha", timestamp: 1 });
+		sm.appendMessage({
+			role: "assistant",
+			api: "anthropic-messages",
+			provider: "anthropic",
+			model: "claude-sonnet-4-5",
+			usage: { ...usage, cost },
+			timestamp: 2,
+			content: [
+				{ type: "toolCall", id: "toolu_01A09q90qw90lq917835lq9", name: "bash", arguments: { command: "echo alpha" } },
+			],
+			stopReason: "toolUse",
+		});
+		sm.appendMessage({
+			role: "toolResult",
+			toolCallId: "toolu_01A09q90qw90lq917835lq9",
+			toolName: "bash",
+			content: [{ type: "text", text: "alpha" }],
+			isError: false,
+			timestamp: 3,
+		});
+		sm.appendMessage({
+			role: "assistant",
+			api: "anthropic-messages",
+			provider: "anthropic",
+			model: "claude-sonnet-4-5",
+			usage: { ...usage, cost },
+			timestamp: 4,
+			content: [{ type: "text", text: "Printed alpha." }],
+			stopReason: "stop",
+		});
+		const file = sm.getSessionFile()!;
+		sm.close();
+
+		const continued = () =>
+			runSettleAsync(["--session", file, "--model", "local/coder", "-p", "what did it print?"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+		const refused = await continued();
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain("Tool call id was toolu_01A09q90qw90lq917835lq9 but must be a-z, A-Z, 0-9");
+		expect(refused.stderr).toContain(`"compat": {"requiresMistralToolIds": true}`);
+
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { compat: { requiresMistralToolIds: true } });
+		const answered = await continued();
+		expect(answered.stdout).toContain("It printed alpha.");
+		expect(answered.code).toBe(0);
+		const pairs = replayedPairs(server.requests.at(-1)!);
+		expect(pairs).toHaveLength(1);
+		expect(pairs[0]!.id).toMatch(MISTRAL_ID);
+		expect(pairs[0]!.results).toEqual([expect.stringContaining("alpha")]);
+	});
+});
