@@ -23174,6 +23174,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
 	},
+	{
+		id: "NX01",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.setActiveTools drops an unknown (misspelt) name without a word, as pi 0.73.1: the extension author never learns the tool is gone",
+		edits: [
+			{
+				find: "const unknown = unknownToolNames(registered, toolNames);",
+				replace: "const unknown = unknownToolNames(registered, []);",
+			},
+		],
+		tests: ["test/bad-input/active-tool-names.test.ts", "test/cli/extension-unknown-tools.test.ts"],
+	},
+	{
+		id: "NX02",
+		file: "src/session/agent-session.ts",
+		description: "session.setActiveToolsByName returns no unknown names: the host's typo goes unnoticed",
+		edits: [
+			{
+				find: "\t\t\tthis.getAllTools().map((tool) => tool.name),\n\t\t\tnames,\n",
+				replace: "\t\t\tthis.getAllTools().map((tool) => tool.name),\n\t\t\t[],\n",
+			},
+		],
+		tests: ["test/bad-input/active-tool-names.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
