@@ -825,6 +825,23 @@ export class AgentSession {
 		return model.provider === "unknown" && model.id === "unknown" ? undefined : model;
 	}
 
+	/**
+	 * Why the selected {@link model} cannot be requested now, or undefined when it can (or none is
+	 * selected). Its provider unregistered (an extension's `pi.unregisterProvider`, a logout) keeps
+	 * the model selected, as pi does, so the session can go on once the provider is back; the next
+	 * prompt is refused with this text (`PROVIDER`), a request already under way ends with it. RPC
+	 * `get_state` carries it as `modelUnavailable`, `settle -i`'s `/model` prints it.
+	 *
+	 * @example
+	 * ```ts
+	 * if (session.modelUnavailable) console.warn(session.modelUnavailable); // pick another model first
+	 * ```
+	 */
+	get modelUnavailable(): string | undefined {
+		const model = this.model;
+		return model && this.modelRuntime.unavailableReason?.(model);
+	}
+
 	get thinkingLevel(): ThinkingLevel {
 		return this.agent.state.thinkingLevel;
 	}

@@ -23024,7 +23024,7 @@ export const MUTANTS: Mutant[] = [
 			'a request to a model whose provider an extension unregistered goes through another provider\'s client, keyless: "No API key for provider" instead of naming the unregistration (huggingface/tau#694)',
 		edits: [
 			{
-				find: "\t\t\tif (!own && this.unregistered.has(model.provider)) return streamFromMessage(unregisteredProviderMessage(model));\n",
+				find: '\t\t\tif (unavailable !== undefined) return streamFromMessage(emptyAssistantMessage(model, "error", unavailable));\n',
 				replace: "",
 			},
 		],
@@ -23198,6 +23198,47 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/bad-input/active-tool-names.test.ts"],
+	},
+	{
+		id: "NX03",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			'a prompt to a model whose provider was unregistered is refused NO_AUTH "No API key found", sending the user looking for a key (tau#694), instead of naming the unregistration',
+		edits: [
+			{ find: "const unavailable = runtime.unavailableReason?.(model);", replace: "const unavailable = undefined;" },
+		],
+		tests: ["test/session/model-unavailable.test.ts", "test/pi-races/extension-provider-unregistered.test.ts"],
+	},
+	{
+		id: "NX04",
+		file: "src/session/agent-session.ts",
+		description: "session.modelUnavailable never says the selected model's provider was unregistered",
+		edits: [
+			{
+				find: "return model && this.modelRuntime.unavailableReason?.(model);",
+				replace: "return model && undefined;",
+			},
+		],
+		tests: ["test/session/model-unavailable.test.ts", "test/pi-races/extension-provider-unregistered.test.ts"],
+	},
+	{
+		id: "NX05",
+		file: "src/cli/rpc-mode.ts",
+		description: "RPC get_state leaves modelUnavailable out: a client sees the model as usable until a prompt fails",
+		edits: [
+			{
+				find: "...(session.modelUnavailable === undefined ? {} : { modelUnavailable: session.modelUnavailable }),",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-unregistered.test.ts"],
+	},
+	{
+		id: "NX06",
+		file: "src/cli/interactive-commands.ts",
+		description: "settle -i's /model shows a model whose provider was unregistered as if usable",
+		edits: [{ find: "if (session.modelUnavailable) host.warn(session.modelUnavailable);", replace: "" }],
+		tests: ["test/pi-races/extension-provider-unregistered.test.ts"],
 	},
 ];
 
