@@ -22267,9 +22267,9 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "MT02",
-		file: "src/llm/errors.ts",
+		file: "src/llm/gemini-stop.ts",
 		description: "an answer Gemini ended MALFORMED_FUNCTION_CALL is final, not sent again",
-		edits: [{ find: "\t/\\bfinishReason MALFORMED_FUNCTION_CALL\\b/,\n", replace: "" }],
+		edits: [{ find: "\tif (errorMessage.startsWith(MALFORMED_CALL)) return true;\n", replace: "" }],
 		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
 	},
 	{
@@ -22769,8 +22769,8 @@ export const MUTANTS: Mutant[] = [
 			"an answer Gemini ends UNEXPECTED_TOOL_CALL (or OTHER, LANGUAGE…) fails with pi-ai's bare 'An unknown error occurred' again, the reason lost",
 		edits: [
 			{
-				find: "if (!POLICY_STOPS.has(stop.reason)) return `Gemini ended the answer",
-				replace: "if (!POLICY_STOPS.has(stop.reason)) return undefined && `",
+				find: "if (!POLICY_STOPS.has(stop.reason)) return `$",
+				replace: "if (!POLICY_STOPS.has(stop.reason)) return undefined && `$",
 			},
 		],
 		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
@@ -23239,6 +23239,19 @@ export const MUTANTS: Mutant[] = [
 		description: "settle -i's /model shows a model whose provider was unregistered as if usable",
 		edits: [{ find: "if (session.modelUnavailable) host.warn(session.modelUnavailable);", replace: "" }],
 		tests: ["test/pi-races/extension-provider-unregistered.test.ts"],
+	},
+	{
+		id: "NX07",
+		file: "src/llm/errors.ts",
+		description:
+			'a Gemini non-answer (SAFETY, OTHER, a blocked prompt) whose free finishMessage reads as transient ("terminated", "try again", "timeout") is retried, to be blocked again',
+		edits: [
+			{
+				find: "if (geminiStop !== undefined) return geminiStop;",
+				replace: "if (geminiStop === true) return geminiStop;",
+			},
+		],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
 	},
 ];
 
