@@ -375,10 +375,6 @@ function cliModelSpec(args: Pick<ParsedArgs, "model" | "provider">): string | un
 }
 
 /**
- * `--tools` names no tool has (a typo, or an extension's tool that did not load): pi drops them
- * without a word, leaving the model without the tool the user meant to give it.
- */
-/**
  * A resumed session whose recorded base prompt this run does not give (a `--system-prompt` or
  * SYSTEM.md it ran with): its next request changes the model's persona without a word (pi#1252).
  */
@@ -399,6 +395,10 @@ function changedBasePromptWarnings(runtime: AgentSessionRuntime): AgentSessionRu
 	];
 }
 
+/**
+ * `--tools` names no tool has (a typo, or an extension's tool that did not load): pi drops them
+ * without a word, leaving the model without the tool the user meant to give it.
+ */
 function unknownToolWarnings(
 	allowlist: readonly string[] | undefined,
 	runtime: AgentSessionRuntime,

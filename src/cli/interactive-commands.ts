@@ -544,6 +544,7 @@ function model(host: CommandHost, args: string): Promise<void> | void {
 	const name = (m: { provider: string; id: string }) => `${m.provider}/${m.id}`;
 	if (!args) {
 		host.print(`Model: ${session.model ? name(session.model) : "(none)"}`);
+		if (session.modelUnavailable) host.warn(session.modelUnavailable);
 		if (available.length === 0) {
 			host.print("No models available: set a provider's API key (see settle --help).");
 			return;

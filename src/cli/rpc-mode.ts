@@ -150,6 +150,7 @@ export async function runRpcMode(
 					pendingMessageCount: session.pendingMessageCount,
 					cwd: runtime.cwd,
 					lifecycle: session.lifecycle,
+					...(session.modelUnavailable === undefined ? {} : { modelUnavailable: session.modelUnavailable }),
 				});
 			case "get_session_stats": {
 				// pi 0.73.1's shape (the RPC differential compares it) plus `cumulative`: the per-model split is SDK and /session only.

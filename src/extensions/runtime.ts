@@ -9,7 +9,7 @@ import { DEFAULT_TOOL_ABORT_GRACE_MS } from "../agent/agent-loop.js";
 import { SettleError } from "../errors.js";
 import type { VirtualModelDefinition } from "../llm/virtual-models.js";
 import type { ExtensionSource } from "../resources/types.js";
-import { createSyntheticSourceInfo } from "../tools/registry.js";
+import { createSyntheticSourceInfo, unknownToolNames, unknownToolNamesMessage } from "../tools/registry.js";
 import type { SourceInfo } from "../tools/types.js";
 import { execCommand } from "./exec.js";
 import { RUNTIME_NOT_INITIALIZED_MESSAGE } from "./messages.js";
@@ -640,6 +640,15 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 			runtime.assertActive();
 			runtime.refuseLeftBehind("pi.setActiveTools");
 			runtime.action("setActiveTools")(toolNames);
+			// pi drops unknown names silently: a typo would take a tool away without a word.
+			const registered = runtime
+				.action("getAllTools")()
+				.map((tool) => tool.name);
+			const unknown = unknownToolNames(registered, toolNames);
+			if (unknown.length > 0) {
+				const message = unknownToolNamesMessage("pi.setActiveTools", unknown, registered);
+				runtime.reportError(errorRecord(extension.path, "set_active_tools", message));
+			}
 		},
 		getCommands() {
 			runtime.assertActive();

@@ -5,6 +5,8 @@
  *
  * Everything here is pure string/number inspection of an {@link AssistantMessage}; no I/O.
  */
+
+import { geminiStopRetryable } from "./gemini-stop.js";
 import type { AssistantMessage, Model } from "./types.js";
 
 /**
@@ -152,8 +154,6 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	/^sorry, something went wrong\.?$/i,
 	// An Anthropic answer that stopped `tool_use` without a call (pi#9681; anthropic-stop-details.ts).
 	/stop_reason tool_use but holds no tool call/,
-	// A Gemini answer whose tool call did not parse (gemini-cli#12674; gemini-stop.ts).
-	/\bfinishReason MALFORMED_FUNCTION_CALL\b/,
 	/terminated/i,
 	/you can retry your request/i,
 	/try your request again/i,
@@ -332,6 +332,9 @@ export function isRetryableError(message: AssistantMessage): boolean {
  * ```
  */
 export function isTransientErrorText(errorMessage: string): boolean {
+	// A Gemini non-answer is decided by its finish reason, not by the free text Gemini adds to it.
+	const geminiStop = geminiStopRetryable(errorMessage);
+	if (geminiStop !== undefined) return geminiStop;
 	if (isAccountFailureText(errorMessage)) return false;
 	// DashScope words a refused parameter "InternalError.Algo.InvalidParameter": the same request fails again.
 	if (/\bInvalidParameter\b/.test(errorMessage)) return false;

@@ -136,13 +136,37 @@ export function geminiStopText(stop: GeminiStop): string | undefined {
 	const said = stop.message ? `: ${stop.message}` : "";
 	const ratings = stop.ratings ? ` (safety ratings: ${stop.ratings.join(", ")})` : "";
 	if (stop.promptBlocked) {
-		return `Gemini blocked the prompt: ${stop.reason}${said}${ratings}. The same prompt is blocked the same way: reword it or use another model.`;
+		return `${PROMPT_BLOCKED}${stop.reason}${said}${ratings}. The same prompt is blocked the same way: reword it or use another model.`;
 	}
 	if (stop.reason === "MALFORMED_FUNCTION_CALL") {
-		return `Gemini could not parse the tool call the model wrote (finishReason ${stop.reason}${said}). Sent again, the model writes the call anew.`;
+		return `${MALFORMED_CALL}${said}). Sent again, the model writes the call anew.`;
 	}
 	if (stop.reason === undefined || ANSWER_STOPS.has(stop.reason)) return undefined;
 	// OTHER, LANGUAGE, UNEXPECTED_TOOL_CALL, NO_IMAGE…: pi-ai's "An unknown error occurred" named no reason either.
-	if (!POLICY_STOPS.has(stop.reason)) return `Gemini ended the answer: finishReason ${stop.reason}${said}.`;
-	return `Gemini stopped the answer: ${stop.reason}${said}${ratings}. The same request stops the same way: reword the prompt or use another model.`;
+	if (!POLICY_STOPS.has(stop.reason)) return `${ANSWER_ENDED}${stop.reason}${said}.`;
+	return `${ANSWER_STOPPED}${stop.reason}${said}${ratings}. The same request stops the same way: reword the prompt or use another model.`;
+}
+
+const PROMPT_BLOCKED = "Gemini blocked the prompt: ";
+const MALFORMED_CALL = "Gemini could not parse the tool call the model wrote (finishReason MALFORMED_FUNCTION_CALL";
+const ANSWER_ENDED = "Gemini ended the answer: finishReason ";
+const ANSWER_STOPPED = "Gemini stopped the answer: ";
+
+/**
+ * Whether a {@link geminiStopText} text is worth sending again, decided by its finish reason (its
+ * opening words), else undefined for any other text. Gemini's own `finishMessage` in it is free
+ * text ("The request was terminated", "try again later"): read by the transient patterns, it would
+ * send a blocked request again, to be blocked the same way.
+ *
+ * @example
+ * ```ts
+ * geminiStopRetryable("Gemini stopped the answer: SAFETY: The request was terminated. The same request stops the same way: …"); // false
+ * geminiStopRetryable("Gemini could not parse the tool call the model wrote (finishReason MALFORMED_FUNCTION_CALL: x). …"); // true
+ * geminiStopRetryable("503 overloaded"); // undefined
+ * ```
+ */
+export function geminiStopRetryable(errorMessage: string): boolean | undefined {
+	if (errorMessage.startsWith(MALFORMED_CALL)) return true;
+	if ([PROMPT_BLOCKED, ANSWER_ENDED, ANSWER_STOPPED].some((prefix) => errorMessage.startsWith(prefix))) return false;
+	return undefined;
 }

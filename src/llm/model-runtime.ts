@@ -72,6 +72,11 @@ export interface ModelRuntime {
 	resolveModel?(model: Model, messages: readonly Message[], options: ResolveModelOptions): Promise<ResolvedModelRoute>;
 	/** The catalog model with this provider and id when it is physical (not virtual), else undefined. Optional. */
 	getPhysicalModel?(provider: string, modelId: string): Model | undefined;
+	/**
+	 * Why a request to `model` cannot go out now (its provider was unregistered), or undefined.
+	 * Optional: without it a selected model is taken as available. See {@link InMemoryModelRuntime.unavailableReason}.
+	 */
+	unavailableReason?(model: Model): string | undefined;
 }
 
 /**
@@ -180,7 +185,8 @@ export class InMemoryModelRuntime implements ModelRuntime {
 			const own = this.providers.get(model.provider)?.registration;
 			// Its provider was unregistered (an extension's logout): another provider's client would send
 			// the request keyless and fail "No API key" (tau#694).
-			if (!own && this.unregistered.has(model.provider)) return streamFromMessage(unregisteredProviderMessage(model));
+			const unavailable = this.unavailableReason(model);
+			if (unavailable !== undefined) return streamFromMessage(emptyAssistantMessage(model, "error", unavailable));
 			const streamFn =
 				own?.models.some((candidate) => candidate.api === model.api) === true
 					? own.streamFn
@@ -188,6 +194,26 @@ export class InMemoryModelRuntime implements ModelRuntime {
 			if (streamFn) return streamFn(model, context, options);
 			return streamFromMessage(unknownApiMessage(model));
 		};
+	}
+
+	/**
+	 * Why a request to `model` cannot go out now, or undefined when it can: its provider was
+	 * unregistered (an extension's `pi.unregisterProvider`, a logout) and not registered again. The
+	 * text is the error such a request ends with; a session keeps the model selected meanwhile.
+	 *
+	 * @example
+	 * ```ts
+	 * const models = new InMemoryModelRuntime();
+	 * models.registerFauxProvider(faux);
+	 * const [selected] = models.getAll();
+	 * models.unregisterProvider(selected!.provider);
+	 * models.unavailableReason(selected!); // 'Model faux/… is no longer available: its provider "faux" was unregistered …'
+	 * ```
+	 */
+	unavailableReason(model: Model): string | undefined {
+		if (isVirtualModel(model) || this.apiStreams.has(model.api)) return undefined;
+		if (this.providers.has(model.provider) || !this.unregistered.has(model.provider)) return undefined;
+		return `Model ${model.provider}/${model.id} is no longer available: its provider "${model.provider}" was unregistered (pi.unregisterProvider). Pick another model (/model, --model) or register the provider again.`;
 	}
 
 	/** Registers (or replaces) a provider; returns a function that unregisters it. */
@@ -622,14 +648,6 @@ function withLevel<T extends object>(
 	thinkingLevel: ThinkingLevel | undefined,
 ): T & { thinkingLevel?: ThinkingLevel } {
 	return thinkingLevel === undefined ? value : { ...value, thinkingLevel };
-}
-
-function unregisteredProviderMessage(model: Model): AssistantMessage {
-	return emptyAssistantMessage(
-		model,
-		"error",
-		`Model ${model.provider}/${model.id} is no longer available: its provider "${model.provider}" was unregistered (pi.unregisterProvider). Pick another model (/model, --model) or register the provider again.`,
-	);
 }
 
 function unknownApiMessage(model: Model): AssistantMessage {

@@ -101,7 +101,7 @@ export interface RpcThinkingLevelResult {
 }
 
 /**
- * `get_state`'s answer. `cwd` and `lifecycle` are Settle's additions (absent when the server is pi).
+ * `get_state`'s answer. `cwd`, `lifecycle` and `modelUnavailable` are Settle's additions (absent when the server is pi).
  */
 export interface RpcSessionState {
 	model?: Model;
@@ -120,6 +120,11 @@ export interface RpcSessionState {
 	cwd?: string;
 	/** Settle only: the session's lifecycle state (`idle`, `streaming`, …). */
 	lifecycle?: string;
+	/**
+	 * Settle only, present when `model` cannot be requested now: why (its provider was unregistered),
+	 * the text the next prompt's error carries. `model` stays the selection.
+	 */
+	modelUnavailable?: string;
 }
 
 /**

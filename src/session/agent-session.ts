@@ -82,7 +82,7 @@ import type { SessionEntry } from "../store/entries.js";
 import { contextContent } from "../store/entry-shape.js";
 import type { SessionManager } from "../store/session-manager.js";
 import { OPERATION_ABORTED } from "../tools/abort.js";
-import type { ToolInfo } from "../tools/registry.js";
+import { type ToolInfo, unknownToolNames } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { type BashResult, BashRunner, type ExecuteBashOptions } from "./bash-runner.js";
 import { finishTurnBoundary } from "./boundaries.js";
@@ -823,6 +823,23 @@ export class AgentSession {
 	get model(): Model | undefined {
 		const model = this.agent.state.model;
 		return model.provider === "unknown" && model.id === "unknown" ? undefined : model;
+	}
+
+	/**
+	 * Why the selected {@link model} cannot be requested now, or undefined when it can (or none is
+	 * selected). Its provider unregistered (an extension's `pi.unregisterProvider`, a logout) keeps
+	 * the model selected, as pi does, so the session can go on once the provider is back; the next
+	 * prompt is refused with this text (`PROVIDER`), a request already under way ends with it. RPC
+	 * `get_state` carries it as `modelUnavailable`, `settle -i`'s `/model` prints it.
+	 *
+	 * @example
+	 * ```ts
+	 * if (session.modelUnavailable) console.warn(session.modelUnavailable); // pick another model first
+	 * ```
+	 */
+	get modelUnavailable(): string | undefined {
+		const model = this.model;
+		return model && this.modelRuntime.unavailableReason?.(model);
 	}
 
 	get thinkingLevel(): ThinkingLevel {
@@ -2071,19 +2088,26 @@ export class AgentSession {
 	}
 
 	/**
-	 * Activates the registered tools among `names` (unknown names ignored); effective on the next
-	 * request, recorded in the transcript as a `system` patch before it. `names` that is not an array
-	 * of strings (one name as a string) throws `INVALID_ARGUMENT` and changes nothing.
+	 * Activates the registered tools among `names`; effective on the next request, recorded in the
+	 * transcript as a `system` patch before it. Names no registered tool has are left out, as pi does,
+	 * and returned (once each, in order; `[]` when every name was found) so that a typo does not take a
+	 * tool away unnoticed. `names` that is not an array of strings (one name as a string) throws
+	 * `INVALID_ARGUMENT` and changes nothing.
 	 *
 	 * @example
 	 * ```ts
-	 * session.setActiveToolsByName(["read", "ls"]); // read-only from now on
+	 * const unknown = session.setActiveToolsByName(["read", "ls"]); // read-only from now on
+	 * if (unknown.length > 0) console.warn(`no tool named ${unknown.join(", ")}`);
 	 * ```
 	 */
-	setActiveToolsByName(names: string[]): void {
+	setActiveToolsByName(names: string[]): string[] {
 		const invalid = toolNamesError("session.setActiveToolsByName", names);
 		if (invalid) throw invalid;
 		this.loadout.setActiveToolsByName(names);
+		return unknownToolNames(
+			this.getAllTools().map((tool) => tool.name),
+			names,
+		);
 	}
 
 	getActiveToolNames(): string[] {

@@ -448,12 +448,20 @@ function hasModelAndAuth(s: SessionInternals): boolean {
 	return model !== undefined && s.modelRuntime.hasConfiguredAuth(model.provider);
 }
 
-/** A selected model whose provider has usable credentials, else pi's rejection. */
+/**
+ * A selected model whose provider has usable credentials, else pi's rejection; `PROVIDER` with the
+ * reason when the model's provider was unregistered (`modelRuntime.unavailableReason`).
+ */
 export async function requireModelAndAuth(s: SessionInternals): Promise<Model> {
 	const model = s.model();
 	if (!model) throw new SettleError("NO_MODEL", noModelSelectedMessage());
 	const runtime = s.modelRuntime;
 	if (runtime.hasConfiguredAuth(model.provider)) return model;
+	// Its provider was unregistered (a logout): "no API key" would send the user looking for one (tau#694).
+	const unavailable = runtime.unavailableReason?.(model);
+	if (unavailable !== undefined) {
+		throw new SettleError("PROVIDER", unavailable, { details: { provider: model.provider, model: model.id } });
+	}
 	if (runtime.checkAuth && (await runtime.checkAuth(model.provider))) return model;
 	if (runtime.isUsingOAuth(model.provider)) {
 		throw new SettleError("NO_AUTH", authenticationFailedMessage(model.provider), {

@@ -291,6 +291,33 @@ export function selectRegisteredToolNames(
 	return [...new Set(names)].filter((name) => registry.has(name));
 }
 
+/**
+ * The names of `names` that no registered tool has, once each, in order: what
+ * {@link selectRegisteredToolNames} drops (an extension author's typo would otherwise remove a tool
+ * without a word).
+ *
+ * @example
+ * ```ts
+ * unknownToolNames(["read", "bash", "ls"], ["read", "bahs", "bahs"]); // ["bahs"]
+ * ```
+ */
+export function unknownToolNames(registered: readonly string[], names: readonly string[]): string[] {
+	return [...new Set(names)].filter((name) => !registered.includes(name));
+}
+
+/** What `method` (`pi.setActiveTools`, …) says of the `unknown` names it left inactive. */
+export function unknownToolNamesMessage(
+	method: string,
+	unknown: readonly string[],
+	registered: readonly string[],
+): string {
+	const named = unknown.map((name) => `"${name}"`).join(", ");
+	return (
+		`${method}: no tool is named ${named}, so ${unknown.length === 1 ? "it was" : "they were"} left out; the other names were applied. ` +
+		`The registered tools are ${registered.length > 0 ? registered.join(", ") : "none"}. Check the spelling, or register the tool before activating it.`
+	);
+}
+
 /** What the system prompt needs about the active tools. */
 export interface PromptToolSection {
 	/** Active tool names, registered only. */

@@ -55,3 +55,73 @@ describe("active tools given something other than a list of names", () => {
 		},
 	);
 });
+
+/**
+ * `pi.setActiveTools(["read", "bahs"])`: pi 0.73.1 drops the unknown name without a word, so an
+ * extension author's typo silently takes `bash` away from the model. The known names still apply
+ * (pi's behavior); the unknown ones are reported once per call, to `onError` for an extension, as
+ * the return value of `session.setActiveToolsByName`.
+ */
+describe("active tools given a name no tool has", () => {
+	it("regression: an extension's pi.setActiveTools with a typo applies the known names and reports the unknown one once, naming the registered tools (was: silent)", async () => {
+		const errors: ExtensionError[] = [];
+		const session = await openSession(ws, {
+			extensions: [
+				(pi) =>
+					pi.registerCommand("mode", {
+						description: "read and bash only",
+						handler: async () => pi.setActiveTools(["read", "bahs", "bahs"]),
+					}),
+			],
+		});
+		try {
+			session.extensionRunner.onError((error) => errors.push(error));
+			await session.prompt("/mode");
+			expect(session.getActiveToolNames()).toEqual(["read"]);
+			const registered = session.getAllTools().map((tool) => tool.name);
+			expect(registered).toContain("bash");
+			expect(errors).toEqual([
+				{
+					extensionPath: expect.stringMatching(/^<inline:/),
+					event: "set_active_tools",
+					error: `pi.setActiveTools: no tool is named "bahs", so it was left out; the other names were applied. The registered tools are ${registered.join(", ")}. Check the spelling, or register the tool before activating it.`,
+				},
+			]);
+		} finally {
+			closeSession(session);
+		}
+	});
+
+	it("an extension's pi.setActiveTools with known names only reports nothing", async () => {
+		const errors: ExtensionError[] = [];
+		const session = await openSession(ws, {
+			extensions: [
+				(pi) =>
+					pi.registerCommand("mode", {
+						description: "read only",
+						handler: async () => pi.setActiveTools(["read", "ls"]),
+					}),
+			],
+		});
+		try {
+			session.extensionRunner.onError((error) => errors.push(error));
+			await session.prompt("/mode");
+			expect(session.getActiveToolNames()).toEqual(["read", "ls"]);
+			expect(errors).toEqual([]);
+		} finally {
+			closeSession(session);
+		}
+	});
+
+	it("regression: session.setActiveToolsByName returns the unknown names and applies the known ones (was: nothing returned)", async () => {
+		const session = await openSession(ws);
+		try {
+			expect(session.setActiveToolsByName(["read", "bahs", "grpe", "bahs"])).toEqual(["bahs", "grpe"]);
+			expect(session.getActiveToolNames()).toEqual(["read"]);
+			expect(session.setActiveToolsByName(["read", "bash"])).toEqual([]);
+			expect(session.getActiveToolNames()).toEqual(["read", "bash"]);
+		} finally {
+			closeSession(session);
+		}
+	});
+});

@@ -22276,9 +22276,9 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "MT02",
-		file: "src/llm/errors.ts",
+		file: "src/llm/gemini-stop.ts",
 		description: "an answer Gemini ended MALFORMED_FUNCTION_CALL is final, not sent again",
-		edits: [{ find: "\t/\\bfinishReason MALFORMED_FUNCTION_CALL\\b/,\n", replace: "" }],
+		edits: [{ find: "\tif (errorMessage.startsWith(MALFORMED_CALL)) return true;\n", replace: "" }],
 		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
 	},
 	{
@@ -22778,8 +22778,8 @@ export const MUTANTS: Mutant[] = [
 			"an answer Gemini ends UNEXPECTED_TOOL_CALL (or OTHER, LANGUAGE…) fails with pi-ai's bare 'An unknown error occurred' again, the reason lost",
 		edits: [
 			{
-				find: "if (!POLICY_STOPS.has(stop.reason)) return `Gemini ended the answer",
-				replace: "if (!POLICY_STOPS.has(stop.reason)) return undefined && `",
+				find: "if (!POLICY_STOPS.has(stop.reason)) return `$",
+				replace: "if (!POLICY_STOPS.has(stop.reason)) return undefined && `$",
 			},
 		],
 		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
@@ -23033,7 +23033,7 @@ export const MUTANTS: Mutant[] = [
 			'a request to a model whose provider an extension unregistered goes through another provider\'s client, keyless: "No API key for provider" instead of naming the unregistration (huggingface/tau#694)',
 		edits: [
 			{
-				find: "\t\t\tif (!own && this.unregistered.has(model.provider)) return streamFromMessage(unregisteredProviderMessage(model));\n",
+				find: '\t\t\tif (unavailable !== undefined) return streamFromMessage(emptyAssistantMessage(model, "error", unavailable));\n',
 				replace: "",
 			},
 		],
@@ -23349,6 +23349,85 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/successive-user-messages.test.ts"],
+	},
+	{
+		id: "NX01",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.setActiveTools drops an unknown (misspelt) name without a word, as pi 0.73.1: the extension author never learns the tool is gone",
+		edits: [
+			{
+				find: "const unknown = unknownToolNames(registered, toolNames);",
+				replace: "const unknown = unknownToolNames(registered, []);",
+			},
+		],
+		tests: ["test/bad-input/active-tool-names.test.ts", "test/cli/extension-unknown-tools.test.ts"],
+	},
+	{
+		id: "NX02",
+		file: "src/session/agent-session.ts",
+		description: "session.setActiveToolsByName returns no unknown names: the host's typo goes unnoticed",
+		edits: [
+			{
+				find: "\t\t\tthis.getAllTools().map((tool) => tool.name),\n\t\t\tnames,\n",
+				replace: "\t\t\tthis.getAllTools().map((tool) => tool.name),\n\t\t\t[],\n",
+			},
+		],
+		tests: ["test/bad-input/active-tool-names.test.ts"],
+	},
+	{
+		id: "NX03",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			'a prompt to a model whose provider was unregistered is refused NO_AUTH "No API key found", sending the user looking for a key (tau#694), instead of naming the unregistration',
+		edits: [
+			{ find: "const unavailable = runtime.unavailableReason?.(model);", replace: "const unavailable = undefined;" },
+		],
+		tests: ["test/session/model-unavailable.test.ts", "test/pi-races/extension-provider-unregistered.test.ts"],
+	},
+	{
+		id: "NX04",
+		file: "src/session/agent-session.ts",
+		description: "session.modelUnavailable never says the selected model's provider was unregistered",
+		edits: [
+			{
+				find: "return model && this.modelRuntime.unavailableReason?.(model);",
+				replace: "return model && undefined;",
+			},
+		],
+		tests: ["test/session/model-unavailable.test.ts", "test/pi-races/extension-provider-unregistered.test.ts"],
+	},
+	{
+		id: "NX05",
+		file: "src/cli/rpc-mode.ts",
+		description: "RPC get_state leaves modelUnavailable out: a client sees the model as usable until a prompt fails",
+		edits: [
+			{
+				find: "...(session.modelUnavailable === undefined ? {} : { modelUnavailable: session.modelUnavailable }),",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/extension-provider-unregistered.test.ts"],
+	},
+	{
+		id: "NX06",
+		file: "src/cli/interactive-commands.ts",
+		description: "settle -i's /model shows a model whose provider was unregistered as if usable",
+		edits: [{ find: "if (session.modelUnavailable) host.warn(session.modelUnavailable);", replace: "" }],
+		tests: ["test/pi-races/extension-provider-unregistered.test.ts"],
+	},
+	{
+		id: "NX07",
+		file: "src/llm/errors.ts",
+		description:
+			'a Gemini non-answer (SAFETY, OTHER, a blocked prompt) whose free finishMessage reads as transient ("terminated", "try again", "timeout") is retried, to be blocked again',
+		edits: [
+			{
+				find: "if (geminiStop !== undefined) return geminiStop;",
+				replace: "if (geminiStop === true) return geminiStop;",
+			},
+		],
+		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
 	},
 ];
 

@@ -15,7 +15,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { RpcClient, runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
 import { runPiOwnCli } from "../cli/pi-diff-process.js";
 import { chatReply } from "../llm/wire/openai.js";
 import type { Reply } from "../llm/wire/server.js";
@@ -28,7 +29,9 @@ const server = useWireServer();
 const MODEL = `{ id: "m", name: "m", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }`;
 
 /** An extension registering provider `relay` at the local server, with `logout` (a tool) and a gate-file logout. */
-function relayExtension(options: { logoutTool?: boolean; gate?: string; log?: string } = {}): string {
+function relayExtension(
+	options: { logoutTool?: boolean; logoutCommand?: boolean; gate?: string; log?: string } = {},
+): string {
 	const path = join(cli.dir, "relay.mjs");
 	writeFileSync(
 		path,
@@ -41,6 +44,7 @@ export default function (pi) {
 		execute: async () => { pi.unregisterProvider("relay"); return { content: [{ type: "text", text: "logged out" }], details: {} }; } });`
 			: ""
 	}
+	${options.logoutCommand ? `pi.registerCommand("logout", { handler: async () => pi.unregisterProvider("relay") });` : ""}
 	${
 		options.gate && options.log
 			? `const timer = setInterval(() => {
@@ -127,5 +131,48 @@ describe("huggingface/tau#694, positron#7312: the session's provider unregistere
 		);
 		expect(run.stdout).toBe("streamed before the logout\n");
 		expect(run.code).toBe(0);
+	});
+
+	it('tau#694 over RPC: after a /logout command, get_state keeps the model and says why it cannot be used; the next prompt is refused with that text (was: nothing, then "No API key found")', async () => {
+		const rpc = new RpcClient(["--no-session", "-e", relayExtension({ logoutCommand: true }), "--model", "relay/m"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const reason =
+			'Model relay/m is no longer available: its provider "relay" was unregistered (pi.unregisterProvider). Pick another model (/model, --model) or register the provider again.';
+		const before = await rpc.request({ id: "1", type: "get_state" });
+		expect((before.data as { modelUnavailable?: string }).modelUnavailable).toBeUndefined();
+		expect(await rpc.request({ id: "2", type: "prompt", message: "/logout" })).toMatchObject({ success: true });
+		// A command runs no agent run (no agent_settled): read the state until the handler has run.
+		type State = { model?: { provider: string; id: string }; modelUnavailable?: string };
+		let after: State = {};
+		for (let attempt = 0; after.modelUnavailable === undefined && attempt < 200; attempt++) {
+			after = (await rpc.request({ id: `3-${attempt}`, type: "get_state" })).data as State;
+		}
+		expect(after.model).toMatchObject({ provider: "relay", id: "m" });
+		expect(after.modelUnavailable).toBe(reason);
+		const refused = await rpc.request({ id: "4", type: "prompt", message: "hi" });
+		expect(refused).toMatchObject({ success: false, error: reason });
+		expect(server.requests).toHaveLength(0);
+		expect(await rpc.end()).toBe(0);
+	});
+
+	it("tau#694 in settle -i: after /logout, /model still shows the model and says why it cannot be used (was: shown as the model, nothing more)", async () => {
+		const chat = new Repl(["--no-session", "-e", relayExtension({ logoutCommand: true }), "--model", "relay/m"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		await chat.idle(0);
+		const before = await chat.say("/model");
+		expect(before).toContain("Model: relay/m\n");
+		expect(before).not.toContain("no longer available");
+		await chat.say("/logout");
+		const after = await chat.say("/model");
+		expect(after).toContain("Model: relay/m\n");
+		expect(after).toContain(
+			'Model relay/m is no longer available: its provider "relay" was unregistered (pi.unregisterProvider). Pick another model (/model, --model) or register the provider again.',
+		);
+		chat.child.stdin.end();
+		expect(await chat.exited).toBe(0);
 	});
 });

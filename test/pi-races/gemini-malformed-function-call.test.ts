@@ -213,3 +213,40 @@ describe("a prompt Gemini blocks before any answer (promptFeedback.blockReason, 
 		expect(wire.requests).toHaveLength(1);
 	});
 });
+
+/**
+ * Gemini's `finishMessage` / `blockReasonMessage` is free text: one that reads as transient ("The
+ * request was terminated", "try again later", "timeout") made the retry classifier send a blocked
+ * request again (and again), to be blocked the same way. The finish reason decides, not the text.
+ */
+describe("a non-answer whose Gemini message reads as transient", () => {
+	it.each([
+		["SAFETY", "The request was terminated.", "Gemini stopped the answer: SAFETY: The request was terminated."],
+		[
+			"OTHER",
+			"Model overloaded, try again later",
+			"Gemini ended the answer: finishReason OTHER: Model overloaded, try again later.",
+		],
+	])("regression: %s with the message %j fails once, not retried (was: retried)", async (reason, message, named) => {
+		const wire = await geminiServer({ maxRetries: 2 });
+		wire.reply(policyStop(reason, message), policyStop(reason, message), policyStop(reason, message));
+		const run = await settle(["-p", "explain it"]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain(named);
+		expect(run.stderr).not.toContain("Retrying");
+		expect(wire.requests).toHaveLength(1);
+	});
+
+	it("regression: a blocked prompt whose blockReasonMessage names a timeout fails once, not retried (was: retried)", async () => {
+		const wire = await geminiServer({ maxRetries: 2 });
+		const blocked = blockedPrompt("OTHER", "Blocked: upstream request timeout while checking the prompt");
+		wire.reply(blocked, blockedPrompt("OTHER"), blockedPrompt("OTHER"));
+		const run = await settle(["-p", "explain it"]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain(
+			"Gemini blocked the prompt: OTHER: Blocked: upstream request timeout while checking the prompt",
+		);
+		expect(run.stderr).not.toContain("Retrying");
+		expect(wire.requests).toHaveLength(1);
+	});
+});
