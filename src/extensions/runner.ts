@@ -574,19 +574,20 @@ export class ExtensionRunner {
 	}
 
 	/**
+	 * The runtime tears the session down (a replacement or dispose): a handler left behind by the
+	 * teardown's abort is not refused, since no later operation follows. `false` once a replacement
+	 * rolled back: the session goes on. Not part of the public API.
+	 */
+	markSessionClosing(closing = true): void {
+		this.runtime.sessionClosing = closing;
+	}
+
+	/**
 	 * Makes every `pi` and `ctx` object of this runner throw `message` on any use (first call
 	 * wins) and ends their `pi.events` subscriptions, and the programs they still run through
 	 * `pi.exec` (SIGTERM, then SIGKILL) — after `execsEndAfter` when given. The session calls it on
 	 * dispose and before a reload or replacement.
 	 */
-	/**
-	 * The runtime tears the session down (a replacement or dispose): a handler left behind by the
-	 * teardown's abort is not refused, since no later operation follows. Not part of the public API.
-	 */
-	markSessionClosing(): void {
-		this.runtime.sessionClosing = true;
-	}
-
 	invalidate(message: string = STALE_EXTENSION_CONTEXT_MESSAGE, execsEndAfter?: Promise<unknown>): void {
 		this.runtime.invalidate(message, execsEndAfter);
 	}

@@ -3243,6 +3243,17 @@ export function inspectionClockOf(session: AgentSession): (() => number) | undef
 const tearingDown = new WeakSet<AgentSession>();
 
 /**
+ * A replacement rolled back after {@link abortForTeardown}: the session goes on, so its later
+ * prompts settle as usual and a handler the teardown's abort left behind is refused again. Not part
+ * of the public API.
+ */
+export function resumeAfterRollback(session: AgentSession): void {
+	tearingDown.delete(session);
+	// biome-ignore lint/complexity/useLiteralKeys: the private runner, read for the runtime's rollback
+	(session["runnerInstance"] as ExtensionRunner).markSessionClosing(false);
+}
+
+/**
  * Before a runtime shuts a session down (replacement or dispose): aborts what it runs (a run, a
  * retry's backoff, a compaction, the user's shell commands) and resolves once all have settled, so
  * the run's end (its aborted answer, every tool call's result) and each command's cancelled result

@@ -23174,6 +23174,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
 	},
+	{
+		id: "NV01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a replacement that aborted a run and rolled back leaves the session marked torn down: every later prompt() rejects SESSION_CLOSED though its run answered",
+		edits: [{ find: "\ttearingDown.delete(session);\n", replace: "" }],
+		tests: ["test/runtime/teardown-rollback-resumes.test.ts"],
+	},
+	{
+		id: "NV02",
+		file: "src/session/agent-session.ts",
+		description:
+			"a replacement that rolled back leaves the runner marked closing: a handler its teardown's abort left behind is never refused, its late entry is written",
+		edits: [{ find: ".markSessionClosing(false);", replace: ";" }],
+		tests: ["test/runtime/teardown-rollback-resumes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
