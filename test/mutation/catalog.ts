@@ -23190,6 +23190,13 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: ".markSessionClosing(false);", replace: ";" }],
 		tests: ["test/runtime/teardown-rollback-resumes.test.ts"],
 	},
+	{
+		id: "NV03",
+		file: "src/session/boundaries.ts",
+		description: 'the left-behind report says "a agent_before_settle handler"',
+		edits: [{ find: 'event === "agent_before_settle" ? "an" : "a"', replace: '"a"' }],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
