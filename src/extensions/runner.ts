@@ -307,8 +307,8 @@ export class ExtensionRunner {
 	private commandContext: ExtensionCommandContext | undefined;
 	/** Each extension's copy of a context, by the context it copies, then by extension path. */
 	private readonly extensionContexts = new WeakMap<object, Map<string, ExtensionContext>>();
-	/** Per extension, the prototype of its boundary handlers' contexts ({@link scopedContext}). */
-	private readonly scopedPrototypes = new Map<string, ExtensionContext>();
+	/** Per extension, the members of its boundary handlers' contexts ({@link scopedContext}). */
+	private readonly scopedDescriptors = new Map<string, PropertyDescriptorMap>();
 
 	constructor(loaded: { runtime: ExtensionRuntime }, options: ExtensionRunnerOptions = {}) {
 		this.runtime = loaded.runtime;
@@ -890,17 +890,19 @@ export class ExtensionRunner {
 	/**
 	 * The extension's context for one boundary handler call: `signal` is the call's operation's
 	 * (pi reads the session's current one, so a handler left behind sees the next run's), and once
-	 * the call is left behind `ui`, `abort`, `shutdown` and `compact` are refused. One small object
-	 * per call, on a prototype made once per extension.
+	 * the call is left behind `ui`, `abort`, `shutdown` and `compact` are refused. A plain object as
+	 * every handler's context (its members its own and enumerable: `{ ...ctx }` keeps them), built
+	 * per call from descriptors made once per extension.
 	 */
 	private scopedContext(extensionPath: string, scope: HandlerScope): ExtensionContext {
-		let prototype = this.scopedPrototypes.get(extensionPath);
-		if (!prototype) {
+		let descriptors = this.scopedDescriptors.get(extensionPath);
+		if (!descriptors) {
 			const own = this.forExtension(this.createContext(), extensionPath);
 			const runtime = this.runtime;
 			const scopeOf = (ctx: unknown) => (ctx as { [SCOPE]: HandlerScope })[SCOPE];
 			const refused = <K extends "abort" | "shutdown" | "compact">(name: K): PropertyDescriptor => ({
 				enumerable: true,
+				configurable: true,
 				get(this: unknown) {
 					const scope = scopeOf(this);
 					return (...args: unknown[]) => {
@@ -909,9 +911,11 @@ export class ExtensionRunner {
 					};
 				},
 			});
-			prototype = Object.create(own, {
+			descriptors = {
+				...Object.getOwnPropertyDescriptors(own),
 				signal: {
 					enumerable: true,
+					configurable: true,
 					get(this: unknown) {
 						runtime.assertActive();
 						const scope = scopeOf(this);
@@ -920,6 +924,7 @@ export class ExtensionRunner {
 				},
 				ui: {
 					enumerable: true,
+					configurable: true,
 					get(this: unknown) {
 						runtime.refuseLeftBehind("ctx.ui", scopeOf(this));
 						return own.ui;
@@ -928,11 +933,12 @@ export class ExtensionRunner {
 				abort: refused("abort"),
 				shutdown: refused("shutdown"),
 				compact: refused("compact"),
-			}) as ExtensionContext;
-			this.scopedPrototypes.set(extensionPath, prototype);
+			};
+			this.scopedDescriptors.set(extensionPath, descriptors);
 		}
-		const ctx = Object.create(prototype) as ExtensionContext & { [SCOPE]: HandlerScope };
-		ctx[SCOPE] = scope;
+		const ctx = Object.defineProperties({}, descriptors) as ExtensionContext;
+		// Not enumerable: a spread copy holds the members' values, not the call's scope.
+		Object.defineProperty(ctx, SCOPE, { value: scope });
 		return ctx;
 	}
 

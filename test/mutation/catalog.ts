@@ -23197,6 +23197,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'event === "agent_before_settle" ? "an" : "a"', replace: '"a"' }],
 		tests: ["test/pi-races/abort-stop-hook.test.ts"],
 	},
+	{
+		id: "NV04",
+		file: "src/extensions/runner.ts",
+		description:
+			"a tool_call / tool_result / turn_end / agent_before_settle handler's ctx keeps its members on a prototype again: { ...ctx } has no ui, cwd or signal",
+		edits: [
+			{
+				find: "const ctx = Object.defineProperties({}, descriptors) as ExtensionContext;",
+				replace: "const ctx = Object.create(Object.defineProperties({}, descriptors)) as ExtensionContext;",
+			},
+		],
+		tests: ["test/extensions/scoped-context-shape.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
