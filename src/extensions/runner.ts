@@ -1271,7 +1271,8 @@ export class ExtensionRunner {
 	 * check) runs after each handler: arguments a handler left invalid block the call, naming the
 	 * extension that broke them, rather than reaching the tool as a TypeError (claude-code#30770).
 	 * With `watch` (the session passes the agent loop's), each handler's `ctx` is bound to the
-	 * operation, and a handler left behind after the abort's grace is refused what it does late.
+	 * operation, a handler left behind after the abort's grace is refused what it does late, and the
+	 * handlers after it do not start.
 	 */
 	async emitToolCall(
 		event: ToolCallEvent,
@@ -1285,6 +1286,8 @@ export class ExtensionRunner {
 		// The first extension after whose handler the arguments went invalid (a later one may mend them).
 		let broken: { path: string; problem: string } | undefined;
 		for (const entry of handlers) {
+			// The loop gave up on the hook: the handlers after the one left behind would run late, for a call that is over.
+			if (watch?.abandoned?.aborted) return undefined;
 			let value: unknown;
 			const path = entry.extension.path;
 			const scope = watch && toolScope(path, "tool_call", watch);
@@ -1334,6 +1337,8 @@ export class ExtensionRunner {
 		const current = { ...event } as ToolResultEvent;
 		let modified = false;
 		for (const entry of handlers) {
+			// As in emitToolCall: nothing starts once the loop gave up on the hook.
+			if (watch?.abandoned?.aborted) return undefined;
 			const value = (await (watch
 				? this.invokeScoped(entry, current, toolScope(entry.extension.path, "tool_result", watch))
 				: this.invoke(entry, "tool_result", current, ctx!))) as ToolResultEventResult | undefined | typeof FAILED;

@@ -23210,6 +23210,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/extensions/scoped-context-shape.test.ts"],
 	},
+	{
+		id: "NV05",
+		file: "src/extensions/runner.ts",
+		description:
+			"the tool_call handlers after one left behind start late, once it returns: they run for a call that is over, their ctx refused as if left behind",
+		edits: [
+			{
+				find: "\t\t\tif (watch?.abandoned?.aborted) return undefined;\n\t\t\tlet value: unknown;",
+				replace: "\t\t\tlet value: unknown;",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NV06",
+		file: "src/extensions/runner.ts",
+		description: "the tool_result handlers after one left behind start late, once it returns",
+		edits: [
+			{
+				find: "\t\t\t// As in emitToolCall: nothing starts once the loop gave up on the hook.\n\t\t\tif (watch?.abandoned?.aborted) return undefined;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
