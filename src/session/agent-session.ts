@@ -313,7 +313,8 @@ export interface ExtensionBindings {
 	mode?: ExtensionMode;
 	/**
 	 * Replaces the session's own `ctx` command actions one by one; those not given stay the
-	 * session's (`reload` wrapped to say what the reload found, `newSession` still the runtime's).
+	 * session's (`reload` is `session.reload()`; `newSession`, `fork` and `switchSession` the
+	 * runtime's). The CLI passes a `reload` that also says what the reload found.
 	 *
 	 * @example
 	 * ```ts
