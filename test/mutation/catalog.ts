@@ -23235,6 +23235,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/left-behind-handler.test.ts"],
 	},
+	{
+		id: "NV07",
+		file: "src/session/agent-session.ts",
+		description:
+			"a teardown step a rollback overtook while a reload held it goes on once the reload ends: it cancels the user's shell command on the live session",
+		edits: [{ find: "if (rollbacks.get(session) !== rolledBackBefore) return;", replace: "" }],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
