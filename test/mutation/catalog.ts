@@ -22981,7 +22981,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/extensions/runner.ts",
 		description:
 			"ctx.ui of a handler left behind after the abort's grace is not refused: its late notification shows in the next operation",
-		edits: [{ find: 'runtime.refuseLeftBehind("ctx.ui", scopeOf(this));', replace: "" }],
+		edits: [{ find: 'runtime.refuseLeftBehind("ctx.ui", scope);', replace: "" }],
 		tests: ["test/pi-races/left-behind-handler.test.ts"],
 	},
 	{
@@ -23201,11 +23201,12 @@ export const MUTANTS: Mutant[] = [
 		id: "NV04",
 		file: "src/extensions/runner.ts",
 		description:
-			"a tool_call / tool_result / turn_end / agent_before_settle handler's ctx keeps its members on a prototype again: { ...ctx } has no ui, cwd or signal",
+			"a tool_call / tool_result / turn_end / agent_before_settle handler's ctx lists no members of its own again: { ...ctx } has no ui, cwd or signal",
 		edits: [
 			{
-				find: "const ctx = Object.defineProperties({}, descriptors) as ExtensionContext;",
-				replace: "const ctx = Object.create(Object.defineProperties({}, descriptors)) as ExtensionContext;",
+				// The proxy lists none of the members: a spread copy gets none (as from a prototype).
+				find: "return new Proxy(own, {\n\t\t\tget: (target, key) => {",
+				replace: "return new Proxy(own, {\n\t\t\townKeys: () => [],\n\t\t\tget: (target, key) => {",
 			},
 		],
 		tests: ["test/extensions/scoped-context-shape.test.ts"],
