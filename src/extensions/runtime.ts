@@ -183,7 +183,7 @@ export class ExtensionRuntime {
 	actions: ExtensionRuntimeActions | undefined;
 	private providerTarget: ExtensionProviderActions | undefined;
 	private staleMessage: string | undefined;
-	/** Set when the runtime tears the session down (replacement or dispose): nothing is left behind then. */
+	/** Set when the runtime tears the session down (replacement or dispose): nothing is left behind then. Cleared if the replacement rolls back. */
 	sessionClosing = false;
 	private readonly handlerIndex = new Map<string, readonly HandlerEntry[]>();
 	private readonly busSubscriptions = new Set<() => void>();

@@ -231,8 +231,9 @@ export interface ExtensionModelRegistry {
 
 /**
  * Context passed to event handlers, tools and (extended) command handlers. Every member reads
- * the session's current value at the time of use, except `signal` in `turn_end` and
- * `agent_before_settle` handlers (their call's operation's: see `signal`). After the runner is
+ * the session's current value at the time of use, except `signal` in `turn_end`,
+ * `agent_before_settle`, `tool_call` and `tool_result` handlers (their call's operation's: see
+ * `signal`). After the runner is
  * invalidated (session replacement, reload, dispose) every member throws
  * {@link STALE_EXTENSION_CONTEXT_MESSAGE}.
  */
@@ -259,11 +260,12 @@ export interface ExtensionContext {
 	 * Abort signal of the running operation; undefined when idle. Inside `agent_settled` handlers
 	 * (the run is over) it is the dispatch's own signal, aborted when `abort()` is called or the
 	 * session is disposed or replaced while they run, so work a handler holds can stop. Inside
-	 * `turn_end` and `agent_before_settle` handlers it is the signal of the handler's own operation
-	 * for the whole call: a handler still running after the abort's grace (left behind) reads it
-	 * aborted, never the next run's, and from then on its `ui`, `abort`, `shutdown`, `compact` and
-	 * its `pi`'s session actions (`appendEntry`, `sendMessage`, `sendUserMessage`, the setters) throw
-	 * `STALE_CONTEXT`: they would act in a later operation.
+	 * `turn_end`, `agent_before_settle`, `tool_call` and `tool_result` handlers it is the signal of
+	 * the handler's own operation for the whole call: a handler still running after the abort's
+	 * grace (left behind) reads it aborted, never the next run's, and from then on its `ui`,
+	 * `abort`, `shutdown`, `compact` and its `pi`'s session actions (`appendEntry`, `sendMessage`,
+	 * `sendUserMessage`, the setters) throw `STALE_CONTEXT`: they would act in a later operation
+	 * (not when the runtime's teardown left it behind: no later operation follows).
 	 *
 	 * @example
 	 * ```ts

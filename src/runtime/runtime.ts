@@ -60,6 +60,7 @@ import {
 	type AgentSession,
 	abortForTeardown,
 	inspectionClockOf,
+	resumeAfterRollback,
 	type SessionReplacementActions,
 	type SessionTrace,
 	setClosedMessage,
@@ -381,6 +382,8 @@ export class AgentSessionRuntime {
 				const created = input.created?.handle as Created | undefined;
 				runtime.inFlight = undefined;
 				if (created) discard(created);
+				// The teardown's marks go: the old session is the current one again.
+				resumeAfterRollback(runtime.current.session);
 				// A reload this teardown cut off after loading left the old extensions stale: the session
 				// goes on with the ones it loaded. A reload still in its step goes on and starts its own.
 				const session = runtime.current.session;

@@ -313,7 +313,8 @@ export interface ExtensionBindings {
 	mode?: ExtensionMode;
 	/**
 	 * Replaces the session's own `ctx` command actions one by one; those not given stay the
-	 * session's (`reload` wrapped to say what the reload found, `newSession` still the runtime's).
+	 * session's (`reload` is `session.reload()`; `newSession`, `fork` and `switchSession` the
+	 * runtime's). The CLI passes a `reload` that also says what the reload found.
 	 *
 	 * @example
 	 * ```ts
@@ -3256,6 +3257,20 @@ export function inspectionClockOf(session: AgentSession): (() => number) | undef
 
 /** Sessions {@link abortForTeardown} aborted: their operation's prompt() and a manual compact() reject with `SESSION_CLOSED`. */
 const tearingDown = new WeakSet<AgentSession>();
+/** How many replacements of a session rolled back after their teardown began ({@link resumeAfterRollback}). */
+const rollbacks = new WeakMap<AgentSession, number>();
+
+/**
+ * A replacement rolled back after {@link abortForTeardown}: the session goes on, so its later
+ * prompts settle as usual and a handler the teardown's abort left behind is refused again. Not part
+ * of the public API.
+ */
+export function resumeAfterRollback(session: AgentSession): void {
+	rollbacks.set(session, (rollbacks.get(session) ?? 0) + 1);
+	tearingDown.delete(session);
+	// biome-ignore lint/complexity/useLiteralKeys: the private runner, read for the runtime's rollback
+	(session["runnerInstance"] as ExtensionRunner).markSessionClosing(false);
+}
 
 /**
  * Before a runtime shuts a session down (replacement or dispose): aborts what it runs (a run, a
@@ -3267,7 +3282,11 @@ const tearingDown = new WeakSet<AgentSession>();
  * delay (`settlingCurrent`), on the session's clock. Not part of the public API.
  */
 export async function abortForTeardown(session: AgentSession): Promise<void> {
+	const rolledBackBefore = rollbacks.get(session);
 	await session.stopReloadForTeardown();
+	// The settle bound ran out while a reload held this step, and the replacement rolled back: the
+	// session lives on, nothing of it is to be stopped.
+	if (rollbacks.get(session) !== rolledBackBefore) return;
 	// The user's shell commands (`!cmd`, RPC bash) are cancelled while the session can still record
 	// them: the file says they ran and what they printed (a dispose would kill them unrecorded).
 	// biome-ignore lint/complexity/useLiteralKeys: the private runner, read for the runtime's teardown

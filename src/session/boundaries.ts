@@ -138,7 +138,7 @@ function reportAbandoned(s: SessionInternals, event: BoundaryBase["type"], exten
 		extensionPath,
 		event,
 		error:
-			`Operation aborted: a ${event} handler did not return within ${DEFAULT_TOOL_ABORT_GRACE_MS} ms of the abort, ` +
+			`Operation aborted: ${event === "agent_before_settle" ? "an" : "a"} ${event} handler did not return within ${DEFAULT_TOOL_ABORT_GRACE_MS} ms of the abort, ` +
 			"so its entries were dropped and the run was not continued. An extension handler should return once ctx.signal aborts.",
 	});
 }

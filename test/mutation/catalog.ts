@@ -22990,7 +22990,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/extensions/runner.ts",
 		description:
 			"ctx.ui of a handler left behind after the abort's grace is not refused: its late notification shows in the next operation",
-		edits: [{ find: 'runtime.refuseLeftBehind("ctx.ui", scopeOf(this));', replace: "" }],
+		edits: [{ find: 'runtime.refuseLeftBehind("ctx.ui", scope);', replace: "" }],
 		tests: ["test/pi-races/left-behind-handler.test.ts"],
 	},
 	{
@@ -23428,6 +23428,76 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
+	},
+	{
+		id: "NV01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a replacement that aborted a run and rolled back leaves the session marked torn down: every later prompt() rejects SESSION_CLOSED though its run answered",
+		edits: [{ find: "\ttearingDown.delete(session);\n", replace: "" }],
+		tests: ["test/runtime/teardown-rollback-resumes.test.ts"],
+	},
+	{
+		id: "NV02",
+		file: "src/session/agent-session.ts",
+		description:
+			"a replacement that rolled back leaves the runner marked closing: a handler its teardown's abort left behind is never refused, its late entry is written",
+		edits: [{ find: ".markSessionClosing(false);", replace: ";" }],
+		tests: ["test/runtime/teardown-rollback-resumes.test.ts"],
+	},
+	{
+		id: "NV03",
+		file: "src/session/boundaries.ts",
+		description: 'the left-behind report says "a agent_before_settle handler"',
+		edits: [{ find: 'event === "agent_before_settle" ? "an" : "a"', replace: '"a"' }],
+		tests: ["test/pi-races/abort-stop-hook.test.ts"],
+	},
+	{
+		id: "NV04",
+		file: "src/extensions/runner.ts",
+		description:
+			"a tool_call / tool_result / turn_end / agent_before_settle handler's ctx lists no members of its own again: { ...ctx } has no ui, cwd or signal",
+		edits: [
+			{
+				// The proxy lists none of the members: a spread copy gets none (as from a prototype).
+				find: "return new Proxy(own, {\n\t\t\tget: (target, key) => {",
+				replace: "return new Proxy(own, {\n\t\t\townKeys: () => [],\n\t\t\tget: (target, key) => {",
+			},
+		],
+		tests: ["test/extensions/scoped-context-shape.test.ts"],
+	},
+	{
+		id: "NV05",
+		file: "src/extensions/runner.ts",
+		description:
+			"the tool_call handlers after one left behind start late, once it returns: they run for a call that is over, their ctx refused as if left behind",
+		edits: [
+			{
+				find: "\t\t\tif (watch?.abandoned?.aborted) return undefined;\n\t\t\tlet value: unknown;",
+				replace: "\t\t\tlet value: unknown;",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NV06",
+		file: "src/extensions/runner.ts",
+		description: "the tool_result handlers after one left behind start late, once it returns",
+		edits: [
+			{
+				find: "\t\t\t// As in emitToolCall: nothing starts once the loop gave up on the hook.\n\t\t\tif (watch?.abandoned?.aborted) return undefined;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "NV07",
+		file: "src/session/agent-session.ts",
+		description:
+			"a teardown step a rollback overtook while a reload held it goes on once the reload ends: it cancels the user's shell command on the live session",
+		edits: [{ find: "if (rollbacks.get(session) !== rolledBackBefore) return;", replace: "" }],
+		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
 	},
 ];
 

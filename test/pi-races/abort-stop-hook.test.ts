@@ -241,7 +241,9 @@ async function abortLeavesHandlerBehind(event: "agent_before_settle" | "turn_end
 	expect(errors).toEqual([
 		expect.objectContaining({
 			event,
-			error: expect.stringContaining("did not return within 1000 ms of the abort"),
+			error: expect.stringContaining(
+				`Operation aborted: ${event === "agent_before_settle" ? "an" : "a"} ${event} handler did not return within 1000 ms of the abort`,
+			),
 		}),
 	]);
 	expect(errors[0]!.extensionPath).toMatch(/^<inline/);

@@ -247,6 +247,54 @@ describe("a tool_call / tool_result handler left behind after the abort's grace 
 	);
 });
 
+describe("the handlers after a tool_call / tool_result handler left behind do not start late", () => {
+	it.each(["tool_call", "tool_result"] as const)(
+		"%s: the next extension's handler is not called once the first returns after the grace: the call is over (it ran late, for a call long gone, and its notify was refused and reported as if it were left behind)",
+		async (event) => {
+			const late = gate();
+			const holding = gate();
+			const returned = gate();
+			let held: AbortSignal | undefined;
+			const laterCalls: string[] = [];
+			const d = await disk.session({
+				extensionFactories: [
+					(pi) => {
+						let calls = 0;
+						pi.on(event as "tool_call", async (_event, ctx) => {
+							if (calls++ > 0) return;
+							held = ctx.signal;
+							holding.open();
+							await late.opened;
+							setTimeout(returned.open, 0); // once the dispatch went on from this handler
+						});
+					},
+					(pi) => {
+						pi.on(event as "tool_call", (toolEvent, ctx) => {
+							laterCalls.push(toolEvent.toolCallId);
+							ctx.ui.notify(`audited ${toolEvent.toolCallId}`);
+						});
+					},
+				],
+			});
+			const errors: ExtensionError[] = [];
+			d.session.extensionRunner.onError((error) => errors.push(error));
+			d.provider.answer(d.provider.bashCallReply("echo done", "call_echo"));
+			const first = d.session.prompt("echo it");
+			await holding.opened;
+			const stopping = d.session.abort();
+			if (!held!.aborted) await new Promise((resolve) => held!.addEventListener("abort", resolve, { once: true }));
+			d.clock.increment(1000);
+			await stopping;
+			await first;
+			late.open();
+			await returned.opened;
+			await new Promise((resolve) => setTimeout(resolve, 0));
+			expect(laterCalls).toEqual([]);
+			expect(errors).toEqual([]);
+		},
+	);
+});
+
 /**
  * An extension file whose first `turn_end` handler call says `holding`, ignores the abort until
  * `go` exists, then does what the SDK test's does and writes what happened to `acted` (JSON).

@@ -205,3 +205,26 @@ describe("a reload cut off by a replacement that then rolls back", () => {
 		expect(gens.heard.get("g1")).toEqual(["session_start startup", "session_shutdown reload"]);
 	});
 });
+
+describe("a teardown the rollback overtook while a reload held it", () => {
+	it("the replacement rolls back before the reload's loading ends: once the reload ends, the teardown's step left behind does not cancel the user's shell command running on the live session (it did: cancelled, as if the session were going)", async () => {
+		let releaseLoad!: () => void;
+		gens.slowFactory.set("g2", new Promise<void>((resolve) => (releaseLoad = resolve)));
+		const r = await start();
+		const old = r.session;
+		const { reloading, replacing } = await reloadThenReplace(r);
+		clock.increment(2_000); // the settle bound runs out: the teardown goes on, fails, rolls back
+		await settleMicrotasks();
+		expect(await replacing).toMatchObject({ message: "invalidate failed" });
+		expect(r.lifecycle).toBe("active");
+		let printed!: () => void;
+		const started = new Promise<void>((resolve) => (printed = resolve));
+		const command = old.executeBash("echo started; sleep 1; echo finished", (chunk) => {
+			if (chunk.includes("started")) printed();
+		});
+		await started;
+		releaseLoad();
+		await reloading;
+		expect(await command).toMatchObject({ cancelled: false, exitCode: 0, output: "started\nfinished\n" });
+	});
+});
