@@ -6,6 +6,7 @@
 import { createInterface, type Interface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { ReadStream } from "node:tty";
+import { graphemeSegmenter } from "./graphemes.js";
 import { takesEscapes } from "./interactive-render.js";
 
 /** Lines the input line's history keeps (Up / Down). */
@@ -280,8 +281,6 @@ export class ChatInput {
 	}
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
 /** The readline method keyed by the symbol described `name` (node keeps its line editing behind symbols). */
 function readlineMethod(rl: Interface, name: string): symbol | undefined {
 	for (let proto: object | null = rl; proto !== null; proto = Object.getPrototypeOf(proto)) {
@@ -308,6 +307,7 @@ function editByGraphemes(rl: Interface): void {
 	const deleteRight = readlineMethod(rl, "_deleteRight");
 	const moveCursor = readlineMethod(rl, "_moveCursor");
 	if (deleteLeft === undefined || deleteRight === undefined || moveCursor === undefined) return;
+	const graphemes = graphemeSegmenter();
 	const before = () => [...graphemes.segment(line.line.slice(0, line.cursor))].at(-1)?.segment ?? "";
 	const after = () => graphemes.segment(line.line.slice(line.cursor)).containing(0)?.segment ?? "";
 	const codePoints = (text: string) => Math.max(1, [...text].length);

@@ -23,6 +23,7 @@ import { modelRegistryView } from "../session/model-registry-view.js";
 import type { SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import { THINKING_LEVELS } from "./args.js";
+import { graphemeSegmenter } from "./graphemes.js";
 import { reloadedResourceWarnings } from "./host.js";
 import { clip, firstLine, takesEscapes } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
@@ -717,12 +718,10 @@ function copy(host: CommandHost): void {
 	);
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
 /** Characters as a reader counts them (grapheme clusters): 👍🏽 and é are one each, not their UTF-16 units. */
 function characterCount(text: string): number {
 	let count = 0;
-	for (const _ of graphemes.segment(text)) count++;
+	for (const _ of graphemeSegmenter().segment(text)) count++;
 	return count;
 }
 
