@@ -23499,6 +23499,32 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (rollbacks.get(session) !== rolledBackBefore) return;", replace: "" }],
 		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
 	},
+	{
+		id: "NZ01",
+		file: "src/llm/pi-ai.ts",
+		description:
+			"Bedrock requests go as pi-ai builds them: the prompts around an aborted answer, or tool results and a steer, make two user messages in a row, refused on every later request (Portkey-AI/gateway#748)",
+		edits: [
+			{
+				find: "alternatingConverseRoles(model, requestReplayableReasoning(model, streamOptions)),",
+				replace: "requestReplayableReasoning(model, streamOptions),",
+			},
+		],
+		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
+	{
+		id: "NZ02",
+		file: "src/llm/converse-alternating-roles.ts",
+		description:
+			"successive Converse messages of one role are never joined: Bedrock refuses the request as not alternating",
+		edits: [
+			{
+				find: "if (previous?.role === message?.role && Array.isArray(previous?.content) && Array.isArray(message?.content)) {",
+				replace: "if (previous === message) {",
+			},
+		],
+		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

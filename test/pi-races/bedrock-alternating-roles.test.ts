@@ -1,0 +1,191 @@
+/**
+ * Portkey-AI/gateway#748, dify#9294, cline#431: Bedrock's Converse API refuses a request holding
+ * two user (or two assistant) messages in a row, "A conversation must alternate between user and
+ * assistant roles", and once the history holds such a pair, every later request of the session.
+ * pi-ai 0.73.1 builds such requests from ordinary sessions: an answer stopped (Esc) or failed
+ * before any text is left out, so the prompts around it meet; an answer with no content is left
+ * out too; tool results go as a user message and a steer delivered after them as another; a
+ * compaction summary and an extension's message go as user messages before the next prompt.
+ *
+ * Each session file is continued with a real `settle --session <file> -p` on a local Bedrock
+ * runtime endpoint (the AWS SDK pi-ai uses, over HTTP/2) that refuses as Bedrock does. What the
+ * user should see: the answer; the request holds every message, roles alternating; the file keeps
+ * its messages as they were.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AssistantMessage } from "../../src/llm/types.js";
+import { SessionManager } from "../../src/store/session-manager.js";
+import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import {
+	type BedrockReply,
+	type BedrockServer,
+	bedrockAnswer,
+	bedrockError,
+	startBedrockServer,
+} from "../llm/wire/bedrock.js";
+
+const cli = useCliProject("settle-bedrock-alternating-");
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+	for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+type SentMessage = { role: string; content: Record<string, unknown>[] };
+
+const MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+const CALL_ID = "toolu_01A09q90qw90lq917835lq9";
+
+/** Bedrock's own checks on the messages: the first is the user's, roles alternate. */
+function strictly(bedrock: BedrockServer, answer: BedrockReply): BedrockReply {
+	return (res) => {
+		const messages = bedrock.requests.at(-1)!.body.messages as SentMessage[];
+		const alternates = messages.every((message, i) => message.role === (i % 2 === 0 ? "user" : "assistant"));
+		if (!alternates) {
+			return bedrockError(
+				400,
+				"ValidationException",
+				"A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.",
+			)(res);
+		}
+		answer(res);
+	};
+}
+
+function assistant(content: AssistantMessage["content"], stopReason: AssistantMessage["stopReason"]) {
+	const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 };
+	const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+	return {
+		role: "assistant" as const,
+		api: "bedrock-converse-stream" as const,
+		provider: "amazon-bedrock",
+		model: MODEL,
+		usage: { ...usage, cost },
+		timestamp: 2,
+		content,
+		stopReason,
+	};
+}
+
+async function continueOnBedrock(file: string, prompt: string, answer: string) {
+	const bedrock = await startBedrockServer();
+	cleanups.push(() => bedrock.close());
+	bedrock.reply(strictly(bedrock, bedrockAnswer(answer)));
+	const awsCleared = Object.fromEntries(
+		Object.keys(process.env)
+			.filter((name) => name.startsWith("AWS_"))
+			.map((name) => [name, undefined]),
+	);
+	const run = await runSettleAsync(["--session", file, "--model", `amazon-bedrock/${MODEL}`, "-p", prompt], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+		env: {
+			...awsCleared,
+			HOME: cli.dir,
+			AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url,
+			AWS_ACCESS_KEY_ID: "AKIAOK",
+			AWS_SECRET_ACCESS_KEY: "fake",
+			AWS_REGION: "us-west-2",
+		},
+	});
+	const sent = bedrock.requests.at(-1)?.body.messages as SentMessage[] | undefined;
+	return { run, sent: sent ?? [] };
+}
+
+function sessionManager(): SessionManager {
+	return SessionManager.create(cli.project, join(cli.dir, "sessions"));
+}
+
+function roles(sent: SentMessage[]): string[] {
+	return sent.map((message) => message.role);
+}
+
+describe("Portkey-AI/gateway#748: two user messages in a row on Bedrock", () => {
+	it("Portkey-AI/gateway#748: an answer stopped (Esc) before any text, then `settle --session <file> -p` on Bedrock: the answer arrives; both prompts go, in order, in one user message", async () => {
+		const sm = sessionManager();
+		sm.appendMessage({ role: "user", content: "write a long text about rivers", timestamp: 1 });
+		sm.appendMessage(assistant([], "aborted"));
+		const file = sm.getSessionFile()!;
+		sm.close();
+		const before = readFileSync(file, "utf8");
+
+		const { run, sent } = await continueOnBedrock(file, "what did I ask for?", "You asked for a long text.");
+		expect(run.stderr).not.toContain("must alternate");
+		expect(run.stdout).toContain("You asked for a long text.");
+		expect(run.code).toBe(0);
+		expect(roles(sent)).toEqual(["user"]);
+		const prompt = JSON.stringify(sent[0]!.content);
+		expect(prompt.indexOf("write a long text about rivers")).toBeGreaterThanOrEqual(0);
+		expect(prompt.indexOf("write a long text about rivers")).toBeLessThan(prompt.indexOf("what did I ask for?"));
+		expect(readFileSync(file, "utf8").startsWith(before)).toBe(true);
+	});
+
+	it("Portkey-AI/gateway#748: an earlier answer of blank text only (nothing pi-ai sends): the next prompt is answered on Bedrock, roles alternating", async () => {
+		const sm = sessionManager();
+		sm.appendMessage({ role: "user", content: "hello", timestamp: 1 });
+		sm.appendMessage(assistant([{ type: "text", text: "  " }], "stop"));
+		const file = sm.getSessionFile()!;
+		sm.close();
+
+		const { run, sent } = await continueOnBedrock(file, "are you there?", "Yes, here.");
+		expect(run.stdout).toContain("Yes, here.");
+		expect(run.code).toBe(0);
+		expect(roles(sent)).toEqual(["user"]);
+		expect(JSON.stringify(sent)).toContain("hello");
+		expect(JSON.stringify(sent)).toContain("are you there?");
+	});
+});
+
+describe("dify#9294, cline#431: tool results, summaries and extension messages before the next words on Bedrock", () => {
+	it("cline#431: a steer delivered after a `bash` result, answered; then `settle --session <file> -p` on Bedrock: the answer arrives; the result and the steer go in one user message, the result first", async () => {
+		const sm = sessionManager();
+		sm.appendMessage({ role: "user", content: "which node version is installed?", timestamp: 1 });
+		sm.appendMessage(
+			assistant([{ type: "toolCall", id: CALL_ID, name: "bash", arguments: { command: "node --version" } }], "toolUse"),
+		);
+		sm.appendMessage({
+			role: "toolResult",
+			toolCallId: CALL_ID,
+			toolName: "bash",
+			content: [{ type: "text", text: "v22.11.0" }],
+			isError: false,
+			timestamp: 3,
+		});
+		sm.appendMessage({ role: "user", content: "also check npm", timestamp: 4 });
+		sm.appendMessage(assistant([{ type: "text", text: "Node v22.11.0; npm next." }], "stop"));
+		const file = sm.getSessionFile()!;
+		sm.close();
+		const before = readFileSync(file, "utf8");
+
+		const { run, sent } = await continueOnBedrock(file, "thanks, summarize", "Node v22.11.0.");
+		expect(run.stderr).not.toContain("must alternate");
+		expect(run.stdout).toContain("Node v22.11.0.");
+		expect(run.code).toBe(0);
+		expect(roles(sent)).toEqual(["user", "assistant", "user", "assistant", "user"]);
+		expect(sent[2]!.content.map((block) => Object.keys(block)[0])).toEqual(["toolResult", "text"]);
+		expect(JSON.stringify(sent[2]!.content)).toContain("also check npm");
+		expect(readFileSync(file, "utf8").startsWith(before)).toBe(true);
+	});
+
+	it("dify#9294: a compaction summary, its kept prompt and an extension's message before the next prompt: the answer arrives on Bedrock, all of them on the user's side in order", async () => {
+		const sm = sessionManager();
+		sm.appendMessage({ role: "user", content: "old question", timestamp: 1 });
+		sm.appendMessage(assistant([{ type: "text", text: "old answer" }], "stop"));
+		const kept = sm.appendMessage({ role: "user", content: "kept question", timestamp: 3 });
+		sm.appendMessage(assistant([{ type: "text", text: "kept answer" }], "stop"));
+		sm.appendCompaction("We talked about rivers.", kept, 1000);
+		sm.appendCustomMessageEntry("reminder", "Run the tests before answering.", false);
+		const file = sm.getSessionFile()!;
+		sm.close();
+
+		const { run, sent } = await continueOnBedrock(file, "next step?", "Run the tests.");
+		expect(run.stdout).toContain("Run the tests.");
+		expect(run.code).toBe(0);
+		expect(roles(sent)).toEqual(["user", "assistant", "user"]);
+		const first = JSON.stringify(sent[0]!.content);
+		expect(first.indexOf("We talked about rivers.")).toBeLessThan(first.indexOf("kept question"));
+		const last = JSON.stringify(sent[2]!.content);
+		expect(last.indexOf("Run the tests before answering.")).toBeLessThan(last.indexOf("next step?"));
+	});
+});
