@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { errorMessage, SettleError } from "../errors.js";
 import { withDefaultProfileRegion } from "./bedrock-region.js";
-import { alternatingConverseRoles } from "./converse-alternating-roles.js";
+import { converseMessagesOptions } from "./converse-messages.js";
 import { streamFromMessage } from "./event-stream.js";
 import { signUnsignedGeminiCalls } from "./gemini-unsigned-calls.js";
 import { joinedUserTurns } from "./joined-user-turns.js";
@@ -245,7 +245,7 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 						replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),
 						signUnsignedGeminiCalls(
 							model,
-							alternatingConverseRoles(model, requestReplayableReasoning(model, streamOptions)),
+							converseMessagesOptions(model, requestReplayableReasoning(model, streamOptions)),
 						),
 					);
 					// pi-ai's streamSimple passes no region option on: the default profile's goes in the endpoint.

@@ -23506,7 +23506,7 @@ export const MUTANTS: Mutant[] = [
 			"Bedrock requests go as pi-ai builds them: the prompts around an aborted answer, or tool results and a steer, make two user messages in a row, refused on every later request (Portkey-AI/gateway#748)",
 		edits: [
 			{
-				find: "alternatingConverseRoles(model, requestReplayableReasoning(model, streamOptions)),",
+				find: "converseMessagesOptions(model, requestReplayableReasoning(model, streamOptions)),",
 				replace: "requestReplayableReasoning(model, streamOptions),",
 			},
 		],
@@ -23514,7 +23514,7 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "NZ02",
-		file: "src/llm/converse-alternating-roles.ts",
+		file: "src/llm/converse-messages.ts",
 		description:
 			"successive Converse messages of one role are never joined: Bedrock refuses the request as not alternating",
 		edits: [
@@ -23523,6 +23523,22 @@ export const MUTANTS: Mutant[] = [
 				replace: "if (previous === message) {",
 			},
 		],
+		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
+	{
+		id: "NZ03",
+		file: "src/llm/converse-messages.ts",
+		description:
+			"blank text blocks stay in Bedrock requests: an extension's message with empty text is refused as blank on every later request (OpenHands#5339)",
+		edits: [{ find: ".filter((block) => !isBlankText(block))", replace: "" }],
+		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
+	{
+		id: "NZ04",
+		file: "src/llm/converse-messages.ts",
+		description:
+			"a tool result whose text is blank goes to Bedrock as is: refused as blank on every later request (OpenHands#5722)",
+		edits: [{ find: ".map(withoutBlankText)", replace: "" }],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
 	},
 ];

@@ -7,6 +7,10 @@
  * out too; tool results go as a user message and a steer delivered after them as another; a
  * compaction summary and an extension's message go as user messages before the next prompt.
  *
+ * OpenHands#5339, OpenHands#5722: Bedrock refuses a blank text block, "The text field in the
+ * ContentBlock object at messages.28.content.1 is blank"; pi-ai sends an extension's message with
+ * empty text and a tool's empty output as they are.
+ *
  * Each session file is continued with a real `settle --session <file> -p` on a local Bedrock
  * runtime endpoint (the AWS SDK pi-ai uses, over HTTP/2) that refuses as Bedrock does. What the
  * user should see: the answer; the request holds every message, roles alternating; the file keeps
@@ -42,6 +46,14 @@ function strictly(bedrock: BedrockServer, answer: BedrockReply): BedrockReply {
 	return (res) => {
 		const messages = bedrock.requests.at(-1)!.body.messages as SentMessage[];
 		const alternates = messages.every((message, i) => message.role === (i % 2 === 0 ? "user" : "assistant"));
+		const blank = blankTextAt(messages);
+		if (blank) {
+			return bedrockError(
+				400,
+				"ValidationException",
+				`The text field in the ContentBlock object at ${blank} is blank. Add text to the text field, and try again.`,
+			)(res);
+		}
 		if (!alternates) {
 			return bedrockError(
 				400,
@@ -51,6 +63,20 @@ function strictly(bedrock: BedrockServer, answer: BedrockReply): BedrockReply {
 		}
 		answer(res);
 	};
+}
+
+/** Where a text block holds only blanks, at the top of a message or in a tool result. */
+function blankTextAt(messages: SentMessage[]): string | undefined {
+	const blank = (block: Record<string, unknown>) => typeof block.text === "string" && block.text.trim() === "";
+	for (const [m, message] of messages.entries()) {
+		for (const [c, block] of message.content.entries()) {
+			if (blank(block)) return `messages.${m}.content.${c}`;
+			const result = block.toolResult as { content?: Record<string, unknown>[] } | undefined;
+			const inner = result?.content?.findIndex(blank) ?? -1;
+			if (inner >= 0) return `messages.${m}.content.${c}.toolResult.content.${inner}`;
+		}
+	}
+	return undefined;
 }
 
 function assistant(content: AssistantMessage["content"], stopReason: AssistantMessage["stopReason"]) {
@@ -187,5 +213,50 @@ describe("dify#9294, cline#431: tool results, summaries and extension messages b
 		expect(first.indexOf("We talked about rivers.")).toBeLessThan(first.indexOf("kept question"));
 		const last = JSON.stringify(sent[2]!.content);
 		expect(last.indexOf("Run the tests before answering.")).toBeLessThan(last.indexOf("next step?"));
+	});
+});
+
+describe("OpenHands#5339, OpenHands#5722: a blank text block on Bedrock", () => {
+	it("OpenHands#5339: an extension's message with empty text before the prompt: the answer arrives on Bedrock; no blank text block goes, the prompt does", async () => {
+		const sm = sessionManager();
+		sm.appendMessage({ role: "user", content: "hello", timestamp: 1 });
+		sm.appendMessage(assistant([{ type: "text", text: "Hi." }], "stop"));
+		sm.appendCustomMessageEntry("status", "", true);
+		const file = sm.getSessionFile()!;
+		sm.close();
+		const before = readFileSync(file, "utf8");
+
+		const { run, sent } = await continueOnBedrock(file, "what next?", "Tests next.");
+		expect(run.stderr).not.toContain("is blank");
+		expect(run.stdout).toContain("Tests next.");
+		expect(run.code).toBe(0);
+		expect(roles(sent)).toEqual(["user", "assistant", "user"]);
+		expect(JSON.stringify(sent[2]!.content)).toContain("what next?");
+		expect(readFileSync(file, "utf8").startsWith(before)).toBe(true);
+	});
+
+	it("OpenHands#5722: a tool that returned empty text: the answer arrives on Bedrock; the result goes paired with its call, saying it was empty", async () => {
+		const sm = sessionManager();
+		sm.appendMessage({ role: "user", content: "clear the cache", timestamp: 1 });
+		sm.appendMessage(assistant([{ type: "toolCall", id: CALL_ID, name: "clear_cache", arguments: {} }], "toolUse"));
+		sm.appendMessage({
+			role: "toolResult",
+			toolCallId: CALL_ID,
+			toolName: "clear_cache",
+			content: [{ type: "text", text: "" }],
+			isError: false,
+			timestamp: 3,
+		});
+		sm.appendMessage(assistant([{ type: "text", text: "Cleared." }], "stop"));
+		const file = sm.getSessionFile()!;
+		sm.close();
+
+		const { run, sent } = await continueOnBedrock(file, "did it print anything?", "It printed nothing.");
+		expect(run.stderr).not.toContain("is blank");
+		expect(run.stdout).toContain("It printed nothing.");
+		expect(run.code).toBe(0);
+		expect(sent[2]!.content).toEqual([
+			{ toolResult: { toolUseId: CALL_ID, content: [{ text: "(no output)" }], status: "success" } },
+		]);
 	});
 });
