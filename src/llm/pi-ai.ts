@@ -14,6 +14,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import { withDefaultProfileRegion } from "./bedrock-region.js";
 import { converseMessagesOptions } from "./converse-messages.js";
 import { streamFromMessage } from "./event-stream.js";
+import { withoutBlankGeminiText } from "./gemini-empty-text.js";
 import { signUnsignedGeminiCalls } from "./gemini-unsigned-calls.js";
 import { joinedUserTurns } from "./joined-user-turns.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
@@ -238,8 +239,9 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		// A signal per request: pi-ai's provider SDKs never remove the listener they add to it.
 		// The session's refusal details read the responses' status, headers and body (provider-stream.ts).
 		this.piAiStream = withRequestSignal(
-			streamWatchingResponses((model, context, streamOptions) => {
+			streamWatchingResponses((model, given, streamOptions) => {
 				try {
+					const context = withoutBlankGeminiText(model, given);
 					const sent = keepSignedEmptyThinking(
 						model,
 						replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),

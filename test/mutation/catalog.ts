@@ -23541,6 +23541,21 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: ".map(withoutBlankText)", replace: "" }],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
 	},
+	{
+		id: "NZ05",
+		file: "src/llm/pi-ai.ts",
+		description:
+			"Gemini requests go as pi-ai builds them: an extension's message of empty text goes as an empty text part, refused on every later request (zuisong/gemini-openai-proxy#83)",
+		edits: [{ find: "const context = withoutBlankGeminiText(model, given);", replace: "const context = given;" }],
+		tests: ["test/pi-races/gemini-empty-text.test.ts"],
+	},
+	{
+		id: "NZ06",
+		file: "src/llm/gemini-empty-text.ts",
+		description: "blank text blocks of user messages are kept for Gemini: the empty text part is refused",
+		edits: [{ find: 'part.type !== "text" || part.text.trim() !== ""', replace: "true" }],
+		tests: ["test/pi-races/gemini-empty-text.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
