@@ -17,6 +17,7 @@ import { streamFromMessage } from "./event-stream.js";
 import { withoutBlankGeminiText } from "./gemini-empty-text.js";
 import { signUnsignedGeminiCalls } from "./gemini-unsigned-calls.js";
 import { joinedUserTurns } from "./joined-user-turns.js";
+import { mistralToolTurnsOptions } from "./mistral-tool-turns.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
 import { PI_AI_PEER_VERSION } from "./provider-env.js";
 import { withRequestSignal } from "./request-signal.js";
@@ -247,7 +248,10 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 						replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),
 						signUnsignedGeminiCalls(
 							model,
-							converseMessagesOptions(model, requestReplayableReasoning(model, streamOptions)),
+							mistralToolTurnsOptions(
+								model,
+								converseMessagesOptions(model, requestReplayableReasoning(model, streamOptions)),
+							),
 						),
 					);
 					// pi-ai's streamSimple passes no region option on: the default profile's goes in the endpoint.

@@ -23556,6 +23556,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'part.type !== "text" || part.text.trim() !== ""', replace: "true" }],
 		tests: ["test/pi-races/gemini-empty-text.test.ts"],
 	},
+	{
+		id: "NZ07",
+		file: "src/llm/mistral-tool-turns.ts",
+		description:
+			"Mistral requests go as pi-ai builds them: a steer after tool results follows the tool message, refused as \"Unexpected role 'user' after role 'tool'\" on every later request (zed#37021)",
+		edits: [{ find: 'if (model.api !== "mistral-conversations") return options;', replace: "return options;" }],
+		tests: ["test/pi-races/mistral-user-after-tool.test.ts"],
+	},
+	{
+		id: "NZ08",
+		file: "src/llm/mistral-tool-turns.ts",
+		description:
+			"no assistant turn goes between tool results and the user message after them: Mistral refuses the order",
+		edits: [{ find: 'bridged.push({ role: "assistant", content: BRIDGE });', replace: "" }],
+		tests: ["test/pi-races/mistral-user-after-tool.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
