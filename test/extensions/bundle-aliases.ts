@@ -5,8 +5,8 @@
  * the published package resolves them. The default aliases of a test (src/ run by Vitest) point at
  * the TypeScript sources instead, which jiti evaluates anew for every extension it loads (no module
  * cache): about 0.35 s of CPU per example extension. The bundle is an ES module Node imports once
- * per process. For tests whose subject is what the examples do, not how the sources layout loads:
- * test/resources/extensions.test.ts and pi-examples.test.ts's single-example tests keep the
+ * per process. For tests whose subject is what the extensions do, not how the sources layout loads:
+ * test/package/extension-aliases.test.ts and pi-examples.test.ts's single-example tests keep the
  * sources' aliases.
  */
 import { dirname, join } from "node:path";

@@ -153,16 +153,18 @@ describe("extension discovery", () => {
 			"project/.settle/extensions/uses-settle.ts":
 				'import { emptyUsage } from "settle";\n\nexport default (api: { tag: (n: string, d: unknown) => void }) => api.tag("usage", emptyUsage().totalTokens);\n',
 		});
+		// `settle` is the bundle of the current sources (bundle-aliases.ts), as in the published package.
+		// The sources' aliases (jiti transpiling and evaluating all of src/: ~8 CPU-s on a clean clone)
+		// are test/package/extension-aliases.test.ts's subject.
 		const loader = new DefaultResourceLoader({
 			cwd: join(dir, "project"),
 			agentDir: join(dir, "agent"),
 			trustProject: true,
+			extensionAliases: bundledExtensionAliases(),
 		});
 		await loader.reload();
 		expect(loader.getExtensions().errors).toEqual([]);
 		expect(await run(loader.getExtensions().extensions)).toEqual([["usage", 0]]);
-		// `settle` is src/index.ts here: jiti transpiles the whole source tree (cold cache on a clean
-		// clone; ~3 s idle on 2 cores, 25 s seen on a loaded box).
 	}, 120_000);
 
 	it("re-imports modules on reload, so edits take effect", async () => {
@@ -251,8 +253,7 @@ describe("reloading CommonJS extensions", () => {
 		expect(loader.getExtensions().errors[0]?.error).toContain(`${extension}:3`);
 		// `settle` is the bundle of the current sources here (bundle-aliases.ts), as in the published
 		// package: 3.7 s. With the sources' aliases two of the six reloads evaluated all of src/ anew
-		// through jiti (15 s warm, 54 s in a loaded full run); "lets an extension import from settle"
-		// keeps the sources' aliases.
+		// through jiti (15 s warm, 54 s in a loaded full run).
 	}, 120_000);
 
 	it("regression: the bundle holds no literal of jiti's failed-transform marker, so jiti caches the transform of the chunk a CommonJS extension's require of settle reaches (each such load transpiled ~1 MB again: ~4 s of CPU)", () => {
