@@ -23499,6 +23499,26 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (rollbacks.get(session) !== rolledBackBefore) return;", replace: "" }],
 		tests: ["test/runtime/reload-cut-off-rollback.test.ts"],
 	},
+	{
+		id: "PA01",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"agent_end{willRetry: false} no longer binds the run: a listener that turns retries on gets the failed run retried after agent_end said it would not be",
+		edits: [{ find: '\t\t\tcontext.retryAnnouncement !== "declined" &&\n', replace: "" }],
+		tests: ["test/session/retry.test.ts"],
+	},
+	{
+		id: "PA02",
+		file: "src/session/event-bridge.ts",
+		description: "the bridge no longer tells the machine agent_end declined a retry (RETRY_DECLINED)",
+		edits: [
+			{
+				find: 'else if (lastAnswerFailed(s, event.messages)) s.send({ type: "RETRY_DECLINED" });',
+				replace: "else if (lastAnswerFailed(s, event.messages)) void 0;",
+			},
+		],
+		tests: ["test/session/retry.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
