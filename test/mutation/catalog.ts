@@ -23519,6 +23519,16 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/retry.test.ts"],
 	},
+	{
+		id: "PA03",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.setActiveTools with only unknown names says 'the other names were applied' though no tool is active now",
+		edits: [
+			{ find: "const anyApplied = unknown.length < new Set(toolNames).size;", replace: "const anyApplied = true;" },
+		],
+		tests: ["test/bad-input/active-tool-names.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
