@@ -23529,6 +23529,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/active-tool-names.test.ts"],
 	},
+	{
+		id: "PA04",
+		file: "src/extensions/runner.ts",
+		description:
+			"a per-call handler ctx copied by descriptors reads the extension context's members: a left-behind handler's clone sees the next run's signal",
+		edits: [{ find: "if (!read || !descriptor) return descriptor;", replace: "return descriptor;" }],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
