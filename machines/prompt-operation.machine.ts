@@ -65,6 +65,9 @@
  *   until the run ends, an `ABORT_RETRY` is remembered and cancels that retry as soon as its backoff
  *   starts (one `auto_retry_start`, then `auto_retry_end{finalError: "Retry cancelled"}`, → `settling`). It also fixes the retry
  *   settings for that retry: an `UPDATE_RETRY_SETTINGS` after it applies from the next failure on.
+ * - `RETRY_DECLINED` — from the event bridge, when it emits `agent_end{willRetry: false}` after a
+ *   failed answer: that run is not retried, even if a listener turns retries on (its setting applies
+ *   from the next failure on).
  * - From the event bridge, while a run is active: `USER_MESSAGE_START` at a user
  *   `message_start`, `ASSISTANT_MESSAGE_END {stopReason}` at an assistant `message_end`. They keep the
  *   retry counter and the overflow-recovered flag in this machine's context. During a retried request
@@ -614,6 +617,7 @@ export type PromptOperationEvent =
 	| { type: "ABORT" }
 	| { type: "ABORT_RETRY" }
 	| { type: "RETRY_ANNOUNCED" }
+	| { type: "RETRY_DECLINED" }
 	| { type: "ABORT_COMPACTION" }
 	| { type: "ABORT_BRANCH_SUMMARY" }
 	| { type: "USER_MESSAGE_START" }
@@ -794,7 +798,8 @@ export interface PromptOperationContext {
 	overflowRecoveryAttempted: boolean;
 	/**
 	 * The current run's `agent_end` said `willRetry: true` (`announced`), and `abortRetry()` came
-	 * after that (`cancelled`). Reset whenever a run starts and when the operation settles.
+	 * after that (`cancelled`); or it said `willRetry: false` after a failed answer (`declined`: no
+	 * retry of this run). Reset whenever a run starts and when the operation settles.
 	 */
 	retryAnnouncement: RetryAnnouncement;
 	/**
@@ -870,8 +875,11 @@ export interface DeferredCompaction {
 	cancelOnAbort?: true;
 }
 
-/** Whether the current run's `agent_end` announced a retry, and whether `abortRetry()` cancelled it. */
-export type RetryAnnouncement = "none" | "announced" | "cancelled";
+/**
+ * Whether the current run's `agent_end` announced a retry, and whether `abortRetry()` cancelled it;
+ * `declined`: it said `willRetry: false` after a failed answer.
+ */
+export type RetryAnnouncement = "none" | "announced" | "cancelled" | "declined";
 
 /** Machine input. */
 export interface PromptOperationInput {
@@ -1107,6 +1115,7 @@ export const promptOperationMachine = setup({
 			event.type === "PREFLIGHT_DONE" && event.output.disposition === "started" && context.abortRequested,
 		/** Retryable error, retries enabled, attempts left, and the provider's delay (if any) within the cap. */
 		canRetry: ({ context }) =>
+			context.retryAnnouncement !== "declined" &&
 			retrySettingsOf(context).enabled &&
 			context.lastOutcome?.errorClass === "retryable" &&
 			nextRetryPlan(context).kind === "retry",
@@ -1376,6 +1385,7 @@ export const promptOperationMachine = setup({
 			announcedRetry: context.retry,
 		})),
 		cancelAnnouncedRetry: assign({ retryAnnouncement: "cancelled" as RetryAnnouncement }),
+		noteRetryDeclined: assign({ retryAnnouncement: "declined" as RetryAnnouncement }),
 		scheduleRetry: assign(({ context }) => {
 			const plan = nextRetryPlan(context);
 			return {
@@ -1876,6 +1886,8 @@ export const promptOperationMachine = setup({
 						COMPACT: [refuseOtherThanWaiting, { target: "aborting", actions: abortThenCompact }],
 						// agent_end comes while working (an aborted run never announces a retry).
 						RETRY_ANNOUNCED: { actions: "noteRetryAnnounced" },
+						// agent_end said no retry: a setting turned on after it does not retry this run.
+						RETRY_DECLINED: { actions: "noteRetryDeclined" },
 						// Before agent_end announced a retry there is none to cancel (pi ignores it too).
 						ABORT_RETRY: { guard: "retryAnnounced", actions: "cancelAnnouncedRetry" },
 						// pi 1.6: the request a virtual model routed is over that model's threshold.

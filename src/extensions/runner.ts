@@ -892,8 +892,9 @@ export class ExtensionRunner {
 	 * The extension's context for one boundary handler call: `signal` is the call's operation's
 	 * (pi reads the session's current one, so a handler left behind sees the next run's), and once
 	 * the call is left behind `ui`, `abort`, `shutdown` and `compact` are refused. It reads as the
-	 * extension's plain context (its members its own and enumerable: `{ ...ctx }` keeps them): a
-	 * proxy over it, made per call (an object with its own accessors cost ~25 µs a call).
+	 * extension's plain context (its members its own and enumerable: `{ ...ctx }` and a copy by
+	 * descriptors keep the call's): a proxy over it, made per call (an object with its own
+	 * accessors cost ~25 µs a call).
 	 */
 	private scopedContext(extensionPath: string, scope: HandlerScope): ExtensionContext {
 		let members = this.scopedMembers.get(extensionPath);
@@ -934,6 +935,14 @@ export class ExtensionRunner {
 			get: (target, key) => {
 				const read = scoped.get(key);
 				return read ? read(scope) : Reflect.get(target, key);
+			},
+			// A copy by descriptors (`Object.getOwnPropertyDescriptors(ctx)`) reads the call's members too,
+			// not the extension context's (the session's current signal, an unrefused `ui`).
+			getOwnPropertyDescriptor: (target, key) => {
+				const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
+				const read = scoped.get(key);
+				if (!read || !descriptor) return descriptor;
+				return { configurable: true, enumerable: descriptor.enumerable, get: () => read(scope) };
 			},
 		});
 	}

@@ -646,7 +646,8 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 				.map((tool) => tool.name);
 			const unknown = unknownToolNames(registered, toolNames);
 			if (unknown.length > 0) {
-				const message = unknownToolNamesMessage("pi.setActiveTools", unknown, registered);
+				const anyApplied = unknown.length < new Set(toolNames).size;
+				const message = unknownToolNamesMessage("pi.setActiveTools", unknown, registered, anyApplied);
 				runtime.reportError(errorRecord(extension.path, "set_active_tools", message));
 			}
 		},

@@ -21,7 +21,7 @@ import type { AgentEvent, AgentEventResult, AgentListener } from "../agent/types
 import type { RunnerEmitEvent } from "../extensions/types.js";
 import type { AgentMessage } from "../llm/types.js";
 import type { SessionInternals } from "./internals.js";
-import { willRetry } from "./run-outcome.js";
+import { lastAnswerFailed, willRetry } from "./run-outcome.js";
 
 type MessageEndEvent = Extract<AgentEvent, { type: "message_end" }>;
 
@@ -95,6 +95,8 @@ function finishEvent(s: SessionInternals, event: AgentEvent): void {
 			const retrying = willRetry(s, event.messages);
 			// From here on abortRetry() cancels the retry this event announces (not only its backoff).
 			if (retrying) s.send({ type: "RETRY_ANNOUNCED" });
+			// A listener may turn retries on now: this run's answer stays the "no" agent_end gave.
+			else if (lastAnswerFailed(s, event.messages)) s.send({ type: "RETRY_DECLINED" });
 			// A literal, not `{ ...event }`: that spread was most of this function's time (profiled).
 			s.events.emit({
 				type: "agent_end",

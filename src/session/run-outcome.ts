@@ -278,6 +278,11 @@ export function willRetry(s: SessionInternals, messages: readonly AgentMessage[]
 	return planRetry(context.retry, context.retryAttempt + 1, options).kind === "retry";
 }
 
+/** The run's last answer ended `error` (the only end a retry can follow). */
+export function lastAnswerFailed(s: SessionInternals, messages: readonly AgentMessage[]): boolean {
+	return (lastAssistant(messages) ?? s.scratch.lastAssistant)?.stopReason === "error";
+}
+
 function lastAssistant(messages: readonly AgentMessage[]): AssistantMessage | undefined {
 	for (let index = messages.length - 1; index >= 0; index--) {
 		const message = messages[index]!;

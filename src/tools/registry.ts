@@ -305,15 +305,20 @@ export function unknownToolNames(registered: readonly string[], names: readonly 
 	return [...new Set(names)].filter((name) => !registered.includes(name));
 }
 
-/** What `method` (`pi.setActiveTools`, …) says of the `unknown` names it left inactive. */
+/**
+ * What `method` (`pi.setActiveTools`, …) says of the `unknown` names it left inactive; `anyApplied`:
+ * some other name was a tool (else no tool is active now: one typo took every tool away).
+ */
 export function unknownToolNamesMessage(
 	method: string,
 	unknown: readonly string[],
 	registered: readonly string[],
+	anyApplied = true,
 ): string {
 	const named = unknown.map((name) => `"${name}"`).join(", ");
+	const rest = anyApplied ? "the other names were applied" : "no tool is active now";
 	return (
-		`${method}: no tool is named ${named}, so ${unknown.length === 1 ? "it was" : "they were"} left out; the other names were applied. ` +
+		`${method}: no tool is named ${named}, so ${unknown.length === 1 ? "it was" : "they were"} left out; ${rest}. ` +
 		`The registered tools are ${registered.length > 0 ? registered.join(", ") : "none"}. Check the spelling, or register the tool before activating it.`
 	);
 }

@@ -92,6 +92,30 @@ describe("active tools given a name no tool has", () => {
 		}
 	});
 
+	it("regression: an extension's pi.setActiveTools with only a typo says no tool is active now (was: 'the other names were applied', when there were none)", async () => {
+		const errors: ExtensionError[] = [];
+		const session = await openSession(ws, {
+			extensions: [
+				(pi) =>
+					pi.registerCommand("mode", {
+						description: "bash only",
+						handler: async () => pi.setActiveTools(["bahs"]),
+					}),
+			],
+		});
+		try {
+			session.extensionRunner.onError((error) => errors.push(error));
+			await session.prompt("/mode");
+			expect(session.getActiveToolNames()).toEqual([]);
+			const registered = session.getAllTools().map((tool) => tool.name);
+			expect(errors.map((error) => error.error)).toEqual([
+				`pi.setActiveTools: no tool is named "bahs", so it was left out; no tool is active now. The registered tools are ${registered.join(", ")}. Check the spelling, or register the tool before activating it.`,
+			]);
+		} finally {
+			closeSession(session);
+		}
+	});
+
 	it("an extension's pi.setActiveTools with known names only reports nothing", async () => {
 		const errors: ExtensionError[] = [];
 		const session = await openSession(ws, {

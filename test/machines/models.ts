@@ -137,7 +137,7 @@ export const promptModel: ModelSpec = {
 			// Read only by ABORT_RETRY while the run works and on entering `retrying` (from that run's end).
 			s.matches({ running: "working" }) ? s.context.retryAnnouncement : null,
 		]),
-	// agent_end{willRetry} (RETRY_ANNOUNCED) and the abortRetry() after it are explored from runs
+	// agent_end{willRetry} (RETRY_ANNOUNCED, RETRY_DECLINED) and the abortRetry() after it are explored from runs
 	// with nothing else in flight: deferred prompts, busy preflights and tree navigations are
 	// independent of them and already explored with every other event.
 	// Likewise the pre-send compaction's reports (targetless in preflight, read only by isCompacting),
@@ -182,7 +182,8 @@ export const promptModel: ModelSpec = {
 		// A root-level echo that reads and writes nothing: one state with a timer and one without
 		// cover it; offering it everywhere would add a self-loop replay per state.
 		if (event.type === "QUEUE_CHANGED") return nothingInFlight && (s.matches("idle") || s.matches("retrying"));
-		if (event.type !== "RETRY_ANNOUNCED" && event.type !== "ABORT_RETRY") return true;
+		if (event.type !== "RETRY_ANNOUNCED" && event.type !== "RETRY_DECLINED" && event.type !== "ABORT_RETRY")
+			return true;
 		return !s.matches({ running: "working" }) || nothingInFlight;
 	},
 	harness: () => promptHarness({ retry: { maxRetries: 2 } }) as never,

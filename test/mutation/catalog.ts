@@ -23572,6 +23572,44 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'bridged.push({ role: "assistant", content: BRIDGE });', replace: "" }],
 		tests: ["test/pi-races/mistral-user-after-tool.test.ts"],
 	},
+	{
+		id: "PA01",
+		file: "machines/prompt-operation.machine.ts",
+		description:
+			"agent_end{willRetry: false} no longer binds the run: a listener that turns retries on gets the failed run retried after agent_end said it would not be",
+		edits: [{ find: '\t\t\tcontext.retryAnnouncement !== "declined" &&\n', replace: "" }],
+		tests: ["test/session/retry.test.ts"],
+	},
+	{
+		id: "PA02",
+		file: "src/session/event-bridge.ts",
+		description: "the bridge no longer tells the machine agent_end declined a retry (RETRY_DECLINED)",
+		edits: [
+			{
+				find: 'else if (lastAnswerFailed(s, event.messages)) s.send({ type: "RETRY_DECLINED" });',
+				replace: "else if (lastAnswerFailed(s, event.messages)) void 0;",
+			},
+		],
+		tests: ["test/session/retry.test.ts"],
+	},
+	{
+		id: "PA03",
+		file: "src/extensions/runtime.ts",
+		description:
+			"pi.setActiveTools with only unknown names says 'the other names were applied' though no tool is active now",
+		edits: [
+			{ find: "const anyApplied = unknown.length < new Set(toolNames).size;", replace: "const anyApplied = true;" },
+		],
+		tests: ["test/bad-input/active-tool-names.test.ts"],
+	},
+	{
+		id: "PA04",
+		file: "src/extensions/runner.ts",
+		description:
+			"a per-call handler ctx copied by descriptors reads the extension context's members: a left-behind handler's clone sees the next run's signal",
+		edits: [{ find: "if (!read || !descriptor) return descriptor;", replace: "return descriptor;" }],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

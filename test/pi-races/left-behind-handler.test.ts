@@ -33,6 +33,8 @@ function gate(): { opened: Promise<void>; open: () => void } {
 /** What the left-behind handler saw when it resumed: its signal, and each call's error code (`ok` when it went through). */
 interface Resumed {
 	signalAborted: boolean | undefined;
+	/** The signal of a copy of its ctx made by descriptors (a helper's clone). */
+	copySignalAborted?: boolean | undefined;
 	calls: Record<string, string>;
 }
 
@@ -147,7 +149,7 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 
 describe("a tool_call / tool_result handler left behind after the abort's grace acts in the next operation", () => {
 	it.each(["tool_call", "tool_result"] as const)(
-		"%s: resumed during the next prompt, its ctx.signal is its own aborted one and its appendEntry, sendMessage, sendUserMessage, setSessionName and ui.notify are refused and reported naming it; the next operation and the file hold none of them",
+		"%s: resumed during the next prompt, its ctx.signal (a clone's by descriptors too) is its own aborted one and its appendEntry, sendMessage, sendUserMessage, setSessionName and ui.notify are refused and reported naming it; the next operation and the file hold none of them",
 		async (event) => {
 			const late = gate();
 			const holding = gate();
@@ -164,8 +166,10 @@ describe("a tool_call / tool_result handler left behind after the abort's grace 
 							held = ctx.signal;
 							holding.open();
 							await late.opened;
+							const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx)) as typeof ctx;
 							resumed = {
 								signalAborted: ctx.signal?.aborted,
+								copySignalAborted: copy.signal?.aborted,
 								calls: {
 									appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
 									sendMessage: outcome(() =>
@@ -209,6 +213,8 @@ describe("a tool_call / tool_result handler left behind after the abort's grace 
 
 			expect(resumed).toEqual({
 				signalAborted: true,
+				// A clone by descriptors reads the call's signal too (it read the next prompt's, not aborted).
+				copySignalAborted: true,
 				calls: {
 					appendEntry: "STALE_CONTEXT",
 					sendMessage: "STALE_CONTEXT",

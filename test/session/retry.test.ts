@@ -226,6 +226,33 @@ describe("auto-retry", () => {
 		expect(h.session.lifecycle).toBe("idle");
 	});
 
+	it("regression: retry turned on by an agent_end{willRetry: false} listener: the run was retried though agent_end said it would not be; now it is not, and the setting applies from the next failure", async () => {
+		h = await createHarness({
+			simulatedClock: true,
+			settings: { retry: { enabled: false, baseDelayMs: 10, maxRetries: 3 } },
+		});
+		h.setResponses([error(OVERLOADED), error(OVERLOADED), fauxAssistantMessage("retried")]);
+		h.session.subscribe((event) => {
+			if (event.type === "agent_end" && !event.willRetry) h.session.setAutoRetryEnabled(true);
+		});
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(retryLabels(h).filter((label) => label.startsWith("agent_end") || label.startsWith("auto_retry"))).toEqual([
+			"agent_end(willRetry=false)",
+		]);
+		expect(h.faux.callCount).toBe(1);
+		expect(sessionEventViolations(h.events)).toEqual([]);
+		expect(h.session.autoRetryEnabled).toBe(true);
+		h.events.length = 0;
+		await settleWithClock(h, h.session.prompt("again"));
+		expect(retryLabels(h).filter((label) => label.startsWith("agent_end") || label.startsWith("auto_retry"))).toEqual([
+			"agent_end(willRetry=true)",
+			"auto_retry_start(1/3,10)",
+			"auto_retry_end(true,1)",
+			"agent_end(willRetry=false)",
+		]);
+		expect(sessionEventViolations(h.events)).toEqual([]);
+	});
+
 	it("regression: retry.enabled turned off straight through session.settingsManager during a run was ignored until the next prompt (autoRetryEnabled said false, the failure was retried); now the run's end reads it", async () => {
 		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 10, maxRetries: 3 } } });
 		h.setResponses([
