@@ -20,25 +20,13 @@
  * under one id ("`tool_use` ids must be unique") on every request. What the user should see: the
  * answer, each call under an id of its own, each result under its call's.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import * as piAi from "@mariozechner/pi-ai";
-import { afterEach, describe, expect, it } from "vitest";
-import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
-import { AuthStorage } from "../../src/runtime/auth-storage.js";
-import { createAgentSession } from "../../src/runtime/sdk.js";
-import { SettingsManager } from "../../src/settings/settings-manager.js";
-import { SessionManager } from "../../src/store/session-manager.js";
+import { describe, expect, it } from "vitest";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { type Router, startWireServer } from "../llm/wire/server.js";
-import { API_KEY, type WireApi, wireModel } from "../llm/wire/session.js";
+import type { Router } from "../llm/wire/server.js";
+import { type WireModelSpec, wireProjectsPerTest } from "./helpers.js";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const wireProject = wireProjectsPerTest("settle-tool-ids-", "off");
 
 type SentCall = { id: string; function: { name: string; arguments: string } };
 type SentMessage = { role: string; content?: unknown; tool_calls?: SentCall[]; tool_call_id?: string };
@@ -95,44 +83,12 @@ function anthropicIdRule(messages: { content: SentBlock[] | string }[]) {
  * A session on `from` that can switch to `to`, both served by one local server that checks ids as
  * the providers do; the built-in tools run in a temp folder, the JSONL under `sessions/`.
  */
-async function switchingSession(from: ModelSpec, to: ModelSpec) {
-	const server = await startWireServer(idRules);
-	const dir = mkdtempSync(join(tmpdir(), "settle-tool-ids-"));
-	cleanups.push(async () => {
-		await server.close();
-		rmSync(dir, { recursive: true, force: true });
-	});
-	const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
-		providers: [],
-		useEnvironment: false,
-		credentials: AuthStorage.inMemory({ [from.provider]: API_KEY, [to.provider]: API_KEY }),
-	});
-	for (const spec of [from, to]) {
-		runtime.registerPiAiProvider(spec.provider, [
-			wireModel(spec.api, server.url, { provider: spec.provider, id: spec.id, name: spec.id }),
-		]);
-	}
-	const { session } = await createAgentSession({
-		cwd: dir,
-		agentDir: dir,
-		modelRuntime: runtime,
-		model: runtime.getModel(from.provider, from.id)!,
-		thinkingLevel: "off",
-		settingsManager: SettingsManager.inMemory({ retry: { enabled: false } }),
-		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
-	});
-	cleanups.push(() => {
-		session.dispose();
-	});
-	return { server, session, target: runtime.getModel(to.provider, to.id)! };
+async function switchingSession(from: WireModelSpec, to: WireModelSpec) {
+	const { server, model, open } = await wireProject([from, to], { route: idRules });
+	return { server, session: await open(from), target: model(to) };
 }
 
-interface ModelSpec {
-	api: WireApi;
-	provider: string;
-	id: string;
-}
-const RELAY: ModelSpec = { api: "anthropic-messages", provider: "relay", id: "k3" };
+const RELAY: WireModelSpec = { api: "anthropic-messages", provider: "relay", id: "k3" };
 
 const bash = (id: string, command: string) => ({ type: "tool_use" as const, id, name: "bash", input: { command } });
 const sentMessages = (server: { requests: { body: { messages: SentMessage[] } }[] }, index: number) =>
