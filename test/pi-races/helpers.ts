@@ -32,6 +32,7 @@ import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { type CliProject, type RpcClient, runSettle, writeLocalProvider } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
+import { anthropicError } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, type Reply, type Router, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { API_KEY, type WireApi, wireModel } from "../llm/wire/session.js";
@@ -482,4 +483,79 @@ export function wireProjectsPerTest(
 		};
 		return { server, dir, model, open };
 	};
+}
+
+/** A content block of a Messages API request, the fields the replays read. */
+export type SentBlock = {
+	type: string;
+	id?: string;
+	tool_use_id?: string;
+	content?: unknown;
+	input?: { command?: string };
+};
+
+/** The content blocks of a Messages API request, in order (a message whose content is a string has none). */
+export function sentBlocks(request: RecordedRequest): SentBlock[] {
+	return (request.body.messages as { content: SentBlock[] | string }[]).flatMap((message) =>
+		typeof message.content === "string" ? [] : message.content,
+	);
+}
+
+/** The content of each `tool_result` among `blocks` sent under `id`, as JSON. */
+export function resultsUnder(blocks: SentBlock[], id: string): string[] {
+	return blocks
+		.filter((block) => block.type === "tool_result" && block.tool_use_id === id)
+		.map((block) => JSON.stringify(block.content));
+}
+
+/**
+ * Anthropic's 400 for a Messages API request whose `tool_use` ids break its pattern or repeat one
+ * another anywhere in the request; undefined when each is fine.
+ */
+export function anthropicIdRefusal(request: RecordedRequest): ReturnType<typeof anthropicError> | undefined {
+	const seen = new Set<string>();
+	for (const [i, message] of (request.body.messages as { content: SentBlock[] | string }[]).entries()) {
+		if (typeof message.content === "string") continue;
+		for (const [j, block] of message.content.entries()) {
+			if (block.type !== "tool_use") continue;
+			if (!/^[a-zA-Z0-9_-]+$/.test(block.id!)) {
+				return anthropicError(
+					400,
+					"invalid_request_error",
+					`messages.${i}.content.${j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`,
+				);
+			}
+			if (seen.has(block.id!)) {
+				return anthropicError(
+					400,
+					"invalid_request_error",
+					`messages.${i}.content.${j}: \`tool_use\` ids must be unique`,
+				);
+			}
+			seen.add(block.id!);
+		}
+	}
+	return undefined;
+}
+
+/** A Chat Completions message as the replays read it: its tool calls, or the call a result answers. */
+export type SentChatMessage = {
+	role: string;
+	content?: unknown;
+	tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+	tool_call_id?: string;
+};
+
+/** Each tool call a Chat Completions request replays: its id, its bash command, and the results sent under that id (JSON). */
+export function replayedChatCalls(request: RecordedRequest): { id: string; command: string; results: string[] }[] {
+	const messages = request.body.messages as SentChatMessage[];
+	return messages
+		.flatMap((message) => message.tool_calls ?? [])
+		.map((call) => ({
+			id: call.id,
+			command: (JSON.parse(call.function.arguments) as { command: string }).command,
+			results: messages
+				.filter((message) => message.role === "tool" && message.tool_call_id === call.id)
+				.map((message) => JSON.stringify(message.content)),
+		}));
 }

@@ -10,49 +10,19 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import type { RecordedRequest, Router } from "../llm/wire/server.js";
-import { type WireModelSpec, wireProjectsPerTest } from "./helpers.js";
+import type { Router } from "../llm/wire/server.js";
+import { anthropicIdRefusal, resultsUnder, sentBlocks, type WireModelSpec, wireProjectsPerTest } from "./helpers.js";
 
 const wireProject = wireProjectsPerTest("settle-kimi-ids-", "off");
 const KIMI: WireModelSpec = { api: "openai-completions", provider: "moonshotai", id: "kimi-k2.5", name: "Kimi K2.5" };
 const CLAUDE: WireModelSpec = { api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" };
 
-type SentBlock = { type: string; id?: string; tool_use_id?: string; content?: unknown; input?: { command?: string } };
-type SentMessage = { role: string; content: SentBlock[] | string };
-
-const blocksOf = (request: RecordedRequest) =>
-	(request.body.messages as SentMessage[]).flatMap((message) =>
-		typeof message.content === "string" ? [] : message.content,
-	);
-
 /** Anthropic's checks on `tool_use` ids: its pattern, and one id per call in a request. */
 const anthropicIds: Router = (request, next) => {
 	if (!request.path.endsWith("/v1/messages")) return next();
-	const seen = new Set<string>();
-	for (const [i, message] of (request.body.messages as SentMessage[]).entries()) {
-		if (typeof message.content === "string") continue;
-		for (const [j, block] of message.content.entries()) {
-			if (block.type !== "tool_use") continue;
-			if (!/^[a-zA-Z0-9_-]+$/.test(block.id!)) {
-				return anthropicError(
-					400,
-					"invalid_request_error",
-					`messages.${i}.content.${j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`,
-				);
-			}
-			if (seen.has(block.id!)) {
-				return anthropicError(
-					400,
-					"invalid_request_error",
-					`messages.${i}.content.${j}: \`tool_use\` ids must be unique`,
-				);
-			}
-			seen.add(block.id!);
-		}
-	}
-	return next();
+	return anthropicIdRefusal(request) ?? next();
 };
 
 describe("cc-switch#1181: a session switched from Kimi to Claude replays Kimi's `functions.<tool>:<n>` ids", () => {
@@ -93,15 +63,12 @@ describe("cc-switch#1181: a session switched from Kimi to Claude replays Kimi's 
 			stopReason: "stop",
 			content: [{ type: "text", text: "They printed alpha, beta and gamma." }],
 		});
-		const blocks = blocksOf(server.requests[4]!);
+		const blocks = sentBlocks(server.requests[4]!);
 		const uses = blocks.filter((block) => block.type === "tool_use");
 		expect(uses.map((use) => use.input?.command)).toEqual(["echo alpha", "echo beta", "echo gamma"]);
 		expect(new Set(uses.map((use) => use.id)).size).toBe(3);
 		for (const use of uses) expect(use.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
-		const resultOf = (id: string) =>
-			blocks
-				.filter((block) => block.type === "tool_result" && block.tool_use_id === id)
-				.map((block) => JSON.stringify(block.content));
+		const resultOf = (id: string) => resultsUnder(blocks, id);
 		expect(resultOf(uses[0]!.id!)).toEqual([expect.stringContaining("alpha")]);
 		expect(resultOf(uses[1]!.id!)).toEqual([expect.stringContaining("beta")]);
 		expect(resultOf(uses[2]!.id!)).toEqual([expect.stringContaining("gamma")]);
@@ -113,7 +80,7 @@ describe("cc-switch#1181: a session switched from Kimi to Claude replays Kimi's 
 		const summaryRequests = server.requests.slice(5, 7);
 		for (const request of summaryRequests) {
 			expect(request.path).toMatch(/\/v1\/messages$/);
-			expect(blocksOf(request).filter((block) => block.type === "tool_use")).toEqual([]);
+			expect(sentBlocks(request).filter((block) => block.type === "tool_use")).toEqual([]);
 		}
 		expect(JSON.stringify(summaryRequests[0]!.body.messages)).toContain("echo alpha");
 

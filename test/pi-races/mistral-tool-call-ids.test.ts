@@ -21,8 +21,8 @@ import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { json, type RecordedRequest, type Router, startWireServer } from "../llm/wire/server.js";
-import { type WireModelSpec, wireProjectsPerTest } from "./helpers.js";
+import { json, type Router, startWireServer } from "../llm/wire/server.js";
+import { replayedChatCalls, type SentChatMessage, type WireModelSpec, wireProjectsPerTest } from "./helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -30,15 +30,12 @@ afterEach(async () => {
 });
 const wireProject = wireProjectsPerTest("settle-mistral-ids-", "off");
 
-type SentCall = { id: string; function: { name: string; arguments: string } };
-type SentMessage = { role: string; content?: unknown; tool_calls?: SentCall[]; tool_call_id?: string };
-
 const MISTRAL_ID = /^[a-zA-Z0-9]{9}$/;
 
 /** Mistral's check on replayed ids, as its API answers it (400, code 3280). */
 const mistralIds: Router = (request, next) => {
 	if (!request.path.endsWith("/chat/completions")) return next();
-	for (const message of request.body.messages as SentMessage[]) {
+	for (const message of request.body.messages as SentChatMessage[]) {
 		const ids = [...(message.tool_calls ?? []).map((call) => call.id), message.tool_call_id ?? "abcdefghi"];
 		const bad = ids.find((id) => !MISTRAL_ID.test(id));
 		if (bad !== undefined) {
@@ -52,20 +49,6 @@ const mistralIds: Router = (request, next) => {
 		}
 	}
 	return next();
-};
-
-/** Each replayed call's id and command, and the results sent under that id. */
-const replayedPairs = (request: RecordedRequest) => {
-	const messages = request.body.messages as SentMessage[];
-	return messages
-		.flatMap((message) => message.tool_calls ?? [])
-		.map((call) => ({
-			id: call.id,
-			command: (JSON.parse(call.function.arguments) as { command: string }).command,
-			results: messages
-				.filter((message) => message.role === "tool" && message.tool_call_id === call.id)
-				.map((message) => JSON.stringify(message.content)),
-		}));
 };
 
 const CLAUDE: WireModelSpec = { api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" };
@@ -101,7 +84,7 @@ describe("eca#233: a session switched onto Mistral mid-conversation replays anot
 			stopReason: "stop",
 			content: [{ type: "text", text: "First alpha, then beta." }],
 		});
-		const pairs = replayedPairs(server.requests[2]!);
+		const pairs = replayedChatCalls(server.requests[2]!);
 		expect(pairs.map((pair) => pair.command)).toEqual(["echo alpha", "echo beta"]);
 		expect(new Set(pairs.map((pair) => pair.id)).size).toBe(2);
 		for (const pair of pairs) expect(pair.id).toMatch(MISTRAL_ID);
@@ -110,7 +93,7 @@ describe("eca#233: a session switched onto Mistral mid-conversation replays anot
 
 		await session.prompt("and now?");
 		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still alpha and beta." }] });
-		expect(replayedPairs(server.requests[3]!)).toEqual(pairs);
+		expect(replayedChatCalls(server.requests[3]!)).toEqual(pairs);
 		const file = readFileSync(session.sessionFile!, "utf8");
 		expect(file).toContain(first);
 		expect(file).toContain(second);
@@ -170,7 +153,7 @@ describe("llxprt-code#760, mlx-lm#1375: a self-hosted Mistral model whose templa
 		const answered = await continued();
 		expect(answered.stdout).toContain("It printed alpha.");
 		expect(answered.code).toBe(0);
-		const pairs = replayedPairs(server.requests.at(-1)!);
+		const pairs = replayedChatCalls(server.requests.at(-1)!);
 		expect(pairs).toHaveLength(1);
 		expect(pairs[0]!.id).toMatch(MISTRAL_ID);
 		expect(pairs[0]!.results).toEqual([expect.stringContaining("alpha")]);
