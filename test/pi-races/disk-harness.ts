@@ -359,19 +359,23 @@ export function textDelta(session: AgentSession): Promise<AgentSessionEvent> {
 }
 
 /**
- * Prompts "write the report" (answered "report written"), aborts once a handler holds it (`held`),
- * and lets the 1 s grace pass once the handler's signal (`signal()`) aborted. Returns the
- * extension errors reported meanwhile.
+ * Prompts `turn.prompt` (default "write the report", answered "report written"), aborts once a
+ * handler holds it (`held`), and lets the 1 s grace pass once the handler's signal (`signal()`)
+ * aborted. Returns the extension errors reported meanwhile.
  */
 export async function abortPastGrace(
 	d: DiskSession,
 	held: Promise<void>,
 	signal: () => AbortSignal | undefined,
+	turn: { prompt: string; answer: AssistantMessage | string } = {
+		prompt: "write the report",
+		answer: "report written",
+	},
 ): Promise<ExtensionError[]> {
 	const errors: ExtensionError[] = [];
 	d.session.extensionRunner.onError((error) => errors.push(error));
-	d.provider.answer("report written");
-	const run = d.session.prompt("write the report");
+	d.provider.answer(turn.answer);
+	const run = d.session.prompt(turn.prompt);
 	await held;
 	const stopping = d.session.abort();
 	const aborted = signal()!;

@@ -13,7 +13,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentSessionEvent, ExtensionError } from "../../src/index.js";
+import type { AgentSessionEvent } from "../../src/index.js";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
 import { abortPastGrace, type DiskSession, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
@@ -145,6 +145,12 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 	);
 });
 
+/** A turn whose answer runs `echo done` as bash call `call_echo`, for the tool handlers to hold. */
+const echoTurn = (d: DiskSession) => ({
+	prompt: "echo it",
+	answer: d.provider.bashCallReply("echo done", "call_echo"),
+});
+
 describe("a tool_call / tool_result handler left behind after the abort's grace acts in the next operation", () => {
 	it.each(["tool_call", "tool_result"] as const)(
 		"%s: resumed during the next prompt, its ctx.signal is its own aborted one and its appendEntry, sendMessage, sendUserMessage, setSessionName and ui.notify are refused and reported naming it; the next operation and the file hold none of them",
@@ -185,23 +191,7 @@ describe("a tool_call / tool_result handler left behind after the abort's grace 
 					},
 				],
 			});
-			const errors: ExtensionError[] = [];
-			d.session.extensionRunner.onError((error) => errors.push(error));
-			d.provider.answer(
-				d.provider.toolCallReply({
-					type: "toolCall",
-					id: "call_echo",
-					name: "bash",
-					arguments: { command: "echo done" },
-				}),
-			);
-			const first = d.session.prompt("echo it");
-			await holding.opened;
-			const stopping = d.session.abort();
-			if (!held!.aborted) await new Promise((resolve) => held!.addEventListener("abort", resolve, { once: true }));
-			d.clock.increment(1000);
-			await stopping;
-			await first;
+			const errors = await abortPastGrace(d, holding.opened, () => held, echoTurn(d));
 			const [path] = d.session.extensionRunner.handlerPaths(event);
 
 			const eventsBefore = d.events.length;
@@ -276,16 +266,7 @@ describe("the handlers after a tool_call / tool_result handler left behind do no
 					},
 				],
 			});
-			const errors: ExtensionError[] = [];
-			d.session.extensionRunner.onError((error) => errors.push(error));
-			d.provider.answer(d.provider.bashCallReply("echo done", "call_echo"));
-			const first = d.session.prompt("echo it");
-			await holding.opened;
-			const stopping = d.session.abort();
-			if (!held!.aborted) await new Promise((resolve) => held!.addEventListener("abort", resolve, { once: true }));
-			d.clock.increment(1000);
-			await stopping;
-			await first;
+			const errors = await abortPastGrace(d, holding.opened, () => held, echoTurn(d));
 			late.open();
 			await returned.opened;
 			await new Promise((resolve) => setTimeout(resolve, 0));
