@@ -13,6 +13,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "../../src/extensions/types.js";
 import type { AgentSessionEvent } from "../../src/index.js";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
 import { abortPastGrace, type DiskSession, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
@@ -47,6 +48,30 @@ function outcome(call: () => unknown): string {
 }
 
 /**
+ * An extension whose first `event` handler call keeps its `ctx.signal` (`held()`), says so
+ * (`holding`), ignores the abort until `late` opens, then runs `resume`; later calls return at once.
+ */
+function holdFirstCall(
+	event: "turn_end" | "agent_before_settle" | "tool_call" | "tool_result",
+	resume: (pi: ExtensionAPI, ctx: ExtensionContext) => void,
+) {
+	const late = gate();
+	const holding = gate();
+	let held: AbortSignal | undefined;
+	const factory: ExtensionFactory = (pi) => {
+		let calls = 0;
+		pi.on(event as "turn_end", async (_event, ctx) => {
+			if (calls++ > 0) return; // holds the first call only, ignoring the abort
+			held = ctx.signal;
+			holding.open();
+			await late.opened;
+			resume(pi, ctx);
+		});
+	};
+	return { factory, late, holding, held: () => held };
+}
+
+/**
  * Runs the next prompt and, while its answer streams, lets the held handler resume (`late`) and
  * waits until it has acted (`acted`); resolves once that prompt and the extensions' runs are over.
  */
@@ -71,45 +96,30 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 	it.each(["turn_end", "agent_before_settle"] as const)(
 		"%s: resumed during the next prompt, its ctx.signal is its own aborted one and its appendEntry, sendMessage, sendUserMessage and ui.notify are refused and reported naming it; the next operation and the file hold none of them",
 		async (event) => {
-			const late = gate();
-			const holding = gate();
 			const acted = gate();
 			let resumed: Resumed | undefined;
-			let held: AbortSignal | undefined;
-			const d = await disk.session({
-				extensionFactories: [
-					(pi) => {
-						let calls = 0;
-						pi.on(event as "turn_end", async (_event, ctx) => {
-							if (calls++ > 0) return; // holds the first answer only, ignoring the abort
-							held = ctx.signal;
-							holding.open();
-							await late.opened;
-							resumed = {
-								signalAborted: ctx.signal?.aborted,
-								calls: {
-									appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
-									sendMessage: outcome(() =>
-										pi.sendMessage({ customType: "review", content: "late review", display: true }),
-									),
-									sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
-									notify: outcome(() => ctx.ui.notify("late review done")),
-								},
-							};
-							acted.open();
-							// Not caught: the handler ends with the refusal, reported once.
-							pi.setSessionName("late name");
-						});
+			const hold = holdFirstCall(event, (pi, ctx) => {
+				resumed = {
+					signalAborted: ctx.signal?.aborted,
+					calls: {
+						appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
+						sendMessage: outcome(() => pi.sendMessage({ customType: "review", content: "late review", display: true })),
+						sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
+						notify: outcome(() => ctx.ui.notify("late review done")),
 					},
-				],
+				};
+				acted.open();
+				// Not caught: the handler ends with the refusal, reported once.
+				pi.setSessionName("late name");
 			});
-			const errors = await abortPastGrace(d, holding.opened, () => held);
+			const d = await disk.session({ extensionFactories: [hold.factory] });
+			const errors = await abortPastGrace(d, hold.holding.opened, hold.held);
 			const [path] = d.session.extensionRunner.handlerPaths(event);
 			expect(errors).toEqual([expect.objectContaining({ extensionPath: path, event })]);
 
 			// The next prompt runs; while its answer streams, the left-behind handler resumes.
 			const eventsBefore = d.events.length;
-			await resumeDuringNextPrompt(d, late, acted);
+			await resumeDuringNextPrompt(d, hold.late, acted);
 
 			expect(resumed).toEqual({
 				signalAborted: true,
@@ -155,47 +165,32 @@ describe("a tool_call / tool_result handler left behind after the abort's grace 
 	it.each(["tool_call", "tool_result"] as const)(
 		"%s: resumed during the next prompt, its ctx.signal is its own aborted one and its appendEntry, sendMessage, sendUserMessage, setSessionName and ui.notify are refused and reported naming it; the next operation and the file hold none of them",
 		async (event) => {
-			const late = gate();
-			const holding = gate();
 			const acted = gate();
 			let resumed: Resumed | undefined;
-			let held: AbortSignal | undefined;
 			let afterReturn = "";
-			const d = await disk.session({
-				extensionFactories: [
-					(pi) => {
-						let calls = 0;
-						pi.on(event as "tool_call", async (_event, ctx) => {
-							if (calls++ > 0) return;
-							held = ctx.signal;
-							holding.open();
-							await late.opened;
-							resumed = {
-								signalAborted: ctx.signal?.aborted,
-								calls: {
-									appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
-									sendMessage: outcome(() =>
-										pi.sendMessage({ customType: "review", content: "late review", display: true }),
-									),
-									sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
-									setSessionName: outcome(() => pi.setSessionName("late name")),
-									notify: outcome(() => ctx.ui.notify("late review done")),
-								},
-							};
-							// Work it leaves running once it has returned, late: refused as well.
-							setTimeout(() => {
-								afterReturn = outcome(() => pi.appendEntry("review", { verdict: "later still" }));
-								acted.open();
-							}, 0);
-						});
+			const hold = holdFirstCall(event, (pi, ctx) => {
+				resumed = {
+					signalAborted: ctx.signal?.aborted,
+					calls: {
+						appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
+						sendMessage: outcome(() => pi.sendMessage({ customType: "review", content: "late review", display: true })),
+						sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
+						setSessionName: outcome(() => pi.setSessionName("late name")),
+						notify: outcome(() => ctx.ui.notify("late review done")),
 					},
-				],
+				};
+				// Work it leaves running once it has returned, late: refused as well.
+				setTimeout(() => {
+					afterReturn = outcome(() => pi.appendEntry("review", { verdict: "later still" }));
+					acted.open();
+				}, 0);
 			});
-			const errors = await abortPastGrace(d, holding.opened, () => held, echoTurn(d));
+			const d = await disk.session({ extensionFactories: [hold.factory] });
+			const errors = await abortPastGrace(d, hold.holding.opened, hold.held, echoTurn(d));
 			const [path] = d.session.extensionRunner.handlerPaths(event);
 
 			const eventsBefore = d.events.length;
-			await resumeDuringNextPrompt(d, late, acted);
+			await resumeDuringNextPrompt(d, hold.late, acted);
 
 			expect(resumed).toEqual({
 				signalAborted: true,
@@ -241,23 +236,14 @@ describe("the handlers after a tool_call / tool_result handler left behind do no
 	it.each(["tool_call", "tool_result"] as const)(
 		"%s: the next extension's handler is not called once the first returns after the grace: the call is over (it ran late, for a call long gone, and its notify was refused and reported as if it were left behind)",
 		async (event) => {
-			const late = gate();
-			const holding = gate();
 			const returned = gate();
-			let held: AbortSignal | undefined;
 			const laterCalls: string[] = [];
+			const hold = holdFirstCall(event, () => {
+				setTimeout(returned.open, 0); // once the dispatch went on from this handler
+			});
 			const d = await disk.session({
 				extensionFactories: [
-					(pi) => {
-						let calls = 0;
-						pi.on(event as "tool_call", async (_event, ctx) => {
-							if (calls++ > 0) return;
-							held = ctx.signal;
-							holding.open();
-							await late.opened;
-							setTimeout(returned.open, 0); // once the dispatch went on from this handler
-						});
-					},
+					hold.factory,
 					(pi) => {
 						pi.on(event as "tool_call", (toolEvent, ctx) => {
 							laterCalls.push(toolEvent.toolCallId);
@@ -266,8 +252,8 @@ describe("the handlers after a tool_call / tool_result handler left behind do no
 					},
 				],
 			});
-			const errors = await abortPastGrace(d, holding.opened, () => held, echoTurn(d));
-			late.open();
+			const errors = await abortPastGrace(d, hold.holding.opened, hold.held, echoTurn(d));
+			hold.late.open();
 			await returned.opened;
 			await new Promise((resolve) => setTimeout(resolve, 0));
 			expect(laterCalls).toEqual([]);
@@ -320,9 +306,7 @@ describe("only the handler left behind is refused", () => {
 	it("a turn_end handler that returned in time, before another was left behind, still writes the entry its own background check appends later", async () => {
 		const checked = gate();
 		const written = gate();
-		const holding = gate();
-		const late = gate();
-		let held: AbortSignal | undefined;
+		const hold = holdFirstCall("turn_end", () => {});
 		let outcomeOfLateWrite = "";
 		const d = await disk.session({
 			extensionFactories: [
@@ -337,21 +321,13 @@ describe("only the handler left behind is refused", () => {
 						});
 					});
 				},
-				(pi) => {
-					let calls = 0;
-					pi.on("turn_end", async (_event, ctx) => {
-						if (calls++ > 0) return;
-						held = ctx.signal;
-						holding.open();
-						await late.opened;
-					});
-				},
+				hold.factory,
 			],
 		});
-		const errors = await abortPastGrace(d, holding.opened, () => held);
+		const errors = await abortPastGrace(d, hold.holding.opened, hold.held);
 		checked.open();
 		await written.opened;
-		late.open();
+		hold.late.open();
 		const paths = d.session.extensionRunner.handlerPaths("turn_end");
 		expect(errors.map((error) => error.extensionPath)).toEqual([paths[1]]);
 		expect(outcomeOfLateWrite).toBe("ok");
