@@ -48,6 +48,21 @@ function outcome(call: () => unknown): string {
 }
 
 /**
+ * What a resumed left-behind handler tries, in this order: pi.appendEntry, pi.sendMessage,
+ * pi.sendUserMessage, the calls of `also`, ctx.ui.notify; with its signal, each one's outcome.
+ */
+function tryLateCalls(pi: ExtensionAPI, ctx: ExtensionContext, also: Record<string, () => unknown> = {}): Resumed {
+	const calls: Record<string, string> = {
+		appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
+		sendMessage: outcome(() => pi.sendMessage({ customType: "review", content: "late review", display: true })),
+		sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
+	};
+	for (const [name, call] of Object.entries(also)) calls[name] = outcome(call);
+	calls.notify = outcome(() => ctx.ui.notify("late review done"));
+	return { signalAborted: ctx.signal?.aborted, calls };
+}
+
+/**
  * An extension whose first `event` handler call keeps its `ctx.signal` (`held()`), says so
  * (`holding`), ignores the abort until `late` opens, then runs `resume`; later calls return at once.
  */
@@ -99,15 +114,7 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 			const acted = gate();
 			let resumed: Resumed | undefined;
 			const hold = holdFirstCall(event, (pi, ctx) => {
-				resumed = {
-					signalAborted: ctx.signal?.aborted,
-					calls: {
-						appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
-						sendMessage: outcome(() => pi.sendMessage({ customType: "review", content: "late review", display: true })),
-						sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
-						notify: outcome(() => ctx.ui.notify("late review done")),
-					},
-				};
+				resumed = tryLateCalls(pi, ctx);
 				acted.open();
 				// Not caught: the handler ends with the refusal, reported once.
 				pi.setSessionName("late name");
@@ -169,16 +176,7 @@ describe("a tool_call / tool_result handler left behind after the abort's grace 
 			let resumed: Resumed | undefined;
 			let afterReturn = "";
 			const hold = holdFirstCall(event, (pi, ctx) => {
-				resumed = {
-					signalAborted: ctx.signal?.aborted,
-					calls: {
-						appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
-						sendMessage: outcome(() => pi.sendMessage({ customType: "review", content: "late review", display: true })),
-						sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
-						setSessionName: outcome(() => pi.setSessionName("late name")),
-						notify: outcome(() => ctx.ui.notify("late review done")),
-					},
-				};
+				resumed = tryLateCalls(pi, ctx, { setSessionName: () => pi.setSessionName("late name") });
 				// Work it leaves running once it has returned, late: refused as well.
 				setTimeout(() => {
 					afterReturn = outcome(() => pi.appendEntry("review", { verdict: "later still" }));
