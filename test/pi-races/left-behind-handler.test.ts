@@ -13,10 +13,17 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ExtensionAPI, ExtensionContext, ExtensionFactory } from "../../src/extensions/types.js";
+import type { ExtensionAPI, ExtensionContext } from "../../src/extensions/types.js";
 import type { AgentSessionEvent } from "../../src/index.js";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
-import { abortPastGrace, type DiskSession, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
+import {
+	abortPastGrace,
+	type DiskSession,
+	diskSessionsPerTest,
+	fileMessages,
+	holdFirstCall,
+	readEntries,
+} from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
 
 const disk = diskSessionsPerTest();
@@ -60,30 +67,6 @@ function tryLateCalls(pi: ExtensionAPI, ctx: ExtensionContext, also: Record<stri
 	for (const [name, call] of Object.entries(also)) calls[name] = outcome(call);
 	calls.notify = outcome(() => ctx.ui.notify("late review done"));
 	return { signalAborted: ctx.signal?.aborted, calls };
-}
-
-/**
- * An extension whose first `event` handler call keeps its `ctx.signal` (`held()`), says so
- * (`holding`), ignores the abort until `late` opens, then runs `resume`; later calls return at once.
- */
-function holdFirstCall(
-	event: "turn_end" | "agent_before_settle" | "tool_call" | "tool_result",
-	resume: (pi: ExtensionAPI, ctx: ExtensionContext) => void,
-) {
-	const late = gate();
-	const holding = gate();
-	let held: AbortSignal | undefined;
-	const factory: ExtensionFactory = (pi) => {
-		let calls = 0;
-		pi.on(event as "turn_end", async (_event, ctx) => {
-			if (calls++ > 0) return; // holds the first call only, ignoring the abort
-			held = ctx.signal;
-			holding.open();
-			await late.opened;
-			resume(pi, ctx);
-		});
-	};
-	return { factory, late, holding, held: () => held };
 }
 
 /**
