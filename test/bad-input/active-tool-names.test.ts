@@ -6,24 +6,41 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ExtensionError } from "../../src/extensions/types.js";
+import type { AgentSession } from "../../src/session/agent-session.js";
 import { closeSession, expectSettleError, openSession, thrown, useWorkspace } from "./helpers.js";
 
 const ws = useWorkspace();
 
+/**
+ * Runs `test` on a session whose extension command `/<command>` calls `pi.setActiveTools(names)`,
+ * with the extension errors reported meanwhile; closes the session after.
+ */
+async function withToolsCommand(
+	command: string,
+	names: unknown,
+	test: (session: AgentSession, errors: ExtensionError[]) => Promise<void>,
+): Promise<void> {
+	const errors: ExtensionError[] = [];
+	const session = await openSession(ws, {
+		extensions: [
+			(pi) =>
+				pi.registerCommand(command, {
+					description: "sets the active tools",
+					handler: async () => pi.setActiveTools(names as string[]),
+				}),
+		],
+	});
+	try {
+		session.extensionRunner.onError((error) => errors.push(error));
+		await test(session, errors);
+	} finally {
+		closeSession(session);
+	}
+}
+
 describe("active tools given something other than a list of names", () => {
 	it('regression: an extension\'s pi.setActiveTools("read") is reported as its error and leaves the tools as they were (was: no tools at all, silently)', async () => {
-		const errors: ExtensionError[] = [];
-		const session = await openSession(ws, {
-			extensions: [
-				(pi) =>
-					pi.registerCommand("readonly", {
-						description: "read-only mode",
-						handler: async () => pi.setActiveTools("read" as unknown as string[]),
-					}),
-			],
-		});
-		try {
-			session.extensionRunner.onError((error) => errors.push(error));
+		await withToolsCommand("readonly", "read", async (session, errors) => {
 			const before = session.getActiveToolNames();
 			expect(before).toContain("read");
 			await session.prompt("/readonly");
@@ -31,9 +48,7 @@ describe("active tools given something other than a list of names", () => {
 			expect(errors.map((error) => error.error)).toEqual([
 				'pi.setActiveTools: the tool names must be an array of strings (got "read"). Pass ["read"]. No tool was changed.',
 			]);
-		} finally {
-			closeSession(session);
-		}
+		});
 	});
 
 	it.each([
@@ -64,18 +79,7 @@ describe("active tools given something other than a list of names", () => {
  */
 describe("active tools given a name no tool has", () => {
 	it("regression: an extension's pi.setActiveTools with a typo applies the known names and reports the unknown one once, naming the registered tools (was: silent)", async () => {
-		const errors: ExtensionError[] = [];
-		const session = await openSession(ws, {
-			extensions: [
-				(pi) =>
-					pi.registerCommand("mode", {
-						description: "read and bash only",
-						handler: async () => pi.setActiveTools(["read", "bahs", "bahs"]),
-					}),
-			],
-		});
-		try {
-			session.extensionRunner.onError((error) => errors.push(error));
+		await withToolsCommand("mode", ["read", "bahs", "bahs"], async (session, errors) => {
 			await session.prompt("/mode");
 			expect(session.getActiveToolNames()).toEqual(["read"]);
 			const registered = session.getAllTools().map((tool) => tool.name);
@@ -87,9 +91,7 @@ describe("active tools given a name no tool has", () => {
 					error: `pi.setActiveTools: no tool is named "bahs", so it was left out; the other names were applied. The registered tools are ${registered.join(", ")}. Check the spelling, or register the tool before activating it.`,
 				},
 			]);
-		} finally {
-			closeSession(session);
-		}
+		});
 	});
 
 	it("regression: an extension's pi.setActiveTools with only a typo says no tool is active now (was: 'the other names were applied', when there were none)", async () => {
@@ -117,24 +119,11 @@ describe("active tools given a name no tool has", () => {
 	});
 
 	it("an extension's pi.setActiveTools with known names only reports nothing", async () => {
-		const errors: ExtensionError[] = [];
-		const session = await openSession(ws, {
-			extensions: [
-				(pi) =>
-					pi.registerCommand("mode", {
-						description: "read only",
-						handler: async () => pi.setActiveTools(["read", "ls"]),
-					}),
-			],
-		});
-		try {
-			session.extensionRunner.onError((error) => errors.push(error));
+		await withToolsCommand("mode", ["read", "ls"], async (session, errors) => {
 			await session.prompt("/mode");
 			expect(session.getActiveToolNames()).toEqual(["read", "ls"]);
 			expect(errors).toEqual([]);
-		} finally {
-			closeSession(session);
-		}
+		});
 	});
 
 	it("regression: session.setActiveToolsByName returns the unknown names and applies the known ones (was: nothing returned)", async () => {

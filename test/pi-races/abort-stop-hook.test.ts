@@ -15,7 +15,7 @@
  */
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { abortPastGrace, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
+import { abortPastGrace, diskSessionsPerTest, fileMessages, holdFirstCall, readEntries } from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
 
 const disk = diskSessionsPerTest();
@@ -100,20 +100,10 @@ describe("oh-my-pi#6489: the handlers after one left behind", () => {
 	it.each(["agent_before_settle", "turn_end"] as const)(
 		"oh-my-pi#6489 (%s): once a handler is left behind after the grace, the extensions after it do not run late for the stopped answer, and the error names only the one that held it",
 		async (event) => {
-			const late = gate();
-			const holding = gate();
-			let signal: AbortSignal | undefined;
+			const hold = holdFirstCall(event, () => {});
 			const d = await disk.session({
 				extensionFactories: [
-					(pi) => {
-						let calls = 0;
-						pi.on(event as "turn_end", async (_event, ctx) => {
-							if (calls++ > 0) return; // holds the first answer only, ignoring the abort
-							signal = ctx.signal;
-							holding.open();
-							await late.opened;
-						});
-					},
+					hold.factory,
 					(pi) => {
 						// A linter that notes each answer it checked in the session file.
 						let checked = 0;
@@ -123,14 +113,14 @@ describe("oh-my-pi#6489: the handlers after one left behind", () => {
 					},
 				],
 			});
-			const errors = await abortPastGrace(d, holding.opened, () => signal);
+			const errors = await abortPastGrace(d, hold.holding.opened, hold.held);
 			const paths = d.session.extensionRunner.handlerPaths(event);
 			expect(paths).toHaveLength(2);
 			expect(errors.map((error) => error.extensionPath)).toEqual([paths[0]]);
 
 			// The held handler returns after all: the linter is not run on the answer the user stopped.
-			late.open();
-			await late.opened;
+			hold.late.open();
+			await hold.late.opened;
 			await new Promise((resolve) => setImmediate(resolve));
 			const lintNotes = () => readEntries(d.session.sessionFile!).filter((entry) => entry.customType === "lint");
 			expect(lintNotes()).toEqual([]);

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
+import type { ExtensionAPI, ExtensionContext } from "../../src/extensions/types.js";
 import {
 	type AgentSession,
 	type AgentSessionEvent,
@@ -359,19 +360,23 @@ export function textDelta(session: AgentSession): Promise<AgentSessionEvent> {
 }
 
 /**
- * Prompts "write the report" (answered "report written"), aborts once a handler holds it (`held`),
- * and lets the 1 s grace pass once the handler's signal (`signal()`) aborted. Returns the
- * extension errors reported meanwhile.
+ * Prompts `turn.prompt` (default "write the report", answered "report written"), aborts once a
+ * handler holds it (`held`), and lets the 1 s grace pass once the handler's signal (`signal()`)
+ * aborted. Returns the extension errors reported meanwhile.
  */
 export async function abortPastGrace(
 	d: DiskSession,
 	held: Promise<void>,
 	signal: () => AbortSignal | undefined,
+	turn: { prompt: string; answer: AssistantMessage | string } = {
+		prompt: "write the report",
+		answer: "report written",
+	},
 ): Promise<ExtensionError[]> {
 	const errors: ExtensionError[] = [];
 	d.session.extensionRunner.onError((error) => errors.push(error));
-	d.provider.answer("report written");
-	const run = d.session.prompt("write the report");
+	d.provider.answer(turn.answer);
+	const run = d.session.prompt(turn.prompt);
 	await held;
 	const stopping = d.session.abort();
 	const aborted = signal()!;
@@ -380,4 +385,37 @@ export async function abortPastGrace(
 	await stopping;
 	await run;
 	return errors;
+}
+
+/** A promise with its resolver. */
+function openable(): { opened: Promise<void>; open: () => void } {
+	let open!: () => void;
+	const opened = new Promise<void>((resolve) => {
+		open = resolve;
+	});
+	return { opened, open };
+}
+
+/**
+ * An extension whose first `event` handler call keeps its `ctx.signal` (`held()`), says so
+ * (`holding`), ignores the abort until `late` opens, then runs `resume`; later calls return at once.
+ */
+export function holdFirstCall(
+	event: "turn_end" | "agent_before_settle" | "tool_call" | "tool_result",
+	resume: (pi: ExtensionAPI, ctx: ExtensionContext) => void,
+) {
+	const late = openable();
+	const holding = openable();
+	let held: AbortSignal | undefined;
+	const factory: ExtensionFactory = (pi) => {
+		let calls = 0;
+		pi.on(event as "turn_end", async (_event, ctx) => {
+			if (calls++ > 0) return; // holds the first call only, ignoring the abort
+			held = ctx.signal;
+			holding.open();
+			await late.opened;
+			resume(pi, ctx);
+		});
+	};
+	return { factory, late, holding, held: () => held };
 }

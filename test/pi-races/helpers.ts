@@ -3,18 +3,39 @@
  * file on disk, and per-operation counts read from the public event stream.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as piAi from "@mariozechner/pi-ai";
 import { afterEach, expect } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
-import type { AgentMessage } from "../../src/llm/types.js";
+import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
+import type { AgentMessage, Model, ThinkingLevel } from "../../src/llm/types.js";
+import { AuthStorage } from "../../src/runtime/auth-storage.js";
+import { createAgentSession } from "../../src/runtime/sdk.js";
+import type { AgentSession } from "../../src/session/agent-session.js";
+import type { Settings } from "../../src/settings/schema.js";
+import { SettingsManager } from "../../src/settings/settings-manager.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { type CliProject, type RpcClient, runSettle, writeLocalProvider } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
+import { anthropicError } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import type { RecordedRequest, Reply, WireServer } from "../llm/wire/server.js";
+import { type RecordedRequest, type Reply, type Router, startWireServer, type WireServer } from "../llm/wire/server.js";
+import { API_KEY, type WireApi, wireModel } from "../llm/wire/session.js";
 import { type Answer, BIG_ANSWER, type ScriptOptions, script } from "../session/recovery-helpers.js";
 
 export { comparable, reopenedContext, tick } from "../session/helpers.js";
@@ -375,4 +396,166 @@ export async function replAfterTwoAnswers(cli: CliProject, server: WireServer, .
 	await chat.say("first question", "first answer");
 	await chat.say("second question", "second answer");
 	return chat;
+}
+
+/** A model a {@link WireProject} serves (its name is its id unless given). */
+export interface WireModelSpec {
+	api: WireApi;
+	provider: string;
+	id: string;
+	name?: string;
+	input?: ("text" | "image")[];
+}
+
+/** Models of several providers on one local server, and sessions on them in one project folder. */
+export interface WireProject {
+	server: WireServer;
+	/** The project folder: the built-in tools run there; the JSONL files sit under `sessions/`. */
+	dir: string;
+	model(spec: WireModelSpec): Model;
+	/** A session on `spec` (undefined: no `model` given, a resumed session restores its own). */
+	open(spec: WireModelSpec | undefined, sessionManager?: SessionManager): Promise<AgentSession>;
+}
+
+/**
+ * Opens {@link WireProject}s for the tests of one file: each test's sessions are disposed, then its
+ * server closed and its folder removed, after it. Sessions run with `thinkingLevel`, no retry, and
+ * `settings`; `route` answers before the replies queued on the server (a provider's checks).
+ */
+export function wireProjectsPerTest(
+	prefix: string,
+	thinkingLevel: ThinkingLevel,
+): (
+	specs: readonly WireModelSpec[],
+	options?: { route?: Router; settings?: Partial<Settings> },
+) => Promise<WireProject> {
+	const cleanups: (() => Promise<void> | void)[] = [];
+	afterEach(async () => {
+		for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+	});
+	return async (specs, options = {}) => {
+		const server = await startWireServer(options.route);
+		const dir = mkdtempSync(join(tmpdir(), prefix));
+		cleanups.push(async () => {
+			await server.close();
+			rmSync(dir, { recursive: true, force: true });
+		});
+		const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
+			providers: [],
+			useEnvironment: false,
+			credentials: AuthStorage.inMemory(Object.fromEntries(specs.map((spec) => [spec.provider, API_KEY]))),
+		});
+		for (const provider of new Set(specs.map((spec) => spec.provider))) {
+			const models = specs
+				.filter((spec) => spec.provider === provider)
+				.map((spec) =>
+					wireModel(spec.api, server.url, {
+						id: spec.id,
+						name: spec.name ?? spec.id,
+						provider,
+						input: spec.input ?? ["text"],
+					}),
+				);
+			runtime.registerPiAiProvider(provider, models, { defaultModelId: models[0]!.id });
+		}
+		const model = (spec: WireModelSpec): Model => {
+			const found = runtime.getModel(spec.provider, spec.id);
+			if (!found) throw new Error(`no model ${spec.provider}/${spec.id}`);
+			return found;
+		};
+		const open = async (
+			spec: WireModelSpec | undefined,
+			sessionManager = SessionManager.create(dir, join(dir, "sessions")),
+		) => {
+			const { session } = await createAgentSession({
+				cwd: dir,
+				agentDir: dir,
+				modelRuntime: runtime,
+				...(spec ? { model: model(spec) } : {}),
+				thinkingLevel,
+				settingsManager: SettingsManager.inMemory({ retry: { enabled: false }, ...options.settings }),
+				sessionManager,
+			});
+			cleanups.push(() => {
+				session.dispose();
+			});
+			return session;
+		};
+		return { server, dir, model, open };
+	};
+}
+
+/** A content block of a Messages API request, the fields the replays read. */
+export type SentBlock = {
+	type: string;
+	id?: string;
+	tool_use_id?: string;
+	content?: unknown;
+	input?: { command?: string };
+};
+
+/** The content blocks of a Messages API request, in order (a message whose content is a string has none). */
+export function sentBlocks(request: RecordedRequest): SentBlock[] {
+	return (request.body.messages as { content: SentBlock[] | string }[]).flatMap((message) =>
+		typeof message.content === "string" ? [] : message.content,
+	);
+}
+
+/** The content of each `tool_result` among `blocks` sent under `id`, as JSON. */
+export function resultsUnder(blocks: SentBlock[], id: string): string[] {
+	return blocks
+		.filter((block) => block.type === "tool_result" && block.tool_use_id === id)
+		.map((block) => JSON.stringify(block.content));
+}
+
+/**
+ * Anthropic's 400 for a Messages API request whose `tool_use` ids break its pattern or repeat one
+ * another anywhere in the request; undefined when each is fine.
+ */
+export function anthropicIdRefusal(request: RecordedRequest): ReturnType<typeof anthropicError> | undefined {
+	const seen = new Set<string>();
+	for (const [i, message] of (request.body.messages as { content: SentBlock[] | string }[]).entries()) {
+		if (typeof message.content === "string") continue;
+		for (const [j, block] of message.content.entries()) {
+			if (block.type !== "tool_use") continue;
+			if (!/^[a-zA-Z0-9_-]+$/.test(block.id!)) {
+				return anthropicError(
+					400,
+					"invalid_request_error",
+					`messages.${i}.content.${j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`,
+				);
+			}
+			if (seen.has(block.id!)) {
+				return anthropicError(
+					400,
+					"invalid_request_error",
+					`messages.${i}.content.${j}: \`tool_use\` ids must be unique`,
+				);
+			}
+			seen.add(block.id!);
+		}
+	}
+	return undefined;
+}
+
+/** A Chat Completions message as the replays read it: its tool calls, or the call a result answers. */
+export type SentChatMessage = {
+	role: string;
+	content?: unknown;
+	tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+	tool_call_id?: string;
+};
+
+/** Each tool call a Chat Completions request replays: its id, its bash command, and the results sent under that id (JSON). */
+export function replayedChatCalls(request: RecordedRequest): { id: string; command: string; results: string[] }[] {
+	const messages = request.body.messages as SentChatMessage[];
+	return messages
+		.flatMap((message) => message.tool_calls ?? [])
+		.map((call) => ({
+			id: call.id,
+			command: (JSON.parse(call.function.arguments) as { command: string }).command,
+			results: messages
+				.filter((message) => message.role === "tool" && message.tool_call_id === call.id)
+				.map((message) => JSON.stringify(message.content)),
+		}));
 }

@@ -8,91 +8,30 @@
  * Over HTTP through pi-ai's own clients (OpenAI Chat for Kimi, Anthropic for Claude) to a local
  * server that checks `tool_use` ids as Anthropic does, a whole session from `createAgentSession`.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import * as piAi from "@mariozechner/pi-ai";
-import { afterEach, describe, expect, it } from "vitest";
-import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
-import { AuthStorage } from "../../src/runtime/auth-storage.js";
-import { createAgentSession } from "../../src/runtime/sdk.js";
-import { SettingsManager } from "../../src/settings/settings-manager.js";
-import { SessionManager } from "../../src/store/session-manager.js";
-import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { type RecordedRequest, type Router, startWireServer } from "../llm/wire/server.js";
-import { API_KEY, wireModel } from "../llm/wire/session.js";
+import type { Router } from "../llm/wire/server.js";
+import { anthropicIdRefusal, resultsUnder, sentBlocks, type WireModelSpec, wireProjectsPerTest } from "./helpers.js";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-type SentBlock = { type: string; id?: string; tool_use_id?: string; content?: unknown; input?: { command?: string } };
-type SentMessage = { role: string; content: SentBlock[] | string };
-
-const blocksOf = (request: RecordedRequest) =>
-	(request.body.messages as SentMessage[]).flatMap((message) =>
-		typeof message.content === "string" ? [] : message.content,
-	);
+const wireProject = wireProjectsPerTest("settle-kimi-ids-", "off");
+const KIMI: WireModelSpec = { api: "openai-completions", provider: "moonshotai", id: "kimi-k2.5", name: "Kimi K2.5" };
+const CLAUDE: WireModelSpec = { api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" };
 
 /** Anthropic's checks on `tool_use` ids: its pattern, and one id per call in a request. */
 const anthropicIds: Router = (request, next) => {
 	if (!request.path.endsWith("/v1/messages")) return next();
-	const seen = new Set<string>();
-	for (const [i, message] of (request.body.messages as SentMessage[]).entries()) {
-		if (typeof message.content === "string") continue;
-		for (const [j, block] of message.content.entries()) {
-			if (block.type !== "tool_use") continue;
-			if (!/^[a-zA-Z0-9_-]+$/.test(block.id!)) {
-				return anthropicError(
-					400,
-					"invalid_request_error",
-					`messages.${i}.content.${j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`,
-				);
-			}
-			if (seen.has(block.id!)) {
-				return anthropicError(
-					400,
-					"invalid_request_error",
-					`messages.${i}.content.${j}: \`tool_use\` ids must be unique`,
-				);
-			}
-			seen.add(block.id!);
-		}
-	}
-	return next();
+	return anthropicIdRefusal(request) ?? next();
 };
 
 describe("cc-switch#1181: a session switched from Kimi to Claude replays Kimi's `functions.<tool>:<n>` ids", () => {
 	it("cc-switch#1181: after setModel onto Claude, the compaction is summarized and the next prompt answered; each call goes under an id Anthropic takes, its result under the same", async () => {
-		const server = await startWireServer(anthropicIds);
-		const dir = mkdtempSync(join(tmpdir(), "settle-kimi-ids-"));
-		cleanups.push(async () => {
-			await server.close();
-			rmSync(dir, { recursive: true, force: true });
+		const { server, model, open } = await wireProject([KIMI, CLAUDE], {
+			route: anthropicIds,
+			settings: { compaction: { keepRecentTokens: 1 } },
 		});
-		const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
-			providers: [],
-			useEnvironment: false,
-			credentials: AuthStorage.inMemory({ moonshotai: API_KEY, anthropic: API_KEY }),
-		});
-		runtime.registerPiAiProvider("moonshotai", [
-			wireModel("openai-completions", server.url, { provider: "moonshotai", id: "kimi-k2.5", name: "Kimi K2.5" }),
-		]);
-		runtime.registerPiAiProvider("anthropic", [wireModel("anthropic-messages", server.url)]);
-		const { session } = await createAgentSession({
-			cwd: dir,
-			agentDir: dir,
-			modelRuntime: runtime,
-			model: runtime.getModel("moonshotai", "kimi-k2.5")!,
-			thinkingLevel: "off",
-			settingsManager: SettingsManager.inMemory({ retry: { enabled: false }, compaction: { keepRecentTokens: 1 } }),
-			sessionManager: SessionManager.create(dir, join(dir, "sessions")),
-		});
-		cleanups.push(() => {
-			session.dispose();
-		});
+		const session = await open(KIMI);
 		const call = (id: string, command: string) => ({
 			type: "tool_call" as const,
 			id,
@@ -115,7 +54,7 @@ describe("cc-switch#1181: a session switched from Kimi to Claude replays Kimi's 
 		);
 		await session.prompt("run echo alpha and echo beta");
 		await session.prompt("run echo gamma");
-		await session.setModel(runtime.getModel("anthropic", "claude-wire-1")!);
+		await session.setModel(model(CLAUDE));
 		await session.prompt("what did they print?");
 
 		expect(session.messages.at(-1)).toMatchObject({
@@ -124,15 +63,12 @@ describe("cc-switch#1181: a session switched from Kimi to Claude replays Kimi's 
 			stopReason: "stop",
 			content: [{ type: "text", text: "They printed alpha, beta and gamma." }],
 		});
-		const blocks = blocksOf(server.requests[4]!);
+		const blocks = sentBlocks(server.requests[4]!);
 		const uses = blocks.filter((block) => block.type === "tool_use");
 		expect(uses.map((use) => use.input?.command)).toEqual(["echo alpha", "echo beta", "echo gamma"]);
 		expect(new Set(uses.map((use) => use.id)).size).toBe(3);
 		for (const use of uses) expect(use.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
-		const resultOf = (id: string) =>
-			blocks
-				.filter((block) => block.type === "tool_result" && block.tool_use_id === id)
-				.map((block) => JSON.stringify(block.content));
+		const resultOf = (id: string) => resultsUnder(blocks, id);
 		expect(resultOf(uses[0]!.id!)).toEqual([expect.stringContaining("alpha")]);
 		expect(resultOf(uses[1]!.id!)).toEqual([expect.stringContaining("beta")]);
 		expect(resultOf(uses[2]!.id!)).toEqual([expect.stringContaining("gamma")]);
@@ -144,7 +80,7 @@ describe("cc-switch#1181: a session switched from Kimi to Claude replays Kimi's 
 		const summaryRequests = server.requests.slice(5, 7);
 		for (const request of summaryRequests) {
 			expect(request.path).toMatch(/\/v1\/messages$/);
-			expect(blocksOf(request).filter((block) => block.type === "tool_use")).toEqual([]);
+			expect(sentBlocks(request).filter((block) => block.type === "tool_use")).toEqual([]);
 		}
 		expect(JSON.stringify(summaryRequests[0]!.body.messages)).toContain("echo alpha");
 

@@ -13,9 +13,17 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentSessionEvent, ExtensionError } from "../../src/index.js";
+import type { ExtensionAPI, ExtensionContext } from "../../src/extensions/types.js";
+import type { AgentSessionEvent } from "../../src/index.js";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
-import { abortPastGrace, type DiskSession, diskSessionsPerTest, fileMessages, readEntries } from "./disk-harness.js";
+import {
+	abortPastGrace,
+	type DiskSession,
+	diskSessionsPerTest,
+	fileMessages,
+	holdFirstCall,
+	readEntries,
+} from "./disk-harness.js";
 import { comparable, reopenedContext } from "./helpers.js";
 
 const disk = diskSessionsPerTest();
@@ -49,6 +57,21 @@ function outcome(call: () => unknown): string {
 }
 
 /**
+ * What a resumed left-behind handler tries, in this order: pi.appendEntry, pi.sendMessage,
+ * pi.sendUserMessage, the calls of `also`, ctx.ui.notify; with its signal, each one's outcome.
+ */
+function tryLateCalls(pi: ExtensionAPI, ctx: ExtensionContext, also: Record<string, () => unknown> = {}): Resumed {
+	const calls: Record<string, string> = {
+		appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
+		sendMessage: outcome(() => pi.sendMessage({ customType: "review", content: "late review", display: true })),
+		sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
+	};
+	for (const [name, call] of Object.entries(also)) calls[name] = outcome(call);
+	calls.notify = outcome(() => ctx.ui.notify("late review done"));
+	return { signalAborted: ctx.signal?.aborted, calls };
+}
+
+/**
  * Runs the next prompt and, while its answer streams, lets the held handler resume (`late`) and
  * waits until it has acted (`acted`); resolves once that prompt and the extensions' runs are over.
  */
@@ -73,45 +96,22 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 	it.each(["turn_end", "agent_before_settle"] as const)(
 		"%s: resumed during the next prompt, its ctx.signal is its own aborted one and its appendEntry, sendMessage, sendUserMessage and ui.notify are refused and reported naming it; the next operation and the file hold none of them",
 		async (event) => {
-			const late = gate();
-			const holding = gate();
 			const acted = gate();
 			let resumed: Resumed | undefined;
-			let held: AbortSignal | undefined;
-			const d = await disk.session({
-				extensionFactories: [
-					(pi) => {
-						let calls = 0;
-						pi.on(event as "turn_end", async (_event, ctx) => {
-							if (calls++ > 0) return; // holds the first answer only, ignoring the abort
-							held = ctx.signal;
-							holding.open();
-							await late.opened;
-							resumed = {
-								signalAborted: ctx.signal?.aborted,
-								calls: {
-									appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
-									sendMessage: outcome(() =>
-										pi.sendMessage({ customType: "review", content: "late review", display: true }),
-									),
-									sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
-									notify: outcome(() => ctx.ui.notify("late review done")),
-								},
-							};
-							acted.open();
-							// Not caught: the handler ends with the refusal, reported once.
-							pi.setSessionName("late name");
-						});
-					},
-				],
+			const hold = holdFirstCall(event, (pi, ctx) => {
+				resumed = tryLateCalls(pi, ctx);
+				acted.open();
+				// Not caught: the handler ends with the refusal, reported once.
+				pi.setSessionName("late name");
 			});
-			const errors = await abortPastGrace(d, holding.opened, () => held);
+			const d = await disk.session({ extensionFactories: [hold.factory] });
+			const errors = await abortPastGrace(d, hold.holding.opened, hold.held);
 			const [path] = d.session.extensionRunner.handlerPaths(event);
 			expect(errors).toEqual([expect.objectContaining({ extensionPath: path, event })]);
 
 			// The next prompt runs; while its answer streams, the left-behind handler resumes.
 			const eventsBefore = d.events.length;
-			await resumeDuringNextPrompt(d, late, acted);
+			await resumeDuringNextPrompt(d, hold.late, acted);
 
 			expect(resumed).toEqual({
 				signalAborted: true,
@@ -147,69 +147,37 @@ describe("a boundary handler left behind after the abort's grace acts in the nex
 	);
 });
 
+/** A turn whose answer runs `echo done` as bash call `call_echo`, for the tool handlers to hold. */
+const echoTurn = (d: DiskSession) => ({
+	prompt: "echo it",
+	answer: d.provider.bashCallReply("echo done", "call_echo"),
+});
+
 describe("a tool_call / tool_result handler left behind after the abort's grace acts in the next operation", () => {
 	it.each(["tool_call", "tool_result"] as const)(
 		"%s: resumed during the next prompt, its ctx.signal (a clone's by descriptors too) is its own aborted one and its appendEntry, sendMessage, sendUserMessage, setSessionName and ui.notify are refused and reported naming it; the next operation and the file hold none of them",
 		async (event) => {
-			const late = gate();
-			const holding = gate();
 			const acted = gate();
 			let resumed: Resumed | undefined;
-			let held: AbortSignal | undefined;
 			let afterReturn = "";
-			const d = await disk.session({
-				extensionFactories: [
-					(pi) => {
-						let calls = 0;
-						pi.on(event as "tool_call", async (_event, ctx) => {
-							if (calls++ > 0) return;
-							held = ctx.signal;
-							holding.open();
-							await late.opened;
-							const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx)) as typeof ctx;
-							resumed = {
-								signalAborted: ctx.signal?.aborted,
-								copySignalAborted: copy.signal?.aborted,
-								calls: {
-									appendEntry: outcome(() => pi.appendEntry("review", { verdict: "late" })),
-									sendMessage: outcome(() =>
-										pi.sendMessage({ customType: "review", content: "late review", display: true }),
-									),
-									sendUserMessage: outcome(() => pi.sendUserMessage("late follow-up", { deliverAs: "followUp" })),
-									setSessionName: outcome(() => pi.setSessionName("late name")),
-									notify: outcome(() => ctx.ui.notify("late review done")),
-								},
-							};
-							// Work it leaves running once it has returned, late: refused as well.
-							setTimeout(() => {
-								afterReturn = outcome(() => pi.appendEntry("review", { verdict: "later still" }));
-								acted.open();
-							}, 0);
-						});
-					},
-				],
+			const hold = holdFirstCall(event, (pi, ctx) => {
+				const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx)) as typeof ctx;
+				resumed = {
+					...tryLateCalls(pi, ctx, { setSessionName: () => pi.setSessionName("late name") }),
+					copySignalAborted: copy.signal?.aborted,
+				};
+				// Work it leaves running once it has returned, late: refused as well.
+				setTimeout(() => {
+					afterReturn = outcome(() => pi.appendEntry("review", { verdict: "later still" }));
+					acted.open();
+				}, 0);
 			});
-			const errors: ExtensionError[] = [];
-			d.session.extensionRunner.onError((error) => errors.push(error));
-			d.provider.answer(
-				d.provider.toolCallReply({
-					type: "toolCall",
-					id: "call_echo",
-					name: "bash",
-					arguments: { command: "echo done" },
-				}),
-			);
-			const first = d.session.prompt("echo it");
-			await holding.opened;
-			const stopping = d.session.abort();
-			if (!held!.aborted) await new Promise((resolve) => held!.addEventListener("abort", resolve, { once: true }));
-			d.clock.increment(1000);
-			await stopping;
-			await first;
+			const d = await disk.session({ extensionFactories: [hold.factory] });
+			const errors = await abortPastGrace(d, hold.holding.opened, hold.held, echoTurn(d));
 			const [path] = d.session.extensionRunner.handlerPaths(event);
 
 			const eventsBefore = d.events.length;
-			await resumeDuringNextPrompt(d, late, acted);
+			await resumeDuringNextPrompt(d, hold.late, acted);
 
 			expect(resumed).toEqual({
 				signalAborted: true,
@@ -257,23 +225,14 @@ describe("the handlers after a tool_call / tool_result handler left behind do no
 	it.each(["tool_call", "tool_result"] as const)(
 		"%s: the next extension's handler is not called once the first returns after the grace: the call is over (it ran late, for a call long gone, and its notify was refused and reported as if it were left behind)",
 		async (event) => {
-			const late = gate();
-			const holding = gate();
 			const returned = gate();
-			let held: AbortSignal | undefined;
 			const laterCalls: string[] = [];
+			const hold = holdFirstCall(event, () => {
+				setTimeout(returned.open, 0); // once the dispatch went on from this handler
+			});
 			const d = await disk.session({
 				extensionFactories: [
-					(pi) => {
-						let calls = 0;
-						pi.on(event as "tool_call", async (_event, ctx) => {
-							if (calls++ > 0) return;
-							held = ctx.signal;
-							holding.open();
-							await late.opened;
-							setTimeout(returned.open, 0); // once the dispatch went on from this handler
-						});
-					},
+					hold.factory,
 					(pi) => {
 						pi.on(event as "tool_call", (toolEvent, ctx) => {
 							laterCalls.push(toolEvent.toolCallId);
@@ -282,17 +241,8 @@ describe("the handlers after a tool_call / tool_result handler left behind do no
 					},
 				],
 			});
-			const errors: ExtensionError[] = [];
-			d.session.extensionRunner.onError((error) => errors.push(error));
-			d.provider.answer(d.provider.bashCallReply("echo done", "call_echo"));
-			const first = d.session.prompt("echo it");
-			await holding.opened;
-			const stopping = d.session.abort();
-			if (!held!.aborted) await new Promise((resolve) => held!.addEventListener("abort", resolve, { once: true }));
-			d.clock.increment(1000);
-			await stopping;
-			await first;
-			late.open();
+			const errors = await abortPastGrace(d, hold.holding.opened, hold.held, echoTurn(d));
+			hold.late.open();
 			await returned.opened;
 			await new Promise((resolve) => setTimeout(resolve, 0));
 			expect(laterCalls).toEqual([]);
@@ -345,9 +295,7 @@ describe("only the handler left behind is refused", () => {
 	it("a turn_end handler that returned in time, before another was left behind, still writes the entry its own background check appends later", async () => {
 		const checked = gate();
 		const written = gate();
-		const holding = gate();
-		const late = gate();
-		let held: AbortSignal | undefined;
+		const hold = holdFirstCall("turn_end", () => {});
 		let outcomeOfLateWrite = "";
 		const d = await disk.session({
 			extensionFactories: [
@@ -362,21 +310,13 @@ describe("only the handler left behind is refused", () => {
 						});
 					});
 				},
-				(pi) => {
-					let calls = 0;
-					pi.on("turn_end", async (_event, ctx) => {
-						if (calls++ > 0) return;
-						held = ctx.signal;
-						holding.open();
-						await late.opened;
-					});
-				},
+				hold.factory,
 			],
 		});
-		const errors = await abortPastGrace(d, holding.opened, () => held);
+		const errors = await abortPastGrace(d, hold.holding.opened, hold.held);
 		checked.open();
 		await written.opened;
-		late.open();
+		hold.late.open();
 		const paths = d.session.extensionRunner.handlerPaths("turn_end");
 		expect(errors.map((error) => error.extensionPath)).toEqual([paths[1]]);
 		expect(outcomeOfLateWrite).toBe("ok");

@@ -13,36 +13,29 @@
  * behind a provider Settle cannot tell is Mistral's. What the user should see: the refusal and the
  * models.json setting that fixes it; set, the prompt is answered (a real `settle -p`).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import * as piAi from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
-import { AuthStorage } from "../../src/runtime/auth-storage.js";
-import { createAgentSession } from "../../src/runtime/sdk.js";
-import { SettingsManager } from "../../src/settings/settings-manager.js";
+import type { AssistantMessage } from "../../src/llm/types.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { json, type RecordedRequest, type Router, startWireServer, type WireServer } from "../llm/wire/server.js";
-import { API_KEY, wireModel } from "../llm/wire/session.js";
+import { json, type Router, startWireServer } from "../llm/wire/server.js";
+import { replayedChatCalls, type SentChatMessage, type WireModelSpec, wireProjectsPerTest } from "./helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-type SentCall = { id: string; function: { name: string; arguments: string } };
-type SentMessage = { role: string; content?: unknown; tool_calls?: SentCall[]; tool_call_id?: string };
+const wireProject = wireProjectsPerTest("settle-mistral-ids-", "off");
 
 const MISTRAL_ID = /^[a-zA-Z0-9]{9}$/;
 
 /** Mistral's check on replayed ids, as its API answers it (400, code 3280). */
 const mistralIds: Router = (request, next) => {
 	if (!request.path.endsWith("/chat/completions")) return next();
-	for (const message of request.body.messages as SentMessage[]) {
+	for (const message of request.body.messages as SentChatMessage[]) {
 		const ids = [...(message.tool_calls ?? []).map((call) => call.id), message.tool_call_id ?? "abcdefghi"];
 		const bad = ids.find((id) => !MISTRAL_ID.test(id));
 		if (bad !== undefined) {
@@ -58,52 +51,21 @@ const mistralIds: Router = (request, next) => {
 	return next();
 };
 
-/** Each replayed call's id and command, and the results sent under that id. */
-const replayedPairs = (request: RecordedRequest) => {
-	const messages = request.body.messages as SentMessage[];
-	return messages
-		.flatMap((message) => message.tool_calls ?? [])
-		.map((call) => ({
-			id: call.id,
-			command: (JSON.parse(call.function.arguments) as { command: string }).command,
-			results: messages
-				.filter((message) => message.role === "tool" && message.tool_call_id === call.id)
-				.map((message) => JSON.stringify(message.content)),
-		}));
+const CLAUDE: WireModelSpec = { api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" };
+/** Mistral's Chat Completions endpoint, as a models.json provider named `mistral` reaches it. */
+const DEVSTRAL: WireModelSpec = {
+	api: "openai-completions",
+	provider: "mistral",
+	id: "devstral-medium",
+	name: "Devstral",
 };
 
 const bash = (id: string, command: string) => ({ type: "tool_use" as const, id, name: "bash", input: { command } });
 
 describe("eca#233: a session switched onto Mistral mid-conversation replays another model's tool call ids", () => {
 	it("eca#233: Claude's `toolu_…` calls go to mistral/devstral-medium under 9 letters or digits, each result under its call's; the answer arrives, the next request repeats the ids", async () => {
-		const server: WireServer = await startWireServer(mistralIds);
-		const dir = mkdtempSync(join(tmpdir(), "settle-mistral-ids-"));
-		cleanups.push(async () => {
-			await server.close();
-			rmSync(dir, { recursive: true, force: true });
-		});
-		const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
-			providers: [],
-			useEnvironment: false,
-			credentials: AuthStorage.inMemory({ anthropic: API_KEY, mistral: API_KEY }),
-		});
-		runtime.registerPiAiProvider("anthropic", [wireModel("anthropic-messages", server.url)]);
-		// Mistral's Chat Completions endpoint, as a models.json provider named `mistral` reaches it.
-		runtime.registerPiAiProvider("mistral", [
-			wireModel("openai-completions", server.url, { provider: "mistral", id: "devstral-medium", name: "Devstral" }),
-		]);
-		const { session } = await createAgentSession({
-			cwd: dir,
-			agentDir: dir,
-			modelRuntime: runtime,
-			model: runtime.getModel("anthropic", "claude-wire-1")!,
-			thinkingLevel: "off",
-			settingsManager: SettingsManager.inMemory({ retry: { enabled: false } }),
-			sessionManager: SessionManager.create(dir, join(dir, "sessions")),
-		});
-		cleanups.push(() => {
-			session.dispose();
-		});
+		const { server, model, open } = await wireProject([CLAUDE, DEVSTRAL], { route: mistralIds });
+		const session = await open(CLAUDE);
 		const first = "toolu_01A09q90qw90lq917835lq9";
 		const second = "toolu_01B7zX2kq0Wd9mR3pLk8sT4v";
 		server.reply(
@@ -113,7 +75,7 @@ describe("eca#233: a session switched onto Mistral mid-conversation replays anot
 			chatReply([{ type: "text", text: "Still alpha and beta." }], { model: "devstral-medium" }),
 		);
 		await session.prompt("run echo alpha and echo beta");
-		await session.setModel(runtime.getModel("mistral", "devstral-medium")!);
+		await session.setModel(model(DEVSTRAL));
 		await session.prompt("what did the commands print?");
 
 		expect(session.messages.at(-1)).toMatchObject({
@@ -122,7 +84,7 @@ describe("eca#233: a session switched onto Mistral mid-conversation replays anot
 			stopReason: "stop",
 			content: [{ type: "text", text: "First alpha, then beta." }],
 		});
-		const pairs = replayedPairs(server.requests[2]!);
+		const pairs = replayedChatCalls(server.requests[2]!);
 		expect(pairs.map((pair) => pair.command)).toEqual(["echo alpha", "echo beta"]);
 		expect(new Set(pairs.map((pair) => pair.id)).size).toBe(2);
 		for (const pair of pairs) expect(pair.id).toMatch(MISTRAL_ID);
@@ -131,7 +93,7 @@ describe("eca#233: a session switched onto Mistral mid-conversation replays anot
 
 		await session.prompt("and now?");
 		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still alpha and beta." }] });
-		expect(replayedPairs(server.requests[3]!)).toEqual(pairs);
+		expect(replayedChatCalls(server.requests[3]!)).toEqual(pairs);
 		const file = readFileSync(session.sessionFile!, "utf8");
 		expect(file).toContain(first);
 		expect(file).toContain(second);
@@ -150,19 +112,21 @@ describe("llxprt-code#760, mlx-lm#1375: a self-hosted Mistral model whose templa
 		const sm = SessionManager.create(cli.project, join(cli.dir, "sessions"));
 		const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 };
 		const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+		const claudeAnswer = (timestamp: number, stopReason: "toolUse" | "stop", content: AssistantMessage["content"]) =>
+			sm.appendMessage({
+				role: "assistant",
+				api: "anthropic-messages",
+				provider: "anthropic",
+				model: "claude-sonnet-4-5",
+				usage: { ...usage, cost },
+				timestamp,
+				content,
+				stopReason,
+			});
 		sm.appendMessage({ role: "user", content: "run echo alpha", timestamp: 1 });
-		sm.appendMessage({
-			role: "assistant",
-			api: "anthropic-messages",
-			provider: "anthropic",
-			model: "claude-sonnet-4-5",
-			usage: { ...usage, cost },
-			timestamp: 2,
-			content: [
-				{ type: "toolCall", id: "toolu_01A09q90qw90lq917835lq9", name: "bash", arguments: { command: "echo alpha" } },
-			],
-			stopReason: "toolUse",
-		});
+		claudeAnswer(2, "toolUse", [
+			{ type: "toolCall", id: "toolu_01A09q90qw90lq917835lq9", name: "bash", arguments: { command: "echo alpha" } },
+		]);
 		sm.appendMessage({
 			role: "toolResult",
 			toolCallId: "toolu_01A09q90qw90lq917835lq9",
@@ -171,16 +135,7 @@ describe("llxprt-code#760, mlx-lm#1375: a self-hosted Mistral model whose templa
 			isError: false,
 			timestamp: 3,
 		});
-		sm.appendMessage({
-			role: "assistant",
-			api: "anthropic-messages",
-			provider: "anthropic",
-			model: "claude-sonnet-4-5",
-			usage: { ...usage, cost },
-			timestamp: 4,
-			content: [{ type: "text", text: "Printed alpha." }],
-			stopReason: "stop",
-		});
+		claudeAnswer(4, "stop", [{ type: "text", text: "Printed alpha." }]);
 		const file = sm.getSessionFile()!;
 		sm.close();
 
@@ -198,7 +153,7 @@ describe("llxprt-code#760, mlx-lm#1375: a self-hosted Mistral model whose templa
 		const answered = await continued();
 		expect(answered.stdout).toContain("It printed alpha.");
 		expect(answered.code).toBe(0);
-		const pairs = replayedPairs(server.requests.at(-1)!);
+		const pairs = replayedChatCalls(server.requests.at(-1)!);
 		expect(pairs).toHaveLength(1);
 		expect(pairs[0]!.id).toMatch(MISTRAL_ID);
 		expect(pairs[0]!.results).toEqual([expect.stringContaining("alpha")]);

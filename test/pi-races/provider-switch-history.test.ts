@@ -33,16 +33,10 @@
  * user should see is the answer, no unsigned or foreign-signed thinking block in the request.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import * as piAi from "@mariozechner/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
-import type { Model } from "../../src/llm/types.js";
-import { AuthStorage } from "../../src/runtime/auth-storage.js";
-import { createAgentSession } from "../../src/runtime/sdk.js";
-import { SettingsManager } from "../../src/settings/settings-manager.js";
+import type { AgentSession } from "../../src/session/agent-session.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import {
 	cliCommand,
@@ -57,76 +51,18 @@ import { anthropicEvents, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatEvents, chatReply } from "../llm/wire/openai.js";
 import { responsesReply } from "../llm/wire/responses.js";
 import { type Reply, type SseEvent, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
-import { API_KEY, type WireApi, wireModel } from "../llm/wire/session.js";
 import { encodeImage } from "../tools/image-resize-helpers.js";
+import { type WireModelSpec, wireProjectsPerTest } from "./helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface ModelSpec {
-	api: WireApi;
-	provider: string;
-	id: string;
-	input?: ("text" | "image")[];
-}
-
-/**
- * Models of several providers on one local server, and a way to open sessions on them in one
- * project folder (the built-in tools run there; the JSONL files sit under `sessions/`).
- */
-async function wireProject(specs: readonly ModelSpec[]) {
-	const server: WireServer = await startWireServer();
-	const dir = mkdtempSync(join(tmpdir(), "settle-switch-history-"));
-	cleanups.push(async () => {
-		await server.close();
-		rmSync(dir, { recursive: true, force: true });
-	});
-	const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
-		providers: [],
-		useEnvironment: false,
-		credentials: AuthStorage.inMemory(Object.fromEntries(specs.map((spec) => [spec.provider, API_KEY]))),
-	});
-	for (const provider of new Set(specs.map((spec) => spec.provider))) {
-		const models = specs
-			.filter((spec) => spec.provider === provider)
-			.map((spec) =>
-				wireModel(spec.api, server.url, { id: spec.id, name: spec.id, provider, input: spec.input ?? ["text"] }),
-			);
-		runtime.registerPiAiProvider(provider, models, { defaultModelId: models[0]!.id });
-	}
-	const model = (spec: ModelSpec): Model => {
-		const found = runtime.getModel(spec.provider, spec.id);
-		if (!found) throw new Error(`no model ${spec.provider}/${spec.id}`);
-		return found;
-	};
-	/** `spec` undefined: no `model` given (a resumed session restores its own). */
-	const open = async (
-		spec: ModelSpec | undefined,
-		sessionManager = SessionManager.create(dir, join(dir, "sessions")),
-	) => {
-		const { session } = await createAgentSession({
-			cwd: dir,
-			agentDir: dir,
-			modelRuntime: runtime,
-			...(spec ? { model: model(spec) } : {}),
-			thinkingLevel: "high",
-			settingsManager: SettingsManager.inMemory({ retry: { enabled: false } }),
-			sessionManager,
-		});
-		cleanups.push(() => {
-			session.dispose();
-		});
-		return session;
-	};
-	return { server, dir, model, open };
-}
-
-type Session = Awaited<ReturnType<Awaited<ReturnType<typeof wireProject>>["open"]>>;
+const wireProject = wireProjectsPerTest("settle-switch-history-", "high");
 
 /** Prompts `text` and aborts once the streamed answer reaches an event of `type`; waits for the cut. */
-async function abortAt(session: Session, server: WireServer, text: string, type: string) {
+async function abortAt(session: AgentSession, server: WireServer, text: string, type: string) {
 	const reached = new Promise<void>((resolve) => {
 		const off = session.subscribe((event) => {
 			if (event.type === "message_update" && event.assistantMessageEvent.type === type) {
@@ -163,10 +99,10 @@ const fileMessages = (path: string) =>
 		.filter((entry) => entry.type === "message")
 		.map((entry) => entry.message!);
 
-const MINIMAX: ModelSpec = { api: "anthropic-messages", provider: "minimax", id: "MiniMax-M3" };
-const CODEX: ModelSpec = { api: "openai-responses", provider: "openai-codex", id: "gpt-wire-5" };
-const QWEN: ModelSpec = { api: "openai-completions", provider: "aliyun", id: "qwen-wire-max" };
-const CLAUDE: ModelSpec = { api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" };
+const MINIMAX: WireModelSpec = { api: "anthropic-messages", provider: "minimax", id: "MiniMax-M3" };
+const CODEX: WireModelSpec = { api: "openai-responses", provider: "openai-codex", id: "gpt-wire-5" };
+const QWEN: WireModelSpec = { api: "openai-completions", provider: "aliyun", id: "qwen-wire-max" };
+const CLAUDE: WireModelSpec = { api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" };
 
 describe("pi#5538: an anthropic-messages turn aborted while its tool call streams", () => {
 	it("pi#5538: the next request leaves the aborted tool call out and is answered; so is the first request after reopening the file", async () => {
@@ -303,8 +239,8 @@ describe("pi#7067: switching from Qwen (reasoning_content thinking) onto GPT on 
 });
 
 /** A text-only model and a vision model, both on the Chat Completions wire. */
-const GLM: ModelSpec = { api: "openai-completions", provider: "devin", id: "glm-wire-text" };
-const VISION: ModelSpec = {
+const GLM: WireModelSpec = { api: "openai-completions", provider: "devin", id: "glm-wire-text" };
+const VISION: WireModelSpec = {
 	api: "openai-completions",
 	provider: "openai",
 	id: "gpt-wire-vision",
@@ -378,7 +314,7 @@ describe("paseo#1930: an image queued with a steer, then a model switch before i
 	const text = (reply: string, model: string) => chatReply([{ type: "text", text: reply }], { model });
 
 	/** Opens on `from`, steers `screenshot` while the first answer streams, switches to `to`; returns what the steer's request held. */
-	async function steerImageThenSwitch(from: ModelSpec, to: ModelSpec, images = [screenshot]) {
+	async function steerImageThenSwitch(from: WireModelSpec, to: WireModelSpec, images = [screenshot]) {
 		const project = await wireProject([GLM, VISION]);
 		const session = await project.open(from);
 		const first = heldReply(text("Working on it.", from.id));
@@ -520,7 +456,7 @@ describe("createAgentSession's model on a resumed session recording another mode
 		const file = first.sessionFile!;
 		first.dispose();
 		first.sessionManager.close();
-		const resume = (spec: ModelSpec | undefined) =>
+		const resume = (spec: WireModelSpec | undefined) =>
 			project.open(spec, SessionManager.open(file, join(project.dir, "sessions")));
 		const modelChanges = () =>
 			readFileSync(file, "utf8")
@@ -597,7 +533,7 @@ function redactedReply(data: string, text: string) {
 
 describe("openclaw#19450: Claude's redacted_thinking blocks in the history", () => {
 	it("openclaw#19450: replayed to Claude unchanged (live and after reopening the file); left out for another model; each answer arrives", async () => {
-		const OPUS: ModelSpec = { api: "anthropic-messages", provider: "anthropic", id: "claude-wire-opus" };
+		const OPUS: WireModelSpec = { api: "anthropic-messages", provider: "anthropic", id: "claude-wire-opus" };
 		const project = await wireProject([CLAUDE, OPUS]);
 		const session = await project.open(CLAUDE);
 		const data = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj+hEw==";

@@ -9,67 +9,40 @@
  * Over HTTP through pi-ai's own clients (Anthropic, then OpenAI Chat for DeepSeek) to a local
  * server that refuses successive roles as DeepSeek does, a whole session from `createAgentSession`.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import * as piAi from "@mariozechner/pi-ai";
-import { afterEach, describe, expect, it } from "vitest";
-import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
-import { AuthStorage } from "../../src/runtime/auth-storage.js";
-import { createAgentSession } from "../../src/runtime/sdk.js";
-import { SettingsManager } from "../../src/settings/settings-manager.js";
-import { SessionManager } from "../../src/store/session-manager.js";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
 import { anthropicEvents } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { sse, startWireServer } from "../llm/wire/server.js";
-import { API_KEY, wireModel } from "../llm/wire/session.js";
+import { sse } from "../llm/wire/server.js";
+import { type WireModelSpec, wireProjectsPerTest } from "./helpers.js";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const wireProject = wireProjectsPerTest("settle-successive-user-", "off");
+const CLAUDE: WireModelSpec = { api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" };
+const REASONER: WireModelSpec = {
+	api: "openai-completions",
+	provider: "deepseek",
+	id: "deepseek-reasoner",
+	name: "R1",
+};
 
 type SentMessage = { role: string; content?: unknown };
 
 describe("cherry-studio#5051: an answer stopped mid-stream, then DeepSeek's reasoner", () => {
 	it("cherry-studio#5051: after the abort and a switch to deepseek/deepseek-reasoner, the next prompt is answered; both prompts go in one user message", async () => {
-		const server = await startWireServer((request, next) => {
-			if (!request.path.endsWith("/chat/completions")) return next();
-			const roles = (request.body.messages as SentMessage[]).map((message) => message.role);
-			const at = roles.findIndex((role, i) => i > 0 && role !== "tool" && role === roles[i - 1]);
-			if (at < 0) return next();
-			return openAiError(
-				400,
-				`deepseek-reasoner does not support successive user or assistant messages (messages[${at - 1}] and messages[${at}] in your input). You should interleave the user/assistant messages in the message sequence.`,
-				"invalid_request_error",
-			);
+		const { server, model, open } = await wireProject([CLAUDE, REASONER], {
+			route: (request, next) => {
+				if (!request.path.endsWith("/chat/completions")) return next();
+				const roles = (request.body.messages as SentMessage[]).map((message) => message.role);
+				const at = roles.findIndex((role, i) => i > 0 && role !== "tool" && role === roles[i - 1]);
+				if (at < 0) return next();
+				return openAiError(
+					400,
+					`deepseek-reasoner does not support successive user or assistant messages (messages[${at - 1}] and messages[${at}] in your input). You should interleave the user/assistant messages in the message sequence.`,
+					"invalid_request_error",
+				);
+			},
 		});
-		const dir = mkdtempSync(join(tmpdir(), "settle-successive-user-"));
-		cleanups.push(async () => {
-			await server.close();
-			rmSync(dir, { recursive: true, force: true });
-		});
-		const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
-			providers: [],
-			useEnvironment: false,
-			credentials: AuthStorage.inMemory({ anthropic: API_KEY, deepseek: API_KEY }),
-		});
-		runtime.registerPiAiProvider("anthropic", [wireModel("anthropic-messages", server.url)]);
-		runtime.registerPiAiProvider("deepseek", [
-			wireModel("openai-completions", server.url, { provider: "deepseek", id: "deepseek-reasoner", name: "R1" }),
-		]);
-		const { session } = await createAgentSession({
-			cwd: dir,
-			agentDir: dir,
-			modelRuntime: runtime,
-			model: runtime.getModel("anthropic", "claude-wire-1")!,
-			thinkingLevel: "off",
-			settingsManager: SettingsManager.inMemory({ retry: { enabled: false } }),
-			sessionManager: SessionManager.create(dir, join(dir, "sessions")),
-		});
-		cleanups.push(() => {
-			session.dispose();
-		});
+		const session = await open(CLAUDE);
 		const events = anthropicEvents([{ type: "text", text: "Definitely, here is a long PARTIAL text" }]);
 		const cut = events.findIndex((event) => JSON.stringify(event.data).includes("PARTIAL"));
 		server.reply(
@@ -93,7 +66,7 @@ describe("cherry-studio#5051: an answer stopped mid-stream, then DeepSeek's reas
 		await server.waitForClientClose(1);
 		expect(session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
 
-		await session.setModel(runtime.getModel("deepseek", "deepseek-reasoner")!);
+		await session.setModel(model(REASONER));
 		await session.prompt("what did my first message ask for?");
 
 		expect(session.messages.at(-1)).toMatchObject({

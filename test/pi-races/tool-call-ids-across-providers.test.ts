@@ -20,37 +20,31 @@
  * under one id ("`tool_use` ids must be unique") on every request. What the user should see: the
  * answer, each call under an id of its own, each result under its call's.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import * as piAi from "@mariozechner/pi-ai";
-import { afterEach, describe, expect, it } from "vitest";
-import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
-import { AuthStorage } from "../../src/runtime/auth-storage.js";
-import { createAgentSession } from "../../src/runtime/sdk.js";
-import { SettingsManager } from "../../src/settings/settings-manager.js";
-import { SessionManager } from "../../src/store/session-manager.js";
-import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
+import { describe, expect, it } from "vitest";
+import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { type Router, startWireServer } from "../llm/wire/server.js";
-import { API_KEY, type WireApi, wireModel } from "../llm/wire/session.js";
+import type { Router } from "../llm/wire/server.js";
+import {
+	anthropicIdRefusal,
+	replayedChatCalls,
+	resultsUnder,
+	type SentChatMessage,
+	sentBlocks,
+	type WireModelSpec,
+	wireProjectsPerTest,
+} from "./helpers.js";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-type SentCall = { id: string; function: { name: string; arguments: string } };
-type SentMessage = { role: string; content?: unknown; tool_calls?: SentCall[]; tool_call_id?: string };
+const wireProject = wireProjectsPerTest("settle-tool-ids-", "off");
 
 /**
  * The providers' checks on replayed tool calls, as 400s: OpenAI's, an id over 40 characters or one id
- * for two calls of a message; Anthropic's, one id for two `tool_use` blocks anywhere in the request.
+ * for two calls of a message; Anthropic's, an id off its pattern or one id for two `tool_use` blocks
+ * anywhere in the request.
  */
 const idRules: Router = (request, next) => {
-	if (request.path.endsWith("/v1/messages")) return anthropicIdRule(request.body.messages) ?? next();
+	if (request.path.endsWith("/v1/messages")) return anthropicIdRefusal(request) ?? next();
 	if (!request.path.endsWith("/chat/completions")) return next();
-	const messages = request.body.messages as SentMessage[];
+	const messages = request.body.messages as SentChatMessage[];
 	for (const [i, message] of messages.entries()) {
 		const ids = (message.tool_calls ?? []).map((call) => call.id);
 		for (const [j, id] of ids.entries()) {
@@ -70,84 +64,18 @@ const idRules: Router = (request, next) => {
 	return next();
 };
 
-type SentBlock = { type: string; id?: string; tool_use_id?: string; content?: unknown; input?: { command?: string } };
-
-function anthropicIdRule(messages: { content: SentBlock[] | string }[]) {
-	const seen = new Set<string>();
-	for (const [i, message] of messages.entries()) {
-		if (typeof message.content === "string") continue;
-		for (const [j, block] of message.content.entries()) {
-			if (block.type !== "tool_use") continue;
-			if (seen.has(block.id!)) {
-				return anthropicError(
-					400,
-					"invalid_request_error",
-					`messages.${i}.content.${j}: \`tool_use\` ids must be unique`,
-				);
-			}
-			seen.add(block.id!);
-		}
-	}
-	return undefined;
-}
-
 /**
  * A session on `from` that can switch to `to`, both served by one local server that checks ids as
  * the providers do; the built-in tools run in a temp folder, the JSONL under `sessions/`.
  */
-async function switchingSession(from: ModelSpec, to: ModelSpec) {
-	const server = await startWireServer(idRules);
-	const dir = mkdtempSync(join(tmpdir(), "settle-tool-ids-"));
-	cleanups.push(async () => {
-		await server.close();
-		rmSync(dir, { recursive: true, force: true });
-	});
-	const runtime = new PiAiModelRuntime(await loadPiAi(async () => piAi), {
-		providers: [],
-		useEnvironment: false,
-		credentials: AuthStorage.inMemory({ [from.provider]: API_KEY, [to.provider]: API_KEY }),
-	});
-	for (const spec of [from, to]) {
-		runtime.registerPiAiProvider(spec.provider, [
-			wireModel(spec.api, server.url, { provider: spec.provider, id: spec.id, name: spec.id }),
-		]);
-	}
-	const { session } = await createAgentSession({
-		cwd: dir,
-		agentDir: dir,
-		modelRuntime: runtime,
-		model: runtime.getModel(from.provider, from.id)!,
-		thinkingLevel: "off",
-		settingsManager: SettingsManager.inMemory({ retry: { enabled: false } }),
-		sessionManager: SessionManager.create(dir, join(dir, "sessions")),
-	});
-	cleanups.push(() => {
-		session.dispose();
-	});
-	return { server, session, target: runtime.getModel(to.provider, to.id)! };
+async function switchingSession(from: WireModelSpec, to: WireModelSpec) {
+	const { server, model, open } = await wireProject([from, to], { route: idRules });
+	return { server, session: await open(from), target: model(to) };
 }
 
-interface ModelSpec {
-	api: WireApi;
-	provider: string;
-	id: string;
-}
-const RELAY: ModelSpec = { api: "anthropic-messages", provider: "relay", id: "k3" };
+const RELAY: WireModelSpec = { api: "anthropic-messages", provider: "relay", id: "k3" };
 
 const bash = (id: string, command: string) => ({ type: "tool_use" as const, id, name: "bash", input: { command } });
-const sentMessages = (server: { requests: { body: { messages: SentMessage[] } }[] }, index: number) =>
-	server.requests[index]!.body.messages;
-/** Each replayed call's id, command and the text of the result sent under that id. */
-const replayedPairs = (messages: SentMessage[]) =>
-	messages
-		.flatMap((message) => message.tool_calls ?? [])
-		.map((call) => ({
-			id: call.id,
-			command: (JSON.parse(call.function.arguments) as { command: string }).command,
-			results: messages
-				.filter((message) => message.role === "tool" && message.tool_call_id === call.id)
-				.map((message) => JSON.stringify(message.content)),
-		}));
 
 describe("openclaw#31934, litellm#17343: tool call ids over 40 characters replayed to OpenAI behind a proxy", () => {
 	it("openclaw#31934: after setModel(openrouter/openai/gpt-4o) the call goes back under an id of at most 40 characters, its result under the same; the answer arrives, and the next request repeats the ids", async () => {
@@ -173,7 +101,7 @@ describe("openclaw#31934, litellm#17343: tool call ids over 40 characters replay
 			stopReason: "stop",
 			content: [{ type: "text", text: "Earlier it printed relayed." }],
 		});
-		const pairs = replayedPairs(sentMessages(server, 2));
+		const pairs = replayedChatCalls(server.requests[2]!);
 		expect(pairs).toHaveLength(1);
 		expect(pairs[0]!.id.length).toBeLessThanOrEqual(40);
 		expect(pairs[0]!.command).toBe("echo relayed");
@@ -182,7 +110,7 @@ describe("openclaw#31934, litellm#17343: tool call ids over 40 characters replay
 
 		await session.prompt("and now?");
 		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still relayed." }] });
-		expect(replayedPairs(sentMessages(server, 3))).toEqual(pairs);
+		expect(replayedChatCalls(server.requests[3]!)).toEqual(pairs);
 		// The file keeps the id the relay wrote.
 		expect(session.messages.some((m) => m.role === "toolResult" && m.toolCallId === longId)).toBe(true);
 	});
@@ -212,7 +140,7 @@ describe("openclaw#31934, litellm#17343: tool call ids over 40 characters replay
 			stopReason: "stop",
 			content: [{ type: "text", text: "The first printed first-call." }],
 		});
-		const pairs = replayedPairs(sentMessages(server, 2));
+		const pairs = replayedChatCalls(server.requests[2]!);
 		expect(pairs.map((pair) => pair.command)).toEqual(["echo first-call", "echo second-call"]);
 		expect(new Set(pairs.map((pair) => pair.id)).size).toBe(2);
 		for (const pair of pairs) expect(pair.id.length).toBeLessThanOrEqual(40);
@@ -252,17 +180,12 @@ describe("Switchyard#502, opencode#1150: a model that numbers its calls anew in 
 			stopReason: "stop",
 			content: [{ type: "text", text: "First alpha, then beta." }],
 		});
-		const blocks = (server.requests[4]!.body.messages as { content: SentBlock[] | string }[]).flatMap((message) =>
-			typeof message.content === "string" ? [] : message.content,
-		);
+		const blocks = sentBlocks(server.requests[4]!);
 		const uses = blocks.filter((block) => block.type === "tool_use");
 		expect(uses.map((use) => use.input?.command)).toEqual(["echo alpha", "echo beta"]);
 		expect(new Set(uses.map((use) => use.id)).size).toBe(2);
 		for (const use of uses) expect(use.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
-		const resultOf = (id: string) =>
-			blocks
-				.filter((block) => block.type === "tool_result" && block.tool_use_id === id)
-				.map((b) => JSON.stringify(b.content));
+		const resultOf = (id: string) => resultsUnder(blocks, id);
 		expect(resultOf(uses[0]!.id!)).toEqual([expect.stringContaining("alpha")]);
 		expect(resultOf(uses[1]!.id!)).toEqual([expect.stringContaining("beta")]);
 	});
