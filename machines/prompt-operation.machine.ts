@@ -61,11 +61,11 @@
  *   `actor.getSnapshot().can(event)` before sending: events a state does not accept are ignored.
  * - `ABORT` (`abort()`), `ABORT_RETRY` (`abortRetry()`), `ABORT_COMPACTION` (`abortCompaction()`),
  *   `ABORT_BRANCH_SUMMARY` (`abortBranchSummary()`).
- * - `RETRY_ANNOUNCED` — from the event bridge, when it emits `agent_end{willRetry: true}`. From then
+ * - `RETRY_ANNOUNCED` — from the event bridge, when it decides `agent_end{willRetry: true}` (before any handler sees it). From then
  *   until the run ends, an `ABORT_RETRY` is remembered and cancels that retry as soon as its backoff
  *   starts (one `auto_retry_start`, then `auto_retry_end{finalError: "Retry cancelled"}`, → `settling`). It also fixes the retry
  *   settings for that retry: an `UPDATE_RETRY_SETTINGS` after it applies from the next failure on.
- * - `RETRY_DECLINED` — from the event bridge, when it emits `agent_end{willRetry: false}` after a
+ * - `RETRY_DECLINED` — from the event bridge, when it decides `agent_end{willRetry: false}` after a
  *   failed answer: that run is not retried, even if a listener turns retries on (its setting applies
  *   from the next failure on).
  * - From the event bridge, while a run is active: `USER_MESSAGE_START` at a user

@@ -28,6 +28,9 @@ type MessageEndEvent = Extract<AgentEvent, { type: "message_end" }>;
 /** Creates the session's Agent listener. */
 export function createEventBridge(s: SessionInternals): AgentListener {
 	return (event) => {
+		// Decided once, before any handler runs: extensions and listeners get the same answer even when a
+		// handler changes the retry settings (that change applies from the next failure on).
+		let retrying = false;
 		if (event.type === "message_start") {
 			if (event.message.role === "user") onUserMessageStart(s, event.message);
 		} else if (event.type === "turn_start") {
@@ -39,6 +42,7 @@ export function createEventBridge(s: SessionInternals): AgentListener {
 		} else if (event.type === "agent_end") {
 			// Before the extensions' agent_end handlers: what they send finds the run over.
 			s.scratch.runEnded = true;
+			retrying = announceRetryDecision(s, event.messages);
 		}
 		const runner = s.runner();
 		if (event.type === "message_end") {
@@ -49,9 +53,9 @@ export function createEventBridge(s: SessionInternals): AgentListener {
 		}
 		// The extension `turn_end` is the boundary, already dispatched from `finishTurn`.
 		if (event.type !== "turn_end" && runner.hasHandlers(event.type)) {
-			return runner.emit(extensionEvent(s, event)).then(() => finishEvent(s, event));
+			return runner.emit(extensionEvent(s, event, retrying)).then(() => finishEvent(s, event, retrying));
 		}
-		finishEvent(s, event);
+		finishEvent(s, event, retrying);
 		return undefined;
 	};
 }
@@ -62,7 +66,18 @@ function onUserMessageStart(s: SessionInternals, message: AgentMessage): void {
 	if (s.snapshot().context.overflowRecoveryAttempted) s.send({ type: "USER_MESSAGE_START" });
 }
 
-function extensionEvent(s: SessionInternals, event: AgentEvent): RunnerEmitEvent {
+/**
+ * `agent_end.willRetry`, told to the machine at once: from here on abortRetry() cancels the retry it
+ * announces (not only its backoff), and a declined one stays declined whatever a handler turns on.
+ */
+function announceRetryDecision(s: SessionInternals, messages: readonly AgentMessage[]): boolean {
+	const retrying = willRetry(s, messages);
+	if (retrying) s.send({ type: "RETRY_ANNOUNCED" });
+	else if (lastAnswerFailed(s, messages)) s.send({ type: "RETRY_DECLINED" });
+	return retrying;
+}
+
+function extensionEvent(s: SessionInternals, event: AgentEvent, retrying: boolean): RunnerEmitEvent {
 	switch (event.type) {
 		case "agent_start":
 			return { type: "agent_start" };
@@ -71,7 +86,7 @@ function extensionEvent(s: SessionInternals, event: AgentEvent): RunnerEmitEvent
 				type: "agent_end",
 				messages: event.messages,
 				aborted: endedByAbort(event.messages),
-				willRetry: willRetry(s, event.messages),
+				willRetry: retrying,
 			};
 		case "turn_start":
 			return { type: "turn_start", turnIndex: s.scratch.turnIndex, timestamp: Date.now() };
@@ -89,19 +104,15 @@ function endedByAbort(messages: readonly AgentMessage[]): boolean {
 	return false;
 }
 
-function finishEvent(s: SessionInternals, event: AgentEvent): void {
+function finishEvent(s: SessionInternals, event: AgentEvent, retrying: boolean): void {
 	switch (event.type) {
 		case "agent_end": {
-			const retrying = willRetry(s, event.messages);
-			// From here on abortRetry() cancels the retry this event announces (not only its backoff).
-			if (retrying) s.send({ type: "RETRY_ANNOUNCED" });
-			// A listener may turn retries on now: this run's answer stays the "no" agent_end gave.
-			else if (lastAnswerFailed(s, event.messages)) s.send({ type: "RETRY_DECLINED" });
 			// A literal, not `{ ...event }`: that spread was most of this function's time (profiled).
 			s.events.emit({
 				type: "agent_end",
 				messages: event.messages,
-				willRetry: retrying,
+				// An extension's abort() in its agent_end handler cancels the announced retry.
+				willRetry: retrying && !s.snapshot().context.abortRequested,
 				aborted: endedByAbort(event.messages),
 			});
 			return;

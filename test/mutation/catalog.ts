@@ -23586,8 +23586,8 @@ export const MUTANTS: Mutant[] = [
 		description: "the bridge no longer tells the machine agent_end declined a retry (RETRY_DECLINED)",
 		edits: [
 			{
-				find: 'else if (lastAnswerFailed(s, event.messages)) s.send({ type: "RETRY_DECLINED" });',
-				replace: "else if (lastAnswerFailed(s, event.messages)) void 0;",
+				find: 'else if (lastAnswerFailed(s, messages)) s.send({ type: "RETRY_DECLINED" });',
+				replace: "else if (lastAnswerFailed(s, messages)) void 0;",
 			},
 		],
 		tests: ["test/session/retry.test.ts"],
@@ -23609,6 +23609,26 @@ export const MUTANTS: Mutant[] = [
 			"a per-call handler ctx copied by descriptors reads the extension context's members: a left-behind handler's clone sees the next run's signal",
 		edits: [{ find: "if (!read || !descriptor) return descriptor;", replace: "return descriptor;" }],
 		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "PE01",
+		file: "src/session/event-bridge.ts",
+		description:
+			"listeners' agent_end.willRetry decided again after the extensions' handlers: one that changed retry.* makes them disagree",
+		edits: [
+			{
+				find: "willRetry: retrying && !s.snapshot().context.abortRequested,",
+				replace: "willRetry: willRetry(s, event.messages),",
+			},
+		],
+		tests: ["test/session/retry.test.ts"],
+	},
+	{
+		id: "PE02",
+		file: "src/session/event-bridge.ts",
+		description: "an extension's abort() in its agent_end handler no longer turns the listeners' willRetry false",
+		edits: [{ find: "willRetry: retrying && !s.snapshot().context.abortRequested,", replace: "willRetry: retrying," }],
+		tests: ["test/session/retry.test.ts"],
 	},
 ];
 

@@ -253,6 +253,54 @@ describe("auto-retry", () => {
 		expect(sessionEventViolations(h.events)).toEqual([]);
 	});
 
+	it("regression: an extension's agent_end handler that turned retries off made listeners see willRetry false after it saw true, and the retry it was told of never came; now both see true and it comes", async () => {
+		const told: boolean[] = [];
+		h = await createHarness({
+			simulatedClock: true,
+			settings: { retry: { baseDelayMs: 10, maxRetries: 3 } },
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.on("agent_end", (event) => {
+						told.push(event.willRetry);
+						h.session.settingsManager.setRetryEnabled(false);
+					}),
+			],
+		});
+		h.setResponses([error(OVERLOADED), fauxAssistantMessage("retried")]);
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(told).toEqual([true, false]);
+		expect(retryLabels(h).filter((label) => label.startsWith("agent_end") || label.startsWith("auto_retry"))).toEqual([
+			"agent_end(willRetry=true)",
+			"auto_retry_start(1/3,10)",
+			"auto_retry_end(true,1)",
+			"agent_end(willRetry=false)",
+		]);
+		expect(h.faux.callCount).toBe(2);
+		expect(sessionEventViolations(h.events)).toEqual([]);
+	});
+
+	it("regression: an extension's agent_end handler that turned retries on made listeners see willRetry true after it saw false, and the run was retried; now both see false and it is not", async () => {
+		const told: boolean[] = [];
+		h = await createHarness({
+			simulatedClock: true,
+			settings: { retry: { enabled: false, baseDelayMs: 10, maxRetries: 3 } },
+			extensionFactories: [
+				(pi: ExtensionAPI) =>
+					pi.on("agent_end", (event) => {
+						told.push(event.willRetry);
+						h.session.settingsManager.setRetryEnabled(true);
+					}),
+			],
+		});
+		h.setResponses([error(OVERLOADED), fauxAssistantMessage("never")]);
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(told).toEqual([false]);
+		expect(h.eventsOfType("agent_end").map((event) => event.willRetry)).toEqual([false]);
+		expect(h.eventsOfType("auto_retry_start")).toEqual([]);
+		expect(h.faux.callCount).toBe(1);
+		expect(sessionEventViolations(h.events)).toEqual([]);
+	});
+
 	it("regression: retry.enabled turned off straight through session.settingsManager during a run was ignored until the next prompt (autoRetryEnabled said false, the failure was retried); now the run's end reads it", async () => {
 		h = await createHarness({ simulatedClock: true, settings: { retry: { baseDelayMs: 10, maxRetries: 3 } } });
 		h.setResponses([
