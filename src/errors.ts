@@ -34,8 +34,10 @@ export type SettleErrorCode =
 const SETTLE_ERROR_BRAND = Symbol.for("settle.SettleError");
 
 /**
- * `instanceof SettleError` also holds for a SettleError from another copy of the package in the
- * process (a library that installed its own `settle`): the check is by a registry symbol.
+ * `instanceof SettleError` means: an error made by any copy of this package loaded in the process
+ * (a library that installed its own `settle` included). It checks a registry symbol
+ * (`Symbol.for("settle.SettleError")`) on the value, not its fields: anything carrying that symbol
+ * passes, so code that must rely on `code` and `message` goes through {@link normalizeError}.
  *
  * @example
  * ```ts
@@ -72,7 +74,8 @@ Object.defineProperty(SettleError, Symbol.hasInstance, {
 
 /**
  * Turns anything thrown into a {@link SettleError} with `code` (default INTERNAL) and the original as
- * `cause`; Settle errors pass through unchanged. Never throws.
+ * `cause`; Settle errors pass through unchanged. A value that carries SettleError's brand but no
+ * string `code` and `message` becomes an INTERNAL one saying so. Never throws.
  *
  * @example
  * ```ts
@@ -85,7 +88,11 @@ Object.defineProperty(SettleError, Symbol.hasInstance, {
  * ```
  */
 export function normalizeError(error: unknown, code: SettleErrorCode = "INTERNAL"): SettleError {
-	if (error instanceof SettleError) return error;
+	if (error instanceof SettleError) {
+		// The brand alone is no proof: a value that copied it, or a damaged one, must not pass as one.
+		if (typeof error.code === "string" && typeof error.message === "string") return error;
+		return new SettleError("INTERNAL", brandedWithoutFields(error), { cause: error });
+	}
 	if (error instanceof Error) return new SettleError(code, error.message, { cause: error });
 	return new SettleError(code, typeof error === "string" ? error : safeStringify(error), { cause: error });
 }
@@ -102,6 +109,18 @@ export function normalizeError(error: unknown, code: SettleErrorCode = "INTERNAL
 export function errorMessage(error: unknown): string {
 	if (error instanceof Error) return error.message;
 	return typeof error === "string" ? error : safeStringify(error);
+}
+
+function brandedWithoutFields(value: SettleError): string {
+	const fields = value as { code?: unknown; message?: unknown };
+	const missing = [typeof fields.code === "string" ? "" : "code", typeof fields.message === "string" ? "" : "message"]
+		.filter(Boolean)
+		.join(" or ");
+	return (
+		`A value marked as a SettleError has no ${missing} (code: ${safeStringify(fields.code)}, ` +
+		`message: ${safeStringify(fields.message)}). Whatever threw it copied the settle.SettleError ` +
+		"brand without making a SettleError: throw new SettleError(code, message) instead."
+	);
 }
 
 function safeStringify(value: unknown): string {

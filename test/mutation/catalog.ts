@@ -23630,6 +23630,25 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "willRetry: retrying && !s.snapshot().context.abortRequested,", replace: "willRetry: retrying," }],
 		tests: ["test/session/retry.test.ts"],
 	},
+	{
+		id: "PE03",
+		file: "src/errors.ts",
+		description: "normalizeError passes on a value with SettleError's brand but no code or message as it is",
+		edits: [
+			{
+				find: 'if (typeof error.code === "string" && typeof error.message === "string") return error;',
+				replace: "return error;",
+			},
+		],
+		tests: ["test/runtime/normalize-error.test.ts"],
+	},
+	{
+		id: "PE04",
+		file: "src/errors.ts",
+		description: "a branded value's message is said to be missing though it has one",
+		edits: [{ find: 'typeof fields.message === "string" ? "" : "message"', replace: '"message"' }],
+		tests: ["test/runtime/normalize-error.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
