@@ -254,7 +254,7 @@ describe("auto-retry", () => {
 	});
 
 	it("regression: an extension's agent_end handler that turned retries off made listeners see willRetry false after it saw true, and the retry it was told of never came; now both see true and it comes", async () => {
-		const told: boolean[] = [];
+		const told: (boolean | undefined)[] = [];
 		h = await createHarness({
 			simulatedClock: true,
 			settings: { retry: { baseDelayMs: 10, maxRetries: 3 } },
@@ -280,7 +280,7 @@ describe("auto-retry", () => {
 	});
 
 	it("regression: an extension's agent_end handler that turned retries on made listeners see willRetry true after it saw false, and the run was retried; now both see false and it is not", async () => {
-		const told: boolean[] = [];
+		const told: (boolean | undefined)[] = [];
 		h = await createHarness({
 			simulatedClock: true,
 			settings: { retry: { enabled: false, baseDelayMs: 10, maxRetries: 3 } },
