@@ -25,6 +25,8 @@ const NEEDS_TOOLS = new Set(["anthropic-messages", "bedrock-converse-stream"]);
  * ```
  */
 export function toolHistoryAsText(model: Model, context: Context): Context {
+	// Only "no tools" counts: Bedrock's client also drops toolConfig for toolChoice "none", but requests
+	// go through pi-ai's streamSimple, which never passes a toolChoice on (nor has Settle's StreamOptions one).
 	if (!NEEDS_TOOLS.has(model.api) || (context.tools?.length ?? 0) > 0) return context;
 	const hasToolBlocks = context.messages.some(
 		(message) =>
