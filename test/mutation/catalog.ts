@@ -13359,7 +13359,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/event-bridge.ts",
 		description:
 			"the extensions' agent_end leaves out willRetry again: a handler cannot tell a failure Settle retries from a final one (pi#6827)",
-		edits: [{ find: "\t\t\t\twillRetry: willRetry(s, event.messages),\n", replace: "" }],
+		edits: [{ find: "\t\t\t\twillRetry: retrying,\n", replace: "" }],
 		tests: ["test/pi-races/recovery-paths.test.ts"],
 	},
 	{
