@@ -23610,6 +23610,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!read || !descriptor) return descriptor;", replace: "return descriptor;" }],
 		tests: ["test/pi-races/left-behind-handler.test.ts"],
 	},
+	{
+		id: "PD01",
+		file: "src/llm/converse-messages.ts",
+		description:
+			"a tool result with no content at all goes to Bedrock as `content: []`: refused by Nemotron on every later request (pydantic-ai#6115)",
+		edits: [{ find: "(inner.length > 0 && !inner.some(isBlankText))", replace: "!inner.some(isBlankText)" }],
+		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -11,6 +11,10 @@
  * ContentBlock object at messages.28.content.1 is blank"; pi-ai sends an extension's message with
  * empty text and a tool's empty output as they are.
  *
+ * pydantic-ai#6115, strands-agents/harness-sdk#2122: some Bedrock models (Nemotron) refuse a tool
+ * result with no content at all, `toolResult.content: []`, which is how pi-ai sends a tool that
+ * returned no content (Settle saves it as `content: []`).
+ *
  * Each session file is continued with a real `settle --session <file> -p` on a local Bedrock
  * runtime endpoint (the AWS SDK pi-ai uses, over HTTP/2) that refuses as Bedrock does. What the
  * user should see: the answer; the request holds every message, roles alternating; the file keeps
@@ -39,6 +43,8 @@ afterEach(async () => {
 type SentMessage = { role: string; content: Record<string, unknown>[] };
 
 const MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+/** A Bedrock model that refuses a tool result with no content (strands-agents/harness-sdk#2122). */
+const NEMOTRON = "nvidia.nemotron-nano-3-30b";
 const CALL_ID = "toolu_01A09q90qw90lq917835lq9";
 
 /** Bedrock's own checks on the messages: the first is the user's, roles alternate. */
@@ -47,6 +53,14 @@ function strictly(bedrock: BedrockServer, answer: BedrockReply): BedrockReply {
 		const messages = bedrock.requests.at(-1)!.body.messages as SentMessage[];
 		const alternates = messages.every((message, i) => message.role === (i % 2 === 0 ? "user" : "assistant"));
 		const blank = blankTextAt(messages);
+		const empty = emptyToolResultAt(messages);
+		if (empty) {
+			return bedrockError(
+				400,
+				"ValidationException",
+				`1 validation error detected: Value at '${empty}' failed to satisfy constraint: Member must have length greater than or equal to 1`,
+			)(res);
+		}
 		if (blank) {
 			return bedrockError(
 				400,
@@ -79,14 +93,29 @@ function blankTextAt(messages: SentMessage[]): string | undefined {
 	return undefined;
 }
 
-function assistant(content: AssistantMessage["content"], stopReason: AssistantMessage["stopReason"]) {
+/** Where a tool result holds no content block at all. */
+function emptyToolResultAt(messages: SentMessage[]): string | undefined {
+	for (const [m, message] of messages.entries()) {
+		for (const [c, block] of message.content.entries()) {
+			const result = block.toolResult as { content?: unknown[] } | undefined;
+			if (result && result.content?.length === 0) return `messages.${m}.member.content.${c}.member.toolResult.content`;
+		}
+	}
+	return undefined;
+}
+
+function assistant(
+	content: AssistantMessage["content"],
+	stopReason: AssistantMessage["stopReason"],
+	model: string = MODEL,
+) {
 	const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 };
 	const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
 	return {
 		role: "assistant" as const,
 		api: "bedrock-converse-stream" as const,
 		provider: "amazon-bedrock",
-		model: MODEL,
+		model,
 		usage: { ...usage, cost },
 		timestamp: 2,
 		content,
@@ -94,7 +123,7 @@ function assistant(content: AssistantMessage["content"], stopReason: AssistantMe
 	};
 }
 
-async function continueOnBedrock(file: string, prompt: string, answer: string) {
+async function continueOnBedrock(file: string, prompt: string, answer: string, model: string = MODEL) {
 	const bedrock = await startBedrockServer();
 	cleanups.push(() => bedrock.close());
 	bedrock.reply(strictly(bedrock, bedrockAnswer(answer)));
@@ -103,7 +132,7 @@ async function continueOnBedrock(file: string, prompt: string, answer: string) {
 			.filter((name) => name.startsWith("AWS_"))
 			.map((name) => [name, undefined]),
 	);
-	const run = await runSettleAsync(["--session", file, "--model", `amazon-bedrock/${MODEL}`, "-p", prompt], {
+	const run = await runSettleAsync(["--session", file, "--model", `amazon-bedrock/${model}`, "-p", prompt], {
 		cwd: cli.project,
 		agentDir: cli.agentDir,
 		env: {
@@ -216,7 +245,7 @@ describe("dify#9294, cline#431: tool results, summaries and extension messages b
 	});
 });
 
-describe("OpenHands#5339, OpenHands#5722: a blank text block on Bedrock", () => {
+describe("OpenHands#5339, OpenHands#5722, pydantic-ai#6115: a blank text block or an empty tool result on Bedrock", () => {
 	it("OpenHands#5339: an extension's message with empty text before the prompt: the answer arrives on Bedrock; no blank text block goes, the prompt does", async () => {
 		const sm = sessionManager();
 		sm.appendMessage({ role: "user", content: "hello", timestamp: 1 });
@@ -258,5 +287,33 @@ describe("OpenHands#5339, OpenHands#5722: a blank text block on Bedrock", () => 
 		expect(sent[2]!.content).toEqual([
 			{ toolResult: { toolUseId: CALL_ID, content: [{ text: "(no output)" }], status: "success" } },
 		]);
+	});
+	it("pydantic-ai#6115: a tool that returned no content at all, on a Bedrock model that refuses an empty result (Nemotron): the answer arrives; the result goes paired with its call, saying it was empty", async () => {
+		const sm = sessionManager();
+		sm.appendMessage({ role: "user", content: "list the tables", timestamp: 1 });
+		sm.appendMessage(
+			assistant([{ type: "toolCall", id: CALL_ID, name: "list_tables", arguments: {} }], "toolUse", NEMOTRON),
+		);
+		sm.appendMessage({
+			role: "toolResult",
+			toolCallId: CALL_ID,
+			toolName: "list_tables",
+			content: [],
+			isError: false,
+			timestamp: 3,
+		});
+		sm.appendMessage(assistant([{ type: "text", text: "No tables." }], "stop", NEMOTRON));
+		const file = sm.getSessionFile()!;
+		sm.close();
+		const before = readFileSync(file, "utf8");
+
+		const { run, sent } = await continueOnBedrock(file, "are you sure?", "Yes, none.", NEMOTRON);
+		expect(run.stderr).not.toContain("validation error");
+		expect(run.stdout).toContain("Yes, none.");
+		expect(run.code).toBe(0);
+		expect(sent[2]!.content).toEqual([
+			{ toolResult: { toolUseId: CALL_ID, content: [{ text: "(no output)" }], status: "success" } },
+		]);
+		expect(readFileSync(file, "utf8").startsWith(before)).toBe(true);
 	});
 });
