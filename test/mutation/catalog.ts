@@ -23618,6 +23618,20 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "(inner.length > 0 && !inner.some(isBlankText))", replace: "!inner.some(isBlankText)" }],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
 	},
+	{
+		id: "PD02",
+		file: "src/llm/converse-messages.ts",
+		description:
+			"Bedrock messages are joined after an extension's before_provider_request ran: the handler sees two user messages in a row, and the payload it returns goes unjoined, refused",
+		edits: [
+			{
+				find: "\t\tacceptableMessages(payload);\n\t\treturn outer ? outer(payload, payloadModel) : undefined;",
+				replace:
+					"\t\tconst next = outer ? outer(payload, payloadModel) : undefined;\n\t\tacceptableMessages(payload);\n\t\treturn next;",
+			},
+		],
+		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

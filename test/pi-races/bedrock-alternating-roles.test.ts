@@ -20,7 +20,7 @@
  * user should see: the answer; the request holds every message, roles alternating; the file keeps
  * its messages as they were.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../src/llm/types.js";
@@ -123,16 +123,24 @@ function assistant(
 	};
 }
 
-async function continueOnBedrock(file: string, prompt: string, answer: string, model: string = MODEL) {
+async function continueOnBedrock(
+	file: string,
+	prompt: string,
+	answer: string,
+	model: string = MODEL,
+	{ refusals = 0, extension }: { refusals?: number; extension?: string } = {},
+) {
 	const bedrock = await startBedrockServer();
 	cleanups.push(() => bedrock.close());
-	bedrock.reply(strictly(bedrock, bedrockAnswer(answer)));
+	const busy = bedrockError(503, "ServiceUnavailableException", "Bedrock is unable to process your request.");
+	bedrock.reply(...Array.from({ length: refusals }, () => busy), strictly(bedrock, bedrockAnswer(answer)));
 	const awsCleared = Object.fromEntries(
 		Object.keys(process.env)
 			.filter((name) => name.startsWith("AWS_"))
 			.map((name) => [name, undefined]),
 	);
-	const run = await runSettleAsync(["--session", file, "--model", `amazon-bedrock/${model}`, "-p", prompt], {
+	const args = ["--session", file, "--model", `amazon-bedrock/${model}`, ...(extension ? ["-e", extension] : [])];
+	const run = await runSettleAsync([...args, "-p", prompt], {
 		cwd: cli.project,
 		agentDir: cli.agentDir,
 		env: {
@@ -145,7 +153,7 @@ async function continueOnBedrock(file: string, prompt: string, answer: string, m
 		},
 	});
 	const sent = bedrock.requests.at(-1)?.body.messages as SentMessage[] | undefined;
-	return { run, sent: sent ?? [] };
+	return { run, sent: sent ?? [], requests: bedrock.requests };
 }
 
 function sessionManager(): SessionManager {
@@ -315,5 +323,44 @@ describe("OpenHands#5339, OpenHands#5722, pydantic-ai#6115: a blank text block o
 			{ toolResult: { toolUseId: CALL_ID, content: [{ text: "(no output)" }], status: "success" } },
 		]);
 		expect(readFileSync(file, "utf8").startsWith(before)).toBe(true);
+	});
+});
+
+/** Logs the roles each `before_provider_request` sees, and marks the payload (its edit must reach Bedrock). */
+const ROLES_LOGGER = (log: string) => `import { appendFileSync } from "node:fs";
+export default function (pi) {
+	pi.on("before_provider_request", (event) => {
+		appendFileSync(${JSON.stringify(log)}, JSON.stringify(event.payload.messages.map((m) => m.role)) + "\\n");
+		return { ...event.payload, requestMetadata: { trace: "extension" } };
+	});
+}
+`;
+
+describe("the joined request and an extension's before_provider_request on Bedrock", () => {
+	it("an extension's handler sees the joined messages once per attempt, also on the session's retry after Bedrock was busy, and its edit reaches every attempt", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
+		const log = join(cli.dir, "roles.log");
+		const extension = join(cli.dir, "roles.mjs");
+		writeFileSync(log, "");
+		writeFileSync(extension, ROLES_LOGGER(log));
+		const sm = sessionManager();
+		sm.appendMessage({ role: "user", content: "write a long text about rivers", timestamp: 1 });
+		sm.appendMessage(assistant([], "aborted"));
+		const file = sm.getSessionFile()!;
+		sm.close();
+
+		// Three refusals: the AWS SDK's own three attempts (one payload), then Settle's retry (a new one).
+		const { run, sent, requests } = await continueOnBedrock(file, "what did I ask for?", "A long text.", MODEL, {
+			refusals: 3,
+			extension,
+		});
+		expect(run.stdout).toContain("A long text.");
+		expect(run.code).toBe(0);
+		expect(requests.map((request) => request.body.requestMetadata)).toEqual(
+			Array.from({ length: 4 }, () => ({ trace: "extension" })),
+		);
+		expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(['["user"]', '["user"]']);
+		expect(roles(sent)).toEqual(["user"]);
 	});
 });
