@@ -5,7 +5,8 @@
  * every later request of the session. pi-ai 0.73.1 builds both from ordinary histories: an answer
  * stopped or failed before any text is left out (so the prompts around it meet), tool results go
  * as a user message and a steer after them as another, a compaction summary or an extension's
- * message goes before a prompt; an extension's empty message or a tool's empty output goes as is.
+ * message goes before a prompt; an extension's empty message or a tool's empty output goes as is
+ * (a tool that returned no content at all as `content: []`, refused as well).
  */
 import type { Model, StreamOptions } from "./types.js";
 
@@ -17,7 +18,7 @@ const NO_OUTPUT = "(no output)";
 
 /**
  * `options` for pi-ai so that a `bedrock-converse-stream` request leaves out blank text blocks
- * (a tool result left with none says `(no output)`) and joins messages of one role that would go
+ * (a tool result left with none, or given none, says `(no output)`) and joins messages of one role that would go
  * in a row into one, their blocks in order (tool results before the text after them), before
  * anyone else sees the payload (`onPayload`, whose own hook then runs). Other wire APIs are left
  * as they are; the session's messages are never changed.
@@ -45,7 +46,8 @@ function isBlankText(block: PayloadBlock): boolean {
 
 function withoutBlankText(block: PayloadBlock): PayloadBlock {
 	const inner = block?.toolResult?.content;
-	if (!Array.isArray(inner) || !inner.some(isBlankText)) return block;
+	// A tool that returned no content at all goes as `content: []`, refused too (pydantic-ai#6116).
+	if (!Array.isArray(inner) || (inner.length > 0 && !inner.some(isBlankText))) return block;
 	const kept = inner.filter((part: PayloadBlock) => !isBlankText(part));
 	return { ...block, toolResult: { ...block.toolResult, content: kept.length > 0 ? kept : [{ text: NO_OUTPUT }] } };
 }

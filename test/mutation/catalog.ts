@@ -23649,6 +23649,28 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'typeof fields.message === "string" ? "" : "message"', replace: '"message"' }],
 		tests: ["test/runtime/normalize-error.test.ts"],
 	},
+	{
+		id: "PD01",
+		file: "src/llm/converse-messages.ts",
+		description:
+			"a tool result with no content at all goes to Bedrock as `content: []`: refused by Nemotron on every later request (pydantic-ai#6115)",
+		edits: [{ find: "(inner.length > 0 && !inner.some(isBlankText))", replace: "!inner.some(isBlankText)" }],
+		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
+	{
+		id: "PD02",
+		file: "src/llm/converse-messages.ts",
+		description:
+			"Bedrock messages are joined after an extension's before_provider_request ran: the handler sees two user messages in a row, and the payload it returns goes unjoined, refused",
+		edits: [
+			{
+				find: "\t\tacceptableMessages(payload);\n\t\treturn outer ? outer(payload, payloadModel) : undefined;",
+				replace:
+					"\t\tconst next = outer ? outer(payload, payloadModel) : undefined;\n\t\tacceptableMessages(payload);\n\t\treturn next;",
+			},
+		],
+		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -11,12 +11,16 @@
  * ContentBlock object at messages.28.content.1 is blank"; pi-ai sends an extension's message with
  * empty text and a tool's empty output as they are.
  *
+ * pydantic-ai#6115, strands-agents/harness-sdk#2122: some Bedrock models (Nemotron) refuse a tool
+ * result with no content at all, `toolResult.content: []`, which is how pi-ai sends a tool that
+ * returned no content (Settle saves it as `content: []`).
+ *
  * Each session file is continued with a real `settle --session <file> -p` on a local Bedrock
  * runtime endpoint (the AWS SDK pi-ai uses, over HTTP/2) that refuses as Bedrock does. What the
  * user should see: the answer; the request holds every message, roles alternating; the file keeps
  * its messages as they were.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../src/llm/types.js";
@@ -39,6 +43,8 @@ afterEach(async () => {
 type SentMessage = { role: string; content: Record<string, unknown>[] };
 
 const MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+/** A Bedrock model that refuses a tool result with no content (strands-agents/harness-sdk#2122). */
+const NEMOTRON = "nvidia.nemotron-nano-3-30b";
 const CALL_ID = "toolu_01A09q90qw90lq917835lq9";
 
 /** Bedrock's own checks on the messages: the first is the user's, roles alternate. */
@@ -47,6 +53,14 @@ function strictly(bedrock: BedrockServer, answer: BedrockReply): BedrockReply {
 		const messages = bedrock.requests.at(-1)!.body.messages as SentMessage[];
 		const alternates = messages.every((message, i) => message.role === (i % 2 === 0 ? "user" : "assistant"));
 		const blank = blankTextAt(messages);
+		const empty = emptyToolResultAt(messages);
+		if (empty) {
+			return bedrockError(
+				400,
+				"ValidationException",
+				`1 validation error detected: Value at '${empty}' failed to satisfy constraint: Member must have length greater than or equal to 1`,
+			)(res);
+		}
 		if (blank) {
 			return bedrockError(
 				400,
@@ -79,14 +93,29 @@ function blankTextAt(messages: SentMessage[]): string | undefined {
 	return undefined;
 }
 
-function assistant(content: AssistantMessage["content"], stopReason: AssistantMessage["stopReason"]) {
+/** Where a tool result holds no content block at all. */
+function emptyToolResultAt(messages: SentMessage[]): string | undefined {
+	for (const [m, message] of messages.entries()) {
+		for (const [c, block] of message.content.entries()) {
+			const result = block.toolResult as { content?: unknown[] } | undefined;
+			if (result && result.content?.length === 0) return `messages.${m}.member.content.${c}.member.toolResult.content`;
+		}
+	}
+	return undefined;
+}
+
+function assistant(
+	content: AssistantMessage["content"],
+	stopReason: AssistantMessage["stopReason"],
+	model: string = MODEL,
+) {
 	const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 };
 	const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
 	return {
 		role: "assistant" as const,
 		api: "bedrock-converse-stream" as const,
 		provider: "amazon-bedrock",
-		model: MODEL,
+		model,
 		usage: { ...usage, cost },
 		timestamp: 2,
 		content,
@@ -94,16 +123,24 @@ function assistant(content: AssistantMessage["content"], stopReason: AssistantMe
 	};
 }
 
-async function continueOnBedrock(file: string, prompt: string, answer: string) {
+async function continueOnBedrock(
+	file: string,
+	prompt: string,
+	answer: string,
+	model: string = MODEL,
+	{ refusals = 0, extension }: { refusals?: number; extension?: string } = {},
+) {
 	const bedrock = await startBedrockServer();
 	cleanups.push(() => bedrock.close());
-	bedrock.reply(strictly(bedrock, bedrockAnswer(answer)));
+	const busy = bedrockError(503, "ServiceUnavailableException", "Bedrock is unable to process your request.");
+	bedrock.reply(...Array.from({ length: refusals }, () => busy), strictly(bedrock, bedrockAnswer(answer)));
 	const awsCleared = Object.fromEntries(
 		Object.keys(process.env)
 			.filter((name) => name.startsWith("AWS_"))
 			.map((name) => [name, undefined]),
 	);
-	const run = await runSettleAsync(["--session", file, "--model", `amazon-bedrock/${MODEL}`, "-p", prompt], {
+	const args = ["--session", file, "--model", `amazon-bedrock/${model}`, ...(extension ? ["-e", extension] : [])];
+	const run = await runSettleAsync([...args, "-p", prompt], {
 		cwd: cli.project,
 		agentDir: cli.agentDir,
 		env: {
@@ -116,7 +153,7 @@ async function continueOnBedrock(file: string, prompt: string, answer: string) {
 		},
 	});
 	const sent = bedrock.requests.at(-1)?.body.messages as SentMessage[] | undefined;
-	return { run, sent: sent ?? [] };
+	return { run, sent: sent ?? [], requests: bedrock.requests };
 }
 
 function sessionManager(): SessionManager {
@@ -216,7 +253,7 @@ describe("dify#9294, cline#431: tool results, summaries and extension messages b
 	});
 });
 
-describe("OpenHands#5339, OpenHands#5722: a blank text block on Bedrock", () => {
+describe("OpenHands#5339, OpenHands#5722, pydantic-ai#6115: a blank text block or an empty tool result on Bedrock", () => {
 	it("OpenHands#5339: an extension's message with empty text before the prompt: the answer arrives on Bedrock; no blank text block goes, the prompt does", async () => {
 		const sm = sessionManager();
 		sm.appendMessage({ role: "user", content: "hello", timestamp: 1 });
@@ -258,5 +295,72 @@ describe("OpenHands#5339, OpenHands#5722: a blank text block on Bedrock", () => 
 		expect(sent[2]!.content).toEqual([
 			{ toolResult: { toolUseId: CALL_ID, content: [{ text: "(no output)" }], status: "success" } },
 		]);
+	});
+	it("pydantic-ai#6115: a tool that returned no content at all, on a Bedrock model that refuses an empty result (Nemotron): the answer arrives; the result goes paired with its call, saying it was empty", async () => {
+		const sm = sessionManager();
+		sm.appendMessage({ role: "user", content: "list the tables", timestamp: 1 });
+		sm.appendMessage(
+			assistant([{ type: "toolCall", id: CALL_ID, name: "list_tables", arguments: {} }], "toolUse", NEMOTRON),
+		);
+		sm.appendMessage({
+			role: "toolResult",
+			toolCallId: CALL_ID,
+			toolName: "list_tables",
+			content: [],
+			isError: false,
+			timestamp: 3,
+		});
+		sm.appendMessage(assistant([{ type: "text", text: "No tables." }], "stop", NEMOTRON));
+		const file = sm.getSessionFile()!;
+		sm.close();
+		const before = readFileSync(file, "utf8");
+
+		const { run, sent } = await continueOnBedrock(file, "are you sure?", "Yes, none.", NEMOTRON);
+		expect(run.stderr).not.toContain("validation error");
+		expect(run.stdout).toContain("Yes, none.");
+		expect(run.code).toBe(0);
+		expect(sent[2]!.content).toEqual([
+			{ toolResult: { toolUseId: CALL_ID, content: [{ text: "(no output)" }], status: "success" } },
+		]);
+		expect(readFileSync(file, "utf8").startsWith(before)).toBe(true);
+	});
+});
+
+/** Logs the roles each `before_provider_request` sees, and marks the payload (its edit must reach Bedrock). */
+const ROLES_LOGGER = (log: string) => `import { appendFileSync } from "node:fs";
+export default function (pi) {
+	pi.on("before_provider_request", (event) => {
+		appendFileSync(${JSON.stringify(log)}, JSON.stringify(event.payload.messages.map((m) => m.role)) + "\\n");
+		return { ...event.payload, requestMetadata: { trace: "extension" } };
+	});
+}
+`;
+
+describe("the joined request and an extension's before_provider_request on Bedrock", () => {
+	it("an extension's handler sees the joined messages once per attempt, also on the session's retry after Bedrock was busy, and its edit reaches every attempt", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
+		const log = join(cli.dir, "roles.log");
+		const extension = join(cli.dir, "roles.mjs");
+		writeFileSync(log, "");
+		writeFileSync(extension, ROLES_LOGGER(log));
+		const sm = sessionManager();
+		sm.appendMessage({ role: "user", content: "write a long text about rivers", timestamp: 1 });
+		sm.appendMessage(assistant([], "aborted"));
+		const file = sm.getSessionFile()!;
+		sm.close();
+
+		// Three refusals: the AWS SDK's own three attempts (one payload), then Settle's retry (a new one).
+		const { run, sent, requests } = await continueOnBedrock(file, "what did I ask for?", "A long text.", MODEL, {
+			refusals: 3,
+			extension,
+		});
+		expect(run.stdout).toContain("A long text.");
+		expect(run.code).toBe(0);
+		expect(requests.map((request) => request.body.requestMetadata)).toEqual(
+			Array.from({ length: 4 }, () => ({ trace: "extension" })),
+		);
+		expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(['["user"]', '["user"]']);
+		expect(roles(sent)).toEqual(["user"]);
 	});
 });
