@@ -13932,8 +13932,8 @@ export const MUTANTS: Mutant[] = [
 			"pi#8651: the summary answer budget is 80% of the uncapped reserve again: on an 8192-token model the request asks for more than the window",
 		edits: [
 			{
-				find: "Math.floor(0.8 * effectiveReserveTokens(options.model.contextWindow, options.reserveTokens))",
-				replace: "Math.floor(0.8 * options.reserveTokens)",
+				find: "Math.floor(share * effectiveReserveTokens(model.contextWindow, reserveTokens))",
+				replace: "Math.floor(share * reserveTokens)",
 			},
 		],
 		tests: ["test/pi-races/compaction-window.test.ts"],
@@ -23710,6 +23710,19 @@ export const MUTANTS: Mutant[] = [
 			"a bodiless 429 is read as Cerebras' bodiless overflow: a rate limit compacts the conversation instead of waiting (pi#1038)",
 		edits: [{ find: "/^4(?:00|13)\\s*(?:status code)?", replace: "/^4(?:00|13|29)\\s*(?:status code)?" }],
 		tests: ["test/pi-races/rate-limit-not-overflow.test.ts"],
+	},
+	{
+		id: "PH06",
+		file: "src/compaction/summarize.ts",
+		description:
+			"a summary request asks for 0.8 of the reserve whatever the model's output cap: on a 1M window with reserveTokens 312500 it asks 250000 of a 128000-token model, refused, and every compaction fails (pi#4390)",
+		edits: [
+			{
+				find: "return model.maxTokens > 0 ? Math.min(fromReserve, model.maxTokens) : fromReserve;",
+				replace: "return fromReserve;",
+			},
+		],
+		tests: ["test/pi-races/compaction-summary-output-cap.test.ts"],
 	},
 ];
 
