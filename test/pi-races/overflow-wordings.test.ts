@@ -197,3 +197,16 @@ describe("kimi-code#1862: Kimi's request size limit (`total message size N excee
 		expect(JSON.stringify(w.server.requests.at(-1)!.body.messages)).not.toContain("first question");
 	});
 });
+
+describe("pi#5930: vLLM's overflow with `you requested 0 output tokens` retried six times instead of compacting", () => {
+	it("pi#5930: `400 This model's maximum context length is 262144 tokens. However, you requested 0 output tokens and your prompt contains at least 262145 input tokens…` compacts at once and re-runs the request, no retry of the refusal", async () => {
+		const w = await overflowedWith(
+			"This model's maximum context length is 262144 tokens. However, you requested 0 output tokens and your prompt contains at least 262145 input tokens, for a total of at least 262145 tokens.",
+		);
+
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(w.server.requests.filter((request) => !systemText(request).startsWith("You are a context"))).toHaveLength(3);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+	});
+});
