@@ -3,7 +3,7 @@
  */
 import { SettleError } from "../errors.js";
 import { effectiveReserveTokens } from "../llm/tokens.js";
-import type { AgentMessage, Usage } from "../llm/types.js";
+import type { AgentMessage, Model, Usage } from "../llm/types.js";
 import type { FileOperationDetails } from "../store/entries.js";
 import { summarizeSpan } from "./chunks.js";
 import { computeFileLists, formatFileOperations } from "./file-operations.js";
@@ -69,8 +69,7 @@ export function generateSummary(
 	const updateInstructions = withCustomInstructions(CHECKPOINT_UPDATE_PROMPT, options.customInstructions);
 	const instructions = options.previousSummary !== undefined ? updateInstructions : firstInstructions;
 	const prompt = summarizationRequestText(serializeConversation(messages), instructions, options.previousSummary);
-	// pi#8651: the reserve capped at half the window, so the answer fits a small window.
-	const maxTokens = Math.floor(0.8 * effectiveReserveTokens(options.model.contextWindow, options.reserveTokens));
+	const maxTokens = summaryMaxTokens(options.model, options.reserveTokens, 0.8);
 	const failurePrefix = "Summarization failed";
 	// pi's one request where it fits; in chunks where it does not (pi sends it and fails) or where the
 	// provider rejects it as too long.
@@ -107,7 +106,7 @@ export function generateTurnPrefixSummary(
 	const firstInstructions = withCustomInstructions(TURN_PREFIX_PROMPT, options.customInstructions);
 	const updateInstructions = withCustomInstructions(TURN_PREFIX_UPDATE_PROMPT, options.customInstructions);
 	const prompt = summarizationRequestText(serializeConversation(messages), firstInstructions);
-	const maxTokens = Math.floor(0.5 * effectiveReserveTokens(options.model.contextWindow, options.reserveTokens));
+	const maxTokens = summaryMaxTokens(options.model, options.reserveTokens, 0.5);
 	const failurePrefix = "Turn prefix summarization failed";
 	return summarizeSpan(messages, prompt, {
 		...options,
@@ -116,6 +115,16 @@ export function generateTurnPrefixSummary(
 		maxTokens,
 		failurePrefix,
 	});
+}
+
+/**
+ * A summary request's output cap: `share` of the reserve, the reserve capped at half the window so
+ * the answer fits a small window (pi#8651), and never over the model's own output cap: a 1M window
+ * with a matching reserve asked for 250000 of a model that answers at most 128000, refused (pi#4390).
+ */
+function summaryMaxTokens(model: Model, reserveTokens: number, share: number): number {
+	const fromReserve = Math.floor(share * effectiveReserveTokens(model.contextWindow, reserveTokens));
+	return model.maxTokens > 0 ? Math.min(fromReserve, model.maxTokens) : fromReserve;
 }
 
 /** Options of {@link compact}: the summarizer's model and stream function, and extra focus for the summary. */

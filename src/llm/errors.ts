@@ -24,6 +24,9 @@ const OVERFLOW_PATTERNS: readonly RegExp[] = [
 	/maximum prompt length is \d+/i, // xAI
 	/reduce the length of the messages/i, // Groq, OpenAI
 	/maximum context length is \d+ tokens/i, // OpenRouter, OpenAI
+	// vLLM when input + max_tokens pass the window: "You passed 99073 input tokens and requested 32000 output
+	// tokens. However, the model's context length is only 131072 tokens, …" (opencode#17746).
+	/context length is only [\d,]+ tokens/i,
 	// vLLM and other OpenAI-compatible servers: "Input length (265330) exceeds model's maximum context
 	// length (262144)." and "… of 8192 tokens" (pi#5677: taken for a plain failure, never compacted).
 	/exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))/i,
@@ -40,6 +43,10 @@ const OVERFLOW_PATTERNS: readonly RegExp[] = [
 	/greater than the context length/i, // LM Studio
 	/context window exceeds limit/i, // MiniMax
 	/exceeded model token limit/i, // Kimi
+	// Kimi's request size cap, reached before its 1M-token window: "total message size 2100954 exceeds limit 2097152" (kimi-code#1862).
+	/total message size \d+ exceeds limit \d+/i,
+	// Kimi Code, as a 401 `authentication_error`: "k3-256k supports only 256K context." (kimi-code#2613).
+	/supports only \d+k? context\b/i,
 	/too large for model with \d+ maximum context length/i, // Mistral
 	/model_context_window_exceeded/i, // z.ai
 	/prompt too long; exceeded (?:max )?context length/i, // Ollama

@@ -7,6 +7,7 @@
  * whose error text merely mentions `401` or a lock is still a `PROVIDER` failure.
  */
 import { SettleError } from "../errors.js";
+import { isOverflowErrorText } from "./errors.js";
 import type { AgentMessage, AssistantMessage } from "./types.js";
 
 const failures = new WeakMap<AssistantMessage, SettleError>();
@@ -73,7 +74,8 @@ export function providerErrorStatus(errorMessage: string): number | undefined {
 
 /**
  * The typed error of a provider failure: `NO_AUTH` when the provider refused the key — HTTP 401 or
- * 403, or Google's HTTP 400 `API key not valid` — else `PROVIDER`. The message is the provider's text.
+ * 403, or Google's HTTP 400 `API key not valid` — else `PROVIDER` (a 401 whose text is a context
+ * overflow too: no key would help). The message is the provider's text.
  *
  * @example
  * ```ts
@@ -84,7 +86,10 @@ export function providerErrorStatus(errorMessage: string): number | undefined {
 export function providerFailure(message: AssistantMessage): SettleError {
 	const text = message.errorMessage ?? `Request ${message.stopReason}`;
 	const status = providerErrorStatus(text);
-	const refused = status === 401 || status === 403 || (status === 400 && /\bapi key not valid\b/i.test(text));
+	// Kimi Code words its context overflow as a 401 `authentication_error` (kimi-code#2613): no key to check.
+	const refused =
+		(status === 401 || status === 403 || (status === 400 && /\bapi key not valid\b/i.test(text))) &&
+		!isOverflowErrorText(text);
 	return new SettleError(refused ? "NO_AUTH" : "PROVIDER", text, {
 		details: { provider: message.provider, ...(status !== undefined ? { status } : {}) },
 	});

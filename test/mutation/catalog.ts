@@ -7659,8 +7659,8 @@ export const MUTANTS: Mutant[] = [
 		description: "an HTTP 401 is not a refused key",
 		edits: [
 			{
-				find: "const refused = status === 401 || status === 403",
-				replace: "const refused = status === 403",
+				find: "(status === 401 || status === 403 ||",
+				replace: "(status === 403 ||",
 			},
 		],
 		tests: ["test/cli/exit-codes-typed.test.ts"],
@@ -13932,8 +13932,8 @@ export const MUTANTS: Mutant[] = [
 			"pi#8651: the summary answer budget is 80% of the uncapped reserve again: on an 8192-token model the request asks for more than the window",
 		edits: [
 			{
-				find: "Math.floor(0.8 * effectiveReserveTokens(options.model.contextWindow, options.reserveTokens))",
-				replace: "Math.floor(0.8 * options.reserveTokens)",
+				find: "Math.floor(share * effectiveReserveTokens(model.contextWindow, reserveTokens))",
+				replace: "Math.floor(share * reserveTokens)",
 			},
 		],
 		tests: ["test/pi-races/compaction-window.test.ts"],
@@ -23670,6 +23670,59 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
+	{
+		id: "PH01",
+		file: "src/llm/errors.ts",
+		description:
+			"vLLM's `the model's context length is only N tokens` (input plus max_tokens over the window) is a plain failure: no compaction, the turn ends in the error (opencode#17746)",
+		edits: [{ find: "\t/context length is only [\\d,]+ tokens/i,\n", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
+	{
+		id: "PH02",
+		file: "src/llm/errors.ts",
+		description:
+			"Kimi's `total message size N exceeds limit M` (its request size cap) is a plain failure: no compaction, the long session stuck (kimi-code#1862)",
+		edits: [{ find: "\t/total message size \\d+ exceeds limit \\d+/i,\n", replace: "" }],
+		tests: ["test/pi-races/overflow-wordings.test.ts"],
+	},
+	{
+		id: "PH03",
+		file: "src/llm/errors.ts",
+		description:
+			"Kimi Code's 401 `k3-256k supports only 256K context.` is a refused key: no compaction, `settle -p` exits 4 asking for a key (kimi-code#2613)",
+		edits: [{ find: "\t/supports only \\d+k? context\\b/i,\n", replace: "" }],
+		tests: ["test/pi-races/overflow-as-401.test.ts"],
+	},
+	{
+		id: "PH04",
+		file: "src/llm/failures.ts",
+		description:
+			"a 401 whose text is a context overflow is typed NO_AUTH: a host tells the user to check a key that works (kimi-code#2613)",
+		edits: [{ find: " &&\n\t\t!isOverflowErrorText(text);", replace: ";" }],
+		tests: ["test/pi-races/overflow-as-401.test.ts"],
+	},
+	{
+		id: "PH05",
+		file: "src/llm/errors.ts",
+		description:
+			"a bodiless 429 is read as Cerebras' bodiless overflow: a rate limit compacts the conversation instead of waiting (pi#1038)",
+		edits: [{ find: "/^4(?:00|13)\\s*(?:status code)?", replace: "/^4(?:00|13|29)\\s*(?:status code)?" }],
+		tests: ["test/pi-races/rate-limit-not-overflow.test.ts"],
+	},
+	{
+		id: "PH06",
+		file: "src/compaction/summarize.ts",
+		description:
+			"a summary request asks for 0.8 of the reserve whatever the model's output cap: on a 1M window with reserveTokens 312500 it asks 250000 of a 128000-token model, refused, and every compaction fails (pi#4390)",
+		edits: [
+			{
+				find: "return model.maxTokens > 0 ? Math.min(fromReserve, model.maxTokens) : fromReserve;",
+				replace: "return fromReserve;",
+			},
+		],
+		tests: ["test/pi-races/compaction-summary-output-cap.test.ts"],
 	},
 ];
 

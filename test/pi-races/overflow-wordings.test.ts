@@ -157,3 +157,56 @@ describe("omlx#26: an MLX server's overflow in a `detail` body is not recognized
 		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
 	});
 });
+
+describe("opencode#17746: vLLM's `the model's context length is only N tokens` is not recognized", () => {
+	it("opencode#17746: `You passed 99073 input tokens and requested 32000 output tokens. However, the model's context length is only 131072 tokens…` (code context_length_exceeded) compacts and re-runs the request", async () => {
+		const w = await wireSession({
+			api: "openai-completions",
+			route: summaries,
+			settings: { compaction: { keepRecentTokens: 1 } },
+		});
+		w.server.reply(
+			chatReply([{ type: "text", text: "first answer" }]),
+			openAiError(
+				400,
+				"You passed 99073 input tokens and requested 32000 output tokens. However, the model's context length is only 131072 tokens, resulting in a maximum input length of 99072 tokens. Please reduce the length of the input prompt. (parameter=input_tokens, value=99073)",
+				"invalid_request_error",
+				"context_length_exceeded",
+			),
+			chatReply([{ type: "text", text: "answer after compaction" }]),
+		);
+		await w.session.prompt("first question");
+		await w.session.prompt("second question");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+		const rerun = JSON.stringify(w.server.requests.at(-1)!.body.messages);
+		expect(rerun).toContain("wire summary");
+		expect(rerun).not.toContain("first question");
+	});
+});
+
+describe("kimi-code#1862: Kimi's request size limit (`total message size N exceeds limit M`) is not recognized", () => {
+	it("kimi-code#1862: `400 total message size 2100954 exceeds limit 2097152` (at 770k tokens of a 1M window) compacts and re-runs the request", async () => {
+		const w = await overflowedWith("total message size 2100954 exceeds limit 2097152");
+
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+		expect(JSON.stringify(w.server.requests.at(-1)!.body.messages)).not.toContain("first question");
+	});
+});
+
+describe("pi#5930: vLLM's overflow with `you requested 0 output tokens` retried six times instead of compacting", () => {
+	it("pi#5930: `400 This model's maximum context length is 262144 tokens. However, you requested 0 output tokens and your prompt contains at least 262145 input tokens…` compacts at once and re-runs the request, no retry of the refusal", async () => {
+		const w = await overflowedWith(
+			"This model's maximum context length is 262144 tokens. However, you requested 0 output tokens and your prompt contains at least 262145 input tokens, for a total of at least 262145 tokens.",
+		);
+
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(w.server.requests.filter((request) => !systemText(request).startsWith("You are a context"))).toHaveLength(3);
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
+	});
+});
