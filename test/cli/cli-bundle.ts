@@ -11,8 +11,12 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { buildBundle, REPO_ROOT as ROOT } from "../package/helpers.js";
+import { fileURLToPath } from "node:url";
+// Only a function from helpers.ts, which imports cliBundle from here: a function declaration is
+// bound before either module runs, whichever of the two is imported first.
+import { buildBundle } from "../package/helpers.js";
 
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BUNDLES = join(ROOT, ".tmp", "cli-bundle");
 /** Bundles of other sources older than this are removed when a new one is built. */
 const STALE_MS = 60 * 60 * 1000;

@@ -43,7 +43,8 @@ const NOT_AT_IMPORT = [
 let pkg: BuiltPackage;
 
 beforeAll(() => {
-	pkg = builtPackage("test/imports");
+	// Its own build: the bundle-contents test reads the source maps, relative to where they were built.
+	pkg = builtPackage("test/imports", { ownBuild: true });
 });
 
 afterAll(() => pkg?.remove());
