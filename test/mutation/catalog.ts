@@ -23671,6 +23671,29 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
 	},
+	{
+		id: "PJ01",
+		file: "src/llm/kimi-reasoning-content.ts",
+		description:
+			"Kimi's thinking streamed as `reasoning` (OpenCode Go) goes back under that name: refused, reasoning_content missing on the tool-call turn (pi#4251)",
+		edits: [{ find: 'field !== undefined && field !== "reasoning_content"', replace: "false" }],
+		tests: ["test/pi-races/kimi-reasoning-content.test.ts"],
+	},
+	{
+		id: "PJ02",
+		file: "src/llm/kimi-reasoning-content.ts",
+		description:
+			"a tool call Kimi made without thinking goes back without reasoning_content: refused on every later request (kilocode#5528)",
+		edits: [{ find: 'message.reasoning_content = "";', replace: "" }],
+		tests: ["test/pi-races/kimi-reasoning-content.test.ts"],
+	},
+	{
+		id: "PJ03",
+		file: "src/llm/kimi-reasoning-content.ts",
+		description: "a Kimi model is not recognized: its tool-call turns go back without reasoning_content (pi#4251)",
+		edits: [{ find: "/kimi/i.test(model.id)", replace: "/^moonshot/.test(model.provider)" }],
+		tests: ["test/pi-races/kimi-reasoning-content.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
