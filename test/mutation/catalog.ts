@@ -23694,6 +23694,26 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "/kimi/i.test(model.id)", replace: "/^moonshot/.test(model.provider)" }],
 		tests: ["test/pi-races/kimi-reasoning-content.test.ts"],
 	},
+	{
+		id: "PJ04",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a refusal of thinking off by a model that always reasons says nothing of the level or setting that fixes it (rakazo#114)",
+		edits: [{ find: "if (offNote) text =", replace: "if (offNote) void" }],
+		tests: ["test/pi-races/reasoning-mandatory-off.test.ts"],
+	},
+	{
+		id: "PJ05",
+		file: "src/session/provider-stream.ts",
+		description: "the thinking-off note is added with thinking on too, naming a cause that is not the refusal's",
+		edits: [
+			{
+				find: "if (reasoning || !model.reasoning || !REASONING_MANDATORY",
+				replace: "if (!model.reasoning || !REASONING_MANDATORY",
+			},
+		],
+		tests: ["test/pi-races/reasoning-mandatory-off.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
