@@ -23714,6 +23714,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/reasoning-mandatory-off.test.ts"],
 	},
+	{
+		id: "PJ06",
+		file: "src/llm/stateless-reasoning.ts",
+		description:
+			"a reasoning item an answer cut mid-reasoning left with nothing after it goes back: refused on every later request (continue#8933)",
+		edits: [{ find: "\t\t} else if (!followed) continue;", replace: "\t\t}" }],
+		tests: ["test/pi-races/responses-reasoning-alone.test.ts"],
+	},
+	{
+		id: "PJ07",
+		file: "src/llm/stateless-reasoning.ts",
+		description:
+			"the next prompt after a reasoning item counts as the item that followed it: the cut answer's reasoning goes back, refused (continue#8933)",
+		edits: [
+			{
+				find: 'followed = item.type === "function_call" || (item.type === "message" && item.role === "assistant");',
+				replace: 'followed = item.type === "function_call" || item.type === "message" || item.role === "user";',
+			},
+		],
+		tests: ["test/pi-races/responses-reasoning-alone.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
