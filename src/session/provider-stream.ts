@@ -28,6 +28,7 @@ import { type GeminiStop, geminiStopText, watchedGeminiStop } from "../llm/gemin
 import type { ProviderAuthStatus } from "../llm/model-runtime.js";
 import { apiKeyEnvVars, awsCredentialsRefusedNote, inferenceProfileNote } from "../llm/provider-env.js";
 import { RESPONSE_LISTENER, type ResponseListener, type ResponseListenerOption } from "../llm/response-activity.js";
+import { completedIncompleteStream } from "../llm/responses-incomplete.js";
 import {
 	type AssistantMessage,
 	type AssistantMessageEvent,
@@ -510,12 +511,20 @@ function isEventStreamResponse(response: Response): boolean {
 	return /event-stream/i.test(response.headers.get("content-type") ?? "");
 }
 
-/** An OpenAI Chat Completions stream with the wire repairs of {@link repairedChatStream}. */
+/**
+ * An OpenAI Chat Completions stream with the wire repairs of {@link repairedChatStream}; a Responses
+ * stream whose `response.incomplete` pi-ai reads ({@link completedIncompleteStream}).
+ */
 function repairedStream(model: Model, response: Response): Response | undefined {
-	if (model.api !== "openai-completions" || !response.body) return undefined;
-	if (!isEventStreamResponse(response)) return undefined;
+	const repair =
+		model.api === "openai-completions"
+			? repairedChatStream
+			: model.api === "openai-responses" || model.api === "azure-openai-responses"
+				? completedIncompleteStream
+				: undefined;
+	if (!repair || !response.body || !isEventStreamResponse(response)) return undefined;
 	const { status, statusText, headers } = response;
-	return new Response(repairedChatStream(response.body), { status, statusText, headers });
+	return new Response(repair(response.body), { status, statusText, headers });
 }
 
 /** An Anthropic Messages stream whose `message_delta` stop reason and details fill `seen`. */

@@ -23735,6 +23735,29 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/responses-reasoning-alone.test.ts"],
 	},
+	{
+		id: "PJ08",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a Responses stream's response.incomplete goes to pi-ai as it came: the answer cut at max_output_tokens reads as finished, no warning (langchain#33840)",
+		edits: [{ find: "\t\t\t\t? completedIncompleteStream", replace: "\t\t\t\t? undefined" }],
+		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
+	},
+	{
+		id: "PJ09",
+		file: "src/llm/responses-incomplete.ts",
+		description:
+			"only the `event:` line of response.incomplete is renamed: the client reads the data's type, the cut stays unseen",
+		edits: [{ find: 'if (data?.type !== "response.incomplete") return line;', replace: "return line;" }],
+		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
+	},
+	{
+		id: "PJ10",
+		file: "src/llm/responses-incomplete.ts",
+		description: "the line a chunk ended in the middle of is dropped, not carried to the next chunk: the stream breaks",
+		edits: [{ find: "carry = Buffer.from(bytes.subarray(end));", replace: "carry = Buffer.alloc(0);" }],
+		tests: ["test/llm/responses-incomplete.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -10,8 +10,8 @@
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { openAiError } from "../llm/wire/openai.js";
-import { ENCRYPTED, type ResponsesInputItem, responsesEvents, responsesReply } from "../llm/wire/responses.js";
-import { type Reply, sse, useWireServer } from "../llm/wire/server.js";
+import { ENCRYPTED, type ResponsesInputItem, responsesIncomplete, responsesReply } from "../llm/wire/responses.js";
+import { useWireServer } from "../llm/wire/server.js";
 
 /** OpenAI's rule: a reasoning item is followed by the item it produced (a call or a message). */
 function unfollowed(input: ResponsesInputItem[]): ResponsesInputItem | undefined {
@@ -20,17 +20,6 @@ function unfollowed(input: ResponsesInputItem[]): ResponsesInputItem | undefined
 		const next = input[at + 1] as { type?: string; role?: string } | undefined;
 		return !(next?.type === "function_call" || (next?.type === "message" && next.role === "assistant"));
 	});
-}
-
-/** The response stops while reasoning: its only output is the reasoning item, status `incomplete`. */
-function stoppedWhileReasoning(summary: string): Reply {
-	const events = responsesEvents([{ type: "reasoning", summary, encrypted: ENCRYPTED }]);
-	const completed = events.at(-1)!.data as { response: Record<string, unknown> };
-	const response = { ...completed.response, status: "incomplete", incomplete_details: { reason: "max_output_tokens" } };
-	return sse([
-		...events.slice(0, -1),
-		{ event: "response.incomplete", data: { ...completed, type: "response.incomplete", response } },
-	]);
 }
 
 describe("continue#8933: a Responses answer that stopped while reasoning, then the next prompt", () => {
@@ -52,7 +41,7 @@ describe("continue#8933: a Responses answer that stopped while reasoning, then t
 			models: [{ id: "coder", reasoning: true }],
 		});
 		server.reply(
-			stoppedWhileReasoning("Thinking about a long plan."),
+			responsesIncomplete([{ type: "reasoning", summary: "Thinking about a long plan.", encrypted: ENCRYPTED }]),
 			responsesReply([
 				{ type: "reasoning", summary: "Short this time.", encrypted: ENCRYPTED },
 				{ type: "message", text: "Here is the short plan." },
