@@ -23506,8 +23506,8 @@ export const MUTANTS: Mutant[] = [
 			"Bedrock requests go as pi-ai builds them: the prompts around an aborted answer, or tool results and a steer, make two user messages in a row, refused on every later request (Portkey-AI/gateway#748)",
 		edits: [
 			{
-				find: "converseMessagesOptions(model, requestReplayableReasoning(model, streamOptions)),",
-				replace: "requestReplayableReasoning(model, streamOptions),",
+				find: "converseMessagesOptions(\n\t\t\t\t\t\t\t\t\tmodel,\n\t\t\t\t\t\t\t\t\tkimiReasoningContent(model, requestReplayableReasoning(model, streamOptions)),\n\t\t\t\t\t\t\t\t),",
+				replace: "kimiReasoningContent(model, requestReplayableReasoning(model, streamOptions)),",
 			},
 		],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
