@@ -17,6 +17,7 @@ import { streamFromMessage } from "./event-stream.js";
 import { withoutBlankGeminiText } from "./gemini-empty-text.js";
 import { signUnsignedGeminiCalls } from "./gemini-unsigned-calls.js";
 import { joinedUserTurns } from "./joined-user-turns.js";
+import { kimiReasoningContent } from "./kimi-reasoning-content.js";
 import { mistralToolTurnsOptions } from "./mistral-tool-turns.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
 import { PI_AI_PEER_VERSION } from "./provider-env.js";
@@ -250,7 +251,10 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 							model,
 							mistralToolTurnsOptions(
 								model,
-								converseMessagesOptions(model, requestReplayableReasoning(model, streamOptions)),
+								converseMessagesOptions(
+									model,
+									kimiReasoningContent(model, requestReplayableReasoning(model, streamOptions)),
+								),
 							),
 						),
 					);

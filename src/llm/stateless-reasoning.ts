@@ -6,7 +6,10 @@
  * their id; pi-ai sent them back by id, and OpenAI, having stored nothing, refused the request after
  * every tool call: 404 "Item with id 'rs_…' not found" (pi#5059). A session file written before
  * (by pi, or by Settle without this) still holds such items: sent by id, they are refused on every
- * later turn of the resumed session (oh-my-pi#41), so they are left out of the request.
+ * later turn of the resumed session (oh-my-pi#41), so they are left out of the request. An answer
+ * cut while it reasoned (`incomplete` at `max_output_tokens`) holds a reasoning item and nothing
+ * after it; OpenAI refuses that item on every later request: 400 "Item 'rs_…' of type 'reasoning'
+ * was provided without its required following item" (continue#8933), so it is left out too.
  */
 import type { Model, StreamOptions } from "./types.js";
 
@@ -17,8 +20,9 @@ const ENCRYPTED_REASONING = "reasoning.encrypted_content";
  * Responses request for the reasoning's encrypted content, whatever the thinking level, so each
  * reasoning item the model returns can be replayed on the next request, and leaves out of a
  * stateless Responses or Codex request each reasoning item without encrypted content (OpenAI
- * cannot find it by id); the session keeps it. The caller's own `onPayload` then runs. Other wire
- * APIs are left as they are.
+ * cannot find it by id), and from any Responses or Codex request each reasoning item that no call
+ * or answer of its turn follows; the session keeps them. The caller's own `onPayload` then runs.
+ * Other wire APIs are left as they are.
  *
  * @example
  * ```ts
@@ -42,6 +46,7 @@ export function requestReplayableReasoning(
 				params.include = [...include, ENCRYPTED_REASONING];
 			if (Array.isArray(params.input)) params.input = withoutUnresolvableReasoning(params.input);
 		}
+		if (params && Array.isArray(params.input)) params.input = withoutUnfollowedReasoning(params.input);
 		return outer ? outer(payload, payloadModel) : undefined;
 	};
 	return { ...options, onPayload };
@@ -72,4 +77,21 @@ function withoutUnresolvableReasoning(input: unknown[]): unknown[] {
 		} else kept.push(value);
 	}
 	return kept;
+}
+
+/**
+ * The input without reasoning items that no call or assistant message follows (reasoning items in
+ * a row count as one): OpenAI refuses such an item, which an answer cut mid-reasoning leaves.
+ */
+function withoutUnfollowedReasoning(input: unknown[]): unknown[] {
+	const kept: unknown[] = [];
+	let followed = false;
+	for (let at = input.length - 1; at >= 0; at--) {
+		const item = (input[at] ?? {}) as InputItem;
+		if (item.type !== "reasoning") {
+			followed = item.type === "function_call" || (item.type === "message" && item.role === "assistant");
+		} else if (!followed) continue;
+		kept.push(input[at]);
+	}
+	return kept.length === input.length ? input : kept.reverse();
 }

@@ -28,6 +28,7 @@ import { type GeminiStop, geminiStopText, watchedGeminiStop } from "../llm/gemin
 import type { ProviderAuthStatus } from "../llm/model-runtime.js";
 import { apiKeyEnvVars, awsCredentialsRefusedNote, inferenceProfileNote } from "../llm/provider-env.js";
 import { RESPONSE_LISTENER, type ResponseListener, type ResponseListenerOption } from "../llm/response-activity.js";
+import { completedIncompleteStream } from "../llm/responses-incomplete.js";
 import {
 	type AssistantMessage,
 	type AssistantMessageEvent,
@@ -286,6 +287,8 @@ function withRefusalDetails(
 				if (profileNote) text = `${text}\n\n${profileNote}`;
 				const budgetNote = refusedStatus === 400 ? thinkingBudgetNote(text, model, request.reasoning) : undefined;
 				if (budgetNote) text = `${text}\n\n${budgetNote}`;
+				const offNote = refusedStatus === 400 ? reasoningMandatoryNote(text, model, request.reasoning) : undefined;
+				if (offNote) text = `${text}\n\n${offNote}`;
 				// A field an OpenAI-compatible server refuses is named with the models.json setting that stops it (pi#5117).
 				const compatNote = compatOptionNote(text, refusedStatus, model);
 				if (compatNote) text = `${text}\n\n${compatNote}`;
@@ -413,6 +416,26 @@ export function thinkingBudgetNote(text: string, model: Model, reasoning: string
 	return `The "maxTokens" of ${model.provider}/${model.id} (${model.maxTokens}) is too small for thinking: Anthropic needs a thinking budget of at least 1024 tokens and max_tokens above it. Raise it to ${MIN_THINKING_MAX_TOKENS} or more in models.json ("modelOverrides" for a built-in provider's model), or turn thinking off (--thinking off).`;
 }
 
+/**
+ * What a refusal of thinking `off` needs besides its text: a model that always reasons (DeepSeek
+ * R1, Gemini 3 Flash on OpenRouter) refuses pi-ai's `reasoning: { effort: "none" }` ("Reasoning is
+ * mandatory for this endpoint and cannot be disabled"), on every prompt, and the catalog offers
+ * `off` for it (rakazo#114). Undefined with thinking on, for a model that does not reason, or for
+ * another text.
+ *
+ * @example
+ * ```ts
+ * reasoningMandatoryNote("400 Reasoning is mandatory for this endpoint and cannot be disabled.", model, undefined);
+ * ```
+ */
+export function reasoningMandatoryNote(text: string, model: Model, reasoning: string | undefined): string | undefined {
+	if (reasoning || !model.reasoning || !REASONING_MANDATORY.test(text)) return undefined;
+	return `${model.provider}/${model.id} always reasons and refused thinking off. Pick a thinking level (--thinking minimal, /thinking minimal), or set "thinkingLevelMap": {"off": null} for it in models.json ("modelOverrides" for a built-in provider's model), so off is not offered and its lowest level applies.`;
+}
+
+/** How OpenRouter and the gateways before such models word it. */
+const REASONING_MANDATORY = /reasoning is (?:mandatory|required)|(?:reasoning|thinking)\b[^\n.]*\bcannot be disabled/i;
+
 /** The smallest cap for which pi-ai's budget (cap − 1024) meets Anthropic's 1024-token minimum. */
 const MIN_THINKING_MAX_TOKENS = 2048;
 
@@ -488,12 +511,20 @@ function isEventStreamResponse(response: Response): boolean {
 	return /event-stream/i.test(response.headers.get("content-type") ?? "");
 }
 
-/** An OpenAI Chat Completions stream with the wire repairs of {@link repairedChatStream}. */
+/**
+ * An OpenAI Chat Completions stream with the wire repairs of {@link repairedChatStream}; a Responses
+ * stream whose `response.incomplete` pi-ai reads ({@link completedIncompleteStream}).
+ */
 function repairedStream(model: Model, response: Response): Response | undefined {
-	if (model.api !== "openai-completions" || !response.body) return undefined;
-	if (!isEventStreamResponse(response)) return undefined;
+	const repair =
+		model.api === "openai-completions"
+			? repairedChatStream
+			: model.api === "openai-responses" || model.api === "azure-openai-responses"
+				? completedIncompleteStream
+				: undefined;
+	if (!repair || !response.body || !isEventStreamResponse(response)) return undefined;
 	const { status, statusText, headers } = response;
-	return new Response(repairedChatStream(response.body), { status, statusText, headers });
+	return new Response(repair(response.body), { status, statusText, headers });
 }
 
 /** An Anthropic Messages stream whose `message_delta` stop reason and details fill `seen`. */

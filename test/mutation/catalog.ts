@@ -23506,8 +23506,8 @@ export const MUTANTS: Mutant[] = [
 			"Bedrock requests go as pi-ai builds them: the prompts around an aborted answer, or tool results and a steer, make two user messages in a row, refused on every later request (Portkey-AI/gateway#748)",
 		edits: [
 			{
-				find: "converseMessagesOptions(model, requestReplayableReasoning(model, streamOptions)),",
-				replace: "requestReplayableReasoning(model, streamOptions),",
+				find: "converseMessagesOptions(\n\t\t\t\t\t\t\t\t\tmodel,\n\t\t\t\t\t\t\t\t\tkimiReasoningContent(model, requestReplayableReasoning(model, streamOptions)),\n\t\t\t\t\t\t\t\t),",
+				replace: "kimiReasoningContent(model, requestReplayableReasoning(model, streamOptions)),",
 			},
 		],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
@@ -23723,6 +23723,93 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/compaction-summary-output-cap.test.ts"],
+	},
+	{
+		id: "PJ01",
+		file: "src/llm/kimi-reasoning-content.ts",
+		description:
+			"Kimi's thinking streamed as `reasoning` (OpenCode Go) goes back under that name: refused, reasoning_content missing on the tool-call turn (pi#4251)",
+		edits: [{ find: 'field !== undefined && field !== "reasoning_content"', replace: "false" }],
+		tests: ["test/pi-races/kimi-reasoning-content.test.ts"],
+	},
+	{
+		id: "PJ02",
+		file: "src/llm/kimi-reasoning-content.ts",
+		description:
+			"a tool call Kimi made without thinking goes back without reasoning_content: refused on every later request (kilocode#5528)",
+		edits: [{ find: 'message.reasoning_content = "";', replace: "" }],
+		tests: ["test/pi-races/kimi-reasoning-content.test.ts"],
+	},
+	{
+		id: "PJ03",
+		file: "src/llm/kimi-reasoning-content.ts",
+		description: "a Kimi model is not recognized: its tool-call turns go back without reasoning_content (pi#4251)",
+		edits: [{ find: "/kimi/i.test(model.id)", replace: "/^moonshot/.test(model.provider)" }],
+		tests: ["test/pi-races/kimi-reasoning-content.test.ts"],
+	},
+	{
+		id: "PJ04",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a refusal of thinking off by a model that always reasons says nothing of the level or setting that fixes it (rakazo#114)",
+		edits: [{ find: "if (offNote) text =", replace: "if (offNote) void" }],
+		tests: ["test/pi-races/reasoning-mandatory-off.test.ts"],
+	},
+	{
+		id: "PJ05",
+		file: "src/session/provider-stream.ts",
+		description: "the thinking-off note is added with thinking on too, naming a cause that is not the refusal's",
+		edits: [
+			{
+				find: "if (reasoning || !model.reasoning || !REASONING_MANDATORY",
+				replace: "if (!model.reasoning || !REASONING_MANDATORY",
+			},
+		],
+		tests: ["test/pi-races/reasoning-mandatory-off.test.ts"],
+	},
+	{
+		id: "PJ06",
+		file: "src/llm/stateless-reasoning.ts",
+		description:
+			"a reasoning item an answer cut mid-reasoning left with nothing after it goes back: refused on every later request (continue#8933)",
+		edits: [{ find: "\t\t} else if (!followed) continue;", replace: "\t\t}" }],
+		tests: ["test/pi-races/responses-reasoning-alone.test.ts"],
+	},
+	{
+		id: "PJ07",
+		file: "src/llm/stateless-reasoning.ts",
+		description:
+			"the next prompt after a reasoning item counts as the item that followed it: the cut answer's reasoning goes back, refused (continue#8933)",
+		edits: [
+			{
+				find: 'followed = item.type === "function_call" || (item.type === "message" && item.role === "assistant");',
+				replace: 'followed = item.type === "function_call" || item.type === "message" || item.role === "user";',
+			},
+		],
+		tests: ["test/pi-races/responses-reasoning-alone.test.ts"],
+	},
+	{
+		id: "PJ08",
+		file: "src/session/provider-stream.ts",
+		description:
+			"a Responses stream's response.incomplete goes to pi-ai as it came: the answer cut at max_output_tokens reads as finished, no warning (langchain#33840)",
+		edits: [{ find: "\t\t\t\t? completedIncompleteStream", replace: "\t\t\t\t? undefined" }],
+		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
+	},
+	{
+		id: "PJ09",
+		file: "src/llm/responses-incomplete.ts",
+		description:
+			"only the `event:` line of response.incomplete is renamed: the client reads the data's type, the cut stays unseen",
+		edits: [{ find: 'if (data?.type !== "response.incomplete") return line;', replace: "return line;" }],
+		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
+	},
+	{
+		id: "PJ10",
+		file: "src/llm/responses-incomplete.ts",
+		description: "the line a chunk ended in the middle of is dropped, not carried to the next chunk: the stream breaks",
+		edits: [{ find: "carry = Buffer.from(bytes.subarray(end));", replace: "carry = Buffer.alloc(0);" }],
+		tests: ["test/llm/responses-incomplete.test.ts"],
 	},
 ];
 

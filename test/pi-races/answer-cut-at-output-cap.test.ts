@@ -9,6 +9,11 @@
  *
  * The chat (`settle -i`) says the same in its notice, with `/thinking` for the level.
  *
+ * langchain#33840, litellm#27186: on the OpenAI Responses API the cut answer ends with a
+ * `response.incomplete` event (status `incomplete`, `incomplete_details.reason: "max_output_tokens"`),
+ * which pi-ai 0.73.1's Responses client does not read: the answer ended as a finished one, its usage
+ * 0, and one cut while the model reasoned printed nothing and said only that it held no text.
+ *
  * Real `settle -p` and `settle -i` child processes against a local server, through pi-ai's OpenAI and Anthropic clients.
  */
 import { describe, expect, it } from "vitest";
@@ -16,6 +21,7 @@ import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helper
 import { Repl } from "../cli/interactive.helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
+import { ENCRYPTED, responsesIncomplete } from "../llm/wire/responses.js";
 import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-output-cap-");
@@ -117,5 +123,54 @@ describe("gsd-pi#2157, dreb#240: an answer cut at the output token cap read as a
 		);
 		expect(await chat.end()).toBe(0);
 		expect(server.requests).toHaveLength(1);
+	});
+});
+
+describe("langchain#33840: a Responses answer that ended with response.incomplete read as finished", () => {
+	it("langchain#33840: GPT-5 cut while it reasoned (`max_output_tokens`): stderr says it stopped at the limit after 4096 tokens before any text, names maxTokens and a lower --thinking level", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+			api: "openai-responses",
+			models: [{ id: "coder", reasoning: true, contextWindow: 400_000, maxTokens: 4096 }],
+		});
+		server.reply(
+			responsesIncomplete([{ type: "reasoning", summary: "Audit every error path first…", encrypted: ENCRYPTED }], {
+				input: 630,
+				output: 4096,
+			}),
+		);
+		const run = await runSettleAsync(["--model", "local/coder", "--thinking", "high", "-p", "audit the errors"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toBe(
+			`Warning: the answer stopped at the output token limit after 4096 tokens before any text: it is cut short. The cap comes from the "maxTokens" of local/coder (4096): raise it in models.json ${MODELS_JSON}; thinking spends the same tokens: a lower --thinking level leaves more for the answer.\n`,
+		);
+		expect(run.code).toBe(0);
+		expect(server.requests).toHaveLength(1);
+	});
+
+	it("litellm#27186: an answer cut mid-sentence on the Responses API: stdout holds the text, stderr says it is cut short", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+			api: "openai-responses",
+			models: [{ id: "coder", contextWindow: 400_000, maxTokens: 64 }],
+		});
+		server.reply(
+			responsesIncomplete([{ type: "message", text: "Both explore agents are done. Both aud" }], {
+				input: 900,
+				output: 64,
+			}),
+		);
+		const run = await runSettleAsync(["--model", "local/coder", "-p", "audit the repo"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(run.stdout).toBe("Both explore agents are done. Both aud\n");
+		expect(run.stderr).toBe(
+			`Warning: the answer stopped at the output token limit after 64 tokens: it is cut short. The cap comes from the "maxTokens" of local/coder (64): raise it in models.json ${MODELS_JSON}.\n`,
+		);
+		expect(run.code).toBe(0);
 	});
 });

@@ -113,6 +113,18 @@ export function responsesReply(items: readonly ResponsesItem[], usage?: Response
 	return sse(responsesEvents(items, usage));
 }
 
+/**
+ * The response stops at `max_output_tokens`: the items that arrived, then `response.incomplete`
+ * (status `incomplete`, `incomplete_details.reason`) in place of `response.completed`.
+ */
+export function responsesIncomplete(items: readonly ResponsesItem[], usage?: ResponsesUsage): Reply {
+	const events = responsesEvents(items, usage);
+	const completed = events.at(-1)!.data as { response: Record<string, unknown> };
+	const response = { ...completed.response, status: "incomplete", incomplete_details: { reason: "max_output_tokens" } };
+	const incomplete = { ...completed, type: "response.incomplete", response };
+	return sse([...events.slice(0, -1), { event: "response.incomplete", data: incomplete }]);
+}
+
 export function responsesPartial(items: readonly ResponsesItem[], count: number, end: StreamEnd): Reply {
 	return sse(responsesEvents(items).slice(0, count), end);
 }
