@@ -83,7 +83,8 @@ const LISTED = 5;
  * `{ prefix, ids }`), `NOT_FOUND` when none does (naming another project's matching session and how
  * to resume it: there, or here through `resumeHere` when that project's folder is gone; else saying
  * no session is named `given` either and listing the project's latest sessions; details
- * `{ prefix, elsewhere }` or `{ prefix, name }`).
+ * `{ prefix, elsewhere: { id, cwd, path, others } }` (`others`: how many more of other projects match) or
+ * `{ prefix, name }`).
  *
  * @example
  * ```ts
@@ -139,7 +140,12 @@ export async function findSessionByIdPrefix(given: string, lookup: SessionLookup
 		throw new SettleError(
 			"NOT_FOUND",
 			`No session of this project (${resolve(lookup.cwd)}) has an id starting with ${prefix}; session ${describe(first!)} of the project ${first!.cwd} does${others}${way}`,
-			{ details: { prefix, elsewhere: { id: first!.id, cwd: first!.cwd, path: first!.path } } },
+			{
+				details: {
+					prefix,
+					elsewhere: { id: first!.id, cwd: first!.cwd, path: first!.path, others: elsewhere.length - 1 },
+				},
+			},
 		);
 	}
 	// Only now every session of the project is read in full: the message names the latest ones.
