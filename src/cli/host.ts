@@ -35,6 +35,7 @@ import {
 	findSessionByIdPrefix,
 	type LinkNamedSessionFolder,
 	namesSessionFile,
+	newerSessionFormatForCli,
 	sessionFileInFolder,
 	skippedLineWarnings,
 } from "./session-lookup.js";
@@ -590,7 +591,10 @@ async function openSession(
 		const given = args.session !== undefined || args.continue || args.fork !== undefined;
 		const fileProblem =
 			error instanceof SettleError && (error.code === "INVALID_SESSION_FILE" || (given && error.code === "IO"));
-		throw new CliError(errorMessage(error), fileProblem ? EXIT_SESSION_FILE : EXIT_FAILURE);
+		throw new CliError(
+			newerSessionFormatForCli(error) ?? errorMessage(error),
+			fileProblem ? EXIT_SESSION_FILE : EXIT_FAILURE,
+		);
 	}
 }
 

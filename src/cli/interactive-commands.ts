@@ -27,7 +27,7 @@ import { graphemeSegmenter } from "./graphemes.js";
 import { reloadedResourceWarnings } from "./host.js";
 import { clip, firstLine, takesEscapes } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
-import { type LinkNamedSessionFolder, skippedLineWarnings } from "./session-lookup.js";
+import { type LinkNamedSessionFolder, newerSessionFormatForCli, skippedLineWarnings } from "./session-lookup.js";
 import {
 	ALL_SESSIONS,
 	describeSession,
@@ -450,6 +450,8 @@ async function resumeSession(host: CommandHost, args: string): Promise<void> {
 		({ cancelled } = await runtime.switchSession(path, options));
 	} catch (error) {
 		rethrowLockedInChat(error, "so it was not resumed");
+		const newer = newerSessionFormatForCli(error);
+		if (newer) throw new SettleError("INVALID_SESSION_FILE", newer, { details: (error as SettleError).details });
 		// A removed worktree or a moved project (claude-code#28314): as pi does, ask to go on here.
 		if (!(error instanceof MissingSessionCwdError)) throw error;
 		const here = error.fallbackCwd;
