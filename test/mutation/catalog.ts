@@ -23671,6 +23671,51 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
 	},
+	{
+		id: "PG01",
+		file: "src/cli/host.ts",
+		description:
+			"`--session <id> --cwd <dir>` of a moved project's session ignores --cwd: refused with advice to pass --cwd (maka#2529)",
+		edits: [
+			{ find: "\t\t\tif (cwdGiven !== undefined && movedAway(elsewhere)) return elsewhere.path;\n", replace: "" },
+		],
+		tests: ["test/pi-races/moved-project-sessions.test.ts"],
+	},
+	{
+		id: "PG02",
+		file: "src/cli/host.ts",
+		description:
+			"`--session <id> --cwd <dir>` takes over another project's session whose folder still exists (claude-code#37954)",
+		edits: [{ find: "others === 0 && !existsSync(cwd);", replace: "others === 0;" }],
+		tests: ["test/pi-races/moved-project-sessions.test.ts"],
+	},
+	{
+		id: "PG03",
+		file: "src/cli/host.ts",
+		description:
+			"`settle --session` / `-c` of a newer-format session file tells a command-line user to open it with `{ readOnly: true }` (pi#9426)",
+		edits: [{ find: "newerSessionFormatForCli(error) ?? errorMessage(error)", replace: "errorMessage(error)" }],
+		tests: ["test/pi-races/newer-session-format.test.ts"],
+	},
+	{
+		id: "PG04",
+		file: "src/cli/interactive-commands.ts",
+		description: "`/resume` of a newer-format session file answers in the SDK's terms (`readOnly`) (pi#9426)",
+		edits: [
+			{
+				find: '\t\tif (newer) throw new SettleError("INVALID_SESSION_FILE", newer, { details: (error as SettleError).details });\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/newer-session-format.test.ts"],
+	},
+	{
+		id: "PG05",
+		file: "src/cli/session-picker.ts",
+		description: "the `-r` pick of a newer-format session file answers in the SDK's terms (`readOnly`) (pi#9426)",
+		edits: [{ find: "locked ?? newer ?? (error", replace: "locked ?? (error" }],
+		tests: ["test/pi-races/newer-session-format.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
