@@ -20440,7 +20440,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-commands.ts",
 		description:
 			"/resume of a session another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
-		edits: [{ find: 'rethrowLockedInChat(error, "so it was not resumed");', replace: "" }],
+		edits: [{ find: 'rethrowInChatTerms(error, "so it was not resumed");', replace: "" }],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
 	},
 	{
@@ -20478,7 +20478,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-commands.ts",
 		description:
 			"/import of a session file another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
-		edits: [{ find: 'rethrowLockedInChat(error, "so it was not imported");', replace: "" }],
+		edits: [{ find: 'rethrowInChatTerms(error, "so it was not imported");', replace: "" }],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
 	},
 	{
@@ -23700,10 +23700,11 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "PG04",
 		file: "src/cli/interactive-commands.ts",
-		description: "`/resume` of a newer-format session file answers in the SDK's terms (`readOnly`) (pi#9426)",
+		description:
+			"`/resume` and `/import` of a newer-format session file answer in the SDK's terms (`readOnly`) (pi#9426)",
 		edits: [
 			{
-				find: '\t\tif (newer) throw new SettleError("INVALID_SESSION_FILE", newer, { details: (error as SettleError).details });\n',
+				find: '\tif (newer) throw new SettleError("INVALID_SESSION_FILE", newer, { details: (error as SettleError).details });\n',
 				replace: "",
 			},
 		],
@@ -23714,6 +23715,32 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/session-picker.ts",
 		description: "the `-r` pick of a newer-format session file answers in the SDK's terms (`readOnly`) (pi#9426)",
 		edits: [{ find: "locked ?? newer ?? (error", replace: "locked ?? (error" }],
+		tests: ["test/pi-races/newer-session-format.test.ts"],
+	},
+	{
+		id: "PG06",
+		file: "src/store/session-manager.ts",
+		description:
+			"`forkFrom` of a newer-format session file copies its entries under a v3 header (pi#9426): `settle --fork` of it exits 0",
+		edits: [
+			{
+				find: "\t\tif (version > CURRENT_SESSION_VERSION) {\n\t\t\t// Its entries would go",
+				replace: "\t\tif (version < 0) {\n\t\t\t// Its entries would go",
+			},
+		],
+		tests: ["test/pi-races/newer-session-format.test.ts"],
+	},
+	{
+		id: "PG07",
+		file: "src/cli/interactive-commands.ts",
+		description: "`/import` of a newer-format session file answers in the SDK's terms (`readOnly`) (pi#9426)",
+		edits: [
+			{
+				find: 'rethrowInChatTerms(error, "so it was not imported");',
+				replace:
+					'const locked = sessionLockedInChat(error, "so it was not imported", "");\n\t\tif (locked) throw new SettleError("SESSION_LOCKED", locked);',
+			},
+		],
 		tests: ["test/pi-races/newer-session-format.test.ts"],
 	},
 ];

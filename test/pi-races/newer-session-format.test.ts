@@ -9,9 +9,11 @@
  * the file unchanged, and in command-line terms what to do — upgrade Settle, or read the file with
  * `settle --export`, which still shows the entries this version knows.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettle, useCliProject } from "../cli/helpers.js";
 import { RESUME_QUESTION, Repl } from "../cli/interactive.helpers.js";
 import { sessionFilesUnder } from "./helpers.js";
@@ -51,7 +53,35 @@ describe("pi#9426: a session file of a newer format version", () => {
 		expect(sessionFilesUnder(cli.agentDir)).toEqual([file]);
 	});
 
-	it("pi#9426: in a chat, `/resume <id>` and the `-r` pick refuse it in the same terms; the chat goes on in its own session", async () => {
+	it("pi#9426: `settle -p --fork <file>` refuses it too (exit 3): a fork would copy its entries under a v3 header, to be read with this version's meaning by every later reader; no session file is made", () => {
+		const file = sessionOfNewerVersion();
+		const before = readFileSync(file, "utf8");
+		const run = settle("-p", "--fork", file, "next");
+		expect(run.code).toBe(3);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain(`Session file ${file} uses session format v4`);
+		expect(run.stderr).toContain(`settle --export ${file}`);
+		expect(run.stderr).not.toContain("readOnly");
+		expect(readFileSync(file, "utf8")).toBe(before);
+		expect(sessionFilesUnder(cli.agentDir)).toEqual([file]);
+	});
+
+	it("pi#9426: `SessionManager.forkFrom` of it throws INVALID_SESSION_FILE naming the file and its version, and writes nothing", () => {
+		const file = sessionOfNewerVersion();
+		const forks = join(cli.dir, "forks");
+		let thrown: unknown;
+		try {
+			SessionManager.forkFrom(file, cli.project, { sessionDir: forks });
+		} catch (error) {
+			thrown = error;
+		}
+		expect(thrown).toBeInstanceOf(SettleError);
+		expect((thrown as SettleError).code).toBe("INVALID_SESSION_FILE");
+		expect((thrown as SettleError).details).toMatchObject({ path: file, version: 4 });
+		expect(existsSync(forks) ? readdirSync(forks) : []).toEqual([]);
+	});
+
+	it("pi#9426: in a chat, the `-r` pick, `/resume <id>` and `/import` of a copy refuse it in the same terms; the chat goes on in its own session", async () => {
 		const file = sessionOfNewerVersion();
 		const before = readFileSync(file, "utf8");
 		const id = JSON.parse(before.split("\n")[0]!).id as string;
@@ -64,7 +94,15 @@ describe("pi#9426: a session file of a newer format version", () => {
 		chat.send("");
 		await chat.idle(from, "Starting a new session.");
 		const resumed = await chat.say(`/resume ${id}`);
-		for (const said of [picked, resumed]) {
+		// /import of a copy kept elsewhere: refused the same way, and no copy left in the session folder.
+		const shared = join(cli.dir, "shared.jsonl");
+		copyFileSync(file, shared);
+		from = chat.mark();
+		chat.send(`/import ${shared}`);
+		await chat.until("[y/N] ", from);
+		const imported = (await chat.say("y")).replaceAll(shared, file);
+		expect(existsSync(join(dirname(file), "shared.jsonl"))).toBe(false);
+		for (const said of [picked, resumed, imported]) {
 			expect(said).toContain(`Session file ${file} uses session format v4`);
 			expect(said).toContain(`settle --export ${file}`);
 			expect(said).not.toContain("readOnly");
