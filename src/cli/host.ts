@@ -35,6 +35,7 @@ import {
 	findSessionByIdPrefix,
 	type LinkNamedSessionFolder,
 	namesSessionFile,
+	newerSessionFormatForCli,
 	sessionFileInFolder,
 	skippedLineWarnings,
 } from "./session-lookup.js";
@@ -577,7 +578,7 @@ async function openSession(
 			const found =
 				SessionManager.findById(cwd, args.session, sessionDir) ??
 				(linkFolder && SessionManager.findById(linkFolder.cwd, args.session, linkFolder.sessionDir)) ??
-				(await findByIdPrefix(args.session, "--session", cwd, agentDir, sessionDir, linkFolder));
+				(await findByIdPrefix(args.session, "--session", cwd, agentDir, sessionDir, linkFolder, cwdOverride));
 			// A link-named folder's session keeps its file; sessions started from it go to the project's folder.
 			const inLinkFolder = linkFolder !== undefined && resolve(dirname(found)) === linkFolder.sessionDir;
 			return opened(SessionManager.open(found, inLinkFolder ? sessionDir : undefined, cwdOverride));
@@ -590,7 +591,10 @@ async function openSession(
 		const given = args.session !== undefined || args.continue || args.fork !== undefined;
 		const fileProblem =
 			error instanceof SettleError && (error.code === "INVALID_SESSION_FILE" || (given && error.code === "IO"));
-		throw new CliError(errorMessage(error), fileProblem ? EXIT_SESSION_FILE : EXIT_FAILURE);
+		throw new CliError(
+			newerSessionFormatForCli(error) ?? errorMessage(error),
+			fileProblem ? EXIT_SESSION_FILE : EXIT_FAILURE,
+		);
 	}
 }
 
@@ -673,6 +677,12 @@ function sessionLockedError(error: SettleError): CliError {
 	return new CliError(sessionLockedForCli(error.message, "so nothing ran") ?? error.message, EXIT_SESSION_LOCKED);
 }
 
+/** Whether a lookup's `elsewhere` is the one matching session of a project folder that no longer exists. */
+function movedAway(elsewhere: unknown): elsewhere is { path: string } {
+	const { path, cwd, others } = (elsewhere ?? {}) as { path?: unknown; cwd?: unknown; others?: unknown };
+	return typeof path === "string" && typeof cwd === "string" && others === 0 && !existsSync(cwd);
+}
+
 /** pi's rule: a `--session` value with a path separator or a `.jsonl` ending is a path, anything else an id. */
 function looksLikePath(value: string): boolean {
 	return value.includes("/") || value.includes("\\") || value.endsWith(".jsonl");
@@ -682,7 +692,9 @@ function looksLikePath(value: string): boolean {
  * The project's session whose id starts with `--session`'s (or `--fork`'s) value (pi accepts a
  * partial id), by the rule `/resume` shares ({@link findSessionByIdPrefix}). `--fork` also takes a
  * session of another project when none of this one matches, as pi's does (the fork is this
- * project's). Throws {@link CliError} (exit 2) when none or several match, with what there is.
+ * project's); `--session` too when `--cwd` was given (`cwdGiven`) and that project's folder is gone
+ * (moved or renamed, maka#2529): the session goes on in `--cwd`, as its refusal advises. Throws
+ * {@link CliError} (exit 2) when none or several match, with what there is.
  */
 async function findByIdPrefix(
 	prefix: string,
@@ -691,6 +703,7 @@ async function findByIdPrefix(
 	agentDir: string,
 	sessionDir: string,
 	linkFolder?: LinkNamedSessionFolder,
+	cwdGiven?: string,
 ): Promise<string> {
 	try {
 		const info = await findSessionByIdPrefix(prefix, {
@@ -712,6 +725,7 @@ async function findByIdPrefix(
 		if (error instanceof SettleError) {
 			const elsewhere = error.details?.elsewhere as { path?: unknown } | undefined;
 			if (option === "--fork" && typeof elsewhere?.path === "string") return elsewhere.path;
+			if (cwdGiven !== undefined && movedAway(elsewhere)) return elsewhere.path;
 			const pi =
 				error.code === "NOT_FOUND" && elsewhere === undefined
 					? piSessionHint({

@@ -27,7 +27,7 @@ import { graphemeSegmenter } from "./graphemes.js";
 import { reloadedResourceWarnings } from "./host.js";
 import { clip, firstLine, takesEscapes } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
-import { type LinkNamedSessionFolder, skippedLineWarnings } from "./session-lookup.js";
+import { type LinkNamedSessionFolder, newerSessionFormatForCli, skippedLineWarnings } from "./session-lookup.js";
 import {
 	ALL_SESSIONS,
 	describeSession,
@@ -419,10 +419,15 @@ async function resume(host: CommandHost, args: string): Promise<void> {
 	await resumeSession(host, args);
 }
 
-/** A `SESSION_LOCKED` refusal to open a session, thrown again in the chat's terms; any other error returns. */
-function rethrowLockedInChat(error: unknown, outcome: string): void {
+/**
+ * A `SESSION_LOCKED` refusal to open a session, or one of a newer format version (pi#9426), thrown
+ * again in the chat's terms; any other error returns.
+ */
+function rethrowInChatTerms(error: unknown, outcome: string): void {
 	const locked = sessionLockedInChat(error, outcome, "This chat goes on in its own session.");
 	if (locked) throw new SettleError("SESSION_LOCKED", locked, { details: (error as SettleError).details });
+	const newer = newerSessionFormatForCli(error);
+	if (newer) throw new SettleError("INVALID_SESSION_FILE", newer, { details: (error as SettleError).details });
 }
 
 /** Resumes the session `args` names: a file path, or an id prefix of this project's sessions. */
@@ -449,7 +454,7 @@ async function resumeSession(host: CommandHost, args: string): Promise<void> {
 	try {
 		({ cancelled } = await runtime.switchSession(path, options));
 	} catch (error) {
-		rethrowLockedInChat(error, "so it was not resumed");
+		rethrowInChatTerms(error, "so it was not resumed");
 		// A removed worktree or a moved project (claude-code#28314): as pi does, ask to go on here.
 		if (!(error instanceof MissingSessionCwdError)) throw error;
 		const here = error.fallbackCwd;
@@ -770,7 +775,7 @@ async function importSession(host: CommandHost, args: string): Promise<void> {
 	try {
 		({ cancelled } = await host.runtime.importFromJsonl(resolve(path)));
 	} catch (error) {
-		rethrowLockedInChat(error, "so it was not imported");
+		rethrowInChatTerms(error, "so it was not imported");
 		// The file's folder is gone (a removed worktree, claude-code#28314): as pi does, ask to go on here.
 		if (!(error instanceof MissingSessionCwdError)) throw error;
 		const question = `its folder ${error.sessionCwd} no longer exists. Continue it in ${error.fallbackCwd}?`;

@@ -11,6 +11,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SettleError } from "../errors.js";
+import { shellWord } from "../shell-word.js";
 import {
 	listCwdSessions,
 	listSessionsIn,
@@ -18,7 +19,7 @@ import {
 	readSessionHeader,
 	sessionDirsUnder,
 } from "../store/discovery.js";
-import type { SessionInfo } from "../store/entries.js";
+import { CURRENT_SESSION_VERSION, type SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
 import { sliceWholeCharacters } from "../tools/truncate.js";
@@ -83,7 +84,8 @@ const LISTED = 5;
  * `{ prefix, ids }`), `NOT_FOUND` when none does (naming another project's matching session and how
  * to resume it: there, or here through `resumeHere` when that project's folder is gone; else saying
  * no session is named `given` either and listing the project's latest sessions; details
- * `{ prefix, elsewhere }` or `{ prefix, name }`).
+ * `{ prefix, elsewhere: { id, cwd, path, others } }` (`others`: how many more of other projects match) or
+ * `{ prefix, name }`).
  *
  * @example
  * ```ts
@@ -139,7 +141,12 @@ export async function findSessionByIdPrefix(given: string, lookup: SessionLookup
 		throw new SettleError(
 			"NOT_FOUND",
 			`No session of this project (${resolve(lookup.cwd)}) has an id starting with ${prefix}; session ${describe(first!)} of the project ${first!.cwd} does${others}${way}`,
-			{ details: { prefix, elsewhere: { id: first!.id, cwd: first!.cwd, path: first!.path } } },
+			{
+				details: {
+					prefix,
+					elsewhere: { id: first!.id, cwd: first!.cwd, path: first!.path, others: elsewhere.length - 1 },
+				},
+			},
 		);
 	}
 	// Only now every session of the project is read in full: the message names the latest ones.
@@ -260,4 +267,26 @@ function describe(info: SessionInfo): string {
 function clip(text: string): string {
 	const line = text.trim().replace(/\s*\n\s*/g, " ");
 	return line.length > 40 ? `${sliceWholeCharacters(line, 39)}…` : line;
+}
+
+/**
+ * The store's refusal to write a session file of a newer format version (pi#9426), told in the
+ * terms of `settle` and the chat: its way out names the SDK's `readOnly`, which neither offers;
+ * `settle --export` reads such a file. Undefined for any other error.
+ *
+ * @example
+ * ```ts
+ * declare const error: SettleError; // code INVALID_SESSION_FILE, details { path, version: 4 }
+ * newerSessionFormatForCli(error); // "Session file /s.jsonl uses session format v4, … settle --export /s.jsonl …"
+ * ```
+ */
+export function newerSessionFormatForCli(error: unknown): string | undefined {
+	if (!(error instanceof SettleError) || error.code !== "INVALID_SESSION_FILE") return undefined;
+	const { path, version } = (error.details ?? {}) as { path?: unknown; version?: unknown };
+	if (typeof path !== "string" || typeof version !== "number" || version <= CURRENT_SESSION_VERSION) return undefined;
+	return (
+		`Session file ${path} uses session format v${version}, newer than this version of Settle understands ` +
+		`(v${CURRENT_SESSION_VERSION}); nothing was changed. Upgrade Settle to continue it; ` +
+		`settle --export ${shellWord(path)} writes the entries this version can read to an HTML page.`
+	);
 }

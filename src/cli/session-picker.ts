@@ -23,6 +23,7 @@ import {
 	findSessionByIdPrefix,
 	type LinkNamedSessionFolder,
 	namesSessionFile,
+	newerSessionFormatForCli,
 	sessionFileInFolder,
 } from "./session-lookup.js";
 
@@ -274,7 +275,8 @@ export async function pickSession<T>(
 				"so it was not resumed",
 				"Pick another, or press Enter for a new session.",
 			);
-			out.print(`Error: ${locked ?? (error instanceof Error ? error.message : String(error))}`);
+			const newer = newerSessionFormatForCli(error);
+			out.print(`Error: ${locked ?? newer ?? (error instanceof Error ? error.message : String(error))}`);
 		}
 	}
 }

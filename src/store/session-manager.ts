@@ -628,6 +628,17 @@ export class SessionManager {
 				details: { path: source },
 			});
 		}
+		const version = contents.header.version ?? 1;
+		if (version > CURRENT_SESSION_VERSION) {
+			// Its entries would go under a v3 header: read with this version's meaning by every later reader (pi#9426).
+			throw new SettleError(
+				"INVALID_SESSION_FILE",
+				`Session file ${source} uses session format v${version}, newer than this version of Settle understands ` +
+					`(v${CURRENT_SESSION_VERSION}), so it cannot be forked; nothing was written. Upgrade Settle to fork it, ` +
+					"or open it with { readOnly: true } to read the entries this version knows.",
+				{ details: { path: source, version } },
+			);
+		}
 		const lines: FileEntry[] = [contents.header, ...contents.entries];
 		migrateSessionEntries(lines);
 		if (options?.id !== undefined) assertValidSessionId(options.id);

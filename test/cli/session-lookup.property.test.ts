@@ -104,7 +104,12 @@ async function reference(prefix: string, lookup: SessionLookup): Promise<Session
 		throw new SettleError(
 			"NOT_FOUND",
 			`No session of this project (${resolve(lookup.cwd)}) has an id starting with ${prefix}; session ${describeInfo(first!)} of the project ${first!.cwd} does${others}. To resume it there: ${lookup.resumeElsewhere(first!)}`,
-			{ details: { prefix, elsewhere: { id: first!.id, cwd: first!.cwd, path: first!.path } } },
+			{
+				details: {
+					prefix,
+					elsewhere: { id: first!.id, cwd: first!.cwd, path: first!.path, others: elsewhere.length - 1 },
+				},
+			},
 		);
 	}
 	const latest =

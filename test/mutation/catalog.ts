@@ -20440,7 +20440,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-commands.ts",
 		description:
 			"/resume of a session another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
-		edits: [{ find: 'rethrowLockedInChat(error, "so it was not resumed");', replace: "" }],
+		edits: [{ find: 'rethrowInChatTerms(error, "so it was not resumed");', replace: "" }],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
 	},
 	{
@@ -20478,7 +20478,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-commands.ts",
 		description:
 			"/import of a session file another live process writes says the SDK's `manager.close()` / `readOnly`, not who holds it and `settle --fork <file>`",
-		edits: [{ find: 'rethrowLockedInChat(error, "so it was not imported");', replace: "" }],
+		edits: [{ find: 'rethrowInChatTerms(error, "so it was not imported");', replace: "" }],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
 	},
 	{
@@ -23810,6 +23810,78 @@ export const MUTANTS: Mutant[] = [
 		description: "the line a chunk ended in the middle of is dropped, not carried to the next chunk: the stream breaks",
 		edits: [{ find: "carry = Buffer.from(bytes.subarray(end));", replace: "carry = Buffer.alloc(0);" }],
 		tests: ["test/llm/responses-incomplete.test.ts"],
+	},
+	{
+		id: "PG01",
+		file: "src/cli/host.ts",
+		description:
+			"`--session <id> --cwd <dir>` of a moved project's session ignores --cwd: refused with advice to pass --cwd (maka#2529)",
+		edits: [
+			{ find: "\t\t\tif (cwdGiven !== undefined && movedAway(elsewhere)) return elsewhere.path;\n", replace: "" },
+		],
+		tests: ["test/pi-races/moved-project-sessions.test.ts"],
+	},
+	{
+		id: "PG02",
+		file: "src/cli/host.ts",
+		description:
+			"`--session <id> --cwd <dir>` takes over another project's session whose folder still exists (claude-code#37954)",
+		edits: [{ find: "others === 0 && !existsSync(cwd);", replace: "others === 0;" }],
+		tests: ["test/pi-races/moved-project-sessions.test.ts"],
+	},
+	{
+		id: "PG03",
+		file: "src/cli/host.ts",
+		description:
+			"`settle --session` / `-c` of a newer-format session file tells a command-line user to open it with `{ readOnly: true }` (pi#9426)",
+		edits: [{ find: "newerSessionFormatForCli(error) ?? errorMessage(error)", replace: "errorMessage(error)" }],
+		tests: ["test/pi-races/newer-session-format.test.ts"],
+	},
+	{
+		id: "PG04",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"`/resume` and `/import` of a newer-format session file answer in the SDK's terms (`readOnly`) (pi#9426)",
+		edits: [
+			{
+				find: '\tif (newer) throw new SettleError("INVALID_SESSION_FILE", newer, { details: (error as SettleError).details });\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/newer-session-format.test.ts"],
+	},
+	{
+		id: "PG05",
+		file: "src/cli/session-picker.ts",
+		description: "the `-r` pick of a newer-format session file answers in the SDK's terms (`readOnly`) (pi#9426)",
+		edits: [{ find: "locked ?? newer ?? (error", replace: "locked ?? (error" }],
+		tests: ["test/pi-races/newer-session-format.test.ts"],
+	},
+	{
+		id: "PG06",
+		file: "src/store/session-manager.ts",
+		description:
+			"`forkFrom` of a newer-format session file copies its entries under a v3 header (pi#9426): `settle --fork` of it exits 0",
+		edits: [
+			{
+				find: "\t\tif (version > CURRENT_SESSION_VERSION) {\n\t\t\t// Its entries would go",
+				replace: "\t\tif (version < 0) {\n\t\t\t// Its entries would go",
+			},
+		],
+		tests: ["test/pi-races/newer-session-format.test.ts"],
+	},
+	{
+		id: "PG07",
+		file: "src/cli/interactive-commands.ts",
+		description: "`/import` of a newer-format session file answers in the SDK's terms (`readOnly`) (pi#9426)",
+		edits: [
+			{
+				find: 'rethrowInChatTerms(error, "so it was not imported");',
+				replace:
+					'const locked = sessionLockedInChat(error, "so it was not imported", "");\n\t\tif (locked) throw new SettleError("SESSION_LOCKED", locked);',
+			},
+		],
+		tests: ["test/pi-races/newer-session-format.test.ts"],
 	},
 ];
 

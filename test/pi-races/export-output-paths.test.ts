@@ -7,6 +7,11 @@
  * see is the page written under folders that did not exist yet (exit 0), and, where the page cannot
  * be written, exit 1 with one error naming the path given and what to do, nothing written, the file
  * in the way kept as it was.
+ *
+ * oh-my-pi#11484: `omp --export /tmp/missing.jsonl out.html` of a session file that does not exist
+ * exited 0 saying "Exported to", made an empty session file at the missing path and wrote a page
+ * with no conversation: the export path shared `--session`'s way of starting a new session there.
+ * What the user should see: exit 1 naming the missing file, and neither it nor the page made.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -57,5 +62,18 @@ describe("engram#1085: where `settle --export` writes its page", () => {
 		);
 		expect(readFileSync(join(cli.project, "notes"), "utf8")).toBe("my notes\n");
 		expect(existsSync(join(cli.project, "page.html"))).toBe(false);
+	});
+});
+
+describe("oh-my-pi#11484: `settle --export` of a session file that does not exist", () => {
+	it("oh-my-pi#11484: exit 1 naming the missing file; no session file is made at its path and no page is written", () => {
+		const missing = join(cli.project, "missing.jsonl");
+		const page = join(cli.project, "page.html");
+		const run = cli.settle(["--export", missing, page]);
+		expect(run.code).toBe(1);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toBe(`Error: File not found: ${missing}\n`);
+		expect(existsSync(missing)).toBe(false);
+		expect(existsSync(page)).toBe(false);
 	});
 });
