@@ -23711,6 +23711,21 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: ' && edit.oldText.trim() !== ""', replace: "" }],
 		tests: ["test/pi-races/edit-matching.test.ts"],
 	},
+	{
+		id: "PF06",
+		file: "src/tools/image.ts",
+		description:
+			"an ICO favicon saved as .png is not named: read refuses it as a generic binary file, saying nothing of an icon or how to convert it",
+		edits: [{ find: 'if (icon) return "ICO";', replace: "" }],
+		tests: ["test/pi-races/read-misnamed-images.test.ts"],
+	},
+	{
+		id: "PF07",
+		file: "src/tools/image.ts",
+		description: "the ICO sniff skips the image count: a header with no image at all is named an icon",
+		edits: [{ find: "(bytes[4] ?? 0) + (bytes[5] ?? 0) > 0", replace: "true" }],
+		tests: ["test/tools/read.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
