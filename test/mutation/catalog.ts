@@ -23726,6 +23726,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "(bytes[4] ?? 0) + (bytes[5] ?? 0) > 0", replace: "true" }],
 		tests: ["test/tools/read.test.ts"],
 	},
+	{
+		id: "PF08",
+		file: "src/tools/edit.ts",
+		description:
+			"edit's `edits` sent as one replacement object, not an array of one, is left as it is: validation refuses the call and the model gives up on edit",
+		edits: [{ find: "if (isOneReplacement(args.edits)) args.edits = [args.edits];", replace: "" }],
+		tests: ["test/pi-races/edit-tool.test.ts"],
+	},
+	{
+		id: "PF09",
+		file: "src/tools/edit.ts",
+		description:
+			"edit's `edits` sent as a JSON string of one replacement object stays a string: validation refuses the call",
+		edits: [{ find: "else if (isOneReplacement(parsed)) args.edits = [parsed];", replace: "" }],
+		tests: ["test/pi-races/edit-tool.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
