@@ -3,9 +3,10 @@
  * (not after earlier edits), must match exactly once, and must not overlap another edit.
  *
  * Exact matching comes first. When an edit's text is not found verbatim, a tolerant match ignores
- * trailing whitespace and typographic variants (smart quotes, Unicode dashes and spaces, NFKC forms),
- * which models often get wrong. Unlike pi, a tolerant match rewrites only the matched region: the
- * rest of the file keeps its bytes.
+ * trailing whitespace and typographic variants (smart quotes, Unicode dashes and spaces, NFKC forms,
+ * decomposed accents), which models often get wrong, and lets whole lines match a last line that has
+ * no final break. Unlike pi, a tolerant match rewrites only the matched region: the rest of the file
+ * keeps its bytes.
  */
 import { createRequire } from "node:module";
 import { SettleError } from "../errors.js";
@@ -49,14 +50,21 @@ const DOUBLE_QUOTES = /[\u201C\u201D\u201E\u201F]/g;
 const DASHES = /[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]/g;
 const SPACES = /[\u00A0\u2002-\u200A\u202F\u205F\u3000]/g;
 
-function foldCodePoint(codePoint: string): string {
-	return codePoint
+/** Folds one cluster (a character and the marks that combine with it) to its tolerant form. */
+function foldCluster(cluster: string): string {
+	return cluster
 		.normalize("NFKC")
 		.replace(SINGLE_QUOTES, "'")
 		.replace(DOUBLE_QUOTES, '"')
 		.replace(DASHES, "-")
 		.replace(SPACES, " ");
 }
+
+/**
+ * Code points that combine with the one before them: marks (the U+0301 of a decomposed `é`) and
+ * Hangul medial vowels and final consonants (a decomposed syllable's second and third jamo).
+ */
+const COMBINING = /^[\p{M}\u1160-\u11FF]$/u;
 
 /** Tolerant form of `text` plus, for each of its UTF-16 units, the source range it came from. */
 interface FoldedText {
@@ -77,31 +85,62 @@ function foldText(text: string): FoldedText {
 			sourceEnd.pop();
 		}
 	};
-	let index = 0;
-	for (const codePoint of text) {
-		const end = index + codePoint.length;
-		if (codePoint === "\n") {
+	// The cluster being gathered: folded whole, so a decomposed `é` (NFD, as macOS tools save it)
+	// composes like the `é` a model types (opencode#31786).
+	let cluster = "";
+	let clusterStart = 0;
+	const flush = () => {
+		if (cluster === "") return;
+		const end = clusterStart + cluster.length;
+		if (cluster === "\n") {
 			dropTrailingWhitespace();
 			out.push("\n");
-			sourceStart.push(index);
+			sourceStart.push(clusterStart);
 			sourceEnd.push(end);
 			lineStart = out.length;
-		} else if (codePoint.charCodeAt(0) < 0x80) {
+		} else if (cluster.length === 1 && cluster.charCodeAt(0) < 0x80) {
 			// ASCII folds to itself: skipping NFKC and the replaces makes a 10 MB file's fold ~10x faster.
-			out.push(codePoint);
-			sourceStart.push(index);
+			out.push(cluster);
+			sourceStart.push(clusterStart);
 			sourceEnd.push(end);
 		} else {
-			for (const unit of foldCodePoint(codePoint).split("")) {
+			for (const unit of foldCluster(cluster).split("")) {
 				out.push(unit);
-				sourceStart.push(index);
+				sourceStart.push(clusterStart);
 				sourceEnd.push(end);
 			}
 		}
-		index = end;
+		cluster = "";
+	};
+	let index = 0;
+	for (const codePoint of text) {
+		const joins = cluster !== "" && cluster !== "\n" && codePoint.charCodeAt(0) >= 0x80 && COMBINING.test(codePoint);
+		if (joins) cluster += codePoint;
+		else {
+			flush();
+			cluster = codePoint;
+			clusterStart = index;
+		}
+		index += codePoint.length;
 	}
+	flush();
 	dropTrailingWhitespace();
 	return { text: out.join(""), sourceStart, sourceEnd };
+}
+
+/**
+ * `folded` (of a file `length` units long) with a line break after its last line when the file
+ * ends without one: an oldText copied as whole lines ends with a break, which the file's last
+ * line lacks ("no newline at end of file"), and was not found there (aider#3737). The break is
+ * added only at the end, so `return foo\n` still cannot match `return foobar`.
+ */
+function withFinalBreak(folded: FoldedText, length: number): FoldedText {
+	if (folded.text === "" || folded.text.endsWith("\n")) return folded;
+	return {
+		text: `${folded.text}\n`,
+		sourceStart: [...folded.sourceStart, length],
+		sourceEnd: [...folded.sourceEnd, length],
+	};
 }
 
 /**
@@ -269,6 +308,7 @@ export function planEdits(
 		}
 	});
 	let folded: FoldedText | undefined;
+	let withBreak: FoldedText | undefined;
 	const matches: MatchedEdit[] = normalized.map((edit, editIndex) => {
 		const exact = countOccurrences(content, edit.oldText);
 		if (exact > 1) throw ambiguous(path, editIndex, total, exact);
@@ -277,16 +317,23 @@ export function planEdits(
 			return { editIndex, start, end: start + edit.oldText.length, newText: edit.newText };
 		}
 		folded ??= foldText(content);
+		// Only an oldText of whole lines (text, then a line break) may match the file's last line.
+		const wholeLines = edit.oldText.endsWith("\n") && edit.oldText.trim() !== "";
+		if (wholeLines) withBreak ??= withFinalBreak(folded, content.length);
+		const haystack = wholeLines && withBreak ? withBreak : folded;
 		const needle = foldText(edit.oldText).text;
-		const occurrences = needle.length === 0 ? 0 : countOccurrences(folded.text, needle);
+		const occurrences = needle.length === 0 ? 0 : countOccurrences(haystack.text, needle);
 		if (occurrences === 0) throw notFound(path, editIndex, total, indentationHint(folded.text, needle));
 		if (occurrences > 1) throw ambiguous(path, editIndex, total, occurrences);
-		const at = folded.text.indexOf(needle);
+		const at = haystack.text.indexOf(needle);
+		const end = haystack.sourceEnd[at + needle.length - 1] ?? content.length;
+		// Matched up to the added final break: the file keeps ending without one.
+		const throughAddedBreak = haystack !== folded && at + needle.length === haystack.text.length;
 		return {
 			editIndex,
-			start: folded.sourceStart[at] ?? 0,
-			end: folded.sourceEnd[at + needle.length - 1] ?? content.length,
-			newText: edit.newText,
+			start: haystack.sourceStart[at] ?? 0,
+			end,
+			newText: throughAddedBreak && edit.newText.endsWith("\n") ? edit.newText.slice(0, -1) : edit.newText,
 		};
 	});
 	const ordered = [...matches].sort((a, b) => a.start - b.start);

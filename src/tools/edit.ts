@@ -88,9 +88,17 @@ const defaultOperations: EditOperations = {
 	},
 };
 
+/** Whether `value` is one replacement `{oldText, newText}` (not wrapped in an array). */
+function isOneReplacement(value: unknown): value is { oldText: string; newText: string } {
+	if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+	const { oldText, newText } = value as Record<string, unknown>;
+	return typeof oldText === "string" && typeof newText === "string";
+}
+
 /**
- * Accepts the legacy single-edit form `{path, oldText, newText}` (pi ≤ 0.58) and `edits` sent as a
- * JSON string (some models do), turning both into `{path, edits: [...]}`.
+ * Accepts the legacy single-edit form `{path, oldText, newText}` (pi ≤ 0.58), `edits` sent as a
+ * JSON string (some models do), and `edits` as one replacement object not wrapped in an array, or
+ * a JSON string of one (pi#7835: small models do), turning each into `{path, edits: [...]}`.
  *
  * @example
  * ```ts
@@ -105,10 +113,12 @@ export function prepareEditArguments(input: unknown): EditToolInput {
 		try {
 			const parsed: unknown = JSON.parse(args.edits);
 			if (Array.isArray(parsed)) args.edits = parsed;
+			else if (isOneReplacement(parsed)) args.edits = [parsed];
 		} catch {
 			// leave it: schema validation reports the bad value
 		}
 	}
+	if (isOneReplacement(args.edits)) args.edits = [args.edits];
 	if (typeof args.oldText !== "string" || typeof args.newText !== "string") return args as EditToolInput;
 	const { oldText, newText, ...rest } = args;
 	const edits = Array.isArray(rest.edits) ? [...rest.edits] : [];

@@ -31,9 +31,12 @@ export function detectImageMimeType(bytes: Uint8Array): SupportedImageMimeType |
 
 /**
  * The name of an image format no model takes inline, by its magic bytes: HEIC, HEIF or AVIF (an
- * ISO-BMFF `ftyp` brand: iPhone photos), TIFF or BMP; `undefined` for anything else.
+ * ISO-BMFF `ftyp` brand: iPhone photos), TIFF, BMP or ICO (a favicon, often saved as `.png`:
+ * claude-code#43795); `undefined` for anything else.
  */
-export function detectUnsendableImageFormat(bytes: Uint8Array): "HEIC" | "HEIF" | "AVIF" | "TIFF" | "BMP" | undefined {
+export function detectUnsendableImageFormat(
+	bytes: Uint8Array,
+): "HEIC" | "HEIF" | "AVIF" | "TIFF" | "BMP" | "ICO" | undefined {
 	const ascii = (offset: number, length: number) => String.fromCharCode(...bytes.subarray(offset, offset + length));
 	if (ascii(4, 4) === "ftyp") {
 		const brand = ascii(8, 4);
@@ -45,6 +48,9 @@ export function detectUnsendableImageFormat(bytes: Uint8Array): "HEIC" | "HEIF" 
 	if (head === "II*\0" || head === "MM\0*") return "TIFF";
 	// "BM", the file size, then four reserved bytes that are zero.
 	if (ascii(0, 2) === "BM" && bytes.length >= 10 && bytes.subarray(6, 10).every((byte) => byte === 0)) return "BMP";
+	// Reserved 0, type 1 (icon), at least one image, and the first entry's reserved byte 0.
+	const icon = bytes.length >= 22 && head === "\0\0\x01\0" && (bytes[4] ?? 0) + (bytes[5] ?? 0) > 0 && bytes[9] === 0;
+	if (icon) return "ICO";
 	return undefined;
 }
 
@@ -56,7 +62,8 @@ export function unsendableImageHint(format: string, path: string, use = "read th
 	const from = shellWord(path);
 	const to = shellWord(`${path.replace(/\.[^./\\]*$/, "")}.jpg`);
 	const heif = format === "HEIC" || format === "HEIF" || format === "AVIF";
-	return `is a ${format} image, a format models do not take (only jpg/png/gif/webp), so nothing of it was sent. Convert it to JPEG with bash and ${use}: sips -s format jpeg ${from} --out ${to} (macOS), magick ${from} ${to}${heif ? ` or heif-convert ${from} ${to}` : ""}.`;
+	const article = /^[AEIOU]/.test(format) ? "an" : "a";
+	return `is ${article} ${format} image, a format models do not take (only jpg/png/gif/webp), so nothing of it was sent. Convert it to JPEG with bash and ${use}: sips -s format jpeg ${from} --out ${to} (macOS), magick ${from} ${to}${heif ? ` or heif-convert ${from} ${to}` : ""}.`;
 }
 
 /** Reads the first bytes of a file and sniffs its image type. Rejects when the file cannot be opened. */

@@ -22592,7 +22592,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/edit-diff.ts",
 		description:
 			"edit's ASCII shortcut in the fold also takes curly quotes, dashes and no-break spaces: an oldText typed with straight quotes no longer matches them",
-		edits: [{ find: "codePoint.charCodeAt(0) < 0x80", replace: "codePoint.charCodeAt(0) < 0x3001" }],
+		edits: [{ find: "cluster.charCodeAt(0) < 0x80", replace: "cluster.charCodeAt(0) < 0x3001" }],
 		tests: ["test/tools/edit.test.ts"],
 	},
 	{
@@ -23882,6 +23882,77 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/newer-session-format.test.ts"],
+	},
+	{
+		id: "PF01",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"edit's tolerant match folds each code point alone: a decomposed accent (NFD, as macOS tools save it) never equals the composed one a model types, and the edit is not found",
+		edits: [{ find: "const COMBINING = /^[\\p{M}\\u1160-\\u11FF]$/u;", replace: "const COMBINING = /^$/u;" }],
+		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
+	{
+		id: "PF02",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"edit's fold joins combining marks but not Hangul jamo: Korean saved decomposed is not found by the syllables a model types",
+		edits: [{ find: "const COMBINING = /^[\\p{M}\\u1160-\\u11FF]$/u;", replace: "const COMBINING = /^[\\p{M}]$/u;" }],
+		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
+	{
+		id: "PF03",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"edit never lets an oldText of whole lines match a last line without a final break: `hello\\n` is not found in a file holding `hello`",
+		edits: [{ find: "const haystack = wholeLines && withBreak ?", replace: "const haystack = false ?" }],
+		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
+	{
+		id: "PF04",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"an edit matched through the added final break writes the newText's own final break: a file that ended without one now ends with one",
+		edits: [{ find: "newText: throughAddedBreak && edit.newText", replace: "newText: false && edit.newText" }],
+		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
+	{
+		id: "PF05",
+		file: "src/tools/edit-diff.ts",
+		description:
+			"a whitespace-only oldText ending in a line break matches the added final break: its newText is appended to a file that does not hold it",
+		edits: [{ find: ' && edit.oldText.trim() !== ""', replace: "" }],
+		tests: ["test/pi-races/edit-matching.test.ts"],
+	},
+	{
+		id: "PF06",
+		file: "src/tools/image.ts",
+		description:
+			"an ICO favicon saved as .png is not named: read refuses it as a generic binary file, saying nothing of an icon or how to convert it",
+		edits: [{ find: 'if (icon) return "ICO";', replace: "" }],
+		tests: ["test/pi-races/read-misnamed-images.test.ts"],
+	},
+	{
+		id: "PF07",
+		file: "src/tools/image.ts",
+		description: "the ICO sniff skips the image count: a header with no image at all is named an icon",
+		edits: [{ find: "(bytes[4] ?? 0) + (bytes[5] ?? 0) > 0", replace: "true" }],
+		tests: ["test/tools/read.test.ts"],
+	},
+	{
+		id: "PF08",
+		file: "src/tools/edit.ts",
+		description:
+			"edit's `edits` sent as one replacement object, not an array of one, is left as it is: validation refuses the call and the model gives up on edit",
+		edits: [{ find: "if (isOneReplacement(args.edits)) args.edits = [args.edits];", replace: "" }],
+		tests: ["test/pi-races/edit-tool.test.ts"],
+	},
+	{
+		id: "PF09",
+		file: "src/tools/edit.ts",
+		description:
+			"edit's `edits` sent as a JSON string of one replacement object stays a string: validation refuses the call",
+		edits: [{ find: "else if (isOneReplacement(parsed)) args.edits = [parsed];", replace: "" }],
+		tests: ["test/pi-races/edit-tool.test.ts"],
 	},
 ];
 

@@ -7,7 +7,10 @@
  * whitespace mismatch, with nothing saying the file had changed. freebuff#1291: a whitespace-only
  * oldText matched "everywhere" by a tolerant fallback and the newText went between every character.
  * OpenHands#3882, opencode#29573: a tolerant match stripped the newText's leading or trailing
- * whitespace (indentation, a Markdown hard line break) and reported success.
+ * whitespace (indentation, a Markdown hard line break) and reported success. opencode#31786,
+ * nexus#182: a file saved with decomposed accents (NFD) and an oldText typed composed (NFC), or the
+ * other way round: "oldString not found". aider#3737, deepagents#3031: an oldText of whole lines
+ * (ending with a line break) at the end of a file without a final break: not found, again and again.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -239,5 +242,128 @@ describe("OpenHands#3882, opencode#29573: a tolerant match must write the newTex
 		expect(readFileSync(join(h.tempDir, "f.py"), "utf8")).toBe(
 			py.replace('"a":\n                return 1', '"b":\n                return 2'),
 		);
+	});
+});
+
+describe("opencode#31786, nexus#182: the file and the oldText spell an accent differently (NFD and NFC)", () => {
+	// What a macOS tool saves (decomposed: `e` + U+0301, Hangul as jamo) and what a model types (composed).
+	const nfd = (text: string) => text.normalize("NFD");
+
+	it("opencode#31786: a decomposed French file, a composed oldText: the edit lands and the untouched lines keep their decomposed bytes", async () => {
+		const menu = nfd("# Carte du café\n\nCafé crème: 3 €\nThé glacé: 4 €\n");
+		h = await modelCalls(
+			(cwd) => writeFileSync(join(cwd, "menu.md"), menu),
+			[
+				{
+					name: "edit",
+					args: { path: "menu.md", edits: [{ oldText: "Café crème: 3 €", newText: "Café crème: 3,50 €" }] },
+				},
+			],
+		);
+		expect(toolResults(h)).toEqual([{ isError: false, text: "Successfully replaced 1 block(s) in menu.md." }]);
+		const saved = readFileSync(join(h.tempDir, "menu.md"), "utf8");
+		expect(saved).toBe(`${nfd("# Carte du café\n\n")}Café crème: 3,50 €\n${nfd("Thé glacé: 4 €\n")}`);
+	});
+
+	it("opencode#31786: Hangul saved as jamo, typed as syllables: the edit lands", async () => {
+		h = await modelCalls(
+			(cwd) => writeFileSync(join(cwd, "greeting.txt"), nfd("인사: 안녕하세요\n끝\n")),
+			[
+				{
+					name: "edit",
+					args: { path: "greeting.txt", edits: [{ oldText: "인사: 안녕하세요", newText: "인사: 반갑습니다" }] },
+				},
+			],
+		);
+		expect(toolResults(h)).toEqual([{ isError: false, text: "Successfully replaced 1 block(s) in greeting.txt." }]);
+		expect(readFileSync(join(h.tempDir, "greeting.txt"), "utf8")).toBe(`인사: 반갑습니다\n${nfd("끝\n")}`);
+	});
+
+	it("nexus#182: a composed file, an oldText that reached the tool decomposed: the edit lands; a decomposed word found twice is refused", async () => {
+		const brief = "O pedido é defensivo.\nA hipótese é remota.\n";
+		h = await modelCalls(
+			(cwd) => writeFileSync(join(cwd, "peca.md"), brief),
+			[
+				{
+					name: "edit",
+					args: {
+						path: "peca.md",
+						edits: [{ oldText: nfd("A hipótese é remota."), newText: "A hipótese é provável." }],
+					},
+				},
+				{ name: "edit", args: { path: "peca.md", edits: [{ oldText: nfd(" é "), newText: " foi " }] } },
+			],
+		);
+		expect(toolResults(h)).toEqual([
+			{ isError: false, text: "Successfully replaced 1 block(s) in peca.md." },
+			{
+				isError: true,
+				text: "Found 2 occurrences of the text in peca.md. The text must be unique. Please provide more context to make it unique.",
+			},
+		]);
+		expect(readFileSync(join(h.tempDir, "peca.md"), "utf8")).toBe("O pedido é defensivo.\nA hipótese é provável.\n");
+	});
+});
+
+describe("aider#3737, deepagents#3031: an oldText of whole lines at the end of a file with no final line break", () => {
+	it('aider#3737: `hello` with no final break, "remove the text": oldText `hello\\n` deletes it; a blank line\'s worth of whitespace matches nothing', async () => {
+		h = await modelCalls(
+			(cwd) => {
+				writeFileSync(join(cwd, "hello.txt"), "hello");
+				writeFileSync(join(cwd, "bye.txt"), "bye");
+			},
+			[
+				{ name: "edit", args: { path: "hello.txt", edits: [{ oldText: "hello\n", newText: "" }] } },
+				{ name: "edit", args: { path: "bye.txt", edits: [{ oldText: " \n", newText: "\nfarewell" }] } },
+			],
+		);
+		expect(toolResults(h)).toEqual([
+			{ isError: false, text: "Successfully replaced 1 block(s) in hello.txt." },
+			{
+				isError: true,
+				text: "Could not find the exact text in bye.txt. The old text must match exactly including all whitespace and newlines.",
+			},
+		]);
+		expect(readFileSync(join(h.tempDir, "hello.txt"), "utf8")).toBe("");
+		expect(readFileSync(join(h.tempDir, "bye.txt"), "utf8")).toBe("bye");
+	});
+
+	it("deepagents#3031: the last line of a config replaced as a whole line: the file still ends without a break, the CRLF before it kept", async () => {
+		h = await modelCalls(
+			(cwd) => writeFileSync(join(cwd, "app.ini"), "[app]\r\nname = demo\r\nport = 8080"),
+			[{ name: "edit", args: { path: "app.ini", edits: [{ oldText: "port = 8080\n", newText: "port = 9090\n" }] } }],
+		);
+		expect(toolResults(h)).toEqual([{ isError: false, text: "Successfully replaced 1 block(s) in app.ini." }]);
+		expect(readFileSync(join(h.tempDir, "app.ini"), "utf8")).toBe("[app]\r\nname = demo\r\nport = 9090");
+	});
+
+	it("deepagents#3031: only at the end: `return foo\\n` does not match a last line `return foobar`; a line also found above is ambiguous", async () => {
+		const endsFoobar = "def f():\n    return foobar";
+		const twice = "def f():\n    return foo\n\ndef g():\n    return foo";
+		h = await modelCalls(
+			(cwd) => {
+				writeFileSync(join(cwd, "f.py"), endsFoobar);
+				writeFileSync(join(cwd, "g.py"), twice);
+			},
+			[
+				{ name: "edit", args: { path: "f.py", edits: [{ oldText: "return foo\n", newText: "return baz\n" }] } },
+				{
+					name: "edit",
+					args: { path: "g.py", edits: [{ oldText: "    return foo \n", newText: "    return baz\n" }] },
+				},
+			],
+		);
+		expect(toolResults(h)).toEqual([
+			{
+				isError: true,
+				text: "Could not find the exact text in f.py. The old text must match exactly including all whitespace and newlines.",
+			},
+			{
+				isError: true,
+				text: "Found 2 occurrences of the text in g.py. The text must be unique. Please provide more context to make it unique.",
+			},
+		]);
+		expect(readFileSync(join(h.tempDir, "f.py"), "utf8")).toBe(endsFoobar);
+		expect(readFileSync(join(h.tempDir, "g.py"), "utf8")).toBe(twice);
 	});
 });

@@ -2,7 +2,8 @@
  * pi's reports about the built-in `edit` tool's argument checks, replayed against Settle: a model's
  * `edit` call in a real session on a real file, and (`pi-peer`) the same call to pi 0.73.1's tool.
  * What the user should see: an edit that does not name one block is refused and the file is left
- * alone; a well-formed call in any shape pi accepts is applied once.
+ * alone; a well-formed call in any shape pi accepts is applied once, and so is one replacement sent
+ * as an object where an array of one belongs (pi#7835).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -181,6 +182,29 @@ describe("pi#3336: models send `edits` as a JSON string; validation rejects it a
 			text: "Successfully replaced 2 block(s) in main.ts.",
 		});
 		expect(readFileSync(join(h.tempDir, "main.ts"), "utf8")).toBe("const a = 2;\nconst b = 2;\nconst c = 4;\n");
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+describe("pi#7835: models send `edits` as one replacement object, not an array of one", () => {
+	it("pi#7835: `edits` as an object, and as a JSON string of one object, are each applied as that one replacement", async () => {
+		h = await modelEdits("hello.txt", "hello     world\nbye world\n", {
+			edits: JSON.stringify({ newText: "GOODBYE world", oldText: "hello     world" }),
+		});
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 1 block(s) in hello.txt.",
+		});
+		expect(readFileSync(join(h.tempDir, "hello.txt"), "utf8")).toBe("GOODBYE world\nbye world\n");
+		h.cleanup();
+		h = await modelEdits("bye.txt", "hello world\nbye world\n", {
+			edits: { oldText: "bye world", newText: "see you" },
+		});
+		expect(toolResult(h.session.messages)).toEqual({
+			isError: false,
+			text: "Successfully replaced 1 block(s) in bye.txt.",
+		});
+		expect(readFileSync(join(h.tempDir, "bye.txt"), "utf8")).toBe("hello world\nsee you\n");
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
 	});
 });

@@ -474,6 +474,16 @@ describe("edit: same results as pi on random files and edits", () => {
 					}
 					return;
 				}
+				const endsAtLastLine = (t: string) =>
+					t.endsWith("\n") && t.trim() !== "" && exactCount(t) === 0 && `${piFold(seenByTools)}\n`.endsWith(piFold(t));
+				if (!seenByTools.endsWith("\n") && edits.some((e) => endsAtLastLine(e.oldText.replace(/\r\n?/g, "\n")))) {
+					// Deliberate difference (edit-diff.ts withFinalBreak, aider#3737): in a file that ends
+					// without a line break, an oldText ending with one matches the last line in Settle; pi finds
+					// it nowhere, so the two may stop at different edits. Settle may also count such an oldText
+					// once more (at the end) and refuse it as ambiguous. Refused, the file is left as it was.
+					if (!ours.ok) expect(afterOurs).toBe(bytes);
+					return;
+				}
 				const ambiguous = /^Found (\d+) occurrences of (?:edits\[(\d+)\]|the text)/.exec(theirs.error ?? "");
 				const oursAmbiguous = /^Found (\d+) occurrences of (?:edits\[(\d+)\]|the text)/.exec(ours.error ?? "");
 				const overlaps = (haystack: string, needle: string) =>

@@ -107,6 +107,17 @@ describe("read: text", () => {
 			"scan 1.tif is a TIFF image, a format models do not take (only jpg/png/gif/webp), so nothing of it was sent. Convert it to JPEG with bash and read the copy: sips -s format jpeg 'scan 1.tif' --out 'scan 1.jpg' (macOS)",
 		);
 		expect(await failure(run(read, { path: "b.avif" }))).toContain("or heif-convert b.avif b.jpg.");
+		expect(await failure(run(read, { path: "b.avif" }))).toMatch(/^b\.avif is an AVIF image/);
+	});
+
+	it("names an ICO (a favicon) only when its header lists an image: a header with none is just binary", async () => {
+		const header = (count: number) => Buffer.concat([Buffer.from([0, 0, 1, 0, count, 0]), Buffer.alloc(16)]);
+		const cwd = await tempProject({ "icon.png": header(1), "empty.png": header(0) });
+		const read = createReadToolDefinition(cwd);
+		expect(await failure(run(read, { path: "icon.png" }))).toMatch(
+			/^icon\.png is an ICO image, a format models do not take/,
+		);
+		expect(await failure(run(read, { path: "empty.png" }))).toMatch(/^empty\.png looks like a binary file/);
 	});
 
 	it("rejects an offset past the end and a non-positive limit", async () => {
