@@ -107,6 +107,28 @@ describe("import graph of the built package", () => {
 		expect(xstate.every((file) => file.endsWith(".cjs.js") || file.endsWith(".cjs"))).toBe(true);
 	});
 
+	it('import "settle" loads none of the Node built-ins only some operations use (lazy-deps.ts)', () => {
+		const child = spawnSync(
+			process.execPath,
+			[
+				"--input-type=module",
+				"-e",
+				// The list is taken before process.stdout exists: a piped stdout loads net.
+				`await import(${JSON.stringify(pathToFileURL(join(pkg.dist, "index.js")).href)});
+				const loaded = JSON.stringify(process.moduleLoadList);
+				process.stdout.write(loaded);`,
+			],
+			{ encoding: "utf8" },
+		);
+		expect(child.stderr).toBe("");
+		const builtins = new Set(
+			(JSON.parse(child.stdout) as string[]).filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)),
+		);
+		expect(builtins.has("fs")).toBe(true); // the list names built-ins
+		const lazy = ["child_process", "crypto", "worker_threads", "v8", "http", "readline", "net"];
+		expect(lazy.filter((name) => builtins.has(name))).toEqual([]);
+	});
+
 	it("creating a session and running a text prompt loads no schema, validation, diagram or pi package", () => {
 		const { packages } = loadedBy("index.js", "session-prompt.mjs");
 		expect(packages.has("xstate")).toBe(true);
