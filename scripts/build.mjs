@@ -132,14 +132,20 @@ const staticOwnImports = {
 	},
 };
 
-/** Options both builds share. */
+/**
+ * Options both builds share. The output is ASCII with no comments or indentation (`sourcemap` maps
+ * it back; `node --enable-source-maps` shows the TypeScript lines): V8 keeps each module's source
+ * in memory, and one non-ASCII character, even in a comment, makes it two bytes a character. The
+ * shared chunk was 1.3 MB of UTF-16 (2.6 MB of heap); now 0.95 MB of Latin-1, and less to parse.
+ */
 const COMMON = {
 	absWorkingDir: ROOT,
 	bundle: true,
 	format: "esm",
 	platform: "node",
 	target: "node20",
-	charset: "utf8",
+	charset: "ascii",
+	minifyWhitespace: true,
 	logLevel: "warning",
 	sourcemap: "linked",
 	sourcesContent: true,

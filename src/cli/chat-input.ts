@@ -3,9 +3,10 @@
  * (`settle -r`: which session to start on, before any session exists). Lines read meanwhile (typed
  * ahead, or piped all at once) are kept: the question takes the first, the chat gets the rest.
  */
-import { createInterface, type Interface } from "node:readline";
+import type { Interface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { ReadStream } from "node:tty";
+import { loadReadline } from "../lazy-deps.js";
 import { graphemeSegmenter } from "./graphemes.js";
 import { takesEscapes } from "./interactive-render.js";
 
@@ -75,7 +76,7 @@ export class ChatInput {
 		this.input = input;
 		this.terminal = options.terminal ?? (process.stdin.isTTY === true && process.stdout.isTTY === true);
 		this.echoInput = !this.terminal && (input as { isTTY?: boolean }).isTTY !== true;
-		this.rl = createInterface({
+		this.rl = loadReadline().createInterface({
 			input,
 			...(this.terminal ? { output: process.stdout } : {}),
 			terminal: this.terminal,

@@ -6,10 +6,11 @@
  * `<agent folder>/git/<host>/<path>` or `<project folder>/git/<host>/<path>`; local paths are only
  * recorded. The settings file is changed through the SettingsManager (its lock and merge rules).
  */
-import { spawn, spawnSync } from "node:child_process";
+
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
+import { loadChildProcess } from "../lazy-deps.js";
 import {
 	type PackageRoots,
 	type PackageScope,
@@ -328,7 +329,7 @@ class PackageCommands {
 	private followsBranch(parsed: Extract<ParsedPackageSource, { type: "git" }>, scope: PackageScope): boolean {
 		const target = packageInstallPath(parsed, scope, this.roots);
 		if (!hasCheckedOutCommit(target)) return false;
-		const upstream = spawnSync("git", ["rev-parse", "--abbrev-ref", "@{upstream}"], {
+		const upstream = loadChildProcess().spawnSync("git", ["rev-parse", "--abbrev-ref", "@{upstream}"], {
 			cwd: target,
 			encoding: "utf-8",
 			stdio: ["ignore", "pipe", "ignore"],
@@ -430,7 +431,7 @@ class PackageCommands {
 /** Runs a command with its output on stderr (stdout stays Settle's), failing on a non-zero exit. */
 function run(command: string, args: string[], cwd?: string): Promise<void> {
 	return new Promise((resolvePromise, reject) => {
-		const child = spawn(command, args, { cwd, stdio: ["ignore", 2, 2] });
+		const child = loadChildProcess().spawn(command, args, { cwd, stdio: ["ignore", 2, 2] });
 		child.once("error", (error) =>
 			reject(new Error(`${command} could not start: ${error.message}. Is it installed and on PATH?`)),
 		);
@@ -477,7 +478,7 @@ function isInterruptedClone(folder: string): boolean {
 /** Whether `folder` is a git clone with a commit checked out. */
 function hasCheckedOutCommit(folder: string): boolean {
 	if (!existsSync(join(folder, ".git"))) return false;
-	const head = spawnSync("git", ["rev-parse", "--verify", "--quiet", "HEAD"], {
+	const head = loadChildProcess().spawnSync("git", ["rev-parse", "--verify", "--quiet", "HEAD"], {
 		cwd: folder,
 		env: { ...process.env, GIT_DIR: join(folder, ".git") },
 		stdio: "ignore",
@@ -488,7 +489,7 @@ function hasCheckedOutCommit(folder: string): boolean {
 /** A command's stdout when it exits 0 with some; undefined when it fails (its stderr is dropped). */
 function capture(command: string, args: string[]): Promise<string | undefined> {
 	return new Promise((resolvePromise) => {
-		const child = spawn(command, args, { stdio: ["ignore", "pipe", "ignore"] });
+		const child = loadChildProcess().spawn(command, args, { stdio: ["ignore", "pipe", "ignore"] });
 		let stdout = "";
 		child.stdout.setEncoding("utf-8");
 		child.stdout.on("data", (chunk: string) => {

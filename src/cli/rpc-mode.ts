@@ -26,9 +26,9 @@
  * it open for an answer that would reach a disposed extension).
  */
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
+import { loadReadline } from "../lazy-deps.js";
 import { apiKeyEnvHint, cloudCredentialsHint, providerOfAuthError } from "../llm/provider-env.js";
 import { jsonLine } from "../rpc/jsonl.js";
 import type {
@@ -336,7 +336,7 @@ export async function runRpcMode(
 	// wait for an end that already came, or never comes.
 	const state = stdinState(input);
 	if (state === "destroyed") throw destroyedStdinError("RPC commands");
-	const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+	const lines = loadReadline().createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
 	// The first bind runs `session_start` while stdin is already read (pi#8735: pi reads stdin only
 	// after it, so a `session_start` dialog waited for an answer nobody read, for good). Commands
 	// wait for it as for a session replacement; a dialog's answer reaches the dialog at once.

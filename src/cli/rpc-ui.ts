@@ -5,9 +5,10 @@
  * editor text are fire-and-forget requests. What needs a terminal (custom components, themes) is
  * answered as pi's RPC mode does.
  */
-import { randomUUID } from "node:crypto";
+
 import type { ExtensionUIContext, ExtensionUIDialogOptions } from "../extensions/types.js";
 import { plainTheme } from "../extensions/ui.js";
+import { loadCrypto } from "../lazy-deps.js";
 
 /** A host's answer to a dialog. */
 export type RpcUIResponse = { type: "extension_ui_response"; id: string } & (
@@ -64,7 +65,7 @@ export function createRpcUIContext(write: (value: unknown) => void, warn?: (line
 		options?: ExtensionUIDialogOptions,
 	): Promise<T> => {
 		if (closed || options?.signal?.aborted) return Promise.resolve(fallback);
-		const id = randomUUID();
+		const id = loadCrypto().randomUUID();
 		return new Promise<T>((resolve) => {
 			let timer: ReturnType<typeof setTimeout> | undefined;
 			const finish = (response: RpcUIResponse | undefined) => {
@@ -84,7 +85,7 @@ export function createRpcUIContext(write: (value: unknown) => void, warn?: (line
 	const text = (response: RpcUIResponse) =>
 		"value" in response && typeof response.value === "string" ? response.value : undefined;
 	const fireAndForget = (request: Record<string, unknown>) =>
-		write({ type: "extension_ui_request", id: randomUUID(), ...request });
+		write({ type: "extension_ui_request", id: loadCrypto().randomUUID(), ...request });
 
 	const ui: RpcUIContext = {
 		answer(response) {

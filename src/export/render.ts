@@ -4,7 +4,7 @@
  * script (page.ts) builds the view from it with DOM calls, and a Content-Security-Policy allows only
  * that script and the page's stylesheet (each by its sha256) and data: images.
  */
-import { createHash } from "node:crypto";
+import { loadCrypto } from "../lazy-deps.js";
 import type { SessionEntry, SessionHeader } from "../store/entries.js";
 import { PAGE_CSS, PAGE_JS } from "./page.js";
 
@@ -104,11 +104,20 @@ export function exportStats(entries: readonly SessionEntry[]): ExportStats {
 	return stats;
 }
 
-const sha256 = (text: string) => `sha256-${createHash("sha256").update(text, "utf8").digest("base64")}`;
-/** The page's inline script as the CSP names it. */
-const SCRIPT_HASH = sha256(PAGE_JS);
-/** The page's stylesheet as the CSP names it: no other `<style>` element or `style` attribute applies. */
-const STYLE_HASH = sha256(PAGE_CSS);
+const sha256 = (text: string) => `sha256-${loadCrypto().createHash("sha256").update(text, "utf8").digest("base64")}`;
+let pageCsp: string | undefined;
+/**
+ * The page's Content-Security-Policy: its inline script and stylesheet by hash (no other `<style>`
+ * element or `style` attribute applies). Hashed on the first export, not when Settle is imported.
+ */
+function pageContentSecurityPolicy(): string {
+	if (pageCsp === undefined) {
+		const SCRIPT_HASH = sha256(PAGE_JS);
+		const STYLE_HASH = sha256(PAGE_CSS);
+		pageCsp = `default-src 'none'; img-src data:; style-src '${STYLE_HASH}'; script-src '${SCRIPT_HASH}'; base-uri 'none'; form-action 'none'`;
+	}
+	return pageCsp;
+}
 
 /**
  * One self-contained HTML page for a session: header with totals, the session tree (click an entry
@@ -138,7 +147,7 @@ const PIECE_CHARS = 1 << 16;
  */
 export function* sessionHtmlPieces(page: ExportPageData): Generator<string> {
 	const title = page.title ?? page.name ?? `Session ${page.header?.id ?? ""}`.trim();
-	const csp = `default-src 'none'; img-src data:; style-src '${STYLE_HASH}'; script-src '${SCRIPT_HASH}'; base-uri 'none'; form-action 'none'`;
+	const csp = pageContentSecurityPolicy();
 	const json = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
 	// Keys in JSON.stringify's order of the object { title, header, name, leafId, entries, stats } (an undefined name left out).
 	let text = `<!doctype html>

@@ -1,7 +1,8 @@
 /** `pi.exec`: run a program as a real child process and collect its output. */
-import { spawn } from "node:child_process";
+
 import { existsSync } from "node:fs";
 import { errorMessage } from "../errors.js";
+import { loadChildProcess } from "../lazy-deps.js";
 import { signalExitCode, waitForChild } from "../tools/shell.js";
 import type { ExecOptions, ExecResult } from "./types.js";
 
@@ -42,7 +43,12 @@ export async function execCommand(
 		return { stdout: "", stderr: `Working directory does not exist: ${cwd}`, code: 1, killed: false };
 	}
 	const group = process.platform !== "win32";
-	const child = spawn(command, [...args], { cwd, shell: false, detached: group, stdio: ["ignore", "pipe", "pipe"] });
+	const child = loadChildProcess().spawn(command, [...args], {
+		cwd,
+		shell: false,
+		detached: group,
+		stdio: ["ignore", "pipe", "pipe"],
+	});
 	const stdout: Buffer[] = [];
 	const stderr: Buffer[] = [];
 	child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));

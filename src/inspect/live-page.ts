@@ -5,8 +5,9 @@
  * a constant (no data inlined), allowed by its hash in the Content-Security-Policy; event text only
  * ever reaches the page through `textContent`, so nothing a session says can become markup.
  */
-import { createHash } from "node:crypto";
+
 import type { AnyStateMachine } from "xstate";
+import { loadCrypto } from "../lazy-deps.js";
 import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
 import { QUEUE_HISTORY_JS } from "./queue-history.js";
 import { SVG_STYLE } from "./svg.js";
@@ -380,8 +381,9 @@ document.addEventListener("keydown", (e) => {
 if (tabbed) show(shown);
 `;
 
-const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
-const SCRIPT_HASH = sha256(LIVE_JS + DROP_JS);
+const sha256 = (text: string) => `'sha256-${loadCrypto().createHash("sha256").update(text, "utf8").digest("base64")}'`;
+/** The script's hash, computed when a page is first served, not when the CLI starts. */
+let scriptHash: string | undefined;
 
 const LIVE_CSS = `
 header button#follow{font:inherit;margin-left:8px;padding:1px 8px;border:1px solid #d53f8c;color:#d53f8c;background:#fff;border-radius:4px;cursor:pointer}
@@ -400,7 +402,8 @@ const liveStyle = (tabbed: boolean) => `\n${viewerStyle(tabbed)}${LIVE_CSS}`;
  * (which a `<meta>` policy cannot carry). `tabbed`: the page shows more than one machine.
  */
 export function livePageCsp(tabbed: boolean): string {
-	return `default-src 'none'; script-src ${SCRIPT_HASH}; style-src ${sha256(liveStyle(tabbed))} ${sha256(SVG_STYLE)}; connect-src 'self'; base-uri 'none'; form-action 'none'`;
+	scriptHash ??= sha256(LIVE_JS + DROP_JS);
+	return `default-src 'none'; script-src ${scriptHash}; style-src ${sha256(liveStyle(tabbed))} ${sha256(SVG_STYLE)}; connect-src 'self'; base-uri 'none'; form-action 'none'`;
 }
 
 /**

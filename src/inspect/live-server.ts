@@ -14,13 +14,14 @@
  * only. `serveInspector` also listens on 127.0.0.1 alone and requires a Host header naming
  * 127.0.0.1 or localhost at its port (403 otherwise: a DNS-rebound name does not pass).
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AnyStateMachine } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
 import { errorMessage, SettleError } from "../errors.js";
+import { loadCrypto, loadHttp } from "../lazy-deps.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
 import type { LifecycleInspectionEvent, LifecycleObserver } from "./lifecycle-inspector.js";
@@ -161,7 +162,7 @@ export async function serveInspector(
 		},
 		{ api: "serveInspector", allowedHosts },
 	);
-	const server = createServer((request, response) => {
+	const server = loadHttp().createServer((request, response) => {
 		// Only once closed (the server is closing too): nothing is served any more.
 		if (!handler.handle(request, response)) reject(response, 404);
 	});
@@ -283,7 +284,7 @@ function mountInspector(
 			{ details: { basePath: String(options.basePath) } },
 		);
 	}
-	const token = options.token ?? randomBytes(32).toString("base64url");
+	const token = options.token ?? loadCrypto().randomBytes(32).toString("base64url");
 	if (!TOKEN.test(token)) {
 		throw new SettleError(
 			"INVALID_ARGUMENT",
@@ -388,7 +389,7 @@ function mountInspector(
 	}
 	function tokenMatches(candidate: string): boolean {
 		const bytes = Buffer.from(candidate);
-		return bytes.length === tokenBytes.length && timingSafeEqual(bytes, tokenBytes);
+		return bytes.length === tokenBytes.length && loadCrypto().timingSafeEqual(bytes, tokenBytes);
 	}
 	/** `event?id=N`: one kept event whole, for the page's detail pane (the stream's lines cut long payloads); 404 once dropped. */
 	function sendEvent(request: IncomingMessage, response: ServerResponse): void {

@@ -12,11 +12,12 @@
  * the diagram shown and the machine whose events ↑/↓ step through; the other machines' events stay
  * listed (dimmed) where they happened, and clicking one shows its machine.
  */
-import { createHash } from "node:crypto";
+
 import type { AnyStateMachine } from "xstate";
 import { promptOperationMachine } from "../../machines/prompt-operation.machine.js";
 import { runtimeMachine } from "../../machines/runtime.machine.js";
 import { SettleError } from "../errors.js";
+import { loadCrypto } from "../lazy-deps.js";
 import type { LifecycleInspectionEvent } from "./lifecycle-inspector.js";
 import { type QueuedMessage, queuedMessageText, queueHistory, queueSummaryText } from "./queue-history.js";
 import { SVG_STYLE, toSvg, transitionKey } from "./svg.js";
@@ -337,9 +338,17 @@ async function whatIs(file) {
 /** Where {@link DROP_JS} says what a dropped file is. */
 export const DROP_NOTE_HTML = '<p id="drop-note" role="status" hidden></p>';
 
-const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
-const TRACE_SCRIPT_HASH = sha256(TRACE_JS + DROP_JS);
-const SVG_STYLE_HASH = sha256(SVG_STYLE);
+const sha256 = (text: string) => `'sha256-${loadCrypto().createHash("sha256").update(text, "utf8").digest("base64")}'`;
+/** The script's and the diagrams' stylesheet's hashes, computed for the first page (not at start). */
+let fixedHashes: { TRACE_SCRIPT_HASH: string; SVG_STYLE_HASH: string } | undefined;
+function traceViewerHashes() {
+	if (fixedHashes === undefined) {
+		const TRACE_SCRIPT_HASH = sha256(TRACE_JS + DROP_JS);
+		const SVG_STYLE_HASH = sha256(SVG_STYLE);
+		fixedHashes = { TRACE_SCRIPT_HASH, SVG_STYLE_HASH };
+	}
+	return fixedHashes;
+}
 
 /**
  * The trace page's Content-Security-Policy: nothing loads, and nothing runs or styles the page but
@@ -348,6 +357,7 @@ const SVG_STYLE_HASH = sha256(SVG_STYLE);
  * nor restyle the page.
  */
 function traceViewerCsp(css: string): string {
+	const { TRACE_SCRIPT_HASH, SVG_STYLE_HASH } = traceViewerHashes();
 	return `default-src 'none'; script-src ${TRACE_SCRIPT_HASH}; style-src ${sha256(css)} ${SVG_STYLE_HASH}; base-uri 'none'; form-action 'none'`;
 }
 

@@ -2,7 +2,7 @@
  * Repairs of OpenAI Chat Completions streams from servers that break the wire format in ways the
  * provider client cannot undo once it has parsed them.
  */
-import { randomUUID } from "node:crypto";
+import { loadCrypto } from "../lazy-deps.js";
 
 /**
  * An event-stream body repaired where a server broke the format in a way the client cannot undo:
@@ -142,7 +142,7 @@ function toolCallRenumbering(): (call: ToolCallDelta) => void {
 			}
 			// A call that starts without an id (Ollama's gpt-oss, LangBot#2261) gets one now: it is stored
 			// with the answer and its result, and Anthropic or Responses refuse an empty one after a switch.
-			id = `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
+			id = `call_${loadCrypto().randomUUID().replaceAll("-", "").slice(0, 24)}`;
 			call.id = id;
 		}
 		// A server that repeats the id on every delta of a call keeps that call's index.

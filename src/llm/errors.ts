@@ -31,7 +31,7 @@ const OVERFLOW_PATTERNS: readonly RegExp[] = [
 	// length (262144)." and "… of 8192 tokens" (pi#5677: taken for a plain failure, never compacted).
 	/exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))/i,
 	/exceeds the maximum allowed input length of [\d,]+ tokens/i, // GLM behind LiteLLM (Switchyard#314)
-	/prompt 超长/i, // Zhipu (bigmodel.cn) error 1261 (octo-agent#2124)
+	/prompt \u8d85\u957f/i, // "prompt 超长"; Zhipu (bigmodel.cn) error 1261 (octo-agent#2124)
 	// DashScope (Qwen): "Range of input length should be [1, 129024]"; its `max_tokens` range is not one.
 	/range of input length should be \[/i, // (opencode#45834)
 	// SGLang, the input alone over the window: "The input (263000 tokens) is longer than the model's context length (262144 tokens)."

@@ -7,7 +7,7 @@
  * Mistral's templates (its API, vLLM) refuse any id but 9 letters or digits; pi-ai 0.73.1 dropped
  * the `requiresMistralToolIds` compat its Chat Completions client had, so `toolu_…` went as it was.
  */
-import { createHash } from "node:crypto";
+import { loadCrypto } from "../lazy-deps.js";
 import type { Context, Message, Model } from "./types.js";
 
 /** OpenAI's limit on `tool_calls[].id` ("Expected a string with maximum length 40"). */
@@ -99,7 +99,8 @@ function mistralId(id: string, taken: ReadonlySet<string>): string {
 	const kept = id.replace(/[^a-zA-Z0-9]/g, "");
 	if (kept.length === MISTRAL_TOOL_CALL_ID_LENGTH && !taken.has(kept)) return kept;
 	for (let repeat = 0; ; repeat++) {
-		const hash = createHash("sha256")
+		const hash = loadCrypto()
+			.createHash("sha256")
 			.update(repeat === 0 ? id : `${id}#${repeat}`)
 			.digest("base64")
 			.replace(/[^a-zA-Z0-9]/g, "");
@@ -112,7 +113,7 @@ function mistralId(id: string, taken: ReadonlySet<string>): string {
 function chatCompletionsId(id: string): string {
 	const sent = id.includes("|") ? id.split("|")[0]!.replace(/[^a-zA-Z0-9_-]/g, "_") : id;
 	if (sent.length <= CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT) return sent;
-	const hash = createHash("sha256").update(id).digest("hex");
+	const hash = loadCrypto().createHash("sha256").update(id).digest("hex");
 	return `call_${hash.slice(0, CHAT_COMPLETIONS_TOOL_CALL_ID_LIMIT - 5)}`;
 }
 
@@ -121,7 +122,7 @@ function anthropicId(id: string, taken: ReadonlySet<string>): string {
 	const sent = id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, ANTHROPIC_TOOL_USE_ID_LIMIT);
 	if (!taken.has(sent)) return sent;
 	for (let repeat = 1; ; repeat++) {
-		const hash = createHash("sha256").update(`${id}#${repeat}`).digest("hex");
+		const hash = loadCrypto().createHash("sha256").update(`${id}#${repeat}`).digest("hex");
 		const candidate = `toolu_${hash.slice(0, 32)}`;
 		if (!taken.has(candidate)) return candidate;
 	}

@@ -15,10 +15,9 @@
  * - The same package in global and project settings loads once, from the project entry; so does
  *   one `package.json` name reached from two sources (a dev checkout and the npm install).
  */
-import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { delimiter, dirname, join, relative, resolve, sep } from "node:path";
-import { loadPicomatch } from "../lazy-deps.js";
+import { loadChildProcess, loadPicomatch } from "../lazy-deps.js";
 import { expandHome } from "../settings/paths.js";
 import type { PackageSource } from "../settings/schema.js";
 import {
@@ -203,7 +202,10 @@ export function globalNpmRoot(npmCommand: readonly string[] | undefined): string
 		npmRoots.set(key, derived);
 		return derived;
 	}
-	const result = spawnSync(command!, [...args, "root", "-g"], { encoding: "utf-8", stdio: ["ignore", "pipe", "pipe"] });
+	const result = loadChildProcess().spawnSync(command!, [...args, "root", "-g"], {
+		encoding: "utf-8",
+		stdio: ["ignore", "pipe", "pipe"],
+	});
 	if (result.error || result.status !== 0) {
 		throw new Error(
 			`could not find npm's global folder (${[command, ...args, "root", "-g"].join(" ")}: ${result.error?.message ?? result.stderr.trim()})`,

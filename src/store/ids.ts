@@ -1,6 +1,7 @@
 /** Session ids (UUIDv7) and entry ids (8 hex characters). */
-import { randomBytes, randomFillSync, randomUUID } from "node:crypto";
+
 import { SettleError } from "../errors.js";
+import { loadCrypto } from "../lazy-deps.js";
 
 const SESSION_ID_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 
@@ -17,7 +18,7 @@ export const INVALID_SESSION_ID_MESSAGE =
  * ```
  */
 export function createSessionId(): string {
-	const bytes = randomBytes(16);
+	const bytes = loadCrypto().randomBytes(16);
 	let ms = Date.now();
 	for (let i = 5; i >= 0; i--) {
 		bytes[i] = ms % 256;
@@ -60,7 +61,7 @@ let poolOffset = pool.length;
 /** A random 32-bit value: the number an entry id spells in hex. */
 function randomIdValue(): number {
 	if (poolOffset === pool.length) {
-		randomFillSync(pool);
+		loadCrypto().randomFillSync(pool);
 		poolOffset = 0;
 	}
 	const at = poolOffset;
@@ -83,7 +84,7 @@ export function generateEntryId(taken: { has(id: string): boolean }): string {
 		const id = randomEntryId();
 		if (!taken.has(id)) return id;
 	}
-	return randomUUID();
+	return loadCrypto().randomUUID();
 }
 
 /** The value of an id made of exactly 8 lowercase hex digits (what {@link generateEntryId} makes), else -1. */
@@ -140,7 +141,7 @@ export class EntryIdSet {
 				return this.claimed;
 			}
 		}
-		return randomUUID();
+		return loadCrypto().randomUUID();
 	}
 
 	/**

@@ -24,13 +24,12 @@
  * finds the directory gone or not ours), as before the per-append check was added; meanwhile
  * appends go on.
  */
-import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { LockOptions } from "proper-lockfile";
 import { SettleError } from "../errors.js";
-import { loadLockfile } from "../lazy-deps.js";
+import { loadCrypto, loadLockfile } from "../lazy-deps.js";
 
 /** A lock not refreshed for this long is stale (its holder hung or died on another machine). */
 export const LOCK_STALE_MS = 10_000;
@@ -173,7 +172,7 @@ function processAlive(pid: number): boolean {
  * it is put back untouched.
  */
 function removeAbandonedLock(lockPath: string, dead: LockOwner): boolean {
-	const tomb = `${lockPath}.abandoned-${randomUUID().slice(0, 8)}`;
+	const tomb = `${lockPath}.abandoned-${loadCrypto().randomUUID().slice(0, 8)}`;
 	try {
 		fs.renameSync(lockPath, tomb);
 	} catch {
@@ -261,7 +260,7 @@ export function acquireSessionLock(file: string): SessionLock {
 		pid: process.pid,
 		hostname: hostname(),
 		acquiredAt: new Date().toISOString(),
-		token: randomUUID(),
+		token: loadCrypto().randomUUID(),
 	};
 	let compromised: Error | undefined;
 	// The directory we hold, open: removed (taken over, deleted) it has no links left. Without it

@@ -1,8 +1,9 @@
 /** Where sessions live on disk: agent dir, per-cwd session dir, file names. */
-import { createHash } from "node:crypto";
+
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
+import { loadCrypto } from "../lazy-deps.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { makeFolders, PRIVATE_FOLDER_MODE } from "./folders.js";
 
@@ -30,7 +31,7 @@ export function getDefaultSessionDirPath(cwd: string, agentDir: string = getDefa
 function sessionFolderName(resolved: string, mangled: string): string {
 	const whole = `--${mangled}--`;
 	if (Buffer.byteLength(whole, "utf8") <= NAME_MAX_BYTES) return whole;
-	const suffix = `-${createHash("sha256").update(resolved).digest("hex").slice(0, 16)}--`;
+	const suffix = `-${loadCrypto().createHash("sha256").update(resolved).digest("hex").slice(0, 16)}--`;
 	let prefix = "--";
 	let bytes = suffix.length + prefix.length;
 	// By code point, so a character is never cut in half.

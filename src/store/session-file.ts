@@ -7,7 +7,7 @@
  */
 import { isAscii } from "node:buffer";
 import { closeSync, openSync, readSync } from "node:fs";
-import { getHeapSpaceStatistics } from "node:v8";
+import { loadV8 } from "../lazy-deps.js";
 import type { FileEntry, SessionDiagnostic, SessionEntry, SessionHeader } from "./entries.js";
 import { entryFieldProblem, hasMessageObject, isWellShaped } from "./entry-shape.js";
 
@@ -29,7 +29,7 @@ const GROWN_YOUNG_GENERATION_BYTES = 8 << 20;
  * memory being reused from earlier reads.
  */
 export function decodePieceBytes(): number {
-	for (const space of getHeapSpaceStatistics()) {
+	for (const space of loadV8().getHeapSpaceStatistics()) {
 		if (space.space_name === "new_space") {
 			return space.space_size >= GROWN_YOUNG_GENERATION_BYTES ? READ_CHUNK_BYTES : SMALL_PIECE_BYTES;
 		}

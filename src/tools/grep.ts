@@ -5,10 +5,10 @@
  */
 import { open, stat } from "node:fs/promises";
 import { basename, isAbsolute, relative } from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Static } from "@sinclair/typebox";
 import { SettleError } from "../errors.js";
-import { loadPicomatch } from "../lazy-deps.js";
+import { loadPicomatch, loadWorkerThreads } from "../lazy-deps.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveReadPath, toNfc } from "./paths.js";
@@ -261,7 +261,7 @@ class LineMatcherThread {
 	private nextId = 0;
 
 	constructor(regex: RegExp, precheck: boolean) {
-		this.worker = new Worker(LINE_MATCHER_SOURCE, { eval: true });
+		this.worker = new (loadWorkerThreads().Worker)(LINE_MATCHER_SOURCE, { eval: true });
 		this.worker.postMessage({ source: regex.source, flags: regex.flags, precheck });
 		this.worker.on("message", ({ id, matchLines }: { id: number; matchLines: number[] }) => {
 			this.pending.get(id)?.resolve(matchLines);

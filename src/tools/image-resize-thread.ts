@@ -5,8 +5,9 @@
  * job at a time; it keeps the process alive only while it works, and stops after a short idle time
  * so its WebAssembly memory (hundreds of MB after a large photo) is given back.
  */
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { errorMessage } from "../errors.js";
+import { loadWorkerThreads } from "../lazy-deps.js";
 import { abortedError } from "./abort.js";
 import type { ImageResizeLimits, ImageResizeOutcome } from "./image-resize.js";
 
@@ -161,7 +162,7 @@ export class ImageResizeThread {
 	}
 
 	#start(): Worker {
-		const worker = new Worker(this.#workerUrl, {
+		const worker = new (loadWorkerThreads().Worker)(this.#workerUrl, {
 			// The worker is plain JavaScript: no loader (tsx, vitest's) to inherit; workerData says which photon.
 			execArgv: [],
 			workerData: { photonPath: this.#photonPath },

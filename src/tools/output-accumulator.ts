@@ -2,13 +2,13 @@
  * Streaming command output with bounded memory: keeps a decoded tail for display and, once the
  * output outgrows the display limits, spills every raw byte to a temp file so nothing is lost.
  */
-import { randomBytes } from "node:crypto";
+
 import { createWriteStream, type WriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { finished } from "node:stream/promises";
 import { SettleError } from "../errors.js";
+import { loadCrypto, loadStreamPromises } from "../lazy-deps.js";
 import { PRIVATE_FILE_MODE } from "../store/folders.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateTail } from "./truncate.js";
 
@@ -219,7 +219,9 @@ export class OutputAccumulator {
 		this.tempStream = undefined;
 		stream.end();
 		// A failed log file must not fail the command: its output is still in the result.
-		await finished(stream).catch(() => {});
+		await loadStreamPromises()
+			.finished(stream)
+			.catch(() => {});
 		if (this.tempError !== undefined && this.tempPath) await rm(this.tempPath, { force: true }).catch(() => {});
 	}
 
@@ -265,7 +267,7 @@ export class OutputAccumulator {
 
 	private openTempFile(): void {
 		if (this.tempPath) return;
-		this.tempPath = join(this.tempDir, `${this.tempFilePrefix}-${randomBytes(8).toString("hex")}.log`);
+		this.tempPath = join(this.tempDir, `${this.tempFilePrefix}-${loadCrypto().randomBytes(8).toString("hex")}.log`);
 		// The output of a command is conversation: only its owner may read it (0600), in /tmp too.
 		this.tempStream = createWriteStream(this.tempPath, { mode: PRIVATE_FILE_MODE });
 		this.tempStream.on("error", (error) => {

@@ -3,9 +3,10 @@
  * when `read` returned them (or `write` / `edit` last changed them), so a `write` over a file that
  * changed on disk since is refused instead of silently dropping that change (qwen-code#3839).
  */
-import { createHash } from "node:crypto";
+
 import { realpath, stat } from "node:fs/promises";
 import { SettleError } from "../errors.js";
+import { loadCrypto } from "../lazy-deps.js";
 import { readFileChunks } from "./read-window.js";
 
 /**
@@ -27,7 +28,7 @@ interface Stamp {
 
 async function digestOf(path: string): Promise<string | undefined> {
 	try {
-		const hash = createHash("sha256");
+		const hash = loadCrypto().createHash("sha256");
 		for await (const chunk of readFileChunks(path)) hash.update(chunk);
 		return hash.digest("hex");
 	} catch {

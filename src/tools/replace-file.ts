@@ -2,10 +2,11 @@
  * Replacing a file's whole content so that another process (a dev server's watcher, `cat` in a
  * parallel bash call) sees the old bytes or the new ones, never a truncated or half-written file.
  */
-import { randomBytes } from "node:crypto";
+
 import { constants, type Stats } from "node:fs";
 import { access, type FileHandle, open, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { loadCrypto } from "../lazy-deps.js";
 
 function errorCode(error: unknown): unknown {
 	return (error as { code?: unknown } | null)?.code;
@@ -44,7 +45,10 @@ export async function replaceFileContent(target: string, content: string | Uint8
 		// The rename needs only the folder's permission: a read-only file must still be refused.
 		await access(target, constants.W_OK);
 	}
-	const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+	const temp = join(
+		dirname(target),
+		`.${basename(target)}.${process.pid}.${loadCrypto().randomBytes(6).toString("hex")}.tmp`,
+	);
 	let handle: FileHandle;
 	try {
 		handle = await open(temp, "wx", existing === undefined ? 0o666 : existing.mode & 0o7777);

@@ -2,7 +2,7 @@
  * Running shell commands as real child processes: shell resolution, process-group kill, and a wait
  * that does not hang on pipes inherited by daemonized grandchildren.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import {
 	accessSync,
 	existsSync,
@@ -18,8 +18,8 @@ import {
 import { constants, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { setTimeout as delay } from "node:timers/promises";
 import { SettleError } from "../errors.js";
+import { loadChildProcess, loadTimersPromises } from "../lazy-deps.js";
 import { outOfDescriptors } from "./fs-errors.js";
 
 /** The shell binary and the arguments that come before the command (see {@link resolveShellConfig}). */
@@ -64,7 +64,7 @@ export function resolveShellConfig(shellPath?: string): ShellConfig {
 		return { shell: shellPath, args: ["-c"] };
 	}
 	if (process.platform !== "win32" && existsSync("/bin/bash")) return { shell: "/bin/bash", args: ["-c"] };
-	const lookup = spawnSync(process.platform === "win32" ? "where" : "which", ["bash"], {
+	const lookup = loadChildProcess().spawnSync(process.platform === "win32" ? "where" : "which", ["bash"], {
 		encoding: "utf-8",
 		timeout: 5000,
 	});
@@ -101,7 +101,7 @@ function isExecutable(path: string): boolean {
 export function killProcessTree(pid: number): void {
 	if (process.platform === "win32") {
 		try {
-			spawn("taskkill", ["/F", "/T", "/PID", String(pid)], { stdio: "ignore", detached: true });
+			loadChildProcess().spawn("taskkill", ["/F", "/T", "/PID", String(pid)], { stdio: "ignore", detached: true });
 		} catch {
 			// already gone
 		}
@@ -209,7 +209,7 @@ export async function waitForProcessGroupExit(pgid: number, timeoutMs = 2000): P
 	if (members) {
 		while (members.length > 0) {
 			if (Date.now() >= deadline) return false;
-			await delay(5);
+			await loadTimersPromises().setTimeout(5);
 			members = members.filter((pid) => isLiveMember(pid, pgid));
 			if (members.length === 0) members = treeMembersSync(pgid) ?? [];
 		}
@@ -217,7 +217,7 @@ export async function waitForProcessGroupExit(pgid: number, timeoutMs = 2000): P
 	}
 	while (processGroupRunning(pgid)) {
 		if (Date.now() >= deadline) return false;
-		await delay(5);
+		await loadTimersPromises().setTimeout(5);
 	}
 	return true;
 }
@@ -490,7 +490,7 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
 			const noDescriptors = (error: unknown) => outOfDescriptors(error, `start ${shell}`) ?? error;
 			let child: ChildProcess;
 			try {
-				child = spawn(shell, [...args, command], {
+				child = loadChildProcess().spawn(shell, [...args, command], {
 					cwd,
 					detached: process.platform !== "win32",
 					env: nonInteractiveEnv(env ?? process.env),

@@ -93,11 +93,41 @@ describe("import graph of the built package", () => {
 		expect(distFiles[1]).toMatch(/^chunk-[A-Z0-9]+\.js$/);
 		// Every other entry imports the same chunk (see scripts/build.mjs): one copy of Settle per process.
 		for (const entry of ["testing.js", "inspect.js", "rpc.js", "cli.js", "pi-compat.js"]) {
-			expect(readFileSync(join(pkg.dist, entry), "utf8")).toContain(`from "./${distFiles[1]}"`);
+			expect(readFileSync(join(pkg.dist, entry), "utf8")).toContain(`from"./${distFiles[1]}"`);
+		}
+		// V8 keeps a module's source; one non-ASCII character (a regex literal: esbuild escapes strings
+		// only) would store all of it at two bytes a character.
+		for (const file of readdirSync(pkg.dist).filter((name) => name.endsWith(".js"))) {
+			expect({ file, nonAscii: /[\u0080-\uffff]/.exec(readFileSync(join(pkg.dist, file), "utf8"))?.[0] }).toEqual({
+				file,
+				nonAscii: undefined,
+			});
 		}
 		const xstate = required.filter((file) => file.replaceAll("\\", "/").includes("/node_modules/xstate/"));
 		expect(xstate.length).toBeGreaterThan(0);
 		expect(xstate.every((file) => file.endsWith(".cjs.js") || file.endsWith(".cjs"))).toBe(true);
+	});
+
+	it('import "settle" loads none of the Node built-ins only some operations use (lazy-deps.ts)', () => {
+		const child = spawnSync(
+			process.execPath,
+			[
+				"--input-type=module",
+				"-e",
+				// The list is taken before process.stdout exists: a piped stdout loads net.
+				`await import(${JSON.stringify(pathToFileURL(join(pkg.dist, "index.js")).href)});
+				const loaded = JSON.stringify(process.moduleLoadList);
+				process.stdout.write(loaded);`,
+			],
+			{ encoding: "utf8" },
+		);
+		expect(child.stderr).toBe("");
+		const builtins = new Set(
+			(JSON.parse(child.stdout) as string[]).filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)),
+		);
+		expect(builtins.has("fs")).toBe(true); // the list names built-ins
+		const lazy = ["child_process", "crypto", "worker_threads", "v8", "http", "readline", "net"];
+		expect(lazy.filter((name) => builtins.has(name))).toEqual([]);
 	});
 
 	it("creating a session and running a text prompt loads no schema, validation, diagram or pi package", () => {

@@ -2902,7 +2902,7 @@ export const MUTANTS: Mutant[] = [
 		description: "any token of the right length passes",
 		edits: [
 			{
-				find: "return bytes.length === tokenBytes.length && timingSafeEqual(bytes, tokenBytes);",
+				find: "return bytes.length === tokenBytes.length && loadCrypto().timingSafeEqual(bytes, tokenBytes);",
 				replace: "return bytes.length === tokenBytes.length;",
 			},
 		],
@@ -18195,7 +18195,12 @@ export const MUTANTS: Mutant[] = [
 		id: "JF05",
 		file: "src/llm/errors.ts",
 		description: 'Zhipu\'s "Prompt 超长" (error 1261) is not an overflow (octo-agent#2124)',
-		edits: [{ find: "\t/prompt 超长/i, // Zhipu (bigmodel.cn) error 1261 (octo-agent#2124)\n", replace: "" }],
+		edits: [
+			{
+				find: '\t/prompt \\u8d85\\u957f/i, // "prompt 超长"; Zhipu (bigmodel.cn) error 1261 (octo-agent#2124)\n',
+				replace: "",
+			},
+		],
 		tests: ["test/pi-races/overflow-wordings.test.ts"],
 	},
 	{
