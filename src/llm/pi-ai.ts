@@ -36,6 +36,33 @@ import {
 	type StreamOptions,
 } from "./types.js";
 
+/** A request on its way to pi-ai: the messages it builds the payload from and its options. */
+type WireRequest = { context: Context; options: StreamOptions | undefined };
+type RequestTransform = (model: Model, request: WireRequest) => WireRequest;
+
+const onContext =
+	(change: (model: Model, context: Context) => Context): RequestTransform =>
+	(model, request) => ({ ...request, context: change(model, request.context) });
+const onOptions =
+	(change: (model: Model, options: StreamOptions | undefined) => StreamOptions | undefined): RequestTransform =>
+	(model, request) => ({ ...request, options: change(model, request.options) });
+
+/**
+ * What Settle changes in each request before pi-ai builds it, in order: each sees the one before's
+ * result. An options change wraps the `onPayload` before it, so the later one's hook runs first.
+ */
+const REQUEST_TRANSFORMS: readonly RequestTransform[] = [
+	onContext(withoutBlankGeminiText),
+	onContext(joinedUserTurns),
+	onContext(toolHistoryAsText),
+	onContext(replayableToolCallIds),
+	onOptions(requestReplayableReasoning),
+	onOptions(converseMessagesOptions),
+	onOptions(mistralToolTurnsOptions),
+	onOptions(signUnsignedGeminiCalls),
+	(model, { context, options }) => keepSignedEmptyThinking(model, context, options),
+];
+
 /** The npm package the adapter loads. */
 export const PI_AI_PACKAGE = "@mariozechner/pi-ai";
 
@@ -242,18 +269,8 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		this.piAiStream = withRequestSignal(
 			streamWatchingResponses((model, given, streamOptions) => {
 				try {
-					const context = withoutBlankGeminiText(model, given);
-					const sent = keepSignedEmptyThinking(
-						model,
-						replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),
-						signUnsignedGeminiCalls(
-							model,
-							mistralToolTurnsOptions(
-								model,
-								converseMessagesOptions(model, requestReplayableReasoning(model, streamOptions)),
-							),
-						),
-					);
+					let sent: WireRequest = { context: given, options: streamOptions };
+					for (const transform of REQUEST_TRANSFORMS) sent = transform(model, sent);
 					// pi-ai's streamSimple passes no region option on: the default profile's goes in the endpoint.
 					return piAi.streamSimple(withDefaultProfileRegion(model), sent.context, sent.options);
 				} catch (error) {

@@ -15991,8 +15991,8 @@ export const MUTANTS: Mutant[] = [
 			"tool call ids another provider wrote go to a chat-completions model as they are: over 40 characters behind a proxy, OpenAI refuses every request after the switch (openclaw#31934)",
 		edits: [
 			{
-				find: "replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),",
-				replace: "toolHistoryAsText(model, joinedUserTurns(model, context)),",
+				find: "\tonContext(replayableToolCallIds),\n",
+				replace: "",
 			},
 		],
 		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
@@ -23302,8 +23302,8 @@ export const MUTANTS: Mutant[] = [
 			'a history with tool calls goes with no tools offered as it is: Anthropic refuses it ("must define tools"), Bedrock too, on every `--no-tools` prompt (anthropic-sdk-python#494)',
 		edits: [
 			{
-				find: "replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),",
-				replace: "replayableToolCallIds(model, joinedUserTurns(model, context)),",
+				find: "\tonContext(toolHistoryAsText),\n",
+				replace: "",
 			},
 		],
 		tests: ["test/pi-races/tool-history-without-tools.test.ts"],
@@ -23331,8 +23331,8 @@ export const MUTANTS: Mutant[] = [
 			"the prompt before an aborted answer and the next prompt go to DeepSeek as two user messages in a row: refused on every later request (cherry-studio#5051)",
 		edits: [
 			{
-				find: "replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),",
-				replace: "replayableToolCallIds(model, toolHistoryAsText(model, context)),",
+				find: "\tonContext(joinedUserTurns),\n",
+				replace: "",
 			},
 		],
 		tests: ["test/pi-races/successive-user-messages.test.ts"],
@@ -23506,8 +23506,8 @@ export const MUTANTS: Mutant[] = [
 			"Bedrock requests go as pi-ai builds them: the prompts around an aborted answer, or tool results and a steer, make two user messages in a row, refused on every later request (Portkey-AI/gateway#748)",
 		edits: [
 			{
-				find: "converseMessagesOptions(model, requestReplayableReasoning(model, streamOptions)),",
-				replace: "requestReplayableReasoning(model, streamOptions),",
+				find: "\tonOptions(converseMessagesOptions),\n",
+				replace: "",
 			},
 		],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
@@ -23546,7 +23546,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/pi-ai.ts",
 		description:
 			"Gemini requests go as pi-ai builds them: an extension's message of empty text goes as an empty text part, refused on every later request (zuisong/gemini-openai-proxy#83)",
-		edits: [{ find: "const context = withoutBlankGeminiText(model, given);", replace: "const context = given;" }],
+		edits: [{ find: "\tonContext(withoutBlankGeminiText),\n", replace: "" }],
 		tests: ["test/pi-races/gemini-empty-text.test.ts"],
 	},
 	{
