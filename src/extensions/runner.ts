@@ -119,10 +119,13 @@ export interface PendingHandler {
 export interface ToolHookWatch {
 	signal?: AbortSignal;
 	abandoned?: { readonly aborted: boolean };
+	/** How long after the abort the loop waits for the hook (the agent's `toolAbortGraceMs`). */
+	graceMs?: number | undefined;
 }
 
 function toolScope(extensionPath: string, event: string, watch: ToolHookWatch): HandlerScope {
-	return { extensionPath, event, signal: watch.signal, abandoned: watch.abandoned, settledInTime: false };
+	const { signal, abandoned, graceMs } = watch;
+	return { extensionPath, event, signal, abandoned, graceMs, settledInTime: false };
 }
 
 /** Marks a handler call that threw (already reported). */
@@ -1443,6 +1446,7 @@ export class ExtensionRunner {
 				event: base.type,
 				signal: watch.signal,
 				abandoned: watch.abandoned,
+				graceMs: watch.graceMs,
 				settledInTime: false,
 			};
 			const value = (await this.invokeScoped(entry, event, scope)) as BoundaryEventResult | undefined | typeof FAILED;

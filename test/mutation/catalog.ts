@@ -23671,6 +23671,59 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
 	},
+	{
+		id: "PK01",
+		description:
+			"a tool_call / tool_result handler left behind after a configured abort grace is told pi's 1000 ms, not the grace the loop waited",
+		file: "src/extensions/runtime.ts",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "${scope.graceMs ?? DEFAULT_TOOL_ABORT_GRACE_MS} ms of it)",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "${DEFAULT_TOOL_ABORT_GRACE_MS} ms of it)",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "PK02",
+		description:
+			"a turn_end / agent_before_settle handler that ignores the abort is reported as not returning within 1000 ms although the configured grace was waited",
+		file: "src/session/boundaries.ts",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "handler did not return within ${graceMs} ms of the abort",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "handler did not return within ${DEFAULT_TOOL_ABORT_GRACE_MS} ms of the abort",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "PK03",
+		description:
+			"a boundary handler that ignores the abort is given up on after 1000 ms whatever agent.toolAbortGraceMs says",
+		file: "src/session/boundaries.ts",
+		edits: [
+			{ find: "s.sleep(graceMs, settled.signal)", replace: "s.sleep(DEFAULT_TOOL_ABORT_GRACE_MS, settled.signal)" },
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
+	{
+		id: "PK04",
+		description: "a tool_call handler's scope is not told the agent's grace: left behind, it reads pi's 1000 ms",
+		file: "src/session/agent-session.ts",
+		edits: [
+			{
+				find: "(input) => rewrittenArgumentsProblem(context.tools, toolCall, input),\n\t\t\t\t\t{ signal, abandoned, graceMs: this.agent.toolAbortGraceMs },",
+				replace:
+					"(input) => rewrittenArgumentsProblem(context.tools, toolCall, input),\n\t\t\t\t\t{ signal, abandoned },",
+			},
+		],
+		tests: ["test/pi-races/left-behind-handler.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
