@@ -934,14 +934,33 @@ export class ExtensionRunner {
 			this.scopedMembers.set(extensionPath, members);
 		}
 		const { own, scoped } = members;
+		// What the handler assigns on its ctx, as on pi's plain per-event object: this call's alone
+		// (`own` is the extension's for every call, so a write there reached its next run).
+		let written: Map<PropertyKey, unknown> | undefined;
 		return new Proxy(own, {
 			get: (target, key) => {
+				if (written?.has(key)) return written.get(key);
 				const read = scoped.get(key);
 				return read ? read(scope) : Reflect.get(target, key);
 			},
+			set: (target, key, value) => {
+				const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
+				// A getter (`signal`, `ui`, `cwd`…) takes no assignment, as on pi's object (a TypeError).
+				if (descriptor && !(descriptor.writable || descriptor.set)) return false;
+				written ??= new Map();
+				written.set(key, value);
+				return true;
+			},
+			has: (target, key) => written?.has(key) === true || Reflect.has(target, key),
+			ownKeys: (target) => {
+				const keys = Reflect.ownKeys(target);
+				return written ? [...new Set([...keys, ...written.keys()])] : keys;
+			},
+			deleteProperty: (_target, key) => written?.delete(key) === true,
 			// A copy by descriptors (`Object.getOwnPropertyDescriptors(ctx)`) reads the call's members too,
 			// not the extension context's (the session's current signal, an unrefused `ui`).
 			getOwnPropertyDescriptor: (target, key) => {
+				if (written?.has(key)) return { configurable: true, enumerable: true, writable: true, value: written.get(key) };
 				const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
 				const read = scoped.get(key);
 				if (!read || !descriptor) return descriptor;

@@ -23724,6 +23724,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/left-behind-handler.test.ts"],
 	},
+	{
+		id: "PK05",
+		description:
+			"a per-call handler ctx takes assignments on the extension's shared context: what one tool_call / turn_end call sets is there in the next run's",
+		file: "src/extensions/runner.ts",
+		edits: [
+			{
+				find: "\t\t\t\twritten ??= new Map();\n\t\t\t\twritten.set(key, value);\n\t\t\t\treturn true;",
+				replace: "\t\t\t\treturn Reflect.set(target, key, value);",
+			},
+		],
+		tests: ["test/extensions/scoped-context-shape.test.ts"],
+	},
+	{
+		id: "PK06",
+		description:
+			"what a handler assigned on its per-call ctx is readable but not listed: a spread copy of ctx drops it",
+		file: "src/extensions/runner.ts",
+		edits: [{ find: "return written ? [...new Set([...keys, ...written.keys()])] : keys;", replace: "return keys;" }],
+		tests: ["test/extensions/scoped-context-shape.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
