@@ -936,7 +936,7 @@ export class ExtensionRunner {
 		const { own, scoped } = members;
 		// What the handler assigns on its ctx, as on pi's plain per-event object: this call's alone
 		// (`own` is the extension's for every call, so a write there reached its next run).
-		let written: Map<PropertyKey, unknown> | undefined;
+		let written: Map<string | symbol, unknown> | undefined;
 		return new Proxy(own, {
 			get: (target, key) => {
 				if (written?.has(key)) return written.get(key);
