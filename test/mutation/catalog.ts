@@ -23561,7 +23561,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/mistral-tool-turns.ts",
 		description:
 			"Mistral requests go as pi-ai builds them: a steer after tool results follows the tool message, refused as \"Unexpected role 'user' after role 'tool'\" on every later request (zed#37021)",
-		edits: [{ find: 'if (model.api !== "mistral-conversations") return options;', replace: "return options;" }],
+		edits: [{ find: 'if (model.api === "mistral-conversations") return true;', replace: "" }],
 		tests: ["test/pi-races/mistral-user-after-tool.test.ts"],
 	},
 	{
@@ -23744,6 +23744,19 @@ export const MUTANTS: Mutant[] = [
 		file: "src/extensions/runner.ts",
 		edits: [{ find: "return written ? [...new Set([...keys, ...written.keys()])] : keys;", replace: "return keys;" }],
 		tests: ["test/extensions/scoped-context-shape.test.ts"],
+	},
+	{
+		id: "PK07",
+		description:
+			"a Mistral model over Chat Completions (a gateway, compat.requiresMistralToolIds) gets no assistant turn between tool results and a steer: refused as \"Unexpected role 'user' after role 'tool'\" on every later request (zed#37021)",
+		file: "src/llm/mistral-tool-turns.ts",
+		edits: [
+			{
+				find: 'if (model.api !== "openai-completions" || !requiresMistralToolIds(model)) return false;',
+				replace: "return false;",
+			},
+		],
+		tests: ["test/pi-races/mistral-user-after-tool.test.ts"],
 	},
 ];
 
