@@ -14,7 +14,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import { withDefaultProfileRegion } from "./bedrock-region.js";
 import { converseMessagesOptions } from "./converse-messages.js";
 import { streamFromMessage } from "./event-stream.js";
-import { withoutBlankGeminiText } from "./gemini-empty-text.js";
+import { alternatingGeminiTurnsOptions, withoutBlankGeminiText } from "./gemini-empty-text.js";
 import { signUnsignedGeminiCalls } from "./gemini-unsigned-calls.js";
 import { joinedUserTurns } from "./joined-user-turns.js";
 import { mistralToolTurnsOptions } from "./mistral-tool-turns.js";
@@ -60,6 +60,7 @@ const REQUEST_TRANSFORMS: readonly RequestTransform[] = [
 	onOptions(converseMessagesOptions),
 	onOptions(mistralToolTurnsOptions),
 	onOptions(signUnsignedGeminiCalls),
+	onOptions(alternatingGeminiTurnsOptions),
 	(model, { context, options }) => keepSignedEmptyThinking(model, context, options),
 ];
 

@@ -23758,6 +23758,26 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/mistral-user-after-tool.test.ts"],
 	},
+	{
+		id: "PK08",
+		description:
+			'Gemini requests go with two model turns in a row where a blank message the model answered was left out: refused, "Please ensure that multiturn requests alternate between user and model" (hermes-agent#55125)',
+		file: "src/llm/pi-ai.ts",
+		edits: [{ find: "\tonOptions(alternatingGeminiTurnsOptions),\n", replace: "" }],
+		tests: ["test/pi-races/gemini-empty-text.test.ts"],
+	},
+	{
+		id: "PK09",
+		description: "model turns in a row in a Gemini payload are kept apart, not joined: the request does not alternate",
+		file: "src/llm/gemini-empty-text.ts",
+		edits: [
+			{
+				find: 'content?.role === "model" &&\n\t\t\tprevious?.role === "model" &&',
+				replace: 'content?.role === "none" &&\n\t\t\tprevious?.role === "model" &&',
+			},
+		],
+		tests: ["test/pi-races/gemini-empty-text.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
