@@ -23778,6 +23778,16 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/gemini-empty-text.test.ts"],
 	},
+	{
+		id: "PK10",
+		description:
+			"a blank last user message to Claude on Bedrock goes as a message holding only pi-ai's cache point: refused as an empty message (zed#59436)",
+		file: "src/llm/converse-messages.ts",
+		edits: [
+			{ find: "\t\tif (previous?.role !== message?.role && isOnlyCachePoints(message)) continue;\n", replace: "" },
+		],
+		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
