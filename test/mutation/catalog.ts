@@ -22581,8 +22581,8 @@ export const MUTANTS: Mutant[] = [
 			"a boundary handler left behind at an abort is reported under every extension handling the event, not the one that held it",
 		edits: [
 			{
-				find: "reportAbandoned(s, base.type, running);",
-				replace: 'reportAbandoned(s, base.type, s.runner().handlerPaths(base.type).join(", "));',
+				find: "reportAbandoned(s, base.type, running, graceMs);",
+				replace: 'reportAbandoned(s, base.type, s.runner().handlerPaths(base.type).join(", "), graceMs);',
 			},
 		],
 		tests: ["test/pi-races/abort-stop-hook.test.ts"],
@@ -23137,7 +23137,12 @@ export const MUTANTS: Mutant[] = [
 		id: "NQ04",
 		file: "src/session/agent-session.ts",
 		description: "the session no longer tells tool_result dispatches their operation: a left-behind handler acts late",
-		edits: [{ find: "\t\t\t\t\t\t},\n\t\t\t\t\t\t{ signal, abandoned },\n", replace: "\t\t\t\t\t\t},\n" }],
+		edits: [
+			{
+				find: "\t\t\t\t\t\t},\n\t\t\t\t\t\t{ signal, abandoned, graceMs: this.agent.toolAbortGraceMs },\n",
+				replace: "\t\t\t\t\t\t},\n",
+			},
+		],
 		tests: ["test/pi-races/left-behind-handler.test.ts"],
 	},
 	{
