@@ -119,10 +119,13 @@ export interface PendingHandler {
 export interface ToolHookWatch {
 	signal?: AbortSignal;
 	abandoned?: { readonly aborted: boolean };
+	/** How long after the abort the loop waits for the hook (the agent's `toolAbortGraceMs`). */
+	graceMs?: number | undefined;
 }
 
 function toolScope(extensionPath: string, event: string, watch: ToolHookWatch): HandlerScope {
-	return { extensionPath, event, signal: watch.signal, abandoned: watch.abandoned, settledInTime: false };
+	const { signal, abandoned, graceMs } = watch;
+	return { extensionPath, event, signal, abandoned, graceMs, settledInTime: false };
 }
 
 /** Marks a handler call that threw (already reported). */
@@ -931,14 +934,33 @@ export class ExtensionRunner {
 			this.scopedMembers.set(extensionPath, members);
 		}
 		const { own, scoped } = members;
+		// What the handler assigns on its ctx, as on pi's plain per-event object: this call's alone
+		// (`own` is the extension's for every call, so a write there reached its next run).
+		let written: Map<string | symbol, unknown> | undefined;
 		return new Proxy(own, {
 			get: (target, key) => {
+				if (written?.has(key)) return written.get(key);
 				const read = scoped.get(key);
 				return read ? read(scope) : Reflect.get(target, key);
 			},
+			set: (target, key, value) => {
+				const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
+				// A getter (`signal`, `ui`, `cwd`…) takes no assignment, as on pi's object (a TypeError).
+				if (descriptor && !(descriptor.writable || descriptor.set)) return false;
+				written ??= new Map();
+				written.set(key, value);
+				return true;
+			},
+			has: (target, key) => written?.has(key) === true || Reflect.has(target, key),
+			ownKeys: (target) => {
+				const keys = Reflect.ownKeys(target);
+				return written ? [...new Set([...keys, ...written.keys()])] : keys;
+			},
+			deleteProperty: (_target, key) => written?.delete(key) === true,
 			// A copy by descriptors (`Object.getOwnPropertyDescriptors(ctx)`) reads the call's members too,
 			// not the extension context's (the session's current signal, an unrefused `ui`).
 			getOwnPropertyDescriptor: (target, key) => {
+				if (written?.has(key)) return { configurable: true, enumerable: true, writable: true, value: written.get(key) };
 				const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
 				const read = scoped.get(key);
 				if (!read || !descriptor) return descriptor;
@@ -1443,6 +1465,7 @@ export class ExtensionRunner {
 				event: base.type,
 				signal: watch.signal,
 				abandoned: watch.abandoned,
+				graceMs: watch.graceMs,
 				settledInTime: false,
 			};
 			const value = (await this.invokeScoped(entry, event, scope)) as BoundaryEventResult | undefined | typeof FAILED;

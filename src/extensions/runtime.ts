@@ -73,6 +73,8 @@ export interface HandlerScope {
 	readonly signal: AbortSignal | undefined;
 	/** Aborted when the host stops waiting for the dispatch (an `AbortSignal` fits). */
 	readonly abandoned: { readonly aborted: boolean } | undefined;
+	/** How long after the abort the host waited for it (default {@link DEFAULT_TOOL_ABORT_GRACE_MS}). */
+	readonly graceMs?: number | undefined;
 	/** The handler returned (or threw) before the dispatch was abandoned. */
 	settledInTime: boolean;
 }
@@ -107,7 +109,7 @@ export function isReportedRefusal(error: unknown): boolean {
 export function leftBehindMessage(what: string, scope: HandlerScope): string {
 	return (
 		`${what} refused: this ${scope.event} handler was left behind after the abort (it did not return within ` +
-		`${DEFAULT_TOOL_ABORT_GRACE_MS} ms of it), and its operation is over: what it does now would land in a later one. ` +
+		`${scope.graceMs ?? DEFAULT_TOOL_ABORT_GRACE_MS} ms of it), and its operation is over: what it does now would land in a later one. ` +
 		"An extension handler should return once ctx.signal aborts."
 	);
 }

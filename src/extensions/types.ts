@@ -1048,6 +1048,8 @@ export interface BoundaryDispatchWatch {
 	signal?: AbortSignal;
 	/** Told each handler's extension path as it starts: whom to name if it is left behind. */
 	onHandler?: (extensionPath: string) => void;
+	/** How long after the abort the host waits (what a left-behind handler is told; default 1000). */
+	graceMs?: number | undefined;
 }
 
 // Session lifecycle --------------------------------------------------------------------------

@@ -11,7 +11,7 @@
 import type { Model, StreamOptions } from "./types.js";
 
 type PayloadMessage = { role?: unknown; content?: unknown };
-type PayloadBlock = { text?: unknown; toolResult?: { content?: unknown } };
+type PayloadBlock = { text?: unknown; cachePoint?: unknown; toolResult?: { content?: unknown } };
 
 /** What a tool result whose only text was blank says instead (as `bash` says of a silent command). */
 const NO_OUTPUT = "(no output)";
@@ -44,6 +44,10 @@ function isBlankText(block: PayloadBlock): boolean {
 	return typeof block?.text === "string" && block.text.trim() === "";
 }
 
+function isOnlyCachePoints(message: PayloadMessage): boolean {
+	return Array.isArray(message?.content) && message.content.every((block) => block?.cachePoint !== undefined);
+}
+
 function withoutBlankText(block: PayloadBlock): PayloadBlock {
 	const inner = block?.toolResult?.content;
 	// A tool that returned no content at all goes as `content: []`, refused too (pydantic-ai#6116).
@@ -64,6 +68,9 @@ function acceptableMessages(payload: unknown): void {
 			message = { ...message, content };
 		}
 		const previous = joined.at(-1);
+		// A blank last user message leaves pi-ai's cache point alone, refused as an empty message
+		// (zed#59436): it goes with the message before it of its role, or not at all.
+		if (previous?.role !== message?.role && isOnlyCachePoints(message)) continue;
 		if (previous?.role === message?.role && Array.isArray(previous?.content) && Array.isArray(message?.content)) {
 			joined[joined.length - 1] = { ...previous, content: [...previous.content, ...message.content] };
 			continue;

@@ -14,7 +14,7 @@ import { errorMessage, SettleError } from "../errors.js";
 import { withDefaultProfileRegion } from "./bedrock-region.js";
 import { converseMessagesOptions } from "./converse-messages.js";
 import { streamFromMessage } from "./event-stream.js";
-import { withoutBlankGeminiText } from "./gemini-empty-text.js";
+import { alternatingGeminiTurnsOptions, withoutBlankGeminiText } from "./gemini-empty-text.js";
 import { signUnsignedGeminiCalls } from "./gemini-unsigned-calls.js";
 import { joinedUserTurns } from "./joined-user-turns.js";
 import { kimiReasoningContent } from "./kimi-reasoning-content.js";
@@ -36,6 +36,35 @@ import {
 	type StreamFn,
 	type StreamOptions,
 } from "./types.js";
+
+/** A request on its way to pi-ai: the messages it builds the payload from and its options. */
+type WireRequest = { context: Context; options: StreamOptions | undefined };
+type RequestTransform = (model: Model, request: WireRequest) => WireRequest;
+
+const onContext =
+	(change: (model: Model, context: Context) => Context): RequestTransform =>
+	(model, request) => ({ ...request, context: change(model, request.context) });
+const onOptions =
+	(change: (model: Model, options: StreamOptions | undefined) => StreamOptions | undefined): RequestTransform =>
+	(model, request) => ({ ...request, options: change(model, request.options) });
+
+/**
+ * What Settle changes in each request before pi-ai builds it, in order: each sees the one before's
+ * result. An options change wraps the `onPayload` before it, so the later one's hook runs first.
+ */
+const REQUEST_TRANSFORMS: readonly RequestTransform[] = [
+	onContext(withoutBlankGeminiText),
+	onContext(joinedUserTurns),
+	onContext(toolHistoryAsText),
+	onContext(replayableToolCallIds),
+	onOptions(requestReplayableReasoning),
+	onOptions(kimiReasoningContent),
+	onOptions(converseMessagesOptions),
+	onOptions(mistralToolTurnsOptions),
+	onOptions(signUnsignedGeminiCalls),
+	onOptions(alternatingGeminiTurnsOptions),
+	(model, { context, options }) => keepSignedEmptyThinking(model, context, options),
+];
 
 /** The npm package the adapter loads. */
 export const PI_AI_PACKAGE = "@mariozechner/pi-ai";
@@ -243,21 +272,8 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		this.piAiStream = withRequestSignal(
 			streamWatchingResponses((model, given, streamOptions) => {
 				try {
-					const context = withoutBlankGeminiText(model, given);
-					const sent = keepSignedEmptyThinking(
-						model,
-						replayableToolCallIds(model, toolHistoryAsText(model, joinedUserTurns(model, context))),
-						signUnsignedGeminiCalls(
-							model,
-							mistralToolTurnsOptions(
-								model,
-								converseMessagesOptions(
-									model,
-									kimiReasoningContent(model, requestReplayableReasoning(model, streamOptions)),
-								),
-							),
-						),
-					);
+					let sent: WireRequest = { context: given, options: streamOptions };
+					for (const transform of REQUEST_TRANSFORMS) sent = transform(model, sent);
 					// pi-ai's streamSimple passes no region option on: the default profile's goes in the endpoint.
 					return piAi.streamSimple(withDefaultProfileRegion(model), sent.context, sent.options);
 				} catch (error) {

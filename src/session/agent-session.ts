@@ -2702,7 +2702,7 @@ export class AgentSession {
 						input: args as Record<string, unknown>,
 					},
 					(input) => rewrittenArgumentsProblem(context.tools, toolCall, input),
-					{ signal, abandoned },
+					{ signal, abandoned, graceMs: this.agent.toolAbortGraceMs },
 				)
 				.then((result) => {
 					if (!result?.block) return undefined;
@@ -2731,7 +2731,7 @@ export class AgentSession {
 							isError,
 							...(result.usage !== undefined ? { usage: result.usage } : {}),
 						},
-						{ signal, abandoned },
+						{ signal, abandoned, graceMs: this.agent.toolAbortGraceMs },
 					)
 				: Promise.resolve(undefined);
 			return overridden.then(async (override) => {

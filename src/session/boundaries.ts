@@ -116,44 +116,56 @@ async function dispatchUntilAbandoned(
 ): Promise<BoundaryDispatchResult | typeof ABANDONED> {
 	const abandoned = new AbortController();
 	let running = "";
+	// As long as for a tool that ignores the abort.
+	const graceMs = s.agent.toolAbortGraceMs ?? DEFAULT_TOOL_ABORT_GRACE_MS;
 	const emission = s.runner().emitBoundary(base, (drafts) => previewContext(s, drafts, base.type), {
 		abandoned: abandoned.signal,
 		signal,
+		graceMs,
 		onHandler: (extensionPath) => {
 			running = extensionPath;
 		},
 	});
 	if (!signal) return emission;
-	const result = await untilAbandoned(s, emission, signal);
+	const result = await untilAbandoned(s, emission, signal, graceMs);
 	if (result === ABANDONED) {
 		abandoned.abort();
-		reportAbandoned(s, base.type, running);
+		reportAbandoned(s, base.type, running, graceMs);
 	}
 	return result;
 }
 
 /** As for a tool that ignores its signal: the abort does not wait for the handler, and its late drafts are dropped. */
-function reportAbandoned(s: SessionInternals, event: BoundaryBase["type"], extensionPath: string): void {
+function reportAbandoned(
+	s: SessionInternals,
+	event: BoundaryBase["type"],
+	extensionPath: string,
+	graceMs: number,
+): void {
 	s.runner().emitError({
 		extensionPath,
 		event,
 		error:
-			`Operation aborted: ${event === "agent_before_settle" ? "an" : "a"} ${event} handler did not return within ${DEFAULT_TOOL_ABORT_GRACE_MS} ms of the abort, ` +
+			`Operation aborted: ${event === "agent_before_settle" ? "an" : "a"} ${event} handler did not return within ${graceMs} ms of the abort, ` +
 			"so its entries were dropped and the run was not continued. An extension handler should return once ctx.signal aborts.",
 	});
 }
 
 /**
- * `work`, or {@link ABANDONED} once `signal` has been aborted for the tools' abort grace (on the
- * session's clock) and `work` has still not settled: a handler that ignores the abort must not
+ * `work`, or {@link ABANDONED} once `signal` has been aborted for `graceMs` (on the session's clock) and `work` has still not settled: a handler that ignores the abort must not
  * hold `abort()` (oh-my-pi#6489).
  */
-function untilAbandoned<T>(s: SessionInternals, work: Promise<T>, signal: AbortSignal): Promise<T | typeof ABANDONED> {
+function untilAbandoned<T>(
+	s: SessionInternals,
+	work: Promise<T>,
+	signal: AbortSignal,
+	graceMs: number,
+): Promise<T | typeof ABANDONED> {
 	const settled = new AbortController();
 	let wait = () => {};
 	const gaveUp = new Promise<typeof ABANDONED>((resolve) => {
 		wait = () => {
-			s.sleep(DEFAULT_TOOL_ABORT_GRACE_MS, settled.signal).then(
+			s.sleep(graceMs, settled.signal).then(
 				() => resolve(ABANDONED),
 				() => {}, // `work` settled first: the grace timer is cleared
 			);

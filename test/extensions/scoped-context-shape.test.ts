@@ -47,4 +47,36 @@ describe("a per-call handler context is a plain object, as every handler's", () 
 			expect(seen[0]).toEqual({ keys: startKeys, copyCwd: d.dir, copyNotify: "function", copySignalIsOwn: true });
 		},
 	);
+
+	it.each(["tool_call", "tool_result", "turn_end", "agent_before_settle"] as const)(
+		"%s: what a handler assigns on its ctx is there for that call (read, listed, spread) and gone in the next call's, as on pi's per-event object",
+		async (event) => {
+			const seen: { before: unknown; after: unknown; listed: boolean; inCtx: boolean; copied: unknown }[] = [];
+			let calls = 0;
+			const d = await disk.session({
+				extensionFactories: [
+					(pi) => {
+						pi.on(event as "turn_end", (_event, ctx) => {
+							const before = (ctx as unknown as Record<string, unknown>).runLabel;
+							(ctx as unknown as Record<string, unknown>).runLabel = `call ${++calls}`;
+							seen.push({
+								before,
+								after: (ctx as unknown as Record<string, unknown>).runLabel,
+								listed: Object.keys(ctx).includes("runLabel"),
+								inCtx: "runLabel" in ctx,
+								copied: ({ ...ctx } as Record<string, unknown>).runLabel,
+							});
+						});
+					},
+				],
+			});
+			for (const prompt of ["run it", "run it again"]) {
+				d.provider.answer(d.provider.bashCallReply("echo hi", "call-1"), "done");
+				await d.session.prompt(prompt);
+			}
+			expect(seen.length).toBeGreaterThan(1);
+			expect(seen.map((call) => call.before)).toEqual(seen.map(() => undefined));
+			expect(seen[1]).toEqual({ before: undefined, after: "call 2", listed: true, inCtx: true, copied: "call 2" });
+		},
+	);
 });

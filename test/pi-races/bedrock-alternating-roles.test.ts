@@ -54,6 +54,14 @@ function strictly(bedrock: BedrockServer, answer: BedrockReply): BedrockReply {
 		const alternates = messages.every((message, i) => message.role === (i % 2 === 0 ? "user" : "assistant"));
 		const blank = blankTextAt(messages);
 		const empty = emptyToolResultAt(messages);
+		const contentless = messages.findIndex((message) => message.content.every((block) => "cachePoint" in block));
+		if (contentless >= 0) {
+			return bedrockError(
+				400,
+				"ValidationException",
+				`The content field in the Message object at messages.${contentless} is empty. Add a ContentBlock object to the content field and try again.`,
+			)(res);
+		}
 		if (empty) {
 			return bedrockError(
 				400,
@@ -128,12 +136,13 @@ async function continueOnBedrock(
 	prompt: string,
 	answer: string,
 	model: string = MODEL,
-	{ refusals = 0, extension }: { refusals?: number; extension?: string } = {},
+	{ refusals = 0, extension, answers = 1 }: { refusals?: number; extension?: string; answers?: number } = {},
 ) {
 	const bedrock = await startBedrockServer();
 	cleanups.push(() => bedrock.close());
 	const busy = bedrockError(503, "ServiceUnavailableException", "Bedrock is unable to process your request.");
-	bedrock.reply(...Array.from({ length: refusals }, () => busy), strictly(bedrock, bedrockAnswer(answer)));
+	const answered = Array.from({ length: answers }, () => strictly(bedrock, bedrockAnswer(answer)));
+	bedrock.reply(...Array.from({ length: refusals }, () => busy), ...answered);
 	const awsCleared = Object.fromEntries(
 		Object.keys(process.env)
 			.filter((name) => name.startsWith("AWS_"))
@@ -362,5 +371,37 @@ describe("the joined request and an extension's before_provider_request on Bedro
 		);
 		expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(['["user"]', '["user"]']);
 		expect(roles(sent)).toEqual(["user"]);
+	});
+
+	it("zed#59436: an extension's message of empty text that asks for a turn, last in the request to Claude on Bedrock: the answer arrives; no message goes holding only the cache point", async () => {
+		const extension = join(cli.dir, "blank-status.mjs");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	let sent = false;
+	pi.on("agent_end", () => {
+		if (sent) return;
+		sent = true;
+		pi.sendMessage({ customType: "status", content: "", display: false }, { triggerTurn: true });
+	});
+}
+`,
+		);
+		const sm = sessionManager();
+		sm.appendMessage({ role: "user", content: "hello", timestamp: 1 });
+		sm.appendMessage(assistant([{ type: "text", text: "Hi." }], "stop"));
+		const file = sm.getSessionFile()!;
+		sm.close();
+
+		const { run, requests } = await continueOnBedrock(file, "what next?", "Tests next.", MODEL, {
+			extension,
+			answers: 2,
+		});
+		expect(run.stderr).not.toContain("is empty");
+		expect(run.code).toBe(0);
+		expect(requests).toHaveLength(2);
+		const last = requests.at(-1)!.body.messages as SentMessage[];
+		expect(last.filter((message) => message.content.every((block) => "cachePoint" in block))).toEqual([]);
+		expect(JSON.stringify(requests[0]!.body.messages)).toContain("cachePoint");
 	});
 });

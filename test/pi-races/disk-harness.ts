@@ -372,6 +372,7 @@ export async function abortPastGrace(
 		prompt: "write the report",
 		answer: "report written",
 	},
+	graceMs = 1000,
 ): Promise<ExtensionError[]> {
 	const errors: ExtensionError[] = [];
 	d.session.extensionRunner.onError((error) => errors.push(error));
@@ -381,7 +382,7 @@ export async function abortPastGrace(
 	const stopping = d.session.abort();
 	const aborted = signal()!;
 	if (!aborted.aborted) await new Promise((resolve) => aborted.addEventListener("abort", resolve, { once: true }));
-	d.clock.increment(1000);
+	d.clock.increment(graceMs);
 	await stopping;
 	await run;
 	return errors;

@@ -92,4 +92,72 @@ describe("zuisong/gemini-openai-proxy#83: an empty text part sent to Gemini", ()
 		]);
 		expect(readFileSync(file, "utf8").startsWith(before)).toBe(true);
 	});
+
+	it("hermes-agent#55125: an extension's message of empty text the model answered: the answer arrives; the two answers around the message left out go as one model turn, roles alternating", async () => {
+		server = await startWireServer((request, next) => {
+			const contents = (request.body.contents ?? []) as SentContent[];
+			const inARow = contents.some((content, i) => i > 0 && content.role === contents[i - 1]!.role);
+			if (!inARow) return next();
+			return geminiError(
+				400,
+				"INVALID_ARGUMENT",
+				"Please ensure that multiturn requests alternate between user and model.",
+			);
+		});
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({
+				providers: {
+					gem: {
+						baseUrl: `${server.url}/v1beta`,
+						api: "google-generative-ai",
+						apiKey: "k",
+						models: [{ id: "gemini-wire" }],
+					},
+				},
+			}),
+		);
+		const answer = (text: string, timestamp: number) => ({
+			role: "assistant" as const,
+			api: "google-generative-ai" as const,
+			provider: "gem",
+			model: "gemini-wire",
+			usage: {
+				input: 1,
+				output: 1,
+				cacheRead: 0,
+				cacheWrite: 0,
+				totalTokens: 2,
+				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+			},
+			timestamp,
+			content: [{ type: "text" as const, text }],
+			stopReason: "stop" as const,
+		});
+		const sm = SessionManager.create(cli.project, join(cli.dir, "sessions"));
+		sm.appendMessage({ role: "user", content: "hello", timestamp: 1 });
+		sm.appendMessage(answer("Hi.", 2));
+		sm.appendCustomMessageEntry("status", "", true);
+		sm.appendMessage(answer("Anything else?", 3));
+		const file = sm.getSessionFile()!;
+		sm.close();
+		const before = readFileSync(file, "utf8");
+		server.reply(geminiReply([{ text: "Tests next." }], "gemini-wire"));
+
+		const run = await runSettleAsync(["--session", file, "--model", "gem/gemini-wire", "-p", "what next?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(run.stderr).not.toContain("alternate between user and model");
+		expect(run.stdout).toContain("Tests next.");
+		expect(run.code).toBe(0);
+		const contents = server.requests.at(-1)!.body.contents as SentContent[];
+		expect(contents.map((content) => [content.role, content.parts.map((part) => part.text)])).toEqual([
+			["user", ["hello"]],
+			["model", ["Hi.", "Anything else?"]],
+			["user", ["what next?"]],
+		]);
+		expect(readFileSync(file, "utf8").startsWith(before)).toBe(true);
+	});
 });

@@ -221,6 +221,54 @@ describe("a tool_call / tool_result handler left behind after the abort's grace 
 	);
 });
 
+describe("a handler left behind after a configured abort grace (agent.toolAbortGraceMs)", () => {
+	it.each(["turn_end", "agent_before_settle", "tool_call", "tool_result"] as const)(
+		"%s: with the grace set to 3000 ms, the user is told 3000 ms, not pi's 1000, when the abort leaves it and when what it does late is refused",
+		async (event) => {
+			const acted = gate();
+			const hold = holdFirstCall(event, (pi) => {
+				outcome(() => pi.appendEntry("review", { verdict: "late" }));
+				acted.open();
+			});
+			const d = await disk.session({ extensionFactories: [hold.factory] });
+			d.session.agent.toolAbortGraceMs = 3000;
+			const tools = event === "tool_call" || event === "tool_result";
+			const errors = await abortPastGrace(d, hold.holding.opened, hold.held, tools ? echoTurn(d) : undefined, 3000);
+			await resumeDuringNextPrompt(d, hold.late, acted);
+
+			const told = errors.map((error) => error.error);
+			expect(told.at(-1)).toContain("left behind after the abort (it did not return within 3000 ms of it)");
+			if (tools) {
+				const result = d.session.messages.find((message) => message.role === "toolResult");
+				expect(JSON.stringify(result)).toContain("did not return within 3000 ms of the abort");
+			} else {
+				expect(told[0]).toContain("did not return within 3000 ms of the abort");
+			}
+			expect(told.join("\n")).not.toContain("1000 ms");
+		},
+	);
+
+	it("turn_end: with the grace set to 3000 ms, the abort still waits for the handler 1000 ms after it, and gives up at 3000 ms", async () => {
+		const hold = holdFirstCall("turn_end", () => {});
+		const d = await disk.session({ extensionFactories: [hold.factory] });
+		d.session.agent.toolAbortGraceMs = 3000;
+		const errors: string[] = [];
+		d.session.extensionRunner.onError((error) => errors.push(error.error));
+		d.provider.answer("report written");
+		const run = d.session.prompt("write the report");
+		await hold.holding.opened;
+		const stopping = d.session.abort();
+		d.clock.increment(2999);
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(errors).toEqual([]);
+		d.clock.increment(1);
+		await stopping;
+		await run;
+		expect(errors).toEqual([expect.stringContaining("did not return within 3000 ms of the abort")]);
+		hold.late.open();
+	});
+});
+
 describe("the handlers after a tool_call / tool_result handler left behind do not start late", () => {
 	it.each(["tool_call", "tool_result"] as const)(
 		"%s: the next extension's handler is not called once the first returns after the grace: the call is over (it ran late, for a call long gone, and its notify was refused and reported as if it were left behind)",
