@@ -23724,6 +23724,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-summary-output-cap.test.ts"],
 	},
+	{
+		id: "PP01",
+		file: "src/cli/main.ts",
+		description:
+			'print mode keeps a blank prompt argument: `settle -p " " "rename the helper"` sends a user message of spaces before the real one (prime-agent#605)',
+		edits: [
+			{
+				find: "readsPrompt ? host.messages.filter((message) => !isBlank(message)) : host.messages",
+				replace: "host.messages",
+			},
+		],
+		tests: ["test/pi-races/print-blank-prompt.test.ts"],
+	},
+	{
+		id: "PP02",
+		file: "src/cli/main.ts",
+		description:
+			'only an empty prompt argument counts as none: `settle -p "  "` asks the model with a message of spaces and exits 0 (prime-agent#605)',
+		edits: [{ find: 'return message.trim() === "";', replace: 'return message === "";' }],
+		tests: ["test/pi-races/print-blank-prompt.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
