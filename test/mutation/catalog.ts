@@ -23745,6 +23745,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'return message.trim() === "";', replace: 'return message === "";' }],
 		tests: ["test/pi-races/print-blank-prompt.test.ts"],
 	},
+	{
+		id: "PP03",
+		file: "src/cli/print-mode.ts",
+		description:
+			'print mode goes on after a failed step: `settle -p "step 1" "step 2"` with step 1 refused sends step 2 and exits 0 on its answer (KSP-CKAN/CKAN#2941)',
+		edits: [
+			{
+				find: "if (unanswered !== undefined || (answer !== answeredBefore && answer && isFailed(answer))) break;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/print-failed-step.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
