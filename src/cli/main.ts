@@ -149,7 +149,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		// are flags (a boolean one gives back the argument it took) or mistakes (`--resume`), which say so first.
 		let piped: string | undefined;
 		const checkFlagsFirst = args.unknownFlags.length > 0;
-		if (readsPrompt && args.messages.length === 0 && args.fileArgs.length === 0 && !checkFlagsFirst) {
+		if (readsPrompt && args.messages.every(isBlank) && args.fileArgs.length === 0 && !checkFlagsFirst) {
 			piped = await readPipedStdin(out);
 			if (!piped?.trim()) return noPrompt();
 		}
@@ -199,7 +199,8 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		const inspector = args.inspect ? await startCliInspector(runtime, args.inspectPort, out) : undefined;
 		try {
 			const files = await fileArgumentsPrompt(fileArguments, runtime.services.settingsManager.getImageAutoResize());
-			let messages = host.messages;
+			// A blank prompt argument (`settle -p "$PROMPT"` with it unset) says nothing: no request for it.
+			let messages = readsPrompt ? host.messages.filter((message) => !isBlank(message)) : host.messages;
 			// As pi: the @files' text goes before the first prompt (it ends with a newline), or is the prompt.
 			if (files.text) messages = [`${files.text}${messages[0] ?? ""}`, ...messages.slice(1)];
 			if (readsPrompt) {
@@ -301,6 +302,11 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
  * `-r`'s question on the chat's output, its answer read from the chat's input (the lines after it
  * stay the chat's): pi's session picker, asked before the runtime starts.
  */
+/** Whether a prompt argument holds only whitespace (providers refuse such a message, or answer noise). */
+function isBlank(message: string): boolean {
+	return message.trim() === "";
+}
+
 function askForSession(input: ChatInput, out: CliOutput): NonNullable<StartHostHooks["pickSession"]> {
 	const style = createStyle(out === processOutput && shouldUseColor(process.stdout, process.env));
 	let lineStart = true;

@@ -144,7 +144,8 @@ export function extensionErrorLine(
 }
 
 /**
- * Runs `messages` and prints. Returns the exit code: 1 when the last answer is an error or was
+ * Runs `messages` in order and prints; a prompt whose answer failed or went unanswered ends the
+ * run there (the later ones are not sent). Returns the exit code: 1 when the last answer is an error or was
  * aborted (its message on stderr), the last prompt got no answer (`agent_settled.errorMessage`: an
  * overflow compaction could not recover; pi prints nothing and exits 0 there), or a prompt was
  * rejected — 4 / 5 instead when that failure's `SettleError` code is `NO_AUTH` / `SESSION_LOCKED`
@@ -212,12 +213,17 @@ export async function runPrintMode(
 		for (const [index, message] of options.messages.entries()) {
 			const images = index === 0 && options.images?.length ? { images: [...options.images] } : undefined;
 			unanswered = undefined;
+			const answeredBefore = lastAssistant(runtime.session);
 			await runtime.session.prompt(message, images);
 			// A command may have started a run with pi.sendUserMessage: its answer is this prompt's.
 			await runtime.session.waitForExtensionRuns();
+			// A failed step ends the script (`settle -p "step 1" "step 2"`): the next prompts would build on
+			// it, and only the last answer decides the exit code — it would read 0 (KSP-CKAN/CKAN#2941).
+			const answer = lastAssistant(runtime.session);
+			if (unanswered !== undefined || (answer !== answeredBefore && answer && isFailed(answer))) break;
 		}
 		const last = lastAssistant(runtime.session);
-		const failed = last !== undefined && (last.stopReason === "error" || last.stopReason === "aborted");
+		const failed = last !== undefined && isFailed(last);
 		// Why the answer failed, typed: the exit code follows its code, never its text.
 		const cause = last?.stopReason === "error" ? failureOf(last) : undefined;
 		// The log lost its lock: two jobs started a new session at the same --session path (the second
@@ -293,6 +299,11 @@ function compactionOffHint(session: AgentSession, last: AssistantMessage): strin
 	if (last.stopReason !== "error" || session.autoCompactionEnabled) return undefined;
 	if (!isContextOverflow(last, session.model?.contextWindow)) return undefined;
 	return "The conversation no longer fits the model's context window, and automatic compaction is off (the compaction.enabled setting is false): resume with `settle -c` and run /compact, or set compaction.enabled to true.";
+}
+
+/** An answer that ended in an error or was aborted: print mode reports it and exits non-zero. */
+function isFailed(answer: AssistantMessage): boolean {
+	return answer.stopReason === "error" || answer.stopReason === "aborted";
 }
 
 function lastAssistant(session: AgentSession): AssistantMessage | undefined {

@@ -11,7 +11,8 @@
  * transcript system message), "chunking" and "tool updates" (timing-dependent stream chunks),
  * "willRetry" and "aborted" on `agent_end` (spec version drift), "usage" (token estimates over different system prompts), ids
  * and timestamps, "json exit code" (Settle exits 1 after a failed answer in --json too), "tool
- * error text" and "no prompt" (kept out of the generator), and the pi bug "stdin glued to the
+ * error text", "no prompt" and "a failed step ends the run" (Settle sends no prompt after one whose
+ * answer failed, print-failed-step.test.ts; kept out of the generator), and the pi bug "stdin glued to the
  * prompt" (stdin only where it is the whole prompt; pinned in pi-differential-cases.test.ts, with
  * the fixed cases: bad command lines, --help, --version, --list-models).
  * PI_DIFF_RUNS / PI_DIFF_SESSION_RUNS=<n> run the two properties longer than the default (their
@@ -89,6 +90,9 @@ describe("whole CLI runs beside pi 0.73.1", () => {
 					// (an empty @file adds nothing to the prompt, in both).
 					const fileText = files.some((file) => file !== "@empty.txt");
 					if (!fileText && prompts.length === 0 && !input) prompts = ["why?"];
+					// "a failed step ends the run": pi sends the next prompt after a model error, Settle does not.
+					if (steps.some((step) => (step as { stopReason?: string }).stopReason === "error"))
+						prompts = prompts.slice(-1);
 					const args = [
 						...(noSession ? ["--no-session"] : []),
 						...(json ? ["--mode", "json"] : ["-p"]),

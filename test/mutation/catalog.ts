@@ -24081,6 +24081,40 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
 	},
+	{
+		id: "PP01",
+		file: "src/cli/main.ts",
+		description:
+			'print mode keeps a blank prompt argument: `settle -p " " "rename the helper"` sends a user message of spaces before the real one (prime-agent#605)',
+		edits: [
+			{
+				find: "readsPrompt ? host.messages.filter((message) => !isBlank(message)) : host.messages",
+				replace: "host.messages",
+			},
+		],
+		tests: ["test/pi-races/print-blank-prompt.test.ts"],
+	},
+	{
+		id: "PP02",
+		file: "src/cli/main.ts",
+		description:
+			'only an empty prompt argument counts as none: `settle -p "  "` asks the model with a message of spaces and exits 0 (prime-agent#605)',
+		edits: [{ find: 'return message.trim() === "";', replace: 'return message === "";' }],
+		tests: ["test/pi-races/print-blank-prompt.test.ts"],
+	},
+	{
+		id: "PP03",
+		file: "src/cli/print-mode.ts",
+		description:
+			'print mode goes on after a failed step: `settle -p "step 1" "step 2"` with step 1 refused sends step 2 and exits 0 on its answer (KSP-CKAN/CKAN#2941)',
+		edits: [
+			{
+				find: "if (unanswered !== undefined || (answer !== answeredBefore && answer && isFailed(answer))) break;",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/print-failed-step.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

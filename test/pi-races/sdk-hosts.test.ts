@@ -33,6 +33,13 @@
  * openclaw#77327: a gateway creating a session per request leaked ~14,000 descriptors in 7 h
  * (skills' SKILL.md, memory files) until every spawn failed with EBADF. What the host should see:
  * descriptors and active handles back where they were after each create + prompt + dispose.
+ *
+ * claude-code#45782: each Agent SDK query added its own `process.on("exit")` listener; a host with
+ * eleven at once got MaxListenersExceededWarning. What the host should see: twelve sessions running
+ * at once add no process-wide listener and no warning (held).
+ *
+ * opencode#14565: callers waiting behind a busy session hung for good once it was cancelled or
+ * disposed. What the host should see: every waiting prompt settles with SESSION_CLOSED (held).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -491,6 +498,109 @@ describe("openclaw#77327: a gateway creating a session per request leaked descri
 		expect(ours()).toEqual(descriptorsBefore);
 		expect(othersCount()).toBeLessThanOrEqual(othersBefore);
 		expect(resourcesAddedSince(handlesBefore)).toEqual({});
+		expect(rejections).toEqual([]);
+	});
+});
+
+/** The process-wide events a session could listen on: each listener per session counts toward Node's cap of 10. */
+const PROCESS_EVENTS = ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "uncaughtException", "unhandledRejection"];
+
+describe("claude-code#45782: each SDK query added a process.on('exit') listener; eleven at once printed MaxListenersExceededWarning", () => {
+	it("twelve file-backed sessions open at once in one process, each running a bash call: no process, stdout or stdin listener is added, no warning is emitted, every answer lands in its own session", async () => {
+		const warnings: Error[] = [];
+		const onWarning = (warning: Error) => warnings.push(warning);
+		process.on("warning", onWarning);
+		try {
+			const listeners = () => [
+				...PROCESS_EVENTS.map((event) => process.listenerCount(event)),
+				process.stdout.listenerCount("error"),
+				process.stdin.listenerCount("data"),
+			];
+			const agentDir = join(dir, "agent");
+			const sessionDir = join(dir, "sessions");
+			// One session first: what the process keeps once any session ran (a lock library's one handler per signal).
+			const warmUp = await hostSession(dir, { agentDir, sessionDir });
+			warmUp.faux.setResponses([fauxAssistantMessage("warm")]);
+			await warmUp.session.prompt("warm up");
+			await warmUp.session.dispose();
+			const before = listeners();
+			const hosts = [];
+			for (let i = 0; i < 12; i++) {
+				const host = await hostSession(dir, { agentDir, sessionDir });
+				host.faux.setResponses([
+					fauxAssistantMessage(fauxToolCall("bash", { command: `echo from ${i}` }), { stopReason: "toolUse" }),
+					fauxAssistantMessage(`answer ${i}`),
+				]);
+				hosts.push(host);
+			}
+			let whileRunning: number[] = [];
+			const running = hosts.map((host, i) => host.session.prompt(`question ${i}`));
+			// Every session's bash call has started: all twelve runs are in flight at once.
+			await Promise.all(
+				hosts.map(
+					(host) =>
+						new Promise<void>((resolve) => {
+							const off = host.session.subscribe((event) => {
+								if (event.type !== "tool_execution_start") return;
+								off();
+								resolve();
+							});
+						}),
+				),
+			);
+			whileRunning = listeners();
+			await Promise.all(running);
+			await settleLoop();
+
+			expect(whileRunning).toEqual(before);
+			expect(listeners()).toEqual(before);
+			expect(warnings.map((warning) => `${warning.name}: ${warning.message}`)).toEqual([]);
+			hosts.forEach((host, i) => {
+				expect(endedMessages(host.events)).toEqual([`user: question ${i}`, "assistant: ", `assistant: answer ${i}`]);
+			});
+			for (const host of hosts) await host.session.dispose();
+			expect(listeners()).toEqual(before);
+			expect(rejections).toEqual([]);
+		} finally {
+			process.off("warning", onWarning);
+		}
+	});
+});
+
+describe("opencode#14565: prompts waiting behind a busy session hung for good when it was cancelled or disposed", () => {
+	it("prompts made while the first is in preflight, more (a follow-up too) made behind them mid-run, then dispose() during the run's bash call: every call settles, SESSION_CLOSED, waitForIdle resolves, nothing is sent after", async () => {
+		const { session, faux } = await hostSession(dir);
+		faux.setResponses([
+			fauxAssistantMessage(fauxToolCall("bash", { command: "sleep 30" }), { stopReason: "toolUse" }),
+			fauxAssistantMessage("never asked for"),
+		]);
+		const outcome = (promise: Promise<unknown>) =>
+			promise.then(
+				(value) => ({ resolved: value }),
+				(error: SettleError) => ({ rejected: error.code }),
+			);
+		const toolStarted = new Promise<void>((resolve) => {
+			session.subscribe((event) => {
+				if (event.type === "tool_execution_start") resolve();
+			});
+		});
+		// The second and third are made while the first is in its preflight: they wait behind it.
+		const first = outcome(session.prompt("first"));
+		const second = outcome(session.prompt("second"));
+		const third = outcome(session.prompt("third"));
+		await toolStarted;
+		// Made while the second and third still wait: in line behind them, a follow-up too.
+		const fourth = outcome(session.prompt("while busy"));
+		const followUp = outcome(session.prompt("then this", { streamingBehavior: "followUp" }));
+		const idle = outcome(session.waitForIdle());
+		await session.dispose();
+
+		expect(await Promise.all([first, second, third, fourth, followUp])).toEqual(
+			Array.from({ length: 5 }, () => ({ rejected: "SESSION_CLOSED" })),
+		);
+		expect(await idle).toEqual({ resolved: undefined });
+		expect(faux.state.callCount).toBe(1);
+		await settleLoop();
 		expect(rejections).toEqual([]);
 	});
 });
