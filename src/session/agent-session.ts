@@ -18,6 +18,7 @@ import {
 	type PromptOperationSnapshot,
 	type PromptOperationStatePath,
 	type PromptRequest,
+	retryFollows,
 } from "../../machines/prompt-operation.machine.js";
 import {
 	DEFAULT_SHUTDOWN_TIMEOUT_MS,
@@ -1341,8 +1342,10 @@ export class AgentSession {
 		if (this.isStreaming) {
 			// Sent without triggerTurn after the run's last turn (an agent_end handler): no turn to join,
 			// so it is added when the operation settles — steered, it started a run whose agent_end sent
-			// it again, forever (pi#9379's context-appending extension).
-			const runOver = this.internals.scratch.runEnded && options.deliverAs === undefined;
+			// it again, forever (pi#9379's context-appending extension). A retry run that follows anyway
+			// is a turn to join: steered, the retried request sees it, as in pi.
+			const runOver =
+				this.internals.scratch.runEnded && options.deliverAs === undefined && !retryFollows(this.snapshot);
 			if (options.triggerTurn === false || (options.triggerTurn === undefined && runOver))
 				this.queues.holdCustom(custom);
 			else if (options.deliverAs === "followUp") this.agent.followUp(custom);

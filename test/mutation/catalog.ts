@@ -23724,6 +23724,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/compaction-summary-output-cap.test.ts"],
 	},
+	{
+		id: "PN01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a triggerless custom message sent during a retry's backoff is held until the operation settles: the retried request never sees it, it is saved after the answer (pi steers it into the retry)",
+		edits: [{ find: " && !retryFollows(this.snapshot);", replace: ";" }],
+		tests: ["test/session/queues.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

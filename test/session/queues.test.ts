@@ -9,7 +9,7 @@ import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { fileSummary, roles } from "./helpers.js";
+import { fileSummary, roles, settleWithClock } from "./helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -254,6 +254,37 @@ describe("custom messages", () => {
 			"assistant",
 			"later",
 			"assistant",
+		]);
+	});
+});
+
+describe("custom messages during a retry", () => {
+	it("sent during the backoff without options: steered into the retried request, saved before its answer", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			simulatedClock: true,
+			settings: { retry: { baseDelayMs: 50, maxRetries: 3 } },
+		});
+		let retriedRequest: string[] = [];
+		h.setResponses([
+			fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded_error: Overloaded" }),
+			(context) => {
+				retriedRequest = texts(context);
+				return fauxAssistantMessage("answered with the note");
+			},
+		]);
+		h.session.subscribe((event) => {
+			if (event.type === "auto_retry_start") {
+				void h.session.sendCustomMessage({ customType: "note", content: "sent during the backoff", display: false });
+			}
+		});
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(retriedRequest).toEqual(["hi", "sent during the backoff"]);
+		expect(roles(h.session.messages)).toEqual(["system", "user", "custom", "assistant"]);
+		expect(fileSummary(h.session.sessionFile!).slice(-3)).toEqual([
+			"context_edit",
+			"custom_message",
+			"message:assistant",
 		]);
 	});
 });
