@@ -1306,7 +1306,9 @@ export class AgentSession {
 	 * Adds a custom message (pi's `sendCustomMessage`): `nextTurn` → joins the next prompt; while
 	 * streaming → steered (or followed up) into the run, or held until the next safe point with
 	 * `triggerTurn: false`; idle with `triggerTurn` → starts an operation; idle otherwise → appended
-	 * at once (listeners get `message_start` + `message_end`).
+	 * at once (listeners get `message_start` + `message_end`). With `triggerTurn` during a manual
+	 * compaction or a tree navigation it rejects with `BUSY` (no turn follows them): retry once they
+	 * are done, or send it with `triggerTurn: false`.
 	 *
 	 * @example
 	 * ```ts

@@ -41,6 +41,8 @@ import { userMessage } from "./queues.js";
 import {
 	COMPACTION_IN_PROGRESS,
 	CONTINUE_WHILE_BUSY,
+	CUSTOM_TURN_DURING_COMPACTION,
+	CUSTOM_TURN_DURING_TREE_NAVIGATION,
 	commandCannotBeQueued,
 	nothingToContinue,
 	STREAMING_BEHAVIOR_REQUIRED,
@@ -271,6 +273,12 @@ export async function busyPreflight(s: SessionInternals, input: BusyPreflightInp
 	const payload = input.request.payload as PromptPayload;
 	if (payload.kind === "continue") throw new SettleError("BUSY", CONTINUE_WHILE_BUSY);
 	if (payload.kind === "custom") {
+		// A manual compaction or a tree navigation runs no turn after it: steered, the message would
+		// wait unseen (unlisted, unsaved) for whatever prompt came next.
+		if (!s.isStreaming()) {
+			const manual = input.phase === "compacting" && input.compactionReason === "manual";
+			throw new SettleError("BUSY", manual ? CUSTOM_TURN_DURING_COMPACTION : CUSTOM_TURN_DURING_TREE_NAVIGATION);
+		}
 		// Raced with the start of an operation: deliver it like a streaming sendCustomMessage().
 		s.agent.steer(payload.message);
 		return { disposition: "queued" };

@@ -23732,6 +23732,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: " && !retryFollows(this.snapshot);", replace: ";" }],
 		tests: ["test/session/queues.test.ts"],
 	},
+	{
+		id: "PN02",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"sendCustomMessage({triggerTurn: true}) during a manual compaction or a tree navigation resolves but is parked in the Agent's steering queue: unlisted, unsaved, and slipped into whatever prompt comes next",
+		edits: [{ find: "if (!s.isStreaming()) {\n\t\t\tconst manual", replace: "if (false) {\n\t\t\tconst manual" }],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PN03",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"a triggered custom message refused during a tree navigation says compaction is in progress (the wrong thing to wait for)",
+		edits: [
+			{
+				find: 'const manual = input.phase === "compacting" && input.compactionReason === "manual";',
+				replace: "const manual = true;",
+			},
+		],
+		tests: ["test/session/queues.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

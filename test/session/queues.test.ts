@@ -9,7 +9,7 @@ import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { fileSummary, roles, settleWithClock } from "./helpers.js";
+import { fileSummary, roles, settleWithClock, startGatedCompaction } from "./helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -255,6 +255,72 @@ describe("custom messages", () => {
 			"later",
 			"assistant",
 		]);
+	});
+});
+
+describe("custom messages with triggerTurn while nothing runs a turn", () => {
+	it("during a manual compaction's summary: refused with BUSY, not parked unseen in the Agent's queue", async () => {
+		h = await createHarness({ persistence: "disk", settings: { compaction: { keepRecentTokens: 1 } } });
+		const { compacting, release } = await startGatedCompaction(h);
+		const sent = h.session.sendCustomMessage(
+			{ customType: "ci", content: "Build failed", display: true },
+			{ triggerTurn: true },
+		);
+		await expect(sent).rejects.toMatchObject({
+			code: "BUSY",
+			message: expect.stringMatching(/while compaction is in progress.*triggerTurn: false/),
+		});
+		release();
+		await compacting;
+		// Nothing waits unseen: the next prompt's request carries only what the user sees in the session.
+		let nextRequest: string[] = [];
+		h.setResponses([
+			(context) => {
+				nextRequest = texts(context);
+				return fauxAssistantMessage("ok");
+			},
+		]);
+		await h.session.prompt("next");
+		expect(nextRequest.at(-1)).toBe("next");
+		expect(h.session.messages.some((message) => message.role === "custom")).toBe(false);
+	});
+
+	it("during a tree navigation's branch summary: refused with BUSY", async () => {
+		h = await createHarness({ persistence: "disk" });
+		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		const target = h.sessionManager
+			.getEntries()
+			.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
+		let release!: () => void;
+		const gate = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		let summarizing!: () => void;
+		const summarizerCalled = new Promise<void>((resolve) => {
+			summarizing = resolve;
+		});
+		h.setResponses([
+			async () => {
+				summarizing();
+				await gate;
+				return fauxAssistantMessage("## Goal\nsummary");
+			},
+		]);
+		const navigating = h.session.navigateTree(target.id, { summarize: true });
+		await summarizerCalled;
+		const sent = h.session.sendCustomMessage(
+			{ customType: "ci", content: "Build failed", display: true },
+			{ triggerTurn: true },
+		);
+		await expect(sent).rejects.toMatchObject({
+			code: "BUSY",
+			message: expect.stringMatching(/while the session tree is being navigated.*triggerTurn: false/),
+		});
+		release();
+		await navigating;
+		expect(h.session.messages.some((message) => message.role === "custom")).toBe(false);
 	});
 });
 
