@@ -83,7 +83,7 @@ function reportCommandError(s: SessionInternals): (error: ExtensionError) => voi
 /** The machine's `preflight` actor: the prompt pipeline while idle. */
 export async function preflight(s: SessionInternals, request: PromptRequest): Promise<PreflightOutcome> {
 	// Before the first await: an abort() from now on must stop what this preflight has not started yet.
-	const aborted = { aborted: false };
+	const aborted: { aborted: boolean; nextTurn?: CustomMessage[] } = { aborted: false };
 	s.scratch.preflightAbort = aborted;
 	const payload = request.payload as PromptPayload;
 	// A new operation, not a queued message: the place reserved for it in its queue is given up.
@@ -136,7 +136,10 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	const system = s.loadout.nextSystemMessage(start.options);
 	if (system) messages.push(system);
 	messages.push(userMessage(normalized.text, normalized.images));
-	for (const message of s.queues.takeNextTurn()) messages.push(message);
+	const nextTurn = s.queues.takeNextTurn();
+	// Given back if the run never starts (see operation-actors: an abort before it).
+	if (nextTurn.length > 0) aborted.nextTurn = nextTurn;
+	for (const message of nextTurn) messages.push(message);
 	for (const message of start.messages) messages.push(message);
 	s.scratch.forcedSystemPrompt = start.systemPrompt;
 	s.scratch.promptSystemMessage = system;

@@ -23753,6 +23753,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/queues.test.ts"],
 	},
+	{
+		id: "PN04",
+		file: "src/session/operation-actors.ts",
+		description:
+			"a prompt aborted during its preflight (a slow before_agent_start) keeps the next-turn messages it took: its run never starts, and they are in no request, no log, and no longer listed",
+		edits: [{ find: "s.queues.restoreNextTurn(nextTurn);", replace: "" }],
+		tests: ["test/session/queues.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
-import type { ExtensionAPI } from "../../src/extensions/types.js";
+import type { ExtensionAPI, ExtensionFactory } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
@@ -255,6 +255,51 @@ describe("custom messages", () => {
 			"later",
 			"assistant",
 		]);
+	});
+});
+
+describe("nextTurn custom messages and an aborted prompt", () => {
+	it("a prompt aborted in its before_agent_start hook, before any run: its next-turn messages wait for the next prompt", async () => {
+		let release!: () => void;
+		const gate = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		let entered!: () => void;
+		const inHook = new Promise<void>((resolve) => {
+			entered = resolve;
+		});
+		let hooked = 0;
+		const factory: ExtensionFactory = (pi) => {
+			pi.on("before_agent_start", async () => {
+				if (++hooked > 1) return undefined;
+				entered();
+				await gate;
+				return undefined;
+			});
+		};
+		h = await createHarness({ persistence: "disk", extensionFactories: [factory] });
+		await h.session.sendCustomMessage(
+			{ customType: "note", content: "for the next turn", display: true },
+			{ deliverAs: "nextTurn" },
+		);
+		let nextRequest: string[] = [];
+		h.setResponses([
+			(context) => {
+				nextRequest = texts(context);
+				return fauxAssistantMessage("ok");
+			},
+		]);
+		const aborted = h.session.prompt("cancelled before it ran");
+		await inHook;
+		const aborting = h.session.abort();
+		release();
+		await aborting;
+		await aborted;
+		expect(h.session.messages).toEqual([]);
+		expect(h.session.getNextTurnMessages()).toMatchObject([{ customType: "note", content: "for the next turn" }]);
+		await h.session.prompt("next");
+		expect(nextRequest).toEqual(["next", "for the next turn"]);
+		expect(h.session.getNextTurnMessages()).toEqual([]);
 	});
 });
 
