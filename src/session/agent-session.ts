@@ -1308,7 +1308,7 @@ export class AgentSession {
 	 * `triggerTurn: false`; idle with `triggerTurn` → starts an operation; idle otherwise → appended
 	 * at once (listeners get `message_start` + `message_end`). With `triggerTurn` during a manual
 	 * compaction or a tree navigation it rejects with `BUSY` (no turn follows them): retry once they
-	 * are done, or send it with `triggerTurn: false`.
+	 * are done (during a compaction, `triggerTurn: false` adds it at once).
 	 *
 	 * @example
 	 * ```ts

@@ -21,7 +21,7 @@ export const CUSTOM_TURN_DURING_COMPACTION =
 
 /** `sendCustomMessage({triggerTurn: true})` while the session tree is being navigated. */
 export const CUSTOM_TURN_DURING_TREE_NAVIGATION =
-	"Cannot start a turn with a custom message while the session tree is being navigated. Wait for navigation to finish and retry, or send it with triggerTurn: false to add it to the session now.";
+	"Cannot start a turn with a custom message while the session tree is being navigated. Wait for navigation to finish and retry.";
 
 /** A host's own `session.agent.prompt()` / `session.agent.continue()`. */
 export function directAgentRun(method: "prompt" | "continue"): string {

@@ -1003,7 +1003,7 @@ export const MUTANTS: Mutant[] = [
 		description: "nextTurn custom messages never delivered",
 		edits: [
 			{
-				find: "for (const message of s.queues.takeNextTurn()) messages.push(message);",
+				find: "for (const message of nextTurn) messages.push(message);",
 				replace: "",
 			},
 		],
@@ -1015,8 +1015,8 @@ export const MUTANTS: Mutant[] = [
 		description: "prompt during automatic compaction rejected like manual",
 		edits: [
 			{
-				find: ' && input.compactionReason === "manual"',
-				replace: "",
+				find: 'if (input.phase === "compacting" && input.compactionReason === "manual") {',
+				replace: 'if (input.phase === "compacting") {',
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/extensions"],
@@ -1377,13 +1377,13 @@ export const MUTANTS: Mutant[] = [
 			"the preflight's abort flag is made after the input hook (abort() meanwhile still compacts and runs before_agent_start)",
 		edits: [
 			{
-				find: "\tconst aborted = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\tconst payload",
+				find: "\tconst aborted: { aborted: boolean; nextTurn?: CustomMessage[] } = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\tconst payload",
 				replace: "\tconst payload",
 			},
 			{
 				find: "\t// Aborted meanwhile: the operation settles without a run",
 				replace:
-					"\tconst aborted = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\t// Aborted meanwhile: the operation settles without a run",
+					"\tconst aborted: { aborted: boolean; nextTurn?: CustomMessage[] } = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\t// Aborted meanwhile: the operation settles without a run",
 			},
 		],
 		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],

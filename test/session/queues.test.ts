@@ -361,7 +361,9 @@ describe("custom messages with triggerTurn while nothing runs a turn", () => {
 		);
 		await expect(sent).rejects.toMatchObject({
 			code: "BUSY",
-			message: expect.stringMatching(/while the session tree is being navigated.*triggerTurn: false/),
+			message: expect.stringMatching(
+				/while the session tree is being navigated\. Wait for navigation to finish and retry\.$/,
+			),
 		});
 		release();
 		await navigating;
