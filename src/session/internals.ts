@@ -170,3 +170,11 @@ export interface SessionInternals {
 	/** Waits on the session's clock (summarization retry backoff); rejects when `signal` aborts. */
 	sleep(ms: number, signal: AbortSignal | undefined): Promise<void>;
 }
+
+/**
+ * Whether a bash result or a custom message recorded now waits for a safe point: while an operation
+ * runs, and while a tree navigation runs (written now, it would stay on the branch being left).
+ */
+export function holdsSideMessages(s: SessionInternals): boolean {
+	return s.isStreaming() || s.snapshot().context.treeNavigation !== undefined;
+}

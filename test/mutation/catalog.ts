@@ -23761,6 +23761,35 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "s.queues.restoreNextTurn(nextTurn);", replace: "" }],
 		tests: ["test/session/queues.test.ts"],
 	},
+	{
+		id: "PN05",
+		file: "src/session/bash-runner.ts",
+		description:
+			"a `!` result recorded while a tree navigation's summary runs is written at once: it stays on the branch being left, gone from the context navigated to",
+		edits: [{ find: "if (holdsSideMessages(this.s))", replace: "if (this.s.isStreaming())" }],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PN06",
+		file: "src/session/agent-session.ts",
+		description:
+			"a custom message sent while a tree navigation's summary runs is appended at once: it stays on the branch being left, gone from the context navigated to",
+		edits: [
+			{
+				find: "if (holdsSideMessages(this.internals)) this.queues.holdCustom(custom);",
+				replace: "if (false) this.queues.holdCustom(custom);",
+			},
+		],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PN07",
+		file: "src/session/tree-navigation.ts",
+		description:
+			"what was held while a tree navigation ran is not written when it ends: the `!` result and the custom message wait, unsaved, for the next prompt",
+		edits: [{ find: "\t\t\ts.queues.flushPendingBash();\n\t\t\ts.queues.flushPendingCustom();\n", replace: "" }],
+		tests: ["test/session/queues.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
