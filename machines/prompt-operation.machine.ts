@@ -2352,6 +2352,14 @@ export function isRetrying(snapshot: PromptOperationSnapshot): boolean {
 }
 
 /**
+ * A retry run follows the run that just ended: announced at its `agent_end{willRetry: true}`, through
+ * the backoff, until the retry starts (or is cancelled).
+ */
+export function retryFollows(snapshot: PromptOperationSnapshot): boolean {
+	return snapshot.context.retryAnnouncement === "announced";
+}
+
+/**
  * `session.isCompacting`: any compaction (manual, automatic, before a prompt is sent, or before a
  * routed request) or a tree navigation (branch summary) is running.
  */

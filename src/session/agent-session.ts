@@ -18,6 +18,7 @@ import {
 	type PromptOperationSnapshot,
 	type PromptOperationStatePath,
 	type PromptRequest,
+	retryFollows,
 } from "../../machines/prompt-operation.machine.js";
 import {
 	DEFAULT_SHUTDOWN_TIMEOUT_MS,
@@ -114,7 +115,7 @@ import {
 	toolNamesError,
 	userMessageContentError,
 } from "./input-check.js";
-import { createOperationScratch, type SessionInternals } from "./internals.js";
+import { createOperationScratch, holdsSideMessages, type SessionInternals } from "./internals.js";
 import type { CustomMessage } from "./messages.js";
 import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./model-cycling.js";
 import { modelRegistryView } from "./model-registry-view.js";
@@ -1305,7 +1306,10 @@ export class AgentSession {
 	 * Adds a custom message (pi's `sendCustomMessage`): `nextTurn` → joins the next prompt; while
 	 * streaming → steered (or followed up) into the run, or held until the next safe point with
 	 * `triggerTurn: false`; idle with `triggerTurn` → starts an operation; idle otherwise → appended
-	 * at once (listeners get `message_start` + `message_end`).
+	 * at once (listeners get `message_start` + `message_end`), or once a tree navigation in progress
+	 * is done (on the branch it moved to). With `triggerTurn` during a manual
+	 * compaction or a tree navigation it rejects with `BUSY` (no turn follows them): retry once they
+	 * are done (during a compaction, `triggerTurn: false` adds it at once).
 	 *
 	 * @example
 	 * ```ts
@@ -1341,8 +1345,10 @@ export class AgentSession {
 		if (this.isStreaming) {
 			// Sent without triggerTurn after the run's last turn (an agent_end handler): no turn to join,
 			// so it is added when the operation settles — steered, it started a run whose agent_end sent
-			// it again, forever (pi#9379's context-appending extension).
-			const runOver = this.internals.scratch.runEnded && options.deliverAs === undefined;
+			// it again, forever (pi#9379's context-appending extension). A retry run that follows anyway
+			// is a turn to join: steered, the retried request sees it, as in pi.
+			const runOver =
+				this.internals.scratch.runEnded && options.deliverAs === undefined && !retryFollows(this.snapshot);
 			if (options.triggerTurn === false || (options.triggerTurn === undefined && runOver))
 				this.queues.holdCustom(custom);
 			else if (options.deliverAs === "followUp") this.agent.followUp(custom);
@@ -1355,7 +1361,8 @@ export class AgentSession {
 				viaAgentStart ? { kind: "custom", message: custom, viaAgentStart } : { kind: "custom", message: custom },
 			);
 		}
-		this.queues.appendCustom(custom);
+		if (holdsSideMessages(this.internals)) this.queues.holdCustom(custom);
+		else this.queues.appendCustom(custom);
 	}
 
 	/**
@@ -1758,7 +1765,8 @@ export class AgentSession {
 
 	/**
 	 * Runs a shell command for the user (not the model) in the session cwd. The result joins the
-	 * transcript at once when idle, or before `agent_settled` / the next prompt while streaming.
+	 * transcript at once when idle, before `agent_settled` / the next prompt while streaming, and
+	 * once a tree navigation in progress is done (on the branch it moved to).
 	 * While its runtime replaces the session it rejects at once with `BUSY` (with `SESSION_CLOSED`
 	 * once `runtime.dispose()` was called), as `prompt` does; a command already running then is
 	 * cancelled and its result recorded before the session goes.

@@ -9,7 +9,7 @@ import { SettleError } from "../errors.js";
 import type { UserBashResult } from "../extensions/types.js";
 import { OutputAccumulator } from "../tools/output-accumulator.js";
 import { type BashOperations, createLocalBashOperations } from "../tools/shell.js";
-import type { SessionInternals } from "./internals.js";
+import { holdsSideMessages, type SessionInternals } from "./internals.js";
 import type { BashExecutionMessage } from "./messages.js";
 
 /** The outcome of a user shell command (pi's `BashResult`). */
@@ -178,7 +178,7 @@ export class BashRunner {
 		};
 		if (result.fullOutputPath !== undefined) message.fullOutputPath = result.fullOutputPath;
 		if (options.excludeFromContext) message.excludeFromContext = true;
-		if (this.s.isStreaming()) this.s.queues.holdBash(message);
+		if (holdsSideMessages(this.s)) this.s.queues.holdBash(message);
 		else this.s.transcript.append(message);
 		return message;
 	}

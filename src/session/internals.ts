@@ -17,7 +17,7 @@ import type { ResourceLoader } from "../resources/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import type { SessionManager } from "../store/session-manager.js";
 import type { CacheWarmer } from "./cache-warmer.js";
-import type { SystemMessage } from "./messages.js";
+import type { CustomMessage, SystemMessage } from "./messages.js";
 import type { PublicEvents } from "./public-events.js";
 import type { SessionQueues } from "./queues.js";
 import type { ToolLoadout } from "./tool-loadout.js";
@@ -74,9 +74,10 @@ export interface OperationScratch {
 	requestCompactionDone: (() => void) | undefined;
 	/**
 	 * Abort flag of the running preflight, made before its first await (`abort()` then skips what is
-	 * left). A plain object: an AbortController per prompt costs more, and nothing listens to it.
+	 * left), and the next-turn messages it took for its run. A plain object: an AbortController per
+	 * prompt costs more, and nothing listens to it.
 	 */
-	preflightAbort: { aborted: boolean } | undefined;
+	preflightAbort: { aborted: boolean; nextTurn?: CustomMessage[] } | undefined;
 	/**
 	 * Depth of the session's own dispatch in progress (commands, `input` / `before_agent_start`
 	 * handlers, `agent_settled`): `waitForIdle()` called meanwhile resolves at once.
@@ -168,4 +169,12 @@ export interface SessionInternals {
 	beforeRun(): void;
 	/** Waits on the session's clock (summarization retry backoff); rejects when `signal` aborts. */
 	sleep(ms: number, signal: AbortSignal | undefined): Promise<void>;
+}
+
+/**
+ * Whether a bash result or a custom message recorded now waits for a safe point: while an operation
+ * runs, and while a tree navigation runs (written now, it would stay on the branch being left).
+ */
+export function holdsSideMessages(s: SessionInternals): boolean {
+	return s.isStreaming() || s.snapshot().context.treeNavigation !== undefined;
 }

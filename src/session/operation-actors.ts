@@ -107,6 +107,12 @@ export function answerMachineRequests(actor: PromptOperationActor, s: SessionInt
 			(output) => {
 				scratch.dispatchDepth--;
 				scratch.runningPreflight = undefined;
+				// Aborted before its run: the machine settles without one, so the next-turn messages the
+				// preflight took are the next prompt's again.
+				const nextTurn = scratch.preflightAbort?.nextTurn;
+				if (nextTurn && output.disposition === "started" && s.snapshot().context.abortRequested) {
+					s.queues.restoreNextTurn(nextTurn);
+				}
 				send({ type: "PREFLIGHT_DONE", output });
 			},
 			(error: unknown) => {

@@ -41,6 +41,8 @@ import { userMessage } from "./queues.js";
 import {
 	COMPACTION_IN_PROGRESS,
 	CONTINUE_WHILE_BUSY,
+	CUSTOM_TURN_DURING_COMPACTION,
+	CUSTOM_TURN_DURING_TREE_NAVIGATION,
 	commandCannotBeQueued,
 	nothingToContinue,
 	STREAMING_BEHAVIOR_REQUIRED,
@@ -81,7 +83,7 @@ function reportCommandError(s: SessionInternals): (error: ExtensionError) => voi
 /** The machine's `preflight` actor: the prompt pipeline while idle. */
 export async function preflight(s: SessionInternals, request: PromptRequest): Promise<PreflightOutcome> {
 	// Before the first await: an abort() from now on must stop what this preflight has not started yet.
-	const aborted = { aborted: false };
+	const aborted: { aborted: boolean; nextTurn?: CustomMessage[] } = { aborted: false };
 	s.scratch.preflightAbort = aborted;
 	const payload = request.payload as PromptPayload;
 	// A new operation, not a queued message: the place reserved for it in its queue is given up.
@@ -134,7 +136,10 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	const system = s.loadout.nextSystemMessage(start.options);
 	if (system) messages.push(system);
 	messages.push(userMessage(normalized.text, normalized.images));
-	for (const message of s.queues.takeNextTurn()) messages.push(message);
+	const nextTurn = s.queues.takeNextTurn();
+	// Given back if the run never starts (see operation-actors: an abort before it).
+	if (nextTurn.length > 0) aborted.nextTurn = nextTurn;
+	for (const message of nextTurn) messages.push(message);
 	for (const message of start.messages) messages.push(message);
 	s.scratch.forcedSystemPrompt = start.systemPrompt;
 	s.scratch.promptSystemMessage = system;
@@ -271,6 +276,12 @@ export async function busyPreflight(s: SessionInternals, input: BusyPreflightInp
 	const payload = input.request.payload as PromptPayload;
 	if (payload.kind === "continue") throw new SettleError("BUSY", CONTINUE_WHILE_BUSY);
 	if (payload.kind === "custom") {
+		// A manual compaction or a tree navigation runs no turn after it: steered, the message would
+		// wait unseen (unlisted, unsaved) for whatever prompt came next.
+		if (!s.isStreaming()) {
+			const manual = input.phase === "compacting" && input.compactionReason === "manual";
+			throw new SettleError("BUSY", manual ? CUSTOM_TURN_DURING_COMPACTION : CUSTOM_TURN_DURING_TREE_NAVIGATION);
+		}
 		// Raced with the start of an operation: deliver it like a streaming sendCustomMessage().
 		s.agent.steer(payload.message);
 		return { disposition: "queued" };

@@ -304,6 +304,11 @@ export class SessionQueues {
 		return messages;
 	}
 
+	/** Puts back next-turn messages a prompt took but never sent (ahead of any added since). */
+	restoreNextTurn(messages: readonly CustomMessage[]): void {
+		this.nextTurn = [...messages, ...this.nextTurn];
+	}
+
 	/** Appends pending bash results to the transcript and the log (no message events, as in pi). */
 	flushPendingBash(): void {
 		if (this.pendingBash.length === 0) return;

@@ -15,6 +15,14 @@ export const COMPACTION_IN_PROGRESS =
 export const TREE_NAVIGATION_IN_PROGRESS =
 	"Cannot submit a prompt while the session tree is being navigated. Wait for navigation to finish and retry.";
 
+/** `sendCustomMessage({triggerTurn: true})` while a manual `compact()` runs: no turn follows it. */
+export const CUSTOM_TURN_DURING_COMPACTION =
+	"Cannot start a turn with a custom message while compaction is in progress. Wait for compaction to finish and retry, or send it with triggerTurn: false to add it to the session now.";
+
+/** `sendCustomMessage({triggerTurn: true})` while the session tree is being navigated. */
+export const CUSTOM_TURN_DURING_TREE_NAVIGATION =
+	"Cannot start a turn with a custom message while the session tree is being navigated. Wait for navigation to finish and retry.";
+
 /** A host's own `session.agent.prompt()` / `session.agent.continue()`. */
 export function directAgentRun(method: "prompt" | "continue"): string {
 	return `session.agent.${method}() was called directly: it would run the model past the session (no retry, compaction or agent_settled; the session would say idle). Use session.continue() to continue the transcript as it is, or session.prompt() to send a message.`;

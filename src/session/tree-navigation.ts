@@ -107,6 +107,15 @@ export function finishTreeNavigation(
 	error: unknown,
 	refused?: "streaming" | "compacting",
 ): void {
+	if (refused === undefined && !s.isStreaming()) {
+		// Recorded while it ran, they waited for it: they join the branch now in use.
+		try {
+			s.queues.flushPendingBash();
+			s.queues.flushPendingCustom();
+		} catch {
+			// Not written: they stay pending, and the next prompt's flush fails with why.
+		}
+	}
 	const pending = stateOf(s).pending;
 	const caller = pending.get(requestId);
 	if (!caller) return;

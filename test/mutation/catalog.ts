@@ -1003,7 +1003,7 @@ export const MUTANTS: Mutant[] = [
 		description: "nextTurn custom messages never delivered",
 		edits: [
 			{
-				find: "for (const message of s.queues.takeNextTurn()) messages.push(message);",
+				find: "for (const message of nextTurn) messages.push(message);",
 				replace: "",
 			},
 		],
@@ -1015,8 +1015,8 @@ export const MUTANTS: Mutant[] = [
 		description: "prompt during automatic compaction rejected like manual",
 		edits: [
 			{
-				find: ' && input.compactionReason === "manual"',
-				replace: "",
+				find: 'if (input.phase === "compacting" && input.compactionReason === "manual") {',
+				replace: 'if (input.phase === "compacting") {',
 			},
 		],
 		tests: ["test/session", "test/recovery", "test/extensions"],
@@ -1377,13 +1377,13 @@ export const MUTANTS: Mutant[] = [
 			"the preflight's abort flag is made after the input hook (abort() meanwhile still compacts and runs before_agent_start)",
 		edits: [
 			{
-				find: "\tconst aborted = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\tconst payload",
+				find: "\tconst aborted: { aborted: boolean; nextTurn?: CustomMessage[] } = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\tconst payload",
 				replace: "\tconst payload",
 			},
 			{
 				find: "\t// Aborted meanwhile: the operation settles without a run",
 				replace:
-					"\tconst aborted = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\t// Aborted meanwhile: the operation settles without a run",
+					"\tconst aborted: { aborted: boolean; nextTurn?: CustomMessage[] } = { aborted: false };\n\ts.scratch.preflightAbort = aborted;\n\t// Aborted meanwhile: the operation settles without a run",
 			},
 		],
 		tests: ["test/session/abort-at-every-await.test.ts", "test/session/lost-abort-regressions.test.ts"],
@@ -24114,6 +24114,72 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/print-failed-step.test.ts"],
+	},
+	{
+		id: "PN01",
+		file: "src/session/agent-session.ts",
+		description:
+			"a triggerless custom message sent during a retry's backoff is held until the operation settles: the retried request never sees it, it is saved after the answer (pi steers it into the retry)",
+		edits: [{ find: " && !retryFollows(this.snapshot);", replace: ";" }],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PN02",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"sendCustomMessage({triggerTurn: true}) during a manual compaction or a tree navigation resolves but is parked in the Agent's steering queue: unlisted, unsaved, and slipped into whatever prompt comes next",
+		edits: [{ find: "if (!s.isStreaming()) {\n\t\t\tconst manual", replace: "if (false) {\n\t\t\tconst manual" }],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PN03",
+		file: "src/session/prompt-pipeline.ts",
+		description:
+			"a triggered custom message refused during a tree navigation says compaction is in progress (the wrong thing to wait for)",
+		edits: [
+			{
+				find: 'const manual = input.phase === "compacting" && input.compactionReason === "manual";',
+				replace: "const manual = true;",
+			},
+		],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PN04",
+		file: "src/session/operation-actors.ts",
+		description:
+			"a prompt aborted during its preflight (a slow before_agent_start) keeps the next-turn messages it took: its run never starts, and they are in no request, no log, and no longer listed",
+		edits: [{ find: "s.queues.restoreNextTurn(nextTurn);", replace: "" }],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PN05",
+		file: "src/session/bash-runner.ts",
+		description:
+			"a `!` result recorded while a tree navigation's summary runs is written at once: it stays on the branch being left, gone from the context navigated to",
+		edits: [{ find: "if (holdsSideMessages(this.s))", replace: "if (this.s.isStreaming())" }],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PN06",
+		file: "src/session/agent-session.ts",
+		description:
+			"a custom message sent while a tree navigation's summary runs is appended at once: it stays on the branch being left, gone from the context navigated to",
+		edits: [
+			{
+				find: "if (holdsSideMessages(this.internals)) this.queues.holdCustom(custom);",
+				replace: "if (false) this.queues.holdCustom(custom);",
+			},
+		],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PN07",
+		file: "src/session/tree-navigation.ts",
+		description:
+			"what was held while a tree navigation ran is not written when it ends: the `!` result and the custom message wait, unsaved, for the next prompt",
+		edits: [{ find: "\t\t\ts.queues.flushPendingBash();\n\t\t\ts.queues.flushPendingCustom();\n", replace: "" }],
+		tests: ["test/session/queues.test.ts"],
 	},
 ];
 

@@ -5,11 +5,11 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
-import type { ExtensionAPI } from "../../src/extensions/types.js";
+import type { ExtensionAPI, ExtensionFactory } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { fileSummary, roles } from "./helpers.js";
+import { fileSummary, reopenedContext, roles, settleWithClock, startGatedCompaction } from "./helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -254,6 +254,194 @@ describe("custom messages", () => {
 			"assistant",
 			"later",
 			"assistant",
+		]);
+	});
+});
+
+describe("nextTurn custom messages and an aborted prompt", () => {
+	it("a prompt aborted in its before_agent_start hook, before any run: its next-turn messages wait for the next prompt", async () => {
+		let release!: () => void;
+		const gate = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		let entered!: () => void;
+		const inHook = new Promise<void>((resolve) => {
+			entered = resolve;
+		});
+		let hooked = 0;
+		const factory: ExtensionFactory = (pi) => {
+			pi.on("before_agent_start", async () => {
+				if (++hooked > 1) return undefined;
+				entered();
+				await gate;
+				return undefined;
+			});
+		};
+		h = await createHarness({ persistence: "disk", extensionFactories: [factory] });
+		await h.session.sendCustomMessage(
+			{ customType: "note", content: "for the next turn", display: true },
+			{ deliverAs: "nextTurn" },
+		);
+		let nextRequest: string[] = [];
+		h.setResponses([
+			(context) => {
+				nextRequest = texts(context);
+				return fauxAssistantMessage("ok");
+			},
+		]);
+		const aborted = h.session.prompt("cancelled before it ran");
+		await inHook;
+		const aborting = h.session.abort();
+		release();
+		await aborting;
+		await aborted;
+		expect(h.session.messages).toEqual([]);
+		expect(h.session.getNextTurnMessages()).toMatchObject([{ customType: "note", content: "for the next turn" }]);
+		await h.session.prompt("next");
+		expect(nextRequest).toEqual(["next", "for the next turn"]);
+		expect(h.session.getNextTurnMessages()).toEqual([]);
+	});
+});
+
+describe("custom messages with triggerTurn while nothing runs a turn", () => {
+	it("during a manual compaction's summary: refused with BUSY, not parked unseen in the Agent's queue", async () => {
+		h = await createHarness({ persistence: "disk", settings: { compaction: { keepRecentTokens: 1 } } });
+		const { compacting, release } = await startGatedCompaction(h);
+		const sent = h.session.sendCustomMessage(
+			{ customType: "ci", content: "Build failed", display: true },
+			{ triggerTurn: true },
+		);
+		await expect(sent).rejects.toMatchObject({
+			code: "BUSY",
+			message: expect.stringMatching(/while compaction is in progress.*triggerTurn: false/),
+		});
+		release();
+		await compacting;
+		// Nothing waits unseen: the next prompt's request carries only what the user sees in the session.
+		let nextRequest: string[] = [];
+		h.setResponses([
+			(context) => {
+				nextRequest = texts(context);
+				return fauxAssistantMessage("ok");
+			},
+		]);
+		await h.session.prompt("next");
+		expect(nextRequest.at(-1)).toBe("next");
+		expect(h.session.messages.some((message) => message.role === "custom")).toBe(false);
+	});
+
+	it("during a tree navigation's branch summary: refused with BUSY", async () => {
+		h = await createHarness({ persistence: "disk" });
+		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		const target = h.sessionManager
+			.getEntries()
+			.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
+		let release!: () => void;
+		const gate = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		let summarizing!: () => void;
+		const summarizerCalled = new Promise<void>((resolve) => {
+			summarizing = resolve;
+		});
+		h.setResponses([
+			async () => {
+				summarizing();
+				await gate;
+				return fauxAssistantMessage("## Goal\nsummary");
+			},
+		]);
+		const navigating = h.session.navigateTree(target.id, { summarize: true });
+		await summarizerCalled;
+		const sent = h.session.sendCustomMessage(
+			{ customType: "ci", content: "Build failed", display: true },
+			{ triggerTurn: true },
+		);
+		await expect(sent).rejects.toMatchObject({
+			code: "BUSY",
+			message: expect.stringMatching(
+				/while the session tree is being navigated\. Wait for navigation to finish and retry\.$/,
+			),
+		});
+		release();
+		await navigating;
+		expect(h.session.messages.some((message) => message.role === "custom")).toBe(false);
+	});
+});
+
+describe("side messages during a tree navigation", () => {
+	it("a custom message and a `!` result recorded while the branch summary runs join the branch navigated to, after its summary", async () => {
+		h = await createHarness({ persistence: "disk" });
+		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		const target = h.sessionManager
+			.getEntries()
+			.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
+		let release!: () => void;
+		const gate = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		let summarizing!: () => void;
+		const summarizerCalled = new Promise<void>((resolve) => {
+			summarizing = resolve;
+		});
+		h.setResponses([
+			async () => {
+				summarizing();
+				await gate;
+				return fauxAssistantMessage("## Goal\nsummary");
+			},
+		]);
+		const navigating = h.session.navigateTree(target.id, { summarize: true });
+		await summarizerCalled;
+		await h.session.sendCustomMessage({ customType: "note", content: "sent while navigating", display: true });
+		await h.session.executeBash("echo ran-while-navigating");
+		release();
+		await navigating;
+		// Bash results first, then custom messages, as at every flush.
+		expect(roles(h.session.messages)).toEqual([
+			"system",
+			"user",
+			"assistant",
+			"branchSummary",
+			"bashExecution",
+			"custom",
+		]);
+		// The file says the same: both are on the branch now in use, not on the one left behind.
+		expect(reopenedContext(h.session.sessionFile!).map((message) => message.role)).toEqual(roles(h.session.messages));
+	});
+});
+
+describe("custom messages during a retry", () => {
+	it("sent during the backoff without options: steered into the retried request, saved before its answer", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			simulatedClock: true,
+			settings: { retry: { baseDelayMs: 50, maxRetries: 3 } },
+		});
+		let retriedRequest: string[] = [];
+		h.setResponses([
+			fauxAssistantMessage("", { stopReason: "error", errorMessage: "529 overloaded_error: Overloaded" }),
+			(context) => {
+				retriedRequest = texts(context);
+				return fauxAssistantMessage("answered with the note");
+			},
+		]);
+		h.session.subscribe((event) => {
+			if (event.type === "auto_retry_start") {
+				void h.session.sendCustomMessage({ customType: "note", content: "sent during the backoff", display: false });
+			}
+		});
+		await settleWithClock(h, h.session.prompt("hi"));
+		expect(retriedRequest).toEqual(["hi", "sent during the backoff"]);
+		expect(roles(h.session.messages)).toEqual(["system", "user", "custom", "assistant"]);
+		expect(fileSummary(h.session.sessionFile!).slice(-3)).toEqual([
+			"context_edit",
+			"custom_message",
+			"message:assistant",
 		]);
 	});
 });
