@@ -24081,6 +24081,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
 	},
+	{
+		id: "PQ01",
+		file: "src/llm/kimi-reasoning-content.ts",
+		description:
+			"with models.json's requiresReasoningContentOnAssistantMessages, Kimi's thinking stays under `reasoning` beside pi-ai's empty reasoning_content: its earlier thinking is lost (pi#5309)",
+		edits: [{ find: '=== "string" && message[name] !== ""', replace: '=== "string"' }],
+		tests: ["test/pi-races/kimi-reasoning-content.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
