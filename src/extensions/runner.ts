@@ -956,7 +956,11 @@ export class ExtensionRunner {
 				const keys = Reflect.ownKeys(target);
 				return written ? [...new Set([...keys, ...written.keys()])] : keys;
 			},
-			deleteProperty: (_target, key) => written?.delete(key) === true,
+			// The shared members stay; a delete answers true, as on a plain object (false is a TypeError in strict code).
+			deleteProperty: (_target, key) => {
+				written?.delete(key);
+				return true;
+			},
 			// A copy by descriptors (`Object.getOwnPropertyDescriptors(ctx)`) reads the call's members too,
 			// not the extension context's (the session's current signal, an unrefused `ui`).
 			getOwnPropertyDescriptor: (target, key) => {

@@ -45,7 +45,11 @@ export function kimiReasoningContent(model: Model, options: StreamOptions | unde
 }
 
 function withReasoningContent(message: Record<string, unknown>): void {
-	const field = REASONING_FIELDS.find((name) => typeof message[name] === "string");
+	// The field with text: pi-ai fills an empty `reasoning_content` beside thinking sent as `reasoning`
+	// when models.json sets `requiresReasoningContentOnAssistantMessages` (pi#5309's workaround).
+	const field =
+		REASONING_FIELDS.find((name) => typeof message[name] === "string" && message[name] !== "") ??
+		REASONING_FIELDS.find((name) => typeof message[name] === "string");
 	if (field !== undefined && field !== "reasoning_content") {
 		message.reasoning_content = message[field];
 		delete message[field];

@@ -79,4 +79,32 @@ describe("a per-call handler context is a plain object, as every handler's", () 
 			expect(seen[1]).toEqual({ before: undefined, after: "call 2", listed: true, inCtx: true, copied: "call 2" });
 		},
 	);
+	it.each(["tool_call", "tool_result", "turn_end", "agent_before_settle"] as const)(
+		"%s: a handler deletes a name on its ctx, assigned or never assigned, without a TypeError, as on pi's plain object",
+		async (event) => {
+			const seen: { threw: string | undefined; tmpLeft: boolean }[] = [];
+			const d = await disk.session({
+				extensionFactories: [
+					(pi) => {
+						pi.on(event as "turn_end", (_event, ctx) => {
+							const own = ctx as unknown as Record<string, unknown>;
+							let threw: string | undefined;
+							try {
+								delete own.scratch;
+								own.tmp = 1;
+								delete own.tmp;
+							} catch (error) {
+								threw = String(error);
+							}
+							seen.push({ threw, tmpLeft: "tmp" in ctx });
+						});
+					},
+				],
+			});
+			d.provider.answer(d.provider.bashCallReply("echo hi", "call-1"), "done");
+			await d.session.prompt("run it");
+			expect(seen.length).toBeGreaterThan(0);
+			expect(seen[0]).toEqual({ threw: undefined, tmpLeft: false });
+		},
+	);
 });

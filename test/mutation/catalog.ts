@@ -24181,6 +24181,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\ts.queues.flushPendingBash();\n\t\t\ts.queues.flushPendingCustom();\n", replace: "" }],
 		tests: ["test/session/queues.test.ts"],
 	},
+	{
+		id: "PQ01",
+		file: "src/llm/kimi-reasoning-content.ts",
+		description:
+			"with models.json's requiresReasoningContentOnAssistantMessages, Kimi's thinking stays under `reasoning` beside pi-ai's empty reasoning_content: its earlier thinking is lost (pi#5309)",
+		edits: [{ find: '=== "string" && message[name] !== ""', replace: '=== "string"' }],
+		tests: ["test/pi-races/kimi-reasoning-content.test.ts"],
+	},
+	{
+		id: "PQ02",
+		file: "src/extensions/runner.ts",
+		description:
+			"a per-call handler ctx answers a delete of a name the call never assigned with false: `delete ctx.scratch` throws a TypeError in the handler, unlike pi's plain object",
+		edits: [
+			{
+				find: "\t\t\t\twritten?.delete(key);\n\t\t\t\treturn true;",
+				replace: "\t\t\t\treturn written?.delete(key) === true;",
+			},
+		],
+		tests: ["test/extensions/scoped-context-shape.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -40,13 +40,13 @@ describe("pi#4251: Kimi's reasoning_content on its tool-call turns", () => {
 			: next();
 	});
 
-	function writeModels(): void {
+	function writeModels(compat?: Record<string, unknown>): void {
 		// An OpenCode-Go-like gateway in models.json, pointed at the local server.
 		const gateway = {
 			baseUrl: server.url,
 			api: "openai-completions",
 			apiKey: "OPENCODE_API_KEY",
-			models: [{ id: "kimi-k2.6", reasoning: true, contextWindow: 262_144, maxTokens: 65_536 }],
+			models: [{ id: "kimi-k2.6", reasoning: true, contextWindow: 262_144, maxTokens: 65_536, compat }],
 		};
 		mkdirSync(cli.agentDir, { recursive: true });
 		writeFileSync(join(cli.agentDir, "models.json"), JSON.stringify({ providers: { gateway } }));
@@ -75,6 +75,28 @@ describe("pi#4251: Kimi's reasoning_content on its tool-call turns", () => {
 		expect(result.stderr).toBe("");
 		expect(result.stdout).toBe("bash said from-bash.\n");
 		expect(result.code).toBe(0);
+		const call = messagesOf(server.requests[1]!).find((message) => message.role === "assistant");
+		expect(call).toMatchObject({ reasoning_content: "I should run echo first.", tool_calls: [expect.anything()] });
+		expect(call).not.toHaveProperty("reasoning");
+	});
+
+	it("pi#5309: with the models.json workaround `requiresReasoningContentOnAssistantMessages`, the thinking still goes back as reasoning_content, not an empty one", async () => {
+		// pi-ai fills an empty reasoning_content beside the thinking it sends back as `reasoning`.
+		writeModels({ requiresReasoningContentOnAssistantMessages: true });
+		server.reply(
+			chatReply(
+				[
+					{ type: "reasoning", text: "I should run echo first.", field: "reasoning" },
+					{ type: "tool_call", id: "functions.bash:0", name: "bash", arguments: { command: "echo from-bash" } },
+				],
+				{ model: "kimi-k2.6", finishReason: "tool_calls" },
+			),
+			chatReply([{ type: "text", text: "bash said from-bash." }], { model: "kimi-k2.6" }),
+		);
+
+		const result = await run(["--thinking", "high", "-p", "run echo"]);
+		expect(result.stderr).toBe("");
+		expect(result.stdout).toBe("bash said from-bash.\n");
 		const call = messagesOf(server.requests[1]!).find((message) => message.role === "assistant");
 		expect(call).toMatchObject({ reasoning_content: "I should run echo first.", tool_calls: [expect.anything()] });
 		expect(call).not.toHaveProperty("reasoning");
