@@ -24081,6 +24081,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
 	},
+	{
+		id: "PR01",
+		description:
+			"a skill's `$ARGUMENTS` left as written: the model gets the placeholder, not what the user typed (claude-code#46922)",
+		file: "src/resources/skills.ts",
+		edits: [{ find: "\tif (placed) body = substituteSkillArguments(body, args);\n", replace: "" }],
+		tests: ["test/pi-races/skills-arguments.test.ts"],
+	},
+	{
+		id: "PR02",
+		description:
+			"arguments placed in a skill by `$ARGUMENTS` are repeated below the skill block as well (claude-code#46922)",
+		file: "src/resources/skills.ts",
+		edits: [{ find: "args && !placed ?", replace: "args ?" }],
+		tests: ["test/pi-races/skills-arguments.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
