@@ -42,7 +42,8 @@ describe("claude-code#46922: `$ARGUMENTS` in a skill's body", () => {
 		);
 	});
 
-	it("oh-my-openagent#640: the skill invoked without arguments: `$ARGUMENTS` is empty, a `${ARGUMENTS:-…}` default is used; a skill without the placeholder still gets its arguments below", () => {
+	it("oh-my-openagent#640: the skill invoked without arguments: `$ARGUMENTS` is empty, an `ARGUMENTS:-` default is used; a skill without the placeholder still gets its arguments below", () => {
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: the skill's own placeholder, not a template literal
 		const dir = writeSkill("review", "<user-request>$ARGUMENTS</user-request>\nScope: ${ARGUMENTS:-the whole diff}.\n");
 		const bare = cli.settle(["--faux", "--no-session", "-p", "/skill:review"]);
 		expect(bare).toMatchObject({ code: 0, stderr: "" });
