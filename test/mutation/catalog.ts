@@ -24097,6 +24097,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "args && !placed ?", replace: "args ?" }],
 		tests: ["test/pi-races/skills-arguments.test.ts"],
 	},
+	{
+		id: "PR03",
+		description:
+			"an extension command registered as `/deploy` keeps its slash: `/deploy prod` goes to the model, only `//deploy` runs it (agent-afk#1654)",
+		file: "src/extensions/runtime.ts",
+		edits: [{ find: 'given.replace(/^\\/+/, "")', replace: "given" }],
+		tests: ["test/pi-races/extension-command-names.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
