@@ -213,8 +213,9 @@ export interface SkillExpansion {
  * Expands `/skill:<name> [args]` (the name ends at the first space, tab or line break): the skill body (front matter removed,
  * trimmed) wrapped as `<skill name="…" location="…">`, a line `References are relative to <dir>.`,
  * a blank line, the body, `</skill>`, then the args after a blank line, or in the body where it says
- * `$ARGUMENTS` (Claude Code's placeholder; `$ARGUMENTS[0]`, `${ARGUMENTS:-text}` too). Unknown names and other
- * text come back unchanged. Must not throw: a read failure is returned in `error`.
+ * `$ARGUMENTS` (Claude Code's placeholder; `$ARGUMENTS[0]`, `${ARGUMENTS:-text}` too). A name no skill has
+ * may be the folder of a skill named otherwise in its front matter. Unknown names and other text come
+ * back unchanged. Must not throw: a read failure is returned in `error`.
  * @example
  * ```ts
  * const { text, error } = expandSkillCommand("/skill:code-review src/a.ts", resourceLoader.getSkills().skills);
@@ -231,7 +232,7 @@ export function expandSkillCommand(
 	const space = text.search(/\s/);
 	const name = space === -1 ? text.slice(7) : text.slice(7, space);
 	const args = space === -1 ? "" : text.slice(space + 1).trim();
-	const skill = skills.find((candidate) => candidate.name === name);
+	const skill = findSkill(name, skills);
 	if (!skill) return { text };
 	let body: string;
 	try {
@@ -244,6 +245,30 @@ export function expandSkillCommand(
 	if (placed) body = substituteSkillArguments(body, args);
 	const block = `<skill name="${skill.name}" location="${skill.filePath}">\nReferences are relative to ${skill.baseDir}.\n\n${body}\n</skill>`;
 	return { text: args && !placed ? `${block}\n\n${args}` : block, skill };
+}
+
+/**
+ * The skill `/skill:<name>` runs: the one of that name, else {@link skillInFolder}'s.
+ *
+ * @example
+ * ```ts
+ * findSkill("code-review", resourceLoader.getSkills().skills)?.filePath;
+ * ```
+ */
+export function findSkill(name: string, skills: readonly Skill[]): Skill | undefined {
+	return skills.find((candidate) => candidate.name === name) ?? skillInFolder(skills, name);
+}
+
+/**
+ * The one skill whose `SKILL.md` sits in a folder of that name while its front matter names it
+ * otherwise (`react-best-practices/` holding `name: vercel-react-best-practices`): listed under one
+ * name and looked up under the other, it was reachable under neither (agent-skills#330).
+ */
+function skillInFolder(skills: readonly Skill[], folder: string): Skill | undefined {
+	const found = skills.filter(
+		(candidate) => basename(candidate.filePath) === "SKILL.md" && basename(candidate.baseDir) === folder,
+	);
+	return found.length === 1 ? found[0] : undefined;
 }
 
 /**

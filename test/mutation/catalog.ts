@@ -24105,6 +24105,33 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'given.replace(/^\\/+/, "")', replace: "given" }],
 		tests: ["test/pi-races/extension-command-names.test.ts"],
 	},
+	{
+		id: "PR04",
+		description:
+			"`/skill:<folder>` for a skill named otherwise in its front matter goes to the model as typed (agent-skills#330)",
+		file: "src/resources/skills.ts",
+		edits: [{ find: " ?? skillInFolder(skills, name)", replace: "" }],
+		tests: ["test/pi-races/skills-folder-names.test.ts"],
+	},
+	{
+		id: "PR05",
+		description: "a skill in a folder of that name wins over the skill that has the name (agent-skills#330)",
+		file: "src/resources/skills.ts",
+		edits: [
+			{
+				find: "return skills.find((candidate) => candidate.name === name) ?? skillInFolder(skills, name);",
+				replace: "return skillInFolder(skills, name) ?? skills.find((candidate) => candidate.name === name);",
+			},
+		],
+		tests: ["test/pi-races/skills-folder-names.test.ts"],
+	},
+	{
+		id: "PR06",
+		description: "`settle -i` calls `/skill:<folder>` of a skill named otherwise an unknown command (agent-skills#330)",
+		file: "src/cli/interactive-mode.ts",
+		edits: [{ find: " &&\n\t\t\t!reachesSkill(command.name, session())", replace: "" }],
+		tests: ["test/pi-races/skills-folder-names.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
