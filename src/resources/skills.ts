@@ -266,7 +266,10 @@ export function findSkill(name: string, skills: readonly Skill[]): Skill | undef
  */
 function skillInFolder(skills: readonly Skill[], folder: string): Skill | undefined {
 	const found = skills.filter(
-		(candidate) => basename(candidate.filePath) === "SKILL.md" && basename(candidate.baseDir) === folder,
+		(candidate) =>
+			candidate.name !== folder &&
+			basename(candidate.filePath) === "SKILL.md" &&
+			basename(candidate.baseDir) === folder,
 	);
 	return found.length === 1 ? found[0] : undefined;
 }

@@ -17552,9 +17552,8 @@ export const MUTANTS: Mutant[] = [
 			"claude-code#43875: /skill:name finds only the skills the model may invoke: a flagged one stays the typed text",
 		edits: [
 			{
-				find: "const skill = skills.find((candidate) => candidate.name === name);",
-				replace:
-					"const skill = skills.find((candidate) => candidate.name === name && !candidate.disableModelInvocation);",
+				find: "return skills.find((candidate) => candidate.name === name) ??",
+				replace: "return skills.find((candidate) => candidate.name === name && !candidate.disableModelInvocation) ??",
 			},
 		],
 		tests: ["test/pi-races/skills-model-invocation.test.ts"],
