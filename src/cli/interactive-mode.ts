@@ -23,6 +23,7 @@ import {
 	providerOfAuthError,
 } from "../llm/provider-env.js";
 import type { ImageContent, ThinkingLevel } from "../llm/types.js";
+import { findSkill } from "../resources/skills.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
 import type { AgentSession } from "../session/agent-session.js";
@@ -448,7 +449,8 @@ export async function runInteractiveMode(
 			command &&
 			!session()
 				.getCommands()
-				.some((known) => known.name === command.name)
+				.some((known) => known.name === command.name) &&
+			!reachesSkill(command.name, session())
 		) {
 			printer.line(style.red(`Error: ${unknownCommandText(command.name)}`));
 			return;
@@ -798,4 +800,12 @@ function printBanner(
 	for (const line of promptFileLines(runtime)) printer.line(line);
 	if (count > 0) printRecap({ runtime, notice: (line) => printer.notice(line) });
 	printer.line(style.dim("/help for commands, Ctrl+C to abort, Ctrl+D to exit"));
+}
+
+/** `skill:<folder>` for a skill named otherwise in its front matter, which `getCommands()` lists by that name. */
+function reachesSkill(commandName: string, session: AgentSession): boolean {
+	return (
+		commandName.startsWith("skill:") &&
+		findSkill(commandName.slice(6), session.resourceLoader.getSkills().skills) !== undefined
+	);
 }

@@ -547,10 +547,12 @@ export function createExtensionAPI(extension: Extension, runtime: ExtensionRunti
 			// Registered at run time: the session re-merges its registry (new tools become active).
 			runtime.actions?.refreshTools();
 		},
-		registerCommand(name, options) {
+		registerCommand(given, options) {
 			runtime.assertActive();
+			// maki#640, agent-afk#1654: a name written with its slash (`"/deploy"`) would answer only `//deploy`.
+			const name = typeof given === "string" ? given.replace(/^\/+/, "") : given;
 			if (typeof name !== "string" || name.length === 0 || /\s/.test(name)) {
-				throw invalid(`pi.registerCommand() needs a command name without spaces (got ${JSON.stringify(name)}).`);
+				throw invalid(`pi.registerCommand() needs a command name without spaces (got ${JSON.stringify(given)}).`);
 			}
 			if (typeof options?.handler !== "function") {
 				throw invalid(`pi.registerCommand("${name}") needs a handler(args, ctx) function.`);

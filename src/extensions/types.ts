@@ -1417,6 +1417,7 @@ export interface ExtensionAPI {
 	registerTool<TParameters extends object = object, TDetails = unknown>(
 		tool: ExtensionToolDefinition<TParameters, TDetails>,
 	): void;
+	/** Registers `/name` for the user to type; `name` goes without its slash (a leading `/` is dropped). */
 	registerCommand(name: string, options: Omit<RegisteredCommand, "name" | "sourceInfo">): void;
 	/** Recorded for hosts with a terminal UI; Settle never triggers shortcuts. */
 	registerShortcut(

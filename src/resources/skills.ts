@@ -7,6 +7,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { errorMessage } from "../errors.js";
 import { misplacedFrontmatterLine, parseFrontmatter } from "./frontmatter.js";
+import { parseCommandArgs } from "./prompt-templates.js";
 import { readTextFile } from "./text-file.js";
 import type { ResourceDiagnostic, Skill, SourceInfo } from "./types.js";
 
@@ -211,8 +212,10 @@ export interface SkillExpansion {
 /**
  * Expands `/skill:<name> [args]` (the name ends at the first space, tab or line break): the skill body (front matter removed,
  * trimmed) wrapped as `<skill name="…" location="…">`, a line `References are relative to <dir>.`,
- * a blank line, the body, `</skill>`, then the args after a blank line. Unknown names and other
- * text come back unchanged. Must not throw: a read failure is returned in `error`.
+ * a blank line, the body, `</skill>`, then the args after a blank line, or in the body where it says
+ * `$ARGUMENTS` (Claude Code's placeholder; `$ARGUMENTS[0]`, `${ARGUMENTS:-text}` too). A name no skill has
+ * may be the folder of a skill named otherwise in its front matter. Unknown names and other text come
+ * back unchanged. Must not throw: a read failure is returned in `error`.
  * @example
  * ```ts
  * const { text, error } = expandSkillCommand("/skill:code-review src/a.ts", resourceLoader.getSkills().skills);
@@ -229,7 +232,7 @@ export function expandSkillCommand(
 	const space = text.search(/\s/);
 	const name = space === -1 ? text.slice(7) : text.slice(7, space);
 	const args = space === -1 ? "" : text.slice(space + 1).trim();
-	const skill = skills.find((candidate) => candidate.name === name);
+	const skill = findSkill(name, skills);
 	if (!skill) return { text };
 	let body: string;
 	try {
@@ -237,8 +240,53 @@ export function expandSkillCommand(
 	} catch (error) {
 		return { text, skill, error: { path: skill.filePath, message: errorMessage(error) } };
 	}
+	// A skill written for Claude Code places its arguments with `$ARGUMENTS`; then they are not repeated below.
+	const placed = ARGUMENTS_PLACEHOLDER.test(body);
+	if (placed) body = substituteSkillArguments(body, args);
 	const block = `<skill name="${skill.name}" location="${skill.filePath}">\nReferences are relative to ${skill.baseDir}.\n\n${body}\n</skill>`;
-	return { text: args ? `${block}\n\n${args}` : block, skill };
+	return { text: args && !placed ? `${block}\n\n${args}` : block, skill };
+}
+
+/**
+ * The skill `/skill:<name>` runs: the one of that name, else {@link skillInFolder}'s.
+ *
+ * @example
+ * ```ts
+ * findSkill("code-review", resourceLoader.getSkills().skills)?.filePath;
+ * ```
+ */
+export function findSkill(name: string, skills: readonly Skill[]): Skill | undefined {
+	return skills.find((candidate) => candidate.name === name) ?? skillInFolder(skills, name);
+}
+
+/**
+ * The one skill whose `SKILL.md` sits in a folder of that name while its front matter names it
+ * otherwise (`react-best-practices/` holding `name: vercel-react-best-practices`): listed under one
+ * name and looked up under the other, it was reachable under neither (agent-skills#330).
+ */
+function skillInFolder(skills: readonly Skill[], folder: string): Skill | undefined {
+	const found = skills.filter(
+		(candidate) =>
+			candidate.name !== folder &&
+			basename(candidate.filePath) === "SKILL.md" &&
+			basename(candidate.baseDir) === folder,
+	);
+	return found.length === 1 ? found[0] : undefined;
+}
+
+/**
+ * `$ARGUMENTS` (the arguments as typed), `$ARGUMENTS[N]` (the N-th word, from 0) and
+ * `${ARGUMENTS:-text}` in a skill body. `$1` and `$@` are not: skill bodies hold shell code.
+ */
+const ARGUMENTS_PLACEHOLDER = /\$\{ARGUMENTS:-([^}]*)\}|\$ARGUMENTS(?:\[(\d+)\])?(?![A-Za-z0-9_])/;
+
+/** Fills {@link ARGUMENTS_PLACEHOLDER}s in one pass, so an argument holding `$ARGUMENTS` stays as typed. */
+function substituteSkillArguments(body: string, args: string): string {
+	const words = parseCommandArgs(args);
+	return body.replace(new RegExp(ARGUMENTS_PLACEHOLDER.source, "g"), (_match, fallback, index) => {
+		if (fallback !== undefined) return args === "" ? fallback : args;
+		return index === undefined ? args : (words[Number.parseInt(index, 10)] ?? "");
+	});
 }
 
 /** A parsed `<skill>` block (for UIs showing an expanded skill compactly). */

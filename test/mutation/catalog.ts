@@ -17552,9 +17552,8 @@ export const MUTANTS: Mutant[] = [
 			"claude-code#43875: /skill:name finds only the skills the model may invoke: a flagged one stays the typed text",
 		edits: [
 			{
-				find: "const skill = skills.find((candidate) => candidate.name === name);",
-				replace:
-					"const skill = skills.find((candidate) => candidate.name === name && !candidate.disableModelInvocation);",
+				find: "return skills.find((candidate) => candidate.name === name) ??",
+				replace: "return skills.find((candidate) => candidate.name === name && !candidate.disableModelInvocation) ??",
 			},
 		],
 		tests: ["test/pi-races/skills-model-invocation.test.ts"],
@@ -24201,6 +24200,57 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/extensions/scoped-context-shape.test.ts"],
+	},
+	{
+		id: "PR01",
+		description:
+			"a skill's `$ARGUMENTS` left as written: the model gets the placeholder, not what the user typed (claude-code#46922)",
+		file: "src/resources/skills.ts",
+		edits: [{ find: "\tif (placed) body = substituteSkillArguments(body, args);\n", replace: "" }],
+		tests: ["test/pi-races/skills-arguments.test.ts"],
+	},
+	{
+		id: "PR02",
+		description:
+			"arguments placed in a skill by `$ARGUMENTS` are repeated below the skill block as well (claude-code#46922)",
+		file: "src/resources/skills.ts",
+		edits: [{ find: "args && !placed ?", replace: "args ?" }],
+		tests: ["test/pi-races/skills-arguments.test.ts"],
+	},
+	{
+		id: "PR03",
+		description:
+			"an extension command registered as `/deploy` keeps its slash: `/deploy prod` goes to the model, only `//deploy` runs it (agent-afk#1654)",
+		file: "src/extensions/runtime.ts",
+		edits: [{ find: 'given.replace(/^\\/+/, "")', replace: "given" }],
+		tests: ["test/pi-races/extension-command-names.test.ts"],
+	},
+	{
+		id: "PR04",
+		description:
+			"`/skill:<folder>` for a skill named otherwise in its front matter goes to the model as typed (agent-skills#330)",
+		file: "src/resources/skills.ts",
+		edits: [{ find: " ?? skillInFolder(skills, name)", replace: "" }],
+		tests: ["test/pi-races/skills-folder-names.test.ts"],
+	},
+	{
+		id: "PR05",
+		description: "a skill in a folder of that name wins over the skill that has the name (agent-skills#330)",
+		file: "src/resources/skills.ts",
+		edits: [
+			{
+				find: "return skills.find((candidate) => candidate.name === name) ?? skillInFolder(skills, name);",
+				replace: "return skillInFolder(skills, name) ?? skills.find((candidate) => candidate.name === name);",
+			},
+		],
+		tests: ["test/pi-races/skills-folder-names.test.ts"],
+	},
+	{
+		id: "PR06",
+		description: "`settle -i` calls `/skill:<folder>` of a skill named otherwise an unknown command (agent-skills#330)",
+		file: "src/cli/interactive-mode.ts",
+		edits: [{ find: " &&\n\t\t\t!reachesSkill(command.name, session())", replace: "" }],
+		tests: ["test/pi-races/skills-folder-names.test.ts"],
 	},
 ];
 

@@ -22,6 +22,10 @@
  * pi-provider-qoder#21 again, in a plain extension folder (not an installed package): its
  * `package.json` naming a file the folder does not have dropped the extension without a word. The
  * same in a sub-folder of an installed package's `extensions/` folder.
+ *
+ * pi#7985, codebase-memory-mcp#1550: a generated `~/.pi/agent/extensions/cbmem.ts` exporting a named
+ * `register(pi)` and no default stopped every start with "Extension does not export a valid factory
+ * function", which sent its author debugging the extension's code instead of its export.
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -403,5 +407,19 @@ export default function (pi: any) {
 		expect(failed.stderr).toContain(
 			`Extension does not export a valid factory function: ${named} (it gives an object with MyPlugin, VERSION, not a function). Make its default export the factory`,
 		);
+	});
+
+	it("pi#7985, codebase-memory-mcp#1550: an extension in the extensions folder exporting only `register(pi)`: the error names the export it found and the default export to write", () => {
+		const file = join(cli.agentDir, "extensions", "cbmem.ts");
+		writeTree(cli.agentDir, {
+			"extensions/cbmem.ts":
+				"export function register(pi: any) {\n\tpi.registerCommand('cbmem', { description: 'd', handler: async () => {} });\n}\n",
+		});
+		const run = cli.settle(["--faux", "--no-session", "-p", "hi"]);
+		expect(run).toMatchObject({ code: 1, stdout: "" });
+		expect(run.stderr).toContain(
+			`Extension does not export a valid factory function: ${file} (it gives an object with register, not a function). Make its default export the factory: export default function (pi) { … }.`,
+		);
+		expect(run.stderr).toContain("or run with --no-extensions");
 	});
 });

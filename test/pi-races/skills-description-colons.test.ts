@@ -10,6 +10,9 @@
  * without a word, so `/skill:brainstorm` goes to the model as typed. What the user should see: the
  * skill, loaded with its description as written. Settle reads such a value as text; front matter
  * that is broken otherwise (`[unclosed`) is still refused with a warning.
+ *
+ * context-labs/whip#107, hax#44: a description written as a YAML folded block (`description: >-`)
+ * reached the model as the literal `>-` (or not at all), so the skill never triggered.
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -70,5 +73,18 @@ describe("Proma#1299: a skill whose description holds an unquoted colon", () => 
 		const listed = await runSettleCli(dirs, ["--no-session", "--mode", "json", "-p", "hi"]);
 		expect(listed).toMatchObject({ code: 0, stderr: "" });
 		expect(listed.stdout).toContain("<description>Walks through a release. Use it when the user asks:</description>");
+	});
+
+	it("context-labs/whip#107, hax#44: a description written as a folded block (`description: >-`, as Claude Code's tooling writes long ones) is listed as its folded text, not `>-`", async () => {
+		writeInBothAgents(
+			dirs,
+			"skills/dev-loop/SKILL.md",
+			"---\nname: dev-loop\ndescription: >-\n  Explicit-invocation working loop: never\n  auto-triggers.\n---\nLOOP BODY\n",
+		);
+		const listed = await runSettleCli(dirs, ["--no-session", "--mode", "json", "-p", "hi"]);
+		expect(listed).toMatchObject({ code: 0, stderr: "" });
+		expect(listed.stdout).toContain(
+			"<description>Explicit-invocation working loop: never auto-triggers.</description>",
+		);
 	});
 });
