@@ -23,22 +23,22 @@ import type lockfile from "proper-lockfile";
 
 const require = createRequire(import.meta.url);
 
-let ignoreModule: typeof ignore | undefined;
-let picomatchModule: typeof picomatch | undefined;
+/** `name` required on the first call and kept: a field read afterwards, not Node's require cache lookup. */
+function requiredOnFirstUse<T>(name: string): () => T {
+	let module: T | undefined;
+	return () => {
+		module ??= require(name) as T;
+		return module;
+	};
+}
+
 let lockfileModule: typeof lockfile | undefined;
-let dagreModule: typeof dagre | undefined;
 
 /** The `ignore` package's factory (gitignore rules). */
-export function loadIgnore(): typeof ignore {
-	ignoreModule ??= require("ignore") as typeof ignore;
-	return ignoreModule;
-}
+export const loadIgnore = requiredOnFirstUse<typeof ignore>("ignore");
 
 /** The `picomatch` package (glob matchers). */
-export function loadPicomatch(): typeof picomatch {
-	picomatchModule ??= require("picomatch") as typeof picomatch;
-	return picomatchModule;
-}
+export const loadPicomatch = requiredOnFirstUse<typeof picomatch>("picomatch");
 
 /**
  * Node ignores SIGXFSZ, so a write past the file size limit (`ulimit -f`) fails with EFBIG, which
@@ -66,64 +66,28 @@ export function loadLockfile(): typeof lockfile {
 }
 
 /** `@dagrejs/dagre` (graph layout for SVG diagrams; its CommonJS build, same API as the ESM one). */
-export function loadDagre(): typeof dagre {
-	dagreModule ??= require("@dagrejs/dagre") as typeof dagre;
-	return dagreModule;
-}
-
-let childProcessModule: typeof childProcess | undefined;
-let cryptoModule: typeof crypto | undefined;
-let workerThreadsModule: typeof workerThreads | undefined;
-let v8Module: typeof v8 | undefined;
-let httpModule: typeof http | undefined;
-let readlineModule: typeof readline | undefined;
-let streamPromisesModule: typeof streamPromises | undefined;
-let timersPromisesModule: typeof timersPromises | undefined;
+export const loadDagre = requiredOnFirstUse<typeof dagre>("@dagrejs/dagre");
 
 /** `node:child_process` (shell commands, `pi.exec`, `npm root -g`). */
-export function loadChildProcess(): typeof childProcess {
-	childProcessModule ??= require("node:child_process") as typeof childProcess;
-	return childProcessModule;
-}
+export const loadChildProcess = requiredOnFirstUse<typeof childProcess>("node:child_process");
 
 /** `node:crypto` (ids, hashes, temp-file names). */
-export function loadCrypto(): typeof crypto {
-	cryptoModule ??= require("node:crypto") as typeof crypto;
-	return cryptoModule;
-}
+export const loadCrypto = requiredOnFirstUse<typeof crypto>("node:crypto");
 
 /** `node:worker_threads` (grep's line matcher, the image resizer). */
-export function loadWorkerThreads(): typeof workerThreads {
-	workerThreadsModule ??= require("node:worker_threads") as typeof workerThreads;
-	return workerThreadsModule;
-}
+export const loadWorkerThreads = requiredOnFirstUse<typeof workerThreads>("node:worker_threads");
 
 /** `node:v8` (heap limits for large session files). */
-export function loadV8(): typeof v8 {
-	v8Module ??= require("node:v8") as typeof v8;
-	return v8Module;
-}
+export const loadV8 = requiredOnFirstUse<typeof v8>("node:v8");
 
 /** `node:stream/promises` (waiting for a tool's output file to flush). */
-export function loadStreamPromises(): typeof streamPromises {
-	streamPromisesModule ??= require("node:stream/promises") as typeof streamPromises;
-	return streamPromisesModule;
-}
+export const loadStreamPromises = requiredOnFirstUse<typeof streamPromises>("node:stream/promises");
 
 /** `node:timers/promises` (the shell's kill-and-wait steps). */
-export function loadTimersPromises(): typeof timersPromises {
-	timersPromisesModule ??= require("node:timers/promises") as typeof timersPromises;
-	return timersPromisesModule;
-}
+export const loadTimersPromises = requiredOnFirstUse<typeof timersPromises>("node:timers/promises");
 
 /** `node:http` (the live inspector's server). */
-export function loadHttp(): typeof http {
-	httpModule ??= require("node:http") as typeof http;
-	return httpModule;
-}
+export const loadHttp = requiredOnFirstUse<typeof http>("node:http");
 
 /** `node:readline` (the CLI's line input: chat, RPC). */
-export function loadReadline(): typeof readline {
-	readlineModule ??= require("node:readline") as typeof readline;
-	return readlineModule;
-}
+export const loadReadline = requiredOnFirstUse<typeof readline>("node:readline");

@@ -22656,8 +22656,9 @@ export const MUTANTS: Mutant[] = [
 		description: "picomatch (globs) is required when Settle loads, not on the first glob",
 		edits: [
 			{
-				find: "let picomatchModule: typeof picomatch | undefined;",
-				replace: 'let picomatchModule: typeof picomatch | undefined = require("picomatch") as typeof picomatch;',
+				find: 'export const loadPicomatch = requiredOnFirstUse<typeof picomatch>("picomatch");',
+				replace:
+					'const picomatchNow = require("picomatch") as typeof picomatch;\nexport const loadPicomatch = () => picomatchNow;',
 			},
 		],
 		tests: ["test/cli/real-provider-modules.test.ts"],
