@@ -52,17 +52,27 @@ function settle(...args: string[]) {
  * its own, as `-p` would print it): per prompt, the error its answer failed with ("" when answered).
  * The error is the text `settle -p` prints on stderr; one process for several of a server's replies.
  */
+/**
+ * The error of each of `prompts` runs (`settle --mode json -p`), one after another: one server's
+ * replies in turn, one case a run (a failed step ends a run of several prompts), and the last exit code.
+ */
 async function failuresOf(prompts: number) {
-	const run = await settle("--mode", "json", ...Array.from({ length: prompts }, (_, n) => `hi ${n + 1}`));
-	const errors = run.stdout
-		.split("\n")
-		.filter((line) => line.includes('"message_end"'))
-		.map(
-			(line) => (JSON.parse(line) as { message: { role: string; stopReason?: string; errorMessage?: string } }).message,
-		)
-		.filter((message) => message.role === "assistant")
-		.map((message) => (message.stopReason === "error" ? (message.errorMessage ?? "") : ""));
-	return { code: run.code, errors };
+	const errors: string[] = [];
+	let code: number | null = null;
+	for (let n = 1; n <= prompts; n++) {
+		const run = await settle("--mode", "json", `hi ${n}`);
+		code = run.code;
+		const messages = run.stdout
+			.split("\n")
+			.filter((line) => line.includes('"message_end"'))
+			.map(
+				(line) =>
+					(JSON.parse(line) as { message: { role: string; stopReason?: string; errorMessage?: string } }).message,
+			)
+			.filter((message) => message.role === "assistant");
+		errors.push(...messages.map((message) => (message.stopReason === "error" ? (message.errorMessage ?? "") : "")));
+	}
+	return { code, errors };
 }
 
 /** A reply per request, in order: one server for several cases. */
