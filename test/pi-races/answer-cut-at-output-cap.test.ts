@@ -54,17 +54,39 @@ describe("gsd-pi#2157, dreb#240: an answer cut at the output token cap read as a
 		expect(server.requests).toHaveLength(1);
 	});
 
-	it("dreb#240: a reasoning model spends the whole cap thinking (Anthropic max_tokens, no text): stderr says it stopped before any text and that a lower --thinking level leaves more room", async () => {
-		writeLocalProvider(cli.agentDir, server.url, {
+	it.each([
+		{
+			title:
+				"dreb#240: a reasoning model spends the whole cap thinking (Anthropic max_tokens, no text): stderr says it stopped before any text and that a lower --thinking level leaves more room",
 			api: "anthropic-messages",
-			models: [{ id: "coder", reasoning: true, contextWindow: 200_000, maxTokens: 4096 }],
+			path: "",
+			contextWindow: 200_000,
+			reply: () =>
+				anthropicReply([{ type: "thinking", thinking: "Let me audit every error path first…", signature: "sig" }], {
+					stopReason: "max_tokens",
+					usage: { input: 630, output: 4096 },
+				}),
+			capField: "max_tokens",
+		},
+		{
+			title:
+				"langchain#33840: GPT-5 cut while it reasoned (`max_output_tokens`): stderr says it stopped at the limit after 4096 tokens before any text, names maxTokens and a lower --thinking level",
+			api: "openai-responses",
+			path: "/v1",
+			contextWindow: 400_000,
+			reply: () =>
+				responsesIncomplete([{ type: "reasoning", summary: "Audit every error path first…", encrypted: ENCRYPTED }], {
+					input: 630,
+					output: 4096,
+				}),
+			capField: "max_output_tokens",
+		},
+	] as const)("$title", async ({ api, path, contextWindow, reply, capField }) => {
+		writeLocalProvider(cli.agentDir, `${server.url}${path}`, {
+			api,
+			models: [{ id: "coder", reasoning: true, contextWindow, maxTokens: 4096 }],
 		});
-		server.reply(
-			anthropicReply([{ type: "thinking", thinking: "Let me audit every error path first…", signature: "sig" }], {
-				stopReason: "max_tokens",
-				usage: { input: 630, output: 4096 },
-			}),
-		);
+		server.reply(reply());
 		const run = await runSettleAsync(["--model", "local/coder", "--thinking", "high", "-p", "audit the errors"], {
 			cwd: cli.project,
 			agentDir: cli.agentDir,
@@ -76,7 +98,7 @@ describe("gsd-pi#2157, dreb#240: an answer cut at the output token cap read as a
 		);
 		expect(run.code).toBe(0);
 		expect(server.requests).toHaveLength(1);
-		expect((server.requests[0]!.body as { max_tokens?: number }).max_tokens).toBe(4096);
+		expect((server.requests[0]!.body as Record<string, unknown>)[capField]).toBe(4096);
 	});
 
 	it("gsd-pi#2157: a model whose maxTokens is over 32000: the warning says a request asks for at most 32000, not to raise maxTokens", async () => {
@@ -127,30 +149,6 @@ describe("gsd-pi#2157, dreb#240: an answer cut at the output token cap read as a
 });
 
 describe("langchain#33840: a Responses answer that ended with response.incomplete read as finished", () => {
-	it("langchain#33840: GPT-5 cut while it reasoned (`max_output_tokens`): stderr says it stopped at the limit after 4096 tokens before any text, names maxTokens and a lower --thinking level", async () => {
-		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
-			api: "openai-responses",
-			models: [{ id: "coder", reasoning: true, contextWindow: 400_000, maxTokens: 4096 }],
-		});
-		server.reply(
-			responsesIncomplete([{ type: "reasoning", summary: "Audit every error path first…", encrypted: ENCRYPTED }], {
-				input: 630,
-				output: 4096,
-			}),
-		);
-		const run = await runSettleAsync(["--model", "local/coder", "--thinking", "high", "-p", "audit the errors"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
-
-		expect(run.stdout).toBe("");
-		expect(run.stderr).toBe(
-			`Warning: the answer stopped at the output token limit after 4096 tokens before any text: it is cut short. The cap comes from the "maxTokens" of local/coder (4096): raise it in models.json ${MODELS_JSON}; thinking spends the same tokens: a lower --thinking level leaves more for the answer.\n`,
-		);
-		expect(run.code).toBe(0);
-		expect(server.requests).toHaveLength(1);
-	});
-
 	it("litellm#27186: an answer cut mid-sentence on the Responses API: stdout holds the text, stderr says it is cut short", async () => {
 		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
 			api: "openai-responses",

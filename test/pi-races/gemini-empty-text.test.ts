@@ -26,6 +26,50 @@ afterEach(async () => {
 
 type SentContent = { role: string; parts: { text?: string }[] };
 
+/** The "gem" provider on the local Gemini endpoint, in the project's models.json. */
+function useGeminiServer(wire: WireServer): void {
+	mkdirSync(cli.agentDir, { recursive: true });
+	writeFileSync(
+		join(cli.agentDir, "models.json"),
+		JSON.stringify({
+			providers: {
+				gem: {
+					baseUrl: `${wire.url}/v1beta`,
+					api: "google-generative-ai",
+					apiKey: "k",
+					models: [{ id: "gemini-wire" }],
+				},
+			},
+		}),
+	);
+}
+
+/** A Gemini answer as a session file stores it. */
+const answer = (text: string, timestamp: number) => ({
+	role: "assistant" as const,
+	api: "google-generative-ai" as const,
+	provider: "gem",
+	model: "gemini-wire",
+	usage: {
+		input: 1,
+		output: 1,
+		cacheRead: 0,
+		cacheWrite: 0,
+		totalTokens: 2,
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+	},
+	timestamp,
+	content: [{ type: "text" as const, text }],
+	stopReason: "stop" as const,
+});
+
+/** `settle --session <file> -p "what next?"` on the "gem" model. */
+const askWhatNext = (file: string) =>
+	runSettleAsync(["--session", file, "--model", "gem/gemini-wire", "-p", "what next?"], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+	});
+
 describe("zuisong/gemini-openai-proxy#83: an empty text part sent to Gemini", () => {
 	it("zuisong/gemini-openai-proxy#83: an extension's message with empty text before the prompt: the answer arrives; no empty text part goes, the prompt does; the file keeps the message", async () => {
 		server = await startWireServer((request, next) => {
@@ -38,49 +82,17 @@ describe("zuisong/gemini-openai-proxy#83: an empty text part sent to Gemini", ()
 				"Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini",
 			);
 		});
-		mkdirSync(cli.agentDir, { recursive: true });
-		writeFileSync(
-			join(cli.agentDir, "models.json"),
-			JSON.stringify({
-				providers: {
-					gem: {
-						baseUrl: `${server.url}/v1beta`,
-						api: "google-generative-ai",
-						apiKey: "k",
-						models: [{ id: "gemini-wire" }],
-					},
-				},
-			}),
-		);
+		useGeminiServer(server);
 		const sm = SessionManager.create(cli.project, join(cli.dir, "sessions"));
 		sm.appendMessage({ role: "user", content: "hello", timestamp: 1 });
-		sm.appendMessage({
-			role: "assistant",
-			api: "google-generative-ai",
-			provider: "gem",
-			model: "gemini-wire",
-			usage: {
-				input: 1,
-				output: 1,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 2,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
-			timestamp: 2,
-			content: [{ type: "text", text: "Hi." }],
-			stopReason: "stop",
-		});
+		sm.appendMessage(answer("Hi.", 2));
 		sm.appendCustomMessageEntry("status", "", true);
 		const file = sm.getSessionFile()!;
 		sm.close();
 		const before = readFileSync(file, "utf8");
 		server.reply(geminiReply([{ text: "Tests next." }], "gemini-wire"));
 
-		const run = await runSettleAsync(["--session", file, "--model", "gem/gemini-wire", "-p", "what next?"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const run = await askWhatNext(file);
 		expect(run.stderr).not.toContain("empty text parameter");
 		expect(run.stdout).toContain("Tests next.");
 		expect(run.code).toBe(0);
@@ -104,37 +116,7 @@ describe("zuisong/gemini-openai-proxy#83: an empty text part sent to Gemini", ()
 				"Please ensure that multiturn requests alternate between user and model.",
 			);
 		});
-		mkdirSync(cli.agentDir, { recursive: true });
-		writeFileSync(
-			join(cli.agentDir, "models.json"),
-			JSON.stringify({
-				providers: {
-					gem: {
-						baseUrl: `${server.url}/v1beta`,
-						api: "google-generative-ai",
-						apiKey: "k",
-						models: [{ id: "gemini-wire" }],
-					},
-				},
-			}),
-		);
-		const answer = (text: string, timestamp: number) => ({
-			role: "assistant" as const,
-			api: "google-generative-ai" as const,
-			provider: "gem",
-			model: "gemini-wire",
-			usage: {
-				input: 1,
-				output: 1,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 2,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
-			timestamp,
-			content: [{ type: "text" as const, text }],
-			stopReason: "stop" as const,
-		});
+		useGeminiServer(server);
 		const sm = SessionManager.create(cli.project, join(cli.dir, "sessions"));
 		sm.appendMessage({ role: "user", content: "hello", timestamp: 1 });
 		sm.appendMessage(answer("Hi.", 2));
@@ -145,10 +127,7 @@ describe("zuisong/gemini-openai-proxy#83: an empty text part sent to Gemini", ()
 		const before = readFileSync(file, "utf8");
 		server.reply(geminiReply([{ text: "Tests next." }], "gemini-wire"));
 
-		const run = await runSettleAsync(["--session", file, "--model", "gem/gemini-wire", "-p", "what next?"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const run = await askWhatNext(file);
 		expect(run.stderr).not.toContain("alternate between user and model");
 		expect(run.stdout).toContain("Tests next.");
 		expect(run.code).toBe(0);

@@ -58,8 +58,20 @@ describe("pi#4251: Kimi's reasoning_content on its tool-call turns", () => {
 			agentDir: cli.agentDir,
 		});
 
-	it("pi#4251: thinking streamed as `reasoning` goes back as the tool-call turn's reasoning_content; the answer is printed", async () => {
-		writeModels();
+	it.each([
+		{
+			title:
+				"pi#4251: thinking streamed as `reasoning` goes back as the tool-call turn's reasoning_content; the answer is printed",
+			compat: undefined,
+		},
+		{
+			// pi-ai fills an empty reasoning_content beside the thinking it sends back as `reasoning`.
+			title:
+				"pi#5309: with the models.json workaround `requiresReasoningContentOnAssistantMessages`, the thinking still goes back as reasoning_content, not an empty one",
+			compat: { requiresReasoningContentOnAssistantMessages: true },
+		},
+	])("$title", async ({ compat }) => {
+		writeModels(compat);
 		server.reply(
 			chatReply(
 				[
@@ -75,28 +87,6 @@ describe("pi#4251: Kimi's reasoning_content on its tool-call turns", () => {
 		expect(result.stderr).toBe("");
 		expect(result.stdout).toBe("bash said from-bash.\n");
 		expect(result.code).toBe(0);
-		const call = messagesOf(server.requests[1]!).find((message) => message.role === "assistant");
-		expect(call).toMatchObject({ reasoning_content: "I should run echo first.", tool_calls: [expect.anything()] });
-		expect(call).not.toHaveProperty("reasoning");
-	});
-
-	it("pi#5309: with the models.json workaround `requiresReasoningContentOnAssistantMessages`, the thinking still goes back as reasoning_content, not an empty one", async () => {
-		// pi-ai fills an empty reasoning_content beside the thinking it sends back as `reasoning`.
-		writeModels({ requiresReasoningContentOnAssistantMessages: true });
-		server.reply(
-			chatReply(
-				[
-					{ type: "reasoning", text: "I should run echo first.", field: "reasoning" },
-					{ type: "tool_call", id: "functions.bash:0", name: "bash", arguments: { command: "echo from-bash" } },
-				],
-				{ model: "kimi-k2.6", finishReason: "tool_calls" },
-			),
-			chatReply([{ type: "text", text: "bash said from-bash." }], { model: "kimi-k2.6" }),
-		);
-
-		const result = await run(["--thinking", "high", "-p", "run echo"]);
-		expect(result.stderr).toBe("");
-		expect(result.stdout).toBe("bash said from-bash.\n");
 		const call = messagesOf(server.requests[1]!).find((message) => message.role === "assistant");
 		expect(call).toMatchObject({ reasoning_content: "I should run echo first.", tool_calls: [expect.anything()] });
 		expect(call).not.toHaveProperty("reasoning");

@@ -48,107 +48,70 @@ function assistant(
 }
 
 describe("zed#37021: a user message right after tool results, to Mistral", () => {
-	it("zed#37021: a steer delivered after a `bash` result, answered; then `settle --session <file> -p` on Mistral's API: the answer arrives; an assistant turn goes between the result and the steer", async () => {
-		server = await startWireServer((request, next) => {
-			const messages = (request.body.messages ?? []) as SentMessage[];
-			const at = messages.findIndex((message, i) => message.role === "user" && messages[i - 1]?.role === "tool");
-			if (at < 0) return next();
-			return openAiError(400, "Unexpected role 'user' after role 'tool'", "invalid_request_message_order", "3230");
-		});
-		writeLocalProvider(cli.agentDir, server.url, { api: "mistral-conversations" });
-		const sm = SessionManager.create(cli.project, join(cli.dir, "sessions"));
-		sm.appendMessage({ role: "user", content: "which node version is installed?", timestamp: 1 });
-		sm.appendMessage(
-			assistant(
-				[{ type: "toolCall", id: "AbC123xyZ", name: "bash", arguments: { command: "node --version" } }],
-				"toolUse",
-			),
-		);
-		sm.appendMessage({
-			role: "toolResult",
-			toolCallId: "AbC123xyZ",
-			toolName: "bash",
-			content: [{ type: "text", text: "v22.11.0" }],
-			isError: false,
-			timestamp: 3,
-		});
-		sm.appendMessage({ role: "user", content: "also check npm", timestamp: 4 });
-		sm.appendMessage(assistant([{ type: "text", text: "Node v22.11.0; npm next." }], "stop"));
-		const file = sm.getSessionFile()!;
-		sm.close();
-		const before = readFileSync(file, "utf8");
-		server.reply(chatReply([{ type: "text", text: "Node v22.11.0." }], { model: "coder" }));
+	it.each([
+		{
+			title: "a steer delivered after a `bash` result, answered; then `settle --session <file> -p` on Mistral's API",
+			provider: { api: "mistral-conversations" },
+			api: "mistral-conversations",
+		},
+		{
+			title: "the same on a Mistral model reached over Chat Completions (a gateway; compat.requiresMistralToolIds)",
+			provider: { compat: { requiresMistralToolIds: true } },
+			api: "openai-completions",
+		},
+	] as const)(
+		"zed#37021: $title: the answer arrives; an assistant turn goes between the result and the steer",
+		async ({ provider, api }) => {
+			server = await startWireServer((request, next) => {
+				const messages = (request.body.messages ?? []) as SentMessage[];
+				const at = messages.findIndex((message, i) => message.role === "user" && messages[i - 1]?.role === "tool");
+				if (at < 0) return next();
+				return openAiError(400, "Unexpected role 'user' after role 'tool'", "invalid_request_message_order", "3230");
+			});
+			writeLocalProvider(cli.agentDir, server.url, provider);
+			const sm = SessionManager.create(cli.project, join(cli.dir, "sessions"));
+			sm.appendMessage({ role: "user", content: "which node version is installed?", timestamp: 1 });
+			sm.appendMessage(
+				assistant(
+					[{ type: "toolCall", id: "AbC123xyZ", name: "bash", arguments: { command: "node --version" } }],
+					"toolUse",
+					api,
+				),
+			);
+			sm.appendMessage({
+				role: "toolResult",
+				toolCallId: "AbC123xyZ",
+				toolName: "bash",
+				content: [{ type: "text", text: "v22.11.0" }],
+				isError: false,
+				timestamp: 3,
+			});
+			sm.appendMessage({ role: "user", content: "also check npm", timestamp: 4 });
+			sm.appendMessage(assistant([{ type: "text", text: "Node v22.11.0; npm next." }], "stop", api));
+			const file = sm.getSessionFile()!;
+			sm.close();
+			const before = readFileSync(file, "utf8");
+			server.reply(chatReply([{ type: "text", text: "Node v22.11.0." }], { model: "coder" }));
 
-		const run = await runSettleAsync(["--session", file, "--model", "local/coder", "-p", "thanks, summarize"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
-		expect(run.stderr).not.toContain("Unexpected role");
-		expect(run.stdout).toContain("Node v22.11.0.");
-		expect(run.code).toBe(0);
-		const sent = server.requests.at(-1)!.body.messages as SentMessage[];
-		expect(sent.map((message) => message.role).filter((role) => role !== "system")).toEqual([
-			"user",
-			"assistant",
-			"tool",
-			"assistant",
-			"user",
-			"assistant",
-			"user",
-		]);
-		expect(JSON.stringify(sent)).toContain("also check npm");
-		expect(readFileSync(file, "utf8").startsWith(before)).toBe(true);
-	});
-	it("zed#37021: the same on a Mistral model reached over Chat Completions (a gateway; compat.requiresMistralToolIds): the answer arrives; an assistant turn goes between the result and the steer", async () => {
-		server = await startWireServer((request, next) => {
-			const messages = (request.body.messages ?? []) as SentMessage[];
-			const at = messages.findIndex((message, i) => message.role === "user" && messages[i - 1]?.role === "tool");
-			if (at < 0) return next();
-			return openAiError(400, "Unexpected role 'user' after role 'tool'", "invalid_request_message_order", "3230");
-		});
-		writeLocalProvider(cli.agentDir, server.url, { compat: { requiresMistralToolIds: true } });
-		const sm = SessionManager.create(cli.project, join(cli.dir, "sessions"));
-		sm.appendMessage({ role: "user", content: "which node version is installed?", timestamp: 1 });
-		sm.appendMessage(
-			assistant(
-				[{ type: "toolCall", id: "AbC123xyZ", name: "bash", arguments: { command: "node --version" } }],
-				"toolUse",
-				"openai-completions",
-			),
-		);
-		sm.appendMessage({
-			role: "toolResult",
-			toolCallId: "AbC123xyZ",
-			toolName: "bash",
-			content: [{ type: "text", text: "v22.11.0" }],
-			isError: false,
-			timestamp: 3,
-		});
-		sm.appendMessage({ role: "user", content: "also check npm", timestamp: 4 });
-		sm.appendMessage(assistant([{ type: "text", text: "Node v22.11.0; npm next." }], "stop", "openai-completions"));
-		const file = sm.getSessionFile()!;
-		sm.close();
-		const before = readFileSync(file, "utf8");
-		server.reply(chatReply([{ type: "text", text: "Node v22.11.0." }], { model: "coder" }));
-
-		const run = await runSettleAsync(["--session", file, "--model", "local/coder", "-p", "thanks, summarize"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
-		expect(run.stderr).not.toContain("Unexpected role");
-		expect(run.stdout).toContain("Node v22.11.0.");
-		expect(run.code).toBe(0);
-		const sent = server.requests.at(-1)!.body.messages as SentMessage[];
-		expect(sent.map((message) => message.role).filter((role) => role !== "system")).toEqual([
-			"user",
-			"assistant",
-			"tool",
-			"assistant",
-			"user",
-			"assistant",
-			"user",
-		]);
-		expect(JSON.stringify(sent)).toContain("also check npm");
-		expect(readFileSync(file, "utf8").startsWith(before)).toBe(true);
-	});
+			const run = await runSettleAsync(["--session", file, "--model", "local/coder", "-p", "thanks, summarize"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+			expect(run.stderr).not.toContain("Unexpected role");
+			expect(run.stdout).toContain("Node v22.11.0.");
+			expect(run.code).toBe(0);
+			const sent = server.requests.at(-1)!.body.messages as SentMessage[];
+			expect(sent.map((message) => message.role).filter((role) => role !== "system")).toEqual([
+				"user",
+				"assistant",
+				"tool",
+				"assistant",
+				"user",
+				"assistant",
+				"user",
+			]);
+			expect(JSON.stringify(sent)).toContain("also check npm");
+			expect(readFileSync(file, "utf8").startsWith(before)).toBe(true);
+		},
+	);
 });

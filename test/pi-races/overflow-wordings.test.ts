@@ -16,7 +16,12 @@
 import { describe, expect, it } from "vitest";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { json, type RecordedRequest, type Router } from "../llm/wire/server.js";
-import { lastAssistant, useWireSession, type WireSession } from "../llm/wire/session.js";
+import {
+	expectOverflowCompactedAndAnswered,
+	lastAssistant,
+	useWireSession,
+	type WireSession,
+} from "../llm/wire/session.js";
 
 const wireSession = useWireSession();
 
@@ -46,16 +51,7 @@ describe("pi#5677: an OpenAI-compatible overflow worded 'maximum context length 
 	it("pi#5677: `400 Input length (265330) exceeds model's maximum context length (262144).` compacts and re-runs the request; the answer arrives with no further prompt", async () => {
 		const w = await overflowedWith("Input length (265330) exceeds model's maximum context length (262144).");
 
-		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
-		expect(w.eventsOf("auto_retry_start")).toEqual([]);
-		expect(lastAssistant(w)).toMatchObject({
-			stopReason: "stop",
-			content: [{ type: "text", text: "answer after compaction" }],
-		});
-		const rerun = JSON.stringify(w.server.requests.at(-1)!.body.messages);
-		expect(rerun).toContain("wire summary");
-		expect(rerun).toContain("second question");
-		expect(rerun).not.toContain("first question");
+		expectOverflowCompactedAndAnswered(w, "second question");
 		expect(w.eventsOf("agent_settled")).toHaveLength(2);
 	});
 
@@ -178,12 +174,7 @@ describe("opencode#17746: vLLM's `the model's context length is only N tokens` i
 		await w.session.prompt("first question");
 		await w.session.prompt("second question");
 
-		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
-		expect(w.eventsOf("auto_retry_start")).toEqual([]);
-		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "answer after compaction" }] });
-		const rerun = JSON.stringify(w.server.requests.at(-1)!.body.messages);
-		expect(rerun).toContain("wire summary");
-		expect(rerun).not.toContain("first question");
+		expectOverflowCompactedAndAnswered(w, "second question");
 	});
 });
 

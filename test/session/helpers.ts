@@ -218,6 +218,38 @@ export async function driveScheduled(
 }
 
 /**
+ * Two exchanges ("a" → "one", "b" → "two") on a disk harness, then `navigateTree` back to the first
+ * answer with a branch summary whose request waits on a gate; resolves once that request has
+ * started (the navigation is running). `navigating` settles after `release()`.
+ */
+export async function startGatedNavigation(h: Harness): Promise<{ navigating: Promise<unknown>; release: () => void }> {
+	h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+	await h.session.prompt("a");
+	await h.session.prompt("b");
+	const target = h.sessionManager
+		.getEntries()
+		.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
+	let release!: () => void;
+	const gate = new Promise<void>((resolve) => {
+		release = resolve;
+	});
+	let summarizing!: () => void;
+	const summarizerCalled = new Promise<void>((resolve) => {
+		summarizing = resolve;
+	});
+	h.setResponses([
+		async () => {
+			summarizing();
+			await gate;
+			return fauxAssistantMessage("## Goal\nsummary");
+		},
+	]);
+	const navigating = h.session.navigateTree(target.id, { summarize: true });
+	await summarizerCalled;
+	return { navigating, release };
+}
+
+/**
  * Two exchanges ("a" → "one", "b" → "two"), then a manual `compact()` whose summary request waits
  * on a gate; resolves once that request has started (the compaction is running). Wants a harness
  * with `compaction.keepRecentTokens: 1`, which splits the last turn: its prefix is summarized too,

@@ -9,7 +9,14 @@ import type { ExtensionAPI, ExtensionFactory } from "../../src/extensions/types.
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { fileSummary, reopenedContext, roles, settleWithClock, startGatedCompaction } from "./helpers.js";
+import {
+	fileSummary,
+	reopenedContext,
+	roles,
+	settleWithClock,
+	startGatedCompaction,
+	startGatedNavigation,
+} from "./helpers.js";
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -332,29 +339,7 @@ describe("custom messages with triggerTurn while nothing runs a turn", () => {
 
 	it("during a tree navigation's branch summary: refused with BUSY", async () => {
 		h = await createHarness({ persistence: "disk" });
-		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
-		await h.session.prompt("a");
-		await h.session.prompt("b");
-		const target = h.sessionManager
-			.getEntries()
-			.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
-		let release!: () => void;
-		const gate = new Promise<void>((resolve) => {
-			release = resolve;
-		});
-		let summarizing!: () => void;
-		const summarizerCalled = new Promise<void>((resolve) => {
-			summarizing = resolve;
-		});
-		h.setResponses([
-			async () => {
-				summarizing();
-				await gate;
-				return fauxAssistantMessage("## Goal\nsummary");
-			},
-		]);
-		const navigating = h.session.navigateTree(target.id, { summarize: true });
-		await summarizerCalled;
+		const { navigating, release } = await startGatedNavigation(h);
 		const sent = h.session.sendCustomMessage(
 			{ customType: "ci", content: "Build failed", display: true },
 			{ triggerTurn: true },
@@ -374,29 +359,7 @@ describe("custom messages with triggerTurn while nothing runs a turn", () => {
 describe("side messages during a tree navigation", () => {
 	it("a custom message and a `!` result recorded while the branch summary runs join the branch navigated to, after its summary", async () => {
 		h = await createHarness({ persistence: "disk" });
-		h.setResponses([fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
-		await h.session.prompt("a");
-		await h.session.prompt("b");
-		const target = h.sessionManager
-			.getEntries()
-			.find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
-		let release!: () => void;
-		const gate = new Promise<void>((resolve) => {
-			release = resolve;
-		});
-		let summarizing!: () => void;
-		const summarizerCalled = new Promise<void>((resolve) => {
-			summarizing = resolve;
-		});
-		h.setResponses([
-			async () => {
-				summarizing();
-				await gate;
-				return fauxAssistantMessage("## Goal\nsummary");
-			},
-		]);
-		const navigating = h.session.navigateTree(target.id, { summarize: true });
-		await summarizerCalled;
+		const { navigating, release } = await startGatedNavigation(h);
 		await h.session.sendCustomMessage({ customType: "note", content: "sent while navigating", display: true });
 		await h.session.executeBash("echo ran-while-navigating");
 		release();

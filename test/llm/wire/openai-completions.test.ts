@@ -8,7 +8,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chatPartial, chatReply, chatStreamError, openAiError } from "./openai.js";
 import type { RecordedRequest, Router } from "./server.js";
-import { API_KEY, abortAtFirstDelta, lastAssistant, useWireSession } from "./session.js";
+import {
+	API_KEY,
+	abortAtFirstDelta,
+	expectOverflowCompactedAndAnswered,
+	lastAssistant,
+	useWireSession,
+} from "./session.js";
 
 const wireSession = useWireSession();
 
@@ -234,16 +240,7 @@ describe("OpenAI Chat Completions errors", () => {
 		await w.session.prompt("first question");
 		await w.session.prompt("second question");
 		await w.session.prompt("third question");
-		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
-		expect(w.eventsOf("auto_retry_start")).toEqual([]);
-		expect(lastAssistant(w)).toMatchObject({
-			stopReason: "stop",
-			content: [{ type: "text", text: "answer after compaction" }],
-		});
-		const rerun = JSON.stringify(w.server.requests.at(-1)!.body.messages);
-		expect(rerun).toContain("wire summary");
-		expect(rerun).not.toContain("first question");
-		expect(rerun).toContain("third question");
+		expectOverflowCompactedAndAnswered(w, "third question");
 	});
 
 	it("abort() during the stream closes the HTTP request; the partial answer is persisted as aborted", async () => {

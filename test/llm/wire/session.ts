@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import type { ExtensionFactory } from "../../../src/extensions/types.js";
 import { loadPiAi, PiAiModelRuntime, type PiAiModule } from "../../../src/llm/pi-ai.js";
 import type { AssistantMessage, Model } from "../../../src/llm/types.js";
@@ -160,6 +160,25 @@ export function useWireSession(): (options: WireSessionOptions) => Promise<WireS
 /** The session's last assistant message. */
 export function lastAssistant(w: WireSession): AssistantMessage {
 	return w.session.messages.findLast((m) => m.role === "assistant") as AssistantMessage;
+}
+
+/**
+ * What a user sees after an overflow on a Chat Completions / Messages session scripted as "first
+ * question" … `lastQuestion`, the overflow, a "wire summary" and "answer after compaction": one
+ * overflow compaction that re-ran the request, no retry, the answer shown, and a re-run request that
+ * starts from the summary and still asks `lastQuestion`.
+ */
+export function expectOverflowCompactedAndAnswered(w: WireSession, lastQuestion: string): void {
+	expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+	expect(w.eventsOf("auto_retry_start")).toEqual([]);
+	expect(lastAssistant(w)).toMatchObject({
+		stopReason: "stop",
+		content: [{ type: "text", text: "answer after compaction" }],
+	});
+	const rerun = JSON.stringify(w.server.requests.at(-1)!.body.messages);
+	expect(rerun).toContain("wire summary");
+	expect(rerun).toContain(lastQuestion);
+	expect(rerun).not.toContain("first question");
 }
 
 /**
