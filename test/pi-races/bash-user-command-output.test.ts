@@ -1,0 +1,54 @@
+/**
+ * Reports about what a user's own shell command (`!cmd`, RPC `bash`) leaves for the model and the
+ * session file, replayed through `session.executeBash` with a real shell and a prompt after it:
+ * - copilot-cli#3191, gemini-cli#2752: a `!` command drawing progress with `\r` (curl, wget, ninja,
+ *   tqdm) showed every frame; pi's `!` drops the `\r` and glued the frames into one run-on line,
+ *   which the model and the session file got.
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { fauxAssistantMessage } from "../../src/llm/faux.js";
+import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { persistedRoles, script, userTexts } from "./helpers.js";
+
+let h: Harness | undefined;
+afterEach(() => {
+	h?.cleanup();
+	h = undefined;
+});
+
+/** Runs `command` as a `!` command, then a prompt; returns the result and the text the model got for it. */
+async function userCommandThenPrompt(command: string) {
+	h = await createHarness({ persistence: "disk" });
+	const { answerRequests } = script(h, [fauxAssistantMessage("ok")]);
+	const result = await h.session.executeBash(command);
+	await h.session.prompt("what did it print?");
+	const sent = userTexts(answerRequests[0]!).find((text) => text.startsWith("Ran `"));
+	return { result, sent: sent ?? "" };
+}
+
+describe("copilot-cli#3191 / gemini-cli#2752: a `!` command's progress frames glued into one line", () => {
+	it("copilot-cli#3191: 500 frames redrawn with \\r reach the model and the session file as the bar's last frame between the lines around it; the full-output file keeps every frame", async () => {
+		const { result, sent } = await userCommandThenPrompt(
+			"echo fetching; for i in $(seq 1 500); do printf '\\r%3d%% [%-10s]' $((i/5)) ''; done; echo; echo saved",
+		);
+		expect(result.output).toBe("fetching\n100% [          ]\nsaved\n");
+		expect(result.exitCode).toBe(0);
+		expect(sent).toBe(
+			"Ran `echo fetching; for i in $(seq 1 500); do printf '\\r%3d%% [%-10s]' $((i/5)) ''; done; echo; echo saved`\n```\nfetching\n100% [          ]\nsaved\n\n```",
+		);
+		const file = h!.session.sessionFile!;
+		expect(persistedRoles(file)).toContain("bashExecution");
+		expect(readFileSync(file, "utf8")).toContain('"output":"fetching\\n100% [          ]\\nsaved\\n"');
+		const full = readFileSync(result.fullOutputPath!, "utf8");
+		expect(full).toContain("\r  0% [          ]\r  0% [");
+		expect(full.endsWith("\r100% [          ]\nsaved\n")).toBe(true);
+		rmSync(result.fullOutputPath!);
+	});
+
+	it("gemini-cli#2752: `test\\rme` shows `mest` as a terminal does; a `\\r\\n` ending and a bell are still left out", async () => {
+		const { result } = await userCommandThenPrompt("printf 'test\\rme\\ndone\\r\\n\\a'");
+		expect(result.output).toBe("mest\ndone\n");
+		if (result.fullOutputPath) rmSync(result.fullOutputPath);
+	});
+});
