@@ -24275,6 +24275,22 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-user-command-output.test.ts"],
 	},
+	{
+		id: "PS03",
+		description:
+			"a `!` command's output goes to the model in a fixed three-backtick fence: a fence in the output (`cat README.md`) closes it early (getspecstory#241)",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: 'return "`".repeat(longest + 1);', replace: 'return "```";' }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts"],
+	},
+	{
+		id: "PS04",
+		description:
+			"output with single backticks only gets a fence one longer than them (two backticks): no fence at all in Markdown",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: '\tif (!output.includes("```")) return "```";\n', replace: "" }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
