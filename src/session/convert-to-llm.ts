@@ -80,7 +80,7 @@ export interface ConvertToLlmOptions {
 /**
  * The user-message text of a bash execution: ``Ran `<command>` `` then the output in a fence (or
  * `(no output)`), then `(command cancelled)` or `Command exited with code N` (non-zero codes only),
- * then the truncation note when the full output was saved to a file. The fence is longer than any
+ * then the truncation note (naming the full-output file, or saying none was saved). The fence is longer than any
  * run of backticks in the output, so output holding a fence of its own stays inside it.
  *
  * @example
@@ -100,6 +100,9 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
 	}
 	if (message.truncated && message.fullOutputPath) {
 		text += `\n\n[Output truncated. Full output: ${message.fullOutputPath}]`;
+	} else if (message.truncated) {
+		// No file to name (an unusable temp folder): the model must still know this is not all of it (antirez/ds4#680).
+		text += "\n\n[Output truncated: only its end is shown. The full output could not be saved.]";
 	}
 	return text;
 }

@@ -24291,6 +24291,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '\tif (!output.includes("```")) return "```";\n', replace: "" }],
 		tests: ["test/pi-races/bash-user-command-output.test.ts"],
 	},
+	{
+		id: "PS05",
+		description:
+			"a `!` output cut to its tail with no full-output file (an unusable temp folder) reaches the model with nothing saying it was cut (antirez/ds4#680)",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: "\t} else if (message.truncated) {", replace: "\t} else if (message.truncated && false) {" }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

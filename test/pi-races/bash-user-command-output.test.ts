@@ -7,8 +7,12 @@
  * - getspecstory#241, mcp-ts-core#375: output holding a fence of its own (`cat README.md`) was
  *   wrapped in a fixed three-backtick fence: its first fence closed the wrapper, and the rest read
  *   as text outside the command's output (pi's `!` does the same).
+ * - antirez/ds4#680: output cut to its tail reached the model with nothing saying anything was
+ *   dropped: a small model read the fragment as the whole output. Settle's `!` said so only when it
+ *   could name the full-output file; with the temp folder unusable, the model got the tail alone.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
@@ -16,9 +20,11 @@ import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { persistedRoles, script, userTexts } from "./helpers.js";
 
 let h: Harness | undefined;
+const restore: (() => void)[] = [];
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
+	for (const undo of restore.splice(0)) undo();
 });
 
 /** Runs `command` as a `!` command, then a prompt; returns the result and the text the model got for it. */
@@ -78,5 +84,37 @@ describe("getspecstory#241 / mcp-ts-core#375: output holding a fence broke out o
 	it("mcp-ts-core#375: output with no fence of its own keeps pi's three-backtick fence", async () => {
 		const { sent } = await userCommandThenPrompt("echo 'a `quoted` word'");
 		expect(sent).toBe("Ran `echo 'a `quoted` word'`\n```\na `quoted` word\n\n```");
+	});
+});
+
+describe("antirez/ds4#680: output cut to its tail, and nothing told the model", () => {
+	it("antirez/ds4#680: with the temp folder unusable, `!seq 1 3000` reaches the model as its last 2,000 lines and a note that the output was cut and not saved", async () => {
+		h = await createHarness({ persistence: "disk" });
+		// TMPDIR a regular file: no full-output file can be created "in" it (a full or unwritable /tmp).
+		const dir = mkdtempSync(join(tmpdir(), "settle-ds4680-"));
+		const previous = process.env.TMPDIR;
+		process.env.TMPDIR = join(dir, "tmp");
+		writeFileSync(process.env.TMPDIR, "a file, not a folder");
+		restore.push(() => {
+			if (previous === undefined) delete process.env.TMPDIR;
+			else process.env.TMPDIR = previous;
+			rmSync(dir, { recursive: true, force: true });
+		});
+		const { answerRequests } = script(h, [fauxAssistantMessage("ok")]);
+		const result = await h.session.executeBash("seq 1 3000");
+		expect(result).toMatchObject({ truncated: true, exitCode: 0 });
+		expect(result.fullOutputPath).toBeUndefined();
+		await h.session.prompt("what is the first number?");
+		const sent = userTexts(answerRequests[0]!).find((text) => text.startsWith("Ran `"))!;
+		expect(sent.startsWith("Ran `seq 1 3000`\n```\n1002\n1003\n")).toBe(true);
+		expect(
+			sent.endsWith("\n3000\n\n```\n\n[Output truncated: only its end is shown. The full output could not be saved.]"),
+		).toBe(true);
+	});
+
+	it("antirez/ds4#680: a cut output whose file was saved keeps pi's note naming it", async () => {
+		const { result, sent } = await userCommandThenPrompt("seq 1 3000");
+		expect(sent.endsWith(`\n3000\n\n\`\`\`\n\n[Output truncated. Full output: ${result.fullOutputPath}]`)).toBe(true);
+		rmSync(result.fullOutputPath!);
 	});
 });
