@@ -98,11 +98,13 @@ export class BashRunner {
 		const prefix = s.settingsManager.getShellCommandPrefix();
 		const shellPath = s.settingsManager.getShellPath();
 		const ops = operations ?? createLocalBashOperations(shellPath ? { shellPath } : {});
-		// What reaches the model and the log is what pi's `!` keeps: no escape codes, no `\r`, no other
-		// controls; a command's raw bytes stay in the full-output file.
+		// What reaches the model and the log is what pi's `!` keeps (no escape codes, no `\r`, no other
+		// controls), with a line redrawn by `\r` as a terminal leaves it: pi glued a progress bar's
+		// frames into one line (copilot-cli#3191). A command's raw bytes stay in the full-output file.
 		const output = new OutputAccumulator({
 			tempFilePrefix: "settle-user-bash",
 			stripEscapes: true,
+			redrawCarriageReturns: true,
 			dropControlCharacters: true,
 		});
 		const decoder = new TextDecoder();

@@ -80,7 +80,8 @@ export interface ConvertToLlmOptions {
 /**
  * The user-message text of a bash execution: ``Ran `<command>` `` then the output in a fence (or
  * `(no output)`), then `(command cancelled)` or `Command exited with code N` (non-zero codes only),
- * then the truncation note when the full output was saved to a file.
+ * then the truncation note (naming the full-output file, or saying none was saved). The fence is longer than any
+ * run of backticks in the output, so output holding a fence of its own stays inside it.
  *
  * @example
  * ```ts
@@ -90,7 +91,8 @@ export interface ConvertToLlmOptions {
  */
 export function bashExecutionToText(message: BashExecutionMessage): string {
 	let text = `Ran \`${message.command}\`\n`;
-	text += message.output ? `\`\`\`\n${message.output}\n\`\`\`` : "(no output)";
+	const fence = fenceFor(message.output);
+	text += message.output ? `${fence}\n${message.output}\n${fence}` : "(no output)";
 	if (message.cancelled) {
 		text += "\n\n(command cancelled)";
 	} else if (message.exitCode !== null && message.exitCode !== undefined && message.exitCode !== 0) {
@@ -98,8 +100,23 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
 	}
 	if (message.truncated && message.fullOutputPath) {
 		text += `\n\n[Output truncated. Full output: ${message.fullOutputPath}]`;
+	} else if (message.truncated) {
+		// No file to name (an unusable temp folder): the model must still know this is not all of it (antirez/ds4#680).
+		text += "\n\n[Output truncated: only its end is shown. The full output could not be saved.]";
 	}
 	return text;
+}
+
+/**
+ * A code fence longer than the longest run of backticks in `output` (three at least). A fixed
+ * three closed early on output holding a fence (`cat README.md`): the rest, and a cut output's
+ * unclosed block, read as the user's own text (getspecstory#241, mcp-ts-core#375).
+ */
+function fenceFor(output: string): string {
+	if (!output.includes("```")) return "```";
+	let longest = 0;
+	for (const run of output.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
+	return "`".repeat(longest + 1);
 }
 
 /**

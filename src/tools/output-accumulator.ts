@@ -31,9 +31,9 @@ export interface OutputAccumulatorOptions {
 	 */
 	stripEscapes?: boolean;
 	/**
-	 * Leave control characters other than tab and line feed out of the shown text, a lone `\r` too
-	 * (a progress bar's frames then run together), as pi's `!` commands do; the raw bytes then go to
-	 * the full-output file. Default false.
+	 * Leave control characters other than tab and line feed out of the shown text, as pi's `!`
+	 * commands do; a lone `\r` too, after the redraw when `redrawCarriageReturns` is set (else a
+	 * progress bar's frames run together). The raw bytes then go to the full-output file. Default false.
 	 */
 	dropControlCharacters?: boolean;
 	/**
@@ -170,13 +170,14 @@ export class OutputAccumulator {
 	/** The shown text and how it was cut; opens the full-output file when the text leaves something out. */
 	private shape(): Omit<OutputSnapshot, "fullOutputPath" | "fullOutputError"> {
 		const text = this.snapshotText();
-		const unescaped = this.stripEscapes ? withoutEscapes(text) : text;
-		const plain = this.dropControlCharacters ? withoutControlCharacters(unescaped) : unescaped;
-		const escapesStripped = plain !== text;
+		const plain = this.stripEscapes ? withoutEscapes(text) : text;
 		const redrawnPlain = this.redrawCarriageReturns ? redrawLines(plain) : plain;
 		const redrawn = redrawnPlain !== plain;
 		// A redraw reads the erase codes (`\r\x1b[K`) before they are left out.
-		const shown = redrawn && escapesStripped ? withoutEscapes(redrawLines(text, true)) : redrawnPlain;
+		const drawn = redrawn && plain !== text ? withoutEscapes(redrawLines(text, true)) : redrawnPlain;
+		// Controls go after the redraw: dropped first, a bar's `\r` frames ran together (copilot-cli#3191).
+		const shown = this.dropControlCharacters ? withoutControlCharacters(drawn) : drawn;
+		const escapesStripped = plain !== text || shown !== drawn;
 		const tail = truncateTail(shown, { maxLines: this.maxLines, maxBytes: this.maxBytes });
 		// Frames a redraw hides and escapes left out do not count against the limits while the whole output is at hand.
 		const truncated =

@@ -18490,7 +18490,7 @@ export const MUTANTS: Mutant[] = [
 			"the redraw runs on the text with its escape codes already left out: the erase codes are lost before they are read (`doneloading 100%`)",
 		edits: [
 			{
-				find: "redrawn && escapesStripped ? withoutEscapes(redrawLines(text, true)) : redrawnPlain",
+				find: "redrawn && plain !== text ? withoutEscapes(redrawLines(text, true)) : redrawnPlain",
 				replace: "redrawnPlain",
 			},
 		],
@@ -24252,6 +24252,52 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-mode.ts",
 		edits: [{ find: " &&\n\t\t\t!reachesSkill(command.name, session())", replace: "" }],
 		tests: ["test/pi-races/skills-folder-names.test.ts"],
+	},
+	{
+		id: "PS01",
+		description:
+			"`!` commands no longer redraw lines: a progress bar's `\\r` frames reach the model and the session file glued into one line (copilot-cli#3191)",
+		file: "src/session/bash-runner.ts",
+		edits: [{ find: "\t\t\tredrawCarriageReturns: true,\n", replace: "" }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts"],
+	},
+	{
+		id: "PS02",
+		description:
+			"control characters are dropped before the redraw: a `!` progress bar's `\\r` is gone before it is read, its frames glued (copilot-cli#3191)",
+		file: "src/tools/output-accumulator.ts",
+		edits: [
+			{
+				find: "const redrawnPlain = this.redrawCarriageReturns ? redrawLines(plain) : plain;",
+				replace:
+					"const redrawnPlain = this.redrawCarriageReturns ? redrawLines(this.dropControlCharacters ? withoutControlCharacters(plain) : plain) : plain;",
+			},
+		],
+		tests: ["test/pi-races/bash-user-command-output.test.ts"],
+	},
+	{
+		id: "PS03",
+		description:
+			"a `!` command's output goes to the model in a fixed three-backtick fence: a fence in the output (`cat README.md`) closes it early (getspecstory#241)",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: 'return "`".repeat(longest + 1);', replace: 'return "```";' }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts"],
+	},
+	{
+		id: "PS04",
+		description:
+			"output with single backticks only gets a fence one longer than them (two backticks): no fence at all in Markdown",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: '\tif (!output.includes("```")) return "```";\n', replace: "" }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts"],
+	},
+	{
+		id: "PS05",
+		description:
+			"a `!` output cut to its tail with no full-output file (an unusable temp folder) reaches the model with nothing saying it was cut (antirez/ds4#680)",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: "\t} else if (message.truncated) {", replace: "\t} else if (message.truncated && false) {" }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts"],
 	},
 ];
 

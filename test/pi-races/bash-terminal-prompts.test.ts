@@ -18,6 +18,8 @@
  *   An editor the user names in SETTLE_BASH_EDITOR (one needing no terminal) is kept.
  * - claude-code#79891: a `cd` in one bash call carried to the next call, or not, depending on
  *   whether the call's exit code was 0 (claude-code#37659, the carrying itself: project-folders).
+ * - zai-org/feedback#521: the agent's bash kept the folder a `cd` went to; a test run then deleted
+ *   that folder, and every later call failed `spawn /bin/zsh ENOENT` for the rest of the session.
  * - claude-code#45 / claude-code#35 / claude-code#3505: the harness sourced the user's shell config
  *   for every command: `set -o noclobber` in ~/.bashrc broke its redirects, `exec zsh` in ~/.bashrc
  *   and `eval $(ssh-agent)` in ~/.bash_profile made every bash call hang until the timeout.
@@ -137,6 +139,39 @@ describe("claude-code#79891: a bash call starts in the project folder, whatever 
 		expect(results[0]).toContain("Command exited with code 1");
 		expect(results[1]).toBe(`${s.dir}\nmode:[]\n`);
 		expect(results[3]).toBe(`${s.dir}\n`);
+	});
+});
+
+describe("zai-org/feedback#521: a folder a `cd` went to, deleted later, broke every later call", () => {
+	it("zai-org/feedback#521: `cd` into a test output folder, the folder deleted by the next call: the call after it and a `!` command run in the project folder", async () => {
+		const s = await sessions.session();
+		const meta = { api: s.provider.model.api, provider: s.provider.model.provider, model: s.provider.model.id };
+		const calls = [
+			"mkdir -p tests/output/trace && cd tests/output/trace && pwd",
+			"rm -rf tests/output",
+			"echo alive; pwd",
+		];
+		for (const [i, command] of calls.entries()) {
+			s.provider.answer({
+				...fauxAssistantMessage([fauxToolCall("bash", { command, timeout: 20 }, { id: `call-${i}` })], {
+					stopReason: "toolUse",
+				}),
+				...meta,
+			});
+		}
+		s.provider.answer({ ...fauxAssistantMessage("done"), ...meta });
+		await s.session.prompt("run the e2e tests again");
+		const results = fileMessages(s.session.sessionFile!)
+			.filter((m) => m.role === "toolResult")
+			.map((m) => m as unknown as { isError: boolean; content: { text?: string }[] })
+			.map((m) => [m.isError, m.content.map((c) => c.text ?? "").join("")]);
+		expect(results).toEqual([
+			[false, `${join(s.dir, "tests/output/trace")}\n`],
+			[false, "(no output)"],
+			[false, `alive\n${s.dir}\n`],
+		]);
+		const user = await s.session.executeBash("pwd");
+		expect(user).toMatchObject({ output: `${s.dir}\n`, exitCode: 0, cancelled: false });
 	});
 });
 

@@ -56,11 +56,13 @@ describe("bashExecution → user text (C.7)", () => {
 		expect(bashExecutionToText(bash({ exitCode: undefined }))).toBe("Ran `npm test`\n```\nok\n```");
 	});
 
-	it("adds the truncation note only with a full-output path", () => {
+	it("adds the truncation note: naming the full-output file, or saying none was saved (antirez/ds4#680)", () => {
 		expect(bashExecutionToText(bash({ truncated: true, fullOutputPath: "/tmp/out.log", exitCode: 1 }))).toBe(
 			"Ran `npm test`\n```\nok\n```\n\nCommand exited with code 1\n\n[Output truncated. Full output: /tmp/out.log]",
 		);
-		expect(bashExecutionToText(bash({ truncated: true }))).toBe("Ran `npm test`\n```\nok\n```");
+		expect(bashExecutionToText(bash({ truncated: true }))).toBe(
+			"Ran `npm test`\n```\nok\n```\n\n[Output truncated: only its end is shown. The full output could not be saved.]",
+		);
 	});
 
 	it("is a user message with the execution's timestamp, dropped when excluded from context", () => {

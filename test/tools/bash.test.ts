@@ -201,7 +201,7 @@ describe("the full-output file of a short colored or redrawn output", () => {
 		const h = await createHarness();
 		try {
 			const result = await h.session.executeBash(printed);
-			expect(result.output).toBe("ok build\n[1] 33%[2] 66%\n");
+			expect(result.output).toBe("ok build\n[2] 66%\n");
 			expect(readFileSync(result.fullOutputPath ?? "", "utf8")).toBe(raw);
 			rmSync(result.fullOutputPath ?? "");
 		} finally {
