@@ -157,6 +157,9 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	// "aborted"`): the SDK's or fetch's bare abort sentinel on an `error` stop (oh-my-pi#5375: the
 	// turn died with "Request was aborted", no retry). Whole message only.
 	/^(?:request|(?:the|this) operation) was aborted\.?$/i,
+	// Codex's busy-hours failure, "We're currently experiencing high demand, which may cause temporary
+	// errors." (code `server_is_overloaded`, which pi-ai's Codex client drops; codex#6761).
+	/experiencing (?:unusually )?high demand/i,
 	// openai-codex's whole answer to a request that succeeds when sent again (pi#8138).
 	/^sorry, something went wrong\.?$/i,
 	// An Anthropic answer that stopped `tool_use` without a call (pi#9681; anthropic-stop-details.ts).

@@ -24253,6 +24253,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: " &&\n\t\t\t!reachesSkill(command.name, session())", replace: "" }],
 		tests: ["test/pi-races/skills-folder-names.test.ts"],
 	},
+	{
+		id: "PT01",
+		description:
+			"Codex's \"We're currently experiencing high demand\" (its `server_is_overloaded` code dropped by pi-ai) is not retried: the turn fails at once (codex#6761)",
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\t/experiencing (?:unusually )?high demand/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-codex-failures.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
