@@ -187,6 +187,14 @@ const TIMEOUT_PATTERNS: readonly RegExp[] = [
 ];
 
 /**
+ * A body cut before its end, as Node streams ("Premature close", `ERR_STREAM_PREMATURE_CLOSE`, often
+ * through node-fetch: "Invalid response body while trying to fetch …: Premature close") and Java
+ * clients ("Premature end of chunk coded message body") word it, passed on by gateways
+ * (Roo-Code#2822: a fatal error while timeouts were retried). A refusal naming one is not.
+ */
+const CUT_BODY_PATTERNS: readonly RegExp[] = [/\bpremature[ _](?:close|end)\b/i];
+
+/**
  * A 4xx status that refuses the request as sent (408 Request Timeout and 429 are not refusals):
  * leading, or as a JSON body's `"code"` (Gemini's errors carry no status prefix), or pi-ai's prefix
  * for Bedrock's 400 `ValidationException`.
@@ -352,8 +360,10 @@ export function isTransientErrorText(errorMessage: string): boolean {
 	// `invalid_request_error` under it refuses the request itself (pi#5117): it fails again as sent.
 	if (/^4(?:00|22)\b/.test(errorMessage) && /\binvalid_(?:request|parameter)_error\b/.test(errorMessage)) return false;
 	if (TRANSIENT_PATTERNS.some((pattern) => pattern.test(errorMessage))) return true;
-	// A refusal that names a timeout (a schema error on a `timeout` parameter) fails again as sent.
-	return !REFUSAL_STATUS.test(errorMessage) && TIMEOUT_PATTERNS.some((pattern) => pattern.test(errorMessage));
+	// A refusal that names a timeout (a schema error on a `timeout` parameter) or a cut body fails again as sent.
+	if (REFUSAL_STATUS.test(errorMessage)) return false;
+	const matches = (pattern: RegExp) => pattern.test(errorMessage);
+	return TIMEOUT_PATTERNS.some(matches) || CUT_BODY_PATTERNS.some(matches);
 }
 
 /**

@@ -24261,6 +24261,27 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t/experiencing (?:unusually )?high demand/i,\n", replace: "" }],
 		tests: ["test/pi-races/retry-codex-failures.test.ts"],
 	},
+	{
+		id: "PT02",
+		description:
+			'a stream cut with "Premature close" (or "Premature end") is not retried: the turn fails at once (Roo-Code#2822)',
+		file: "src/llm/errors.ts",
+		edits: [
+			{
+				find: "return TIMEOUT_PATTERNS.some(matches) || CUT_BODY_PATTERNS.some(matches);",
+				replace: "return TIMEOUT_PATTERNS.some(matches);",
+			},
+		],
+		tests: ["test/pi-races/retry-premature-close.test.ts"],
+	},
+	{
+		id: "PT03",
+		description:
+			"a provider's 400 refusal that merely names a premature close is retried as a cut stream: the refused request is sent again (Roo-Code#2822)",
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\tif (REFUSAL_STATUS.test(errorMessage)) return false;\n", replace: "" }],
+		tests: ["test/pi-races/retry-premature-close.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
