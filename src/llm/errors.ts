@@ -157,6 +157,10 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	// "aborted"`): the SDK's or fetch's bare abort sentinel on an `error` stop (oh-my-pi#5375: the
 	// turn died with "Request was aborted", no retry). Whole message only.
 	/^(?:request|(?:the|this) operation) was aborted\.?$/i,
+	// Bedrock's mid-stream fault that AWS documents as "An error occurred while streaming the response.
+	// Retry your request." (pi-ai's prefix, or the SDK's name): no pattern read its text (oh-my-pi#12449).
+	/^model stream error:/i,
+	/\bModelStreamErrorException\b/,
 	// Codex's busy-hours failure, "We're currently experiencing high demand, which may cause temporary
 	// errors." (code `server_is_overloaded`, which pi-ai's Codex client drops; codex#6761).
 	/experiencing (?:unusually )?high demand/i,

@@ -24282,6 +24282,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\tif (REFUSAL_STATUS.test(errorMessage)) return false;\n", replace: "" }],
 		tests: ["test/pi-races/retry-premature-close.test.ts"],
 	},
+	{
+		id: "PT04",
+		description:
+			'Bedrock\'s mid-stream modelStreamErrorException ("… Retry your request.") is not retried: the turn ends with the fault (oh-my-pi#12449)',
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\t/^model stream error:/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-bedrock-stream-faults.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
