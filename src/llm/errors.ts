@@ -161,6 +161,11 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	// Retry your request." (pi-ai's prefix, or the SDK's name): no pattern read its text (oh-my-pi#12449).
 	/^model stream error:/i,
 	/\bModelStreamErrorException\b/,
+	// Groq's own status for its flex tier at capacity, "You can try again later" (laravel/ai#925):
+	// leading only, as the status pi-ai's clients put first; a 498 inside a request id is no status.
+	/^498\b/,
+	// xAI's Grok in an accepted stream: "The model is currently at capacity due to high demand" (opengeni#1643).
+	/\bcurrently at capacity\b/i,
 	// Codex's busy-hours failure, "We're currently experiencing high demand, which may cause temporary
 	// errors." (code `server_is_overloaded`, which pi-ai's Codex client drops; codex#6761).
 	/experiencing (?:unusually )?high demand/i,

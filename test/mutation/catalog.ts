@@ -24290,6 +24290,28 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t/^model stream error:/i,\n", replace: "" }],
 		tests: ["test/pi-races/retry-bedrock-stream-faults.test.ts"],
 	},
+	{
+		id: "PT05",
+		description: "Groq's 498 (flex tier at capacity) is not retried: the turn fails at once (laravel/ai#925)",
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\t/^498\\b/,\n", replace: "" }],
+		tests: ["test/pi-races/retry-capacity.test.ts"],
+	},
+	{
+		id: "PT06",
+		description: "498 read anywhere in the text: a 400 that names 498 (a limit) is retried (laravel/ai#925)",
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\t/^498\\b/,\n", replace: "\t/\\b498\\b/,\n" }],
+		tests: ["test/pi-races/retry-capacity.test.ts"],
+	},
+	{
+		id: "PT07",
+		description:
+			'Grok\'s "The model is currently at capacity due to high demand" in an accepted stream is not retried (opengeni#1643)',
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\t/\\bcurrently at capacity\\b/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-capacity.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
