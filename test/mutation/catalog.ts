@@ -21981,8 +21981,9 @@ export const MUTANTS: Mutant[] = [
 		description: 'a 4xx refusal whose JSON names a "timeout" field is taken for a timeout and retried',
 		edits: [
 			{
-				find: "return !REFUSAL_STATUS.test(errorMessage) && TIMEOUT_PATTERNS",
-				replace: "return TIMEOUT_PATTERNS",
+				find: "if (REFUSAL_STATUS.test(errorMessage)) return false;",
+				replace:
+					"if (REFUSAL_STATUS.test(errorMessage)) return TIMEOUT_PATTERNS.some((pattern) => pattern.test(errorMessage));",
 			},
 		],
 		tests: ["test/recovery/errors.test.ts"],
@@ -24279,7 +24280,13 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"a provider's 400 refusal that merely names a premature close is retried as a cut stream: the refused request is sent again (Roo-Code#2822)",
 		file: "src/llm/errors.ts",
-		edits: [{ find: "\tif (REFUSAL_STATUS.test(errorMessage)) return false;\n", replace: "" }],
+		edits: [
+			{
+				find: "if (REFUSAL_STATUS.test(errorMessage)) return false;",
+				replace:
+					"if (REFUSAL_STATUS.test(errorMessage)) return CUT_BODY_PATTERNS.some((pattern) => pattern.test(errorMessage));",
+			},
+		],
 		tests: ["test/pi-races/retry-premature-close.test.ts"],
 	},
 	{
