@@ -157,6 +157,18 @@ const TRANSIENT_PATTERNS: readonly RegExp[] = [
 	// "aborted"`): the SDK's or fetch's bare abort sentinel on an `error` stop (oh-my-pi#5375: the
 	// turn died with "Request was aborted", no retry). Whole message only.
 	/^(?:request|(?:the|this) operation) was aborted\.?$/i,
+	// Bedrock's mid-stream fault that AWS documents as "An error occurred while streaming the response.
+	// Retry your request." (pi-ai's prefix, or the SDK's name): no pattern read its text (oh-my-pi#12449).
+	/^model stream error:/i,
+	/\bModelStreamErrorException\b/,
+	// Groq's own status for its flex tier at capacity, "You can try again later" (laravel/ai#925):
+	// leading only, as the status pi-ai's clients put first; a 498 inside a request id is no status.
+	/^498\b/,
+	// xAI's Grok in an accepted stream: "The model is currently at capacity due to high demand" (opengeni#1643).
+	/\bcurrently at capacity\b/i,
+	// Codex's busy-hours failure, "We're currently experiencing high demand, which may cause temporary
+	// errors." (code `server_is_overloaded`, which pi-ai's Codex client drops; codex#6761).
+	/experiencing (?:unusually )?high demand/i,
 	// openai-codex's whole answer to a request that succeeds when sent again (pi#8138).
 	/^sorry, something went wrong\.?$/i,
 	// An Anthropic answer that stopped `tool_use` without a call (pi#9681; anthropic-stop-details.ts).
@@ -182,6 +194,14 @@ const TIMEOUT_PATTERNS: readonly RegExp[] = [
 	// An error code, as a Responses `response.failed` carries it ("request_timeout: no message").
 	/(?<![\w'`]|\\")(?:upstream_)?request_timeout(?![\w'`]|\\")/i,
 ];
+
+/**
+ * A body cut before its end, as Node streams ("Premature close", `ERR_STREAM_PREMATURE_CLOSE`, often
+ * through node-fetch: "Invalid response body while trying to fetch …: Premature close") and Java
+ * clients ("Premature end of chunk coded message body") word it, passed on by gateways
+ * (Roo-Code#2822: a fatal error while timeouts were retried). A refusal naming one is not.
+ */
+const CUT_BODY_PATTERNS: readonly RegExp[] = [/\bpremature[ _](?:close|end)\b/i];
 
 /**
  * A 4xx status that refuses the request as sent (408 Request Timeout and 429 are not refusals):
@@ -349,8 +369,10 @@ export function isTransientErrorText(errorMessage: string): boolean {
 	// `invalid_request_error` under it refuses the request itself (pi#5117): it fails again as sent.
 	if (/^4(?:00|22)\b/.test(errorMessage) && /\binvalid_(?:request|parameter)_error\b/.test(errorMessage)) return false;
 	if (TRANSIENT_PATTERNS.some((pattern) => pattern.test(errorMessage))) return true;
-	// A refusal that names a timeout (a schema error on a `timeout` parameter) fails again as sent.
-	return !REFUSAL_STATUS.test(errorMessage) && TIMEOUT_PATTERNS.some((pattern) => pattern.test(errorMessage));
+	// A refusal that names a timeout (a schema error on a `timeout` parameter) or a cut body fails again as sent.
+	if (REFUSAL_STATUS.test(errorMessage)) return false;
+	const matches = (pattern: RegExp) => pattern.test(errorMessage);
+	return TIMEOUT_PATTERNS.some(matches) || CUT_BODY_PATTERNS.some(matches);
 }
 
 /**

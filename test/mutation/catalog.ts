@@ -21981,8 +21981,9 @@ export const MUTANTS: Mutant[] = [
 		description: 'a 4xx refusal whose JSON names a "timeout" field is taken for a timeout and retried',
 		edits: [
 			{
-				find: "return !REFUSAL_STATUS.test(errorMessage) && TIMEOUT_PATTERNS",
-				replace: "return TIMEOUT_PATTERNS",
+				find: "if (REFUSAL_STATUS.test(errorMessage)) return false;",
+				replace:
+					"if (REFUSAL_STATUS.test(errorMessage)) return TIMEOUT_PATTERNS.some((pattern) => pattern.test(errorMessage));",
 			},
 		],
 		tests: ["test/recovery/errors.test.ts"],
@@ -24298,6 +24299,71 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/convert-to-llm.ts",
 		edits: [{ find: "\t} else if (message.truncated) {", replace: "\t} else if (message.truncated && false) {" }],
 		tests: ["test/pi-races/bash-user-command-output.test.ts"],
+	},
+	{
+		id: "PT01",
+		description:
+			"Codex's \"We're currently experiencing high demand\" (its `server_is_overloaded` code dropped by pi-ai) is not retried: the turn fails at once (codex#6761)",
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\t/experiencing (?:unusually )?high demand/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-codex-failures.test.ts"],
+	},
+	{
+		id: "PT02",
+		description:
+			'a stream cut with "Premature close" (or "Premature end") is not retried: the turn fails at once (Roo-Code#2822)',
+		file: "src/llm/errors.ts",
+		edits: [
+			{
+				find: "return TIMEOUT_PATTERNS.some(matches) || CUT_BODY_PATTERNS.some(matches);",
+				replace: "return TIMEOUT_PATTERNS.some(matches);",
+			},
+		],
+		tests: ["test/pi-races/retry-premature-close.test.ts"],
+	},
+	{
+		id: "PT03",
+		description:
+			"a provider's 400 refusal that merely names a premature close is retried as a cut stream: the refused request is sent again (Roo-Code#2822)",
+		file: "src/llm/errors.ts",
+		edits: [
+			{
+				find: "if (REFUSAL_STATUS.test(errorMessage)) return false;",
+				replace:
+					"if (REFUSAL_STATUS.test(errorMessage)) return CUT_BODY_PATTERNS.some((pattern) => pattern.test(errorMessage));",
+			},
+		],
+		tests: ["test/pi-races/retry-premature-close.test.ts"],
+	},
+	{
+		id: "PT04",
+		description:
+			'Bedrock\'s mid-stream modelStreamErrorException ("… Retry your request.") is not retried: the turn ends with the fault (oh-my-pi#12449)',
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\t/^model stream error:/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-bedrock-stream-faults.test.ts"],
+	},
+	{
+		id: "PT05",
+		description: "Groq's 498 (flex tier at capacity) is not retried: the turn fails at once (laravel/ai#925)",
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\t/^498\\b/,\n", replace: "" }],
+		tests: ["test/pi-races/retry-capacity.test.ts"],
+	},
+	{
+		id: "PT06",
+		description: "498 read anywhere in the text: a 400 that names 498 (a limit) is retried (laravel/ai#925)",
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\t/^498\\b/,\n", replace: "\t/\\b498\\b/,\n" }],
+		tests: ["test/pi-races/retry-capacity.test.ts"],
+	},
+	{
+		id: "PT07",
+		description:
+			'Grok\'s "The model is currently at capacity due to high demand" in an accepted stream is not retried (opengeni#1643)',
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\t/\\bcurrently at capacity\\b/i,\n", replace: "" }],
+		tests: ["test/pi-races/retry-capacity.test.ts"],
 	},
 ];
 

@@ -55,6 +55,7 @@ const RETRY_DIVERGES_FROM_PI = new Set([
 	"bedrock-throttling-tokens",
 	"bedrock-raw-throttling-exception",
 	"bedrock-model-stream-error",
+	"bedrock-model-stream-error-documented", // oh-my-pi#12449
 	"econnreset",
 	"econnrefused",
 	"enotfound",

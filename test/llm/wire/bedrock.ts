@@ -155,3 +155,23 @@ export function bedrockError(status: number, type: string, message: string): Bed
 		res.end(JSON.stringify({ message }));
 	};
 }
+
+/**
+ * A ConverseStream that starts (200), streams `text`, then fails with an exception frame, as Bedrock
+ * sends a mid-stream fault: `:message-type: exception`, the type camel-cased (`internalServerException`).
+ */
+export function bedrockStreamException(type: string, message: string, text = ""): BedrockReply {
+	return (res) => {
+		res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream", "x-amzn-requestid": "req-wire-1" });
+		res.end(
+			Buffer.concat([
+				event("messageStart", { role: "assistant" }),
+				...(text ? [event("contentBlockDelta", { contentBlockIndex: 0, delta: { text } })] : []),
+				frame(
+					{ ":exception-type": type, ":content-type": "application/json", ":message-type": "exception" },
+					{ message },
+				),
+			]),
+		);
+	};
+}
