@@ -24253,6 +24253,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: " &&\n\t\t\t!reachesSkill(command.name, session())", replace: "" }],
 		tests: ["test/pi-races/skills-folder-names.test.ts"],
 	},
+	{
+		id: "PX01",
+		description:
+			"settle -c continues a newer session file that holds no message (a chat opened on an empty file and left) over an older conversation (oh-my-pi#12538)",
+		file: "src/store/discovery.ts",
+		edits: [{ find: "		if (!holdsMessage(read.contents.entries)) {", replace: "		if (false) {" }],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
