@@ -24261,6 +24261,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "		if (!holdsMessage(read.contents.entries)) {", replace: "		if (false) {" }],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
 	},
+	{
+		id: "PX02",
+		description:
+			"settle exits 1 on two extensions registering one tool name while its message says the first is used, as if it went on",
+		file: "src/cli/host.ts",
+		edits: [
+			{
+				find: '": settle does not start with both; rename one"',
+				replace: '": the first is used; rename one"',
+			},
+		],
+		tests: ["test/cli/extension-conflicts.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
