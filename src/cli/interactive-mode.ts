@@ -458,7 +458,8 @@ export async function runInteractiveMode(
 		// An extension's command is accepted once its handler has finished.
 		waitingOn = command ? `/${command.name}` : undefined;
 		try {
-			await submit(line, "steer");
+			// Sent as recognized: the session expands only text that starts with `/` (pi's editor trims too).
+			await submit(command ? line.trim() : line, "steer");
 		} finally {
 			waitingOn = undefined;
 		}

@@ -24274,6 +24274,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/extension-conflicts.test.ts"],
 	},
+	{
+		id: "PX03",
+		description:
+			"`settle -i` takes `  /review a.ts` for the template, then sends it as typed: the model gets the slash text (claude-code#82846)",
+		file: "src/cli/interactive-mode.ts",
+		edits: [{ find: 'await submit(command ? line.trim() : line, "steer");', replace: 'await submit(line, "steer");' }],
+		tests: ["test/pi-races/indented-slash-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
