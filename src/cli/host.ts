@@ -772,14 +772,19 @@ function settingsErrorForCli(message: string): string {
 /**
  * An extension that did not load stops the command (as in pi), so its error says how to start
  * anyway: without the `-e` that named it, or, for one found in an extensions folder or listed in
- * settings, with `--no-extensions` (which still loads `-e` paths).
+ * settings, with `--no-extensions` (which still loads `-e` paths). A name two extensions register
+ * stops it too (as in pi): the SDK goes on with the first ("the first is used"), the command does not.
  */
 function extensionErrorForCli(
 	diagnostic: AgentSessionRuntimeDiagnostic,
 	explicit: readonly string[],
 	cwd: string,
 ): string {
-	const { message, path } = diagnostic;
+	const { path } = diagnostic;
+	const message = diagnostic.message.replace(
+		": the first is used; rename one",
+		": settle does not start with both; rename one",
+	);
 	if (path === undefined) return message;
 	const given = explicit.find((entry) => {
 		const resolved = resolve(cwd, expandHome(entry));

@@ -23,7 +23,7 @@ import {
 	providerOfAuthError,
 } from "../llm/provider-env.js";
 import type { ImageContent, ThinkingLevel } from "../llm/types.js";
-import { findSkill } from "../resources/skills.js";
+import { skillInvocation } from "../resources/skills.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
 import type { AgentSession } from "../session/agent-session.js";
@@ -450,7 +450,7 @@ export async function runInteractiveMode(
 			!session()
 				.getCommands()
 				.some((known) => known.name === command.name) &&
-			!reachesSkill(command.name, session())
+			!reachesSkill(line, session())
 		) {
 			printer.line(style.red(`Error: ${unknownCommandText(command.name)}`));
 			return;
@@ -458,7 +458,8 @@ export async function runInteractiveMode(
 		// An extension's command is accepted once its handler has finished.
 		waitingOn = command ? `/${command.name}` : undefined;
 		try {
-			await submit(line, "steer");
+			// Sent as recognized: the session expands only text that starts with `/` (pi's editor trims too).
+			await submit(command ? line.trim() : line, "steer");
 		} finally {
 			waitingOn = undefined;
 		}
@@ -802,10 +803,14 @@ function printBanner(
 	printer.line(style.dim("/help for commands, Ctrl+C to abort, Ctrl+D to exit"));
 }
 
-/** `skill:<folder>` for a skill named otherwise in its front matter, which `getCommands()` lists by that name. */
-function reachesSkill(commandName: string, session: AgentSession): boolean {
+/**
+ * Whether `line` runs a skill `getCommands()` does not list by its first word: `skill:<folder>` for
+ * a skill named otherwise in its front matter, or a name with spaces (`/skill:Code Review a.ts`).
+ */
+function reachesSkill(line: string, session: AgentSession): boolean {
+	const text = line.trim();
 	return (
-		commandName.startsWith("skill:") &&
-		findSkill(commandName.slice(6), session.resourceLoader.getSkills().skills) !== undefined
+		text.startsWith("/skill:") &&
+		skillInvocation(text.slice(7), session.resourceLoader.getSkills().skills) !== undefined
 	);
 }

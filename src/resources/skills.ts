@@ -228,12 +228,9 @@ export function expandSkillCommand(
 	readFile: (path: string) => string = readTextFile,
 ): SkillExpansion {
 	if (!text.startsWith("/skill:")) return { text };
-	// Any whitespace ends the name: `/skill:demo` then a new line of arguments is still the skill (pi#8413).
-	const space = text.search(/\s/);
-	const name = space === -1 ? text.slice(7) : text.slice(7, space);
-	const args = space === -1 ? "" : text.slice(space + 1).trim();
-	const skill = findSkill(name, skills);
-	if (!skill) return { text };
+	const invocation = skillInvocation(text.slice(7), skills);
+	if (!invocation) return { text };
+	const { skill, args } = invocation;
 	let body: string;
 	try {
 		body = parseFrontmatter(readFile(skill.filePath)).body.trim();
@@ -245,6 +242,35 @@ export function expandSkillCommand(
 	if (placed) body = substituteSkillArguments(body, args);
 	const block = `<skill name="${skill.name}" location="${skill.filePath}">\nReferences are relative to ${skill.baseDir}.\n\n${body}\n</skill>`;
 	return { text: args && !placed ? `${block}\n\n${args}` : block, skill };
+}
+
+/**
+ * The skill the text after `/skill:` runs, and its arguments. Any whitespace ends the name
+ * (`/skill:demo` then a new line of arguments is still the skill, pi#8413), so the first word is
+ * looked up ({@link findSkill}). A front matter name with spaces (`name: Code Review`, which pi only
+ * warns about) could never be typed: when no skill has the first word, the longest such name the
+ * text starts with, followed by whitespace or the end, is the skill (claude-code#88814).
+ *
+ * @example
+ * ```ts
+ * skillInvocation("Code Review src/a.ts", skills); // { skill: <Code Review>, args: "src/a.ts" }
+ * ```
+ */
+export function skillInvocation(
+	afterPrefix: string,
+	skills: readonly Skill[],
+): { skill: Skill; args: string } | undefined {
+	const space = afterPrefix.search(/\s/);
+	const word = space === -1 ? afterPrefix : afterPrefix.slice(0, space);
+	const skill = findSkill(word, skills);
+	if (skill) return { skill, args: space === -1 ? "" : afterPrefix.slice(space + 1).trim() };
+	let spaced: Skill | undefined;
+	for (const candidate of skills) {
+		const { name } = candidate;
+		if (!/\s/.test(name) || !afterPrefix.startsWith(name) || /\S/.test(afterPrefix.charAt(name.length))) continue;
+		if (!spaced || name.length > spaced.name.length) spaced = candidate;
+	}
+	return spaced ? { skill: spaced, args: afterPrefix.slice(spaced.name.length).trim() } : undefined;
 }
 
 /**

@@ -87,7 +87,8 @@ export function findMostRecentSession(sessionDir: string, cwd?: string): string 
  * The session of `cwd` in `sessionDir` the session lists put first: the latest `modified` (its last
  * user or assistant message, or a fork's creation), as {@link listSessionsIn} sorts. Unlike {@link findMostRecentSession},
  * a file whose mtime a sync, a backup restore or a copy bumped without a new message is not taken
- * for the latest. Files are read newest mtime first, and the search stops at the first file older
+ * for the latest. A file holding no user or assistant message (a header, a model pick) is taken only
+ * when no session of `cwd` holds one (oh-my-pi#12538). Files are read newest mtime first, and the search stops at the first file older
  * than the best activity found (entries are stamped as they are written, so a file's mtime is never
  * earlier than its activity): one or two files read, however many the folder holds. Each is read as
  * an open reads it, and `read` hands the one picked to `SessionManager.openReadAhead`, so the
@@ -125,6 +126,9 @@ export async function findLatestActiveSession(
 	let best: Found | null = null;
 	// The newest of those stamped ahead of the clock: taken only when no other session is (deja-vu#880).
 	let ahead: Found | null = null;
+	// The newest file with no user or assistant message (a header an open of an empty file wrote, a
+	// stub another tool left): nothing to continue, so taken only when no session holds a message.
+	let empty: Found | null = null;
 	const now = Date.now();
 	for (const { path, mtime } of files) {
 		if (best && mtime < best.modified.getTime()) break;
@@ -134,11 +138,13 @@ export async function findLatestActiveSession(
 		const header = read?.contents.header;
 		if (!read || !header) continue;
 		const modified = modifiedOfContents(header, read.contents.entries, new Date(read.mtimeMs));
-		if (stampedAhead(modified, now)) {
+		if (!holdsMessage(read.contents.entries)) {
+			if (!empty || modified.getTime() > empty.modified.getTime()) empty = { path, modified, read };
+		} else if (stampedAhead(modified, now)) {
 			if (!ahead || modified.getTime() > ahead.modified.getTime()) ahead = { path, modified, read };
 		} else if (!best || modified.getTime() > best.modified.getTime()) best = { path, modified, read };
 	}
-	return best ?? ahead;
+	return best ?? ahead ?? empty;
 }
 
 /**
@@ -311,6 +317,11 @@ function modifiedOfContents(header: SessionHeader, entries: readonly SessionEntr
 		if (at !== undefined && !Number.isNaN(at)) lastActivity = Math.max(lastActivity ?? 0, at);
 	}
 	return sessionModified(header, lastActivity, mtime);
+}
+
+/** Whether `entries` hold a user or assistant message: a conversation `-c` can continue. */
+function holdsMessage(entries: readonly SessionEntry[]): boolean {
+	return entries.some((entry) => messageActivity(entry as unknown as Record<string, unknown>) !== undefined);
 }
 
 /** {@link conversationMessageCount} of the infos {@link buildSessionInfo} made (pi's SessionInfo has no such field). */

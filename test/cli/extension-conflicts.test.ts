@@ -1,7 +1,8 @@
 /**
- * Two extension files that register the same tool or flag name: the first registration is used,
- * so `settle` names the later file and the name it lost instead of starting with it silently
- * ignored (pi 0.73.1 reports the same conflict and exits 1). Real `settle` child processes.
+ * Two extension files that register the same tool or flag name: the SDK uses the first
+ * registration, and `settle` names the later file and the name instead of starting with it silently
+ * ignored (pi 0.73.1 reports the same conflict and exits 1). The command does not start, so its
+ * message must not say "the first is used" (it said so, and exited). Real `settle` child processes.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,7 +28,7 @@ describe("settle with two extensions registering the same name", () => {
 		expect(run.code).toBe(1);
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toContain(
-			`Tool "shout" conflicts with ${first}: the first is used; rename one (${second}). Fix it, or run without -e ${second}.`,
+			`Tool "shout" conflicts with ${first}: settle does not start with both; rename one (${second}). Fix it, or run without -e ${second}.`,
 		);
 	});
 
@@ -36,7 +37,10 @@ describe("settle with two extensions registering the same name", () => {
 		const second = extension("b.ts", `pi.registerFlag("level", { type: "boolean", description: "d" });`);
 		const run = cli.settle(["--faux", "--no-session", "-e", first, "-e", second, "-p", "hi"]);
 		expect(run.code).toBe(1);
-		expect(run.stderr).toContain(`Flag "--level" conflicts with ${first}: the first is used; rename one (${second}).`);
+		expect(run.stderr).toContain(
+			`Flag "--level" conflicts with ${first}: settle does not start with both; rename one (${second}).`,
+		);
+		expect(run.stderr).not.toContain("the first is used");
 	});
 
 	it("one extension registering a name twice is no conflict (its later registration wins)", () => {

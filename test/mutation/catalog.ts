@@ -2098,8 +2098,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a line typed while a run streams is queued as a follow-up instead of steering",
 		edits: [
 			{
-				find: 'await submit(line, "steer");',
-				replace: 'await submit(line, "followUp");',
+				find: 'await submit(command ? line.trim() : line, "steer");',
+				replace: 'await submit(command ? line.trim() : line, "followUp");',
 			},
 		],
 		tests: ["test/cli/interactive.test.ts"],
@@ -11285,8 +11285,8 @@ export const MUTANTS: Mutant[] = [
 			"a /skill: name ends only at a space again (pi#8413: a line break or tab after it passes the text through)",
 		edits: [
 			{
-				find: "const space = text.search(/\\s/);",
-				replace: 'const space = text.indexOf(" ");',
+				find: "const space = afterPrefix.search(/\\s/);",
+				replace: 'const space = afterPrefix.indexOf(" ");',
 			},
 		],
 		tests: ["test/pi-races/skills-tools.test.ts"],
@@ -20563,7 +20563,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/store/discovery.ts",
 		description:
 			"settle -c passes over a project's only session when it is stamped ahead of the clock: a new session instead",
-		edits: [{ find: "return best ?? ahead;", replace: "return best;" }],
+		edits: [{ find: "return best ?? ahead ?? empty;", replace: "return best ?? empty;" }],
 		tests: ["test/pi-races/time-zones.test.ts"],
 	},
 	{
@@ -24251,7 +24251,7 @@ export const MUTANTS: Mutant[] = [
 		id: "PR06",
 		description: "`settle -i` calls `/skill:<folder>` of a skill named otherwise an unknown command (agent-skills#330)",
 		file: "src/cli/interactive-mode.ts",
-		edits: [{ find: " &&\n\t\t\t!reachesSkill(command.name, session())", replace: "" }],
+		edits: [{ find: " &&\n\t\t\t!reachesSkill(line, session())", replace: "" }],
 		tests: ["test/pi-races/skills-folder-names.test.ts"],
 	},
 	{
@@ -24364,6 +24364,82 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/errors.ts",
 		edits: [{ find: "\t/\\bcurrently at capacity\\b/i,\n", replace: "" }],
 		tests: ["test/pi-races/retry-capacity.test.ts"],
+	},
+	{
+		id: "PX01",
+		description:
+			"settle -c continues a newer session file that holds no message (a chat opened on an empty file and left) over an older conversation (oh-my-pi#12538)",
+		file: "src/store/discovery.ts",
+		edits: [{ find: "		if (!holdsMessage(read.contents.entries)) {", replace: "		if (false) {" }],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
+	{
+		id: "PX02",
+		description:
+			"settle exits 1 on two extensions registering one tool name while its message says the first is used, as if it went on",
+		file: "src/cli/host.ts",
+		edits: [
+			{
+				find: '": settle does not start with both; rename one"',
+				replace: '": the first is used; rename one"',
+			},
+		],
+		tests: ["test/cli/extension-conflicts.test.ts"],
+	},
+	{
+		id: "PX03",
+		description:
+			"`settle -i` takes `  /review a.ts` for the template, then sends it as typed: the model gets the slash text (claude-code#82846)",
+		file: "src/cli/interactive-mode.ts",
+		edits: [{ find: 'await submit(command ? line.trim() : line, "steer");', replace: 'await submit(line, "steer");' }],
+		tests: ["test/pi-races/indented-slash-commands.test.ts"],
+	},
+	{
+		id: "PX04",
+		description:
+			"`/skill:Code Review a.ts` of a skill named `Code Review` goes to the model as typed: the name ends at its space (claude-code#88814)",
+		file: "src/resources/skills.ts",
+		edits: [
+			{
+				find: "return spaced ? { skill: spaced, args: afterPrefix.slice(spaced.name.length).trim() } : undefined;",
+				replace: "return undefined;",
+			},
+		],
+		tests: ["test/pi-races/skills-spaced-names.test.ts"],
+	},
+	{
+		id: "PX05",
+		description:
+			"`/skill:Code Review Strict` runs `Code Review` with the argument `Strict`: the shorter name with spaces wins",
+		file: "src/resources/skills.ts",
+		edits: [{ find: "name.length > spaced.name.length", replace: "name.length < spaced.name.length" }],
+		tests: ["test/pi-races/skills-spaced-names.test.ts"],
+	},
+	{
+		id: "PX06",
+		description:
+			"a skill named by the first word is passed over when words follow: `/skill:Code Review a.ts` runs `Code Review` although a skill is named `Code`",
+		file: "src/resources/skills.ts",
+		edits: [
+			{
+				find: 'if (skill) return { skill, args: space === -1 ? "" : afterPrefix.slice(space + 1).trim() };',
+				replace: 'if (skill && !/\\s/.test(afterPrefix)) return { skill, args: "" };',
+			},
+		],
+		tests: ["test/pi-races/skills-spaced-names.test.ts"],
+	},
+	{
+		id: "PX07",
+		description:
+			"`settle -i` calls `/skill:Code Review a.ts` of a skill named `Code Review` an unknown command (claude-code#88814)",
+		file: "src/cli/interactive-mode.ts",
+		edits: [
+			{
+				find: "skillInvocation(text.slice(7), session",
+				replace: "skillInvocation(text.slice(7).split(/\\s/)[0]!, session",
+			},
+		],
+		tests: ["test/pi-races/skills-spaced-names.test.ts"],
 	},
 ];
 

@@ -16,8 +16,13 @@
  * opencode#8825: one empty or cut session file made the whole list fail ("Unexpected end of JSON
  * input"), every session looking lost. A folder where another process has just made an empty file,
  * cut a header mid-write and is mid-way through a session's last line must still list the others.
+ *
+ * oh-my-pi#12538: `-c` landed on the newest file even when it held no conversation (a header only:
+ * a chat opened on an empty file and left, a stub another tool made), though an older session had
+ * one. `settle -c` must continue the session that holds messages, and take a file with none only
+ * when no other session is left.
  */
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
@@ -192,5 +197,43 @@ describe("opencode#8825: one empty or cut session file made every session disapp
 		expect(readFileSync(join(folder, `2026-01-01T00-02-00-000Z_${writing}.jsonl`), "utf8")).toMatch(
 			/"beta again".*\n.{60}$/s,
 		);
+	});
+});
+
+describe("oh-my-pi#12538: -c lands on a newer session file that holds no conversation", () => {
+	it("oh-my-pi#12538: after a chat opened on an empty session file and left without a word, settle -c continues the older session that holds messages; alone, the empty one is continued", async () => {
+		const folder = join(cli.dir, "sessions");
+		mkdirSync(folder);
+		const older = "019a0000-0000-7000-8000-00000000aaaa";
+		writeFileSync(
+			join(folder, `2026-01-01T00-01-00-000Z_${older}.jsonl`),
+			`${sessionLines(older, 1, ["alpha question", "alpha answer"]).join("\n")}\n`,
+		);
+		const stub = join(folder, "stub.jsonl");
+		writeFileSync(stub, "");
+		const chat = new Repl(["--faux", "--session-dir", folder, "--session", stub], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		await chat.idle(0);
+		expect(await chat.end()).toBe(0);
+		const stubId = (JSON.parse(readFileSync(stub, "utf8").split("\n")[0]!) as { type: string; id: string }).id;
+
+		const again = await runSettleAsync(["--faux", "--json", "--session-dir", folder, "-c", "which one?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(again.code).toBe(0);
+		expect((JSON.parse(again.stdout.split("\n")[0]!) as { id: string }).id).toBe(older);
+		expect(readFileSync(stub, "utf8")).not.toContain("which one?");
+
+		// With no session that holds a message, -c continues the empty one rather than none.
+		rmSync(join(folder, `2026-01-01T00-01-00-000Z_${older}.jsonl`));
+		const alone = await runSettleAsync(["--faux", "--json", "--session-dir", folder, "-c", "anyone?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(alone.code).toBe(0);
+		expect((JSON.parse(alone.stdout.split("\n")[0]!) as { id: string }).id).toBe(stubId);
 	});
 });
