@@ -26,6 +26,7 @@ import {
 	stringArgumentError,
 	thinkingLevelError,
 } from "../session/input-check.js";
+import { modelsFileError } from "../session/model-registry-view.js";
 import { AGENT_DIR_ENV, getDefaultAgentDir, getPiAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
@@ -190,9 +191,11 @@ export function findModel(modelRuntime: ModelRuntime, spec: string, preferredPro
 	const suffix = thinkingSuffixHint(modelRuntime, spec);
 	if (suffix) throw new SettleError("NOT_FOUND", `Model not found: ${spec}. ${suffix}`, { details: { spec } });
 	const providers = [...new Set(all.map((model) => model.provider))];
+	// pi#5418: the model may be one of an unreadable models.json's; say so, not only what else exists.
+	const unread = modelsFileError(modelRuntime);
 	throw new SettleError(
 		"NOT_FOUND",
-		`Model not found: ${spec}.${modelHint(modelRuntime, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : NO_PROVIDERS_HINT}.`,
+		`Model not found: ${spec}.${unread ? ` ${unread}` : ""}${modelHint(modelRuntime, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : NO_PROVIDERS_HINT}.`,
 		{ details: { spec } },
 	);
 }
