@@ -4914,8 +4914,8 @@ export const MUTANTS: Mutant[] = [
 		description: "createAgentSession ignores a model given by name",
 		edits: [
 			{
-				find: 'typeof options.model === "string" ? findModel(modelRuntime, options.model) : options.model',
-				replace: 'typeof options.model === "string" ? undefined : options.model',
+				find: "? findModel(modelRuntime, options.model, settingsManager.getDefaultProvider())",
+				replace: "? undefined",
 			},
 		],
 		tests: ["test/runtime/sdk.test.ts"],
@@ -11345,8 +11345,8 @@ export const MUTANTS: Mutant[] = [
 				replace: "\t\tconst services = first ?? (first = await createAgentSessionServices({",
 			},
 			{
-				find: "\t\t});\n\t\tconst explicit: {",
-				replace: "\t\t}));\n\t\tconst explicit: {",
+				find: "\t\t});\n\t\t// A bare id several providers serve",
+				replace: "\t\t}));\n\t\t// A bare id several providers serve",
 			},
 		],
 		tests: ["test/pi-races/new-session-context-files.test.ts"],
