@@ -107,17 +107,21 @@ export function createAgentSessionRuntimeFactory(
 			...(options.resourceLoaderOptions ? { resourceLoaderOptions: options.resourceLoaderOptions } : {}),
 			...(options.eventBus ? { eventBus: options.eventBus } : {}),
 		});
+		// A bare id several providers serve is the settings' default provider's (pi#1419).
+		const preferredProvider = services.settingsManager.getDefaultProvider();
 		const explicit: { model: Model | undefined; warning?: string } =
 			typeof options.model !== "string"
 				? { model: options.model }
 				: options.customModelIds
-					? findModelOrCustomId(services.modelRuntime, options.model)
-					: { model: findModel(services.modelRuntime, options.model) };
+					? findModelOrCustomId(services.modelRuntime, options.model, preferredProvider)
+					: { model: findModel(services.modelRuntime, options.model, preferredProvider) };
 		const explicitModel = explicit.model;
 		const patterns =
 			options.models ?? (options.enabledModelsSetting ? services.settingsManager.getEnabledModels() : undefined);
 		const scope =
-			patterns && patterns.length > 0 ? resolveModelScope(patterns, services.modelRuntime.getAvailable()) : undefined;
+			patterns && patterns.length > 0
+				? resolveModelScope(patterns, services.modelRuntime.getAvailable(), preferredProvider)
+				: undefined;
 		// pi's CLI rule: without --model, a session with no messages yet starts on the scope's model.
 		const startsOnScope =
 			scope !== undefined && !explicitModel && sessionManager.buildSessionContext().messages.length === 0;

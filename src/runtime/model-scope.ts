@@ -22,15 +22,20 @@ const isAlias = (id: string) => id.endsWith("-latest") || !/-\d{8}$/.test(id);
 
 /**
  * pi's `findExactModelReferenceMatch`: `provider/id` or a bare id (which may contain a slash itself,
- * as `minimaxai/minimax-m2.5`), case-insensitively; ambiguous is no match. `--models` scopes,
- * `--model` and `settle -i`'s `/model <ref>` resolve through it (openclaw#44498).
+ * as `minimaxai/minimax-m2.5`), case-insensitively; ambiguous is no match, except a bare id that
+ * `preferredProvider` (the settings' `defaultProvider`) serves among others: its model (pi#1419).
+ * `--models` scopes, `--model` and `settle -i`'s `/model <ref>` resolve through it (openclaw#44498).
  *
  * @example
  * ```ts
  * const model = exactModelMatch("minimaxai/minimax-m2.5", modelRuntime.getAvailable()); // nvidia's model with that id
  * ```
  */
-export function exactModelMatch(reference: string, available: readonly Model[]): Model | undefined {
+export function exactModelMatch(
+	reference: string,
+	available: readonly Model[],
+	preferredProvider?: string,
+): Model | undefined {
 	const trimmed = reference.trim();
 	if (!trimmed) return undefined;
 	const lower = trimmed.toLowerCase();
@@ -49,7 +54,13 @@ export function exactModelMatch(reference: string, available: readonly Model[]):
 		}
 	}
 	const byId = available.filter((m) => m.id.toLowerCase() === lower);
-	return byId.length === 1 ? byId[0] : undefined;
+	return byId.length === 1 ? byId[0] : preferredAmong(byId, preferredProvider);
+}
+
+/** The one of several same-id models that `provider` serves (the settings' `defaultProvider`), if any. */
+export function preferredAmong(models: readonly Model[], provider: string | undefined): Model | undefined {
+	const preferred = provider === undefined ? [] : models.filter((m) => m.provider === provider);
+	return preferred.length === 1 ? preferred[0] : undefined;
 }
 
 /**
@@ -63,8 +74,12 @@ export function exactModelMatch(reference: string, available: readonly Model[]):
  * matchModel("Sonnet", models); // anthropic's newest sonnet alias, as pi's --model sonnet
  * ```
  */
-export function matchModel(pattern: string, available: readonly Model[]): Model | undefined {
-	const exact = exactModelMatch(pattern, available);
+export function matchModel(
+	pattern: string,
+	available: readonly Model[],
+	preferredProvider?: string,
+): Model | undefined {
+	const exact = exactModelMatch(pattern, available, preferredProvider);
 	if (exact) return exact;
 	const lower = pattern.toLowerCase();
 	const matches = available.filter((m) => m.id.toLowerCase().includes(lower) || m.name?.toLowerCase().includes(lower));
@@ -77,13 +92,14 @@ export function matchModel(pattern: string, available: readonly Model[]): Model 
 function parsePattern(
 	pattern: string,
 	available: readonly Model[],
+	preferredProvider: string | undefined,
 ): { model?: Model; thinkingLevel?: ThinkingLevel; warning?: string } {
-	const model = matchModel(pattern, available);
+	const model = matchModel(pattern, available, preferredProvider);
 	if (model) return { model };
 	const colon = pattern.lastIndexOf(":");
 	if (colon === -1) return {};
 	const suffix = pattern.slice(colon + 1);
-	const inner = parsePattern(pattern.slice(0, colon), available);
+	const inner = parsePattern(pattern.slice(0, colon), available, preferredProvider);
 	if (!inner.model) return inner;
 	if (isThinkingLevel(suffix)) return inner.warning ? inner : { model: inner.model, thinkingLevel: suffix };
 	return {
@@ -97,7 +113,8 @@ function parsePattern(
  * 0.73.1 does: `provider/id` or an id (exact, else the ids and names containing it), a glob
  * (`anthropic/*`, `*sonnet*`: against `provider/id` and the id; a model whose id is the pattern
  * itself, as `custom/model[1m]`, wins over the glob, as later pi's: pi#6210) and a `:<thinking>` suffix
- * (`sonnet:high`) fixing that model's thinking level. In pattern order, without duplicates.
+ * (`sonnet:high`) fixing that model's thinking level. In pattern order, without duplicates. A bare
+ * id several providers serve is `preferredProvider`'s model when it is one of them (pi#1419).
  *
  * @example
  * ```ts
@@ -105,7 +122,11 @@ function parsePattern(
  * // warnings: ['No models match pattern "nope"']
  * ```
  */
-export function resolveModelScope(patterns: readonly string[], available: readonly Model[]): ModelScope {
+export function resolveModelScope(
+	patterns: readonly string[],
+	available: readonly Model[],
+	preferredProvider?: string,
+): ModelScope {
 	const scopedModels: ScopedModel[] = [];
 	const warnings: string[] = [];
 	const add = (model: Model, thinkingLevel: ThinkingLevel | undefined) => {
@@ -114,7 +135,7 @@ export function resolveModelScope(patterns: readonly string[], available: readon
 	};
 	for (const pattern of patterns) {
 		// A literal id first: `custom/model[1m]` names that model, not the glob class "1 or m" (pi#6210).
-		const literal = literalModelReference(pattern, available);
+		const literal = literalModelReference(pattern, available, preferredProvider);
 		if (literal) {
 			add(literal.model, literal.thinkingLevel);
 			continue;
@@ -130,7 +151,7 @@ export function resolveModelScope(patterns: readonly string[], available: readon
 			for (const model of matching) add(model, thinkingLevel);
 			continue;
 		}
-		const { model, thinkingLevel, warning } = parsePattern(pattern, available);
+		const { model, thinkingLevel, warning } = parsePattern(pattern, available, preferredProvider);
 		if (warning) warnings.push(warning);
 		if (model) add(model, thinkingLevel);
 		else warnings.push(`No models match pattern "${pattern}"`);
@@ -145,14 +166,15 @@ export function resolveModelScope(patterns: readonly string[], available: readon
 function literalModelReference(
 	pattern: string,
 	available: readonly Model[],
+	preferredProvider: string | undefined,
 ): { model: Model; thinkingLevel?: ThinkingLevel } | undefined {
 	if (!/[*?[]/.test(pattern)) return undefined;
-	const model = exactModelMatch(pattern, available);
+	const model = exactModelMatch(pattern, available, preferredProvider);
 	if (model) return { model };
 	const colon = pattern.lastIndexOf(":");
 	const suffix = pattern.slice(colon + 1);
 	if (colon === -1 || !isThinkingLevel(suffix)) return undefined;
-	const inner = exactModelMatch(pattern.slice(0, colon), available);
+	const inner = exactModelMatch(pattern.slice(0, colon), available, preferredProvider);
 	return inner ? { model: inner, thinkingLevel: suffix } : undefined;
 }
 

@@ -152,6 +152,12 @@ function applyModelsFile(
 				`${path}: provider "${name}": Settle does not run the "apiKey" command (${entry.apiKey.slice(0, 40)}); put the key in auth.json ({"${name}": {"type": "api_key", "key": "…"}}) or in an environment variable named by "apiKey".`,
 			);
 		}
+		// Nor a `!command` header value (pi#909): the header is left out, so a gateway's key would be missing unsaid.
+		for (const header of commandHeaders(entry, listed)) {
+			warn(
+				`${path}: provider "${name}": Settle does not run the command of header "${header}"; the header is not sent. Put its value in an environment variable and name that variable in "headers" ({"${header}": "MY_HEADER_VALUE"}).`,
+			);
+		}
 		// pi applies modelOverrides to built-in models only; said rather than ignored silently.
 		if (modelOverrides !== undefined && !builtIn.has(name)) {
 			warn(
@@ -160,6 +166,18 @@ function applyModelsFile(
 		}
 	}
 	return applied;
+}
+
+/** The names of the headers, the provider's and its models', whose value is a `!command`; each once. */
+function commandHeaders(entry: Record<string, unknown>, models: readonly Record<string, unknown>[]): Set<string> {
+	const names = new Set<string>();
+	for (const headers of [entry.headers, ...models.map((model) => model.headers)]) {
+		if (!isRecord(headers)) continue;
+		for (const [header, value] of Object.entries(headers)) {
+			if (typeof value === "string" && value.startsWith("!")) names.add(header);
+		}
+	}
+	return names;
 }
 
 /** Per model runtime: the startup warning of each file provider whose models wait for an extension's registration. */

@@ -26,6 +26,7 @@ import {
 	stringArgumentError,
 	thinkingLevelError,
 } from "../session/input-check.js";
+import { modelsFileError } from "../session/model-registry-view.js";
 import { AGENT_DIR_ENV, getDefaultAgentDir, getPiAgentDir } from "../settings/paths.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
@@ -33,7 +34,7 @@ import { SessionManager } from "../store/session-manager.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { AUTH_FILE_NAME, type AuthStorage } from "./auth-storage.js";
 import { assertProjectDirectory, assertSessionCwdExists } from "./errors.js";
-import { matchModel } from "./model-scope.js";
+import { matchModel, preferredAmong } from "./model-scope.js";
 import { MODELS_FILE_NAME } from "./models-json.js";
 import {
 	type AgentSessionRuntimeDiagnostic,
@@ -141,8 +142,9 @@ export interface InitialModelChoice {
  * auth) serves it (the id as typed, else in any case, as pi). As pi's `--provider` / `--model`, the provider of `provider/id` is matched in any
  * case and the id among its models as pi matches it (exact in any case, else the ids and names
  * containing it). An id that holds a slash itself (`xiaomi/mimo-v2.5-pro` on a models.json provider)
- * is that model when its provider has a key and the provider the prefix names has none. Throws
- * `NOT_FOUND` saying what exists.
+ * is that model when its provider has a key and the provider the prefix names has none. A bare id
+ * several providers serve is `preferredProvider`'s (the settings' `defaultProvider`) when it is
+ * one of them (pi#1419), else `INVALID_ARGUMENT`. Throws `NOT_FOUND` saying what exists.
  *
  * @example
  * ```ts
@@ -151,7 +153,7 @@ export interface InitialModelChoice {
  * findModel(modelRuntime, "faux-1");
  * ```
  */
-export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
+export function findModel(modelRuntime: ModelRuntime, spec: string, preferredProvider?: string): Model {
 	const slash = spec.indexOf("/");
 	if (slash > 0) {
 		const found = modelRuntime.getModel(spec.slice(0, slash), spec.slice(slash + 1));
@@ -177,6 +179,8 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 	const withAuth = byId.filter((model) => modelRuntime.hasConfiguredAuth(model.provider));
 	const candidates = withAuth.length > 0 ? withAuth : byId;
 	if (candidates.length === 1) return candidates[0]!;
+	const preferred = preferredAmong(candidates, preferredProvider);
+	if (preferred) return preferred;
 	if (candidates.length > 1) {
 		throw new SettleError(
 			"INVALID_ARGUMENT",
@@ -187,9 +191,11 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
 	const suffix = thinkingSuffixHint(modelRuntime, spec);
 	if (suffix) throw new SettleError("NOT_FOUND", `Model not found: ${spec}. ${suffix}`, { details: { spec } });
 	const providers = [...new Set(all.map((model) => model.provider))];
+	// pi#5418: the model may be one of an unreadable models.json's; say so, not only what else exists.
+	const unread = modelsFileError(modelRuntime);
 	throw new SettleError(
 		"NOT_FOUND",
-		`Model not found: ${spec}.${modelHint(modelRuntime, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : NO_PROVIDERS_HINT}.`,
+		`Model not found: ${spec}.${unread ? ` ${unread}` : ""}${modelHint(modelRuntime, spec, slash)} Use provider/id; known providers: ${providers.length ? providers.join(", ") : NO_PROVIDERS_HINT}.`,
 		{ details: { spec } },
 	);
 }
@@ -207,9 +213,13 @@ export function findModel(modelRuntime: ModelRuntime, spec: string): Model {
  * if (warning) console.error(`Warning: ${warning}`); // Model "gpt-9" not found for provider "openai". Using custom model id.
  * ```
  */
-export function findModelOrCustomId(modelRuntime: ModelRuntime, spec: string): { model: Model; warning?: string } {
+export function findModelOrCustomId(
+	modelRuntime: ModelRuntime,
+	spec: string,
+	preferredProvider?: string,
+): { model: Model; warning?: string } {
 	try {
-		return { model: findModel(modelRuntime, spec) };
+		return { model: findModel(modelRuntime, spec, preferredProvider) };
 	} catch (error) {
 		const slash = spec.indexOf("/");
 		const notFound = error instanceof SettleError && error.code === "NOT_FOUND";
@@ -491,7 +501,10 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
 	}
 	consumedExtensions.add(extensionsResult);
 	// Resolved like createAgentSessionRuntimeFactory's `model`: after extensions registered providers.
-	const explicitModel = typeof options.model === "string" ? findModel(modelRuntime, options.model) : options.model;
+	const explicitModel =
+		typeof options.model === "string"
+			? findModel(modelRuntime, options.model, settingsManager.getDefaultProvider())
+			: options.model;
 	const sessionManager =
 		options.sessionManager ??
 		SessionManager.create(cwd, settingsManager.getSessionDir() ?? getDefaultSessionDirPath(cwd, agentDir));

@@ -104,6 +104,19 @@ export function setModelsFileError(runtime: ModelRuntime, message: string | unde
 	else modelsFileErrors.set(runtime, message);
 }
 
+/**
+ * Why the models file of `runtime` could not be read (undefined: it was, or there is none): said
+ * where a model it would have provided is not found (pi#5418).
+ *
+ * @example
+ * ```ts
+ * modelsFileError(modelRuntime); // "~/.settle/agent/models.json was not read (invalid JSON at line 2, column 1: …): …"
+ * ```
+ */
+export function modelsFileError(runtime: ModelRuntime): string | undefined {
+	return modelsFileErrors.get(runtime);
+}
+
 /** How to read the models file of a runtime made from one again (pi's `refresh()`), per runtime. */
 const modelsFileReloaders = new WeakMap<ModelRuntime, () => void>();
 

@@ -4914,8 +4914,8 @@ export const MUTANTS: Mutant[] = [
 		description: "createAgentSession ignores a model given by name",
 		edits: [
 			{
-				find: 'typeof options.model === "string" ? findModel(modelRuntime, options.model) : options.model',
-				replace: 'typeof options.model === "string" ? undefined : options.model',
+				find: "? findModel(modelRuntime, options.model, settingsManager.getDefaultProvider())",
+				replace: "? undefined",
 			},
 		],
 		tests: ["test/runtime/sdk.test.ts"],
@@ -11345,8 +11345,8 @@ export const MUTANTS: Mutant[] = [
 				replace: "\t\tconst services = first ?? (first = await createAgentSessionServices({",
 			},
 			{
-				find: "\t\t});\n\t\tconst explicit: {",
-				replace: "\t\t}));\n\t\tconst explicit: {",
+				find: "\t\t});\n\t\t// A bare id several providers serve",
+				replace: "\t\t}));\n\t\t// A bare id several providers serve",
 			},
 		],
 		tests: ["test/pi-races/new-session-context-files.test.ts"],
@@ -24440,6 +24440,77 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/skills-spaced-names.test.ts"],
+	},
+	{
+		id: "PU01",
+		description:
+			"`--model <bare id>` several keyed providers serve refuses though the settings' defaultProvider is one of them (pi#1419, botmux#1003)",
+		file: "src/runtime/sdk.ts",
+		edits: [{ find: "\tif (preferred) return preferred;\n", replace: "" }],
+		tests: ["test/pi-races/model-shared-ids.test.ts"],
+	},
+	{
+		id: "PU02",
+		description:
+			"a scope's bare id several providers serve takes the first listed, not the settings' defaultProvider's (pi#1419)",
+		file: "src/runtime/model-scope.ts",
+		edits: [
+			{
+				find: "return byId.length === 1 ? byId[0] : preferredAmong(byId, preferredProvider);",
+				replace: "return byId.length === 1 ? byId[0] : undefined;",
+			},
+		],
+		tests: ["test/pi-races/model-shared-ids.test.ts"],
+	},
+	{
+		id: "PU03",
+		description:
+			"the runtime factory resolves `enabledModels` / `--models` without the settings' defaultProvider (pi#1419)",
+		file: "src/runtime/factory.ts",
+		edits: [
+			{
+				find: "services.modelRuntime.getAvailable(), preferredProvider)",
+				replace: "services.modelRuntime.getAvailable())",
+			},
+		],
+		tests: ["test/pi-races/model-shared-ids.test.ts"],
+	},
+	{
+		id: "PU04",
+		description: "a `!command` header in models.json is dropped without a warning (pi#909)",
+		file: "src/runtime/models-json.ts",
+		edits: [
+			{
+				find: 'if (typeof value === "string" && value.startsWith("!")) names.add(header);',
+				replace: 'if (typeof value === "string" && value.startsWith("!!")) names.add(header);',
+			},
+		],
+		tests: ["test/pi-races/models-json-unapplied.test.ts"],
+	},
+	{
+		id: "PU05",
+		description:
+			"a model entry's `!command` header in models.json is dropped without a warning, only the provider's warned about (pi#909)",
+		file: "src/runtime/models-json.ts",
+		edits: [
+			{
+				find: "[entry.headers, ...models.map((model) => model.headers)]",
+				replace: "[entry.headers]",
+			},
+		],
+		tests: ["test/pi-races/models-json-unapplied.test.ts"],
+	},
+	{
+		id: "PU06",
+		description: "`--model`'s not-found error says nothing of a models.json that was not read (pi#5418)",
+		file: "src/runtime/sdk.ts",
+		edits: [
+			{
+				find: "const unread = modelsFileError(modelRuntime);",
+				replace: "const unread: string | undefined = undefined;",
+			},
+		],
+		tests: ["test/pi-races/models-json-unapplied.test.ts"],
 	},
 ];
 

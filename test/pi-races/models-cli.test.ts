@@ -19,6 +19,11 @@
  *
  * gentle-pi#35: a new session started on another provider's model although `settings.json` named
  * `defaultProvider` / `defaultModel`. What the user should see: the settings' model answering.
+ *
+ * paperclip#1619, paperclip#12056: `pi --list-models` printed its table on stderr (exit 0, stdout
+ * empty), so tools reading stdout found no models; reading stderr instead, they took an
+ * extension's diagnostics for model rows. What the user should see: the models on stdout, one a
+ * line, and an extension's own output kept out of them.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -128,5 +133,25 @@ describe("gentle-pi#35: a new session ignores defaultProvider / defaultModel and
 		expect(server.requests).toHaveLength(1);
 		expect(server.requests[0]?.body.model).toBe("chosen");
 		expect(server.requests[0]?.headers.authorization).toBe("Bearer other-key");
+	});
+});
+
+describe("paperclip#1619, paperclip#12056: --list-models on stderr, mixed with an extension's output", () => {
+	it("settle --list-models with an extension that writes to stderr as it loads: stdout holds the models alone, exit 0", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder" }, { id: "fresh" }] });
+		const extensions = join(cli.agentDir, "extensions");
+		mkdirSync(extensions, { recursive: true });
+		writeFileSync(
+			join(extensions, "noisy.ts"),
+			'process.stderr.write("[noisy] loaded (39 models across 4 providers)\\n");\nexport default function () {}\n',
+		);
+		const run = await runSettleAsync(["--list-models"], { cwd: cli.project, agentDir: cli.agentDir });
+		expect(run.code).toBe(0);
+		const rows = run.stdout.trimEnd().split("\n");
+		expect(rows.map((row) => row.split(/\s+/)[0])).toEqual(["local/coder", "local/fresh"]);
+		expect(run.stdout).not.toContain("[noisy]");
+		expect(run.stderr).toContain("[noisy] loaded");
+		expect(run.stderr).not.toContain("local/coder");
+		expect(server.requests).toHaveLength(0);
 	});
 });
