@@ -15671,8 +15671,11 @@ export const MUTANTS: Mutant[] = [
 					"const readOnce = new Map<string, string>();\nfunction loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFile | null {",
 			},
 			{
-				find: "return { path, content: readTextFile(path) };",
-				replace: "return { path, content: readOnce.get(path) ?? readOnce.set(path, readTextFile(path)).get(path)! };",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "return { path, content: readPromptTextFile(path, `context file ${name}`, diagnostics) };",
+				replace:
+					// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+					"return { path, content: readOnce.get(path) ?? readOnce.set(path, readPromptTextFile(path, `context file ${name}`, diagnostics)).get(path)! };",
 			},
 		],
 		tests: ["test/pi-races/resumed-session-context-files.test.ts"],
@@ -15732,8 +15735,11 @@ export const MUTANTS: Mutant[] = [
 			"a context file is cut at 12,000 characters without a word: the rules at the end of a large AGENTS.md never reach the model (openclaw#69480)",
 		edits: [
 			{
-				find: "return { path, content: readTextFile(path) };",
-				replace: "return { path, content: readTextFile(path).slice(0, 12_000) };",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "return { path, content: readPromptTextFile(path, `context file ${name}`, diagnostics) };",
+				replace:
+					// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+					"return { path, content: readPromptTextFile(path, `context file ${name}`, diagnostics).slice(0, 12_000) };",
 			},
 		],
 		tests: ["test/pi-races/context-files-large.test.ts"],
@@ -18243,8 +18249,8 @@ export const MUTANTS: Mutant[] = [
 			"a UTF-8 byte-order mark is kept in the text: a SKILL.md saved with one loses its front matter and is skipped (codex#13918), an @file starts with U+FEFF",
 		edits: [
 			{
-				find: 'return { text: new TextDecoder("utf-8").decode(bytes) };',
-				replace: 'return { text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes) };',
+				find: 'const strictUtf8 = new TextDecoder("utf-8", { fatal: true });',
+				replace: 'const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });',
 			},
 		],
 		tests: ["test/pi-races/context-files.test.ts", "test/pi-races/cli-files.test.ts"],
@@ -24252,6 +24258,48 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-mode.ts",
 		edits: [{ find: " &&\n\t\t\t!reachesSkill(command.name, session())", replace: "" }],
 		tests: ["test/pi-races/skills-folder-names.test.ts"],
+	},
+	{
+		id: "PV01",
+		description:
+			"bytes that are not UTF-8 are decoded to U+FFFD without a word again: an AGENTS.md, SYSTEM.md or APPEND_SYSTEM.md in Windows-1252 or GBK gives no warning (codex#23223)",
+		file: "src/tools/text-encoding.ts",
+		edits: [
+			{
+				find: 'return { text: new TextDecoder("utf-8").decode(bytes), notUtf8: true };',
+				replace: 'return { text: new TextDecoder("utf-8").decode(bytes) };',
+			},
+		],
+		tests: ["test/pi-races/prompt-files-not-utf8.test.ts"],
+	},
+	{
+		id: "PV02",
+		description:
+			"a context file that is not UTF-8 is sent without a warning: the user never learns why the rules read wrong (codex#23223)",
+		file: "src/resources/context-files.ts",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "readPromptTextFile(path, `context file ${name}`, diagnostics)",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "readPromptTextFile(path, `context file ${name}`, [])",
+			},
+		],
+		tests: ["test/pi-races/prompt-files-not-utf8.test.ts"],
+	},
+	{
+		id: "PV03",
+		description: "a SYSTEM.md or APPEND_SYSTEM.md that is not UTF-8 is sent without a warning (codex#23223)",
+		file: "src/resources/resource-loader.ts",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "readPromptTextFile(path, `${what} file`, diagnostics)",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "readPromptTextFile(path, `${what} file`, [])",
+			},
+		],
+		tests: ["test/pi-races/prompt-files-not-utf8.test.ts"],
 	},
 ];
 
