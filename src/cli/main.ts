@@ -2,7 +2,7 @@
  * The `settle` command. `bin/settle.js` imports the bundled `dist/cli.js`; during
  * development run `npx tsx src/cli/main.ts …`.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, type Stats } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -444,13 +444,15 @@ async function readFileArguments(paths: readonly string[]): Promise<FileArgument
 	const files: FileArgument[] = [];
 	for (const path of paths) {
 		const absolute = resolve(resolveReadPath(path, process.cwd()));
-		let size: number;
+		let found: Stats;
 		try {
-			size = (await stat(absolute)).size;
+			found = await stat(absolute);
 		} catch {
 			throw new CliError(`File not found: ${absolute}`, EXIT_USAGE);
 		}
-		if (size === 0) continue;
+		// Read as a file, a folder gave a raw EISDIR (gemini-cli#4028: its contents silently never sent).
+		if (found.isDirectory()) throw new CliError(folderFileArgument(path, absolute), EXIT_USAGE);
+		if (found.size === 0) continue;
 		try {
 			const mimeType = await detectImageMimeTypeFromFile(absolute);
 			if (mimeType) files.push({ absolute, data: (await readFile(absolute)).toString("base64"), mimeType });
@@ -483,6 +485,11 @@ async function readFileArguments(paths: readonly string[]): Promise<FileArgument
 
 function pdfFileArgument(path: string, absolute: string): string {
 	return `@${path}: ${absolute} is a PDF document: @file attaches text files and jpg/png/gif/webp images. Convert it to text first (for example pdftotext) and attach that, or leave it out.`;
+}
+
+function folderFileArgument(path: string, absolute: string): string {
+	const folder = path.replace(/\/+$/, "");
+	return `@${path}: ${absolute} is a folder: @file attaches files, one each (@${folder}/<file> …). To have the model look through the folder, leave out the @ and name it in the prompt: the model lists and reads it with its ls, find and read tools.`;
 }
 
 function binaryFileArgument(path: string, absolute: string): string {

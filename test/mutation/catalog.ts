@@ -24301,6 +24301,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/prompt-files-not-utf8.test.ts"],
 	},
+	{
+		id: "PV04",
+		description:
+			"an @folder argument is read as a file again: a raw EISDIR, nothing says it is a folder or how to have its files read (gemini-cli#4028)",
+		file: "src/cli/main.ts",
+		edits: [
+			{
+				find: "if (found.isDirectory()) throw new CliError(folderFileArgument(path, absolute), EXIT_USAGE);",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

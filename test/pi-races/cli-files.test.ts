@@ -15,7 +15,9 @@
  * given as `@report.ods` was decoded as text, and its NUL bytes went to the model in the first
  * message, as the read tool sent them before it refused binary files. gemini-cli#5961: an `@file`
  * PowerShell wrote as UTF-16 was skipped as binary; Settle refused it as binary too, until `@file`
- * decoded it as the read tool does.
+ * decoded it as the read tool does. gemini-cli#4028: `@mydir` (a folder) silently sent none of its
+ * files; pi 0.73.1 and Settle refused it with a raw "EISDIR: illegal operation on a directory".
+ * What the user should see: that the argument is a folder, and the two ways to get its files read.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -215,6 +217,25 @@ describe("pi#5289: a binary @file argument", () => {
 		const text = settleFaux("--no-session", "-p", "@notes.txt", "what?");
 		expect(text.code).toBe(0);
 		expect(text.stdout).toBe(`<file name="${join(cli.project, "notes.txt")}">\ncaf\ufffd au lait\n</file>\nwhat?\n`);
+	});
+});
+
+describe("gemini-cli#4028: a folder as an @file argument", () => {
+	it("gemini-cli#4028: settle -p @folder (with a space in its name, a trailing slash) is refused before anything runs (exit 2, no session), saying it is a folder and how to attach or have its files read", () => {
+		const folder = join(cli.project, "design notes");
+		mkdirSync(folder);
+		writeFileSync(join(folder, "api.md"), "# API\n");
+		const run = settleFaux("-p", "@design notes/", "summarize these");
+		expect(run).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `Error: @design notes/: ${folder} is a folder: @file attaches files, one each (@design notes/<file> …). To have the model look through the folder, leave out the @ and name it in the prompt: the model lists and reads it with its ls, find and read tools.\n`,
+		});
+		expect(sessionFiles()).toEqual([]);
+
+		const file = settleFaux("--no-session", "-p", "@design notes/api.md", "summarize");
+		expect(file.code).toBe(0);
+		expect(file.stdout).toBe(`<file name="${join(folder, "api.md")}">\n# API\n\n</file>\nsummarize\n`);
 	});
 });
 
