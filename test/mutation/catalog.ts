@@ -24314,6 +24314,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/cli-files.test.ts"],
 	},
+	{
+		id: "PV05",
+		description:
+			"an @file that is not UTF-8 reaches the model as U+FFFD with no note again: it cannot tell the accents are lost, nor how to read them (claude-code#9019)",
+		file: "src/cli/main.ts",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "? `${notUtf8FileArgumentNote(absolute)}\\n`",
+				replace: '? ""',
+			},
+		],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
+	{
+		id: "PV06",
+		description: "an @file that is not UTF-8 is sent without a warning to the user (claude-code#9019)",
+		file: "src/cli/main.ts",
+		edits: [{ find: "if (notUtf8) out.stderr(notUtf8FileArgumentWarning(path, absolute));", replace: "" }],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
