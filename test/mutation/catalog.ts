@@ -1597,7 +1597,7 @@ export const MUTANTS: Mutant[] = [
 		id: "G05",
 		file: "src/cli/main.ts",
 		description: "an empty @file adds an empty <file> block to the prompt",
-		edits: [{ find: "if (size === 0) continue;", replace: "" }],
+		edits: [{ find: "if (found.size === 0) continue;", replace: "" }],
 		tests: ["test/cli/pi-differential-args.property.test.ts", "test/cli/pi-differential-regressions.test.ts"],
 	},
 	{
@@ -18215,8 +18215,9 @@ export const MUTANTS: Mutant[] = [
 			"an @file saved as UTF-16 (with its mark) is read as UTF-8 again: refused as a binary file (gemini-cli#5961)",
 		edits: [
 			{
-				find: "const { text, decodedFrom } = decodeText(bytes);",
-				replace: 'const { text, decodedFrom } = { text: bytes.toString("utf8"), decodedFrom: undefined };',
+				find: "const { text, decodedFrom, notUtf8 } = decodeText(bytes);",
+				replace:
+					'const { text, decodedFrom, notUtf8 } = { text: bytes.toString("utf8"), decodedFrom: undefined, notUtf8: undefined };',
 			},
 		],
 		tests: ["test/pi-races/cli-files.test.ts"],
@@ -18226,7 +18227,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/main.ts",
 		description:
 			"an @file decoded from UTF-16 is sent without the note that it was and that edit and write keep that encoding",
-		edits: [{ find: "const note = decodedFrom ?", replace: "const note = false ?" }],
+		edits: [{ find: "const note = decodedFrom", replace: "const note = false" }],
 		tests: ["test/pi-races/cli-files.test.ts"],
 	},
 	{
