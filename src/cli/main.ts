@@ -2,7 +2,7 @@
  * The `settle` command. `bin/settle.js` imports the bundled `dist/cli.js`; during
  * development run `npx tsx src/cli/main.ts …`.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, type Stats } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +12,7 @@ import type { ExtensionFlag } from "../extensions/types.js";
 import { useEnvProxy } from "../llm/env-proxy.js";
 import type { ImageContent } from "../llm/types.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
+import { shellWord } from "../shell-word.js";
 import { detectImageMimeTypeFromFile, detectUnsendableImageFormat, unsendableImageHint } from "../tools/image.js";
 import { prepareImageForPrompt } from "../tools/image-resize.js";
 import { resolveReadPath } from "../tools/paths.js";
@@ -153,7 +154,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			piped = await readPipedStdin(out);
 			if (!piped?.trim()) return noPrompt();
 		}
-		const fileArguments = await readFileArguments(args.fileArgs);
+		const fileArguments = await readFileArguments(args.fileArgs, out);
 		// -r: the chat's input opens first, to ask which session to start on before any session exists (as pi).
 		const chatInput = mode === "interactive" && args.resume ? new ChatInput() : undefined;
 		let host: Awaited<ReturnType<typeof startHost>>;
@@ -440,24 +441,26 @@ type FileArgument = { text: string } | { absolute: string; data: string; mimeTyp
  * `<file name="/abs">\n…\n</file>\n`, an image as its base64 data; empty files are skipped. Throws
  * {@link CliError} (usage) for a file that is missing or unreadable, before anything starts.
  */
-async function readFileArguments(paths: readonly string[]): Promise<FileArgument[]> {
+async function readFileArguments(paths: readonly string[], out: CliOutput): Promise<FileArgument[]> {
 	const files: FileArgument[] = [];
 	for (const path of paths) {
 		const absolute = resolve(resolveReadPath(path, process.cwd()));
-		let size: number;
+		let found: Stats;
 		try {
-			size = (await stat(absolute)).size;
+			found = await stat(absolute);
 		} catch {
 			throw new CliError(`File not found: ${absolute}`, EXIT_USAGE);
 		}
-		if (size === 0) continue;
+		// Read as a file, a folder gave a raw EISDIR (gemini-cli#4028: its contents silently never sent).
+		if (found.isDirectory()) throw new CliError(folderFileArgument(path, absolute), EXIT_USAGE);
+		if (found.size === 0) continue;
 		try {
 			const mimeType = await detectImageMimeTypeFromFile(absolute);
 			if (mimeType) files.push({ absolute, data: (await readFile(absolute)).toString("base64"), mimeType });
 			else {
 				// As the read tool: a UTF-16 file (with its mark) is decoded, not refused as binary (gemini-cli#5961).
 				const bytes = await readFile(absolute);
-				const { text, decodedFrom } = decodeText(bytes);
+				const { text, decodedFrom, notUtf8 } = decodeText(bytes);
 				// As the read tool: an iPhone photo (HEIC) or a TIFF is named, with the command converting it.
 				const format = detectUnsendableImageFormat(bytes);
 				if (format)
@@ -470,7 +473,13 @@ async function readFileArguments(paths: readonly string[]): Promise<FileArgument
 					throw new CliError(binaryFileArgument(path, absolute), EXIT_USAGE);
 				// As the read tool (hermes-agent#43059): a PDF's start can hold no NUL byte.
 				if (isPdf(bytes)) throw new CliError(pdfFileArgument(path, absolute), EXIT_USAGE);
-				const note = decodedFrom ? `${utf16Note(decodedFrom)}\n` : "";
+				// As the read tool (claude-code#9019): a Windows-1252 file's accents reached the model as U+FFFD, unsaid.
+				if (notUtf8) out.stderr(notUtf8FileArgumentWarning(path, absolute));
+				const note = decodedFrom
+					? `${utf16Note(decodedFrom)}\n`
+					: notUtf8
+						? `${notUtf8FileArgumentNote(absolute)}\n`
+						: "";
 				files.push({ text: `<file name="${absolute}">\n${text}\n</file>\n${note}` });
 			}
 		} catch (error) {
@@ -483,6 +492,19 @@ async function readFileArguments(paths: readonly string[]): Promise<FileArgument
 
 function pdfFileArgument(path: string, absolute: string): string {
 	return `@${path}: ${absolute} is a PDF document: @file attaches text files and jpg/png/gif/webp images. Convert it to text first (for example pdftotext) and attach that, or leave it out.`;
+}
+
+function notUtf8FileArgumentNote(absolute: string): string {
+	return `[${absolute} is not UTF-8 text (each sequence of its bytes that is not shows as \ufffd), and edit refuses it. To read it, convert it with bash: iconv -f <its encoding> -t UTF-8 ${shellWord(absolute)} (for example CP1252, GBK, SHIFT_JIS).]`;
+}
+
+function notUtf8FileArgumentWarning(path: string, absolute: string): string {
+	return `Warning: @${path}: ${absolute} is not UTF-8 text; the model gets U+FFFD (\ufffd) in place of its bytes that are not, with a note saying so. Convert it first (iconv -f <its encoding> -t UTF-8) to send its text.\n`;
+}
+
+function folderFileArgument(path: string, absolute: string): string {
+	const folder = path.replace(/\/+$/, "");
+	return `@${path}: ${absolute} is a folder: @file attaches files, one each (@${folder}/<file> …). To have the model look through the folder, leave out the @ and name it in the prompt: the model lists and reads it with its ls, find and read tools.`;
 }
 
 function binaryFileArgument(path: string, absolute: string): string {

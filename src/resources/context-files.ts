@@ -11,7 +11,7 @@ import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { errorMessage } from "../errors.js";
 import { isFile } from "./discovery.js";
-import { readTextFile } from "./text-file.js";
+import { readPromptTextFile } from "./text-file.js";
 import type { ContextFile, ResourceDiagnostic } from "./types.js";
 
 /** File names tried in each folder, in order; the first that exists is used. */
@@ -35,7 +35,7 @@ function loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFil
 			continue;
 		}
 		try {
-			return { path, content: readTextFile(path) };
+			return { path, content: readPromptTextFile(path, `context file ${name}`, diagnostics) };
 		} catch (error) {
 			diagnostics.push({ type: "warning", message: `cannot read context file: ${errorMessage(error)}`, path });
 		}

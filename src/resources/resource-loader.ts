@@ -49,7 +49,7 @@ import {
 import { loadPromptTemplateCandidates, type PromptTemplateCandidate } from "./prompt-templates.js";
 import { loadSkillCandidates, type SkillCandidate } from "./skills.js";
 import { cliSourceInfo, defaultSourceInfoForPath, registeredSourceInfo } from "./source-info.js";
-import { readTextFile } from "./text-file.js";
+import { readPromptTextFile, readTextFile } from "./text-file.js";
 import type {
 	ContextFile,
 	ExtensionFactory,
@@ -818,7 +818,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 		const path = resolve(this.cwd, input);
 		if (!input.includes("\n") && existsSync(path)) {
 			try {
-				const text = readTextFile(path);
+				const text = readPromptTextFile(path, `${what} file`, diagnostics);
 				readFrom.push(path);
 				return text;
 			} catch (error) {

@@ -21,21 +21,30 @@ export function utf16Encoding(head: Uint8Array): Utf16Encoding | undefined {
 	return undefined;
 }
 
+/** Throws on bytes that are not UTF-8, so that {@link decodeText} decodes valid text once. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
  * A whole file's text: decoded from UTF-16 when it starts with that byte-order mark, else as UTF-8
- * (undecodable bytes become U+FFFD). The mark itself, UTF-16's or UTF-8's, is dropped: it is not
- * part of the text, and left in it hides front matter and a first line's `^`.
+ * (undecodable bytes become U+FFFD, and `notUtf8` says there were some: a legacy encoding such as
+ * Windows-1252 or GBK). The mark itself, UTF-16's or UTF-8's, is dropped: it is not part of the
+ * text, and left in it hides front matter and a first line's `^`.
  *
  * @example
  * ```ts
  * decodeText(Buffer.from("\uFEFFhi", "utf16le")); // { text: "hi", decodedFrom: "utf-16le" }
+ * decodeText(Buffer.from([0x63, 0x61, 0x66, 0xe9])); // { text: "caf\uFFFD", notUtf8: true }
  * ```
  */
-export function decodeText(bytes: Uint8Array): { text: string; decodedFrom?: Utf16Encoding } {
+export function decodeText(bytes: Uint8Array): { text: string; decodedFrom?: Utf16Encoding; notUtf8?: true } {
 	const encoding = utf16Encoding(bytes);
 	// TextDecoder consumes the mark of its own encoding.
 	if (encoding) return { text: new TextDecoder(encoding).decode(bytes), decodedFrom: encoding };
-	return { text: new TextDecoder("utf-8").decode(bytes) };
+	try {
+		return { text: strictUtf8.decode(bytes) };
+	} catch {
+		return { text: new TextDecoder("utf-8").decode(bytes), notUtf8: true };
+	}
 }
 
 /** The name of a UTF-16 encoding as the notes and results show it. */

@@ -1597,7 +1597,7 @@ export const MUTANTS: Mutant[] = [
 		id: "G05",
 		file: "src/cli/main.ts",
 		description: "an empty @file adds an empty <file> block to the prompt",
-		edits: [{ find: "if (size === 0) continue;", replace: "" }],
+		edits: [{ find: "if (found.size === 0) continue;", replace: "" }],
 		tests: ["test/cli/pi-differential-args.property.test.ts", "test/cli/pi-differential-regressions.test.ts"],
 	},
 	{
@@ -15671,8 +15671,11 @@ export const MUTANTS: Mutant[] = [
 					"const readOnce = new Map<string, string>();\nfunction loadFromDir(dir: string, diagnostics: ResourceDiagnostic[]): ContextFile | null {",
 			},
 			{
-				find: "return { path, content: readTextFile(path) };",
-				replace: "return { path, content: readOnce.get(path) ?? readOnce.set(path, readTextFile(path)).get(path)! };",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "return { path, content: readPromptTextFile(path, `context file ${name}`, diagnostics) };",
+				replace:
+					// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+					"return { path, content: readOnce.get(path) ?? readOnce.set(path, readPromptTextFile(path, `context file ${name}`, diagnostics)).get(path)! };",
 			},
 		],
 		tests: ["test/pi-races/resumed-session-context-files.test.ts"],
@@ -15732,8 +15735,11 @@ export const MUTANTS: Mutant[] = [
 			"a context file is cut at 12,000 characters without a word: the rules at the end of a large AGENTS.md never reach the model (openclaw#69480)",
 		edits: [
 			{
-				find: "return { path, content: readTextFile(path) };",
-				replace: "return { path, content: readTextFile(path).slice(0, 12_000) };",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "return { path, content: readPromptTextFile(path, `context file ${name}`, diagnostics) };",
+				replace:
+					// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+					"return { path, content: readPromptTextFile(path, `context file ${name}`, diagnostics).slice(0, 12_000) };",
 			},
 		],
 		tests: ["test/pi-races/context-files-large.test.ts"],
@@ -18209,8 +18215,9 @@ export const MUTANTS: Mutant[] = [
 			"an @file saved as UTF-16 (with its mark) is read as UTF-8 again: refused as a binary file (gemini-cli#5961)",
 		edits: [
 			{
-				find: "const { text, decodedFrom } = decodeText(bytes);",
-				replace: 'const { text, decodedFrom } = { text: bytes.toString("utf8"), decodedFrom: undefined };',
+				find: "const { text, decodedFrom, notUtf8 } = decodeText(bytes);",
+				replace:
+					'const { text, decodedFrom, notUtf8 } = { text: bytes.toString("utf8"), decodedFrom: undefined, notUtf8: undefined };',
 			},
 		],
 		tests: ["test/pi-races/cli-files.test.ts"],
@@ -18220,7 +18227,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/main.ts",
 		description:
 			"an @file decoded from UTF-16 is sent without the note that it was and that edit and write keep that encoding",
-		edits: [{ find: "const note = decodedFrom ?", replace: "const note = false ?" }],
+		edits: [{ find: "const note = decodedFrom", replace: "const note = false" }],
 		tests: ["test/pi-races/cli-files.test.ts"],
 	},
 	{
@@ -18243,8 +18250,8 @@ export const MUTANTS: Mutant[] = [
 			"a UTF-8 byte-order mark is kept in the text: a SKILL.md saved with one loses its front matter and is skipped (codex#13918), an @file starts with U+FEFF",
 		edits: [
 			{
-				find: 'return { text: new TextDecoder("utf-8").decode(bytes) };',
-				replace: 'return { text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes) };',
+				find: 'const strictUtf8 = new TextDecoder("utf-8", { fatal: true });',
+				replace: 'const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });',
 			},
 		],
 		tests: ["test/pi-races/context-files.test.ts", "test/pi-races/cli-files.test.ts"],
@@ -24511,6 +24518,82 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/models-json-unapplied.test.ts"],
+	},
+	{
+		id: "PV01",
+		description:
+			"bytes that are not UTF-8 are decoded to U+FFFD without a word again: an AGENTS.md, SYSTEM.md or APPEND_SYSTEM.md in Windows-1252 or GBK gives no warning (codex#23223)",
+		file: "src/tools/text-encoding.ts",
+		edits: [
+			{
+				find: 'return { text: new TextDecoder("utf-8").decode(bytes), notUtf8: true };',
+				replace: 'return { text: new TextDecoder("utf-8").decode(bytes) };',
+			},
+		],
+		tests: ["test/pi-races/prompt-files-not-utf8.test.ts"],
+	},
+	{
+		id: "PV02",
+		description:
+			"a context file that is not UTF-8 is sent without a warning: the user never learns why the rules read wrong (codex#23223)",
+		file: "src/resources/context-files.ts",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "readPromptTextFile(path, `context file ${name}`, diagnostics)",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "readPromptTextFile(path, `context file ${name}`, [])",
+			},
+		],
+		tests: ["test/pi-races/prompt-files-not-utf8.test.ts"],
+	},
+	{
+		id: "PV03",
+		description: "a SYSTEM.md or APPEND_SYSTEM.md that is not UTF-8 is sent without a warning (codex#23223)",
+		file: "src/resources/resource-loader.ts",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "readPromptTextFile(path, `${what} file`, diagnostics)",
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				replace: "readPromptTextFile(path, `${what} file`, [])",
+			},
+		],
+		tests: ["test/pi-races/prompt-files-not-utf8.test.ts"],
+	},
+	{
+		id: "PV04",
+		description:
+			"an @folder argument is read as a file again: a raw EISDIR, nothing says it is a folder or how to have its files read (gemini-cli#4028)",
+		file: "src/cli/main.ts",
+		edits: [
+			{
+				find: "if (found.isDirectory()) throw new CliError(folderFileArgument(path, absolute), EXIT_USAGE);",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
+	{
+		id: "PV05",
+		description:
+			"an @file that is not UTF-8 reaches the model as U+FFFD with no note again: it cannot tell the accents are lost, nor how to read them (claude-code#9019)",
+		file: "src/cli/main.ts",
+		edits: [
+			{
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
+				find: "? `${notUtf8FileArgumentNote(absolute)}\\n`",
+				replace: '? ""',
+			},
+		],
+		tests: ["test/pi-races/cli-files.test.ts"],
+	},
+	{
+		id: "PV06",
+		description: "an @file that is not UTF-8 is sent without a warning to the user (claude-code#9019)",
+		file: "src/cli/main.ts",
+		edits: [{ find: "if (notUtf8) out.stderr(notUtf8FileArgumentWarning(path, absolute));", replace: "" }],
+		tests: ["test/pi-races/cli-files.test.ts"],
 	},
 ];
 

@@ -15,7 +15,12 @@
  * given as `@report.ods` was decoded as text, and its NUL bytes went to the model in the first
  * message, as the read tool sent them before it refused binary files. gemini-cli#5961: an `@file`
  * PowerShell wrote as UTF-16 was skipped as binary; Settle refused it as binary too, until `@file`
- * decoded it as the read tool does.
+ * decoded it as the read tool does. claude-code#9019: `@src\Umlauts.java`, a Windows-1252 file, reached
+ * the model with U+FFFD for each umlaut and no word of it; its edit then destroyed them. What the
+ * model should get: the read tool's note that the file is not UTF-8 (edit refuses it) and the
+ * command that reads it; the user a warning. gemini-cli#4028: `@mydir` (a folder) silently sent none of its
+ * files; pi 0.73.1 and Settle refused it with a raw "EISDIR: illegal operation on a directory".
+ * What the user should see: that the argument is a folder, and the two ways to get its files read.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -214,7 +219,58 @@ describe("pi#5289: a binary @file argument", () => {
 		writeFileSync(join(cli.project, "notes.txt"), Buffer.from("caf\xe9 au lait", "latin1"));
 		const text = settleFaux("--no-session", "-p", "@notes.txt", "what?");
 		expect(text.code).toBe(0);
-		expect(text.stdout).toBe(`<file name="${join(cli.project, "notes.txt")}">\ncaf\ufffd au lait\n</file>\nwhat?\n`);
+		expect(text.stdout).toBe(
+			`<file name="${join(cli.project, "notes.txt")}">\ncaf\ufffd au lait\n</file>\n${notUtf8Note(join(cli.project, "notes.txt"))}\nwhat?\n`,
+		);
+	});
+});
+
+/** The note after a non-UTF-8 `@file`'s text, as the read tool words it. */
+function notUtf8Note(absolute: string): string {
+	return `[${absolute} is not UTF-8 text (each sequence of its bytes that is not shows as \ufffd), and edit refuses it. To read it, convert it with bash: iconv -f <its encoding> -t UTF-8 ${absolute} (for example CP1252, GBK, SHIFT_JIS).]`;
+}
+
+describe("claude-code#9019: an @file in Windows-1252", () => {
+	it("claude-code#9019: settle -p @Umlauts.java (CP1252 umlauts) sends its text with the note that it is not UTF-8 and the iconv command, and stderr warns the user; a UTF-8 @file gets neither", () => {
+		const source = join(cli.project, "Umlauts.java");
+		const bytes = Buffer.from("/** Sch\xe4tzung des j\xe4hrlichen Verbrauchs */\nclass Umlauts {}\n", "latin1");
+		writeFileSync(source, bytes);
+		const run = settleFaux("--no-session", "-p", "@Umlauts.java", "add a main method");
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe(
+			`<file name="${source}">\n/** Sch\ufffdtzung des j\ufffdhrlichen Verbrauchs */\nclass Umlauts {}\n\n</file>\n${notUtf8Note(source)}\nadd a main method\n`,
+		);
+		expect(run.stderr).toBe(
+			`Warning: @Umlauts.java: ${source} is not UTF-8 text; the model gets U+FFFD (\ufffd) in place of its bytes that are not, with a note saying so. Convert it first (iconv -f <its encoding> -t UTF-8) to send its text.\n`,
+		);
+		expect(readFileSync(source)).toEqual(bytes);
+
+		writeFileSync(join(cli.project, "Umlaute.java"), "/** Sch\u00e4tzung */\n");
+		const utf8 = settleFaux("--no-session", "-p", "@Umlaute.java", "ok?");
+		expect(utf8).toEqual({
+			code: 0,
+			stdout: `<file name="${join(cli.project, "Umlaute.java")}">\n/** Sch\u00e4tzung */\n\n</file>\nok?\n`,
+			stderr: "",
+		});
+	});
+});
+
+describe("gemini-cli#4028: a folder as an @file argument", () => {
+	it("gemini-cli#4028: settle -p @folder (with a space in its name, a trailing slash) is refused before anything runs (exit 2, no session), saying it is a folder and how to attach or have its files read", () => {
+		const folder = join(cli.project, "design notes");
+		mkdirSync(folder);
+		writeFileSync(join(folder, "api.md"), "# API\n");
+		const run = settleFaux("-p", "@design notes/", "summarize these");
+		expect(run).toEqual({
+			code: 2,
+			stdout: "",
+			stderr: `Error: @design notes/: ${folder} is a folder: @file attaches files, one each (@design notes/<file> …). To have the model look through the folder, leave out the @ and name it in the prompt: the model lists and reads it with its ls, find and read tools.\n`,
+		});
+		expect(sessionFiles()).toEqual([]);
+
+		const file = settleFaux("--no-session", "-p", "@design notes/api.md", "summarize");
+		expect(file.code).toBe(0);
+		expect(file.stdout).toBe(`<file name="${join(folder, "api.md")}">\n# API\n\n</file>\nsummarize\n`);
 	});
 });
 

@@ -19,6 +19,10 @@
  * listed none of them. What the user should see: the banner and `/session` name every file shaping
  * the prompt, and after `/reload` what is on disk now.
  *
+ * claude-code#30230: with `CLAUDE_CONFIG_DIR` pointing elsewhere, `~/.claude/CLAUDE.md` was loaded
+ * too: two global files, ~4.6k tokens of stale rules. What the user should see: `SETTLE_AGENT_DIR`
+ * replaces the default agent folder, so only its `AGENTS.md` is the global one.
+ *
  * PI-Desktop#542: a host embedding pi read `AGENTS.md` but neither `~/.pi/agent/SYSTEM.md` nor
  * `APPEND_SYSTEM.md`: no error, the prompt unchanged. What an SDK host should see: the global files
  * shape its session's prompt; a project `APPEND_SYSTEM.md` is used in place of the global one.
@@ -241,5 +245,33 @@ describe("pi#7096: the files shaping the system prompt, on screen", () => {
 		expect(banner).toContain("  context files: none");
 		expect(banner.filter((line) => line.startsWith("  system prompt:"))).toEqual([]);
 		expect(await chat.end()).toBe(0);
+	});
+});
+
+describe("claude-code#30230: SETTLE_AGENT_DIR and the default agent folder's AGENTS.md", () => {
+	const cli = useCliProject("settle-pi-races-agent-dir-override-");
+	const server = useWireServer();
+
+	it("claude-code#30230: settle -p with SETTLE_AGENT_DIR set sends that folder's AGENTS.md; ~/.settle/agent/AGENTS.md (and ~/.pi/agent's) is not read", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		writeFileSync(join(cli.agentDir, "AGENTS.md"), "MISSION-RULES-30230: this mission's folder.\n");
+		const home = join(cli.dir, "home");
+		for (const folder of [".settle", ".pi"]) {
+			mkdirSync(join(home, folder, "agent"), { recursive: true });
+			writeFileSync(join(home, folder, "agent", "AGENTS.md"), `DEFAULT-RULES-30230 in ${folder}\n`);
+		}
+		server.reply(chatReply([{ type: "text", text: "ok" }]));
+
+		const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { HOME: home },
+		});
+
+		expect(run.code).toBe(0);
+		const messages = server.requests[0]!.body.messages as { content: unknown }[];
+		const system = JSON.stringify(messages[0]!.content);
+		expect(system).toContain("MISSION-RULES-30230");
+		expect(system).not.toContain("DEFAULT-RULES-30230");
 	});
 });
