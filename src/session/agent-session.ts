@@ -1346,9 +1346,13 @@ export class AgentSession {
 			// Sent without triggerTurn after the run's last turn (an agent_end handler): no turn to join,
 			// so it is added when the operation settles — steered, it started a run whose agent_end sent
 			// it again, forever (pi#9379's context-appending extension). A retry run that follows anyway
-			// is a turn to join: steered, the retried request sees it, as in pi.
+			// is a turn to join: steered, the retried request sees it, as in pi. So is the compaction after
+			// the run: steered, the operation continues with it once compacted, as pi's queued-message kick.
 			const runOver =
-				this.internals.scratch.runEnded && options.deliverAs === undefined && !retryFollows(this.snapshot);
+				this.internals.scratch.runEnded &&
+				options.deliverAs === undefined &&
+				!retryFollows(this.snapshot) &&
+				!this.snapshot.matches("compacting");
 			if (options.triggerTurn === false || (options.triggerTurn === undefined && runOver))
 				this.queues.holdCustom(custom);
 			else if (options.deliverAs === "followUp") this.agent.followUp(custom);

@@ -24253,6 +24253,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: " &&\n\t\t\t!reachesSkill(command.name, session())", replace: "" }],
 		tests: ["test/pi-races/skills-folder-names.test.ts"],
 	},
+	{
+		id: "PW01",
+		description:
+			"a custom message sent without triggerTurn during the threshold compaction after a run is held to settle, never answered (pi steers it and continues)",
+		file: "src/session/agent-session.ts",
+		edits: [{ find: ' &&\n\t\t\t\t!this.snapshot.matches("compacting");', replace: ";" }],
+		tests: ["test/pi-races/compaction-queue.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
