@@ -24261,6 +24261,25 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: ' &&\n\t\t\t\t!this.snapshot.matches("compacting");', replace: ";" }],
 		tests: ["test/pi-races/compaction-queue.test.ts"],
 	},
+	{
+		id: "PW02",
+		description: "dispose() mid-run drops the held `!` bash results and custom messages instead of writing them",
+		file: "src/session/agent-session.ts",
+		edits: [{ find: "\t\tthis.messagesAtDispose.push(...this.queues.writeHeldAtDispose());\n", replace: "" }],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PW03",
+		description: "dispose() writes the held custom messages but not the held bash results",
+		file: "src/session/queues.ts",
+		edits: [
+			{
+				find: "const held = [...this.pendingBash, ...this.pendingCustom];",
+				replace: "const held = [...this.pendingCustom];",
+			},
+		],
+		tests: ["test/session/queues.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
