@@ -24280,6 +24280,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/queues.test.ts"],
 	},
+	{
+		id: "PW04",
+		description:
+			"RpcClient's waitForIdle / collectEvents reject at `timeout` after the call however many events flow (pi's fixed timer), not after that long without an event",
+		file: "src/rpc/client.ts",
+		edits: [{ find: "\t\t\t\t\ttimer?.refresh();\n", replace: "" }],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
