@@ -24288,6 +24288,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\t\t\t\ttimer?.refresh();\n", replace: "" }],
 		tests: ["test/rpc/rpc-client.test.ts"],
 	},
+	{
+		id: "PW05",
+		description:
+			"Anthropic's 429 `Extra usage is required for long context requests` is retried as a rate limit (hermes-agent#4747) instead of compacted",
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\tif (LONG_CONTEXT_PLAN_REFUSAL.test(errorMessage)) return true;\n", replace: "" }],
+		tests: ["test/llm/wire/anthropic-errors.test.ts", "test/recovery/errors.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
