@@ -24296,6 +24296,22 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\tif (LONG_CONTEXT_PLAN_REFUSAL.test(errorMessage)) return true;\n", replace: "" }],
 		tests: ["test/llm/wire/anthropic-errors.test.ts", "test/recovery/errors.test.ts"],
 	},
+	{
+		id: "PW06",
+		description:
+			"a request carries every image of the history however many bytes (pi#1936: 413 request_too_large, and compaction keeps the recent screenshots)",
+		file: "src/session/images.ts",
+		edits: [{ find: "images <= max && bytes <= maxBytes &&", replace: "images <= max &&" }],
+		tests: ["test/pi-races/image-limits.test.ts"],
+	},
+	{
+		id: "PW07",
+		description:
+			"past the request's image byte budget the older images are still sent (only the count cap replaces them)",
+		file: "src/session/images.ts",
+		edits: [{ find: "if (bytesLeft < 0) {", replace: "if (false) {" }],
+		tests: ["test/pi-races/image-limits.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
