@@ -24120,7 +24120,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/agent-session.ts",
 		description:
 			"a triggerless custom message sent during a retry's backoff is held until the operation settles: the retried request never sees it, it is saved after the answer (pi steers it into the retry)",
-		edits: [{ find: " && !retryFollows(this.snapshot);", replace: ";" }],
+		edits: [{ find: "\t\t\t\t!retryFollows(this.snapshot) &&\n", replace: "" }],
 		tests: ["test/session/queues.test.ts"],
 	},
 	{
