@@ -161,6 +161,7 @@ export {
 	blockImagesAwareConverter,
 	capRequestImages,
 	fitPromptImages,
+	MAX_REQUEST_IMAGE_BYTES,
 	MAX_REQUEST_IMAGES,
 	normalizePromptImages,
 	normalizeToolResultImages,

@@ -68,6 +68,13 @@ const NOT_OVERFLOW_PATTERNS: readonly RegExp[] = [
 ];
 
 /**
+ * Anthropic's refusal of a request over 200k tokens to a 1M-context model without the plan for it:
+ * a 429 typed `rate_limit_error`, yet no wait lets it through (opencode retried it forever,
+ * hermes-agent#4747). Compacting below the plan's window does: an overflow, whatever its type says.
+ */
+const LONG_CONTEXT_PLAN_REFUSAL = /extra usage is required for long context/i;
+
+/**
  * Account-level failures: waiting seconds will not fix them. Checked before the transient
  * patterns because these texts often carry a transient-looking status (`429 You exceeded your
  * current quota…`).
@@ -291,6 +298,7 @@ export function isContextOverflow(message: AssistantMessage, contextWindow?: num
  * ```
  */
 export function isOverflowErrorText(errorMessage: string): boolean {
+	if (LONG_CONTEXT_PLAN_REFUSAL.test(errorMessage)) return true;
 	if (NOT_OVERFLOW_PATTERNS.some((pattern) => pattern.test(errorMessage))) return false;
 	return OVERFLOW_PATTERNS.some((pattern) => pattern.test(errorMessage));
 }

@@ -605,8 +605,9 @@ export class RpcClient {
 	 * after awaiting that command (pi's `await prompt(); await waitForIdle()`): the events after an
 	 * answer reach listeners only once the code awaiting it has run, so a run that ended in the chunk
 	 * that carried the answer is not missed (pi#8965). Rejects
-	 * with `OPERATION_STALLED` after `timeout` ms (default 60 s, as pi) and `SESSION_CLOSED` when the
-	 * process exits first. With Settle's server it also resolves when a prompt is handled (an extension
+	 * with `OPERATION_STALLED` once `timeout` ms (default 60 s) pass without an event — a run that
+	 * streams for ten minutes is waited for (pi's client rejects at 60 s however busy the run) — and
+	 * `SESSION_CLOSED` when the process exits first. With Settle's server it also resolves when a prompt is handled (an extension
 	 * command, an `input` hook) while no run goes on and none follows: no idle event comes then.
 	 * Likewise, with any server, when a prompt is refused (`COMMAND_FAILED`) while no run goes on.
 	 *
@@ -655,7 +656,11 @@ export class RpcClient {
 			}
 			const off = this.onEvent((event) => {
 				events.push(event);
-				if (event.type !== this.idleType) return;
+				if (event.type !== this.idleType) {
+					// A run that still sends events is not stalled, however long it takes: only silence counts.
+					timer?.refresh();
+					return;
+				}
 				done();
 				resolve(events);
 			});
@@ -667,7 +672,7 @@ export class RpcClient {
 					reject(
 						new SettleError(
 							"OPERATION_STALLED",
-							`No ${this.idleType} within ${timeout} ms: the run is still going, or no run started (pi's server does not say when an extension command starts none). Pass a longer timeout, or abort().${this.stderrNote()}`,
+							`No ${this.idleType}, and no event for ${timeout} ms: the run is stalled (a silent tool still running?), or no run started (pi's server does not say when an extension command starts none). Pass a longer timeout, or abort().${this.stderrNote()}`,
 							{ details: { timeoutMs: timeout, stderr: this.stderrTail() } },
 						),
 					);

@@ -1346,9 +1346,13 @@ export class AgentSession {
 			// Sent without triggerTurn after the run's last turn (an agent_end handler): no turn to join,
 			// so it is added when the operation settles — steered, it started a run whose agent_end sent
 			// it again, forever (pi#9379's context-appending extension). A retry run that follows anyway
-			// is a turn to join: steered, the retried request sees it, as in pi.
+			// is a turn to join: steered, the retried request sees it, as in pi. So is the compaction after
+			// the run: steered, the operation continues with it once compacted, as pi's queued-message kick.
 			const runOver =
-				this.internals.scratch.runEnded && options.deliverAs === undefined && !retryFollows(this.snapshot);
+				this.internals.scratch.runEnded &&
+				options.deliverAs === undefined &&
+				!retryFollows(this.snapshot) &&
+				!this.snapshot.matches("compacting");
 			if (options.triggerTurn === false || (options.triggerTurn === undefined && runOver))
 				this.queues.holdCustom(custom);
 			else if (options.deliverAs === "followUp") this.agent.followUp(custom);
@@ -2333,7 +2337,9 @@ export class AgentSession {
 	 * are not delivered any more: `getSteeringMessages()` / `getFollowUpMessages()` still list them
 	 * (e.g. to send them again on the session that replaced this one). Likewise the custom messages
 	 * sent with `deliverAs: "nextTurn"` that no prompt took: they were in memory only, and are
-	 * returned (also by {@link getNextTurnMessages}); an empty array when there are none. Closes the
+	 * returned (also by {@link getNextTurnMessages}); an empty array when there are none. The `!`
+	 * results and custom messages held for the run's end are written to the log, as that end would
+	 * have (the commands ran; resuming the file shows them). Closes the
 	 * session manager only when the session owns it (`createAgentSession` without a `sessionManager`
 	 * made it); close one you passed.
 	 *
@@ -2372,6 +2378,8 @@ export class AgentSession {
 		// The run's tools never write their results now: each call still open is answered "Operation
 		// aborted", as an abort does, so the file stays a conversation a provider accepts.
 		if (running) this.answerOpenToolCallsAtDispose();
+		// Held `!` results and custom messages are written as the operation's end would (pi's finally).
+		this.messagesAtDispose.push(...this.queues.writeHeldAtDispose());
 		// A host that disposes the session itself (the SDK's `createAgentSession`, no runtime) closes
 		// its extensions as `runtime.dispose()` does: `session_shutdown{reason:"quit"}`, so one that
 		// started a child process or a socket at `session_start` releases it (pi-web#546). Extensions

@@ -281,6 +281,14 @@ export function blockImagesAwareConverter(blockImages: () => boolean): (messages
 export const MAX_REQUEST_IMAGES = 100;
 
 /**
+ * The most image data (base64 characters) one request carries: the history is sent again, so
+ * screenshots piled up past a provider's request size (Anthropic's 32 MB, 413 `request_too_large`;
+ * 30 MB at others, pi#8351) failed every later request, and a compaction that keeps the recent ones
+ * could not help (pi#1936). Older images beyond it are left out of the request, as past the count.
+ */
+export const MAX_REQUEST_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/**
  * Past this many images in one request Anthropic refuses any image with a side over
  * {@link MAX_IMAGE_DIMENSION} pixels (`exceed max allowed size for many-image requests: 2000 pixels`):
  * images saved unresized (`images.autoResize: false`, a pi session) made every later request fail
@@ -289,7 +297,8 @@ export const MAX_REQUEST_IMAGES = 100;
 const MANY_IMAGES = 20;
 
 /**
- * Wraps a transcript → LLM conversion so a request carries at most `max` images: the newest are
+ * Wraps a transcript → LLM conversion so a request carries at most `max` images and `maxBytes` of
+ * their base64 data ({@link MAX_REQUEST_IMAGE_BYTES}): the newest are
  * sent, each older one is replaced by a text note in that request only (the session file keeps
  * it); past `max` the oldest are replaced a fifth of `max` at a time, so the request's beginning
  * (the provider's cached prefix) stays the same until the next batch. When the request would carry more than 20, an image with a side over 2000 pixels is replaced
@@ -304,12 +313,14 @@ const MANY_IMAGES = 20;
 export function capRequestImages(
 	convert: (messages: AgentMessage[]) => Message[],
 	max: number = MAX_REQUEST_IMAGES,
+	maxBytes: number = MAX_REQUEST_IMAGE_BYTES,
 ): (messages: AgentMessage[]) => Message[] {
 	let scanned: Message[] | undefined;
 	let count = 0;
 	let last: Message | undefined;
 	let images = 0;
 	let large = 0;
+	let bytes = 0;
 	return (messages) => {
 		const llm = convert(messages);
 		if (llm !== scanned || llm.length < count || (count > 0 && llm[count - 1] !== last)) {
@@ -317,18 +328,24 @@ export function capRequestImages(
 			count = 0;
 			images = 0;
 			large = 0;
+			bytes = 0;
 		}
 		for (let index = count; index < llm.length; index++) {
 			for (const image of imagesOf(llm[index]!)) {
 				images++;
+				bytes += imageBytes(image);
 				if (overManyImageSide(image)) large++;
 			}
 		}
 		count = llm.length;
 		last = llm[count - 1];
-		if (images <= max && (images <= MANY_IMAGES || large === 0)) return llm;
-		return withSendableImages(llm, max);
+		if (images <= max && bytes <= maxBytes && (images <= MANY_IMAGES || large === 0)) return llm;
+		return withSendableImages(llm, max, maxBytes);
 	};
+}
+
+function imageBytes(image: ImageContent): number {
+	return typeof image.data === "string" ? image.data.length : 0;
 }
 
 function imagesOf(message: Message): ImageContent[] {
@@ -358,16 +375,23 @@ function overManyImageSide(image: ImageContent): boolean {
 }
 
 /**
- * `messages` with the oldest images replaced by a note so at most `max` are left, and, when more
+ * `messages` with the oldest images replaced by a note so at most `max` are left, and at most
+ * `maxBytes` of their data (newest first), and, when more
  * than {@link MANY_IMAGES} are left, each with a side over 2000 pixels too (a new array). Past
  * `max` the oldest go a fifth of `max` at a time (20 of 100): the request's beginning, which the
  * provider caches, then changes once per batch, not with every new image (hermes-agent#113517).
  */
-function withSendableImages(messages: readonly Message[], max: number): Message[] {
+function withSendableImages(messages: readonly Message[], max: number, maxBytes: number): Message[] {
 	const older: TextContent = {
 		type: "text",
 		text: `[Image omitted: a request carries at most the conversation's newest ${max} images (a provider's limit). Read the file again if you need to see it.]`,
 	};
+	const overBytes: TextContent = {
+		type: "text",
+		text: `[Image omitted: a request carries at most the newest ${formatSize(maxBytes)} of the conversation's images (a provider's request size limit). Read the file again if you need to see it.]`,
+	};
+	// Newest first; once one does not fit, no older one is sent either (the boundary only moves on).
+	let bytesLeft = maxBytes;
 	const total = messages.reduce((sum, message) => sum + imagesOf(message).length, 0);
 	const batch = Math.max(1, Math.floor(max / 5));
 	const keep = total > max ? total - Math.ceil((total - max) / batch) * batch : total;
@@ -385,6 +409,11 @@ function withSendableImages(messages: readonly Message[], max: number): Message[
 				if (++kept > keep) {
 					changed = true;
 					return older;
+				}
+				bytesLeft -= imageBytes(block);
+				if (bytesLeft < 0) {
+					changed = true;
+					return overBytes;
 				}
 				if (!many || !overManyImageSide(block)) return block;
 				changed = true;

@@ -344,6 +344,27 @@ export class SessionQueues {
 		}
 	}
 
+	/**
+	 * Writes the held bash results, then the held custom messages, as the operation's end would have
+	 * (dispose mid-run: the command ran, its result must not vanish from the log). No events: the
+	 * session is closing. Stops at the first the log refuses. Returns the messages written.
+	 */
+	writeHeldAtDispose(): AgentMessage[] {
+		const held = [...this.pendingBash, ...this.pendingCustom];
+		this.pendingBash = [];
+		this.pendingCustom = [];
+		const written: AgentMessage[] = [];
+		for (const message of held) {
+			try {
+				this.transcript.append(message);
+			} catch {
+				break;
+			}
+			written.push(message);
+		}
+		return written;
+	}
+
 	/** A custom message added to the context outside a run (synthetic message events for listeners). */
 	appendCustom(message: CustomMessage): void {
 		this.transcript.append(message);

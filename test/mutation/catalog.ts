@@ -24128,7 +24128,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/agent-session.ts",
 		description:
 			"a triggerless custom message sent during a retry's backoff is held until the operation settles: the retried request never sees it, it is saved after the answer (pi steers it into the retry)",
-		edits: [{ find: " && !retryFollows(this.snapshot);", replace: ";" }],
+		edits: [{ find: "\t\t\t\t!retryFollows(this.snapshot) &&\n", replace: "" }],
 		tests: ["test/session/queues.test.ts"],
 	},
 	{
@@ -24594,6 +24594,65 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/main.ts",
 		edits: [{ find: "if (notUtf8) out.stderr(notUtf8FileArgumentWarning(path, absolute));", replace: "" }],
 		tests: ["test/pi-races/cli-files.test.ts"],
+	},
+	{
+		id: "PW01",
+		description:
+			"a custom message sent without triggerTurn during the threshold compaction after a run is held to settle, never answered (pi steers it and continues)",
+		file: "src/session/agent-session.ts",
+		edits: [{ find: ' &&\n\t\t\t\t!this.snapshot.matches("compacting");', replace: ";" }],
+		tests: ["test/pi-races/compaction-queue.test.ts"],
+	},
+	{
+		id: "PW02",
+		description: "dispose() mid-run drops the held `!` bash results and custom messages instead of writing them",
+		file: "src/session/agent-session.ts",
+		edits: [{ find: "\t\tthis.messagesAtDispose.push(...this.queues.writeHeldAtDispose());\n", replace: "" }],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PW03",
+		description: "dispose() writes the held custom messages but not the held bash results",
+		file: "src/session/queues.ts",
+		edits: [
+			{
+				find: "const held = [...this.pendingBash, ...this.pendingCustom];",
+				replace: "const held = [...this.pendingCustom];",
+			},
+		],
+		tests: ["test/session/queues.test.ts"],
+	},
+	{
+		id: "PW04",
+		description:
+			"RpcClient's waitForIdle / collectEvents reject at `timeout` after the call however many events flow (pi's fixed timer), not after that long without an event",
+		file: "src/rpc/client.ts",
+		edits: [{ find: "\t\t\t\t\ttimer?.refresh();\n", replace: "" }],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "PW05",
+		description:
+			"Anthropic's 429 `Extra usage is required for long context requests` is retried as a rate limit (hermes-agent#4747) instead of compacted",
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\tif (LONG_CONTEXT_PLAN_REFUSAL.test(errorMessage)) return true;\n", replace: "" }],
+		tests: ["test/llm/wire/anthropic-errors.test.ts", "test/recovery/errors.test.ts"],
+	},
+	{
+		id: "PW06",
+		description:
+			"a request carries every image of the history however many bytes (pi#1936: 413 request_too_large, and compaction keeps the recent screenshots)",
+		file: "src/session/images.ts",
+		edits: [{ find: "images <= max && bytes <= maxBytes &&", replace: "images <= max &&" }],
+		tests: ["test/pi-races/image-limits.test.ts"],
+	},
+	{
+		id: "PW07",
+		description:
+			"past the request's image byte budget the older images are still sent (only the count cap replaces them)",
+		file: "src/session/images.ts",
+		edits: [{ find: "if (bytesLeft < 0) {", replace: "if (false) {" }],
+		tests: ["test/pi-races/image-limits.test.ts"],
 	},
 ];
 

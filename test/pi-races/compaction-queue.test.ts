@@ -18,6 +18,7 @@ import {
 	fileEntries,
 	gate,
 	overflowReply,
+	persistedRoles,
 	persistedUserTexts,
 	reopenedContext,
 	SMALL_WINDOW,
@@ -104,6 +105,25 @@ describe("pi#6820: queued message dropped after threshold auto-compaction (“Ag
 		expect(persistedUserTexts(file)).toEqual(["a", "b", "typed during compaction"]);
 		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ text: "answer to the typed message" }] });
 		expect(reopenedContext(file).map(comparable)).toEqual(h.session.messages.map(comparable));
+		expect(h.extensionErrors).toEqual([]);
+	});
+
+	it("pi#6820: a custom message sent without triggerTurn during threshold compaction is answered when compaction ends (pi steers it and continues), not left unanswered", async () => {
+		const compaction = gate();
+		await thresholdSession(compaction.promise);
+		const { answerRequests, second } = await compactingAfterSecondPrompt("answer to the note");
+		await h.session.sendCustomMessage({ customType: "ci", content: "CI is red", display: true });
+		compaction.release();
+		await second;
+
+		expect(h.eventsOfType("compaction_end")[0]).toMatchObject({ reason: "threshold", aborted: false });
+		expect(answerRequests).toHaveLength(3);
+		expect(userTexts(answerRequests[2]!).at(-1)).toBe("CI is red");
+		expect(h.session.messages.at(-1)).toMatchObject({ content: [{ text: "answer to the note" }] });
+		expect(persistedRoles(h.session.sessionFile!).slice(-2)).toEqual(["custom:ci", "assistant"]);
+		expect(persistedRoles(h.session.sessionFile!).filter((role) => role === "custom:ci")).toHaveLength(1);
+		expect(h.eventsOfType("agent_settled")).toHaveLength(2);
+		expect(h.session.isIdle).toBe(true);
 		expect(h.extensionErrors).toEqual([]);
 	});
 

@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
+import { MAX_REQUEST_IMAGE_BYTES } from "../../src/session/images.js";
 import { readImageDimensions } from "../../src/tools/image.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
@@ -83,6 +84,59 @@ describe("claude-code#24541, opencode#47721: screenshots piled up past the provi
 		).toBe(20);
 		const saved = savedResults(w).flatMap((result) => result.content);
 		expect(saved.filter((block) => block.type === "image")).toHaveLength(120);
+	});
+});
+
+describe("pi#1936, pi#8351: screenshots piled up past the provider's request size (413), and compacting kept them", () => {
+	/** Anthropic's check: a request body over 32 MB is refused as a whole with 413. */
+	function refuseOver32MB(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
+		if (JSON.stringify(request.body).length <= 32_000_000) return next();
+		return anthropicError(413, "request_too_large", "Request exceeds the maximum size");
+	}
+
+	it("pi#1936: two screenshot calls of 4 images of ~4 MB each (32 MB of base64): every request carries at most 20 MB of the newest, notes for the older; the file keeps all 8; the turn and the next prompt are answered", async () => {
+		// Small PNGs padded to ~4 MB (a screenshot under the 4.5 MB inline limit, which no resize touches).
+		const shots = Array.from({ length: 8 }, (_, i) =>
+			Buffer.concat([encodeImage("png", 4 + i, 4), Buffer.alloc(3_000_000, i)]).toString("base64"),
+		);
+		let calls = 0;
+		const burst: ExtensionFactory = (pi) => {
+			pi.registerTool({
+				name: "screenshots",
+				label: "screenshots",
+				description: "captures the screen 4 times",
+				parameters: { type: "object", properties: {} } as never,
+				execute: async () => {
+					const batch = shots.slice(calls * 4, ++calls * 4);
+					return { content: batch.map((data) => ({ type: "image", data, mimeType: "image/png" })), details: {} };
+				},
+			});
+		};
+		const w = await wireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseOver32MB,
+			extensionFactories: [burst],
+		});
+		w.server.reply(
+			anthropicReply([{ type: "tool_use", id: "toolu_a", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
+			anthropicReply([{ type: "tool_use", id: "toolu_b", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
+			anthropicReply([{ type: "text", text: "The layout breaks on the last screen." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("record the screens");
+		await w.session.prompt("and now?");
+		expect(stops(w)).toEqual(["toolUse", "toolUse", "stop", "stop"]);
+		expect(w.eventsOf("compaction_start")).toEqual([]);
+		expect(w.server.requests).toHaveLength(4);
+		const newest = shots.slice(-5);
+		expect(sentImageData(w.server.requests[2]!)).toEqual(newest);
+		expect(sentImageData(w.server.requests[3]!)).toEqual(newest);
+		expect(newest.join("").length).toBeLessThanOrEqual(MAX_REQUEST_IMAGE_BYTES);
+		const body = JSON.stringify(w.server.requests[3]!.body);
+		expect(body.split("[Image omitted: a request carries at most the newest 20.0MB").length - 1).toBe(3);
+		const saved = savedResults(w).flatMap((result) => result.content);
+		expect(saved.filter((block) => block.type === "image")).toHaveLength(8);
 	});
 });
 

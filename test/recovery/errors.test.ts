@@ -25,12 +25,17 @@ const fixture = JSON.parse(
 ) as { errors: ProviderErrorFixture[] };
 
 /** Texts where Settle deliberately differs from pi-ai 0.73.1's `isContextOverflow`. */
-const OVERFLOW_DIVERGES_FROM_PI = new Set(["bedrock-raw-throttling-exception"]);
+const OVERFLOW_DIVERGES_FROM_PI = new Set([
+	"bedrock-raw-throttling-exception",
+	// A plan's refusal typed rate_limit_error: pi retries it; compacting below 200k tokens passes it.
+	"anthropic-429-long-context-without-plan",
+]);
 
 /** Texts where Settle's retry decision deliberately differs from pi-coding-agent 0.73.1's. */
 const RETRY_DIVERGES_FROM_PI = new Set([
 	// pi retries these; waiting does not fix them.
 	"anthropic-400-with-digits-in-request-id", // "500"/"429" inside a request id
+	"anthropic-429-long-context-without-plan", // hermes-agent#4747: compacted instead
 	"openai-429-insufficient-quota",
 	"google-429-per-day-free-tier",
 	"qwen-429-token-plan-exhausted", // qwen-code#7841

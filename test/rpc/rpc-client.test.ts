@@ -377,6 +377,44 @@ export default function (pi) {
 	});
 });
 
+describe("RpcClient: a run longer than the wait's timeout", () => {
+	// A bash call that prints a line every 0.3 s for about 3 s: events flow the whole time.
+	const TICKING = "for i in 1 2 3 4 5 6 7 8 9 10; do echo tick $i; sleep 0.3; done";
+
+	it("waitForIdle and promptAndWait wait while events flow: the timeout is the longest silence, not the run's length (pi's client rejects at the timeout however busy the run)", async () => {
+		const steps = [
+			{ toolCalls: [{ name: "bash", arguments: { command: TICKING } }] },
+			"ticked",
+			{ toolCalls: [{ name: "bash", arguments: { command: TICKING } }] },
+			"ticked again",
+		];
+		const rpc = client(["--faux-script", script(steps), "--no-session"]);
+		await rpc.start();
+		const idle = rpc.waitForIdle(1500);
+		await rpc.prompt("tick");
+		await idle;
+		expect(await rpc.getLastAssistantText()).toBe("ticked");
+		const events = await rpc.promptAndWait("tick again", undefined, 1500);
+		expect(events.filter((event) => event.type === "tool_execution_update").length).toBeGreaterThan(5);
+		expect(events.at(-1)?.type).toBe("agent_settled");
+		expect(await rpc.getLastAssistantText()).toBe("ticked again");
+	});
+
+	it("a run that goes silent longer than the timeout still rejects with OPERATION_STALLED", async () => {
+		const steps = [{ toolCalls: [{ name: "bash", arguments: { command: GATE } }] }, "opened"];
+		const rpc = client(["--faux-script", script(steps), "--no-session"]);
+		await rpc.start();
+		const idle = rpc.waitForIdle(500);
+		idle.catch(() => {});
+		await rpc.prompt("wait");
+		const error = await rejection(idle);
+		expect(error).toMatchObject({ code: "OPERATION_STALLED", details: { timeoutMs: 500 } });
+		expect(error.message).toContain("No agent_settled, and no event for 500 ms");
+		writeFileSync(join(cli.project, "gate"), "");
+		await rpc.waitForIdle();
+	});
+});
+
 describe("RpcClient never hangs on a dead server", () => {
 	it("pi#4764: a server killed with SIGKILL mid-request rejects every pending call at once with SESSION_CLOSED (pi's RpcClient waited 30 s)", async () => {
 		const rpc = client(["--faux", "--no-session"]);

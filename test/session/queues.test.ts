@@ -457,6 +457,31 @@ describe("user bash", () => {
 		]);
 	});
 
+	it("dispose() mid-run: the held bash result and custom message are written, as the run's end would (pi's finally flushes them), after the aborted tool result", async () => {
+		const gated = gatedTool();
+		h = await createHarness({ tools: [gated.tool], persistence: "disk" });
+		h.setResponses([fauxAssistantMessage([fauxToolCall("wait", {})], { stopReason: "toolUse" })]);
+		const running = h.session.prompt("start");
+		running.catch(() => {});
+		await gated.started;
+		await h.session.executeBash("echo side-channel");
+		await h.session.sendCustomMessage({ customType: "note", content: "kept", display: true }, { triggerTurn: false });
+		expect(h.session.hasPendingBashMessages).toBe(true);
+		await h.session.dispose();
+		gated.release();
+		await expect(running).rejects.toMatchObject({ code: "SESSION_CLOSED" });
+
+		const file = h.session.sessionFile!;
+		expect(fileSummary(file).slice(-4)).toEqual([
+			"message:assistant",
+			"message:toolResult",
+			"message:bashExecution",
+			"custom_message",
+		]);
+		expect(reopenedContext(file).at(-2)).toMatchObject({ role: "bashExecution", output: "side-channel\n" });
+		expect(h.session.messages.slice(-2).map((message) => message.role)).toEqual(["bashExecution", "custom"]);
+	});
+
 	it("abortBash cancels a running command", async () => {
 		h = await createHarness();
 		let started!: () => void;

@@ -244,6 +244,61 @@ describe("Anthropic 400 prompt is too long → overflow compaction", () => {
 	});
 });
 
+describe("Anthropic 429 `Extra usage is required for long context requests` (a 1M-context model without the plan)", () => {
+	const LONG_CONTEXT = "Extra usage is required for long context requests.";
+
+	it("hermes-agent#4747: it is no rate limit: not retried (opencode looped on it), the history compacted below the plan's window and the request re-run", async () => {
+		const w = await wireSession({
+			api: "anthropic-messages",
+			route: summaries,
+			settings: { compaction: { keepRecentTokens: 1 } },
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "first answer" }]),
+			anthropicError(429, "rate_limit_error", LONG_CONTEXT),
+			anthropicReply([{ type: "text", text: "answer after compaction" }]),
+		);
+		await w.session.prompt("first question");
+		await w.session.prompt("second question");
+
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
+		expect(lastAssistant(w)).toMatchObject({
+			stopReason: "stop",
+			content: [{ type: "text", text: "answer after compaction" }],
+		});
+		const answers = w.server.requests.filter((r) => !String(r.body.system?.[0]?.text).startsWith("You are a context"));
+		expect(answers).toHaveLength(3);
+		const rerun = userTexts(answers[2]!).join("\n");
+		expect(rerun).toContain("wire summary");
+		expect(rerun).toContain("second question");
+	});
+
+	it("hermes-agent#4747: refused again after the compaction (the plan refuses even a short request): the prompt ends with the provider's words, one compaction, no retries", async () => {
+		const w = await wireSession({
+			api: "anthropic-messages",
+			route: summaries,
+			settings: { compaction: { keepRecentTokens: 1 } },
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "first answer" }]),
+			anthropicError(429, "rate_limit_error", LONG_CONTEXT),
+			anthropicError(429, "rate_limit_error", LONG_CONTEXT),
+		);
+		await w.session.prompt("first question");
+		await w.session.prompt("second question");
+
+		expect(w.eventsOf("auto_retry_start")).toEqual([]);
+		expect(w.eventsOf("compaction_start")).toHaveLength(1);
+		expect(lastAssistant(w)).toMatchObject({
+			stopReason: "error",
+			errorMessage: expect.stringContaining(LONG_CONTEXT),
+		});
+		const answers = w.server.requests.filter((r) => !String(r.body.system?.[0]?.text).startsWith("You are a context"));
+		expect(answers).toHaveLength(3);
+	});
+});
+
 describe("abort() during a streaming Anthropic response", () => {
 	it("closes the HTTP request and persists the partial assistant message as aborted", async () => {
 		const w = await wireSession({ api: "anthropic-messages" });
