@@ -300,8 +300,8 @@ const MANY_IMAGES = 20;
  * Wraps a transcript → LLM conversion so a request carries at most `max` images and `maxBytes` of
  * their base64 data ({@link MAX_REQUEST_IMAGE_BYTES}): the newest are
  * sent, each older one is replaced by a text note in that request only (the session file keeps
- * it); past `max` the oldest are replaced a fifth of `max` at a time, so the request's beginning
- * (the provider's cached prefix) stays the same until the next batch. When the request would carry more than 20, an image with a side over 2000 pixels is replaced
+ * it); past `max` (or `maxBytes`) the oldest are replaced a fifth of `max` (of `maxBytes`) at a
+ * time, so the request's beginning (the provider's cached prefix) stays the same until the next batch. When the request would carry more than 20, an image with a side over 2000 pixels is replaced
  * by a note too, as providers refuse those in many-image requests. Incremental like the converter:
  * each call looks only at the messages appended since the last one while nothing needs replacing.
  *
@@ -375,8 +375,25 @@ function overManyImageSide(image: ImageContent): boolean {
 }
 
 /**
+ * How many of the newest images (sizes oldest first) fit in `maxBytes`: over it, the oldest go until
+ * the excess rounded up to a fifth of `maxBytes` is gone, so the request's cached beginning changes
+ * once per fifth, not with every new image (hermes-agent#113517, by size). Never an older one
+ * sent without a newer one: a single image over `maxBytes` goes with all before it.
+ */
+function newestWithinBytes(sizes: readonly number[], maxBytes: number): number {
+	const total = sizes.reduce((sum, size) => sum + size, 0);
+	if (total <= maxBytes) return sizes.length;
+	const batch = Math.max(1, Math.floor(maxBytes / 5));
+	const drop = Math.ceil((total - maxBytes) / batch) * batch;
+	let dropped = 0;
+	let index = 0;
+	while (dropped < drop && index < sizes.length) dropped += sizes[index++]!;
+	return sizes.length - index;
+}
+
+/**
  * `messages` with the oldest images replaced by a note so at most `max` are left, and at most
- * `maxBytes` of their data (newest first), and, when more
+ * `maxBytes` of their data (newest first, dropped a fifth of `maxBytes` at a time), and, when more
  * than {@link MANY_IMAGES} are left, each with a side over 2000 pixels too (a new array). Past
  * `max` the oldest go a fifth of `max` at a time (20 of 100): the request's beginning, which the
  * provider caches, then changes once per batch, not with every new image (hermes-agent#113517).
@@ -390,11 +407,11 @@ function withSendableImages(messages: readonly Message[], max: number, maxBytes:
 		type: "text",
 		text: `[Image omitted: a request carries at most the newest ${formatSize(maxBytes)} of the conversation's images (a provider's request size limit). Read the file again if you need to see it.]`,
 	};
-	// Newest first; once one does not fit, no older one is sent either (the boundary only moves on).
-	let bytesLeft = maxBytes;
-	const total = messages.reduce((sum, message) => sum + imagesOf(message).length, 0);
+	const sizes = messages.flatMap((message) => imagesOf(message).map(imageBytes));
+	const total = sizes.length;
 	const batch = Math.max(1, Math.floor(max / 5));
 	const keep = total > max ? total - Math.ceil((total - max) / batch) * batch : total;
+	const keepWithinBytes = newestWithinBytes(sizes.slice(total - keep), maxBytes);
 	const many = keep > MANY_IMAGES;
 	const result = [...messages];
 	let kept = 0;
@@ -410,8 +427,7 @@ function withSendableImages(messages: readonly Message[], max: number, maxBytes:
 					changed = true;
 					return older;
 				}
-				bytesLeft -= imageBytes(block);
-				if (bytesLeft < 0) {
+				if (kept > keepWithinBytes) {
 					changed = true;
 					return overBytes;
 				}

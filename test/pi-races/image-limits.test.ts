@@ -8,7 +8,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ExtensionFactory } from "../../src/extensions/types.js";
-import { MAX_REQUEST_IMAGE_BYTES } from "../../src/session/images.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import type { AgentMessage } from "../../src/llm/types.js";
+import { blockImagesAwareConverter, capRequestImages, MAX_REQUEST_IMAGE_BYTES } from "../../src/session/images.js";
 import { readImageDimensions } from "../../src/tools/image.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
@@ -129,14 +131,60 @@ describe("pi#1936, pi#8351: screenshots piled up past the provider's request siz
 		expect(stops(w)).toEqual(["toolUse", "toolUse", "stop", "stop"]);
 		expect(w.eventsOf("compaction_start")).toEqual([]);
 		expect(w.server.requests).toHaveLength(4);
-		const newest = shots.slice(-5);
+		// 32 MB is 12 MB over: the oldest go until 12.6 MB (three fifths of the cap) are gone, 4 images.
+		const newest = shots.slice(-4);
 		expect(sentImageData(w.server.requests[2]!)).toEqual(newest);
 		expect(sentImageData(w.server.requests[3]!)).toEqual(newest);
 		expect(newest.join("").length).toBeLessThanOrEqual(MAX_REQUEST_IMAGE_BYTES);
 		const body = JSON.stringify(w.server.requests[3]!.body);
-		expect(body.split("[Image omitted: a request carries at most the newest 20.0MB").length - 1).toBe(3);
+		expect(body.split("[Image omitted: a request carries at most the newest 20.0MB").length - 1).toBe(4);
 		const saved = savedResults(w).flatMap((result) => result.content);
 		expect(saved.filter((block) => block.type === "image")).toHaveLength(8);
+	});
+});
+
+describe("hermes-agent#113517 by size: past the request's image bytes each new screenshot retired one more cached image", () => {
+	it("hermes-agent#113517: 40 turns of one screenshot, a 5000-character cap: past it the oldest are left out a fifth of the cap at a time, so few requests change what an earlier one sent; none carries more than the cap", () => {
+		// Real PNGs padded to 180 bytes (240 base64 characters): 4 make a fifth of the cap.
+		const shots = Array.from({ length: 40 }, (_, i) => {
+			const png = encodeImage("png", 4, 4, i + 1);
+			return Buffer.concat([png, Buffer.alloc(180 - png.length)]).toString("base64");
+		});
+		const cap = capRequestImages(
+			blockImagesAwareConverter(() => false),
+			100,
+			5000,
+		);
+		const transcript: AgentMessage[] = [{ role: "user", content: "record the screen", timestamp: 0 }];
+		const requests: string[][] = [];
+		for (const [i, data] of shots.entries()) {
+			transcript.push(
+				fauxAssistantMessage([fauxToolCall("screenshot", {}, { id: `call_${i}` })], { stopReason: "toolUse" }),
+				{
+					role: "toolResult",
+					toolCallId: `call_${i}`,
+					toolName: "screenshot",
+					content: [{ type: "image", data, mimeType: "image/png" }],
+					isError: false,
+					timestamp: i,
+				},
+			);
+			requests.push(cap(transcript).map((message) => JSON.stringify(message)));
+		}
+		const sent = (request: string[]) =>
+			request
+				.join("")
+				.match(/"data":"[^"]*"/g)
+				?.map((field) => field.slice(8, -1));
+		expect(Math.max(...requests.map((request) => sent(request)!.join("").length))).toBeLessThanOrEqual(5000);
+		// A request that does not begin with everything the previous one sent is a cache miss.
+		const rewrites = requests.flatMap((request, i) =>
+			i > 0 && request.slice(0, requests[i - 1]!.length).join("\n") !== requests[i - 1]!.join("\n") ? [i] : [],
+		);
+		// Over 5000 at the 21st image (index 20): the oldest 5 go (1200 characters, the first 1000 over);
+		// then more each time the excess passes the next 1000 (the 26th, 30th, 34th and 38th image).
+		expect(rewrites).toEqual([20, 25, 29, 33, 37]);
+		expect(sent(requests[39]!)).toEqual(shots.slice(21));
 	});
 });
 
