@@ -24651,7 +24651,32 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"past the request's image byte budget the older images are still sent (only the count cap replaces them)",
 		file: "src/session/images.ts",
-		edits: [{ find: "if (bytesLeft < 0) {", replace: "if (false) {" }],
+		edits: [{ find: "if (kept > keepWithinBytes) {", replace: "if (false) {" }],
+		tests: ["test/pi-races/image-limits.test.ts"],
+	},
+	{
+		id: "PZ01",
+		description:
+			"past the request's image byte budget the oldest go one image at a time: each new screenshot rewrites the cached prefix",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "const drop = Math.ceil((total - maxBytes) / batch) * batch;",
+				replace: "const drop = total - maxBytes;",
+			},
+		],
+		tests: ["test/pi-races/image-limits.test.ts"],
+	},
+	{
+		id: "PZ02",
+		description: "the byte budget counts the images the count cap already replaced, so fewer of the newest are sent",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "newestWithinBytes(sizes.slice(total - keep), maxBytes)",
+				replace: "newestWithinBytes(sizes, maxBytes) - (total - keep)",
+			},
+		],
 		tests: ["test/pi-races/image-limits.test.ts"],
 	},
 ];

@@ -143,13 +143,16 @@ describe("pi#1936, pi#8351: screenshots piled up past the provider's request siz
 	});
 });
 
+/** A real PNG padded to 180 bytes (240 base64 characters). */
+function paddedPng(seed: number): string {
+	const png = encodeImage("png", 4, 4, seed + 1);
+	return Buffer.concat([png, Buffer.alloc(180 - png.length)]).toString("base64");
+}
+
 describe("hermes-agent#113517 by size: past the request's image bytes each new screenshot retired one more cached image", () => {
 	it("hermes-agent#113517: 40 turns of one screenshot, a 5000-character cap: past it the oldest are left out a fifth of the cap at a time, so few requests change what an earlier one sent; none carries more than the cap", () => {
-		// Real PNGs padded to 180 bytes (240 base64 characters): 4 make a fifth of the cap.
-		const shots = Array.from({ length: 40 }, (_, i) => {
-			const png = encodeImage("png", 4, 4, i + 1);
-			return Buffer.concat([png, Buffer.alloc(180 - png.length)]).toString("base64");
-		});
+		// 240 characters each: 4 make a fifth of the cap.
+		const shots = Array.from({ length: 40 }, (_, i) => paddedPng(i));
 		const cap = capRequestImages(
 			blockImagesAwareConverter(() => false),
 			100,
@@ -185,6 +188,27 @@ describe("hermes-agent#113517 by size: past the request's image bytes each new s
 		// then more each time the excess passes the next 1000 (the 26th, 30th, 34th and 38th image).
 		expect(rewrites).toEqual([20, 25, 29, 33, 37]);
 		expect(sent(requests[39]!)).toEqual(shots.slice(21));
+	});
+	it("hermes-agent#113517: past both caps, the byte cap counts only the images the count cap leaves: 12 images, at most 10 and 2000 characters, the newest 8 are sent", () => {
+		const shots = Array.from({ length: 12 }, (_, i) => paddedPng(i));
+		const cap = capRequestImages(
+			blockImagesAwareConverter(() => false),
+			10,
+			2000,
+		);
+		const transcript: AgentMessage[] = [
+			{
+				role: "user",
+				content: [
+					{ type: "text", text: "compare these" },
+					...shots.map((data) => ({ type: "image" as const, data, mimeType: "image/png" })),
+				],
+				timestamp: 0,
+			},
+		];
+		const body = JSON.stringify(cap(transcript));
+		// The count cap leaves 10 (2400 characters); 400 over goes with the oldest 2 of them.
+		expect(body.match(/"data":"[^"]*"/g)?.map((field) => field.slice(8, -1))).toEqual(shots.slice(4));
 	});
 });
 
