@@ -87,7 +87,7 @@ export function findMostRecentSession(sessionDir: string, cwd?: string): string 
  * The session of `cwd` in `sessionDir` the session lists put first: the latest `modified` (its last
  * user or assistant message, or a fork's creation), as {@link listSessionsIn} sorts. Unlike {@link findMostRecentSession},
  * a file whose mtime a sync, a backup restore or a copy bumped without a new message is not taken
- * for the latest. A file holding no user or assistant message (a header, a model pick) is taken only
+ * for the latest. A file holding no user or assistant message nor `!` result (a header, a model pick) is taken only
  * when no session of `cwd` holds one (oh-my-pi#12538). Files are read newest mtime first, and the search stops at the first file older
  * than the best activity found (entries are stamped as they are written, so a file's mtime is never
  * earlier than its activity): one or two files read, however many the folder holds. Each is read as
@@ -319,9 +319,16 @@ function modifiedOfContents(header: SessionHeader, entries: readonly SessionEntr
 	return sessionModified(header, lastActivity, mtime);
 }
 
-/** Whether `entries` hold a user or assistant message: a conversation `-c` can continue. */
+/**
+ * Whether `entries` hold a user or assistant message, or a `!` command's result: a conversation
+ * `-c` can continue (the person ran the command there and saw its output; no stub).
+ */
 function holdsMessage(entries: readonly SessionEntry[]): boolean {
-	return entries.some((entry) => messageActivity(entry as unknown as Record<string, unknown>) !== undefined);
+	return entries.some(
+		(entry) =>
+			messageActivity(entry as unknown as Record<string, unknown>) !== undefined ||
+			(entry.type === "message" && entry.message.role === "bashExecution"),
+	);
 }
 
 /** {@link conversationMessageCount} of the infos {@link buildSessionInfo} made (pi's SessionInfo has no such field). */

@@ -24679,6 +24679,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-limits.test.ts"],
 	},
+	{
+		id: "PZ03",
+		description:
+			"settle -c passes over a newer session where the person only ran a `!` command, continuing an older one (oh-my-pi#12538)",
+		file: "src/store/discovery.ts",
+		edits: [
+			{
+				find: '(entry.type === "message" && entry.message.role === "bashExecution"),',
+				replace: "false,",
+			},
+		],
+		tests: ["test/pi-races/session-folder-races.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -236,4 +236,33 @@ describe("oh-my-pi#12538: -c lands on a newer session file that holds no convers
 		expect(alone.code).toBe(0);
 		expect((JSON.parse(alone.stdout.split("\n")[0]!) as { id: string }).id).toBe(stubId);
 	});
+
+	it("oh-my-pi#12538: a newer chat where the person only ran a `!` command is no stub: settle -c continues it, not the older session", async () => {
+		const folder = join(cli.dir, "sessions");
+		mkdirSync(folder);
+		const older = "019a0000-0000-7000-8000-00000000bbbb";
+		writeFileSync(
+			join(folder, `2026-01-01T00-01-00-000Z_${older}.jsonl`),
+			`${sessionLines(older, 1, ["alpha question", "alpha answer"]).join("\n")}\n`,
+		);
+		const file = join(folder, "build.jsonl");
+		writeFileSync(file, "");
+		const chat = new Repl(["--faux", "--session-dir", folder, "--session", file], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		await chat.idle(0);
+		expect(await chat.say("!echo build-log-line")).toContain("build-log-line");
+		expect(await chat.end()).toBe(0);
+		expect(readFileSync(file, "utf8")).toContain("build-log-line");
+		const chatId = (JSON.parse(readFileSync(file, "utf8").split("\n")[0]!) as { id: string }).id;
+
+		const again = await runSettleAsync(["--faux", "--json", "--session-dir", folder, "-c", "what did it print?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(again.code).toBe(0);
+		expect((JSON.parse(again.stdout.split("\n")[0]!) as { id: string }).id).toBe(chatId);
+		expect(readFileSync(file, "utf8")).toContain("what did it print?");
+	});
 });
