@@ -430,12 +430,15 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 async function recordUnsavedSummaryUsage(s: SessionInternals, model: Model, billed: readonly Usage[]): Promise<void> {
 	if (billed.length === 0) return;
 	const { addUsage } = await import("../compaction/request.js");
+	const usage = billed.reduce((sum, next) => addUsage(sum, next));
+	// A refused request (a 400, an error before any answer) reports nothing: the file stays as it was.
+	if (!(usage.input + usage.output + usage.cacheRead + usage.cacheWrite > 0 || usage.cost.total > 0)) return;
 	try {
 		s.sessionManager.appendUsage(
 			"compaction",
 			model.provider,
 			model.id,
-			billed.reduce((sum, usage) => addUsage(sum, usage)),
+			usage,
 			"summary requests of a compaction that failed",
 		);
 	} catch {

@@ -51,8 +51,8 @@ describe("mindroom#2151, github/app#3820: the summary requests of a failed compa
 				compat: { supportsDeveloperRole: false },
 				models: [{ id: "coder", contextWindow: 200_000, cost: PRICES }],
 			});
-			// Everything but the last exchange is summarized.
-			writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
+			// The first exchange is summarized, in one request (the last exchange is kept whole).
+			writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 6 } }));
 			server.reply(
 				chatReply([{ type: "text", text: "first answer" }], { usage: { prompt: 40_000, completion: 100 } }),
 				chatReply([{ type: "text", text: "second answer" }], { usage: { prompt: 40_200, completion: 100 } }),
