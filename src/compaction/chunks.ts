@@ -17,7 +17,7 @@ import type { SummarizerOptions } from "./types.js";
  * What to do about a compaction summary cut at its cap (pi#7048): nothing was written, so compacting
  * again is safe; a larger reserve gives the answer more room (80% of it, up to half the window).
  */
-const SUMMARY_CUT_ADVICE = "nothing was written; compact again, or raise compaction.reserveTokens";
+const SUMMARY_CUT_ADVICE = "no summary was written; compact again, or raise compaction.reserveTokens";
 
 /** Fewest conversation characters a chunk request must have room for (about 100 tokens). */
 export const MIN_CHUNK_CHARS = 400;

@@ -61,6 +61,8 @@ export async function requestSummary(
 			else if (event.type === "error") final = event.error;
 		}
 		final ??= await stream.result();
+		// An error answer was refused or broke off: what it reports is not taken as billed.
+		if (final.usage && final.stopReason !== "error") options.onAnswerUsage?.(final.usage);
 		// A provider that echoes the key it got must not put it in the summary's error (and log).
 		if (!final.errorMessage) return final;
 		const redacted = redactSecrets(final.errorMessage, requestSecrets(model, streamOptions));

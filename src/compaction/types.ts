@@ -99,6 +99,12 @@ export interface SummarizerOptions {
 	retry?: SummarizationRetryOptions;
 	/** Take an answer without text as an empty summary instead of failing (pi's functions do; see pi-compat). */
 	acceptEmptyAnswer?: boolean;
+	/**
+	 * Sees the usage of every summarization answer as it arrives (not of error answers), also of
+	 * one that is then rejected (cut at its cap, empty, aborted): each was billed. The session
+	 * records them when the compaction fails, so its totals keep what the failure cost (mindroom#2151).
+	 */
+	onAnswerUsage?: (usage: Usage) => void;
 }
 
 /**

@@ -223,9 +223,10 @@ function roleLine(text, meta) {
 	if (meta) line.appendChild(el("span", "meta", meta));
 	return line;
 }
+// Every priced token kind is named, so the tokens shown account for the cost beside them.
 function usageText(u) {
 	if (!u) return "";
-	return fmtTokens(u.input) + " in, " + fmtTokens(u.output) + " out" + (num(u.cacheRead) ? ", " + fmtTokens(u.cacheRead) + " cache read" : "") + (u.cost && num(u.cost.total) ? ", " + fmtCost(u.cost.total) : "");
+	return fmtTokens(u.input) + " in, " + fmtTokens(u.output) + " out" + (num(u.cacheRead) ? ", " + fmtTokens(u.cacheRead) + " cache read" : "") + (num(u.cacheWrite) ? ", " + fmtTokens(u.cacheWrite) + " cache write" : "") + (u.cost && num(u.cost.total) ? ", " + fmtCost(u.cost.total) : "");
 }
 
 function toolArgs(name, args) {

@@ -23,7 +23,7 @@ import type { CompactionReason } from "../extensions/types.js";
 import { defaultRequestedMaxTokens } from "../llm/errors.js";
 import { noModelSelectedMessage } from "../llm/model-runtime.js";
 import { effectiveKeepRecentTokens, estimateMessageTokens } from "../llm/tokens.js";
-import type { AgentMessage, AssistantMessage, Model } from "../llm/types.js";
+import type { AgentMessage, AssistantMessage, Model, Usage } from "../llm/types.js";
 import type { SessionEntry } from "../store/entries.js";
 import type { SessionInternals } from "./internals.js";
 import { requireModelAndAuth } from "./prompt-pipeline.js";
@@ -345,6 +345,9 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 	const controller = s.scratch.compactionController ?? new AbortController(); // made by runCompaction
 	s.scratch.compactionController = controller;
 	let fromExtension = false;
+	// Usage of the summary answers; recorded apart when no compaction entry carries it.
+	const billed: Usage[] = [];
+	let saved = false;
 	try {
 		// Cancelled while it was being prepared: no extension hears of a compaction that will not happen.
 		if (controller.signal.aborted) throw new CompactionCancelled();
@@ -375,6 +378,7 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 				signal: controller.signal,
 				thinkingLevel: s.agent.state.thinkingLevel,
 				retry: summarizationRetry(s, { source: "compaction", reason }),
+				onAnswerUsage: (usage) => billed.push(usage),
 				...summaryPayloadHook(runner),
 				...(apiKey !== undefined ? { apiKey } : {}),
 				...(job.customInstructions !== undefined ? { customInstructions: job.customInstructions } : {}),
@@ -389,6 +393,7 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 			fromExtension,
 			result.usage,
 		);
+		saved = true;
 		s.transcript.noteCompaction(entryId);
 		s.transcript.rebuild();
 		noteCompactedContext(s);
@@ -410,10 +415,34 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 		const aborted = controller.signal.aborted || error instanceof CompactionCancelled;
 		const texts = await import("../compaction/texts.js");
 		const errorMessage = aborted ? undefined : texts.compactionFailureMessage(reason, error);
+		if (!saved) await recordUnsavedSummaryUsage(s, job.model, billed);
 		await reportFailure(s, reason, aborted, errorMessage, fromExtension);
 		return { ok: false, aborted, errorMessage, error };
 	} finally {
 		if (s.scratch.compactionController === controller) s.scratch.compactionController = undefined;
+	}
+}
+
+/**
+ * A failed or cancelled compaction's summary answers were billed all the same: their summed usage
+ * goes into a `usage` entry (kind `compaction`), so the session's totals keep it. Never throws.
+ */
+async function recordUnsavedSummaryUsage(s: SessionInternals, model: Model, billed: readonly Usage[]): Promise<void> {
+	if (billed.length === 0) return;
+	const { addUsage } = await import("../compaction/request.js");
+	const usage = billed.reduce((sum, next) => addUsage(sum, next));
+	// A refused request (a 400, an error before any answer) reports nothing: the file stays as it was.
+	if (!(usage.input + usage.output + usage.cacheRead + usage.cacheWrite > 0 || usage.cost.total > 0)) return;
+	try {
+		s.sessionManager.appendUsage(
+			"compaction",
+			model.provider,
+			model.id,
+			usage,
+			"summary requests of a compaction that failed",
+		);
+	} catch {
+		// A session that can no longer be written keeps its failure report; the usage is what is lost.
 	}
 }
 

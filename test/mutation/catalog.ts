@@ -24692,6 +24692,41 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/session-folder-races.test.ts"],
 	},
+	{
+		id: "QB01",
+		description:
+			"export page: an answer's usage line leaves out its cache-write tokens (its cost no longer accounted for)",
+		file: "src/export/page.ts",
+		edits: [{ find: '(num(u.cacheWrite) ? ", " + fmtTokens(u.cacheWrite) + " cache write" : "") + ', replace: "" }],
+		tests: ["test/pi-races/usage-in-export.test.ts"],
+	},
+	{
+		id: "QB02",
+		description:
+			"a summarization answer's usage is not reported: a failed compaction's billed answers vanish from the totals",
+		file: "src/compaction/request.ts",
+		edits: [
+			{
+				find: 'if (final.usage && final.stopReason !== "error") options.onAnswerUsage?.(final.usage);',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/usage-failed-compaction.test.ts"],
+	},
+	{
+		id: "QB03",
+		description: "an error summarization answer's usage is taken as billed: a refused compaction writes a usage entry",
+		file: "src/compaction/request.ts",
+		edits: [{ find: 'if (final.usage && final.stopReason !== "error")', replace: "if (final.usage)" }],
+		tests: ["test/session/summarization-retry.test.ts"],
+	},
+	{
+		id: "QB04",
+		description: "a failed compaction's summary usage is not recorded",
+		file: "src/session/compaction-runner.ts",
+		edits: [{ find: "if (!saved) await recordUnsavedSummaryUsage(s, job.model, billed);", replace: "" }],
+		tests: ["test/pi-races/usage-failed-compaction.test.ts", "test/pi-races/compaction-summary-cut.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

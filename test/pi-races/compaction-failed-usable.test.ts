@@ -24,6 +24,7 @@ import type { Reply } from "../llm/wire/server.js";
 import { useWireSession } from "../llm/wire/session.js";
 import {
 	comparable,
+	expectFileKeptButBilledUsage,
 	isChatSummaryRequest,
 	promptOverThreshold,
 	reopenedContext,
@@ -52,22 +53,25 @@ const summarizerFailing =
 describe("a failed /compact leaves the session as it was, and usable", () => {
 	const wireSession = useWireSession();
 
-	const failures: { report: string; what: string; reply: Reply; error: RegExp }[] = [
+	// `billed`: the summarizer answered (tokens reported), so the failure's cost is recorded.
+	const failures: { report: string; what: string; reply: Reply; error: RegExp; billed: boolean }[] = [
 		{
 			report: "claude-code#19443, openclaw#69202",
 			what: "the summarizer's provider refuses the request (400)",
 			reply: openAiError(400, "Reasoning is required for this model", "invalid_request_error"),
 			error: /Reasoning is required for this model/,
+			billed: false,
 		},
 		{
 			report: "kilocode#14088, codegraff#379",
 			what: "the summarizer answers with nothing",
 			reply: chatReply([{ type: "text", text: "" }]),
 			error: /no summary text/,
+			billed: true,
 		},
 	];
 	for (const failure of failures) {
-		it(`${failure.report}: /compact where ${failure.what} rejects with a typed error naming it; the file keeps its bytes, the meter its size, and the next prompt is answered on the whole history`, async () => {
+		it(`${failure.report}: /compact where ${failure.what} rejects with a typed error naming it; the file keeps its bytes (its cost recorded when billed), the meter its size, and the next prompt is answered on the whole history`, async () => {
 			const w = await wireSession({
 				api: "openai-completions",
 				settings: { compaction: { keepRecentTokens: 8 } },
@@ -96,7 +100,7 @@ describe("a failed /compact leaves the session as it was, and usable", () => {
 				expect.objectContaining({ reason: "manual", result: undefined, aborted: false }),
 			]);
 			expect(w.eventsOf("compaction_end")[0]?.errorMessage).toMatch(failure.error);
-			expect(readFileSync(file, "utf8")).toBe(bytesBefore);
+			expectFileKeptButBilledUsage(file, bytesBefore, failure.billed);
 			expect(w.session.getContextUsage()).toEqual(usageBefore);
 			expect(w.session.isIdle).toBe(true);
 

@@ -559,3 +559,18 @@ export function replayedChatCalls(request: RecordedRequest): { id: string; comma
 				.map((message) => JSON.stringify(message.content)),
 		}));
 }
+
+/**
+ * After a failed compaction: the session file kept its bytes, followed only by the `usage` entry
+ * recording what the summary answers cost when they were billed (none for a refused request).
+ */
+export function expectFileKeptButBilledUsage(file: string, bytesBefore: string, billed: boolean): void {
+	const after = readFileSync(file, "utf8");
+	expect(after.startsWith(bytesBefore)).toBe(true);
+	const appended = after
+		.slice(bytesBefore.length)
+		.split("\n")
+		.filter((line) => line.trim() !== "")
+		.map((line) => JSON.parse(line) as Record<string, unknown>);
+	expect(appended).toEqual(billed ? [expect.objectContaining({ type: "usage", kind: "compaction" })] : []);
+}

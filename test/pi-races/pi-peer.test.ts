@@ -1674,7 +1674,7 @@ describe("pi 0.73.1 against Settle: extension handlers that never return or run 
 });
 
 describe("pi 0.73.1 against Settle: abort during a compaction", () => {
-	it("pi#8920: abort() — what RPC abort runs — while a manual compaction summarizes: pi 0.73.1 returns but leaves the summary running and the compaction lands after it; Settle cancels the summary and writes nothing", async () => {
+	it("pi#8920: abort() — what RPC abort runs — while a manual compaction summarizes: pi 0.73.1 returns but leaves the summary running and the compaction lands after it; Settle cancels the summary and writes no compaction, only the cancelled request's usage", async () => {
 		const runs = await onBothPeers({ settings: { compaction: { keepRecentTokens: 10 } } }, async (peer) => {
 			const summaryAsked = gate();
 			const answerSummary = gate();
@@ -1718,14 +1718,15 @@ describe("pi 0.73.1 against Settle: abort during a compaction", () => {
 			compactInTheEnd: "resolved",
 			written: ["compaction"],
 		});
-		// Settle: abort() ends whatever runs, the compaction too; compact() rejects ABORTED, nothing written.
+		// Settle: abort() ends whatever runs, the compaction too; compact() rejects ABORTED; only what the
+		// cut summary request reported is saved, as a `usage` entry (mindroom#2151).
 		expect(runs.settle).toEqual({
 			aborted: "resolved",
 			compacting: false,
 			compact: "ABORTED",
 			summaryCancelled: true,
 			compactInTheEnd: "ABORTED",
-			written: [],
+			written: ["usage"],
 		});
 	});
 });
