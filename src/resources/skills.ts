@@ -253,7 +253,7 @@ export function expandSkillCommand(
  *
  * @example
  * ```ts
- * skillInvocation("Code Review src/a.ts", skills); // { skill: <Code Review>, args: "src/a.ts" }
+ * skillInvocation("Code Review src/a.ts", resourceLoader.getSkills().skills); // { skill: <Code Review>, args: "src/a.ts" }
  * ```
  */
 export function skillInvocation(
