@@ -1219,6 +1219,8 @@ export interface UserBashResult {
 	cancelled: boolean;
 	truncated: boolean;
 	fullOutputPath?: string;
+	/** Seconds of the timeout that stopped the command (then `cancelled` is true too). */
+	timedOutAfter?: number;
 }
 
 /** What a `user_bash` handler returns. */

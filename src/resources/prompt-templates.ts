@@ -5,7 +5,7 @@
 import { basename } from "node:path";
 import { errorMessage } from "../errors.js";
 import { parseFrontmatter } from "./frontmatter.js";
-import { readTextFile } from "./text-file.js";
+import { readPromptTextFile, readTextFile } from "./text-file.js";
 import type { PromptTemplate, ResourceDiagnostic, SourceInfo } from "./types.js";
 
 /**
@@ -168,9 +168,10 @@ export function loadPromptTemplateFile(
 	filePath: string,
 	sourceInfo: Omit<SourceInfo, "path">,
 ): { template: PromptTemplate | null; diagnostics: ResourceDiagnostic[] } {
+	const diagnostics: ResourceDiagnostic[] = [];
 	let raw: string;
 	try {
-		raw = readTextFile(filePath);
+		raw = readPromptTextFile(filePath, "prompt template", diagnostics);
 	} catch (error) {
 		return {
 			template: null,
@@ -181,16 +182,12 @@ export function loadPromptTemplateFile(
 	}
 	const { frontmatter, body, error } = parseFrontmatter(raw);
 	if (error) {
-		return {
-			template: null,
-			diagnostics: [
-				{
-					type: "warning",
-					message: `${error}. Fix the YAML between the --- lines; the template is not loaded until then.`,
-					path: filePath,
-				},
-			],
-		};
+		diagnostics.push({
+			type: "warning",
+			message: `${error}. Fix the YAML between the --- lines; the template is not loaded until then.`,
+			path: filePath,
+		});
+		return { template: null, diagnostics };
 	}
 	let description = typeof frontmatter.description === "string" ? frontmatter.description : "";
 	if (!description) {
@@ -207,7 +204,7 @@ export function loadPromptTemplateFile(
 			filePath,
 			sourceInfo: { ...sourceInfo, path: filePath },
 		},
-		diagnostics: [],
+		diagnostics,
 	};
 }
 

@@ -8,7 +8,7 @@ import { basename, dirname } from "node:path";
 import { errorMessage } from "../errors.js";
 import { misplacedFrontmatterLine, parseFrontmatter } from "./frontmatter.js";
 import { parseCommandArgs } from "./prompt-templates.js";
-import { readTextFile } from "./text-file.js";
+import { readPromptTextFile, readTextFile } from "./text-file.js";
 import type { ResourceDiagnostic, Skill, SourceInfo } from "./types.js";
 
 /** Longest skill name allowed (Agent Skills spec). */
@@ -67,7 +67,7 @@ export function loadSkillFile(
 	const warn = (message: string) => diagnostics.push({ type: "warning", message, path: filePath });
 	let raw: string;
 	try {
-		raw = readTextFile(filePath);
+		raw = readPromptTextFile(filePath, "skill file", diagnostics);
 	} catch (error) {
 		warn(`cannot read skill file: ${errorMessage(error)}`);
 		return { skill: null, diagnostics };

@@ -153,7 +153,7 @@ function applyModelsFile(
 			);
 		}
 		// Nor a `!command` header value (pi#909): the header is left out, so a gateway's key would be missing unsaid.
-		for (const header of commandHeaders(entry, listed)) {
+		for (const header of commandHeaders(entry, [...listed, ...Object.values(modelOverrides ?? {})])) {
 			warn(
 				`${path}: provider "${name}": Settle does not run the command of header "${header}"; the header is not sent. Put its value in an environment variable and name that variable in "headers" ({"${header}": "MY_HEADER_VALUE"}).`,
 			);
@@ -168,10 +168,13 @@ function applyModelsFile(
 	return applied;
 }
 
-/** The names of the headers, the provider's and its models', whose value is a `!command`; each once. */
-function commandHeaders(entry: Record<string, unknown>, models: readonly Record<string, unknown>[]): Set<string> {
+/**
+ * The names of the headers, the provider's and its models' (`models` entries and `modelOverrides`),
+ * whose value is a `!command`; each once.
+ */
+function commandHeaders(entry: Record<string, unknown>, models: readonly unknown[]): Set<string> {
 	const names = new Set<string>();
-	for (const headers of [entry.headers, ...models.map((model) => model.headers)]) {
+	for (const headers of [entry.headers, ...models.map((model) => (isRecord(model) ? model.headers : undefined))]) {
 		if (!isRecord(headers)) continue;
 		for (const [header, value] of Object.entries(headers)) {
 			if (typeof value === "string" && value.startsWith("!")) names.add(header);

@@ -110,6 +110,7 @@ export class BashRunner {
 		const decoder = new TextDecoder();
 		let exitCode: number | undefined;
 		let cancelled = false;
+		let timedOut = false;
 		try {
 			// Aborted while the user_bash handler ran: nothing is started.
 			if (controller.signal.aborted) throw new Error("aborted");
@@ -123,7 +124,8 @@ export class BashRunner {
 			});
 			exitCode = run.exitCode ?? undefined;
 		} catch (error) {
-			if (!controller.signal.aborted && !(error instanceof Error && error.message.startsWith("timeout:"))) {
+			timedOut = !controller.signal.aborted && error instanceof Error && error.message.startsWith("timeout:");
+			if (!controller.signal.aborted && !timedOut) {
 				// Nothing will point to the output spilled to a temp file: close and remove it before failing.
 				await discardOutput(output);
 				throw error instanceof SettleError
@@ -144,6 +146,7 @@ export class BashRunner {
 			truncated: snapshot.truncation.truncated,
 		};
 		if (snapshot.fullOutputPath) result.fullOutputPath = snapshot.fullOutputPath;
+		if (timedOut && options.timeout !== undefined) result.timedOutAfter = options.timeout;
 		// A disposed session's log is closed, or already the next session's: nothing more goes into it.
 		if (this.disposed) {
 			// Must not throw: a failed removal would replace SESSION_CLOSED.
@@ -179,6 +182,7 @@ export class BashRunner {
 			timestamp: Date.now(),
 		};
 		if (result.fullOutputPath !== undefined) message.fullOutputPath = result.fullOutputPath;
+		if (result.timedOutAfter !== undefined) message.timedOutAfter = result.timedOutAfter;
 		if (options.excludeFromContext) message.excludeFromContext = true;
 		if (holdsSideMessages(this.s)) this.s.queues.holdBash(message);
 		else this.s.transcript.append(message);

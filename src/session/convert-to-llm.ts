@@ -78,8 +78,9 @@ export interface ConvertToLlmOptions {
 }
 
 /**
- * The user-message text of a bash execution: ``Ran `<command>` `` then the output in a fence (or
- * `(no output)`), then `(command cancelled)` or `Command exited with code N` (non-zero codes only),
+ * The user-message text of a bash execution: ``Ran `<command>` `` (a longer inline fence when the
+ * command holds backticks) then the output in a fence (or `(no output)`), then `Command timed out
+ * after N seconds`, `(command cancelled)` or `Command exited with code N` (non-zero codes only),
  * then the truncation note (naming the full-output file, or saying none was saved). The fence is longer than any
  * run of backticks in the output, so output holding a fence of its own stays inside it.
  *
@@ -90,10 +91,12 @@ export interface ConvertToLlmOptions {
  * ```
  */
 export function bashExecutionToText(message: BashExecutionMessage): string {
-	let text = `Ran \`${message.command}\`\n`;
+	let text = `Ran ${inlineCode(message.command)}\n`;
 	const fence = fenceFor(message.output);
 	text += message.output ? `${fence}\n${message.output}\n${fence}` : "(no output)";
-	if (message.cancelled) {
+	if (message.timedOutAfter !== undefined) {
+		text += `\n\nCommand timed out after ${message.timedOutAfter} seconds`;
+	} else if (message.cancelled) {
 		text += "\n\n(command cancelled)";
 	} else if (message.exitCode !== null && message.exitCode !== undefined && message.exitCode !== 0) {
 		text += `\n\nCommand exited with code ${message.exitCode}`;
@@ -105,6 +108,21 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
 		text += "\n\n[Output truncated: only its end is shown. The full output could not be saved.]";
 	}
 	return text;
+}
+
+/**
+ * `text` as markdown inline code: a fence of backticks no run in `text` matches (one when it holds
+ * none), padded with a space when `text` starts or ends with a backtick. A fixed single backtick
+ * closed early on a command holding one (`` echo `date` ``).
+ */
+function inlineCode(text: string): string {
+	if (!text.includes("`")) return `\`${text}\``;
+	const runs = new Set([...text.matchAll(/`+/g)].map((run) => run[0].length));
+	let length = 1;
+	while (runs.has(length)) length++;
+	const fence = "`".repeat(length);
+	const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+	return `${fence}${pad}${text}${pad}${fence}`;
 }
 
 /**

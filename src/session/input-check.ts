@@ -403,7 +403,7 @@ export function messageShapeError(
 }
 
 const BASH_RESULT_SHAPE =
-	"{ output: string, exitCode: number | undefined, cancelled: boolean, truncated: boolean, fullOutputPath?: string }";
+	"{ output: string, exitCode: number | undefined, cancelled: boolean, truncated: boolean, fullOutputPath?: string, timedOutAfter?: number }";
 
 /**
  * Like {@link promptInputError} for `recordBashResult(command, result)`: a string command and a
@@ -418,7 +418,7 @@ export function bashResultError(method: string, command: unknown, result: unknow
 	if (typeof result !== "object" || result === null || Array.isArray(result)) {
 		return fail("result", `the result must be ${BASH_RESULT_SHAPE} (got ${described(result)})`);
 	}
-	const { output, exitCode, cancelled, truncated, fullOutputPath } = result as Record<string, unknown>;
+	const { output, exitCode, cancelled, truncated, fullOutputPath, timedOutAfter } = result as Record<string, unknown>;
 	const wrong = (field: string, value: unknown, expected: string) =>
 		fail(field, `the result's ${field} must be ${expected} (got ${described(value)}); pass ${BASH_RESULT_SHAPE}`);
 	if (typeof output !== "string") return wrong("output", output, "a string");
@@ -427,6 +427,9 @@ export function bashResultError(method: string, command: unknown, result: unknow
 	if (typeof truncated !== "boolean") return wrong("truncated", truncated, "a boolean");
 	if (fullOutputPath !== undefined && typeof fullOutputPath !== "string") {
 		return wrong("fullOutputPath", fullOutputPath, "a string or undefined");
+	}
+	if (timedOutAfter !== undefined && !(typeof timedOutAfter === "number" && timedOutAfter > 0)) {
+		return wrong("timedOutAfter", timedOutAfter, "a positive number of seconds or undefined");
 	}
 	return undefined;
 }

@@ -24,6 +24,11 @@ export interface BashExecutionMessage {
 	cancelled: boolean;
 	truncated: boolean;
 	fullOutputPath?: string;
+	/**
+	 * Seconds of the timeout that stopped the command (Settle's; `cancelled` is true too, which is
+	 * what pi reads): the model is told it timed out, not that it was cancelled.
+	 */
+	timedOutAfter?: number;
 	/** `!!` commands: kept in the log, never sent to the model. */
 	excludeFromContext?: boolean;
 	timestamp: number;

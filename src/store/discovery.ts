@@ -104,6 +104,14 @@ export async function findLatestActiveSession(
 	sessionDir: string,
 	cwd: string,
 ): Promise<{ path: string; modified: Date; read: SessionReadAhead } | null> {
+	return latestActiveSession(sessionDir, cwd);
+}
+
+/** {@link findLatestActiveSession}, synchronous: what `SessionManager.continueRecent` opens, so the SDK and `-c` agree. */
+export function latestActiveSession(
+	sessionDir: string,
+	cwd: string,
+): { path: string; modified: Date; read: SessionReadAhead } | null {
 	const dir = resolve(sessionDir);
 	const resolvedCwd = resolve(cwd);
 	let names: string[];

@@ -30,8 +30,8 @@ import type { SystemMessage } from "../session/messages.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { branchCopyEntries } from "./branch-copy.js";
 import {
-	findMostRecentSession,
 	findSessionFileById,
+	latestActiveSession,
 	listSessionsIn,
 	type SessionListProgress,
 	sessionDirsUnder,
@@ -516,8 +516,10 @@ export class SessionManager {
 	}
 
 	/**
-	 * Opens the most recently modified session of `cwd` (by its header) in the session dir, or creates
-	 * a new one when there is none. Another cwd's sessions are never picked, also in the default dir,
+	 * Opens the latest session of `cwd` (by its header) in the session dir, or creates a new one when
+	 * there is none: the one `settle -c` continues, latest by its last user or assistant message (a
+	 * file whose mtime a copy bumped is not taken for the latest), a file holding no such message
+	 * only when no other session holds one. pi 0.73.1 takes the newest file by mtime. Another cwd's sessions are never picked, also in the default dir,
 	 * which two cwds can share (`a/b` and `a-b`). The default dir is the one {@link SessionManager.create}
 	 * uses: under the default agent dir, not an `agentDir` of yours.
 	 *
@@ -537,8 +539,9 @@ export class SessionManager {
 		const sessionDir = object ? object.sessionDir : (sessionDirOrOptions as string | undefined);
 		const dir = sessionDir ? resolve(sessionDir) : getDefaultSessionDirPath(cwd);
 		// Always by the header's cwd: two cwds can share a default dir (`a/b` and `a-b` both map to `--a-b--`).
-		const recent = findMostRecentSession(dir, cwd);
-		return recent ? SessionManager.open(recent, dir, cwd) : SessionManager.create(cwd, dir);
+		// The session `settle -c` continues: by its last message, not the file's mtime (oh-my-pi#12538).
+		const recent = latestActiveSession(dir, cwd);
+		return recent ? SessionManager.openReadAhead(recent.read, dir, cwd) : SessionManager.create(cwd, dir);
 	}
 
 	/**

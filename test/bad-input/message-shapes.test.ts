@@ -219,6 +219,12 @@ describe("session.recordBashResult given wrong fields", () => {
 			"the result's cancelled must be a boolean (got undefined)",
 		],
 		[
+			'a timedOutAfter of "5"',
+			"ls",
+			{ output: "", exitCode: undefined, cancelled: true, truncated: false, timedOutAfter: "5" },
+			'the result\'s timedOutAfter must be a positive number of seconds or undefined (got "5")',
+		],
+		[
 			"a command of 42",
 			42,
 			{ output: "", exitCode: 0, cancelled: false, truncated: false },

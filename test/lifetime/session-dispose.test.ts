@@ -17,6 +17,7 @@ import {
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { createAgentSession } from "../../src/runtime/sdk.js";
 import { BASH_DISPOSED } from "../../src/session/bash-runner.js";
+import { convertToLlm } from "../../src/session/convert-to-llm.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness } from "../../src/testing/harness.js";
 import { waitForProcessGroupExit } from "../../src/tools/shell.js";
@@ -255,7 +256,10 @@ describe("executeBash", () => {
 		// (A machine too loaded to start the shell within the timeout has no group to check.)
 		const pgid = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : undefined;
 		if (pgid !== undefined) expect(await waitForProcessGroupExit(pgid)).toBe(true);
-		expect(h.session.messages.at(-1)).toMatchObject({ role: "bashExecution", cancelled: true });
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "bashExecution", cancelled: true, timedOutAfter: 1 });
+		// The model reads that it timed out, not that someone cancelled it.
+		const sent = convertToLlm(h.session.messages).at(-1)!.content as { text: string }[];
+		expect(sent[0]!.text).toMatch(/\n\nCommand timed out after 1 seconds$/);
 		h.cleanup();
 	});
 

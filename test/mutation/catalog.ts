@@ -10956,10 +10956,15 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "CR01",
-		file: "src/store/session-manager.ts",
+		file: "src/store/discovery.ts",
 		description:
 			"continueRecent in the default dir opens its newest file whatever the header's cwd: `client/app` continues `client-app`'s session (openclaw#96542)",
-		edits: [{ find: "findMostRecentSession(dir, cwd);", replace: "findMostRecentSession(dir);" }],
+		edits: [
+			{
+				find: "if (!cwdMatches(readSessionHeader(path)?.cwd, resolvedCwd)) continue;",
+				replace: "if (!readSessionHeader(path)) continue;",
+			},
+		],
 		tests: ["test/store/discovery.test.ts", "test/pi-races/cli-modes.test.ts"],
 	},
 	{
@@ -24501,8 +24506,8 @@ export const MUTANTS: Mutant[] = [
 		file: "src/runtime/models-json.ts",
 		edits: [
 			{
-				find: "[entry.headers, ...models.map((model) => model.headers)]",
-				replace: "[entry.headers]",
+				find: "commandHeaders(entry, [...listed, ...",
+				replace: "commandHeaders(entry, [...",
 			},
 		],
 		tests: ["test/pi-races/models-json-unapplied.test.ts"],
@@ -24726,6 +24731,132 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/compaction-runner.ts",
 		edits: [{ find: "if (!saved) await recordUnsavedSummaryUsage(s, job.model, billed);", replace: "" }],
 		tests: ["test/pi-races/usage-failed-compaction.test.ts", "test/pi-races/compaction-summary-cut.test.ts"],
+	},
+	{
+		id: "QA01",
+		description:
+			"a command holding backticks is written in single backticks again: ``Ran `echo `date`` `` closes early and the rest reads as plain text",
+		file: "src/session/convert-to-llm.ts",
+		edits: [
+			{
+				find: "inlineCode(message.command)",
+				replace: '"`" + message.command + "`"',
+			},
+		],
+		tests: ["test/recovery/convert-to-llm.test.ts", "test/pi-races/bash-user-command-output.test.ts"],
+	},
+	{
+		id: "QA02",
+		description:
+			"the inline fence of a command is two backticks whatever runs it holds: a command holding `` closes it early",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: "while (runs.has(length)) length++;", replace: "length = 2;" }],
+		tests: ["test/recovery/convert-to-llm.test.ts"],
+	},
+	{
+		id: "QA03",
+		description:
+			"a command starting or ending with a backtick gets no padding space: its backtick merges into the fence",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: 'text.startsWith("`") || text.endsWith("`") ? " " : ""', replace: '""' }],
+		tests: ["test/recovery/convert-to-llm.test.ts"],
+	},
+	{
+		id: "QA04",
+		description:
+			"an executeBash stopped by its timeout is recorded as cancelled only: the model reads (command cancelled)",
+		file: "src/session/bash-runner.ts",
+		edits: [
+			{
+				find: "if (timedOut && options.timeout !== undefined) result.timedOutAfter = options.timeout;",
+				replace: "",
+			},
+		],
+		tests: ["test/lifetime/session-dispose.test.ts"],
+	},
+	{
+		id: "QA05",
+		description: "a timed-out bash result's timedOutAfter is not copied into the recorded message",
+		file: "src/session/bash-runner.ts",
+		edits: [
+			{
+				find: "if (result.timedOutAfter !== undefined) message.timedOutAfter = result.timedOutAfter;",
+				replace: "",
+			},
+		],
+		tests: ["test/lifetime/session-dispose.test.ts"],
+	},
+	{
+		id: "QA06",
+		description: "a bash message that timed out is told to the model as (command cancelled)",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: "if (message.timedOutAfter !== undefined) {", replace: "if (false) {" }],
+		tests: ["test/recovery/convert-to-llm.test.ts", "test/lifetime/session-dispose.test.ts"],
+	},
+	{
+		id: "QA07",
+		description:
+			'recordBashResult takes a timedOutAfter that is no number ("5"): the model reads "timed out after 5" from a string',
+		file: "src/session/input-check.ts",
+		edits: [
+			{
+				find: '!(typeof timedOutAfter === "number" && timedOutAfter > 0)',
+				replace: "false",
+			},
+		],
+		tests: ["test/bad-input/message-shapes.test.ts"],
+	},
+	{
+		id: "QA08",
+		description:
+			"a modelOverrides header holding a !command is left out of requests without a warning (the provider's and models' headers are warned)",
+		file: "src/runtime/models-json.ts",
+		edits: [
+			{
+				find: "commandHeaders(entry, [...listed, ...Object.values(modelOverrides ?? {})])",
+				replace: "commandHeaders(entry, listed)",
+			},
+		],
+		tests: ["test/pi-races/models-json-unapplied.test.ts"],
+	},
+	{
+		id: "QA09",
+		description: "a skill file that is not UTF-8 loads with U+FFFD and no warning",
+		file: "src/resources/skills.ts",
+		edits: [
+			{
+				find: 'raw = readPromptTextFile(filePath, "skill file", diagnostics);',
+				replace: "raw = readTextFile(filePath);",
+			},
+		],
+		tests: ["test/pi-races/prompt-files-not-utf8.test.ts"],
+	},
+	{
+		id: "QA10",
+		description: "a prompt template that is not UTF-8 loads with U+FFFD and no warning",
+		file: "src/resources/prompt-templates.ts",
+		edits: [
+			{
+				find: 'raw = readPromptTextFile(filePath, "prompt template", diagnostics);',
+				replace: "raw = readTextFile(filePath);",
+			},
+		],
+		tests: ["test/pi-races/prompt-files-not-utf8.test.ts"],
+	},
+	{
+		id: "QA11",
+		description:
+			"SessionManager.continueRecent opens the newest file by mtime again: a header-only file or one whose mtime a copy bumped is taken over the session settle -c continues",
+		file: "src/store/session-manager.ts",
+		edits: [
+			{ find: "\tlatestActiveSession,\n", replace: "\tlatestActiveSession,\n\tfindMostRecentSession,\n" },
+			{
+				find: "return recent ? SessionManager.openReadAhead(recent.read, dir, cwd) : SessionManager.create(cwd, dir);",
+				replace:
+					"const newest = findMostRecentSession(dir, cwd);\n\t\treturn recent && newest ? SessionManager.open(newest, dir, cwd) : SessionManager.create(cwd, dir);",
+			},
+		],
+		tests: ["test/pi-races/session-folder-races.test.ts", "test/store/pi-differential-files.property.test.ts"],
 	},
 ];
 

@@ -81,9 +81,9 @@ describe("getspecstory#241 / mcp-ts-core#375: output holding a fence broke out o
 		expect(lines.slice(2, closing).join("\n")).toBe(readme);
 	});
 
-	it("mcp-ts-core#375: output with no fence of its own keeps pi's three-backtick fence", async () => {
+	it("mcp-ts-core#375: output with no fence of its own keeps pi's three-backtick fence; the command holding backticks gets a two-backtick inline fence (one closed at its first backtick)", async () => {
 		const { sent } = await userCommandThenPrompt("echo 'a `quoted` word'");
-		expect(sent).toBe("Ran `echo 'a `quoted` word'`\n```\na `quoted` word\n\n```");
+		expect(sent).toBe("Ran ``echo 'a `quoted` word'``\n```\na `quoted` word\n\n```");
 	});
 });
 

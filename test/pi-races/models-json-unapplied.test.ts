@@ -58,6 +58,25 @@ describe("pi#909: a models.json header holding a command or an environment varia
 		}
 		expect(run.stderr).not.toContain("op://");
 	});
+
+	it("a built-in model's modelOverrides header holding a !command: not sent, and warned like the provider's and models' headers", async () => {
+		const groq = {
+			baseUrl: `${server.url}/v1`,
+			modelOverrides: { "llama-3.3-70b-versatile": { headers: { "x-trace": "!uuidgen", "x-team": "TEAM_HEADER" } } },
+		};
+		writeModelsText(JSON.stringify({ providers: { groq } }));
+		const run = await settle(["--model", "groq/llama-3.3-70b-versatile", "-p", "hi"], {
+			GROQ_API_KEY: "gsk-test",
+			TEAM_HEADER: "team-42",
+		});
+		expect(run).toMatchObject({ code: 0, stdout: "answered\n" });
+		const headers = server.requests[0]?.headers ?? {};
+		expect(headers["x-team"]).toBe("team-42");
+		expect(headers["x-trace"]).toBeUndefined();
+		expect(run.stderr).toContain(
+			`Warning: ${join(cli.agentDir, "models.json")}: provider "groq": Settle does not run the command of header "x-trace"; the header is not sent. Put its value in an environment variable and name that variable in "headers" ({"x-trace": "MY_HEADER_VALUE"}).`,
+		);
+	});
 });
 
 describe("pi#5418: a models.json with a syntax error, and a model of it asked for", () => {

@@ -67,6 +67,35 @@ describe("codex#23223: a context file that is not UTF-8, through settle -p", () 
 		expect(systemText(0)).toContain("RULES-23223: caf\u00e9, \u201cna\u00efve\u201d, \ufffd kept.");
 		expect(run.stderr).not.toContain("not UTF-8");
 	});
+
+	it("a skill and a prompt template saved in Windows-1252: both still load, and stderr names each, says it is not UTF-8 and how to convert it (they loaded in silence)", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const skill = join(cli.agentDir, "skills", "release-notes", "SKILL.md");
+		mkdirSync(join(cli.agentDir, "skills", "release-notes"), { recursive: true });
+		writeFileSync(
+			skill,
+			encoded("---\nname: release-notes\ndescription: Write \u201crelease notes\u201d.\n---\nSteps.\n", "CP1252"),
+		);
+		const template = join(cli.agentDir, "prompts", "review.md");
+		mkdirSync(join(cli.agentDir, "prompts"), { recursive: true });
+		writeFileSync(template, encoded("Review for \u201cbugs\u201d: $@\n", "CP1252"));
+		server.reply(chatReply([{ type: "text", text: "ok" }]));
+
+		const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "/review the parser"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+
+		expect(run.code).toBe(0);
+		expect(systemText(0)).toContain("Write \ufffdrelease notes\ufffd.");
+		const messages = server.requests[0]?.body.messages as { role: string; content: unknown }[];
+		expect(JSON.stringify(messages.at(-1)!.content)).toContain("Review for \ufffdbugs\ufffd: the parser");
+		const warned = run.stderr.split("\n").filter((line) => line.includes("is not UTF-8 text"));
+		expect(warned).toHaveLength(2);
+		expect(warned.find((line) => line.includes(skill))).toContain("skill file is not UTF-8 text");
+		expect(warned.find((line) => line.includes(template))).toContain("prompt template is not UTF-8 text");
+		for (const line of warned) expect(line).toContain("iconv -f <its encoding> -t UTF-8");
+	});
 });
 
 describe("codex#23223: SYSTEM.md and APPEND_SYSTEM.md that are not UTF-8, through the runtime", () => {

@@ -22,9 +22,10 @@
  * one. `settle -c` must continue the session that holds messages, and take a file with none only
  * when no other session is left.
  */
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
 import { bannerSessionFile, RESUME_QUESTION, Repl, readEntries } from "../cli/interactive.helpers.js";
 import { assistant, user } from "../store/helpers.js";
@@ -264,5 +265,36 @@ describe("oh-my-pi#12538: -c lands on a newer session file that holds no convers
 		expect(again.code).toBe(0);
 		expect((JSON.parse(again.stdout.split("\n")[0]!) as { id: string }).id).toBe(chatId);
 		expect(readFileSync(file, "utf8")).toContain("what did it print?");
+	});
+
+	it("oh-my-pi#12538: SessionManager.continueRecent picks what settle -c picks: the session with the latest message, not a newer header-only file nor one whose mtime a copy bumped", async () => {
+		const folder = join(cli.dir, "sdk-sessions");
+		mkdirSync(folder);
+		const cwd = realpathSync(cli.project);
+		const write = (id: string, minute: number, texts: string[], mtime: Date) => {
+			const file = join(folder, `${id}.jsonl`);
+			writeFileSync(file, `${sessionLines(id, minute, texts).join("\n")}\n`);
+			utimesSync(file, mtime, mtime);
+			return file;
+		};
+		const older = "019a0000-0000-7000-8000-00000000bbb1";
+		const newer = "019a0000-0000-7000-8000-00000000bbb2";
+		// Its last message at 00:01, its mtime (a copy, a backup restore) bumped to 00:04.
+		write(older, 1, ["alpha question", "alpha answer"], new Date("2026-01-01T00:04:00Z"));
+		write(newer, 2, ["beta question", "beta answer"], new Date("2026-01-01T00:02:30Z"));
+		write("019a0000-0000-7000-8000-00000000bbb3", 3, [], new Date("2026-01-01T00:05:00Z"));
+
+		const recent = SessionManager.continueRecent(cwd, folder);
+		try {
+			expect(recent.getHeader()?.id).toBe(newer);
+		} finally {
+			recent.close();
+		}
+		// settle -c: the same session.
+		const run = await runSettleAsync(["--faux", "--json", "--session-dir", folder, "-c", "which one?"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect((JSON.parse(run.stdout.split("\n")[0]!) as { id: string }).id).toBe(newer);
 	});
 });

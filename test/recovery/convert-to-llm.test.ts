@@ -49,6 +49,20 @@ describe("bashExecution → user text (C.7)", () => {
 		);
 	});
 
+	it("a command holding backticks gets a longer inline fence, as markdown reads it: a single backtick closed early on `` echo `date` ``", () => {
+		expect(bashExecutionToText(bash({ command: "echo `date`" }))).toBe("Ran `` echo `date` ``\n```\nok\n```");
+		expect(bashExecutionToText(bash({ command: "echo `date` ``x``" }))).toBe(
+			"Ran ``` echo `date` ``x`` ```\n```\nok\n```",
+		);
+		expect(bashExecutionToText(bash({ command: "a ` b" }))).toBe("Ran ``a ` b``\n```\nok\n```");
+	});
+
+	it("a command stopped by its timeout tells the model it timed out, not that it was cancelled", () => {
+		expect(bashExecutionToText(bash({ cancelled: true, exitCode: undefined, timedOutAfter: 5 }))).toBe(
+			"Ran `npm test`\n```\nok\n```\n\nCommand timed out after 5 seconds",
+		);
+	});
+
 	it("reports a non-zero exit code", () => {
 		expect(bashExecutionToText(bash({ exitCode: 2 }))).toBe(
 			"Ran `npm test`\n```\nok\n```\n\nCommand exited with code 2",
