@@ -262,6 +262,18 @@ export function writeLocalProvider(agentDir: string, baseUrl: string, fields: Re
 	writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { local } }));
 }
 
+/**
+ * Writes `<agentDir>/settings.json` for retry tests: a 1 ms backoff and no retries inside the
+ * provider's client, so every retry is Settle's and shows in its events; `retry` adds to it.
+ */
+export function writeFastRetrySettings(agentDir: string, retry: Record<string, unknown> = {}): void {
+	mkdirSync(agentDir, { recursive: true });
+	writeFileSync(
+		join(agentDir, "settings.json"),
+		JSON.stringify({ retry: { baseDelayMs: 1, provider: { maxRetries: 0 }, ...retry } }),
+	);
+}
+
 /** The base system prompts (`kind: "baseline"`) in JSON lines (events or session entries), in order. */
 export function baselinePrompts(jsonl: string): string[] {
 	const prompts: string[] = [];

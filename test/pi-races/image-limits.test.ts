@@ -37,6 +37,33 @@ function savedResults(session: WireSession) {
 		.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
 }
 
+/** A tool `name` whose every call returns the next `perCall` of `shots` as PNG images (a screenshot burst). */
+function screenshotTool(name: string, shots: readonly string[], perCall: number): ExtensionFactory {
+	let calls = 0;
+	return (pi) => {
+		pi.registerTool({
+			name,
+			label: name,
+			description: `captures the screen ${perCall} times`,
+			parameters: { type: "object", properties: {} } as never,
+			execute: async () => {
+				const batch = shots.slice(calls * perCall, ++calls * perCall);
+				return { content: batch.map((data) => ({ type: "image", data, mimeType: "image/png" })), details: {} };
+			},
+		});
+	};
+}
+
+/** Two `screenshots` calls, then `answer`, then "Still here." to the prompt after. */
+function twoBurstsThen(w: WireSession, answer: string): void {
+	w.server.reply(
+		anthropicReply([{ type: "tool_use", id: "toolu_a", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
+		anthropicReply([{ type: "tool_use", id: "toolu_b", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
+		anthropicReply([{ type: "text", text: answer }]),
+		anthropicReply([{ type: "text", text: "Still here." }]),
+	);
+}
+
 describe("claude-code#24541, opencode#47721: screenshots piled up past the provider's per-request image limit and every later request failed", () => {
 	/** Anthropic's check: more than 100 images in one request fails it as a whole with 400. */
 	function refuseOver100Images(request: RecordedRequest, next: () => ReturnType<typeof anthropicReply>) {
@@ -48,31 +75,14 @@ describe("claude-code#24541, opencode#47721: screenshots piled up past the provi
 	it("claude-code#24541: two screenshot calls of 60 images each: every request carries the newest 100, the older 20 as notes; the file keeps all 120; the next prompt is answered", async () => {
 		// 120 distinct small PNGs (widths 4…123), 60 per call, as a screenshot tool returning a burst.
 		const shots = Array.from({ length: 120 }, (_, i) => encodeImage("png", 4 + i, 4).toString("base64"));
-		let calls = 0;
-		const burst: ExtensionFactory = (pi) => {
-			pi.registerTool({
-				name: "screenshots",
-				label: "screenshots",
-				description: "captures the screen 60 times",
-				parameters: { type: "object", properties: {} } as never,
-				execute: async () => {
-					const batch = shots.slice(calls * 60, ++calls * 60);
-					return { content: batch.map((data) => ({ type: "image", data, mimeType: "image/png" })), details: {} };
-				},
-			});
-		};
+		const burst = screenshotTool("screenshots", shots, 60);
 		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: refuseOver100Images,
 			extensionFactories: [burst],
 		});
-		w.server.reply(
-			anthropicReply([{ type: "tool_use", id: "toolu_a", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
-			anthropicReply([{ type: "tool_use", id: "toolu_b", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
-			anthropicReply([{ type: "text", text: "The animation stutters at frame 90." }]),
-			anthropicReply([{ type: "text", text: "Still here." }]),
-		);
+		twoBurstsThen(w, "The animation stutters at frame 90.");
 		await w.session.prompt("record the animation");
 		await w.session.prompt("and now?");
 		expect(stops(w)).toEqual(["toolUse", "toolUse", "stop", "stop"]);
@@ -101,31 +111,14 @@ describe("pi#1936, pi#8351: screenshots piled up past the provider's request siz
 		const shots = Array.from({ length: 8 }, (_, i) =>
 			Buffer.concat([encodeImage("png", 4 + i, 4), Buffer.alloc(3_000_000, i)]).toString("base64"),
 		);
-		let calls = 0;
-		const burst: ExtensionFactory = (pi) => {
-			pi.registerTool({
-				name: "screenshots",
-				label: "screenshots",
-				description: "captures the screen 4 times",
-				parameters: { type: "object", properties: {} } as never,
-				execute: async () => {
-					const batch = shots.slice(calls * 4, ++calls * 4);
-					return { content: batch.map((data) => ({ type: "image", data, mimeType: "image/png" })), details: {} };
-				},
-			});
-		};
+		const burst = screenshotTool("screenshots", shots, 4);
 		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },
 			route: refuseOver32MB,
 			extensionFactories: [burst],
 		});
-		w.server.reply(
-			anthropicReply([{ type: "tool_use", id: "toolu_a", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
-			anthropicReply([{ type: "tool_use", id: "toolu_b", name: "screenshots", input: {} }], { stopReason: "tool_use" }),
-			anthropicReply([{ type: "text", text: "The layout breaks on the last screen." }]),
-			anthropicReply([{ type: "text", text: "Still here." }]),
-		);
+		twoBurstsThen(w, "The layout breaks on the last screen.");
 		await w.session.prompt("record the screens");
 		await w.session.prompt("and now?");
 		expect(stops(w)).toEqual(["toolUse", "toolUse", "stop", "stop"]);
@@ -223,19 +216,7 @@ describe("hermes-agent#113517: past the image limit each new screenshot retired 
 
 	it("hermes-agent#113517: 32 screenshot calls of 4 images: past 100 the oldest are left out 20 at a time, so only 2 of the 32 requests change what an earlier one sent; none carries more than 100", async () => {
 		const shots = Array.from({ length: 128 }, (_, i) => encodeImage("png", 4 + i, 4).toString("base64"));
-		let calls = 0;
-		const screenshot: ExtensionFactory = (pi) => {
-			pi.registerTool({
-				name: "screenshot",
-				label: "screenshot",
-				description: "captures the screen 4 times",
-				parameters: { type: "object", properties: {} } as never,
-				execute: async () => {
-					const batch = shots.slice(calls * 4, ++calls * 4);
-					return { content: batch.map((data) => ({ type: "image", data, mimeType: "image/png" })), details: {} };
-				},
-			});
-		};
+		const screenshot = screenshotTool("screenshot", shots, 4);
 		const w = await wireSession({
 			api: "anthropic-messages",
 			model: { input: ["text", "image"] },

@@ -13,10 +13,8 @@
  * Real `settle -p` child processes against a local server, through pi-ai's Anthropic and OpenAI
  * clients.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { runSettleAsync, useCliProject, writeFastRetrySettings, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply, anthropicStreamError } from "../llm/wire/anthropic.js";
 import { responsesPartial, responsesReply } from "../llm/wire/responses.js";
 import { useWireServer } from "../llm/wire/server.js";
@@ -31,10 +29,7 @@ function settle(api: string, args: string[]) {
 		api,
 		models: [{ id: "coder", reasoning: true }],
 	});
-	writeFileSync(
-		join(cli.agentDir, "settings.json"),
-		JSON.stringify({ retry: { baseDelayMs: 1, provider: { maxRetries: 0 } } }),
-	);
+	writeFastRetrySettings(cli.agentDir);
 	return runSettleAsync(["--model", "local/coder", ...args], {
 		cwd: cli.project,
 		agentDir: cli.agentDir,

@@ -14,11 +14,9 @@
  * Real `settle --mode json -p` child processes (each with its own `TZ`) against a local server
  * speaking OpenAI's wire format through pi-ai's client.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { requestedRetryDelayFromHeaders } from "../../src/llm/errors.js";
-import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { runSettleAsync, useCliProject, writeFastRetrySettings, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { type Reply, useWireServer } from "../llm/wire/server.js";
 
@@ -40,10 +38,7 @@ const rateLimited = (retryAfter: string) =>
 async function runRateLimited(first: Reply, tz: string, mode: "json" | "text" = "json") {
 	arrivals = 0;
 	writeLocalProvider(cli.agentDir, `${server.url}/v1`, { api: "openai-completions" });
-	writeFileSync(
-		join(cli.agentDir, "settings.json"),
-		JSON.stringify({ retry: { baseDelayMs: 1, provider: { maxRetries: 0 } } }),
-	);
+	writeFastRetrySettings(cli.agentDir);
 	server.reply(counted(first), counted(chatReply([{ type: "text", text: "after the wait" }])));
 	const run = await runSettleAsync(["--model", "local/coder", "--mode", mode, "-p", "hello"], {
 		cwd: cli.project,

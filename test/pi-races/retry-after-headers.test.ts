@@ -11,11 +11,9 @@
  * Real `settle --mode json -p` child processes against a local server speaking OpenAI's and
  * Anthropic's wire formats through pi-ai's own clients.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
-import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { runSettleAsync, useCliProject, writeFastRetrySettings, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { type Reply, useWireServer } from "../llm/wire/server.js";
@@ -42,10 +40,7 @@ async function runRateLimited(
 ) {
 	arrivals = [];
 	writeLocalProvider(cli.agentDir, api === "openai-completions" ? `${server.url}/v1` : server.url, { api });
-	writeFileSync(
-		join(cli.agentDir, "settings.json"),
-		JSON.stringify({ retry: { baseDelayMs: 1, provider: { maxRetries: 0 } } }),
-	);
+	writeFastRetrySettings(cli.agentDir);
 	const answer = api === "openai-completions" ? chatReply : anthropicReply;
 	server.reply(timed(first), timed(answer([{ type: "text", text: "after the wait" }])));
 	const run = await runSettleAsync(["--model", "local/coder", "--mode", mode, "-p", "hello"], {

@@ -11,10 +11,8 @@
  * currently at capacity due to high demand": settled as a final failure. What the user should see:
  * the same retry.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { runSettleAsync, useCliProject, writeFastRetrySettings, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, chatStreamError, openAiError } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
 
@@ -24,10 +22,7 @@ const server = useWireServer();
 /** `settle -p <prompt>` on the local endpoint, a 1 ms backoff, no client retries. */
 function settle(prompt: string) {
 	writeLocalProvider(cli.agentDir, `${server.url}/v1`);
-	writeFileSync(
-		join(cli.agentDir, "settings.json"),
-		JSON.stringify({ retry: { baseDelayMs: 1, provider: { maxRetries: 0 } } }),
-	);
+	writeFastRetrySettings(cli.agentDir);
 	return runSettleAsync(["--model", "local/coder", "-p", prompt], { cwd: cli.project, agentDir: cli.agentDir });
 }
 

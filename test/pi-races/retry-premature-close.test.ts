@@ -9,10 +9,8 @@
  * Replayed with real `settle -p` child processes against a local OpenAI-compatible endpoint, through
  * pi-ai's OpenAI client: part of the answer streams, then the error chunk arrives.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { runSettleAsync, useCliProject, writeFastRetrySettings, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, chatStreamError } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
 
@@ -22,10 +20,7 @@ const server = useWireServer();
 /** `settle -p <prompt>` on the local endpoint, a 1 ms backoff, no client retries. */
 function settle(prompt: string) {
 	writeLocalProvider(cli.agentDir, `${server.url}/v1`);
-	writeFileSync(
-		join(cli.agentDir, "settings.json"),
-		JSON.stringify({ retry: { baseDelayMs: 1, provider: { maxRetries: 0 } } }),
-	);
+	writeFastRetrySettings(cli.agentDir);
 	return runSettleAsync(["--model", "local/coder", "-p", prompt], { cwd: cli.project, agentDir: cli.agentDir });
 }
 
