@@ -9,12 +9,12 @@
  * endpoint refusing as Gemini does, through pi-ai's Google client. What the user should see: the
  * answer; the request holds the prompt and no blank part; the file keeps the message.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
-import { geminiError, geminiReply } from "../llm/wire/gemini.js";
+import { geminiError, geminiReply, writeGeminiProvider } from "../llm/wire/gemini.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-gemini-empty-text-");
@@ -28,20 +28,7 @@ type SentContent = { role: string; parts: { text?: string }[] };
 
 /** The "gem" provider on the local Gemini endpoint, in the project's models.json. */
 function useGeminiServer(wire: WireServer): void {
-	mkdirSync(cli.agentDir, { recursive: true });
-	writeFileSync(
-		join(cli.agentDir, "models.json"),
-		JSON.stringify({
-			providers: {
-				gem: {
-					baseUrl: `${wire.url}/v1beta`,
-					api: "google-generative-ai",
-					apiKey: "k",
-					models: [{ id: "gemini-wire" }],
-				},
-			},
-		}),
-	);
+	writeGeminiProvider(cli.agentDir, wire.url);
 }
 
 /** A Gemini answer as a session file stores it. */

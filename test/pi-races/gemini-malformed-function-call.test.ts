@@ -10,11 +10,11 @@
  * Replayed with a real `settle -p` against a local server speaking the Gemini API (the Google GenAI
  * SDK pi-ai uses), the provider declared in `models.json`.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
-import { geminiReply } from "../llm/wire/gemini.js";
+import { geminiReply, writeGeminiProvider } from "../llm/wire/gemini.js";
 import { type Reply, type SseEvent, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-gemini-malformed-");
@@ -47,20 +47,7 @@ function malformedCall(): Reply {
 
 async function geminiServer(retry: Record<string, unknown>): Promise<WireServer> {
 	server = await startWireServer();
-	mkdirSync(cli.agentDir, { recursive: true });
-	writeFileSync(
-		join(cli.agentDir, "models.json"),
-		JSON.stringify({
-			providers: {
-				gem: {
-					baseUrl: `${server.url}/v1beta`,
-					api: "google-generative-ai",
-					apiKey: "k",
-					models: [{ id: "gemini-wire" }],
-				},
-			},
-		}),
-	);
+	writeGeminiProvider(cli.agentDir, server.url);
 	writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1, ...retry } }));
 	return server;
 }

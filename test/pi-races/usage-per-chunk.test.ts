@@ -13,10 +13,9 @@
  * chunk, each a running total; added up chunk by chunk, the tokens and cost were multiplied by the
  * number of chunks. What the user should see: the last chunk's totals, once.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { writeGeminiProvider } from "../llm/wire/gemini.js";
 import { chatEvents } from "../llm/wire/openai.js";
 import { type SseEvent, sse, startWireServer, type WireServer } from "../llm/wire/server.js";
 import { rpcPrompt } from "./helpers.js";
@@ -95,20 +94,7 @@ describe("opencode#17566, browser-use#4065: OpenAI reasoning tokens are part of 
 describe("docker-agent#1855, ax#516: Gemini's usage on every chunk is a running total", () => {
 	it("docker-agent#1855: settle --rpc: three chunks each carrying the running usage (prompt 1,000; 2, 4, then 6 candidate tokens and 30 thought tokens): the answer counts 1,000 input and 36 output once", async () => {
 		server = await startWireServer();
-		mkdirSync(cli.agentDir, { recursive: true });
-		writeFileSync(
-			join(cli.agentDir, "models.json"),
-			JSON.stringify({
-				providers: {
-					gem: {
-						baseUrl: `${server.url}/v1beta`,
-						api: "google-generative-ai",
-						apiKey: "k",
-						models: [{ id: "gemini-wire", contextWindow: 1_000_000, cost: { input: 2, output: 12 } }],
-					},
-				},
-			}),
-		);
+		writeGeminiProvider(cli.agentDir, server.url, { contextWindow: 1_000_000, cost: { input: 2, output: 12 } });
 		const chunk = (text: string, candidates: number, finish?: string): SseEvent => ({
 			data: {
 				candidates: [

@@ -3,6 +3,8 @@
  * `GenerateContentResponse` whose candidate holds parts (`text`, `thought`, `functionCall`, each
  * with an optional `thoughtSignature`); errors as `{"error":{"code","message","status"}}`.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { json, type Reply, sse } from "./server.js";
 
 export type GeminiPart =
@@ -19,4 +21,19 @@ export function geminiReply(parts: readonly GeminiPart[], model = "gemini-3-pro-
 /** An HTTP error as the Gemini API sends it. */
 export function geminiError(code: number, status: string, message: string): Reply {
 	return json(code, { error: { code, message, status } });
+}
+
+/**
+ * Writes `<agentDir>/models.json` with one provider, `gem`, on the Gemini API at `serverUrl` (a wire
+ * server's url) with one model `gemini-wire`; `model` adds fields to it (contextWindow, cost…).
+ */
+export function writeGeminiProvider(agentDir: string, serverUrl: string, model: Record<string, unknown> = {}): void {
+	mkdirSync(agentDir, { recursive: true });
+	const gem = {
+		baseUrl: `${serverUrl}/v1beta`,
+		api: "google-generative-ai",
+		apiKey: "k",
+		models: [{ id: "gemini-wire", ...model }],
+	};
+	writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { gem } }));
 }
