@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../../src/llm/types.js";
 import { anthropicError, anthropicPartial, anthropicReply, anthropicStreamError } from "./anthropic.js";
-import { hangUp, type RecordedRequest, type Router } from "./server.js";
+import { hangUp, type RecordedRequest, type Reply, type Router } from "./server.js";
 import { abortAtFirstDelta, lastAssistant, type startWireSession, useWireSession } from "./session.js";
 
 const wireSession = useWireSession();
@@ -247,7 +247,8 @@ describe("Anthropic 400 prompt is too long → overflow compaction", () => {
 describe("Anthropic 429 `Extra usage is required for long context requests` (a 1M-context model without the plan)", () => {
 	const LONG_CONTEXT = "Extra usage is required for long context requests.";
 
-	it("hermes-agent#4747: it is no rate limit: not retried (opencode looped on it), the history compacted below the plan's window and the request re-run", async () => {
+	/** Two prompts; the second's request refused with the 429, then `afterCompaction` answers the re-run. */
+	async function refusedOnce(afterCompaction: Reply) {
 		const w = await wireSession({
 			api: "anthropic-messages",
 			route: summaries,
@@ -256,10 +257,15 @@ describe("Anthropic 429 `Extra usage is required for long context requests` (a 1
 		w.server.reply(
 			anthropicReply([{ type: "text", text: "first answer" }]),
 			anthropicError(429, "rate_limit_error", LONG_CONTEXT),
-			anthropicReply([{ type: "text", text: "answer after compaction" }]),
+			afterCompaction,
 		);
 		await w.session.prompt("first question");
 		await w.session.prompt("second question");
+		return w;
+	}
+
+	it("hermes-agent#4747: it is no rate limit: not retried (opencode looped on it), the history compacted below the plan's window and the request re-run", async () => {
+		const w = await refusedOnce(anthropicReply([{ type: "text", text: "answer after compaction" }]));
 
 		expect(w.eventsOf("auto_retry_start")).toEqual([]);
 		expect(w.eventsOf("compaction_end")).toMatchObject([{ reason: "overflow", aborted: false, willRetry: true }]);
@@ -275,18 +281,7 @@ describe("Anthropic 429 `Extra usage is required for long context requests` (a 1
 	});
 
 	it("hermes-agent#4747: refused again after the compaction (the plan refuses even a short request): the prompt ends with the provider's words, one compaction, no retries", async () => {
-		const w = await wireSession({
-			api: "anthropic-messages",
-			route: summaries,
-			settings: { compaction: { keepRecentTokens: 1 } },
-		});
-		w.server.reply(
-			anthropicReply([{ type: "text", text: "first answer" }]),
-			anthropicError(429, "rate_limit_error", LONG_CONTEXT),
-			anthropicError(429, "rate_limit_error", LONG_CONTEXT),
-		);
-		await w.session.prompt("first question");
-		await w.session.prompt("second question");
+		const w = await refusedOnce(anthropicError(429, "rate_limit_error", LONG_CONTEXT));
 
 		expect(w.eventsOf("auto_retry_start")).toEqual([]);
 		expect(w.eventsOf("compaction_start")).toHaveLength(1);
