@@ -3,6 +3,10 @@
  * defects it found (each named after the bug, failing without its fix) and the pi 0.73.1 bugs it
  * steers around, shown on both sides.
  */
+import {
+	convertToLlm as piConvertToLlm,
+	serializeConversation as piSerializeConversation,
+} from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
 	compact as piCompact,
@@ -12,10 +16,13 @@ import {
 import { generateBranchSummary } from "../../src/compaction/branch-summary.js";
 import { prepareCompaction } from "../../src/compaction/prepare.js";
 import { CHECKPOINT_PROMPT } from "../../src/compaction/prompts.js";
+import { serializeConversation } from "../../src/compaction/serialize.js";
 import { compact } from "../../src/compaction/summarize.js";
 import { DEFAULT_COMPACTION_SETTINGS } from "../../src/compaction/types.js";
+import type { BashExecutionMessage } from "../../src/session/messages.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import { call, EntryLog } from "./builders.js";
+import { settleBashFences } from "./pi-differential.compare.js";
 import { PiSummarizer, requestParts, settleSummarizer } from "./pi-differential.helpers.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: pi's functions take pi's own types; the entries are the same JSON.
@@ -192,5 +199,35 @@ describe("pi 0.73.1 bugs the differential steers around, pinned on both sides", 
 		const settle = settleSummarizer([{ text: "s" }]);
 		await generateBranchSummary(log.entries, { model, streamFn: settle.streamFn, reserveTokens });
 		expect(requestParts(settle.requests()[0]!.text).conversation).toBe("[User]: last");
+	});
+});
+
+describe("named Settle differences the differential takes out, shown on both sides", () => {
+	// The CI counterexample of the serialization property: a `!` command that is one backtick.
+	const backtick: BashExecutionMessage = {
+		role: "bashExecution",
+		command: "`",
+		output: "",
+		exitCode: 0,
+		cancelled: false,
+		truncated: false,
+		timestamp: 0,
+	};
+	const plain: BashExecutionMessage = { ...backtick, command: "ls", output: "a.txt" };
+
+	it("DELIBERATE_BASH_BACKTICK_FENCES: a command holding a backtick keeps its inline code whole in Settle only", () => {
+		const pi = piSerializeConversation(piConvertToLlm([backtick, plain] as Pi));
+		const ours = serializeConversation([backtick, plain]);
+		expect(pi).toBe("[User]: Ran ```\n(no output)\n\n[User]: Ran `ls`\n```\na.txt\n```");
+		expect(ours).toBe("[User]: Ran `` ` ``\n(no output)\n\n[User]: Ran `ls`\n```\na.txt\n```");
+		// The comparison's view of pi's text changes only the backtick-bearing message.
+		expect(settleBashFences(pi, [backtick, plain])).toBe(ours);
+		expect(settleBashFences(pi, [plain])).toBe(pi);
+	});
+
+	it("DELIBERATE_BASH_BACKTICK_FENCES: output holding `$`` is put in literally, not read as a replacement pattern", () => {
+		const message = { ...backtick, command: "x", output: "$`" };
+		const pi = piSerializeConversation(piConvertToLlm([message] as Pi));
+		expect(settleBashFences(pi, [message])).toBe(serializeConversation([message]));
 	});
 });

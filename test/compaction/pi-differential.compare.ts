@@ -4,6 +4,7 @@
  * named where it is taken out (DELIBERATE_* documented Settle behaviour, PI_BUG_* pinned in
  * pi-differential-regressions.test.ts).
  */
+import { convertToLlm as piConvertToLlm } from "@mariozechner/pi-coding-agent";
 import { expect } from "vitest";
 import {
 	computeFileLists as piComputeFileLists,
@@ -20,6 +21,8 @@ import type { CompactionPreparation } from "../../src/compaction/types.js";
 import { errorMessage } from "../../src/errors.js";
 import { estimateMessageTokens } from "../../src/llm/tokens.js";
 import type { AgentMessage } from "../../src/llm/types.js";
+import { bashExecutionToText } from "../../src/session/convert-to-llm.js";
+import type { BashExecutionMessage } from "../../src/session/messages.js";
 import type { SessionEntry } from "../../src/store/entries.js";
 import {
 	back,
@@ -241,6 +244,28 @@ export function cutBeforeSplitEmoji(piText: string): string {
 		/[\ud800-\udbff]\n\n\[\.\.\. (\d+) more characters truncated\]/g,
 		(_, more: string) => `\n\n[... ${Number(more) + 1} more characters truncated]`,
 	);
+}
+
+/**
+ * DELIBERATE_BASH_BACKTICK_FENCES (src/session/convert-to-llm.ts `bashExecutionToText`): a `!` command
+ * holding backticks gets a longer inline fence, and output holding a fence a longer block fence, so
+ * neither closes early; pi 0.73.1 always writes one and three backticks. pi's text with pi's own
+ * rendering of each such bash message (its `convertToLlm`) put the way Settle renders it. Messages
+ * without a backtick are left as pi wrote them, so every other difference still shows.
+ */
+export function settleBashFences(piText: string, messages: readonly AgentMessage[]): string {
+	const renders = messages
+		.filter((m): m is BashExecutionMessage => m.role === "bashExecution" && !m.excludeFromContext)
+		.filter((m) => `${m.command}${m.output}`.includes("`"))
+		.map((m) => ({ pi: piUserText(m), settle: bashExecutionToText(m) }))
+		// A longer rendering first, so a shorter one that is its prefix does not split it.
+		.sort((a, b) => b.pi.length - a.pi.length);
+	return renders.reduce((text, { pi, settle }) => text.replaceAll(pi, () => settle), piText);
+}
+
+function piUserText(message: BashExecutionMessage): string {
+	const [converted] = piConvertToLlm([message as Pi]) as { content: { type: string; text?: string }[] }[];
+	return converted!.content.map((block) => block.text ?? "").join("");
 }
 
 /** Compares one pair of summarizer requests: the shared structure exactly, the wording by its headings. */

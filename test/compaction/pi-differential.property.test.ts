@@ -77,6 +77,7 @@ import {
 	expectSamePreparation,
 	expectSameRequest,
 	outcome,
+	settleBashFences,
 	settleSendsSelection,
 	withoutEmptyBranchSummaries,
 } from "./pi-differential.compare.js";
@@ -149,7 +150,7 @@ describe("serialization and file operations: Settle and pi 0.73.1 agree", () => 
 			fc.property(branchOfAnyMode, ({ branch }) => {
 				const messages = entryMessages(branch);
 				expect(serializeConversation(messages)).toBe(
-					cutBeforeSplitEmoji(piSerializeConversation(piConvertToLlm(messages as Pi))),
+					settleBashFences(cutBeforeSplitEmoji(piSerializeConversation(piConvertToLlm(messages as Pi))), messages),
 				);
 
 				const ours = createFileOperations();
@@ -266,7 +267,8 @@ describe("compact() with a scripted summarizer: Settle and pi 0.73.1 send and wr
 								: request;
 						if (customInstructions && isPrefix) expect(seen).not.toBe(request);
 						const piRequest = summarizer.requests[i]!;
-						expectSameRequest(seen, { ...piRequest, text: cutBeforeSplitEmoji(piRequest.text) });
+						const piText = settleBashFences(cutBeforeSplitEmoji(piRequest.text), entryMessages(branch));
+						expectSameRequest(seen, { ...piRequest, text: piText });
 					}
 					if ("error" in b) {
 						expect(a).toEqual(b);
@@ -499,7 +501,11 @@ describe("branch summaries: Settle and pi 0.73.1 collect, prepare and request th
 					compared++;
 					expect(ourRequests.length).toBe(models.requests.length);
 					if (ourRequests.length === 1) {
-						const [ours, theirs] = [ourRequests[0]!, models.requests[0]!];
+						const ours = ourRequests[0]!;
+						const theirs = {
+							...models.requests[0]!,
+							text: settleBashFences(models.requests[0]!.text, entryMessages(collected)),
+						};
 						if (replaceInstructions && customInstructions) {
 							expect(ours.text).toBe(theirs.text);
 						}
