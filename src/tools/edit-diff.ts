@@ -148,10 +148,10 @@ function withFinalBreak(folded: FoldedText, length: number): FoldedText {
  * `foo\nfoo\nfoo\n` (lines 1–2 and 2–3), so it does not say which block to replace (pi#9697: pi
  * counts with `split`, sees one, and replaces the first).
  */
-function countOccurrences(haystack: string, needle: string): number {
-	let count = 0;
-	for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) count++;
-	return count;
+function occurrenceStarts(haystack: string, needle: string): number[] {
+	const starts: number[] = [];
+	for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) starts.push(i);
+	return starts;
 }
 
 interface MatchedEdit {
@@ -238,12 +238,42 @@ function indentationHint(folded: string, needle: string): string {
 	return "";
 }
 
-function ambiguous(path: string, index: number, total: number, occurrences: number): SettleError {
+/** Lines listed at most by {@link ambiguous}. */
+const MAX_LISTED_LINES = 10;
+
+/** `a, b and c`. */
+function listed(items: readonly (string | number)[]): string {
+	return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+/**
+ * The "Found N occurrences" error, naming the line each match starts on (`starts`: offsets into
+ * `content`): without them the model must read the whole file to find where the copies are, and
+ * agents gave up instead (openclaw#21645).
+ */
+function ambiguous(
+	path: string,
+	index: number,
+	total: number,
+	content: string,
+	starts: readonly number[],
+): SettleError {
+	const lines: number[] = [];
+	let line = 1;
+	let from = 0;
+	for (const start of starts.slice(0, MAX_LISTED_LINES)) {
+		for (let i = content.indexOf("\n", from); i !== -1 && i < start; i = content.indexOf("\n", i + 1)) line++;
+		from = start;
+		lines.push(line);
+	}
+	const subject = starts.length > MAX_LISTED_LINES ? `The first ${MAX_LISTED_LINES}` : "They";
+	const where = ` ${subject} start on lines ${listed(lines)}: read around them and extend the oldText with nearby lines that differ.`;
 	return new SettleError(
 		"INVALID_ARGUMENT",
-		total === 1
-			? `Found ${occurrences} occurrences of the text in ${path}. The text must be unique. Please provide more context to make it unique.`
-			: `Found ${occurrences} occurrences of edits[${index}] in ${path}. Each oldText must be unique. Please provide more context to make it unique.`,
+		(total === 1
+			? `Found ${starts.length} occurrences of the text in ${path}. The text must be unique. Please provide more context to make it unique.`
+			: `Found ${starts.length} occurrences of edits[${index}] in ${path}. Each oldText must be unique. Please provide more context to make it unique.`) +
+			where,
 	);
 }
 
@@ -310,10 +340,10 @@ export function planEdits(
 	let folded: FoldedText | undefined;
 	let withBreak: FoldedText | undefined;
 	const matches: MatchedEdit[] = normalized.map((edit, editIndex) => {
-		const exact = countOccurrences(content, edit.oldText);
-		if (exact > 1) throw ambiguous(path, editIndex, total, exact);
-		if (exact === 1) {
-			const start = content.indexOf(edit.oldText);
+		const exact = occurrenceStarts(content, edit.oldText);
+		if (exact.length > 1) throw ambiguous(path, editIndex, total, content, exact);
+		if (exact.length === 1) {
+			const start = exact[0]!;
 			return { editIndex, start, end: start + edit.oldText.length, newText: edit.newText };
 		}
 		folded ??= foldText(content);
@@ -322,9 +352,12 @@ export function planEdits(
 		if (wholeLines) withBreak ??= withFinalBreak(folded, content.length);
 		const haystack = wholeLines && withBreak ? withBreak : folded;
 		const needle = foldText(edit.oldText).text;
-		const occurrences = needle.length === 0 ? 0 : countOccurrences(haystack.text, needle);
-		if (occurrences === 0) throw notFound(path, editIndex, total, indentationHint(folded.text, needle));
-		if (occurrences > 1) throw ambiguous(path, editIndex, total, occurrences);
+		const occurrences = needle.length === 0 ? [] : occurrenceStarts(haystack.text, needle);
+		if (occurrences.length === 0) throw notFound(path, editIndex, total, indentationHint(folded.text, needle));
+		if (occurrences.length > 1) {
+			const starts = occurrences.map((at) => haystack.sourceStart[at] ?? content.length);
+			throw ambiguous(path, editIndex, total, content, starts);
+		}
 		const at = haystack.text.indexOf(needle);
 		const end = haystack.sourceEnd[at + needle.length - 1] ?? content.length;
 		// Matched up to the added final break: the file keeps ending without one.

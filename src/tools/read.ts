@@ -252,7 +252,7 @@ export function isPdf(head: Uint8Array): boolean {
 }
 
 /** The line window of a text file, and the encoding it was decoded from when that is not UTF-8. */
-type TextWindow = ScannedWindow & { decodedFrom?: Utf16Encoding; notUtf8?: boolean };
+type TextWindow = ScannedWindow & { decodedFrom?: Utf16Encoding; notUtf8?: boolean; empty?: boolean };
 
 /**
  * Whether bytes fed in chunks are all UTF-8: each chunk is checked with the sequence the last one
@@ -445,7 +445,9 @@ async function scanText(
 		const window: TextWindow = scanner.finish();
 		if (encoding) window.decodedFrom = encoding;
 		if (utf8 && !utf8.valid) window.notUtf8 = true;
-		if (start >= window.totalLines) {
+		// No text at all (0 bytes, or a UTF-16 mark alone): said so whatever the offset (pi#4884).
+		if (ended && headBuffer.length === 0) window.empty = true;
+		if (start >= window.totalLines && !window.empty) {
 			throw new SettleError(
 				"INVALID_ARGUMENT",
 				`Offset ${offset} is beyond end of file (${window.totalLines} lines total)`,
@@ -476,10 +478,13 @@ function withEncodingNote(
 }
 
 function replyText(
-	window: ScannedWindow,
+	window: TextWindow,
 	path: string,
 	offset: number | undefined,
 ): { content: TextContent[]; details: ReadToolDetails | undefined } {
+	// Said in words: an empty result reaches a Chat Completions or Responses model as "(see attached
+	// image)" (pi-ai's placeholder for a result without text), and the model described an image (pi#4884).
+	if (window.empty) return { content: [{ type: "text", text: `[${path} is empty.]` }], details: undefined };
 	// A file's final line break ends its last line; it does not start another (`wc -l`): without this,
 	// "a\nb\n" counts 3 lines, a window ending at line 2 says "1 more lines… offset=3", and offset 3
 	// reads an empty phantom line instead of being beyond the end (pi#7329).

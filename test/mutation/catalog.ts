@@ -1191,7 +1191,7 @@ export const MUTANTS: Mutant[] = [
 			"an exact duplicate falls through to the tolerant match: the ambiguity error counts typographic variants too",
 		edits: [
 			{
-				find: "if (exact > 1) throw ambiguous(path, editIndex, total, exact);",
+				find: "if (exact.length > 1) throw ambiguous(path, editIndex, total, content, exact);",
 				replace: "",
 			},
 		],
@@ -11475,8 +11475,8 @@ export const MUTANTS: Mutant[] = [
 			"pi#9697: occurrences counted past each match (as pi's split): an oldText matching overlapping blocks replaces the first",
 		edits: [
 			{
-				find: "i = haystack.indexOf(needle, i + 1)) count++;",
-				replace: "i = haystack.indexOf(needle, i + needle.length)) count++;",
+				find: "i = haystack.indexOf(needle, i + 1)) starts.push(i);",
+				replace: "i = haystack.indexOf(needle, i + needle.length)) starts.push(i);",
 			},
 		],
 		tests: ["test/pi-races/edit-tool.test.ts"],
@@ -24857,6 +24857,57 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/session-folder-races.test.ts", "test/store/pi-differential-files.property.test.ts"],
+	},
+	{
+		id: "QC01",
+		description:
+			"read of an empty file returns empty text again: a Chat Completions model is sent pi-ai's '(see attached image)'",
+		file: "src/tools/read.ts",
+		edits: [{ find: "if (ended && headBuffer.length === 0) window.empty = true;", replace: "" }],
+		tests: ["test/pi-races/read-empty-files.test.ts"],
+	},
+	{
+		id: "QC02",
+		description:
+			"read of an empty file at an offset past its end is refused as 'beyond end of file (1 lines total)' again",
+		file: "src/tools/read.ts",
+		edits: [
+			{ find: "if (start >= window.totalLines && !window.empty) {", replace: "if (start >= window.totalLines) {" },
+		],
+		tests: ["test/pi-races/read-empty-files.test.ts"],
+	},
+	{
+		id: "QC03",
+		description: "edit's 'Found N occurrences' error names no lines again",
+		file: "src/tools/edit-diff.ts",
+		edits: [{ find: "\t\t\twhere,\n", replace: '\t\t\t"",\n' }],
+		tests: ["test/pi-races/edit-ambiguous-lines.test.ts", "test/tools/edit.test.ts"],
+	},
+	{
+		id: "QC04",
+		description: "a tolerantly matched ambiguous oldText names lines from offsets into the folded text, not the file",
+		file: "src/tools/edit-diff.ts",
+		edits: [
+			{
+				find: "const starts = occurrences.map((at) => haystack.sourceStart[at] ?? content.length);",
+				replace: "const starts = occurrences;",
+			},
+		],
+		tests: ["test/pi-races/edit-ambiguous-lines.test.ts"],
+	},
+	{
+		id: "QC05",
+		description: "edit's ambiguous error lists every line of a text found many times, however many",
+		file: "src/tools/edit-diff.ts",
+		edits: [{ find: "const MAX_LISTED_LINES = 10;", replace: "const MAX_LISTED_LINES = 100;" }],
+		tests: ["test/pi-races/edit-ambiguous-lines.test.ts"],
+	},
+	{
+		id: "QC06",
+		description: "edit's ambiguous error counts lines from 0: each named line is one too low",
+		file: "src/tools/edit-diff.ts",
+		edits: [{ find: "\tlet line = 1;\n\tlet from = 0;", replace: "\tlet line = 0;\n\tlet from = 0;" }],
+		tests: ["test/pi-races/edit-ambiguous-lines.test.ts", "test/tools/edit.test.ts"],
 	},
 ];
 

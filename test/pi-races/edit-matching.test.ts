@@ -190,7 +190,7 @@ describe("freebuff#1291: a whitespace-only oldText", () => {
 			{ isError: true, text: notFound.replace("main.go", "t.tsv") },
 			{
 				isError: true,
-				text: "Found 2 occurrences of the text in t.tsv. The text must be unique. Please provide more context to make it unique.",
+				text: "Found 2 occurrences of the text in t.tsv. The text must be unique. Please provide more context to make it unique. They start on lines 1 and 2: read around them and extend the oldText with nearby lines that differ.",
 			},
 		]);
 		expect(readFileSync(join(h.tempDir, "t.tsv"), "utf8")).toBe("a\tb\nc\td\n");
@@ -298,7 +298,7 @@ describe("opencode#31786, nexus#182: the file and the oldText spell an accent di
 			{ isError: false, text: "Successfully replaced 1 block(s) in peca.md." },
 			{
 				isError: true,
-				text: "Found 2 occurrences of the text in peca.md. The text must be unique. Please provide more context to make it unique.",
+				text: "Found 2 occurrences of the text in peca.md. The text must be unique. Please provide more context to make it unique. They start on lines 1 and 2: read around them and extend the oldText with nearby lines that differ.",
 			},
 		]);
 		expect(readFileSync(join(h.tempDir, "peca.md"), "utf8")).toBe("O pedido é defensivo.\nA hipótese é provável.\n");
@@ -360,7 +360,7 @@ describe("aider#3737, deepagents#3031: an oldText of whole lines at the end of a
 			},
 			{
 				isError: true,
-				text: "Found 2 occurrences of the text in g.py. The text must be unique. Please provide more context to make it unique.",
+				text: "Found 2 occurrences of the text in g.py. The text must be unique. Please provide more context to make it unique. They start on lines 2 and 5: read around them and extend the oldText with nearby lines that differ.",
 			},
 		]);
 		expect(readFileSync(join(h.tempDir, "f.py"), "utf8")).toBe(endsFoobar);

@@ -50,7 +50,7 @@ describe("pi#9697: edit accepts ambiguous targets when matches overlap", () => {
 		h = await modelEdits("edit.txt", content, { edits });
 		expect(toolResult(h.session.messages)).toEqual({
 			isError: true,
-			text: "Found 2 occurrences of the text in edit.txt. The text must be unique. Please provide more context to make it unique.",
+			text: "Found 2 occurrences of the text in edit.txt. The text must be unique. Please provide more context to make it unique. They start on lines 1 and 2: read around them and extend the oldText with nearby lines that differ.",
 		});
 		expect(readFileSync(join(h.tempDir, "edit.txt"), "utf8")).toBe(content);
 		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
@@ -66,7 +66,7 @@ describe("pi#9697: edit accepts ambiguous targets when matches overlap", () => {
 		});
 		expect(toolResult(h.session.messages)).toEqual({
 			isError: true,
-			text: "Found 3 occurrences of edits[1] in edit.txt. Each oldText must be unique. Please provide more context to make it unique.",
+			text: "Found 3 occurrences of edits[1] in edit.txt. Each oldText must be unique. Please provide more context to make it unique. They start on lines 1, 2 and 3: read around them and extend the oldText with nearby lines that differ.",
 		});
 		expect(readFileSync(join(h.tempDir, "edit.txt"), "utf8")).toBe("foo\nfoo\nfoo\nfoo\nbar\n");
 	});

@@ -105,7 +105,7 @@ describe("edit", () => {
 				run(createEditToolDefinition(cwd), { path: "f.txt", edits: [{ oldText: "x = 1", newText: "x = 2" }] }),
 			),
 		).toBe(
-			"Found 2 occurrences of the text in f.txt. The text must be unique. Please provide more context to make it unique.",
+			"Found 2 occurrences of the text in f.txt. The text must be unique. Please provide more context to make it unique. They start on lines 1 and 2: read around them and extend the oldText with nearby lines that differ.",
 		);
 	});
 
@@ -155,7 +155,7 @@ describe("edit", () => {
 		const cwd = await tempProject({ "f.txt": "say 'hi'\nsay 'hi'\nsay \u2018hi\u2019\n" });
 		const edit = createEditToolDefinition(cwd);
 		expect(await failure(run(edit, { path: "f.txt", edits: [{ oldText: "say 'hi'", newText: "x" }] }))).toBe(
-			"Found 2 occurrences of the text in f.txt. The text must be unique. Please provide more context to make it unique.",
+			"Found 2 occurrences of the text in f.txt. The text must be unique. Please provide more context to make it unique. They start on lines 1 and 2: read around them and extend the oldText with nearby lines that differ.",
 		);
 		const unique = await tempProject({ "f.txt": "say 'hi'\nsay \u2018hi\u2019\n" });
 		await run(createEditToolDefinition(unique), { path: "f.txt", edits: [{ oldText: "say 'hi'", newText: "x" }] });
