@@ -11,6 +11,8 @@
  * nexus#182: a file saved with decomposed accents (NFD) and an oldText typed composed (NFC), or the
  * other way round: "oldString not found". aider#3737, deepagents#3031: an oldText of whole lines
  * (ending with a line break) at the end of a file without a final break: not found, again and again.
+ * openclaw#116459: a tolerantly matched edit rebuilt its whole line from the folded copy: CJK
+ * fullwidth punctuation, halfwidth katakana and a dash beside the edit changed on disk.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -365,5 +367,29 @@ describe("aider#3737, deepagents#3031: an oldText of whole lines at the end of a
 		]);
 		expect(readFileSync(join(h.tempDir, "f.py"), "utf8")).toBe(endsFoobar);
 		expect(readFileSync(join(h.tempDir, "g.py"), "utf8")).toBe(twice);
+	});
+});
+
+describe("openclaw#116459: a tolerant match on a line with other typographic characters", () => {
+	it("openclaw#116459: `RETRY MAX` typed with a plain space where the file has a non-breaking one: the edit lands and the rest of the line (fullwidth brackets and digit, halfwidth katakana, an em dash) keeps its bytes", async () => {
+		const line =
+			"export const RETRY\u00A0MAX = 3; // \u518D\u8A66\u884C\uFF08\u6700\u5927\uFF13\u56DE\uFF09\uFF71\uFF72\uFF73 \u2014 \u8A2D\u5B9A\n";
+		const config = `${line}export const TIMEOUT = 10;\n`;
+		h = await modelCalls(
+			(cwd) => writeFileSync(join(cwd, "config.ts"), config),
+			[
+				{
+					name: "edit",
+					args: {
+						path: "config.ts",
+						edits: [{ oldText: "export const RETRY MAX = 3;", newText: "export const RETRY_MAX = 5;" }],
+					},
+				},
+			],
+		);
+		expect(toolResults(h)).toEqual([{ isError: false, text: "Successfully replaced 1 block(s) in config.ts." }]);
+		expect(readFileSync(join(h.tempDir, "config.ts"), "utf8")).toBe(
+			config.replace("export const RETRY\u00A0MAX = 3;", "export const RETRY_MAX = 5;"),
+		);
 	});
 });

@@ -7,6 +7,11 @@
  * Replayed against Settle: a real session whose model, a local server speaking OpenAI's chat
  * completions, reads an empty file of the project. What the user should see: the model told the
  * file is empty, in words, whatever offset it asks for; a file with text still reads as before.
+ *
+ * Zoo-Code#1728: the converse. A `read_file` with an offset past the end of a file that had been
+ * shortened said "Note: File is empty" for a file with content, and the model could regenerate it
+ * from memory over the user's text. What the user should see: an error naming the file's real
+ * line count; the file is not called empty.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -46,6 +51,25 @@ describe("pi#4884: an empty file read by a Chat Completions model", () => {
 			"[new-file.txt is empty.]",
 			"one line\n",
 		]);
+		expect(session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+	});
+});
+
+describe("Zoo-Code#1728: an offset past the end of a shortened file", () => {
+	it("Zoo-Code#1728: a file shortened to 5 lines, read at offset 30 (the model's line numbers from before): refused naming the 5 lines, not called empty", async () => {
+		const { server, dir, open } = await wireProject([CODER]);
+		const lines = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}`).join("\n");
+		writeFileSync(join(dir, "todo.md"), `${lines(5)}\n`);
+		server.reply(
+			chatReply([{ type: "tool_call", id: "call_1", name: "read", arguments: { path: "todo.md", offset: 30 } }], {
+				finishReason: "tool_calls",
+			}),
+			chatReply([{ type: "text", text: "todo.md has only 5 lines now." }]),
+		);
+		const session = await open(CODER);
+		await session.prompt("continue reading todo.md from line 30");
+
+		expect(sentToolResults(server.requests.at(-1)!)).toEqual(["Offset 30 is beyond end of file (5 lines total)"]);
 		expect(session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
 	});
 });

@@ -4,6 +4,10 @@
  * `.reborna/`, and the agent concluded the code did not exist. pi 0.73.1 passes `--hidden` to rg
  * and fd. What the user should see: grep and find from the project root search hidden folders,
  * except `.git` and what `.gitignore` lists; ls shows dotfiles.
+ *
+ * continue#11303: Continue's `ls` tool applied `.gitignore`, so an agent asked to list the folders
+ * never saw `.venv` and could not look inside it. What the user should see: ls lists the ignored
+ * folder and, asked for it, what it holds.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -64,6 +68,38 @@ describe("cheasee-pi#971, gemini-cli#18946, claude-code#16936: grep skips hidden
 			".pi/extensions/modified.ts:1: export function extractModifiedFiles() {}",
 			[".github/workflows/ci.yml", ".pi/extensions/modified.ts", "src/main.ts"].join("\n"),
 			[".git/", ".github/", ".gitignore", ".pi/", ".venv/", "src/"].join("\n"),
+		]);
+	});
+});
+
+describe("continue#11303: ls hid gitignored folders", () => {
+	it("continue#11303: with `.venv/` in .gitignore, ls lists .venv, and ls .venv and .venv/bin list what they hold", async () => {
+		h = await createHarness({ persistence: "memory", initialActiveToolNames: ["ls"] });
+		for (const [path, text] of [
+			[".gitignore", ".venv/\n"],
+			[".venv/pyvenv.cfg", "home = /usr/bin\n"],
+			[".venv/bin/python", ""],
+			["app.py", "print('hi')\n"],
+		] as const) {
+			mkdirSync(dirname(join(h.tempDir, path)), { recursive: true });
+			writeFileSync(join(h.tempDir, path), text);
+		}
+		script(h, [
+			fauxAssistantMessage(
+				[
+					fauxToolCall("ls", {}, { id: "l1" }),
+					fauxToolCall("ls", { path: ".venv" }, { id: "l2" }),
+					fauxToolCall("ls", { path: ".venv/bin" }, { id: "l3" }),
+				],
+				{ stopReason: "toolUse" },
+			),
+			fauxAssistantMessage("the virtualenv is in .venv"),
+		]);
+		await h.session.prompt("which folders are there?");
+		expect(toolTexts(h)).toEqual([
+			[".gitignore", ".venv/", "app.py"].join("\n"),
+			["bin/", "pyvenv.cfg"].join("\n"),
+			"python",
 		]);
 	});
 });
