@@ -247,9 +247,9 @@ function listed(items: readonly (string | number)[]): string {
 }
 
 /**
- * The "Found N occurrences" error, naming the line each match starts on (`starts`: offsets into
- * `content`): without them the model must read the whole file to find where the copies are, and
- * agents gave up instead (openclaw#21645).
+ * The "Found N occurrences" error, naming the lines the matches start on (`starts`: offsets into
+ * `content`, ascending), each once: without them the model must read the whole file to find where
+ * the copies are, and agents gave up instead (openclaw#21645).
  */
 function ambiguous(
 	path: string,
@@ -261,13 +261,18 @@ function ambiguous(
 	const lines: number[] = [];
 	let line = 1;
 	let from = 0;
-	for (const start of starts.slice(0, MAX_LISTED_LINES)) {
+	let more = false;
+	for (const start of starts) {
 		for (let i = content.indexOf("\n", from); i !== -1 && i < start; i = content.indexOf("\n", i + 1)) line++;
 		from = start;
+		if (lines.at(-1) === line) continue;
+		if (lines.length === MAX_LISTED_LINES) {
+			more = true;
+			break;
+		}
 		lines.push(line);
 	}
-	const subject = starts.length > MAX_LISTED_LINES ? `The first ${MAX_LISTED_LINES}` : "They";
-	const where = ` ${subject} start on lines ${listed(lines)}: read around them and extend the oldText with nearby lines that differ.`;
+	const where = ` They start on line${lines.length > 1 ? "s" : ""} ${more ? `${lines.join(", ")} and later ones` : listed(lines)}: read around them and extend the oldText with nearby lines that differ.`;
 	return new SettleError(
 		"INVALID_ARGUMENT",
 		(total === 1

@@ -124,7 +124,7 @@ describe("openclaw#21645: an ambiguous oldText, and where its copies are", () =>
 			},
 			{
 				isError: true,
-				text: `Found 12 occurrences of the text in steps.txt. The text must be unique. ${unique} The first 10 start on lines 2, 4, 6, 8, 10, 12, 14, 16, 18 and 20: ${hint}`,
+				text: `Found 12 occurrences of the text in steps.txt. The text must be unique. ${unique} They start on lines 2, 4, 6, 8, 10, 12, 14, 16, 18, 20 and later ones: ${hint}`,
 			},
 		]);
 		expect(readFileSync(join(h.tempDir, "quotes.js"), "utf8")).toBe(quotes);
