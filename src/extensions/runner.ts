@@ -1249,8 +1249,9 @@ export class ExtensionRunner {
 				continue;
 			}
 			// A list the model reads none of (pi-lens#13: only the handler's own guidance, as role
-			// "system") would send a request without the conversation: providers refuse it.
-			if (!value.messages.some(isSentToModel) && current.some(isSentToModel)) {
+			// "system") would send a request without the conversation: providers refuse it. An empty
+			// list is kept, as in pi (a filter that drops every message must not have it sent).
+			if (value.messages.length > 0 && !value.messages.some(isSentToModel) && current.some(isSentToModel)) {
 				this.emitError({
 					extensionPath: entry.extension.path,
 					event: type,
@@ -1662,9 +1663,7 @@ function isSentToModel(message: AgentMessage): boolean {
 /** Why a `context` result the model reads none of was ignored, and what to return instead. */
 function unreadContextMessage(type: string, messages: readonly AgentMessage[]): string {
 	const roles = [...new Set(messages.map((message) => JSON.stringify((message as { role?: unknown }).role)))];
-	const returned =
-		messages.length === 0 ? "an empty message list" : `${messages.length} message(s) of role ${roles.join(", ")}`;
-	return `A ${type} handler returned ${returned}: the request would carry none of the conversation, so they were ignored. Return event.messages with yours added ([...event.messages, ...yours]); the model reads roles user, assistant, toolResult and custom.`;
+	return `A ${type} handler returned ${messages.length} message(s) of role ${roles.join(", ")}: the request would carry none of the conversation, so they were ignored. Return event.messages with yours added ([...event.messages, ...yours]); the model reads roles user, assistant, toolResult and custom.`;
 }
 
 function restoreSystemMessages(
