@@ -24893,6 +24893,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-load-stall.test.ts"],
 	},
+	{
+		id: "QD04",
+		file: "src/extensions/runtime.ts",
+		description:
+			"a refused pi.sendMessage is reported without the sender: the error line reads <runtime> and names no extension (oh-my-pi#4345)",
+		edits: [
+			{
+				find: 'runtime.reportError({ ...errorRecord("<runtime>", event, error), sentBy: extension.path });',
+				replace: 'runtime.reportError(errorRecord("<runtime>", event, error));',
+			},
+		],
+		tests: ["test/pi-races/extension-send-message-shapes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
