@@ -67,6 +67,7 @@ import {
 	processStdout,
 	SHUTDOWN_GRACE_MS,
 	shutDownThenExit,
+	stoppedWhileStartingText,
 	termination,
 } from "./termination.js";
 
@@ -633,6 +634,12 @@ export async function runInteractiveMode(
 			return;
 		}
 		const now = Date.now();
+		if (now - lastIdleInterrupt <= DOUBLE_INTERRUPT_MS && !started) {
+			// Still binding (a session_start handler that never returns, gentle-pi#1007): quitting would wait for it.
+			out.stderr(stoppedWhileStartingText(runtime));
+			terminate(EXIT_SIGINT);
+			return;
+		}
 		if (now - lastIdleInterrupt <= DOUBLE_INTERRUPT_MS) {
 			if (!printer.lineStart || promptShown) printer.raw("\n");
 			promptShown = false;

@@ -131,11 +131,15 @@ export function bindForCli(
  */
 export function extensionErrorLine(
 	session: AgentSession,
-	error: { extensionPath: string; event: string; error: string; stack?: string },
+	error: { extensionPath: string; event: string; error: string; stack?: string; sentBy?: string },
 ): string {
 	let where = error.extensionPath;
 	let file = where;
-	if (where.startsWith("command:")) {
+	if (where === "<runtime>" && error.sentBy !== undefined) {
+		// A refused pi.sendMessage / pi.sendUserMessage: whose call it was (oh-my-pi#4345).
+		where = `${where} for ${error.sentBy}`;
+		file = error.sentBy;
+	} else if (where.startsWith("command:")) {
 		file = session.extensionRunner.getCommand(where.slice("command:".length))?.sourceInfo.path ?? "";
 		if (file) where = `${where} of ${file}`;
 	}

@@ -48,6 +48,34 @@ export function describePendingHandlers(runtime: AgentSessionRuntime): string {
 }
 
 /**
+ * One line per `session_start` handler still running, e.g. `  the session_start handler of /x.ts`;
+ * empty when none. The handlers after it in load order have not been called yet (gentle-pi#1007).
+ */
+function describeStartingHandlers(runtime: AgentSessionRuntime): string {
+	let pending: { extensionPath: string; event: string }[];
+	try {
+		pending = runtime.session.extensionRunner.pendingHandlers();
+	} catch {
+		return "";
+	}
+	return pending
+		.filter(({ event }) => event === "session_start")
+		.map(({ extensionPath }) => `  the session_start handler of ${extensionPath}\n`)
+		.join("");
+}
+
+/**
+ * What settle prints when a signal stops it while `session_start` handlers still run: which ones,
+ * that the extensions after them have not started, and what to do; "" when none runs.
+ */
+export function stoppedWhileStartingText(runtime: AgentSessionRuntime): string {
+	const starting = describeStartingHandlers(runtime);
+	return starting
+		? `settle: stopped while the extensions were starting, waiting for:\n${starting}The extensions after it have not started. Make the handler resolve (or reject), or start without that extension (without its -e, or with --no-extensions).\n`
+		: "";
+}
+
+/**
  * One line per tool call the session still waits on, e.g. `  the stubborn tool (call call-1)`:
  * after an abort, a tool that ignores its signal and never returns. Empty when there are none.
  * Only on the way out (a signal's grace period, a stalled loop): it looks for the calls' names
@@ -334,6 +362,9 @@ export function guardRuntime(runtime: AgentSessionRuntime, exit: (code: number) 
 		}
 		ending = true;
 		termination.code = code;
+		// The abort and the disposal do not wait for it: said now, or never (gentle-pi#1007).
+		const starting = stoppedWhileStartingText(runtime);
+		if (starting) process.stderr.write(starting);
 		for (const done of [...roomWaits]) done();
 		shutDownThenExit(runtime, code, exit);
 	};

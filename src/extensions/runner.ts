@@ -23,6 +23,7 @@ import type {
 	CacheWarmingDecisionEvent,
 	CacheWarmingDecisionEventResult,
 } from "../session/cache-warmer.js";
+import { convertMessageToLlm } from "../session/convert-to-llm.js";
 import { messageShapeError } from "../session/input-check.js";
 import type { SystemPromptOptions } from "../session/system-prompt.js";
 import { isUsableBlock } from "../store/entry-shape.js";
@@ -1247,6 +1248,17 @@ export class ExtensionRunner {
 				});
 				continue;
 			}
+			// A list the model reads none of (pi-lens#13: only the handler's own guidance, as role
+			// "system") would send a request without the conversation: providers refuse it. An empty
+			// list is kept, as in pi (a filter that drops every message must not have it sent).
+			if (value.messages.length > 0 && !value.messages.some(isSentToModel) && current.some(isSentToModel)) {
+				this.emitError({
+					extensionPath: entry.extension.path,
+					event: type,
+					error: unreadContextMessage(type, value.messages),
+				});
+				continue;
+			}
 			current = value.messages;
 		}
 		return current;
@@ -1641,6 +1653,17 @@ function collectPath(path: DiscoveredPath, extensionPath: string): CollectedReso
 			: { path: path.path, extensionPath };
 	}
 	return undefined;
+}
+
+/** Whether the model is sent `message` (a request leaves out system and unknown roles). */
+function isSentToModel(message: AgentMessage): boolean {
+	return convertMessageToLlm(message) !== undefined;
+}
+
+/** Why a `context` result the model reads none of was ignored, and what to return instead. */
+function unreadContextMessage(type: string, messages: readonly AgentMessage[]): string {
+	const roles = [...new Set(messages.map((message) => JSON.stringify((message as { role?: unknown }).role)))];
+	return `A ${type} handler returned ${messages.length} message(s) of role ${roles.join(", ")}: the request would carry none of the conversation, so they were ignored. Return event.messages with yours added ([...event.messages, ...yours]); the model reads roles user, assistant, toolResult and custom.`;
 }
 
 function restoreSystemMessages(

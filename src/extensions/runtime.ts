@@ -485,17 +485,18 @@ function isSchemaObject(value: unknown): boolean {
  * through the runtime's bound session actions; every member checks staleness first.
  */
 export function createExtensionAPI(extension: Extension, runtime: ExtensionRuntime): ExtensionAPI {
+	// Reported as pi does (`<runtime>`), with the sender's path for the host to name.
+	const report = (event: string, error: unknown) =>
+		runtime.reportError({ ...errorRecord("<runtime>", event, error), sentBy: extension.path });
 	const fireAndForget = (event: string, run: () => Promise<void> | void) => {
 		let result: Promise<void> | void;
 		try {
 			result = run();
 		} catch (error) {
-			runtime.reportError(errorRecord("<runtime>", event, error));
+			report(event, error);
 			return;
 		}
-		if (result && typeof result.then === "function") {
-			result.then(undefined, (error) => runtime.reportError(errorRecord("<runtime>", event, error)));
-		}
+		if (result && typeof result.then === "function") result.then(undefined, (error) => report(event, error));
 	};
 	const events: EventBus = {
 		emit(channel, data) {

@@ -1505,6 +1505,11 @@ export interface ExtensionError {
 	event: string;
 	error: string;
 	stack?: string;
+	/**
+	 * For a `<runtime>` report of a `pi.sendMessage` / `pi.sendUserMessage` call: the path of the
+	 * extension that made it (oh-my-pi#4345: three hooks' refused sends, none saying whose).
+	 */
+	sentBy?: string;
 }
 
 /** Listener for extension errors (`runner.onError`). */

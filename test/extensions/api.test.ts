@@ -420,8 +420,8 @@ describe("actions", () => {
 		expect(() => api!.sendUserMessage("hi")).not.toThrow();
 		await new Promise((resolve) => setImmediate(resolve));
 		expect(withoutStacks(errors)).toEqual([
-			{ extensionPath: "<runtime>", event: "send_user_message", error: "sync failure" },
-			{ extensionPath: "<runtime>", event: "send_message", error: "Agent is busy" },
+			{ extensionPath: "<runtime>", event: "send_user_message", error: "sync failure", sentBy: "<inline:1>" },
+			{ extensionPath: "<runtime>", event: "send_message", error: "Agent is busy", sentBy: "<inline:1>" },
 		]);
 	});
 

@@ -24909,6 +24909,54 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\tlet line = 1;\n\tlet from = 0;", replace: "\tlet line = 0;\n\tlet from = 0;" }],
 		tests: ["test/pi-races/edit-ambiguous-lines.test.ts", "test/tools/edit.test.ts"],
 	},
+	{
+		id: "QD01",
+		file: "src/extensions/runner.ts",
+		description:
+			"a context result the model reads none of is never ignored: pi-lens#13's guidance-only list (role system) replaces the conversation and the prompt never reaches the model",
+		edits: [
+			{
+				find: "if (value.messages.length > 0 && !value.messages.some(isSentToModel) && current.some(isSentToModel)) {",
+				replace:
+					"if (value.messages.length < 0 && !value.messages.some(isSentToModel) && current.some(isSentToModel)) {",
+			},
+		],
+		tests: ["test/pi-races/extension-context-rewrites.test.ts"],
+	},
+	{
+		id: "QD02",
+		file: "src/cli/termination.ts",
+		description:
+			"a signal while a session_start handler never returns ends settle -p without naming it (gentle-pi#1007)",
+		edits: [{ find: "\t\tif (starting) process.stderr.write(starting);\n", replace: "" }],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "QD03",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"settle -i's second Ctrl+C before the first prompt waits for a session_start handler that never returns (gentle-pi#1007)",
+		edits: [
+			{
+				find: "DOUBLE_INTERRUPT_MS && !started) {",
+				replace: "DOUBLE_INTERRUPT_MS && !started && closing) {",
+			},
+		],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "QD04",
+		file: "src/extensions/runtime.ts",
+		description:
+			"a refused pi.sendMessage is reported without the sender: the error line reads <runtime> and names no extension (oh-my-pi#4345)",
+		edits: [
+			{
+				find: 'runtime.reportError({ ...errorRecord("<runtime>", event, error), sentBy: extension.path });',
+				replace: 'runtime.reportError(errorRecord("<runtime>", event, error));',
+			},
+		],
+		tests: ["test/pi-races/extension-send-message-shapes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

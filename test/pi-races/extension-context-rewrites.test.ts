@@ -8,14 +8,29 @@
  * echoes the last user text it received. What the author should see: each request carries the
  * rewrite once (the answers echo `[ref] …`); each handler call sees the untouched texts, never a
  * rewrite from an earlier request; the session file keeps what the user typed.
+ *
+ * pi-lens#13: pi-lens's `context` handler returned only its own guidance (`{ messages }`, as role
+ * "system") instead of adding it to `event.messages`: the whole conversation was replaced, the
+ * user's first prompt never reached the model and OpenAI refused the request ("One of input …
+ * must be provided"). What the user should see: the prompt answered, the handler's list ignored,
+ * and stderr naming the extension and what to return. Real `settle -p` against a local OpenAI chat
+ * server that refuses a request without a user message, as OpenAI does.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettle, useCliProject } from "../cli/helpers.js";
+import { runSettle, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { chatReply } from "../llm/wire/openai.js";
+import { json, useWireServer } from "../llm/wire/server.js";
 import { fileEntries, textOf } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-context-rewrites-");
+// OpenAI refuses a request that carries no user message; this one does too.
+const server = useWireServer((request, next) =>
+	(request.body?.messages ?? []).some((message: { role?: string }) => message.role === "user")
+		? next()
+		: json(400, { error: { message: "One of input or previous_response_id must be provided." } }),
+);
 
 const TAGGER = `import { appendFileSync } from "node:fs";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
@@ -76,5 +91,42 @@ describe("opencode#43731: context rewrites stay in the request", () => {
 			message.role === "assistant" ? message.content.flatMap((part) => (part.type === "text" ? part.text : [])) : [],
 		);
 		expect(answers).toEqual(["[ref] hello there", "[ref] and again", "[ref] third"]);
+	});
+});
+
+/** pi-lens's `context` handler before its fix: its guidance alone, as the whole list. */
+const GUIDANCE_ONLY = `export default function (pi) {
+	pi.on("context", () => ({
+		messages: [{ role: "system", content: "pi-lens: run the linter after each edit.", timestamp: Date.now() }],
+	}));
+}
+`;
+
+describe("pi-lens#13: a context handler returning only its own messages", () => {
+	it("pi-lens#13: a context result the model reads none of is ignored: the prompt reaches the model and is answered, stderr names the extension and what to return", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		server.reply(chatReply([{ type: "text", text: "Audited." }]));
+		const extension = join(cli.dir, "pi-lens.mjs");
+		writeFileSync(extension, GUIDANCE_ONLY);
+		const run = await runSettleAsync(
+			["--model", "local/coder", "--no-session", "-e", extension, "-p", "audit the repo"],
+			{
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			},
+		);
+
+		expect(run.stdout).toBe("Audited.\n");
+		expect(run.code).toBe(0);
+		const sent = server.requests.map((request) =>
+			(request.body.messages as { role: string; content: unknown }[]).filter((message) => message.role !== "system"),
+		);
+		expect(sent).toEqual([[{ role: "user", content: [{ type: "text", text: "audit the repo" }] }]]);
+		expect(run.stderr.trim().split("\n")).toEqual([
+			expect.stringContaining(
+				'A context handler returned 1 message(s) of role "system": the request would carry none of the conversation, so they were ignored. Return event.messages with yours added ([...event.messages, ...yours])',
+			),
+		]);
+		expect(run.stderr).toContain(extension);
 	});
 });

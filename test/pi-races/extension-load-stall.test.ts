@@ -6,6 +6,13 @@
  * Replayed with real `settle -p` child processes and extensions that wait on a socket they opened.
  * The same stall during a `/reload` (the chat's, or an extension command's `ctx.reload()`) is named
  * the same way, in `settle -i` and `settle -p`.
+ *
+ * gentle-pi#1007: gentle-shell's `session_start` handler awaited a tracker that never started;
+ * `session_start` handlers run one after another, so every extension loaded after it (the skill
+ * registry, the startup banner…) never started, and nothing said why. Settle waits for the handler
+ * as pi does; what the user should get when they stop it is the handler it was waiting for, and
+ * that the extensions after it have not started. `settle -i` printed "Ctrl+C again to exit" and
+ * then ignored the second Ctrl+C: quitting waited for the handler.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -84,6 +91,51 @@ describe("Fusion#3579: start-up waits on an extension that never finishes loadin
 		expect(run.stderr).toBe(
 			`settle: the run cannot go on: it waits for a promise that never settles, in\n  ${stuck} (its factory has not returned)\n${WHAT_TO_DO.slice(0, -1)}; settle exits.\n`,
 		);
+	});
+});
+
+/** gentle-shell's start: its `session_start` awaits a tracker that never answers. */
+const GENTLE_SHELL = `${HANDSHAKE}export default function (pi: any) {\n\tpi.on("session_start", async () => {\n\t\tawait handshake();\n\t});\n}\n`;
+
+/** What settle says when stopped while `shell`'s `session_start` handler still runs. */
+const stoppedWhileStarting = (shell: string) =>
+	`settle: stopped while the extensions were starting, waiting for:\n  the session_start handler of ${shell}\nThe extensions after it have not started. Make the handler resolve (or reject), or start without that extension (without its -e, or with --no-extensions).\n`;
+
+describe("gentle-pi#1007: a session_start handler that never settles holds every later extension's start", () => {
+	it("gentle-pi#1007: settle -i before its first prompt, Ctrl+C twice while gentle-shell's session_start awaits its tracker: the chat exits 130 naming that handler (it used to stay, deaf to Ctrl+C)", async () => {
+		const shell = join(cli.dir, "gentle-shell-chat.ts");
+		writeFileSync(shell, GENTLE_SHELL);
+		const chat = new Repl(["--faux", "--no-session", "-e", shell], { cwd: cli.project, agentDir: cli.agentDir });
+		await new Promise<void>((connecting) => {
+			const check = () => (chat.stderr.includes("connecting to the bridge") ? connecting() : undefined);
+			chat.child.stderr.on("data", check);
+			check();
+		});
+		chat.child.kill("SIGINT");
+		await chat.until("(Ctrl+C again to exit, or Ctrl+D)");
+		chat.child.kill("SIGINT");
+		expect(await chat.exited).toBe(130);
+		expect(chat.stderr).toBe(`connecting to the bridge\n${stoppedWhileStarting(shell)}`);
+	});
+
+	it("gentle-pi#1007: Ctrl+C while gentle-shell's session_start awaits its tracker: settle -p names that handler, says the later extensions have not started, exit 130", async () => {
+		const shell = join(cli.dir, "gentle-shell.ts");
+		writeFileSync(shell, GENTLE_SHELL);
+		const banner = join(cli.dir, "startup-banner.ts");
+		writeFileSync(
+			banner,
+			'export default function (pi: any) {\n\tpi.on("session_start", () => console.error("banner"));\n}\n',
+		);
+		const run = await signalSettleWhen(["--faux", "--no-session", "-e", shell, "-e", banner, "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			stream: "stderr",
+			text: "connecting to the bridge",
+			signal: "SIGINT",
+			guardMs: 60_000,
+		});
+		expect(run).toMatchObject({ code: 130, stdout: "" });
+		expect(run.stderr).toBe(`connecting to the bridge\n${stoppedWhileStarting(shell)}`);
 	});
 });
 
