@@ -24957,6 +24957,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-send-message-shapes.test.ts"],
 	},
+	{
+		id: "QG01",
+		file: "src/runtime/sdk.ts",
+		description:
+			"each created session adds its own process 'exit' listener (claude-code#45782: eleven at once print MaxListenersExceededWarning); the listener check by identity must still see it",
+		edits: [
+			{
+				find: "\tconst invalid = createOptionsError(options);",
+				replace: '\tprocess.on("exit", () => {});\n\tconst invalid = createOptionsError(options);',
+			},
+		],
+		tests: ["test/pi-races/sdk-hosts.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

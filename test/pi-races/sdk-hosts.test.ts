@@ -42,6 +42,7 @@
  * disposed. What the host should see: every waiting prompt settles with SESSION_CLOSED (held).
  */
 import { spawn } from "node:child_process";
+import type { EventEmitter } from "node:events";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -505,17 +506,37 @@ describe("openclaw#77327: a gateway creating a session per request leaked descri
 /** The process-wide events a session could listen on: each listener per session counts toward Node's cap of 10. */
 const PROCESS_EVENTS = ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "uncaughtException", "unhandledRejection"];
 
+/** Every listener a session could add process-wide, by emitter and event. */
+function processListeners(): Record<string, unknown[]> {
+	return {
+		...Object.fromEntries(
+			PROCESS_EVENTS.map((event) => [`process ${event}`, (process as EventEmitter).listeners(event)]),
+		),
+		"stdout error": process.stdout.listeners("error"),
+		"stdin data": process.stdin.listeners("data"),
+	};
+}
+
+/**
+ * The listeners in `now` that were not in `before`, by emitter and event (empty ones left out).
+ * Compared by identity, not count: in the shared vitest project another file's leftovers may take
+ * theirs off meanwhile (a killed `pi.exec` keeps its SIGKILL's "exit" listener for its 5 s grace),
+ * which a count would read as this test's change.
+ */
+function listenersAdded(before: Record<string, unknown[]>, now: Record<string, unknown[]>): Record<string, number> {
+	return Object.fromEntries(
+		Object.entries(now)
+			.map(([key, listeners]) => [key, listeners.filter((listener) => !before[key]?.includes(listener)).length])
+			.filter(([, added]) => added !== 0),
+	);
+}
+
 describe("claude-code#45782: each SDK query added a process.on('exit') listener; eleven at once printed MaxListenersExceededWarning", () => {
 	it("twelve file-backed sessions open at once in one process, each running a bash call: no process, stdout or stdin listener is added, no warning is emitted, every answer lands in its own session", async () => {
 		const warnings: Error[] = [];
 		const onWarning = (warning: Error) => warnings.push(warning);
 		process.on("warning", onWarning);
 		try {
-			const listeners = () => [
-				...PROCESS_EVENTS.map((event) => process.listenerCount(event)),
-				process.stdout.listenerCount("error"),
-				process.stdin.listenerCount("data"),
-			];
 			const agentDir = join(dir, "agent");
 			const sessionDir = join(dir, "sessions");
 			// One session first: what the process keeps once any session ran (a lock library's one handler per signal).
@@ -523,7 +544,7 @@ describe("claude-code#45782: each SDK query added a process.on('exit') listener;
 			warmUp.faux.setResponses([fauxAssistantMessage("warm")]);
 			await warmUp.session.prompt("warm up");
 			await warmUp.session.dispose();
-			const before = listeners();
+			const before = processListeners();
 			const hosts = [];
 			for (let i = 0; i < 12; i++) {
 				const host = await hostSession(dir, { agentDir, sessionDir });
@@ -533,7 +554,7 @@ describe("claude-code#45782: each SDK query added a process.on('exit') listener;
 				]);
 				hosts.push(host);
 			}
-			let whileRunning: number[] = [];
+			let whileRunning: Record<string, unknown[]> = {};
 			const running = hosts.map((host, i) => host.session.prompt(`question ${i}`));
 			// Every session's bash call has started: all twelve runs are in flight at once.
 			await Promise.all(
@@ -548,18 +569,18 @@ describe("claude-code#45782: each SDK query added a process.on('exit') listener;
 						}),
 				),
 			);
-			whileRunning = listeners();
+			whileRunning = processListeners();
 			await Promise.all(running);
 			await settleLoop();
 
-			expect(whileRunning).toEqual(before);
-			expect(listeners()).toEqual(before);
+			expect(listenersAdded(before, whileRunning)).toEqual({});
+			expect(listenersAdded(before, processListeners())).toEqual({});
 			expect(warnings.map((warning) => `${warning.name}: ${warning.message}`)).toEqual([]);
 			hosts.forEach((host, i) => {
 				expect(endedMessages(host.events)).toEqual([`user: question ${i}`, "assistant: ", `assistant: answer ${i}`]);
 			});
 			for (const host of hosts) await host.session.dispose();
-			expect(listeners()).toEqual(before);
+			expect(listenersAdded(before, processListeners())).toEqual({});
 			expect(rejections).toEqual([]);
 		} finally {
 			process.off("warning", onWarning);
