@@ -15,9 +15,10 @@ import type { AgentMessage, AssistantMessage, ImageContent } from "../llm/types.
 import { jsonLine } from "../rpc/jsonl.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
+import { RETRY_CANCELLED } from "../session/retry-policy.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
 import { oneLine, reloadedResourceWarnings, sessionFileChangedForCli, sessionLockedForCli } from "./host.js";
-import { streamSafe } from "./interactive-render.js";
+import { retryCancelledText, streamSafe } from "./interactive-render.js";
 import { outputCapText } from "./output-cap.js";
 import { retryWaitHint } from "./retry-wait-hint.js";
 
@@ -194,6 +195,10 @@ export async function runPrintMode(
 							// The chat's wording (interactive-render.ts), on one line.
 							`Retrying in ${(event.delayMs / 1000).toFixed(1)} s, attempt ${event.attempt}/${event.maxAttempts}: ${event.errorMessage.replace(/\s*\n\s*/g, " ")}\n`,
 						);
+					}
+					// Ctrl+C in the backoff: "Retrying in 60.0 s" must not be the run's last word (gemini-cli#11223).
+					if (event.type === "auto_retry_end" && event.finalError === RETRY_CANCELLED) {
+						out.stderr(`${retryCancelledText(event.attempt)}\n`);
 					}
 				});
 		// Listening first: a run an extension starts from session_start streams from its agent_start.

@@ -24858,6 +24858,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/session-folder-races.test.ts", "test/store/pi-differential-files.property.test.ts"],
 	},
+	{
+		id: "QE01",
+		description:
+			"settle -p says nothing when a retry is cancelled in its backoff (gemini-cli#11223): stderr ends on 'Retrying in 60.0 s'",
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: 'if (event.type === "auto_retry_end" && event.finalError === RETRY_CANCELLED) {',
+				replace: 'if (event.type === "auto_retry_end" && event.finalError === RETRY_CANCELLED && false) {',
+			},
+		],
+		tests: ["test/pi-races/print-interrupt.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -5,13 +5,19 @@
  * streams from a local server whose stream stays open: the request is cut (the server sees its
  * connection closed), nothing is written after the run's end (`-p` prints no partial answer as if
  * it were one; stderr says the request was aborted), and the process exits 130.
+ *
+ * gemini-cli#11223 / codex#4721, replayed: Ctrl+C during a retry's backoff did not stop the retry
+ * flow (the wait ran out and the request went again), and `codex exec` exited 0. Against Settle: a
+ * real `settle -p` sent SIGINT in a 60 s backoff after a 503 exits 130 at once, with no second request,
+ * and its stderr ends saying the retry was aborted (it ended on "Retrying in 60.0 s", as if the retry
+ * were still coming).
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type CliRun, signalSettleWhen, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatPartial } from "../llm/wire/openai.js";
-import { useWireServer } from "../llm/wire/server.js";
+import { json, useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-print-interrupt-");
 
@@ -69,5 +75,56 @@ describe("gemini-cli#11479: Ctrl+C in a non-interactive run was not respected; t
 		// The partial answer is not printed as if it were the answer; stderr says why there is none.
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toBe("streaming\nRequest was aborted\n");
+	});
+});
+
+/** Answers a retried request, which must not be sent: it would fail the run at once. */
+const NOT_EXPECTED = json(500, { error: { message: "a retried request was sent" } });
+
+describe("gemini-cli#11223 / codex#4721: Ctrl+C during a retry's backoff did not stop the retry; exec exited 0", () => {
+	const server = useWireServer();
+	beforeEach(() => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		// A 60 s backoff: only the interrupt can end the wait within the test's time.
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ retry: { baseDelayMs: 60_000, provider: { maxRetries: 0 } } }),
+		);
+		server.reply(json(503, { error: { message: "overloaded", type: "server_error" } }), NOT_EXPECTED);
+	});
+
+	/** `settle <args>` on the local model, sent one SIGINT once `stream` says the backoff started. */
+	function interruptInBackoff(args: string[], stream: "stdout" | "stderr", text: string): Promise<CliRun> {
+		return signalSettleWhen(["--model", "local/coder", "--no-session", ...args], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			stream,
+			text,
+			signal: "SIGINT",
+			guardMs: HANG_GUARD_MS,
+		});
+	}
+
+	it("gemini-cli#11223: settle -p, SIGINT in the 60 s backoff: exit 130 at once, no retried request, stderr ends saying the retry was aborted", async () => {
+		const run = await interruptInBackoff(["-p", "hello"], "stderr", "Retrying in");
+		expect(run.code).toBe(130);
+		expect(server.requests).toHaveLength(1);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toBe("Retrying in 60.0 s, attempt 1/3: 503 overloaded\nAborted after 1 retry attempt.\n");
+	});
+
+	it("codex#4721: settle --mode json -p, SIGINT in the backoff: exit 130, auto_retry_end (Retry cancelled) then agent_settled are the last lines", async () => {
+		const run = await interruptInBackoff(["--mode", "json", "-p", "hello"], "stdout", '"auto_retry_start"');
+		expect(run.code).toBe(130);
+		expect(server.requests).toHaveLength(1);
+		const events = run.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string });
+		expect(events.slice(-2)).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "Retry cancelled" },
+			{ type: "agent_settled" },
+		]);
 	});
 });
