@@ -197,7 +197,12 @@ export async function runPrintMode(
 						);
 					}
 					// Ctrl+C in the backoff: "Retrying in 60.0 s" must not be the run's last word (gemini-cli#11223).
-					if (event.type === "auto_retry_end" && event.finalError === RETRY_CANCELLED) {
+					// An aborted retried answer is said once, as "Request was aborted", at the end.
+					if (
+						event.type === "auto_retry_end" &&
+						event.finalError === RETRY_CANCELLED &&
+						session.messages.at(-1)?.role !== "assistant"
+					) {
 						out.stderr(`${retryCancelledText(event.attempt)}\n`);
 					}
 				});

@@ -24864,11 +24864,16 @@ export const MUTANTS: Mutant[] = [
 			"settle -p says nothing when a retry is cancelled in its backoff (gemini-cli#11223): stderr ends on 'Retrying in 60.0 s'",
 		file: "src/cli/print-mode.ts",
 		edits: [
-			{
-				find: 'if (event.type === "auto_retry_end" && event.finalError === RETRY_CANCELLED) {',
-				replace: 'if (event.type === "auto_retry_end" && event.finalError === RETRY_CANCELLED && false) {',
-			},
+			{ find: "event.finalError === RETRY_CANCELLED &&", replace: "event.finalError === RETRY_CANCELLED && false &&" },
 		],
+		tests: ["test/pi-races/print-interrupt.test.ts"],
+	},
+	{
+		id: "QE02",
+		description:
+			"settle -p says a retry cancelled while its retried answer streamed twice ('Aborted after 1 retry attempt.' and 'Request was aborted')",
+		file: "src/cli/print-mode.ts",
+		edits: [{ find: 'session.messages.at(-1)?.role !== "assistant"', replace: "true" }],
 		tests: ["test/pi-races/print-interrupt.test.ts"],
 	},
 ];

@@ -16,6 +16,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type CliRun, signalSettleWhen, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { slowProvider } from "../cli/slow-provider.js";
 import { chatPartial } from "../llm/wire/openai.js";
 import { json, useWireServer } from "../llm/wire/server.js";
 
@@ -112,6 +113,33 @@ describe("gemini-cli#11223 / codex#4721: Ctrl+C during a retry's backoff did not
 		expect(server.requests).toHaveLength(1);
 		expect(run.stdout).toBe("");
 		expect(run.stderr).toBe("Retrying in 60.0 s, attempt 1/3: 503 overloaded\nAborted after 1 retry attempt.\n");
+	});
+
+	it("gemini-cli#11223: settle -p, SIGINT while the retried request streams: the abort is said once, as the answer's (Request was aborted)", async () => {
+		// An extension's provider: a 503, then a retried answer that streams until it is aborted.
+		const flaky = join(cli.dir, "flaky.ts");
+		writeFileSync(
+			flaky,
+			slowProvider({ name: "flaky", failFirstWith: "503 service unavailable", holdsConnection: true }),
+		);
+		const streaming = join(cli.dir, "streaming.mjs");
+		writeFileSync(streaming, STREAMING_EXTENSION);
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
+		const run = await signalSettleWhen(
+			["-e", flaky, "-e", streaming, "--model", "flaky/flaky-1", "--no-session", "-p", "go"],
+			{
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				stream: "stderr",
+				text: "streaming\n",
+				signal: "SIGINT",
+				guardMs: HANG_GUARD_MS,
+			},
+		);
+		expect(run.code).toBe(130);
+		expect(run.stderr).toBe(
+			"Retrying in 0.0 s, attempt 1/3: 503 service unavailable\nstreaming\nRequest was aborted\n",
+		);
 	});
 
 	it("codex#4721: settle --mode json -p, SIGINT in the backoff: exit 130, auto_retry_end (Retry cancelled) then agent_settled are the last lines", async () => {
