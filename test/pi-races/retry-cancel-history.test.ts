@@ -23,7 +23,7 @@ let h: HarnessWithClock;
 afterEach(() => h?.cleanup());
 
 /** The role and text of each message of a request (`assistant: text`), the system prompt's aside. */
-function conversation(messages: readonly { role: string; content: unknown }[]): string[] {
+function conversation(messages: readonly { role: string; content?: unknown }[]): string[] {
 	return messages.flatMap((message) => {
 		const content = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
 		const text = (content as { type: string; text?: string }[])
