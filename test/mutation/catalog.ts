@@ -24876,6 +24876,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'session.messages.at(-1)?.role !== "assistant"', replace: "true" }],
 		tests: ["test/pi-races/print-interrupt.test.ts"],
 	},
+	{
+		id: "QE03",
+		description:
+			"settle -p stopped in a retry's backoff exits 0 and prints the text before the failed request as the answer (antigravity-cli#1018)",
+		file: "src/cli/print-mode.ts",
+		edits: [{ find: "if (cancelledRetry !== undefined) return EXIT_FAILURE;", replace: "" }],
+		tests: ["test/pi-races/print-interrupt.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -11,11 +11,17 @@
  * real `settle -p` sent SIGINT in a 60 s backoff after a 503 exits 130 at once, with no second request,
  * and its stderr ends saying the retry was aborted (it ended on "Retrying in 60.0 s", as if the retry
  * were still coming).
+ *
+ * antigravity-cli#1018, replayed: a headless run stopped while it retried (its print timeout)
+ * exited 0 with the partial output, though the prompt got no answer. Against Settle: `settle -p`
+ * whose extension stops the run in the backoff (`ctx.abort()`) after a tool turn that wrote a
+ * preamble exits 1, prints no answer (the preamble is not one) and says the retry was aborted;
+ * `--mode json` exits 1 too.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { type CliRun, signalSettleWhen, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { type CliRun, runSettleAsync, signalSettleWhen, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { slowProvider } from "../cli/slow-provider.js";
 import { chatPartial } from "../llm/wire/openai.js";
 import { json, useWireServer } from "../llm/wire/server.js";
@@ -146,6 +152,59 @@ describe("gemini-cli#11223 / codex#4721: Ctrl+C during a retry's backoff did not
 		const run = await interruptInBackoff(["--mode", "json", "-p", "hello"], "stdout", '"auto_retry_start"');
 		expect(run.code).toBe(130);
 		expect(server.requests).toHaveLength(1);
+		const events = run.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string });
+		expect(events.slice(-2)).toEqual([
+			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "Retry cancelled" },
+			{ type: "agent_settled" },
+		]);
+	});
+});
+
+/** Stops the run once its retry's backoff has begun (a budget guard that will not wait on an overloaded provider). */
+const GIVE_UP_EXTENSION = `export default function (pi) {
+	pi.on("agent_end", (event, ctx) => {
+		if (event.willRetry) setTimeout(() => ctx.abort(), 100);
+	});
+}
+`;
+
+describe("antigravity-cli#1018: a headless run stopped while retrying exited 0 with partial output", () => {
+	beforeEach(() => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 60_000 } }));
+	});
+
+	/** `settle <args>` on a faux script: a preamble and a bash call, then a 503 whose retry the extension stops. */
+	function stoppedInBackoff(args: string[]): Promise<CliRun> {
+		const script = join(cli.dir, "script.json");
+		writeFileSync(
+			script,
+			JSON.stringify([
+				{ text: "Let me check the files first.", toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] },
+				{ stopReason: "error", errorMessage: "503 overloaded" },
+				"never asked",
+			]),
+		);
+		const extension = join(cli.dir, "give-up.mjs");
+		writeFileSync(extension, GIVE_UP_EXTENSION);
+		return runSettleAsync(["--approve", "--faux-script", script, "--no-session", "-e", extension, ...args], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+	}
+
+	it("antigravity-cli#1018: settle -p, the retry stopped in its backoff: exit 1, no answer on stdout (not the preamble), stderr says the retry was aborted", async () => {
+		const run = await stoppedInBackoff(["-p", "check the files"]);
+		expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: "" });
+		expect(run.stderr).toBe("Retrying in 60.0 s, attempt 1/3: 503 overloaded\nAborted after 1 retry attempt.\n");
+	});
+
+	it("antigravity-cli#1018: settle --mode json -p, the retry stopped in its backoff: exit 1, auto_retry_end (Retry cancelled) then agent_settled last", async () => {
+		const run = await stoppedInBackoff(["--mode", "json", "-p", "check the files"]);
+		expect(run.code).toBe(1);
 		const events = run.stdout
 			.trimEnd()
 			.split("\n")
