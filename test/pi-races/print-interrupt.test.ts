@@ -177,8 +177,8 @@ describe("antigravity-cli#1018: a headless run stopped while retrying exited 0 w
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 60_000 } }));
 	});
 
-	/** `settle <args>` on a faux script: a preamble and a bash call, then a 503 whose retry the extension stops. */
-	function stoppedInBackoff(args: string[]): Promise<CliRun> {
+	/** A faux script: a preamble and a bash call, then a 503 (retried after 60 s), then an answer. */
+	function preambleThen503(): string {
 		const script = join(cli.dir, "script.json");
 		writeFileSync(
 			script,
@@ -188,13 +188,30 @@ describe("antigravity-cli#1018: a headless run stopped while retrying exited 0 w
 				"never asked",
 			]),
 		);
+		return script;
+	}
+
+	/** `settle <args>` on {@link preambleThen503}, the extension stopping the run in the backoff. */
+	function stoppedInBackoff(args: string[]): Promise<CliRun> {
 		const extension = join(cli.dir, "give-up.mjs");
 		writeFileSync(extension, GIVE_UP_EXTENSION);
-		return runSettleAsync(["--approve", "--faux-script", script, "--no-session", "-e", extension, ...args], {
+		return runSettleAsync(["--approve", "--faux-script", preambleThen503(), "--no-session", "-e", extension, ...args], {
 			cwd: cli.project,
 			agentDir: cli.agentDir,
 		});
 	}
+
+	it("antigravity-cli#1018: settle -p, SIGINT in that backoff: exit 130, and the preamble is not printed as the answer", async () => {
+		const run = await signalSettleWhen(["--approve", "--faux-script", preambleThen503(), "--no-session", "-p", "go"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			stream: "stderr",
+			text: "Retrying in",
+			signal: "SIGINT",
+			guardMs: HANG_GUARD_MS,
+		});
+		expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 130, stdout: "" });
+	});
 
 	it("antigravity-cli#1018: settle -p, the retry stopped in its backoff: exit 1, no answer on stdout (not the preamble), stderr says the retry was aborted", async () => {
 		const run = await stoppedInBackoff(["-p", "check the files"]);
