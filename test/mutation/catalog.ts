@@ -24121,10 +24121,8 @@ export const MUTANTS: Mutant[] = [
 		description:
 			'print mode goes on after a failed step: `settle -p "step 1" "step 2"` with step 1 refused sends step 2 and exits 0 on its answer (KSP-CKAN/CKAN#2941)',
 		edits: [
-			{
-				find: "if (unanswered !== undefined || (answer !== answeredBefore && answer && isFailed(answer))) break;",
-				replace: "",
-			},
+			{ find: "if (unanswered !== undefined || cancelledRetry !== undefined) break;", replace: "" },
+			{ find: "if (answer !== answeredBefore && answer && isFailed(answer)) break;", replace: "" },
 		],
 		tests: ["test/pi-races/print-failed-step.test.ts"],
 	},
