@@ -254,7 +254,7 @@ export class TranscriptPrinter {
 				else if (event.finalError === RETRY_CANCELLED) {
 					// Stopped, not failed (Ctrl+C, abortRetry): said as an abort is, once (pi: "Aborted after N retry attempts").
 					if (!this.abortShown) {
-						this.line(s.yellow(`Aborted after ${event.attempt} retry attempt${event.attempt === 1 ? "" : "s"}.`));
+						this.line(s.yellow(retryCancelledText(event.attempt)));
 					}
 					this.abortShown = true;
 				} else this.line(s.red(`Retry failed: ${oneLineText(event.finalError ?? "unknown error")}`));
@@ -460,4 +460,9 @@ export function sessionFileChangedForChat(message: string): string | undefined {
 		? ""
 		: " /resume reopens the file as it is now;";
 	return `${what} The conversation so far is still here: /clone saves it to a new session file and goes on there;${reopen} /new starts another session.`;
+}
+
+/** A retry stopped in its backoff or retried request (Ctrl+C, abortRetry), as pi says it. */
+export function retryCancelledText(attempt: number): string {
+	return `Aborted after ${attempt} retry attempt${attempt === 1 ? "" : "s"}.`;
 }

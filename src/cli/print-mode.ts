@@ -15,9 +15,11 @@ import type { AgentMessage, AssistantMessage, ImageContent } from "../llm/types.
 import { jsonLine } from "../rpc/jsonl.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import type { AgentSession } from "../session/agent-session.js";
+import type { AgentSessionEvent } from "../session/events.js";
+import { RETRY_CANCELLED } from "../session/retry-policy.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
 import { oneLine, reloadedResourceWarnings, sessionFileChangedForCli, sessionLockedForCli } from "./host.js";
-import { streamSafe } from "./interactive-render.js";
+import { retryCancelledText, streamSafe } from "./interactive-render.js";
 import { outputCapText } from "./output-cap.js";
 import { retryWaitHint } from "./retry-wait-hint.js";
 
@@ -150,7 +152,7 @@ export function extensionErrorLine(
 /**
  * Runs `messages` in order and prints; a prompt whose answer failed or went unanswered ends the
  * run there (the later ones are not sent). Returns the exit code: 1 when the last answer is an error or was
- * aborted (its message on stderr), the last prompt got no answer (`agent_settled.errorMessage`: an
+ * aborted (its message on stderr), its retry was cancelled in the backoff, the last prompt got no answer (`agent_settled.errorMessage`: an
  * overflow compaction could not recover; pi prints nothing and exits 0 there), or a prompt was
  * rejected — 4 / 5 instead when that failure's `SettleError` code is `NO_AUTH` / `SESSION_LOCKED`
  * ({@link exitCodeOf}; a failed answer's code is {@link failureOf} it). Text mode prints the last
@@ -178,6 +180,8 @@ export async function runPrintMode(
 	// The last prompt's latest answer text as it arrived: a message the session could not write
 	// (its file deleted or written to by another program) leaves the transcript, not the screen.
 	let arrivedAnswer: string | undefined;
+	// The last prompt's retry was cancelled in its backoff: the attempt, when the prompt got no answer.
+	let cancelledRetry: number | undefined;
 	const bind = async (session: AgentSession) => {
 		unsubscribe?.();
 		unwait?.();
@@ -185,6 +189,7 @@ export async function runPrintMode(
 		unsubscribe = json
 			? session.subscribe((event) => {
 					if (event.type === "agent_settled") unanswered = event.errorMessage;
+					if (event.type === "auto_retry_end") cancelledRetry = cancelledInBackoff(session, event);
 					out.stdout(jsonLine(event));
 				})
 			: session.subscribe((event) => {
@@ -198,6 +203,12 @@ export async function runPrintMode(
 							// The chat's wording (interactive-render.ts), on one line.
 							`Retrying in ${(event.delayMs / 1000).toFixed(1)} s, attempt ${event.attempt}/${event.maxAttempts}: ${event.errorMessage.replace(/\s*\n\s*/g, " ")}\n`,
 						);
+					}
+					// Ctrl+C in the backoff: "Retrying in 60.0 s" must not be the run's last word (gemini-cli#11223).
+					// An aborted retried answer is said once, as "Request was aborted", at the end.
+					if (event.type === "auto_retry_end") {
+						cancelledRetry = cancelledInBackoff(session, event);
+						if (cancelledRetry !== undefined) out.stderr(`${retryCancelledText(cancelledRetry)}\n`);
 					}
 				});
 		// Listening first: a run an extension starts from session_start streams from its agent_start.
@@ -217,6 +228,7 @@ export async function runPrintMode(
 		for (const [index, message] of options.messages.entries()) {
 			const images = index === 0 && options.images?.length ? { images: [...options.images] } : undefined;
 			unanswered = undefined;
+			cancelledRetry = undefined;
 			const answeredBefore = lastAssistant(runtime.session);
 			await runtime.session.prompt(message, images);
 			// A command may have started a run with pi.sendUserMessage: its answer is this prompt's.
@@ -224,7 +236,8 @@ export async function runPrintMode(
 			// A failed step ends the script (`settle -p "step 1" "step 2"`): the next prompts would build on
 			// it, and only the last answer decides the exit code — it would read 0 (KSP-CKAN/CKAN#2941).
 			const answer = lastAssistant(runtime.session);
-			if (unanswered !== undefined || (answer !== answeredBefore && answer && isFailed(answer))) break;
+			if (unanswered !== undefined || cancelledRetry !== undefined) break;
+			if (answer !== answeredBefore && answer && isFailed(answer)) break;
 		}
 		const last = lastAssistant(runtime.session);
 		const failed = last !== undefined && isFailed(last);
@@ -238,6 +251,9 @@ export async function runPrintMode(
 				? lockRefusalForCli(cause.message, answerNotWritten(runtime.session, arrivedAnswer))
 				: cause && sessionFileChangedForCli(cause);
 		const failure = exitCodeOf(cause);
+		// Stopped in a retry's backoff: no answer, and the text before the failed request is not one
+		// (antigravity-cli#1018: a headless run stopped while retrying exited 0 with partial output).
+		if (cancelledRetry !== undefined) return EXIT_FAILURE;
 		if (unanswered !== undefined && !failed) {
 			// pi prints nothing and exits 0 here: a script could not tell the prompt went unanswered.
 			if (!json) out.stderr(`Error: ${unanswered}\n`);
@@ -303,6 +319,20 @@ function compactionOffHint(session: AgentSession, last: AssistantMessage): strin
 	if (last.stopReason !== "error" || session.autoCompactionEnabled) return undefined;
 	if (!isContextOverflow(last, session.model?.contextWindow)) return undefined;
 	return "The conversation no longer fits the model's context window, and automatic compaction is off (the compaction.enabled setting is false): resume with `settle -c` and run /compact, or set compaction.enabled to true.";
+}
+
+/**
+ * The attempt whose retry was cancelled in its backoff (Ctrl+C, an extension's `ctx.abort()`), or
+ * undefined: the failed answer was taken out for the retry, so no answer ends the prompt. A retried
+ * answer aborted while it streamed ends it instead (reported as an aborted answer).
+ */
+function cancelledInBackoff(
+	session: AgentSession,
+	event: Extract<AgentSessionEvent, { type: "auto_retry_end" }>,
+): number | undefined {
+	return event.finalError === RETRY_CANCELLED && session.messages.at(-1)?.role !== "assistant"
+		? event.attempt
+		: undefined;
 }
 
 /** An answer that ended in an error or was aborted: print mode reports it and exits non-zero. */

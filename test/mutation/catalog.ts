@@ -24121,10 +24121,8 @@ export const MUTANTS: Mutant[] = [
 		description:
 			'print mode goes on after a failed step: `settle -p "step 1" "step 2"` with step 1 refused sends step 2 and exits 0 on its answer (KSP-CKAN/CKAN#2941)',
 		edits: [
-			{
-				find: "if (unanswered !== undefined || (answer !== answeredBefore && answer && isFailed(answer))) break;",
-				replace: "",
-			},
+			{ find: "if (unanswered !== undefined || cancelledRetry !== undefined) break;", replace: "" },
+			{ find: "if (answer !== answeredBefore && answer && isFailed(answer)) break;", replace: "" },
 		],
 		tests: ["test/pi-races/print-failed-step.test.ts"],
 	},
@@ -24969,6 +24967,32 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/sdk-hosts.test.ts"],
+	},
+	{
+		id: "QE01",
+		description:
+			"settle -p says nothing when a retry is cancelled in its backoff (gemini-cli#11223): stderr ends on 'Retrying in 60.0 s'",
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{ find: "event.finalError === RETRY_CANCELLED &&", replace: "event.finalError === RETRY_CANCELLED && false &&" },
+		],
+		tests: ["test/pi-races/print-interrupt.test.ts"],
+	},
+	{
+		id: "QE02",
+		description:
+			"settle -p says a retry cancelled while its retried answer streamed twice ('Aborted after 1 retry attempt.' and 'Request was aborted')",
+		file: "src/cli/print-mode.ts",
+		edits: [{ find: 'session.messages.at(-1)?.role !== "assistant"', replace: "true" }],
+		tests: ["test/pi-races/print-interrupt.test.ts"],
+	},
+	{
+		id: "QE03",
+		description:
+			"settle -p stopped in a retry's backoff exits 0 and prints the text before the failed request as the answer (antigravity-cli#1018)",
+		file: "src/cli/print-mode.ts",
+		edits: [{ find: "if (cancelledRetry !== undefined) return EXIT_FAILURE;", replace: "" }],
+		tests: ["test/pi-races/print-interrupt.test.ts"],
 	},
 ];
 
