@@ -24858,6 +24858,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/session-folder-races.test.ts", "test/store/pi-differential-files.property.test.ts"],
 	},
+	{
+		id: "QF01",
+		description:
+			"The HTML export labels a `!` command that timed out as cancelled again, while the model read 'Command timed out after N seconds'",
+		file: "src/export/page.ts",
+		edits: [{ find: 'typeof m.timedOutAfter === "number" ?', replace: "false ?" }],
+		tests: ["test/export/export-page.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
