@@ -24729,7 +24729,7 @@ export const MUTANTS: Mutant[] = [
 		id: "QB04",
 		description: "a failed compaction's summary usage is not recorded",
 		file: "src/session/compaction-runner.ts",
-		edits: [{ find: "if (!saved) await recordUnsavedSummaryUsage(s, job.model, billed);", replace: "" }],
+		edits: [{ find: 'await recordUnsavedSummaryUsage(s, "compaction", job.model, billed, note);', replace: "" }],
 		tests: ["test/pi-races/usage-failed-compaction.test.ts", "test/pi-races/compaction-summary-cut.test.ts"],
 	},
 	{
@@ -24865,6 +24865,14 @@ export const MUTANTS: Mutant[] = [
 		file: "src/export/page.ts",
 		edits: [{ find: 'typeof m.timedOutAfter === "number" ?', replace: "false ?" }],
 		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "QF02",
+		description:
+			"A failed branch summary's billed summary answer is dropped again: /session's tokens and spent leave out what the failed /tree summary cost",
+		file: "src/session/tree-navigation.ts",
+		edits: [{ find: 'await recordUnsavedSummaryUsage(s, "branch_summary", model, billed, note);', replace: "" }],
+		tests: ["test/pi-races/usage-failed-compaction.test.ts"],
 	},
 ];
 
