@@ -24874,6 +24874,41 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'await recordUnsavedSummaryUsage(s, "branch_summary", model, billed, note);', replace: "" }],
 		tests: ["test/pi-races/usage-failed-compaction.test.ts"],
 	},
+	{
+		id: "QF03",
+		description:
+			"A `!` command's bytes that are not UTF-8 are not kept: no full-output file holds the Latin-1/GBK bytes the output shows as U+FFFD",
+		file: "src/session/bash-runner.ts",
+		edits: [{ find: "\t\t\tkeepBytesNotUtf8: true,\n", replace: "" }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts", "test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "QF04",
+		description: "A `!` command's result no longer says some output bytes were not UTF-8 (notUtf8 never set)",
+		file: "src/session/bash-runner.ts",
+		edits: [{ find: "if (snapshot.notUtf8) result.notUtf8 = true;", replace: "" }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts", "test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "QF05",
+		description:
+			"The model reads a `!` command's U+FFFD output with no note that bytes were replaced or where they are kept",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: "if (message.notUtf8) {", replace: "if (false) {" }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts"],
+	},
+	{
+		id: "QF06",
+		description: "settle -i shows a `!` command's U+FFFD output without saying bytes were not UTF-8 text",
+		file: "src/cli/interactive-mode.ts",
+		edits: [
+			{
+				find: 'if (result.notUtf8) printer.notice("(bytes that are not UTF-8 text are shown as \\ufffd)");',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
