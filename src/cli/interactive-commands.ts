@@ -563,8 +563,9 @@ function model(host: CommandHost, args: string): Promise<void> | void {
 		return;
 	}
 	// As pi's /model <ref>: provider/id or a bare id, which may hold a slash itself (openclaw#44498),
-	// case-insensitively.
-	const match = exactModelMatch(args, available);
+	// case-insensitively. A bare id several providers serve is the settings' defaultProvider's, as
+	// for --model and the SDK (pi#1419).
+	const match = exactModelMatch(args, available, session.settingsManager.getDefaultProvider());
 	if (!match) {
 		const several = available.filter((candidate) => candidate.id.toLowerCase() === args.toLowerCase()).length > 1;
 		const hint = several ? "several providers serve it: give provider/id" : "/model lists the models";

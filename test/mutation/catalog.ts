@@ -24909,6 +24909,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/interactive-chat.test.ts"],
 	},
+	{
+		id: "QF07",
+		description:
+			"settle -i's /model <bare id> ignores defaultProvider again: an id two providers serve is refused while --model takes the default provider's",
+		file: "src/cli/interactive-commands.ts",
+		edits: [
+			{
+				find: "exactModelMatch(args, available, session.settingsManager.getDefaultProvider())",
+				replace: "exactModelMatch(args, available)",
+			},
+		],
+		tests: ["test/pi-races/model-shared-ids.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
