@@ -13324,7 +13324,7 @@ export const MUTANTS: Mutant[] = [
 			"settle -i's /model <ref> splits at the slash again: an id holding one (minimaxai/minimax-m2.5) is not found (openclaw#44498)",
 		edits: [
 			{
-				find: "const match = exactModelMatch(args, available);",
+				find: "const match = exactModelMatch(args, available, session.settingsManager.getDefaultProvider());",
 				replace:
 					'const match = available.find((candidate) => (args.includes("/") ? name(candidate) : candidate.id) === args);',
 			},
@@ -24849,11 +24849,12 @@ export const MUTANTS: Mutant[] = [
 			"SessionManager.continueRecent opens the newest file by mtime again: a header-only file or one whose mtime a copy bumped is taken over the session settle -c continues",
 		file: "src/store/session-manager.ts",
 		edits: [
-			{ find: "\tlatestActiveSession,\n", replace: "\tlatestActiveSession,\n\tfindMostRecentSession,\n" },
+			{ find: "\tlatestActiveSession,\n", replace: "\tlatestActiveSession,\n\treadSessionHeader,\n" },
+			{ find: "\topenSync,\n", replace: "\topenSync,\n\treaddirSync,\n" },
 			{
 				find: "return recent ? SessionManager.openReadAhead(recent.read, dir, cwd) : SessionManager.create(cwd, dir);",
 				replace:
-					"const newest = findMostRecentSession(dir, cwd);\n\t\treturn recent && newest ? SessionManager.open(newest, dir, cwd) : SessionManager.create(cwd, dir);",
+					"const newest = readdirSync(dir).filter((name) => name.endsWith('.jsonl')).map((name) => join(dir, name)).filter((path) => readSessionHeader(path)?.cwd === resolve(cwd)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];\n\t\treturn recent && newest ? SessionManager.open(newest, dir, cwd) : SessionManager.create(cwd, dir);",
 			},
 		],
 		tests: ["test/pi-races/session-folder-races.test.ts", "test/store/pi-differential-files.property.test.ts"],
