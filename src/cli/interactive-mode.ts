@@ -453,7 +453,15 @@ export async function runInteractiveMode(
 				.some((known) => known.name === command.name) &&
 			!reachesSkill(line, session())
 		) {
-			printer.line(style.red(`Error: ${unknownCommandText(command.name)}`));
+			const skills = session().resourceLoader.getSkills().skills;
+			printer.line(
+				style.red(
+					`Error: ${unknownCommandText(
+						command.name,
+						skills.map((skill) => skill.name),
+					)}`,
+				),
+			);
 			return;
 		}
 		// An extension's command is accepted once its handler has finished.

@@ -24923,6 +24923,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/model-shared-ids.test.ts"],
 	},
+	{
+		id: "QF08",
+		description:
+			"settle -i's /skill:Code with only a skill `code` is a bare 'unknown command' again, not naming /skill:code (names are case-sensitive)",
+		file: "src/cli/interactive-commands.ts",
+		edits: [{ find: 'if (name.startsWith("skill:")) {', replace: "if (false) {" }],
+		tests: ["test/pi-races/skills-spaced-names.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
