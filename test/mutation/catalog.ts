@@ -24873,7 +24873,7 @@ export const MUTANTS: Mutant[] = [
 			"A failed branch summary's billed summary answer is dropped again: /session's tokens and spent leave out what the failed /tree summary cost",
 		file: "src/session/tree-navigation.ts",
 		edits: [{ find: 'await recordUnsavedSummaryUsage(s, "branch_summary", model, billed, note);', replace: "" }],
-		tests: ["test/pi-races/usage-failed-compaction.test.ts"],
+		tests: ["test/pi-races/usage-failed-compaction.test.ts", "test/pi-races/branch-summary-budget.test.ts"],
 	},
 	{
 		id: "QF03",
