@@ -563,8 +563,9 @@ function model(host: CommandHost, args: string): Promise<void> | void {
 		return;
 	}
 	// As pi's /model <ref>: provider/id or a bare id, which may hold a slash itself (openclaw#44498),
-	// case-insensitively.
-	const match = exactModelMatch(args, available);
+	// case-insensitively. A bare id several providers serve is the settings' defaultProvider's, as
+	// for --model and the SDK (pi#1419).
+	const match = exactModelMatch(args, available, session.settingsManager.getDefaultProvider());
 	if (!match) {
 		const several = available.filter((candidate) => candidate.id.toLowerCase() === args.toLowerCase()).length > 1;
 		const hint = several ? "several providers serve it: give provider/id" : "/model lists the models";
@@ -689,11 +690,20 @@ export function reportReload(host: Pick<CommandHost, "runtime" | "print" | "warn
 /**
  * The error for `/<name>` when neither a built-in nor an extension command has that name. pi's
  * `/share` (an upload to a secret GitHub gist, pi#7217) gets what to do instead: Settle uploads
- * nothing.
+ * nothing. A `/skill:<name>` that differs from loaded `skillNames` only in case names them.
  */
-export function unknownCommandText(name: string): string {
+export function unknownCommandText(name: string, skillNames: readonly string[] = []): string {
 	if (name === "share") {
 		return "/share is pi's upload of the session page to a secret GitHub gist; Settle uploads nothing. Write the page with /export [file.html] and share that file.";
+	}
+	// As in pi, `/skill:<name>` matches the name exactly; a user typing `Code` for `code` is told which.
+	if (name.startsWith("skill:")) {
+		const typed = name.slice(6).toLowerCase();
+		const meant = skillNames.filter((skill) => skill.toLowerCase() === typed).sort();
+		if (meant.length > 0) {
+			const names = meant.map((skill) => `/skill:${skill}`).join(" or ");
+			return `unknown command /${name}. Skill names are case-sensitive: did you mean ${names}?`;
+		}
 	}
 	return `unknown command /${name}. Type /help for the commands.`;
 }

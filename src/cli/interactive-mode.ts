@@ -391,6 +391,7 @@ export async function runInteractiveMode(
 			if (result.cancelled) printer.line(style.yellow("(cancelled)"));
 			else if (result.exitCode !== 0) printer.line(style.red(`(exit ${result.exitCode ?? "unknown"})`));
 			// The record names this file (cut output, or terminal codes left out): so does the chat.
+			if (result.notUtf8) printer.notice("(bytes that are not UTF-8 text are shown as \ufffd)");
 			if (result.fullOutputPath) {
 				printer.notice(
 					result.truncated
@@ -453,7 +454,15 @@ export async function runInteractiveMode(
 				.some((known) => known.name === command.name) &&
 			!reachesSkill(line, session())
 		) {
-			printer.line(style.red(`Error: ${unknownCommandText(command.name)}`));
+			const skills = session().resourceLoader.getSkills().skills;
+			printer.line(
+				style.red(
+					`Error: ${unknownCommandText(
+						command.name,
+						skills.map((skill) => skill.name),
+					)}`,
+				),
+			);
 			return;
 		}
 		// An extension's command is accepted once its handler has finished.

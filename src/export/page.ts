@@ -295,7 +295,8 @@ function messageView(e, m, results, shown) {
 			box.appendChild(roleLine("User ran", (m.excludeFromContext ? "not sent to the model · " : "") + time(m.timestamp)));
 			box.appendChild(el("pre", "code", "$ " + m.command));
 			box.appendChild(output(m.output || ""));
-			var status = m.cancelled ? "cancelled" : m.exitCode === undefined || m.exitCode === null ? "" : "exit code " + m.exitCode;
+			// As the model reads it (bashExecutionToText): a timeout is not the user's cancel.
+			var status = typeof m.timedOutAfter === "number" ? "timed out after " + m.timedOutAfter + " seconds" : m.cancelled ? "cancelled" : m.exitCode === undefined || m.exitCode === null ? "" : "exit code " + m.exitCode;
 			if (m.truncated) status += (status ? ", " : "") + "output truncated";
 			if (status) box.appendChild(el("div", m.exitCode ? "error" : "meta", status));
 			return box;

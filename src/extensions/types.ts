@@ -1221,6 +1221,8 @@ export interface UserBashResult {
 	fullOutputPath?: string;
 	/** Seconds of the timeout that stopped the command (then `cancelled` is true too). */
 	timedOutAfter?: number;
+	/** Some output bytes were not UTF-8 text (GBK, Shift-JIS, Latin-1): `output` shows them as U+FFFD, `fullOutputPath` keeps them. */
+	notUtf8?: boolean;
 }
 
 /** What a `user_bash` handler returns. */

@@ -106,6 +106,7 @@ export class BashRunner {
 			stripEscapes: true,
 			redrawCarriageReturns: true,
 			dropControlCharacters: true,
+			keepBytesNotUtf8: true,
 		});
 		const decoder = new TextDecoder();
 		let exitCode: number | undefined;
@@ -147,6 +148,7 @@ export class BashRunner {
 		};
 		if (snapshot.fullOutputPath) result.fullOutputPath = snapshot.fullOutputPath;
 		if (timedOut && options.timeout !== undefined) result.timedOutAfter = options.timeout;
+		if (snapshot.notUtf8) result.notUtf8 = true;
 		// A disposed session's log is closed, or already the next session's: nothing more goes into it.
 		if (this.disposed) {
 			// Must not throw: a failed removal would replace SESSION_CLOSED.
@@ -183,6 +185,7 @@ export class BashRunner {
 		};
 		if (result.fullOutputPath !== undefined) message.fullOutputPath = result.fullOutputPath;
 		if (result.timedOutAfter !== undefined) message.timedOutAfter = result.timedOutAfter;
+		if (result.notUtf8) message.notUtf8 = true;
 		if (options.excludeFromContext) message.excludeFromContext = true;
 		if (holdsSideMessages(this.s)) this.s.queues.holdBash(message);
 		else this.s.transcript.append(message);

@@ -30,6 +30,7 @@ import { requireModelAndAuth } from "./prompt-pipeline.js";
 import { isRequestOverThreshold, noteCompactedContext, recoveryClass, thresholdCheck } from "./run-outcome.js";
 import { summarizationRetry } from "./summarization-retry.js";
 import { summaryPayloadHook } from "./summary-payload.js";
+import { recordUnsavedSummaryUsage } from "./unsaved-summary-usage.js";
 
 /** Payload of a manual `COMPACT` request. */
 export interface ManualCompactionPayload {
@@ -415,34 +416,14 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 		const aborted = controller.signal.aborted || error instanceof CompactionCancelled;
 		const texts = await import("../compaction/texts.js");
 		const errorMessage = aborted ? undefined : texts.compactionFailureMessage(reason, error);
-		if (!saved) await recordUnsavedSummaryUsage(s, job.model, billed);
+		if (!saved) {
+			const note = "summary requests of a compaction that failed";
+			await recordUnsavedSummaryUsage(s, "compaction", job.model, billed, note);
+		}
 		await reportFailure(s, reason, aborted, errorMessage, fromExtension);
 		return { ok: false, aborted, errorMessage, error };
 	} finally {
 		if (s.scratch.compactionController === controller) s.scratch.compactionController = undefined;
-	}
-}
-
-/**
- * A failed or cancelled compaction's summary answers were billed all the same: their summed usage
- * goes into a `usage` entry (kind `compaction`), so the session's totals keep it. Never throws.
- */
-async function recordUnsavedSummaryUsage(s: SessionInternals, model: Model, billed: readonly Usage[]): Promise<void> {
-	if (billed.length === 0) return;
-	const { addUsage } = await import("../compaction/request.js");
-	const usage = billed.reduce((sum, next) => addUsage(sum, next));
-	// A refused request (a 400, an error before any answer) reports nothing: the file stays as it was.
-	if (!(usage.input + usage.output + usage.cacheRead + usage.cacheWrite > 0 || usage.cost.total > 0)) return;
-	try {
-		s.sessionManager.appendUsage(
-			"compaction",
-			model.provider,
-			model.id,
-			usage,
-			"summary requests of a compaction that failed",
-		);
-	} catch {
-		// A session that can no longer be written keeps its failure report; the usage is what is lost.
 	}
 }
 

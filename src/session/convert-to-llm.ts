@@ -101,6 +101,12 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
 	} else if (message.exitCode !== null && message.exitCode !== undefined && message.exitCode !== 0) {
 		text += `\n\nCommand exited with code ${message.exitCode}`;
 	}
+	if (message.notUtf8) {
+		// As the bash tool says it (wave-agent#1753): the model can convert the kept bytes.
+		text += message.fullOutputPath
+			? `\n\n[Bytes that are not UTF-8 text are shown as \ufffd; ${message.fullOutputPath} keeps them: convert it with iconv -f <its encoding> -t UTF-8 (for example GBK, SHIFT_JIS, CP1252).]`
+			: "\n\n[Bytes that are not UTF-8 text are shown as \ufffd.]";
+	}
 	if (message.truncated && message.fullOutputPath) {
 		text += `\n\n[Output truncated. Full output: ${message.fullOutputPath}]`;
 	} else if (message.truncated) {

@@ -29,6 +29,11 @@ export interface BashExecutionMessage {
 	 * what pi reads): the model is told it timed out, not that it was cancelled.
 	 */
 	timedOutAfter?: number;
+	/**
+	 * Some output bytes were not UTF-8 text (GBK, Shift-JIS, Latin-1): `output` shows them as U+FFFD,
+	 * the full-output file keeps them, and the model is told so.
+	 */
+	notUtf8?: boolean;
 	/** `!!` commands: kept in the log, never sent to the model. */
 	excludeFromContext?: boolean;
 	timestamp: number;

@@ -14,13 +14,14 @@
 import type { NavigateTreeInput, NavigateTreeOutput } from "../../machines/prompt-operation.machine.js";
 import { SettleError } from "../errors.js";
 import type { NavigateTreeOptions, TreePreparation } from "../extensions/types.js";
-import type { AgentMessage, ImageContent, TextContent } from "../llm/types.js";
+import type { AgentMessage, ImageContent, TextContent, Usage } from "../llm/types.js";
 import type { BranchSummaryEntry, FileOperationDetails, SessionEntry } from "../store/entries.js";
 import type { SessionInternals } from "./internals.js";
 import { requireModelAndAuth } from "./prompt-pipeline.js";
 import { forgetCompactedContext } from "./run-outcome.js";
 import { summarizationRetry } from "./summarization-retry.js";
 import { summaryPayloadHook } from "./summary-payload.js";
+import { recordUnsavedSummaryUsage } from "./unsaved-summary-usage.js";
 
 export type { NavigateTreeOptions } from "../extensions/types.js";
 
@@ -214,6 +215,8 @@ async function navigate(
 		if (summarize && !summary && entriesToSummarize.length > 0) {
 			const model = await requireModelAndAuth(s);
 			const apiKey = await s.modelRuntime.getApiKey(model.provider);
+			// Summary answers that were billed: recorded apart when no summary entry carries them.
+			const billed: Usage[] = [];
 			try {
 				const generated = await generateBranchSummary(entriesToSummarize, {
 					model,
@@ -222,6 +225,7 @@ async function navigate(
 					thinkingLevel: s.agent.state.thinkingLevel,
 					reserveTokens: s.settingsManager.getBranchSummarySettings().reserveTokens,
 					retry: summarizationRetry(s, { source: "branchSummary" }),
+					onAnswerUsage: (usage) => billed.push(usage),
 					...summaryPayloadHook(runner),
 					...(apiKey !== undefined ? { apiKey } : {}),
 					...(customInstructions !== undefined ? { customInstructions } : {}),
@@ -230,6 +234,8 @@ async function navigate(
 				summary = { text: generated.summary, details: generated.details satisfies FileOperationDetails };
 				if (generated.usage) summary.usage = generated.usage;
 			} catch (error) {
+				const note = "summary requests of a branch summary that failed";
+				await recordUnsavedSummaryUsage(s, "branch_summary", model, billed, note);
 				if (controller.signal.aborted) return { cancelled: true, aborted: true };
 				throw error;
 			}

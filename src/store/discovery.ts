@@ -56,36 +56,8 @@ function cwdMatches(cwd: unknown, resolvedCwd: string): boolean {
 }
 
 /**
- * The most recently modified `.jsonl` session in `sessionDir` (by mtime) with a valid header, and
- * when `cwd` is given, started in that cwd. Null when there is none. Must not throw.
- *
- * @example
- * ```ts
- * const latest = findMostRecentSession(getDefaultSessionDirPath(process.cwd()));
- * ```
- */
-export function findMostRecentSession(sessionDir: string, cwd?: string): string | null {
-	const dir = resolve(sessionDir);
-	const resolvedCwd = cwd === undefined ? undefined : resolve(cwd);
-	try {
-		const files = readdirSync(dir)
-			.filter((name) => name.endsWith(".jsonl"))
-			.map((name) => join(dir, name))
-			.map((path) => ({ path, mtime: statSync(path).mtimeMs }))
-			.sort((a, b) => b.mtime - a.mtime);
-		for (const { path } of files) {
-			const header = readSessionHeader(path);
-			if (header && (resolvedCwd === undefined || cwdMatches(header.cwd, resolvedCwd))) return path;
-		}
-	} catch {
-		// unreadable directory: no session
-	}
-	return null;
-}
-
-/**
  * The session of `cwd` in `sessionDir` the session lists put first: the latest `modified` (its last
- * user or assistant message, or a fork's creation), as {@link listSessionsIn} sorts. Unlike {@link findMostRecentSession},
+ * user or assistant message, or a fork's creation), as {@link listSessionsIn} sorts. Unlike the newest file by mtime (pi's `findMostRecentSession`),
  * a file whose mtime a sync, a backup restore or a copy bumped without a new message is not taken
  * for the latest. A file holding no user or assistant message nor `!` result (a header, a model pick) is taken only
  * when no session of `cwd` holds one (oh-my-pi#12538). Files are read newest mtime first, and the search stops at the first file older
@@ -158,15 +130,15 @@ export function latestActiveSession(
 /**
  * The `.jsonl` files of `sessionDir` that hold bytes but no session header — a crash can leave a
  * cut line or NUL bytes where the header was — modified after `afterMs` (every one when
- * undefined), newest first. {@link findMostRecentSession} passes over them without a word; a host
+ * undefined), newest first. {@link findLatestActiveSession} passes over them without a word; a host
  * can name them. Must not throw.
  *
  * @example
  * ```ts
  * import { statSync } from "node:fs";
  * const dir = "/home/me/.settle/agent/sessions/--home-me-app--";
- * const latest = findMostRecentSession(dir, "/home/me/app");
- * const passedOver = unreadableSessionFiles(dir, latest ? statSync(latest).mtimeMs : undefined);
+ * const latest = await findLatestActiveSession(dir, "/home/me/app");
+ * const passedOver = unreadableSessionFiles(dir, latest ? statSync(latest.path).mtimeMs : undefined);
  * ```
  */
 export function unreadableSessionFiles(sessionDir: string, afterMs?: number): string[] {

@@ -1,6 +1,6 @@
 /** Public surface of the session store (re-exported from the package root). */
 
-export { findMostRecentSession, readSessionHeader, type SessionListProgress } from "./discovery.js";
+export { readSessionHeader, type SessionListProgress } from "./discovery.js";
 export type * from "./entries.js";
 export { CURRENT_SESSION_VERSION } from "./entries.js";
 export { assertValidSessionId, createSessionId, INVALID_SESSION_ID_MESSAGE } from "./ids.js";

@@ -175,7 +175,7 @@ describe("settle -i: /tree and /label", () => {
 		expect(await chat.end()).toBe(0);
 	});
 
-	it("pi#8845: a branch summary whose answer stops at its token cap is one clear error: nothing written, still at the same point; Summarize again records the complete summary", async () => {
+	it("pi#8845: a branch summary whose answer stops at its token cap is one clear error: no summary written (its cost recorded), still at the same point; Summarize again records the complete summary", async () => {
 		const steps = script([
 			"answer one",
 			"answer two",
@@ -194,7 +194,10 @@ describe("settle -i: /tree and /label", () => {
 		expect(failed).toContain(
 			"Error: Branch summarization failed: the answer reached its 2048-token cap before the summary was complete",
 		);
-		expect(readEntries(file)).toHaveLength(linesBefore);
+		// No summary and no move: only the cut answer's cost is recorded (mindroom#2151).
+		const after = readEntries(file);
+		expect(after).toHaveLength(linesBefore + 1);
+		expect(after.at(-1)).toMatchObject({ type: "usage", kind: "branch_summary" });
 
 		const moved = await navigateTree(chat, answerOne.id, "2");
 		expect(moved).toContain(`Now at ${answerOne.id}:`);

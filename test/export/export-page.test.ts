@@ -290,6 +290,45 @@ describe("the exported page in Chromium", () => {
 		}
 	});
 
+	it("a `!` command that timed out is labelled as timed out, as the model reads it, not as cancelled", async () => {
+		const html = join(dir, "timed-out.html");
+		const { SessionManager } = await import("../../src/store/session-manager.js");
+		const sm = SessionManager.create(dir, join(dir, "timed-out-sessions"));
+		sm.appendMessage({
+			role: "bashExecution",
+			command: "sleep 60",
+			output: "",
+			exitCode: undefined,
+			cancelled: true,
+			truncated: false,
+			timedOutAfter: 5,
+			timestamp: 1,
+		});
+		sm.appendMessage({
+			role: "bashExecution",
+			command: "sleep 61",
+			output: "",
+			exitCode: undefined,
+			cancelled: true,
+			truncated: false,
+			timestamp: 2,
+		});
+		await exportSessionToHtml(sm, { outputPath: html });
+		sm.close();
+		const other = await chromium.browser.newPage();
+		try {
+			await other.goto(pathToFileURL(html).href);
+			await other.waitForSelector("body[data-ready='1']");
+			const [timedOut, cancelled] = await other.locator("#entries .entry.user").all();
+			if (!timedOut || !cancelled) throw new Error("both `!` commands should be shown");
+			expect(await visible(timedOut)).toContain("timed out after 5 seconds");
+			expect(await visible(timedOut)).not.toContain("cancelled");
+			expect(await visible(cancelled)).toContain("cancelled");
+		} finally {
+			await other.close();
+		}
+	});
+
 	it("a big session: the tree draws only the rows in view, the path shows its last 400 entries, earlier ones on demand", async () => {
 		const { SessionManager } = await import("../../src/store/session-manager.js");
 		const sm = SessionManager.create(dir, join(dir, "big-sessions"));

@@ -13324,7 +13324,7 @@ export const MUTANTS: Mutant[] = [
 			"settle -i's /model <ref> splits at the slash again: an id holding one (minimaxai/minimax-m2.5) is not found (openclaw#44498)",
 		edits: [
 			{
-				find: "const match = exactModelMatch(args, available);",
+				find: "const match = exactModelMatch(args, available, session.settingsManager.getDefaultProvider());",
 				replace:
 					'const match = available.find((candidate) => (args.includes("/") ? name(candidate) : candidate.id) === args);',
 			},
@@ -24727,7 +24727,7 @@ export const MUTANTS: Mutant[] = [
 		id: "QB04",
 		description: "a failed compaction's summary usage is not recorded",
 		file: "src/session/compaction-runner.ts",
-		edits: [{ find: "if (!saved) await recordUnsavedSummaryUsage(s, job.model, billed);", replace: "" }],
+		edits: [{ find: 'await recordUnsavedSummaryUsage(s, "compaction", job.model, billed, note);', replace: "" }],
 		tests: ["test/pi-races/usage-failed-compaction.test.ts", "test/pi-races/compaction-summary-cut.test.ts"],
 	},
 	{
@@ -24847,11 +24847,12 @@ export const MUTANTS: Mutant[] = [
 			"SessionManager.continueRecent opens the newest file by mtime again: a header-only file or one whose mtime a copy bumped is taken over the session settle -c continues",
 		file: "src/store/session-manager.ts",
 		edits: [
-			{ find: "\tlatestActiveSession,\n", replace: "\tlatestActiveSession,\n\tfindMostRecentSession,\n" },
+			{ find: "\tlatestActiveSession,\n", replace: "\tlatestActiveSession,\n\treadSessionHeader,\n" },
+			{ find: "\topenSync,\n", replace: "\topenSync,\n\treaddirSync,\n" },
 			{
 				find: "return recent ? SessionManager.openReadAhead(recent.read, dir, cwd) : SessionManager.create(cwd, dir);",
 				replace:
-					"const newest = findMostRecentSession(dir, cwd);\n\t\treturn recent && newest ? SessionManager.open(newest, dir, cwd) : SessionManager.create(cwd, dir);",
+					"const newest = readdirSync(dir).filter((name) => name.endsWith('.jsonl')).map((name) => join(dir, name)).filter((path) => readSessionHeader(path)?.cwd === resolve(cwd)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];\n\t\treturn recent && newest ? SessionManager.open(newest, dir, cwd) : SessionManager.create(cwd, dir);",
 			},
 		],
 		tests: ["test/pi-races/session-folder-races.test.ts", "test/store/pi-differential-files.property.test.ts"],
@@ -24993,6 +24994,78 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/print-mode.ts",
 		edits: [{ find: "if (cancelledRetry !== undefined) return EXIT_FAILURE;", replace: "" }],
 		tests: ["test/pi-races/print-interrupt.test.ts"],
+	},
+	{
+		id: "QF01",
+		description:
+			"The HTML export labels a `!` command that timed out as cancelled again, while the model read 'Command timed out after N seconds'",
+		file: "src/export/page.ts",
+		edits: [{ find: 'typeof m.timedOutAfter === "number" ?', replace: "false ?" }],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "QF02",
+		description:
+			"A failed branch summary's billed summary answer is dropped again: /session's tokens and spent leave out what the failed /tree summary cost",
+		file: "src/session/tree-navigation.ts",
+		edits: [{ find: 'await recordUnsavedSummaryUsage(s, "branch_summary", model, billed, note);', replace: "" }],
+		tests: ["test/pi-races/usage-failed-compaction.test.ts", "test/pi-races/branch-summary-budget.test.ts"],
+	},
+	{
+		id: "QF03",
+		description:
+			"A `!` command's bytes that are not UTF-8 are not kept: no full-output file holds the Latin-1/GBK bytes the output shows as U+FFFD",
+		file: "src/session/bash-runner.ts",
+		edits: [{ find: "\t\t\tkeepBytesNotUtf8: true,\n", replace: "" }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts", "test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "QF04",
+		description: "A `!` command's result no longer says some output bytes were not UTF-8 (notUtf8 never set)",
+		file: "src/session/bash-runner.ts",
+		edits: [{ find: "if (snapshot.notUtf8) result.notUtf8 = true;", replace: "" }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts", "test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "QF05",
+		description:
+			"The model reads a `!` command's U+FFFD output with no note that bytes were replaced or where they are kept",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: "if (message.notUtf8) {", replace: "if (false) {" }],
+		tests: ["test/pi-races/bash-user-command-output.test.ts"],
+	},
+	{
+		id: "QF06",
+		description: "settle -i shows a `!` command's U+FFFD output without saying bytes were not UTF-8 text",
+		file: "src/cli/interactive-mode.ts",
+		edits: [
+			{
+				find: 'if (result.notUtf8) printer.notice("(bytes that are not UTF-8 text are shown as \\ufffd)");',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
+	{
+		id: "QF07",
+		description:
+			"settle -i's /model <bare id> ignores defaultProvider again: an id two providers serve is refused while --model takes the default provider's",
+		file: "src/cli/interactive-commands.ts",
+		edits: [
+			{
+				find: "exactModelMatch(args, available, session.settingsManager.getDefaultProvider())",
+				replace: "exactModelMatch(args, available)",
+			},
+		],
+		tests: ["test/pi-races/model-shared-ids.test.ts"],
+	},
+	{
+		id: "QF08",
+		description:
+			"settle -i's /skill:Code with only a skill `code` is a bare 'unknown command' again, not naming /skill:code (names are case-sensitive)",
+		file: "src/cli/interactive-commands.ts",
+		edits: [{ find: 'if (name.startsWith("skill:")) {', replace: "if (false) {" }],
+		tests: ["test/pi-races/skills-spaced-names.test.ts"],
 	},
 ];
 

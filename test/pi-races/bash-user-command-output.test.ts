@@ -10,6 +10,8 @@
  * - antirez/ds4#680: output cut to its tail reached the model with nothing saying anything was
  *   dropped: a small model read the fragment as the whole output. Settle's `!` said so only when it
  *   could name the full-output file; with the temp folder unusable, the model got the tail alone.
+ * - wave-agent#1753: output in a legacy encoding (GBK, Latin-1) reached the model as U+FFFD with
+ *   nothing saying bytes were replaced, and its bytes were lost; the bash tool said so and kept them.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -116,5 +118,27 @@ describe("antirez/ds4#680: output cut to its tail, and nothing told the model", 
 		const { result, sent } = await userCommandThenPrompt("seq 1 3000");
 		expect(sent.endsWith(`\n3000\n\n\`\`\`\n\n[Output truncated. Full output: ${result.fullOutputPath}]`)).toBe(true);
 		rmSync(result.fullOutputPath!);
+	});
+});
+
+describe("wave-agent#1753: a `!` command's output that is not UTF-8", () => {
+	it("wave-agent#1753: `!printf 'caf\\351'` (Latin-1): the model reads U+FFFD and a note that the bytes were replaced, naming the full-output file that keeps them", async () => {
+		const { result, sent } = await userCommandThenPrompt("printf 'caf\\351\\n'");
+		expect(result).toMatchObject({ output: "caf\ufffd\n", exitCode: 0, truncated: false, notUtf8: true });
+		expect(readFileSync(result.fullOutputPath!)).toEqual(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+		expect(sent).toBe(
+			`Ran \`printf 'caf\\351\\n'\`\n\`\`\`\ncaf\ufffd\n\n\`\`\`\n\n[Bytes that are not UTF-8 text are shown as \ufffd; ${result.fullOutputPath} keeps them: convert it with iconv -f <its encoding> -t UTF-8 (for example GBK, SHIFT_JIS, CP1252).]`,
+		);
+		const file = h!.session.sessionFile!;
+		expect(readFileSync(file, "utf8")).toContain('"notUtf8":true');
+		rmSync(result.fullOutputPath!);
+	});
+
+	it("wave-agent#1753: UTF-8 output (and U+FFFD that the command printed itself) gets no such note and no file", async () => {
+		const { result, sent } = await userCommandThenPrompt("printf 'caf\\303\\251 \\357\\277\\275\\n'");
+		expect(result.output).toBe("caf\u00e9 \ufffd\n");
+		expect(result.notUtf8).toBeUndefined();
+		expect(result.fullOutputPath).toBeUndefined();
+		expect(sent).not.toContain("not UTF-8");
 	});
 });

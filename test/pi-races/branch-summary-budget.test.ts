@@ -91,7 +91,7 @@ function firstAssistantId(session: WireSession["session"]): string {
 }
 
 describe("pi#8845: a branch summary that hits its output cap", () => {
-	it("pi#8845: /tree → Summarize with a reasoning model that stops at the cap: the cut answer is refused with a typed error naming the cap, nothing is written, and the next try records the complete summary", async () => {
+	it("pi#8845: /tree → Summarize with a reasoning model that stops at the cap: the cut answer is refused with a typed error naming the cap, no summary is written (its cost is), and the next try records the complete summary", async () => {
 		const summaries: Reply[] = [
 			chatReply(
 				[
@@ -124,8 +124,10 @@ describe("pi#8845: a branch summary that hits its output cap", () => {
 		expect(failed).toBeInstanceOf(SettleError);
 		expect((failed as SettleError).code).toBe("PROVIDER");
 		expect((failed as SettleError).message).toMatch(/Branch summarization failed: .*2048-token cap/);
-		expect(w.session.sessionManager.getLeafId()).toBe(leafBefore);
-		expect(w.entries()).toHaveLength(linesBefore);
+		// No summary and no move: only the cut answer's cost is recorded, after the old leaf (mindroom#2151).
+		expect(w.entries()).toHaveLength(linesBefore + 1);
+		expect(w.entries().at(-1)).toMatchObject({ type: "usage", kind: "branch_summary", parentId: leafBefore });
+		expect(w.session.sessionManager.getLeafId()).toBe(w.entries().at(-1)?.id);
 		expect(branchSummaries(w.entries())).toEqual([]);
 
 		const result = await w.session.navigateTree(firstAssistantId(w.session), { summarize: true });

@@ -161,6 +161,25 @@ describe("agegr/pi-web#174: `!command` and `!!command` typed in the chat", () =>
 		rmSync(entry!.fullOutputPath!);
 	});
 
+	it("wave-agent#1753: a `!` command printing Latin-1 bytes: the chat says they are shown as U+FFFD and names the file that keeps them", async () => {
+		const chat = repl(["--faux"]);
+		await chat.idle(0);
+		const shown = await chat.say("!printf 'caf\\351\\n'", "full output is in");
+		await chat.say("hello", "hello");
+		expect(await chat.end()).toBe(0);
+		const [entry] = readEntries(bannerSessionFile(chat.stdout)).flatMap((e) =>
+			e.type === "message" && (e.message as { role: string }).role === "bashExecution"
+				? [e.message as { notUtf8?: boolean; fullOutputPath?: string }]
+				: [],
+		);
+		expect(entry?.notUtf8).toBe(true);
+		expect(shown).toContain("  caf\ufffd\n");
+		expect(shown).toContain("(bytes that are not UTF-8 text are shown as \ufffd)\n");
+		expect(shown).toContain(`(the full output is in ${entry!.fullOutputPath})\n`);
+		expect(readFileSync(entry!.fullOutputPath!)).toEqual(Buffer.from("caf\xe9\n", "latin1"));
+		rmSync(entry!.fullOutputPath!);
+	});
+
 	it("agegr/pi-web#174: Ctrl+C while a `!` command runs cancels it and the chat goes on", async () => {
 		const chat = repl(["--faux", "--no-session"]);
 		await chat.idle(0);

@@ -18,6 +18,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
 
@@ -68,6 +69,25 @@ describe("pi#1419, botmux#1003: a bare id several providers serve ignores the se
 		const fromFlag = await settle(["--models", "grok-4.6:high", "-p", "hi"]);
 		expect(fromFlag).toMatchObject({ code: 0, stdout: "answered\n" });
 		expect(askedProviders()).toEqual(["edge", "edge"]);
+	});
+
+	it("settle -i, /model grok-4.6 with defaultProvider edge: switches to edge/grok-4.6 and edge answers, as --model does; without a default among them it is still refused", async () => {
+		writeProviders(["grok-4.6", "other"]);
+		writeSettings({ defaultProvider: "edge", defaultModel: "other" });
+		const chat = new Repl(["--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		expect(await chat.say("/model grok-4.6")).toContain("Model: edge/grok-4.6, thinking");
+		await chat.say("hi", "answered");
+		expect(askedProviders()).toEqual(["edge"]);
+		expect(await chat.end()).toBe(0);
+
+		writeSettings({ defaultProvider: "anthropic", defaultModel: "claude-sonnet-4-5" });
+		const other = new Repl(["--no-session", "--model", "team/other"], { cwd: cli.project, agentDir: cli.agentDir });
+		await other.idle(0);
+		expect(await other.say("/model grok-4.6")).toContain(
+			"Model grok-4.6 not found (several providers serve it: give provider/id).",
+		);
+		expect(await other.end()).toBe(0);
 	});
 
 	it("still refused when the default provider serves no such id, and team/grok-4.6 is team's whatever the default", async () => {

@@ -63,4 +63,22 @@ describe("claude-code#88814: a skill named with spaces cannot be run by its name
 		expect(said).toContain("REVIEW BODY\n</skill>\n\na.ts\n");
 		expect(await chat.end()).toBe(0);
 	});
+
+	it("in `settle -i`, `/skill:Code` with only `code` (pi's rule: names are case-sensitive) is refused naming the skill meant; with `code` and `CODE` both are named", async () => {
+		writeSkill("code", "code", "CODE BODY");
+		const chat = new Repl(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		expect(await chat.say("/skill:Code a.ts")).toContain(
+			"Error: unknown command /skill:Code. Skill names are case-sensitive: did you mean /skill:code?",
+		);
+		expect(await chat.end()).toBe(0);
+
+		writeSkill("CODE", "CODE", "LOUD BODY");
+		const again = new Repl(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		await again.idle(0);
+		expect(await again.say("/skill:Code")).toContain(
+			"Error: unknown command /skill:Code. Skill names are case-sensitive: did you mean /skill:CODE or /skill:code?",
+		);
+		expect(await again.end()).toBe(0);
+	});
 });

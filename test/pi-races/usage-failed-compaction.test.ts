@@ -8,14 +8,16 @@
  * empty) or the compaction failed, their tokens were never recorded: the usage reports left out
  * what the failed compactions cost. What the host should see: a failed compaction's summary
  * answers counted in `tokens`, `cost` and `cumulative`, live and in a process reopening the file.
+ * The same holds for a branch summary (`/tree` with a summary) whose answer was billed and rejected.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { bannerSessionFile, messageEntry, navigateTree, Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer } from "../llm/wire/server.js";
-import { isChatSummaryRequest, rpcPrompt } from "./helpers.js";
+import { isChatSummaryRequest, replAfterTwoAnswers, rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-usage-failed-compaction-");
 
@@ -88,6 +90,40 @@ describe("mindroom#2151, github/app#3820: the summary requests of a failed compa
 			expect(read.tokens).toEqual(afterFailure.tokens);
 			reopened.child.stdin.end();
 			await reopened.exited;
+		} finally {
+			await server.close();
+		}
+	});
+
+	it("mindroom#2151: settle -i, /tree with a summary whose answer stops at its cap (40,500 + 4,000 tokens): the move fails and /session's tokens and spent count that answer, live and reopened", async () => {
+		const server = await startWireServer((request, next) =>
+			isChatSummaryRequest(request)
+				? chatReply([{ type: "text", text: "## Goal\nthe summary, cut" }], {
+						usage: { prompt: 40_500, completion: 4_000 },
+						finishReason: "length",
+					})
+				: next(),
+		);
+		try {
+			const chat = await replAfterTwoAnswers(cli, server);
+			const file = bannerSessionFile(chat.stdout);
+			const failed = await navigateTree(chat, messageEntry(file, "assistant", "first answer").id, "2");
+			expect(failed).toContain("Error: Branch summarization failed: the answer reached its");
+			expect(server.requests.filter(isChatSummaryRequest)).toHaveLength(1);
+			// The two answers (40,100 + 80,200) and the rejected summary answer.
+			const spent = "$0.0000 (164800 tokens) in this session file, all branches";
+			const live = await chat.say("/session", "context:");
+			expect(live).toContain("  tokens: 164800 (input 160500, output 4300, cache read 0, cache write 0)");
+			expect(live).toContain(`  spent: ${spent}`);
+			expect(await chat.end()).toBe(0);
+
+			const reopened = new Repl(["--model", "local/coder", "--session", file], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+			await reopened.idle(0);
+			expect(await reopened.say("/session", "context:")).toContain(`  spent: ${spent}`);
+			expect(await reopened.end()).toBe(0);
 		} finally {
 			await server.close();
 		}

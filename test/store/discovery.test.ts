@@ -1,7 +1,7 @@
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findLatestActiveSession, findMostRecentSession, readSessionHeader } from "../../src/store/discovery.js";
+import { findLatestActiveSession, readSessionHeader } from "../../src/store/discovery.js";
 import { getDefaultSessionDirPath } from "../../src/store/paths.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { assistant, tempDir, track, user } from "./helpers.js";
@@ -23,16 +23,15 @@ function session(dir: string, cwd: string, texts: string[], options: { name?: st
 }
 
 describe("finding sessions", () => {
-	it("findMostRecentSession picks the newest valid .jsonl by mtime, optionally for one cwd", () => {
+	it("findLatestActiveSession takes a valid .jsonl of that cwd: a newer file without a session header is skipped", async () => {
 		const dir = tempDir();
 		const old = session(dir, "/a", ["old"], { ageSeconds: 300 });
 		const mid = session(dir, "/b", ["mid"], { ageSeconds: 200 });
 		writeFileSync(join(dir, "junk.jsonl"), "not a session\n");
 		writeFileSync(join(dir, "notes.txt"), "ignored");
-		// junk.jsonl is the newest file but has no session header: skipped
-		expect(findMostRecentSession(dir)).toBe(mid.file);
-		expect(findMostRecentSession(dir, "/a")).toBe(old.file);
-		expect(findMostRecentSession(join(dir, "missing"))).toBeNull();
+		expect((await findLatestActiveSession(dir, "/b"))?.path).toBe(mid.file);
+		expect((await findLatestActiveSession(dir, "/a"))?.path).toBe(old.file);
+		expect(await findLatestActiveSession(join(dir, "missing"), "/a")).toBeNull();
 	});
 
 	it("findById finds a session by header id, reading only headers", () => {
