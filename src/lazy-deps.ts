@@ -10,7 +10,7 @@
 import type * as childProcess from "node:child_process";
 import type * as crypto from "node:crypto";
 import type * as http from "node:http";
-import { createRequire } from "node:module";
+import { createRequire, Module } from "node:module";
 import type * as readline from "node:readline";
 import type * as streamPromises from "node:stream/promises";
 import type * as timersPromises from "node:timers/promises";
@@ -59,10 +59,32 @@ function ignoreSignal(): void {}
 /** The `proper-lockfile` package (cross-process file locks). */
 export function loadLockfile(): typeof lockfile {
 	if (!lockfileModule) {
-		lockfileModule = require("proper-lockfile") as typeof lockfile;
+		lockfileModule = requireWithoutGracefulFs("proper-lockfile") as typeof lockfile;
 		keepFileSizeSignalHarmless();
 	}
 	return lockfileModule;
+}
+
+/**
+ * Requires `name` with its `require("graceful-fs")` answered by `node:fs`. proper-lockfile uses
+ * graceful-fs only as the default of its `fs` option, and for synchronous locks on paths it does not
+ * resolve (`realpath: false`, Settle's only kind) that calls the same `node:fs` functions; loading
+ * graceful-fs (its fs copies and patches) cost ~6 ms of every `settle` run that writes. The stand-in
+ * is taken out of the require cache again, so other code requiring graceful-fs gets the real one.
+ */
+function requireWithoutGracefulFs(name: string): unknown {
+	const gracefulFs = createRequire(require.resolve(name)).resolve("graceful-fs");
+	if (require.cache[gracefulFs]) return require(name);
+	const standIn = new Module(gracefulFs);
+	standIn.filename = gracefulFs;
+	standIn.loaded = true;
+	standIn.exports = require("node:fs");
+	require.cache[gracefulFs] = standIn;
+	try {
+		return require(name);
+	} finally {
+		if (require.cache[gracefulFs] === standIn) delete require.cache[gracefulFs];
+	}
 }
 
 /** `@dagrejs/dagre` (graph layout for SVG diagrams; its CommonJS build, same API as the ESM one). */

@@ -150,6 +150,12 @@ describe("import graph of the built package", () => {
 		expect(packages.has("@sinclair/typebox")).toBe(false);
 	});
 
+	it("a file lock loads proper-lockfile without graceful-fs (its default fs, never used by Settle's locks)", () => {
+		const { packages } = loadedBy("index.js", "settings-files.mjs");
+		expect(packages.has("proper-lockfile")).toBe(true);
+		expect(packages.has("graceful-fs")).toBe(false);
+	});
+
 	it('import "settle/inspect" does not load dagre until a diagram is drawn', () => {
 		const { packages } = loadedBy("inspect.js");
 		expect(packages.has("xstate")).toBe(true);

@@ -24858,6 +24858,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/session-folder-races.test.ts", "test/store/pi-differential-files.property.test.ts"],
 	},
+	{
+		id: "QH01",
+		file: "src/lazy-deps.ts",
+		description: "proper-lockfile loads graceful-fs again (~6 ms of every settle run that writes)",
+		edits: [
+			{
+				find: 'lockfileModule = requireWithoutGracefulFs("proper-lockfile") as typeof lockfile;',
+				replace: 'lockfileModule = require("proper-lockfile") as typeof lockfile;',
+			},
+		],
+		tests: ["test/imports/import-graph.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
