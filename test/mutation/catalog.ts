@@ -24864,10 +24864,17 @@ export const MUTANTS: Mutant[] = [
 		description: "proper-lockfile loads graceful-fs again (~6 ms of every settle run that writes)",
 		edits: [
 			{
-				find: 'lockfileModule = requireWithoutGracefulFs("proper-lockfile") as typeof lockfile;',
-				replace: 'lockfileModule = require("proper-lockfile") as typeof lockfile;',
+				find: '[createRequire(require.resolve("proper-lockfile")).resolve("graceful-fs")]: require("node:fs"),',
+				replace: "",
 			},
 		],
+		tests: ["test/imports/import-graph.test.ts"],
+	},
+	{
+		id: "QH02",
+		file: "src/lazy-deps.ts",
+		description: "proper-lockfile's signal-exit loads node:assert again (~7 ms of every settle run that writes)",
+		edits: [{ find: "assert: assertLoadedOnDemand(),", replace: "" }],
 		tests: ["test/imports/import-graph.test.ts"],
 	},
 ];
