@@ -10,7 +10,7 @@
 import type * as childProcess from "node:child_process";
 import type * as crypto from "node:crypto";
 import type * as http from "node:http";
-import { createRequire } from "node:module";
+import { createRequire, Module } from "node:module";
 import type * as readline from "node:readline";
 import type * as streamPromises from "node:stream/promises";
 import type * as timersPromises from "node:timers/promises";
@@ -59,10 +59,53 @@ function ignoreSignal(): void {}
 /** The `proper-lockfile` package (cross-process file locks). */
 export function loadLockfile(): typeof lockfile {
 	if (!lockfileModule) {
-		lockfileModule = require("proper-lockfile") as typeof lockfile;
+		lockfileModule = requireWithStandIns("proper-lockfile", {
+			// Only the default of its `fs` option, and Settle's locks (synchronous, `realpath: false`)
+			// call the same node:fs functions through it: graceful-fs's fs copies and patches cost ~6 ms.
+			[createRequire(require.resolve("proper-lockfile")).resolve("graceful-fs")]: require("node:fs"),
+			// signal-exit 3 (its exit hook) asserts `typeof cb === "function"`: node:assert cost ~7 ms.
+			assert: assertLoadedOnDemand(),
+		}) as typeof lockfile;
 		keepFileSizeSignalHarmless();
 	}
 	return lockfileModule;
+}
+
+/**
+ * Requires `name` while `standIns` (module id → its exports) answer the `require`s of those ids.
+ * They are taken out of the require cache again, so code loaded later gets the real modules; an id
+ * already in the cache keeps its module. Saves what a package loads and Settle never uses.
+ */
+function requireWithStandIns(name: string, standIns: Record<string, unknown>): unknown {
+	const placed: [string, Module][] = [];
+	for (const [id, exports] of Object.entries(standIns)) {
+		if (require.cache[id]) continue;
+		const standIn = new Module(id);
+		standIn.filename = id;
+		standIn.loaded = true;
+		standIn.exports = exports;
+		require.cache[id] = standIn;
+		placed.push([id, standIn]);
+	}
+	try {
+		return require(name);
+	} finally {
+		for (const [id, standIn] of placed) if (require.cache[id] === standIn) delete require.cache[id];
+	}
+}
+
+/**
+ * `node:assert` loaded only when needed: an `equal` of identical values passes here; anything else
+ * (a failing or loose `equal`, every other function) is the real module's, with its errors.
+ */
+function assertLoadedOnDemand(): unknown {
+	const real = () => require("node:assert") as typeof import("node:assert");
+	const equal = (actual: unknown, expected: unknown, message?: string | Error) => {
+		if (actual !== expected) real().equal(actual, expected, message);
+	};
+	return new Proxy((value: unknown, message?: string | Error) => real().ok(value, message), {
+		get: (_target, key) => (key === "equal" ? equal : Reflect.get(real(), key)),
+	});
 }
 
 /** `@dagrejs/dagre` (graph layout for SVG diagrams; its CommonJS build, same API as the ESM one). */

@@ -150,6 +150,27 @@ describe("import graph of the built package", () => {
 		expect(packages.has("@sinclair/typebox")).toBe(false);
 	});
 
+	it("a file lock loads proper-lockfile without graceful-fs or node:assert (unused by Settle's locks)", () => {
+		const { packages } = loadedBy("index.js", "settings-files.mjs");
+		expect(packages.has("proper-lockfile")).toBe(true);
+		expect(packages.has("graceful-fs")).toBe(false);
+		const child = spawnSync(
+			process.execPath,
+			[
+				"--input-type=module",
+				"-e",
+				`const settle = await import(${JSON.stringify(pathToFileURL(join(pkg.dist, "index.js")).href)});
+				await (await import(${JSON.stringify(pathToFileURL(join(FIXTURES, "settings-files.mjs")).href)})).default(settle);
+				process.stdout.write(JSON.stringify(process.moduleLoadList));`,
+			],
+			{ encoding: "utf8" },
+		);
+		expect(child.stderr).toBe("");
+		const builtins = (JSON.parse(child.stdout) as string[]).filter((m) => m.startsWith("NativeModule "));
+		expect(builtins).toContain("NativeModule fs");
+		expect(builtins).not.toContain("NativeModule assert");
+	});
+
 	it('import "settle/inspect" does not load dagre until a diagram is drawn', () => {
 		const { packages } = loadedBy("inspect.js");
 		expect(packages.has("xstate")).toBe(true);

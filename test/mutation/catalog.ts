@@ -25067,6 +25067,25 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (name.startsWith("skill:")) {', replace: "if (false) {" }],
 		tests: ["test/pi-races/skills-spaced-names.test.ts"],
 	},
+	{
+		id: "QH01",
+		file: "src/lazy-deps.ts",
+		description: "proper-lockfile loads graceful-fs again (~6 ms of every settle run that writes)",
+		edits: [
+			{
+				find: '[createRequire(require.resolve("proper-lockfile")).resolve("graceful-fs")]: require("node:fs"),',
+				replace: "",
+			},
+		],
+		tests: ["test/imports/import-graph.test.ts"],
+	},
+	{
+		id: "QH02",
+		file: "src/lazy-deps.ts",
+		description: "proper-lockfile's signal-exit loads node:assert again (~7 ms of every settle run that writes)",
+		edits: [{ find: "assert: assertLoadedOnDemand(),", replace: "" }],
+		tests: ["test/imports/import-graph.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
