@@ -11,9 +11,10 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
+import { planEdits } from "../../src/tools/edit-diff.js";
 import { script, toolResultTexts } from "./helpers.js";
 
 let h: Harness | undefined;
@@ -129,5 +130,29 @@ describe("openclaw#21645: an ambiguous oldText, and where its copies are", () =>
 		]);
 		expect(readFileSync(join(h.tempDir, "quotes.js"), "utf8")).toBe(quotes);
 		expect(readFileSync(join(h.tempDir, "steps.txt"), "utf8")).toBe(twelve);
+	});
+
+	it("openclaw#21645: `,` in a one-line minified bundle, 20,000 times: the error names line 1, and the file is scanned for line breaks once, not once per match", () => {
+		const bundle = "a,".repeat(20_000);
+		// Characters String#indexOf looked at while the error was built: a cost count, not a clock.
+		let scanned = 0;
+		const indexOf = String.prototype.indexOf;
+		const spy = vi.spyOn(String.prototype, "indexOf").mockImplementation(function (this: string, search, from) {
+			const found = indexOf.call(this, search, from);
+			scanned += (found === -1 ? this.length : found) - Math.max(0, from ?? 0);
+			return found;
+		});
+		let message = "";
+		try {
+			planEdits(bundle, [{ oldText: ",", newText: ";" }], "bundle.min.js");
+		} catch (error) {
+			message = (error as Error).message;
+		} finally {
+			spy.mockRestore();
+		}
+		expect(message).toBe(
+			`Found 20000 occurrences of the text in bundle.min.js. The text must be unique. ${unique} They start on line 1: ${hint}`,
+		);
+		expect(scanned).toBeLessThan(4 * bundle.length);
 	});
 });
