@@ -251,6 +251,9 @@ export function isPdf(head: Uint8Array): boolean {
 	return Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 5)).toString("latin1") === "%PDF-";
 }
 
+/** A UTF-8 byte-order mark. */
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
 /** The line window of a text file, and the encoding it was decoded from when that is not UTF-8. */
 type TextWindow = ScannedWindow & { decodedFrom?: Utf16Encoding; notUtf8?: boolean; empty?: boolean };
 
@@ -445,8 +448,9 @@ async function scanText(
 		const window: TextWindow = scanner.finish();
 		if (encoding) window.decodedFrom = encoding;
 		if (utf8 && !utf8.valid) window.notUtf8 = true;
-		// No text at all (0 bytes, or a UTF-16 mark alone): said so whatever the offset (pi#4884).
-		if (ended && headBuffer.length === 0) window.empty = true;
+		// No text at all (0 bytes, or a UTF-16 or UTF-8 mark alone, as Notepad saves a new file): said
+		// so whatever the offset (pi#4884).
+		if (ended && (headBuffer.length === 0 || headBuffer.equals(UTF8_BOM))) window.empty = true;
 		if (start >= window.totalLines && !window.empty) {
 			throw new SettleError(
 				"INVALID_ARGUMENT",

@@ -24862,7 +24862,12 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"read of an empty file returns empty text again: a Chat Completions model is sent pi-ai's '(see attached image)'",
 		file: "src/tools/read.ts",
-		edits: [{ find: "if (ended && headBuffer.length === 0) window.empty = true;", replace: "" }],
+		edits: [
+			{
+				find: "if (ended && (headBuffer.length === 0 || headBuffer.equals(UTF8_BOM))) window.empty = true;",
+				replace: "",
+			},
+		],
 		tests: ["test/pi-races/read-empty-files.test.ts"],
 	},
 	{
@@ -25099,6 +25104,14 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/edit-ambiguous-lines.test.ts"],
+	},
+	{
+		id: "QM02",
+		description:
+			"read sends a file holding only a UTF-8 byte-order mark as its invisible mark, not as empty (0 bytes and a UTF-16 mark alone are)",
+		file: "src/tools/read.ts",
+		edits: [{ find: "headBuffer.length === 0 || headBuffer.equals(UTF8_BOM)", replace: "headBuffer.length === 0" }],
+		tests: ["test/pi-races/read-empty-files.test.ts"],
 	},
 ];
 

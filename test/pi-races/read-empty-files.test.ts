@@ -55,6 +55,24 @@ describe("pi#4884: an empty file read by a Chat Completions model", () => {
 	});
 });
 
+describe("pi#4884: a file holding only a UTF-8 byte-order mark", () => {
+	it("pi#4884: `notes.txt` as Notepad saves a new file in 'UTF-8 with BOM' (the 3 mark bytes, no text): the model is told it is empty, as for 0 bytes or a UTF-16 mark alone, not sent the invisible mark; also at an offset", async () => {
+		const { server, dir, open } = await wireProject([CODER]);
+		writeFileSync(join(dir, "notes.txt"), Buffer.from([0xef, 0xbb, 0xbf]));
+		const read = (id: string, args: Record<string, unknown>) =>
+			chatReply([{ type: "tool_call", id, name: "read", arguments: args }], { finishReason: "tool_calls" });
+		server.reply(
+			read("call_1", { path: "notes.txt" }),
+			read("call_2", { path: "notes.txt", offset: 3 }),
+			chatReply([{ type: "text", text: "notes.txt is empty." }]),
+		);
+		const session = await open(CODER);
+		await session.prompt("what is in notes.txt?");
+
+		expect(sentToolResults(server.requests.at(-1)!)).toEqual(["[notes.txt is empty.]", "[notes.txt is empty.]"]);
+	});
+});
+
 describe("Zoo-Code#1728: an offset past the end of a shortened file", () => {
 	it("Zoo-Code#1728: a file shortened to 5 lines, read at offset 30 (the model's line numbers from before): refused naming the 5 lines, not called empty", async () => {
 		const { server, dir, open } = await wireProject([CODER]);
