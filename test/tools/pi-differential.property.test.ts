@@ -248,9 +248,9 @@ describe("read: same results as pi on random files", () => {
 					expect(ours.error).toBe(`Invalid limit ${limit}: it must be a positive number of lines.`);
 					return;
 				}
-				// DELIBERATE_EMPTY_FILE_NOTE (read.ts replyText, pi#4884): an empty file reads as a note saying so,
-				// at any offset; pi returns empty text, which pi-ai sends a Chat Completions model as "(see attached image)".
-				if (content === "") {
+				// DELIBERATE_EMPTY_FILE_NOTE (read.ts replyText, pi#4884): an empty file (or a UTF-8 mark alone) reads as a
+				// note saying so, at any offset; pi returns empty text, which pi-ai sends a Chat Completions model as "(see attached image)".
+				if (content === "" || content === "\uFEFF") {
 					expect(ours.ok?.content).toEqual([{ type: "text", text: "[f.txt is empty.]" }]);
 					return;
 				}
