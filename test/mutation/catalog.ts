@@ -25086,6 +25086,31 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "assert: assertLoadedOnDemand(),", replace: "" }],
 		tests: ["test/imports/import-graph.test.ts"],
 	},
+	{
+		id: "QJ01",
+		file: "src/store/session-manager.ts",
+		description:
+			"a migration rewrite stopped by a full disk leaves its half-written temp copy beside the session (pi#9708)",
+		edits: [
+			{ find: "for (const written of [temp, backup]) if (written) rmSync(written, { force: true });", replace: "" },
+		],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "QJ02",
+		file: "src/store/session-manager.ts",
+		description: "a migration rewrite stopped by a full disk leaves its half-written .bak of a v1 file (pi#9708)",
+		edits: [{ find: "for (const written of [temp, backup])", replace: "for (const written of [temp])" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "QJ03",
+		file: "src/store/session-manager.ts",
+		description:
+			"a failed migration rewrite throws Node's bare error, naming neither the file nor what to do (pi#9708)",
+		edits: [{ find: "throw migrationWriteError(file, fromVersion, error);", replace: "throw error;" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
