@@ -8,6 +8,7 @@ import {
 	closeSync,
 	existsSync,
 	openSync,
+	readdirSync,
 	readFileSync,
 	renameSync,
 	rmSync,
@@ -15,7 +16,7 @@ import {
 	truncateSync,
 	writeFileSync,
 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
 import {
@@ -240,6 +241,24 @@ function writeLinesFile(path: string, pieces: Iterable<string>, mode: number): v
 		for (const piece of pieces) writeFileSync(fd, piece);
 	} finally {
 		closeSync(fd);
+	}
+}
+
+/**
+ * Removes the `<file>.migrating-<pid>` copies that migrations killed mid-rewrite left (a crash, an
+ * OOM kill, a power loss): partial copies of the session, one more per crash (openclaw#44812). The
+ * caller holds the file's lock, so no live migration is writing one. Best effort.
+ */
+function removeDeadMigrationCopies(file: string): void {
+	const prefix = `${basename(file)}.migrating-`;
+	try {
+		for (const name of readdirSync(dirname(file))) {
+			if (name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length))) {
+				rmSync(join(dirname(file), name), { force: true });
+			}
+		}
+	} catch {
+		// an unreadable folder or a copy that cannot be removed: the migration itself goes on
 	}
 }
 
@@ -824,6 +843,7 @@ export class SessionManager {
 	private rewriteMigrated(file: string, fromVersion: number, contents: SessionFileContents): void {
 		let backup: string | undefined;
 		const temp = `${file}.migrating-${process.pid}`;
+		removeDeadMigrationCopies(file);
 		try {
 			if (contents.diagnostics.some((d) => d.kind === "malformed_line")) {
 				backup = `${file}.v${fromVersion}.bak`;

@@ -25111,6 +25111,34 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "throw migrationWriteError(file, fromVersion, error);", replace: "throw error;" }],
 		tests: ["test/pi-races/big-old-session-files.test.ts"],
 	},
+	{
+		id: "QJ04",
+		file: "src/store/session-manager.ts",
+		description:
+			"the partial copies migrations killed mid-rewrite left beside a session stay there for good (openclaw#44812)",
+		edits: [{ find: "\t\tremoveDeadMigrationCopies(file);\n", replace: "" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "QJ05",
+		file: "src/store/session-manager.ts",
+		description: "a migration removes other sessions' leftover copies too, not only its own file's (openclaw#44812)",
+		edits: [
+			{
+				find: "name.startsWith(prefix) && /^\\d+$/.test(name.slice(prefix.length))",
+				replace: "/\\.migrating-\\d+$/.test(name)",
+			},
+		],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "QJ06",
+		file: "src/store/session-manager.ts",
+		description:
+			"a migration removes any file named <file>.migrating-<anything>, also one of the user's (openclaw#44812)",
+		edits: [{ find: "&& /^\\d+$/.test(name.slice(prefix.length))", replace: "" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

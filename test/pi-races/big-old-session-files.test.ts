@@ -9,7 +9,7 @@
  * claude-code#23373: a 100 MB session, named late, was listed by its first prompt, not its name.
  * opencode#5510: `--continue` took the session created last, not the one used last.
  * pi#9708: opening an older session rewrote it in place; a rewrite cut off (crash, full disk) had
- * nothing to fall back on.
+ * nothing to fall back on. openclaw#44812: temp and backup copies piled up in the sessions folder.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -155,6 +155,37 @@ describe("pi#9708: opening an older session rewrites it in place, with nothing t
 		expect(readFileSync(`${v1}.v1.bak`, "utf8")).toContain('"cut off');
 	});
 });
+
+describe("openclaw#44812: temp and backup copies left in the sessions folder pile up, never removed", () => {
+	it("openclaw#44812: the half-written copies two killed migrations left beside an old session are removed when `settle -p --session` migrates it; another session's copy and a file of the user's stay", () => {
+		const file = join(cli.dir, "v2.jsonl");
+		writeOldSession(file, 2);
+		const bytes = readFileSync(file);
+		// What a migration killed mid-rewrite leaves: part of the new file, under the dead process's pid.
+		const half = bytes.subarray(0, bytes.length >> 1);
+		for (const pid of [deadPid(), deadPid()]) writeFileSync(`${file}.migrating-${pid}`, half);
+		writeFileSync(join(cli.dir, `other.jsonl.migrating-${deadPid()}`), half);
+		writeFileSync(`${file}.migrating-notes`, "mine\n");
+		expect(readdirSync(cli.dir).filter((name) => name.includes(".migrating-"))).toHaveLength(4);
+
+		const run = settle("-p", "--session", file, "next step");
+		expect(run).toMatchObject({ code: 0, stdout: "next step\n" });
+		expect(JSON.parse(readFileSync(file, "utf8").split("\n")[0]!)).toMatchObject({ version: 3, id: "old-session" });
+		expect(
+			readdirSync(cli.dir)
+				.filter((name) => name.includes(".migrating-"))
+				.map((name) => name.replace(/\d+$/, "<pid>"))
+				.sort(),
+		).toEqual(["other.jsonl.migrating-<pid>", "v2.jsonl.migrating-notes"]);
+	});
+});
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+	const done = spawnSync(process.execPath, ["-e", ""]);
+	expect(done.status).toBe(0);
+	return done.pid;
+}
 
 /** A current-format session file of `entries` (each gets an id chained to the one before) under `cwd`. */
 function writeSession(file: string, entries: Record<string, unknown>[], cwd = cli.project): string[] {
