@@ -25139,6 +25139,29 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "&& /^\\d+$/.test(name.slice(prefix.length))", replace: "" }],
 		tests: ["test/pi-races/big-old-session-files.test.ts"],
 	},
+	{
+		id: "QJ07",
+		file: "src/cli/session-picker.ts",
+		description:
+			"the resume list prints a stored session name as written: its newline splits the row, its escapes reach the terminal (hermes-agent#66683)",
+		edits: [{ find: "oneLineText(info.name)", replace: "info.name" }],
+		tests: ["test/pi-races/session-names.test.ts"],
+	},
+	{
+		id: "QJ08",
+		file: "src/cli/interactive-commands.ts",
+		description: "/session prints a stored session name's newline and escapes as written (hermes-agent#66683)",
+		edits: [{ find: "oneLineText(session.sessionName)", replace: "session.sessionName" }],
+		tests: ["test/pi-races/session-names.test.ts"],
+	},
+	{
+		id: "QJ09",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/name with no text prints a stored session name's newline and escapes as written (hermes-agent#66683)",
+		edits: [{ find: "oneLineText(current)", replace: "current" }],
+		tests: ["test/pi-races/session-names.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
