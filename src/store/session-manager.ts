@@ -843,6 +843,7 @@ export class SessionManager {
 	private rewriteMigrated(file: string, fromVersion: number, contents: SessionFileContents): void {
 		let backup: string | undefined;
 		const temp = `${file}.migrating-${process.pid}`;
+		removeDeadMigrationCopies(file);
 		try {
 			if (contents.diagnostics.some((d) => d.kind === "malformed_line")) {
 				backup = `${file}.v${fromVersion}.bak`;
