@@ -25,7 +25,7 @@ import { getDefaultSessionDirPath } from "../store/paths.js";
 import { THINKING_LEVELS } from "./args.js";
 import { graphemeSegmenter } from "./graphemes.js";
 import { reloadedResourceWarnings } from "./host.js";
-import { clip, firstLine, takesEscapes } from "./interactive-render.js";
+import { clip, firstLine, oneLineText, takesEscapes } from "./interactive-render.js";
 import { cloneCommand, labelCommand, treeCommand, treeOnlyPrints } from "./interactive-tree-commands.js";
 import { type LinkNamedSessionFolder, newerSessionFormatForCli, skippedLineWarnings } from "./session-lookup.js";
 import {
@@ -175,7 +175,7 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
 			const name = args.trim();
 			if (!name) {
 				const current = host.runtime.session.sessionName;
-				host.print(current ? `Session name: ${current}` : "The session has no name. Usage: /name <text>");
+				host.print(current ? `Session name: ${oneLineText(current)}` : "The session has no name. Usage: /name <text>");
 				return;
 			}
 			host.runtime.session.setSessionName(name);
@@ -608,7 +608,7 @@ function percentOf(tokens: number, window: number): string {
 function sessionInfo(host: CommandHost): void {
 	const session = host.runtime.session;
 	const stats = session.getSessionStats();
-	host.print(`Session ${session.sessionId}${session.sessionName ? ` "${session.sessionName}"` : ""}`);
+	host.print(`Session ${session.sessionId}${session.sessionName ? ` "${oneLineText(session.sessionName)}"` : ""}`);
 	host.print(`  file: ${sessionLocation(host.runtime)}`);
 	host.print(`  cwd: ${host.runtime.cwd}`);
 	for (const line of promptFileLines(host.runtime)) host.print(line);

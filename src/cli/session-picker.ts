@@ -17,7 +17,7 @@ import {
 } from "../store/discovery.js";
 import type { SessionInfo } from "../store/entries.js";
 import { sessionLockHolder } from "../store/lock.js";
-import { clip, firstLine } from "./interactive-render.js";
+import { clip, firstLine, oneLineText } from "./interactive-render.js";
 import { piResumeHint, piSessionHint } from "./pi-folder.js";
 import {
 	findSessionByIdPrefix,
@@ -98,7 +98,8 @@ export async function listAllSessions(folders: ProjectSessionFolders): Promise<S
 export function describeSession(info: SessionInfo, currentFile?: string): string {
 	// Said before it is picked: resuming it would be refused (claude-code#87902).
 	const current = info.path === currentFile ? " (current)" : inUseMark(info.path);
-	const title = info.name ? `${info.name}: ` : "";
+	// A name is read from the file as written: pi keeps its newlines, an extension may put escapes in it.
+	const title = info.name ? `${oneLineText(info.name)}: ` : "";
 	return `${info.id}  ${localMinute(info.modified)}  ${conversationMessageCount(info)} msgs  ${title}${clip(firstLine(info.firstMessage), 60)}${current}`;
 }
 

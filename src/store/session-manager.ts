@@ -8,13 +8,15 @@ import {
 	closeSync,
 	existsSync,
 	openSync,
+	readdirSync,
 	readFileSync,
 	renameSync,
+	rmSync,
 	statSync,
 	truncateSync,
 	writeFileSync,
 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { AgentMessage, ThinkingLevel, Usage } from "../llm/types.js";
 import {
@@ -240,6 +242,39 @@ function writeLinesFile(path: string, pieces: Iterable<string>, mode: number): v
 	} finally {
 		closeSync(fd);
 	}
+}
+
+/**
+ * Removes the `<file>.migrating-<pid>` copies that migrations killed mid-rewrite left (a crash, an
+ * OOM kill, a power loss): partial copies of the session, one more per crash (openclaw#44812). The
+ * caller holds the file's lock, so no live migration is writing one. Best effort.
+ */
+function removeDeadMigrationCopies(file: string): void {
+	const prefix = `${basename(file)}.migrating-`;
+	try {
+		for (const name of readdirSync(dirname(file))) {
+			if (name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length))) {
+				rmSync(join(dirname(file), name), { force: true });
+			}
+		}
+	} catch {
+		// an unreadable folder or a copy that cannot be removed: the migration itself goes on
+	}
+}
+
+/** `IO` for a migration whose rewrite failed: the file was left as it was; what to do depends on why. */
+function migrationWriteError(file: string, fromVersion: number, error: unknown): SettleError {
+	const code = (error as NodeJS.ErrnoException).code;
+	const full = code === "ENOSPC" || code === "EDQUOT" || code === "EFBIG";
+	return new SettleError(
+		"IO",
+		`Could not migrate session file ${file} from format v${fromVersion} to v${CURRENT_SESSION_VERSION}: ${errorMessage(error)}. ` +
+			"The file was left as it was. " +
+			(full
+				? "Free disk space (or raise the file size limit: ulimit -f), then open it again."
+				: "Fix what the error names, then open it again."),
+		{ cause: error, details: { path: file, ...(code ? { errno: code } : {}) } },
+	);
 }
 
 /** Refuses a directory given where a session file is expected (before any lock is taken next to it). */
@@ -802,19 +837,26 @@ export class SessionManager {
 	/**
 	 * Rewrites a migrated file atomically (temp file + rename), keeping its permissions. Lines that
 	 * could not be read are dropped from the new file, so the original is kept beside it (0600) when
-	 * there were any.
+	 * there were any. A rewrite that fails (a full disk) removes what it wrote and throws `IO`: the
+	 * file keeps its bytes, and no partial copy of the session is left beside it (pi#9708).
 	 */
 	private rewriteMigrated(file: string, fromVersion: number, contents: SessionFileContents): void {
 		let backup: string | undefined;
-		if (contents.diagnostics.some((d) => d.kind === "malformed_line")) {
-			backup = `${file}.v${fromVersion}.bak`;
-			writeFileSync(backup, readFileSync(file), { mode: PRIVATE_FILE_MODE });
-		}
 		const temp = `${file}.migrating-${process.pid}`;
-		const mode = replacementMode(file);
-		writeLinesFile(temp, toLines([this.header, ...this.index.entries]), mode);
-		chmodSync(temp, mode); // exact: the umask only narrows, and a leftover temp file keeps its own
-		renameSync(temp, file);
+		removeDeadMigrationCopies(file);
+		try {
+			if (contents.diagnostics.some((d) => d.kind === "malformed_line")) {
+				backup = `${file}.v${fromVersion}.bak`;
+				writeFileSync(backup, readFileSync(file), { mode: PRIVATE_FILE_MODE });
+			}
+			const mode = replacementMode(file);
+			writeLinesFile(temp, toLines([this.header, ...this.index.entries]), mode);
+			chmodSync(temp, mode); // exact: the umask only narrows, and a leftover temp file keeps its own
+			renameSync(temp, file);
+		} catch (error) {
+			for (const written of [temp, backup]) if (written) rmSync(written, { force: true });
+			throw migrationWriteError(file, fromVersion, error);
+		}
 		this.diagnostics.push({
 			kind: "migrated",
 			file,

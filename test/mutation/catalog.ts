@@ -25113,6 +25113,82 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "headBuffer.length === 0 || headBuffer.equals(UTF8_BOM)", replace: "headBuffer.length === 0" }],
 		tests: ["test/pi-races/read-empty-files.test.ts"],
 	},
+	{
+		id: "QJ01",
+		file: "src/store/session-manager.ts",
+		description:
+			"a migration rewrite stopped by a full disk leaves its half-written temp copy beside the session (pi#9708)",
+		edits: [
+			{ find: "for (const written of [temp, backup]) if (written) rmSync(written, { force: true });", replace: "" },
+		],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "QJ02",
+		file: "src/store/session-manager.ts",
+		description: "a migration rewrite stopped by a full disk leaves its half-written .bak of a v1 file (pi#9708)",
+		edits: [{ find: "for (const written of [temp, backup])", replace: "for (const written of [temp])" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "QJ03",
+		file: "src/store/session-manager.ts",
+		description:
+			"a failed migration rewrite throws Node's bare error, naming neither the file nor what to do (pi#9708)",
+		edits: [{ find: "throw migrationWriteError(file, fromVersion, error);", replace: "throw error;" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "QJ04",
+		file: "src/store/session-manager.ts",
+		description:
+			"the partial copies migrations killed mid-rewrite left beside a session stay there for good (openclaw#44812)",
+		edits: [{ find: "\t\tremoveDeadMigrationCopies(file);\n", replace: "" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "QJ05",
+		file: "src/store/session-manager.ts",
+		description: "a migration removes other sessions' leftover copies too, not only its own file's (openclaw#44812)",
+		edits: [
+			{
+				find: "name.startsWith(prefix) && /^\\d+$/.test(name.slice(prefix.length))",
+				replace: "/\\.migrating-\\d+$/.test(name)",
+			},
+		],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "QJ06",
+		file: "src/store/session-manager.ts",
+		description:
+			"a migration removes any file named <file>.migrating-<anything>, also one of the user's (openclaw#44812)",
+		edits: [{ find: "&& /^\\d+$/.test(name.slice(prefix.length))", replace: "" }],
+		tests: ["test/pi-races/big-old-session-files.test.ts"],
+	},
+	{
+		id: "QJ07",
+		file: "src/cli/session-picker.ts",
+		description:
+			"the resume list prints a stored session name as written: its newline splits the row, its escapes reach the terminal (hermes-agent#66683)",
+		edits: [{ find: "oneLineText(info.name)", replace: "info.name" }],
+		tests: ["test/pi-races/session-names.test.ts"],
+	},
+	{
+		id: "QJ08",
+		file: "src/cli/interactive-commands.ts",
+		description: "/session prints a stored session name's newline and escapes as written (hermes-agent#66683)",
+		edits: [{ find: "oneLineText(session.sessionName)", replace: "session.sessionName" }],
+		tests: ["test/pi-races/session-names.test.ts"],
+	},
+	{
+		id: "QJ09",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/name with no text prints a stored session name's newline and escapes as written (hermes-agent#66683)",
+		edits: [{ find: "oneLineText(current)", replace: "current" }],
+		tests: ["test/pi-races/session-names.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

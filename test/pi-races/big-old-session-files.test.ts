@@ -8,14 +8,17 @@
  * claude-code#24118: one line of ~12.8 MB (a `git diff` tool result) froze `--resume`.
  * claude-code#23373: a 100 MB session, named late, was listed by its first prompt, not its name.
  * opencode#5510: `--continue` took the session created last, not the one used last.
+ * pi#9708: opening an older session rewrote it in place; a rewrite cut off (crash, full disk) had
+ * nothing to fall back on. openclaw#44812: temp and backup copies piled up in the sessions folder.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { emptyUsage } from "../../src/llm/types.js";
 import { getDefaultSessionDirPath } from "../../src/store/paths.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { runSettle, useCliProject } from "../cli/helpers.js";
+import { cliCommand, runSettle, useCliProject } from "../cli/helpers.js";
 import { RESUME_QUESTION, Repl, readEntries, transcript } from "../cli/interactive.helpers.js";
 import { sessionFilesUnder } from "./helpers.js";
 
@@ -92,6 +95,97 @@ describe("openclaw#89085: a long v1 session file migrated with two entries on on
 		}
 	});
 });
+
+/**
+ * `settle <args>` with no file of the process allowed past `bytes` (`prlimit --fsize`, SIGXFSZ
+ * ignored, so a write past it fails with EFBIG as on a full disk).
+ */
+function settleWithFileSizeLimit(bytes: number, args: string[]) {
+	const quoted = [process.execPath, ...cliCommand(), "--faux", ...args].map(
+		(arg) => `'${arg.replaceAll("'", "'\\''")}'`,
+	);
+	const run = spawnSync("sh", ["-c", `trap '' XFSZ; exec prlimit --fsize=${bytes} ${quoted.join(" ")}`], {
+		cwd: cli.project,
+		input: "",
+		encoding: "utf8",
+		env: { ...process.env, SETTLE_AGENT_DIR: cli.agentDir },
+	});
+	return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** A v`version` session file of 400 messages (~340 KB); v1 entries have no ids. */
+function writeOldSession(file: string, version: 1 | 2, extraLines: string[] = []): void {
+	const lines = [JSON.stringify({ type: "session", version, id: "old-session", timestamp: at(0), cwd: cli.project })];
+	for (let k = 0; k < 400; k++) {
+		const text = `${k % 2 === 0 ? "question" : "answer"} ${k} ${"x".repeat(700)}`;
+		const message = k % 2 === 0 ? user(text, k) : assistant([{ type: "text", text }], k);
+		const ids = version === 2 ? { id: `e${k}`, parentId: k === 0 ? null : `e${k - 1}` } : {};
+		lines.push(JSON.stringify({ type: "message", ...ids, timestamp: at(k), message }));
+	}
+	writeFileSync(file, `${[...lines, ...extraLines].join("\n")}\n`);
+}
+
+describe("pi#9708: opening an older session rewrites it in place, with nothing to fall back on if the rewrite is cut off", () => {
+	it("pi#9708: the rewrite of a v2 file (and of a v1 file with an unreadable line, kept as a .bak first) stopped by a full disk: exit 3 naming the file, the format and what to do; the file keeps its bytes, nothing half-written is left beside it; with room again it is migrated and continued", () => {
+		const v2 = join(cli.dir, "v2.jsonl");
+		writeOldSession(v2, 2);
+		// A torn line mid-file: the migrated file drops it, so the original is kept as <file>.v1.bak first.
+		const v1 = join(cli.dir, "v1.jsonl");
+		writeOldSession(v1, 1, ['{"type":"message","timestamp":"cut off', JSON.stringify({ type: "label", label: "x" })]);
+		for (const [file, version] of [[v2, 2] as const, [v1, 1] as const]) {
+			const before = readFileSync(file);
+			const limited = settleWithFileSizeLimit(Math.floor(before.length / 2), ["-p", "--session", file, "next step"]);
+			expect(limited.stderr).toContain(
+				`Could not migrate session file ${file} from format v${version} to v3: EFBIG: file too large, write. ` +
+					"The file was left as it was. Free disk space (or raise the file size limit: ulimit -f), then open it again.",
+			);
+			expect(limited).toMatchObject({ code: 3, stdout: "" });
+			expect(readFileSync(file).equals(before)).toBe(true);
+			expect(readdirSync(cli.dir).filter((name) => name.startsWith(basename(file)))).toEqual([basename(file)]);
+
+			const run = settle("-p", "--session", file, "next step");
+			expect(run).toMatchObject({ code: 0, stdout: "next step\n" });
+			expect(JSON.parse(readFileSync(file, "utf8").split("\n")[0]!)).toMatchObject({ version: 3, id: "old-session" });
+			expect(transcript(file).slice(-3)).toEqual([
+				`assistant: answer 399 ${"x".repeat(700)}`,
+				"user: next step",
+				"assistant: next step",
+			]);
+		}
+		expect(readFileSync(`${v1}.v1.bak`, "utf8")).toContain('"cut off');
+	});
+});
+
+describe("openclaw#44812: temp and backup copies left in the sessions folder pile up, never removed", () => {
+	it("openclaw#44812: the half-written copies two killed migrations left beside an old session are removed when `settle -p --session` migrates it; another session's copy and a file of the user's stay", () => {
+		const file = join(cli.dir, "v2.jsonl");
+		writeOldSession(file, 2);
+		const bytes = readFileSync(file);
+		// What a migration killed mid-rewrite leaves: part of the new file, under the dead process's pid.
+		const half = bytes.subarray(0, bytes.length >> 1);
+		for (const pid of [deadPid(), deadPid()]) writeFileSync(`${file}.migrating-${pid}`, half);
+		writeFileSync(join(cli.dir, `other.jsonl.migrating-${deadPid()}`), half);
+		writeFileSync(`${file}.migrating-notes`, "mine\n");
+		expect(readdirSync(cli.dir).filter((name) => name.includes(".migrating-"))).toHaveLength(4);
+
+		const run = settle("-p", "--session", file, "next step");
+		expect(run).toMatchObject({ code: 0, stdout: "next step\n" });
+		expect(JSON.parse(readFileSync(file, "utf8").split("\n")[0]!)).toMatchObject({ version: 3, id: "old-session" });
+		expect(
+			readdirSync(cli.dir)
+				.filter((name) => name.includes(".migrating-"))
+				.map((name) => name.replace(/\d+$/, "<pid>"))
+				.sort(),
+		).toEqual(["other.jsonl.migrating-<pid>", "v2.jsonl.migrating-notes"]);
+	});
+});
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+	const done = spawnSync(process.execPath, ["-e", ""]);
+	expect(done.status).toBe(0);
+	return done.pid;
+}
 
 /** A current-format session file of `entries` (each gets an id chained to the one before) under `cwd`. */
 function writeSession(file: string, entries: Record<string, unknown>[], cwd = cli.project): string[] {

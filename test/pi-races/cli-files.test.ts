@@ -21,6 +21,8 @@
  * command that reads it; the user a warning. gemini-cli#4028: `@mydir` (a folder) silently sent none of its
  * files; pi 0.73.1 and Settle refused it with a raw "EISDIR: illegal operation on a directory".
  * What the user should see: that the argument is a folder, and the two ways to get its files read.
+ * pi#6002: `--session` given a file that is no session (a 3.2 MB NDJSON log) truncated it to a
+ * new session's header.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -159,6 +161,30 @@ describe("oh-my-pi#9915: a session file whose header line does not parse", () =>
 		expect(after).toHaveLength(1);
 		expect(JSON.parse(after[0]!)).toMatchObject({ type: "session" });
 		expect(after.join()).not.toContain("the transcript");
+	});
+});
+
+describe("pi#6002: --session given a file that is not a session at all", () => {
+	it("pi#6002: settle -p --session <an NDJSON log> (and <a plain text file>) refuses, exit 3 naming the file and what to do, nothing printed; each file keeps every byte and nothing is written beside it", () => {
+		// A 3 MB event log of JSON lines, none a session header (pi truncated such a file to its header).
+		const log = join(cli.dir, "events.log");
+		const events = Array.from({ length: 30_000 }, (_, k) =>
+			JSON.stringify({ type: "event", n: k, data: "x".repeat(80) }),
+		);
+		writeFileSync(log, `${events.join("\n")}\n`);
+		const notes = join(cli.dir, "notes.txt");
+		writeFileSync(notes, "meeting notes\nsecond line\n");
+		for (const file of [log, notes]) {
+			const before = readFileSync(file);
+			const run = settleFaux("-p", "--session", file, "Say exactly: hi");
+			expect(run).toMatchObject({ code: 3, stdout: "" });
+			expect(run.stderr).toBe(
+				`Error: Session file is not a valid pi session: ${file}. Its first line is not a session header; nothing ` +
+					"was changed. Open a different file, or move this one away to start a new session at this path.\n",
+			);
+			expect(readFileSync(file).equals(before)).toBe(true);
+		}
+		expect(readdirSync(cli.dir).sort()).toEqual(["events.log", "notes.txt", "project"]);
 	});
 });
 
