@@ -20673,8 +20673,8 @@ export const MUTANTS: Mutant[] = [
 			"an OpenAI-compatible server's 400 refusing a field pi-ai sent no longer names the models.json compat setting that stops it",
 		edits: [
 			{
-				find: "const compatNote = compatOptionNote(text, refusedStatus, model);",
-				replace: "const compatNote = undefined as string | undefined;",
+				find: "const compatNote = capNote ?? compatOptionNote(text, refusedStatus, model);",
+				replace: "const compatNote = capNote;",
 			},
 		],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
@@ -25085,6 +25085,41 @@ export const MUTANTS: Mutant[] = [
 		description: "proper-lockfile's signal-exit loads node:assert again (~7 ms of every settle run that writes)",
 		edits: [{ find: "assert: assertLoadedOnDemand(),", replace: "" }],
 		tests: ["test/imports/import-graph.test.ts"],
+	},
+	{
+		id: "QK01",
+		file: "src/session/provider-stream.ts",
+		description: "an output cap over the server's limit keeps the bare refusal: no note naming maxTokens",
+		edits: [
+			{ find: "const compatNote = capNote ?? compatOptionNote(", replace: "const compatNote = compatOptionNote(" },
+		],
+		tests: ["test/pi-races/output-cap-over-server-limit.test.ts"],
+	},
+	{
+		id: "QK02",
+		file: "src/session/provider-stream.ts",
+		description: "the note says the model's maxTokens was asked for, not pi-ai's cap of at most 32000",
+		edits: [
+			{
+				find: "const requested = request.maxTokens ?? defaultRequestedMaxTokens(model);",
+				replace: "const requested = request.maxTokens ?? model.maxTokens;",
+			},
+		],
+		tests: ["test/pi-races/output-cap-over-server-limit.test.ts"],
+	},
+	{
+		id: "QK03",
+		file: "src/llm/compat-notes.ts",
+		description: "a limit worded 'between 1 and 1024' is not read: no note for colibri's refusal",
+		edits: [{ find: "/\\bbetween -?\\d+ and (\\d+)/i,", replace: "" }],
+		tests: ["test/pi-races/output-cap-over-server-limit.test.ts"],
+	},
+	{
+		id: "QK04",
+		file: "src/llm/compat-notes.ts",
+		description: "a limit worded '<= 12288' is not read: no note for Volcengine's refusal",
+		edits: [{ find: "(?:<=|less than or equal to|", replace: "(?:less than or equal to|" }],
+		tests: ["test/pi-races/output-cap-over-server-limit.test.ts"],
 	},
 ];
 
