@@ -25121,6 +25121,39 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "(?:<=|less than or equal to|", replace: "(?:less than or equal to|" }],
 		tests: ["test/pi-races/output-cap-over-server-limit.test.ts"],
 	},
+	{
+		id: "QK05",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"the window a refusal states is ignored: a wrong models.json window hides the cap, 'send it shorter' for 'hi'",
+		edits: [
+			{
+				find: "contextWindow: serverWindow ?? model.contextWindow,",
+				replace: "contextWindow: model.contextWindow,",
+			},
+		],
+		tests: ["test/pi-races/output-cap-window.test.ts"],
+	},
+	{
+		id: "QK06",
+		file: "src/compaction/texts.ts",
+		description:
+			"a stated input that alone fills the window still reads as the cap's fault: no advice to send it shorter",
+		edits: [
+			{
+				find: "return window > 0 && tokens < window ? window : undefined;",
+				replace: "return window > 0 ? window : undefined;",
+			},
+		],
+		tests: ["test/pi-races/output-cap-window.test.ts"],
+	},
+	{
+		id: "QK07",
+		file: "src/compaction/texts.ts",
+		description: "the server's window is not named as the contextWindow to set",
+		edits: [{ find: "(cap.configuredWindow === undefined", replace: "(true" }],
+		tests: ["test/pi-races/output-cap-window.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
