@@ -99,6 +99,33 @@ export interface OutputCapModel {
 	/** The output tokens each request asks for (`min(maxTokens, 32000)`). */
 	requestedMaxTokens: number;
 	contextWindow: number;
+	/** The window models.json gives the model, when the server's refusal stated another. */
+	configuredWindow?: number;
+}
+
+/** How OpenAI-compatible servers state their window in a refusal (vLLM, OpenAI, DeepSeek). */
+const STATED_WINDOW = /maximum context length is ([\d,]+) tokens|context length is only ([\d,]+) tokens/i;
+
+/** The input a refusal states: vLLM's "your request has 457 input tokens", OpenAI's "(457 in the messages". */
+const STATED_INPUT = /request has ([\d,]+) input tokens|([\d,]+) in the messages/i;
+
+/**
+ * The context window a refusal states (vLLM: "This model's maximum context length is 16384
+ * tokens and your request has 457 input tokens"), which beats a models.json `contextWindow` that
+ * is wrong (Step-Audio-R1#3); undefined when the text states none, or states an input that alone
+ * fills it (then the context is what is too long, whatever the cap).
+ *
+ * @example
+ * ```ts
+ * statedContextWindow("This model's maximum context length is 16384 tokens and your request has 457 input tokens"); // 16384
+ * ```
+ */
+export function statedContextWindow(text: string | undefined): number | undefined {
+	const match = text ? STATED_WINDOW.exec(text) : null;
+	const window = Number((match?.[1] ?? match?.[2] ?? "").replaceAll(",", ""));
+	const input = text ? STATED_INPUT.exec(text) : null;
+	const tokens = Number((input?.[1] ?? input?.[2] ?? "0").replaceAll(",", ""));
+	return window > 0 && tokens < window ? window : undefined;
 }
 
 /**
@@ -123,6 +150,8 @@ function outputCapMessage(overflow: string | undefined, cap: OutputCapModel): st
 		`and there is nothing to compact: each request asks for up to ${cap.requestedMaxTokens} tokens of answer (the "maxTokens" of ${cap.model}) ` +
 		`in a window of ${cap.contextWindow} tokens, leaving little or no room for the conversation. ` +
 		`Lower its "maxTokens" in models.json ("modelOverrides" for a built-in provider's model), e.g. to ${suggested}, ` +
-		`or raise its "contextWindow" if the server holds more. ${LEFT_OUT}.`
+		(cap.configuredWindow === undefined
+			? `or raise its "contextWindow" if the server holds more. ${LEFT_OUT}.`
+			: `and set its "contextWindow" to ${cap.contextWindow}, the server's (models.json gives ${cap.configuredWindow}). ${LEFT_OUT}.`)
 	);
 }

@@ -120,6 +120,44 @@ function isRefused(field: RefusedField, text: string): boolean {
 	return field.pattern.test(text) && (field.refusal ?? REFUSAL).test(text) && (field.context?.test(text) ?? true);
 }
 
+/** The request field an output cap is sent in, by API (a refusal must name one of them). */
+const OUTPUT_CAP_FIELD = /\bmax_(?:completion_|output_)?tokens\b|\bmaxOutputTokens\b/;
+/** How servers word the largest cap they take: OpenAI, Novita, Volcengine, Anthropic. */
+const OUTPUT_CAP_LIMITS: readonly RegExp[] = [
+	/\bat most (\d+)/i,
+	/\bbetween -?\d+ and (\d+)/i,
+	/(?:<=|less than or equal to|maximum(?: value)? (?:is|of)) ?(\d+)/i,
+	/> ?(\d+), which is the maximum/i,
+];
+
+/**
+ * The note for a 400 / 422 that refuses the output cap as over what the server takes ("max_tokens
+ * is too large: 32000. This model supports at most 16384", "must be between 0 and 4096"): the
+ * cap comes from the model's `maxTokens` (at most 32000 a request), which the user sets lower in
+ * models.json. Users saw the refusal alone on every prompt (opencode#1735, cline#8337).
+ * `requested` is the cap the request asked for (0 when unknown); undefined for any other refusal,
+ * or a limit at or over `requested`.
+ *
+ * @example
+ * ```ts
+ * outputCapRefusedNote("400 max_tokens is too large: 32000. This model supports at most 16384 completion tokens", 400, model, 32000);
+ * // '… Set "maxTokens": 16384 for coder in models.json …'
+ * ```
+ */
+export function outputCapRefusedNote(
+	text: string,
+	status: number | undefined,
+	model: Model,
+	requested: number,
+): string | undefined {
+	if ((status !== 400 && status !== 422) || !OUTPUT_CAP_FIELD.test(text)) return undefined;
+	const limit = OUTPUT_CAP_LIMITS.map((pattern) => Number(pattern.exec(text)?.[1])).find((n) => n > 0);
+	if (limit === undefined || (requested > 0 && limit >= requested)) return undefined;
+	const asked = requested > 0 ? `asked for up to ${requested} tokens of answer` : "asked for more tokens of answer";
+	const own = model.maxTokens > 0 ? ` (its "maxTokens" is ${model.maxTokens})` : "";
+	return `${model.provider}/${model.id} ${asked}${own}; the server takes at most ${limit}. Set "maxTokens": ${limit} for ${model.id} in models.json ("modelOverrides" for a built-in provider's model).`;
+}
+
 /** An API path a `baseUrl` was given with, which pi-ai's clients append themselves. */
 const ENDPOINT_PATH = /\/(?:chat\/completions|responses)\/*$/;
 

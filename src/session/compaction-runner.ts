@@ -69,10 +69,14 @@ export async function runCompaction(s: SessionInternals, input: CompactionInput)
 		const overflow = s.scratch.lastAssistant?.errorMessage;
 		const texts = await import("../compaction/texts.js");
 		const model = s.model();
+		// The window the server states beats a wrong one in models.json (Step-Audio-R1#3).
+		const stated = texts.statedContextWindow(overflow);
+		const serverWindow = stated !== undefined && stated !== model?.contextWindow ? stated : undefined;
 		const cap = model && {
 			model: modelKey(model),
 			requestedMaxTokens: defaultRequestedMaxTokens(model),
-			contextWindow: model.contextWindow,
+			contextWindow: serverWindow ?? model.contextWindow,
+			...(serverWindow === undefined ? {} : { configuredWindow: model.contextWindow }),
 		};
 		// A cap that takes the window is refused whatever the context holds: name it, not the context (gpustack#929).
 		const outputCap = cap && texts.outputCapTakesWindow(cap) ? cap : undefined;

@@ -7,7 +7,7 @@ import type { LoopTimers } from "../agent/types.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import { type AnthropicStop, refusalText, watchedAnthropicStop } from "../llm/anthropic-stop-details.js";
 import { repairedChatStream } from "../llm/chat-stream-repair.js";
-import { compatOptionNote, endpointPathNote, servedErrorPathNote } from "../llm/compat-notes.js";
+import { compatOptionNote, endpointPathNote, outputCapRefusedNote, servedErrorPathNote } from "../llm/compat-notes.js";
 import {
 	connectionFailureText,
 	htmlRefusalText,
@@ -17,6 +17,7 @@ import {
 } from "../llm/connection-failures.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
 import {
+	defaultRequestedMaxTokens,
 	type HeaderRetryDelay,
 	isAccountFailureText,
 	parseRequestedRetryDelayMs,
@@ -290,7 +291,10 @@ function withRefusalDetails(
 				const offNote = refusedStatus === 400 ? reasoningMandatoryNote(text, model, request.reasoning) : undefined;
 				if (offNote) text = `${text}\n\n${offNote}`;
 				// A field an OpenAI-compatible server refuses is named with the models.json setting that stops it (pi#5117).
-				const compatNote = compatOptionNote(text, refusedStatus, model);
+				// A cap over the server's limit is a value to lower, not a field to stop sending (opencode#1735).
+				const requested = request.maxTokens ?? defaultRequestedMaxTokens(model);
+				const capNote = outputCapRefusedNote(text, refusedStatus, model, requested);
+				const compatNote = capNote ?? compatOptionNote(text, refusedStatus, model);
 				if (compatNote) text = `${text}\n\n${compatNote}`;
 				const pathNote = endpointPathNote(refusedStatus, model, text);
 				if (pathNote) text = `${text}\n\n${pathNote}`;

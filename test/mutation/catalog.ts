@@ -20673,8 +20673,8 @@ export const MUTANTS: Mutant[] = [
 			"an OpenAI-compatible server's 400 refusing a field pi-ai sent no longer names the models.json compat setting that stops it",
 		edits: [
 			{
-				find: "const compatNote = compatOptionNote(text, refusedStatus, model);",
-				replace: "const compatNote = undefined as string | undefined;",
+				find: "const compatNote = capNote ?? compatOptionNote(text, refusedStatus, model);",
+				replace: "const compatNote = capNote;",
 			},
 		],
 		tests: ["test/pi-races/openai-compat-refusals.test.ts"],
@@ -25188,6 +25188,74 @@ export const MUTANTS: Mutant[] = [
 			"/name with no text prints a stored session name's newline and escapes as written (hermes-agent#66683)",
 		edits: [{ find: "oneLineText(current)", replace: "current" }],
 		tests: ["test/pi-races/session-names.test.ts"],
+	},
+	{
+		id: "QK01",
+		file: "src/session/provider-stream.ts",
+		description: "an output cap over the server's limit keeps the bare refusal: no note naming maxTokens",
+		edits: [
+			{ find: "const compatNote = capNote ?? compatOptionNote(", replace: "const compatNote = compatOptionNote(" },
+		],
+		tests: ["test/pi-races/output-cap-over-server-limit.test.ts"],
+	},
+	{
+		id: "QK02",
+		file: "src/session/provider-stream.ts",
+		description: "the note says the model's maxTokens was asked for, not pi-ai's cap of at most 32000",
+		edits: [
+			{
+				find: "const requested = request.maxTokens ?? defaultRequestedMaxTokens(model);",
+				replace: "const requested = request.maxTokens ?? model.maxTokens;",
+			},
+		],
+		tests: ["test/pi-races/output-cap-over-server-limit.test.ts"],
+	},
+	{
+		id: "QK03",
+		file: "src/llm/compat-notes.ts",
+		description: "a limit worded 'between 1 and 1024' is not read: no note for colibri's refusal",
+		edits: [{ find: "/\\bbetween -?\\d+ and (\\d+)/i,", replace: "" }],
+		tests: ["test/pi-races/output-cap-over-server-limit.test.ts"],
+	},
+	{
+		id: "QK04",
+		file: "src/llm/compat-notes.ts",
+		description: "a limit worded '<= 12288' is not read: no note for Volcengine's refusal",
+		edits: [{ find: "(?:<=|less than or equal to|", replace: "(?:less than or equal to|" }],
+		tests: ["test/pi-races/output-cap-over-server-limit.test.ts"],
+	},
+	{
+		id: "QK05",
+		file: "src/session/compaction-runner.ts",
+		description:
+			"the window a refusal states is ignored: a wrong models.json window hides the cap, 'send it shorter' for 'hi'",
+		edits: [
+			{
+				find: "contextWindow: serverWindow ?? model.contextWindow,",
+				replace: "contextWindow: model.contextWindow,",
+			},
+		],
+		tests: ["test/pi-races/output-cap-window.test.ts"],
+	},
+	{
+		id: "QK06",
+		file: "src/compaction/texts.ts",
+		description:
+			"a stated input that alone fills the window still reads as the cap's fault: no advice to send it shorter",
+		edits: [
+			{
+				find: "return window > 0 && tokens < window ? window : undefined;",
+				replace: "return window > 0 ? window : undefined;",
+			},
+		],
+		tests: ["test/pi-races/output-cap-window.test.ts"],
+	},
+	{
+		id: "QK07",
+		file: "src/compaction/texts.ts",
+		description: "the server's window is not named as the contextWindow to set",
+		edits: [{ find: "(cap.configuredWindow === undefined", replace: "(true" }],
+		tests: ["test/pi-races/output-cap-window.test.ts"],
 	},
 ];
 

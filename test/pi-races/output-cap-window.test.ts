@@ -88,3 +88,48 @@ describe("gpustack#929, continue#5166: an output cap as large as the context win
 		}
 	});
 });
+
+describe("Step-Audio-R1#3: the server's window smaller than models.json's", () => {
+	it("Step-Audio-R1#3: settle -p hi with maxTokens 64000 and no contextWindow (128000 taken) against vLLM at 16384 ('is too large: 32000 … your request has N input tokens'): stderr names the cap and the server's window, not a prompt to shorten; with both set, the prompt is answered", async () => {
+		const server = await startWireServer((request) => {
+			const body = request.body as { messages?: unknown; max_tokens?: number; max_completion_tokens?: number };
+			const prompt = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
+			const cap = body.max_completion_tokens ?? body.max_tokens ?? 0;
+			if (prompt + cap > 16384) {
+				return openAiError(
+					400,
+					`'max_tokens' or 'max_completion_tokens' is too large: ${cap}. This model's maximum context length is 16384 tokens and your request has ${prompt} input tokens (${cap} > 16384 - ${prompt}). None`,
+					"BadRequestError",
+				);
+			}
+			return chatReply([{ type: "text", text: "hello there" }]);
+		});
+		try {
+			writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", maxTokens: 64000 }] });
+			const run = await runSettleAsync(["--model", "local/coder", "-p", "hi"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+			expect(run.code).toBe(1);
+			expect(run.stderr).toContain(
+				'each request asks for up to 32000 tokens of answer (the "maxTokens" of local/coder) in a window of 16384 tokens',
+			);
+			expect(run.stderr).toContain(
+				'e.g. to 4096, and set its "contextWindow" to 16384, the server\'s (models.json gives 128000)',
+			);
+			expect(run.stderr).not.toContain("send it again shorter");
+			expect(server.requests).toHaveLength(1);
+
+			writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+				models: [{ id: "coder", maxTokens: 4096, contextWindow: 16384 }],
+			});
+			const fixed = await runSettleAsync(["--model", "local/coder", "-p", "hi"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+			expect(fixed).toMatchObject({ code: 0, stdout: "hello there\n" });
+		} finally {
+			await server.close();
+		}
+	});
+});
