@@ -444,6 +444,14 @@ describe("edit: same results as pi on random files and edits", () => {
 				// not find …", Settle names the lines that match except for indentation; pi says nothing more.
 				if (ours.error)
 					ours.error = ours.error.replace(/(newlines\.) (?:Line \d+ matches except|It matches at ).*$/s, "$1");
+				// DELIBERATE_EDIT_EMPTY_FILE (edit-diff.ts inEmptyFile): in an empty file Settle says the file is
+				// empty; pi says only that the text must match exactly.
+				if (ours.error)
+					ours.error = ours.error.replace(
+						/^(Could not find (the exact text|edits\[\d+\]) in f\.txt): the file is empty\. Use the write tool to give it content\.$/,
+						(_all, head: string, what: string) =>
+							`${head}. The ${what === "the exact text" ? "old text" : "oldText"} must match exactly including all whitespace and newlines.`,
+					);
 				// DELIBERATE_EDIT_AMBIGUOUS_LINES (edit-diff.ts ambiguous, openclaw#21645): after "Found N
 				// occurrences …", Settle names the lines they start on; pi says nothing more.
 				if (ours.error) ours.error = ours.error.replace(/(make it unique\.) They start on lines? .*$/s, "$1");
