@@ -12619,8 +12619,8 @@ export const MUTANTS: Mutant[] = [
 				replace: "\truntime.setRebindSession(bind);\n\tawait bind(runtime.session);\n",
 			},
 			{
-				find: "\t\tawait bind(runtime.session);\n\t\tif (options.resumedAtStart) {",
-				replace: "\t\tif (options.resumedAtStart) {",
+				find: "\t\tawait bind(runtime.session);\n\t\tclearTimeout(startGrace);\n",
+				replace: "\t\tclearTimeout(startGrace);\n",
 			},
 		],
 		tests: ["test/pi-races/interactive-chat.test.ts"],
