@@ -30,7 +30,7 @@ import type { AgentSession } from "../session/agent-session.js";
 import type { ParsedArgs } from "./args.js";
 import { ChatInput, HISTORY_SIZE } from "./chat-input.js";
 import { sendToCurrentSession } from "./current-session.js";
-import { EXIT_OK } from "./help.js";
+import { EXIT_FAILURE, EXIT_OK } from "./help.js";
 import {
 	type CommandHost,
 	conversationLength,
@@ -543,6 +543,7 @@ export async function runInteractiveMode(
 	const closed = new Promise<void>((resolve) => {
 		finish = resolve;
 	});
+	let startGrace: NodeJS.Timeout | undefined;
 	function quit(): void {
 		if (closing) return;
 		closing = true;
@@ -553,6 +554,7 @@ export async function runInteractiveMode(
 		closing = true;
 		questions.close();
 		finish();
+		stopIfStillStarting();
 	});
 	// Read before the chat began (typed ahead of, or piped with, the answer to -r's question).
 	for (const line of handedOver.lines) pending.push({ line, echoed: false });
@@ -560,6 +562,20 @@ export async function runInteractiveMode(
 		closing = true;
 		questions.close();
 		finish();
+		stopIfStillStarting();
+	}
+	// Input ended (Ctrl+D) while a session_start handler still runs (gentle-pi#1007: one that never
+	// returns): after a shutdown's grace, as Ctrl+C twice does, say which and exit instead of waiting.
+	function stopIfStillStarting(): void {
+		if (started || startGrace) return;
+		startGrace = setTimeout(() => {
+			const starting = started ? "" : stoppedWhileStartingText(runtime);
+			if (!starting || termination.code !== undefined) return;
+			out.stderr(starting);
+			// Lines read but never run are a failure; a bare Ctrl+D is a normal quit.
+			terminate(pending.length > 0 ? EXIT_FAILURE : EXIT_OK);
+		}, SHUTDOWN_GRACE_MS);
+		startGrace.unref();
 	}
 
 	/**
@@ -689,6 +705,7 @@ export async function runInteractiveMode(
 		// Bound once the chat reads lines (pi#2035: a question asked in `session_start` waited for a
 		// line nobody listened to, and the chat hung before its first prompt).
 		await bind(runtime.session);
+		clearTimeout(startGrace);
 		if (options.resumedAtStart) {
 			const file = sessionLocation(runtime);
 			printer.line(`Resumed ${runtime.session.sessionId} (${conversationLength(runtime)} messages): ${file}`);
@@ -726,6 +743,7 @@ export async function runInteractiveMode(
 			lines.onTerminalLost = undefined;
 		}
 		lines.onShiftTab = undefined;
+		clearTimeout(startGrace);
 		questions.close();
 		rl.close();
 		unsubscribe?.();

@@ -412,7 +412,9 @@ export async function runRpcMode(
  * A prompt response's data: how the session took it, and for a handled prompt whether a run follows
  * (the command sent messages with `pi.sendUserMessage`; their run ends with its own idle event).
  */
-function promptResult(disposition: PromptDisposition, sessions: readonly AgentSession[]): RpcPromptResult {
+function promptResult(taken: PromptDisposition, sessions: readonly AgentSession[]): RpcPromptResult {
+	// Aborted in its hooks: its operation still settles with the idle event a started one ends with.
+	const disposition = taken === "aborted" ? "started" : taken;
 	if (disposition !== "handled" || !sessions.some(hasPendingExtensionSends)) return { disposition };
 	return { disposition, runFollows: true };
 }

@@ -298,6 +298,8 @@ function messageView(e, m, results, shown) {
 			// As the model reads it (bashExecutionToText): a timeout is not the user's cancel.
 			var status = typeof m.timedOutAfter === "number" ? "timed out after " + m.timedOutAfter + " seconds" : m.cancelled ? "cancelled" : m.exitCode === undefined || m.exitCode === null ? "" : "exit code " + m.exitCode;
 			if (m.truncated) status += (status ? ", " : "") + "output truncated";
+			// As the model and settle -i are told: the output is not the bytes the command wrote.
+			if (m.notUtf8) status += (status ? ", " : "") + "bytes that are not UTF-8 text shown as \\ufffd";
 			if (status) box.appendChild(el("div", m.exitCode ? "error" : "meta", status));
 			return box;
 		case "custom":

@@ -765,6 +765,11 @@ export class ExtensionRunner {
 				},
 			});
 			this.nameWithSession(copy as Partial<ExtensionCommandContext>, extensionPath);
+			// Its failure names this extension, as a refused pi.sendMessage does.
+			copy.compact = (options?: CompactOptions) => {
+				runner.runtime.assertActive();
+				runner.startCompaction(options, extensionPath);
+			};
 			copies.set(extensionPath, copy);
 		}
 		return copy as C;
@@ -838,7 +843,7 @@ export class ExtensionRunner {
 		return context;
 	}
 
-	private startCompaction(options?: CompactOptions): void {
+	private startCompaction(options?: CompactOptions, sentBy?: string): void {
 		let pending: Promise<unknown>;
 		try {
 			pending = this.contextActions.compact(options?.customInstructions);
@@ -850,7 +855,7 @@ export class ExtensionRunner {
 			(error) => {
 				const failure = error instanceof Error ? error : new Error(errorMessage(error));
 				if (options?.onError) options.onError(failure);
-				else this.emitError(errorRecord("<runtime>", "compact", failure));
+				else this.emitError({ ...errorRecord("<runtime>", "compact", failure), ...(sentBy && { sentBy }) });
 			},
 		);
 	}

@@ -1508,8 +1508,9 @@ export interface ExtensionError {
 	error: string;
 	stack?: string;
 	/**
-	 * For a `<runtime>` report of a `pi.sendMessage` / `pi.sendUserMessage` call: the path of the
-	 * extension that made it (oh-my-pi#4345: three hooks' refused sends, none saying whose).
+	 * For a `<runtime>` report of a `pi.sendMessage` / `pi.sendUserMessage` call, or of a failed
+	 * `ctx.compact` without `onError`: the path of the extension that made it (oh-my-pi#4345: three
+	 * hooks' refused sends, none saying whose).
 	 */
 	sentBy?: string;
 }

@@ -173,8 +173,12 @@ import {
 } from "./tree-navigation.js";
 import { RequestRouter, type RoutedModel, routedModelOf } from "./virtual-routing.js";
 
-/** How a prompt was dispatched: consumed by a command or the input hook, queued, or started. */
-export type PromptDisposition = "handled" | "queued" | "started";
+/**
+ * How a prompt was dispatched: consumed by a command or the input hook, queued, started, or
+ * `aborted`: an `abort()` came during its `input` / `before_agent_start` hooks or pre-send checks,
+ * so nothing was sent to the model or saved (the text is the caller's to resend).
+ */
+export type PromptDisposition = "handled" | "queued" | "started" | "aborted";
 
 /** Options of {@link AgentSession.prompt}. */
 export interface PromptOptions {
@@ -187,8 +191,16 @@ export interface PromptOptions {
 	source?: InputSource;
 	/**
 	 * Called once the pipeline decided, before `prompt()` settles: `handled` (a command or the
-	 * input hook consumed it), `queued`, or `started` (the operation began). Not called when the
-	 * prompt is rejected.
+	 * input hook consumed it), `queued`, `started` (the operation began), or `aborted` (an `abort()`
+	 * during its hooks: `prompt()` resolves with nothing sent or saved). Not called when the prompt
+	 * is rejected.
+	 *
+	 * @example
+	 * ```ts
+	 * let disposition: PromptDisposition | undefined;
+	 * await session.prompt("fix the build", { preflightResult: (d) => (disposition = d) });
+	 * if (disposition === "aborted") console.log("Not sent: fix the build");
+	 * ```
 	 */
 	preflightResult?: (disposition: PromptDisposition) => void;
 }
@@ -2580,8 +2592,10 @@ export class AgentSession {
 						pending.reject(toError(event.error));
 						return;
 					}
+					// Started, but aborted in its hooks: the operation settles without a run (nothing sent).
+					const aborted = event.disposition === "started" && this.internals.scratch.preflightAbort?.aborted === true;
 					try {
-						pending.preflightResult?.(event.disposition);
+						pending.preflightResult?.(aborted ? "aborted" : event.disposition);
 					} catch {
 						// The caller's callback must not break the session.
 					}

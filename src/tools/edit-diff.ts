@@ -171,6 +171,15 @@ function notFound(path: string, index: number, total: number, hint = ""): Settle
 	);
 }
 
+// As read says "[path is empty.]": "must match exactly" sends a model hunting for whitespace.
+function inEmptyFile(path: string, index: number, total: number): SettleError {
+	const what = total === 1 ? "the exact text" : `edits[${index}]`;
+	return new SettleError(
+		"NOT_FOUND",
+		`Could not find ${what} in ${path}: the file is empty. Use the write tool to give it content.`,
+	);
+}
+
 const LEADING_WHITESPACE = /^[ \t]*/;
 
 /** Each line of `text` without its leading spaces and tabs. */
@@ -359,6 +368,7 @@ export function planEdits(
 		const haystack = wholeLines && withBreak ? withBreak : folded;
 		const needle = foldText(edit.oldText).text;
 		const occurrences = needle.length === 0 ? [] : occurrenceStarts(haystack.text, needle);
+		if (occurrences.length === 0 && content === "") throw inEmptyFile(path, editIndex, total);
 		if (occurrences.length === 0) throw notFound(path, editIndex, total, indentationHint(folded.text, needle));
 		if (occurrences.length > 1) {
 			const starts = occurrences.map((at) => haystack.sourceStart[at] ?? content.length);

@@ -454,7 +454,7 @@ async function scanText(
 		if (start >= window.totalLines && !window.empty) {
 			throw new SettleError(
 				"INVALID_ARGUMENT",
-				`Offset ${offset} is beyond end of file (${window.totalLines} lines total)`,
+				`Offset ${offset} is beyond end of file (${lineCount(window.totalLines)} total)`,
 			);
 		}
 		return window;
@@ -530,12 +530,17 @@ function replyText(
 	}
 	if (end < totalLines) {
 		const more = stopped
-			? `At least ${totalLines - end} more lines in file (${notCounted})`
-			: `${totalLines - end} more lines in file`;
+			? `At least ${lineCount(totalLines - end, "more ")} in file (${notCounted})`
+			: `${lineCount(totalLines - end, "more ")} in file`;
 		return reply(
 			`${truncation.content}\n\n[${more}. Use offset=${end + 1} to continue.]`,
 			stopped ? { ...incomplete } : undefined,
 		);
 	}
 	return reply(end === totalLines && window.endsWithBreak ? `${truncation.content}\n` : truncation.content);
+}
+
+/** "1 line", "2 lines": pi says "(1 lines total)" and "1 more lines in file". */
+function lineCount(count: number, qualifier = ""): string {
+	return `${count} ${qualifier}${count === 1 ? "line" : "lines"}`;
 }

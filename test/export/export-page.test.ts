@@ -329,6 +329,34 @@ describe("the exported page in Chromium", () => {
 		}
 	});
 
+	it("a `!` command whose output was not UTF-8 says its bytes were replaced, as the model and settle -i are told", async () => {
+		const html = join(dir, "not-utf8.html");
+		const { SessionManager } = await import("../../src/store/session-manager.js");
+		const sm = SessionManager.create(dir, join(dir, "not-utf8-sessions"));
+		sm.appendMessage({
+			role: "bashExecution",
+			command: "cat latin1.txt",
+			output: "caf\ufffd",
+			exitCode: 0,
+			cancelled: false,
+			truncated: false,
+			notUtf8: true,
+			timestamp: 1,
+		});
+		await exportSessionToHtml(sm, { outputPath: html });
+		sm.close();
+		const other = await chromium.browser.newPage();
+		try {
+			await other.goto(pathToFileURL(html).href);
+			await other.waitForSelector("body[data-ready='1']");
+			expect(await visible(other.locator("#entries .entry.user > .meta").last())).toBe(
+				"exit code 0, bytes that are not UTF-8 text shown as \ufffd",
+			);
+		} finally {
+			await other.close();
+		}
+	});
+
 	it("a big session: the tree draws only the rows in view, the path shows its last 400 entries, earlier ones on demand", async () => {
 		const { SessionManager } = await import("../../src/store/session-manager.js");
 		const sm = SessionManager.create(dir, join(dir, "big-sessions"));

@@ -487,6 +487,25 @@ describe("actions", () => {
 		]);
 	});
 
+	it("a failed ctx.compact of an extension's handler names that extension, as a refused sendMessage does", async () => {
+		const { runner, errors } = await runnerWith((pi) => {
+			pi.on("agent_start", (_event, ctx) => ctx.compact());
+		});
+		runner.bindCore(
+			recordingActions([]),
+			contextActions({
+				compact: async () => {
+					throw new Error("Nothing to compact");
+				},
+			}),
+		);
+		await runner.emit({ type: "agent_start" });
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(withoutStacks(errors)).toEqual([
+			{ extensionPath: "<runtime>", event: "compact", error: "Nothing to compact", sentBy: "<inline:1>" },
+		]);
+	});
+
 	it("give a read-only view of the session manager", async () => {
 		const manager = {
 			getCwd: () => "/repo",

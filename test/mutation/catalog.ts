@@ -12619,8 +12619,8 @@ export const MUTANTS: Mutant[] = [
 				replace: "\truntime.setRebindSession(bind);\n\tawait bind(runtime.session);\n",
 			},
 			{
-				find: "\t\tawait bind(runtime.session);\n\t\tif (options.resumedAtStart) {",
-				replace: "\t\tif (options.resumedAtStart) {",
+				find: "\t\tawait bind(runtime.session);\n\t\tclearTimeout(startGrace);\n",
+				replace: "\t\tclearTimeout(startGrace);\n",
 			},
 		],
 		tests: ["test/pi-races/interactive-chat.test.ts"],
@@ -25256,6 +25256,58 @@ export const MUTANTS: Mutant[] = [
 		description: "the server's window is not named as the contextWindow to set",
 		edits: [{ find: "(cap.configuredWindow === undefined", replace: "(true" }],
 		tests: ["test/pi-races/output-cap-window.test.ts"],
+	},
+	{
+		id: "QL01",
+		description: "read says '(1 lines total)' and '1 more lines in file' again",
+		file: "src/tools/read.ts",
+		edits: [{ find: 'count === 1 ? "line" : "lines"', replace: '"lines"' }],
+		tests: ["test/pi-races/read-tool.test.ts", "test/pi-races/read-long-line.test.ts"],
+	},
+	{
+		id: "QL02",
+		description: "edit in an empty file says only 'must match exactly' again, not that the file is empty",
+		file: "src/tools/edit-diff.ts",
+		edits: [
+			{
+				find: 'if (occurrences.length === 0 && content === "") throw inEmptyFile(path, editIndex, total);',
+				replace: "",
+			},
+		],
+		tests: ["test/tools/edit.test.ts"],
+	},
+	{
+		id: "QL03",
+		description: "the HTML export shows no sign that a ! command's bytes that were not UTF-8 were replaced",
+		file: "src/export/page.ts",
+		edits: [{ find: "if (m.notUtf8) status +=", replace: "if (false) status +=" }],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "QL04",
+		description: "a failed ctx.compact of an extension is reported as <runtime> with no sentBy again",
+		file: "src/extensions/runner.ts",
+		edits: [{ find: "runner.startCompaction(options, extensionPath);", replace: "runner.startCompaction(options);" }],
+		tests: ["test/extensions/api.test.ts"],
+	},
+	{
+		id: "QL05",
+		description: "settle -i: input ending while a session_start handler never returns waits for it again",
+		file: "src/cli/interactive-mode.ts",
+		edits: [{ find: "\t\tfinish();\n\t\tstopIfStillStarting();\n\t});", replace: "\t\tfinish();\n\t});" }],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "QL06",
+		description: "a prompt aborted during its own hooks reports preflightResult 'started' again (nothing was sent)",
+		file: "src/session/agent-session.ts",
+		edits: [
+			{
+				find: 'pending.preflightResult?.(aborted ? "aborted" : event.disposition);',
+				replace: "pending.preflightResult?.(event.disposition);",
+			},
+		],
+		tests: ["test/session/prompt-pipeline.test.ts"],
 	},
 ];
 

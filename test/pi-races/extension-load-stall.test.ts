@@ -118,6 +118,19 @@ describe("gentle-pi#1007: a session_start handler that never settles holds every
 		expect(chat.stderr).toBe(`connecting to the bridge\n${stoppedWhileStarting(shell)}`);
 	});
 
+	it("gentle-pi#1007: settle -i, input ending (Ctrl+D) while gentle-shell's session_start awaits its tracker: the chat exits 0 naming that handler, as Ctrl+C twice does (it used to wait for it)", async () => {
+		const shell = join(cli.dir, "gentle-shell-eof.ts");
+		writeFileSync(shell, GENTLE_SHELL);
+		const chat = new Repl(["--faux", "--no-session", "-e", shell], { cwd: cli.project, agentDir: cli.agentDir });
+		await new Promise<void>((connecting) => {
+			const check = () => (chat.stderr.includes("connecting to the bridge") ? connecting() : undefined);
+			chat.child.stderr.on("data", check);
+			check();
+		});
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe(`connecting to the bridge\n${stoppedWhileStarting(shell)}`);
+	});
+
 	it("gentle-pi#1007: Ctrl+C while gentle-shell's session_start awaits its tracker: settle -p names that handler, says the later extensions have not started, exit 130", async () => {
 		const shell = join(cli.dir, "gentle-shell.ts");
 		writeFileSync(shell, GENTLE_SHELL);

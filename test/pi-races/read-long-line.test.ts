@@ -41,7 +41,7 @@ describe("mateclaw#190, openclaw#126587: a line longer than the output cap", () 
 		await h.session.prompt("go on");
 		const [, bytes, past] = toolResultTexts(h);
 		expect(bytes).toEqual({ isError: false, text: dump.slice(0, 51_200) });
-		expect(past).toEqual({ isError: true, text: "Offset 2 is beyond end of file (1 lines total)" });
+		expect(past).toEqual({ isError: true, text: "Offset 2 is beyond end of file (1 line total)" });
 		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "100,000" }] });
 	});
 

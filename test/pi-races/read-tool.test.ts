@@ -182,7 +182,7 @@ describe("DesktopCommanderMCP#610, openclaw#133129: a UTF-16 text file from Wind
 			},
 			{
 				isError: false,
-				text: `${lines[29_997]}\n${lines[29_998]}\n\n[1 more lines in file. Use offset=30000 to continue.]\n\n${note("UTF-16LE")}`,
+				text: `${lines[29_997]}\n${lines[29_998]}\n\n[1 more line in file. Use offset=30000 to continue.]\n\n${note("UTF-16LE")}`,
 			},
 		]);
 	});

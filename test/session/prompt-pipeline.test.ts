@@ -337,6 +337,47 @@ describe("before_agent_start and next-turn messages", () => {
 	});
 });
 
+describe("an abort during a prompt's own hooks", () => {
+	for (const hook of ["input", "before_agent_start"] as const) {
+		it(`abort() while its ${hook} handler runs: preflightResult says "aborted" (nothing sent or saved), not "started"`, async () => {
+			let release!: () => void;
+			const gate = new Promise<void>((resolve) => {
+				release = resolve;
+			});
+			let entered!: () => void;
+			const inHook = new Promise<void>((resolve) => {
+				entered = resolve;
+			});
+			h = await createHarness({
+				persistence: "disk",
+				extensionFactories: [
+					(pi: ExtensionAPI) =>
+						pi.on(hook, async () => {
+							entered();
+							await gate;
+							return undefined;
+						}),
+				],
+			});
+			h.setResponses([fauxAssistantMessage("never asked")]);
+			const dispositions: PromptDisposition[] = [];
+			const prompted = h.session.prompt("fix the build", { preflightResult: (d) => dispositions.push(d) });
+			await inHook;
+			const aborting = h.session.abort();
+			release();
+			await aborting;
+			await prompted;
+			expect(dispositions).toEqual(["aborted"]);
+			expect(h.session.messages).toEqual([]);
+			h.setResponses([fauxAssistantMessage("answered")]);
+			const next: PromptDisposition[] = [];
+			await h.session.prompt("fix the build", { preflightResult: (d) => next.push(d) });
+			expect(next).toEqual(["started"]);
+			expect(roles(h.session.messages).slice(-2)).toEqual(["user", "assistant"]);
+		});
+	}
+});
+
 describe("before_agent_start for a custom message that triggers a turn (pi#5581, pi#8773)", () => {
 	it("runs once for the triggered operation: its system prompt holds through tool continuations, its message is added once", async () => {
 		const seen: unknown[] = [];

@@ -98,6 +98,26 @@ describe("edit", () => {
 		expect(await readFile(join(cwd, "f.txt"), "utf-8")).toBe("alpha\nbeta\n"); // nothing applied
 	});
 
+	it("an edit of an empty file says the file is empty, as read does (was only 'must match exactly')", async () => {
+		const cwd = await tempProject({ "empty.txt": "", "bom.txt": "\uFEFF" });
+		const edit = createEditToolDefinition(cwd);
+		expect(await failure(run(edit, { path: "empty.txt", edits: [{ oldText: "alpha", newText: "A" }] }))).toBe(
+			"Could not find the exact text in empty.txt: the file is empty. Use the write tool to give it content.",
+		);
+		expect(
+			await failure(
+				run(edit, {
+					path: "bom.txt",
+					edits: [
+						{ oldText: "alpha", newText: "A" },
+						{ oldText: "beta", newText: "B" },
+					],
+				}),
+			),
+		).toBe("Could not find edits[0] in bom.txt: the file is empty. Use the write tool to give it content.");
+		expect(await readFile(join(cwd, "empty.txt"), "utf-8")).toBe("");
+	});
+
 	it("rejects ambiguous text", async () => {
 		const cwd = await tempProject({ "f.txt": "x = 1\nx = 1\n" });
 		expect(
