@@ -32,13 +32,7 @@ export const SHUTDOWN_GRACE_MS = 2000;
  * `  before_agent_start handler of /p/ext.ts`; empty when there are none (or no session).
  */
 export function describePendingHandlers(runtime: AgentSessionRuntime): string {
-	let pending: { extensionPath: string; event: string }[];
-	try {
-		pending = runtime.session.extensionRunner.pendingHandlers();
-	} catch {
-		return "";
-	}
-	return pending
+	return pendingHandlers(runtime)
 		.map(({ extensionPath, event }) =>
 			event.startsWith("command:")
 				? `  the /${event.slice("command:".length)} command of ${extensionPath}\n`
@@ -52,13 +46,7 @@ export function describePendingHandlers(runtime: AgentSessionRuntime): string {
  * empty when none. The handlers after it in load order have not been called yet (gentle-pi#1007).
  */
 function describeStartingHandlers(runtime: AgentSessionRuntime): string {
-	let pending: { extensionPath: string; event: string }[];
-	try {
-		pending = runtime.session.extensionRunner.pendingHandlers();
-	} catch {
-		return "";
-	}
-	return pending
+	return pendingHandlers(runtime)
 		.filter(({ event }) => event === "session_start")
 		.map(({ extensionPath }) => `  the session_start handler of ${extensionPath}\n`)
 		.join("");
@@ -444,4 +432,13 @@ export function guardExtensionErrors(runtime: AgentSessionRuntime): () => void {
 		process.off("unhandledRejection", onRejection);
 	};
 	return release;
+}
+
+/** The extension handlers the session still waits on; none when there is no session to ask. */
+function pendingHandlers(runtime: AgentSessionRuntime): { extensionPath: string; event: string }[] {
+	try {
+		return runtime.session.extensionRunner.pendingHandlers();
+	} catch {
+		return [];
+	}
 }

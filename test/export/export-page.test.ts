@@ -51,6 +51,18 @@ const mainText = () => visible(page.locator("#entries"));
 const pathIds = () =>
 	page.$$eval("#entries [data-entry-id]", (nodes) => nodes.map((n) => n.getAttribute("data-entry-id")));
 
+/** Opens the exported `html` in a page of its own, runs `check` on it, and closes it. */
+async function onExportedPage(html: string, check: (page: Page) => Promise<void>): Promise<void> {
+	const other = await chromium.browser.newPage();
+	try {
+		await other.goto(pathToFileURL(html).href);
+		await other.waitForSelector("body[data-ready='1']");
+		await check(other);
+	} finally {
+		await other.close();
+	}
+}
+
 describe("the exported page in Chromium", () => {
 	it("shows the header with the session's id, cwd, models and totals", async () => {
 		const header = await visible(page.locator("header"));
@@ -275,19 +287,14 @@ describe("the exported page in Chromium", () => {
 		});
 		await exportSessionToHtml(sm, { outputPath: html });
 		sm.close();
-		const other = await chromium.browser.newPage();
-		try {
-			await other.goto(pathToFileURL(html).href);
-			await other.waitForSelector("body[data-ready='1']");
+		await onExportedPage(html, async (other) => {
 			expect(await other.locator("#entries img").count()).toBe(0);
 			expect(await visible(other.locator("#entries"))).toContain("[image: text/html not shown]");
 			const output = other.locator("#entries pre").nth(1);
 			expect(await visible(output)).toBe(long.split("\n").slice(0, 12).join("\n"));
 			await other.locator("button.more", { hasText: "Show all 40 lines" }).click();
 			expect(await visible(output)).toBe(long);
-		} finally {
-			await other.close();
-		}
+		});
 	});
 
 	it("a `!` command that timed out is labelled as timed out, as the model reads it, not as cancelled", async () => {
@@ -315,18 +322,13 @@ describe("the exported page in Chromium", () => {
 		});
 		await exportSessionToHtml(sm, { outputPath: html });
 		sm.close();
-		const other = await chromium.browser.newPage();
-		try {
-			await other.goto(pathToFileURL(html).href);
-			await other.waitForSelector("body[data-ready='1']");
+		await onExportedPage(html, async (other) => {
 			const [timedOut, cancelled] = await other.locator("#entries .entry.user").all();
 			if (!timedOut || !cancelled) throw new Error("both `!` commands should be shown");
 			expect(await visible(timedOut)).toContain("timed out after 5 seconds");
 			expect(await visible(timedOut)).not.toContain("cancelled");
 			expect(await visible(cancelled)).toContain("cancelled");
-		} finally {
-			await other.close();
-		}
+		});
 	});
 
 	it("a `!` command whose output was not UTF-8 says its bytes were replaced, as the model and settle -i are told", async () => {
@@ -345,16 +347,11 @@ describe("the exported page in Chromium", () => {
 		});
 		await exportSessionToHtml(sm, { outputPath: html });
 		sm.close();
-		const other = await chromium.browser.newPage();
-		try {
-			await other.goto(pathToFileURL(html).href);
-			await other.waitForSelector("body[data-ready='1']");
+		await onExportedPage(html, async (other) => {
 			expect(await visible(other.locator("#entries .entry.user > .meta").last())).toBe(
 				"exit code 0, bytes that are not UTF-8 text shown as \ufffd",
 			);
-		} finally {
-			await other.close();
-		}
+		});
 	});
 
 	it("a big session: the tree draws only the rows in view, the path shows its last 400 entries, earlier ones on demand", async () => {
@@ -371,10 +368,7 @@ describe("the exported page in Chromium", () => {
 		const html = join(dir, "big.html");
 		await exportSessionToHtml(sm, { outputPath: html });
 		sm.close();
-		const big = await chromium.browser.newPage();
-		try {
-			await big.goto(pathToFileURL(html).href);
-			await big.waitForSelector("body[data-ready='1']");
+		await onExportedPage(html, async (big) => {
 			expect(await big.locator(".node").count()).toBeLessThan(150);
 			// The leaf (message 2999) is selected and in view.
 			expect(await big.locator(".node.selected").getAttribute("data-id")).toBe(ids.at(-1));
@@ -390,8 +384,6 @@ describe("the exported page in Chromium", () => {
 			await big.locator(`.node[data-id="${side}"]`).click();
 			expect(await shown()).toEqual([...ids.slice(0, 11), side]);
 			expect(await visible(big.locator("#entries"))).toContain("side branch");
-		} finally {
-			await big.close();
-		}
+		});
 	}, 60_000);
 });

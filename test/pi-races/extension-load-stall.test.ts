@@ -101,16 +101,22 @@ const GENTLE_SHELL = `${HANDSHAKE}export default function (pi: any) {\n\tpi.on("
 const stoppedWhileStarting = (shell: string) =>
 	`settle: stopped while the extensions were starting, waiting for:\n  the session_start handler of ${shell}\nThe extensions after it have not started. Make the handler resolve (or reject), or start without that extension (without its -e, or with --no-extensions).\n`;
 
+/** `settle -i` with `shell` loaded, once its `session_start` handler has started waiting on the bridge. */
+async function chatConnecting(shell: string): Promise<Repl> {
+	const chat = new Repl(["--faux", "--no-session", "-e", shell], { cwd: cli.project, agentDir: cli.agentDir });
+	await new Promise<void>((connecting) => {
+		const check = () => (chat.stderr.includes("connecting to the bridge") ? connecting() : undefined);
+		chat.child.stderr.on("data", check);
+		check();
+	});
+	return chat;
+}
+
 describe("gentle-pi#1007: a session_start handler that never settles holds every later extension's start", () => {
 	it("gentle-pi#1007: settle -i before its first prompt, Ctrl+C twice while gentle-shell's session_start awaits its tracker: the chat exits 130 naming that handler (it used to stay, deaf to Ctrl+C)", async () => {
 		const shell = join(cli.dir, "gentle-shell-chat.ts");
 		writeFileSync(shell, GENTLE_SHELL);
-		const chat = new Repl(["--faux", "--no-session", "-e", shell], { cwd: cli.project, agentDir: cli.agentDir });
-		await new Promise<void>((connecting) => {
-			const check = () => (chat.stderr.includes("connecting to the bridge") ? connecting() : undefined);
-			chat.child.stderr.on("data", check);
-			check();
-		});
+		const chat = await chatConnecting(shell);
 		chat.child.kill("SIGINT");
 		await chat.until("(Ctrl+C again to exit, or Ctrl+D)");
 		chat.child.kill("SIGINT");
@@ -121,12 +127,7 @@ describe("gentle-pi#1007: a session_start handler that never settles holds every
 	it("gentle-pi#1007: settle -i, input ending (Ctrl+D) while gentle-shell's session_start awaits its tracker: the chat exits 0 naming that handler, as Ctrl+C twice does (it used to wait for it)", async () => {
 		const shell = join(cli.dir, "gentle-shell-eof.ts");
 		writeFileSync(shell, GENTLE_SHELL);
-		const chat = new Repl(["--faux", "--no-session", "-e", shell], { cwd: cli.project, agentDir: cli.agentDir });
-		await new Promise<void>((connecting) => {
-			const check = () => (chat.stderr.includes("connecting to the bridge") ? connecting() : undefined);
-			chat.child.stderr.on("data", check);
-			check();
-		});
+		const chat = await chatConnecting(shell);
 		expect(await chat.end()).toBe(0);
 		expect(chat.stderr).toBe(`connecting to the bridge\n${stoppedWhileStarting(shell)}`);
 	});
