@@ -694,8 +694,11 @@ async function compareFind(tree: Tree, params: Record<string, unknown>): Promise
 const REPLAY = { seedVar: "SEARCH_DIFF_SEED", pathVar: "SEARCH_DIFF_PATH" };
 const runCount = (numRuns: number) => Number(process.env.SEARCH_DIFF_RUNS ?? numRuns) || numRuns;
 const runs = (numRuns: number) => ({ numRuns: runCount(numRuns) });
-/** A tree takes well under a second even on a slow machine; the timeout grows with the run count. */
-const timeoutFor = (numRuns: number) => 30_000 + runCount(numRuns) * 1_000;
+/**
+ * A tree takes well under a second on an idle machine, but about 2.7 s on 2 cores at load 12 (each
+ * call spawns ripgrep or fd on both sides); the timeout grows with the run count and allows that.
+ */
+const timeoutFor = (numRuns: number) => 30_000 + runCount(numRuns) * 3_000;
 const DEFAULT_RUNS = 50;
 
 /** A tree and calls on it, run with the process inside the tree (as pi's CLI runs). */
