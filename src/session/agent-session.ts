@@ -176,7 +176,8 @@ import { RequestRouter, type RoutedModel, routedModelOf } from "./virtual-routin
 /**
  * How a prompt was dispatched: consumed by a command or the input hook, queued, started, or
  * `aborted`: an `abort()` came during its `input` / `before_agent_start` hooks or pre-send checks,
- * so nothing was sent to the model or saved (the text is the caller's to resend).
+ * so nothing was sent to the model or saved (the text is the caller's to resend); its operation
+ * still ends with one `agent_settled`, as a started one does.
  */
 export type PromptDisposition = "handled" | "queued" | "started" | "aborted";
 

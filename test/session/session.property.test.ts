@@ -141,7 +141,8 @@ describe("session invariants (DESIGN §8: 1–4, 6, 8)", () => {
 									...(streamingBehavior ? { streamingBehavior } : {}),
 									preflightResult: (disposition) => {
 										outcome.disposition = disposition;
-										if (disposition === "started") order = ++startedCount;
+										// An abort in its hooks ("aborted") still began an operation: it settles without a run.
+										if (disposition === "started" || disposition === "aborted") order = ++startedCount;
 									},
 								})
 								.then(
@@ -253,6 +254,8 @@ describe("session invariants (DESIGN §8: 1–4, 6, 8)", () => {
 							}
 							const queued = outcome.result === "queued" || outcome.disposition === "queued";
 							if (queued) expect(delivered + (stillQueued.has(outcome.text) ? 1 : 0), outcome.text).toBe(1);
+							// Aborted in its hooks: nothing was sent (the caller's to resend).
+							else if (outcome.disposition === "aborted") expect(delivered, outcome.text).toBe(0);
 							// An abort during its preflight settles a started prompt before it runs (never twice).
 							else if (outcome.disposition === "started") {
 								expect(delivered, outcome.text).toBe(
