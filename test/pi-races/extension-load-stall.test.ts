@@ -45,16 +45,21 @@ export default async function (pi: any) {
 }
 `;
 
+/** Resolves once `chat`'s stderr holds `text`. */
+function saidOnStderr(chat: Repl, text: string): Promise<void> {
+	return new Promise<void>((said) => {
+		const check = () => (chat.stderr.includes(text) ? said() : undefined);
+		chat.child.stderr.on("data", check);
+		check();
+	});
+}
+
 /** Sends `/reload` to a chat with {@link RELOAD_WAITS_FOR_GO} and resolves, with the mark before it, once it waits. */
 async function reloadWaitingForGo(chat: Repl): Promise<number> {
 	writeFileSync(join(cli.project, "reloading"), "");
 	const from = chat.mark();
 	chat.send("/reload");
-	await new Promise<void>((waiting) => {
-		const check = () => (chat.stderr.includes("waiting for go") ? waiting() : undefined);
-		chat.child.stderr.on("data", check);
-		check();
-	});
+	await saidOnStderr(chat, "waiting for go");
 	return from;
 }
 
@@ -104,11 +109,7 @@ const stoppedWhileStarting = (shell: string) =>
 /** `settle -i` with `shell` loaded, once its `session_start` handler has started waiting on the bridge. */
 async function chatConnecting(shell: string): Promise<Repl> {
 	const chat = new Repl(["--faux", "--no-session", "-e", shell], { cwd: cli.project, agentDir: cli.agentDir });
-	await new Promise<void>((connecting) => {
-		const check = () => (chat.stderr.includes("connecting to the bridge") ? connecting() : undefined);
-		chat.child.stderr.on("data", check);
-		check();
-	});
+	await saidOnStderr(chat, "connecting to the bridge");
 	return chat;
 }
 
@@ -166,11 +167,7 @@ describe("Fusion#3579 during /reload: the reload waits on an extension that neve
 		const from = chat.mark();
 		chat.send("/reload");
 		await chat.until("Reloading extensions", from);
-		await new Promise<void>((connecting) => {
-			const check = () => (chat.stderr.includes("connecting to the bridge") ? connecting() : undefined);
-			chat.child.stderr.on("data", check);
-			check();
-		});
+		await saidOnStderr(chat, "connecting to the bridge");
 		chat.child.kill("SIGINT");
 		await chat.until(
 			`Still not stopped 2 s after the abort; waiting for:\n  ${bridge} (its factory has not returned)\nAn extension's load is waited for as long as it takes; make its module and factory finish, or start without it. Press Ctrl+C again to end settle.\n`,

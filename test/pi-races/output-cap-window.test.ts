@@ -16,34 +16,43 @@ import { startWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-output-cap-window-");
 
-/** vLLM's check: the prompt (about 4 characters a token) plus the requested output over the window is refused. */
-function vllm(window: number) {
+/**
+ * vLLM's check: the prompt (about 4 characters a token) plus the requested output over the window
+ * is refused with `refusal(prompt, cap)`; anything else is answered "hello there".
+ */
+function vllm(window: number, refusal: (prompt: number, cap: number) => string) {
 	return startWireServer((request) => {
 		const body = request.body as { messages?: unknown; max_tokens?: number; max_completion_tokens?: number };
 		const prompt = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
 		const cap = body.max_completion_tokens ?? body.max_tokens ?? 0;
-		if (prompt + cap > window) {
-			return openAiError(
-				400,
-				`This model's maximum context length is ${window} tokens. However, you requested ${prompt + cap} tokens (${prompt} in the messages, ${cap} in the completion). Please reduce the length of the messages or completion.`,
-				"BadRequestError",
-			);
-		}
+		if (prompt + cap > window) return openAiError(400, refusal(prompt, cap), "BadRequestError");
 		return chatReply([{ type: "text", text: "hello there" }]);
 	});
 }
 
+/** vLLM's usual refusal of a request over a `window`-token context. */
+const overTheWindow = (window: number) => (prompt: number, cap: number) =>
+	`This model's maximum context length is ${window} tokens. However, you requested ${prompt + cap} tokens (${prompt} in the messages, ${cap} in the completion). Please reduce the length of the messages or completion.`;
+
+/** `settle --model local/coder -p <prompt>` in the project. */
+function askCoder(prompt: string) {
+	return runSettleAsync(["--model", "local/coder", "-p", prompt], { cwd: cli.project, agentDir: cli.agentDir });
+}
+
+/** With `model` as local/coder's models.json entry, "hi" is answered. */
+async function expectAnsweredWith(serverUrl: string, model: Record<string, unknown>): Promise<void> {
+	writeLocalProvider(cli.agentDir, `${serverUrl}/v1`, { models: [model] });
+	expect(await askCoder("hi")).toMatchObject({ code: 0, stdout: "hello there\n" });
+}
+
 describe("gpustack#929, continue#5166: an output cap as large as the context window", () => {
 	it("gpustack#929: settle -p hi on a models.json model with contextWindow 8192 and maxTokens 8192: vLLM refuses; stderr names maxTokens against the window and what to set, not a prompt to shorten; with maxTokens 2048 the same prompt is answered", async () => {
-		const server = await vllm(8192);
+		const server = await vllm(8192, overTheWindow(8192));
 		try {
 			writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
 				models: [{ id: "coder", contextWindow: 8192, maxTokens: 8192 }],
 			});
-			const run = await runSettleAsync(["--model", "local/coder", "-p", "hi"], {
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-			});
+			const run = await askCoder("hi");
 			expect(run.code).toBe(1);
 			expect(run.stdout).toBe("");
 			expect(run.stderr).toContain("in the completion");
@@ -57,29 +66,19 @@ describe("gpustack#929, continue#5166: an output cap as large as the context win
 			expect(server.requests).toHaveLength(1);
 			expect(server.requests[0]?.body?.max_completion_tokens ?? server.requests[0]?.body?.max_tokens).toBe(8192);
 
-			writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
-				models: [{ id: "coder", contextWindow: 8192, maxTokens: 2048 }],
-			});
-			const fixed = await runSettleAsync(["--model", "local/coder", "-p", "hi"], {
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-			});
-			expect(fixed).toMatchObject({ code: 0, stdout: "hello there\n" });
+			await expectAnsweredWith(server.url, { id: "coder", contextWindow: 8192, maxTokens: 2048 });
 		} finally {
 			await server.close();
 		}
 	});
 
 	it("gpustack#929: a context that is really too long (a 128k window, a 2048-token cap) keeps the advice to send it shorter", async () => {
-		const server = await vllm(3000);
+		const server = await vllm(3000, overTheWindow(3000));
 		try {
 			writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
 				models: [{ id: "coder", contextWindow: 128_000, maxTokens: 2048 }],
 			});
-			const run = await runSettleAsync(["--model", "local/coder", "-p", "x".repeat(20_000)], {
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-			});
+			const run = await askCoder("x".repeat(20_000));
 			expect(run.code).toBe(1);
 			expect(run.stderr).toContain("send it again shorter");
 			expect(run.stderr).not.toContain('"maxTokens"');
@@ -91,25 +90,14 @@ describe("gpustack#929, continue#5166: an output cap as large as the context win
 
 describe("Step-Audio-R1#3: the server's window smaller than models.json's", () => {
 	it("Step-Audio-R1#3: settle -p hi with maxTokens 64000 and no contextWindow (128000 taken) against vLLM at 16384 ('is too large: 32000 … your request has N input tokens'): stderr names the cap and the server's window, not a prompt to shorten; with both set, the prompt is answered", async () => {
-		const server = await startWireServer((request) => {
-			const body = request.body as { messages?: unknown; max_tokens?: number; max_completion_tokens?: number };
-			const prompt = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
-			const cap = body.max_completion_tokens ?? body.max_tokens ?? 0;
-			if (prompt + cap > 16384) {
-				return openAiError(
-					400,
-					`'max_tokens' or 'max_completion_tokens' is too large: ${cap}. This model's maximum context length is 16384 tokens and your request has ${prompt} input tokens (${cap} > 16384 - ${prompt}). None`,
-					"BadRequestError",
-				);
-			}
-			return chatReply([{ type: "text", text: "hello there" }]);
-		});
+		const server = await vllm(
+			16384,
+			(prompt, cap) =>
+				`'max_tokens' or 'max_completion_tokens' is too large: ${cap}. This model's maximum context length is 16384 tokens and your request has ${prompt} input tokens (${cap} > 16384 - ${prompt}). None`,
+		);
 		try {
 			writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: [{ id: "coder", maxTokens: 64000 }] });
-			const run = await runSettleAsync(["--model", "local/coder", "-p", "hi"], {
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-			});
+			const run = await askCoder("hi");
 			expect(run.code).toBe(1);
 			expect(run.stderr).toContain(
 				'each request asks for up to 32000 tokens of answer (the "maxTokens" of local/coder) in a window of 16384 tokens',
@@ -120,14 +108,7 @@ describe("Step-Audio-R1#3: the server's window smaller than models.json's", () =
 			expect(run.stderr).not.toContain("send it again shorter");
 			expect(server.requests).toHaveLength(1);
 
-			writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
-				models: [{ id: "coder", maxTokens: 4096, contextWindow: 16384 }],
-			});
-			const fixed = await runSettleAsync(["--model", "local/coder", "-p", "hi"], {
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-			});
-			expect(fixed).toMatchObject({ code: 0, stdout: "hello there\n" });
+			await expectAnsweredWith(server.url, { id: "coder", maxTokens: 4096, contextWindow: 16384 });
 		} finally {
 			await server.close();
 		}

@@ -41,6 +41,20 @@ const STREAMING_EXTENSION = `export default function (pi) {
 }
 `;
 
+/** The lines a `--mode json` run wrote, parsed. */
+function jsonEvents(stdout: string): { type: string; messages?: { stopReason?: string }[] }[] {
+	return stdout
+		.trimEnd()
+		.split("\n")
+		.map((line) => JSON.parse(line));
+}
+
+/** The last two lines of a `--mode json` run whose retry was cancelled in its backoff. */
+const RETRY_CANCELLED_LAST = [
+	{ type: "auto_retry_end", success: false, attempt: 1, finalError: "Retry cancelled" },
+	{ type: "agent_settled" },
+];
+
 /** `settle <args>` on the local model, sent one SIGINT once the answer streams. */
 function interruptWhileStreaming(args: string[]): Promise<CliRun> {
 	const extension = join(cli.dir, "streaming.mjs");
@@ -67,10 +81,7 @@ describe("gemini-cli#11479: Ctrl+C in a non-interactive run was not respected; t
 		const run = await interruptWhileStreaming(["--mode", "json", "-p", "write a very long story"]);
 		expect(run.code).toBe(130);
 		expect(server.closedByClient).toHaveLength(1);
-		const events = run.stdout
-			.trimEnd()
-			.split("\n")
-			.map((line) => JSON.parse(line) as { type: string; messages?: { stopReason?: string }[] });
+		const events = jsonEvents(run.stdout);
 		expect(events.slice(-2).map((event) => event.type)).toEqual(["agent_end", "agent_settled"]);
 		expect(events.at(-2)!.messages!.at(-1)!.stopReason).toBe("aborted");
 	});
@@ -152,14 +163,7 @@ describe("gemini-cli#11223 / codex#4721: Ctrl+C during a retry's backoff did not
 		const run = await interruptInBackoff(["--mode", "json", "-p", "hello"], "stdout", '"auto_retry_start"');
 		expect(run.code).toBe(130);
 		expect(server.requests).toHaveLength(1);
-		const events = run.stdout
-			.trimEnd()
-			.split("\n")
-			.map((line) => JSON.parse(line) as { type: string });
-		expect(events.slice(-2)).toEqual([
-			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "Retry cancelled" },
-			{ type: "agent_settled" },
-		]);
+		expect(jsonEvents(run.stdout).slice(-2)).toEqual(RETRY_CANCELLED_LAST);
 	});
 });
 
@@ -222,13 +226,6 @@ describe("antigravity-cli#1018: a headless run stopped while retrying exited 0 w
 	it("antigravity-cli#1018: settle --mode json -p, the retry stopped in its backoff: exit 1, auto_retry_end (Retry cancelled) then agent_settled last", async () => {
 		const run = await stoppedInBackoff(["--mode", "json", "-p", "check the files"]);
 		expect(run.code).toBe(1);
-		const events = run.stdout
-			.trimEnd()
-			.split("\n")
-			.map((line) => JSON.parse(line) as { type: string });
-		expect(events.slice(-2)).toEqual([
-			{ type: "auto_retry_end", success: false, attempt: 1, finalError: "Retry cancelled" },
-			{ type: "agent_settled" },
-		]);
+		expect(jsonEvents(run.stdout).slice(-2)).toEqual(RETRY_CANCELLED_LAST);
 	});
 });

@@ -37,16 +37,21 @@ function dollars(input: number, output: number): number {
 	return (input * PRICES.input + output * PRICES.output) / 1_000_000;
 }
 
+/** A local server whose summary answers stop at their cap (40,500 + 4,000 tokens); other requests take its queued replies. */
+function summaryCutAtCap() {
+	return startWireServer((request, next) =>
+		isChatSummaryRequest(request)
+			? chatReply([{ type: "text", text: "## Goal\nthe summary, cut" }], {
+					usage: { prompt: 40_500, completion: 4_000 },
+					finishReason: "length",
+				})
+			: next(),
+	);
+}
+
 describe("mindroom#2151, github/app#3820: the summary requests of a failed compaction are billed", () => {
 	it("mindroom#2151: settle --rpc: compact whose summary answer stops at its cap (40,500 + 4,000 tokens): the compaction fails and the totals count that answer, live and reopened", async () => {
-		const server = await startWireServer((request, next) =>
-			isChatSummaryRequest(request)
-				? chatReply([{ type: "text", text: "## Goal\nthe summary, cut" }], {
-						usage: { prompt: 40_500, completion: 4_000 },
-						finishReason: "length",
-					})
-				: next(),
-		);
+		const server = await summaryCutAtCap();
 		const file = join(cli.dir, "failed-compaction.jsonl");
 		try {
 			writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
@@ -96,14 +101,7 @@ describe("mindroom#2151, github/app#3820: the summary requests of a failed compa
 	});
 
 	it("mindroom#2151: settle -i, /tree with a summary whose answer stops at its cap (40,500 + 4,000 tokens): the move fails and /session's tokens and spent count that answer, live and reopened", async () => {
-		const server = await startWireServer((request, next) =>
-			isChatSummaryRequest(request)
-				? chatReply([{ type: "text", text: "## Goal\nthe summary, cut" }], {
-						usage: { prompt: 40_500, completion: 4_000 },
-						finishReason: "length",
-					})
-				: next(),
-		);
+		const server = await summaryCutAtCap();
 		try {
 			const chat = await replAfterTwoAnswers(cli, server);
 			const file = bannerSessionFile(chat.stdout);
