@@ -143,15 +143,45 @@ function withFinalBreak(folded: FoldedText, length: number): FoldedText {
 	};
 }
 
+/** Lines listed at most by {@link ambiguous}. */
+const MAX_LISTED_LINES = 10;
+
+/** How often a needle occurs, and where: just enough for {@link ambiguous}. */
+interface Occurrences {
+	count: number;
+	/**
+	 * Offsets into the file of the first match on each of the first `MAX_LISTED_LINES + 1` lines
+	 * with one, ascending (the first is the first match).
+	 */
+	lineStarts: number[];
+}
+
 /**
  * Every place `needle` starts in `haystack`, overlapping ones included: `foo\nfoo\n` occurs twice in
  * `foo\nfoo\nfoo\n` (lines 1–2 and 2–3), so it does not say which block to replace (pi#9697: pi
- * counts with `split`, sees one, and replaces the first).
+ * counts with `split`, sees one, and replaces the first). Counted, not kept: "aa" in 10 MB of "a"
+ * kept 10 million offsets (350 MB) to say "Found 9999999 occurrences". `toSource` maps an offset
+ * in `haystack` to one in `content`, the file whose lines are named.
  */
-function occurrenceStarts(haystack: string, needle: string): number[] {
-	const starts: number[] = [];
-	for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) starts.push(i);
-	return starts;
+function occurrencesOf(
+	haystack: string,
+	needle: string,
+	content: string,
+	toSource: (at: number) => number = (at) => at,
+): Occurrences {
+	let count = 0;
+	const lineStarts: number[] = [];
+	// The first line break at or after the last kept start: a match past it is on a later line.
+	let nextBreak = -1;
+	for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) {
+		count++;
+		if (lineStarts.length > MAX_LISTED_LINES) continue;
+		const start = toSource(i);
+		if (lineStarts.length > 0 && (nextBreak === -1 || start <= nextBreak)) continue;
+		lineStarts.push(start);
+		nextBreak = content.indexOf("\n", start);
+	}
+	return { count, lineStarts };
 }
 
 interface MatchedEdit {
@@ -247,47 +277,33 @@ function indentationHint(folded: string, needle: string): string {
 	return "";
 }
 
-/** Lines listed at most by {@link ambiguous}. */
-const MAX_LISTED_LINES = 10;
-
 /** `a, b and c`. */
 function listed(items: readonly (string | number)[]): string {
 	return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
 /**
- * The "Found N occurrences" error, naming the lines the matches start on (`starts`: offsets into
- * `content`, ascending), each once: without them the model must read the whole file to find where
- * the copies are, and agents gave up instead (openclaw#21645).
+ * The "Found N occurrences" error, naming the lines the matches start on, each once: without them
+ * the model must read the whole file to find where the copies are, and agents gave up instead
+ * (openclaw#21645).
  */
-function ambiguous(
-	path: string,
-	index: number,
-	total: number,
-	content: string,
-	starts: readonly number[],
-): SettleError {
+function ambiguous(path: string, index: number, total: number, content: string, found: Occurrences): SettleError {
 	const lines: number[] = [];
 	let line = 1;
 	// The first break not yet counted, kept across matches: searching again from each match would
 	// scan a long line once per match (a minified bundle's 400,000 commas took 4 s).
 	let nextBreak = content.indexOf("\n");
-	let more = false;
-	for (const start of starts) {
+	for (const start of found.lineStarts.slice(0, MAX_LISTED_LINES)) {
 		for (; nextBreak !== -1 && nextBreak < start; nextBreak = content.indexOf("\n", nextBreak + 1)) line++;
-		if (lines.at(-1) === line) continue;
-		if (lines.length === MAX_LISTED_LINES) {
-			more = true;
-			break;
-		}
 		lines.push(line);
 	}
+	const more = found.lineStarts.length > MAX_LISTED_LINES;
 	const where = ` They start on line${lines.length > 1 ? "s" : ""} ${more ? `${lines.join(", ")} and later ones` : listed(lines)}: read around them and extend the oldText with nearby lines that differ.`;
 	return new SettleError(
 		"INVALID_ARGUMENT",
 		(total === 1
-			? `Found ${starts.length} occurrences of the text in ${path}. The text must be unique. Please provide more context to make it unique.`
-			: `Found ${starts.length} occurrences of edits[${index}] in ${path}. Each oldText must be unique. Please provide more context to make it unique.`) +
+			? `Found ${found.count} occurrences of the text in ${path}. The text must be unique. Please provide more context to make it unique.`
+			: `Found ${found.count} occurrences of edits[${index}] in ${path}. Each oldText must be unique. Please provide more context to make it unique.`) +
 			where,
 	);
 }
@@ -355,10 +371,10 @@ export function planEdits(
 	let folded: FoldedText | undefined;
 	let withBreak: FoldedText | undefined;
 	const matches: MatchedEdit[] = normalized.map((edit, editIndex) => {
-		const exact = occurrenceStarts(content, edit.oldText);
-		if (exact.length > 1) throw ambiguous(path, editIndex, total, content, exact);
-		if (exact.length === 1) {
-			const start = exact[0]!;
+		const exact = occurrencesOf(content, edit.oldText, content);
+		if (exact.count > 1) throw ambiguous(path, editIndex, total, content, exact);
+		if (exact.count === 1) {
+			const start = exact.lineStarts[0]!;
 			return { editIndex, start, end: start + edit.oldText.length, newText: edit.newText };
 		}
 		folded ??= foldText(content);
@@ -367,13 +383,13 @@ export function planEdits(
 		if (wholeLines) withBreak ??= withFinalBreak(folded, content.length);
 		const haystack = wholeLines && withBreak ? withBreak : folded;
 		const needle = foldText(edit.oldText).text;
-		const occurrences = needle.length === 0 ? [] : occurrenceStarts(haystack.text, needle);
-		if (occurrences.length === 0 && content === "") throw inEmptyFile(path, editIndex, total);
-		if (occurrences.length === 0) throw notFound(path, editIndex, total, indentationHint(folded.text, needle));
-		if (occurrences.length > 1) {
-			const starts = occurrences.map((at) => haystack.sourceStart[at] ?? content.length);
-			throw ambiguous(path, editIndex, total, content, starts);
-		}
+		const found =
+			needle.length === 0
+				? { count: 0, lineStarts: [] }
+				: occurrencesOf(haystack.text, needle, content, (at) => haystack.sourceStart[at] ?? content.length);
+		if (found.count === 0 && content === "") throw inEmptyFile(path, editIndex, total);
+		if (found.count === 0) throw notFound(path, editIndex, total, indentationHint(folded.text, needle));
+		if (found.count > 1) throw ambiguous(path, editIndex, total, content, found);
 		const at = haystack.text.indexOf(needle);
 		const end = haystack.sourceEnd[at + needle.length - 1] ?? content.length;
 		// Matched up to the added final break: the file keeps ending without one.

@@ -8,6 +8,7 @@
  * numbers make possible (a `read` of just those lines, an oldText extended with the line above).
  * What the user should see: the error names the line each copy starts on (copies that differ only
  * by quote style too, and the first ten of many); the retry lands, the file otherwise unchanged.
+ * The count costs no memory per match: "aa" in 10 MB of "a" kept ten million offsets (350 MB).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,7 +16,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { planEdits } from "../../src/tools/edit-diff.js";
+import { runSettle, useCliProject } from "../cli/helpers.js";
 import { script, toolResultTexts } from "./helpers.js";
+
+const cli = useCliProject("settle-pi-races-edit-ambiguous-lines-");
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -154,5 +158,43 @@ describe("openclaw#21645: an ambiguous oldText, and where its copies are", () =>
 			`Found 20000 occurrences of the text in bundle.min.js. The text must be unique. ${unique} They start on line 1: ${hint}`,
 		);
 		expect(scanned).toBeLessThan(4 * bundle.length);
+	});
+
+	it("openclaw#21645: settle -p, an edit of `aa` in a 10 MB file of `a` (9,999,999 overlapping matches) within a 64 MB heap: the tool says how many and line 1, the file untouched (every offset was kept: out of memory)", () => {
+		const big = join(cli.project, "big.txt");
+		writeFileSync(big, "a".repeat(10_000_000));
+		const steps = join(cli.dir, "steps.json");
+		writeFileSync(
+			steps,
+			JSON.stringify([
+				{ toolCalls: [{ name: "edit", arguments: { path: "big.txt", oldText: "aa", newText: "b" } }] },
+				"gave up",
+			]),
+		);
+		const run = runSettle(["--faux-script", steps, "--no-session", "--mode", "json", "-p", "shorten it"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { NODE_OPTIONS: "--max-old-space-size=64" },
+		});
+		expect(run.stderr).toBe("");
+		expect(run.code).toBe(0);
+		const ended = run.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line))
+			.find((event) => event.type === "tool_execution_end");
+		expect(ended).toMatchObject({
+			toolName: "edit",
+			isError: true,
+			result: {
+				content: [
+					{
+						type: "text",
+						text: `Found 9999999 occurrences of the text in big.txt. The text must be unique. ${unique} They start on line 1: ${hint}`,
+					},
+				],
+			},
+		});
+		expect(readFileSync(big, "utf8")).toBe("a".repeat(10_000_000));
 	});
 });
