@@ -11,7 +11,9 @@ import type { ToolDefinition } from "./types.js";
 
 const bashSchema = Type.Object({
 	command: Type.String({ description: "Bash command to execute" }),
-	timeout: Type.Optional(Type.Number({ description: "Timeout in seconds (optional, no default timeout)" })),
+	timeout: Type.Optional(
+		Type.Number({ description: "Timeout in seconds, e.g. 120 for 2 minutes (optional, no default timeout)" }),
+	),
 });
 /** Arguments of the `bash` tool: the command and an optional timeout in seconds. */
 export type BashToolInput = Static<typeof bashSchema>;
@@ -46,6 +48,21 @@ export interface BashToolOptions {
 	fullOutputDir?: string;
 }
 
+/**
+ * Refuses a timeout that reads as milliseconds: whole thousands from 10000 up (`120000` for two
+ * minutes). Taken as seconds, such a timeout let a hung command hold the run for 33 hours
+ * (pi#9785); refused before anything runs, the model calls again in seconds. Legitimate seconds
+ * that large are rare, and a command meant to run that long can go without a timeout.
+ */
+function checkTimeoutUnit(timeout: number | undefined): void {
+	if (timeout === undefined || timeout < 10_000 || timeout % 1000 !== 0) return;
+	const seconds = timeout / 1000;
+	throw new SettleError(
+		"INVALID_ARGUMENT",
+		`Timeout ${timeout} seconds is ${(timeout / 3600).toFixed(1)} hours: the timeout is in seconds, not milliseconds; nothing was run. For ${seconds} seconds, call again with timeout: ${seconds}. (Whole thousands from 10000 up are taken for milliseconds; a command meant to run that long needs no timeout.)`,
+	);
+}
+
 /** Minimum spacing of streamed partial results, so a chatty command does not flood listeners. */
 const UPDATE_INTERVAL_MS = 100;
 
@@ -74,6 +91,7 @@ export function createBashToolDefinition(
 		],
 		parameters: bashSchema,
 		async execute(_toolCallId, { command, timeout }, signal, onUpdate) {
+			checkTimeoutUnit(timeout);
 			const fullCommand = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;
 			const base: BashSpawnContext = { command: fullCommand, cwd, env: { ...process.env } };
 			const spawnContext = options.spawnHook ? options.spawnHook(base) : base;

@@ -6,13 +6,18 @@
  * - Tianshu-harness#187: `timeout: 0` (a model's "no limit") went to the timer as is and fired on the
  *   next tick: the command was killed at once, its result near empty with exit code -1, which looked
  *   like the command itself failing. Held: a timeout of 0 or below is no timeout in Settle (and pi).
+ * - pi#9785: the timeout is in seconds, but models pass milliseconds (`timeout: 120000` for two
+ *   minutes), and pi took 120000 seconds: a hung command held the run for 33 hours. Settle refuses
+ *   a timeout of whole thousands from 10000 up before anything runs, saying the unit and the value
+ *   meant; the model's next call, in seconds, runs.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SettleError } from "../../src/errors.js";
+import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { modelBashCall } from "./helpers.js";
+import { modelBashCall, script } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -64,6 +69,53 @@ describe("Tianshu-harness#187: a bash timeout of 0 killed the command at once", 
 			expect(existsSync(join(h!.tempDir, `ran${timeout}.txt`))).toBe(true);
 			h?.cleanup();
 			h = undefined;
+		}
+	});
+});
+
+describe("pi#9785: a bash timeout given in milliseconds was taken as seconds (120000 = 33 hours)", () => {
+	it("pi#9785: `timeout: 120000` is refused before anything runs, saying the unit and `timeout: 120`; the model's call with 120 runs", async () => {
+		h = await createHarness({ initialActiveToolNames: ["bash"] });
+		script(h, [
+			fauxAssistantMessage([fauxToolCall("bash", { command: "touch ran.txt; echo finished", timeout: 120000 })], {
+				stopReason: "toolUse",
+			}),
+			fauxAssistantMessage([fauxToolCall("bash", { command: "touch ran.txt; echo finished", timeout: 120 })], {
+				stopReason: "toolUse",
+			}),
+			fauxAssistantMessage("done"),
+		]);
+		await h.session.prompt("run it within two minutes");
+		const results = h.session.messages.flatMap((message) =>
+			message.role === "toolResult"
+				? [
+						{
+							isError: message.isError,
+							text: message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
+						},
+					]
+				: [],
+		);
+		expect(results).toEqual([
+			{
+				isError: true,
+				text: "Timeout 120000 seconds is 33.3 hours: the timeout is in seconds, not milliseconds; nothing was run. For 120 seconds, call again with timeout: 120. (Whole thousands from 10000 up are taken for milliseconds; a command meant to run that long needs no timeout.)",
+			},
+			{ isError: false, text: "finished\n" },
+		]);
+		expect(existsSync(join(h.tempDir, "ran.txt"))).toBe(true);
+	});
+
+	it("pi#9785: `timeout: 30000` (8.3 hours) is refused the same way, and nothing runs; 5000 (not past 10000) and 10800 (3 hours, not whole thousands) are seconds and run", async () => {
+		const refused = await bashCall({ command: "touch ran.txt; echo finished", timeout: 30000 });
+		expect(refused).toEqual({
+			isError: true,
+			text: "Timeout 30000 seconds is 8.3 hours: the timeout is in seconds, not milliseconds; nothing was run. For 30 seconds, call again with timeout: 30. (Whole thousands from 10000 up are taken for milliseconds; a command meant to run that long needs no timeout.)",
+		});
+		expect(existsSync(join(h!.tempDir, "ran.txt"))).toBe(false);
+		for (const timeout of [5000, 10800]) {
+			h?.cleanup();
+			expect(await bashCall({ command: "echo finished", timeout })).toEqual({ isError: false, text: "finished\n" });
 		}
 	});
 });
