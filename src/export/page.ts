@@ -265,7 +265,9 @@ function messageView(e, m, results, shown) {
 		case "assistant": {
 			var failed = m.stopReason === "error" || m.stopReason === "aborted";
 			box = el("div", "entry assistant" + (failed ? " error-msg" : ""));
-			box.appendChild(roleLine("Assistant", String(m.provider) + "/" + String(m.model) + " · " + usageText(m.usage)));
+			// The model the provider says answered, when not the one asked (a router, an alias): as /session counts it.
+			var answeredBy = m.responseModel && m.responseModel !== m.model ? " (answered by " + String(m.responseModel) + ")" : "";
+			box.appendChild(roleLine("Assistant", String(m.provider) + "/" + String(m.model) + answeredBy + " · " + usageText(m.usage)));
 			var blocks = Array.isArray(m.content) ? m.content : [];
 			for (var k = 0; k < blocks.length; k++) {
 				var b = blocks[k];

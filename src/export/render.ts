@@ -26,7 +26,10 @@ export interface ExportStats {
 	messages: number;
 	/** Leaves of the session tree. */
 	branches: number;
-	/** `provider/model` of every assistant message and model change, first use first. */
+	/**
+	 * `provider/model` of every assistant message (the model the provider says answered, else the one
+	 * asked) and model change, first use first.
+	 */
 	models: string[];
 	input: number;
 	output: number;
@@ -82,9 +85,17 @@ export function exportStats(entries: readonly SessionEntry[]): ExportStats {
 		switch (entry.type) {
 			case "message": {
 				stats.messages++;
-				const message = entry.message as { role?: string; provider?: string; model?: string; usage?: UsageLike };
+				const message = entry.message as {
+					role?: string;
+					provider?: string;
+					model?: string;
+					responseModel?: string;
+					usage?: UsageLike;
+				};
 				if (message?.role === "assistant") {
-					if (message.provider && message.model) models.add(`${message.provider}/${message.model}`);
+					// The model that answered (the provider's `responseModel`), as /session's usage by model.
+					const answered = message.responseModel || message.model;
+					if (message.provider && answered) models.add(`${message.provider}/${answered}`);
 					add(message.usage);
 				} else if (message?.role === "toolResult") add(message.usage);
 				break;

@@ -297,6 +297,47 @@ describe("the exported page in Chromium", () => {
 		});
 	});
 
+	it("an answer whose provider names another model than the one asked (openrouter/auto) says which answered; one naming the same model says nothing more, in its line and the header's models, as /session's usage does", async () => {
+		const html = join(dir, "routed.html");
+		const { SessionManager } = await import("../../src/store/session-manager.js");
+		const sm = SessionManager.create(dir, join(dir, "routed-sessions"));
+		const usage = {
+			input: 10,
+			output: 5,
+			cacheRead: 0,
+			cacheWrite: 0,
+			totalTokens: 15,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+		};
+		const answer = (model: string, text: string, responseModel?: string) => ({
+			role: "assistant" as const,
+			content: [{ type: "text" as const, text }],
+			api: "openai-completions",
+			provider: "openrouter",
+			model,
+			...(responseModel ? { responseModel } : {}),
+			usage,
+			stopReason: "stop" as const,
+			timestamp: 2,
+		});
+		sm.appendMessage({ role: "user", content: "hi", timestamp: 1 });
+		// What pi-ai's OpenAI-compatible client records: the model the stream's chunks name.
+		sm.appendMessage(answer("openrouter/auto", "ROUTED-ANSWER", "anthropic/claude-sonnet-4.5"));
+		sm.appendMessage({ role: "user", content: "again", timestamp: 3 });
+		sm.appendMessage(answer("qwen/qwen3-coder", "SAME-MODEL-ANSWER", "qwen/qwen3-coder"));
+		await exportSessionToHtml(sm, { outputPath: html });
+		sm.close();
+		await onExportedPage(html, async (other) => {
+			const [routed, same] = await other.locator("#entries .entry.assistant .role").allInnerTexts();
+			expect(routed).toContain("openrouter/openrouter/auto (answered by anthropic/claude-sonnet-4.5) · ");
+			expect(same).toContain("openrouter/qwen/qwen3-coder · ");
+			expect(same).not.toContain("answered by");
+			expect(await visible(other.locator("header"))).toContain(
+				"openrouter/anthropic/claude-sonnet-4.5, openrouter/qwen/qwen3-coder",
+			);
+		});
+	});
+
 	it("a `!` command that timed out is labelled as timed out, as the model reads it, not as cancelled", async () => {
 		const html = join(dir, "timed-out.html");
 		const { SessionManager } = await import("../../src/store/session-manager.js");

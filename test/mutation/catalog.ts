@@ -1191,7 +1191,7 @@ export const MUTANTS: Mutant[] = [
 			"an exact duplicate falls through to the tolerant match: the ambiguity error counts typographic variants too",
 		edits: [
 			{
-				find: "if (exact.length > 1) throw ambiguous(path, editIndex, total, content, exact);",
+				find: "if (exact.count > 1) throw ambiguous(path, editIndex, total, content, exact);",
 				replace: "",
 			},
 		],
@@ -11475,8 +11475,8 @@ export const MUTANTS: Mutant[] = [
 			"pi#9697: occurrences counted past each match (as pi's split): an oldText matching overlapping blocks replaces the first",
 		edits: [
 			{
-				find: "i = haystack.indexOf(needle, i + 1)) starts.push(i);",
-				replace: "i = haystack.indexOf(needle, i + needle.length)) starts.push(i);",
+				find: "; i = haystack.indexOf(needle, i + 1)) {\n\t\tcount++;",
+				replace: "; i = haystack.indexOf(needle, i + needle.length)) {\n\t\tcount++;",
 			},
 		],
 		tests: ["test/pi-races/edit-tool.test.ts"],
@@ -24893,8 +24893,8 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/edit-diff.ts",
 		edits: [
 			{
-				find: "const starts = occurrences.map((at) => haystack.sourceStart[at] ?? content.length);",
-				replace: "const starts = occurrences;",
+				find: "(at) => haystack.sourceStart[at] ?? content.length);",
+				replace: "(at) => at);",
 			},
 		],
 		tests: ["test/pi-races/edit-ambiguous-lines.test.ts"],
@@ -25098,9 +25098,9 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/edit-diff.ts",
 		edits: [
 			{
-				find: "\tfor (const start of starts) {\n\t\tfor (; nextBreak",
+				find: "(nextBreak === -1 || start <= nextBreak)) continue;",
 				replace:
-					'\tfor (const start of starts) {\n\t\tif (nextBreak === -1) nextBreak = content.indexOf("\\n", start);\n\t\tfor (; nextBreak',
+					'(content.indexOf("\\n", lineStarts.at(-1)) === -1 || start <= content.indexOf("\\n", lineStarts.at(-1)))) continue;',
 			},
 		],
 		tests: ["test/pi-races/edit-ambiguous-lines.test.ts"],
@@ -25270,7 +25270,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/edit-diff.ts",
 		edits: [
 			{
-				find: 'if (occurrences.length === 0 && content === "") throw inEmptyFile(path, editIndex, total);',
+				find: 'if (found.count === 0 && content === "") throw inEmptyFile(path, editIndex, total);',
 				replace: "",
 			},
 		],
@@ -25308,6 +25308,60 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/prompt-pipeline.test.ts"],
+	},
+	{
+		id: "QP01",
+		description:
+			"edit keeps every match's offset again to count them: 'aa' in 10 MB of 'a' keeps ten million numbers (out of a 64 MB heap)",
+		file: "src/tools/edit-diff.ts",
+		edits: [
+			{ find: "let count = 0;", replace: "const every: number[] = [];" },
+			{ find: "count++;", replace: "every.push(i);" },
+			{ find: "return { count, lineStarts };", replace: "return { count: every.length, lineStarts };" },
+		],
+		tests: ["test/pi-races/edit-ambiguous-lines.test.ts"],
+	},
+	{
+		id: "QP02",
+		description:
+			"pi#9785: the bash tool takes `timeout: 120000` as seconds again: a hung command holds the run 33 hours, the model never told the unit",
+		file: "src/tools/bash.ts",
+		edits: [{ find: "\t\t\tcheckTimeoutUnit(timeout);\n", replace: "" }],
+		tests: ["test/pi-races/bash-timeouts.test.ts"],
+	},
+	{
+		id: "QP03",
+		description:
+			"pi#9785: every bash timeout from 10000 s up is refused as milliseconds, a genuine 10800 (3 hours) too",
+		file: "src/tools/bash.ts",
+		edits: [{ find: "timeout < 10_000 || timeout % 1000 !== 0", replace: "timeout < 10_000" }],
+		tests: ["test/pi-races/bash-timeouts.test.ts"],
+	},
+	{
+		id: "QP04",
+		description:
+			"edit keeps a start per match, not per line, for the ambiguous error: a one-line bundle's copies are listed as line 1 over and over",
+		file: "src/tools/edit-diff.ts",
+		edits: [{ find: "if (lineStarts.length > 0 && (nextBreak === -1 || start <= nextBreak)) continue;", replace: "" }],
+		tests: ["test/pi-races/edit-ambiguous-lines.test.ts"],
+	},
+	{
+		id: "QP05",
+		description:
+			"the export's answer line names only the model asked (openrouter/auto), not the one the provider says answered",
+		file: "src/export/page.ts",
+		edits: [{ find: '+ answeredBy + " · "', replace: '+ " · "' }],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "QP06",
+		description:
+			"the export header's models list the model asked, not the one that answered (as /session's usage does)",
+		file: "src/export/render.ts",
+		edits: [
+			{ find: "const answered = message.responseModel || message.model;", replace: "const answered = message.model;" },
+		],
+		tests: ["test/export/export-page.test.ts"],
 	},
 ];
 
