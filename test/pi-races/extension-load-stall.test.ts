@@ -33,6 +33,18 @@ async function handshake(): Promise<void> {
 }
 `;
 
+/** `settle <args>` sent Ctrl+C (SIGINT) once its stderr says it is connecting to the bridge. */
+function interruptWhileConnecting(args: string[]) {
+	return signalSettleWhen(args, {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+		stream: "stderr",
+		text: "connecting to the bridge",
+		signal: "SIGINT",
+		guardMs: 60_000,
+	});
+}
+
 const WHAT_TO_DO =
 	"Make its module and factory finish (resolve or reject), or start without that extension (without its -e, or with --no-extensions).";
 
@@ -73,14 +85,7 @@ describe("Fusion#3579: start-up waits on an extension that never finishes loadin
 			writeFileSync(good, "export default function (pi: any) {}\n");
 			const bridge = join(cli.dir, `bridge-${phase}.ts`);
 			writeFileSync(bridge, HANDSHAKE + body);
-			const run = await signalSettleWhen(["--faux", "--no-session", "-e", good, "-e", bridge, "-p", "hi"], {
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-				stream: "stderr",
-				text: "connecting to the bridge",
-				signal: "SIGINT",
-				guardMs: 60_000,
-			});
+			const run = await interruptWhileConnecting(["--faux", "--no-session", "-e", good, "-e", bridge, "-p", "hi"]);
 			expect(run).toMatchObject({ code: 130, stdout: "" });
 			expect(run.stderr).toBe(
 				`connecting to the bridge\nsettle: stopped while waiting for an extension to load:\n  ${bridge} (${said})\n${WHAT_TO_DO}\n`,
@@ -141,14 +146,7 @@ describe("gentle-pi#1007: a session_start handler that never settles holds every
 			banner,
 			'export default function (pi: any) {\n\tpi.on("session_start", () => console.error("banner"));\n}\n',
 		);
-		const run = await signalSettleWhen(["--faux", "--no-session", "-e", shell, "-e", banner, "-p", "hi"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			stream: "stderr",
-			text: "connecting to the bridge",
-			signal: "SIGINT",
-			guardMs: 60_000,
-		});
+		const run = await interruptWhileConnecting(["--faux", "--no-session", "-e", shell, "-e", banner, "-p", "hi"]);
 		expect(run).toMatchObject({ code: 130, stdout: "" });
 		expect(run.stderr).toBe(`connecting to the bridge\n${stoppedWhileStarting(shell)}`);
 	});
