@@ -25309,6 +25309,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/prompt-pipeline.test.ts"],
 	},
+	{
+		id: "QS01",
+		description: "settle --json binds its extensions with the default error handler: an extension's error is prose on stderr only, no extension_error line on stdout",
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: "json ? { onError: jsonExtensionError(session, out) } : {}",
+				replace: "{}",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
