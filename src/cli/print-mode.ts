@@ -303,7 +303,11 @@ export async function runPrintMode(
 		else if (!text) out.stderr("Warning: the model's answer holds no text; nothing to print.\n");
 		return EXIT_OK;
 	} catch (error) {
-		out.stderr(`${cliErrorText(error, runtime.services.agentDir)}\n`);
+		const text = cliErrorText(error, runtime.services.agentDir);
+		const code = error instanceof SettleError ? error.code : undefined;
+		// A refused prompt (no key, …) leaves no event: the stream's reader is told why it ends (gemini-cli#20183).
+		if (json) out.stdout(jsonLine({ type: "error", ...(code ? { code } : {}), message: text }));
+		out.stderr(`${text}\n`);
 		return exitCodeOf(error instanceof SettleError ? error : undefined);
 	} finally {
 		unsubscribe?.();

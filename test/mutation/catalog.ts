@@ -25321,6 +25321,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
+	{
+		id: "QS02",
+		description: "settle --json's refused prompt (no API key) writes no error line: the stream ends after the session header with no word of why",
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: 'if (json) out.stdout(jsonLine({ type: "error", ...(code ? { code } : {}), message: text }));',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

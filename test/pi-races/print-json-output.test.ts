@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage, UserMessage } from "../../src/llm/types.js";
 import {
 	RpcClient,
+	runSettleAsync,
 	runSettleStalledReader,
 	signalSettleWhen,
 	useCliProject,
@@ -272,5 +273,25 @@ describe("prime-agent#569: --mode json told an extension's error only in prose o
 		expect(answer.content).toEqual([{ type: "text", text: "hi" }]);
 		expect(run.stderr).toContain("Extension error (");
 		expect(run.stderr).toContain("turn_start): index unreachable");
+	});
+});
+
+describe("gemini-cli#20183: a run refused before any event (no API key) ends the JSON stream with no word of why", () => {
+	it("gemini-cli#20183: settle --mode json -p on a model with no key: the session header, then one error line (code NO_AUTH, the message naming the key to set) as stdout's last line, every line JSON; exit 4, stderr says it too", async () => {
+		const run = await runSettleAsync(["--no-session", "--model", "openai/gpt-4o", "--mode", "json", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { OPENAI_API_KEY: undefined },
+		});
+		expect(run.code).toBe(4);
+		const events = run.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as Record<string, unknown>);
+		expect(events.map((event) => event.type)).toEqual(["session", "error"]);
+		expect(events[1]).toMatchObject({ code: "NO_AUTH" });
+		expect(events[1]?.message).toContain("No API key found for openai");
+		expect(events[1]?.message).toContain("OPENAI_API_KEY");
+		expect(run.stderr).toContain("No API key found for openai");
 	});
 });
