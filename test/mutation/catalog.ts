@@ -25333,6 +25333,18 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
+	{
+		id: "QS03",
+		description: "settle --rpc: ctx.shutdown() from an event handler (agent_end) only sets the flag; the process waits for the next command line, which may never come",
+		file: "src/cli/rpc-mode.ts",
+		edits: [
+			{
+				find: "				stopReading();\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/rpc-termination.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
