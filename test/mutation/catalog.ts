@@ -25311,7 +25311,8 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "QS01",
-		description: "settle --json binds its extensions with the default error handler: an extension's error is prose on stderr only, no extension_error line on stdout",
+		description:
+			"settle --json binds its extensions with the default error handler: an extension's error is prose on stderr only, no extension_error line on stdout",
 		file: "src/cli/print-mode.ts",
 		edits: [
 			{
@@ -25323,7 +25324,8 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "QS02",
-		description: "settle --json's refused prompt (no API key) writes no error line: the stream ends after the session header with no word of why",
+		description:
+			"settle --json's refused prompt (no API key) writes no error line: the stream ends after the session header with no word of why",
 		file: "src/cli/print-mode.ts",
 		edits: [
 			{
@@ -25335,7 +25337,8 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "QS03",
-		description: "settle --rpc: ctx.shutdown() from an event handler (agent_end) only sets the flag; the process waits for the next command line, which may never come",
+		description:
+			"settle --rpc: ctx.shutdown() from an event handler (agent_end) only sets the flag; the process waits for the next command line, which may never come",
 		file: "src/cli/rpc-mode.ts",
 		edits: [
 			{
