@@ -127,6 +127,22 @@ export function bindForCli(
 }
 
 /**
+ * `--json`'s extension errors: an `extension_error` line on stdout, as `--rpc` writes, for the
+ * program reading the stream (prime-agent#569), and the usual line on stderr for the person watching.
+ */
+function jsonExtensionError(
+	session: AgentSession,
+	out: CliOutput,
+): (error: { extensionPath: string; event: string; error: string }) => void {
+	return (error) => {
+		out.stdout(
+			jsonLine({ type: "extension_error", extensionPath: error.extensionPath, event: error.event, error: error.error }),
+		);
+		out.stderr(`${extensionErrorLine(session, error)}\n`);
+	};
+}
+
+/**
  * `Extension error (<where>, <event>): <text> (thrown at <file>:<line>)`. A command's error names
  * its extension's file too: its `extensionPath` is `command:<name>` (pi's), which does not say
  * where to look.
@@ -212,7 +228,7 @@ export async function runPrintMode(
 					}
 				});
 		// Listening first: a run an extension starts from session_start streams from its agent_start.
-		await bindForCli(session, json ? "json" : "print", out);
+		await bindForCli(session, json ? "json" : "print", out, json ? { onError: jsonExtensionError(session, out) } : {});
 	};
 	runtime.setRebindSession(bind);
 	try {
@@ -287,7 +303,11 @@ export async function runPrintMode(
 		else if (!text) out.stderr("Warning: the model's answer holds no text; nothing to print.\n");
 		return EXIT_OK;
 	} catch (error) {
-		out.stderr(`${cliErrorText(error, runtime.services.agentDir)}\n`);
+		const text = cliErrorText(error, runtime.services.agentDir);
+		const code = error instanceof SettleError ? error.code : undefined;
+		// A refused prompt (no key, …) leaves no event: the stream's reader is told why it ends (gemini-cli#20183).
+		if (json) out.stdout(jsonLine({ type: "error", ...(code ? { code } : {}), message: text }));
+		out.stderr(`${text}\n`);
 		return exitCodeOf(error instanceof SettleError ? error : undefined);
 	} finally {
 		unsubscribe?.();

@@ -92,6 +92,8 @@ export async function runRpcMode(
 	let unsubscribe: (() => void) | undefined;
 	let unwait: (() => void) | undefined;
 	let shutdownRequested = false;
+	// Ends the command loop; set once stdin's reader exists.
+	let stopReading = () => {};
 	const ui = createRpcUIContext(write, (line) => out.stderr(`${line}\n`));
 	const bind = async (session: AgentSession) => {
 		await bindForCli(session, "rpc", out, {
@@ -100,6 +102,8 @@ export async function runRpcMode(
 				write({ type: "extension_error", extensionPath: error.extensionPath, event: error.event, error: error.error }),
 			shutdown: () => {
 				shutdownRequested = true;
+				// Asked from an event handler (agent_end), not a command: no next line may ever come.
+				stopReading();
 			},
 		});
 		unsubscribe?.();
@@ -337,6 +341,7 @@ export async function runRpcMode(
 	const state = stdinState(input);
 	if (state === "destroyed") throw destroyedStdinError("RPC commands");
 	const lines = loadReadline().createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+	stopReading = () => lines.close();
 	// The first bind runs `session_start` while stdin is already read (pi#8735: pi reads stdin only
 	// after it, so a `session_start` dialog waited for an answer nobody read, for good). Commands
 	// wait for it as for a session replacement; a dialog's answer reaches the dialog at once.

@@ -25363,6 +25363,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/export/export-page.test.ts"],
 	},
+	{
+		id: "QS01",
+		description:
+			"settle --json binds its extensions with the default error handler: an extension's error is prose on stderr only, no extension_error line on stdout",
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: "json ? { onError: jsonExtensionError(session, out) } : {}",
+				replace: "{}",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "QS02",
+		description:
+			"settle --json's refused prompt (no API key) writes no error line: the stream ends after the session header with no word of why",
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: 'if (json) out.stdout(jsonLine({ type: "error", ...(code ? { code } : {}), message: text }));',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "QS03",
+		description:
+			"settle --rpc: ctx.shutdown() from an event handler (agent_end) only sets the flag; the process waits for the next command line, which may never come",
+		file: "src/cli/rpc-mode.ts",
+		edits: [
+			{
+				find: "				stopReading();\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/rpc-termination.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

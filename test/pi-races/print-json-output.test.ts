@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage, UserMessage } from "../../src/llm/types.js";
 import {
 	RpcClient,
+	runSettleAsync,
 	runSettleStalledReader,
 	signalSettleWhen,
 	useCliProject,
@@ -240,5 +241,57 @@ describe("oh-my-pi#10297: a session_start ctx.ui.notify never surfaces in a head
 		expect(run.code).toBe(0);
 		expect(run.stdout).toBe("hi\n");
 		expect(run.stderr).not.toContain("index is stale");
+	});
+});
+
+/** An extension whose `turn_start` handler throws: the run goes on without it. */
+const THROWING_EXTENSION = `export default function (pi) {
+	pi.on("turn_start", () => {
+		throw new Error("index unreachable");
+	});
+}
+`;
+
+describe("prime-agent#569: --mode json told an extension's error only in prose on stderr", () => {
+	it("prime-agent#569: settle --mode json -p with a turn_start handler that throws: an extension_error line on stdout (as --rpc writes) naming the extension, the event and the error, before agent_end; the answer still comes, exit 0, and stderr still says it", async () => {
+		const dirs = makeDiffDirs(join(cli.dir, "ext-error"));
+		const extension = join(cli.dir, "ext-error", "indexer.mjs");
+		writeFileSync(extension, THROWING_EXTENSION);
+		const run = await runSettleCli(dirs, ["--no-session", "-e", extension, "--mode", "json", "-p", "hi"]);
+		expect(run.code).toBe(0);
+		const events = run.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as Record<string, unknown>);
+		const types = events.map((event) => event.type);
+		expect(events.filter((event) => event.type === "extension_error")).toEqual([
+			{ type: "extension_error", extensionPath: extension, event: "turn_start", error: "index unreachable" },
+		]);
+		expect(types.indexOf("extension_error")).toBeLessThan(types.indexOf("agent_end"));
+		expect(types.at(-1)).toBe("agent_settled");
+		const answer = events.findLast((event) => event.type === "message_end")?.message as AssistantMessage;
+		expect(answer.content).toEqual([{ type: "text", text: "hi" }]);
+		expect(run.stderr).toContain("Extension error (");
+		expect(run.stderr).toContain("turn_start): index unreachable");
+	});
+});
+
+describe("gemini-cli#20183: a run refused before any event (no API key) ends the JSON stream with no word of why", () => {
+	it("gemini-cli#20183: settle --mode json -p on a model with no key: the session header, then one error line (code NO_AUTH, the message naming the key to set) as stdout's last line, every line JSON; exit 4, stderr says it too", async () => {
+		const run = await runSettleAsync(["--no-session", "--model", "openai/gpt-4o", "--mode", "json", "-p", "hi"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { OPENAI_API_KEY: undefined },
+		});
+		expect(run.code).toBe(4);
+		const events = run.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as Record<string, unknown>);
+		expect(events.map((event) => event.type)).toEqual(["session", "error"]);
+		expect(events[1]).toMatchObject({ code: "NO_AUTH" });
+		expect(events[1]?.message).toContain("No API key found for openai");
+		expect(events[1]?.message).toContain("OPENAI_API_KEY");
+		expect(run.stderr).toContain("No API key found for openai");
 	});
 });

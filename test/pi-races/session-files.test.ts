@@ -12,8 +12,14 @@
  * `~/.pi/agent/sessions/` with a symlink were never found by pi's listing across projects:
  * `Dirent.isDirectory()` is false for a symlink. What the user should see: a linked folder's
  * sessions are found like a real folder's, and a dangling link or a linked file breaks nothing.
+ *
+ * pi#6407: a host that saved a session's id and passed it back after a restart got a brand-new
+ * session under that id once the file was gone (cleanup, a volume swap): no error, and over RPC no
+ * sign that the past conversation was lost. oh-my-pi#11553: `--fork <path>` on a file that does not
+ * exist started an empty session and answered, exit 0. What the user should see: both refused, with
+ * a non-zero exit, a message naming what is missing, and no session file written.
  */
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
@@ -115,5 +121,27 @@ describe("pi#7497: session discovery silently ignores symlinked folders in the g
 		expect(header.id).not.toBe(id);
 		expect(header.cwd).toBe(cli.project);
 		expect(header.parentSession).toContain(join(sessions, "--other-project--"));
+	});
+});
+
+describe("pi#6407, oh-my-pi#11553: a session flag naming a session that is gone starts a fresh one silently", () => {
+	it("pi#6407: settle --rpc --session <the id a host saved>, its file since removed: exit 2 before serving, nothing on stdout, the id named on stderr, no session created under it", () => {
+		const { id, file } = startSession("remember the word QUINCE");
+		rmSync(file);
+		const run = settle(["--faux", "--rpc", "--session", id], '{"id":"s","type":"get_state"}\n');
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain(`No session of this project has an id starting with ${id} `);
+		const folder = join(cli.agentDir, "sessions", readdirSync(join(cli.agentDir, "sessions"))[0]!);
+		expect(readdirSync(folder)).toEqual([]);
+	});
+
+	it("oh-my-pi#11553: settle -p --fork <a path with no file>: exit 3, the path named on stderr, nothing on stdout, no session file anywhere", () => {
+		const missing = join(cli.dir, "gone", "2026-01-01T00-00-00-000Z_missing.jsonl");
+		const run = settle(["--faux", "-p", "--fork", missing, "what did we decide?"]);
+		expect(run.code).toBe(3);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain(`--fork: ${missing} does not exist`);
+		expect(existsSync(join(cli.agentDir, "sessions"))).toBe(false);
 	});
 });
