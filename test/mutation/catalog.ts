@@ -5432,8 +5432,9 @@ export const MUTANTS: Mutant[] = [
 		description: "the announcement not forgotten when a later run starts",
 		edits: [
 			{
-				find: '\t\t\t\t\t\tretryAnnouncement: "none" as RetryAnnouncement,',
-				replace: "\t\t\t\t\t\tretryAnnouncement: context.retryAnnouncement,",
+				after: "const { announcedRetry: _last, ...operation } = context.operation;",
+				find: 'retryAnnouncement: "none" as RetryAnnouncement,',
+				replace: "retryAnnouncement: context.retryAnnouncement,",
 			},
 		],
 		tests: [
