@@ -785,9 +785,24 @@ export interface OperationInfo {
 	 * the machine dearer (about 3 µs per turn in the session bench).
 	 */
 	queuedDuringBoundary?: true;
+	/**
+	 * The retry settings `agent_end{willRetry: true}` was decided with, while that announcement
+	 * stands (`retryAnnouncement` not `none`): a settings change after it (`retry.enabled` off,
+	 * `maxRetries` lowered) applies from the next failure on, as one during the backoff does, so the
+	 * announced retry still comes. Here, not a context field: see {@link PromptOperationContext}.
+	 */
+	announcedRetry?: RetrySettings;
 }
 
-/** Machine context. Small and bounded: never the transcript. */
+/**
+ * Machine context. Small and bounded: never the transcript. At most 19 keys: XState copies the
+ * context with `Object.assign({}, context, update)` on every assign, and V8 (Node 20) makes such a
+ * copy with 20 or more properties a dictionary-mode object (every read a hash lookup, every copy
+ * slower), and every later copy stays one. A new field goes into a nested object (as
+ * `operation.announcedRetry`) or replaces one; test/machines/prompt-operation.test.ts checks the
+ * count through prompts and retries. (`dispatchCompaction`, added only by a command's own
+ * `ctx.compact()`, is the one 20th key left.)
+ */
 export interface PromptOperationContext {
 	retry: RetrySettings;
 	/** Retries made in the current retry sequence (reset by success, give-up, cancel, settle). */
@@ -802,12 +817,6 @@ export interface PromptOperationContext {
 	 * retry of this run). Reset whenever a run starts and when the operation settles.
 	 */
 	retryAnnouncement: RetryAnnouncement;
-	/**
-	 * The retry settings `agent_end{willRetry: true}` was decided with, while that announcement
-	 * stands: a settings change after it (`retry.enabled` off, `maxRetries` lowered) applies from the
-	 * next failure on, as one during the backoff does, so the announced retry still comes.
-	 */
-	announcedRetry?: RetrySettings;
 	abortRequested: boolean;
 	/** The request in `preflight` (then the operation's request). */
 	request: PromptRequest | undefined;
@@ -907,9 +916,10 @@ function nextRetryPlan(context: PromptOperationContext): RetryPlan {
 	return planRetry(retrySettingsOf(context), context.retryAttempt + 1, options);
 }
 
-/** The retry settings the post-run decision uses: the announced retry's ({@link PromptOperationContext.announcedRetry}), else the current ones. */
+/** The retry settings the post-run decision uses: the announced retry's ({@link OperationInfo.announcedRetry}), else the current ones. */
 function retrySettingsOf(context: PromptOperationContext): RetrySettings {
-	return context.retryAnnouncement !== "none" && context.announcedRetry ? context.announcedRetry : context.retry;
+	const announced = context.operation?.announcedRetry;
+	return context.retryAnnouncement !== "none" && announced ? announced : context.retry;
 }
 
 /**
@@ -1318,7 +1328,6 @@ export const promptOperationMachine = setup({
 				retryDelayMs: 0,
 				overflowRecoveryAttempted: false,
 				retryAnnouncement: "none" as RetryAnnouncement,
-				announcedRetry: undefined,
 				lastOutcome: undefined,
 				stall: undefined,
 				runFailure: undefined,
@@ -1333,16 +1342,16 @@ export const promptOperationMachine = setup({
 		 * A later run of the operation starts (every transition into `running` other than the first
 		 * carries it): its cause, and it counts. One assign with the cause, not a second one on entry.
 		 */
-		setRunCause: assign(({ context }, params: { cause: RunCause }) =>
-			context.operation
-				? {
-						runCause: params.cause,
-						retryAnnouncement: "none" as RetryAnnouncement,
-						announcedRetry: undefined,
-						operation: { ...context.operation, runCount: context.operation.runCount + 1 },
-					}
-				: { runCause: params.cause, retryAnnouncement: "none" as RetryAnnouncement, announcedRetry: undefined },
-		),
+		setRunCause: assign(({ context }, params: { cause: RunCause }) => {
+			if (!context.operation) return { runCause: params.cause, retryAnnouncement: "none" as RetryAnnouncement };
+			// The new run's announcement is its own: the last run's settings go with the last one's.
+			const { announcedRetry: _last, ...operation } = context.operation;
+			return {
+				runCause: params.cause,
+				retryAnnouncement: "none" as RetryAnnouncement,
+				operation: { ...operation, runCount: operation.runCount + 1 },
+			};
+		}),
 		recordOutcome: assign(({ event }) => (event.type === "RUN_DONE" ? { lastOutcome: event.output } : {})),
 		recordRunFailure: assign((_, params: { error: unknown }) => ({
 			runFailure: { error: params.error },
@@ -1380,10 +1389,14 @@ export const promptOperationMachine = setup({
 			attempt: context.retryAttempt,
 		})),
 		resetRetry: assign({ retryAttempt: 0, retryDelayMs: 0 }),
-		noteRetryAnnounced: assign(({ context }) => ({
-			retryAnnouncement: "announced" as RetryAnnouncement,
-			announcedRetry: context.retry,
-		})),
+		noteRetryAnnounced: assign(({ context }) =>
+			context.operation
+				? {
+						retryAnnouncement: "announced" as RetryAnnouncement,
+						operation: { ...context.operation, announcedRetry: context.retry },
+					}
+				: { retryAnnouncement: "announced" as RetryAnnouncement },
+		),
 		cancelAnnouncedRetry: assign({ retryAnnouncement: "cancelled" as RetryAnnouncement }),
 		noteRetryDeclined: assign({ retryAnnouncement: "declined" as RetryAnnouncement }),
 		scheduleRetry: assign(({ context }) => {
@@ -1691,7 +1704,6 @@ export const promptOperationMachine = setup({
 			retryAttempt: 0,
 			retryDelayMs: 0,
 			retryAnnouncement: "none",
-			announcedRetry: undefined,
 		}),
 		updateRetrySettings: assign(({ context, event }) => {
 			if (event.type !== "UPDATE_RETRY_SETTINGS") return {};

@@ -511,6 +511,28 @@ describe("prompt-operation machine: auto-retry", () => {
 		expect(snap(h).context.retryAnnouncement).toBe("none");
 	});
 
+	it("keeps the context at 19 keys through prompts, an announced retry and its retried run", async () => {
+		// XState copies the context with Object.assign({}, context, update) on every assign; from 20
+		// keys on V8 makes that copy a dictionary-mode object, and every transition of the session pays.
+		const h = promptHarness();
+		const keys = () => Object.keys(snap(h).context).length;
+		const seen = [keys()];
+		await startOperation(h);
+		seen.push(keys());
+		await h.send({ type: "RETRY_ANNOUNCED" });
+		seen.push(keys());
+		await h.resolve("run", retryable());
+		seen.push(keys());
+		await h.advance(60_000);
+		expect(h.fakes.count("run")).toBe(2);
+		seen.push(keys());
+		await h.resolve("run", outcome());
+		await finishOperation(h);
+		expect(h.state()).toBe("idle");
+		seen.push(keys());
+		expect(Math.max(...seen)).toBeLessThanOrEqual(19);
+	});
+
 	it("UPDATE_RETRY_SETTINGS applies to the next decision", async () => {
 		const h = promptHarness();
 		await h.send({ type: "UPDATE_RETRY_SETTINGS", retry: { maxRetries: 0 } });

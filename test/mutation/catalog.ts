@@ -5432,8 +5432,9 @@ export const MUTANTS: Mutant[] = [
 		description: "the announcement not forgotten when a later run starts",
 		edits: [
 			{
-				find: '\t\t\t\t\t\tretryAnnouncement: "none" as RetryAnnouncement,',
-				replace: "\t\t\t\t\t\tretryAnnouncement: context.retryAnnouncement,",
+				after: "const { announcedRetry: _last, ...operation } = context.operation;",
+				find: 'retryAnnouncement: "none" as RetryAnnouncement,',
+				replace: "retryAnnouncement: context.retryAnnouncement,",
 			},
 		],
 		tests: [
@@ -23240,7 +23241,7 @@ export const MUTANTS: Mutant[] = [
 			"the post-run decision reads the current retry settings, not the announced retry's: retry turned off in an agent_end{willRetry: true} listener drops the announced retry",
 		edits: [
 			{
-				find: 'return context.retryAnnouncement !== "none" && context.announcedRetry ? context.announcedRetry : context.retry;',
+				find: 'return context.retryAnnouncement !== "none" && announced ? announced : context.retry;',
 				replace: "return context.retry;",
 			},
 		],
@@ -25401,6 +25402,19 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/rpc-termination.test.ts"],
+	},
+	{
+		id: "QU01",
+		description:
+			"startOperation resets the announced retry settings in a context field of their own again: a 20th context key, so every assign's copy of the context is a dictionary-mode object",
+		file: "machines/prompt-operation.machine.ts",
+		edits: [
+			{
+				find: 'runCause: "prompt" as RunCause,',
+				replace: 'runCause: "prompt" as RunCause,\n\t\t\t\tannouncedRetry: undefined,',
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts"],
 	},
 ];
 
