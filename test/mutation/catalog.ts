@@ -25309,6 +25309,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/prompt-pipeline.test.ts"],
 	},
+	{
+		id: "QQ01",
+		description: 'settle -p "/compact [instructions]" is sent to the model as a prompt again; nothing compacts',
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: "const compact = images ? undefined : compactCommand(runtime.session, message);",
+				replace: "const compact = images ? undefined : undefined;",
+			},
+		],
+		tests: ["test/pi-races/print-compact.test.ts"],
+	},
+	{
+		id: "QQ02",
+		description: 'settle -p "/compact" runs the built-in over an extension command named compact',
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: 'if (!match || session.getCommands().some((command) => command.name === "compact")) return undefined;',
+				replace: "if (!match) return undefined;",
+			},
+		],
+		tests: ["test/pi-races/print-compact.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
