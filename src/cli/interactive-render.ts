@@ -272,7 +272,13 @@ export class TranscriptPrinter {
 				this.notice(`Compacting the context (${event.reason})…`);
 				return;
 			case "compaction_end":
-				if (event.aborted) this.line(s.yellow(`Compaction (${event.reason}) aborted.`));
+				if (event.aborted && event.cancelledBy !== undefined) {
+					this.line(
+						s.yellow(
+							`Compaction (${event.reason}) cancelled by the extension ${event.cancelledBy} (its session_before_compact handler).`,
+						),
+					);
+				} else if (event.aborted) this.line(s.yellow(`Compaction (${event.reason}) aborted.`));
 				else if (event.errorMessage) this.line(s.red(`Compaction failed: ${oneLineText(event.errorMessage)}`));
 				else if (event.result) this.notice(compactedText(event.reason, event.result, event.willRetry));
 				return;

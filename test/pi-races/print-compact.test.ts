@@ -6,11 +6,16 @@
  * a paid answer came back, nothing was compacted. What the user expects: the session compacts with
  * those instructions, the output says so, and the next run goes on from the summary. Replayed with
  * real `settle` processes on one session folder and a local OpenAI-compatible server.
+ *
+ * pi#7492, openclaw#41100: a compaction an extension's `session_before_compact` cancelled said only
+ * "Compaction cancelled" (or "aborted" in the chat): the user could not tell who cancelled or why.
+ * What the user should see: the extension named, in `-p` and in the chat.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 import { fileEntries, isChatSummaryRequest, sessionFilesUnder, writeExtension } from "./helpers.js";
@@ -129,5 +134,42 @@ describe("claude-code#43685: /compact [instructions] sent headless is taken as a
 		} finally {
 			await server.close();
 		}
+	});
+
+	it('pi#7492, openclaw#41100: settle -c -p "/compact" that an extension\'s session_before_compact cancels: stderr names that extension and what to do, exit 1, no request, nothing written', async () => {
+		const server = await sessionWithTwoAnswers(1);
+		try {
+			const extension = writeExtension(
+				cli.dir,
+				"guard.js",
+				`pi.on("session_before_compact", () => ({ cancel: true }));`,
+			);
+			const before = entryTypes();
+			const run = await settle(["-c", "-e", extension, "-p", "/compact"]);
+			expect(run).toMatchObject({ code: 1, stdout: "" });
+			expect(run.stderr).toContain(
+				`Compaction cancelled by the extension ${extension}: its session_before_compact handler returned { cancel: true }.`,
+			);
+			expect(server.requests).toHaveLength(2);
+			expect(entryTypes()).toEqual(before);
+		} finally {
+			await server.close();
+		}
+	});
+
+	it("pi#7492: settle -i, /compact that an extension cancels: the chat names the extension instead of 'aborted'", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
+		const extension = writeExtension(cli.dir, "guard.js", `pi.on("session_before_compact", () => ({ cancel: true }));`);
+		const chat = new Repl(["--faux", "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		await chat.say("first step", "first step\n>");
+		await chat.say("second step", "second step\n>");
+		const shown = await chat.say("/compact", "(its session_before_compact handler).");
+		expect(shown).toContain(
+			`Compaction (manual) cancelled by the extension ${extension} (its session_before_compact handler).`,
+		);
+		expect(shown).not.toContain("aborted");
+		expect(await chat.end()).toBe(0);
 	});
 });
