@@ -42,8 +42,9 @@ export interface ManualCompactionPayload {
  * failure after reporting it, and emit nothing when there is nothing to compact or no model. A
  * manual one always reports `compaction_start` / `compaction_end` and rejects with the error:
  * the no-model text, the auth texts of `prompt()`, `Nothing to compact (session too small)`,
- * `Already compacted`, `Compaction cancelled` (`ABORTED`: an extension cancelled it or
- * `abortCompaction()` was called) or `Compaction failed: …`.
+ * `Already compacted`, `Compaction cancelled` (`ABORTED`: `abortCompaction()` was called),
+ * `Compaction cancelled by the extension <path>: …` (`ABORTED`: its `session_before_compact`
+ * handler cancelled) or `Compaction failed: …`.
  */
 export async function runCompaction(s: SessionInternals, input: CompactionInput): Promise<CompactionOutput> {
 	// Before the first await: abortCompaction() / abort() from now on must reach this compaction.
