@@ -150,6 +150,7 @@ Examples:
   settle --faux-script demo.json --json "list the files"
   settle --model anthropic/claude-sonnet-4-5 -p "Review src/index.ts" --tools read,grep,find,ls
   settle --continue -p "What did we decide?"
+  settle --continue -p "/compact Keep the API decisions"    # compacts that session
   echo '{"type":"prompt","message":"hi"}' | settle --rpc --faux
   settle -p "Fix the test" --trace run.json; settle trace run.json      # writes run.html
 `;

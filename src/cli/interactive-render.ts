@@ -5,6 +5,7 @@
  */
 
 import type { AgentToolResult } from "../agent/types.js";
+import type { CompactionResult } from "../compaction/types.js";
 import { errorMessage } from "../errors.js";
 import type { AssistantMessageEvent, Model } from "../llm/types.js";
 import { parseSkillBlock } from "../resources/skills.js";
@@ -271,14 +272,15 @@ export class TranscriptPrinter {
 				this.notice(`Compacting the context (${event.reason})…`);
 				return;
 			case "compaction_end":
-				if (event.aborted) this.line(s.yellow(`Compaction (${event.reason}) aborted.`));
-				else if (event.errorMessage) this.line(s.red(`Compaction failed: ${oneLineText(event.errorMessage)}`));
-				else if (event.result) {
-					const after = event.result.estimatedTokensAfter;
-					this.notice(
-						`Compacted (${event.reason}): ${event.result.tokensBefore} tokens before${after !== undefined ? `, about ${after} after` : ""}${event.willRetry ? "; retrying" : ""}.`,
+				if (event.aborted && event.cancelledBy !== undefined) {
+					this.line(
+						s.yellow(
+							`Compaction (${event.reason}) cancelled by the extension ${event.cancelledBy} (its session_before_compact handler).`,
+						),
 					);
-				}
+				} else if (event.aborted) this.line(s.yellow(`Compaction (${event.reason}) aborted.`));
+				else if (event.errorMessage) this.line(s.red(`Compaction failed: ${oneLineText(event.errorMessage)}`));
+				else if (event.result) this.notice(compactedText(event.reason, event.result, event.willRetry));
 				return;
 			case "compaction_over_threshold":
 				this.line(s.yellow(event.message));
@@ -460,6 +462,16 @@ export function sessionFileChangedForChat(message: string): string | undefined {
 		? ""
 		: " /resume reopens the file as it is now;";
 	return `${what} The conversation so far is still here: /clone saves it to a new session file and goes on there;${reopen} /new starts another session.`;
+}
+
+/** A compaction's result in one line (`settle -i`'s notice, `settle -p "/compact"`'s output). */
+export function compactedText(
+	reason: string,
+	result: Pick<CompactionResult<unknown>, "tokensBefore" | "estimatedTokensAfter">,
+	willRetry = false,
+): string {
+	const after = result.estimatedTokensAfter;
+	return `Compacted (${reason}): ${result.tokensBefore} tokens before${after !== undefined ? `, about ${after} after` : ""}${willRetry ? "; retrying" : ""}.`;
 }
 
 /** A retry stopped in its backoff or retried request (Ctrl+C, abortRetry), as pi says it. */

@@ -4,6 +4,7 @@
  * session header, as pi's print mode does.
  */
 import { basename, dirname, join } from "node:path";
+import type { CompactionResult } from "../compaction/types.js";
 import { errorMessage, SettleError } from "../errors.js";
 import { thrownAt } from "../extensions/thrown-at.js";
 import type { ExtensionUIContext } from "../extensions/types.js";
@@ -19,7 +20,7 @@ import type { AgentSessionEvent } from "../session/events.js";
 import { RETRY_CANCELLED } from "../session/retry-policy.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
 import { oneLine, reloadedResourceWarnings, sessionFileChangedForCli, sessionLockedForCli } from "./host.js";
-import { retryCancelledText, streamSafe } from "./interactive-render.js";
+import { compactedText, retryCancelledText, streamSafe } from "./interactive-render.js";
 import { outputCapText } from "./output-cap.js";
 import { retryWaitHint } from "./retry-wait-hint.js";
 
@@ -198,6 +199,8 @@ export async function runPrintMode(
 	let arrivedAnswer: string | undefined;
 	// The last prompt's retry was cancelled in its backoff: the attempt, when the prompt got no answer.
 	let cancelledRetry: number | undefined;
+	// The last message was `/compact`: what it compacted.
+	let compacted: CompactionResult<unknown> | undefined;
 	const bind = async (session: AgentSession) => {
 		unsubscribe?.();
 		unwait?.();
@@ -245,6 +248,13 @@ export async function runPrintMode(
 			const images = index === 0 && options.images?.length ? { images: [...options.images] } : undefined;
 			unanswered = undefined;
 			cancelledRetry = undefined;
+			const compact = images ? undefined : compactCommand(runtime.session, message);
+			if (compact) {
+				// A failure (nothing to compact, the summary refused) ends the run in the catch below.
+				compacted = await runtime.session.compact(compact.instructions);
+				continue;
+			}
+			compacted = undefined;
 			const answeredBefore = lastAssistant(runtime.session);
 			await runtime.session.prompt(message, images);
 			// A command may have started a run with pi.sendUserMessage: its answer is this prompt's.
@@ -254,6 +264,11 @@ export async function runPrintMode(
 			const answer = lastAssistant(runtime.session);
 			if (unanswered !== undefined || cancelledRetry !== undefined) break;
 			if (answer !== answeredBefore && answer && isFailed(answer)) break;
+		}
+		// The run ended on `/compact`: its result is the output, not the answer it kept.
+		if (compacted) {
+			if (!json) out.stdout(`${compactedText("manual", compacted)}\n`);
+			return EXIT_OK;
 		}
 		const last = lastAssistant(runtime.session);
 		const failed = last !== undefined && isFailed(last);
@@ -313,6 +328,18 @@ export async function runPrintMode(
 		unsubscribe?.();
 		unwait?.();
 	}
+}
+
+/**
+ * `/compact [instructions]` as a message: the chat's built-in, run here too. Sent as a prompt, the
+ * model got the words and the context stayed as it was (claude-code#43685). An extension command,
+ * prompt template or skill of that name runs as itself (`-p` runs those, see `shadowedCommands`).
+ */
+function compactCommand(session: AgentSession, message: string): { instructions?: string } | undefined {
+	const match = /^\/compact(?:\s+([\s\S]*))?$/.exec(message.trim());
+	if (!match || session.getCommands().some((command) => command.name === "compact")) return undefined;
+	const instructions = match[1]?.trim();
+	return instructions ? { instructions } : {};
 }
 
 /**

@@ -15,6 +15,20 @@ export const ALREADY_COMPACTED = "Already compacted";
 export const NOTHING_TO_COMPACT = "Nothing to compact (session too small)";
 /** Message of the `ABORTED` error a cancelled compaction rejects with. */
 export const COMPACTION_CANCELLED = "Compaction cancelled";
+
+/**
+ * A manual compaction an extension's `session_before_compact` handler cancelled: names the
+ * extension, which the bare {@link COMPACTION_CANCELLED} did not (pi#7492, openclaw#41100).
+ *
+ * @example
+ * ```ts
+ * compactionCancelledByExtension("/home/me/.pi/agent/extensions/guard.ts");
+ * // "Compaction cancelled by the extension /home/me/…/guard.ts: its session_before_compact handler returned { cancel: true }. …"
+ * ```
+ */
+export function compactionCancelledByExtension(extensionPath: string): string {
+	return `Compaction cancelled by the extension ${extensionPath}: its session_before_compact handler returned { cancel: true }. Nothing was summarized or written; to compact, change what that handler checks, or run without the extension.`;
+}
 /**
  * Message of the `BUSY` error of a `compact()` (RPC `compact`, `ctx.compact()`) with other instructions
  * than the manual compaction summarizing: Settle's own (pi 0.73.1 runs a second compaction beside it).

@@ -985,26 +985,38 @@ export class ExtensionRunner {
 	 * `{cancel: true}`; otherwise undefined.
 	 */
 	async emit<E extends RunnerEmitEvent>(event: E): Promise<RunnerEmitResult<E>> {
+		return (await this.emitNamingDecider(event)).result;
+	}
+
+	/**
+	 * {@link emit}, also naming the extension whose handler result was taken (`decidedBy`, its path):
+	 * whom a cancelled `session_before_*` is told as cancelled by (pi#7492).
+	 */
+	async emitNamingDecider<E extends RunnerEmitEvent>(
+		event: E,
+	): Promise<{ result: RunnerEmitResult<E>; decidedBy?: string }> {
 		const handlers = this.runtime.handlersFor(event.type);
 		// A session_start opens a new lifecycle (a runtime's rollback binds the old session again): its end is told again.
 		if (event.type === "session_start") {
 			this.shutdownDispatch = undefined;
 			this.started = true;
 		}
-		if (handlers.length === 0) return undefined as RunnerEmitResult<E>;
+		if (handlers.length === 0) return { result: undefined as RunnerEmitResult<E> };
 		const ctx = this.createContext();
 		const cancellable = CANCELLABLE_EVENTS.has(event.type);
 		let result: unknown;
+		let decidedBy: string | undefined;
 		for (const entry of handlers) {
 			const value = await this.invoke(entry, event.type, event, ctx);
 			// `{}` or `{ cancel: false }` decides nothing: it must not discard an earlier handler's
 			// supplied compaction or summary, as pi 0.73.1's does (pi-goal-list-loop-audit#56).
 			if (cancellable && value && value !== FAILED && !decidesNothing(value)) {
 				result = value;
+				decidedBy = entry.extension.path;
 				if ((value as { cancel?: unknown }).cancel === true) break;
 			}
 		}
-		return result as RunnerEmitResult<E>;
+		return { result: result as RunnerEmitResult<E>, ...(decidedBy !== undefined && { decidedBy }) };
 	}
 
 	/**

@@ -1497,7 +1497,8 @@ export class AgentSession {
 	 * instructions or the same (pi#4203); other instructions are refused (`BUSY`: that summary would
 	 * not follow them; nothing is aborted for them; wait, or cancel it and compact again). Rejects with `Nothing to compact (session
 	 * too small)`, `Already compacted`, `Compaction cancelled` (`ABORTED`: `abort()` or
-	 * `abortCompaction()` before it ended) or `Compaction failed: …`. "Too small" means every message since the
+	 * `abortCompaction()` before it ended), `Compaction cancelled by the extension <path>: …`
+	 * (`ABORTED`: its `session_before_compact` handler cancelled) or `Compaction failed: …`. "Too small" means every message since the
 	 * last compaction fits in the kept span, `compaction.keepRecentTokens` (default 20000 estimated
 	 * tokens): lower it (e.g. `SettingsManager.inMemory({ compaction: { keepRecentTokens: 100 } })`)
 	 * to compact a short session, as a demo or test would. The summary is a model request (plus one

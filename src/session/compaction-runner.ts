@@ -42,8 +42,9 @@ export interface ManualCompactionPayload {
  * failure after reporting it, and emit nothing when there is nothing to compact or no model. A
  * manual one always reports `compaction_start` / `compaction_end` and rejects with the error:
  * the no-model text, the auth texts of `prompt()`, `Nothing to compact (session too small)`,
- * `Already compacted`, `Compaction cancelled` (`ABORTED`: an extension cancelled it or
- * `abortCompaction()` was called) or `Compaction failed: …`.
+ * `Already compacted`, `Compaction cancelled` (`ABORTED`: `abortCompaction()` was called),
+ * `Compaction cancelled by the extension <path>: …` (`ABORTED`: its `session_before_compact`
+ * handler cancelled) or `Compaction failed: …`.
  */
 export async function runCompaction(s: SessionInternals, input: CompactionInput): Promise<CompactionOutput> {
 	// Before the first await: abortCompaction() / abort() from now on must reach this compaction.
@@ -319,7 +320,10 @@ async function runManualCompaction(
 	if (attempt.ok) return { compacted: true, continue: false, result: attempt.result, entryId: attempt.entryId };
 	if (attempt.aborted) {
 		const texts = await import("../compaction/texts.js");
-		throw new SettleError("ABORTED", texts.COMPACTION_CANCELLED, { cause: attempt.error });
+		// Cancelled by an extension, not by the caller: name it, or nobody can tell why (pi#7492).
+		const by = attempt.error instanceof CompactionCancelled ? attempt.error.byExtension : undefined;
+		const text = by === undefined ? texts.COMPACTION_CANCELLED : texts.compactionCancelledByExtension(by);
+		throw new SettleError("ABORTED", text, { cause: attempt.error });
 	}
 	throw attempt.error instanceof SettleError
 		? attempt.error
@@ -359,7 +363,7 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 		const runner = s.runner();
 		let result: CompactionResult<unknown> | undefined;
 		if (runner.hasHandlers("session_before_compact")) {
-			const decision = await runner.emit({
+			const { result: decision, decidedBy } = await runner.emitNamingDecider({
 				type: "session_before_compact",
 				preparation,
 				branchEntries,
@@ -368,7 +372,7 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 				willRetry,
 				signal: controller.signal,
 			});
-			if (decision?.cancel) throw new CompactionCancelled();
+			if (decision?.cancel) throw new CompactionCancelled(decidedBy);
 			if (decision?.compaction) {
 				result = { ...decision.compaction, details: decision.compaction.details };
 				fromExtension = true;
@@ -424,7 +428,8 @@ async function compactPrepared(s: SessionInternals, job: CompactionJob): Promise
 			const note = "summary requests of a compaction that failed";
 			await recordUnsavedSummaryUsage(s, "compaction", job.model, billed, note);
 		}
-		await reportFailure(s, reason, aborted, errorMessage, fromExtension);
+		const cancelledBy = error instanceof CompactionCancelled ? error.byExtension : undefined;
+		await reportFailure(s, reason, aborted, errorMessage, fromExtension, cancelledBy);
 		return { ok: false, aborted, errorMessage, error };
 	} finally {
 		if (s.scratch.compactionController === controller) s.scratch.compactionController = undefined;
@@ -438,6 +443,7 @@ async function reportFailure(
 	aborted: boolean,
 	errorMessage: string | undefined,
 	fromExtension: boolean,
+	cancelledBy?: string,
 ): Promise<void> {
 	const end: Extract<Parameters<typeof s.events.emit>[0], { type: "compaction_end" }> = {
 		type: "compaction_end",
@@ -447,6 +453,7 @@ async function reportFailure(
 		willRetry: false,
 	};
 	if (errorMessage !== undefined) end.errorMessage = errorMessage;
+	if (cancelledBy !== undefined) end.cancelledBy = cancelledBy;
 	s.events.emit(end);
 	const runner = s.runner();
 	if (runner.hasHandlers("session_compact_failed")) {
@@ -522,7 +529,8 @@ function lastAssistant(messages: readonly AgentMessage[]): AssistantMessage | un
 
 /** An extension cancelled the compaction, or it was aborted before its entry was written. */
 class CompactionCancelled extends Error {
-	constructor() {
+	/** `byExtension`: the path of the extension whose `session_before_compact` handler cancelled. */
+	constructor(readonly byExtension?: string) {
 		super("Compaction cancelled");
 	}
 }

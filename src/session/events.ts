@@ -42,6 +42,11 @@ export type SessionOwnEvent =
 			aborted: boolean;
 			willRetry: boolean;
 			errorMessage?: string;
+			/**
+			 * Settle's: the path of the extension whose `session_before_compact` handler cancelled
+			 * (`aborted: true`); absent when `abort()` / `abortCompaction()` cancelled (pi#7492).
+			 */
+			cancelledBy?: string;
 	  }
 	/**
 	 * Settle's: the latest compaction left the context still over the compaction threshold (the system

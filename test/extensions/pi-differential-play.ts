@@ -187,7 +187,11 @@ export async function playProgram(program: Program, peer: Peer, record: ProgramR
 				try {
 					await (action.instructions ? session.compact("Focus on the questions.") : session.compact());
 				} catch (error) {
-					errors.push(`compact: ${error instanceof Error ? error.message : String(error)}`);
+					// Settle names the extension that cancelled (pi#7492); pi says "Compaction cancelled" alone.
+					const text = error instanceof Error ? error.message : String(error);
+					errors.push(
+						`compact: ${text.replace(/^Compaction cancelled by the extension [\s\S]*$/, "Compaction cancelled")}`,
+					);
 				}
 				break;
 		}
@@ -216,7 +220,8 @@ export async function playProgram(program: Program, peer: Peer, record: ProgramR
 			item.event.type !== "extension_notify" &&
 			item.event.type !== "extension_dialog",
 	);
-	const payloads = eventPayloads(peer.recorded, PAYLOAD_EVENTS);
+	// `compaction_end.cancelledBy` is Settle's (pi#7492): the rest of the payload is compared.
+	const payloads = eventPayloads(peer.recorded, PAYLOAD_EVENTS).map(({ cancelledBy: _settles, ...event }) => event);
 	return {
 		appended,
 		events: eventSequence(events, { marks: false }),

@@ -25416,6 +25416,69 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/machines/prompt-operation.test.ts"],
 	},
+	{
+		id: "QQ01",
+		description: 'settle -p "/compact [instructions]" is sent to the model as a prompt again; nothing compacts',
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: "const compact = images ? undefined : compactCommand(runtime.session, message);",
+				replace: "const compact = images ? undefined : undefined;",
+			},
+		],
+		tests: ["test/pi-races/print-compact.test.ts"],
+	},
+	{
+		id: "QQ02",
+		description: 'settle -p "/compact" runs the built-in over an extension command named compact',
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: 'if (!match || session.getCommands().some((command) => command.name === "compact")) return undefined;',
+				replace: "if (!match) return undefined;",
+			},
+		],
+		tests: ["test/pi-races/print-compact.test.ts"],
+	},
+	{
+		id: "QQ03",
+		description:
+			"a compaction an extension's session_before_compact cancels is reported as a bare 'Compaction cancelled' again",
+		file: "src/session/compaction-runner.ts",
+		edits: [
+			{
+				find: "if (decision?.cancel) throw new CompactionCancelled(decidedBy);",
+				replace: "if (decision?.cancel) throw new CompactionCancelled();",
+			},
+		],
+		tests: ["test/pi-races/compaction-hook-cancel.test.ts", "test/pi-races/print-compact.test.ts"],
+	},
+	{
+		id: "QQ04",
+		description: "compaction_end of a compaction an extension cancelled no longer names the extension (cancelledBy)",
+		file: "src/session/compaction-runner.ts",
+		edits: [{ find: "if (cancelledBy !== undefined) end.cancelledBy = cancelledBy;", replace: "" }],
+		tests: ["test/pi-races/compaction-hook-cancel.test.ts"],
+	},
+	{
+		id: "QQ05",
+		description: "a cancelled session_before_* names the first handler's extension, not the one that cancelled",
+		file: "src/extensions/runner.ts",
+		edits: [{ find: "decidedBy = entry.extension.path;", replace: "decidedBy = handlers[0]!.extension.path;" }],
+		tests: ["test/pi-races/compaction-hook-cancel.test.ts"],
+	},
+	{
+		id: "QQ06",
+		description: "settle -i says 'Compaction (manual) aborted.' again when an extension cancelled it",
+		file: "src/cli/interactive-render.ts",
+		edits: [
+			{
+				find: "if (event.aborted && event.cancelledBy !== undefined) {",
+				replace: 'if (event.aborted && event.cancelledBy === "") {',
+			},
+		],
+		tests: ["test/pi-races/print-compact.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -8,12 +8,14 @@
  * answered); the session is idle and the next prompt runs.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import {
 	BIG_ANSWER,
 	comparable,
+	gate,
 	overflowReply,
 	recoveryLabels,
 	reopenedContext,
@@ -132,5 +134,86 @@ describe("gsd-2#3165: a hook that cancels every threshold compaction", () => {
 		expect(h.session.isIdle).toBe(true);
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
 		expect(summaryRequests).toEqual([]);
+	});
+});
+
+/**
+ * pi#7492: `compact()` threw the same "Compaction cancelled" whoever cancelled — the user (Esc),
+ * the session's own abort, or an extension's `session_before_compact` — and `compaction_end` said
+ * no more, so a loop of cancelled compactions could not be traced. openclaw#41100: an extension's
+ * handler returned `{ cancel: true }` and `/compact` said only "Compaction cancelled", with no hint
+ * why. What the user should see: a cancel by an extension names that extension (the error and
+ * `compaction_end.cancelledBy`); a cancel by `abort()` stays a plain "Compaction cancelled".
+ */
+describe("pi#7492, openclaw#41100: who cancelled the compaction", () => {
+	const ALLOWS = (pi: ExtensionAPI) => void pi.on("session_before_compact", () => undefined);
+	const CANCELS = (pi: ExtensionAPI) => void pi.on("session_before_compact", () => ({ cancel: true }));
+
+	it("pi#7492: compact() cancelled by the second of two extensions rejects ABORTED naming that extension and what to do; compaction_end carries its path; nothing written", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			settings: { compaction: { keepRecentTokens: 1 } },
+			extensionFactories: [ALLOWS, CANCELS],
+		});
+		const { summaryRequests } = script(h, [fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		const [, canceller] = h.session.extensionRunner.getExtensionPaths();
+		const error = await h.session.compact().then(
+			() => undefined,
+			(failure: unknown) => failure,
+		);
+		expect(error).toBeInstanceOf(SettleError);
+		expect(error).toMatchObject({ code: "ABORTED" });
+		expect((error as SettleError).message).toBe(
+			`Compaction cancelled by the extension ${canceller}: its session_before_compact handler returned { cancel: true }. Nothing was summarized or written; to compact, change what that handler checks, or run without the extension.`,
+		);
+		expect(h.eventsOfType("compaction_end")).toEqual([
+			{
+				type: "compaction_end",
+				reason: "manual",
+				result: undefined,
+				aborted: true,
+				willRetry: false,
+				cancelledBy: canceller,
+			},
+		]);
+		expect(summaryRequests).toEqual([]);
+		expect(h.session.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
+	});
+
+	it("pi#7492: a threshold compaction an extension cancels: compaction_end names it; abort() during a handler still ends a plain 'Compaction cancelled' with no cancelledBy", async () => {
+		h = await cancellingSession(() => true, true);
+		script(h, [fauxAssistantMessage(BIG_ANSWER), fauxAssistantMessage(BIG_ANSWER)]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		const [path] = h.session.extensionRunner.getExtensionPaths();
+		expect(h.eventsOfType("compaction_end").at(-1)).toMatchObject({
+			reason: "threshold",
+			aborted: true,
+			cancelledBy: path,
+		});
+
+		h.cleanup();
+		const held = gate();
+		h = await createHarness({
+			persistence: "disk",
+			settings: { compaction: { keepRecentTokens: 1 } },
+			extensionFactories: [(pi: ExtensionAPI) => void pi.on("session_before_compact", () => held.promise)],
+		});
+		script(h, [fauxAssistantMessage("one"), fauxAssistantMessage("two")]);
+		await h.session.prompt("a");
+		await h.session.prompt("b");
+		const compacting = h.session.compact().then(
+			() => undefined,
+			(failure: unknown) => failure,
+		);
+		await h.nextEvent("compaction_start");
+		await h.session.abort();
+		held.release();
+		expect(await compacting).toMatchObject({ code: "ABORTED", message: "Compaction cancelled" });
+		const end = h.eventsOfType("compaction_end").at(-1);
+		expect(end).toMatchObject({ reason: "manual", aborted: true });
+		expect(end).not.toHaveProperty("cancelledBy");
 	});
 });

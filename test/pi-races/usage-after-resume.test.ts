@@ -13,14 +13,18 @@
  * netease-lcap/wave-agent#2159: a session-start hook appended a message without usage when a
  * session was resumed, and the meter read only the last message's usage: 0. What the host should
  * see: the last answer's usage plus the estimate of what came after it.
+ *
+ * Kilo-Org/cloud#6272: after `/compact` the context indicator went back to the pre-compaction
+ * percentage, also once the session was left and reopened. What the host should see: no figure
+ * (unknown) until the next answer on the compacted context, in the reopened process too.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer } from "../llm/wire/server.js";
-import { rpcPrompt } from "./helpers.js";
+import { type Router, startWireServer } from "../llm/wire/server.js";
+import { isChatSummaryRequest, rpcPrompt } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-usage-after-resume-");
 
@@ -53,8 +57,8 @@ async function close(client: RpcClient): Promise<void> {
 }
 
 /** A server whose two answers use 40,000 + 100 tokens, then 52,000 (of which 40,000 cached) + 300. */
-async function serveTwoAnswers(): Promise<{ server: Awaited<ReturnType<typeof startWireServer>> }> {
-	const server = await startWireServer();
+async function serveTwoAnswers(route?: Router): Promise<{ server: Awaited<ReturnType<typeof startWireServer>> }> {
+	const server = await startWireServer(route);
 	writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
 		models: [{ id: "coder", contextWindow: 100_000, cost: PRICES }],
 	});
@@ -153,6 +157,40 @@ describe("pilish#65, gemini-cli#15486, mistral-vibe#712: the numbers of a reopen
 			expect(forked.tokens).toEqual({ input: 40_000, output: 100, cacheRead: 0, cacheWrite: 0, total: 40_100 });
 			expect([forked.userMessages, forked.assistantMessages]).toEqual([1, 1]);
 			await close(client);
+		} finally {
+			await server.close();
+		}
+	});
+
+	it("Kilo-Org/cloud#6272: settle --rpc --session <file> reopened after a compaction, before any request: the meter is unknown (tokens null), not the pre-compaction 52%; the next answer's usage sets it", async () => {
+		const file = join(cli.dir, "compacted.jsonl");
+		// Summary requests (a split turn asks two) get a summary; the others take the next reply.
+		const { server } = await serveTwoAnswers((request, next) =>
+			isChatSummaryRequest(request)
+				? chatReply([{ type: "text", text: "## Goal\nthe summary" }], { usage: { prompt: 30_000, completion: 500 } })
+				: next(),
+		);
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));
+		try {
+			const writer = rpc(file);
+			await rpcPrompt(writer, "p1", "first question");
+			await rpcPrompt(writer, "p2", "second question");
+			expect(await writer.request({ id: "c1", type: "compact" })).toMatchObject({ success: true });
+			const written = await stats(writer, "s1");
+			await close(writer);
+			expect(written.contextUsage).toEqual({ tokens: null, percent: null, contextWindow: 100_000 });
+
+			const reopened = rpc(file);
+			const read = await stats(reopened, "s2");
+			expect(read.contextUsage).toEqual({ tokens: null, percent: null, contextWindow: 100_000 });
+			// Money spent keeps both answers and the summary requests.
+			expect(read.cumulative).toEqual(written.cumulative);
+			expect(read.cumulative.tokens.total).toBeGreaterThan(92_400);
+
+			server.reply(chatReply([{ type: "text", text: "third answer" }], { usage: { prompt: 3_000, completion: 50 } }));
+			await rpcPrompt(reopened, "p3", "third question");
+			expect((await stats(reopened, "s3")).contextUsage).toMatchObject({ tokens: 3_050, contextWindow: 100_000 });
+			await close(reopened);
 		} finally {
 			await server.close();
 		}

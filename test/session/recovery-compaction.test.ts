@@ -462,7 +462,7 @@ describe("manual compact()", () => {
 		});
 	});
 
-	it("abortCompaction() rejects with Compaction cancelled and writes nothing; an extension cancel is the same", async () => {
+	it("abortCompaction() rejects with Compaction cancelled and writes nothing; an extension cancel rejects ABORTED too, naming the extension (pi#7492)", async () => {
 		let cancel = false;
 		const summaryGate = gate();
 		h = await createHarness({
@@ -488,7 +488,10 @@ describe("manual compact()", () => {
 			willRetry: false,
 		});
 		cancel = true;
-		await expect(h.session.compact()).rejects.toMatchObject({ code: "ABORTED", message: "Compaction cancelled" });
+		await expect(h.session.compact()).rejects.toMatchObject({
+			code: "ABORTED",
+			message: expect.stringMatching(/^Compaction cancelled by the extension \S+: its session_before_compact handler/),
+		});
 		expect(h.sessionManager.getEntries().some((entry) => entry.type === "compaction")).toBe(false);
 		expect(h.session.lifecycle).toBe("idle");
 		summaryGate.release();
