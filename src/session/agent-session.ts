@@ -1386,7 +1386,8 @@ export class AgentSession {
 	 * Empties both queues (display lists and the Agent's); returns the texts that will now not be
 	 * delivered. A steering or follow-up message the run has already taken for the current turn
 	 * (between `turn_start` and its `message_start`) is still delivered, so it stays listed and is not
-	 * returned.
+	 * returned. One sent earlier whose `input` hooks still run is dropped too: its text is returned
+	 * (after the listed ones) and its `steer()` / `followUp()` / busy `prompt()` rejects `ABORTED`.
 	 *
 	 * @example
 	 * ```ts

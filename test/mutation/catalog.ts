@@ -25309,6 +25309,45 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/prompt-pipeline.test.ts"],
 	},
+	{
+		id: "QR01",
+		description:
+			"clearQueue() no longer drops a steer / follow-up whose input hooks still run (it is queued after the clear)",
+		file: "src/session/queues.ts",
+		edits: [{ find: "\t\t\tturn.cleared = true;\n", replace: "" }],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "QR02",
+		description: "steer() / followUp() queue a message clearQueue() dropped while its input hooks ran",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: '\t\tif (order.cleared) throw new SettleError("ABORTED", clearedBeforeQueued(kind, submitted));\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "QR03",
+		description: "a busy prompt() / sendUserMessage() queues a message clearQueue() dropped while its input hooks ran",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [{ find: "\t\tif (order?.cleared) throw", replace: "\t\tif (order?.cleared && false) throw" }],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "QR04",
+		description: "settle -i prints an error for a line Ctrl+C's clearQueue() dropped and listed as not sent",
+		file: "src/cli/interactive-mode.ts",
+		edits: [
+			{
+				find: 'error.code === "ABORTED" && error.message.includes(CLEARED_BEFORE_QUEUED)',
+				replace: 'error.code === "ABORTED" && error.message.includes(CLEARED_BEFORE_QUEUED) && false',
+			},
+		],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
