@@ -5980,7 +5980,7 @@ export const MUTANTS: Mutant[] = [
 		description: "clearing empty queues reports a change",
 		edits: [
 			{
-				find: 'if (steering.length + followUp.length > 0) this.changed("cleared");',
+				find: 'if (dropped > 0) this.changed("cleared");',
 				replace: 'this.changed("cleared");',
 			},
 		],
