@@ -427,7 +427,8 @@ export class RpcClient {
 	 * delivered (Settle's addition, pi#9194): `abort` alone keeps them for the next prompt. Clear, then
 	 * abort, to stop and put the queued texts back into your own editor as pi's interactive Esc does.
 	 * A {@link steer} / {@link followUp} still in an extension's `input` hook is dropped and returned
-	 * too; that call then rejects with `COMMAND_FAILED` (oh-my-pi#10563).
+	 * too; that call then rejects with `COMMAND_FAILED` (oh-my-pi#10563). Custom messages extensions
+	 * queued stay queued (pi#9886).
 	 *
 	 * @example
 	 * ```ts

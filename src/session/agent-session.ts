@@ -1388,6 +1388,8 @@ export class AgentSession {
 	 * (between `turn_start` and its `message_start`) is still delivered, so it stays listed and is not
 	 * returned. One sent earlier whose `input` hooks still run is dropped too: its text is returned
 	 * (after the listed ones) and its `steer()` / `followUp()` / busy `prompt()` rejects `ABORTED`.
+	 * Custom messages extensions queued (`sendCustomMessage` with `deliverAs`) are not the user's to
+	 * take back: they stay queued and are delivered (pi#9886: pi destroyed them unreturned).
 	 *
 	 * @example
 	 * ```ts

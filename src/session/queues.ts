@@ -284,10 +284,16 @@ export class SessionQueues {
 	 * Empties the Agent's queues and returns the texts that will now not be delivered. A text the
 	 * run has already taken for this turn (from `turn_start` until its `message_start`) is still
 	 * delivered, so it stays listed and is not returned. Messages still in their input hooks are
-	 * dropped too (their callers see {@link QueueTurn.cleared}) and their texts returned.
+	 * dropped too (their callers see {@link QueueTurn.cleared}) and their texts returned. Custom
+	 * messages extensions queued stay queued.
 	 */
 	clear(): QueuedTexts {
 		const removed = this.agent.clearAllQueues();
+		// Only the user's listed texts are taken back: an extension's custom message stays queued, in
+		// its place (pi#9886: destroyed, neither returned nor delivered).
+		const listed = new Set<AgentMessage>([...this.steering, ...this.followUp].map((entry) => entry.message));
+		for (const message of removed.steering) if (!listed.has(message)) this.agent.steer(message);
+		for (const message of removed.followUp) if (!listed.has(message)) this.agent.followUp(message);
 		const [steering, keptSteering] = splitCleared(this.steering, removed.steering);
 		const [followUp, keptFollowUp] = splitCleared(this.followUp, removed.followUp);
 		this.steering = keptSteering;

@@ -25348,6 +25348,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
 	},
+	{
+		id: "QR05",
+		description: "clearQueue() destroys a custom message an extension steered (neither returned nor delivered)",
+		file: "src/session/queues.ts",
+		edits: [
+			{
+				find: "for (const message of removed.steering) if (!listed.has(message)) this.agent.steer(message);",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/queue-clear-custom.test.ts"],
+	},
+	{
+		id: "QR06",
+		description: "clearQueue() destroys a custom message an extension queued as a follow-up",
+		file: "src/session/queues.ts",
+		edits: [
+			{
+				find: "for (const message of removed.followUp) if (!listed.has(message)) this.agent.followUp(message);",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/queue-clear-custom.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
