@@ -27,6 +27,7 @@ import { skillInvocation } from "../resources/skills.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
 import type { AgentSession } from "../session/agent-session.js";
+import { CLEARED_BEFORE_QUEUED } from "../session/texts.js";
 import type { ParsedArgs } from "./args.js";
 import { ChatInput, HISTORY_SIZE } from "./chat-input.js";
 import { sendToCurrentSession } from "./current-session.js";
@@ -314,6 +315,9 @@ export async function runInteractiveMode(
 				.catch((error: unknown) => {
 					// An extension command that replaced the session ends the old session's prompt: not a failure.
 					if (error instanceof SettleError && error.code === "SESSION_CLOSED" && runtime.session !== target) return;
+					// Ctrl+C's clearQueue() dropped it on its way and put it back on the input line (or listed it).
+					if (error instanceof SettleError && error.code === "ABORTED" && error.message.includes(CLEARED_BEFORE_QUEUED))
+						return;
 					printer.error(promptErrorForCli(error, runtime.services.agentDir));
 				})
 				.finally(() => {

@@ -426,6 +426,9 @@ export class RpcClient {
 	 * Empties the steering and follow-up queues and resolves with the texts that will now not be
 	 * delivered (Settle's addition, pi#9194): `abort` alone keeps them for the next prompt. Clear, then
 	 * abort, to stop and put the queued texts back into your own editor as pi's interactive Esc does.
+	 * A {@link steer} / {@link followUp} still in an extension's `input` hook is dropped and returned
+	 * too; that call then rejects with `COMMAND_FAILED` (oh-my-pi#10563). Custom messages extensions
+	 * queued stay queued (pi#9886).
 	 *
 	 * @example
 	 * ```ts

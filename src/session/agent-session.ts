@@ -1386,7 +1386,10 @@ export class AgentSession {
 	 * Empties both queues (display lists and the Agent's); returns the texts that will now not be
 	 * delivered. A steering or follow-up message the run has already taken for the current turn
 	 * (between `turn_start` and its `message_start`) is still delivered, so it stays listed and is not
-	 * returned.
+	 * returned. One sent earlier whose `input` hooks still run is dropped too: its text is returned
+	 * (after the listed ones) and its `steer()` / `followUp()` / busy `prompt()` rejects `ABORTED`.
+	 * Custom messages extensions queued (`sendCustomMessage` with `deliverAs`) are not the user's to
+	 * take back: they stay queued and are delivered (pi#9886: pi destroyed them unreturned).
 	 *
 	 * @example
 	 * ```ts

@@ -43,6 +43,7 @@ import {
 	CONTINUE_WHILE_BUSY,
 	CUSTOM_TURN_DURING_COMPACTION,
 	CUSTOM_TURN_DURING_TREE_NAVIGATION,
+	clearedBeforeQueued,
 	commandCannotBeQueued,
 	nothingToContinue,
 	STREAMING_BEHAVIOR_REQUIRED,
@@ -289,6 +290,7 @@ export async function busyPreflight(s: SessionInternals, input: BusyPreflightInp
 	// Its place in its queue, reserved when it was sent (SessionQueues.reserveTurn), so neither a
 	// slow hook nor the machine's mailbox lets a later message of the same kind overtake it.
 	const order = s.queues.claimReservedTurn(input.request.requestId);
+	order?.clearable(payload.text);
 	try {
 		const runner = s.runner();
 		let text = payload.text;
@@ -319,6 +321,7 @@ export async function busyPreflight(s: SessionInternals, input: BusyPreflightInp
 		// Step 11 as for a prompt: resized while earlier messages may still be on their way.
 		const fitted = await fitQueuedImages(s, text, images);
 		await order?.turn;
+		if (order?.cleared) throw new SettleError("ABORTED", clearedBeforeQueued(payload.streamingBehavior, payload.text));
 		queueChecked(s, payload.streamingBehavior, text, fitted.images, fitted.text);
 		return { disposition: "queued" };
 	} finally {
@@ -352,6 +355,8 @@ export async function queueInput(
 	sendWhileActive(s, { type: "QUEUE_INPUT_STARTED" });
 	// Hooks run side by side; messages are queued in the order they were sent (atomic#2074).
 	const order = s.queues.takeTurn(kind);
+	order.clearable(text);
+	const submitted = text;
 	try {
 		if (hooks) {
 			const extras = s.isStreaming() ? { streamingBehavior: kind } : {};
@@ -365,6 +370,7 @@ export async function queueInput(
 		const expanded = expandText(s, text);
 		const fitted = await fitQueuedImages(s, expanded, images);
 		await order.turn;
+		if (order.cleared) throw new SettleError("ABORTED", clearedBeforeQueued(kind, submitted));
 		queueChecked(s, kind, expanded, fitted.images, fitted.text);
 		queued = true;
 		return "queued";

@@ -24,6 +24,10 @@ export interface QueueTurn {
 	done: () => void;
 	/** Runs this message's input hooks: a message of the same kind they send goes ahead of it. */
 	runHooks: <T>(hooks: () => Promise<T>) => Promise<T>;
+	/** From now until `done`, `clearQueue()` drops this message and returns `text` (it is on its way). */
+	clearable: (text: string) => void;
+	/** Whether `clearQueue()` dropped this message while it was on its way: it must not be queued. */
+	readonly cleared: boolean;
 }
 
 /** A taken turn's own state: what it waits for may grow while its input hooks run. */
@@ -34,6 +38,9 @@ interface OpenTurn {
 	finished: boolean;
 	/** Turns taken from inside this turn's input hooks (they go ahead of it). */
 	ahead: Promise<void>[];
+	/** The submitted text, once `clearQueue()` may drop the message ({@link QueueTurn.clearable}). */
+	text?: string;
+	cleared: boolean;
 }
 
 /**
@@ -79,6 +86,8 @@ export class SessionQueues {
 	};
 	/** Per kind, how many taken turns are not done yet: a message queued now would overtake them. */
 	private openTurns: Record<"steer" | "followUp", number> = { steer: 0, followUp: 0 };
+	/** Messages submitted and not yet queued or dropped that `clear()` drops too, in submission order. */
+	private readonly onTheirWay = new Set<OpenTurn>();
 	/** Turns taken for prompt requests the session's machine has not handed on yet, by request id. */
 	private reservedTurns = new Map<string, QueueTurn>();
 	/** A queued text whose message has started (left its list) and has not reached its `message_end`. */
@@ -133,7 +142,7 @@ export class SessionQueues {
 		const mine = new Promise<void>((settle) => {
 			resolve = settle;
 		});
-		const own: OpenTurn = { kind, waitFor: Promise.resolve(), finished: false, ahead: [] };
+		const own: OpenTurn = { kind, waitFor: Promise.resolve(), finished: false, ahead: [], cleared: false };
 		if (parent) {
 			// Ahead of the turn whose hook sent it, behind whatever that turn waited for.
 			own.waitFor = parent.waitFor;
@@ -148,6 +157,7 @@ export class SessionQueues {
 			if (own.finished) return;
 			own.finished = true;
 			this.openTurns[kind]--;
+			this.onTheirWay.delete(own);
 			// A hook that did not await its message: the turns after this one still wait for it.
 			resolve(Promise.all(own.ahead).then(() => {}));
 		};
@@ -157,6 +167,14 @@ export class SessionQueues {
 			},
 			done,
 			runHooks: (hooks) => hookedTurn.run({ queues: this, turn: own }, hooks),
+			clearable: (text) => {
+				if (own.finished || own.cleared) return;
+				own.text = text;
+				this.onTheirWay.add(own);
+			},
+			get cleared() {
+				return own.cleared;
+			},
 		};
 	}
 
@@ -265,17 +283,33 @@ export class SessionQueues {
 	/**
 	 * Empties the Agent's queues and returns the texts that will now not be delivered. A text the
 	 * run has already taken for this turn (from `turn_start` until its `message_start`) is still
-	 * delivered, so it stays listed and is not returned.
+	 * delivered, so it stays listed and is not returned. Messages still in their input hooks are
+	 * dropped too (their callers see {@link QueueTurn.cleared}) and their texts returned. Custom
+	 * messages extensions queued stay queued.
 	 */
 	clear(): QueuedTexts {
 		const removed = this.agent.clearAllQueues();
+		// Only the user's listed texts are taken back: an extension's custom message stays queued, in
+		// its place (pi#9886: destroyed, neither returned nor delivered).
+		const listed = new Set<AgentMessage>([...this.steering, ...this.followUp].map((entry) => entry.message));
+		for (const message of removed.steering) if (!listed.has(message)) this.agent.steer(message);
+		for (const message of removed.followUp) if (!listed.has(message)) this.agent.followUp(message);
 		const [steering, keptSteering] = splitCleared(this.steering, removed.steering);
 		const [followUp, keptFollowUp] = splitCleared(this.followUp, removed.followUp);
 		this.steering = keptSteering;
 		this.followUp = keptFollowUp;
-		if (steering.length + followUp.length > 0) this.changed("cleared");
+		const cleared = { steering: texts(steering), followUp: texts(followUp) };
+		// Sent before this call, still in their input hooks: queued after it, the user's "clear, then
+		// abort" (Esc, RPC clear_queue + abort) delivered them anyway. Dropped too, after the listed ones.
+		for (const turn of this.onTheirWay) {
+			turn.cleared = true;
+			(turn.kind === "steer" ? cleared.steering : cleared.followUp).push(turn.text!);
+		}
+		const dropped = cleared.steering.length + cleared.followUp.length;
+		this.onTheirWay.clear();
+		if (dropped > 0) this.changed("cleared");
 		this.emitUpdate();
-		return { steering: texts(steering), followUp: texts(followUp) };
+		return cleared;
 	}
 
 	/** Holds a bash result until the next safe point. */

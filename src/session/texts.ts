@@ -44,6 +44,15 @@ export function commandCannotBeQueued(name: string): string {
 	return `Extension command "/${name}" cannot be queued. Use prompt() or execute the command when not streaming.`;
 }
 
+/** What every {@link clearedBeforeQueued} message says (the interactive chat has shown the text already). */
+export const CLEARED_BEFORE_QUEUED = "was not queued: clearQueue() ran while its input hooks did";
+
+/** A steer / follow-up that `clearQueue()` dropped while its input hooks ran (it returned the text). */
+export function clearedBeforeQueued(kind: "steer" | "followUp", text: string): string {
+	const shown = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+	return `The ${kind === "steer" ? "steering" : "follow-up"} message "${shown}" ${CLEARED_BEFORE_QUEUED}, and returned its text. Send it again to deliver it.`;
+}
+
 /** Any call on a disposed session. */
 export const SESSION_DISPOSED =
 	"This AgentSession was disposed. Create a new session (or open the session file again) to continue.";

@@ -5981,7 +5981,7 @@ export const MUTANTS: Mutant[] = [
 		description: "clearing empty queues reports a change",
 		edits: [
 			{
-				find: 'if (steering.length + followUp.length > 0) this.changed("cleared");',
+				find: 'if (dropped > 0) this.changed("cleared");',
 				replace: 'this.changed("cleared");',
 			},
 		],
@@ -25478,6 +25478,69 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/print-compact.test.ts"],
+	},
+	{
+		id: "QR01",
+		description:
+			"clearQueue() no longer drops a steer / follow-up whose input hooks still run (it is queued after the clear)",
+		file: "src/session/queues.ts",
+		edits: [{ find: "\t\t\tturn.cleared = true;\n", replace: "" }],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "QR02",
+		description: "steer() / followUp() queue a message clearQueue() dropped while its input hooks ran",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: '\t\tif (order.cleared) throw new SettleError("ABORTED", clearedBeforeQueued(kind, submitted));\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "QR03",
+		description: "a busy prompt() / sendUserMessage() queues a message clearQueue() dropped while its input hooks ran",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [{ find: "\t\tif (order?.cleared) throw", replace: "\t\tif (order?.cleared && false) throw" }],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "QR04",
+		description: "settle -i prints an error for a line Ctrl+C's clearQueue() dropped and listed as not sent",
+		file: "src/cli/interactive-mode.ts",
+		edits: [
+			{
+				find: 'error.code === "ABORTED" && error.message.includes(CLEARED_BEFORE_QUEUED)',
+				replace: 'error.code === "ABORTED" && error.message.includes(CLEARED_BEFORE_QUEUED) && false',
+			},
+		],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "QR05",
+		description: "clearQueue() destroys a custom message an extension steered (neither returned nor delivered)",
+		file: "src/session/queues.ts",
+		edits: [
+			{
+				find: "for (const message of removed.steering) if (!listed.has(message)) this.agent.steer(message);",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/queue-clear-custom.test.ts"],
+	},
+	{
+		id: "QR06",
+		description: "clearQueue() destroys a custom message an extension queued as a follow-up",
+		file: "src/session/queues.ts",
+		edits: [
+			{
+				find: "for (const message of removed.followUp) if (!listed.has(message)) this.agent.followUp(message);",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/queue-clear-custom.test.ts"],
 	},
 ];
 

@@ -4,7 +4,7 @@
  */
 
 import type { Observation } from "./differential.js";
-import { OVERFLOW_ERROR, RETRYABLE_ERROR } from "./differential-scenarios.js";
+import { OVERFLOW_ERROR, RETRYABLE_ERROR, type Scenario } from "./differential-scenarios.js";
 
 /**
  * Whether pi 0.73.1 ran a compaction with nothing to summarize. On an overflow with nothing to cut,
@@ -222,4 +222,19 @@ export function settleOmittedOverflowedRequest(pi: Observation, settle: Observat
 		| { errorMessage?: unknown }
 		| undefined;
 	return failed?.errorMessage === OVERFLOW_ERROR;
+}
+
+/**
+ * Whether `clearQueue()` may meet a custom message an extension queued during a run: pi 0.73.1
+ * destroys it (neither returned nor delivered), Settle keeps it queued and delivers it (pi#9886).
+ * Everything after differs by design; such scenarios are discarded.
+ */
+export function clearMayMeetQueuedCustom(scenario: Scenario): boolean {
+	const queuesCustom = scenario.steps.some((step) =>
+		step.actions.some((action) => action.kind === "custom" && action.deliverAs !== "nextTurn"),
+	);
+	const clears =
+		scenario.actions.some((action) => action.kind === "clearQueue") ||
+		scenario.steps.some((step) => step.actions.some((action) => action.kind === "clearQueue"));
+	return queuesCustom && clears;
 }
