@@ -25309,6 +25309,25 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/prompt-pipeline.test.ts"],
 	},
+	{
+		id: "QT01",
+		description: "templates in a sub-folder of a prompts folder are passed over without a warning again",
+		file: "src/resources/resource-loader.ts",
+		edits: [
+			{
+				find: 'for (const layer of layers)\n\t\t\t\tpromptPathDiagnostics.push(...nestedTemplateWarnings(join(layer.baseDir, "prompts"), reached));',
+				replace: "for (const layer of layers) void layer;",
+			},
+		],
+		tests: ["test/pi-races/prompt-templates-subfolders.test.ts"],
+	},
+	{
+		id: "QT02",
+		description: "a sub-folder's templates loaded by a settings entry or --prompt-template are still warned about as not loaded",
+		file: "src/resources/resource-loader.ts",
+		edits: [{ find: ".filter((file) => !reached.has(file))", replace: ".filter(() => true)" }],
+		tests: ["test/pi-races/prompt-templates-subfolders.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
