@@ -25323,7 +25323,8 @@ export const MUTANTS: Mutant[] = [
 	},
 	{
 		id: "QT02",
-		description: "a sub-folder's templates loaded by a settings entry or --prompt-template are still warned about as not loaded",
+		description:
+			"a sub-folder's templates loaded by a settings entry or --prompt-template are still warned about as not loaded",
 		file: "src/resources/resource-loader.ts",
 		edits: [{ find: ".filter((file) => !reached.has(file))", replace: ".filter(() => true)" }],
 		tests: ["test/pi-races/prompt-templates-subfolders.test.ts"],
