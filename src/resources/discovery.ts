@@ -184,6 +184,18 @@ export function collectMarkdownFiles(dir: string, recursive: boolean, unreadable
 	return files;
 }
 
+/**
+ * The sub-folders of a prompts folder that hold `.md` files (at any depth), each with those files.
+ * A prompts folder is read one level deep, as pi reads it; Claude Code's `commands/opsx/apply.md`
+ * layout put there was passed over without a word (pi-claude-marketplace#140). Must not throw.
+ */
+export function nestedMarkdownFolders(dir: string): { folder: string; files: string[] }[] {
+	return listEntries(dir)
+		.filter((entry) => entry.isDir)
+		.map((entry) => ({ folder: entry.path, files: collectMarkdownFiles(entry.path, true) }))
+		.filter((found) => found.files.length > 0);
+}
+
 /** An entry a folder's `package.json` extensions list names that the folder does not have. */
 export interface MissingExtensionEntry {
 	/** The folder's `package.json`. */

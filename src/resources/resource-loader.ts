@@ -27,6 +27,7 @@ import {
 	isDirectory,
 	isFile,
 	type MissingExtensionEntry,
+	nestedMarkdownFolders,
 	promptFilesAt,
 	skillFilesAt,
 	type UnreadableFolders,
@@ -490,6 +491,14 @@ export class DefaultResourceLoader implements ResourceLoader {
 		promptPathDiagnostics.push(
 			...unreadableFolderDiagnostics(notYetNamed(promptPathsUnreadable, promptPathDiagnostics), "the prompts in it"),
 		);
+		if (!o.noPromptTemplates) {
+			const reached = new Set([
+				...discoveredPrompts.keys(),
+				...promptCandidates.map((candidate) => candidate.filePath),
+			]);
+			for (const layer of layers)
+				promptPathDiagnostics.push(...nestedTemplateWarnings(join(layer.baseDir, "prompts"), reached));
+		}
 
 		// Context files and prompts.
 		let agentsFiles: ContextFile[] = [];
@@ -859,6 +868,27 @@ function filesAt(
 }
 
 type Registered = Found & { enabled: boolean };
+
+/**
+ * A warning per sub-folder of the prompts folder `dir` whose templates nothing reaches (a settings
+ * entry or `--prompt-template` naming them loads them): only the files directly in `dir` are templates.
+ */
+function nestedTemplateWarnings(dir: string, reached: ReadonlySet<string>): ResourceDiagnostic[] {
+	return nestedMarkdownFolders(dir).flatMap(({ folder, files }) => {
+		const unloaded = files.filter((file) => !reached.has(file)).map((file) => relative(dir, file).split(sep).join("/"));
+		if (unloaded.length === 0) return [];
+		const named =
+			unloaded.length > 3 ? `${unloaded.slice(0, 3).join(", ")} and ${unloaded.length - 3} more` : unloaded.join(", ");
+		const example = unloaded[0]!.replace(/\.md$/, "").replaceAll("/", "-");
+		return [
+			{
+				type: "warning",
+				message: `prompt templates in a sub-folder are not loaded (${named}): only the .md files directly in ${dir} are templates. Move them there (${unloaded[0]} as ${example}.md, typed /${example}), or list the sub-folder in "prompts" in settings.json.`,
+				path: folder,
+			},
+		];
+	});
+}
 
 /** A missing extension entry, with the settings file whose `extensions` entry reached the folder, if one did. */
 type MissingEntryFound = MissingExtensionEntry & { settingsPath?: string };

@@ -26,7 +26,7 @@ import type {
 	TransportSetting,
 } from "./schema.js";
 import { howToTrustProject, ProjectTrustStore, resolveProjectTrust } from "./trust.js";
-import { checkSettingValue, isPlainObject, ownValue, sanitizeSettings, setOwn } from "./validate.js";
+import { checkSettingValue, isPlainObject, ownValue, sanitizeSettings, setOwn, suggestSettingKey } from "./validate.js";
 
 /** Which settings file a value or a problem belongs to. */
 export type SettingsScope = "global" | "project";
@@ -887,7 +887,7 @@ function loadLayer(read: JsonObjectRead, scope: SettingsScope, path: string): Lo
 		const message = `Could not read ${scope} settings ${path}: ${read.reason}. Fix the file (or delete it); until then it is ignored, and Settle will not write to it.`;
 		return { settings: {}, problem: read.reason, diagnostics: [diagnostic("error", scope, path, undefined, message)] };
 	}
-	const { settings, invalid } = sanitizeSettings(migrateSettings(read.value));
+	const { settings, invalid, unknown } = sanitizeSettings(migrateSettings(read.value));
 	const diagnostics = invalid.map((problem) =>
 		diagnostic(
 			"error",
@@ -897,7 +897,31 @@ function loadLayer(read: JsonObjectRead, scope: SettingsScope, path: string): Lo
 			`Invalid setting "${problem.key}" in ${path}: expected ${problem.expected}, got ${problem.received}. Fix or remove it; until then this key is ignored (the rest of the file still applies).`,
 		),
 	);
+	diagnostics.push(...unknownKeyWarnings(unknown, scope, path));
 	return { settings, diagnostics };
+}
+
+/**
+ * A warning per unknown key that is a mistake: one inside a settings object (`compaction.enable`), or
+ * a top-level one close to a known key (`defaultModle`). Read in silence, the typo left the default
+ * on while the file seemed to say otherwise (FerroxLabs/wayland#1069). Other top-level keys stay
+ * quiet: an extension may keep its own settings there.
+ */
+function unknownKeyWarnings(unknown: string[], scope: SettingsScope, path: string): SettingsDiagnostic[] {
+	return unknown.flatMap((key) => {
+		const meant = suggestSettingKey(key);
+		if (meant === undefined && !key.includes(".")) return [];
+		const hint = meant === undefined ? "Fix or remove it" : `Did you mean "${meant}"? Rename it`;
+		return [
+			diagnostic(
+				"warning",
+				scope,
+				path,
+				key,
+				`Unknown setting "${key}" in ${path}: Settle does not read it, so it has no effect. ${hint}.`,
+			),
+		];
+	});
 }
 
 function diagnostic(

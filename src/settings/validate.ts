@@ -16,11 +16,67 @@ export interface InvalidSetting {
 	received: string;
 }
 
-/** Keeps the valid keys of `raw`; reports the others. Must not throw. */
-export function sanitizeSettings(raw: Record<string, unknown>): { settings: Settings; invalid: InvalidSetting[] } {
+/**
+ * Keeps the valid keys of `raw`; reports the others. `unknown` lists the keys no schema names
+ * (dotted; kept, as an extension may read its own). Must not throw.
+ */
+export function sanitizeSettings(raw: Record<string, unknown>): {
+	settings: Settings;
+	invalid: InvalidSetting[];
+	unknown: string[];
+} {
 	const invalid: InvalidSetting[] = [];
-	const settings = sanitizeObject(SettingsSchema, raw, "", invalid) as Settings;
-	return { settings, invalid };
+	const unknown: string[] = [];
+	const settings = sanitizeObject(SettingsSchema, raw, "", invalid, unknown) as Settings;
+	return { settings, invalid, unknown };
+}
+
+/**
+ * The known key an unknown dotted `key` was probably meant as: the same name one level off
+ * (`retry.timeoutMs` for `retry.provider.timeoutMs`), else a sibling differing in case or by at
+ * most two letters (`compaction.enable`, `defaultModle`); undefined when none is close. Must not throw.
+ *
+ * @example
+ * ```ts
+ * suggestSettingKey("compaction.enable"); // "compaction.enabled"
+ * ```
+ */
+export function suggestSettingKey(key: string): string | undefined {
+	const path = key.split(".");
+	const name = path.at(-1)!;
+	const known = knownKeys(SettingsSchema, "");
+	const parent = path.slice(0, -1).join(".");
+	const moved = known.filter(
+		(candidate) => candidate.split(".").at(-1) === name && (parent === "" || candidate.startsWith(`${parent}.`)),
+	);
+	if (moved.length === 1) return moved[0];
+	const siblings = known.filter((candidate) => candidate.split(".").slice(0, -1).join(".") === parent);
+	const close = (candidate: string) => {
+		const other = candidate.split(".").at(-1)!;
+		return other.toLowerCase() === name.toLowerCase() || (name.length >= 4 && editDistance(other, name) <= 2);
+	};
+	return siblings.find(close);
+}
+
+function knownKeys(schema: TSchema, prefix: string): string[] {
+	const properties = (schema.properties ?? {}) as Record<string, TSchema>;
+	return Object.entries(properties).flatMap(([key, child]) => {
+		const dotted = prefix ? `${prefix}.${key}` : key;
+		return [dotted, ...(isObjectSchema(child) ? knownKeys(child, dotted) : [])];
+	});
+}
+
+/** Levenshtein distance. */
+function editDistance(a: string, b: string): number {
+	let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+	for (let i = 1; i <= a.length; i++) {
+		const current = [i];
+		for (let j = 1; j <= b.length; j++) {
+			current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+		}
+		previous = current;
+	}
+	return previous[b.length]!;
 }
 
 /** Checks one value for a dotted key; returns the problem or undefined. Unknown keys pass. */
@@ -37,6 +93,7 @@ function sanitizeObject(
 	raw: Record<string, unknown>,
 	prefix: string,
 	invalid: InvalidSetting[],
+	unknown: string[],
 ): Record<string, unknown> {
 	const properties = (schema.properties ?? {}) as Record<string, TSchema>;
 	const result: Record<string, unknown> = {};
@@ -44,12 +101,13 @@ function sanitizeObject(
 		// A map such as `modelThinkingLevels` checks each entry against `additionalProperties`.
 		const keySchema = ownValue(properties, key) ?? additionalSchema(schema);
 		const dotted = prefix ? `${prefix}.${key}` : key;
+		if (!keySchema) unknown.push(dotted);
 		if (!keySchema || value === undefined) {
 			setOwn(result, key, value);
 			continue;
 		}
 		if (isObjectSchema(keySchema) && isPlainObject(value)) {
-			setOwn(result, key, sanitizeObject(keySchema, value, dotted, invalid));
+			setOwn(result, key, sanitizeObject(keySchema, value, dotted, invalid, unknown));
 			continue;
 		}
 		if (checkValue(keySchema, value)) setOwn(result, key, value);

@@ -25542,6 +25542,52 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/queue-clear-custom.test.ts"],
 	},
+	{
+		id: "QT01",
+		description: "templates in a sub-folder of a prompts folder are passed over without a warning again",
+		file: "src/resources/resource-loader.ts",
+		edits: [
+			{
+				find: 'for (const layer of layers)\n\t\t\t\tpromptPathDiagnostics.push(...nestedTemplateWarnings(join(layer.baseDir, "prompts"), reached));',
+				replace: "for (const layer of layers) void layer;",
+			},
+		],
+		tests: ["test/pi-races/prompt-templates-subfolders.test.ts"],
+	},
+	{
+		id: "QT02",
+		description:
+			"a sub-folder's templates loaded by a settings entry or --prompt-template are still warned about as not loaded",
+		file: "src/resources/resource-loader.ts",
+		edits: [{ find: ".filter((file) => !reached.has(file))", replace: ".filter(() => true)" }],
+		tests: ["test/pi-races/prompt-templates-subfolders.test.ts"],
+	},
+	{
+		id: "QT03",
+		description: "unknown keys inside settings objects (compaction.enable) are kept in silence again",
+		file: "src/settings/validate.ts",
+		edits: [
+			{
+				find: "if (!keySchema) unknown.push(dotted);",
+				replace: 'if (!keySchema && prefix === "") unknown.push(dotted);',
+			},
+		],
+		tests: ["test/pi-races/settings-unknown-keys.test.ts"],
+	},
+	{
+		id: "QT04",
+		description: "every unknown top-level settings key is warned about, an extension's own settings included",
+		file: "src/settings/settings-manager.ts",
+		edits: [{ find: 'if (meant === undefined && !key.includes(".")) return [];', replace: "" }],
+		tests: ["test/pi-races/settings-unknown-keys.test.ts"],
+	},
+	{
+		id: "QT05",
+		description: "a settings key one level off (retry.timeoutMs) no longer names the key it belongs under",
+		file: "src/settings/validate.ts",
+		edits: [{ find: "if (moved.length === 1) return moved[0];", replace: "" }],
+		tests: ["test/pi-races/settings-unknown-keys.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -30,6 +30,10 @@
  *   "<kind> path "x" in <settings file> does not exist (resolved to …). Fix or remove the entry."
  *   (test/bad-input/README.md, test/resources/resource-loader.test.ts). Those warnings are checked to
  *   name a missing path, then left out of the comparison.
+ * - Templates in a sub-folder of a `prompts/` folder: neither loads them; pi says nothing, Settle
+ *   warns "prompt templates in a sub-folder are not loaded (…)" (pi-claude-marketplace#140,
+ *   test/pi-races/prompt-templates-subfolders.test.ts). Those warnings are checked to name templates
+ *   pi does not load either, then left out of the comparison.
  * - A `.md` file directly in a skills folder without front matter (a README.md beside the skills):
  *   pi reads it as a skill and warns "description is required"; Settle skips it as documentation
  *   (pi#7805, test/pi-races/skills-discovery.test.ts). pi's warnings for such files are left out.
@@ -556,8 +560,15 @@ describe("resources: differential against pi 0.73.1", () => {
 							expect(files[relative(base, d.path!)]).toMatch(/^---\ndescription: \[x/);
 							expect(piPrompts.prompts.map((prompt) => prompt.filePath)).not.toContain(d.path);
 						}
+						const nestedTemplates = settlePrompts.diagnostics.filter((d) =>
+							d.message.startsWith("prompt templates in a sub-folder are not loaded"),
+						);
+						// Each names a sub-folder whose templates pi does not load either.
+						for (const d of nestedTemplates) {
+							expect(piPrompts.prompts.some((prompt) => prompt.filePath.startsWith(`${d.path!}/`))).toBe(false);
+						}
 						const otherDiagnostics = withoutMissingEntryWarnings(settlePrompts.diagnostics).filter(
-							(d) => !brokenTemplates.includes(d),
+							(d) => !brokenTemplates.includes(d) && !nestedTemplates.includes(d),
 						);
 						expect(diagnosticsView(otherDiagnostics)).toEqual(piDiagnosticsView(piPrompts.diagnostics));
 						expect(settle.getSystemPrompt()).toBe(pi.getSystemPrompt());
