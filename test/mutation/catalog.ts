@@ -25309,6 +25309,34 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/session/prompt-pipeline.test.ts"],
 	},
+	{
+		id: "QN01",
+		description: "a tool's count of one is plural again ('1 matches limit reached', '1 bytes', '1 seconds')",
+		file: "src/tools/truncate.ts",
+		edits: [{ find: "Number(count) === 1 ? singular : plural", replace: "plural" }],
+		tests: ["test/tools/singular-counts.test.ts"],
+	},
+	{
+		id: "QN02",
+		description: "write says 'Successfully wrote 1 bytes' again",
+		file: "src/tools/write.ts",
+		edits: [
+			{ find: 'Successfully wrote ${counted(bytes, "byte")} to', replace: "Successfully wrote ${bytes} bytes to" },
+		],
+		tests: ["test/tools/singular-counts.test.ts", "test/tools/pi-differential.property.test.ts"],
+	},
+	{
+		id: "QN03",
+		description: "a user's ! command stopped by its timeout of 1 s tells the model '1 seconds' again",
+		file: "src/session/convert-to-llm.ts",
+		edits: [
+			{
+				find: 'timed out after ${counted(message.timedOutAfter, "second")}',
+				replace: "timed out after ${message.timedOutAfter} seconds",
+			},
+		],
+		tests: ["test/recovery/convert-to-llm.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
