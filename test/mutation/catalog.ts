@@ -25337,6 +25337,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/recovery/convert-to-llm.test.ts"],
 	},
+	{
+		id: "QN04",
+		description: "a torn last line's copy that a full disk cut off is left beside the session file",
+		file: "src/store/session-manager.ts",
+		edits: [
+			{
+				find: 'if ((error as NodeJS.ErrnoException).code !== "EEXIST") rmSync(aside, { force: true });',
+				replace: "",
+			},
+		],
+		tests: ["test/bad-input/faults-cli.test.ts"],
+	},
+	{
+		id: "QN05",
+		description: "a torn last line that cannot be moved aside gives Node's bare error again",
+		file: "src/store/session-manager.ts",
+		edits: [
+			{
+				find: "throw fileLeftAsItWasError(\n\t\t\t\t`Could not move the torn last line",
+				replace: "throw error;\n\t\t\tthrow fileLeftAsItWasError(\n\t\t\t\t`Could not move the torn last line",
+			},
+		],
+		tests: ["test/bad-input/faults-cli.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
