@@ -569,9 +569,7 @@ export async function runInteractiveMode(
 	function stopIfStillStarting(): void {
 		if (started || startGrace) return;
 		startGrace = setTimeout(() => {
-			const starting = started ? "" : stoppedWhileStartingText(runtime);
-			if (!starting || termination.code !== undefined) return;
-			out.stderr(starting);
+			if (started || !stoppedWhileStartingText(runtime) || termination.code !== undefined) return;
 			// Lines read but never run are a failure; a bare Ctrl+D is a normal quit.
 			terminate(pending.length > 0 ? EXIT_FAILURE : EXIT_OK);
 		}, SHUTDOWN_GRACE_MS);
@@ -661,7 +659,6 @@ export async function runInteractiveMode(
 		const now = Date.now();
 		if (now - lastIdleInterrupt <= DOUBLE_INTERRUPT_MS && !started) {
 			// Still binding (a session_start handler that never returns, gentle-pi#1007): quitting would wait for it.
-			out.stderr(stoppedWhileStartingText(runtime));
 			terminate(EXIT_SIGINT);
 			return;
 		}
@@ -678,6 +675,10 @@ export async function runInteractiveMode(
 	const terminate = (code: number) => {
 		if (termination.code !== undefined) process.exit(code);
 		termination.code = code;
+		// Before the first prompt a session_start handler may hold the start (gentle-pi#1007): named
+		// now, whatever ends settle, as settle -p does; the abort and the disposal do not wait for it.
+		const starting = started ? "" : stoppedWhileStartingText(runtime);
+		if (starting) out.stderr(starting);
 		// As settle -p; a level picked with Shift+Tab is kept as a clean end keeps it (pi saves each press).
 		shutDownThenExit(runtime, code, (exitCode) => process.exit(exitCode), applyPickedThinking);
 	};

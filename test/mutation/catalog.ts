@@ -25361,6 +25361,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/faults-cli.test.ts"],
 	},
+	{
+		id: "QN06",
+		description:
+			"settle -i: SIGTERM / SIGHUP while a session_start handler never returns end it without naming the handler again (gentle-pi#1007)",
+		file: "src/cli/interactive-mode.ts",
+		edits: [{ find: "\t\tif (starting) out.stderr(starting);\n", replace: "" }],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
