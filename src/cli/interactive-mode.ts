@@ -308,7 +308,11 @@ export async function runInteractiveMode(
 					source: "interactive",
 					streamingBehavior: behavior,
 					...(images ? { images } : {}),
-					preflightResult: () => accepted(),
+					preflightResult: (disposition) => {
+						// Ctrl+C during its own input / before_agent_start hooks: nothing was sent or saved.
+						if (disposition === "aborted") giveBack([text]);
+						accepted();
+					},
 				});
 			})
 				.catch((error: unknown) => {
@@ -595,6 +599,13 @@ export async function runInteractiveMode(
 		for (const [index, line] of held.entries()) printer.line(`${index === 0 ? PROMPT : CONTINUATION_PROMPT}${line}`);
 	}
 
+	/** Messages an abort kept from the model: back on the input line (a terminal), or each named. */
+	function giveBack(texts: string[]): void {
+		const undelivered = texts.filter((text) => text.trim());
+		if (terminal && undelivered.length > 0) putBack(undelivered);
+		else for (const text of undelivered) printer.notice(`Not sent: ${firstLine(asTyped(text))}`);
+	}
+
 	/** Set when an abort has not stopped the run after the grace period (what it waits on was shown). */
 	let abortStalled = false;
 	// The stall notice of the last Ctrl+C abort: a /reload it could not stop clears it when it ends.
@@ -615,9 +626,7 @@ export async function runInteractiveMode(
 			const unsent = pending.splice(0).map((entry) => entry.line);
 			const target = session();
 			const { steering, followUp } = target.clearQueue();
-			const undelivered = [...steering, ...followUp, ...unsent].filter((text) => text.trim());
-			if (terminal && undelivered.length > 0) putBack(undelivered);
-			else for (const text of undelivered) printer.notice(`Not sent: ${firstLine(asTyped(text))}`);
+			giveBack([...steering, ...followUp, ...unsent]);
 			target.abortBash();
 			// A tool that ignores its abort signal (or a stuck handler) keeps the run going: say what it waits on.
 			clearTimeout(abortStallTimer);

@@ -25369,6 +25369,33 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\tif (starting) out.stderr(starting);\n", replace: "" }],
 		tests: ["test/pi-races/extension-load-stall.test.ts"],
 	},
+	{
+		id: "QN07",
+		description: "settle -i: a prompt Ctrl+C aborted in its own input hook is dropped without a word again",
+		file: "src/cli/interactive-mode.ts",
+		edits: [{ find: 'if (disposition === "aborted") giveBack([text]);', replace: "" }],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "QN08",
+		description: "settle --rpc answers 'started' again for a prompt aborted during its own hooks (nothing was sent)",
+		file: "src/cli/rpc-mode.ts",
+		edits: [
+			{
+				find: "function promptResult(disposition: PromptDisposition, sessions: readonly AgentSession[]): RpcPromptResult {\n",
+				replace:
+					'function promptResult(taken: PromptDisposition, sessions: readonly AgentSession[]): RpcPromptResult {\n\tconst disposition = taken === "aborted" ? "started" : taken;\n',
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "QN09",
+		description: "RpcClient.prompt() resolves undefined (pi's server) for an 'aborted' prompt response",
+		file: "src/rpc/client.ts",
+		edits: [{ find: ' && disposition !== "aborted")', replace: ")" }],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
