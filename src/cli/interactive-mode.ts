@@ -309,7 +309,11 @@ export async function runInteractiveMode(
 					source: "interactive",
 					streamingBehavior: behavior,
 					...(images ? { images } : {}),
-					preflightResult: () => accepted(),
+					preflightResult: (disposition) => {
+						// Ctrl+C during its own input / before_agent_start hooks: nothing was sent or saved.
+						if (disposition === "aborted") giveBack([text]);
+						accepted();
+					},
 				});
 			})
 				.catch((error: unknown) => {
@@ -573,9 +577,7 @@ export async function runInteractiveMode(
 	function stopIfStillStarting(): void {
 		if (started || startGrace) return;
 		startGrace = setTimeout(() => {
-			const starting = started ? "" : stoppedWhileStartingText(runtime);
-			if (!starting || termination.code !== undefined) return;
-			out.stderr(starting);
+			if (started || !stoppedWhileStartingText(runtime) || termination.code !== undefined) return;
 			// Lines read but never run are a failure; a bare Ctrl+D is a normal quit.
 			terminate(pending.length > 0 ? EXIT_FAILURE : EXIT_OK);
 		}, SHUTDOWN_GRACE_MS);
@@ -601,6 +603,13 @@ export async function runInteractiveMode(
 		for (const [index, line] of held.entries()) printer.line(`${index === 0 ? PROMPT : CONTINUATION_PROMPT}${line}`);
 	}
 
+	/** Messages an abort kept from the model: back on the input line (a terminal), or each named. */
+	function giveBack(texts: string[]): void {
+		const undelivered = texts.filter((text) => text.trim());
+		if (terminal && undelivered.length > 0) putBack(undelivered);
+		else for (const text of undelivered) printer.notice(`Not sent: ${firstLine(asTyped(text))}`);
+	}
+
 	/** Set when an abort has not stopped the run after the grace period (what it waits on was shown). */
 	let abortStalled = false;
 	// The stall notice of the last Ctrl+C abort: a /reload it could not stop clears it when it ends.
@@ -621,9 +630,7 @@ export async function runInteractiveMode(
 			const unsent = pending.splice(0).map((entry) => entry.line);
 			const target = session();
 			const { steering, followUp } = target.clearQueue();
-			const undelivered = [...steering, ...followUp, ...unsent].filter((text) => text.trim());
-			if (terminal && undelivered.length > 0) putBack(undelivered);
-			else for (const text of undelivered) printer.notice(`Not sent: ${firstLine(asTyped(text))}`);
+			giveBack([...steering, ...followUp, ...unsent]);
 			target.abortBash();
 			// A tool that ignores its abort signal (or a stuck handler) keeps the run going: say what it waits on.
 			clearTimeout(abortStallTimer);
@@ -665,7 +672,6 @@ export async function runInteractiveMode(
 		const now = Date.now();
 		if (now - lastIdleInterrupt <= DOUBLE_INTERRUPT_MS && !started) {
 			// Still binding (a session_start handler that never returns, gentle-pi#1007): quitting would wait for it.
-			out.stderr(stoppedWhileStartingText(runtime));
 			terminate(EXIT_SIGINT);
 			return;
 		}
@@ -682,6 +688,10 @@ export async function runInteractiveMode(
 	const terminate = (code: number) => {
 		if (termination.code !== undefined) process.exit(code);
 		termination.code = code;
+		// Before the first prompt a session_start handler may hold the start (gentle-pi#1007): named
+		// now, whatever ends settle, as settle -p does; the abort and the disposal do not wait for it.
+		const starting = started ? "" : stoppedWhileStartingText(runtime);
+		if (starting) out.stderr(starting);
 		// As settle -p; a level picked with Shift+Tab is kept as a clean end keeps it (pi saves each press).
 		shutDownThenExit(runtime, code, (exitCode) => process.exit(exitCode), applyPickedThinking);
 	};

@@ -17,8 +17,8 @@
  * while an extension command replaces the session waits for that replacement, then goes to the
  * current session; pi sends it to the old one); at the end of stdin the server finishes the running
  * work before it exits (pi disposes at once); a prompt's success response carries
- * `data: { disposition }` (`handled` | `queued` | `started`, and `runFollows` when a handled command
- * sent messages), so a client knows whether an idle event will come (pi's response has no data;
+ * `data: { disposition }` (`handled` | `queued` | `started` | `aborted`: aborted in its hooks, nothing
+ * sent; and `runFollows` when a handled command sent messages), so a client knows whether an idle event will come (pi's response has no data;
  * pi's RpcClient ignores it). Added: `clear_queue` empties the steering and follow-up queues and
  * answers the texts it took (pi#9194: `abort` keeps them). An `extension_ui_response` whose `id`
  * no dialog was sent with gets a failed response naming the open dialogs (pi drops it: pilish#80).
@@ -417,9 +417,7 @@ export async function runRpcMode(
  * A prompt response's data: how the session took it, and for a handled prompt whether a run follows
  * (the command sent messages with `pi.sendUserMessage`; their run ends with its own idle event).
  */
-function promptResult(taken: PromptDisposition, sessions: readonly AgentSession[]): RpcPromptResult {
-	// Aborted in its hooks: its operation still settles with the idle event a started one ends with.
-	const disposition = taken === "aborted" ? "started" : taken;
+function promptResult(disposition: PromptDisposition, sessions: readonly AgentSession[]): RpcPromptResult {
 	if (disposition !== "handled" || !sessions.some(hasPendingExtensionSends)) return { disposition };
 	return { disposition, runFollows: true };
 }

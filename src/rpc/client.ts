@@ -366,7 +366,8 @@ export class RpcClient {
 	 *
 	 * Settle's server says how it took the prompt: `handled` (an extension command or `input` hook:
 	 * no run started, and waiters of {@link waitForIdle} resolve at once unless a run goes on),
-	 * `queued` or `started`. pi's server says nothing (undefined).
+	 * `queued`, `started`, or `aborted` (an `abort` during its `input` / `before_agent_start` hooks:
+	 * nothing was sent or saved; the idle event still follows). pi's server says nothing (undefined).
 	 *
 	 * @example
 	 * ```ts
@@ -941,7 +942,8 @@ export class RpcClient {
 function promptResultOf(data: unknown): RpcPromptResult | undefined {
 	if (!data || typeof data !== "object") return undefined;
 	const { disposition, runFollows } = data as { disposition?: unknown; runFollows?: unknown };
-	if (disposition !== "handled" && disposition !== "queued" && disposition !== "started") return undefined;
+	if (disposition !== "handled" && disposition !== "queued" && disposition !== "started" && disposition !== "aborted")
+		return undefined;
 	return runFollows === true ? { disposition, runFollows: true } : { disposition };
 }
 

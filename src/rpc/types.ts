@@ -63,10 +63,12 @@ export type RpcResponse =
  * A `prompt` response's data (Settle's addition: pi's server sends none). `handled`: an extension
  * command or an `input` hook took the prompt and no run started for it, so no idle event comes —
  * unless `runFollows` (the command sent messages, e.g. `pi.sendUserMessage`, that start a run);
- * `queued`: the run going on delivers it (`streamingBehavior`); `started`: a run started.
+ * `queued`: the run going on delivers it (`streamingBehavior`); `started`: a run started;
+ * `aborted`: an `abort` came during its `input` / `before_agent_start` hooks, so nothing was sent
+ * or saved (resend it); its operation still ends with the idle event, as a started one does.
  */
 export interface RpcPromptResult {
-	disposition: "handled" | "queued" | "started";
+	disposition: "handled" | "queued" | "started" | "aborted";
 	/** Only with `handled`: a run the command asked for follows (and ends with its idle event). */
 	runFollows?: true;
 }

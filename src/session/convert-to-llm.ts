@@ -5,6 +5,7 @@
 import type { AgentMessage, ImageContent, Message, TextContent, UserMessage } from "../llm/types.js";
 import { withWellFormedToolArguments } from "../llm/well-formed.js";
 import { detectImageMimeType } from "../tools/image.js";
+import { counted } from "../tools/truncate.js";
 import type { BashExecutionMessage } from "./messages.js";
 
 export const COMPACTION_SUMMARY_PREFIX =
@@ -95,7 +96,7 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
 	const fence = fenceFor(message.output);
 	text += message.output ? `${fence}\n${message.output}\n${fence}` : "(no output)";
 	if (message.timedOutAfter !== undefined) {
-		text += `\n\nCommand timed out after ${message.timedOutAfter} seconds`;
+		text += `\n\nCommand timed out after ${counted(message.timedOutAfter, "second")}`;
 	} else if (message.cancelled) {
 		text += "\n\n(command cancelled)";
 	} else if (message.exitCode !== null && message.exitCode !== undefined && message.exitCode !== 0) {

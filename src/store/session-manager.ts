@@ -264,12 +264,20 @@ function removeDeadMigrationCopies(file: string): void {
 
 /** `IO` for a migration whose rewrite failed: the file was left as it was; what to do depends on why. */
 function migrationWriteError(file: string, fromVersion: number, error: unknown): SettleError {
+	return fileLeftAsItWasError(
+		`Could not migrate session file ${file} from format v${fromVersion} to v${CURRENT_SESSION_VERSION}`,
+		file,
+		error,
+	);
+}
+
+/** A write needed to open `file` failed before the file changed: `what` failed, what to do. */
+function fileLeftAsItWasError(what: string, file: string, error: unknown): SettleError {
 	const code = (error as NodeJS.ErrnoException).code;
 	const full = code === "ENOSPC" || code === "EDQUOT" || code === "EFBIG";
 	return new SettleError(
 		"IO",
-		`Could not migrate session file ${file} from format v${fromVersion} to v${CURRENT_SESSION_VERSION}: ${errorMessage(error)}. ` +
-			"The file was left as it was. " +
+		`${what}: ${errorMessage(error)}. The file was left as it was. ` +
 			(full
 				? "Free disk space (or raise the file size limit: ulimit -f), then open it again."
 				: "Fix what the error names, then open it again."),
@@ -821,11 +829,24 @@ export class SessionManager {
 		if (contents.missingNewline) this.writer.append("\n");
 	}
 
-	/** Moves the bytes of a torn last line to `<file>.<time>.torn` (private: 0600) and cuts the file after the last complete line. */
+	/**
+	 * Moves the bytes of a torn last line to `<file>.<time>.torn` (private: 0600) and cuts the file
+	 * after the last complete line. The file is cut only once the copy is whole: a copy that cannot be
+	 * written (a full disk) is removed and throws `IO`, the file keeping every byte.
+	 */
 	private setAside(file: string, contents: SessionFileContents): void {
 		const torn = contents.tornTail!;
 		const aside = `${file}.${new Date().toISOString().replace(/[:.]/g, "-")}.torn`;
-		writeFileSync(aside, torn.bytes, { mode: PRIVATE_FILE_MODE });
+		try {
+			writeFileSync(aside, torn.bytes, { mode: PRIVATE_FILE_MODE, flag: "wx" });
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "EEXIST") rmSync(aside, { force: true });
+			throw fileLeftAsItWasError(
+				`Could not move the torn last line (line ${torn.line}) of session file ${file} aside to ${aside}`,
+				file,
+				error,
+			);
+		}
 		truncateSync(file, contents.completeBytes);
 		const diagnostic = this.diagnostics.find((d) => d.kind === "torn_line" && d.line === torn.line);
 		if (diagnostic) {

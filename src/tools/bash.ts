@@ -6,7 +6,7 @@ import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
 import { OutputAccumulator, type OutputSnapshot } from "./output-accumulator.js";
 import { type BashOperations, createLocalBashOperations } from "./shell.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.js";
+import { counted, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 
 const bashSchema = Type.Object({
@@ -137,7 +137,10 @@ export function createBashToolDefinition(
 					throw new SettleError("ABORTED", withStatus(snapshot.content, "Command aborted"));
 				}
 				if (message.startsWith("timeout:")) {
-					throw new SettleError("TOOL", withStatus(text, `Command timed out after ${message.slice(8)} seconds`));
+					throw new SettleError(
+						"TOOL",
+						withStatus(text, `Command timed out after ${counted(message.slice(8), "second")}`),
+					);
 				}
 				// This error names no full-output file: nothing would ever point to it, so it goes.
 				if (snapshot.fullOutputPath) await rm(snapshot.fullOutputPath, { force: true }).catch(() => {});

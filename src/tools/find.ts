@@ -10,7 +10,7 @@ import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { globBase } from "./grep.js";
 import { resolveReadPath, toNfc } from "./paths.js";
-import { DEFAULT_MAX_BYTES, listingResult, type TruncationResult } from "./truncate.js";
+import { counted, DEFAULT_MAX_BYTES, listingResult, type TruncationResult } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 import { walkTree } from "./walk.js";
 
@@ -144,7 +144,7 @@ async function runFind(
 		more
 			? [
 					{
-						text: `${limit} results limit reached. Use limit=${limit * 2} for more, or refine pattern`,
+						text: `${counted(limit, "result")} limit reached. Use limit=${limit * 2} for more, or refine pattern`,
 						details: { resultLimitReached: limit },
 					},
 				]

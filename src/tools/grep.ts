@@ -14,6 +14,7 @@ import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveReadPath, toNfc } from "./paths.js";
 import { decodeText, utf16Encoding } from "./text-encoding.js";
 import {
+	counted,
 	DEFAULT_MAX_BYTES,
 	GREP_MAX_LINE_LENGTH,
 	listingResult,
@@ -439,7 +440,7 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 			moreMatches
 				? [
 						{
-							text: `${limit} matches limit reached. Use limit=${limit * 2} for more, or refine pattern`,
+							text: `${counted(limit, "match", "matches")} limit reached. Use limit=${limit * 2} for more, or refine pattern`,
 							details: { matchLimitReached: limit },
 						},
 					]

@@ -6,7 +6,7 @@ import { SettleError } from "../errors.js";
 import { Type } from "../schema/typebox.js";
 import { raceAbort, throwIfAborted } from "./abort.js";
 import { resolveReadPath } from "./paths.js";
-import { DEFAULT_MAX_BYTES, listingResult, type TruncationResult } from "./truncate.js";
+import { counted, DEFAULT_MAX_BYTES, listingResult, type TruncationResult } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 
 const lsSchema = Type.Object({
@@ -114,7 +114,7 @@ export function createLsToolDefinition(
 					more
 						? [
 								{
-									text: `${max} entries limit reached. Use limit=${max * 2} for more`,
+									text: `${counted(max, "entry", "entries")} limit reached. Use limit=${max * 2} for more`,
 									details: { entryLimitReached: max },
 								},
 							]

@@ -48,6 +48,18 @@ export function formatSize(bytes: number): string {
 	return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
 }
 
+/**
+ * A count with its noun, singular for 1: pi prints "1 matches", "1 bytes", "1 seconds".
+ * @example
+ * ```ts
+ * counted(1, "match", "matches"); // "1 match"
+ * counted(2, "byte"); // "2 bytes"
+ * ```
+ */
+export function counted(count: number | string, singular: string, plural = `${singular}s`): string {
+	return `${count} ${Number(count) === 1 ? singular : plural}`;
+}
+
 const utf8Length = (text: string): number => Buffer.byteLength(text, "utf-8");
 
 function untruncated(content: string, lines: number, bytes: number, maxLines: number, maxBytes: number) {
@@ -225,7 +237,7 @@ export function sliceWholeCharacters(text: string, maxChars: number): string {
  * all there are (code_puppy#903, claude-supertool#622).
  */
 function byteLimitNotice(truncation: TruncationResult): string {
-	return `${formatSize(DEFAULT_MAX_BYTES)} limit reached: showing the first ${truncation.outputLines} of ${truncation.totalLines} lines. A higher limit shows no more; narrow the path, glob or pattern to see the rest`;
+	return `${formatSize(DEFAULT_MAX_BYTES)} limit reached: showing the first ${truncation.outputLines} of ${counted(truncation.totalLines, "line")}. A higher limit shows no more; narrow the path, glob or pattern to see the rest`;
 }
 
 /** One bracketed notice of a listing and the `details` fields that go with it. */

@@ -12,6 +12,7 @@ import { resolveToCwd } from "./paths.js";
 import type { FileReadStamps } from "./read-stamps.js";
 import { replaceFileContent } from "./replace-file.js";
 import { decodeText, encodeText, type Utf16Encoding, utf16Encoding, utf16Name } from "./text-encoding.js";
+import { counted } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 
 const writeSchema = Type.Object({
@@ -235,7 +236,7 @@ export function createWriteToolDefinition(
 				const bytes = encodeText(body, kept.encoding).length;
 				const note = keptNote(kept.name, crlf);
 				return {
-					content: [{ type: "text" as const, text: `Successfully wrote ${bytes} bytes to ${path}${note}` }],
+					content: [{ type: "text" as const, text: `Successfully wrote ${counted(bytes, "byte")} to ${path}${note}` }],
 					details: undefined,
 				};
 			};

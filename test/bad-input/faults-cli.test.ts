@@ -11,6 +11,7 @@ import {
 	lstatSync,
 	mkdirSync,
 	mkdtempSync,
+	readdirSync,
 	readFileSync,
 	rmSync,
 	statSync,
@@ -136,6 +137,32 @@ describe("the file size limit reached mid-session (EFBIG, as a full disk)", () =
 		const again = runSettle(["--faux", "--session", file, "-p", "again"], { cwd: cli.project, agentDir: cli.agentDir });
 		expect(again).toMatchObject({ code: 0, stdout: "again\n" });
 		expect(openedRoles(file)).toEqual(["system", "user", "assistant", "assistant", "user", "assistant"]);
+	});
+
+	it("regression: a torn last line that could not be moved aside (its copy over the limit) gave Node's bare EFBIG; now exit 3 naming the file and what to do, the file keeps every byte, no partial copy is left; with room again the line is moved aside and the session goes on", () => {
+		const file = join(cli.dir, "torn.jsonl");
+		expect(
+			runSettle(["--faux", "--session", file, "-p", "first"], { cwd: cli.project, agentDir: cli.agentDir }).code,
+		).toBe(0);
+		// A crash cut an append of a big message off: its torn bytes are over the limit the copy gets.
+		writeFileSync(file, `{"type":"message","id":"cut","message":{"role":"user","content":"${BIG}`, { flag: "a" });
+		const before = readFileSync(file);
+		const limited = settleWithFileSizeLimit(2000, ["--faux", "--session", file, "-p", "next"]);
+		expect(limited.stderr).toMatch(
+			new RegExp(
+				`Could not move the torn last line \\(line \\d+\\) of session file ${file} aside to ${file}\\.[^ ]+\\.torn: EFBIG: file too large, write\\. ` +
+					"The file was left as it was\\. Free disk space \\(or raise the file size limit: ulimit -f\\), then open it again\\.",
+			),
+		);
+		expect(limited).toMatchObject({ code: 3, stdout: "" });
+		expect(readFileSync(file).equals(before)).toBe(true);
+		expect(readdirSync(cli.dir).filter((name) => name.startsWith("torn.jsonl"))).toEqual(["torn.jsonl"]);
+		const again = runSettle(["--faux", "--session", file, "-p", "next"], { cwd: cli.project, agentDir: cli.agentDir });
+		expect(again).toMatchObject({ code: 0, stdout: "next\n" });
+		const aside = readdirSync(cli.dir).filter((name) => name.endsWith(".torn"));
+		expect(aside).toHaveLength(1);
+		expect(readFileSync(join(cli.dir, aside[0]!), "utf8")).toContain(BIG);
+		expect(openedRoles(file)).toEqual(["system", "user", "assistant", "user", "assistant"]);
 	});
 
 	it("regression: through the SDK the process died of SIGXFSZ (signal-exit re-raised it), the unsaved prompt stayed in the live transcript, and the next write after a cut-back one left a hole of NUL bytes; now memory is what the file holds, and the same process goes on once the limit is lifted", async () => {

@@ -327,6 +327,41 @@ describe("settle -i: a conversation", () => {
 		expect(await chat.end()).toBe(0);
 	});
 
+	it("Ctrl+C while the prompt's own input hook runs: the chat says the prompt was not sent (nothing was sent or saved), and the next line runs", async () => {
+		const hook = join(cli.dir, "slow-input.ts");
+		writeFileSync(
+			hook,
+			`export default function (pi: any) {
+	let first = true;
+	pi.on("input", async () => {
+		if (!first) return undefined;
+		first = false;
+		console.error("in the input hook");
+		// Ends once the chat's own SIGINT listener (the Ctrl+C) has run: listeners of one signal run together.
+		await new Promise((interrupted) => process.once("SIGINT", interrupted));
+		return undefined;
+	});
+}
+`,
+		);
+		const chat = repl(["--faux", "-e", hook]);
+		await chat.idle(0);
+		const from = chat.mark();
+		chat.send("fix the build");
+		await new Promise<void>((inHook) => {
+			const check = () => (chat.stderr.includes("in the input hook") ? inHook() : undefined);
+			chat.child.stderr.on("data", check);
+			check();
+		});
+		chat.child.kill("SIGINT");
+		const aborted = await chat.idle(from, "Not sent: fix the build\n");
+		expect(aborted).toBe("fix the build\nNot sent: fix the build\nAborted.\n> ");
+		const after = await chat.say("still there?", "still there?\n>");
+		expectInOrder(after, ["still there?\n", "still there?\n", PROMPT]);
+		expect(await chat.end()).toBe(0);
+		expect(transcript(bannerSessionFile(chat.stdout))).toEqual(["user: still there?", "assistant: still there?"]);
+	});
+
 	it("Ctrl+C (SIGINT) during a run aborts it, keeps what was written, shows the queued line it did not send, and the chat takes the next line", async () => {
 		const chat = repl([
 			"--faux-script",

@@ -259,7 +259,7 @@ describe("executeBash", () => {
 		expect(h.session.messages.at(-1)).toMatchObject({ role: "bashExecution", cancelled: true, timedOutAfter: 1 });
 		// The model reads that it timed out, not that someone cancelled it.
 		const sent = convertToLlm(h.session.messages).at(-1)!.content as { text: string }[];
-		expect(sent[0]!.text).toMatch(/\n\nCommand timed out after 1 seconds$/);
+		expect(sent[0]!.text).toMatch(/\n\nCommand timed out after 1 second$/);
 		h.cleanup();
 	});
 

@@ -25588,6 +25588,93 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (moved.length === 1) return moved[0];", replace: "" }],
 		tests: ["test/pi-races/settings-unknown-keys.test.ts"],
 	},
+	{
+		id: "QN01",
+		description: "a tool's count of one is plural again ('1 matches limit reached', '1 bytes', '1 seconds')",
+		file: "src/tools/truncate.ts",
+		edits: [{ find: "Number(count) === 1 ? singular : plural", replace: "plural" }],
+		tests: ["test/tools/singular-counts.test.ts"],
+	},
+	{
+		id: "QN02",
+		description: "write says 'Successfully wrote 1 bytes' again",
+		file: "src/tools/write.ts",
+		edits: [
+			{ find: `Successfully wrote \${counted(bytes, "byte")} to`, replace: `Successfully wrote \${bytes} bytes to` },
+		],
+		tests: ["test/tools/singular-counts.test.ts", "test/tools/pi-differential.property.test.ts"],
+	},
+	{
+		id: "QN03",
+		description: "a user's ! command stopped by its timeout of 1 s tells the model '1 seconds' again",
+		file: "src/session/convert-to-llm.ts",
+		edits: [
+			{
+				find: `timed out after \${counted(message.timedOutAfter, "second")}`,
+				replace: `timed out after \${message.timedOutAfter} seconds`,
+			},
+		],
+		tests: ["test/recovery/convert-to-llm.test.ts"],
+	},
+	{
+		id: "QN04",
+		description: "a torn last line's copy that a full disk cut off is left beside the session file",
+		file: "src/store/session-manager.ts",
+		edits: [
+			{
+				find: 'if ((error as NodeJS.ErrnoException).code !== "EEXIST") rmSync(aside, { force: true });',
+				replace: "",
+			},
+		],
+		tests: ["test/bad-input/faults-cli.test.ts"],
+	},
+	{
+		id: "QN05",
+		description: "a torn last line that cannot be moved aside gives Node's bare error again",
+		file: "src/store/session-manager.ts",
+		edits: [
+			{
+				find: "throw fileLeftAsItWasError(\n\t\t\t\t`Could not move the torn last line",
+				replace: "throw error;\n\t\t\tthrow fileLeftAsItWasError(\n\t\t\t\t`Could not move the torn last line",
+			},
+		],
+		tests: ["test/bad-input/faults-cli.test.ts"],
+	},
+	{
+		id: "QN06",
+		description:
+			"settle -i: SIGTERM / SIGHUP while a session_start handler never returns end it without naming the handler again (gentle-pi#1007)",
+		file: "src/cli/interactive-mode.ts",
+		edits: [{ find: "\t\tif (starting) out.stderr(starting);\n", replace: "" }],
+		tests: ["test/pi-races/extension-load-stall.test.ts"],
+	},
+	{
+		id: "QN07",
+		description: "settle -i: a prompt Ctrl+C aborted in its own input hook is dropped without a word again",
+		file: "src/cli/interactive-mode.ts",
+		edits: [{ find: 'if (disposition === "aborted") giveBack([text]);', replace: "" }],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "QN08",
+		description: "settle --rpc answers 'started' again for a prompt aborted during its own hooks (nothing was sent)",
+		file: "src/cli/rpc-mode.ts",
+		edits: [
+			{
+				find: "function promptResult(disposition: PromptDisposition, sessions: readonly AgentSession[]): RpcPromptResult {\n",
+				replace:
+					'function promptResult(taken: PromptDisposition, sessions: readonly AgentSession[]): RpcPromptResult {\n\tconst disposition = taken === "aborted" ? "started" : taken;\n',
+			},
+		],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "QN09",
+		description: "RpcClient.prompt() resolves undefined (pi's server) for an 'aborted' prompt response",
+		file: "src/rpc/client.ts",
+		edits: [{ find: ' && disposition !== "aborted")', replace: ")" }],
+		tests: ["test/rpc/rpc-client.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

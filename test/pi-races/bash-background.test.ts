@@ -125,7 +125,7 @@ describe("claude-code#82433 / claude-code#79902: a timed-out call's background l
 		].join("\n");
 		s.provider.answer(s.provider.bashCallReply(command, "call-t", { timeout: 1 }), "the suite timed out");
 		await s.session.prompt("run the suite under load");
-		expect(callEnd(s, "call-t")).toEqual({ isError: true, text: "Command timed out after 1 seconds" });
+		expect(callEnd(s, "call-t")).toEqual({ isError: true, text: "Command timed out after 1 second" });
 		const started = readFileSync(pids, "utf8").trim().split("\n").map(Number);
 		expect(started).toHaveLength(5);
 		expect(started.filter(isProcessRunning)).toEqual([]);
@@ -161,7 +161,7 @@ describe("claude-code#45717: a command's timeout or its own signals do not reach
 			.filter((e) => e.type === "tool_execution_end")
 			.map((e) => ({ isError: e.isError, text: e.result?.content.map((c) => c.text ?? "").join("") }));
 		expect(results).toEqual([
-			{ isError: true, text: "Command timed out after 1 seconds" },
+			{ isError: true, text: "Command timed out after 1 second" },
 			{ isError: true, text: "(no output)\n\nCommand exited with code 143" },
 		]);
 		expect(JSON.stringify(events.filter((e) => e.type === "agent_end"))).toContain("the checks were cut short");
@@ -180,7 +180,7 @@ describe("OpenHands/software-agent-sdk#3120: a timed-out command's cleanup trap"
 		// bash may first report its `sleep` as "Terminated" (a line of its own, whichever of the two it sees first).
 		expect(callEnd(s, "call-trap")).toEqual({
 			isError: true,
-			text: expect.stringMatching(/^started\n(?:.*Terminated.*\n)?cleaned up\n+Command timed out after 1 seconds$/),
+			text: expect.stringMatching(/^started\n(?:.*Terminated.*\n)?cleaned up\n+Command timed out after 1 second$/),
 		});
 		expect(existsSync(lock)).toBe(false);
 		expect(markedProcesses(mark)).toEqual([]);

@@ -55,7 +55,7 @@ describe("opencode#45881: a bash timeout drops the output printed before it", ()
 	it("opencode#45881: `echo CRITICAL-PROGRESS; sleep 30` with timeout 1: the error result carries the progress line, then the timeout", async () => {
 		const { result, text } = await bashResult({ command: "echo CRITICAL-PROGRESS; sleep 30; echo NEVER", timeout: 1 });
 		expect(result.isError).toBe(true);
-		expect(text).toBe("CRITICAL-PROGRESS\n\n\nCommand timed out after 1 seconds");
+		expect(text).toBe("CRITICAL-PROGRESS\n\n\nCommand timed out after 1 second");
 	});
 });
 

@@ -138,6 +138,20 @@ describe("gentle-pi#1007: a session_start handler that never settles holds every
 		expect(chat.stderr).toBe(`connecting to the bridge\n${stoppedWhileStarting(shell)}`);
 	});
 
+	for (const [signal, code] of [
+		["SIGTERM", 143],
+		["SIGHUP", 129],
+	] as const) {
+		it(`gentle-pi#1007: settle -i, ${signal} while gentle-shell's session_start awaits its tracker: the chat exits ${code} naming that handler, as Ctrl+C twice does (it named nothing)`, async () => {
+			const shell = join(cli.dir, `gentle-shell-${signal}.ts`);
+			writeFileSync(shell, GENTLE_SHELL);
+			const chat = await chatConnecting(shell);
+			chat.child.kill(signal);
+			expect(await chat.exited).toBe(code);
+			expect(chat.stderr).toBe(`connecting to the bridge\n${stoppedWhileStarting(shell)}`);
+		});
+	}
+
 	it("gentle-pi#1007: Ctrl+C while gentle-shell's session_start awaits its tracker: settle -p names that handler, says the later extensions have not started, exit 130", async () => {
 		const shell = join(cli.dir, "gentle-shell.ts");
 		writeFileSync(shell, GENTLE_SHELL);

@@ -61,6 +61,9 @@ describe("bashExecution → user text (C.7)", () => {
 		expect(bashExecutionToText(bash({ cancelled: true, exitCode: undefined, timedOutAfter: 5 }))).toBe(
 			"Ran `npm test`\n```\nok\n```\n\nCommand timed out after 5 seconds",
 		);
+		expect(bashExecutionToText(bash({ cancelled: true, exitCode: undefined, timedOutAfter: 1 }))).toMatch(
+			/\n\nCommand timed out after 1 second$/,
+		);
 	});
 
 	it("reports a non-zero exit code", () => {

@@ -288,6 +288,40 @@ describe("RpcClient: a prompt that starts no run", () => {
 		await started;
 	});
 
+	it("an abort during the prompt's own input hook: the prompt answers 'aborted' (it said 'started'), nothing is saved, waitForIdle ends at the idle event", async () => {
+		// The hook ends once the server has read the abort command (its handling is all microtasks).
+		const hook = join(cli.dir, "slow-input.ts");
+		writeFileSync(
+			hook,
+			`export default function (pi) {
+	pi.on("input", async () => {
+		console.error("in the input hook");
+		await new Promise((read) => process.stdin.on("data", (chunk) => String(chunk).includes('"abort"') && setImmediate(read)));
+		return undefined;
+	});
+}
+`,
+		);
+		let stderr = "";
+		let entered!: () => void;
+		const inHook = new Promise<void>((resolve) => {
+			entered = resolve;
+		});
+		const onStderr = (text: string) => {
+			stderr += text;
+			if (stderr.includes("in the input hook")) entered();
+		};
+		const rpc = client(["--faux", "--no-session", "-e", hook], { onStderr });
+		await rpc.start();
+		const idle = rpc.waitForIdle(WAIT);
+		const prompted = rpc.prompt("fix the build");
+		await inHook;
+		await rpc.abort();
+		expect(await prompted).toEqual({ disposition: "aborted" });
+		await idle;
+		expect(texts(await rpc.getMessages())).toEqual([]);
+	});
+
 	it("during a manual compact, an extension command resolves promptAndWait and waitForIdle at its handled response", async () => {
 		mkdirSync(cli.agentDir, { recursive: true });
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 1 } }));

@@ -31,6 +31,7 @@
  * - `piByteNotice`: Settle's byte-limit notice also says how many lines are shown of how many.
  * - `dropExactLimitNotice`: pi says "N matches/results limit reached" when exactly N exist; Settle
  *   only when more exist (pinned). Checked against pi itself at limit N+1 before it is dropped.
+ * - `piSingularLimit`: at limit 1 Settle says "1 match" / "1 result", pi "1 matches" / "1 results".
  * - `fdPathError`: fd's own words for a missing or non-folder search path, Settle's typed errors.
  * - `insideIgnoredFolder`: calls on a folder that is itself ignored are not compared (left alone).
  * - `compareFind`: fd walks on several threads and has no sort, so find results are compared as sets;
@@ -566,6 +567,13 @@ async function dropExactLimitNotice(
 	return { ok: { text, details: Object.keys(details).length > 0 ? details : undefined } };
 }
 
+/** piSingularLimit: at limit 1 pi says "1 matches/results limit reached", Settle "1 match/result" (truncate.ts counted). */
+function piSingularLimit(theirs: Outcome): Outcome {
+	if (theirs.ok === undefined) return theirs;
+	const text = theirs.ok.text.replace(/\[1 (match|result)(?:es|s) limit reached\./, "[1 $1 limit reached.");
+	return { ...theirs, ok: { ...theirs.ok, text } };
+}
+
 /** Both sides reject the pattern: each engine words it its own way. */
 function patternErrorsAlike(ours: Outcome, theirs: Outcome): boolean {
 	return (
@@ -600,7 +608,9 @@ async function compareGrep(tree: Tree, params: Record<string, unknown>): Promise
 	let theirs = await outcome(piGrep, params);
 	if (ours.error !== undefined && patternErrorsAlike(ours, theirs)) return;
 	const limit = Math.max(1, (params.limit as number | undefined) ?? 100);
-	theirs = await dropExactLimitNotice(theirs, ours, "matches", (l) => outcome(piGrep, { ...params, limit: l }), limit);
+	theirs = piSingularLimit(
+		await dropExactLimitNotice(theirs, ours, "matches", (l) => outcome(piGrep, { ...params, limit: l }), limit),
+	);
 	const merged = mergedContext(theirs);
 	if (merged.repeatsDropped && (theirs.ok?.details as { truncation?: unknown } | undefined)?.truncation) {
 		expectCutEarlier(ours, merged.outcome, Number(params.context ?? 0), label);
@@ -676,7 +686,9 @@ async function compareFind(tree: Tree, params: Record<string, unknown>): Promise
 		return;
 	}
 	const limit = (params.limit as number | undefined) ?? 1000;
-	theirs = await dropExactLimitNotice(theirs, ours, "results", (l) => outcome(piFind, { ...params, limit: l }), limit);
+	theirs = piSingularLimit(
+		await dropExactLimitNotice(theirs, ours, "results", (l) => outcome(piFind, { ...params, limit: l }), limit),
+	);
 	const a = splitListing(ours.ok!.text);
 	const b = splitListing(theirs.ok!.text);
 	expectSame({ notice: a.notice, details: ours.ok!.details }, { notice: b.notice, details: theirs.ok!.details }, label);

@@ -69,12 +69,16 @@ async function outcome(tool: Executable, params: Record<string, unknown>): Promi
 }
 
 /**
- * Deliberate difference (read.ts lineCount): Settle says "1 more line in file" and "(1 line total)";
- * pi says "1 more lines" and "(1 lines total)". Rewrites pi's outcome to the singular.
+ * Deliberate difference (read.ts lineCount, truncate.ts counted): Settle says "1 more line in file",
+ * "(1 line total)" and "1 entry limit reached"; pi says "1 more lines", "(1 lines total)" and
+ * "1 entries limit reached". Rewrites pi's outcome to the singular.
  */
-function piSingularLineCount(theirs: Outcome): Outcome {
+function piSingularCounts(theirs: Outcome): Outcome {
 	const singular = (text: string) =>
-		text.replace(/\[1 more lines in file\./, "[1 more line in file.").replace(/\(1 lines total\)/, "(1 line total)");
+		text
+			.replace(/\[1 more lines in file\./, "[1 more line in file.")
+			.replace(/\(1 lines total\)/, "(1 line total)")
+			.replace(/\[1 entries limit reached\./, "[1 entry limit reached.");
 	if (theirs.error !== undefined) return { ...theirs, error: singular(theirs.error) };
 	const [first, ...rest] = (theirs.ok?.content ?? []) as { text?: string }[];
 	if (theirs.ok === undefined || first?.text === undefined) return theirs;
@@ -267,7 +271,7 @@ describe("read: same results as pi on random files", () => {
 					expect(ours.ok?.content).toEqual([{ type: "text", text: "[f.txt is empty.]" }]);
 					return;
 				}
-				expectSame({ ...ours, code: undefined }, { ...piSingularLineCount(theirs), code: undefined });
+				expectSame({ ...ours, code: undefined }, { ...piSingularCounts(theirs), code: undefined });
 			}),
 			runs(45),
 		);
@@ -678,15 +682,15 @@ describe("write: same files and texts as pi", () => {
 						return;
 					}
 					// pi bug kept out: pi reports `content.length` (UTF-16 units) as bytes. Settle reports the
-					// UTF-8 byte count actually written; the rest of the text must match.
+					// UTF-8 byte count actually written ("1 byte" for one); the rest of the text must match.
 					const bytes = Buffer.byteLength(content, "utf-8");
 					expect(ours).toEqual({
 						ok: {
-							content: [{ type: "text", text: `Successfully wrote ${bytes} bytes to ${path}` }],
+							content: [{ type: "text", text: `Successfully wrote ${bytes} byte${bytes === 1 ? "" : "s"} to ${path}` }],
 							details: undefined,
 						},
 					});
-					const withoutCount = (o: Outcome) => JSON.stringify(o).replace(/wrote \d+ bytes/, "wrote N bytes");
+					const withoutCount = (o: Outcome) => JSON.stringify(o).replace(/wrote \d+ bytes?/, "wrote N bytes");
 					expect(withoutCount(ours)).toBe(withoutCount(theirs));
 				},
 			),
@@ -721,7 +725,7 @@ describe("ls: same listings as pi on random trees", () => {
 					// "(empty directory)" for a folder that has entries, and 1.5 lists 2 entries. Settle lists at
 					// least one entry and rounds a fractional limit down; compare with pi given that limit.
 					const piParams = limit === undefined ? params : { ...params, limit: Math.max(1, Math.floor(limit)) };
-					const theirs = await outcome(piTools(cwd).ls, piParams);
+					const theirs = piSingularCounts(await outcome(piTools(cwd).ls, piParams));
 					await rm(cwd, { recursive: true });
 					// Deliberate difference (ls.ts): "Not a directory" adds what to do ("Use read to see a file.").
 					const plain = (o: Outcome) => ({
