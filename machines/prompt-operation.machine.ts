@@ -46,7 +46,7 @@
  *   `preflight` — from the preflight's own command or `input` / `before_agent_start` handlers
  *   (pi#7154: held until the prompt settled, it would wait for the handler that waits for it) —
  *   runs at once, beside the dispatch, in a `compact` child `dispatchCompaction`
- *   (`context.dispatchCompaction`; later ones join it; `isCompacting` is true meanwhile; `ABORT`
+ *   (`context.preflightCompactions.dispatch`; later ones join it; `isCompacting` is true meanwhile; `ABORT`
  *   cancels it through the preflight's abort; after an `ABORT` it is cancelled at once). The
  *   session sends `PREFLIGHT_DISPATCH_END` once the dispatch has returned and goes on when the
  *   machine answers `preflight_dispatch_released`: at once, or once that compaction has ended.
@@ -80,7 +80,7 @@
  *   `request_compaction_done`, whatever the outcome; the run then sends the request on the same route.
  * - `PRE_SEND_COMPACTION_START {reason}` / `PRE_SEND_COMPACTION_END` — from the preflight, around
  *   the compaction it runs before sending a prompt. Accepted only in `preflight`; the
- *   machine stays there and keeps the reason in `context.preSendCompaction`, so `isCompacting` is
+ *   machine stays there and keeps the reason in `context.preflightCompactions.preSend`, so `isCompacting` is
  *   true meanwhile (as in pi) and the inspection stream shows it.
  * - `UPDATE_RETRY_SETTINGS {retry}` — any time (when a prompt is sent, a run ends, settings reload).
  * - From a summarizer's retry loop ({@link SummarizationRetryReport}), any time:
@@ -799,9 +799,9 @@ export interface OperationInfo {
  * context with `Object.assign({}, context, update)` on every assign, and V8 (Node 20) makes such a
  * copy with 20 or more properties a dictionary-mode object (every read a hash lookup, every copy
  * slower), and every later copy stays one. A new field goes into a nested object (as
- * `operation.announcedRetry`) or replaces one; test/machines/prompt-operation.test.ts checks the
- * count through prompts and retries. (`dispatchCompaction`, added only by a command's own
- * `ctx.compact()`, is the one 20th key left.)
+ * `operation.announcedRetry`, `preflightCompactions.dispatch`) or replaces one; no field is
+ * optional (one an assign adds later is a 20th key on that path only). The model test
+ * (test/machines/prompt-operation.model.test.ts) checks the count on every edge of the graph.
  */
 export interface PromptOperationContext {
 	retry: RetrySettings;
@@ -842,14 +842,8 @@ export interface PromptOperationContext {
 		| undefined;
 	/** The tree navigation in progress (`branchSummary`, or spawned by an extension command during `preflight`). */
 	treeNavigation: { requestId: string; payload?: unknown } | undefined;
-	/** Why the preflight is compacting before it sends the prompt, while it does. */
-	preSendCompaction: PreSendCompactionReason | undefined;
-	/**
-	 * The `ctx.compact()` the preflight's own dispatch asked for, running now in the
-	 * `dispatchCompaction` child (its caller and those that joined it). Optional, absent from the
-	 * initial context: one more key there made every transition of the model traversal ~40% slower.
-	 */
-	dispatchCompaction?: { requestId: string; payload?: unknown; sharedWith?: string[] } | undefined;
+	/** The compactions running beside `preflight` (each absent when it does not run). */
+	preflightCompactions: PreflightCompactions;
 	/** Prompts received in `preflight` / `settling`, re-issued in order once idle. */
 	deferredPrompts: PromptRequest[];
 	/**
@@ -864,6 +858,21 @@ export interface PromptOperationContext {
 	 * `QUEUE_INPUT_FINISHED`).
 	 */
 	busyPreflightsInFlight: number;
+}
+
+/**
+ * The compactions that run beside `preflight` rather than in a state of their own (so that
+ * `preflight` stays a leaf path): one context field for both, which keeps the context at 19 keys
+ * ({@link PromptOperationContext}).
+ */
+export interface PreflightCompactions {
+	/** Why the preflight is compacting before it sends the prompt, while it does. */
+	preSend?: PreSendCompactionReason;
+	/**
+	 * The `ctx.compact()` the preflight's own dispatch asked for, running now in the
+	 * `dispatchCompaction` child (its caller and those that joined it).
+	 */
+	dispatch?: { requestId: string; payload?: unknown; sharedWith?: string[] };
 }
 
 /**
@@ -1210,14 +1219,14 @@ export const promptOperationMachine = setup({
 		compactionFromDispatch: ({ context, event }) =>
 			event.type === "COMPACT_WHEN_SETTLED" &&
 			event.fromDispatch === true &&
-			context.preSendCompaction === undefined &&
+			context.preflightCompactions.preSend === undefined &&
 			!context.abortRequested,
 		abortedDispatchCompaction: ({ context, event }) =>
 			event.type === "COMPACT_WHEN_SETTLED" &&
 			event.fromDispatch === true &&
-			context.preSendCompaction === undefined &&
+			context.preflightCompactions.preSend === undefined &&
 			context.abortRequested,
-		dispatchCompactionRunning: ({ context }) => context.dispatchCompaction !== undefined,
+		dispatchCompactionRunning: ({ context }) => context.preflightCompactions.dispatch !== undefined,
 		commandNavigationFree: ({ context, event }) =>
 			event.type === "NAVIGATE_TREE" && event.fromCommand === true && context.treeNavigation === undefined,
 	},
@@ -1632,43 +1641,45 @@ export const promptOperationMachine = setup({
 		})),
 		/** A spawned navigation ended: unlike {@link clearTreeNavigation}, the operation's abort flag is kept. */
 		clearSpawnedTreeNavigation: assign({ treeNavigation: undefined }),
-		setPreSendCompaction: assign(({ event }) =>
-			event.type === "PRE_SEND_COMPACTION_START" ? { preSendCompaction: event.reason } : {},
+		setPreSendCompaction: assign(({ context, event }) =>
+			event.type === "PRE_SEND_COMPACTION_START"
+				? { preflightCompactions: { ...context.preflightCompactions, preSend: event.reason } }
+				: {},
 		),
-		clearPreSendCompaction: assign({ preSendCompaction: undefined }),
+		clearPreSendCompaction: assign(({ context }) => {
+			const { preSend: _ended, ...rest } = context.preflightCompactions;
+			return { preflightCompactions: rest };
+		}),
 		/**
 		 * `ctx.compact()` from the preflight's dispatch: runs now, beside it (a manual compaction);
 		 * later ones join it. The preflight goes on only once it has ended (`releaseDispatch`).
 		 */
 		startDispatchCompaction: enqueueActions(({ enqueue, context, event }) => {
 			if (event.type !== "COMPACT_WHEN_SETTLED") return;
-			const running = context.dispatchCompaction;
+			const running = context.preflightCompactions.dispatch;
 			if (running && !sameCompactionRequest(running, event)) {
 				enqueue.emit({ type: "manual_compaction_done", requestId: event.requestId, refused: "other_instructions" });
 				return;
 			}
 			if (running) {
-				enqueue.assign({
-					dispatchCompaction: { ...running, sharedWith: [...(running.sharedWith ?? []), event.requestId] },
-				});
+				const dispatch = { ...running, sharedWith: [...(running.sharedWith ?? []), event.requestId] };
+				enqueue.assign({ preflightCompactions: { ...context.preflightCompactions, dispatch } });
 				return;
 			}
-			const dispatchCompaction: NonNullable<PromptOperationContext["dispatchCompaction"]> = {
-				requestId: event.requestId,
-			};
+			const dispatch: NonNullable<PreflightCompactions["dispatch"]> = { requestId: event.requestId };
 			const input: CompactionInput = { reason: "manual", willRetry: false, requestId: event.requestId };
 			if (event.payload !== undefined) {
-				dispatchCompaction.payload = event.payload;
+				dispatch.payload = event.payload;
 				input.payload = event.payload;
 			}
-			enqueue.assign({ dispatchCompaction });
+			enqueue.assign({ preflightCompactions: { ...context.preflightCompactions, dispatch } });
 			enqueue.spawnChild("compact", { id: "dispatchCompaction", input });
 		}),
 		/** The dispatch compaction ended: every caller gets its outcome, and the preflight goes on. */
 		finishDispatchCompaction: enqueueActions(
 			({ enqueue, context }, params: { output?: CompactionOutput; error?: unknown }) => {
-				const running = context.dispatchCompaction;
-				enqueue.assign({ dispatchCompaction: undefined });
+				const { dispatch: running, ...rest } = context.preflightCompactions;
+				enqueue.assign({ preflightCompactions: rest });
 				for (const requestId of [...(running?.sharedWith ?? []), running?.requestId ?? ""]) {
 					enqueue.emit({ type: "manual_compaction_done", requestId, ...params } as PromptOperationEmitted);
 				}
@@ -1729,7 +1740,7 @@ export const promptOperationMachine = setup({
 		runFailure: undefined,
 		compaction: undefined,
 		treeNavigation: undefined,
-		preSendCompaction: undefined,
+		preflightCompactions: {},
 		deferredPrompts: [],
 		deferredCompaction: undefined,
 		busyPreflightsInFlight: 0,
@@ -2379,8 +2390,8 @@ export function isCompacting(snapshot: PromptOperationSnapshot): boolean {
 	return (
 		snapshot.matches("compacting") ||
 		snapshot.matches({ running: "compacting" }) ||
-		snapshot.context.preSendCompaction !== undefined ||
-		snapshot.context.dispatchCompaction !== undefined ||
+		snapshot.context.preflightCompactions.preSend !== undefined ||
+		snapshot.context.preflightCompactions.dispatch !== undefined ||
 		snapshot.context.treeNavigation !== undefined
 	);
 }

@@ -127,7 +127,7 @@ export const promptModel: ModelSpec = {
 			s.context.deferredCompaction === undefined ? null : s.context.deferredCompaction.cancelOnAbort === true,
 			s.context.operation !== undefined,
 			s.context.treeNavigation !== undefined,
-			s.context.dispatchCompaction !== undefined,
+			s.context.preflightCompactions.dispatch !== undefined,
 			// Whether a busy prompt is in flight, not how many: more only adds self-loops (every replayed
 			// edge is checked against the live actor, so a merge that hid a difference would fail loudly).
 			s.context.busyPreflightsInFlight > 0,
@@ -154,10 +154,11 @@ export const promptModel: ModelSpec = {
 		if ((event as { fromDispatch?: boolean }).fromDispatch === true || event.type === "PREFLIGHT_DISPATCH_END") {
 			return s.matches("preflight") && nothingInFlight && s.context.deferredCompaction === undefined;
 		}
-		if (event.type.endsWith(".actor.dispatchCompaction")) return s.context.dispatchCompaction !== undefined;
+		if (event.type.endsWith(".actor.dispatchCompaction")) return s.context.preflightCompactions.dispatch !== undefined;
 		// While it runs, the session sends nothing else for the preflight (it waits after the
 		// dispatch); an abort or a compact() may come. The rest is explored once it has ended.
-		if (s.context.dispatchCompaction !== undefined) return event.type === "ABORT" || event.type === "COMPACT";
+		if (s.context.preflightCompactions.dispatch !== undefined)
+			return event.type === "ABORT" || event.type === "COMPACT";
 		// A compaction request is explored from states with no prompt deferred or in its hooks (a
 		// tree navigation may run: idle and preflight abort it), and a second one (joining the held
 		// one) only in settling: prompts and aborts sent after it still meet it, and offering it

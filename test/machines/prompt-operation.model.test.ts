@@ -55,6 +55,20 @@ describe("prompt-operation machine (xstate/graph)", () => {
 		expect(Object.values(adj).filter((v) => v.state.status !== "active")).toEqual([]);
 	});
 
+	it("keeps the context at 19 keys or fewer on every edge of the graph", () => {
+		// XState copies the context with Object.assign({}, context, update) on every assign; from 20
+		// keys on V8 (Node 20) makes that copy a dictionary-mode object, and every later transition of
+		// the session pays. The key count is what can be asserted (%HasFastProperties needs a V8 flag).
+		const over: string[] = [];
+		for (const [vertex, { state, transitions }] of Object.entries(adj)) {
+			for (const snapshot of [state, ...Object.values(transitions).map((t) => t.state)]) {
+				const keys = Object.keys(snapshot.context);
+				if (keys.length > 19) over.push(`${vertex}: ${keys.length} keys (${keys.join(", ")})`);
+			}
+		}
+		expect(over.slice(0, 3)).toEqual([]);
+	});
+
 	it("idle with no operation is reachable from every state using only answers, actor completions and timers", () => {
 		// Without any user event (no PROMPT, no ABORT…): the machine never waits on the user to settle.
 		const completionAdj = adjacencyFrom(

@@ -5606,7 +5606,7 @@ export const MUTANTS: Mutant[] = [
 		description: "isCompacting ignores the pre-send compaction",
 		edits: [
 			{
-				find: "snapshot.context.preSendCompaction !== undefined ||",
+				find: "snapshot.context.preflightCompactions.preSend !== undefined ||",
 				replace: "",
 			},
 		],
@@ -9637,8 +9637,9 @@ export const MUTANTS: Mutant[] = [
 		description: "a ctx.compact() from the preflight's own command is held until the prompt settles (the pi#7154 hang)",
 		edits: [
 			{
-				find: "\t\t\tevent.fromDispatch === true &&\n\t\t\tcontext.preSendCompaction === undefined &&\n\t\t\t!context.abortRequested,",
-				replace: "\t\t\tfalse &&\n\t\t\tcontext.preSendCompaction === undefined &&\n\t\t\t!context.abortRequested,",
+				find: "\t\t\tevent.fromDispatch === true &&\n\t\t\tcontext.preflightCompactions.preSend === undefined &&\n\t\t\t!context.abortRequested,",
+				replace:
+					"\t\t\tfalse &&\n\t\t\tcontext.preflightCompactions.preSend === undefined &&\n\t\t\t!context.abortRequested,",
 			},
 		],
 		tests: [
@@ -9867,8 +9868,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a second ctx.compact() from a command's dispatch joins the running one but is never answered",
 		edits: [
 			{
-				find: "dispatchCompaction: { ...running, sharedWith: [...(running.sharedWith ?? []), event.requestId] },",
-				replace: "dispatchCompaction: { ...running },",
+				find: "const dispatch = { ...running, sharedWith: [...(running.sharedWith ?? []), event.requestId] };",
+				replace: "const dispatch = { ...running };",
 			},
 		],
 		tests: ["test/machines/prompt-operation.test.ts", "test/pi-races/extension-context-compaction.test.ts"],
@@ -25674,6 +25675,45 @@ export const MUTANTS: Mutant[] = [
 		file: "src/rpc/client.ts",
 		edits: [{ find: ' && disposition !== "aborted")', replace: ")" }],
 		tests: ["test/rpc/rpc-client.test.ts"],
+	},
+	{
+		id: "QV01",
+		description:
+			"a command's ctx.compact() in its preflight is kept in a context field of its own again: a 20th context key, so every assign's copy of the context is a dictionary-mode object from then on",
+		file: "machines/prompt-operation.machine.ts",
+		edits: [
+			{
+				find: "enqueue.assign({ preflightCompactions: { ...context.preflightCompactions, dispatch } });\n\t\t\tenqueue.spawnChild(",
+				replace:
+					"enqueue.assign({ preflightCompactions: { ...context.preflightCompactions, dispatch }, dispatchCompaction: dispatch } as never);\n\t\t\tenqueue.spawnChild(",
+			},
+		],
+		tests: ["test/machines/prompt-operation.model.test.ts"],
+	},
+	{
+		id: "QV02",
+		description:
+			"the ended dispatch compaction stays in preflightCompactions: isCompacting stays true and the next PREFLIGHT_DISPATCH_END waits for a compaction that has ended",
+		file: "machines/prompt-operation.machine.ts",
+		edits: [
+			{
+				find: "enqueue.assign({ preflightCompactions: rest });",
+				replace: "enqueue.assign({ preflightCompactions: context.preflightCompactions });",
+			},
+		],
+		tests: ["test/machines/prompt-operation.test.ts", "test/pi-races/extension-context-compaction.test.ts"],
+	},
+	{
+		id: "QV03",
+		description: "the pre-send compaction's end leaves its reason in preflightCompactions: isCompacting stays true",
+		file: "machines/prompt-operation.machine.ts",
+		edits: [
+			{
+				find: "return { preflightCompactions: rest };",
+				replace: "return { preflightCompactions: context.preflightCompactions };",
+			},
+		],
+		tests: ["test/session/recovery-compaction.test.ts"],
 	},
 ];
 
