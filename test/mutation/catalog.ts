@@ -25542,6 +25542,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/queue-clear-custom.test.ts"],
 	},
+	{
+		id: "QW01",
+		description:
+			"the chat's Queued notice ignores a queued message's images: an image-only steer shows as an empty 'Queued (steer): '",
+		file: "src/cli/interactive-render.ts",
+		edits: [
+			{
+				find: "const count = images?.length === texts.length ? images[images.length - 1]! : 0;",
+				replace: "const count = 0;",
+			},
+		],
+		tests: ["test/cli/interactive.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
