@@ -25555,6 +25555,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/interactive.test.ts"],
 	},
+	{
+		id: "QW02",
+		description:
+			"an overflow compaction an extension cancels no longer names the extension in agent_settled.errorMessage (settle -p's error)",
+		file: "src/session/compaction-runner.ts",
+		edits: [{ find: "output.cancelledBy = attempt.error.byExtension;", replace: "" }],
+		tests: ["test/cli/overflow-unanswered.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
