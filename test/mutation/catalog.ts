@@ -19331,7 +19331,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-render.ts",
 		description:
 			"settle -i's Queued (follow-up) notice for a queued /skill:name args shows its expanded block's first line (<skill name=… location=…>) again, not what was typed",
-		edits: [{ find: "firstLine(asTyped(event.followUp[", replace: "firstLine((event.followUp[" }],
+		edits: [
+			{
+				find: "const text = firstLine(asTyped(texts[texts.length - 1]!));",
+				replace: "const text = firstLine(texts[texts.length - 1]!);",
+			},
+		],
 		tests: ["test/cli/interactive.test.ts"],
 	},
 	{
@@ -25562,6 +25567,14 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/compaction-runner.ts",
 		edits: [{ find: "output.cancelledBy = attempt.error.byExtension;", replace: "" }],
 		tests: ["test/cli/overflow-unanswered.test.ts"],
+	},
+	{
+		id: "QW03",
+		description:
+			"RPC switch_session to a path with no file no longer says created: true: the host cannot tell a new session from a resumed one",
+		file: "src/cli/rpc-mode.ts",
+		edits: [{ find: "const missing = !existsSync(resolve(sessionPath));", replace: "const missing = false;" }],
+		tests: ["test/cli/rpc.test.ts"],
 	},
 ];
 
