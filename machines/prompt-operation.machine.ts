@@ -549,6 +549,8 @@ export interface CompactionOutput {
 	continue: boolean;
 	/** An extension cancelled it (`session_before_compact`). */
 	cancelled?: boolean;
+	/** The path of the extension whose `session_before_compact` handler cancelled it. */
+	cancelledBy?: string;
 	/**
 	 * Aborted once its entry was written (`abortCompaction()` during `session_compact`): the entry
 	 * stays, but an overflow recovery does not re-run the request (its `compaction_end` said `willRetry: false`).

@@ -170,6 +170,7 @@ export async function runInteractiveMode(
 		() => runtime.services.settingsManager.getHideThinkingBlock(),
 		() => runtime.session.model,
 		() => runtime.services.settingsManager.getRetrySettings(),
+		() => runtime.session.getQueuedImageCounts(),
 	);
 
 	const questions = new LineQuestions((text) => {

@@ -137,6 +137,8 @@ export class TranscriptPrinter {
 		private readonly model: () => Model | undefined = () => undefined,
 		/** The session's retry settings: a failure not retried for its requested wait says so. */
 		private readonly retrySettings: () => RetrySettings | undefined = () => undefined,
+		/** The images of each queued message (the session's lists): an image-only one is not an empty notice. */
+		private readonly queuedImages: () => { steering: number[]; followUp: number[] } | undefined = () => undefined,
 	) {}
 
 	/** Whether the last character written ended a line. */
@@ -291,11 +293,12 @@ export class TranscriptPrinter {
 			case "queue_update": {
 				const before = this.queued;
 				this.queued = { steering: event.steering.length, followUp: event.followUp.length };
+				const images = this.queuedImages();
 				if (event.steering.length > before.steering) {
-					this.notice(`Queued (steer): ${firstLine(asTyped(event.steering[event.steering.length - 1]!))}`);
+					this.notice(`Queued (steer): ${queuedText(event.steering, images?.steering)}`);
 				}
 				if (event.followUp.length > before.followUp) {
-					this.notice(`Queued (follow-up): ${firstLine(asTyped(event.followUp[event.followUp.length - 1]!))}`);
+					this.notice(`Queued (follow-up): ${queuedText(event.followUp, images?.followUp)}`);
 				}
 				return;
 			}
@@ -357,6 +360,19 @@ export class TranscriptPrinter {
 export function asTyped(text: string): string {
 	const skill = parseSkillBlock(text);
 	return skill ? `/skill:${skill.name}${skill.userMessage ? ` ${skill.userMessage}` : ""}` : text;
+}
+
+/**
+ * The newest of a queued list as the "Queued" notice shows it: its first line, with its images counted
+ * (`[1 image]` alone for an image-only message, as typed text alone shows none). `images` is read from
+ * the session's list at the same moment: used only when it lists the same number of messages.
+ */
+function queuedText(texts: readonly string[], images: readonly number[] | undefined): string {
+	const text = firstLine(asTyped(texts[texts.length - 1]!));
+	const count = images?.length === texts.length ? images[images.length - 1]! : 0;
+	if (count === 0) return text;
+	const label = `${count} image${count === 1 ? "" : "s"}`;
+	return text ? `${text} [+${label}]` : `[${label}]`;
 }
 
 /** The first line of a text, clipped and {@link terminalSafe}, with a count of the lines left out. */

@@ -25,7 +25,8 @@
  * A dialog still open when the session is replaced ends with its default, named on stderr (pi leaves
  * it open for an answer that would reach a disposed extension).
  */
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
 import { loadReadline } from "../lazy-deps.js";
@@ -37,6 +38,7 @@ import type {
 	RpcCommand,
 	RpcPromptResult,
 	RpcQueueResult,
+	RpcSwitchSessionResult,
 } from "../rpc/types.js";
 import { INVALID_FORK_ENTRY_MESSAGE, InvalidForkEntryError } from "../runtime/errors.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
@@ -295,9 +297,14 @@ export async function runRpcMode(
 			case "export_html":
 				return success(id, "export_html", { path: await session.exportToHtml(optionalString(command, "outputPath")) });
 			case "switch_session": {
-				// pi's RPC: a path with no file starts a new session there.
+				// pi's RPC: a path with no file starts a new session there; `created: true` (Settle's) tells
+				// the host, as `--session <missing path>` warns, so a mistyped path is not taken for a resume.
 				const sessionPath = requireString(command, "sessionPath");
-				return success(id, "switch_session", await runtime.switchSession(sessionPath, { createIfMissing: true }));
+				const missing = !existsSync(resolve(sessionPath));
+				const switched = await runtime.switchSession(sessionPath, { createIfMissing: true });
+				const result: RpcSwitchSessionResult =
+					missing && !switched.cancelled ? { ...switched, created: true } : switched;
+				return success(id, "switch_session", result);
 			}
 			case "fork": {
 				let result: Awaited<ReturnType<AgentSessionRuntime["fork"]>>;

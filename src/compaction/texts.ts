@@ -89,6 +89,8 @@ export function unansweredOverflowMessage(
 	why: {
 		skipped?: "no_model" | "nothing_to_compact";
 		cancelled?: boolean;
+		/** The extension whose `session_before_compact` handler cancelled the compaction. */
+		cancelledBy?: string;
 		errorMessage?: string;
 		/** The model whose output cap takes half its window or more (see {@link outputCapTakesWindow}). */
 		outputCap?: OutputCapModel;
@@ -100,9 +102,11 @@ export function unansweredOverflowMessage(
 			? "there is nothing to compact (all of it is within compaction.keepRecentTokens)"
 			: why.skipped === "no_model"
 				? "there is no model to compact it with"
-				: why.cancelled
-					? "its compaction was cancelled"
-					: `compacting it failed${why.errorMessage ? ` (${why.errorMessage})` : ""}`;
+				: why.cancelledBy !== undefined
+					? `its compaction was cancelled by the extension ${why.cancelledBy} (its session_before_compact handler returned { cancel: true }; to let it compact, change what that handler checks, or run without the extension)`
+					: why.cancelled
+						? "its compaction was cancelled"
+						: `compacting it failed${why.errorMessage ? ` (${why.errorMessage})` : ""}`;
 	return `The prompt got no answer: the context is too long for the model${overflow ? ` (${overflow})` : ""} and ${cause}. ${UNANSWERED_ADVICE}`;
 }
 

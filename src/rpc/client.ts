@@ -28,6 +28,7 @@ import type {
 	RpcResponse,
 	RpcSessionState,
 	RpcSessionStats,
+	RpcSwitchSessionResult,
 	RpcThinkingLevelResult,
 	SlashCommandInfo,
 	ThinkingLevel,
@@ -563,8 +564,18 @@ export class RpcClient {
 		return this.request({ type: "export_html", outputPath });
 	}
 
-	/** Continues another session file (a path with no file starts a new session there). */
-	switchSession(sessionPath: string): Promise<{ cancelled: boolean }> {
+	/**
+	 * Continues another session file. A path with no file starts a new, empty session there (as pi
+	 * does) and resolves with `created: true` (Settle's server; pi's omits it): check it to catch a
+	 * mistyped path.
+	 *
+	 * @example
+	 * ```ts
+	 * const { created } = await client.switchSession("/home/me/notes/sesion.jsonl");
+	 * if (created) console.warn("No session file there: started a new session at that path");
+	 * ```
+	 */
+	switchSession(sessionPath: string): Promise<RpcSwitchSessionResult> {
 		return this.request({ type: "switch_session", sessionPath });
 	}
 

@@ -28,5 +28,6 @@ export type {
 	RpcResponse,
 	RpcSessionState,
 	RpcSessionStats,
+	RpcSwitchSessionResult,
 	RpcThinkingLevelResult,
 } from "./types.js";

@@ -103,6 +103,16 @@ export interface RpcThinkingLevelResult {
 }
 
 /**
+ * `switch_session`'s answer. `created: true` (Settle's addition; absent otherwise and from pi's server):
+ * no file was at the path, so a new, empty session was started there, as pi does; a mistyped path
+ * lands here too, so tell the user (the CLI's `--session <missing path>` warns).
+ */
+export interface RpcSwitchSessionResult {
+	cancelled: boolean;
+	created?: true;
+}
+
+/**
  * `get_state`'s answer. `cwd`, `lifecycle` and `modelUnavailable` are Settle's additions (absent when the server is pi).
  */
 export interface RpcSessionState {

@@ -988,6 +988,16 @@ export class AgentSession {
 	}
 
 	/**
+	 * How many images each queued steering / follow-up message carries, in the order of
+	 * {@link getSteeringMessages} and {@link getFollowUpMessages} (an image-only message has text "").
+	 *
+	 * @internal Not part of the public API: the chat's "Queued" notice says what an image-only message is.
+	 */
+	getQueuedImageCounts(): { steering: number[]; followUp: number[] } {
+		return this.queues.imageCounts();
+	}
+
+	/**
 	 * The custom messages sent with `deliverAs: "nextTurn"` that no prompt has taken yet, oldest
 	 * first (a copy). They live in memory only, as in pi 0.73.1 (the session file has no entry for
 	 * them): once the session is disposed — also by a runtime replacing it (new session, switch,

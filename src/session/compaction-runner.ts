@@ -123,6 +123,10 @@ async function runAutoCompaction(s: SessionInternals, input: CompactionInput): P
 	}
 	const output: CompactionOutput = { ...notCompacted(), cancelled: attempt.aborted };
 	if (attempt.errorMessage !== undefined) output.errorMessage = attempt.errorMessage;
+	// The unanswered overflow's message names it, as a manual compaction's rejection does.
+	if (attempt.error instanceof CompactionCancelled && attempt.error.byExtension !== undefined) {
+		output.cancelledBy = attempt.error.byExtension;
+	}
 	const last = lastAssistant(s.agent.state.messages);
 	const check = input.reason === "threshold" && !attempt.aborted && last ? thresholdCheck(s, last) : undefined;
 	if (last && check) failedThreshold.set(s, { message: last, model: modelKey(s.model()), ...check });

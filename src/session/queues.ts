@@ -129,6 +129,11 @@ export class SessionQueues {
 		return texts(this.followUp);
 	}
 
+	/** The number of images each queued message carries, per list, in list order. */
+	imageCounts(): { steering: number[]; followUp: number[] } {
+		return { steering: imageCounts(this.steering), followUp: imageCounts(this.followUp) };
+	}
+
 	/**
 	 * Takes a place in `kind`'s submission order for a message whose input hooks still run: `turn`
 	 * settles when every message submitted before it has been queued or dropped; call `done` once
@@ -460,6 +465,14 @@ function splitCleared(
 /** Where the entry queued as `message` is: by identity (a user message with the same text may be another). */
 function indexOfMessage(list: readonly QueuedEntry[], message: UserMessage): number {
 	return list.findIndex((entry) => entry.message === message);
+}
+
+function imageCounts(list: readonly QueuedEntry[]): number[] {
+	return list.map((entry) =>
+		typeof entry.message.content === "string"
+			? 0
+			: entry.message.content.filter((part) => part.type === "image").length,
+	);
 }
 
 function texts(list: readonly QueuedEntry[]): string[] {

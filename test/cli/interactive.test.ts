@@ -21,6 +21,8 @@ import {
 import { slowProvider } from "./slow-provider.js";
 
 const cli = useCliProject("settle-interactive-");
+/** A 1x1 PNG. */
+const PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 function repl(args: string[], env?: Record<string, string | undefined>): Repl {
 	return new Repl(args, { cwd: cli.project, agentDir: cli.agentDir, ...(env ? { env } : {}) });
@@ -150,6 +152,37 @@ describe("settle -i: a conversation", () => {
 			"user: use the other branch",
 			"assistant: use the other branch",
 		]);
+	});
+
+	it("an image-only steer an extension sends while a tool runs shows as Queued (steer): [1 image], not an empty notice", async () => {
+		const extension = join(cli.dir, "screenshot.mjs");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	pi.on("tool_call", () => {
+		pi.sendUserMessage([{ type: "image", mimeType: "image/png", data: ${JSON.stringify(PIXEL_PNG)} }], { deliverAs: "steer" });
+		pi.sendUserMessage([{ type: "text", text: "and this one" }, { type: "image", mimeType: "image/png", data: ${JSON.stringify(PIXEL_PNG)} }, { type: "image", mimeType: "image/png", data: ${JSON.stringify(PIXEL_PNG)} }], { deliverAs: "followUp" });
+	});
+}
+`,
+		);
+		const chat = repl([
+			"--faux-script",
+			script([{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }]),
+			"--no-session",
+			"-e",
+			extension,
+		]);
+		await chat.idle(0);
+		const from = chat.mark();
+		chat.send("take a screenshot");
+		await chat.until("Queued (follow-up): ", from);
+		const shown = chat.stdout.slice(from);
+		expect(shown).toContain("Queued (steer): [1 image]\n");
+		expect(shown).toContain("Queued (follow-up): and this one [+2 images]\n");
+		writeFileSync(join(cli.project, "gate"), "");
+		await chat.idle(from, PROMPT);
+		expect(await chat.end()).toBe(0);
 	});
 
 	it("prints thinking as [thinking] lines, a model error, and the automatic retry", async () => {

@@ -100,6 +100,25 @@ describe("settle -p: an overflow that compaction cannot recover", () => {
 		);
 	});
 
+	it("an overflow compaction an extension's session_before_compact cancels: the error names the extension and what to do", () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 20 } }));
+		const extension = join(cli.dir, "no-compaction.mjs");
+		writeFileSync(
+			extension,
+			'export default function (pi) { pi.on("session_before_compact", () => ({ cancel: true })); }\n',
+		);
+		const steps = ["first answer", OVERFLOW];
+		const args = ["--faux-script", script(steps), "--no-session", "-e", extension];
+		const cancelled = `${UNANSWERED} and its compaction was cancelled by the extension ${extension} (its session_before_compact handler returned { cancel: true }; to let it compact, change what that handler checks, or run without the extension).`;
+		const run = settle([...args, "-p", "first question", `second ${"x".repeat(400)}`]);
+		expect([run.code, run.stdout]).toEqual([1, ""]);
+		expect(run.stderr).toContain(cancelled);
+		const json = settle([...args, "--mode", "json", "-p", "first question", `second ${"x".repeat(400)}`]);
+		const settled = jsonLines(json.stdout).filter((line) => line.type === "agent_settled");
+		expect(String(settled.at(-1)?.errorMessage)).toContain(cancelled);
+	});
+
 	it("an answered prompt still prints and exits 0; an overflow answered after compaction is no failure", () => {
 		mkdirSync(cli.agentDir, { recursive: true });
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 20 } }));

@@ -599,6 +599,8 @@ export function normalize(value: unknown, ids: Map<string, string>, cwd: string,
  *   (`data: { disposition }`, src/rpc/types.ts RpcPromptResult); pi's has no data.
  * - DELIBERATE_QUEUE_DISPOSITION: Settle's steer / follow_up responses say whether the message was
  *   queued or an `input` hook took it (`data: { disposition }`, RpcQueueResult; pi#9803); pi's have no data.
+ * - DELIBERATE_SWITCH_CREATED: Settle's switch_session response to a path with no file says
+ *   `created: true` (RpcSwitchSessionResult); pi's says only `cancelled`.
  * - DELIBERATE_THINKING_LEVEL_RESULT: Settle's set_thinking_level response says the level that
  *   applies (`data: { level }`, RpcThinkingLevelResult; pi#9768); pi's has no data.
  * - DELIBERATE_PROMPT_TOKENS, NOISE_UPDATE_THROTTLE: see where they are taken out.
@@ -640,6 +642,10 @@ export function observe(lines: Line[], ids: Map<string, string>, cwd: string): u
 			const withData = ["prompt", "set_thinking_level", "steer", "follow_up"];
 			if (typeof line.command === "string" && withData.includes(line.command) && line.success === true)
 				delete line.data;
+			if (line.command === "switch_session" && data && "created" in data) {
+				const { created: _created, ...rest } = data;
+				line.data = rest;
+			}
 			if (line.command === "get_state" && data) {
 				// messageCount: DELIBERATE_SYSTEM_MESSAGES are counted (get_messages compares the messages).
 				const { cwd: _cwd, lifecycle: _lifecycle, messageCount: _count, ...rest } = data;

@@ -7,7 +7,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { getModels } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { RpcClient, useCliProject, writeLocalProvider } from "./helpers.js";
+import { RpcClient as SdkRpcClient } from "../../src/rpc/index.js";
+import { cliCommand, RpcClient, useCliProject, writeLocalProvider } from "./helpers.js";
 
 const cli = useCliProject("settle-rpc-");
 
@@ -331,6 +332,47 @@ describe("settle --rpc: session replacement holds the commands after it", () => 
 		const users = messages.messages.filter((m) => m.role === "user").map((m) => JSON.stringify(m.content));
 		expect(users).toEqual([JSON.stringify([{ type: "text", text: "in the second session" }])]);
 		expect(await server.end()).toBe(0);
+	});
+});
+
+describe("settle --rpc: switch_session to a path with no file", () => {
+	it("starts a new session there as pi does, and says so with created: true (a switch to an existing file has no such field)", async () => {
+		const server = rpc(["--faux"]);
+		const settled = server.next((line) => line.type === "agent_settled");
+		await server.request({ id: "1", type: "prompt", message: "in the first session" });
+		await settled;
+		const first = ((await server.request({ id: "2", type: "get_state" })).data as { sessionFile: string }).sessionFile;
+		const missing = join(cli.dir, "typo-sesion.jsonl");
+		const created = await server.request({ id: "3", type: "switch_session", sessionPath: missing });
+		expect(created).toEqual({
+			id: "3",
+			type: "response",
+			command: "switch_session",
+			success: true,
+			data: { cancelled: false, created: true },
+		});
+		const resumed = await server.request({ id: "4", type: "switch_session", sessionPath: first });
+		expect(resumed).toMatchObject({ success: true, data: { cancelled: false } });
+		expect(resumed.data).not.toHaveProperty("created");
+		expect(await server.end()).toBe(0);
+	});
+
+	it("RpcClient.switchSession resolves { cancelled: false, created: true } for a missing file, { cancelled: false } for one on disk", async () => {
+		const client = new SdkRpcClient({
+			command: [process.execPath, ...cliCommand(), "--rpc"],
+			cwd: cli.project,
+			env: { SETTLE_AGENT_DIR: cli.agentDir },
+			args: ["--faux"],
+		});
+		await client.start();
+		try {
+			await client.promptAndWait("in the first session");
+			const first = (await client.getState()).sessionFile!;
+			expect(await client.switchSession(join(cli.dir, "new-here.jsonl"))).toEqual({ cancelled: false, created: true });
+			expect(await client.switchSession(first)).toEqual({ cancelled: false });
+		} finally {
+			await client.stop();
+		}
 	});
 });
 

@@ -19332,7 +19332,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-render.ts",
 		description:
 			"settle -i's Queued (follow-up) notice for a queued /skill:name args shows its expanded block's first line (<skill name=… location=…>) again, not what was typed",
-		edits: [{ find: "firstLine(asTyped(event.followUp[", replace: "firstLine((event.followUp[" }],
+		edits: [
+			{
+				find: "const text = firstLine(asTyped(texts[texts.length - 1]!));",
+				replace: "const text = firstLine(texts[texts.length - 1]!);",
+			},
+		],
 		tests: ["test/cli/interactive.test.ts"],
 	},
 	{
@@ -25714,6 +25719,35 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/session/recovery-compaction.test.ts"],
+	},
+	{
+		id: "QW01",
+		description:
+			"the chat's Queued notice ignores a queued message's images: an image-only steer shows as an empty 'Queued (steer): '",
+		file: "src/cli/interactive-render.ts",
+		edits: [
+			{
+				find: "const count = images?.length === texts.length ? images[images.length - 1]! : 0;",
+				replace: "const count = 0;",
+			},
+		],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "QW02",
+		description:
+			"an overflow compaction an extension cancels no longer names the extension in agent_settled.errorMessage (settle -p's error)",
+		file: "src/session/compaction-runner.ts",
+		edits: [{ find: "output.cancelledBy = attempt.error.byExtension;", replace: "" }],
+		tests: ["test/cli/overflow-unanswered.test.ts"],
+	},
+	{
+		id: "QW03",
+		description:
+			"RPC switch_session to a path with no file no longer says created: true: the host cannot tell a new session from a resumed one",
+		file: "src/cli/rpc-mode.ts",
+		edits: [{ find: "const missing = !existsSync(resolve(sessionPath));", replace: "const missing = false;" }],
+		tests: ["test/cli/rpc.test.ts"],
 	},
 ];
 
