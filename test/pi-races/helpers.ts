@@ -54,6 +54,27 @@ export {
 } from "../session/recovery-helpers.js";
 
 /** The text of a user message (undefined for other roles). */
+/**
+ * A `run_tests` tool that calls `started`, then runs until `finish` is released or the run is
+ * aborted, and answers "412 passed": the window in which the queue tests send their messages.
+ */
+export function gatedTool(started: () => void, finish: Promise<void>): AgentTool {
+	return {
+		name: "run_tests",
+		label: "run_tests",
+		description: "runs the test suite",
+		parameters: { type: "object", properties: {} } as never,
+		execute: async (_id, _args, signal) => {
+			started();
+			await Promise.race([
+				finish,
+				new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true })),
+			]);
+			return { content: [{ type: "text", text: "412 passed" }], details: {} };
+		},
+	};
+}
+
 export function textOf(message: AgentMessage): string | undefined {
 	if (message.role !== "user") return undefined;
 	return typeof message.content === "string"

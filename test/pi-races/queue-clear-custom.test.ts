@@ -8,35 +8,25 @@
  * disk session with an extension that sends the message from its `tool_call` hook.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentTool } from "../../src/agent/types.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { comparable, gate, persistedRoles, reopenedContext, script, timesPersisted, userTexts } from "./helpers.js";
+import {
+	comparable,
+	gate,
+	gatedTool,
+	persistedRoles,
+	reopenedContext,
+	script,
+	timesPersisted,
+	userTexts,
+} from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
 });
-
-/** A tool that runs until `finish` is released or the run is aborted. */
-function gatedTool(started: () => void, finish: Promise<void>): AgentTool {
-	return {
-		name: "run_tests",
-		label: "run_tests",
-		description: "runs the test suite",
-		parameters: { type: "object", properties: {} } as never,
-		execute: async (_id, _args, signal) => {
-			started();
-			await Promise.race([
-				finish,
-				new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true })),
-			]);
-			return { content: [{ type: "text", text: "412 passed" }], details: {} };
-		},
-	};
-}
 
 async function ciMessageQueued(deliverAs: "steer" | "followUp") {
 	const started = gate();

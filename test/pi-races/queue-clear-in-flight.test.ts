@@ -9,14 +9,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentTool } from "../../src/agent/types.js";
 import { SettleError } from "../../src/errors.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
 import { bannerSessionFile, fileAppears, GATED_COMMAND, Repl, transcript } from "../cli/interactive.helpers.js";
-import { gate, persistedUserTexts, script, userTexts, writeExtension } from "./helpers.js";
+import { gate, gatedTool, persistedUserTexts, script, userTexts, writeExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-queue-clear-");
 
@@ -91,21 +90,6 @@ describe("oh-my-pi#10563 (review): clear_queue then abort cannot drop a steer wh
 		expect(await client.end()).toBe(0);
 	});
 });
-
-/** A tool that runs until `finish` is released. */
-function gatedTool(started: () => void, finish: Promise<void>): AgentTool {
-	return {
-		name: "run_tests",
-		label: "run_tests",
-		description: "runs the test suite",
-		parameters: { type: "object", properties: {} } as never,
-		execute: async () => {
-			started();
-			await finish;
-			return { content: [{ type: "text", text: "412 passed" }], details: {} };
-		},
-	};
-}
 
 describe("oh-my-pi#10563 (review): the other ways a message is queued", () => {
 	it.each([

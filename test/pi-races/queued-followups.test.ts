@@ -10,12 +10,20 @@
  *   should carry its image, whichever call queued it, also when an abort kept it for the next prompt.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { AgentMessage, Context, ImageContent } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import { encodeImage } from "../tools/image-resize-helpers.js";
-import { comparable, fileEntries, gate, persistedUserTexts, reopenedContext, script, userTexts } from "./helpers.js";
+import {
+	comparable,
+	fileEntries,
+	gate,
+	gatedTool,
+	persistedUserTexts,
+	reopenedContext,
+	script,
+	userTexts,
+} from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -39,24 +47,6 @@ function userMessages(context: Context): [string, number][] {
 	return context.messages
 		.filter((message) => message.role === "user")
 		.map((message, index) => [texts[index]!.split("\n")[0]!, imagesOf(message).length]);
-}
-
-/** A tool that runs until `finish` is released. */
-function gatedTool(started: () => void, finish: Promise<void>): AgentTool {
-	return {
-		name: "run_tests",
-		label: "run_tests",
-		description: "runs the test suite",
-		parameters: { type: "object", properties: {} } as never,
-		execute: async (_id, _args, signal) => {
-			started();
-			await Promise.race([
-				finish,
-				new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true })),
-			]);
-			return { content: [{ type: "text", text: "412 passed" }], details: {} };
-		},
-	};
 }
 
 /** A disk session whose first answer calls the gated tool; resolves once the tool runs. */

@@ -12,7 +12,6 @@
  *   A follow-up kept after Stop should survive a manual compaction and reach the next run.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentTool } from "../../src/agent/types.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context, ImageContent } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
@@ -22,6 +21,7 @@ import {
 	comparable,
 	fileEntries,
 	gate,
+	gatedTool,
 	persistedUserTexts,
 	reopenedContext,
 	script,
@@ -46,21 +46,6 @@ function imagesPerUserMessage(context: Context): number[] {
 
 function png(seed: number): ImageContent {
 	return { type: "image", data: encodeImage("png", 24, 24, seed).toString("base64"), mimeType: "image/png" };
-}
-
-/** A tool that runs until `finish` is released. */
-function gatedTool(started: () => void, finish: Promise<void>): AgentTool {
-	return {
-		name: "run_tests",
-		label: "run_tests",
-		description: "runs the test suite",
-		parameters: { type: "object", properties: {} } as never,
-		execute: async () => {
-			started();
-			await finish;
-			return { content: [{ type: "text", text: "412 passed" }], details: {} };
-		},
-	};
 }
 
 describe("vscode#298324: several steers while a tool runs, only the first sent", () => {
