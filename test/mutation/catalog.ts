@@ -25749,6 +25749,33 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const missing = !existsSync(resolve(sessionPath));", replace: "const missing = false;" }],
 		tests: ["test/cli/rpc.test.ts"],
 	},
+	{
+		id: "QX01",
+		description:
+			"An input handler's result throws after its ctx.compact(): the preflight no longer waits for the compaction, which outlives the failed prompt (isCompacting while idle)",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: "\t\t} finally {\n\t\t\t// Thrown or not:",
+				replace: "\t\t} catch (error) {\n\t\t\tthrow error;\n\t\t}\n\t\t{\n\t\t\t// Thrown or not:",
+			},
+		],
+		tests: ["test/pi-races/extension-context-compaction.test.ts"],
+	},
+	{
+		id: "QX02",
+		description:
+			"A before_agent_start handler's result throws after its ctx.compact(): the preflight no longer waits for the compaction, which outlives the failed prompt",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: "\t} finally {\n\t\ts.scratch.beforeAgentStartDepth--;\n",
+				replace:
+					"\t} catch (error) {\n\t\ts.scratch.beforeAgentStartDepth--;\n\t\tthrow error;\n\t}\n\t{\n\t\ts.scratch.beforeAgentStartDepth--;\n",
+			},
+		],
+		tests: ["test/pi-races/extension-context-compaction.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
