@@ -25776,6 +25776,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/extension-context-compaction.test.ts"],
 	},
+	{
+		id: "QX03",
+		description:
+			"The trace's compaction line of an overflow an extension's session_before_compact cancelled no longer names the extension",
+		file: "src/inspect/trace.ts",
+		edits: [{ find: 'if (o.cancelled === true && typeof o.cancelledBy === "string")', replace: "if (false)" }],
+		tests: ["test/inspect/debugging-a-bad-run.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
