@@ -25784,6 +25784,21 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (o.cancelled === true && typeof o.cancelledBy === "string")', replace: "if (false)" }],
 		tests: ["test/inspect/debugging-a-bad-run.test.ts"],
 	},
+	{
+		id: "QX04",
+		description:
+			"--system-prompt / --append-system-prompt naming a file that does not exist: no warning, the path silently becomes the prompt text",
+		file: "src/resources/resource-loader.ts",
+		edits: [{ find: "if (given && looksLikePath(input)) {", replace: "if (false) {" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "QX05",
+		description: "A --append-system-prompt text with a space that mentions a path is warned about as a missing file",
+		file: "src/resources/resource-loader.ts",
+		edits: [{ find: "return !/\\s/.test(value) && (", replace: "return (" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
