@@ -25799,6 +25799,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "return !/\\s/.test(value) && (", replace: "return (" }],
 		tests: ["test/cli/pi-startup-flags.test.ts"],
 	},
+	{
+		id: "QX06",
+		description:
+			"settle -i Ctrl+C: a steer the run already took for its turn (kept by clearQueue) is neither put back nor named; the chat says nothing of it",
+		file: "src/cli/interactive-mode.ts",
+		edits: [
+			{
+				find: "for (const text of [...target.getSteeringMessages(), ...target.getFollowUpMessages()]) {",
+				replace: "for (const text of [] as string[]) {",
+			},
+		],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
