@@ -10,7 +10,7 @@
  * closed during a compaction tells it `session_shutdown` and no compaction event comes after.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ExtensionAPI } from "../../src/extensions/types.js";
+import type { ExtensionAPI, ExtensionContext } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import {
@@ -266,7 +266,7 @@ describe("a command that waits for its own ctx.compact() (found replaying pi#715
 		["before_agent_start", "a before_agent_start handler"],
 	] as const)(
 		"%s: %s calls ctx.compact() and then its result throws: the compaction still ends inside the prompt (onComplete, then prompt() rejects with the error; not compacting after it, the next prompt runs on the compacted context); it outlived the prompt, isCompacting true while idle",
-		async (event) => {
+		async (event, _handler) => {
 			const log: string[] = [];
 			let armed = false;
 			h = await createHarness({
@@ -274,7 +274,7 @@ describe("a command that waits for its own ctx.compact() (found replaying pi#715
 				settings: { compaction: { keepRecentTokens: 1 } },
 				extensionFactories: [
 					(pi: ExtensionAPI) => {
-						pi.on(event, (_event, ctx) => {
+						const handler = (_event: unknown, ctx: ExtensionContext) => {
 							if (!armed) return undefined;
 							armed = false;
 							ctx.compact({ onComplete: () => log.push("onComplete"), onError: (error) => log.push(error.message) });
@@ -288,7 +288,9 @@ describe("a command that waits for its own ctx.compact() (found replaying pi#715
 								},
 							};
 							return broken as never;
-						});
+						};
+						if (event === "input") pi.on("input", handler);
+						else pi.on("before_agent_start", handler);
 					},
 				],
 			});
