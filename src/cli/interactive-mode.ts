@@ -3,7 +3,8 @@
  * prompt through `session.prompt` (source `interactive`: extension commands, input hooks, skills
  * and prompt templates apply); the answer streams as it comes. While a run streams, a line steers
  * it; `/followup <text>` queues a follow-up. Ctrl+C aborts the run (the chat goes on; in a terminal
- * the undelivered queued lines go back on the input line, as pi's Esc); Ctrl+C twice on an empty
+ * the undelivered queued lines go back on the input line, as pi's Esc; one the run already took
+ * for its turn is named as kept); Ctrl+C twice on an empty
  * prompt, Ctrl+D, `/quit` or `/exit` end it once the session settled. In a terminal one message may
  * span lines: a bracketed paste's, or lines ended with `\`; Up recalls the session's prompts too.
  *
@@ -632,6 +633,12 @@ export async function runInteractiveMode(
 			const target = session();
 			const { steering, followUp } = target.clearQueue();
 			giveBack([...steering, ...followUp, ...unsent]);
+			// What clearQueue() kept: the run took it for this turn (turn_start, before its message_start).
+			for (const text of [...target.getSteeringMessages(), ...target.getFollowUpMessages()]) {
+				printer.notice(
+					`Not put back: the run had already taken it for this turn (it stays in the conversation, unanswered): ${firstLine(asTyped(text))}`,
+				);
+			}
 			target.abortBash();
 			// A tool that ignores its abort signal (or a stuck handler) keeps the run going: say what it waits on.
 			clearTimeout(abortStallTimer);

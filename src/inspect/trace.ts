@@ -422,7 +422,8 @@ function entryText(type: string, payload: JsonValue | undefined): string | undef
  * How a compaction ended, in words (the whole output is in the event): `compacted 2171 tokens to
  * ~9 (entry 9904b59f), first kept entry 274f44db · the operation continues` (tokens before, the
  * estimate after, the `compaction` entry written), `not compacted: nothing to compact`, `not
- * compacted: failed: …`, `cancelled`. Undefined for an output that is not a compaction's.
+ * compacted: failed: …`, `cancelled`, `cancelled by the extension … (its session_before_compact
+ * handler)`. Undefined for an output that is not a compaction's.
  */
 function compactionText(output: JsonValue | undefined): string | undefined {
 	if (!isObject(output) || typeof (output as { compacted?: JsonValue }).compacted !== "boolean") return undefined;
@@ -436,6 +437,9 @@ function compactionText(output: JsonValue | undefined): string | undefined {
 		const kept = typeof result.firstKeptEntryId === "string" ? `, first kept entry ${result.firstKeptEntryId}` : "";
 		return `compacted${tokens}${after}${entry}${kept}${then}`;
 	}
+	// Named as agent_settled.errorMessage and compaction_end.cancelledBy name it.
+	if (o.cancelled === true && typeof o.cancelledBy === "string")
+		return `cancelled by the extension ${o.cancelledBy} (its session_before_compact handler)${then}`;
 	if (o.cancelled === true) return `cancelled${then}`;
 	const why =
 		o.skipped === "nothing_to_compact"

@@ -836,8 +836,21 @@ export class DefaultResourceLoader implements ResourceLoader {
 				return given ? input : undefined;
 			}
 		}
+		// Kept as the text (pi's rule), but a typo'd path would otherwise become the prompt unseen.
+		if (given && looksLikePath(input)) {
+			diagnostics.push({
+				type: "warning",
+				message: `no ${what} file ${input}: the value looks like a path but no such file exists, so it is used as the ${what} text, as written; fix the path to read the file`,
+				path,
+			});
+		}
 		return input;
 	}
+}
+
+/** One word naming a file: no whitespace, and a path separator or a `.md` / `.txt` ending. */
+function looksLikePath(value: string): boolean {
+	return !/\s/.test(value) && (/[/\\]/.test(value) || /\.(md|txt)$/i.test(value));
 }
 
 /** The folders of `unreadable` no diagnostic of `known` names yet. */

@@ -104,8 +104,13 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 		return { disposition: "handled" };
 	}
 	if (runner.hasHandlers("input")) {
-		const result = await runner.emitInput(text, images, payload.source);
-		await releasePreflightDispatch(s);
+		let result: Awaited<ReturnType<typeof runner.emitInput>>;
+		try {
+			result = await runner.emitInput(text, images, payload.source);
+		} finally {
+			// Thrown or not: a ctx.compact() from a handler ends inside this preflight, not after it.
+			await releasePreflightDispatch(s);
+		}
 		if (result.action === "handled") return { disposition: "handled" };
 		if (result.action === "transform") {
 			text = result.text;
@@ -199,10 +204,10 @@ async function beforeAgentStart(
 		});
 	} finally {
 		s.scratch.beforeAgentStartDepth--;
+		// A ctx.compact() from a handler ends before the run starts (or the preflight fails).
+		await releasePreflightDispatch(s);
 	}
 	refreshSystemPrompt();
-	// A ctx.compact() from a handler ends before the run starts.
-	await releasePreflightDispatch(s);
 	const messages: CustomMessage[] = (result?.messages ?? []).map((message) => ({
 		role: "custom",
 		customType: message.customType,

@@ -102,6 +102,30 @@ describe("pi's start-up flags (piflags)", () => {
 		expect(prompt).toContain("<addendum>\nhouse-rules\n</addendum>");
 	});
 
+	it("settle -p --system-prompt ./prompts/x.md --append-system-prompt rules.txt, neither file there (a typo'd path): a warning names each, and the values are kept as the prompt text, as pi 0.73.1 does; it became the whole system prompt silently", () => {
+		const run = settle([
+			"--faux",
+			"-p",
+			"--system-prompt",
+			"./prompts/reviewer.md",
+			"--append-system-prompt",
+			"rules.txt",
+			"--append-system-prompt",
+			"INLINE-MARKER follow docs/style.md",
+			"task",
+		]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe("task\n");
+		expect(run.stderr.split("\n").filter((line) => line.startsWith("Warning:"))).toEqual([
+			`Warning: no system prompt file ./prompts/reviewer.md: the value looks like a path but no such file exists, so it is used as the system prompt text, as written; fix the path to read the file (${join(cli.project, "prompts", "reviewer.md")})`,
+			`Warning: no appended system prompt file rules.txt: the value looks like a path but no such file exists, so it is used as the appended system prompt text, as written; fix the path to read the file (${join(cli.project, "rules.txt")})`,
+		]);
+		const [[prompt]] = sessionBaselines() as [[string]];
+		expect(prompt.startsWith("./prompts/reviewer.md")).toBe(true);
+		// Text with a space is text, whatever it names: no warning.
+		expect(prompt).toContain("rules.txt\n\nINLINE-MARKER follow docs/style.md");
+	});
+
 	it("settle --json --system-prompt <text> -ns: the base prompt is replaced, the skill left out", () => {
 		addProjectResources();
 		const run = settle(["--faux", "--json", "--system-prompt", "BASE-MARKER you review code", "-ns", "task"]);

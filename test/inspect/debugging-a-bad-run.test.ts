@@ -301,6 +301,31 @@ describe("debugging a bad run from its trace", () => {
 		expect(h.eventsOfType("compaction_start")).toEqual([]);
 	});
 
+	it("an overflow whose compaction an extension's session_before_compact cancels names that extension, as agent_settled.errorMessage and compaction_end.cancelledBy do", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			settings: { compaction: { keepRecentTokens: 1 } },
+			extensionFactories: [(pi) => pi.on("session_before_compact", () => ({ cancel: true }))],
+		});
+		h.setResponses([
+			fauxAssistantMessage("short answer"),
+			fauxAssistantMessage("", { stopReason: "error", errorMessage: OVERFLOW }),
+		]);
+		await h.session.prompt("first");
+		const recording = h.session.trace();
+		await h.session.prompt("second");
+		recording.stop();
+		const extension = h.eventsOfType("compaction_end")[0]?.cancelledBy;
+		expect(extension).toBeTypeOf("string");
+		expect(h.eventsOfType("agent_settled").at(-1)?.errorMessage).toContain(`cancelled by the extension ${extension}`);
+		const lines = formatTrace(recording)
+			.split("\n")
+			.map((line) => line.slice(9));
+		expect(lines.filter((line) => line.startsWith("actor   compaction done"))).toEqual([
+			`actor   compaction done: cancelled by the extension ${extension} (its session_before_compact handler)`,
+		]);
+	});
+
 	it("a follow-up left queued when the session is disposed during a backoff shows as never delivered", async () => {
 		h = await createHarness({ simulatedClock: true, persistence: "disk" });
 		const session = h.session;

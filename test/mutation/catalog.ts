@@ -25749,6 +25749,69 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const missing = !existsSync(resolve(sessionPath));", replace: "const missing = false;" }],
 		tests: ["test/cli/rpc.test.ts"],
 	},
+	{
+		id: "QX01",
+		description:
+			"An input handler's result throws after its ctx.compact(): the preflight no longer waits for the compaction, which outlives the failed prompt (isCompacting while idle)",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: "\t\t} finally {\n\t\t\t// Thrown or not:",
+				replace: "\t\t} catch (error) {\n\t\t\tthrow error;\n\t\t}\n\t\t{\n\t\t\t// Thrown or not:",
+			},
+		],
+		tests: ["test/pi-races/extension-context-compaction.test.ts"],
+	},
+	{
+		id: "QX02",
+		description:
+			"A before_agent_start handler's result throws after its ctx.compact(): the preflight no longer waits for the compaction, which outlives the failed prompt",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: "\t} finally {\n\t\ts.scratch.beforeAgentStartDepth--;\n",
+				replace:
+					"\t} catch (error) {\n\t\ts.scratch.beforeAgentStartDepth--;\n\t\tthrow error;\n\t}\n\t{\n\t\ts.scratch.beforeAgentStartDepth--;\n",
+			},
+		],
+		tests: ["test/pi-races/extension-context-compaction.test.ts"],
+	},
+	{
+		id: "QX03",
+		description:
+			"The trace's compaction line of an overflow an extension's session_before_compact cancelled no longer names the extension",
+		file: "src/inspect/trace.ts",
+		edits: [{ find: 'if (o.cancelled === true && typeof o.cancelledBy === "string")', replace: "if (false)" }],
+		tests: ["test/inspect/debugging-a-bad-run.test.ts"],
+	},
+	{
+		id: "QX04",
+		description:
+			"--system-prompt / --append-system-prompt naming a file that does not exist: no warning, the path silently becomes the prompt text",
+		file: "src/resources/resource-loader.ts",
+		edits: [{ find: "if (given && looksLikePath(input)) {", replace: "if (false) {" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "QX05",
+		description: "A --append-system-prompt text with a space that mentions a path is warned about as a missing file",
+		file: "src/resources/resource-loader.ts",
+		edits: [{ find: "return !/\\s/.test(value) && (", replace: "return (" }],
+		tests: ["test/cli/pi-startup-flags.test.ts"],
+	},
+	{
+		id: "QX06",
+		description:
+			"settle -i Ctrl+C: a steer the run already took for its turn (kept by clearQueue) is neither put back nor named; the chat says nothing of it",
+		file: "src/cli/interactive-mode.ts",
+		edits: [
+			{
+				find: "for (const text of [...target.getSteeringMessages(), ...target.getFollowUpMessages()]) {",
+				replace: "for (const text of [] as string[]) {",
+			},
+		],
+		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -10,7 +10,7 @@
  * closed during a compaction tells it `session_shutdown` and no compaction event comes after.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ExtensionAPI } from "../../src/extensions/types.js";
+import type { ExtensionAPI, ExtensionContext } from "../../src/extensions/types.js";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
 import {
@@ -261,4 +261,60 @@ describe("a command that waits for its own ctx.compact() (found replaying pi#715
 		expect(harness.session.isCompacting).toBe(false);
 		expect(harness.extensionErrors).toEqual([]);
 	});
+	it.each([
+		["input", "an input handler"],
+		["before_agent_start", "a before_agent_start handler"],
+	] as const)(
+		"%s: %s calls ctx.compact() and then its result throws: the compaction still ends inside the prompt (onComplete, then prompt() rejects with the error; not compacting after it, the next prompt runs on the compacted context); it outlived the prompt, isCompacting true while idle",
+		async (event, _handler) => {
+			const log: string[] = [];
+			let armed = false;
+			h = await createHarness({
+				persistence: "disk",
+				settings: { compaction: { keepRecentTokens: 1 } },
+				extensionFactories: [
+					(pi: ExtensionAPI) => {
+						const handler = (_event: unknown, ctx: ExtensionContext) => {
+							if (!armed) return undefined;
+							armed = false;
+							ctx.compact({ onComplete: () => log.push("onComplete"), onError: (error) => log.push(error.message) });
+							// A result the host reads only after the handler returned: reading it throws.
+							const broken = {
+								get action(): never {
+									throw new Error("broken result");
+								},
+								get message(): never {
+									throw new Error("broken result");
+								},
+							};
+							return broken as never;
+						};
+						if (event === "input") pi.on("input", handler);
+						else pi.on("before_agent_start", handler);
+					},
+				],
+			});
+			const harness = h;
+			const { answerRequests } = script(harness, [
+				fauxAssistantMessage("one"),
+				fauxAssistantMessage("two"),
+				fauxAssistantMessage("answered on the summary"),
+			]);
+			await harness.session.prompt("first");
+			await harness.session.prompt("second");
+			armed = true;
+			const outcome = await harness.session.prompt("third").then(
+				() => "resolved",
+				(error: Error) => `rejected: ${error.message}`,
+			);
+			log.push(outcome);
+			expect(log).toEqual(["onComplete", "rejected: broken result"]);
+			expect(harness.session.isCompacting).toBe(false);
+			expect(harness.session.isIdle).toBe(true);
+			expect(harness.eventsOfType("compaction_end")).toMatchObject([{ reason: "manual", aborted: false }]);
+			await harness.session.prompt("fourth");
+			expect(answerRequests).toHaveLength(3);
+			expect(JSON.stringify(answerRequests[2]!.messages)).toContain("## Goal");
+		},
+	);
 });

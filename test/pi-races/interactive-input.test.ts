@@ -281,6 +281,64 @@ describe("atomic#2152: messages queued when the run is aborted", () => {
 	});
 });
 
+describe("atomic#2152: a steer the run already took for its turn when Ctrl+C aborts", () => {
+	it("atomic#2152: Ctrl+C while a turn_start handler holds the turn that took the steer: the chat says it was not put back and stays in the conversation (it was saved, unanswered, and went with the next prompt); the chat said nothing of it", async () => {
+		const steps = script("steps.json", [
+			{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] },
+			"next answer",
+		]);
+		// Holds the second turn (the one that took the steer) at its turn_start until `release` exists.
+		const hold = join(cli.dir, "hold.mjs");
+		writeFileSync(
+			hold,
+			`import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+let turns = 0;
+export default function (pi) {
+	pi.on("turn_start", async (_event, ctx) => {
+		if (++turns !== 2) return;
+		writeFileSync(join(ctx.cwd, "held"), "");
+		while (!existsSync(join(ctx.cwd, "release"))) await new Promise((resolve) => setTimeout(resolve, 10));
+	});
+}
+`,
+		);
+		const term = terminal(["--faux-script", steps, "-e", hold]);
+		await term.until("> ", 0);
+		const from = term.mark();
+		term.type("run it\r");
+		await fileAppears(cli.project, "started");
+		term.type("check the logs\r");
+		await term.until("Queued (steer): check the logs", from);
+		writeFileSync(join(cli.project, "gate"), "");
+		await fileAppears(cli.project, "held");
+		const pressed = term.mark();
+		term.type("\x03");
+		await term.until(
+			"Not put back: the run had already taken it for this turn (it stays in the conversation, unanswered): check the logs",
+			pressed,
+		);
+		writeFileSync(join(cli.project, "release"), "");
+		await term.until("Aborted.", pressed);
+		const aborted = term.output.indexOf("Aborted.", pressed);
+		expect(term.output.slice(pressed)).not.toContain("Not sent");
+		await term.until("> ", aborted);
+		term.type("and now?\r");
+		await term.until("next answer\r\n", aborted);
+		term.type("\x04");
+		expect(await term.exited).toBe(0);
+		expect(transcript(sessionFile(term))).toEqual([
+			"user: run it",
+			"assistant: \u2192bash [toolUse]",
+			"toolResult: opened\n",
+			"user: check the logs",
+			"assistant:  [aborted]",
+			"user: and now?",
+			"assistant: next answer",
+		]);
+	});
+});
+
 describe("pi#240: Backspace after an emoji", () => {
 	it("pi#240: Backspace deletes a whole emoji and a whole wide character: the message sent has no half character", async () => {
 		const term = terminal(["--faux"]);
