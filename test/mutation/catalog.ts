@@ -25749,6 +25749,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const missing = !existsSync(resolve(sessionPath));", replace: "const missing = false;" }],
 		tests: ["test/cli/rpc.test.ts"],
 	},
+	{
+		id: "QY01",
+		description:
+			"/session no longer names the file a fork came from: a resumed fork looks like any session (codex#9330)",
+		file: "src/cli/interactive-commands.ts",
+		edits: [{ find: "if (parent) host.print(`  forked from: ${parent}`);", replace: "" }],
+		tests: ["test/pi-races/fork-parent-link.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
