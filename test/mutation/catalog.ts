@@ -25754,7 +25754,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"/session no longer names the file a fork came from: a resumed fork looks like any session (codex#9330)",
 		file: "src/cli/interactive-commands.ts",
-		edits: [{ find: "if (parent) host.print(`  forked from: ${parent}`);", replace: "" }],
+		edits: [{ find: "if (parent) host.print(", replace: "if (!parent) host.print(" }],
 		tests: ["test/pi-races/fork-parent-link.test.ts"],
 	},
 ];
