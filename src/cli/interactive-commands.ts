@@ -610,6 +610,9 @@ function sessionInfo(host: CommandHost): void {
 	const stats = session.getSessionStats();
 	host.print(`Session ${session.sessionId}${session.sessionName ? ` "${oneLineText(session.sessionName)}"` : ""}`);
 	host.print(`  file: ${sessionLocation(host.runtime)}`);
+	// The fork link is in the header, so a resumed fork still names its parent (codex#9330).
+	const parent = session.sessionManager.getHeader()?.parentSession;
+	if (parent) host.print(`  forked from: ${parent}`);
 	host.print(`  cwd: ${host.runtime.cwd}`);
 	for (const line of promptFileLines(host.runtime)) host.print(line);
 	// The numbers of RPC `get_session_stats`; "other": system prompt records, summaries, custom and bash messages.

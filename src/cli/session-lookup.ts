@@ -19,7 +19,7 @@ import {
 	readSessionHeader,
 	sessionDirsUnder,
 } from "../store/discovery.js";
-import { CURRENT_SESSION_VERSION, type SessionInfo } from "../store/entries.js";
+import { CURRENT_SESSION_VERSION, type SessionHeader, type SessionInfo } from "../store/entries.js";
 import { getDefaultSessionDirPath } from "../store/paths.js";
 import type { SessionManager } from "../store/session-manager.js";
 import { sliceWholeCharacters } from "../tools/truncate.js";
@@ -83,7 +83,8 @@ const LISTED = 5;
  * `INVALID_ARGUMENT` when several match (listing them: id, modified time, first message; details
  * `{ prefix, ids }`), `NOT_FOUND` when none does (naming another project's matching session and how
  * to resume it: there, or here through `resumeHere` when that project's folder is gone; else saying
- * no session is named `given` either and listing the project's latest sessions; details
+ * no session is named `given` either, listing the project's latest sessions and naming another
+ * project's session named `given` with how to resume it there (codex#30995); details
  * `{ prefix, elsewhere: { id, cwd, path, others } }` (`others`: how many more of other projects match) or
  * `{ prefix, name }`).
  *
@@ -134,10 +135,7 @@ export async function findSessionByIdPrefix(given: string, lookup: SessionLookup
 		const others =
 			elsewhere.length > 1 ? ` (${elsewhere.length} sessions of other projects match; this is the newest)` : "";
 		// A removed worktree or a moved project: a way out through that folder would fail too (claude-code#28314).
-		const way =
-			lookup.resumeHere && !existsSync(first!.cwd)
-				? `; that folder no longer exists. To resume it in this one: ${lookup.resumeHere(first!)}`
-				: `. To resume it there: ${lookup.resumeElsewhere(first!)}`;
+		const way = wayThere(first!, lookup);
 		throw new SettleError(
 			"NOT_FOUND",
 			`No session of this project (${resolve(lookup.cwd)}) has an id starting with ${prefix}; session ${describe(first!)} of the project ${first!.cwd} does${others}${way}`,
@@ -156,9 +154,10 @@ export async function findSessionByIdPrefix(given: string, lookup: SessionLookup
 			? " This project has no sessions yet."
 			: ` The latest: ${sessions.slice(0, 3).map(describe).join("; ")}${lookup.latestHint}`;
 	// --session and /resume take a name too (pi#5018): say that none matched either.
+	const elsewhereNamed = await namedElsewhere(given.trim(), lookup);
 	throw new SettleError(
 		"NOT_FOUND",
-		`No session of this project has an id starting with ${prefix} (in ${lookup.sessionDir}), and none is named ${JSON.stringify(given.trim())} (/name names a session).${latest}`,
+		`No session of this project has an id starting with ${prefix} (in ${lookup.sessionDir}), and none is named ${JSON.stringify(given.trim())} (/name names a session).${latest}${elsewhereNamed}`,
 		{ details: { prefix, name: given.trim() } },
 	);
 }
@@ -217,19 +216,43 @@ export function namesSessionFile(value: string): boolean {
 	return readSessionHeader(resolve(value)) !== null;
 }
 
-/** Sessions of the other projects: every project dir under `<agentDir>/sessions`, or the whole custom dir. */
-async function otherProjectsSessions(prefix: string, lookup: SessionLookup): Promise<SessionInfo[]> {
+/**
+ * Sessions of the other projects with an id starting with `prefix` (or, given `name`, named so; each
+ * is then read in full): every project dir under `<agentDir>/sessions`, or the whole custom dir.
+ */
+async function otherProjectsSessions(prefix: string, lookup: SessionLookup, name?: string): Promise<SessionInfo[]> {
 	const cwd = resolve(lookup.cwd);
 	const isDefault = resolve(lookup.sessionDir) === getDefaultSessionDirPath(cwd, lookup.agentDir);
 	// The project's own dir too: another cwd can share it (`a/b` and `a-b` both map to `--a-b--`).
 	const dirs = isDefault
 		? await sessionDirsUnder(join(resolve(lookup.agentDir), "sessions"))
 		: [resolve(lookup.sessionDir)];
-	const all = await listSessionsIn(dirs, undefined, undefined, (header) => header.id.startsWith(prefix), false);
+	const wanted =
+		name === undefined ? (info: SessionInfo) => info.id.startsWith(prefix) : (info: SessionInfo) => info.name === name;
+	const byHeader = name === undefined ? (header: SessionHeader) => header.id.startsWith(prefix) : undefined;
+	const all = await listSessionsIn(dirs, undefined, undefined, byHeader, false);
 	const link = lookup.linkFolder?.cwd;
 	return all.filter(
-		(info) => info.id.startsWith(prefix) && info.cwd !== "" && resolve(info.cwd) !== cwd && resolve(info.cwd) !== link,
+		(info) => wanted(info) && info.cwd !== "" && resolve(info.cwd) !== cwd && resolve(info.cwd) !== link,
 	);
+}
+
+/**
+ * Where another project's session named `name` is, and how to resume it (codex#30995: a name
+ * resolves in this project only, as the picker and `-c` do), else "".
+ */
+async function namedElsewhere(name: string, lookup: SessionLookup): Promise<string> {
+	if (name === "") return "";
+	const [first] = await otherProjectsSessions("", lookup, name);
+	if (!first) return "";
+	return ` Session ${first.id} of the project ${first.cwd} is named ${JSON.stringify(name)}${wayThere(first, lookup)}`;
+}
+
+/** How to resume another project's session: there, or here when its folder is gone (claude-code#28314). */
+function wayThere(info: SessionInfo, lookup: SessionLookup): string {
+	return lookup.resumeHere && !existsSync(info.cwd)
+		? `; that folder no longer exists. To resume it in this one: ${lookup.resumeHere(info)}`
+		: `. To resume it there: ${lookup.resumeElsewhere(info)}`;
 }
 
 /**

@@ -18517,7 +18517,7 @@ export const MUTANTS: Mutant[] = [
 			"claude-code#28314: --session <id> of a session whose worktree was removed prints `settle --cwd <the removed folder> …` again, a command that fails",
 		edits: [
 			{
-				find: "lookup.resumeHere && !existsSync(first!.cwd)",
+				find: "lookup.resumeHere && !existsSync(info.cwd)",
 				replace: "lookup.resumeHere && false",
 			},
 		],
@@ -25811,6 +25811,30 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/interactive-input.test.ts"],
+	},
+	{
+		id: "QY01",
+		description:
+			"/session no longer names the file a fork came from: a resumed fork looks like any session (codex#9330)",
+		file: "src/cli/interactive-commands.ts",
+		edits: [{ find: "if (parent) host.print(", replace: "if (!parent) host.print(" }],
+		tests: ["test/pi-races/fork-parent-link.test.ts"],
+	},
+	{
+		id: "QY02",
+		description:
+			"--session <name> with no session so named here no longer names another project's session of that name and how to resume it there (codex#30995)",
+		file: "src/cli/session-lookup.ts",
+		edits: [{ find: 'if (!first) return "";', replace: 'return "";' }],
+		tests: ["test/pi-races/session-by-name.test.ts"],
+	},
+	{
+		id: "QY03",
+		description:
+			"the search for another project's session named so matches every session, named or not: a wrong session is offered (codex#30995)",
+		file: "src/cli/session-lookup.ts",
+		edits: [{ find: "(info: SessionInfo) => info.name === name;", replace: "(_info: SessionInfo) => true;" }],
+		tests: ["test/pi-races/session-by-name.test.ts"],
 	},
 ];
 

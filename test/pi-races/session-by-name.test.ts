@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
-import { Repl, transcript } from "../cli/interactive.helpers.js";
+import { bannerSessionFile, Repl, transcript } from "../cli/interactive.helpers.js";
 import { sessionFilesUnder } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-session-by-name-");
@@ -129,5 +129,49 @@ describe("oh-my-pi#4696 (PR): a session's name that is also the name of a file o
 			"user: from the copy",
 			"assistant: from the copy",
 		]);
+	});
+});
+
+describe("codex#30995, claude-code#61172, claude-code#82969: a name stays with the one session given it", () => {
+	it("codex#30995: a session named MAIN in another project: settle --session MAIN here resumes nothing, says that project's session is named so and how to resume it there; no file is written", () => {
+		const other = join(cli.dir, "other-project");
+		mkdirSync(other);
+		expect(
+			runSettle(["--faux", "-i"], { cwd: other, agentDir: cli.agentDir, input: "other work\n/name MAIN\n" }).code,
+		).toBe(0);
+		const [main] = sessionFilesUnder(cli.agentDir);
+		// A later session there, not named: not the one offered.
+		expect(runSettle(["--faux", "-p", "later work"], { cwd: other, agentDir: cli.agentDir }).code).toBe(0);
+		const files = sessionFilesUnder(cli.agentDir);
+		const bytes = readFileSync(main!, "utf8");
+		const id = (JSON.parse(bytes.split("\n")[0]!) as { id: string }).id;
+
+		const run = settle(["--session", "MAIN", "-p", "go on"]);
+		expect(run.code).toBe(2);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain(', and none is named "MAIN" (/name names a session).');
+		expect(run.stderr).toContain(`Session ${id} of the project ${other} is named "MAIN". To resume it there: `);
+		expect(sessionFilesUnder(cli.agentDir)).toEqual(files);
+		expect(readFileSync(main!, "utf8")).toBe(bytes);
+	});
+
+	it("claude-code#61172, claude-code#82969: /name foo, then /new: the new session has no name; settle --session foo finds the first session alone and goes on in it", async () => {
+		const chat = new Repl(["--faux"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const named = bannerSessionFile(chat.stdout);
+		await chat.say("the named work", "the named work\n>");
+		await chat.say("/name foo", "Session name: foo");
+		const from = chat.mark();
+		await chat.say("/new");
+		await chat.say("unrelated work", "unrelated work\n>");
+		expect(await chat.say("/name")).toContain("The session has no name.");
+		expect(await chat.end()).toBe(0);
+		const [fresh] = sessionFilesUnder(cli.agentDir).filter((file) => file !== named);
+		expect(chat.stdout.slice(from)).not.toContain("foo");
+		expect(readFileSync(fresh!, "utf8")).not.toContain('"session_info"');
+
+		expect(settle(["--session", "foo", "-p", "more named work"])).toMatchObject({ code: 0 });
+		expect(transcript(named).slice(-2)).toEqual(["user: more named work", "assistant: more named work"]);
+		expect(transcript(fresh!)).toEqual(["user: unrelated work", "assistant: unrelated work"]);
 	});
 });
