@@ -276,17 +276,7 @@ describe("debugging a bad run from its trace", () => {
 
 	it("an overflow with nothing to compact says so: the request ends without an answer", async () => {
 		h = await createHarness({ persistence: "disk" });
-		h.setResponses([
-			fauxAssistantMessage("short answer"),
-			fauxAssistantMessage("", { stopReason: "error", errorMessage: OVERFLOW }),
-		]);
-		await h.session.prompt("first");
-		const recording = h.session.trace();
-		await h.session.prompt("second");
-		recording.stop();
-		const lines = formatTrace(recording)
-			.split("\n")
-			.map((line) => line.slice(9));
+		const lines = await overflowTrace(h);
 		const from = lines.indexOf(
 			"state   postRun → compacting.working (always (3) [canRecoverOverflow]) reason overflow, willRetry",
 		);
@@ -307,20 +297,10 @@ describe("debugging a bad run from its trace", () => {
 			settings: { compaction: { keepRecentTokens: 1 } },
 			extensionFactories: [(pi) => pi.on("session_before_compact", () => ({ cancel: true }))],
 		});
-		h.setResponses([
-			fauxAssistantMessage("short answer"),
-			fauxAssistantMessage("", { stopReason: "error", errorMessage: OVERFLOW }),
-		]);
-		await h.session.prompt("first");
-		const recording = h.session.trace();
-		await h.session.prompt("second");
-		recording.stop();
+		const lines = await overflowTrace(h);
 		const extension = h.eventsOfType("compaction_end")[0]?.cancelledBy;
 		expect(extension).toBeTypeOf("string");
 		expect(h.eventsOfType("agent_settled").at(-1)?.errorMessage).toContain(`cancelled by the extension ${extension}`);
-		const lines = formatTrace(recording)
-			.split("\n")
-			.map((line) => line.slice(9));
 		expect(lines.filter((line) => line.startsWith("actor   compaction done"))).toEqual([
 			`actor   compaction done: cancelled by the extension ${extension} (its session_before_compact handler)`,
 		]);
@@ -369,3 +349,18 @@ describe("debugging a bad run from its trace", () => {
 		}
 	});
 });
+
+/** A first answer, then a second prompt whose request overflows: the trace lines of that prompt, times cut off. */
+async function overflowTrace(harness: Harness): Promise<string[]> {
+	harness.setResponses([
+		fauxAssistantMessage("short answer"),
+		fauxAssistantMessage("", { stopReason: "error", errorMessage: OVERFLOW }),
+	]);
+	await harness.session.prompt("first");
+	const recording = harness.session.trace();
+	await harness.session.prompt("second");
+	recording.stop();
+	return formatTrace(recording)
+		.split("\n")
+		.map((line) => line.slice(9));
+}
