@@ -11,9 +11,9 @@ import type { ToolDefinition } from "./types.js";
 
 const bashSchema = Type.Object({
 	command: Type.String({ description: "Bash command to execute" }),
-	timeout: Type.Optional(
-		Type.Number({ description: "Timeout in seconds, e.g. 120 for 2 minutes (optional, no default timeout)" }),
-	),
+	// pi's wording, byte for byte: the model is sent the same tool as pi's (test/llm/wire/pi-parity); a
+	// timeout in milliseconds is refused with the unit spelled out instead (checkTimeoutUnit).
+	timeout: Type.Optional(Type.Number({ description: "Timeout in seconds (optional, no default timeout)" })),
 });
 /** Arguments of the `bash` tool: the command and an optional timeout in seconds. */
 export type BashToolInput = Static<typeof bashSchema>;
