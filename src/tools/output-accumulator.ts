@@ -105,8 +105,12 @@ export class OutputAccumulator {
 	private tailTrimmed = false;
 	private rawBytes = 0;
 	private decodedBytes = 0;
-	private lines = 1;
-	private lastLineBytes = 0;
+	/** Line breaks seen: each ends a line. */
+	private lineBreaks = 0;
+	/** Bytes of the line after the last break (none yet when the output ends with a break). */
+	private openLineBytes = 0;
+	/** Bytes of the line the last break ended. */
+	private endedLineBytes = 0;
 	private finished = false;
 	private tempPath: string | undefined;
 	private tempStream: WriteStream | undefined;
@@ -155,9 +159,22 @@ export class OutputAccumulator {
 		this.finalShape = this.shape();
 	}
 
-	/** Bytes of the last (possibly unterminated) line. */
+	/** Bytes of the last line (unterminated, or ended by the output's last line break), the break not counted. */
 	get lastLineSize(): number {
-		return this.lastLineBytes;
+		return this.endsWithBreak ? this.endedLineBytes : this.openLineBytes;
+	}
+
+	/**
+	 * Lines of the output. The line break that ends the output ends its last line and starts no
+	 * empty one: `seq 1 3000` is 3,000 lines, not 3,001 (pi#4818).
+	 */
+	private get lines(): number {
+		return this.lineBreaks + (this.endsWithBreak ? 0 : 1);
+	}
+
+	/** Whether the output so far ends with a line break (and is not empty). */
+	private get endsWithBreak(): boolean {
+		return this.lineBreaks > 0 && this.openLineBytes === 0;
 	}
 
 	snapshot(): OutputSnapshot {
@@ -178,23 +195,30 @@ export class OutputAccumulator {
 		// Controls go after the redraw: dropped first, a bar's `\r` frames ran together (copilot-cli#3191).
 		const shown = this.dropControlCharacters ? withoutControlCharacters(drawn) : drawn;
 		const escapesStripped = plain !== text || shown !== drawn;
-		const tail = truncateTail(shown, { maxLines: this.maxLines, maxBytes: this.maxBytes });
+		// The final line break is cut with the line it ends: left as a line of its own, it was the only
+		// line that fit after a line over the byte limit, and the model got "(no output)" (openclaw#133213).
+		const ended = shown.endsWith("\n");
+		const withoutFinalBreak = ended ? shown.slice(0, -1) : shown;
+		const tail = truncateTail(withoutFinalBreak, { maxLines: this.maxLines, maxBytes: this.maxBytes });
+		const bytes = this.decodedBytes - (this.endsWithBreak ? 1 : 0);
 		// Frames a redraw hides and escapes left out do not count against the limits while the whole output is at hand.
 		const truncated =
 			(redrawn || escapesStripped) && !this.tailTrimmed
 				? tail.truncated
-				: this.lines > this.maxLines || this.decodedBytes > this.maxBytes;
+				: this.lines > this.maxLines || bytes > this.maxBytes;
 		const truncation: TruncationResult = {
 			...tail,
+			// Whole, the output keeps its final line break; cut, the note follows its last line.
+			content: truncated || !ended ? tail.content : shown,
 			truncated,
-			truncatedBy: truncated ? (tail.truncatedBy ?? (this.decodedBytes > this.maxBytes ? "bytes" : "lines")) : null,
+			truncatedBy: truncated ? (tail.truncatedBy ?? (bytes > this.maxBytes ? "bytes" : "lines")) : null,
 			totalLines: this.lines,
 			totalBytes: this.decodedBytes,
 		};
 		const notUtf8 = this.replacementsDecoded > this.replacementsInBytes;
 		// Redrawn frames and escapes are not shown: the file keeps them, so nothing the command printed is lost.
 		if (truncated || redrawn || escapesStripped || (notUtf8 && this.keepBytesNotUtf8)) this.openTempFile();
-		return { content: tail.content, truncation, redrawn, escapesStripped, notUtf8 };
+		return { content: truncation.content, truncation, redrawn, escapesStripped, notUtf8 };
 	}
 
 	/** Counts the U+FFFD `text` decoded from `chunk`, and those `chunk` (with the bytes before it) held as bytes. */
@@ -239,13 +263,19 @@ export class OutputAccumulator {
 		if (this.tailBytes > this.keepBytes * 2) this.trimTail();
 		const lastNewline = text.lastIndexOf("\n");
 		if (lastNewline === -1) {
-			this.lastLineBytes += bytes;
+			this.openLineBytes += bytes;
 			return;
 		}
 		let newlines = 0;
 		for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) newlines++;
-		this.lines += newlines;
-		this.lastLineBytes = Buffer.byteLength(text.slice(lastNewline + 1), "utf-8");
+		this.lineBreaks += newlines;
+		// Not lastIndexOf(…, -1): that still finds a break at index 0.
+		const previousNewline = lastNewline > 0 ? text.lastIndexOf("\n", lastNewline - 1) : -1;
+		this.endedLineBytes =
+			previousNewline === -1
+				? this.openLineBytes + Buffer.byteLength(text.slice(0, lastNewline), "utf-8")
+				: Buffer.byteLength(text.slice(previousNewline + 1, lastNewline), "utf-8");
+		this.openLineBytes = Buffer.byteLength(text.slice(lastNewline + 1), "utf-8");
 	}
 
 	private trimTail(): void {
@@ -259,11 +289,16 @@ export class OutputAccumulator {
 		this.tailBytes = buffer.length - start;
 	}
 
-	/** The kept tail, minus a leading partial line (its start was dropped). */
+	/**
+	 * The kept tail, minus a leading partial line (its start was dropped), unless that line is the
+	 * last one: then its end is what the result shows. Dropped when only the output's final break
+	 * followed it, a 244 KB line left nothing to show (openclaw#133213).
+	 */
 	private snapshotText(): string {
 		if (this.tailStartsAtLineStart) return this.tail;
 		const newline = this.tail.indexOf("\n");
-		return newline === -1 ? this.tail : this.tail.slice(newline + 1);
+		const lastLine = newline === -1 || newline === this.tail.length - 1;
+		return lastLine ? this.tail : this.tail.slice(newline + 1);
 	}
 
 	private openTempFile(): void {

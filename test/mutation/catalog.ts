@@ -25836,6 +25836,71 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "(info: SessionInfo) => info.name === name;", replace: "(_info: SessionInfo) => true;" }],
 		tests: ["test/pi-races/session-by-name.test.ts"],
 	},
+	{
+		id: "RB01",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"pi#4818: the line break ending a command's output counts as one more line: `seq 1 4000` is 'of 4001', and `seq 1 2000` is cut, line 1 dropped",
+		edits: [
+			{
+				find: "return this.lineBreaks + (this.endsWithBreak ? 0 : 1);",
+				replace: "return this.lineBreaks + 1;",
+			},
+		],
+		tests: ["test/pi-races/bash-output-lines.test.ts"],
+	},
+	{
+		id: "RB02",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"openclaw#133213: the final line break is cut as a line of its own: after a line over 50 KB it is all that fits, and the model gets '(no output)'",
+		edits: [
+			{
+				find: "const withoutFinalBreak = ended ? shown.slice(0, -1) : shown;",
+				replace: "const withoutFinalBreak = shown;",
+			},
+		],
+		tests: ["test/pi-races/bash-output-lines.test.ts"],
+	},
+	{
+		id: "RB03",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"openclaw#133213: the size of a last line ended by a line break is the empty rest after it: the note says 'line is 0B'",
+		edits: [
+			{
+				find: "return this.endsWithBreak ? this.endedLineBytes : this.openLineBytes;",
+				replace: "return this.openLineBytes;",
+			},
+		],
+		tests: ["test/pi-races/bash-output-lines.test.ts"],
+	},
+	{
+		id: "RB04",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"openclaw#133213: a line break read apart from its line (a later write) finds itself as the break before: the line's size is 0B",
+		edits: [
+			{
+				find: 'lastNewline > 0 ? text.lastIndexOf("\\n", lastNewline - 1) : -1',
+				replace: 'text.lastIndexOf("\\n", lastNewline - 1)',
+			},
+		],
+		tests: ["test/pi-races/bash-output-lines.test.ts"],
+	},
+	{
+		id: "RB06",
+		file: "src/tools/output-accumulator.ts",
+		description:
+			"openclaw#133213: a line longer than the kept tail, ended by the output's final break, is dropped as a leading partial line: '(no output)'",
+		edits: [
+			{
+				find: "const lastLine = newline === -1 || newline === this.tail.length - 1;",
+				replace: "const lastLine = newline === -1;",
+			},
+		],
+		tests: ["test/pi-races/bash-output-lines.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -48,8 +48,8 @@ describe("pi#5667 / pi#2512: the bash full-output file cannot be created", () =>
 		const result = h.session.messages.find((message) => message.role === "toolResult");
 		expect(result).toMatchObject({ isError: false });
 		const text = (result as { content: { type: string; text: string }[] }).content[0]!.text;
-		expect(text.startsWith("1002\n1003\n")).toBe(true);
-		expect(text).toMatch(/\n3000\n\n\n\[Showing lines 1002-3001 of 3001\. Full output not saved: .+\]$/);
+		expect(text.startsWith("1001\n1002\n")).toBe(true);
+		expect(text).toMatch(/\n3000\n\n\[Showing lines 1001-3000 of 3000\. Full output not saved: .+\]$/);
 		expect(text).not.toContain("Full output: ");
 		expect((result as { details?: { fullOutputPath?: string } }).details?.fullOutputPath).toBeUndefined();
 		// Nothing was left where the file was promised.
@@ -60,7 +60,7 @@ describe("pi#5667 / pi#2512: the bash full-output file cannot be created", () =>
 });
 
 describe("pi#2852: output cut by line count (not by bytes) is not saved to the full-output file", () => {
-	it("pi#2852: `seq 1 3000` (3,001 lines, 14 KB: over the line limit, under the byte limit) names a full-output file that holds every line", async () => {
+	it("pi#2852: `seq 1 3000` (3,000 lines, 14 KB: over the line limit, under the byte limit) names a full-output file that holds every line", async () => {
 		h = await createHarness({ persistence: "disk", initialActiveToolNames: ["bash"] });
 		script(h, [
 			fauxAssistantMessage([fauxToolCall("bash", { command: "seq 1 3000" })], { stopReason: "toolUse" }),
@@ -70,7 +70,7 @@ describe("pi#2852: output cut by line count (not by bytes) is not saved to the f
 		const result = h.session.messages.find((message) => message.role === "toolResult");
 		expect(result).toMatchObject({ isError: false });
 		const text = (result as { content: { type: string; text: string }[] }).content[0]!.text;
-		const path = /\[Showing lines 1002-3001 of 3001\. Full output: (.+)\]$/.exec(text)?.[1];
+		const path = /\[Showing lines 1001-3000 of 3000\. Full output: (.+)\]$/.exec(text)?.[1];
 		expect(path).toBeDefined();
 		expect((result as { details?: { fullOutputPath?: string } }).details?.fullOutputPath).toBe(path);
 		const full = readFileSync(path!, "utf8");

@@ -77,9 +77,9 @@ describe("bash", () => {
 		const output = text(result);
 		const fullPath = result.details?.fullOutputPath ?? "";
 		expect(fullPath.startsWith(join(cwd, "settle-bash-"))).toBe(true);
-		expect(output.startsWith("1002\n1003\n")).toBe(true);
-		expect(output.endsWith(`\n3000\n\n\n[Showing lines 1002-3001 of 3001. Full output: ${fullPath}]`)).toBe(true);
-		expect(result.details?.truncation).toMatchObject({ truncated: true, truncatedBy: "lines", totalLines: 3001 });
+		expect(output.startsWith("1001\n1002\n")).toBe(true);
+		expect(output.endsWith(`\n3000\n\n[Showing lines 1001-3000 of 3000. Full output: ${fullPath}]`)).toBe(true);
+		expect(result.details?.truncation).toMatchObject({ truncated: true, truncatedBy: "lines", totalLines: 3000 });
 		expect(readFileSync(fullPath, "utf-8")).toBe(execFileSync("seq", ["1", "3000"], { encoding: "utf-8" }));
 	});
 
@@ -89,9 +89,9 @@ describe("bash", () => {
 			command: "for i in $(seq 1 100); do printf '%01023d\\n' $i; done",
 		});
 		const output = text(result);
-		// 1023 characters per line: 50 lines and their 50 breaks (before the empty last line) are exactly 50 KB.
+		// 1023 characters per line: 50 lines and the 49 breaks between them fit 50 KB, 51 do not.
 		expect(
-			output.endsWith(`[Showing lines 51-101 of 101 (50.0KB limit). Full output: ${result.details?.fullOutputPath}]`),
+			output.endsWith(`[Showing lines 51-100 of 100 (50.0KB limit). Full output: ${result.details?.fullOutputPath}]`),
 		).toBe(true);
 		expect(readFileSync(result.details?.fullOutputPath ?? "").length).toBe(100 * 1024);
 	});

@@ -159,8 +159,10 @@ describe("same texts as pi 0.73.1", () => {
 			{ command: "true" },
 			{ command: "echo out; exit 4" },
 			{ command: "exit 1" },
-			{ command: "seq 1 2500" },
-			{ command: "for i in $(seq 1 80); do printf '%0999d\\n' $i; done; exit 2" },
+			// Cut outputs end without a line break: pi 0.73.1 counts the break as one more line (pi#4818,
+			// fixed in pi since; test/pi-races/bash-output-lines.test.ts), Settle does not.
+			{ command: "seq 1 2500; printf end" },
+			{ command: "for i in $(seq 1 80); do printf '%0999d\\n' $i; done; printf end; exit 2" },
 			{ command: "echo started; sleep 5", timeout: 0.3 },
 		]) {
 			const { ours, pi: theirs } = await compare("bash", params);
