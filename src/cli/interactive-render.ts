@@ -13,6 +13,7 @@ import { userMessageText } from "../runtime/targets.js";
 import type { AgentSessionEvent } from "../session/events.js";
 import type { RetrySettings } from "../session/retry-policy.js";
 import { RETRY_CANCELLED } from "../session/retry-policy.js";
+import { redrawLines } from "../tools/output-accumulator.js";
 import { sliceWholeCharacters } from "../tools/truncate.js";
 import { outputCapText } from "./output-cap.js";
 import { retryWaitHint } from "./retry-wait-hint.js";
@@ -436,11 +437,14 @@ export function streamSafe(text: string): string {
 const CSI_SEQUENCES = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
 /**
- * One line of a tool's output for a terminal: CSI sequences (colors) dropped, tabs as a space,
- * carriage returns dropped, other control characters made visible ({@link terminalSafe}).
+ * One line of a tool's output for a terminal: a line redrawn with `\r` as a terminal leaves it, CSI
+ * sequences (colors) dropped, tabs as a space, other control characters made visible
+ * ({@link terminalSafe}). With its `\r` only dropped, a `!curl` progress bar showed every frame
+ * glued into one line (cursor/cursor#3842).
  */
 export function outputLineSafe(line: string): string {
-	return terminalSafe(line.replace(CSI_SEQUENCES, "").replace(/\t/g, " ").replace(/\r/g, ""));
+	const drawn = redrawLines(line, true);
+	return terminalSafe(drawn.replace(CSI_SEQUENCES, "").replace(/\t/g, " ").replace(/\r/g, ""));
 }
 
 /** `text` cut to `max` characters with an ellipsis. */

@@ -352,7 +352,7 @@ const ERASE_IN_LINE = /^\x1b\[([02]?)K$/;
  * sequences take no width and an erase in line (`\r\x1b[K`, how many bars clear the line before a
  * shorter frame) erases, as on a terminal; the caller leaves the other sequences out afterwards.
  */
-function redrawLines(text: string, escapes = false): string {
+export function redrawLines(text: string, escapes = false): string {
 	if (!text.includes("\r")) return text;
 	return text
 		.split("\n")

@@ -25889,6 +25889,14 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/bash-output-lines.test.ts"],
 	},
 	{
+		id: "RB05",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"cursor/cursor#3842: settle -i shows a `!` command's progress bar with its `\\r` dropped: every frame glued into one line",
+		edits: [{ find: "const drawn = redrawLines(line, true);", replace: "const drawn = line;" }],
+		tests: ["test/pi-races/interactive-chat.test.ts"],
+	},
+	{
 		id: "RB06",
 		file: "src/tools/output-accumulator.ts",
 		description:

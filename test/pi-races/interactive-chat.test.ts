@@ -193,6 +193,22 @@ describe("agegr/pi-web#174: `!command` and `!!command` typed in the chat", () =>
 	});
 });
 
+describe("cursor/cursor#3842: a progress bar in a `!` command's output, in the chat", () => {
+	it("cursor/cursor#3842: 200 frames redrawn with \\r show as the bar's last frame between the lines around it, not glued into one line; a shorter frame after an erase (`\\r\\e[K`) leaves no rest of the longer one", async () => {
+		const chat = repl(["--faux"]);
+		await chat.idle(0);
+		const bar = "echo start; for i in $(seq 1 200); do printf '\\rprogress %3d/200' $i; done; echo; echo done";
+		const shown = await chat.say(`!${bar}`);
+		expect(shown).toContain("  start\n  progress 200/200\n  done\n");
+		expect(shown).not.toContain("progress 199/200");
+		const erased = await chat.say("!printf 'downloading 99%%\\r\\033[Kdone\\n'");
+		expect(erased).toContain("\n  done\n");
+		expect(erased).not.toContain("  downloading");
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+	});
+});
+
 describe("oh-my-pi#6805: an extension's confirm with a timeout, in the chat", () => {
 	it("oh-my-pi#6805: the question is withdrawn when its timeout ends: the tool call is blocked, the prompt comes back and a later `y` is a prompt, not an answer", async () => {
 		const extension = file(
