@@ -2,6 +2,8 @@
  * Reports about what a bash command's result says, replayed against Settle with a real shell:
  * - pi#9577: a shell killed by a signal (`kill -KILL $$`, the OOM killer) resolved as a success
  *   with its partial output; the model took a cut-off build for a finished one.
+ * - Kilo-Org/kilocode#12698: a command whose binary segfaults (bash execs a lone command, so the
+ *   signal ends the spawned process itself) had no exit code: the call waited out its timeout.
  * - opencode#36655 / pi#433: a UTF-8 character split across two reads of stdout, with a stderr
  *   chunk read in between, was decoded with the stderr bytes in its middle: U+FFFD in place of
  *   both, in the model's result and in a `!` command's streamed output.
@@ -76,6 +78,26 @@ describe("pi#9577: a shell killed by a signal is a failure", () => {
 		expect(result).toMatchObject({ output: "partial\n", exitCode: 143, cancelled: false });
 		const recorded = h.session.messages.find((message) => message.role === "bashExecution");
 		expect(recorded).toMatchObject({ exitCode: 143 });
+	});
+
+	it("Kilo-Org/kilocode#12698: a binary that segfaults as the whole command (bash execs it: no shell left to report `$?`) ends the call at once, an error saying 139, not at its timeout", async () => {
+		h = await createHarness({ initialActiveToolNames: ["bash"] });
+		script(h, [
+			fauxAssistantMessage(
+				[
+					fauxToolCall("bash", {
+						// `exec`, as bash does for a lone command: the spawned process itself dies of the signal (no core file).
+						command: `ulimit -c 0; exec node -e 'console.log("parsing"); process.kill(process.pid, "SIGSEGV")'`,
+						timeout: 600,
+					}),
+				],
+				{ stopReason: "toolUse" },
+			),
+			fauxAssistantMessage("done"),
+		]);
+		await h.session.prompt("run it");
+		expect(toolResultText(h.session)).toEqual({ isError: true, text: "parsing\n\n\nCommand exited with code 139" });
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", content: [{ text: "done" }] });
 	});
 
 	it("pi#9577: operations that report `exitCode: null` (pi's contract for a signal) make the call fail", async () => {

@@ -209,6 +209,44 @@ describe("cursor/cursor#3842: a progress bar in a `!` command's output, in the c
 	});
 });
 
+describe("opencode#46053: a `!` command typed while the agent works", () => {
+	it("opencode#46053: runs at once, not after the run: the model's bash call waiting for the file it makes ends with it, its output is shown, and its record joins the session once the run has settled", async () => {
+		const steps = file(
+			"script.json",
+			JSON.stringify([
+				{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND, timeout: 15 } }] },
+				"job done",
+			]),
+		);
+		const chat = repl(["--faux-script", steps]);
+		await chat.idle(0);
+		chat.send("start the job");
+		await fileAppears(cli.project, "started");
+		const from = chat.mark();
+		// Had the `!` command waited for the run, the call would have waited for the gate until its timeout.
+		chat.send("!touch gate && echo gate-opened");
+		const shown = await chat.idle(from, "job done");
+		expect(shown).toContain("$ touch gate && echo gate-opened\n  gate-opened\n");
+		expect(shown).not.toContain("Queued");
+		expect(await chat.end()).toBe(0);
+		expect(chat.stderr).toBe("");
+		const messages = readEntries(bannerSessionFile(chat.stdout))
+			.filter((entry) => entry.type === "message")
+			.map((entry) => entry.message as { role: string; content?: { text?: string }[]; output?: string })
+			.filter((message) => message.role !== "system");
+		// Held until the run settles, as pi does: never between a tool call and its result.
+		expect(messages.map((message) => message.role)).toEqual([
+			"user",
+			"assistant",
+			"toolResult",
+			"assistant",
+			"bashExecution",
+		]);
+		expect(messages[2]!.content?.[0]?.text).toBe("opened\n");
+		expect(messages[4]!.output).toBe("gate-opened\n");
+	});
+});
+
 describe("oh-my-pi#6805: an extension's confirm with a timeout, in the chat", () => {
 	it("oh-my-pi#6805: the question is withdrawn when its timeout ends: the tool call is blocked, the prompt comes back and a later `y` is a prompt, not an answer", async () => {
 		const extension = file(
