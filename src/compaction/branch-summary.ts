@@ -23,7 +23,7 @@ import {
 	withCustomInstructions,
 } from "./prompts.js";
 import { requestSummary } from "./request.js";
-import { serializeConversation, TOOL_RESULT_MAX_CHARS } from "./serialize.js";
+import { messagesToSummarize, serializeConversation, TOOL_RESULT_MAX_CHARS } from "./serialize.js";
 import type { FileOperations, SessionTreeReader, SummarizerOptions } from "./types.js";
 
 /** What a tree navigation abandons: see {@link collectEntriesForBranchSummary}. */
@@ -314,12 +314,12 @@ export async function generateBranchSummary(
 		// The newest message alone is over the budget: its start, cut to fit, rather than no summary of
 		// the branch at all (pi 0.73.1 records "No content to summarize").
 		const newest = prepareBranchEntries(entries, 0, estimateMessageTokens, options.toolResults).messages.at(-1);
-		const text = newest ? serializeConversation([newest]) : "";
+		const text = newest ? serializeConversation(messagesToSummarize([newest], options.model)) : "";
 		if (text === "") return { summary: EMPTY_BRANCH_SUMMARY, details };
 		prompt = summarizationRequestText(cutToFit(text, budget * 4), instructions);
 	} else {
 		// The estimate sizes messages, not their serialized form: drop the oldest until the request as sent fits.
-		const messages = prepared.messages;
+		const messages = [...messagesToSummarize(prepared.messages, options.model)];
 		prompt = summarizationRequestText(serializeConversation(messages), instructions);
 		while (messages.length > 1 && !summaryRequestFits(prompt, maxTokens, { contextWindow })) {
 			messages.shift();

@@ -2,7 +2,7 @@
  * The conversation as plain text for a summarization request. Sent as text (not as chat
  * messages) so the model summarizes it instead of continuing it.
  */
-import type { AgentMessage } from "../llm/types.js";
+import type { AgentMessage, Model } from "../llm/types.js";
 import { convertToLlm } from "../session/convert-to-llm.js";
 import { sliceWholeCharacters } from "../tools/truncate.js";
 
@@ -49,6 +49,32 @@ export function serializeConversation(messages: readonly AgentMessage[]): string
 		}
 	}
 	return parts.join("\n\n");
+}
+
+/**
+ * The messages a summary request to `model` reads. Claude refuses, every time, a request that hands
+ * it a turn's reasoning as text (`stop_reason: "refusal"`, category `reasoning_extraction`), so
+ * compaction failed on any history with thinking (openclaw#129518): for a Claude model the thinking
+ * blocks are left out (a turn's text and tool calls say what it did). Other models get them, as pi
+ * sends them.
+ *
+ * @example
+ * ```ts
+ * declare const messages: AgentMessage[];
+ * declare const model: Model; // claude-sonnet-4-5
+ * serializeConversation(messagesToSummarize(messages, model)); // no "[Assistant thinking]: …" block
+ * ```
+ */
+export function messagesToSummarize(
+	messages: readonly AgentMessage[],
+	model: Pick<Model, "id" | "provider">,
+): readonly AgentMessage[] {
+	if (model.provider !== "anthropic" && !/claude/i.test(model.id)) return messages;
+	return messages.map((message) =>
+		message.role === "assistant" && message.content.some((block) => block.type === "thinking")
+			? { ...message, content: message.content.filter((block) => block.type !== "thinking") }
+			: message,
+	);
 }
 
 function formatArguments(args: Record<string, unknown> | undefined): string {

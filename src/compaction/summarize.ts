@@ -18,7 +18,7 @@ import {
 	withCustomInstructions,
 } from "./prompts.js";
 import { addUsage, type SummaryText } from "./request.js";
-import { serializeConversation } from "./serialize.js";
+import { messagesToSummarize, serializeConversation } from "./serialize.js";
 import type {
 	CompactionPreparation,
 	CompactionResult,
@@ -38,10 +38,11 @@ export interface GenerateSummaryOptions extends SummarizerOptions {
 }
 
 /**
- * Asks the model for the structured checkpoint summary of `messages` (Goal / Constraints &
+ * Asks the model for the structured checkpoint summary of `history` (Goal / Constraints &
  * Preferences / Progress (Done, In Progress, Blocked) / Key Decisions / Next Steps / Critical
  * Context). The request has the summarization system prompt, one user message with the serialized
  * conversation in `<conversation>` tags (plus `<previous-summary>` in update mode), and no tools.
+ * A Claude model is not sent the history's thinking ({@link messagesToSummarize}).
  *
  * When that request would not fit `model.contextWindow` (chars/4 estimate plus the answer budget),
  * the span is summarized in several requests that each fit, split at message boundaries and each
@@ -59,9 +60,10 @@ export interface GenerateSummaryOptions extends SummarizerOptions {
  * ```
  */
 export function generateSummary(
-	messages: readonly AgentMessage[],
+	history: readonly AgentMessage[],
 	summaryOptions: GenerateSummaryOptions,
 ): Promise<SummaryText> {
+	const messages = messagesToSummarize(history, summaryOptions.model);
 	// An empty previous summary carries nothing to merge: a first compaction's request (as pi).
 	const options =
 		summaryOptions.previousSummary === "" ? { ...summaryOptions, previousSummary: undefined } : summaryOptions;
@@ -98,9 +100,10 @@ export function generateSummary(
  * ```
  */
 export function generateTurnPrefixSummary(
-	messages: readonly AgentMessage[],
+	turnPrefix: readonly AgentMessage[],
 	options: SummarizerOptions & { reserveTokens: number; customInstructions?: string },
 ): Promise<SummaryText> {
+	const messages = messagesToSummarize(turnPrefix, options.model);
 	// `/compact <focus>` steers this request too (pi#9348: pi 0.73.1 sends the prefix without it, so
 	// a split turn with no history before it loses the focus altogether).
 	const firstInstructions = withCustomInstructions(TURN_PREFIX_PROMPT, options.customInstructions);

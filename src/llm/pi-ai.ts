@@ -25,6 +25,7 @@ import { withRequestSignal } from "./request-signal.js";
 import { streamWatchingResponses } from "./response-activity.js";
 import { keepSignedEmptyThinking } from "./signed-empty-thinking.js";
 import { requestReplayableReasoning } from "./stateless-reasoning.js";
+import { withoutThinkingOnlyAnswers } from "./thinking-only-answers.js";
 import { replayableToolCallIds } from "./tool-call-ids.js";
 import { toolHistoryAsText } from "./tool-history-as-text.js";
 import {
@@ -54,6 +55,7 @@ const onOptions =
  */
 const REQUEST_TRANSFORMS: readonly RequestTransform[] = [
 	onContext(withoutBlankGeminiText),
+	onContext(withoutThinkingOnlyAnswers),
 	onContext(joinedUserTurns),
 	onContext(toolHistoryAsText),
 	onContext(replayableToolCallIds),

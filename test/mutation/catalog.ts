@@ -25909,6 +25909,74 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-output-lines.test.ts"],
 	},
+	{
+		id: "RD01",
+		description:
+			"a summary request to a Claude model carries the turns' thinking again: Claude refuses it (reasoning_extraction) and every compaction fails (openclaw#129518)",
+		file: "src/compaction/serialize.ts",
+		edits: [
+			{
+				find: 'if (model.provider !== "anthropic" && !/claude/i.test(model.id)) return messages;',
+				replace: "return messages;",
+			},
+		],
+		tests: ["test/pi-races/summary-thinking-claude.test.ts"],
+	},
+	{
+		id: "RD02",
+		description:
+			"the compaction summary reads the history with its thinking on a Claude model: the request is refused every time (openclaw#129518)",
+		file: "src/compaction/summarize.ts",
+		edits: [
+			{
+				find: "const messages = messagesToSummarize(history, summaryOptions.model);",
+				replace: "const messages = history;",
+			},
+		],
+		tests: ["test/pi-races/summary-thinking-claude.test.ts"],
+	},
+	{
+		id: "RD03",
+		description:
+			"a /tree branch summary on a Claude model quotes the abandoned turns' thinking: the request is refused (oh-my-pi#6439)",
+		file: "src/compaction/branch-summary.ts",
+		edits: [
+			{
+				find: "const messages = [...messagesToSummarize(prepared.messages, options.model)];",
+				replace: "const messages = [...prepared.messages];",
+			},
+		],
+		tests: ["test/pi-races/summary-thinking-claude.test.ts"],
+	},
+	{
+		id: "RD04",
+		description:
+			"every model's summary request loses the turns' thinking, not only a Claude model's (pi sends it to the others)",
+		file: "src/compaction/serialize.ts",
+		edits: [
+			{
+				find: 'if (model.provider !== "anthropic" && !/claude/i.test(model.id)) return messages;',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/summary-thinking-claude.test.ts"],
+	},
+	{
+		id: "RD05",
+		description:
+			"an answer that is only thinking goes back to Anthropic ending on a thinking block: every later request is refused (forgecode#3071)",
+		file: "src/llm/pi-ai.ts",
+		edits: [{ find: "\tonContext(withoutThinkingOnlyAnswers),\n", replace: "" }],
+		tests: ["test/pi-races/thinking-only-answers.test.ts"],
+	},
+	{
+		id: "RD06",
+		description:
+			"an answer with thinking and text counts as thinking only: the model's own answer is left out of later requests",
+		file: "src/llm/thinking-only-answers.ts",
+		edits: [{ find: 'if (block.type === "text" && block.text.trim() !== "") return false;', replace: "" }],
+		tests: ["test/pi-races/thinking-only-answers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -98,3 +98,61 @@ describe("pi#3636: DeepSeek's reasoning_content, passed back in thinking mode", 
 		]);
 	});
 });
+
+/**
+ * oh-my-pi#517: GLM-5 on Z.AI looped after a few turns, repeating its actions, its reasoning reset
+ * each turn: Z.AI keeps a conversation's thinking only when each assistant turn comes back with its
+ * `reasoning_content`. Replayed with a `models.json` provider `zai` at the local server.
+ */
+describe("oh-my-pi#517: GLM's reasoning_content on every assistant turn", () => {
+	const cli = useCliProject("settle-glm-reasoning-content-");
+	const server = useWireServer();
+
+	it("oh-my-pi#517: after the real bash run and after `settle -c`, each GLM turn goes back with its reasoning_content", async () => {
+		const zai = {
+			baseUrl: server.url,
+			api: "openai-completions",
+			apiKey: "ZAI_API_KEY",
+			models: [{ id: "glm-5", reasoning: true, contextWindow: 200_000, maxTokens: 128_000 }],
+		};
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "models.json"), JSON.stringify({ providers: { zai } }));
+		server.reply(
+			chatReply(
+				[
+					{ type: "reasoning", text: "List the files before editing." },
+					{ type: "tool_call", id: "call_glm_1", name: "bash", arguments: { command: "echo from-bash" } },
+				],
+				{ model: "glm-5", finishReason: "tool_calls" },
+			),
+			chatReply(
+				[
+					{ type: "reasoning", text: "The listing is done; report it." },
+					{ type: "text", text: "bash said from-bash." },
+				],
+				{ model: "glm-5" },
+			),
+			chatReply([{ type: "text", text: "Next step." }], { model: "glm-5" }),
+		);
+		const sessionDir = join(cli.dir, "sessions");
+		const run = (args: string[]) =>
+			runSettleAsync(["--session-dir", sessionDir, "--model", "zai/glm-5", ...args], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			});
+
+		const first = await run(["--thinking", "high", "-p", "list the files"]);
+		expect(first.stdout).toBe("bash said from-bash.\n");
+		const again = await run(["-c", "-p", "go on"]);
+		expect(again.stdout).toBe("Next step.\n");
+
+		expect(server.requests).toHaveLength(3);
+		expect(assistantsOf(server.requests[2]!)).toEqual([
+			expect.objectContaining({ reasoning_content: "List the files before editing.", tool_calls: [expect.anything()] }),
+			expect.objectContaining({
+				reasoning_content: "The listing is done; report it.",
+				content: "bash said from-bash.",
+			}),
+		]);
+	});
+});
