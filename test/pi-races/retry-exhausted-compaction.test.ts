@@ -42,6 +42,8 @@ describe("pi#1763, pi#1808: retries that run out on 529s still let the session c
 		expect(w.entries().filter((entry) => entry.type === "compaction")).toHaveLength(1);
 
 		await w.session.prompt("and the rollback");
+		// The answer, the request and its two retries (529), then the summary, then the next prompt.
+		expect(w.server.requests.map(isChatSummaryRequest)).toEqual([false, false, false, false, true, false]);
 		const next = JSON.stringify(w.server.requests.at(-1)!.body.messages);
 		expect(next).toContain("wire summary");
 		expect(next).toContain("and the rollback");
