@@ -92,6 +92,9 @@ const PERMANENT_PATTERNS: readonly RegExp[] = [
 	/quota will reset (?:at|when)\b/i,
 	/reached your (?:daily|weekly|monthly)\b[^.]{0,24}usage limit/i,
 	/exceeded_current_quota_error/i,
+	// OpenRouter's daily cap on free models ("Rate limit exceeded: free-models-per-day-high-balance."):
+	// it resets at midnight UTC, each retry the same 429 (openclaude#1542: "Retrying in 26 seconds… (attempt 5/10)").
+	/\bfree-models-per-day\b/i,
 	/billing/i,
 	/credits are required/i,
 	/credit balance is too low/i,
@@ -570,8 +573,9 @@ function httpDateMs(text: string, now: number): number {
  * The wait a refused provider response asks for in its headers (the clients drop headers from the
  * error text, pi#9595): `retry-after-ms`, then `Retry-After` in seconds or as an HTTP date (from
  * `now`), then, on a 429 only, the `x-ratelimit-reset-requests` / `-tokens` duration (`6m0s`) of a
- * bucket whose `x-ratelimit-remaining-*` is 0 (the longer one when both are). Undefined for an
- * accepted response or none of these. Must not throw.
+ * bucket whose `x-ratelimit-remaining-*` is 0 (the longer one when both are), else a spent limiter's
+ * `x-ratelimit-reset` instant (epoch ms or s; `x-ratelimit-remaining: 0`), in whole seconds from
+ * `now`. Undefined for an accepted response or none of these. Must not throw.
  *
  * @example
  * ```ts
@@ -601,7 +605,52 @@ export function requestedRetryDelayFromHeaders(
 		const delayMs = Math.ceil(durationToMs(reset));
 		if (!longest || delayMs > longest.delayMs) longest = { header: `x-ratelimit-reset-${bucket}`, delayMs };
 	}
-	return longest;
+	if (longest || headers.get("x-ratelimit-remaining")?.trim() !== "0") return longest;
+	const resetAt = epochMs(headers.get("x-ratelimit-reset")?.trim());
+	// Whole seconds, rounded up: the limiter's window is over only once its instant has passed.
+	if (resetAt !== undefined)
+		return { header: "x-ratelimit-reset", delayMs: Math.max(0, Math.ceil((resetAt - now) / 1000) * 1000) };
+	return undefined;
+}
+
+/**
+ * An `X-RateLimit-Reset` instant: 13 digits are epoch milliseconds (OpenRouter's), 10 epoch
+ * seconds. Anything else (a count of seconds, a duration) is not read as one.
+ */
+function epochMs(text: string | undefined): number | undefined {
+	if (!text) return undefined;
+	if (/^\d{13}$/.test(text)) return Number(text);
+	if (/^\d{10}$/.test(text)) return Number(text) * 1000;
+	return undefined;
+}
+
+/**
+ * The wait a refused response's JSON body asks for in the limiter headers it carries: OpenRouter
+ * puts them in `error.metadata.headers` (`X-RateLimit-Remaining: "0"`, `X-RateLimit-Reset` in epoch
+ * ms), not on the response, so neither the clients nor {@link requestedRetryDelayFromHeaders} see
+ * them (TranslateBooksWithLLMs#125: blind 2 s retries inside a one-minute window). Read as those
+ * headers are; undefined for anything else. Must not throw.
+ *
+ * @example
+ * ```ts
+ * const body = '{"error":{"code":429,"metadata":{"headers":{"X-RateLimit-Remaining":"0","X-RateLimit-Reset":"1741305600000"}}}}';
+ * requestedRetryDelayFromBody(429, body, 1741305570000); // { header: "x-ratelimit-reset", delayMs: 30000 }
+ * ```
+ */
+export function requestedRetryDelayFromBody(status: number, body: string, now: number): HeaderRetryDelay | undefined {
+	if (status !== 429 || !/x-ratelimit-reset/i.test(body)) return undefined;
+	let carried: unknown;
+	try {
+		carried = (JSON.parse(body) as { error?: { metadata?: { headers?: unknown } } } | null)?.error?.metadata?.headers;
+	} catch {
+		return undefined;
+	}
+	if (typeof carried !== "object" || carried === null) return undefined;
+	const values = new Map<string, string>();
+	for (const [name, value] of Object.entries(carried)) {
+		if (typeof value === "string" || typeof value === "number") values.set(name.toLowerCase(), String(value));
+	}
+	return requestedRetryDelayFromHeaders(status, { get: (name) => values.get(name) ?? null }, now);
 }
 
 /**

@@ -21,6 +21,7 @@ import {
 	type HeaderRetryDelay,
 	isAccountFailureText,
 	parseRequestedRetryDelayMs,
+	requestedRetryDelayFromBody,
 	requestedRetryDelayFromHeaders,
 	withHeaderRetryDelay,
 } from "../llm/errors.js";
@@ -210,15 +211,20 @@ function withRefusalDetails(
 			// and the clients sleep any Retry-After, hours included (lobehub#13572): a wait over the
 			// cap is the session's to refuse. `x-should-retry: false` tells the OpenAI and Anthropic clients.
 			const body = await refusedBody;
+			// OpenRouter's limiter headers ride in the body, where the clients never look.
+			const bodyAsked =
+				asked === undefined ? requestedRetryDelayFromBody(response.status, body, Date.now()) : undefined;
+			asked ??= bodyAsked;
 			// 0 turns the cap off (pi-ai's documented meaning).
 			const cap = options?.maxRetryDelayMs ?? 0;
 			// The client's own reading counts too: it sleeps `Retry-After: 5, 5` (a proxy's doubled header)
 			// or an ISO date's leading year as seconds, which requestedRetryDelayFromHeaders reads as no wait.
 			const clientWait = clientRetryWaitMs(response.headers, Date.now());
 			const overCap = cap > 0 && ((asked !== undefined && asked.delayMs > cap) || clientWait > cap);
-			// A wait said only in the text (Copilot's "Please wait 17 seconds before trying again"): the
-			// clients retry on their own backoff, blind to it; the session's retry reads and waits it.
-			const waitInText = asked === undefined && parseRequestedRetryDelayMs(body) !== undefined;
+			// A wait said only in the body (Copilot's "Please wait 17 seconds before trying again", OpenRouter's
+			// reset): the clients retry on their own backoff, blind to it; the session's retry reads and waits it.
+			const waitInText =
+				bodyAsked !== undefined || (asked === undefined && parseRequestedRetryDelayMs(body) !== undefined);
 			if (!overCap && !waitInText && !isAccountFailureText(`${response.status} ${body}`)) return undefined;
 			const headers = new Headers(response.headers);
 			headers.set("x-should-retry", "false");

@@ -22905,8 +22905,8 @@ export const MUTANTS: Mutant[] = [
 			"a refusal whose wait is said only in its text is retried by the OpenAI client on its own backoff, blind to the wait asked for",
 		edits: [
 			{
-				find: "const waitInText = asked === undefined && parseRequestedRetryDelayMs(body) !== undefined;",
-				replace: "const waitInText = asked === undefined && parseRequestedRetryDelayMs(body) === -1;",
+				find: "(asked === undefined && parseRequestedRetryDelayMs(body) !== undefined)",
+				replace: "(asked === undefined && parseRequestedRetryDelayMs(body) === -1)",
 			},
 		],
 		tests: ["test/pi-races/copilot-rate-limit-wait.test.ts"],
@@ -25976,6 +25976,43 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/thinking-only-answers.ts",
 		edits: [{ find: 'if (block.type === "text" && block.text.trim() !== "") return false;', replace: "" }],
 		tests: ["test/pi-races/thinking-only-answers.test.ts"],
+	},
+	{
+		id: "RA01",
+		description:
+			"OpenRouter's daily free-model cap (free-models-per-day) is retried as a rate limit again, the same 429 each time (openclaude#1542)",
+		file: "src/llm/errors.ts",
+		edits: [{ find: "\t/\\bfree-models-per-day\\b/i,\n", replace: "" }],
+		tests: ["test/pi-races/openrouter-rate-limits.test.ts"],
+	},
+	{
+		id: "RA02",
+		description:
+			"the limiter headers OpenRouter puts in its 429 body are not read: blind retries inside the window (TranslateBooksWithLLMs#125)",
+		file: "src/session/provider-stream.ts",
+		edits: [{ find: "\t\t\tasked ??= bodyAsked;\n", replace: "" }],
+		tests: ["test/pi-races/openrouter-rate-limits.test.ts"],
+	},
+	{
+		id: "RA03",
+		description:
+			"a wait read from a 429's body leaves the OpenAI client's own blind retries on: they land inside the limiter's window (TranslateBooksWithLLMs#125)",
+		file: "src/session/provider-stream.ts",
+		edits: [{ find: "bodyAsked !== undefined || (asked", replace: "bodyAsked === -1 || (asked" }],
+		tests: ["test/pi-races/openrouter-rate-limits.test.ts"],
+	},
+	{
+		id: "RA04",
+		description:
+			"OpenRouter's X-RateLimit-Reset in epoch milliseconds is read as seconds: a per-minute window taken for centuries, not retried",
+		file: "src/llm/errors.ts",
+		edits: [
+			{
+				find: "if (/^\\d{13}$/.test(text)) return Number(text);",
+				replace: "if (/^\\d{13}$/.test(text)) return Number(text) * 1000;",
+			},
+		],
+		tests: ["test/pi-races/openrouter-rate-limits.test.ts"],
 	},
 ];
 

@@ -5,6 +5,10 @@
  * the second report has it at thinking level high, the thinking already streaming. What the user
  * should see: the request sent again after a backoff, and the answer.
  *
+ * Roo-Code#4921: the same overload "mid edit, with hundreds of lines already edited": the turn sat
+ * until the user pressed resume. What the user should see: the half-streamed call not run, the
+ * request retried, and the answer.
+ *
  * pi#8031: openai-codex streams on the Responses API; a long answer cut after thousands of
  * characters (`terminated`) was retried from the beginning, and the failed partial stayed beside
  * the full one. What the user should see: the answer printed once, and the partial attempt sent
@@ -13,6 +17,8 @@
  * Real `settle -p` child processes against a local server, through pi-ai's Anthropic and OpenAI
  * clients.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeFastRetrySettings, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicReply, anthropicStreamError } from "../llm/wire/anthropic.js";
@@ -69,6 +75,23 @@ describe("pi#157 / pi-anthropic-auth#73: an overloaded_error sent mid-stream end
 			expect.stringMatching(/^error: Os subagentes ODD são$/),
 			"stop: Subagents answer.",
 		]);
+	});
+
+	it("Roo-Code#4921: the overloaded_error comes mid-edit, after a whole `write` call streamed: the cut call never runs, the request is retried and answered, exit 0", async () => {
+		server.reply(
+			anthropicStreamError("overloaded_error", "Overloaded", [
+				{ type: "text", text: "Writing the notes." },
+				{ type: "tool_use", id: "toolu_cut", name: "write", input: { path: "notes.md", content: "half an edit" } },
+			]),
+			anthropicReply([{ type: "text", text: "Notes answered." }]),
+		);
+		const run = await settle("anthropic-messages", ["-p", "write the notes"]);
+
+		expect(run.stdout).toBe("Notes answered.\n");
+		expect(run.code).toBe(0);
+		expect(existsSync(join(cli.project, "notes.md"))).toBe(false);
+		expect(server.requests).toHaveLength(2);
+		expect(JSON.stringify(server.requests[1]!.body.messages)).not.toContain("toolu_cut");
 	});
 });
 
