@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { Repl } from "../cli/interactive.helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 import { writeExtension } from "./helpers.js";
@@ -56,5 +57,22 @@ describe("pi#1061: two extensions register the same command name", () => {
 		expect(numbered.stdout).toBe("Looks good.\n");
 		const sent = (server.requests[0]!.body as { messages: Sent[] }).messages.filter((m) => m.role === "user");
 		expect(sent.map((m) => m.content)).toEqual([[{ type: "text", text: "review by B: main" }]]);
+	});
+
+	it('pi#1061: settle -i answers the plain /review with the same two numbered names, not "unknown command"', async () => {
+		const first = writeExtension(cli.dir, "review-a.mjs", reviewCommand("A"));
+		const second = writeExtension(cli.dir, "review-b.mjs", reviewCommand("B"));
+		const chat = new Repl(["--faux", "--no-session", "-e", first, "-e", second], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		await chat.idle(0);
+		const said = await chat.say("/review main");
+		expect(said).toContain(
+			`Error: /review is a command of 2 extensions, so each is run by its number: /review:1 (${first}), /review:2 (${second}). Nothing was sent to the model.`,
+		);
+		expect(said).not.toContain("unknown command");
+		chat.send("/quit");
+		expect(await chat.exited).toBe(0);
 	});
 });
