@@ -25908,6 +25908,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (payload.expandPromptTemplates) refuseSharedCommandName(s, text);", replace: "" }],
 		tests: ["test/pi-races/shared-command-names.test.ts"],
 	},
+	{
+		id: "RC08",
+		description:
+			'settle -i answers a plain /review that two extensions register with "unknown command", naming neither /review:1 nor /review:2 (pi#1061)',
+		file: "src/cli/interactive-mode.ts",
+		edits: [{ find: "sharing.length > 0", replace: "false" }],
+		tests: ["test/pi-races/shared-command-names.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
