@@ -28,7 +28,7 @@ import { skillInvocation } from "../resources/skills.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
 import type { AgentSession } from "../session/agent-session.js";
-import { CLEARED_BEFORE_QUEUED } from "../session/texts.js";
+import { CLEARED_BEFORE_QUEUED, sharedCommandName } from "../session/texts.js";
 import type { ParsedArgs } from "./args.js";
 import { ChatInput, HISTORY_SIZE } from "./chat-input.js";
 import { sendToCurrentSession } from "./current-session.js";
@@ -465,14 +465,19 @@ export async function runInteractiveMode(
 			!reachesSkill(line, session())
 		) {
 			const skills = session().resourceLoader.getSkills().skills;
-			printer.line(
-				style.red(
-					`Error: ${unknownCommandText(
-						command.name,
-						skills.map((skill) => skill.name),
-					)}`,
-				),
-			);
+			// Two extensions' `/review`: say which numbered names run them (pi#1061), not "unknown".
+			const sharing = session().extensionRunner.getCommandsSharing(command.name);
+			const text =
+				sharing.length > 0
+					? sharedCommandName(
+							command.name,
+							sharing.map((shared) => ({ invocationName: shared.invocationName, path: shared.sourceInfo.path })),
+						)
+					: unknownCommandText(
+							command.name,
+							skills.map((skill) => skill.name),
+						);
+			printer.line(style.red(`Error: ${text}`));
 			return;
 		}
 		// An extension's command is accepted once its handler has finished.

@@ -467,6 +467,17 @@ export class ExtensionRunner {
 		return this.getRegisteredCommands().find((command) => command.invocationName === invocationName);
 	}
 
+	/**
+	 * The commands that share `name` and so are invoked only numbered (`/review:1`, `/review:2`),
+	 * when no command is invoked as `name` itself; else an empty list.
+	 */
+	getCommandsSharing(name: string): ResolvedCommand[] {
+		const commands = this.getRegisteredCommands();
+		if (commands.some((command) => command.invocationName === name)) return [];
+		const sharing = commands.filter((command) => command.name === name);
+		return sharing.length > 1 ? sharing : [];
+	}
+
 	/** Extension commands as `pi.getCommands()` lists them (the session adds templates and skills). */
 	getCommandInfos(): SlashCommandInfo[] {
 		return this.getRegisteredCommands().map((command) => {

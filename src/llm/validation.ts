@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import type { Options as AjvOptions, ErrorObject, ValidateFunction } from "ajv";
 import { errorMessage, SettleError } from "../errors.js";
+import { normalizeArgumentShapes } from "./argument-shapes.js";
 import type { JsonSchema, Tool, ToolCall } from "./types.js";
 
 interface AjvInstance {
@@ -117,7 +118,9 @@ function formatMessage(error: ErrorObject): string {
 /**
  * Validates a tool call's arguments against `tool.parameters` and returns them, coerced where a
  * primitive has the wrong type but converts cleanly (`"5"` → 5 for an integer, `1` → true,
- * `3` → `"3"`, `null` → `""`/0/false). The returned object is a copy: the tool call's own
+ * `3` → `"3"`, `null` → `""`/0/false for a required argument). An optional argument sent as
+ * `null` whose schema takes no null is left out, and an array or object sent as JSON text is
+ * parsed (see `normalizeArgumentShapes`). The returned object is a copy: the tool call's own
  * arguments are never changed. A tool without a schema object gets a copy of its arguments.
  *
  * Throws a `SettleError` (`INVALID_ARGUMENT`) whose message names every failing field, in pi-ai's format:
@@ -150,7 +153,8 @@ export function validateToolArguments(tool: Pick<Tool, "parameters">, toolCall: 
 			{ cause: error },
 		);
 	}
-	// ajv coerces `args` in place; it is our copy.
+	// Both change `args` in place; it is our copy.
+	normalizeArgumentShapes(args, schema);
 	if (validate(args)) return args;
 	const lines = (validate.errors ?? []).map((error) => `  - ${formatPath(error)}: ${formatMessage(error)}`);
 	const details = lines.length > 0 ? lines.join("\n") : "Unknown validation error";
@@ -173,7 +177,10 @@ export function rewrittenArgumentsProblem(
 	input: Record<string, unknown>,
 ): string | undefined {
 	try {
-		Object.assign(input, validateToolArguments(tool, { ...toolCall, arguments: input }));
+		const valid = validateToolArguments(tool, { ...toolCall, arguments: input });
+		// An optional argument set to null was left out of `valid`: leave it out here too.
+		for (const key of Object.keys(input)) if (!Object.hasOwn(valid, key)) delete input[key];
+		Object.assign(input, valid);
 		return undefined;
 	} catch (error) {
 		return errorMessage(error);

@@ -1164,7 +1164,8 @@ export class AgentSession {
 	 * compaction; an operation runs until its `agent_settled`, so this includes the compaction after
 	 * its `agent_end`), `NO_MODEL`, `NO_AUTH`, `INVALID_ARGUMENT` when `text` is not a string,
 	 * `options.images` are not image blocks or `options.streamingBehavior` is neither `"steer"` nor
-	 * `"followUp"` (pi queues any other value as a steer). A prompt made while another is still in its
+	 * `"followUp"` (pi queues any other value as a steer), or when `text` is `/<name>` and two
+	 * extensions register `<name>` (run them as `/<name>:1`, `/<name>:2`). A prompt made while another is still in its
 	 * preflight (its `input` hooks and checks, before its run starts) or while an operation is in its
 	 * last step (`settling`: `agent_settled` being sent) is not refused: it waits, then runs as an
 	 * operation of its own, so `prompt("a"); await prompt("b")` answers both, in order.

@@ -47,6 +47,7 @@ import {
 	commandCannotBeQueued,
 	nothingToContinue,
 	STREAMING_BEHAVIOR_REQUIRED,
+	sharedCommandName,
 	TREE_NAVIGATION_IN_PROGRESS,
 } from "./texts.js";
 
@@ -94,6 +95,7 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	const runner = s.runner();
 	let text = payload.text;
 	let images = payload.images;
+	if (payload.expandPromptTemplates) refuseSharedCommandName(s, text);
 	if (
 		payload.expandPromptTemplates &&
 		text.startsWith("/") &&
@@ -388,7 +390,22 @@ export async function queueInput(
 /** The extension command `text` invokes (`/name args` with `name` registered), if any. */
 function extensionCommandName(s: SessionInternals, text: string): string | undefined {
 	const name = parseCommandInvocation(text)?.name;
-	return name !== undefined && s.runner().getCommand(name) ? name : undefined;
+	if (name !== undefined && s.runner().getCommand(name)) return name;
+	refuseSharedCommandName(s, text);
+	return undefined;
+}
+
+/**
+ * Throws when `text` is `/<name>` and `name` the plain name of commands two extensions register:
+ * each is run only by its number, and sent on as a prompt the text cost a model call (pi#1061).
+ */
+function refuseSharedCommandName(s: SessionInternals, text: string): void {
+	const name = parseCommandInvocation(text)?.name;
+	if (name === undefined) return;
+	const sharing = s.runner().getCommandsSharing(name);
+	if (sharing.length === 0) return;
+	const choices = sharing.map((command) => ({ invocationName: command.invocationName, path: command.sourceInfo.path }));
+	throw new SettleError("INVALID_ARGUMENT", sharedCommandName(name, choices));
 }
 
 /** Tells the machine, unless it has stopped (the session was disposed meanwhile). */

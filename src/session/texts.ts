@@ -44,6 +44,12 @@ export function commandCannotBeQueued(name: string): string {
 	return `Extension command "/${name}" cannot be queued. Use prompt() or execute the command when not streaming.`;
 }
 
+/** `/<name>` typed while two or more extensions register a command of that name (pi#1061). */
+export function sharedCommandName(name: string, choices: readonly { invocationName: string; path: string }[]): string {
+	const listed = choices.map((choice) => `/${choice.invocationName} (${choice.path})`).join(", ");
+	return `/${name} is a command of ${choices.length} extensions, so each is run by its number: ${listed}. Nothing was sent to the model.`;
+}
+
 /** What every {@link clearedBeforeQueued} message says (the interactive chat has shown the text already). */
 export const CLEARED_BEFORE_QUEUED = "was not queued: clearQueue() ran while its input hooks did";
 

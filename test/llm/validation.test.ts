@@ -3,7 +3,7 @@ import { Type as Type034 } from "@sinclair/typebox";
 import { Type as Type1 } from "typebox";
 import { describe, expect, it } from "vitest";
 import type { Tool, ToolCall } from "../../src/llm/types.js";
-import { validateToolArguments, validateToolCall } from "../../src/llm/validation.js";
+import { rewrittenArgumentsProblem, validateToolArguments, validateToolCall } from "../../src/llm/validation.js";
 
 function call(args: Record<string, unknown>, name = "t"): ToolCall {
 	return { type: "toolCall", id: "1", name, arguments: args };
@@ -153,5 +153,49 @@ describe("validateToolArguments edge cases", () => {
 	it("validateToolCall finds the tool by name", () => {
 		expect(validateToolCall([tool(plainSchema, "read")], call({ path: "a" }, "read"))).toEqual({ path: "a" });
 		expect(() => validateToolCall([tool(plainSchema, "read")], call({}, "write"))).toThrow('Tool "write" not found');
+	});
+});
+
+describe("argument shapes models send (mastra#17655, oh-my-pi#3241)", () => {
+	const shapes = Type1.Object({
+		path: Type1.String(),
+		mode: Type1.Optional(Type1.Union([Type1.Literal("fast"), Type1.Literal("deep")])),
+		count: Type1.Optional(Type1.Integer()),
+		nested: Type1.Optional(Type1.Object({ a: Type1.Number(), b: Type1.Optional(Type1.Number()) })),
+		tags: Type1.Optional(Type1.Array(Type1.String())),
+	});
+
+	it("leaves out an optional null argument at any depth (a TypeBox union of literals, an integer), keeps a required one's coercion", () => {
+		const given = { path: "x", mode: null, count: null, nested: { a: 1, b: null } };
+		expect(validateToolArguments(tool(shapes), call(given))).toEqual({ path: "x", nested: { a: 1 } });
+		// The call's own arguments are not changed.
+		expect(given).toEqual({ path: "x", mode: null, count: null, nested: { a: 1, b: null } });
+		expect(validateToolArguments(tool(shapes), call({ path: null }))).toEqual({ path: "" });
+	});
+
+	it("parses an array or object sent as JSON text, inside too; text that is no JSON, or of the other kind, is refused as before", () => {
+		expect(validateToolArguments(tool(shapes), call({ path: "x", tags: '["a","b"]', nested: '{"a":"2"}' }))).toEqual({
+			path: "x",
+			tags: ["a", "b"],
+			nested: { a: 2 },
+		});
+		expect(() => validateToolArguments(tool(shapes), call({ path: "x", tags: "[a, b" }))).toThrow(
+			"  - tags: must be array",
+		);
+		expect(() => validateToolArguments(tool(shapes), call({ path: "x", tags: '{"a":1}' }))).toThrow(
+			"  - tags: must be array",
+		);
+	});
+
+	it("leaves JSON text alone where the schema takes a string too (a string-or-array type, an unconstrained argument)", () => {
+		const loose = { type: "object", properties: { either: { type: ["array", "string"] }, anything: {} } };
+		const given = { either: '["a"]', anything: '{"b":1}' };
+		expect(validateToolArguments(tool(loose), call(given))).toEqual(given);
+	});
+
+	it("a tool_call handler that sets an optional argument to null: the tool gets it left out", () => {
+		const input: Record<string, unknown> = { path: "x", count: null };
+		expect(rewrittenArgumentsProblem(tool(shapes), call({ path: "x" }), input)).toBeUndefined();
+		expect(input).toEqual({ path: "x" });
 	});
 });

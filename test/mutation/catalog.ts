@@ -21506,8 +21506,8 @@ export const MUTANTS: Mutant[] = [
 			"arguments a tool_call handler rewrote are checked but not coerced: a timeout given as a string reaches bash and the call fails",
 		edits: [
 			{
-				find: "Object.assign(input, validateToolArguments(tool, { ...toolCall, arguments: input }));",
-				replace: "validateToolArguments(tool, { ...toolCall, arguments: input });",
+				find: "Object.assign(input, valid);",
+				replace: "",
 			},
 		],
 		tests: ["test/pi-races/tool-call-rewrites.test.ts"],
@@ -26013,6 +26013,86 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/openrouter-rate-limits.test.ts"],
+	},
+	{
+		id: "RC01",
+		description:
+			'an optional argument a model sends as null is coerced again (0, "", false): `read` with limit null refused, an enum failed (mastra#17655)',
+		file: "src/llm/argument-shapes.ts",
+		edits: [
+			{
+				find: 'if (!required.includes(key) && !accepts(propertySchema, "null")) delete args[key];',
+				replace: 'if (!required.includes(key) && !accepts(propertySchema, "null")) void 0;',
+			},
+		],
+		tests: ["test/pi-races/model-argument-shapes.test.ts", "test/llm/validation.test.ts"],
+	},
+	{
+		id: "RC02",
+		description:
+			'an array or object argument sent as JSON text is no longer parsed: refused "must be array" (oh-my-pi#3241)',
+		file: "src/llm/argument-shapes.ts",
+		edits: [{ find: "args[key] = parsed;", replace: "continue;" }],
+		tests: ["test/pi-races/model-argument-shapes.test.ts", "test/llm/validation.test.ts"],
+	},
+	{
+		id: "RC03",
+		description:
+			"a required argument sent as null is left out too: refused as missing instead of coerced as pi-ai does",
+		file: "src/llm/argument-shapes.ts",
+		edits: [
+			{
+				find: 'if (!required.includes(key) && !accepts(propertySchema, "null"))',
+				replace: 'if (!accepts(propertySchema, "null"))',
+			},
+		],
+		tests: ["test/llm/validation.test.ts"],
+	},
+	{
+		id: "RC04",
+		description: 'an argument whose schema type list takes null (`["string", "null"]`) loses the null the model sent',
+		file: "src/llm/argument-shapes.ts",
+		edits: [
+			{
+				find: "if (Array.isArray(declared)) return declared.includes(type);",
+				replace: "if (Array.isArray(declared)) return false;",
+			},
+		],
+		tests: ["test/pi-races/model-argument-shapes.test.ts"],
+	},
+	{
+		id: "RC05",
+		description:
+			"a tool_call handler that sets an optional argument to null hands the tool that null, against its schema",
+		file: "src/llm/validation.ts",
+		edits: [
+			{ find: "for (const key of Object.keys(input)) if (!Object.hasOwn(valid, key)) delete input[key];", replace: "" },
+		],
+		tests: ["test/llm/validation.test.ts"],
+	},
+	{
+		id: "RC06",
+		description:
+			'JSON text for an argument that takes a string too (`["array", "string"]`, `{}`) is parsed: the tool gets an array for its string',
+		file: "src/llm/argument-shapes.ts",
+		edits: [{ find: 'if (accepts(schema, "string")) return undefined;', replace: "" }],
+		tests: ["test/llm/validation.test.ts"],
+	},
+	{
+		id: "RC07",
+		description:
+			"a plain /review that two extensions register goes to the model as a prompt again, and neither command runs (pi#1061)",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [{ find: "if (payload.expandPromptTemplates) refuseSharedCommandName(s, text);", replace: "" }],
+		tests: ["test/pi-races/shared-command-names.test.ts"],
+	},
+	{
+		id: "RC08",
+		description:
+			'settle -i answers a plain /review that two extensions register with "unknown command", naming neither /review:1 nor /review:2 (pi#1061)',
+		file: "src/cli/interactive-mode.ts",
+		edits: [{ find: "sharing.length > 0", replace: "false" }],
+		tests: ["test/pi-races/shared-command-names.test.ts"],
 	},
 ];
 
