@@ -45,6 +45,7 @@ import {
 	sessionLocation,
 	shadowedCommands,
 	shadowedCommandWarning,
+	switchedOffSkills,
 	unknownCommandText,
 } from "./interactive-commands.js";
 import {
@@ -464,12 +465,14 @@ export async function runInteractiveMode(
 				.some((known) => known.name === command.name) &&
 			!reachesSkill(line, session())
 		) {
-			const skills = session().resourceLoader.getSkills().skills;
+			const loader = session().resourceLoader;
+			const switchedOff = command.name.startsWith("skill:") ? switchedOffSkills(loader) : [];
 			printer.line(
 				style.red(
 					`Error: ${unknownCommandText(
 						command.name,
-						skills.map((skill) => skill.name),
+						loader.getSkills().skills.map((skill) => skill.name),
+						switchedOff,
 					)}`,
 				),
 			);
