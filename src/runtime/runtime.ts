@@ -440,8 +440,9 @@ export class AgentSessionRuntime {
 		this.replacementActions = {
 			newSession: (options) => this.newSession(options),
 			fork: (entryId, options) => this.fork(entryId, options),
-			// pi's ExtensionAPI contract: a missing file starts a new session there.
-			switchSession: (path, options) => this.switchSession(path, { ...options, createIfMissing: true }),
+			// pi's ExtensionAPI contract: a missing file starts a new session there; its result is `{ cancelled }`.
+			switchSession: (path, options) =>
+				this.switchSession(path, { ...options, createIfMissing: true }).then(({ cancelled }) => ({ cancelled })),
 		};
 		initial.session.setReplacementActions(this.replacementActions);
 		// Teardown is timed like the session (its clock, its bound on session_shutdown handlers).
