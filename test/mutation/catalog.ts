@@ -25923,6 +25923,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/skill-commands-setting.test.ts"],
 	},
+	{
+		id: "RF09",
+		description:
+			"a prompt() with streamingBehavior that clearQueue() dropped in the mailbox, reaching the machine once idle, runs as a prompt of its own: the text clearQueue() returned is delivered too",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [{ find: '\tif (cleared && payload.kind === "text") {', replace: "\tif (false) {" }],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

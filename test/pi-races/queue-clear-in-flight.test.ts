@@ -223,6 +223,35 @@ describe("oh-my-pi#10563 (review): a busy prompt() still in the session machine'
 	);
 });
 
+describe("oh-my-pi#10563 (review): a prompt() with streamingBehavior sent as the operation settles, then clearQueue()", () => {
+	it("oh-my-pi#10563: sent from an agent_settled listener and cleared at once: returned by clearQueue(), rejected ABORTED, never run as a prompt of its own", async () => {
+		h = await createHarness({ persistence: "disk" });
+		const harness = h;
+		let cleared: ReturnType<typeof harness.session.clearQueue> | undefined;
+		let refused: Promise<unknown> | undefined;
+		harness.session.subscribe((event) => {
+			if (event.type !== "agent_settled" || refused) return;
+			refused = harness.session.prompt("use the old plan", { streamingBehavior: "followUp" }).then(
+				() => undefined,
+				(error: unknown) => error,
+			);
+			cleared = harness.session.clearQueue();
+		});
+		const { answerRequests } = script(harness, [
+			fauxAssistantMessage("answer one"),
+			fauxAssistantMessage("answer two"),
+		]);
+		await harness.session.prompt("run the tests");
+		const error = await refused;
+		await harness.session.waitForIdle();
+
+		expect(cleared).toEqual({ steering: [], followUp: ["use the old plan"] });
+		expect(error).toMatchObject({ code: "ABORTED", message: expect.stringContaining("before the session took it up") });
+		expect(answerRequests.flatMap((request) => userTexts(request))).not.toContain("use the old plan");
+		expect(persistedUserTexts(harness.session.sessionFile!)).toEqual(["run the tests"]);
+	});
+});
+
 describe("oh-my-pi#10563 (review): Ctrl+C in settle -i while a typed line's input hook runs", () => {
 	it("oh-my-pi#10563: settle -i: a line typed during a run, its input hook still running at Ctrl+C, is listed as not sent (no error) and never reaches the model", async () => {
 		const steps = join(cli.dir, "chat-steps.json");
