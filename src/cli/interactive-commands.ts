@@ -14,6 +14,8 @@ import { resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import type { ExtensionUIContext, SlashCommandInfo } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
+import { loadSkillFile } from "../resources/skills.js";
+import type { FilteredOutSkill, ResourceLoader } from "../resources/types.js";
 import { MissingSessionCwdError } from "../runtime/errors.js";
 import { exactModelMatch } from "../runtime/model-scope.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
@@ -180,9 +182,11 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
 			}
 			host.runtime.session.setSessionName(name);
 			// A new session's file is written with its first message (pi's rule): said, so a name given
-			// before one is not thought saved by a user who then quits.
-			const file = host.runtime.session.sessionFile;
-			const unsaved = file !== undefined && !existsSync(file);
+			// before one is not thought saved by a user who then quits. Not while the first message's run
+			// has started: its message is on its way to the file, and quitting waits for it.
+			const session = host.runtime.session;
+			const file = session.sessionFile;
+			const unsaved = file !== undefined && !existsSync(file) && !session.isStreaming;
 			host.print(
 				`Session name: ${name}${unsaved ? " (saved with the first message; quitting before one keeps no session)" : ""}`,
 			);
@@ -296,7 +300,12 @@ function help(host: CommandHost): void {
 	host.print("Commands:");
 	for (const command of BUILTIN_COMMANDS) host.print(`  ${command.usage.padEnd(width)}${command.description}`);
 	// A command under a built-in's name cannot be typed here (a start-up warning says so).
-	const others = host.runtime.session.getCommands().filter((command) => !BY_NAME.has(command.name));
+	const session = host.runtime.session;
+	// As pi's completion list: `enableSkillCommands: false` leaves the skills out (typed, they still run).
+	const skillCommands = session.settingsManager.getEnableSkillCommands();
+	const others = session
+		.getCommands()
+		.filter((command) => !BY_NAME.has(command.name) && (skillCommands || command.source !== "skill"));
 	if (others.length > 0) {
 		host.print("From extensions, prompt templates and skills:");
 		for (const command of others) {
@@ -305,6 +314,11 @@ function help(host: CommandHost): void {
 				`  ${usage.length < width ? usage.padEnd(width) : `${usage}  `}${command.description ? clip(command.description, 80) : `(${command.source})`}`,
 			);
 		}
+	}
+	if (!skillCommands && session.resourceLoader.getSkills().skills.length > 0) {
+		host.print(
+			"Skill commands are not listed: enableSkillCommands is false in settings. /skill:<name> still runs a loaded skill.",
+		);
 	}
 	host.print(
 		"Keys: Enter sends (while a run streams: steers it), Shift+Tab picks the next thinking level, Ctrl+C aborts the run, Ctrl+C twice or Ctrl+D exits.",
@@ -690,17 +704,42 @@ export function reportReload(host: Pick<CommandHost, "runtime" | "print" | "warn
 	for (const warning of reloadedResourceWarnings(session)) host.warn(warning);
 }
 
+/** A skill file a settings filter switched off, under the name `/skill:<name>` would give it. */
+export interface SwitchedOffSkill {
+	name: string;
+	path: string;
+	/** Which filter, as {@link FilteredOutSkill.filter} says. */
+	filter: string;
+}
+
+/** The skills settings filters switched off, by name (their files are read now: only an unknown `/skill:` asks). */
+export function switchedOffSkills(loader: ResourceLoader): SwitchedOffSkill[] {
+	return (loader.getFilteredOutSkills?.() ?? []).flatMap(({ path, filter }) => {
+		const name = loadSkillFile(path, { source: "local", scope: "user", origin: "top-level" }).skill?.name;
+		return name === undefined ? [] : [{ name, path, filter }];
+	});
+}
+
 /**
  * The error for `/<name>` when neither a built-in nor an extension command has that name. pi's
  * `/share` (an upload to a secret GitHub gist, pi#7217) gets what to do instead: Settle uploads
- * nothing. A `/skill:<name>` that differs from loaded `skillNames` only in case names them.
+ * nothing. A `/skill:<name>` that differs from loaded `skillNames` only in case names them; one
+ * a settings filter switched off (`switchedOff`) names the filter.
  */
-export function unknownCommandText(name: string, skillNames: readonly string[] = []): string {
+export function unknownCommandText(
+	name: string,
+	skillNames: readonly string[] = [],
+	switchedOff: readonly SwitchedOffSkill[] = [],
+): string {
 	if (name === "share") {
 		return "/share is pi's upload of the session page to a secret GitHub gist; Settle uploads nothing. Write the page with /export [file.html] and share that file.";
 	}
 	// As in pi, `/skill:<name>` matches the name exactly; a user typing `Code` for `code` is told which.
 	if (name.startsWith("skill:")) {
+		const off = switchedOff.find((skill) => skill.name === name.slice(6));
+		if (off) {
+			return `/${name} is not loaded: its skill ${off.path} is switched off by ${off.filter}. Change that filter to load it, then /reload.`;
+		}
 		const typed = name.slice(6).toLowerCase();
 		const meant = skillNames.filter((skill) => skill.toLowerCase() === typed).sort();
 		if (meant.length > 0) {

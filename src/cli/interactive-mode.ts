@@ -45,6 +45,7 @@ import {
 	sessionLocation,
 	shadowedCommands,
 	shadowedCommandWarning,
+	switchedOffSkills,
 	unknownCommandText,
 } from "./interactive-commands.js";
 import {
@@ -464,9 +465,10 @@ export async function runInteractiveMode(
 				.some((known) => known.name === command.name) &&
 			!reachesSkill(line, session())
 		) {
-			const skills = session().resourceLoader.getSkills().skills;
+			const loader = session().resourceLoader;
 			// Two extensions' `/review`: say which numbered names run them (pi#1061), not "unknown".
 			const sharing = session().extensionRunner.getCommandsSharing(command.name);
+			const switchedOff = command.name.startsWith("skill:") ? switchedOffSkills(loader) : [];
 			const text =
 				sharing.length > 0
 					? sharedCommandName(
@@ -475,7 +477,8 @@ export async function runInteractiveMode(
 						)
 					: unknownCommandText(
 							command.name,
-							skills.map((skill) => skill.name),
+							loader.getSkills().skills.map((skill) => skill.name),
+							switchedOff,
 						);
 			printer.line(style.red(`Error: ${text}`));
 			return;

@@ -25,8 +25,7 @@
  * A dialog still open when the session is replaced ends with its default, named on stderr (pi leaves
  * it open for an answer that would reach a disposed extension).
  */
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { errorMessage, SettleError } from "../errors.js";
 import { loadReadline } from "../lazy-deps.js";
@@ -299,12 +298,11 @@ export async function runRpcMode(
 			case "switch_session": {
 				// pi's RPC: a path with no file starts a new session there; `created: true` (Settle's) tells
 				// the host, as `--session <missing path>` warns, so a mistyped path is not taken for a resume.
+				// Decided by the switch, not by a look before it: the current session's unwritten path may be
+				// written by its own session_shutdown, and the switch then continues that file.
 				const sessionPath = requireString(command, "sessionPath");
-				const missing = !existsSync(resolve(sessionPath));
 				const switched = await runtime.switchSession(sessionPath, { createIfMissing: true });
-				const result: RpcSwitchSessionResult =
-					missing && !switched.cancelled ? { ...switched, created: true } : switched;
-				return success(id, "switch_session", result);
+				return success(id, "switch_session", switched satisfies RpcSwitchSessionResult);
 			}
 			case "fork": {
 				let result: Awaited<ReturnType<AgentSessionRuntime["fork"]>>;

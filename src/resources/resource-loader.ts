@@ -54,6 +54,7 @@ import { readPromptTextFile, readTextFile } from "./text-file.js";
 import type {
 	ContextFile,
 	ExtensionFactory,
+	FilteredOutSkill,
 	LoadExtensionsResult,
 	PromptTemplate,
 	ResourceDiagnostic,
@@ -131,6 +132,7 @@ interface Snapshot {
 	systemPrompt: string | undefined;
 	appendSystemPrompt: string[];
 	systemPromptFiles: SystemPromptFiles;
+	filteredOutSkills: FilteredOutSkill[];
 }
 
 function emptySnapshot(): Snapshot {
@@ -149,6 +151,7 @@ function emptySnapshot(): Snapshot {
 		systemPrompt: undefined,
 		appendSystemPrompt: [],
 		systemPromptFiles: { append: [] },
+		filteredOutSkills: [],
 	};
 }
 
@@ -261,6 +264,11 @@ export class DefaultResourceLoader implements ResourceLoader {
 	}
 	getSystemPromptFiles(): SystemPromptFiles {
 		return this.snapshot.systemPromptFiles;
+	}
+
+	/** The skill files settings filters switched off (see {@link ResourceLoader.getFilteredOutSkills}). */
+	getFilteredOutSkills(): FilteredOutSkill[] {
+		return this.snapshot.filteredOutSkills;
 	}
 
 	/**
@@ -560,6 +568,7 @@ export class DefaultResourceLoader implements ResourceLoader {
 			systemPrompt,
 			appendSystemPrompt,
 			systemPromptFiles: { ...(systemFile !== undefined ? { system: systemFile } : {}), append: appendFiles },
+			filteredOutSkills: o.noSkills ? [] : filteredOut(discoveredSkills),
 		};
 	}
 
@@ -597,12 +606,15 @@ export class DefaultResourceLoader implements ResourceLoader {
 		const unreadable: UnreadableFolders = new Map();
 		// pi registers package files first: a package's filter decides for a file before any settings entry does.
 		for (const file of packages) {
-			if (file.kind === kind && !registered.has(file.path))
-				registered.set(file.path, { ...file.found, enabled: file.enabled });
+			if (file.kind === kind && !registered.has(file.path)) {
+				const off = file.enabled ? {} : { offBy: `the "${kind}" filter of the package ${file.found.source}` };
+				registered.set(file.path, { ...file.found, enabled: file.enabled, ...off });
+			}
 		}
 		const register = (path: string, layer: Layer, source: "local" | "auto", enabled: boolean) => {
 			const baseDir = source === "auto" ? layer.baseDir : undefined;
-			if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, baseDir, enabled });
+			const off = enabled ? {} : { offBy: `the "${kind}" filter in ${layer.settingsPath}` };
+			if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, baseDir, enabled, ...off });
 		};
 		// An untrusted project's extensions are never imported: their folders' mistakes do not stop start-up.
 		const reportMissing = (layer: Layer, missing: MissingExtensionEntry[], settingsPath?: string) => {
@@ -880,7 +892,8 @@ function filesAt(
 	return promptFilesAt(path, fromSettings, unreadable);
 }
 
-type Registered = Found & { enabled: boolean };
+/** `offBy`: the filter that switched a file off (absent when enabled). */
+type Registered = Found & { enabled: boolean; offBy?: string };
 
 /**
  * A warning per sub-folder of the prompts folder `dir` whose templates nothing reaches (a settings
@@ -983,6 +996,18 @@ function installedVersionMismatch(spec: string, root: string): string | undefine
  * a symlink) counts once, as in pi: its first registration by precedence decides, enabled or not.
  */
 function enabledInOrder(registered: Map<string, Registered>): Found[] {
+	return decided(registered)
+		.filter((found) => found.enabled)
+		.map(({ enabled: _enabled, offBy: _offBy, ...found }) => found);
+}
+
+/** The files a filter switched off, as {@link enabledInOrder} decides (a file counts once). */
+function filteredOut(registered: Map<string, Registered>): FilteredOutSkill[] {
+	return decided(registered).flatMap((found) => (found.offBy ? [{ path: found.path, filter: found.offBy }] : []));
+}
+
+/** Every file once, by precedence: its first registration decides (see {@link enabledInOrder}). */
+function decided(registered: Map<string, Registered>): Registered[] {
 	const rank = (found: Found) =>
 		found.origin === "package" ? 4 : (found.scope === "project" ? 0 : 2) + (found.source === "local" ? 0 : 1);
 	const seen = new Set<string>();
@@ -993,9 +1018,7 @@ function enabledInOrder(registered: Map<string, Registered>): Found[] {
 			if (seen.has(real)) return false;
 			seen.add(real);
 			return true;
-		})
-		.filter((found) => found.enabled)
-		.map(({ enabled: _enabled, ...found }) => found);
+		});
 }
 
 function toSourceInfo(found: Found): Omit<SourceInfo, "path"> {

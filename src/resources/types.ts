@@ -63,6 +63,14 @@ export interface SystemPromptFiles {
 	append: string[];
 }
 
+/** A skill file discovery found and a settings filter switched off (`!pattern`, `-path`, a package's list). */
+export interface FilteredOutSkill {
+	/** The skill file (`SKILL.md`, or a `.md` file in a skills folder). */
+	path: string;
+	/** The filter that switched it off, for a message: `the "skills" filter in <settings file>`, or the package's. */
+	filter: string;
+}
+
 import type { ExtensionFactory } from "../extensions/types.js";
 
 export type { ExtensionFactory };
@@ -174,6 +182,15 @@ export interface ResourceLoader {
 	 * ```
 	 */
 	getSystemPromptFiles?(): SystemPromptFiles;
+	/**
+	 * The skill files settings filters switched off, so a host can say why `/skill:<name>` is not
+	 * there instead of "unknown command" (read them with `loadSkillFile` to learn their names).
+	 * @example
+	 * ```ts
+	 * for (const { path, filter } of session.resourceLoader.getFilteredOutSkills?.() ?? []) console.log(path, filter);
+	 * ```
+	 */
+	getFilteredOutSkills?(): FilteredOutSkill[];
 	/** Adds skill / prompt paths (from `resources_discover`) to the current snapshot. */
 	extendResources(paths: ResourceExtensionPaths): void;
 	/** Whether the project's code (extensions) may run. */

@@ -31,6 +31,7 @@ export {
 	type SessionReplacementReason,
 	type SettleTimedOutEvent,
 	type SettleTimedOutListener,
+	type SwitchResult,
 } from "./runtime.js";
 export {
 	type CreateAgentSessionFromServicesOptions,

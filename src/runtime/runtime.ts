@@ -126,6 +126,16 @@ export interface ReplacementResult {
 	cancelled: boolean;
 }
 
+/** Result of `switchSession`. */
+export interface SwitchResult extends ReplacementResult {
+	/**
+	 * `true` when no file was at the path and a new, empty session started there (`createIfMissing`).
+	 * Absent when the switch opened a file, also one the previous session wrote while the switch ran
+	 * (its own unwritten path, written by its `session_shutdown`): that session goes on there.
+	 */
+	created?: true;
+}
+
 /** Result of `fork`: also the text of the user message forked before. */
 export interface ForkResult extends ReplacementResult {
 	selectedText?: string;
@@ -259,7 +269,7 @@ interface Created {
 }
 
 interface PendingRequest {
-	resolve(result: ForkResult): void;
+	resolve(result: ForkResult & SwitchResult): void;
 	reject(error: unknown): void;
 	reason: SessionReplacementReason;
 }
@@ -406,6 +416,8 @@ export class AgentSessionRuntime {
 	private rebind: ((session: AgentSession) => unknown) | undefined;
 	private beforeInvalidate: (() => void) | undefined;
 	private inFlight: Created | undefined;
+	/** The target of the replacement committed last, until its request settles (its `created`). */
+	private committedTarget: TargetHandle | undefined;
 	private requestCounter = 0;
 	private disposedPromise: Promise<void> | undefined;
 	private readonly replacementActions: SessionReplacementActions;
@@ -428,8 +440,9 @@ export class AgentSessionRuntime {
 		this.replacementActions = {
 			newSession: (options) => this.newSession(options),
 			fork: (entryId, options) => this.fork(entryId, options),
-			// pi's ExtensionAPI contract: a missing file starts a new session there.
-			switchSession: (path, options) => this.switchSession(path, { ...options, createIfMissing: true }),
+			// pi's ExtensionAPI contract: a missing file starts a new session there; its result is `{ cancelled }`.
+			switchSession: (path, options) =>
+				this.switchSession(path, { ...options, createIfMissing: true }).then(({ cancelled }) => ({ cancelled })),
 		};
 		initial.session.setReplacementActions(this.replacementActions);
 		// Teardown is timed like the session (its clock, its bound on session_shutdown handlers).
@@ -738,7 +751,7 @@ export class AgentSessionRuntime {
 	 * await runtime.switchSession("/home/me/notes/lib.jsonl", { createIfMissing: true, cwdOverride: "/work/lib" });
 	 * ```
 	 */
-	switchSession(sessionPath: string, options: RuntimeSwitchOptions = {}): Promise<ReplacementResult> {
+	switchSession(sessionPath: string, options: RuntimeSwitchOptions = {}): Promise<SwitchResult> {
 		const method = "runtime.switchSession";
 		const invalid =
 			stringArgumentError(method, "the session path", sessionPath, SESSION_PATH_HINT) ??
@@ -751,7 +764,9 @@ export class AgentSessionRuntime {
 		if (options.sessionDir !== undefined) event.sessionDir = resolve(options.sessionDir);
 		if (options.createIfMissing) event.createIfMissing = true;
 		if (options.withSession) event.withSession = options.withSession as (ctx: unknown) => unknown;
-		return this.request(event, "switch").then(({ cancelled }) => ({ cancelled }));
+		return this.request(event, "switch").then(({ cancelled, created }) =>
+			created ? { cancelled, created } : { cancelled },
+		);
 	}
 
 	/**
@@ -863,12 +878,12 @@ export class AgentSessionRuntime {
 	private request(
 		event: Exclude<RuntimeEvent, { type: "DISPOSE" }>,
 		reason: SessionReplacementReason,
-	): Promise<ForkResult> {
+	): Promise<ForkResult & SwitchResult> {
 		if (this.disposedPromise) return Promise.reject(new SettleError("SESSION_CLOSED", RUNTIME_DISPOSED_MESSAGE));
 		if (!this.actor.getSnapshot().can(event)) {
 			return Promise.reject(new SettleError("BUSY", REPLACEMENT_IN_PROGRESS_MESSAGE));
 		}
-		return new Promise<ForkResult>((resolveRequest, rejectRequest) => {
+		return new Promise<ForkResult & SwitchResult>((resolveRequest, rejectRequest) => {
 			this.pending.set(event.requestId, { resolve: resolveRequest, reject: rejectRequest, reason });
 			this.actor.send(event);
 		});
@@ -898,6 +913,7 @@ export class AgentSessionRuntime {
 					this.inFlight = undefined;
 					created.previous = this.current.session;
 					this.current = created.result;
+					this.committedTarget = created.target;
 					const manager = created.target.manager;
 					// The old session wrote to the shared file until it was disposed: catch up with it.
 					if (created.target.shared && manager.getLeafId() !== created.leafAtCreation) {
@@ -931,8 +947,11 @@ export class AgentSessionRuntime {
 					reportUnfinishedShutdownHandlers(this.current.session.extensionRunner, event.timeoutMs, event.reason);
 					return;
 				case "replacement_completed": {
-					const result: ForkResult = { cancelled: false };
+					const result: ForkResult & SwitchResult = { cancelled: false };
 					if (event.selectedText !== undefined) result.selectedText = event.selectedText;
+					// Decided by the switch itself: a file its previous session wrote meanwhile was taken over.
+					if (this.committedTarget?.startsNewSession) result.created = true;
+					this.committedTarget = undefined;
 					this.settle(event.requestId, result, event.error);
 					return;
 				}
@@ -954,7 +973,7 @@ export class AgentSessionRuntime {
 			callListener("runtime.onSessionReplaced", listener, event, this.listenerOwner);
 	}
 
-	private settle(requestId: string, result: ForkResult | undefined, error?: unknown): void {
+	private settle(requestId: string, result: (ForkResult & SwitchResult) | undefined, error?: unknown): void {
 		const pending = this.pending.get(requestId);
 		if (!pending) return;
 		this.pending.delete(requestId);

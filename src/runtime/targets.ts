@@ -37,6 +37,8 @@ export interface TargetHandle {
 	 * still write it before it is disposed (see {@link takeOverFileWrittenMeanwhile}).
 	 */
 	unwrittenCurrentPath?: string;
+	/** A switch that found no file: a new session starts at the path (until a file written meanwhile is taken over). */
+	startsNewSession?: boolean;
 }
 
 /** The current session, as the openers need it. */
@@ -127,6 +129,7 @@ export function openSessionFile(
 	const createdFiles = existed || isCurrent ? [] : ownedFile(manager);
 	const handle: TargetHandle = { manager, shared: false, createdFiles };
 	if (isCurrent && !existed) handle.unwrittenCurrentPath = file;
+	if (!existed) handle.startsNewSession = true;
 	validateCwd(handle, current.cwd);
 	return handle;
 }
@@ -160,6 +163,7 @@ export function takeOverFileWrittenMeanwhile(handle: TargetHandle): boolean {
 	if (readSessionHeader(file)?.id === handle.manager.getSessionId()) return false;
 	try {
 		handle.manager.setSessionFile(file);
+		handle.startsNewSession = false;
 	} catch (error) {
 		const code = error instanceof SettleError ? error.code : "IO";
 		throw new SettleError(

@@ -120,7 +120,13 @@ import type { CustomMessage } from "./messages.js";
 import { type CycleDirection, type ModelCycleResult, nextCycleModel } from "./model-cycling.js";
 import { modelRegistryView } from "./model-registry-view.js";
 import { answerMachineRequests, createSessionOperationActor } from "./operation-actors.js";
-import { abortPreflight, type PromptPayload, queueInput, type StreamingBehavior } from "./prompt-pipeline.js";
+import {
+	abortPreflight,
+	extensionCommandName,
+	type PromptPayload,
+	queueInput,
+	type StreamingBehavior,
+} from "./prompt-pipeline.js";
 import { providerStreamFn } from "./provider-stream.js";
 import { PublicEvents } from "./public-events.js";
 import { type QueuedTexts, SessionQueues } from "./queues.js";
@@ -2580,8 +2586,10 @@ export class AgentSession {
 		}
 		// Its place among the messages queued as it asks, from now: the machine may handle the request
 		// after a steer() / followUp() made later (sent from one of its own event's listeners).
-		if (payload.kind === "text" && payload.streamingBehavior)
-			this.queues.reserveTurn(requestId, payload.streamingBehavior);
+		if (payload.kind === "text" && payload.streamingBehavior) {
+			const command = payload.expandPromptTemplates && extensionCommandName(this.internals, payload.text) !== undefined;
+			this.queues.reserveTurn(requestId, payload.streamingBehavior, command ? undefined : payload.text);
+		}
 		return new Promise<void>((resolve, reject) => {
 			this.pending.set(requestId, { resolve, reject, preflightResult });
 			this.actor.send({ type: "PROMPT", request });

@@ -90,6 +90,11 @@ export async function preflight(s: SessionInternals, request: PromptRequest): Pr
 	const payload = request.payload as PromptPayload;
 	// A new operation, not a queued message: the place reserved for it in its queue is given up.
 	s.queues.releaseReservedTurn(request.requestId);
+	const cleared = s.queues.takeClearedRequest(request.requestId);
+	if (cleared && payload.kind === "text") {
+		// clearQueue() returned its text while it waited (busy) in the machine's mailbox.
+		throw new SettleError("ABORTED", clearedBeforeQueued(cleared, payload.text, false));
+	}
 	if (payload.kind === "custom") return startCustomMessage(s, payload.message, payload.viaAgentStart === true, aborted);
 	if (payload.kind === "continue") return startContinuation(s, aborted);
 	const runner = s.runner();
@@ -294,6 +299,9 @@ export async function busyPreflight(s: SessionInternals, input: BusyPreflightInp
 		s.agent.steer(payload.message);
 		return { disposition: "queued" };
 	}
+	// clearQueue() ran while it waited in the machine's mailbox: it returned the text, so no hook runs.
+	const cleared = s.queues.takeClearedRequest(input.request.requestId);
+	if (cleared) throw new SettleError("ABORTED", clearedBeforeQueued(cleared, payload.text, false));
 	// Its place in its queue, reserved when it was sent (SessionQueues.reserveTurn), so neither a
 	// slow hook nor the machine's mailbox lets a later message of the same kind overtake it.
 	const order = s.queues.claimReservedTurn(input.request.requestId);
@@ -388,7 +396,7 @@ export async function queueInput(
 }
 
 /** The extension command `text` invokes (`/name args` with `name` registered), if any. */
-function extensionCommandName(s: SessionInternals, text: string): string | undefined {
+export function extensionCommandName(s: SessionInternals, text: string): string | undefined {
 	const name = parseCommandInvocation(text)?.name;
 	if (name !== undefined && s.runner().getCommand(name)) return name;
 	refuseSharedCommandName(s, text);

@@ -18,6 +18,8 @@ export const QUEUE_TEXT_MAX = 60;
 
 /** A place in a queue's submission order ({@link SessionQueues.takeTurn}). */
 export interface QueueTurn {
+	/** The queue it takes its place in. */
+	readonly kind: "steer" | "followUp";
 	/** Settles once every message submitted before this one has been queued or dropped. */
 	readonly turn: Promise<void>;
 	/** Call once this message has been queued or dropped (again: no effect). */
@@ -90,6 +92,8 @@ export class SessionQueues {
 	private readonly onTheirWay = new Set<OpenTurn>();
 	/** Turns taken for prompt requests the session's machine has not handed on yet, by request id. */
 	private reservedTurns = new Map<string, QueueTurn>();
+	/** Requests `clear()` dropped while they waited in the machine's mailbox, with their kind. */
+	private readonly clearedRequests = new Map<string, "steer" | "followUp">();
 	/** A queued text whose message has started (left its list) and has not reached its `message_end`. */
 	private delivering: { list: QueuedEntry[]; index: number; entry: QueuedEntry } | undefined;
 
@@ -167,6 +171,7 @@ export class SessionQueues {
 			resolve(Promise.all(own.ahead).then(() => {}));
 		};
 		return {
+			kind,
 			get turn() {
 				return own.waitFor;
 			},
@@ -190,8 +195,21 @@ export class SessionQueues {
 	 * operation, a deferred prompt, dispose) must {@link releaseReservedTurn release} it, or
 	 * `kind`'s later messages wait forever.
 	 */
-	reserveTurn(requestId: string, kind: "steer" | "followUp"): void {
-		this.reservedTurns.set(requestId, this.takeTurn(kind));
+	reserveTurn(requestId: string, kind: "steer" | "followUp", clearableText?: string): void {
+		const turn = this.takeTurn(kind);
+		// Not an extension command (that runs, it is not queued): a clearQueue() from now on drops it.
+		if (clearableText !== undefined) turn.clearable(clearableText);
+		this.reservedTurns.set(requestId, turn);
+	}
+
+	/**
+	 * Whether `clearQueue()` dropped `requestId` before the machine handed it on (its kind, once):
+	 * whichever way the machine routes it, it must not be queued or run.
+	 */
+	takeClearedRequest(requestId: string): "steer" | "followUp" | undefined {
+		const kind = this.clearedRequests.get(requestId);
+		this.clearedRequests.delete(requestId);
+		return kind;
 	}
 
 	/** The turn reserved for `requestId`, now the caller's to finish (undefined when none was). */
@@ -209,6 +227,7 @@ export class SessionQueues {
 	/** Gives up every reserved turn (the session is disposed: its machine routes nothing more). */
 	releaseReservedTurns(): void {
 		for (const requestId of [...this.reservedTurns.keys()]) this.releaseReservedTurn(requestId);
+		this.clearedRequests.clear();
 	}
 
 	/** Whether a message of `kind` submitted earlier is still on its way (its turn is not done). */
@@ -312,6 +331,14 @@ export class SessionQueues {
 		}
 		const dropped = cleared.steering.length + cleared.followUp.length;
 		this.onTheirWay.clear();
+		// Requests still in the machine's mailbox: their places end now (later messages need not wait
+		// for the machine), and the route it gives them refuses them.
+		for (const [requestId, turn] of this.reservedTurns) {
+			if (!turn.cleared) continue;
+			this.reservedTurns.delete(requestId);
+			this.clearedRequests.set(requestId, turn.kind);
+			turn.done();
+		}
 		if (dropped > 0) this.changed("cleared");
 		this.emitUpdate();
 		return cleared;

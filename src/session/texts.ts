@@ -51,12 +51,16 @@ export function sharedCommandName(name: string, choices: readonly { invocationNa
 }
 
 /** What every {@link clearedBeforeQueued} message says (the interactive chat has shown the text already). */
-export const CLEARED_BEFORE_QUEUED = "was not queued: clearQueue() ran while its input hooks did";
+export const CLEARED_BEFORE_QUEUED = "was not queued: clearQueue() ran";
 
-/** A steer / follow-up that `clearQueue()` dropped while its input hooks ran (it returned the text). */
-export function clearedBeforeQueued(kind: "steer" | "followUp", text: string): string {
+/**
+ * A steer / follow-up that `clearQueue()` dropped on its way (it returned the text): while its input
+ * hooks ran, or before the session took it up (a busy `prompt()` still in the machine's mailbox).
+ */
+export function clearedBeforeQueued(kind: "steer" | "followUp", text: string, hooksStarted = true): string {
 	const shown = text.length > 60 ? `${text.slice(0, 60)}…` : text;
-	return `The ${kind === "steer" ? "steering" : "follow-up"} message "${shown}" ${CLEARED_BEFORE_QUEUED}, and returned its text. Send it again to deliver it.`;
+	const when = hooksStarted ? "while its input hooks did" : "before the session took it up";
+	return `The ${kind === "steer" ? "steering" : "follow-up"} message "${shown}" ${CLEARED_BEFORE_QUEUED} ${when}, and returned its text. Send it again to deliver it.`;
 }
 
 /** Any call on a disposed session. */

@@ -357,6 +357,50 @@ describe("settle --rpc: switch_session to a path with no file", () => {
 		expect(await server.end()).toBe(0);
 	});
 
+	it("regression: the current session's unwritten path, written by its own session_shutdown during the switch, was answered created: true; the host lands in that session, so no created", async () => {
+		const extension = join(cli.dir, "save-on-switch.ts");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	pi.on("session_shutdown", async (event) => {
+		if (event.reason !== "resume") return;
+		const answered = new Promise((resolve) => pi.on("agent_end", () => resolve()));
+		pi.sendUserMessage("note before the switch");
+		await answered;
+	});
+}
+`,
+		);
+		const server = rpc(["--faux-script", script(["noted"]), "-e", extension]);
+		const own = ((await server.request({ id: "1", type: "get_state" })).data as { sessionFile: string }).sessionFile;
+		const switched = await server.request({ id: "2", type: "switch_session", sessionPath: own });
+		expect(switched).toMatchObject({ success: true, data: { cancelled: false } });
+		expect(switched.data).not.toHaveProperty("created");
+		const messages = (await server.request({ id: "3", type: "get_messages" })).data as {
+			messages: { role: string }[];
+		};
+		const conversation = messages.messages.filter((message) => message.role !== "system");
+		expect(conversation.map((message) => message.role)).toEqual(["user", "assistant"]);
+		expect(await server.end()).toBe(0);
+	});
+
+	it("the current session's unwritten path, nothing written during the switch: a new session starts there, created: true", async () => {
+		const server = rpc(["--faux"]);
+		const before = (await server.request({ id: "1", type: "get_state" })).data as {
+			sessionFile: string;
+			sessionId: string;
+		};
+		const switched = await server.request({ id: "2", type: "switch_session", sessionPath: before.sessionFile });
+		expect(switched).toMatchObject({ success: true, data: { cancelled: false, created: true } });
+		const after = (await server.request({ id: "3", type: "get_state" })).data as {
+			sessionFile: string;
+			sessionId: string;
+		};
+		expect(after.sessionFile).toBe(before.sessionFile);
+		expect(after.sessionId).not.toBe(before.sessionId);
+		expect(await server.end()).toBe(0);
+	});
+
 	it("RpcClient.switchSession resolves { cancelled: false, created: true } for a missing file, { cancelled: false } for one on disk", async () => {
 		const client = new SdkRpcClient({
 			command: [process.execPath, ...cliCommand(), "--rpc"],

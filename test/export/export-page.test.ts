@@ -13,6 +13,7 @@ import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSessionToHtml } from "../../src/export/index.js";
 import { launchChromium } from "../inspect/chromium.js";
+import { usage } from "../store/helpers.js";
 import { HOSTILE_IMG, HOSTILE_OUTPUT, HOSTILE_SCRIPT, type RichSession, richSession } from "./helpers.js";
 
 let rich: RichSession;
@@ -301,14 +302,6 @@ describe("the exported page in Chromium", () => {
 		const html = join(dir, "routed.html");
 		const { SessionManager } = await import("../../src/store/session-manager.js");
 		const sm = SessionManager.create(dir, join(dir, "routed-sessions"));
-		const usage = {
-			input: 10,
-			output: 5,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 15,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		};
 		const answer = (model: string, text: string, responseModel?: string) => ({
 			role: "assistant" as const,
 			content: [{ type: "text" as const, text }],

@@ -1557,8 +1557,8 @@ export const MUTANTS: Mutant[] = [
 			"a file's last registration decides whether it is enabled (a global entry overrides the project's filter)",
 		edits: [
 			{
-				find: "if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, baseDir, enabled });",
-				replace: "registered.set(path, { path, scope: layer.scope, source, baseDir, enabled });",
+				find: "if (!registered.has(path)) registered.set(path, { path, scope: layer.scope, source, baseDir, enabled, ...off });",
+				replace: "registered.set(path, { path, scope: layer.scope, source, baseDir, enabled, ...off });",
 			},
 		],
 		tests: ["test/resources"],
@@ -12301,8 +12301,8 @@ export const MUTANTS: Mutant[] = [
 		description: "/help lists an extension command a built-in shadows (pi#1196)",
 		edits: [
 			{
-				find: ".getCommands().filter((command) => !BY_NAME.has(command.name));",
-				replace: ".getCommands().filter((command) => command !== undefined);",
+				find: '.filter((command) => !BY_NAME.has(command.name) && (skillCommands || command.source !== "skill"));',
+				replace: '.filter((command) => skillCommands || command.source !== "skill");',
 			},
 		],
 		tests: ["test/pi-races/cli-extension-commands.test.ts"],
@@ -14012,8 +14012,8 @@ export const MUTANTS: Mutant[] = [
 			"settle -i /name before the first message: the confirmation no longer says the name is kept only with a first message",
 		edits: [
 			{
-				find: "const unsaved = file !== undefined && !existsSync(file);",
-				replace: "const unsaved = file === undefined && !existsSync(String(file));",
+				find: "const unsaved = file !== undefined && !existsSync(file) && !session.isStreaming;",
+				replace: "const unsaved = file === undefined && !existsSync(String(file)) && !session.isStreaming;",
 			},
 		],
 		tests: ["test/pi-races/interactive-session-commands.test.ts"],
@@ -15040,8 +15040,8 @@ export const MUTANTS: Mutant[] = [
 			"a prompt() / sendUserMessage() request takes its place in its queue only once the machine hands it to the busy preflight: a steer() sent right after it from an agent_start listener overtakes it",
 		edits: [
 			{
-				find: 'if (payload.kind === "text" && payload.streamingBehavior)\n\t\t\tthis.queues.reserveTurn',
-				replace: "if (false)\n\t\t\tthis.queues.reserveTurn",
+				find: 'if (payload.kind === "text" && payload.streamingBehavior) {\n\t\t\tconst command',
+				replace: "if (false) {\n\t\t\tconst command",
 			},
 		],
 		tests: ["test/pi-races/steer-order.test.ts", "test/pi-races/queue-races.property.test.ts"],
@@ -25745,8 +25745,8 @@ export const MUTANTS: Mutant[] = [
 		id: "QW03",
 		description:
 			"RPC switch_session to a path with no file no longer says created: true: the host cannot tell a new session from a resumed one",
-		file: "src/cli/rpc-mode.ts",
-		edits: [{ find: "const missing = !existsSync(resolve(sessionPath));", replace: "const missing = false;" }],
+		file: "src/runtime/targets.ts",
+		edits: [{ find: "\tif (!existed) handle.startsNewSession = true;\n", replace: "" }],
 		tests: ["test/cli/rpc.test.ts"],
 	},
 	{
@@ -26093,6 +26093,101 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-mode.ts",
 		edits: [{ find: "sharing.length > 0", replace: "false" }],
 		tests: ["test/pi-races/shared-command-names.test.ts"],
+	},
+	{
+		id: "RF01",
+		description:
+			"a busy prompt() / sendUserMessage() still in the session machine's mailbox is not dropped by clearQueue(): its text is not returned and it is delivered after the clear",
+		file: "src/session/queues.ts",
+		edits: [{ find: "\t\tif (clearableText !== undefined) turn.clearable(clearableText);\n", replace: "" }],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "RF02",
+		description:
+			"a busy prompt() clearQueue() dropped in the machine's mailbox still runs its input hooks and is queued: the text clearQueue() returned is delivered too",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: '\tif (cleared) throw new SettleError("ABORTED", clearedBeforeQueued(cleared, payload.text, false));\n\t// Its place',
+				replace: "\t// Its place",
+			},
+		],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "RF03",
+		description:
+			"clearQueue() leaves a dropped mailbox request's reserved turn open: a steer() / followUp() sent after the clear waits for the machine to reach the dropped one",
+		file: "src/session/queues.ts",
+		edits: [
+			{
+				find: "\t\t\tthis.clearedRequests.set(requestId, turn.kind);\n\t\t\tturn.done();\n",
+				replace: "\t\t\tthis.clearedRequests.set(requestId, turn.kind);\n",
+			},
+		],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "RF04",
+		description:
+			"RPC switch_session to the current session's unwritten path, written by its own session_shutdown meanwhile, says created: true though the switch continued that file",
+		file: "src/runtime/targets.ts",
+		edits: [{ find: "\t\thandle.startsNewSession = false;\n", replace: "" }],
+		tests: ["test/cli/rpc.test.ts"],
+	},
+	{
+		id: "RF05",
+		description:
+			"settle -i /name while the first message's run has started (not yet written) says quitting keeps no session, though quitting then waits for the run and keeps it",
+		file: "src/cli/interactive-commands.ts",
+		edits: [{ find: " && !session.isStreaming;", replace: ";" }],
+		tests: ["test/pi-races/interactive-session-commands.test.ts"],
+	},
+	{
+		id: "RF06",
+		description: "settle -i /help lists the skill commands although enableSkillCommands is false (pi leaves them out)",
+		file: "src/cli/interactive-commands.ts",
+		edits: [
+			{
+				find: "const skillCommands = session.settingsManager.getEnableSkillCommands();",
+				replace: "const skillCommands = true;",
+			},
+		],
+		tests: ["test/cli/skill-commands-setting.test.ts"],
+	},
+	{
+		id: "RF07",
+		description:
+			"settle -i /skill:<name> of a skill a settings filter switched off says only 'unknown command', naming neither the file nor the filter",
+		file: "src/cli/interactive-mode.ts",
+		edits: [
+			{
+				find: 'const switchedOff = command.name.startsWith("skill:") ? switchedOffSkills(loader) : [];',
+				replace: "const switchedOff: never[] = [];",
+			},
+		],
+		tests: ["test/cli/skill-commands-setting.test.ts"],
+	},
+	{
+		id: "RF08",
+		description: "the resource loader reports no filtered-out skills: /skill:<name> of one is an unknown command again",
+		file: "src/resources/resource-loader.ts",
+		edits: [
+			{
+				find: "filteredOutSkills: o.noSkills ? [] : filteredOut(discoveredSkills),",
+				replace: "filteredOutSkills: [],",
+			},
+		],
+		tests: ["test/cli/skill-commands-setting.test.ts"],
+	},
+	{
+		id: "RF09",
+		description:
+			"a prompt() with streamingBehavior that clearQueue() dropped in the mailbox, reaching the machine once idle, runs as a prompt of its own: the text clearQueue() returned is delivered too",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [{ find: '\tif (cleared && payload.kind === "text") {', replace: "\tif (false) {" }],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
 	},
 ];
 

@@ -157,6 +157,51 @@ describe("/name on a brand-new session, before any message", () => {
 		expect(unnamed.stderr).toBe("");
 	});
 
+	it("regression: settle -i, /name while the first message's run has started and its message is not written yet: the note said quitting keeps no session, but quitting then kept it; now the plain confirmation", async () => {
+		// An agent_start handler holds the run before the user message reaches the file, until `gate`.
+		const extension = join(cli.dir, "hold-first-message.mjs");
+		writeFileSync(
+			extension,
+			`import { existsSync, watch } from "node:fs";
+export default function (pi) {
+	pi.on("agent_start", async (_event, ctx) => {
+		ctx.ui.notify("holding the first message", "info");
+		await new Promise((resolve) => {
+			const watcher = watch(".", () => {
+				if (existsSync("gate")) { watcher.close(); resolve(); }
+			});
+			if (existsSync("gate")) { watcher.close(); resolve(); }
+		});
+	});
+}
+`,
+		);
+		const chat = repl(["--faux", "-e", extension]);
+		await chat.idle(0);
+		chat.send("hello there");
+		await chat.until("holding the first message");
+		const from = chat.mark();
+		chat.send("/name release notes");
+		await chat.until("Session name: release notes", from);
+		// Quitting now: the chat waits for the run, so the message and the name are saved.
+		const ended = chat.end();
+		writeFileSync(join(cli.project, "gate"), "");
+		expect(await ended).toBe(0);
+		const named = chat.stdout.slice(from);
+		expect(named).toContain("Session name: release notes\n");
+		expect(named).not.toContain("saved with the first message");
+		const [file] = sessionFiles();
+		expect(sessionFiles()).toHaveLength(1);
+		const entries = readFileSync(file!, "utf8")
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line));
+		expect(entries.filter((entry) => entry.type === "session_info").map((entry) => entry.name)).toEqual([
+			"release notes",
+		]);
+		expect(chat.stderr).toBe("");
+	});
+
 	it("settle -i, /name after the first message: the plain confirmation, no note", async () => {
 		const chat = repl(["--faux"]);
 		await chat.idle(0);

@@ -166,6 +166,92 @@ describe("oh-my-pi#10563 (review): the other ways a message is queued", () => {
 	);
 });
 
+describe("oh-my-pi#10563 (review): a busy prompt() still in the session machine's mailbox at clearQueue()", () => {
+	it.each([
+		["steer", "prompt(…, { streamingBehavior })"],
+		["followUp", "prompt(…, { streamingBehavior })"],
+		["steer", "sendUserMessage(…, { deliverAs })"],
+		["followUp", "sendUserMessage(…, { deliverAs })"],
+	] as const)(
+		"oh-my-pi#10563: a %s sent with %s from an agent_start listener, then clearQueue(): returned by it, rejected ABORTED, never delivered; one sent after the clear is",
+		async (kind, how) => {
+			h = await createHarness({ persistence: "disk", initialActiveToolNames: ["bash"] });
+			const harness = h;
+			let cleared: ReturnType<typeof harness.session.clearQueue> | undefined;
+			const sent: Promise<unknown>[] = [];
+			// agent_start is emitted while the machine handles the run's start: the request waits in its
+			// mailbox, the clear and the direct call do not.
+			harness.session.subscribe((event) => {
+				if (event.type !== "agent_start" || cleared) return;
+				const old = how.startsWith("prompt")
+					? harness.session.prompt("use the old plan", { streamingBehavior: kind })
+					: harness.session.sendUserMessage("use the old plan", { deliverAs: kind });
+				sent.push(
+					old.then(
+						() => undefined,
+						(error: unknown) => error,
+					),
+				);
+				cleared = harness.session.clearQueue();
+				sent.push(harness.session[kind]("use the new plan"));
+			});
+			const { answerRequests } = script(harness, [
+				fauxAssistantMessage([fauxToolCall("bash", { command: "true" }, { id: "call-1" })], { stopReason: "toolUse" }),
+				fauxAssistantMessage("answer one"),
+				fauxAssistantMessage("answer two"),
+			]);
+			await harness.session.prompt("run the tests");
+			const [refused, queued] = await Promise.all(sent);
+
+			expect(cleared).toEqual(
+				kind === "steer"
+					? { steering: ["use the old plan"], followUp: [] }
+					: { steering: [], followUp: ["use the old plan"] },
+			);
+			expect(refused).toBeInstanceOf(SettleError);
+			expect(refused).toMatchObject({
+				code: "ABORTED",
+				message: expect.stringContaining(
+					'"use the old plan" was not queued: clearQueue() ran before the session took it up',
+				),
+			});
+			expect(queued).toBe("queued");
+			expect(answerRequests.flatMap((request) => userTexts(request))).not.toContain("use the old plan");
+			expect(persistedUserTexts(harness.session.sessionFile!)).toEqual(["run the tests", "use the new plan"]);
+			expect(harness.session.pendingMessageCount).toBe(0);
+		},
+	);
+});
+
+describe("oh-my-pi#10563 (review): a prompt() with streamingBehavior sent as the operation settles, then clearQueue()", () => {
+	it("oh-my-pi#10563: sent from an agent_settled listener and cleared at once: returned by clearQueue(), rejected ABORTED, never run as a prompt of its own", async () => {
+		h = await createHarness({ persistence: "disk" });
+		const harness = h;
+		let cleared: ReturnType<typeof harness.session.clearQueue> | undefined;
+		let refused: Promise<unknown> | undefined;
+		harness.session.subscribe((event) => {
+			if (event.type !== "agent_settled" || refused) return;
+			refused = harness.session.prompt("use the old plan", { streamingBehavior: "followUp" }).then(
+				() => undefined,
+				(error: unknown) => error,
+			);
+			cleared = harness.session.clearQueue();
+		});
+		const { answerRequests } = script(harness, [
+			fauxAssistantMessage("answer one"),
+			fauxAssistantMessage("answer two"),
+		]);
+		await harness.session.prompt("run the tests");
+		const error = await refused;
+		await harness.session.waitForIdle();
+
+		expect(cleared).toEqual({ steering: [], followUp: ["use the old plan"] });
+		expect(error).toMatchObject({ code: "ABORTED", message: expect.stringContaining("before the session took it up") });
+		expect(answerRequests.flatMap((request) => userTexts(request))).not.toContain("use the old plan");
+		expect(persistedUserTexts(harness.session.sessionFile!)).toEqual(["run the tests"]);
+	});
+});
+
 describe("oh-my-pi#10563 (review): Ctrl+C in settle -i while a typed line's input hook runs", () => {
 	it("oh-my-pi#10563: settle -i: a line typed during a run, its input hook still running at Ctrl+C, is listed as not sent (no error) and never reaches the model", async () => {
 		const steps = join(cli.dir, "chat-steps.json");

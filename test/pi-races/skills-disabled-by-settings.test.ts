@@ -32,7 +32,7 @@ describe("claude-code#66496: a skill turned off in the settings", () => {
 		const said = await chat.say("/skill:hello-user hi");
 		expect(said.split("\n").slice(0, -1)).toEqual([
 			"/skill:hello-user hi",
-			"Error: unknown command /skill:hello-user. Type /help for the commands.",
+			`Error: /skill:hello-user is not loaded: its skill ${join(cli.agentDir, "skills", "hello-user", "SKILL.md")} is switched off by the "skills" filter in ${join(cli.agentDir, "settings.json")}. Change that filter to load it, then /reload.`,
 		]);
 		chat.send("/quit");
 		expect(await chat.exited).toBe(0);

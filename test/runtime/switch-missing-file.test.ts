@@ -86,8 +86,10 @@ describe("runtime.switchSession to a path with no file", () => {
 		expect(r.cwd).toBe(t.ws.beta);
 		expect(JSON.stringify(r.session.messages)).toContain("beta work");
 		const chosen = join(t.ws.root, "chosen", "mine.jsonl");
+		// Said by the switch (`created`), as RPC switch_session answers: no file was there.
 		expect(await r.switchSession(chosen, { createIfMissing: true, cwdOverride: t.ws.alpha })).toEqual({
 			cancelled: false,
+			created: true,
 		});
 		expect(r.session.sessionFile).toBe(chosen);
 		expect(r.cwd).toBe(t.ws.alpha);

@@ -191,7 +191,8 @@ describe("SWITCH_TARGET_WRITTEN_DURING_SWITCH: the old session writes the target
 		]);
 		const oldSession = run.runtime.session;
 		state.armed = true;
-		await run.runtime.switchSession(run.path, { createIfMissing: true });
+		// The file the old session wrote is continued: the switch created no session (no `created`).
+		expect(await run.runtime.switchSession(run.path, { createIfMissing: true })).toEqual({ cancelled: false });
 		expect(run.runtime.session).not.toBe(oldSession);
 		expect(run.runtime.session.sessionFile).toBe(run.path);
 		// The file's session, continued: its id is the header's.
