@@ -58,6 +58,8 @@ export class ChatInput {
 	 * is set to send one: Ghostty's `shift+enter=text:\n`, Zed): a line break in the message, as in pi's editor.
 	 */
 	lineFeedTyped = false;
+	/** True while the line read ends at Alt+Enter (`ESC` + Enter), which readline ignores: pi's follow-up key. */
+	followUpTyped = false;
 	/** Set once the terminal hung up (its window closed, the SSH link gone): nothing can be read or shown any more. */
 	terminalLost = false;
 	/** Called once when the terminal hangs up (see {@link terminalLost}). */
@@ -212,6 +214,15 @@ export class ChatInput {
 					write.call(editor, "\r", { name: "return", sequence: "\r" });
 				} finally {
 					this.lineFeedTyped = false;
+				}
+				return;
+			}
+			if (name === "return" && meta === true && !this.pasting) {
+				this.followUpTyped = true;
+				try {
+					write.call(editor, "\r", { name: "return", sequence: "\r" });
+				} finally {
+					this.followUpTyped = false;
 				}
 				return;
 			}

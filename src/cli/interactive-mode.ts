@@ -200,7 +200,7 @@ export async function runInteractiveMode(
 
 	// --- State.
 	/** Lines read and not handled yet; `echoed`: a pipe's transcript already shows it after the prompt. */
-	const pending: { line: string; echoed: boolean }[] = [];
+	const pending: { line: string; echoed: boolean; followUp?: boolean }[] = [];
 	let pumping = false;
 	let commandRunning = false;
 	// The command (`/name`) the chat waits on before it reads on: lines typed meanwhile wait for it.
@@ -419,7 +419,7 @@ export async function runInteractiveMode(
 		}
 	}
 
-	async function handleLine(line: string): Promise<void> {
+	async function handleLine(line: string, followUp = false): Promise<void> {
 		applyPickedThinking();
 		if (line.trim() === "") return;
 		const bash = parseBashLine(line);
@@ -480,7 +480,7 @@ export async function runInteractiveMode(
 		waitingOn = command ? `/${command.name}` : undefined;
 		try {
 			// Sent as recognized: the session expands only text that starts with `/` (pi's editor trims too).
-			await submit(command ? line.trim() : line, "steer");
+			await submit(command ? line.trim() : line, followUp ? "followUp" : "steer");
 		} finally {
 			waitingOn = undefined;
 		}
@@ -491,10 +491,10 @@ export async function runInteractiveMode(
 		pumping = true;
 		try {
 			while (pending.length > 0) {
-				const { line, echoed } = pending.shift()!;
+				const { line, echoed, followUp } = pending.shift()!;
 				// A pipe's transcript shows each line handled at an idle prompt (a steer shows as "Queued").
 				if (echoInput && !echoed && !host.busy() && line.trim()) printer.line(`${PROMPT}${line}`);
-				await handleLine(line);
+				await handleLine(line, followUp);
 			}
 		} finally {
 			pumping = false;
@@ -544,7 +544,8 @@ export async function runInteractiveMode(
 		lastIdleInterrupt = 0;
 		if (questions.answer(line)) return;
 		if (closing) return;
-		pending.push({ line, echoed });
+		// Alt+Enter, as pi's: a follow-up while a run streams (idle, it sends as Enter does).
+		pending.push({ line, echoed, followUp: lines.followUpTyped });
 		// Read now, handled when the command ends: say it was taken (command-code#356: no sign of it).
 		if (waitingOn && line.trim()) printer.notice(`Queued (after ${waitingOn}): ${firstLine(asTyped(line))}`);
 		void pump();

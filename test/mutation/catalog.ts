@@ -2098,8 +2098,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a line typed while a run streams is queued as a follow-up instead of steering",
 		edits: [
 			{
-				find: 'await submit(command ? line.trim() : line, "steer");',
-				replace: 'await submit(command ? line.trim() : line, "followUp");',
+				find: 'followUp ? "followUp" : "steer");',
+				replace: '"followUp");',
 			},
 		],
 		tests: ["test/cli/interactive.test.ts"],
@@ -24413,7 +24413,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"`settle -i` takes `  /review a.ts` for the template, then sends it as typed: the model gets the slash text (claude-code#82846)",
 		file: "src/cli/interactive-mode.ts",
-		edits: [{ find: 'await submit(command ? line.trim() : line, "steer");', replace: 'await submit(line, "steer");' }],
+		edits: [{ find: "await submit(command ? line.trim() : line, followUp", replace: "await submit(line, followUp" }],
 		tests: ["test/pi-races/indented-slash-commands.test.ts"],
 	},
 	{
@@ -25908,6 +25908,21 @@ export const MUTANTS: Mutant[] = [
 			{ find: "lines.showsPrompt = () => promptShown || questionShown;", replace: "lines.showsPrompt = () => false;" },
 		],
 		tests: ["test/pi-races/terminal-resize.test.ts"],
+	},
+	{
+		id: "RE08",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Alt+Enter (ESC + Enter) is dropped again, without a word: no follow-up is queued, nothing is sent (pi#7257)",
+		edits: [{ find: 'if (name === "return" && meta === true && !this.pasting) {', replace: "if (false) {" }],
+		tests: ["test/pi-races/interactive-keys.test.ts"],
+	},
+	{
+		id: "RE09",
+		file: "src/cli/interactive-mode.ts",
+		description: "Alt+Enter during a run steers it instead of queueing a follow-up (pi#7257)",
+		edits: [{ find: 'followUp ? "followUp" : "steer"', replace: '"steer"' }],
+		tests: ["test/pi-races/interactive-keys.test.ts"],
 	},
 ];
 

@@ -39,7 +39,12 @@
  * next for Enter, so the message went half typed, its lines run together; now a line feed typed on
  * its own (Ctrl+J too) is a line break, and one right after Enter in the same read (CRLF) is not.
  *
- * dreb#262 (also aelix-ai#147): Esc during a retry's backoff did nothing though the screen said
+ * pi#7257 (ESC + Enter): the reporter's Shift+Enter sent ESC + Enter (a stale Claude Code Zed
+ * keymap), which pi reads as Alt+Enter, its follow-up key. Fixed: Settle's chat dropped ESC + Enter
+ * without a word (readline has no Alt+Enter); now it is pi's follow-up key: a follow-up during a run,
+ * Enter when idle.
+ *
+ * dreb#262: Esc during a retry's backoff did nothing though the screen said
  * "ESC to cancel". Fixed: Settle's chat ignored Esc everywhere (readline drops it), so a pi user's
  * Esc during an answer, a tool or a retry's wait was lost; now it aborts the run as Ctrl+C does
  * and keeps the line being typed.
@@ -252,6 +257,44 @@ describe("claude-code#1282, pi#7257: Shift+Enter sent as a line feed", () => {
 			"user: alpha\nbeta\n\ngamma",
 			"user: delta",
 			"user: epsilon",
+		]);
+	});
+});
+
+describe("pi#7257: Alt+Enter (ESC + Enter)", () => {
+	it("pi#7257: Alt+Enter during a run queues the line as a follow-up, answered after the run; idle it sends as Enter does", async () => {
+		const steps = join(cli.dir, "steps.json");
+		writeFileSync(
+			steps,
+			JSON.stringify([
+				{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] },
+				"done",
+				"after",
+				"idle answer",
+			]),
+		);
+		const term = terminal(["--faux-script", steps]);
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type("go\r");
+		await fileAppears(cli.project, "started");
+		// Before the fix the key did nothing: the text stayed on the line, nothing queued.
+		term.type("later\x1b\r");
+		await term.until("Queued (follow-up): later", from);
+		writeFileSync(join(cli.project, "gate"), "");
+		await term.until("after\r\n", from);
+		await term.until("> ", term.output.indexOf("after\r\n", from));
+		from = term.mark();
+		term.type("idle\x1b\r");
+		await term.until("idle answer\r\n", from);
+		expect((await exitAndRead(term)).filter((line) => !line.startsWith("toolResult:"))).toEqual([
+			"user: go",
+			"assistant: →bash [toolUse]",
+			"assistant: done",
+			"user: later",
+			"assistant: after",
+			"user: idle",
+			"assistant: idle answer",
 		]);
 	});
 });
