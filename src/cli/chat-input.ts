@@ -53,12 +53,23 @@ export class ChatInput {
 	readonly echoInput: boolean;
 	/** Between the terminal's paste-start and paste-end marks: a line read now ends at a pasted line break, not at Enter. */
 	pasting = false;
+	/**
+	 * True while the line read ends at a typed line feed (Ctrl+J, or Shift+Enter where the terminal
+	 * is set to send one: Ghostty's `shift+enter=text:\n`, Zed): a line break in the message, as in pi's editor.
+	 */
+	lineFeedTyped = false;
+	/** True while the line read ends at Alt+Enter (`ESC` + Enter), which readline ignores: pi's follow-up key. */
+	followUpTyped = false;
 	/** Set once the terminal hung up (its window closed, the SSH link gone): nothing can be read or shown any more. */
 	terminalLost = false;
 	/** Called once when the terminal hangs up (see {@link terminalLost}). */
 	onTerminalLost: (() => void) | undefined;
 	/** Called on Shift+Tab (a terminal's `ESC [ Z`), which readline itself ignores. */
 	onShiftTab: (() => void) | undefined;
+	/** Called on Esc (alone, not starting a key's sequence), which readline itself ignores. */
+	onEscape: (() => void) | undefined;
+	/** Asked on a terminal resize: false while the prompt is hidden (a run prints), so nothing is redrawn. */
+	showsPrompt: (() => boolean) | undefined;
 	/**
 	 * Asked on Ctrl+D at an empty line: true when a message is still being typed (its earlier lines
 	 * held), so the key ends nothing; undefined or false, it ends the input as readline does.
@@ -76,6 +87,7 @@ export class ChatInput {
 		this.input = input;
 		this.terminal = options.terminal ?? (process.stdin.isTTY === true && process.stdout.isTTY === true);
 		this.echoInput = !this.terminal && (input as { isTTY?: boolean }).isTTY !== true;
+		const resizeListeners = new Set(process.stdout.listeners("resize"));
 		this.rl = loadReadline().createInterface({
 			input,
 			...(this.terminal ? { output: process.stdout } : {}),
@@ -89,7 +101,8 @@ export class ChatInput {
 		if (this.terminal) {
 			editByGraphemes(this.rl);
 			insertAtCursor(this.rl);
-			this.keepTypedMessageOnCtrlD();
+			this.editKeys();
+			this.redrawOnlyAtPrompt(resizeListeners);
 			this.markRecalledBreaks();
 			// Bracketed paste, as pi's TUI asks for it: the terminal marks a paste, so its line breaks
 			// are told apart from Enter (hermes-agent#10994: a multi-line paste was one message per line).
@@ -97,6 +110,7 @@ export class ChatInput {
 				if (key?.name === "paste-start") this.pasting = true;
 				else if (key?.name === "paste-end") this.pasting = false;
 				else if (key?.name === "tab" && key.shift === true && !this.pasting) this.onShiftTab?.();
+				else if (key?.name === "escape" && !this.pasting) this.onEscape?.();
 			});
 			if (takesEscapes(process.env)) {
 				process.stdout.write(BRACKETED_PASTE_ON);
@@ -176,22 +190,67 @@ export class ChatInput {
 	}
 
 	/**
-	 * Ctrl+D ends the chat only when nothing is being typed (copilot-cli#938): readline takes an empty
-	 * line for an empty input, so on a message's next line (after a pasted break or `\` + Enter) it
-	 * exited and the lines held were lost.
+	 * Keys readline gets wrong for a message being typed. Ctrl+D ends the chat only when nothing is
+	 * being typed (copilot-cli#938): readline takes an empty line for an empty input, so on a
+	 * message's next line (after a pasted break or `\` + Enter) it exited and the lines held were
+	 * lost. A line feed typed on its own is a line break (claude-code#1282, pi#7257): readline
+	 * (with CRLF read as one line end) dropped the first one after any Enter and took the next for Enter.
 	 */
-	private keepTypedMessageOnCtrlD(): void {
+	private editKeys(): void {
 		const editor = this.rl as unknown as { line: string } & Record<symbol, (...args: unknown[]) => void>;
 		const key = readlineMethod(this.rl, "_ttyWrite");
 		if (key === undefined) return;
 		const write = editor[key]!;
+		// Set by Enter until the keys read with it are handled: a line feed then is CRLF's second half.
+		let returnInThisRead = false;
 		override(editor, key, (text: unknown, pressed: unknown) => {
 			const { ctrl, meta, name } = (pressed ?? {}) as { ctrl?: boolean; meta?: boolean; name?: string };
 			if (ctrl === true && meta !== true && name === "d" && editor.line === "" && this.onEndWhileTyping?.() === true) {
 				return;
 			}
+			if (name === "enter" && meta !== true && !this.pasting && !returnInThisRead) {
+				this.lineFeedTyped = true;
+				try {
+					write.call(editor, "\r", { name: "return", sequence: "\r" });
+				} finally {
+					this.lineFeedTyped = false;
+				}
+				return;
+			}
+			if (name === "return" && meta === true && !this.pasting) {
+				this.followUpTyped = true;
+				try {
+					write.call(editor, "\r", { name: "return", sequence: "\r" });
+				} finally {
+					this.followUpTyped = false;
+				}
+				return;
+			}
+			if (name === "return" && !returnInThisRead) {
+				returnInThisRead = true;
+				queueMicrotask(() => {
+					returnInThisRead = false;
+				});
+			}
 			write.call(editor, text, pressed);
 		});
+	}
+
+	/**
+	 * A resize makes readline redraw its prompt and line where the cursor is: while a run printed (the
+	 * prompt hidden) that wiped the line being printed and left a `> ` in the answer (pi#4568). Now
+	 * only a shown prompt is redrawn.
+	 */
+	private redrawOnlyAtPrompt(before: Set<unknown>): void {
+		const redraws = process.stdout.listeners("resize").filter((listener) => !before.has(listener)) as (() => void)[];
+		if (redraws.length === 0) return;
+		for (const redraw of redraws) process.stdout.off("resize", redraw);
+		const onResize = () => {
+			if (this.showsPrompt?.() === false) return;
+			for (const redraw of redraws) redraw();
+		};
+		process.stdout.on("resize", onResize);
+		this.rl.once("close", () => process.stdout.off("resize", onResize));
 	}
 
 	/** Notes, after each Up / Down, whether the line now shown holds a recalled message's line breaks. */

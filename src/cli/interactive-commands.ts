@@ -321,7 +321,7 @@ function help(host: CommandHost): void {
 		);
 	}
 	host.print(
-		"Keys: Enter sends (while a run streams: steers it), Shift+Tab picks the next thinking level, Ctrl+C aborts the run, Ctrl+C twice or Ctrl+D exits.",
+		"Keys: Enter sends (while a run streams: steers it; Alt+Enter queues a follow-up), Shift+Tab picks the next thinking level, Ctrl+C or Esc aborts the run, Ctrl+C twice or Ctrl+D exits.",
 	);
 	host.print("Shell: !command runs it and adds its output to the context; !!command keeps the output out of it.");
 }
@@ -786,7 +786,10 @@ function characterCount(text: string): number {
 const HOTKEYS: readonly (readonly [string, string])[] = [
 	["Enter", "Send the line (while a run streams: steer it)"],
 	["\\ then Enter", "Go on on the next line: one message with a line break (a paste keeps its line breaks too)"],
+	["Ctrl+J", "The same line break (so is Shift+Enter where the terminal sends a line feed for it)"],
 	["Ctrl+C", "Abort the run; at a question: cancel it; on a typed line: drop it; twice on an empty prompt: exit"],
+	["Esc", "Abort the run; at a question: cancel it (the typed line stays)"],
+	["Alt+Enter", "While a run streams: queue the line as a follow-up (idle: send it, as Enter)"],
 	["Ctrl+D", "Exit (on an empty line, no message's lines held); otherwise delete the character under the cursor"],
 	["Up / Down, Ctrl+P / Ctrl+N", "Previous / next line of the history (a resumed session's prompts too)"],
 	["Shift+Tab", "Next thinking level the model has, wrapping to off (set when the next line is sent)"],

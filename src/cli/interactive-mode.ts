@@ -2,11 +2,12 @@
  * `settle` in a terminal (or `settle -i`): a line-oriented chat on node:readline. Each line is a
  * prompt through `session.prompt` (source `interactive`: extension commands, input hooks, skills
  * and prompt templates apply); the answer streams as it comes. While a run streams, a line steers
- * it; `/followup <text>` queues a follow-up. Ctrl+C aborts the run (the chat goes on; in a terminal
+ * it; `/followup <text>` queues a follow-up. Ctrl+C (or Esc) aborts the run (the chat goes on; in a terminal
  * the undelivered queued lines go back on the input line, as pi's Esc; one the run already took
  * for its turn is named as kept); Ctrl+C twice on an empty
  * prompt, Ctrl+D, `/quit` or `/exit` end it once the session settled. In a terminal one message may
- * span lines: a bracketed paste's, or lines ended with `\`; Up recalls the session's prompts too.
+ * span lines: a bracketed paste's, lines ended with `\`, or a typed line feed (Ctrl+J); Up recalls the
+ * session's prompts too.
  *
  * Lines are handled one at a time, in the order typed: a prompt once the session accepted it
  * (started, queued or handled), a built-in command once it is done. Extension dialogs take the
@@ -200,7 +201,7 @@ export async function runInteractiveMode(
 
 	// --- State.
 	/** Lines read and not handled yet; `echoed`: a pipe's transcript already shows it after the prompt. */
-	const pending: { line: string; echoed: boolean }[] = [];
+	const pending: { line: string; echoed: boolean; followUp?: boolean }[] = [];
 	let pumping = false;
 	let commandRunning = false;
 	// The command (`/name`) the chat waits on before it reads on: lines typed meanwhile wait for it.
@@ -419,7 +420,7 @@ export async function runInteractiveMode(
 		}
 	}
 
-	async function handleLine(line: string): Promise<void> {
+	async function handleLine(line: string, followUp = false): Promise<void> {
 		applyPickedThinking();
 		if (line.trim() === "") return;
 		const bash = parseBashLine(line);
@@ -487,7 +488,7 @@ export async function runInteractiveMode(
 		waitingOn = command ? `/${command.name}` : undefined;
 		try {
 			// Sent as recognized: the session expands only text that starts with `/` (pi's editor trims too).
-			await submit(command ? line.trim() : line, "steer");
+			await submit(command ? line.trim() : line, followUp ? "followUp" : "steer");
 		} finally {
 			waitingOn = undefined;
 		}
@@ -498,10 +499,10 @@ export async function runInteractiveMode(
 		pumping = true;
 		try {
 			while (pending.length > 0) {
-				const { line, echoed } = pending.shift()!;
+				const { line, echoed, followUp } = pending.shift()!;
 				// A pipe's transcript shows each line handled at an idle prompt (a steer shows as "Queued").
 				if (echoInput && !echoed && !host.busy() && line.trim()) printer.line(`${PROMPT}${line}`);
-				await handleLine(line);
+				await handleLine(line, followUp);
 			}
 		} finally {
 			pumping = false;
@@ -521,12 +522,13 @@ export async function runInteractiveMode(
 	};
 	/** The message `read` ends (the lines held before it joined), or undefined while it goes on. */
 	function gather(read: string): string | undefined {
-		const continues = lines.pasting || read.endsWith("\\");
+		const lineBreak = lines.pasting || lines.lineFeedTyped;
+		const continues = lineBreak || read.endsWith("\\");
 		if (!continues && held.length === 0) return read;
 		// readline made each piece a history entry: the message is one.
 		if (history[0] === ChatInput.historyEntry(read)) history.shift();
 		if (continues) {
-			held.push(lines.pasting ? read : read.slice(0, -1));
+			held.push(lineBreak ? read : read.slice(0, -1));
 			return undefined;
 		}
 		// A paste that ended with a line break leaves an empty last line: Enter sends what was pasted.
@@ -550,7 +552,8 @@ export async function runInteractiveMode(
 		lastIdleInterrupt = 0;
 		if (questions.answer(line)) return;
 		if (closing) return;
-		pending.push({ line, echoed });
+		// Alt+Enter, as pi's: a follow-up while a run streams (idle, it sends as Enter does).
+		pending.push({ line, echoed, followUp: lines.followUpTyped });
 		// Read now, handled when the command ends: say it was taken (command-code#356: no sign of it).
 		if (waitingOn && line.trim()) printer.notice(`Queued (after ${waitingOn}): ${firstLine(asTyped(line))}`);
 		void pump();
@@ -730,6 +733,12 @@ export async function runInteractiveMode(
 		if (lines.terminalLost) hangUp();
 	}
 	rl.on("SIGINT", interrupt);
+	// Esc, as pi's: stops the run (a tool, a retry's wait, a compaction) or cancels a question, as
+	// Ctrl+C does; never more (it drops no typed text and never exits). dreb#262: Esc did nothing.
+	lines.onEscape = () => {
+		if (questions.pending || (busy() && !abortStalled)) interrupt();
+	};
+	lines.showsPrompt = () => promptShown || questionShown;
 
 	try {
 		// Bound once the chat reads lines (pi#2035: a question asked in `session_start` waited for a
@@ -773,6 +782,8 @@ export async function runInteractiveMode(
 			lines.onTerminalLost = undefined;
 		}
 		lines.onShiftTab = undefined;
+		lines.onEscape = undefined;
+		lines.showsPrompt = undefined;
 		clearTimeout(startGrace);
 		questions.close();
 		rl.close();

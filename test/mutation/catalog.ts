@@ -2098,8 +2098,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a line typed while a run streams is queued as a follow-up instead of steering",
 		edits: [
 			{
-				find: 'await submit(command ? line.trim() : line, "steer");',
-				replace: 'await submit(command ? line.trim() : line, "followUp");',
+				find: 'followUp ? "followUp" : "steer");',
+				replace: '"followUp");',
 			},
 		],
 		tests: ["test/cli/interactive.test.ts"],
@@ -15614,7 +15614,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-mode.ts",
 		description:
 			"a bracketed paste's line breaks are taken for Enter: a pasted block is one message per line, the rest steering the run the first started (hermes-agent#10994)",
-		edits: [{ find: "const continues = lines.pasting || ", replace: "const continues = " }],
+		edits: [{ find: "const lineBreak = lines.pasting || ", replace: "const lineBreak = " }],
 		tests: ["test/pi-races/interactive-input.test.ts"],
 	},
 	{
@@ -15629,7 +15629,7 @@ export const MUTANTS: Mutant[] = [
 		id: "HF04",
 		file: "src/cli/interactive-mode.ts",
 		description: "a line ended with `\\` is sent as it is: the chat has no way to type a line break (pi#4520)",
-		edits: [{ find: 'lines.pasting || read.endsWith("\\\\")', replace: "lines.pasting" }],
+		edits: [{ find: 'const continues = lineBreak || read.endsWith("\\\\")', replace: "const continues = lineBreak" }],
 		tests: ["test/pi-races/interactive-input.test.ts"],
 	},
 	{
@@ -19119,7 +19119,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/chat-input.ts",
 		description:
 			"Ctrl+D on a message's empty next line (after `\\` + Enter or a pasted line break) ends settle -i again, the lines held lost (copilot-cli#938)",
-		edits: [{ find: "\t\t\tthis.keepTypedMessageOnCtrlD();\n", replace: "" }],
+		edits: [
+			{
+				find: 'if (ctrl === true && meta !== true && name === "d" && editor.line === "" && this.onEndWhileTyping?.() === true) {',
+				replace: "if (false) {",
+			},
+		],
 		tests: ["test/pi-races/interactive-keys.test.ts"],
 	},
 	{
@@ -24408,7 +24413,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"`settle -i` takes `  /review a.ts` for the template, then sends it as typed: the model gets the slash text (claude-code#82846)",
 		file: "src/cli/interactive-mode.ts",
-		edits: [{ find: 'await submit(command ? line.trim() : line, "steer");', replace: 'await submit(line, "steer");' }],
+		edits: [{ find: "await submit(command ? line.trim() : line, followUp", replace: "await submit(line, followUp" }],
 		tests: ["test/pi-races/indented-slash-commands.test.ts"],
 	},
 	{
@@ -26188,6 +26193,89 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/prompt-pipeline.ts",
 		edits: [{ find: '\tif (cleared && payload.kind === "text") {', replace: "\tif (false) {" }],
 		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "RE01",
+		file: "src/cli/chat-input.ts",
+		description:
+			"a line feed typed on its own (Ghostty's Shift+Enter, Ctrl+J) goes to readline again: the first after any Enter is dropped, the next sends the message half typed (claude-code#1282)",
+		edits: [
+			{
+				find: 'if (name === "enter" && meta !== true && !this.pasting && !returnInThisRead) {',
+				replace: "if (false) {",
+			},
+		],
+		tests: ["test/pi-races/interactive-keys.test.ts"],
+	},
+	{
+		id: "RE02",
+		file: "src/cli/chat-input.ts",
+		description:
+			"the line feed of a CRLF Enter is taken for a typed line break: the next message starts with an empty line (claude-code#1282)",
+		edits: [{ find: "!this.pasting && !returnInThisRead) {", replace: "!this.pasting) {" }],
+		tests: ["test/pi-races/interactive-keys.test.ts"],
+	},
+	{
+		id: "RE03",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"a typed line feed ends the line without holding it: the message goes at once, half typed (claude-code#1282)",
+		edits: [
+			{ find: "const lineBreak = lines.pasting || lines.lineFeedTyped;", replace: "const lineBreak = lines.pasting;" },
+		],
+		tests: ["test/pi-races/interactive-keys.test.ts"],
+	},
+	{
+		id: "RE04",
+		file: "src/cli/chat-input.ts",
+		description: "Esc is ignored again: it stops neither an answer, a tool nor a retry's wait (dreb#262)",
+		edits: [{ find: 'else if (key?.name === "escape" && !this.pasting) this.onEscape?.();', replace: "" }],
+		tests: ["test/pi-races/interactive-keys.test.ts"],
+	},
+	{
+		id: "RE05",
+		file: "src/cli/interactive-mode.ts",
+		description: "Esc aborts only at a question: a run, a tool or a retry's wait goes on (dreb#262)",
+		edits: [
+			{
+				find: "if (questions.pending || (busy() && !abortStalled)) interrupt();",
+				replace: "if (questions.pending) interrupt();",
+			},
+		],
+		tests: ["test/pi-races/interactive-keys.test.ts"],
+	},
+	{
+		id: "RE06",
+		file: "src/cli/chat-input.ts",
+		description:
+			"a terminal resize redraws the prompt while a run prints again: the line being printed is wiped and `> ` lands in the run's output (pi#4568)",
+		edits: [{ find: "\t\t\tif (this.showsPrompt?.() === false) return;\n", replace: "" }],
+		tests: ["test/pi-races/terminal-resize.test.ts"],
+	},
+	{
+		id: "RE07",
+		file: "src/cli/interactive-mode.ts",
+		description:
+			"a terminal resize never redraws the prompt: the line being typed is left as the old width wrapped it (pi#4568)",
+		edits: [
+			{ find: "lines.showsPrompt = () => promptShown || questionShown;", replace: "lines.showsPrompt = () => false;" },
+		],
+		tests: ["test/pi-races/terminal-resize.test.ts"],
+	},
+	{
+		id: "RE08",
+		file: "src/cli/chat-input.ts",
+		description:
+			"Alt+Enter (ESC + Enter) is dropped again, without a word: no follow-up is queued, nothing is sent (pi#7257)",
+		edits: [{ find: 'if (name === "return" && meta === true && !this.pasting) {', replace: "if (false) {" }],
+		tests: ["test/pi-races/interactive-keys.test.ts"],
+	},
+	{
+		id: "RE09",
+		file: "src/cli/interactive-mode.ts",
+		description: "Alt+Enter during a run steers it instead of queueing a follow-up (pi#7257)",
+		edits: [{ find: 'followUp ? "followUp" : "steer"', replace: '"steer"' }],
+		tests: ["test/pi-races/interactive-keys.test.ts"],
 	},
 ];
 

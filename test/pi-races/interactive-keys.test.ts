@@ -32,10 +32,32 @@
  * Latin-1), and the garbled text was what the session got. Held: the bytes cut inside characters
  * across reads are decoded whole; CJK, emoji, a flag and a combining accent reach the session file
  * as pasted.
+ *
+ * claude-code#1282, pi#7257: Shift+Enter set up to send a line feed (Ghostty's
+ * `keybind = shift+enter=text:\n`, Zed's terminal), as pi's editor takes it for a new line. Fixed:
+ * readline (CRLF read as one line end) dropped the first line feed after any Enter and took the
+ * next for Enter, so the message went half typed, its lines run together; now a line feed typed on
+ * its own (Ctrl+J too) is a line break, and one right after Enter in the same read (CRLF) is not.
+ *
+ * pi#7257 (ESC + Enter): the reporter's Shift+Enter sent ESC + Enter (a stale Claude Code Zed
+ * keymap), which pi reads as Alt+Enter, its follow-up key. Fixed: Settle's chat dropped ESC + Enter
+ * without a word (readline has no Alt+Enter); now it is pi's follow-up key: a follow-up during a run,
+ * Enter when idle.
+ *
+ * dreb#262: Esc during a retry's backoff did nothing though the screen said
+ * "ESC to cancel". Fixed: Settle's chat ignored Esc everywhere (readline drops it), so a pi user's
+ * Esc during an answer, a tool or a retry's wait was lost; now it aborts the run as Ctrl+C does
+ * and keeps the line being typed.
+ *
+ * codex#16178: a prompt whose request failed was gone: not back on the input line, not in Up's
+ * history. Held: the error is shown, the prompt comes back, and Up brings the failed message back
+ * whole (its line breaks too) to send again.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliProject } from "../cli/helpers.js";
-import { Terminal, transcript } from "../cli/interactive.helpers.js";
+import { fileAppears, GATED_COMMAND, Terminal, transcript } from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-interactive-keys-");
 
@@ -202,5 +224,155 @@ describe("claude-code#67421: a multi-byte paste", () => {
 		expect(term.output).not.toContain("\ufffd");
 		// Compared code unit for code unit: the accent stays a combining mark after the e (not NFC's é).
 		expect(await exitAndRead(term)).toEqual([`user: ${text}`, `assistant: ${text}`]);
+	});
+});
+
+describe("claude-code#1282, pi#7257: Shift+Enter sent as a line feed", () => {
+	it("claude-code#1282: a line feed typed on its own (Ghostty's Shift+Enter, Ctrl+J) is a line break in the message, after an earlier Enter too; CRLF is still one Enter", async () => {
+		const term = terminal(["--faux"]);
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type("hello\r");
+		await term.until("hello\r\n", term.output.indexOf("\r\n", from) + 2);
+		await term.until("> ", term.output.indexOf("hello\r\n", term.output.indexOf("\r\n", from) + 2));
+		// Before the fix the first line feed was dropped and the second sent "alphabeta".
+		from = term.mark();
+		term.type("alpha\n");
+		await term.until(". ", from);
+		term.type("beta\n");
+		term.type("\n");
+		term.type("gamma\r");
+		await term.until("gamma\r\n", term.output.indexOf("gamma", from) + 1);
+		await term.until("> ", term.output.indexOf("gamma\r\n", term.output.indexOf("gamma", from) + 1));
+		// A terminal sending CRLF for Enter: one message, and nothing held for the next.
+		from = term.mark();
+		term.type("delta\r\n");
+		await term.until("delta\r\n", term.output.indexOf("delta", from) + 1);
+		await term.until("> ", term.output.indexOf("delta\r\n", term.output.indexOf("delta", from) + 1));
+		from = term.mark();
+		term.type("epsilon\r");
+		await term.until("epsilon\r\n", term.output.indexOf("epsilon", from) + 1);
+		expect((await exitAndRead(term)).filter((line) => line.startsWith("user:"))).toEqual([
+			"user: hello",
+			"user: alpha\nbeta\n\ngamma",
+			"user: delta",
+			"user: epsilon",
+		]);
+	});
+});
+
+describe("pi#7257: Alt+Enter (ESC + Enter)", () => {
+	it("pi#7257: Alt+Enter during a run queues the line as a follow-up, answered after the run; idle it sends as Enter does", async () => {
+		const steps = join(cli.dir, "steps.json");
+		writeFileSync(
+			steps,
+			JSON.stringify([
+				{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] },
+				"done",
+				"after",
+				"idle answer",
+			]),
+		);
+		const term = terminal(["--faux-script", steps]);
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type("go\r");
+		await fileAppears(cli.project, "started");
+		// Before the fix the key did nothing: the text stayed on the line, nothing queued.
+		term.type("later\x1b\r");
+		await term.until("Queued (follow-up): later", from);
+		writeFileSync(join(cli.project, "gate"), "");
+		await term.until("after\r\n", from);
+		await term.until("> ", term.output.indexOf("after\r\n", from));
+		from = term.mark();
+		term.type("idle\x1b\r");
+		await term.until("idle answer\r\n", from);
+		expect((await exitAndRead(term)).filter((line) => !line.startsWith("toolResult:"))).toEqual([
+			"user: go",
+			"assistant: →bash [toolUse]",
+			"assistant: done",
+			"user: later",
+			"assistant: after",
+			"user: idle",
+			"assistant: idle answer",
+		]);
+	});
+});
+
+describe("dreb#262: Esc during a run", () => {
+	it("dreb#262: Esc in a retry's backoff aborts it, as Ctrl+C does; the next prompt is answered", async () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 30_000 } }));
+		const steps = join(cli.dir, "steps.json");
+		writeFileSync(steps, JSON.stringify([{ stopReason: "error", errorMessage: "503 service unavailable" }, "after"]));
+		const term = terminal(["--faux-script", steps]);
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type("go\r");
+		await term.until("Retrying in 30.0 s", from);
+		term.type("\x1b");
+		await term.until("Aborted after 1 retry attempt.", from);
+		await term.until("> ", term.output.indexOf("Aborted after 1 retry attempt.", from));
+		from = term.mark();
+		term.type("next\r");
+		await term.until("after\r\n", from);
+		expect(await exitAndRead(term)).toEqual(["user: go", "assistant:  [error]", "user: next", "assistant: after"]);
+	});
+
+	it("dreb#262: Esc while a tool runs stops it and the run; the line being typed stays and Enter sends it", async () => {
+		const steps = join(cli.dir, "steps.json");
+		writeFileSync(
+			steps,
+			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: GATED_COMMAND } }] }, "done"]),
+		);
+		const term = terminal(["--faux-script", steps]);
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type("run it\r");
+		await fileAppears(cli.project, "started");
+		term.type("half typed");
+		term.type("\x1b");
+		await term.until("Aborted.", from);
+		await term.until("half typed", term.output.indexOf("Aborted.", from));
+		from = term.mark();
+		term.type("\r");
+		await term.until("done\r\n", from);
+		expect(await exitAndRead(term)).toEqual([
+			"user: run it",
+			"assistant: →bash [toolUse]",
+			"toolResult: Command aborted",
+			"assistant:  [aborted]",
+			"user: half typed",
+			"assistant: done",
+		]);
+	});
+});
+
+describe("codex#16178: the prompt after a failed request", () => {
+	it("codex#16178: the error shows, the prompt comes back, and Up brings the failed multi-line message back whole; Enter sends it again", async () => {
+		const steps = join(cli.dir, "steps.json");
+		writeFileSync(
+			steps,
+			JSON.stringify([{ stopReason: "error", errorMessage: "400 Not available for this thread" }, "answered"]),
+		);
+		const term = terminal(["--faux-script", steps]);
+		await term.until("> ", 0);
+		let from = term.mark();
+		term.type(paste("fix the tests\rthen push"));
+		term.type("\r");
+		await term.until("400 Not available for this thread", from);
+		await term.until("> ", term.output.indexOf("400 Not available for this thread", from));
+		from = term.mark();
+		term.type("\x1b[A");
+		await term.until("then push", from);
+		const recalled = term.output.slice(from, term.output.indexOf("then push", from) + "then push".length);
+		expect(recalled).toMatch(/> fix the tests\u21b5then push$/);
+		from = term.mark();
+		term.type("\r");
+		await term.until("answered\r\n", from);
+		expect((await exitAndRead(term)).filter((line) => line.startsWith("user:"))).toEqual([
+			"user: fix the tests\nthen push",
+			"user: fix the tests\nthen push",
+		]);
 	});
 });
