@@ -26221,6 +26221,26 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "file === undefined ? manager.getSessionId() :", replace: 'file === undefined ? "memory" :' }],
 		tests: ["test/pi-races/export-in-memory-session.test.ts"],
 	},
+	{
+		id: "RJ04",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/export foo (a new name without an extension) writes the page to foo, which a browser opens as plain text (claude-code#46596)",
+		edits: [{ find: `\treturn \`\${path}.html\`;`, replace: "\treturn path;" }],
+		tests: ["test/pi-races/export-bare-file-name.test.ts"],
+	},
+	{
+		id: "RJ05",
+		file: "src/cli/interactive-commands.ts",
+		description: "/export notes, notes an existing file, writes notes.html beside it instead of the file named",
+		edits: [
+			{
+				find: "/[/\\\\]$/.test(path) || existsSync(path)) return path;",
+				replace: "/[/\\\\]$/.test(path)) return path;",
+			},
+		],
+		tests: ["test/pi-races/export-bare-file-name.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
