@@ -10,7 +10,7 @@
  * export as a gist; typed, it points to `/export`, which writes it locally).
  */
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { extname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import type { ExtensionUIContext, SlashCommandInfo } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
@@ -810,12 +810,22 @@ function hotkeys(host: CommandHost): void {
 	host.notice("Extension shortcuts and pi's full-screen keys (model cycling, tool expansion) need pi's UI.");
 }
 
-/** pi's `/export [path]`: a `.jsonl` path gets the current branch as JSONL, anything else the HTML page. */
+/**
+ * pi's `/export [path]`: a `.jsonl` path gets the current branch as JSONL, anything else the HTML
+ * page. A new name without an extension gets `.html` (claude-code#46596): a browser opens `foo` as
+ * plain text, the page's source, not the conversation.
+ */
 async function exportSession(host: CommandHost, args: string): Promise<void> {
 	const session = host.runtime.session;
 	const path = pathArgument(args);
-	const written = path?.endsWith(".jsonl") ? session.exportToJsonl(path) : await session.exportToHtml(path);
+	const written = path?.endsWith(".jsonl") ? session.exportToJsonl(path) : await session.exportToHtml(pagePath(path));
 	host.print(`Session exported to: ${resolve(written)}`);
+}
+
+/** `path`, or `path.html` for a new file named without an extension (an existing file, folder or device is kept as named). */
+function pagePath(path: string | undefined): string | undefined {
+	if (path === undefined || extname(path) !== "" || /[/\\]$/.test(path) || existsSync(path)) return path;
+	return `${path}.html`;
 }
 
 /** pi's `/import <path.jsonl>`: asks first, then copies the file into this project's sessions and switches to it. */

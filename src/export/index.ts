@@ -17,7 +17,7 @@ export interface ExportHtmlOptions {
 	/**
 	 * Where to write (relative to the process cwd; missing folders are created). Default
 	 * `settle-session-<session file name without .jsonl>.html` in the process cwd, as pi names its
-	 * `pi-session-….html`.
+	 * `pi-session-….html` (an in-memory session: `settle-session-<session id>.html`).
 	 */
 	outputPath?: string;
 	/** Page title; default the session name, else `Session <id>`. */
@@ -36,11 +36,12 @@ const HARMLESS_DIAGNOSTICS: ReadonlySet<SessionDiagnostic["kind"]> = new Set(["m
 /**
  * Writes a session as one self-contained HTML page and returns the path written, as given (or the
  * default name). `source` is a session's {@link SessionManager} or the path of a session file (opened
- * read-only: no lock, nothing rewritten; old formats are migrated in memory).
+ * read-only: no lock, nothing rewritten; old formats are migrated in memory). A manager's entries
+ * in memory make the page, also for an in-memory session (`--no-session`) or one whose file is not
+ * written yet.
  *
  * Throws `SettleError`: `NOT_FOUND` "File not found: <path>" for a missing file; `INVALID_ARGUMENT`
- * "Cannot export in-memory session to HTML" for a manager without a file, "Nothing to export yet -
- * start a conversation first" for a session with no message yet, and for an `outputPath` that is the session
+ * "Nothing to export yet - start a conversation first" for a session with no message yet, and for an `outputPath` that is the session
  * file itself (the page would replace the session); `IO` when the page cannot be written (a folder,
  * no permission). Nothing is left behind when it throws.
  *
@@ -70,7 +71,7 @@ export async function exportSessionToHtml(
 			name: manager.getSessionName(),
 			title: options.title,
 		});
-		const defaultPath = `settle-session-${basename(file, ".jsonl")}.html`;
+		const defaultPath = `settle-session-${file === undefined ? manager.getSessionId() : basename(file, ".jsonl")}.html`;
 		const outputPath = options.outputPath ?? defaultPath;
 		refuseSessionFileAsOutput(file, outputPath, "HTML export", defaultPath);
 		writeFileAtomically(outputPath, html, "HTML export");
@@ -80,7 +81,11 @@ export async function exportSessionToHtml(
 	}
 }
 
-function openSource(source: SessionManager | string): { manager: SessionManager; file: string; close(): void } {
+function openSource(source: SessionManager | string): {
+	manager: SessionManager;
+	file: string | undefined;
+	close(): void;
+} {
 	if (typeof source === "string") {
 		if (!existsSync(source)) {
 			throw new SettleError("NOT_FOUND", `File not found: ${source}`, { details: { path: source } });
@@ -88,19 +93,14 @@ function openSource(source: SessionManager | string): { manager: SessionManager;
 		const manager = SessionManager.open(source, undefined, undefined, { readOnly: true });
 		return { manager, file: source, close: () => manager.close() };
 	}
-	const file = source.getSessionFile();
-	if (!file) {
-		throw new SettleError(
-			"INVALID_ARGUMENT",
-			"Cannot export in-memory session to HTML: it has no session file (--no-session, SessionManager.inMemory). Export a session that is saved to a file.",
-		);
-	}
 	// Settle writes a new session's file with the first user or assistant message (pi: the first
-	// answer); the page is made from the entries in memory, so a message before that one (a command's
-	// custom message, a `!` command's output) is exported too (pi-subagents#94).
-	if (!existsSync(file) && !source.getEntries().some(isExportedMessage)) {
+	// answer) and an in-memory session (--no-session) never; the page is made from the entries in
+	// memory, so both are exported once they have a message (pi-subagents#94; pi refuses an in-memory
+	// session, which left a CI run with no page of what it did: pi-coding-agent-action#282).
+	const file = source.getSessionFile();
+	if ((file === undefined || !existsSync(file)) && !source.getEntries().some(isExportedMessage)) {
 		throw new SettleError("INVALID_ARGUMENT", "Nothing to export yet - start a conversation first", {
-			details: { path: file },
+			...(file === undefined ? {} : { details: { path: file } }),
 		});
 	}
 	return { manager: source, file, close: () => {} };

@@ -2252,8 +2252,9 @@ export class AgentSession {
 	 * Writes the session (its whole tree, the current branch shown first) as one self-contained HTML
 	 * page and returns the path written (pi's `exportToHtml`). Default:
 	 * `settle-session-<session file name>.html` in the process cwd; a new session is exported from
-	 * memory once it has a message, also before its file is written. Throws `SettleError` for a
-	 * session without a file, or with no message yet (see `exportSessionToHtml`).
+	 * memory once it has a message, also before its file is written or with none (`--no-session`:
+	 * `settle-session-<session id>.html`). Throws `SettleError` for a session with no message yet (see
+	 * `exportSessionToHtml`).
 	 *
 	 * @example
 	 * ```ts

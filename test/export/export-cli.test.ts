@@ -93,7 +93,7 @@ describe("RPC export_html", () => {
 		expect(server.stderr).toBe("");
 	});
 
-	it("refuses with pi's texts: nothing written yet; an in-memory session (--no-session)", async () => {
+	it("refuses with pi's text while nothing is written yet; an in-memory session (--no-session) is exported from memory", async () => {
 		const fresh = new RpcClient(["--faux"], { cwd: cli.project, agentDir: cli.agentDir });
 		expect(await fresh.request({ id: "1", type: "export_html" })).toEqual({
 			id: "1",
@@ -108,10 +108,9 @@ describe("RPC export_html", () => {
 		const settled = memory.next((line) => line.type === "agent_settled");
 		await memory.request({ id: "p", type: "prompt", message: "hello" });
 		await settled;
-		const refused = await memory.request({ id: "1", type: "export_html" });
-		expect(refused).toMatchObject({ command: "export_html", success: false });
-		expect(refused.error).toMatch(/^Cannot export in-memory session to HTML: /);
+		const exported = await memory.request({ id: "1", type: "export_html", outputPath: "memory.html" });
+		expect(exported).toMatchObject({ command: "export_html", success: true, data: { path: "memory.html" } });
 		expect(await memory.end()).toBe(0);
-		expect(readdirSync(cli.project)).toEqual([]);
+		expect(readdirSync(cli.project)).toEqual(["memory.html"]);
 	});
 });

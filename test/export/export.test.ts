@@ -140,15 +140,18 @@ describe("errors, as pi words them, typed", () => {
 		expect(error).toMatchObject({ code: "NOT_FOUND", message: `File not found: ${missing}` });
 	});
 
-	it("an in-memory session: pi's text and what to do", async () => {
+	it("an in-memory session is exported from memory (pi refuses it); with no message yet there is nothing to export", async () => {
 		h = await createHarness();
+		const empty = await h.session.exportToHtml(join(dir, "never.html")).catch((e: unknown) => e);
+		expect(empty).toMatchObject({
+			code: "INVALID_ARGUMENT",
+			message: "Nothing to export yet - start a conversation first",
+		});
+		expect(existsSync(join(dir, "never.html"))).toBe(false);
 		h.setResponses([fauxAssistantMessage("hi")]);
 		await h.session.prompt("hello");
-		const error = await h.session.exportToHtml(join(dir, "never.html")).catch((e: unknown) => e);
-		expect(error).toBeInstanceOf(SettleError);
-		expect((error as SettleError).code).toBe("INVALID_ARGUMENT");
-		expect((error as SettleError).message).toMatch(/^Cannot export in-memory session to HTML: .*saved to a file/);
-		expect(existsSync(join(dir, "never.html"))).toBe(false);
+		expect(await h.session.exportToHtml(join(dir, "memory.html"))).toBe(join(dir, "memory.html"));
+		expect(readFileSync(join(dir, "memory.html"), "utf8")).toMatch(/^<!DOCTYPE html>/i);
 	});
 
 	it("a session whose file is not written yet: 'Nothing to export yet - start a conversation first'", async () => {

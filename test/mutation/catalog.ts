@@ -2317,10 +2317,8 @@ export const MUTANTS: Mutant[] = [
 		description: "export: the default name keeps .jsonl",
 		edits: [
 			{
-				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
-				find: '`settle-session-${basename(file, ".jsonl")}.html`',
-				// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
-				replace: "`settle-session-${basename(file)}.html`",
+				find: ': basename(file, ".jsonl")}.html`',
+				replace: ": basename(file)}.html`",
 			},
 		],
 		tests: ["test/export/export-cli.test.ts"],
@@ -2331,7 +2329,7 @@ export const MUTANTS: Mutant[] = [
 		description: "export: no 'nothing to export yet' check for a session with no message, before the file is written",
 		edits: [
 			{
-				find: "if (!existsSync(file) && !source.getEntries().some(isExportedMessage)) {",
+				find: "if ((file === undefined || !existsSync(file)) && !source.getEntries().some(isExportedMessage)) {",
 				replace: "if (false) {",
 			},
 		],
@@ -13547,8 +13545,8 @@ export const MUTANTS: Mutant[] = [
 			"an export refuses while the session file is not written yet, though the session has messages: a command's message or a `!` command before the first prompt gives 'Nothing to export yet' (pi-subagents#94)",
 		edits: [
 			{
-				find: "if (!existsSync(file) && !source.getEntries().some(isExportedMessage)) {",
-				replace: "if (!existsSync(file)) {",
+				find: "if ((file === undefined || !existsSync(file)) && !source.getEntries().some(isExportedMessage)) {",
+				replace: "if (file === undefined || !existsSync(file)) {",
 			},
 		],
 		tests: ["test/pi-races/export-before-first-answer.test.ts"],
@@ -26276,6 +26274,60 @@ export const MUTANTS: Mutant[] = [
 		description: "Alt+Enter during a run steers it instead of queueing a follow-up (pi#7257)",
 		edits: [{ find: 'followUp ? "followUp" : "steer"', replace: '"steer"' }],
 		tests: ["test/pi-races/interactive-keys.test.ts"],
+	},
+	{
+		id: "RJ01",
+		file: "src/export/index.ts",
+		description:
+			"an in-memory session (--no-session, SessionManager.inMemory) is refused again: 'Cannot export in-memory session to HTML', no page (pi-coding-agent-action#282)",
+		edits: [
+			{
+				find: "\tconst file = source.getSessionFile();\n",
+				replace:
+					'\tconst file = source.getSessionFile();\n\tif (file === undefined) throw new SettleError("INVALID_ARGUMENT", "Cannot export in-memory session to HTML");\n',
+			},
+		],
+		tests: ["test/pi-races/export-in-memory-session.test.ts"],
+	},
+	{
+		id: "RJ02",
+		file: "src/export/index.ts",
+		description:
+			"an in-memory session with no message yet is exported as an empty page instead of 'Nothing to export yet'",
+		edits: [
+			{
+				find: "if ((file === undefined || !existsSync(file)) && !source.getEntries().some(isExportedMessage)) {",
+				replace: "if (file !== undefined && !existsSync(file) && !source.getEntries().some(isExportedMessage)) {",
+			},
+		],
+		tests: ["test/export/export.test.ts"],
+	},
+	{
+		id: "RJ03",
+		file: "src/export/index.ts",
+		description: "an in-memory session's default page name is not settle-session-<session id>.html",
+		edits: [{ find: "file === undefined ? manager.getSessionId() :", replace: 'file === undefined ? "memory" :' }],
+		tests: ["test/pi-races/export-in-memory-session.test.ts"],
+	},
+	{
+		id: "RJ04",
+		file: "src/cli/interactive-commands.ts",
+		description:
+			"/export foo (a new name without an extension) writes the page to foo, which a browser opens as plain text (claude-code#46596)",
+		edits: [{ find: `\treturn \`\${path}.html\`;`, replace: "\treturn path;" }],
+		tests: ["test/pi-races/export-bare-file-name.test.ts"],
+	},
+	{
+		id: "RJ05",
+		file: "src/cli/interactive-commands.ts",
+		description: "/export notes, notes an existing file, writes notes.html beside it instead of the file named",
+		edits: [
+			{
+				find: "/[/\\\\]$/.test(path) || existsSync(path)) return path;",
+				replace: "/[/\\\\]$/.test(path)) return path;",
+			},
+		],
+		tests: ["test/pi-races/export-bare-file-name.test.ts"],
 	},
 ];
 
