@@ -12265,8 +12265,8 @@ export const MUTANTS: Mutant[] = [
 		description: "/session no longer prints what the session file has spent in all",
 		edits: [
 			{
-				find: "host.print(`  spent: $${spent.cost.toFixed(4)}",
-				replace: "void spent;\n\tvoid (`  spent: $${spent.cost.toFixed(4)}",
+				find: `host.print(\`  spent: \${dollars(spent.cost)}`,
+				replace: `void spent;\n\tvoid (\`  spent: \${dollars(spent.cost)}`,
 			},
 		],
 		tests: ["test/cli/session-stats.test.ts"],
@@ -26188,6 +26188,22 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/prompt-pipeline.ts",
 		edits: [{ find: '\tif (cleared && payload.kind === "text") {', replace: "\tif (false) {" }],
 		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "RH01",
+		description:
+			"/session shows a cost above zero that rounds to four zero decimals as $0.0000: a cheap model's spending reads as an unpriced model's zero",
+		file: "src/cli/interactive-commands.ts",
+		edits: [{ find: 'return cost > 0 && cost < 0.00005 ? "<$0.0001"', replace: 'return false ? "<$0.0001"' }],
+		tests: ["test/pi-races/usage-sub-cent-costs.test.ts"],
+	},
+	{
+		id: "RH02",
+		description:
+			"the exported page shows a cost above zero that rounds to four zero decimals as $0.0000, in its header and beside each answer",
+		file: "src/export/page.ts",
+		edits: [{ find: 'return v > 0 && v < 0.00005 ? "<$0.0001"', replace: 'return false ? "<$0.0001"' }],
+		tests: ["test/pi-races/usage-sub-cent-costs.test.ts"],
 	},
 ];
 
