@@ -19530,8 +19530,8 @@ export const MUTANTS: Mutant[] = [
 			"Bedrock requests go to pi-ai with the catalogue's endpoint: a region only in [default] of ~/.aws/config is ignored and us-east-1 is asked",
 		edits: [
 			{
-				find: "piAi.streamSimple(withDefaultProfileRegion(model), sent.context, sent.options)",
-				replace: "piAi.streamSimple(model, sent.context, sent.options)",
+				find: "withLongCacheWritePrice(withDefaultProfileRegion(model), sent.options)",
+				replace: "withLongCacheWritePrice(model, sent.options)",
 			},
 		],
 		tests: ["test/pi-races/bedrock-setups.test.ts"],
@@ -26204,6 +26204,22 @@ export const MUTANTS: Mutant[] = [
 		file: "src/export/page.ts",
 		edits: [{ find: 'return v > 0 && v < 0.00005 ? "<$0.0001"', replace: 'return false ? "<$0.0001"' }],
 		tests: ["test/pi-races/usage-sub-cent-costs.test.ts"],
+	},
+	{
+		id: "RH03",
+		description:
+			"an Anthropic answer under PI_CACHE_RETENTION=long prices its 1-hour cache writes at the catalog's 5-minute cacheWrite price, not twice the input price",
+		file: "src/llm/long-cache-write-price.ts",
+		edits: [{ find: 'if (retention !== "long" ||', replace: "if (true ||" }],
+		tests: ["test/pi-races/prompt-cache-retention.test.ts"],
+	},
+	{
+		id: "RH04",
+		description:
+			"the 1-hour cache-write price is applied to every Anthropic request, the default 5-minute retention too",
+		file: "src/llm/long-cache-write-price.ts",
+		edits: [{ find: 'if (retention !== "long" ||', replace: "if (" }],
+		tests: ["test/pi-races/prompt-cache-retention.test.ts"],
 	},
 ];
 
