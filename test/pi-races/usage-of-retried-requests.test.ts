@@ -2,9 +2,8 @@
  * Reports about the money a failed, retried request cost, replayed on a real session file written
  * against a local Anthropic Messages endpoint (test/llm/wire/server.ts) through pi-ai's client.
  *
- * sjnims/cc-plugin-eval#330, NousResearch/hermes-agent#74313: a request that failed after the
- * provider had started answering (billed: its prompt was read) was retried, and only the attempt
- * that succeeded was counted: the retries looked free, the totals short of what the provider
+ * sjnims/cc-plugin-eval#330: a request that failed after the provider had started answering
+ * (billed: its prompt was read) was retried, and only the attempt that succeeded was counted: the retries looked free, the totals short of what the provider
  * charged. What the user should see: the failed attempt's tokens and cost in what the session has
  * spent (`cumulative`, `/session`'s `spent:`), in a reopened file and in the exported page's
  * totals, while the context's own figures count the answer that stayed.
@@ -18,7 +17,7 @@ import { useWireSession } from "../llm/wire/session.js";
 
 const wireSession = useWireSession();
 
-describe("cc-plugin-eval#330, hermes-agent#74313: a failed attempt's tokens are spent too", () => {
+describe("cc-plugin-eval#330: a failed attempt's tokens are spent too", () => {
 	it("cc-plugin-eval#330: 12,000 prompt tokens read, the stream cut by an overloaded_error, retried and answered: spent, reopened and exported totals count both attempts; the context's cost the answer", async () => {
 		const w = await wireSession({ api: "anthropic-messages" });
 		const usage = { input: 2_000, output: 40, cacheRead: 10_000, cacheWrite: 0 };
