@@ -619,6 +619,14 @@ function percentOf(tokens: number, window: number): string {
 	return `${Math.floor(tenths / 10)}.${tenths % 10}%`;
 }
 
+/**
+ * Dollars to four decimals; a cost above zero that would round to `$0.0000` reads `<$0.0001`, so a
+ * cheap model's spending is not shown as an unpriced model's zero (makenotion/lore#828).
+ */
+function dollars(cost: number): string {
+	return cost > 0 && cost < 0.00005 ? "<$0.0001" : `$${cost.toFixed(4)}`;
+}
+
 function sessionInfo(host: CommandHost): void {
 	const session = host.runtime.session;
 	const stats = session.getSessionStats();
@@ -636,17 +644,17 @@ function sessionInfo(host: CommandHost): void {
 	);
 	const { tokens } = stats;
 	host.print(
-		`  tokens: ${tokens.total} (input ${tokens.input}, output ${tokens.output}, cache read ${tokens.cacheRead}, cache write ${tokens.cacheWrite}), cost $${stats.cost.toFixed(4)}`,
+		`  tokens: ${tokens.total} (input ${tokens.input}, output ${tokens.output}, cache read ${tokens.cacheRead}, cache write ${tokens.cacheWrite}), cost ${dollars(stats.cost)}`,
 	);
 	// Money spent never goes down: every model call in the file, compacted and abandoned turns too (gsd-2#1423).
 	const spent = stats.cumulative;
-	host.print(`  spent: $${spent.cost.toFixed(4)} (${spent.tokens.total} tokens) in this session file, all branches`);
+	host.print(`  spent: ${dollars(spent.cost)} (${spent.tokens.total} tokens) in this session file, all branches`);
 	// pi 1.6's breakdown: one group only repeats the total, unless it is not the current model.
 	const current = session.model ? `${session.model.provider}/${session.model.id}` : undefined;
 	if (stats.byModel.length > 1 || (stats.byModel.length === 1 && stats.byModel[0]!.key !== current)) {
 		host.print("  by model:");
 		for (const group of stats.byModel) {
-			host.print(`    ${group.key}: $${group.cost.toFixed(4)} (${group.tokens.total} tokens)`);
+			host.print(`    ${group.key}: ${dollars(group.cost)} (${group.tokens.total} tokens)`);
 		}
 	}
 	const usage = stats.contextUsage;

@@ -107,7 +107,8 @@ function oneLine(text, max) {
 }
 function num(n) { return typeof n === "number" && isFinite(n) ? n : 0; }
 function fmtTokens(n) { return num(n).toLocaleString("en-US"); }
-function fmtCost(n) { return "$" + num(n).toFixed(4); }
+// A cost above zero that would round to $0.0000 is not shown as an unpriced model's zero.
+function fmtCost(n) { var v = num(n); return v > 0 && v < 0.00005 ? "<$0.0001" : "$" + v.toFixed(4); }
 function time(ts) {
 	var d = typeof ts === "number" ? new Date(ts) : new Date(String(ts));
 	return isNaN(d.getTime()) ? String(ts) : d.toISOString().replace("T", " ").replace(/\\.\\d+Z$/, "Z");

@@ -18,6 +18,7 @@ import { alternatingGeminiTurnsOptions, withoutBlankGeminiText } from "./gemini-
 import { signUnsignedGeminiCalls } from "./gemini-unsigned-calls.js";
 import { joinedUserTurns } from "./joined-user-turns.js";
 import { kimiReasoningContent } from "./kimi-reasoning-content.js";
+import { withLongCacheWritePrice } from "./long-cache-write-price.js";
 import { mistralToolTurnsOptions } from "./mistral-tool-turns.js";
 import { InMemoryModelRuntime, type ModelProviderRegistration, type ProviderAuthStatus } from "./model-runtime.js";
 import { PI_AI_PEER_VERSION } from "./provider-env.js";
@@ -277,7 +278,11 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 					let sent: WireRequest = { context: given, options: streamOptions };
 					for (const transform of REQUEST_TRANSFORMS) sent = transform(model, sent);
 					// pi-ai's streamSimple passes no region option on: the default profile's goes in the endpoint.
-					return piAi.streamSimple(withDefaultProfileRegion(model), sent.context, sent.options);
+					return piAi.streamSimple(
+						withLongCacheWritePrice(withDefaultProfileRegion(model), sent.options),
+						sent.context,
+						sent.options,
+					);
 				} catch (error) {
 					return streamFromMessage(emptyAssistantMessage(model, "error", errorMessage(error)));
 				}

@@ -12263,8 +12263,8 @@ export const MUTANTS: Mutant[] = [
 		description: "/session no longer prints what the session file has spent in all",
 		edits: [
 			{
-				find: "host.print(`  spent: $${spent.cost.toFixed(4)}",
-				replace: "void spent;\n\tvoid (`  spent: $${spent.cost.toFixed(4)}",
+				find: `host.print(\`  spent: \${dollars(spent.cost)}`,
+				replace: `void spent;\n\tvoid (\`  spent: \${dollars(spent.cost)}`,
 			},
 		],
 		tests: ["test/cli/session-stats.test.ts"],
@@ -19533,8 +19533,8 @@ export const MUTANTS: Mutant[] = [
 			"Bedrock requests go to pi-ai with the catalogue's endpoint: a region only in [default] of ~/.aws/config is ignored and us-east-1 is asked",
 		edits: [
 			{
-				find: "piAi.streamSimple(withDefaultProfileRegion(model), sent.context, sent.options)",
-				replace: "piAi.streamSimple(model, sent.context, sent.options)",
+				find: "withLongCacheWritePrice(withDefaultProfileRegion(model), sent.options)",
+				replace: "withLongCacheWritePrice(model, sent.options)",
 			},
 		],
 		tests: ["test/pi-races/bedrock-setups.test.ts"],
@@ -26328,6 +26328,38 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/export-bare-file-name.test.ts"],
+	},
+	{
+		id: "RH01",
+		description:
+			"/session shows a cost above zero that rounds to four zero decimals as $0.0000: a cheap model's spending reads as an unpriced model's zero",
+		file: "src/cli/interactive-commands.ts",
+		edits: [{ find: 'return cost > 0 && cost < 0.00005 ? "<$0.0001"', replace: 'return false ? "<$0.0001"' }],
+		tests: ["test/pi-races/usage-sub-cent-costs.test.ts"],
+	},
+	{
+		id: "RH02",
+		description:
+			"the exported page shows a cost above zero that rounds to four zero decimals as $0.0000, in its header and beside each answer",
+		file: "src/export/page.ts",
+		edits: [{ find: 'return v > 0 && v < 0.00005 ? "<$0.0001"', replace: 'return false ? "<$0.0001"' }],
+		tests: ["test/pi-races/usage-sub-cent-costs.test.ts"],
+	},
+	{
+		id: "RH03",
+		description:
+			"an Anthropic answer under PI_CACHE_RETENTION=long prices its 1-hour cache writes at the catalog's 5-minute cacheWrite price, not twice the input price",
+		file: "src/llm/long-cache-write-price.ts",
+		edits: [{ find: 'if (retention !== "long" ||', replace: "if (true ||" }],
+		tests: ["test/pi-races/prompt-cache-retention.test.ts"],
+	},
+	{
+		id: "RH04",
+		description:
+			"the 1-hour cache-write price is applied to every Anthropic request, the default 5-minute retention too",
+		file: "src/llm/long-cache-write-price.ts",
+		edits: [{ find: 'if (retention !== "long" ||', replace: "if (" }],
+		tests: ["test/pi-races/prompt-cache-retention.test.ts"],
 	},
 ];
 

@@ -12,6 +12,11 @@
  * docker/docker-agent#1855 (also ax-llm/ax#516): Gemini sends `usageMetadata` on every streamed
  * chunk, each a running total; added up chunk by chunk, the tokens and cost were multiplied by the
  * number of chunks. What the user should see: the last chunk's totals, once.
+ *
+ * router-for-me/CLIProxyAPI#3077: OpenAI-compatible servers (DeepSeek, Kimi) put a `usage` object
+ * on every streamed chunk, zeros until the chunk that carries `finish_reason`, with no trailing
+ * usage-only chunk; the first (zero) usage was kept and every answer counted 0 tokens. What the
+ * user should see: the finishing chunk's usage.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { RpcClient, useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -122,6 +127,45 @@ describe("docker-agent#1855, ax#516: Gemini's usage on every chunk is a running 
 		expect(session.tokens).toEqual({ input: 1_000, output: 36, cacheRead: 0, cacheWrite: 0, total: 1_036 });
 		expect(session.cost).toBeCloseTo(cost, 12);
 		expect(session.contextUsage?.tokens).toBe(1_036);
+		client.child.stdin.end();
+		await client.exited;
+	});
+});
+
+describe("CLIProxyAPI#3077: zero usage on every chunk until the finishing one", () => {
+	it("CLIProxyAPI#3077: settle --rpc: zero usage on each chunk, then 3,000 prompt (1,000 cached) and 200 completion tokens on the finish_reason chunk: the answer and the session count those", async () => {
+		server = await startWireServer();
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, {
+			models: [{ id: "coder", contextWindow: 128_000, cost: { input: 2, output: 8, cacheRead: 0.5 } }],
+		});
+		const events = chatEvents([{ type: "text", text: "the whole answer" }], {
+			usage: { prompt: 3_000, completion: 200, cached: 1_000 },
+		});
+		// No trailing usage-only chunk: its usage goes on the finishing chunk, zeros on the ones before.
+		const [usageChunk] = events.splice(-2, 1) as [SseEvent];
+		const real = (usageChunk.data as { usage: object }).usage;
+		const zero = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+		events.slice(0, -1).forEach((event, index, chunks) => {
+			(event.data as { usage: object }).usage = index === chunks.length - 1 ? real : zero;
+		});
+		server.reply(sse(events));
+		const client = new RpcClient(["--model", "local/coder", "--no-session"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		await rpcPrompt(client, "p1", "the question");
+		const cost = (2_000 * 2 + 200 * 8 + 1_000 * 0.5) / 1e6;
+		expect(lastAnswer(client)?.usage).toMatchObject({
+			input: 2_000,
+			output: 200,
+			cacheRead: 1_000,
+			totalTokens: 3_200,
+		});
+		expect(lastAnswer(client)?.usage?.cost.total).toBeCloseTo(cost, 12);
+		const session = await stats(client);
+		expect(session.tokens).toEqual({ input: 2_000, output: 200, cacheRead: 1_000, cacheWrite: 0, total: 3_200 });
+		expect(session.cost).toBeCloseTo(cost, 12);
+		expect(session.contextUsage?.tokens).toBe(3_200);
 		client.child.stdin.end();
 		await client.exited;
 	});
