@@ -26189,6 +26189,29 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: '\tif (cleared && payload.kind === "text") {', replace: "\tif (false) {" }],
 		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
 	},
+	{
+		id: "RK01",
+		description:
+			"the exported page shows an empty Thinking section for a signed thinking block with no text (pi's export skips it)",
+		file: "src/export/page.ts",
+		edits: [{ find: '\t\t\t\t\tif (!b.redacted && !String(b.thinking || "").trim()) continue;', replace: "" }],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "RK02",
+		description:
+			"a `!` command whose extension operations report `exitCode: null` (killed by a signal) is recorded as a plain run with no code",
+		file: "src/session/bash-runner.ts",
+		edits: [{ find: "\t\t\tkilledBySignal = run.exitCode === null;", replace: "" }],
+		tests: ["test/pi-races/bash-streams.test.ts"],
+	},
+	{
+		id: "RK03",
+		description: "the model is not told that a `!` command recorded as killed by a signal was killed",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: "\t} else if (message.killedBySignal) {", replace: "\t} else if (false) {" }],
+		tests: ["test/pi-races/bash-streams.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
