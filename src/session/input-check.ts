@@ -418,10 +418,8 @@ export function bashResultError(method: string, command: unknown, result: unknow
 	if (typeof result !== "object" || result === null || Array.isArray(result)) {
 		return fail("result", `the result must be ${BASH_RESULT_SHAPE} (got ${described(result)})`);
 	}
-	const { output, exitCode, cancelled, truncated, fullOutputPath, timedOutAfter, notUtf8, killedBySignal } = result as Record<
-		string,
-		unknown
-	>;
+	const { output, exitCode, cancelled, truncated, fullOutputPath, timedOutAfter, notUtf8, killedBySignal } =
+		result as Record<string, unknown>;
 	const wrong = (field: string, value: unknown, expected: string) =>
 		fail(field, `the result's ${field} must be ${expected} (got ${described(value)}); pass ${BASH_RESULT_SHAPE}`);
 	if (typeof output !== "string") return wrong("output", output, "a string");

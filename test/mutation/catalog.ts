@@ -26212,6 +26212,32 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t} else if (message.killedBySignal) {", replace: "\t} else if (false) {" }],
 		tests: ["test/pi-races/bash-streams.test.ts"],
 	},
+	{
+		id: "RK04",
+		description:
+			"an Anthropic subscription 429 with a rejected unified window and no Retry-After is retried on the backoff, not at the window's reset",
+		file: "src/llm/errors.ts",
+		edits: [
+			{
+				find: '\tif (headers.get("anthropic-ratelimit-unified-status")?.trim() === "rejected" && unifiedReset !== undefined) {',
+				replace: "\tif (false) {",
+			},
+		],
+		tests: ["test/pi-races/retry-after-headers.test.ts"],
+	},
+	{
+		id: "RK05",
+		description:
+			"an Anthropic 429 whose unified window is still allowed takes the window's reset (hours away) as the wait",
+		file: "src/llm/errors.ts",
+		edits: [
+			{
+				find: '\tif (headers.get("anthropic-ratelimit-unified-status")?.trim() === "rejected" && unifiedReset !== undefined) {',
+				replace: "\tif (unifiedReset !== undefined) {",
+			},
+		],
+		tests: ["test/pi-races/retry-after-headers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

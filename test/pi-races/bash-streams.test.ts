@@ -131,7 +131,12 @@ describe("pi#9577: a shell killed by a signal is a failure", () => {
 		});
 		const { answerRequests } = script(h, [fauxAssistantMessage("noted")]);
 		const result = await h.session.executeBash("make");
-		expect(result).toMatchObject({ output: "half a build\n", exitCode: undefined, killedBySignal: true, cancelled: false });
+		expect(result).toMatchObject({
+			output: "half a build\n",
+			exitCode: undefined,
+			killedBySignal: true,
+			cancelled: false,
+		});
 		const recorded = h.sessionManager.getBranch().at(-1);
 		expect(recorded).toMatchObject({ message: { role: "bashExecution", killedBySignal: true } });
 		await h.session.prompt("did it build?");
