@@ -26238,6 +26238,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/retry-after-headers.test.ts"],
 	},
+	{
+		id: "RK06",
+		description:
+			"settle -i shows `(exit unknown)` for a `!` command killed by a signal (its operations reported `exitCode: null`)",
+		file: "src/cli/interactive-mode.ts",
+		edits: [
+			{
+				find: '\t\t\telse if (result.killedBySignal) printer.line(style.red("(killed by a signal)"));',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/bash-user-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
