@@ -401,6 +401,7 @@ export async function runInteractiveMode(
 			const result = await target.executeBash(command, printLines, { excludeFromContext });
 			if (partial) printLines("\n");
 			if (result.cancelled) printer.line(style.yellow("(cancelled)"));
+			else if (result.killedBySignal) printer.line(style.red("(killed by a signal)"));
 			else if (result.exitCode !== 0) printer.line(style.red(`(exit ${result.exitCode ?? "unknown"})`));
 			// The record names this file (cut output, or terminal codes left out): so does the chat.
 			if (result.notUtf8) printer.notice("(bytes that are not UTF-8 text are shown as \ufffd)");

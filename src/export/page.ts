@@ -275,6 +275,8 @@ function messageView(e, m, results, shown) {
 				if (!b) continue;
 				if (b.type === "text") box.appendChild(richText(b.text));
 				else if (b.type === "thinking") {
+					// A signed block with no text (the provider kept its reasoning): nothing to show, as pi's export.
+					if (!b.redacted && !String(b.thinking || "").trim()) continue;
 					var t = el("div", "thinking");
 					t.appendChild(collapsible(b.redacted ? "Thinking (redacted)" : "Thinking", el("pre", "", b.redacted ? "" : b.thinking)));
 					box.appendChild(t);

@@ -1223,6 +1223,8 @@ export interface UserBashResult {
 	timedOutAfter?: number;
 	/** Some output bytes were not UTF-8 text (GBK, Shift-JIS, Latin-1): `output` shows them as U+FFFD, `fullOutputPath` keeps them. */
 	notUtf8?: boolean;
+	/** The command was killed by a signal (its operations reported `exitCode: null`); `exitCode` is undefined. */
+	killedBySignal?: boolean;
 }
 
 /** What a `user_bash` handler returns. */

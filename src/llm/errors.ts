@@ -575,7 +575,8 @@ function httpDateMs(text: string, now: number): number {
  * `now`), then, on a 429 only, the `x-ratelimit-reset-requests` / `-tokens` duration (`6m0s`) of a
  * bucket whose `x-ratelimit-remaining-*` is 0 (the longer one when both are), else a spent limiter's
  * `x-ratelimit-reset` instant (epoch ms or s; `x-ratelimit-remaining: 0`), in whole seconds from
- * `now`. Undefined for an accepted response or none of these. Must not throw.
+ * `now`; before those, an Anthropic subscription's `anthropic-ratelimit-unified-reset` (epoch s)
+ * when its `anthropic-ratelimit-unified-status` is `rejected`. Undefined for an accepted response or none of these. Must not throw.
  *
  * @example
  * ```ts
@@ -597,6 +598,12 @@ export function requestedRetryDelayFromHeaders(
 		if (Number.isFinite(date)) return { header: "retry-after", delayMs: Math.max(0, Math.ceil(date - now)) };
 	}
 	if (status !== 429) return undefined;
+	// An Anthropic subscription's spent window (5-hour, weekly) reopens at this epoch (s); it may send no Retry-After.
+	const unifiedReset = epochMs(headers.get("anthropic-ratelimit-unified-reset")?.trim());
+	if (headers.get("anthropic-ratelimit-unified-status")?.trim() === "rejected" && unifiedReset !== undefined) {
+		const delayMs = Math.max(0, Math.ceil((unifiedReset - now) / 1000) * 1000);
+		return { header: "anthropic-ratelimit-unified-reset", delayMs };
+	}
 	let longest: HeaderRetryDelay | undefined;
 	for (const bucket of ["requests", "tokens"]) {
 		const reset = headers.get(`x-ratelimit-reset-${bucket}`);

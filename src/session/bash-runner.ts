@@ -110,6 +110,7 @@ export class BashRunner {
 		});
 		const decoder = new TextDecoder();
 		let exitCode: number | undefined;
+		let killedBySignal = false;
 		let cancelled = false;
 		let timedOut = false;
 		try {
@@ -124,6 +125,8 @@ export class BashRunner {
 				...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
 			});
 			exitCode = run.exitCode ?? undefined;
+			// pi's contract for a signal: recorded as pi does (no code), but not as a success (pi#9577).
+			killedBySignal = run.exitCode === null;
 		} catch (error) {
 			timedOut = !controller.signal.aborted && error instanceof Error && error.message.startsWith("timeout:");
 			if (!controller.signal.aborted && !timedOut) {
@@ -149,6 +152,7 @@ export class BashRunner {
 		if (snapshot.fullOutputPath) result.fullOutputPath = snapshot.fullOutputPath;
 		if (timedOut && options.timeout !== undefined) result.timedOutAfter = options.timeout;
 		if (snapshot.notUtf8) result.notUtf8 = true;
+		if (killedBySignal && !cancelled) result.killedBySignal = true;
 		// A disposed session's log is closed, or already the next session's: nothing more goes into it.
 		if (this.disposed) {
 			// Must not throw: a failed removal would replace SESSION_CLOSED.
@@ -186,6 +190,7 @@ export class BashRunner {
 		if (result.fullOutputPath !== undefined) message.fullOutputPath = result.fullOutputPath;
 		if (result.timedOutAfter !== undefined) message.timedOutAfter = result.timedOutAfter;
 		if (result.notUtf8) message.notUtf8 = true;
+		if (result.killedBySignal) message.killedBySignal = true;
 		if (options.excludeFromContext) message.excludeFromContext = true;
 		if (holdsSideMessages(this.s)) this.s.queues.holdBash(message);
 		else this.s.transcript.append(message);

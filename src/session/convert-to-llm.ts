@@ -99,6 +99,8 @@ export function bashExecutionToText(message: BashExecutionMessage): string {
 		text += `\n\nCommand timed out after ${counted(message.timedOutAfter, "second")}`;
 	} else if (message.cancelled) {
 		text += "\n\n(command cancelled)";
+	} else if (message.killedBySignal) {
+		text += "\n\nCommand was killed by a signal";
 	} else if (message.exitCode !== null && message.exitCode !== undefined && message.exitCode !== 0) {
 		text += `\n\nCommand exited with code ${message.exitCode}`;
 	}

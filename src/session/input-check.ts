@@ -403,7 +403,7 @@ export function messageShapeError(
 }
 
 const BASH_RESULT_SHAPE =
-	"{ output: string, exitCode: number | undefined, cancelled: boolean, truncated: boolean, fullOutputPath?: string, timedOutAfter?: number, notUtf8?: boolean }";
+	"{ output: string, exitCode: number | undefined, cancelled: boolean, truncated: boolean, fullOutputPath?: string, timedOutAfter?: number, notUtf8?: boolean, killedBySignal?: boolean }";
 
 /**
  * Like {@link promptInputError} for `recordBashResult(command, result)`: a string command and a
@@ -418,10 +418,8 @@ export function bashResultError(method: string, command: unknown, result: unknow
 	if (typeof result !== "object" || result === null || Array.isArray(result)) {
 		return fail("result", `the result must be ${BASH_RESULT_SHAPE} (got ${described(result)})`);
 	}
-	const { output, exitCode, cancelled, truncated, fullOutputPath, timedOutAfter, notUtf8 } = result as Record<
-		string,
-		unknown
-	>;
+	const { output, exitCode, cancelled, truncated, fullOutputPath, timedOutAfter, notUtf8, killedBySignal } =
+		result as Record<string, unknown>;
 	const wrong = (field: string, value: unknown, expected: string) =>
 		fail(field, `the result's ${field} must be ${expected} (got ${described(value)}); pass ${BASH_RESULT_SHAPE}`);
 	if (typeof output !== "string") return wrong("output", output, "a string");
@@ -435,5 +433,8 @@ export function bashResultError(method: string, command: unknown, result: unknow
 		return wrong("timedOutAfter", timedOutAfter, "a positive number of seconds or undefined");
 	}
 	if (notUtf8 !== undefined && typeof notUtf8 !== "boolean") return wrong("notUtf8", notUtf8, "a boolean or undefined");
+	if (killedBySignal !== undefined && typeof killedBySignal !== "boolean") {
+		return wrong("killedBySignal", killedBySignal, "a boolean or undefined");
+	}
 	return undefined;
 }

@@ -34,6 +34,11 @@ export interface BashExecutionMessage {
 	 * the full-output file keeps them, and the model is told so.
 	 */
 	notUtf8?: boolean;
+	/**
+	 * The command's operations reported no exit code (`exitCode: null`, killed by a signal): Settle's;
+	 * `exitCode` stays undefined, as pi writes it, and the model is told the command was killed.
+	 */
+	killedBySignal?: boolean;
 	/** `!!` commands: kept in the log, never sent to the model. */
 	excludeFromContext?: boolean;
 	timestamp: number;

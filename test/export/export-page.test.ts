@@ -298,6 +298,38 @@ describe("the exported page in Chromium", () => {
 		});
 	});
 
+	it("a signed thinking block with no text (a provider that keeps its reasoning hidden) shows no empty Thinking section, as pi's export skips it; one with text still shows", async () => {
+		const html = join(dir, "signed-empty-thinking.html");
+		const { SessionManager } = await import("../../src/store/session-manager.js");
+		const sm = SessionManager.create(dir, join(dir, "signed-empty-thinking-sessions"));
+		const answer = (thinking: string, text: string) => ({
+			role: "assistant" as const,
+			content: [
+				{ type: "thinking" as const, thinking, thinkingSignature: "sig-abc" },
+				{ type: "text" as const, text },
+			],
+			api: "anthropic-messages",
+			provider: "anthropic",
+			model: "claude-sonnet-4-5",
+			usage,
+			stopReason: "stop" as const,
+			timestamp: 2,
+		});
+		sm.appendMessage({ role: "user", content: "hi", timestamp: 1 });
+		sm.appendMessage(answer("", "HIDDEN-REASONING-ANSWER"));
+		sm.appendMessage({ role: "user", content: "again", timestamp: 3 });
+		sm.appendMessage(answer("SHOWN-REASONING", "SHOWN-REASONING-ANSWER"));
+		await exportSessionToHtml(sm, { outputPath: html });
+		sm.close();
+		await onExportedPage(html, async (other) => {
+			const [hidden, shown] = await other.locator("#entries .entry.assistant").all();
+			expect(await visible(hidden)).toContain("HIDDEN-REASONING-ANSWER");
+			expect(await hidden.locator(".thinking").count()).toBe(0);
+			expect(await shown.locator(".thinking").count()).toBe(1);
+			expect(await shown.locator(".thinking").textContent()).toContain("SHOWN-REASONING");
+		});
+	});
+
 	it("an answer whose provider names another model than the one asked (openrouter/auto) says which answered; one naming the same model says nothing more, in its line and the header's models, as /session's usage does", async () => {
 		const html = join(dir, "routed.html");
 		const { SessionManager } = await import("../../src/store/session-manager.js");

@@ -26361,6 +26361,68 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (retention !== "long" ||', replace: "if (" }],
 		tests: ["test/pi-races/prompt-cache-retention.test.ts"],
 	},
+	{
+		id: "RK01",
+		description:
+			"the exported page shows an empty Thinking section for a signed thinking block with no text (pi's export skips it)",
+		file: "src/export/page.ts",
+		edits: [{ find: '\t\t\t\t\tif (!b.redacted && !String(b.thinking || "").trim()) continue;', replace: "" }],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "RK02",
+		description:
+			"a `!` command whose extension operations report `exitCode: null` (killed by a signal) is recorded as a plain run with no code",
+		file: "src/session/bash-runner.ts",
+		edits: [{ find: "\t\t\tkilledBySignal = run.exitCode === null;", replace: "" }],
+		tests: ["test/pi-races/bash-streams.test.ts"],
+	},
+	{
+		id: "RK03",
+		description: "the model is not told that a `!` command recorded as killed by a signal was killed",
+		file: "src/session/convert-to-llm.ts",
+		edits: [{ find: "\t} else if (message.killedBySignal) {", replace: "\t} else if (false) {" }],
+		tests: ["test/pi-races/bash-streams.test.ts"],
+	},
+	{
+		id: "RK04",
+		description:
+			"an Anthropic subscription 429 with a rejected unified window and no Retry-After is retried on the backoff, not at the window's reset",
+		file: "src/llm/errors.ts",
+		edits: [
+			{
+				find: '\tif (headers.get("anthropic-ratelimit-unified-status")?.trim() === "rejected" && unifiedReset !== undefined) {',
+				replace: "\tif (false) {",
+			},
+		],
+		tests: ["test/pi-races/retry-after-headers.test.ts"],
+	},
+	{
+		id: "RK05",
+		description:
+			"an Anthropic 429 whose unified window is still allowed takes the window's reset (hours away) as the wait",
+		file: "src/llm/errors.ts",
+		edits: [
+			{
+				find: '\tif (headers.get("anthropic-ratelimit-unified-status")?.trim() === "rejected" && unifiedReset !== undefined) {',
+				replace: "\tif (unifiedReset !== undefined) {",
+			},
+		],
+		tests: ["test/pi-races/retry-after-headers.test.ts"],
+	},
+	{
+		id: "RK06",
+		description:
+			"settle -i shows `(exit unknown)` for a `!` command killed by a signal (its operations reported `exitCode: null`)",
+		file: "src/cli/interactive-mode.ts",
+		edits: [
+			{
+				find: '\t\t\telse if (result.killedBySignal) printer.line(style.red("(killed by a signal)"));',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/bash-user-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -113,6 +113,36 @@ describe("pi#9577: a shell killed by a signal is a failure", () => {
 			"half a build\n\n\nCommand was killed by a signal",
 		);
 	});
+
+	it("pi#9577: a `!` command run by an extension's operations that report `exitCode: null` is recorded as killed, and the model is told so (pi told it nothing)", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi) =>
+					pi.on("user_bash", () => ({
+						operations: {
+							async exec(_command, _cwd, { onData }) {
+								onData(Buffer.from("half a build\n"));
+								return { exitCode: null };
+							},
+						},
+					})),
+			],
+		});
+		const { answerRequests } = script(h, [fauxAssistantMessage("noted")]);
+		const result = await h.session.executeBash("make");
+		expect(result).toMatchObject({
+			output: "half a build\n",
+			exitCode: undefined,
+			killedBySignal: true,
+			cancelled: false,
+		});
+		const recorded = h.sessionManager.getBranch().at(-1);
+		expect(recorded).toMatchObject({ message: { role: "bashExecution", killedBySignal: true } });
+		await h.session.prompt("did it build?");
+		const sent = JSON.stringify(answerRequests[0]?.messages);
+		expect(sent).toContain("Command was killed by a signal");
+	});
 });
 
 describe("opencode#36655 / pi#433: a UTF-8 character split across reads, stderr in between", () => {

@@ -184,6 +184,33 @@ describe("oh-my-pi#185: the `user_bash` hook never called for `!` and `!!`", () 
 		]);
 	});
 
+	it("pi#9577: settle -i: a `!` command whose extension operations report `exitCode: null` says it was killed by a signal (not `(exit unknown)`), and is saved so", async () => {
+		const path = join(cli.dir, "killed-ops.mjs");
+		writeFileSync(
+			path,
+			`export default function (pi) {
+	pi.on("user_bash", () => ({
+		operations: {
+			async exec(_command, _cwd, { onData }) {
+				onData(Buffer.from("half a build\\n"));
+				return { exitCode: null };
+			},
+		},
+	}));
+}
+`,
+		);
+		const chat = new Repl(["--faux", "-e", path], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const shown = await chat.say("!make");
+		expect(shown).toContain("  half a build\n");
+		expect(shown).toContain("(killed by a signal)");
+		expect(shown).not.toContain("(exit unknown)");
+		await chat.say("hello", "hello");
+		expect(await chat.end()).toBe(0);
+		expect(bashEntries(bannerSessionFile(chat.stdout))).toMatchObject([{ command: "make", killedBySignal: true }]);
+	});
+
 	it("oh-my-pi#185, pi#7063: settle --rpc: the `bash` command reaches `user_bash` too (with excludeFromContext, pi#5039), and the handler's answer is the response", async () => {
 		const log = join(cli.dir, "user-bash.log");
 		writeFileSync(log, "");

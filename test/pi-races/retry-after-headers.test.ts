@@ -142,3 +142,51 @@ describe("pi#9595: the agent-level retry ignores the 429's Retry-After header", 
 		);
 	});
 });
+
+/** An Anthropic subscription's 429: the unified window is spent (`-status: rejected`), its reset in epoch seconds, no Retry-After. */
+const unifiedRejected =
+	(resetInMs: number): Reply =>
+	(request, res, req) =>
+		anthropicError(429, "rate_limit_error", "This request would exceed your account's rate limit.", {
+			"anthropic-ratelimit-unified-status": "rejected",
+			// Taken when the request arrives (the process takes a while to start).
+			"anthropic-ratelimit-unified-reset": String(Math.ceil((Date.now() + resetInMs) / 1000)),
+		})(request, res, req);
+
+describe("Anthropic subscription 429s: the unified window's reset is the wait (they may send no Retry-After)", () => {
+	it("a spent window reopening in about 2 s is waited (not the 1 ms backoff), then the answer arrives", async () => {
+		const { run, retries } = await runRateLimited(unifiedRejected(1500), { api: "anthropic-messages" });
+
+		expectWaited(retries, [999, 3000]);
+		expect(retries[0]!.errorMessage).toMatch(
+			/\(the response's anthropic-ratelimit-unified-reset header: retry in [23]s\)$/,
+		);
+		expect(run.stdout).toContain("after the wait");
+		expect(run.code).toBe(0);
+	});
+
+	it("a spent window reopening in 3 hours is above retry.maxAgentDelayMs: no retry, the run ends at once naming the wait", async () => {
+		const { run } = await runRateLimited(unifiedRejected(3 * 3600_000), { api: "anthropic-messages", mode: "text" });
+
+		expect(arrivals).toHaveLength(1);
+		expect(run.code).not.toBe(0);
+		const named = /\(the response's anthropic-ratelimit-unified-reset header: retry in (\d+)s\)/.exec(run.stderr);
+		expect(named).not.toBeNull();
+		expect(Number(named![1])).toBeGreaterThan(3 * 3600 - 60);
+		expect(Number(named![1])).toBeLessThanOrEqual(3 * 3600 + 1);
+	});
+
+	it("a 429 whose unified window is still allowed (a per-minute throttle) does not take the window's reset as the wait", async () => {
+		const { run, retries } = await runRateLimited(
+			anthropicError(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit", {
+				"anthropic-ratelimit-unified-status": "allowed",
+				"anthropic-ratelimit-unified-reset": String(Math.ceil(Date.now() / 1000) + 3 * 3600),
+			}),
+			{ api: "anthropic-messages" },
+		);
+
+		expect(retries).toHaveLength(1);
+		expect(retries[0]!.errorMessage).not.toContain("unified-reset");
+		expect(run.code).toBe(0);
+	});
+});

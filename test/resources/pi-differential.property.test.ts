@@ -61,7 +61,8 @@
  *   (or a `$` meeting a value starting with `@`) is substituted again; Settle substitutes once
  *   (test/resources/prompt-templates.property.test.ts pins it). Argument values here hold no `$`.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -385,6 +386,24 @@ interface Loaded {
 }
 
 /** pi loads the tree as written, then `beforeSettle` (the marked files written over it), then Settle. */
+/**
+ * Removes each run's tree in the background, while the next run loads: removing a tree's ~60 new
+ * entries waits ~100 ms on the disk here, about half a property's time when done in turn (one
+ * timed out at 30 s beside other test files on 2 cores). `settled` waits for every removal, so
+ * none outlives its test (whose temp root is removed after it).
+ */
+function backgroundRemovals(): { remove(dir: string): void; settled(): Promise<void> } {
+	const pending: Promise<void>[] = [];
+	return {
+		remove: (dir) => {
+			pending.push(rm(dir, { recursive: true, force: true }));
+		},
+		settled: async () => {
+			await Promise.all(pending.splice(0));
+		},
+	};
+}
+
 async function loadBoth(base: string, beforeSettle: () => void = () => {}, cwdInBase = CWD): Promise<Loaded> {
 	const cwd = join(base, cwdInBase);
 	const agentDir = join(base, AGENT);
@@ -518,6 +537,7 @@ describe("resources: differential against pi 0.73.1", () => {
 			const root = tempDir("settle-resources-diff-");
 			let run = 0;
 			// What the runs exercised: the comparison must not pass by comparing empty lists.
+			const removals = backgroundRemovals();
 			const seen = {
 				settleFolder: 0,
 				agentsFiles: 0,
@@ -528,63 +548,65 @@ describe("resources: differential against pi 0.73.1", () => {
 				systemPrompts: 0,
 				markedFiles: 0,
 			};
-			await fc.assert(
-				fc.asyncProperty(tree, fc.boolean(), encodings, async (generated, settleFolder, picks) => {
-					const base = join(root, String(run++));
-					const files = settleFolder ? withSettleFolder(generated) : generated;
-					writeTree(base, files);
-					try {
-						const loaded = await loadBoth(base, () => {
-							seen.markedFiles += writeEncoded(base, files, picks);
-						});
-						const pi = loaded.pi;
-						// Settle's project folder is `.settle/` even where it holds nothing: a discovered `.agents/` skill's
-						// baseDir names it (seed -941491521), as pi's names `.pi/`.
-						const settle = settlePathsAsPi(loaded.settle, base);
-						if (settleFolder) seen.settleFolder++;
-						expect(settle.getAgentsFiles().agentsFiles).toEqual(pi.getAgentsFiles().agentsFiles);
-						const piSkills = pi.getSkills();
-						const settleSkills = settle.getSkills();
-						expect(skillsView(settleSkills.skills)).toEqual(skillsView(piSkills.skills as Skill[]));
-						expect(diagnosticsView(withoutMissingEntryWarnings(settleSkills.diagnostics))).toEqual(
-							piDiagnosticsView(withoutRootDocWarnings(piSkills.diagnostics, files, base)),
-						);
-						const piPrompts = pi.getPrompts();
-						const settlePrompts = settle.getPrompts();
-						expect(promptsView(settlePrompts.prompts)).toEqual(promptsView(piPrompts.prompts as PromptTemplate[]));
-						const brokenTemplates = settlePrompts.diagnostics.filter((d) =>
-							d.message.startsWith("invalid YAML front matter"),
-						);
-						// Each names a file of the tree with broken YAML, a template pi does not load either.
-						for (const d of brokenTemplates) {
-							expect(files[relative(base, d.path!)]).toMatch(/^---\ndescription: \[x/);
-							expect(piPrompts.prompts.map((prompt) => prompt.filePath)).not.toContain(d.path);
+			await fc
+				.assert(
+					fc.asyncProperty(tree, fc.boolean(), encodings, async (generated, settleFolder, picks) => {
+						const base = join(root, String(run++));
+						const files = settleFolder ? withSettleFolder(generated) : generated;
+						writeTree(base, files);
+						try {
+							const loaded = await loadBoth(base, () => {
+								seen.markedFiles += writeEncoded(base, files, picks);
+							});
+							const pi = loaded.pi;
+							// Settle's project folder is `.settle/` even where it holds nothing: a discovered `.agents/` skill's
+							// baseDir names it (seed -941491521), as pi's names `.pi/`.
+							const settle = settlePathsAsPi(loaded.settle, base);
+							if (settleFolder) seen.settleFolder++;
+							expect(settle.getAgentsFiles().agentsFiles).toEqual(pi.getAgentsFiles().agentsFiles);
+							const piSkills = pi.getSkills();
+							const settleSkills = settle.getSkills();
+							expect(skillsView(settleSkills.skills)).toEqual(skillsView(piSkills.skills as Skill[]));
+							expect(diagnosticsView(withoutMissingEntryWarnings(settleSkills.diagnostics))).toEqual(
+								piDiagnosticsView(withoutRootDocWarnings(piSkills.diagnostics, files, base)),
+							);
+							const piPrompts = pi.getPrompts();
+							const settlePrompts = settle.getPrompts();
+							expect(promptsView(settlePrompts.prompts)).toEqual(promptsView(piPrompts.prompts as PromptTemplate[]));
+							const brokenTemplates = settlePrompts.diagnostics.filter((d) =>
+								d.message.startsWith("invalid YAML front matter"),
+							);
+							// Each names a file of the tree with broken YAML, a template pi does not load either.
+							for (const d of brokenTemplates) {
+								expect(files[relative(base, d.path!)]).toMatch(/^---\ndescription: \[x/);
+								expect(piPrompts.prompts.map((prompt) => prompt.filePath)).not.toContain(d.path);
+							}
+							const nestedTemplates = settlePrompts.diagnostics.filter((d) =>
+								d.message.startsWith("prompt templates in a sub-folder are not loaded"),
+							);
+							// Each names a sub-folder whose templates pi does not load either.
+							for (const d of nestedTemplates) {
+								expect(piPrompts.prompts.some((prompt) => prompt.filePath.startsWith(`${d.path!}/`))).toBe(false);
+							}
+							const otherDiagnostics = withoutMissingEntryWarnings(settlePrompts.diagnostics).filter(
+								(d) => !brokenTemplates.includes(d) && !nestedTemplates.includes(d),
+							);
+							expect(diagnosticsView(otherDiagnostics)).toEqual(piDiagnosticsView(piPrompts.diagnostics));
+							expect(settle.getSystemPrompt()).toBe(pi.getSystemPrompt());
+							expect(settle.getAppendSystemPrompt()).toEqual(pi.getAppendSystemPrompt());
+							seen.agentsFiles += pi.getAgentsFiles().agentsFiles.length;
+							seen.skills += piSkills.skills.length;
+							seen.collisions += piSkills.diagnostics.filter((d) => d.type === "collision").length;
+							seen.skillWarnings += piSkills.diagnostics.filter((d) => d.type === "warning").length;
+							seen.prompts += piPrompts.prompts.length;
+							seen.systemPrompts += pi.getSystemPrompt() === undefined ? 0 : 1;
+						} finally {
+							removals.remove(base);
 						}
-						const nestedTemplates = settlePrompts.diagnostics.filter((d) =>
-							d.message.startsWith("prompt templates in a sub-folder are not loaded"),
-						);
-						// Each names a sub-folder whose templates pi does not load either.
-						for (const d of nestedTemplates) {
-							expect(piPrompts.prompts.some((prompt) => prompt.filePath.startsWith(`${d.path!}/`))).toBe(false);
-						}
-						const otherDiagnostics = withoutMissingEntryWarnings(settlePrompts.diagnostics).filter(
-							(d) => !brokenTemplates.includes(d) && !nestedTemplates.includes(d),
-						);
-						expect(diagnosticsView(otherDiagnostics)).toEqual(piDiagnosticsView(piPrompts.diagnostics));
-						expect(settle.getSystemPrompt()).toBe(pi.getSystemPrompt());
-						expect(settle.getAppendSystemPrompt()).toEqual(pi.getAppendSystemPrompt());
-						seen.agentsFiles += pi.getAgentsFiles().agentsFiles.length;
-						seen.skills += piSkills.skills.length;
-						seen.collisions += piSkills.diagnostics.filter((d) => d.type === "collision").length;
-						seen.skillWarnings += piSkills.diagnostics.filter((d) => d.type === "warning").length;
-						seen.prompts += piPrompts.prompts.length;
-						seen.systemPrompts += pi.getSystemPrompt() === undefined ? 0 : 1;
-					} finally {
-						rmSync(base, { recursive: true, force: true });
-					}
-				}),
-				{ numRuns: RUNS ?? 60, ...REPLAY },
-			);
+					}),
+					{ numRuns: RUNS ?? 60, ...REPLAY },
+				)
+				.finally(removals.settled);
 			for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
 		},
 		LONG_HUNT_TIMEOUT,
@@ -594,102 +616,105 @@ describe("resources: differential against pi 0.73.1", () => {
 		async () => {
 			const root = tempDir("settle-resources-diff-");
 			let run = 0;
+			const removals = backgroundRemovals();
 			const seen = { expanded: 0, customPrompts: 0, skillsListed: 0, markedFiles: 0 };
-			await fc.assert(
-				fc.asyncProperty(
-					tree,
-					fc.array(invocation, { minLength: 1, maxLength: 4 }),
-					tools,
-					encodings,
-					async (files, inputs, active, picks) => {
-						const base = join(root, String(run++));
-						writeTree(base, files);
-						try {
-							const { pi, settle, cwd } = await loadBoth(base, () => {
-								seen.markedFiles += writeEncoded(base, files, picks);
-							});
-							const piPrompts = pi.getPrompts().prompts;
-							const settlePrompts = settle.getPrompts().prompts;
-							for (const input of inputs) {
-								// Named difference (above): an apostrophe inside an argument.
-								if (/\S'/.test(input)) continue;
-								// As a prompt expands it (prompt-pipeline.ts expandText): the body read from the file at use.
-								const ours = expandPromptTemplate(input, settlePrompts, templateBodyOnDisk);
-								// Named difference: a tab or line break right after the name ends it as a space does
-								// (Settle, as for skills, pi#8413); pi 0.73.1 ends it at a space only.
-								const piInput = input.replace(/^(\/\S*)[\t\n\r]/, "$1 ");
-								const piExpanded = piTemplates.expandPromptTemplate(piInput, piPrompts);
-								expect({ input, expanded: ours }).toEqual({
-									input,
-									expanded: piExpanded === piInput ? input : withUnusedArguments(input, piExpanded, settlePrompts),
+			await fc
+				.assert(
+					fc.asyncProperty(
+						tree,
+						fc.array(invocation, { minLength: 1, maxLength: 4 }),
+						tools,
+						encodings,
+						async (files, inputs, active, picks) => {
+							const base = join(root, String(run++));
+							writeTree(base, files);
+							try {
+								const { pi, settle, cwd } = await loadBoth(base, () => {
+									seen.markedFiles += writeEncoded(base, files, picks);
 								});
-								if (ours !== input) seen.expanded++;
-							}
+								const piPrompts = pi.getPrompts().prompts;
+								const settlePrompts = settle.getPrompts().prompts;
+								for (const input of inputs) {
+									// Named difference (above): an apostrophe inside an argument.
+									if (/\S'/.test(input)) continue;
+									// As a prompt expands it (prompt-pipeline.ts expandText): the body read from the file at use.
+									const ours = expandPromptTemplate(input, settlePrompts, templateBodyOnDisk);
+									// Named difference: a tab or line break right after the name ends it as a space does
+									// (Settle, as for skills, pi#8413); pi 0.73.1 ends it at a space only.
+									const piInput = input.replace(/^(\/\S*)[\t\n\r]/, "$1 ");
+									const piExpanded = piTemplates.expandPromptTemplate(piInput, piPrompts);
+									expect({ input, expanded: ours }).toEqual({
+										input,
+										expanded: piExpanded === piInput ? input : withUnusedArguments(input, piExpanded, settlePrompts),
+									});
+									if (ours !== input) seen.expanded++;
+								}
 
-							const toolSnippets = Object.fromEntries(active.map((name) => [name, `Use ${name}`]));
-							const append = pi.getAppendSystemPrompt();
-							// Both read the clock, stopped for both: the same day on both sides of midnight.
-							const [piText, sections] = atTime(
-								LAST_MINUTE_OF_DAY,
-								() =>
-									[
-										piSystemPrompt.buildSystemPrompt({
-											cwd,
-											customPrompt: pi.getSystemPrompt(),
-											selectedTools: active,
-											toolSnippets,
-											appendSystemPrompt: append.length > 0 ? append.join("\n\n") : undefined,
-											contextFiles: pi.getAgentsFiles().agentsFiles,
-											skills: pi.getSkills().skills,
-										}),
-										Object.fromEntries(
-											buildSystemPromptSections(
-												systemPromptOptionsFromResources({
-													cwd,
-													resources: settle,
-													tools: active.map((name) => ({ name, promptSnippet: `Use ${name}` })),
-												}),
-											).map((section) => [section.id, section.text]),
-										),
-									] as const,
-							);
-							const custom = pi.getSystemPrompt();
-							if (custom?.trim()) {
-								seen.customPrompts++;
-								expect(sections.preamble).toBe(custom.trim());
-								expect(piText.startsWith(custom)).toBe(true);
-							} else if (!custom) {
-								// pi's default prompt: the tools it lists and its guidelines are Settle's too.
-								expect(piText).toContain(sections.tools ?? "(none)");
-								for (const line of (sections.guidelines ?? "").split("\n")) expect(piText).toContain(line);
+								const toolSnippets = Object.fromEntries(active.map((name) => [name, `Use ${name}`]));
+								const append = pi.getAppendSystemPrompt();
+								// Both read the clock, stopped for both: the same day on both sides of midnight.
+								const [piText, sections] = atTime(
+									LAST_MINUTE_OF_DAY,
+									() =>
+										[
+											piSystemPrompt.buildSystemPrompt({
+												cwd,
+												customPrompt: pi.getSystemPrompt(),
+												selectedTools: active,
+												toolSnippets,
+												appendSystemPrompt: append.length > 0 ? append.join("\n\n") : undefined,
+												contextFiles: pi.getAgentsFiles().agentsFiles,
+												skills: pi.getSkills().skills,
+											}),
+											Object.fromEntries(
+												buildSystemPromptSections(
+													systemPromptOptionsFromResources({
+														cwd,
+														resources: settle,
+														tools: active.map((name) => ({ name, promptSnippet: `Use ${name}` })),
+													}),
+												).map((section) => [section.id, section.text]),
+											),
+										] as const,
+								);
+								const custom = pi.getSystemPrompt();
+								if (custom?.trim()) {
+									seen.customPrompts++;
+									expect(sections.preamble).toBe(custom.trim());
+									expect(piText.startsWith(custom)).toBe(true);
+								} else if (!custom) {
+									// pi's default prompt: the tools it lists and its guidelines are Settle's too.
+									expect(piText).toContain(sections.tools ?? "(none)");
+									for (const line of (sections.guidelines ?? "").split("\n")) expect(piText).toContain(line);
+								}
+								// Named difference: a SYSTEM.md holding only blanks is pi's whole base prompt (no tools,
+								// no guidelines); Settle treats it as absent and keeps its own preamble and tool list
+								// (pinned in pi-differential-regressions.test.ts).
+								if (sections.skills) seen.skillsListed++;
+								expect(sections.date).toBe("Current date: 2025-01-31");
+								for (const id of ["skills", "addendum", "cwd", "date"]) {
+									if (sections[id] !== undefined) expect(piText).toContain(sections[id]);
+								}
+								expect(sections.skills === undefined).toBe(!piText.includes("<available_skills>"));
+								const contextFiles = settle.getAgentsFiles().agentsFiles;
+								for (const file of contextFiles) {
+									// Settle trims each section's end, so an empty last file keeps only its heading.
+									const chunk = file.content.trimEnd()
+										? `## ${file.path}\n\n${file.content.trimEnd()}`
+										: `## ${file.path}`;
+									expect(piText).toContain(chunk);
+									expect(sections.project_context).toContain(chunk);
+								}
+								expect(sections.project_context === undefined).toBe(contextFiles.length === 0);
+								for (const text of append) if (text.trim()) expect(sections.addendum).toContain(text.trim());
+							} finally {
+								removals.remove(base);
 							}
-							// Named difference: a SYSTEM.md holding only blanks is pi's whole base prompt (no tools,
-							// no guidelines); Settle treats it as absent and keeps its own preamble and tool list
-							// (pinned in pi-differential-regressions.test.ts).
-							if (sections.skills) seen.skillsListed++;
-							expect(sections.date).toBe("Current date: 2025-01-31");
-							for (const id of ["skills", "addendum", "cwd", "date"]) {
-								if (sections[id] !== undefined) expect(piText).toContain(sections[id]);
-							}
-							expect(sections.skills === undefined).toBe(!piText.includes("<available_skills>"));
-							const contextFiles = settle.getAgentsFiles().agentsFiles;
-							for (const file of contextFiles) {
-								// Settle trims each section's end, so an empty last file keeps only its heading.
-								const chunk = file.content.trimEnd()
-									? `## ${file.path}\n\n${file.content.trimEnd()}`
-									: `## ${file.path}`;
-								expect(piText).toContain(chunk);
-								expect(sections.project_context).toContain(chunk);
-							}
-							expect(sections.project_context === undefined).toBe(contextFiles.length === 0);
-							for (const text of append) if (text.trim()) expect(sections.addendum).toContain(text.trim());
-						} finally {
-							rmSync(base, { recursive: true, force: true });
-						}
-					},
-				),
-				{ numRuns: RUNS ?? 40, ...REPLAY },
-			);
+						},
+					),
+					{ numRuns: RUNS ?? 40, ...REPLAY },
+				)
+				.finally(removals.settled);
 			for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
 		},
 		LONG_HUNT_TIMEOUT,
@@ -700,26 +725,29 @@ describe("resources: differential against pi 0.73.1", () => {
 		async () => {
 			const root = tempDir("settle-resources-diff-");
 			let run = 0;
+			const removals = backgroundRemovals();
 			const seen = { shadowed: 0, mainKept: 0, withoutOwnFile: 0 };
-			await fc.assert(
-				fc.asyncProperty(worktreeLayout, encodings, async (layout, picks) => {
-					const base = join(root, String(run++));
-					const files = worktreeTree(base, layout);
-					writeTree(base, files);
-					try {
-						const { pi, settle } = await loadBoth(base, () => writeEncoded(base, files, picks), layout.cwd);
-						const piFiles = pi.getAgentsFiles().agentsFiles;
-						const expected = withoutShadowedMainFile(piFiles, base);
-						expect(settle.getAgentsFiles().agentsFiles).toEqual(expected);
-						if (expected.length < piFiles.length) seen.shadowed++;
-						if (expected.some((file) => dirname(file.path) === join(base, REPO))) seen.mainKept++;
-						if (!piFiles.some((file) => dirname(file.path) === join(base, WORKTREE))) seen.withoutOwnFile++;
-					} finally {
-						rmSync(base, { recursive: true, force: true });
-					}
-				}),
-				{ numRuns: RUNS ?? 40, ...REPLAY },
-			);
+			await fc
+				.assert(
+					fc.asyncProperty(worktreeLayout, encodings, async (layout, picks) => {
+						const base = join(root, String(run++));
+						const files = worktreeTree(base, layout);
+						writeTree(base, files);
+						try {
+							const { pi, settle } = await loadBoth(base, () => writeEncoded(base, files, picks), layout.cwd);
+							const piFiles = pi.getAgentsFiles().agentsFiles;
+							const expected = withoutShadowedMainFile(piFiles, base);
+							expect(settle.getAgentsFiles().agentsFiles).toEqual(expected);
+							if (expected.length < piFiles.length) seen.shadowed++;
+							if (expected.some((file) => dirname(file.path) === join(base, REPO))) seen.mainKept++;
+							if (!piFiles.some((file) => dirname(file.path) === join(base, WORKTREE))) seen.withoutOwnFile++;
+						} finally {
+							removals.remove(base);
+						}
+					}),
+					{ numRuns: RUNS ?? 40, ...REPLAY },
+				)
+				.finally(removals.settled);
 			for (const [what, count] of Object.entries(seen)) expect({ what, some: count > 0 }).toEqual({ what, some: true });
 		},
 		LONG_HUNT_TIMEOUT,
