@@ -203,27 +203,26 @@ export class ChatInput {
 		const write = editor[key]!;
 		// Set by Enter until the keys read with it are handled: a line feed then is CRLF's second half.
 		let returnInThisRead = false;
+		// Enter as readline reads it, marked for the line handler as the key that was really typed.
+		const pressReturn = (typed: "lineFeedTyped" | "followUpTyped") => {
+			this[typed] = true;
+			try {
+				write.call(editor, "\r", { name: "return", sequence: "\r" });
+			} finally {
+				this[typed] = false;
+			}
+		};
 		override(editor, key, (text: unknown, pressed: unknown) => {
 			const { ctrl, meta, name } = (pressed ?? {}) as { ctrl?: boolean; meta?: boolean; name?: string };
 			if (ctrl === true && meta !== true && name === "d" && editor.line === "" && this.onEndWhileTyping?.() === true) {
 				return;
 			}
 			if (name === "enter" && meta !== true && !this.pasting && !returnInThisRead) {
-				this.lineFeedTyped = true;
-				try {
-					write.call(editor, "\r", { name: "return", sequence: "\r" });
-				} finally {
-					this.lineFeedTyped = false;
-				}
+				pressReturn("lineFeedTyped");
 				return;
 			}
 			if (name === "return" && meta === true && !this.pasting) {
-				this.followUpTyped = true;
-				try {
-					write.call(editor, "\r", { name: "return", sequence: "\r" });
-				} finally {
-					this.followUpTyped = false;
-				}
+				pressReturn("followUpTyped");
 				return;
 			}
 			if (name === "return" && !returnInThisRead) {

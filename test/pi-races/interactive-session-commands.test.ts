@@ -125,6 +125,17 @@ describe("pi#2078 / gsd-2#107: the chat started without a terminal", () => {
 
 describe("/name on a brand-new session, before any message", () => {
 	const sessionFiles = () => sessionFilesUnder(cli.agentDir);
+	/** The names `/name` saved in the one session file there is. */
+	const savedNames = (): string[] => {
+		const files = sessionFiles();
+		expect(files).toHaveLength(1);
+		return readFileSync(files[0]!, "utf8")
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line))
+			.filter((entry) => entry.type === "session_info")
+			.map((entry) => entry.name);
+	};
 
 	it("settle -i, /name then a prompt: the name is in the session file with the conversation; /name alone then quitting writes no file and the chat said so when naming", async () => {
 		const named = repl(["--faux"]);
@@ -134,15 +145,7 @@ describe("/name on a brand-new session, before any message", () => {
 		);
 		await named.say("hello there", "hello there\n>");
 		expect(await named.end()).toBe(0);
-		const [file] = sessionFiles();
-		expect(sessionFiles()).toHaveLength(1);
-		const entries = readFileSync(file!, "utf8")
-			.trim()
-			.split("\n")
-			.map((line) => JSON.parse(line));
-		expect(entries.filter((entry) => entry.type === "session_info").map((entry) => entry.name)).toEqual([
-			"release notes",
-		]);
+		expect(savedNames()).toEqual(["release notes"]);
 		expect(named.stderr).toBe("");
 		rmSync(join(cli.agentDir, "sessions"), { recursive: true, force: true });
 
@@ -190,15 +193,7 @@ export default function (pi) {
 		const named = chat.stdout.slice(from);
 		expect(named).toContain("Session name: release notes\n");
 		expect(named).not.toContain("saved with the first message");
-		const [file] = sessionFiles();
-		expect(sessionFiles()).toHaveLength(1);
-		const entries = readFileSync(file!, "utf8")
-			.trim()
-			.split("\n")
-			.map((line) => JSON.parse(line));
-		expect(entries.filter((entry) => entry.type === "session_info").map((entry) => entry.name)).toEqual([
-			"release notes",
-		]);
+		expect(savedNames()).toEqual(["release notes"]);
 		expect(chat.stderr).toBe("");
 	});
 
