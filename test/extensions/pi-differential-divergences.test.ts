@@ -14,6 +14,27 @@ function echoCall(id: string) {
 }
 
 describe("extension differential: named differences with pi 0.73.1", () => {
+	it("a command name two extensions register: Settle refuses plain `/shared` and sends nothing (pi#1061), pi 0.73.1 sends it to the model", async () => {
+		const sharing =
+			(name: string): SharedExtension =>
+			(api: ExtensionAPI) => {
+				api.registerCommand("shared", { description: name, handler: async () => undefined });
+			};
+		const { pi, settle } = await onBothPeers({ extensions: [sharing("one"), sharing("two")] }, async (peer) => {
+			peer.script([{ text: "answered" }]);
+			await peer.prompt("/shared arg");
+			await peer.quiesce();
+			return {
+				prompts: eventSequence(peer.recorded).filter((token) => token.startsWith("<<prompt ")),
+				requests: peer.requests.length,
+			};
+		});
+		expect(pi).toEqual({ prompts: ["<<prompt resolved: /shared arg>>"], requests: 1 });
+		expect(settle.requests).toBe(0);
+		expect(settle.prompts).toHaveLength(1);
+		expect(settle.prompts[0]).toMatch(/^<<prompt rejected: \/shared arg: .*\/shared:1.*\/shared:2/s);
+	});
+
 	it("input during a run: Settle passes streamingBehavior (behavior B.3, doc version), pi 0.73.1 never does", async () => {
 		const seen: Record<string, unknown[]> = { pi: [], settle: [] };
 		const extension =

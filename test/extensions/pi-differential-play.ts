@@ -180,6 +180,9 @@ export async function playProgram(program: Program, peer: Peer, record: ProgramR
 				await peer.prompt(`/nosuch ${++n}`);
 				break;
 			case "shared":
+				// Plain `/shared` that two extensions register: Settle refuses it (pi#1061), pi sends it to the
+				// model. Neither peer gets it here; pi-differential-divergences.test.ts pins both sides.
+				if (action.n === 0 && program.extensions.length >= 2) break;
 				await peer.prompt(`/shared${action.n === 0 ? "" : `:${action.n}`} arg ${++n}`);
 				break;
 			case "compact":
