@@ -13,6 +13,7 @@ import type { Model, StreamOptions } from "./types.js";
  *
  * @example
  * ```ts
+ * declare const sonnet: Model; // input $3, cacheWrite $3.75 per million
  * withLongCacheWritePrice(sonnet, { cacheRetention: "long" }).cost.cacheWrite; // 6 (input 3 × 2)
  * ```
  */
