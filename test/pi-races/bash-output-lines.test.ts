@@ -11,33 +11,21 @@
  * What the model should get: the line count the command printed, its last 2,000 lines, and the end
  * of an overlong last line. Replayed through the SDK with real shells and real `node` children.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BashExecutionMessage } from "../../src/session/messages.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { modelBashCall } from "./helpers.js";
+import { modelBashCall, tempFolderForTest } from "./helpers.js";
 
 let h: Harness | undefined;
-const restore: (() => void)[] = [];
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
-	for (const undo of restore.splice(0)) undo();
 });
 
 /** Points `TMPDIR` at a fresh folder for this test, so the full-output files it gets can be listed. */
 function freshTempFolder(): string {
-	const dir = mkdtempSync(join(tmpdir(), "settle-pi4818-"));
-	const previous = process.env.TMPDIR;
-	process.env.TMPDIR = dir;
-	restore.push(() => {
-		if (previous === undefined) delete process.env.TMPDIR;
-		else process.env.TMPDIR = previous;
-		rmSync(dir, { recursive: true, force: true });
-	});
-	return dir;
+	return tempFolderForTest("settle-pi4818-");
 }
 
 const numbers = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i).join("\n");

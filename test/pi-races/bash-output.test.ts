@@ -5,35 +5,22 @@
  * `/tmp`), pi died of an uncaught `EACCES` / `ENOSPC` (pi#5667, pi#2512). What the user should see:
  * the command's result, cut as usual, and no promise of a file that does not exist.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { comparable, reopenedContext, script } from "./helpers.js";
+import { comparable, reopenedContext, script, tempFolderForTest } from "./helpers.js";
 
 let h: Harness | undefined;
-const restore: (() => void)[] = [];
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
-	for (const undo of restore.splice(0)) undo();
 });
 
 /** Points `TMPDIR` at a regular file for this test: nothing can be created "in" it. */
 function unwritableTempFolder(): string {
-	const dir = mkdtempSync(join(tmpdir(), "settle-pi5667-"));
-	const notAFolder = join(dir, "tmp");
-	writeFileSync(notAFolder, "a file, not a folder");
-	const previous = process.env.TMPDIR;
-	process.env.TMPDIR = notAFolder;
-	restore.push(() => {
-		if (previous === undefined) delete process.env.TMPDIR;
-		else process.env.TMPDIR = previous;
-		rmSync(dir, { recursive: true, force: true });
-	});
-	return notAFolder;
+	return tempFolderForTest("settle-pi5667-", { unusable: true });
 }
 
 describe("pi#5667 / pi#2512: the bash full-output file cannot be created", () => {

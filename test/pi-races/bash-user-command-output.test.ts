@@ -13,20 +13,17 @@
  * - wave-agent#1753: output in a legacy encoding (GBK, Latin-1) reached the model as U+FFFD with
  *   nothing saying bytes were replaced, and its bytes were lost; the bash tool said so and kept them.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { persistedRoles, script, userTexts } from "./helpers.js";
+import { persistedRoles, script, tempFolderForTest, userTexts } from "./helpers.js";
 
 let h: Harness | undefined;
-const restore: (() => void)[] = [];
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
-	for (const undo of restore.splice(0)) undo();
 });
 
 /** Runs `command` as a `!` command, then a prompt; returns the result and the text the model got for it. */
@@ -93,15 +90,7 @@ describe("antirez/ds4#680: output cut to its tail, and nothing told the model", 
 	it("antirez/ds4#680: with the temp folder unusable, `!seq 1 3000` reaches the model as its last 2,000 lines and a note that the output was cut and not saved", async () => {
 		h = await createHarness({ persistence: "disk" });
 		// TMPDIR a regular file: no full-output file can be created "in" it (a full or unwritable /tmp).
-		const dir = mkdtempSync(join(tmpdir(), "settle-ds4680-"));
-		const previous = process.env.TMPDIR;
-		process.env.TMPDIR = join(dir, "tmp");
-		writeFileSync(process.env.TMPDIR, "a file, not a folder");
-		restore.push(() => {
-			if (previous === undefined) delete process.env.TMPDIR;
-			else process.env.TMPDIR = previous;
-			rmSync(dir, { recursive: true, force: true });
-		});
+		tempFolderForTest("settle-ds4680-", { unusable: true });
 		const { answerRequests } = script(h, [fauxAssistantMessage("ok")]);
 		const result = await h.session.executeBash("seq 1 3000");
 		expect(result).toMatchObject({ truncated: true, exitCode: 0 });

@@ -17,7 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as piAi from "@mariozechner/pi-ai";
-import { afterEach, expect } from "vitest";
+import { afterEach, expect, onTestFinished } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
@@ -594,4 +594,23 @@ export function expectFileKeptButBilledUsage(file: string, bytesBefore: string, 
 		.filter((line) => line.trim() !== "")
 		.map((line) => JSON.parse(line) as Record<string, unknown>);
 	expect(appended).toEqual(billed ? [expect.objectContaining({ type: "usage", kind: "compaction" })] : []);
+}
+
+/**
+ * A fresh folder that `TMPDIR` names until the current test ends (then `TMPDIR` is restored and the
+ * folder removed): where the bash tool writes its full-output files. `unusable`: `TMPDIR` names a
+ * regular file in it instead, so nothing can be created "in" it (a full or unwritable /tmp).
+ */
+export function tempFolderForTest(prefix: string, options: { unusable?: boolean } = {}): string {
+	const dir = mkdtempSync(join(tmpdir(), prefix));
+	const path = options.unusable ? join(dir, "tmp") : dir;
+	if (options.unusable) writeFileSync(path, "a file, not a folder");
+	const previous = process.env.TMPDIR;
+	process.env.TMPDIR = path;
+	onTestFinished(() => {
+		if (previous === undefined) delete process.env.TMPDIR;
+		else process.env.TMPDIR = previous;
+		rmSync(dir, { recursive: true, force: true });
+	});
+	return path;
 }
