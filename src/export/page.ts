@@ -94,12 +94,14 @@ function el(tag, cls, text) {
 	if (text !== undefined && text !== null) node.textContent = String(text);
 	return node;
 }
+// A field a hand-edited or broken entry lacks shows as nothing, never as the word "undefined".
+function asText(value) { return value === undefined || value === null ? "" : String(value); }
 function str(value) {
 	if (typeof value === "string") return value;
 	try { return JSON.stringify(value, null, 2); } catch (err) { return String(value); }
 }
 function oneLine(text, max) {
-	var line = String(text).replace(/\\s+/g, " ").trim();
+	var line = asText(text).replace(/\\s+/g, " ").trim();
 	if (line.length <= max) return line;
 	// Not between an emoji's halves (the page cannot import sliceWholeCharacters): a lone half shows as "�".
 	var end = max - 1, last = line.charCodeAt(end - 1);
@@ -116,13 +118,13 @@ function time(ts) {
 function textOf(content) {
 	if (typeof content === "string") return content;
 	if (!Array.isArray(content)) return "";
-	return content.filter(function (b) { return b && b.type === "text"; }).map(function (b) { return String(b.text); }).join("\\n");
+	return content.filter(function (b) { return b && b.type === "text"; }).map(function (b) { return asText(b.text); }).join("\\n");
 }
 
 /** Text with \`\`\` fences shown as code blocks; everything else as plain text. */
 function richText(text) {
 	var box = el("div");
-	var lines = String(text).split("\\n");
+	var lines = asText(text).split("\\n");
 	var buffer = [];
 	var code = null;
 	var lang = "";
@@ -154,7 +156,7 @@ function richText(text) {
 
 /** Output in a <pre>: the first lines, and a button for the rest when it is long. */
 function output(text, cls) {
-	var full = String(text);
+	var full = asText(text);
 	var lines = full.split("\\n");
 	var pre = el("pre", cls);
 	var box = el("div");
@@ -207,7 +209,7 @@ function plainContent(value) {
 	for (var k = 0; k < value.length; k++) {
 		var block = value[k];
 		if (block && block.type === "image") box.appendChild(image(block));
-		else if (block && block.type === "text") texts.push(String(block.text));
+		else if (block && block.type === "text") texts.push(asText(block.text));
 	}
 	if (texts.length) box.insertBefore(output(texts.join("\\n")), box.firstChild);
 	return box;
@@ -275,10 +277,11 @@ function messageView(e, m, results, shown) {
 				if (!b) continue;
 				if (b.type === "text") box.appendChild(richText(b.text));
 				else if (b.type === "thinking") {
-					// A signed block with no text (the provider kept its reasoning): nothing to show, as pi's export.
-					if (!b.redacted && !String(b.thinking || "").trim()) continue;
+					// No text (a signed block whose provider kept its reasoning, or a redacted one): nothing to
+					// show, as pi's export. A redacted one shows its provider's text ("[Reasoning redacted]"), as pi's.
+					if (!asText(b.thinking).trim()) continue;
 					var t = el("div", "thinking");
-					t.appendChild(collapsible(b.redacted ? "Thinking (redacted)" : "Thinking", el("pre", "", b.redacted ? "" : b.thinking)));
+					t.appendChild(collapsible(b.redacted ? "Thinking (redacted)" : "Thinking", el("pre", "", b.thinking)));
 					box.appendChild(t);
 				} else if (b.type === "toolCall") {
 					var r = results.get(callKey(e.id, b.id));

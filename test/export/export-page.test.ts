@@ -330,6 +330,93 @@ describe("the exported page in Chromium", () => {
 		});
 	});
 
+	it("a redacted thinking block shows its provider's text under Thinking (redacted), as pi's export shows it; one with blank text shows nothing, as pi's", async () => {
+		const html = join(dir, "redacted-thinking.html");
+		const { SessionManager } = await import("../../src/store/session-manager.js");
+		const sm = SessionManager.create(dir, join(dir, "redacted-thinking-sessions"));
+		const answer = (thinking: string, text: string) => ({
+			role: "assistant" as const,
+			content: [
+				{ type: "thinking" as const, thinking, thinkingSignature: "opaque-payload", redacted: true },
+				{ type: "text" as const, text },
+			],
+			api: "anthropic-messages",
+			provider: "anthropic",
+			model: "claude-sonnet-4-5",
+			usage,
+			stopReason: "stop" as const,
+			timestamp: 2,
+		});
+		sm.appendMessage({ role: "user", content: "hi", timestamp: 1 });
+		sm.appendMessage(answer("[Reasoning redacted]", "REDACTED-WITH-TEXT-ANSWER"));
+		sm.appendMessage({ role: "user", content: "again", timestamp: 3 });
+		sm.appendMessage(answer(" ", "REDACTED-BLANK-ANSWER"));
+		await exportSessionToHtml(sm, { outputPath: html });
+		sm.close();
+		await onExportedPage(html, async (other) => {
+			const [withText, blank] = await other.locator("#entries .entry.assistant").all();
+			if (!withText || !blank) throw new Error("both answers should be shown");
+			await withText.locator(".thinking summary").click();
+			expect(await visible(withText.locator(".thinking"))).toBe("Thinking (redacted)\n[Reasoning redacted]");
+			expect(await visible(blank)).toContain("REDACTED-BLANK-ANSWER");
+			expect(await blank.locator(".thinking").count()).toBe(0);
+		});
+	});
+
+	it("a hand-edited or broken entry (a text block, summary or tool result content missing) shows empty, never the word undefined", async () => {
+		const at = "2026-01-01T00:00:00.000Z";
+		const line = (entry: Record<string, unknown>) => `${JSON.stringify(entry)}\n`;
+		const message = (id: string, parentId: string | null, m: Record<string, unknown>) =>
+			line({ type: "message", id, parentId, timestamp: at, message: { timestamp: 1, ...m } });
+		const source = join(dir, "broken-fields.jsonl");
+		writeFileSync(
+			source,
+			line({ type: "session", version: 3, id: "s1", timestamp: at, cwd: dir }) +
+				message("u1", null, { role: "user", content: [{ type: "text" }, { type: "text", text: "ASKED" }] }) +
+				message("a1", "u1", {
+					role: "assistant",
+					content: [{ type: "text" }, { type: "toolCall", id: "c1", name: "read", arguments: { path: "f.txt" } }],
+					api: "faux",
+					provider: "faux",
+					model: "faux-1",
+					usage,
+					stopReason: "toolUse",
+				}) +
+				message("t1", "a1", { role: "toolResult", toolCallId: "c1", toolName: "read", isError: false }) +
+				message("t2", "t1", {
+					role: "toolResult",
+					toolCallId: "c2",
+					toolName: "ls",
+					content: [{ type: "text" }],
+					isError: false,
+				}) +
+				line({ type: "compaction", id: "k1", parentId: "t2", timestamp: at, firstKeptEntryId: "u1", tokensBefore: 5 }) +
+				line({ type: "branch_summary", id: "b1", parentId: "k1", timestamp: at, fromId: "u1" }) +
+				message("k2", "b1", { role: "compactionSummary", tokensBefore: 5 }) +
+				message("b2", "k2", { role: "branchSummary", fromId: "u1" }) +
+				line({
+					type: "custom_message",
+					id: "x1",
+					parentId: "b2",
+					timestamp: at,
+					customType: "note",
+					content: [{ type: "text" }],
+					display: true,
+				}),
+		);
+		const html = join(dir, "broken-fields.html");
+		await exportSessionToHtml(source, { outputPath: html });
+		await onExportedPage(html, async (other) => {
+			await other.evaluate(() => {
+				for (const details of document.querySelectorAll("details")) details.open = true;
+			});
+			const all = await visible(other.locator("body"));
+			expect(all).toContain("ASKED");
+			expect(all).toContain("Branch summary");
+			expect(all).not.toContain("undefined");
+		});
+	});
+
 	it("an answer whose provider names another model than the one asked (openrouter/auto) says which answered; one naming the same model says nothing more, in its line and the header's models, as /session's usage does", async () => {
 		const html = join(dir, "routed.html");
 		const { SessionManager } = await import("../../src/store/session-manager.js");

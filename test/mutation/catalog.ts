@@ -26366,7 +26366,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"the exported page shows an empty Thinking section for a signed thinking block with no text (pi's export skips it)",
 		file: "src/export/page.ts",
-		edits: [{ find: '\t\t\t\t\tif (!b.redacted && !String(b.thinking || "").trim()) continue;', replace: "" }],
+		edits: [{ find: "\t\t\t\t\tif (!asText(b.thinking).trim()) continue;", replace: "" }],
 		tests: ["test/export/export-page.test.ts"],
 	},
 	{
@@ -26422,6 +26422,45 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/bash-user-commands.test.ts"],
+	},
+	{
+		id: "RL01",
+		description:
+			"the exported page shows the word undefined for a field a hand-edited entry lacks (a text block's text, a summary)",
+		file: "src/export/page.ts",
+		edits: [
+			{
+				find: 'function asText(value) { return value === undefined || value === null ? "" : String(value); }',
+				replace: "function asText(value) { return String(value); }",
+			},
+		],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "RL02",
+		description: "the exported page renders a text block or summary with no text as the word undefined",
+		file: "src/export/page.ts",
+		edits: [{ find: "\tvar lines = asText(text).split(", replace: "\tvar lines = String(text).split(" }],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "RL03",
+		description: "the exported page shows an empty Thinking (redacted) section for a redacted block with blank text",
+		file: "src/export/page.ts",
+		edits: [
+			{
+				find: "\t\t\t\t\tif (!asText(b.thinking).trim()) continue;",
+				replace: "\t\t\t\t\tif (!b.redacted && !asText(b.thinking).trim()) continue;",
+			},
+		],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "RL04",
+		description: "the exported page hides a redacted thinking block's provider text (pi's export shows it)",
+		file: "src/export/page.ts",
+		edits: [{ find: 'el("pre", "", b.thinking)', replace: 'el("pre", "", b.redacted ? "" : b.thinking)' }],
+		tests: ["test/export/export-page.test.ts"],
 	},
 ];
 
