@@ -87,11 +87,12 @@ export class BashRunner {
 			if (decision?.result) {
 				this.running.delete(controller);
 				if (this.disposed) throw disposedError();
+				const result = signalNoted(decision.result);
 				// The handler's output is the command's output: streamed as a run's would be, so `settle -i`
 				// (and any caller watching `onChunk`) shows it, as pi's TUI does (oh-my-pi#185).
-				this.stream(decision.result.output, onChunk, options.id);
-				this.record(command, decision.result, { excludeFromContext });
-				return decision.result;
+				this.stream(result.output, onChunk, options.id);
+				this.record(command, result, { excludeFromContext });
+				return result;
 			}
 			if (decision?.operations) operations ??= decision.operations;
 		}
@@ -215,6 +216,15 @@ async function discardOutput(output: OutputAccumulator): Promise<void> {
 	const path = output.snapshot().fullOutputPath;
 	await output.close();
 	if (path) await rm(path, { force: true }).catch(() => {});
+}
+
+/**
+ * A handler's result with `exitCode: null` (a JavaScript extension passing on a child's close code:
+ * killed by a signal) as the operations path records one (pi#9577): no code, `killedBySignal`.
+ */
+function signalNoted(result: BashResult): BashResult {
+	if ((result.exitCode as number | null | undefined) !== null || result.cancelled) return result;
+	return { ...result, exitCode: undefined, killedBySignal: true };
 }
 
 function disposedError(): SettleError {

@@ -26462,6 +26462,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'el("pre", "", b.thinking)', replace: 'el("pre", "", b.redacted ? "" : b.thinking)' }],
 		tests: ["test/export/export-page.test.ts"],
 	},
+	{
+		id: "RL05",
+		description:
+			"a `user_bash` handler's own result with `exitCode: null` (killed by a signal) is recorded as a plain run with no code",
+		file: "src/session/bash-runner.ts",
+		edits: [{ find: "const result = signalNoted(decision.result);", replace: "const result = decision.result;" }],
+		tests: ["test/pi-races/bash-streams.test.ts", "test/pi-races/bash-user-commands.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

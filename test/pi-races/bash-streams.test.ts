@@ -143,6 +143,37 @@ describe("pi#9577: a shell killed by a signal is a failure", () => {
 		const sent = JSON.stringify(answerRequests[0]?.messages);
 		expect(sent).toContain("Command was killed by a signal");
 	});
+
+	it("pi#9577: a `user_bash` handler's own result with `exitCode: null` (a JavaScript extension passing on a child's close code) is recorded as killed, as the operations path records it, and the model is told so", async () => {
+		h = await createHarness({
+			persistence: "disk",
+			extensionFactories: [
+				(pi) =>
+					pi.on("user_bash", () => ({
+						// Off the TypeScript type, as a JavaScript extension writes it.
+						result: {
+							output: "half a build\n",
+							exitCode: null as unknown as undefined,
+							cancelled: false,
+							truncated: false,
+						},
+					})),
+			],
+		});
+		const { answerRequests } = script(h, [fauxAssistantMessage("noted")]);
+		const result = await h.session.executeBash("make");
+		expect(result).toMatchObject({
+			output: "half a build\n",
+			exitCode: undefined,
+			killedBySignal: true,
+			cancelled: false,
+		});
+		const recorded = h.sessionManager.getBranch().at(-1);
+		expect(recorded).toMatchObject({ message: { role: "bashExecution", killedBySignal: true } });
+		await h.session.prompt("did it build?");
+		const sent = JSON.stringify(answerRequests[0]?.messages);
+		expect(sent).toContain("Command was killed by a signal");
+	});
 });
 
 describe("opencode#36655 / pi#433: a UTF-8 character split across reads, stderr in between", () => {

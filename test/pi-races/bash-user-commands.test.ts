@@ -211,6 +211,28 @@ describe("oh-my-pi#185: the `user_bash` hook never called for `!` and `!!`", () 
 		expect(bashEntries(bannerSessionFile(chat.stdout))).toMatchObject([{ command: "make", killedBySignal: true }]);
 	});
 
+	it("pi#9577: settle -i: a `user_bash` handler's own result with `exitCode: null` says it was killed by a signal, as the operations path does, and is saved so", async () => {
+		const path = join(cli.dir, "killed-result.mjs");
+		writeFileSync(
+			path,
+			`export default function (pi) {
+	pi.on("user_bash", () => ({
+		result: { output: "half a build\\n", exitCode: null, cancelled: false, truncated: false },
+	}));
+}
+`,
+		);
+		const chat = new Repl(["--faux", "-e", path], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const shown = await chat.say("!make");
+		expect(shown).toContain("  half a build\n");
+		expect(shown).toContain("(killed by a signal)");
+		expect(shown).not.toContain("(exit unknown)");
+		await chat.say("hello", "hello");
+		expect(await chat.end()).toBe(0);
+		expect(bashEntries(bannerSessionFile(chat.stdout))).toMatchObject([{ command: "make", killedBySignal: true }]);
+	});
+
 	it("oh-my-pi#185, pi#7063: settle --rpc: the `bash` command reaches `user_bash` too (with excludeFromContext, pi#5039), and the handler's answer is the response", async () => {
 		const log = join(cli.dir, "user-bash.log");
 		writeFileSync(log, "");
