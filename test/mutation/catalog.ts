@@ -26470,6 +26470,18 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "const result = signalNoted(decision.result);", replace: "const result = decision.result;" }],
 		tests: ["test/pi-races/bash-streams.test.ts", "test/pi-races/bash-user-commands.test.ts"],
 	},
+	{
+		id: "RL06",
+		description: "a failing bash call whose output was cut loses the Full output pointer in the error text (pi#6609)",
+		file: "src/tools/bash.ts",
+		edits: [
+			{
+				find: 'if (exitCode !== 0) throw new SettleError("TOOL", withStatus(text,',
+				replace: 'if (exitCode !== 0) throw new SettleError("TOOL", withStatus(snapshot.content,',
+			},
+		],
+		tests: ["test/pi-races/bash-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

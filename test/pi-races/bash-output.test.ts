@@ -3,7 +3,8 @@
  * public API with a real shell. Output past the display limits is spilled to a file in the temp
  * folder; when that folder cannot be written (`TMPDIR` set to a path that is no folder, a full
  * `/tmp`), pi died of an uncaught `EACCES` / `ENOSPC` (pi#5667, pi#2512). What the user should see:
- * the command's result, cut as usual, and no promise of a file that does not exist.
+ * the command's result, cut as usual, and no promise of a file that does not exist. A failing command
+ * whose output was cut still names its full-output file in the error text the model reads (pi#6609).
  */
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
@@ -64,5 +65,27 @@ describe("pi#2852: output cut by line count (not by bytes) is not saved to the f
 		rmSync(path!, { force: true });
 		expect(full).toBe(`${Array.from({ length: 3000 }, (_, i) => i + 1).join("\n")}\n`);
 		expect(Buffer.byteLength(full)).toBeLessThan(50 * 1024);
+	});
+});
+
+describe("pi#6609: a failing command whose output was cut", () => {
+	it("pi#6609: `seq 1 3000; exit 1` is an error result that still names the full-output file (which holds every line) before the exit code, as the model reads it", async () => {
+		h = await createHarness({ persistence: "disk", initialActiveToolNames: ["bash"] });
+		script(h, [
+			fauxAssistantMessage([fauxToolCall("bash", { command: "seq 1 3000; exit 1" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("done"),
+		]);
+		await h.session.prompt("count to 3000, then fail");
+		const result = h.session.messages.find((message) => message.role === "toolResult");
+		expect(result).toMatchObject({ isError: true });
+		const text = (result as { content: { type: string; text: string }[] }).content[0]!.text;
+		const path =
+			/\n3000\n\n\[Showing lines 1001-3000 of 3000\. Full output: (.+)\]\n\nCommand exited with code 1$/.exec(
+				text,
+			)?.[1];
+		expect(path).toBeDefined();
+		const full = readFileSync(path!, "utf8");
+		rmSync(path!, { force: true });
+		expect(full).toBe(`${Array.from({ length: 3000 }, (_, i) => i + 1).join("\n")}\n`);
 	});
 });
