@@ -407,8 +407,9 @@ describe("the exported page in Chromium", () => {
 		const html = join(dir, "broken-fields.html");
 		await exportSessionToHtml(source, { outputPath: html });
 		await onExportedPage(html, async (other) => {
-			await other.evaluate(() => {
-				for (const details of document.querySelectorAll("details")) details.open = true;
+			// Every collapsed part open (the compaction's summary), so its text is visible too.
+			await other.$$eval("details", (nodes) => {
+				for (const node of nodes) node.setAttribute("open", "");
 			});
 			const all = await visible(other.locator("body"));
 			expect(all).toContain("ASKED");
