@@ -13445,7 +13445,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/session/bash-runner.ts",
 		description:
 			"a `user_bash` handler's answer is recorded but not streamed: `settle -i` shows nothing for the `!cmd` it answered (oh-my-pi#185)",
-		edits: [{ find: "\t\t\t\tthis.stream(decision.result.output, onChunk, options.id);\n", replace: "" }],
+		edits: [{ find: "\t\t\t\tthis.stream(result.output, onChunk, options.id);\n", replace: "" }],
 		tests: ["test/pi-races/bash-user-commands.test.ts"],
 	},
 	{
