@@ -2,10 +2,11 @@
  * The append side of a session file: one open descriptor in append mode and the write lock.
  * Each call writes whole lines with one write(2) (looped only if the kernel writes less); if a
  * write fails part-way, the file is cut back to its previous length so no partial line remains.
- * Before each write one fstat(2) of the descriptor checks that the file is still linked and at the
- * length this writer left it: another program may have deleted, replaced or rewritten it (a user's
- * rm, an editor, git checkout), and an entry appended then would point at parents the file no
- * longer holds (or vanish with a deleted file). A file moved away while another is made at its
+ * Before each append one fstat(2) of the descriptor checks that the file is still linked and at the
+ * length this writer left it (not the first write of a file just made: see {@link SessionWriter.create}):
+ * another program may have deleted, replaced or rewritten it (a user's rm, an editor, git checkout),
+ * and an entry appended then would point at parents the file no longer holds (or vanish with a
+ * deleted file). A file moved away while another is made at its
  * path goes unnoticed (its old inode stays linked), as does a rewrite to the same length.
  */
 import { closeSync, fstatSync, ftruncateSync, openSync, type Stats, statSync, unlinkSync, writeSync } from "node:fs";
@@ -88,8 +89,15 @@ export class SessionWriter {
 		}
 		const writer = new SessionWriter(path, lock, fd, 0, fstatSync(fd));
 		try {
-			if (typeof text === "string") writer.append(text);
-			else for (const piece of text) writer.append(piece);
+			let first = true;
+			for (const piece of typeof text === "string" ? [text] : text) {
+				// The first piece skips append's check of the file (one fstat): the file was made (O_EXCL) and
+				// fstat'ed just above, with no await between, so a change in those microseconds is the race
+				// every check leaves open before its write(2). Every later piece and append checks.
+				if (first) writer.write(piece);
+				else writer.append(piece);
+				first = false;
+			}
 		} catch (error) {
 			writer.close();
 			try {
@@ -119,6 +127,11 @@ export class SessionWriter {
 			);
 		}
 		if (changed) throw changed;
+		this.write(text);
+	}
+
+	/** Writes whole lines at the end, unchecked (see {@link append}); a failed write is cut back. */
+	private write(text: string): void {
 		const length = Buffer.byteLength(text, "utf8");
 		try {
 			// The string goes to write(2) as it is (no Buffer per line); a short write, which a regular

@@ -97,6 +97,22 @@ describe("the session file changed by another program while the session is open"
 		closeSession(session);
 	});
 
+	it("replaced right after its first write (the header and first message, whose check of the file is skipped): the next append is refused, the new file untouched", () => {
+		const manager = SessionManager.create(ws.project, ws.sessionDir);
+		try {
+			manager.appendMessage({ role: "user", content: "first", timestamp: 1 });
+			const file = manager.getSessionFile()!;
+			const other = `${readFileSync(file, "utf8").split("\n")[0]}\n`;
+			writeFileSync(`${file}.new`, other);
+			renameSync(`${file}.new`, file);
+			const error = thrown(() => manager.appendMessage({ role: "user", content: "second", timestamp: 2 }));
+			expectSettleError(error, "IO", "was replaced by another file");
+			expect(readFileSync(file, "utf8")).toBe(other);
+		} finally {
+			manager.close();
+		}
+	});
+
 	it("regression: the session folder removed — appends went to the unlinked file; now IO naming the folder, nothing recreated", async () => {
 		const { session, file } = await liveSession();
 		rmSync(dirname(file), { recursive: true });

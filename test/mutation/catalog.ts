@@ -26482,6 +26482,20 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-output.test.ts"],
 	},
+	{
+		id: "RL07",
+		description:
+			"the check of the file is skipped on the first append after a session file's first write (not inside that write): a file replaced then takes the entry",
+		file: "src/store/writer.ts",
+		edits: [
+			{
+				find: "\t\tconst changed = this.changedFileError();",
+				replace:
+					"\t\tconst changed = (this as unknown as { checked?: boolean }).checked ? this.changedFileError() : undefined;\n\t\t(this as unknown as { checked?: boolean }).checked = true;",
+			},
+		],
+		tests: ["test/bad-input/faults.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
