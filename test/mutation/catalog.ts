@@ -26423,6 +26423,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-user-commands.test.ts"],
 	},
+	{
+		id: "RQ01",
+		description:
+			"navigateTree while a `!` command has not recorded its result moves the leaf: the output lands on the branch moved to (oh-my-pi#5747)",
+		file: "src/session/agent-session.ts",
+		edits: [
+			{
+				find: '\t\tif (this.bash.hasUnrecordedResult) throw new SettleError("BUSY", NAVIGATE_WHILE_SHELL_COMMAND);',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/tree-navigation.test.ts"],
+	},
+	{
+		id: "RQ02",
+		description:
+			"a `!` command counts as recorded only once its execution has been taken off the teardown's list (microtasks late): a move right after it resolves is refused",
+		file: "src/session/bash-runner.ts",
+		edits: [{ find: "return this.unrecorded > 0;", replace: "return this.executions.size > 0;" }],
+		tests: ["test/pi-races/tree-navigation.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
