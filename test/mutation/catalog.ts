@@ -26444,6 +26444,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "return this.unrecorded > 0;", replace: "return this.executions.size > 0;" }],
 		tests: ["test/pi-races/tree-navigation.test.ts"],
 	},
+	{
+		id: "RQ03",
+		description:
+			"settle --rpc: a replacement that drops queued messages writes no queue_update: the client's last one still lists the old session's follow-up (hermes-webui#4533)",
+		file: "src/cli/rpc-mode.ts",
+		edits: [{ find: "previous.pendingMessageCount > 0)", replace: "previous.pendingMessageCount < 0)" }],
+		tests: ["test/pi-races/queue-rpc.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
