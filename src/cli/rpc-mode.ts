@@ -91,6 +91,8 @@ export async function runRpcMode(
 ): Promise<number> {
 	const write = (value: unknown) => out.stdout(jsonLine(value));
 	let unsubscribe: (() => void) | undefined;
+	/** The session whose events stdout carries. */
+	let boundSession: AgentSession | undefined;
 	let unwait: (() => void) | undefined;
 	let shutdownRequested = false;
 	// Ends the command loop; set once stdin's reader exists.
@@ -111,6 +113,12 @@ export async function runRpcMode(
 		unwait?.();
 		unwait = waitForReader(session, out);
 		unsubscribe = session.subscribe((event) => write(event));
+		// A replaced session's queue goes with it, silently (as in pi): a client still showing the
+		// messages it was last told of is given the new session's lists (hermes-webui#4533).
+		const previous = boundSession;
+		boundSession = session;
+		if (previous && previous !== session && previous.pendingMessageCount > 0)
+			write({ type: "queue_update", steering: session.getSteeringMessages(), followUp: session.getFollowUpMessages() });
 	};
 	runtime.setRebindSession(bind);
 	// The replaced session's open dialogs end with their defaults while its contexts still work (a

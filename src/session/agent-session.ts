@@ -173,6 +173,7 @@ import {
 	abortBranchSummary,
 	closeTreeNavigations,
 	finishTreeNavigation,
+	NAVIGATE_WHILE_SHELL_COMMAND,
 	type NavigateTreeOptions,
 	type NavigateTreeResult,
 	requestTreeNavigation,
@@ -1568,7 +1569,9 @@ export class AgentSession {
 	 * returns its text as `editorText`. `isCompacting` is true meanwhile; `abortBranchSummary()`
 	 * resolves `{cancelled: true, aborted: true}` with nothing changed. Rejects while an operation
 	 * runs (`Wait for the current response to finish before navigating the session tree.`), during
-	 * a compaction, for an unknown entry (`Entry <id> not found`) and for a summary without a model.
+	 * a compaction, while an {@link executeBash} command has not recorded its result (`BUSY`: it would
+	 * join the branch moved to), for an unknown entry (`Entry <id> not found`) and for a summary
+	 * without a model.
 	 *
 	 * @example
 	 * ```ts
@@ -1578,6 +1581,9 @@ export class AgentSession {
 	 */
 	async navigateTree(targetId: string, options: NavigateTreeOptions = {}): Promise<NavigateTreeResult> {
 		this.assertUsable();
+		// A `!` command's result joins the branch in use when it ends: moving now would hand a command
+		// typed on one branch to another branch's context (oh-my-pi#5747).
+		if (this.bash.hasUnrecordedResult) throw new SettleError("BUSY", NAVIGATE_WHILE_SHELL_COMMAND);
 		return requestTreeNavigation(this.internals, targetId, options);
 	}
 

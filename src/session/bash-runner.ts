@@ -34,12 +34,19 @@ export class BashRunner {
 	private readonly running = new Set<AbortController>();
 	/** Each `execute()` until it has recorded its result (or failed): a teardown waits for them. */
 	private readonly executions = new Set<Promise<unknown>>();
+	/** Commands of {@link execute} that have not recorded their result (or failed) yet. */
+	private unrecorded = 0;
 	private disposed = false;
 
 	constructor(private readonly s: SessionInternals) {}
 
 	get isRunning(): boolean {
 		return this.running.size > 0;
+	}
+
+	/** Whether a command started here has yet to record its result (its process may have ended already). */
+	get hasUnrecordedResult(): boolean {
+		return this.unrecorded > 0;
 	}
 
 	/**
@@ -49,7 +56,11 @@ export class BashRunner {
 	 * reject without running anything. Resolves with `cancelled: true` after {@link abortAll}.
 	 */
 	execute(command: string, onChunk?: (chunk: string) => void, options: ExecuteBashOptions = {}): Promise<BashResult> {
-		const execution = this.run(command, onChunk, options);
+		this.unrecorded++;
+		// Counted down before the caller hears the result: a move right after it is not refused.
+		const execution = this.run(command, onChunk, options).finally(() => {
+			this.unrecorded--;
+		});
 		const ended = execution.then(
 			() => undefined,
 			() => undefined,

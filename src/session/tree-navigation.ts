@@ -48,6 +48,9 @@ export const NAVIGATE_WHILE_STREAMING = "Wait for the current response to finish
 /** `navigateTree()` while a compaction or another navigation runs. */
 export const NAVIGATE_WHILE_COMPACTING =
 	"Wait for the compaction (or the tree navigation) in progress to finish before navigating the session tree.";
+/** `navigateTree()` while a user shell command (`!cmd`, `executeBash`) has not recorded its result. */
+export const NAVIGATE_WHILE_SHELL_COMMAND =
+	"Wait for the running shell command to finish (or cancel it) before navigating the session tree: its output joins the branch in use when it ends.";
 /** `navigateTree({summarize: true})` without a model (pi's text). */
 export const NO_MODEL_FOR_BRANCH_SUMMARY = "No model available for summarization";
 

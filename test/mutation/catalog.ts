@@ -26496,6 +26496,35 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/bad-input/faults.test.ts"],
 	},
+	{
+		id: "RQ01",
+		description:
+			"navigateTree while a `!` command has not recorded its result moves the leaf: the output lands on the branch moved to (oh-my-pi#5747)",
+		file: "src/session/agent-session.ts",
+		edits: [
+			{
+				find: '\t\tif (this.bash.hasUnrecordedResult) throw new SettleError("BUSY", NAVIGATE_WHILE_SHELL_COMMAND);',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/tree-navigation.test.ts"],
+	},
+	{
+		id: "RQ02",
+		description:
+			"a `!` command counts as recorded only once its execution has been taken off the teardown's list (microtasks late): a move right after it resolves is refused",
+		file: "src/session/bash-runner.ts",
+		edits: [{ find: "return this.unrecorded > 0;", replace: "return this.executions.size > 0;" }],
+		tests: ["test/pi-races/tree-navigation.test.ts"],
+	},
+	{
+		id: "RQ03",
+		description:
+			"settle --rpc: a replacement that drops queued messages writes no queue_update: the client's last one still lists the old session's follow-up (hermes-webui#4533)",
+		file: "src/cli/rpc-mode.ts",
+		edits: [{ find: "previous.pendingMessageCount > 0)", replace: "previous.pendingMessageCount < 0)" }],
+		tests: ["test/pi-races/queue-rpc.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

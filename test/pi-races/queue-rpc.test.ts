@@ -211,3 +211,40 @@ describe("an RPC follow_up sent while the session is idle", () => {
 		expect(await client.end()).toBe(0);
 	});
 });
+
+describe("hermes-webui#4533, openclaw#35191: a queue shown for one session outlives it", () => {
+	it("hermes-webui#4533: settle --rpc: new_session while a steer and a follow-up wait ends the stream's queue too: the last queue_update lists nothing, as get_state says, and the new session never gets them", async () => {
+		const go = join(cli.dir, "replaced-queue-go");
+		const file = scriptFile("replaced-queue", [
+			{ toolCalls: [{ name: "bash", arguments: { command: waitFor(go) }, id: "call-1" }] },
+			"answered in the new session",
+		]);
+		const client = new RpcClient(["--faux-script", file], { cwd: cli.project, agentDir: cli.agentDir });
+		const started = client.next((line) => line.type === "tool_execution_start");
+		expect(await client.request({ id: "p1", type: "prompt", message: "wait for go" })).toMatchObject({ success: true });
+		await started;
+		expect(await client.request({ id: "st", type: "steer", message: "steer of the old session" })).toMatchObject({
+			data: { disposition: "queued" },
+		});
+		expect(
+			await client.request({ id: "fu", type: "follow_up", message: "follow-up of the old session" }),
+		).toMatchObject({ data: { disposition: "queued" } });
+		expect(await client.request({ id: "n", type: "new_session" })).toMatchObject({ success: true });
+		// What a client showing the queue from the stream last read: the new session's lists.
+		const lastQueue = client.lines.filter((line) => line.type === "queue_update").at(-1);
+		expect(lastQueue).toEqual({ type: "queue_update", steering: [], followUp: [] });
+		const state = (await client.request({ id: "s", type: "get_state" })) as {
+			data: { pendingMessageCount: number; sessionFile: string };
+		};
+		expect(state.data.pendingMessageCount).toBe(0);
+		const settled = client.next((line) => line.type === "agent_settled");
+		expect(await client.request({ id: "p2", type: "prompt", message: "hello new session" })).toMatchObject({
+			success: true,
+		});
+		await settled;
+		const saved = readFileSync(state.data.sessionFile, "utf8");
+		expect(saved).toContain("hello new session");
+		expect(saved).not.toContain("of the old session");
+		expect(await client.end()).toBe(0);
+	});
+});

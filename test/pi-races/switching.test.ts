@@ -4,7 +4,10 @@
  * the replacement, and the new session is idle and usable. Also what a switch does to the old
  * session's extensions (pi#1700), which file a fork writes to (pi#1242) and under which id (pi#4799), a steer waiting on an
  * idle session when it is replaced (oh-my-pi#5809), and a `session_shutdown` handler that never
- * settles (senpi#1732): it must not hold the replacement, reload or quit for good.
+ * settles (senpi#1732): it must not hold the replacement, reload or quit for good. A quit while
+ * `/new`'s `session_shutdown` handlers run (pi#9181: a second teardown re-sent it to stale contexts),
+ * and a second `/new` while a `session_start` handler awaits (herdr#2194: its ctx went stale under
+ * it and the rejection killed the process).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -560,5 +563,97 @@ describe("pi#2860: pi.sendUserMessage() after ctx.newSession() in a command is s
 		expect(readEntries(child.sessionFile!)[0]).toMatchObject({ type: "session", parentSession: dropped.sessionFile });
 		// The controller's file kept its own exchange only.
 		expect(roles(controllerFile)).toEqual(["user", "assistant"]);
+	});
+});
+
+describe("replacements racing the extensions' lifecycle handlers", () => {
+	it("pi#9181: dispose() (quit) while /new's session_shutdown handler still runs: the replacement finishes first; each session hears one session_shutdown on a live ctx, no stale-ctx error, and the new file is the one closed", async () => {
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const heard: string[] = [];
+		let releaseShutdown!: () => void;
+		const shutdownHeld = new Promise<void>((resolve) => (releaseShutdown = resolve));
+		let entered!: () => void;
+		const inShutdown = new Promise<void>((resolve) => (entered = resolve));
+		const provider = new ManualProvider();
+		const runtime = await runtimeOn(provider, dir, new SimulatedClock(), [], undefined, [
+			(pi) => {
+				pi.on("session_start", (event, ctx) => {
+					heard.push(`session_start ${event.reason} ${basename(ctx.sessionManager.getSessionFile() ?? "")}`);
+				});
+				// The report's extensions: their cleanup takes a while, then reads the session through ctx.
+				pi.on("session_shutdown", async (event, ctx) => {
+					if (event.reason === "new") {
+						entered();
+						await shutdownHeld;
+					}
+					heard.push(`session_shutdown ${event.reason} ${basename(ctx.sessionManager.getSessionFile() ?? "")}`);
+				});
+			},
+		]);
+		const errors: string[] = [];
+		runtime.session.extensionRunner.onError((error) => void errors.push(`${error.event}: ${error.error}`));
+		provider.answer("hello back");
+		await runtime.session.prompt("hello");
+		const oldFile = basename(runtime.session.sessionFile!);
+		const replacing = outcomeOf(runtime.newSession());
+		await inShutdown;
+		// Ctrl+C (quit) while the old session's cleanup still runs.
+		const quitting = outcomeOf(runtime.dispose());
+		releaseShutdown();
+		expect(await replacing).toBe("resolved");
+		expect(await quitting).toBe("resolved");
+		const newFile = basename(runtime.session.sessionFile!);
+		expect(newFile).not.toBe(oldFile);
+		expect(heard).toEqual([
+			`session_start startup ${oldFile}`,
+			`session_shutdown new ${oldFile}`,
+			`session_start new ${newFile}`,
+			`session_shutdown quit ${newFile}`,
+		]);
+		expect(errors).toEqual([]);
+		expect(runtime.isDisposed).toBe(true);
+	});
+
+	it("herdr#2194, gentle-pi#390: a session_start handler that awaits (a socket report) and then reads its ctx: a second /new meanwhile is refused (typed BUSY) instead of making that ctx stale, and the handler finishes on the session it started in", async () => {
+		const { dir, cleanup } = await diskSession();
+		cleanup();
+		const heard: string[] = [];
+		let releaseReport!: () => void;
+		const reported = new Promise<void>((resolve) => (releaseReport = resolve));
+		let entered!: () => void;
+		const reporting = new Promise<void>((resolve) => (entered = resolve));
+		let held = false;
+		const provider = new ManualProvider();
+		const runtime = await runtimeOn(provider, dir, new SimulatedClock(), [], undefined, [
+			(pi) => {
+				pi.on("session_start", async (event, ctx) => {
+					if (event.reason !== "new" || held) return;
+					held = true;
+					entered();
+					await reported;
+					try {
+						heard.push(
+							`after the report: idle ${ctx.isIdle()}, ${basename(ctx.sessionManager.getSessionFile() ?? "")}`,
+						);
+					} catch (error) {
+						heard.push(`after the report: ${(error as { code?: string }).code ?? String(error)}`);
+					}
+				});
+			},
+		]);
+		const first = outcomeOf(runtime.newSession());
+		await reporting;
+		const second = await runtime.newSession().then(
+			() => "replaced",
+			(error: unknown) => error,
+		);
+		expect(second).toMatchObject({ code: "BUSY", message: expect.stringMatching(/already in progress/) });
+		releaseReport();
+		expect(await first).toBe("resolved");
+		expect(heard).toEqual([`after the report: idle true, ${basename(runtime.session.sessionFile!)}`]);
+		// Once the first replacement is done, the next /new goes through.
+		expect(await outcomeOf(runtime.newSession())).toBe("resolved");
+		await runtime.dispose();
 	});
 });

@@ -11,7 +11,14 @@
  * user should see: what a `session_tree` handler writes lands on the new branch, right after the
  * branch summary, is in the live context as soon as `navigateTree` resolves, reaches the next
  * request, and is there again when the file is reopened.
+ *
+ * oh-my-pi#5747: a `!` command's result was recorded on whatever branch was current when it ended,
+ * so a move in the tree while it ran put its output into the other branch's context. What the user
+ * should see: the move is refused (typed BUSY) until the command has recorded its result, which
+ * follows the entry it was typed after.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { SettleError } from "../../src/errors.js";
@@ -296,5 +303,43 @@ describe("oh-my-pi#821: what a session_tree handler writes during a navigation",
 			"question three",
 		]);
 		expect(JSON.stringify(reopenedContext(manager.getSessionFile()!))).toContain("NOTE-FROM-SESSION-TREE");
+	});
+});
+
+describe("oh-my-pi#5747: a `!` command's result recorded on the branch moved to while it ran", () => {
+	it("oh-my-pi#5747: navigateTree while a `!` command runs is refused (typed BUSY); its output joins the branch it was typed on, and the branch moved to afterwards never sees it", async () => {
+		h = await createHarness({ persistence: "disk" });
+		const harness = h;
+		script(harness, [fauxAssistantMessage("answer one"), fauxAssistantMessage("answer two")]);
+		await harness.session.prompt("question one");
+		await harness.session.prompt("question two");
+		const [answerOne, answerTwo] = assistantEntries(harness);
+		// A real child process that prints, then waits until the test lets it end.
+		const go = join(harness.tempDir, "go");
+		let printed!: () => void;
+		const started = new Promise<void>((resolve) => (printed = resolve));
+		const command = harness.session.executeBash(
+			`echo typed-on-branch-two; until [ -e '${go}' ]; do sleep 0.05; done`,
+			() => printed(),
+		);
+		await started;
+		const navigation = await harness.session.navigateTree(answerOne!.id, { summarize: false }).then(
+			() => "ok",
+			(error: unknown) => error,
+		);
+		expect(navigation).toBeInstanceOf(SettleError);
+		expect(navigation).toMatchObject({ code: "BUSY", message: expect.stringMatching(/shell command/) });
+		expect(harness.session.sessionManager.getLeafId()).toBe(answerTwo!.id);
+		writeFileSync(go, "");
+		expect((await command).output).toContain("typed-on-branch-two");
+		// The output follows the answer it was typed after, in the file as in the live context.
+		const recorded = harness.session.sessionManager
+			.getEntries()
+			.find((entry) => entry.type === "message" && entry.message.role === "bashExecution");
+		expect(recorded).toMatchObject({ parentId: answerTwo!.id });
+		// Once it has ended, the move goes through, and the branch moved to holds nothing of it.
+		expect(await outcome(harness.session.navigateTree(answerOne!.id, { summarize: false }))).toBe("ok");
+		expect(JSON.stringify(harness.session.messages)).not.toContain("typed-on-branch-two");
+		expect(harness.session.isBashRunning).toBe(false);
 	});
 });
