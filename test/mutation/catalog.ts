@@ -19446,7 +19446,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/resources/frontmatter.ts",
 		description:
 			"a skill whose description ends with its colon (`Use it when the user asks:`) is refused as invalid YAML again (only values holding `: ` are read as text)",
-		edits: [{ find: '!(value.includes(": ") || value.endsWith(":"))', replace: '!value.includes(": ")' }],
+		edits: [{ find: '(value.includes(": ") || value.endsWith(":")) &&', replace: 'value.includes(": ") &&' }],
 		tests: ["test/pi-races/skills-description-colons.test.ts"],
 	},
 	{
@@ -26422,6 +26422,27 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/bash-user-commands.test.ts"],
+	},
+	{
+		id: "RR01",
+		file: "src/resources/frontmatter.ts",
+		description:
+			"Claude Code's `argument-hint: [pr-number] [priority]` refuses the front matter again (vercel-labs/skills#1525): the template and the skill are not loaded",
+		edits: [
+			{
+				find: "if (/^[[{]/.test(value)) return bracketsClose(value) && !parsesAlone(value);",
+				replace: "if (/^[[{]/.test(value)) return false;",
+			},
+		],
+		tests: ["test/pi-races/front-matter-bracket-hints.test.ts"],
+	},
+	{
+		id: "RR02",
+		file: "src/resources/frontmatter.ts",
+		description:
+			"a flow list left open on its line (`argument-hint: [file`) is read as text: broken YAML loads silently instead of being reported",
+		edits: [{ find: "return bracketsClose(value) && !parsesAlone(value);", replace: "return !parsesAlone(value);" }],
+		tests: ["test/pi-races/front-matter-bracket-hints.test.ts"],
 	},
 ];
 
