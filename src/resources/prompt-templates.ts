@@ -208,18 +208,30 @@ export function loadPromptTemplateFile(
 		const firstLine = body.split("\n").find((line) => line.trim());
 		if (firstLine) description = firstLine.length > 60 ? `${firstLine.slice(0, 60)}...` : firstLine;
 	}
-	const hint = frontmatter["argument-hint"];
+	const hint = argumentHint(frontmatter["argument-hint"]);
 	return {
 		template: {
 			name: basename(filePath).replace(/\.md$/, ""),
 			description,
-			...(typeof hint === "string" && hint ? { argumentHint: hint } : {}),
+			...(hint ? { argumentHint: hint } : {}),
 			content: body,
 			filePath,
 			sourceInfo: { ...sourceInfo, path: filePath },
 		},
 		diagnostics,
 	};
+}
+
+/**
+ * A template's `argument-hint` as its author wrote it. Unquoted, Claude Code's `[message]` is a YAML
+ * list, which Claude Code shows as written (claude-code#22161): its text again, `[message]`.
+ */
+function argumentHint(value: unknown): string | undefined {
+	if (typeof value === "string") return value || undefined;
+	if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === "string")) {
+		return `[${value.join(", ")}]`;
+	}
+	return undefined;
 }
 
 /** A template file to load, with where it came from. */

@@ -26468,6 +26468,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (!match[1] && match[4] !== "0") return true;', replace: "return true;" }],
 		tests: ["test/pi-races/prompt-templates-literal-dollars.test.ts"],
 	},
+	{
+		id: "RR06",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"an unquoted `argument-hint: [message]` (a YAML list) is no hint again (claude-code#22161): /help and get_commands show `/commit` without `[message]`",
+		edits: [{ find: 'value.every((item) => typeof item === "string")', replace: "false" }],
+		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
