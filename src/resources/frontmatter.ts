@@ -2,7 +2,8 @@
  * YAML front matter (`---` … `---` at the top of a markdown file), parsed as pi parses it:
  * line endings normalized, the block ends at the first line starting with `---`, the body is
  * trimmed. Unlike pi, a parse failure is returned (not thrown), an empty block is stripped, and a
- * prose value holding `: ` (`description: Use it for: reviews`) is read as text.
+ * prose value holding `: ` (`description: Use it for: reviews`) or opening with brackets YAML
+ * cannot read (`argument-hint: [file] [focus]`) is read as text.
  */
 import { createRequire } from "node:module";
 import { errorMessage } from "../errors.js";
@@ -42,7 +43,7 @@ export function parseFrontmatter(content: string): ParsedFrontmatter {
 		parsed = parse(yamlText);
 	} catch (error) {
 		const invalid = { frontmatter: {}, body, error: `invalid YAML front matter: ${firstLine(errorMessage(error))}` };
-		const quoted = quoteProseColons(yamlText);
+		const quoted = quoteProseValues(yamlText);
 		if (quoted === undefined) return invalid;
 		try {
 			parsed = parse(quoted);
@@ -94,30 +95,50 @@ export function misplacedFrontmatterLine(content: string): number | undefined {
 }
 
 /**
- * The front matter with each top-level `key: value` whose plain value holds `: ` (or ends with `:`,
- * which YAML reads the same) double-quoted, or
- * undefined when there is none. Skill descriptions are prose (`Use it for: reviews, tests`); YAML
- * reads that colon as a nested mapping and refuses the file, which Claude Code loads
- * (omnigent#6125, Proma#1299: the skill silently missing). Values YAML gives a meaning to by their
- * first character (quotes, `[`, `{`, `|`, `>`, anchors, tags) or holding a ` #` comment are left.
+ * The front matter with each top-level `key: value` whose plain value is prose YAML refuses
+ * double-quoted, or undefined when there is none:
+ * - a value holding `: ` (or ending with `:`, which YAML reads the same). Skill descriptions are
+ *   prose (`Use it for: reviews, tests`); YAML reads that colon as a nested mapping and refuses the
+ *   file, which Claude Code loads (omnigent#6125, Proma#1299: the skill silently missing). Values
+ *   YAML gives a meaning to by their first character (quotes, `|`, `>`, anchors, tags) are left;
+ * - a value opening with `[` or `{` that is no YAML value alone, its brackets closed on the line:
+ *   Claude Code's `argument-hint: [pr-number] [priority]` (vercel-labs/skills#1525).
+ * A value holding a ` #` comment is left.
  */
-function quoteProseColons(yamlText: string): string | undefined {
+function quoteProseValues(yamlText: string): string | undefined {
 	let changed = false;
 	const lines = yamlText.split("\n").map((line) => {
 		const match = /^([A-Za-z_][\w-]*):[ \t]+(.*?)[ \t]*$/.exec(line);
-		const value = match?.[2] ?? "";
-		if (
-			!match ||
-			!(value.includes(": ") || value.endsWith(":")) ||
-			/^["'[\]{}|>&*!%@`#?-]/.test(value) ||
-			value.includes(" #")
-		) {
-			return line;
-		}
+		if (!match || !isProseYamlRefuses(match[2] ?? "")) return line;
 		changed = true;
-		return `${match[1]}: ${JSON.stringify(value)}`;
+		return `${match[1]}: ${JSON.stringify(match[2])}`;
 	});
 	return changed ? lines.join("\n") : undefined;
+}
+
+function isProseYamlRefuses(value: string): boolean {
+	if (value.includes(" #")) return false;
+	if (/^[[{]/.test(value)) return bracketsClose(value) && !parsesAlone(value);
+	return (value.includes(": ") || value.endsWith(":")) && !/^["'\]}|>&*!%@`#?-]/.test(value);
+}
+
+/** Whether every `[` and `{` of the value closes on its line (a flow list spread over lines does not). */
+function bracketsClose(value: string): boolean {
+	let depth = 0;
+	for (const char of value) {
+		if (char === "[" || char === "{") depth++;
+		else if ((char === "]" || char === "}") && --depth < 0) return false;
+	}
+	return depth === 0;
+}
+
+function parsesAlone(value: string): boolean {
+	try {
+		parse(value);
+		return true;
+	} catch {
+		return false;
+	}
 }
 
 function firstLine(text: string): string {

@@ -64,8 +64,17 @@ function splitCommandArgs(argsString: string): { args: string[]; joiners: string
 	return { args, joiners };
 }
 
-/** Every argument placeholder {@link substituteArgs} fills. */
-const PLACEHOLDER = /\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@/g;
+/**
+ * Every argument placeholder {@link substituteArgs} fills, and the same behind a backslash (kept as
+ * written, the backslash dropped).
+ */
+const PLACEHOLDER = /(\\?)(?:\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@)/g;
+
+/** Whether a template body has a placeholder that takes arguments (not only `$0` or escaped ones). */
+function namesArguments(body: string): boolean {
+	for (const match of body.matchAll(PLACEHOLDER)) if (!match[1] && match[4] !== "0") return true;
+	return false;
+}
 
 /**
  * Fills a template: `$1`, `$2`, … (missing → ""), `${@:N}` (args from the N-th), `${@:N:L}`
@@ -73,13 +82,17 @@ const PLACEHOLDER = /\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$(\d+)|\$\{@:(\d+)(?::(\d
  * between `args[i]` and `args[i + 1]`: what the typed text had there), and with a default
  * (later pi's syntax) `${N:-text}`, `${@:-text}`, `${ARGUMENTS:-text}`: the text when that
  * argument is missing or empty (no arguments at all for the last two). Substituted values and
- * defaults are never substituted again.
+ * defaults are never substituted again. `$0` is no argument (they count from 1) and stays as written,
+ * as does a placeholder behind a backslash (`\$1`, `\$ARGUMENTS`), the backslash dropped: a price
+ * (`$0.01`), awk's `$0` and a template that tells the model about placeholders reach it as written
+ * (claude-code#78759, opencode#9831; pi 0.73.1 empties `$0` and fills `\$1`).
  *
  * @example
  * ```ts
  * substituteArgs("Review $1 for ${@:2}", ["a.ts", "bugs", "style"]); // "Review a.ts for bugs style"
  * substituteArgs("Fix: $ARGUMENTS", ["the", "$1"]); // "Fix: the $1"
  * substituteArgs("Review ${1:-the diff} for ${@:-bugs}", []); // "Review the diff for bugs"
+ * substituteArgs("Use \\$1 for the first; awk '{print $0}' $1", ["a.txt"]); // "Use $1 for the first; awk '{print $0}' a.txt"
  * ```
  */
 export function substituteArgs(content: string, args: readonly string[], joiners?: readonly string[]): string {
@@ -91,12 +104,13 @@ export function substituteArgs(content: string, args: readonly string[], joiners
 	};
 	// One pass over the template, so a value that contains `$1` or `$@` stays as it is.
 	const all = join(0, args.length);
-	return content.replace(PLACEHOLDER, (match, defaulted, fallback, position, start, length) => {
+	return content.replace(PLACEHOLDER, (match, escaped, defaulted, fallback, position, start, length) => {
+		if (escaped) return match.slice(1);
 		if (defaulted !== undefined) {
 			const value = /^\d+$/.test(defaulted) ? (args[Number.parseInt(defaulted, 10) - 1] ?? "") : all;
 			return value === "" ? fallback : value;
 		}
-		if (position !== undefined) return args[Number.parseInt(position, 10) - 1] ?? "";
+		if (position !== undefined) return position === "0" ? match : (args[Number.parseInt(position, 10) - 1] ?? "");
 		if (start !== undefined) {
 			const from = Math.max(0, Number.parseInt(start, 10) - 1);
 			return join(from, length === undefined ? args.length : from + Number.parseInt(length, 10));
@@ -133,7 +147,7 @@ export function expandPromptTemplate(
 	const expanded = substituteArgs(body, args, joiners);
 	// A template that names no argument would drop what the user typed (pi 0.73.1 does,
 	// mastra#13493): it follows the body after a blank line, as a skill's arguments do.
-	if (args.length === 0 || body.search(PLACEHOLDER) !== -1) return expanded;
+	if (args.length === 0 || namesArguments(body)) return expanded;
 	return expanded.trim() ? `${expanded.trimEnd()}\n\n${typed.trim()}` : typed.trim();
 }
 
@@ -194,18 +208,30 @@ export function loadPromptTemplateFile(
 		const firstLine = body.split("\n").find((line) => line.trim());
 		if (firstLine) description = firstLine.length > 60 ? `${firstLine.slice(0, 60)}...` : firstLine;
 	}
-	const hint = frontmatter["argument-hint"];
+	const hint = argumentHint(frontmatter["argument-hint"]);
 	return {
 		template: {
 			name: basename(filePath).replace(/\.md$/, ""),
 			description,
-			...(typeof hint === "string" && hint ? { argumentHint: hint } : {}),
+			...(hint ? { argumentHint: hint } : {}),
 			content: body,
 			filePath,
 			sourceInfo: { ...sourceInfo, path: filePath },
 		},
 		diagnostics,
 	};
+}
+
+/**
+ * A template's `argument-hint` as its author wrote it. Unquoted, Claude Code's `[message]` is a YAML
+ * list, which Claude Code shows as written (claude-code#22161): its text again, `[message]`.
+ */
+function argumentHint(value: unknown): string | undefined {
+	if (typeof value === "string") return value || undefined;
+	if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === "string")) {
+		return `[${value.join(", ")}]`;
+	}
+	return undefined;
 }
 
 /** A template file to load, with where it came from. */

@@ -19083,7 +19083,7 @@ export const MUTANTS: Mutant[] = [
 			"arguments typed after a template that names none are dropped again (pi 0.73.1, mastra#13493): the model never sees them",
 		edits: [
 			{
-				find: "if (args.length === 0 || body.search(PLACEHOLDER) !== -1) return expanded;",
+				find: "if (args.length === 0 || namesArguments(body)) return expanded;",
 				replace: "return expanded;",
 			},
 		],
@@ -19446,7 +19446,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/resources/frontmatter.ts",
 		description:
 			"a skill whose description ends with its colon (`Use it when the user asks:`) is refused as invalid YAML again (only values holding `: ` are read as text)",
-		edits: [{ find: '!(value.includes(": ") || value.endsWith(":"))', replace: '!value.includes(": ")' }],
+		edits: [{ find: '(value.includes(": ") || value.endsWith(":")) &&', replace: 'value.includes(": ") &&' }],
 		tests: ["test/pi-races/skills-description-colons.test.ts"],
 	},
 	{
@@ -26524,6 +26524,59 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/rpc-mode.ts",
 		edits: [{ find: "previous.pendingMessageCount > 0)", replace: "previous.pendingMessageCount < 0)" }],
 		tests: ["test/pi-races/queue-rpc.test.ts"],
+	},
+	{
+		id: "RR01",
+		file: "src/resources/frontmatter.ts",
+		description:
+			"Claude Code's `argument-hint: [pr-number] [priority]` refuses the front matter again (vercel-labs/skills#1525): the template and the skill are not loaded",
+		edits: [
+			{
+				find: "if (/^[[{]/.test(value)) return bracketsClose(value) && !parsesAlone(value);",
+				replace: "if (/^[[{]/.test(value)) return false;",
+			},
+		],
+		tests: ["test/pi-races/front-matter-bracket-hints.test.ts"],
+	},
+	{
+		id: "RR02",
+		file: "src/resources/frontmatter.ts",
+		description:
+			"a flow list left open on its line (`argument-hint: [file`) is read as text: broken YAML loads silently instead of being reported",
+		edits: [{ find: "return bracketsClose(value) && !parsesAlone(value);", replace: "return !parsesAlone(value);" }],
+		tests: ["test/pi-races/front-matter-bracket-hints.test.ts"],
+	},
+	{
+		id: "RR03",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"a placeholder behind a backslash is filled again (opencode#9831): a meta-command's `\\$1, \\$2 … \\$ARGUMENTS` reach the model as the typed name and blanks",
+		edits: [{ find: "\t\tif (escaped) return match.slice(1);\n", replace: "" }],
+		tests: ["test/pi-races/prompt-templates-literal-dollars.test.ts"],
+	},
+	{
+		id: "RR04",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"`$0` in a template is emptied again (claude-code#78759): `costs $0.01/call` reaches the model as `costs .01/call`, awk's `$0` as nothing",
+		edits: [{ find: 'position === "0" ? match : ', replace: "" }],
+		tests: ["test/pi-races/prompt-templates-literal-dollars.test.ts"],
+	},
+	{
+		id: "RR05",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"a template whose only placeholders are escaped or `$0` counts as taking arguments: what the user typed after it is dropped (mastra#13493 again)",
+		edits: [{ find: 'if (!match[1] && match[4] !== "0") return true;', replace: "return true;" }],
+		tests: ["test/pi-races/prompt-templates-literal-dollars.test.ts"],
+	},
+	{
+		id: "RR06",
+		file: "src/resources/prompt-templates.ts",
+		description:
+			"an unquoted `argument-hint: [message]` (a YAML list) is no hint again (claude-code#22161): /help and get_commands show `/commit` without `[message]`",
+		edits: [{ find: 'value.every((item) => typeof item === "string")', replace: "false" }],
+		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
 	},
 ];
 

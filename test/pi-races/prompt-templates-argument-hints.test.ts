@@ -6,6 +6,10 @@
  * out. Settle read it and showed it nowhere: not in `settle -i`'s `/help`, not in `getCommands()`
  * nor `get_commands`. What the user should see: the hint beside the template's name wherever the
  * commands are listed. Replayed with real `settle` processes on the faux model.
+ *
+ * claude-code#22161: Claude Code's own example `argument-hint: [message]`, unquoted, is a YAML list,
+ * not a string; Claude Code shows it as written, Settle showed no hint. What the user should see:
+ * `[message]`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -47,6 +51,26 @@ describe("pi#2761: a prompt template's argument hint", () => {
 		const help = await chat.say("/help");
 		expect(help).toMatch(/^ {2}\/review <file> \[focus\] +Review a file$/m);
 		expect(help).toMatch(/^ {2}\/tidy +Tidy the imports$/m);
+		expect(await chat.end()).toBe(0);
+	});
+
+	it("claude-code#22161: an unquoted `argument-hint: [message]` (a YAML list) is the hint `[message]` in get_commands and /help", async () => {
+		const prompts = join(cli.agentDir, "prompts");
+		mkdirSync(prompts, { recursive: true });
+		writeFileSync(
+			join(prompts, "commit.md"),
+			"---\nargument-hint: [message]\ndescription: Create a git commit\n---\nCommit with message: $ARGUMENTS\n",
+		);
+		const server = new RpcClient(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		const reply = (await server.request({ id: "1", type: "get_commands" })).data as {
+			commands: { name: string; argumentHint?: string; source: string }[];
+		};
+		expect(reply.commands.find((command) => command.name === "commit")?.argumentHint).toBe("[message]");
+		expect(await server.end()).toBe(0);
+
+		const chat = new Repl(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		expect(await chat.say("/help")).toMatch(/^ {2}\/commit \[message\] +Create a git commit$/m);
 		expect(await chat.end()).toBe(0);
 	});
 });

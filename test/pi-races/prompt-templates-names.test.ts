@@ -5,6 +5,10 @@
  * naming the template, its file and what to do; `/name …` there is the built-in; `settle -p`
  * expands the template, as the warning says. Replayed against real `settle` processes on the faux
  * model, which echoes the prompt it got.
+ *
+ * claude-code#25658: with `worktree.md` both in the user's and the project's commands, choosing the
+ * project's still ran the user's, though "project commands override personal commands". What the
+ * user should see: the project's runs, and which file is skipped is said.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -39,5 +43,25 @@ describe("pi#4999: a prompt template named after a built-in command", () => {
 		});
 		expect(run.code).toBe(0);
 		expect(run.stdout).toBe("Suggest a name for: release notes\n");
+	});
+});
+
+describe("claude-code#25658: a project template with the name of a user template", () => {
+	it("claude-code#25658: `/worktree x` runs the project's template, not the user's; the warning names both files and which one is used", () => {
+		const userPrompts = join(cli.agentDir, "prompts");
+		const projectPrompts = join(cli.project, ".settle", "prompts");
+		mkdirSync(userPrompts, { recursive: true });
+		mkdirSync(projectPrompts, { recursive: true });
+		writeFileSync(join(userPrompts, "worktree.md"), "---\ndescription: Create Git Worktree\n---\nUSER worktree $1\n");
+		writeFileSync(
+			join(projectPrompts, "worktree.md"),
+			"---\ndescription: Create Git Worktree\n---\nPROJECT worktree $1\n",
+		);
+		const run = cli.settle(["--faux", "--no-session", "-p", "/worktree feature-x"]);
+		expect(run.code, run.stderr).toBe(0);
+		expect(run.stdout).toBe("PROJECT worktree feature-x\n");
+		expect(run.stderr).toBe(
+			`Warning: name "/worktree" collision: ${join(userPrompts, "worktree.md")} is skipped, ${join(projectPrompts, "worktree.md")} is used; give one of them another name to keep both.\n`,
+		);
 	});
 });

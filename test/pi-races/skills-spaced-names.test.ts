@@ -9,6 +9,9 @@
  * (and pi) `/skill:Code Review a.ts` was an unknown command in the chat and went to the model as
  * typed with `-p`. What the user should see: the name the list shows runs the skill, the words after
  * it are its arguments; the longest such name wins, and a skill named by the first word still does.
+ *
+ * pi#9378: `name: skill-parent.child` gave "Error: name contains invalid characters"; the user
+ * expected the skill to load. It loads (as in pi 0.73.1) and runs under its name; the warning stays.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -80,5 +83,24 @@ describe("claude-code#88814: a skill named with spaces cannot be run by its name
 			"Error: unknown command /skill:Code. Skill names are case-sensitive: did you mean /skill:CODE or /skill:code?",
 		);
 		expect(await again.end()).toBe(0);
+	});
+});
+
+describe("pi#9378: a skill named with a dot (`skill-parent.child`)", () => {
+	it("pi#9378: the skill loads and `/skill:skill-parent.child go` expands it with `go`; the warning names the rule and the file, and stops nothing", async () => {
+		const dotted = writeSkill("skill-parent.child", "skill-parent.child", "DOTTED BODY");
+		const run = print("/skill:skill-parent.child go");
+		expect(run.code, run.stderr).toBe(0);
+		expect(run.stdout).toBe(
+			`<skill name="skill-parent.child" location="${dotted}">\nReferences are relative to ${join(dotted, "..")}.\n\nDOTTED BODY\n</skill>\n\ngo\n`,
+		);
+		expect(run.stderr).toBe(
+			`Warning: name contains invalid characters (must be lowercase a-z, 0-9, hyphens only) (${dotted})\n`,
+		);
+
+		const chat = new Repl(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		expect(await chat.say("/skill:skill-parent.child go")).toContain("DOTTED BODY");
+		expect(await chat.end()).toBe(0);
 	});
 });

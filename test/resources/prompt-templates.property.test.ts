@@ -11,6 +11,9 @@ const piModule = (await import(
 )) as { parseCommandArgs(text: string): string[]; substituteArgs(content: string, args: string[]): string };
 
 const argText = fc.string({ unit: fc.constantFrom("a", "b", " ", "\t", '"', "'", "x y", "é"), maxLength: 30 });
+// `$0` and a placeholder behind a backslash are left out: named differences (Settle keeps them
+// as written, pi empties `$0` and fills `\$1`; claude-code#78759, opencode#9831, pinned in
+// test/resources/prompt-templates.test.ts and test/pi-races/prompt-templates-literal-dollars.test.ts).
 // Placeholders and text separated by spaces: pi's later passes could otherwise match a
 // placeholder formed across a substituted one (`$$0ARGUMENTS` → `$ARGUMENTS` → ""), which
 // Settle's single pass does not do.
@@ -19,7 +22,6 @@ const templateText = fc
 		fc.constantFrom(
 			"$1",
 			"$2",
-			"$0",
 			"$10",
 			"$@",
 			"$ARGUMENTS",

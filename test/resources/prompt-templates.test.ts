@@ -45,7 +45,10 @@ describe("substituteArgs", () => {
 	it.each([
 		["$1 and $2", "one and two"],
 		["missing: [$4]", "missing: []"],
-		["$0 is empty", " is empty"],
+		// claude-code#78759: arguments count from 1, so `$0` (awk's record, `$0.01`) stays as written.
+		["$0 stays", "$0 stays"],
+		// opencode#9831: a backslash keeps a placeholder as written, and drops itself.
+		["\\$1 \\$ARGUMENTS \\${@:2} \\${1:-x} is $1", "$1 $ARGUMENTS ${@:2} ${1:-x} is one"],
 		["all: $@", "all: one two three"],
 		["all: $ARGUMENTS", "all: one two three"],
 		["from 2: ${@:2}", "from 2: two three"],
