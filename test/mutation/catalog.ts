@@ -26423,6 +26423,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-user-commands.test.ts"],
 	},
+	{
+		id: "RP01",
+		description:
+			"a shellPath under ~ (`~/tools/my-bash`) is taken literally: every bash call fails with the shell not found (pi#6458)",
+		file: "src/settings/settings-manager.ts",
+		edits: [
+			{
+				find: 'if (path === "~" || path?.startsWith("~/")) return expandHome(path);',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/settings-resources.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
