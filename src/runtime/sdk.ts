@@ -10,7 +10,7 @@ import type { InstantiatedExtensions } from "../extensions/loader.js";
 import type { EventBus, ScopedModel, SessionStartEvent } from "../extensions/types.js";
 import { clampThinkingLevel, type ModelRuntime, THINKING_LEVELS } from "../llm/model-runtime.js";
 import { PI_DEFAULT_MODEL_PER_PROVIDER } from "../llm/pi-ai.js";
-import { PI_AI_INSTALL_COMMAND } from "../llm/provider-env.js";
+import { apiKeyEnvHint, PI_AI_INSTALL_COMMAND } from "../llm/provider-env.js";
 import type { Model, ThinkingLevel } from "../llm/types.js";
 import { DefaultResourceLoader } from "../resources/resource-loader.js";
 import type { ResourceLoader } from "../resources/types.js";
@@ -320,8 +320,8 @@ function piKeysNote(agentDir: string): string {
 /**
  * Picks the starting model and thinking level: explicit > the model recorded in the session
  * (only if the runtime knows it AND has auth for it, else `Could not restore model <p>/<id>`) >
- * the settings' default model > the first provider's default among available models > the first
- * available model. Thinking: explicit > the session's (if it recorded one) > for a new session the
+ * the settings' default model (when its provider has a key, else a `modelFallbackMessage` says it
+ * was passed over) > the first provider's default among available models > the first available model. Thinking: explicit > the session's (if it recorded one) > for a new session the
  * model's `modelThinkingLevels` setting (newer pi) > `defaultThinkingLevel` > `medium`;
  * `off` without a model, else clamped to the model. Must not throw.
  *
@@ -359,9 +359,14 @@ export function resolveInitialModel(input: {
 		else modelFallbackMessage = `Could not restore model ${selection.provider}/${selection.modelId}`;
 	}
 	if (!model) {
-		model = findInitialModel(modelRuntime, settingsManager);
+		const initial = findInitialModel(modelRuntime, settingsManager);
+		model = initial.model;
 		if (!model) modelFallbackMessage = noModelsAvailableMessage(input.agentDir);
 		else if (modelFallbackMessage) modelFallbackMessage += `. Using ${model.provider}/${model.id}`;
+		else if (initial.keylessDefault) {
+			const { provider, id } = initial.keylessDefault;
+			modelFallbackMessage = `The settings' default model ${provider}/${id} has no API key here (set ${apiKeyEnvHint(provider)}, or put its key in ${AUTH_FILE_NAME}). Using ${model.provider}/${model.id}`;
+		}
 	}
 
 	const settingsLevel = settingsManager.getDefaultThinkingLevel() as ThinkingLevel | undefined;
@@ -380,16 +385,28 @@ export function resolveInitialModel(input: {
 	return choice;
 }
 
-/** pi's `findInitialModel` without scoped models: settings default, provider defaults, first available. */
-function findInitialModel(modelRuntime: ModelRuntime, settingsManager: SettingsManager): Model | undefined {
+/**
+ * pi's `findInitialModel` without scoped models: settings default, provider defaults, first
+ * available. A settings default whose provider has no key is passed over for an available model
+ * (pi#3547: else every prompt fails on it) and returned as `keylessDefault`; with none available it
+ * is still the choice, so the refusal names the key it needs.
+ */
+function findInitialModel(
+	modelRuntime: ModelRuntime,
+	settingsManager: SettingsManager,
+): { model: Model | undefined; keylessDefault?: Model } {
 	const provider = settingsManager.getDefaultProvider();
 	const modelId = settingsManager.getDefaultModel();
-	if (provider && modelId) {
-		const found = modelRuntime.getModel(provider, modelId);
-		if (found) return found;
-	}
+	const saved = provider && modelId ? modelRuntime.getModel(provider, modelId) : undefined;
+	if (saved && modelRuntime.hasConfiguredAuth(saved.provider)) return { model: saved };
 	const available = modelRuntime.getAvailable();
-	if (available.length === 0) return undefined;
+	if (available.length === 0) return { model: saved };
+	const model = firstAvailable(modelRuntime, available);
+	return saved ? { model, keylessDefault: saved } : { model };
+}
+
+/** The first provider's default among `available` (pi's per-provider defaults), else the first model. */
+function firstAvailable(modelRuntime: ModelRuntime, available: Model[]): Model | undefined {
 	const seen = new Set<string>();
 	for (const candidate of available) {
 		if (seen.has(candidate.provider)) continue;

@@ -650,8 +650,11 @@ export class SettingsManager {
 	setHideThinkingBlock(hide: boolean): void {
 		this.setGlobal(["hideThinkingBlock"], hide);
 	}
+	/** `shellPath` with a leading `~` expanded (as pi does), so one settings file serves every machine. */
 	getShellPath(): string | undefined {
-		return this.settings.shellPath;
+		const path = this.settings.shellPath;
+		if (path === "~" || path?.startsWith("~/")) return expandHome(path);
+		return path;
 	}
 	setShellPath(path: string | undefined): void {
 		this.setGlobal(["shellPath"], path);

@@ -26578,6 +26578,40 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'value.every((item) => typeof item === "string")', replace: "false" }],
 		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
 	},
+	{
+		id: "RP01",
+		description:
+			"a shellPath under ~ (`~/tools/my-bash`) is taken literally: every bash call fails with the shell not found (pi#6458)",
+		file: "src/settings/settings-manager.ts",
+		edits: [
+			{
+				find: 'if (path === "~" || path?.startsWith("~/")) return expandHome(path);',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/settings-resources.test.ts"],
+	},
+	{
+		id: "RP02",
+		description:
+			"the settings' default model is chosen although its provider has no key and another model has one: every prompt fails on the missing key (pi#3547)",
+		file: "src/runtime/sdk.ts",
+		edits: [
+			{
+				find: "if (saved && modelRuntime.hasConfiguredAuth(saved.provider)) return { model: saved };",
+				replace: "if (saved) return { model: saved };",
+			},
+		],
+		tests: ["test/pi-races/settings-default-model.test.ts"],
+	},
+	{
+		id: "RP03",
+		description:
+			"a keyless settings default passed over for another model without a word: the user is not told why the session is not on their model (pi#3547)",
+		file: "src/runtime/sdk.ts",
+		edits: [{ find: "else if (initial.keylessDefault) {", replace: "else if (!initial.keylessDefault) {" }],
+		tests: ["test/pi-races/settings-default-model.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

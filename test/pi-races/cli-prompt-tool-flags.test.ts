@@ -16,6 +16,10 @@
  * user should see: `--no-tools` sends no tools and the prompt's tool list says `(none)`, as pi's;
  * `--tools read` lists only `read` and no guideline names bash.
  *
+ * oh-my-pi#5305: `--no-tools` turned every tool off but one an extension registered
+ * (`generate_image`), which the model was still offered. What the user should see: no tool at all
+ * sent, the extension's neither, and `--no-builtin-tools` keeping only the extension's.
+ *
  * pi#6498, pi#1252: `pi -nt --system-prompt …` then `pi -c`: the resumed session got the default
  * tools back (a read-only agent could write) and the default prompt (the persona gone) without a
  * word. What the user should see: `-c` keeps the tool set the session ran with; the base prompt is
@@ -119,6 +123,22 @@ describe("pi#589 / pi#2835 / pi#1530 / oh-my-pi#8421: --tools and extension tool
 		expect(run.stdout).toBe("ok\n");
 		expect(toolNames(0)).toEqual(["read", "subagent"]);
 		expect(systemPrompt(0)).toContain("- subagent: Delegate a task to a child agent");
+	});
+});
+
+describe("oh-my-pi#5305: --no-tools and an extension's tool", () => {
+	it("oh-my-pi#5305: settle -p -e subagents.ts --no-tools sends no tool, the extension's neither; -nbt keeps only the extension's", async () => {
+		const extension = writeSubagentExtension();
+		server.reply(chatReply([{ type: "text", text: "ok" }]), chatReply([{ type: "text", text: "ok" }]));
+
+		const none = await settle(["--no-session", "-e", extension, "--no-tools", "-p", "delegate"]);
+		const builtinsOff = await settle(["--no-session", "-e", extension, "--no-builtin-tools", "-p", "delegate"]);
+
+		expect(none).toMatchObject({ code: 0, stdout: "ok\n" });
+		expect(toolNames(0)).toEqual([]);
+		expect(systemPrompt(0)).not.toContain("subagent");
+		expect(builtinsOff).toMatchObject({ code: 0, stdout: "ok\n" });
+		expect(toolNames(1)).toEqual(["subagent"]);
 	});
 });
 

@@ -19,7 +19,8 @@
  *
  * pi#4817: `pi --provider openai-codex` (no `--model`) was silently ignored: the settings' default of
  * a provider with no key was used, "No API key found for openai". What the user should see: told
- * that `--provider` alone picks nothing and what to add.
+ * that `--provider` alone picks nothing and what to add; the keyless default passed over for a
+ * model with a key, with a word (pi#3547, `settings-default-model`).
  *
  * pi#9580: a scope of exactly one model that is not the current one: Ctrl+P said "Only one model in
  * scope" and stayed. What the user should see: the cycle goes to that model.
@@ -143,7 +144,7 @@ describe("pi#5042: a bare --model id several providers serve goes to one without
 });
 
 describe("pi#4817: --provider without --model is silently ignored", () => {
-	it("settle -p --provider local with the settings' default on openai (no key): a warning says --provider alone picks no model and to add --model; pi 0.73.1 says nothing of it", async () => {
+	it("settle -p --provider local with the settings' default on openai (no key): a warning says --provider alone picks no model and to add --model, the keyless default is passed over (pi#3547); pi 0.73.1 says only the key error", async () => {
 		writeModels(["coder"]);
 		writeFileSync(
 			join(cli.agentDir, "settings.json"),
@@ -153,9 +154,9 @@ describe("pi#4817: --provider without --model is silently ignored", () => {
 		expect(run.stderr).toContain(
 			"Warning: --provider local chooses no model without --model (as in pi): add --model <id>",
 		);
-		expect(run.stderr).toContain("No API key found for openai");
-		expect(run.code).not.toBe(0);
-		expect(server.requests).toHaveLength(0);
+		expect(run.stderr).toContain("The settings' default model openai/gpt-5.4 has no API key here");
+		expect(run).toMatchObject({ code: 0, stdout: "answered\n" });
+		expect(server.requests.map((request) => (request.body as { model: string }).model)).toEqual(["coder"]);
 
 		const theirs = await pi(["--no-session", "--provider", "local", "-p", "hi"]);
 		expect(theirs.stderr).toContain("No API key found for openai");

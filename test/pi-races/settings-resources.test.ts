@@ -23,6 +23,11 @@
  * while `!` commands used it. What the user should see: the model's `bash` calls run by the shell
  * `settings.json` names, with the command as pi passes it (`<shell> -c <command>`).
  *
+ * pi#6458, pi#4353: a `shellPath` starting with `~` (`~/.local/bin/agent-shell`, one settings file
+ * shared by machines whose home folders differ) was taken literally: "Custom shell path not found:
+ * ~/…", every `bash` call failed. What the user should see: the `~` read as the home folder, the
+ * model's `bash` call run by that shell.
+ *
  * pi#239: with the working folder at or below the agent folder, the global `AGENTS.md` was put in
  * the system prompt twice (once as the global file, once found walking up from the cwd). The
  * dotfiles case: the agent folder is a symlink into the folder the user works in. What the user
@@ -185,6 +190,41 @@ describe("pi#3521: the bash tool and settings.json's shellPath", () => {
 		const messages = server.requests[1]?.body.messages as { role: string; content: unknown }[];
 		const result = JSON.stringify(messages.find((message) => message.role === "tool")?.content);
 		expect(result).toContain("VIA-MY-BASH");
+		expect(result).toContain("tool-ran");
+	});
+});
+
+describe("pi#6458 / pi#4353: a shellPath under ~", () => {
+	it("pi#6458: settle -p with shellPath ~/tools/my-bash in settings.json: the model's bash call runs through that shell in the home folder", async () => {
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`);
+		const home = join(cli.dir, "home");
+		const log = join(cli.dir, "shell-calls.log");
+		mkdirSync(join(home, "tools"), { recursive: true });
+		writeFileSync(
+			join(home, "tools", "my-bash"),
+			`#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\necho VIA-HOME-BASH\nexec /bin/bash "$@"\n`,
+		);
+		chmodSync(join(home, "tools", "my-bash"), 0o755);
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ shellPath: "~/tools/my-bash" }));
+		server.reply(
+			chatReply([{ type: "tool_call", id: "call_1", name: "bash", arguments: { command: "echo tool-ran" } }], {
+				finishReason: "tool_calls",
+			}),
+			chatReply([{ type: "text", text: "done" }]),
+		);
+
+		const run = await runSettleAsync(["--no-session", "--model", "local/coder", "-p", "run it"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { HOME: home },
+		});
+
+		expect(run.stdout).toContain("done");
+		expect(readFileSync(log, "utf8")).toBe("-c echo tool-ran\n");
+		const messages = server.requests[1]?.body.messages as { role: string; content: unknown }[];
+		const result = JSON.stringify(messages.find((message) => message.role === "tool")?.content);
+		expect(result).not.toContain("not found");
+		expect(result).toContain("VIA-HOME-BASH");
 		expect(result).toContain("tool-ran");
 	});
 });

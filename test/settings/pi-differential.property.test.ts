@@ -13,10 +13,13 @@
  * - `getRetrySettings()` also returns `maxAgentDelayMs` in Settle (the backoff cap of DESIGN §retry,
  *   README "A retried request"); pi 0.73.1 caps nothing there. pi's keys are compared, the extra one
  *   is checked against the files.
+ * - `getShellPath()`: Settle reads a leading `~/` as the home folder, as newer pi does (pi#6458);
+ *   pi 0.73.1 returns it as written. pi's value is expanded before comparing.
  * - A UTF-8 byte-order mark: pi fails to parse such a file (JSON.parse) and ignores it; Settle strips
  *   the mark and reads it. Constrained out (files are written without a BOM), pinned separately below.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { SettingsManager as PiSettingsManager } from "@mariozechner/pi-coding-agent";
 import fc from "fast-check";
@@ -298,7 +301,12 @@ describe("settings: differential against pi 0.73.1", () => {
 								expect(maxAgentDelayMs).toBe(effectiveMaxAgentDelay(global, project));
 								value = piKeys;
 							}
-							expect({ getter: name, value }).toEqual({ getter: name, value: pi[name]!() });
+							let expected = pi[name]!();
+							// Newer pi reads a leading `~` in shellPath as the home folder (pi#6458); 0.73.1 does not.
+							if (name === "getShellPath" && typeof expected === "string" && expected.startsWith("~/")) {
+								expected = join(homedir(), expected.slice(2));
+							}
+							expect({ getter: name, value }).toEqual({ getter: name, value: expected });
 						}
 						// The layers as read (migrated; invalid keys dropped by Settle, left out for pi). An
 						// old `queueMode` / `websockets` whose migration an invalid new key blocked stays an
