@@ -155,6 +155,29 @@ describe("openai-agents-js#722, gyazo-mcp-server#129: an image whose data was a 
 	});
 });
 
+describe("codex#24169 (PR): a user image given as an empty data URL (`data:image/png;base64,`) poisoned the thread: every later turn and a resume replayed it and were refused", () => {
+	it("codex#24169: a prompt's empty data URL image is dropped with a hint in the text, nothing of it saved or sent; both prompts are answered", async () => {
+		const w = await wireSession({
+			api: "anthropic-messages",
+			model: { input: ["text", "image"] },
+			route: refuseInvalidBase64,
+		});
+		w.server.reply(
+			anthropicReply([{ type: "text", text: "No image came." }]),
+			anthropicReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("what is this?", {
+			images: [{ type: "image", data: "data:image/png;base64,", mimeType: "" }],
+		});
+		await w.session.prompt("and now?");
+		expect(stopReasons(w)).toEqual(["stop", "stop"]);
+		expect(saved(w, "user")[0]?.content).toEqual([
+			{ type: "text", text: "what is this?\n\n[Image 1 omitted: it has no image data.]" },
+		]);
+		expect(lastRequestImages(w)).toEqual([]);
+	});
+});
+
 describe("claude-code#56409, claude-code#57245, claude-code#67261: a screenshot sent with no text made every later request fail (empty text block)", () => {
 	it("claude-code#56409: an image sent with empty text carries no empty text block; it and the next prompt are answered, the file keeps the image", async () => {
 		const shot = encodeImage("png", 64, 48).toString("base64");
