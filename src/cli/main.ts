@@ -226,6 +226,10 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			if (runtime.modelFallbackMessage && (!noModel || !readsPrompt)) {
 				out.stderr(`Warning: ${restoreFallbackForCli(runtime.modelFallbackMessage, runtime)}\n`);
 			}
+			const model = runtime.session.model;
+			if (files.images.length > 0 && model && !model.input.includes("image")) {
+				out.stderr(imagesNotSentWarning(files.images.length, model));
+			}
 			// Signals and a closed stdout end the process cleanly while it runs (the real process only).
 			const release = out === processOutput && mode !== "interactive" ? guardRuntime(runtime) : () => {};
 			// An extension's own timer or listener that throws is its error, not the process's end.
@@ -488,6 +492,16 @@ async function readFileArguments(paths: readonly string[], out: CliOutput): Prom
 		}
 	}
 	return files;
+}
+
+/**
+ * Said when the model cannot take the `@file` images: it gets a note in their place, and the user,
+ * told nothing, saw an answer about no image (Factory-AI/factory#24). A models.json model without
+ * `input` is text-only.
+ */
+function imagesNotSentWarning(count: number, model: { provider: string; id: string }): string {
+	const images = count === 1 ? "1 @file image was" : `${count} @file images were`;
+	return `Warning: ${images} not sent: the model ${model.provider}/${model.id} does not accept images (its input has no "image"), so it gets a note in their place. If it reads images, add "input": ["text", "image"] to it in models.json; otherwise choose one that does (--model).\n`;
 }
 
 function pdfFileArgument(path: string, absolute: string): string {

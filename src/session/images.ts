@@ -56,7 +56,8 @@ export function normalizePromptImages(
 	const kept: ImageContent[] = [];
 	const hints: string[] = [];
 	const acceptsImages = model.input.includes("image");
-	images.forEach((image, index) => {
+	images.forEach((given, index) => {
+		const image = withPlainBase64(given);
 		const problem = acceptsImages
 			? imageProblem(image)
 			: `the model ${model.provider}/${model.id} does not accept images`;
@@ -91,7 +92,7 @@ function imageProblem(image: ImageContent): string | undefined {
  * side over 2000 pixels by its header: {@link fitPromptImages} would resize it. Pure; must not throw.
  */
 export function promptImagesNeedFitting(images: readonly ImageContent[] | undefined): boolean {
-	return images?.some(needsResize) ?? false;
+	return images?.some((image) => needsResize(withPlainBase64(image))) ?? false;
 }
 
 /**
@@ -122,7 +123,8 @@ export async function fitPromptImages(
 ): Promise<{ text: string; images: ImageContent[] }> {
 	const fitted: ImageContent[] = [];
 	const notes: string[] = [];
-	for (const image of images) {
+	for (const given of images) {
+		const image = withPlainBase64(given);
 		const outcome = needsResize(image)
 			? await resizeImageDetailed(
 					{ data: image.data, mimeType: image.mimeType },
@@ -191,7 +193,7 @@ export async function normalizeToolResultImages(
 	const normalized: (TextContent | ImageContent)[] = [];
 	let changed = false;
 	for (const original of content) {
-		const block = original.type === "image" ? labelledByItsBytes(original) : original;
+		const block = original.type === "image" ? labelledByItsBytes(withPlainBase64(original)) : original;
 		if (block !== original) changed = true;
 		if (block.type !== "image" || (autoResize ? fitsInline(block) : !overInlineLimit(block))) {
 			normalized.push(block);
@@ -217,6 +219,23 @@ export async function normalizeToolResultImages(
 		}
 	}
 	return changed ? normalized : content;
+}
+
+/** `data:<type>;base64,` before base64 data: a data URL, as a browser's FileReader or some MCP servers give it. */
+const DATA_URL_PREFIX = /^data:([\w.+-]+\/[\w.+-]+)?(?:;[\w.+-]+=[^;,]*)*;base64,/i;
+
+/**
+ * The image with its data as plain base64 when it came as a data URL (`data:image/png;base64,…`),
+ * given the URL's type when it has none, else the same block. Providers refuse a data URL as image
+ * data (`invalid base64 data`), so it was left out with a note and the model never saw it
+ * (openai-agents-js#722, gyazo-mcp-server#129).
+ */
+function withPlainBase64(image: ImageContent): ImageContent {
+	if (typeof image.data !== "string" || !image.data.startsWith("data:")) return image;
+	const prefix = DATA_URL_PREFIX.exec(image.data.slice(0, 200));
+	if (!prefix) return image;
+	const mimeType = image.mimeType || prefix[1]?.toLowerCase() || image.mimeType;
+	return { ...image, data: image.data.slice(prefix[0].length), mimeType };
 }
 
 /**

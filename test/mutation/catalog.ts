@@ -26612,6 +26612,92 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "else if (initial.keylessDefault) {", replace: "else if (!initial.keylessDefault) {" }],
 		tests: ["test/pi-races/settings-default-model.test.ts"],
 	},
+	{
+		id: "RN01",
+		description:
+			"a tool's image given as a data URL keeps its `data:image/png;base64,` prefix (left out as not base64)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "labelledByItsBytes(withPlainBase64(original))",
+				replace: "labelledByItsBytes(original)",
+			},
+		],
+		tests: ["test/pi-races/image-data-shapes.test.ts"],
+	},
+	{
+		id: "RN02",
+		description: "a prompt's image given as a data URL keeps its prefix (dropped with a hint)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "const image = withPlainBase64(given);\n\t\tconst problem",
+				replace: "const image = given;\n\t\tconst problem",
+			},
+		],
+		tests: ["test/pi-races/image-data-shapes.test.ts"],
+	},
+	{
+		id: "RN03",
+		description: "a data URL image without a type of its own does not take the URL's type",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "const mimeType = image.mimeType || prefix[1]?.toLowerCase() || image.mimeType;",
+				replace: "const mimeType = image.mimeType;",
+			},
+		],
+		tests: ["test/pi-races/image-data-shapes.test.ts"],
+	},
+	{
+		id: "RN04",
+		description:
+			"a prompt's oversized image given as a data URL is resized with its prefix (undecodable, sent unresized)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "const image = withPlainBase64(given);\n\t\tconst outcome",
+				replace: "const image = given;\n\t\tconst outcome",
+			},
+		],
+		tests: ["test/pi-races/image-data-shapes.test.ts"],
+	},
+	{
+		id: "RN05",
+		description: "whether a prompt's images need resizing is judged on a data URL's prefixed text (never)",
+		file: "src/session/images.ts",
+		edits: [
+			{
+				find: "images?.some((image) => needsResize(withPlainBase64(image)))",
+				replace: "images?.some((image) => needsResize(image))",
+			},
+		],
+		tests: ["test/pi-races/image-data-shapes.test.ts"],
+	},
+	{
+		id: "RN06",
+		description: "settle -p @shot.png to a model without image input says nothing of the image left out",
+		file: "src/cli/main.ts",
+		edits: [
+			{
+				find: 'if (files.images.length > 0 && model && !model.input.includes("image")) {',
+				replace: "if (files.images.length > 0 && model && false) {",
+			},
+		],
+		tests: ["test/pi-races/image-text-only-models.test.ts"],
+	},
+	{
+		id: "RN07",
+		description: "settle -p @shot.png warns that the image was not sent to a model that takes images",
+		file: "src/cli/main.ts",
+		edits: [
+			{
+				find: 'if (files.images.length > 0 && model && !model.input.includes("image")) {',
+				replace: "if (files.images.length > 0 && model) {",
+			},
+		],
+		tests: ["test/pi-races/image-text-only-models.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
