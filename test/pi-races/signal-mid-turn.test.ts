@@ -10,10 +10,14 @@
  *   `settle -p` while a bash call runs a command that keeps spawning children: nothing of it
  *   survives the process, the call is answered in the file, and the next run's request (on a server
  *   that refuses an unanswered tool call, as OpenAI does) is answered.
+ * - letta-code#3023: a one-shot headless run never wired SIGINT to the turn: a tool call streamed
+ *   after the interrupt still ran its side effect, more requests followed, and it exited 0. Here
+ *   SIGINT reaches `settle -p` while a bash call streams (its arguments whole, the answer not):
+ *   the command never runs, nothing more is asked, exit 130, and the next run is answered.
  * - pi#3747: `kill` of an idle interactive pi exited 0, like a clean quit, so `until pi; do :; done`
  *   could not tell them apart. What the user should see: 143 after SIGTERM, 0 after end of input.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, signalSettleWhen, useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -191,6 +195,57 @@ describe("codex#42717, codex#7985: interrupting a turn left the shell command an
 		});
 		expect({ code: resumed.code, stdout: resumed.stdout }).toEqual({ code: 0, stdout: "Stopped; starting over.\n" });
 		expect(server.requests).toHaveLength(2);
+	});
+});
+
+describe("letta-code#3023: a one-shot headless run ignored SIGINT; a tool call streamed after it still ran", () => {
+	const server = useWireServer(refuseUnansweredToolCalls);
+	beforeEach(() => writeLocalProvider(cli.agentDir, `${server.url}/v1`));
+
+	it("letta-code#3023: SIGINT to settle -p while the model streams a bash call (its arguments whole, the stream still open): exit 130, the command never runs, no second request; the next run is answered", async () => {
+		const file = join(cli.project, "interrupted.jsonl");
+		const ran = join(cli.project, "side-effect");
+		// Every argument is sent, then the stream stays open: the call is complete but the answer is not.
+		server.reply(
+			chatPartial(
+				[{ type: "tool_call", id: "call_late", name: "bash", arguments: { command: `touch ${ran}` } }],
+				4,
+				"hang",
+			),
+		);
+		const cue = cueExtension(
+			"streamed",
+			"message_update",
+			`event.assistantMessageEvent.type === "toolcall_delta" && event.message.content.some((part) => part.type === "toolCall" && part.arguments?.command)`,
+			"streamed",
+		);
+		const run = await signalSettleWhen(["--session", file, "--model", "local/coder", "-e", cue, "-p", "clean up"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			stream: "stderr",
+			text: "streamed\n",
+			signal: "SIGINT",
+			guardMs: HANG_GUARD_MS,
+		});
+		expect(run.code).toBe(130);
+		expect(run.stderr.endsWith("streamed\nRequest was aborted\n")).toBe(true);
+		// The call came after the interrupt's abort had begun: it never runs, and no request follows.
+		expect(existsSync(ran)).toBe(false);
+		expect(server.requests).toHaveLength(1);
+		expect(server.closedByClient).toHaveLength(1);
+		expect(conversation(file).map((message) => [message.role, message.stopReason])).toEqual([
+			["user", undefined],
+			["assistant", "aborted"],
+		]);
+
+		// The cut call is not sent as one awaiting a result (OpenAI refuses that): the next run is answered.
+		server.reply(chatReply([{ type: "text", text: "Left it alone." }]));
+		const next = await runSettleAsync(["--session", file, "--model", "local/coder", "-p", "never mind"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect({ code: next.code, stdout: next.stdout }).toEqual({ code: 0, stdout: "Left it alone.\n" });
+		expect(existsSync(ran)).toBe(false);
 	});
 });
 
