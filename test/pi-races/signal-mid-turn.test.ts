@@ -14,6 +14,10 @@
  *   after the interrupt still ran its side effect, more requests followed, and it exited 0. Here
  *   SIGINT reaches `settle -p` while a bash call streams (its arguments whole, the answer not):
  *   the command never runs, nothing more is asked, exit 130, and the next run is answered.
+ * - oh-my-pi#860: on SIGINT / SIGTERM the LSP client started its servers' shutdown without waiting
+ *   for it and exited: every Ctrl+C left rust-analyzer and the like running. Here SIGINT reaches
+ *   `settle -p` mid-answer while an extension's server waits for its shutdown handshake in
+ *   `session_shutdown`: settle waits for it, so the server exits, and settle exits 130.
  * - pi#3747: `kill` of an idle interactive pi exited 0, like a clean quit, so `until pi; do :; done`
  *   could not tell them apart. What the user should see: 143 after SIGTERM, 0 after end of input.
  */
@@ -246,6 +250,58 @@ describe("letta-code#3023: a one-shot headless run ignored SIGINT; a tool call s
 		});
 		expect({ code: next.code, stdout: next.stdout }).toEqual({ code: 0, stdout: "Left it alone.\n" });
 		expect(existsSync(ran)).toBe(false);
+	});
+});
+
+describe("oh-my-pi#860: Ctrl+C exited before an extension's child (an LSP server) was shut down", () => {
+	const server = useWireServer();
+	beforeEach(() => writeLocalProvider(cli.agentDir, `${server.url}/v1`));
+
+	it("oh-my-pi#860: SIGINT to settle -p mid-answer: the extension's session_shutdown gets to finish its server's shutdown handshake (request, reply, exit) before settle exits 130; no server left", async () => {
+		// The server as an LSP one: it answers "shutdown" and then exits on "exit"; when its stdin
+		// ends first (its parent gone mid-handshake), it lives on.
+		const serverScript = `export ${marker}=1; read request; echo "ack $request"; read confirm; [ "$confirm" = exit ] && exit 0; exec sleep 300`;
+		const extension = join(cli.dir, "language-server.mjs");
+		writeFileSync(
+			extension,
+			`import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+export default function (pi) {
+	let child;
+	pi.on("session_start", () => {
+		child = spawn("sh", ["-c", ${JSON.stringify(serverScript)}], { stdio: ["pipe", "pipe", "ignore"] });
+	});
+	let said = false;
+	pi.on("message_update", () => {
+		if (!said) process.stderr.write("streaming\\n");
+		said = true;
+	});
+	pi.on("session_shutdown", async () => {
+		const lines = createInterface({ input: child.stdout });
+		const exited = once(child, "exit");
+		child.stdin.write("shutdown\\n");
+		const [reply] = await once(lines, "line");
+		child.stdin.write("exit\\n");
+		await exited;
+		process.stderr.write(reply + ", server exited\\n");
+	});
+}
+`,
+		);
+		server.reply(chatPartial([{ type: "text", text: "A long answer that goes on" }], 3, "hang"));
+		const run = await signalSettleWhen(["--no-session", "--model", "local/coder", "-e", extension, "-p", "explain"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			stream: "stderr",
+			text: "streaming\n",
+			signal: "SIGINT",
+			guardMs: HANG_GUARD_MS,
+		});
+		expect(run.code).toBe(130);
+		expect(run.stderr).toContain("ack shutdown, server exited\n");
+		// Read after settle exited, no waiting.
+		expect(markedProcesses(marker)).toEqual([]);
 	});
 });
 
