@@ -9,13 +9,16 @@
  * line editing, until `stty sane && reset`.
  *
  * pi#6648: Ctrl+C at the wrong moment while pi started left the terminal in a mode the TUI had just
- * turned on (kitty keyboard): every key after the exit printed escape sequences.
+ * turned on (kitty keyboard): every key after the exit printed escape sequences. Replayed, Settle
+ * gave the terminal back, but `settle -r` lost the key: once a session was picked, the chat's input
+ * (raw mode, for the picker) took Ctrl+C while the extensions loaded, and readline closed it. Settle
+ * waited on a load that never ended; a load that did end started a chat that quit at once, exit 0.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { useCliProject } from "../cli/helpers.js";
-import { fileAppears, Terminal } from "../cli/interactive.helpers.js";
+import { runSettle, useCliProject } from "../cli/helpers.js";
+import { fileAppears, RESUME_QUESTION, Terminal } from "../cli/interactive.helpers.js";
 
 const cli = useCliProject("settle-pi-races-terminal-restored-");
 
@@ -62,6 +65,20 @@ function pasteMarksLeftOn(output: string): boolean {
 	return on !== -1 && output.indexOf(PASTE_MARKS_OFF, on) === -1;
 }
 
+/** A module that says it is loading (a file), then waits for a file nobody creates. */
+function slowExtension(): string {
+	const extension = join(cli.dir, "slow.mjs");
+	writeFileSync(
+		extension,
+		`import { existsSync, writeFileSync } from "node:fs";
+writeFileSync(${JSON.stringify(join(cli.dir, "loading"))}, "");
+await new Promise((resolve) => { const timer = setInterval(() => { if (existsSync(${JSON.stringify(join(cli.dir, "never"))})) { clearInterval(timer); resolve(); } }, 50); });
+export default function () {}
+`,
+	);
+	return extension;
+}
+
 describe("pi#4426: an uncaught exception left the terminal in raw mode", () => {
 	it("pi#4426: settle -i dying of an error no extension owns (a throw from a timer): exit 1 with the stack, and the shell gets its terminal back as lent (echo, line editing, no paste marks)", async () => {
 		// JSON.parse called by a timer: the stack runs through no extension file, so nothing owns it.
@@ -86,16 +103,7 @@ describe("pi#4426: an uncaught exception left the terminal in raw mode", () => {
 
 describe("pi#6648: Ctrl+C during start-up left the terminal in the TUI's mode", () => {
 	it("pi#6648: Ctrl+C while settle -i waits for an extension to load: exit 130, the wait named, the terminal as lent", async () => {
-		// A module that says it is loading, then waits for a file nobody creates.
-		const extension = join(cli.dir, "slow.mjs");
-		writeFileSync(
-			extension,
-			`import { existsSync, writeFileSync } from "node:fs";
-writeFileSync(${JSON.stringify(join(cli.dir, "loading"))}, "");
-await new Promise((resolve) => { const timer = setInterval(() => { if (existsSync(${JSON.stringify(join(cli.dir, "never"))})) { clearInterval(timer); resolve(); } }, 50); });
-export default function () {}
-`,
-		);
+		const extension = slowExtension();
 		const term = terminal(["--faux", "-e", extension]);
 		await fileAppears(cli.dir, "loading");
 		term.type("\x03");
@@ -105,11 +113,34 @@ export default function () {}
 		expect(pasteMarksLeftOn(term.output)).toBe(false);
 	});
 
-	it("pi#6648: Ctrl+C at the first prompt, twice: exit 0 as a quit, the terminal as lent", async () => {
+	it("pi#6648: settle -r, a session picked, then Ctrl+C while an extension loads: exit 130, the wait named, the terminal as lent", async () => {
+		expect(runSettle(["--faux", "-p", "an earlier question"], { cwd: cli.project, agentDir: cli.agentDir }).code).toBe(
+			0,
+		);
+		const extension = slowExtension();
+		const term = terminal(["-r", "--faux", "-e", extension]);
+		await term.until(RESUME_QUESTION, 0);
+		term.type("1\r");
+		await fileAppears(cli.dir, "loading");
+		term.type("\x03");
+		const after = await terminalAfter(term);
+		expect(after).toEqual({ code: "130", modes: SANE });
+		expect(term.output).toContain("stopped while waiting for an extension to load");
+		expect(pasteMarksLeftOn(term.output)).toBe(false);
+	});
+
+	it("pi#6648: Ctrl+C at the first prompt once only warns (the chat answers the next message); twice quits: exit 0, the terminal as lent", async () => {
 		const term = terminal(["--faux"]);
 		await term.until("> ", 0);
 		term.type("\x03");
 		await term.until("Ctrl+C again to exit", 0);
+		const asked = term.mark();
+		term.type("still here\r");
+		// The echo model's answer on a line of its own.
+		await term.until("\nstill here\r\n", asked);
+		await term.until("> ", term.output.indexOf("\nstill here\r\n", asked));
+		term.type("\x03");
+		await term.until("Ctrl+C again to exit", asked);
 		term.type("\x03");
 		const after = await terminalAfter(term);
 		expect(after).toEqual({ code: "0", modes: SANE });
