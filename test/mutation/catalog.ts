@@ -26437,7 +26437,10 @@ export const MUTANTS: Mutant[] = [
 			"settle -i: the chat's Ctrl+C is also sent to the process as SIGINT though the chat listens for it (two interrupts per key)",
 		file: "src/cli/chat-input.ts",
 		edits: [
-			{ find: 'if (this.rl.listenerCount("SIGINT") === 1)', replace: 'if (this.rl.listenerCount("SIGINT") >= 1)' },
+			{
+				find: 'if (this.rl.listenerCount("SIGINT") !== 1) return;',
+				replace: 'if (this.rl.listenerCount("SIGINT") < 1) return;',
+			},
 		],
 		tests: ["test/pi-races/terminal-restored.test.ts", "test/pi-races/interactive-keys.test.ts"],
 	},
