@@ -99,6 +99,7 @@ export class ChatInput {
 		this.rl.on("line", this.onLine);
 		this.rl.on("close", this.onClose);
 		if (this.terminal) {
+			this.rl.on("SIGINT", this.onUnclaimedInterrupt);
 			editByGraphemes(this.rl);
 			insertAtCursor(this.rl);
 			this.editKeys();
@@ -125,6 +126,18 @@ export class ChatInput {
 			}
 		}
 	}
+
+	/**
+	 * Ctrl+C that neither a question nor the chat listens for (`settle -r` loading the picked
+	 * session's extensions): a SIGINT, as the terminal sends it out of raw mode. Readline alone
+	 * closed the input: the key was lost, and the chat then started and ended at once as on Ctrl+D.
+	 * Given to the process's listeners directly: on Windows `process.kill` would end the process at once.
+	 */
+	private readonly onUnclaimedInterrupt = (): void => {
+		if (this.rl.listenerCount("SIGINT") !== 1) return;
+		if (process.listenerCount("SIGINT") > 0) process.emit("SIGINT", "SIGINT");
+		else process.kill(process.pid, "SIGINT");
+	};
 
 	/**
 	 * The input of a terminal in raw mode ends only when the terminal hung up: no probe is needed, and

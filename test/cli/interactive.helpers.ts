@@ -224,8 +224,12 @@ export class Terminal {
 	readonly exited: Promise<number | null>;
 	private readonly waiters: { text: string; from: number; resolve: () => void }[] = [];
 
-	constructor(args: string[], options: { cwd: string; agentDir: string; env?: Record<string, string | undefined> }) {
-		const command = [process.execPath, ...cliCommand(), ...args].map(quote).join(" ");
+	/** `wrapper` runs settle under another program in the same terminal (a shell script reading the terminal's modes after settle). */
+	constructor(
+		args: string[],
+		options: { cwd: string; agentDir: string; env?: Record<string, string | undefined>; wrapper?: string[] },
+	) {
+		const command = [...(options.wrapper ?? []), process.execPath, ...cliCommand(), ...args].map(quote).join(" ");
 		// -e: script exits with settle's exit code; -f: output as it comes; -q: no "Script started" lines.
 		this.child = spawn("script", ["-qfec", command, "/dev/null"], {
 			cwd: options.cwd,

@@ -26698,6 +26698,27 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-text-only-models.test.ts"],
 	},
+	{
+		id: "RS01",
+		description:
+			"settle -r: Ctrl+C while the picked session's extensions load closes the chat's input (readline's default) instead of interrupting: the key is lost and settle waits on the load",
+		file: "src/cli/chat-input.ts",
+		edits: [{ find: '\t\t\tthis.rl.on("SIGINT", this.onUnclaimedInterrupt);\n', replace: "" }],
+		tests: ["test/pi-races/terminal-restored.test.ts"],
+	},
+	{
+		id: "RS02",
+		description:
+			"settle -i: the chat's Ctrl+C is also sent to the process as SIGINT though the chat listens for it (two interrupts per key)",
+		file: "src/cli/chat-input.ts",
+		edits: [
+			{
+				find: 'if (this.rl.listenerCount("SIGINT") !== 1) return;',
+				replace: 'if (this.rl.listenerCount("SIGINT") < 1) return;',
+			},
+		],
+		tests: ["test/pi-races/terminal-restored.test.ts", "test/pi-races/interactive-keys.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

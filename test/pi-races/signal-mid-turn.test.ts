@@ -10,10 +10,18 @@
  *   `settle -p` while a bash call runs a command that keeps spawning children: nothing of it
  *   survives the process, the call is answered in the file, and the next run's request (on a server
  *   that refuses an unanswered tool call, as OpenAI does) is answered.
+ * - letta-code#3023: a one-shot headless run never wired SIGINT to the turn: a tool call streamed
+ *   after the interrupt still ran its side effect, more requests followed, and it exited 0. Here
+ *   SIGINT reaches `settle -p` while a bash call streams (its arguments whole, the answer not):
+ *   the command never runs, nothing more is asked, exit 130, and the next run is answered.
+ * - oh-my-pi#860: on SIGINT / SIGTERM the LSP client started its servers' shutdown without waiting
+ *   for it and exited: every Ctrl+C left rust-analyzer and the like running. Here SIGINT reaches
+ *   `settle -p` mid-answer while an extension's server waits for its shutdown handshake in
+ *   `session_shutdown`: settle waits for it, so the server exits, and settle exits 130.
  * - pi#3747: `kill` of an idle interactive pi exited 0, like a clean quit, so `until pi; do :; done`
  *   could not tell them apart. What the user should see: 143 after SIGTERM, 0 after end of input.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSettleAsync, signalSettleWhen, useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -191,6 +199,109 @@ describe("codex#42717, codex#7985: interrupting a turn left the shell command an
 		});
 		expect({ code: resumed.code, stdout: resumed.stdout }).toEqual({ code: 0, stdout: "Stopped; starting over.\n" });
 		expect(server.requests).toHaveLength(2);
+	});
+});
+
+describe("letta-code#3023: a one-shot headless run ignored SIGINT; a tool call streamed after it still ran", () => {
+	const server = useWireServer(refuseUnansweredToolCalls);
+	beforeEach(() => writeLocalProvider(cli.agentDir, `${server.url}/v1`));
+
+	it("letta-code#3023: SIGINT to settle -p while the model streams a bash call (its arguments whole, the stream still open): exit 130, the command never runs, no second request; the next run is answered", async () => {
+		const file = join(cli.project, "interrupted.jsonl");
+		const ran = join(cli.project, "side-effect");
+		// Every argument is sent, then the stream stays open: the call is complete but the answer is not.
+		server.reply(
+			chatPartial(
+				[{ type: "tool_call", id: "call_late", name: "bash", arguments: { command: `touch ${ran}` } }],
+				4,
+				"hang",
+			),
+		);
+		const cue = cueExtension(
+			"streamed",
+			"message_update",
+			`event.assistantMessageEvent.type === "toolcall_delta" && event.message.content.some((part) => part.type === "toolCall" && part.arguments?.command)`,
+			"streamed",
+		);
+		const run = await signalSettleWhen(["--session", file, "--model", "local/coder", "-e", cue, "-p", "clean up"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			stream: "stderr",
+			text: "streamed\n",
+			signal: "SIGINT",
+			guardMs: HANG_GUARD_MS,
+		});
+		expect(run.code).toBe(130);
+		expect(run.stderr.endsWith("streamed\nRequest was aborted\n")).toBe(true);
+		// The call came after the interrupt's abort had begun: it never runs, and no request follows.
+		expect(existsSync(ran)).toBe(false);
+		expect(server.requests).toHaveLength(1);
+		expect(server.closedByClient).toHaveLength(1);
+		expect(conversation(file).map((message) => [message.role, message.stopReason])).toEqual([
+			["user", undefined],
+			["assistant", "aborted"],
+		]);
+
+		// The cut call is not sent as one awaiting a result (OpenAI refuses that): the next run is answered.
+		server.reply(chatReply([{ type: "text", text: "Left it alone." }]));
+		const next = await runSettleAsync(["--session", file, "--model", "local/coder", "-p", "never mind"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect({ code: next.code, stdout: next.stdout }).toEqual({ code: 0, stdout: "Left it alone.\n" });
+		expect(existsSync(ran)).toBe(false);
+	});
+});
+
+describe("oh-my-pi#860: Ctrl+C exited before an extension's child (an LSP server) was shut down", () => {
+	const server = useWireServer();
+	beforeEach(() => writeLocalProvider(cli.agentDir, `${server.url}/v1`));
+
+	it("oh-my-pi#860: SIGINT to settle -p mid-answer: the extension's session_shutdown gets to finish its server's shutdown handshake (request, reply, exit) before settle exits 130; no server left", async () => {
+		// The server as an LSP one: it answers "shutdown" and then exits on "exit"; when its stdin
+		// ends first (its parent gone mid-handshake), it lives on.
+		const serverScript = `export ${marker}=1; read request; echo "ack $request"; read confirm; [ "$confirm" = exit ] && exit 0; exec sleep 300`;
+		const extension = join(cli.dir, "language-server.mjs");
+		writeFileSync(
+			extension,
+			`import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+export default function (pi) {
+	let child;
+	pi.on("session_start", () => {
+		child = spawn("sh", ["-c", ${JSON.stringify(serverScript)}], { stdio: ["pipe", "pipe", "ignore"] });
+	});
+	let said = false;
+	pi.on("message_update", () => {
+		if (!said) process.stderr.write("streaming\\n");
+		said = true;
+	});
+	pi.on("session_shutdown", async () => {
+		const lines = createInterface({ input: child.stdout });
+		const exited = once(child, "exit");
+		child.stdin.write("shutdown\\n");
+		const [reply] = await once(lines, "line");
+		child.stdin.write("exit\\n");
+		await exited;
+		process.stderr.write(reply + ", server exited\\n");
+	});
+}
+`,
+		);
+		server.reply(chatPartial([{ type: "text", text: "A long answer that goes on" }], 3, "hang"));
+		const run = await signalSettleWhen(["--no-session", "--model", "local/coder", "-e", extension, "-p", "explain"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			stream: "stderr",
+			text: "streaming\n",
+			signal: "SIGINT",
+			guardMs: HANG_GUARD_MS,
+		});
+		expect(run.code).toBe(130);
+		expect(run.stderr).toContain("ack shutdown, server exited\n");
+		// Read after settle exited, no waiting.
+		expect(markedProcesses(marker)).toEqual([]);
 	});
 });
 
