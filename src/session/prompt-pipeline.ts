@@ -406,12 +406,14 @@ export function extensionCommandName(s: SessionInternals, text: string): string 
 /**
  * Throws when `text` is `/<name>` and `name` the plain name of commands two extensions register:
  * each is run only by its number, and sent on as a prompt the text cost a model call (pi#1061).
+ * A prompt template of that name is what `/<name>` runs then (pi's order: commands, then templates).
  */
 function refuseSharedCommandName(s: SessionInternals, text: string): void {
 	const name = parseCommandInvocation(text)?.name;
 	if (name === undefined) return;
 	const sharing = s.runner().getCommandsSharing(name);
 	if (sharing.length === 0) return;
+	if (s.resourceLoader.getPrompts().prompts.some((template) => template.name === name)) return;
 	const choices = sharing.map((command) => ({ invocationName: command.invocationName, path: command.sourceInfo.path }));
 	throw new SettleError("INVALID_ARGUMENT", sharedCommandName(name, choices));
 }

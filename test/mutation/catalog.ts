@@ -26423,6 +26423,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/bash-user-commands.test.ts"],
 	},
+	{
+		id: "RM01",
+		description:
+			"the plain `/review` two extensions register is refused even when a prompt template `review` exists (the template never runs)",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: "\tif (s.resourceLoader.getPrompts().prompts.some((template) => template.name === name)) return;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/shared-command-names.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
