@@ -14,8 +14,7 @@ import { extname, resolve } from "node:path";
 import { SettleError } from "../errors.js";
 import type { ExtensionUIContext, SlashCommandInfo } from "../extensions/types.js";
 import type { ThinkingLevel } from "../llm/types.js";
-import { loadSkillFile } from "../resources/skills.js";
-import type { FilteredOutSkill, ResourceLoader } from "../resources/types.js";
+import type { SwitchedOffSkill } from "../resources/skills.js";
 import { MissingSessionCwdError } from "../runtime/errors.js";
 import { exactModelMatch } from "../runtime/model-scope.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
@@ -710,22 +709,6 @@ export function reportReload(host: Pick<CommandHost, "runtime" | "print" | "warn
 		host.warn(`Extension ${failure.path} failed to load: ${failure.error}`);
 	for (const command of shadowedCommands(session.getCommands())) host.warn(shadowedCommandWarning(command));
 	for (const warning of reloadedResourceWarnings(session)) host.warn(warning);
-}
-
-/** A skill file a settings filter switched off, under the name `/skill:<name>` would give it. */
-export interface SwitchedOffSkill {
-	name: string;
-	path: string;
-	/** Which filter, as {@link FilteredOutSkill.filter} says. */
-	filter: string;
-}
-
-/** The skills settings filters switched off, by name (their files are read now: only an unknown `/skill:` asks). */
-export function switchedOffSkills(loader: ResourceLoader): SwitchedOffSkill[] {
-	return (loader.getFilteredOutSkills?.() ?? []).flatMap(({ path, filter }) => {
-		const name = loadSkillFile(path, { source: "local", scope: "user", origin: "top-level" }).skill?.name;
-		return name === undefined ? [] : [{ name, path, filter }];
-	});
 }
 
 /**

@@ -25,7 +25,7 @@ import {
 	providerOfAuthError,
 } from "../llm/provider-env.js";
 import type { ImageContent, ThinkingLevel } from "../llm/types.js";
-import { skillInvocation } from "../resources/skills.js";
+import { skillInvocation, switchedOffSkills } from "../resources/skills.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { userMessageText } from "../runtime/targets.js";
 import type { AgentSession } from "../session/agent-session.js";
@@ -46,7 +46,6 @@ import {
 	sessionLocation,
 	shadowedCommands,
 	shadowedCommandWarning,
-	switchedOffSkills,
 	unknownCommandText,
 } from "./interactive-commands.js";
 import {

@@ -9,7 +9,7 @@ import { errorMessage } from "../errors.js";
 import { misplacedFrontmatterLine, parseFrontmatter } from "./frontmatter.js";
 import { parseCommandArgs } from "./prompt-templates.js";
 import { readPromptTextFile, readTextFile } from "./text-file.js";
-import type { ResourceDiagnostic, Skill, SourceInfo } from "./types.js";
+import type { FilteredOutSkill, ResourceDiagnostic, ResourceLoader, Skill, SourceInfo } from "./types.js";
 
 /** Longest skill name allowed (Agent Skills spec). */
 export const MAX_SKILL_NAME_LENGTH = 64;
@@ -355,4 +355,27 @@ function canonical(path: string): string {
 	} catch {
 		return path;
 	}
+}
+
+/** A skill file a settings filter switched off, under the name `/skill:<name>` would give it. */
+export interface SwitchedOffSkill {
+	name: string;
+	path: string;
+	/** Which filter, as {@link FilteredOutSkill.filter} says. */
+	filter: string;
+}
+
+/**
+ * The skills settings filters switched off, by name (their files are read now: only an unknown `/skill:` asks).
+ *
+ * @example
+ * ```ts
+ * for (const { name, filter } of switchedOffSkills(resourceLoader)) console.log(`/skill:${name} is off (${filter})`);
+ * ```
+ */
+export function switchedOffSkills(loader: Pick<ResourceLoader, "getFilteredOutSkills">): SwitchedOffSkill[] {
+	return (loader.getFilteredOutSkills?.() ?? []).flatMap(({ path, filter }) => {
+		const name = loadSkillFile(path, { source: "local", scope: "user", origin: "top-level" }).skill?.name;
+		return name === undefined ? [] : [{ name, path, filter }];
+	});
 }

@@ -32,7 +32,7 @@ import type { ExtensionError, InputSource } from "../extensions/types.js";
 import { authenticationFailedMessage, noApiKeyFoundMessage, noModelSelectedMessage } from "../llm/model-runtime.js";
 import type { AgentMessage, ImageContent, Model } from "../llm/types.js";
 import { expandPromptTemplate, templateBodyOnDisk } from "../resources/prompt-templates.js";
-import { expandSkillCommand } from "../resources/skills.js";
+import { expandSkillCommand, switchedOffSkills } from "../resources/skills.js";
 import { preSendCompaction, releasePreflightDispatch } from "./compaction-runner.js";
 import { fitPromptImages, normalizePromptImages, promptImagesNeedFitting } from "./images.js";
 import type { SessionInternals } from "./internals.js";
@@ -49,6 +49,7 @@ import {
 	STREAMING_BEHAVIOR_REQUIRED,
 	sharedCommandName,
 	TREE_NAVIGATION_IN_PROGRESS,
+	unknownSkill,
 } from "./texts.js";
 
 /** How queued input is delivered while an operation runs. */
@@ -406,12 +407,14 @@ export function extensionCommandName(s: SessionInternals, text: string): string 
 /**
  * Throws when `text` is `/<name>` and `name` the plain name of commands two extensions register:
  * each is run only by its number, and sent on as a prompt the text cost a model call (pi#1061).
+ * A prompt template of that name is what `/<name>` runs then (pi's order: commands, then templates).
  */
 function refuseSharedCommandName(s: SessionInternals, text: string): void {
 	const name = parseCommandInvocation(text)?.name;
 	if (name === undefined) return;
 	const sharing = s.runner().getCommandsSharing(name);
 	if (sharing.length === 0) return;
+	if (s.resourceLoader.getPrompts().prompts.some((template) => template.name === name)) return;
 	const choices = sharing.map((command) => ({ invocationName: command.invocationName, path: command.sourceInfo.path }));
 	throw new SettleError("INVALID_ARGUMENT", sharedCommandName(name, choices));
 }
@@ -482,11 +485,20 @@ function queueChecked(
 /** Skill command, then prompt template. A skill that cannot be read is reported and left as is. */
 export function expandText(s: SessionInternals, text: string): string {
 	if (!text.startsWith("/")) return text;
-	const skill = expandSkillCommand(text, s.resourceLoader.getSkills().skills);
+	const skills = s.resourceLoader.getSkills().skills;
+	const skill = expandSkillCommand(text, skills);
 	if (skill.error) {
 		s.runner().emitError({ extensionPath: skill.error.path, event: "skill_expansion", error: skill.error.message });
 	}
-	return expandPromptTemplate(skill.text, s.resourceLoader.getPrompts().prompts, templateBodyOnDisk);
+	const expanded = expandPromptTemplate(skill.text, s.resourceLoader.getPrompts().prompts, templateBodyOnDisk);
+	// A `/skill:` that ran nothing: pi sends it as typed, a paid answer to a command the model cannot run.
+	if (skill.skill === undefined && expanded === text && text.startsWith("/skill:")) {
+		const name = text.slice(7).split(/\s/, 1)[0]!;
+		const off = switchedOffSkills(s.resourceLoader).find((candidate) => candidate.name === name);
+		const names = skills.map((candidate) => candidate.name);
+		throw new SettleError("INVALID_ARGUMENT", unknownSkill(name, names, off), { details: { skill: name } });
+	}
+	return expanded;
 }
 
 /** The fast path of {@link requireModelAndAuth}: a model is selected and its provider's auth is configured. */

@@ -50,6 +50,33 @@ export function sharedCommandName(name: string, choices: readonly { invocationNa
 	return `/${name} is a command of ${choices.length} extensions, so each is run by its number: ${listed}. Nothing was sent to the model.`;
 }
 
+/**
+ * `/skill:<name>` when no skill (and no template) has that name: sent as typed, it cost a model call
+ * answering a command the model cannot run. Names the skill a settings filter switched off
+ * (`switchedOff`), else the loaded skills (`skillNames`), those differing only in case first.
+ */
+export function unknownSkill(
+	name: string,
+	skillNames: readonly string[],
+	switchedOff: { path: string; filter: string } | undefined,
+): string {
+	const nothingSent = "Nothing was sent to the model.";
+	if (switchedOff) {
+		return `/skill:${name} is not loaded: its skill ${switchedOff.path} is switched off by ${switchedOff.filter}. Change that filter to load it. ${nothingSent}`;
+	}
+	const meant = skillNames.filter((skill) => skill.toLowerCase() === name.toLowerCase());
+	const hint = meant.length > 0 ? ` Skill names are case-sensitive: did you mean ${listed(meant)}?` : "";
+	const loaded = skillNames.length > 0 ? `The loaded skills are ${listed(skillNames)}.` : "No skills are loaded.";
+	return `/skill:${name} names no loaded skill.${hint} ${loaded} ${nothingSent}`;
+}
+
+function listed(skillNames: readonly string[]): string {
+	return [...skillNames]
+		.sort()
+		.map((skill) => `/skill:${skill}`)
+		.join(", ");
+}
+
 /** What every {@link clearedBeforeQueued} message says (the interactive chat has shown the text already). */
 export const CLEARED_BEFORE_QUEUED = "was not queued: clearQueue() ran";
 

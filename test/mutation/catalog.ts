@@ -26719,6 +26719,56 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-restored.test.ts", "test/pi-races/interactive-keys.test.ts"],
 	},
+	{
+		id: "RM01",
+		description:
+			"the plain `/review` two extensions register is refused even when a prompt template `review` exists (the template never runs)",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: "\tif (s.resourceLoader.getPrompts().prompts.some((template) => template.name === name)) return;\n",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/shared-command-names.test.ts"],
+	},
+	{
+		id: "RM02",
+		description:
+			"`/skill:nosuch do x` is sent to the model as typed again (no INVALID_ARGUMENT for a skill name nothing has)",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: '\tif (skill.skill === undefined && expanded === text && text.startsWith("/skill:")) {',
+				replace: "\tif (false) {",
+			},
+		],
+		tests: ["test/pi-races/skills-unknown-name.test.ts"],
+	},
+	{
+		id: "RM03",
+		description: "the unknown-skill refusal no longer names the skill a settings filter switched off",
+		file: "src/session/prompt-pipeline.ts",
+		edits: [
+			{
+				find: "\t\tconst off = switchedOffSkills(s.resourceLoader).find((candidate) => candidate.name === name);",
+				replace: "\t\tconst off = undefined;",
+			},
+		],
+		tests: ["test/pi-races/skills-disabled-by-settings.test.ts"],
+	},
+	{
+		id: "RM04",
+		description: "the unknown-skill refusal drops the case-sensitivity hint (`/skill:Code` with only `code` loaded)",
+		file: "src/session/texts.ts",
+		edits: [
+			{
+				find: "\tconst meant = skillNames.filter((skill) => skill.toLowerCase() === name.toLowerCase());",
+				replace: "\tconst meant: string[] = [];",
+			},
+		],
+		tests: ["test/pi-races/skills-unknown-name.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -7,6 +7,7 @@
  *
  * Replayed with a real `settle -p`, two extension files on disk and a local Chat Completions server.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -72,6 +73,27 @@ describe("pi#1061: two extensions register the same command name", () => {
 			`Error: /review is a command of 2 extensions, so each is run by its number: /review:1 (${first}), /review:2 (${second}). Nothing was sent to the model.`,
 		);
 		expect(said).not.toContain("unknown command");
+		chat.send("/quit");
+		expect(await chat.exited).toBe(0);
+	});
+
+	it("pi#1061: a prompt template named review still runs on the plain /review (pi's order: an extension command of that name first, then templates), in -p and settle -i", async () => {
+		const first = writeExtension(cli.dir, "review-a.mjs", reviewCommand("A"));
+		const second = writeExtension(cli.dir, "review-b.mjs", reviewCommand("B"));
+		mkdirSync(join(cli.agentDir, "prompts"), { recursive: true });
+		writeFileSync(join(cli.agentDir, "prompts", "review.md"), "Review the branch $1 for bugs.");
+		const args = ["--faux", "--no-session", "-e", first, "-e", second];
+
+		const run = await runSettleAsync([...args, "-p", "/review main"], { cwd: cli.project, agentDir: cli.agentDir });
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toBe("Review the branch main for bugs.\n");
+		expect(run.code).toBe(0);
+
+		const chat = new Repl(args, { cwd: cli.project, agentDir: cli.agentDir });
+		await chat.idle(0);
+		const said = await chat.say("/review main", "\n>");
+		expect(said).not.toContain("Error:");
+		expect(said).toContain("Review the branch main for bugs.");
 		chat.send("/quit");
 		expect(await chat.exited).toBe(0);
 	});

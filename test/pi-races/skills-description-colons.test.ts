@@ -58,8 +58,11 @@ describe("Proma#1299: a skill whose description holds an unquoted colon", () => 
 		const review = await runSettleCli(dirs, ["--no-session", "-p", "/review a.ts"]);
 		expect(review.stdout).toBe("Review a.ts.\n");
 
+		// Not loaded, so `/skill:broken` is refused rather than sent as typed (skills-unknown-name.test.ts).
 		const broken = await runSettleCli(dirs, ["--no-session", "-p", "/skill:broken"]);
-		expect(broken.stdout).toBe("/skill:broken\n");
+		expect(broken.code).toBe(1);
+		expect(broken.stdout).toBe("");
+		expect(broken.stderr).toContain("/skill:broken names no loaded skill.");
 		expect(broken.stderr).toContain("invalid YAML front matter");
 		expect(broken.stderr).toContain("Fix the YAML between the --- lines; the skill is not loaded until then.");
 	});

@@ -25,7 +25,7 @@ function writeDisabledSkill(): void {
 }
 
 describe("claude-code#66496: a skill turned off in the settings", () => {
-	it('claude-code#66496: skills: ["!hello-user"]: settle -i refuses /skill:hello-user without a model call; settle -p sends no skill body', async () => {
+	it('claude-code#66496: skills: ["!hello-user"]: settle -i and settle -p refuse /skill:hello-user without a model call, naming the filter', async () => {
 		writeDisabledSkill();
 		const chat = new Repl(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
 		await chat.idle(0);
@@ -38,8 +38,10 @@ describe("claude-code#66496: a skill turned off in the settings", () => {
 		expect(await chat.exited).toBe(0);
 
 		const run = cli.settle(["--faux", "--no-session", "-p", "/skill:hello-user hi"]);
-		expect(run.code).toBe(0);
-		expect(run.stdout).not.toContain("HELLO-USER-BODY");
-		expect(run.stdout).not.toContain("<skill");
+		expect(run.code).toBe(1);
+		expect(run.stdout).toBe("");
+		expect(run.stderr).toContain(
+			`/skill:hello-user is not loaded: its skill ${join(cli.agentDir, "skills", "hello-user", "SKILL.md")} is switched off by the "skills" filter in ${join(cli.agentDir, "settings.json")}. Change that filter to load it. Nothing was sent to the model.`,
+		);
 	});
 });

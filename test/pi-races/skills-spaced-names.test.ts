@@ -31,7 +31,7 @@ function writeSkill(folder: string, name: string, body: string): string {
 const print = (prompt: string) => cli.settle(["--faux", "--no-session", "-p", prompt]);
 
 describe("claude-code#88814: a skill named with spaces cannot be run by its name", () => {
-	it("claude-code#88814, claude-plugins-official#322: `-p '/skill:Code Review src/a.ts'` runs `Code Review` with `src/a.ts`; the longest name wins; a name no skill has goes as typed", () => {
+	it("claude-code#88814, claude-plugins-official#322: `-p '/skill:Code Review src/a.ts'` runs `Code Review` with `src/a.ts`; the longest name wins; a name no skill has is refused", () => {
 		const review = writeSkill("code-review", "Code Review", "REVIEW BODY");
 		const strict = writeSkill("code-review-strict", "Code Review Strict", "STRICT BODY");
 
@@ -46,7 +46,10 @@ describe("claude-code#88814: a skill named with spaces cannot be run by its name
 		expect(print("/skill:Code Review Strict").stdout).toContain(
 			`<skill name="Code Review Strict" location="${strict}">`,
 		);
-		expect(print("/skill:Code Reviewer a").stdout).toBe("/skill:Code Reviewer a\n");
+		// No skill is `Code` or `Code Reviewer`: refused, not sent as typed (skills-unknown-name.test.ts).
+		const unknown = print("/skill:Code Reviewer a");
+		expect(unknown.code).toBe(1);
+		expect(unknown.stderr).toContain("/skill:Code names no loaded skill.");
 	});
 
 	it("claude-code#88814: a skill named by the first word still wins over a longer name with spaces", () => {

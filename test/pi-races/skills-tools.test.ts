@@ -47,11 +47,14 @@ describe("pi#8413: /skill:name followed by a line break or a tab", () => {
 		});
 	}
 
-	it("pi#8413: a name no skill has, followed by a line break, still reaches the model as typed", async () => {
+	it("pi#8413: a name no skill has, followed by a line break, is refused naming the loaded skills; nothing reaches the model", async () => {
 		p = await openProject({ files: { ".settle/skills/demo/SKILL.md": DEMO_SKILL } });
 		p.faux.setResponses([fauxAssistantMessage("which skill?")]);
-		await p.session.prompt("/skill:nope\nfix the login");
-		expect(lastUserText(p.faux.requests[0]!)).toBe("/skill:nope\nfix the login");
+		await expect(p.session.prompt("/skill:nope\nfix the login")).rejects.toMatchObject({
+			code: "INVALID_ARGUMENT",
+			message: expect.stringContaining("/skill:nope names no loaded skill. The loaded skills are /skill:demo."),
+		});
+		expect(p.faux.requests).toHaveLength(0);
 	});
 });
 

@@ -1,9 +1,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { loadProjectContextFiles as piLoadProjectContextFiles } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { loadProjectContextFiles } from "../../src/resources/context-files.js";
-import { copyFixture } from "../settings/helpers.js";
+import { buildSystemPrompt } from "../../src/session/system-prompt.js";
+import { copyFixture, tempDir } from "../settings/helpers.js";
 
 describe("context files", () => {
 	it("collects the global file first, then AGENTS.md / CLAUDE.md from the root down to cwd", () => {
@@ -48,5 +50,22 @@ describe("context files", () => {
 			join(project, "packages", "CLAUDE.md"),
 			join(project, "packages", "app", "AGENTS.md"),
 		]);
+	});
+
+	it("an AGENTS.md saved with CRLF line endings (and a CLAUDE.md beside it) reaches the system prompt as pi's: the same file, its \\r\\n kept, only the trailing line break trimmed", async () => {
+		const project = tempDir("settle-context-crlf-");
+		const agentDir = tempDir("settle-context-crlf-agent-");
+		writeFileSync(join(project, "AGENTS.md"), "# Rules\r\n\r\n- Use tabs.\r\n- No emoji.\r\n");
+		writeFileSync(join(project, "CLAUDE.md"), "claude rules\n");
+		const ours = loadProjectContextFiles({ cwd: project, agentDir }).agentsFiles;
+		// pi reads one file per folder, AGENTS.md first: the CLAUDE.md beside it is not sent (as in Settle).
+		expect(ours).toEqual(piLoadProjectContextFiles({ cwd: project, agentDir }));
+		expect(ours.map((file) => file.path)).toEqual([join(project, "AGENTS.md")]);
+		const pi = (await import(
+			pathToFileURL(resolve("node_modules/@mariozechner/pi-coding-agent/dist/core/system-prompt.js")).href
+		)) as { buildSystemPrompt(options: object): string };
+		const section = `## ${join(project, "AGENTS.md")}\n\n# Rules\r\n\r\n- Use tabs.\r\n- No emoji.`;
+		expect(pi.buildSystemPrompt({ cwd: project, contextFiles: ours })).toContain(`${section}\r\n\n\n`);
+		expect(buildSystemPrompt({ cwd: project, contextFiles: ours })).toContain(`${section}\n</project_context>`);
 	});
 });
