@@ -64,7 +64,8 @@ const BINARY_SNIFF_BYTES = 8000;
 
 /**
  * Builds the line matcher. Accepts JavaScript regular-expression syntax; a leading `(?i)` (common in
- * ripgrep patterns) is understood as case-insensitive. Lines never hold a line break, so `.` is any
+ * ripgrep patterns) is understood as case-insensitive, and POSIX classes in brackets (`[[:digit:]]`)
+ * as rg reads them. Lines never hold a line break, so `.` is any
  * character (`s` flag: also CR, U+2028, U+2029, as in rg); the `u` flag (whole emoji for `.`,
  * Unicode case folding as rg's) is used when the pattern compiles with it. Throws `SettleError`
  * INVALID_ARGUMENT (`Invalid regex pattern: …`) for a pattern JavaScript cannot compile.
@@ -73,6 +74,7 @@ const BINARY_SNIFF_BYTES = 8000;
  * ```ts
  * compileGrepPattern("(?i)todo", {}); // /todo/isu
  * compileGrepPattern("a.b", { literal: true }); // /a\.b/su
+ * compileGrepPattern("v[[:digit:]]+", {}); // /v[0-9]+/su
  * // Not valid with the u flag, so read without it:
  * compileGrepPattern("a\\-b", {}); // /a\-b/s
  * ```
@@ -82,9 +84,12 @@ export function compileGrepPattern(pattern: string, options: { ignoreCase?: bool
 	let ignoreCase = options.ignoreCase ?? false;
 	if (options.literal) {
 		source = pattern.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-	} else if (source.startsWith("(?i)")) {
-		source = source.slice(4);
-		ignoreCase = true;
+	} else {
+		if (source.startsWith("(?i)")) {
+			source = source.slice(4);
+			ignoreCase = true;
+		}
+		source = expandPosixClasses(source);
 	}
 	const flags = ignoreCase ? "is" : "s";
 	try {
@@ -101,6 +106,57 @@ export function compileGrepPattern(pattern: string, options: { ignoreCase?: bool
 			`Invalid regex pattern: ${reason}. Fix the pattern, or pass literal: true to search for the text as written.`,
 		);
 	}
+}
+
+/** ASCII members of the POSIX classes rg accepts in a bracket (`[[:space:]]`), as JavaScript class ranges. */
+const POSIX_CLASSES: Readonly<Record<string, string>> = {
+	alnum: "0-9A-Za-z",
+	alpha: "A-Za-z",
+	ascii: "\\x00-\\x7F",
+	blank: "\\t ",
+	cntrl: "\\x00-\\x1F\\x7F",
+	digit: "0-9",
+	graph: "\\x21-\\x7E",
+	lower: "a-z",
+	print: "\\x20-\\x7E",
+	punct: "\\x21-\\x2F\\x3A-\\x40\\x5B-\\x60\\x7B-\\x7E",
+	space: "\\t\\n\\v\\f\\r ",
+	upper: "A-Z",
+	word: "0-9A-Za-z_",
+	xdigit: "0-9A-Fa-f",
+};
+
+/**
+ * `source` with each POSIX class inside a bracket (`[[:space:]]`, `[^[:digit:]_]`) spelled as its
+ * ranges. JavaScript has no such classes: it read `[[:space:]]` as the set `[:space` then a literal
+ * `]`, so the grep habit models carry over matched nothing, silently (mirage#1170); rg accepts them.
+ */
+function expandPosixClasses(source: string): string {
+	if (!source.includes("[:")) return source;
+	let out = "";
+	let inClass = false;
+	for (let i = 0; i < source.length; i++) {
+		const char = source[i]!;
+		if (char === "\\") {
+			out += source.slice(i, i + 2);
+			i++;
+			continue;
+		}
+		if (inClass) {
+			const posix = char === "[" ? /^\[:([a-z]+):\]/.exec(source.slice(i)) : null;
+			const ranges = posix ? POSIX_CLASSES[posix[1]!] : undefined;
+			if (posix && ranges) {
+				out += ranges;
+				i += posix[0].length - 1;
+				continue;
+			}
+			if (char === "]") inClass = false;
+		} else if (char === "[") {
+			inClass = true;
+		}
+		out += char;
+	}
+	return out;
 }
 
 /**

@@ -26719,6 +26719,21 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-restored.test.ts", "test/pi-races/interactive-keys.test.ts"],
 	},
+	{
+		id: "RX01",
+		description:
+			"grep: POSIX classes in brackets ([[:space:]]) are left to JavaScript, which reads them as a set of letters",
+		file: "src/tools/grep.ts",
+		edits: [{ find: "\t\tsource = expandPosixClasses(source);", replace: "" }],
+		tests: ["test/pi-races/grep-posix-classes.test.ts"],
+	},
+	{
+		id: "RX02",
+		description: "grep: [[:space:]] misses the tab",
+		file: "src/tools/grep.ts",
+		edits: [{ find: 'space: "\\\\t\\\\n', replace: 'space: "\\\\n' }],
+		tests: ["test/pi-races/grep-posix-classes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
