@@ -195,6 +195,12 @@ export function createGlobFilter(glob: string | undefined): (relativePath: strin
 	};
 }
 
+/** `glob` made to match at any depth (`**\/` before it), for a glob with `/` that is not one already. */
+function globAtAnyDepth(glob: string | undefined): string | undefined {
+	if (!glob || glob.startsWith("!") || !glob.includes("/") || glob.startsWith("**/")) return undefined;
+	return `**/${glob.replace(/^\/+/, "")}`;
+}
+
 /**
  * The file's text as UTF-8 bytes (a UTF-16 file decoded by its mark, a UTF-8 mark dropped, as rg
  * does), or undefined when it is larger than `maxBytes` or, unless `binaryToo`, binary (a NUL anywhere, as rg skips them). Most binary files are recognised by their first
@@ -430,19 +436,34 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 			return true;
 		};
 
+		// A glob with `/` is matched from one folder, as rg does. When it takes no file there but would
+		// deeper (`.github/workflows/*.yml` searched from above the repositories), the answer says so
+		// (claude-code#30486: a bare "No matches found", read as no such code anywhere).
+		const base = globBase(cwd, searchPath);
+		const anyDepthGlob = globAtAnyDepth(params.glob);
+		const matchesAtAnyDepth = anyDepthGlob ? createGlobFilter(anyDepthGlob) : undefined;
+		let globTookAFile = false;
+		let deeperFile: string | undefined;
 		if (!isDirectory) {
 			accept(await scanFile(searchPath, basename(searchPath)));
 		} else {
 			// Files are read a few at a time but their results are taken in walk order, so output is stable.
 			const inFlight: Promise<FileScan | undefined>[] = [];
 			let full = false;
-			const base = globBase(cwd, searchPath);
-			const globMatches = (relativePath: string) => globFilter(base ? `${base}/${relativePath}` : relativePath);
+			const fromBase = (relativePath: string) => (base ? `${base}/${relativePath}` : relativePath);
+			const globMatches = (relativePath: string) => globFilter(fromBase(relativePath));
 			// As rg: a file or folder the glob names is searched even when .gitignore skips it (not a `!` glob).
 			const keep = params.glob && !params.glob.startsWith("!") ? globMatches : undefined;
 			const walk = walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore: options.ignore, keep });
 			for await (const entry of walk) {
-				if (entry.kind !== "file" || !globMatches(entry.relativePath)) continue;
+				if (entry.kind !== "file") continue;
+				if (!globMatches(entry.relativePath)) {
+					if (matchesAtAnyDepth && !globTookAFile && deeperFile === undefined) {
+						if (matchesAtAnyDepth(fromBase(entry.relativePath))) deeperFile = entry.relativePath;
+					}
+					continue;
+				}
+				globTookAFile = true;
 				inFlight.push(scanFile(entry.absolutePath, entry.relativePath));
 				if (inFlight.length >= READ_CONCURRENCY && !accept(await inFlight.shift())) {
 					full = true;
@@ -456,7 +477,11 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 		}
 
 		if (matches.length === 0) {
-			return { content: [{ type: "text" as const, text: "No matches found" }], details: undefined };
+			const text =
+				!globTookAFile && deeperFile !== undefined
+					? `No matches found: no file's path from ${base ? cwd : searchPath} matches the glob "${params.glob}" (a glob with / is matched from that folder). Use glob "${anyDepthGlob}" to match it at any depth (it takes ${deeperFile}, for one)`
+					: "No matches found";
+			return { content: [{ type: "text" as const, text }], details: undefined };
 		}
 
 		let linesTruncated = false;

@@ -26734,6 +26734,21 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'space: "\\\\t\\\\n', replace: 'space: "\\\\n' }],
 		tests: ["test/pi-races/grep-posix-classes.test.ts"],
 	},
+	{
+		id: "RX03",
+		description:
+			'grep: a glob with / that takes no file from the search folder answers a bare "No matches found", no word of the glob that matches deeper',
+		file: "src/tools/grep.ts",
+		edits: [{ find: '|| glob.startsWith("**/")) return undefined;', replace: "|| true) return undefined;" }],
+		tests: ["test/pi-races/grep-glob-from-above.test.ts"],
+	},
+	{
+		id: "RX04",
+		description: "grep: a glob with / that took files (none matching) is still told to match at any depth",
+		file: "src/tools/grep.ts",
+		edits: [{ find: "!globTookAFile && deeperFile !== undefined", replace: "deeperFile !== undefined" }],
+		tests: ["test/pi-races/grep-glob-from-above.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
