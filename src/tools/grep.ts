@@ -64,7 +64,8 @@ const BINARY_SNIFF_BYTES = 8000;
 
 /**
  * Builds the line matcher. Accepts JavaScript regular-expression syntax; a leading `(?i)` (common in
- * ripgrep patterns) is understood as case-insensitive. Lines never hold a line break, so `.` is any
+ * ripgrep patterns) is understood as case-insensitive, and POSIX classes in brackets (`[[:digit:]]`)
+ * as rg reads them. Lines never hold a line break, so `.` is any
  * character (`s` flag: also CR, U+2028, U+2029, as in rg); the `u` flag (whole emoji for `.`,
  * Unicode case folding as rg's) is used when the pattern compiles with it. Throws `SettleError`
  * INVALID_ARGUMENT (`Invalid regex pattern: …`) for a pattern JavaScript cannot compile.
@@ -73,6 +74,7 @@ const BINARY_SNIFF_BYTES = 8000;
  * ```ts
  * compileGrepPattern("(?i)todo", {}); // /todo/isu
  * compileGrepPattern("a.b", { literal: true }); // /a\.b/su
+ * compileGrepPattern("v[[:digit:]]+", {}); // /v[0-9]+/su
  * // Not valid with the u flag, so read without it:
  * compileGrepPattern("a\\-b", {}); // /a\-b/s
  * ```
@@ -82,9 +84,12 @@ export function compileGrepPattern(pattern: string, options: { ignoreCase?: bool
 	let ignoreCase = options.ignoreCase ?? false;
 	if (options.literal) {
 		source = pattern.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-	} else if (source.startsWith("(?i)")) {
-		source = source.slice(4);
-		ignoreCase = true;
+	} else {
+		if (source.startsWith("(?i)")) {
+			source = source.slice(4);
+			ignoreCase = true;
+		}
+		source = expandPosixClasses(source);
 	}
 	const flags = ignoreCase ? "is" : "s";
 	try {
@@ -101,6 +106,57 @@ export function compileGrepPattern(pattern: string, options: { ignoreCase?: bool
 			`Invalid regex pattern: ${reason}. Fix the pattern, or pass literal: true to search for the text as written.`,
 		);
 	}
+}
+
+/** ASCII members of the POSIX classes rg accepts in a bracket (`[[:space:]]`), as JavaScript class ranges. */
+const POSIX_CLASSES: Readonly<Record<string, string>> = {
+	alnum: "0-9A-Za-z",
+	alpha: "A-Za-z",
+	ascii: "\\x00-\\x7F",
+	blank: "\\t ",
+	cntrl: "\\x00-\\x1F\\x7F",
+	digit: "0-9",
+	graph: "\\x21-\\x7E",
+	lower: "a-z",
+	print: "\\x20-\\x7E",
+	punct: "\\x21-\\x2F\\x3A-\\x40\\x5B-\\x60\\x7B-\\x7E",
+	space: "\\t\\n\\v\\f\\r ",
+	upper: "A-Z",
+	word: "0-9A-Za-z_",
+	xdigit: "0-9A-Fa-f",
+};
+
+/**
+ * `source` with each POSIX class inside a bracket (`[[:space:]]`, `[^[:digit:]_]`) spelled as its
+ * ranges. JavaScript has no such classes: it read `[[:space:]]` as the set `[:space` then a literal
+ * `]`, so the grep habit models carry over matched nothing, silently (mirage#1170); rg accepts them.
+ */
+function expandPosixClasses(source: string): string {
+	if (!source.includes("[:")) return source;
+	let out = "";
+	let inClass = false;
+	for (let i = 0; i < source.length; i++) {
+		const char = source[i]!;
+		if (char === "\\") {
+			out += source.slice(i, i + 2);
+			i++;
+			continue;
+		}
+		if (inClass) {
+			const posix = char === "[" ? /^\[:([a-z]+):\]/.exec(source.slice(i)) : null;
+			const ranges = posix ? POSIX_CLASSES[posix[1]!] : undefined;
+			if (posix && ranges) {
+				out += ranges;
+				i += posix[0].length - 1;
+				continue;
+			}
+			if (char === "]") inClass = false;
+		} else if (char === "[") {
+			inClass = true;
+		}
+		out += char;
+	}
+	return out;
 }
 
 /**
@@ -137,6 +193,12 @@ export function createGlobFilter(glob: string | undefined): (relativePath: strin
 		const matched = isMatch(toNfc(byPath ? relativePath : basename(relativePath)));
 		return negated ? !matched : matched;
 	};
+}
+
+/** `glob` made to match at any depth (`**\/` before it), for a glob with `/` that is not one already. */
+function globAtAnyDepth(glob: string | undefined): string | undefined {
+	if (!glob || glob.startsWith("!") || !glob.includes("/") || glob.startsWith("**/")) return undefined;
+	return `**/${glob.replace(/^\/+/, "")}`;
 }
 
 /**
@@ -374,19 +436,34 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 			return true;
 		};
 
+		// A glob with `/` is matched from one folder, as rg does. When it takes no file there but would
+		// deeper (`.github/workflows/*.yml` searched from above the repositories), the answer says so
+		// (claude-code#30486: a bare "No matches found", read as no such code anywhere).
+		const base = globBase(cwd, searchPath);
+		const anyDepthGlob = globAtAnyDepth(params.glob);
+		const matchesAtAnyDepth = anyDepthGlob ? createGlobFilter(anyDepthGlob) : undefined;
+		let globTookAFile = false;
+		let deeperFile: string | undefined;
 		if (!isDirectory) {
 			accept(await scanFile(searchPath, basename(searchPath)));
 		} else {
 			// Files are read a few at a time but their results are taken in walk order, so output is stable.
 			const inFlight: Promise<FileScan | undefined>[] = [];
 			let full = false;
-			const base = globBase(cwd, searchPath);
-			const globMatches = (relativePath: string) => globFilter(base ? `${base}/${relativePath}` : relativePath);
+			const fromBase = (relativePath: string) => (base ? `${base}/${relativePath}` : relativePath);
+			const globMatches = (relativePath: string) => globFilter(fromBase(relativePath));
 			// As rg: a file or folder the glob names is searched even when .gitignore skips it (not a `!` glob).
 			const keep = params.glob && !params.glob.startsWith("!") ? globMatches : undefined;
 			const walk = walkTree(searchPath, { signal, ignoreBoundary: cwd, extraIgnore: options.ignore, keep });
 			for await (const entry of walk) {
-				if (entry.kind !== "file" || !globMatches(entry.relativePath)) continue;
+				if (entry.kind !== "file") continue;
+				if (!globMatches(entry.relativePath)) {
+					if (matchesAtAnyDepth && !globTookAFile && deeperFile === undefined) {
+						if (matchesAtAnyDepth(fromBase(entry.relativePath))) deeperFile = entry.relativePath;
+					}
+					continue;
+				}
+				globTookAFile = true;
 				inFlight.push(scanFile(entry.absolutePath, entry.relativePath));
 				if (inFlight.length >= READ_CONCURRENCY && !accept(await inFlight.shift())) {
 					full = true;
@@ -400,7 +477,11 @@ async function runGrep(cwd: string, params: GrepToolInput, options: GrepToolOpti
 		}
 
 		if (matches.length === 0) {
-			return { content: [{ type: "text" as const, text: "No matches found" }], details: undefined };
+			const text =
+				!globTookAFile && deeperFile !== undefined
+					? `No matches found: no file's path from ${base ? cwd : searchPath} matches the glob "${params.glob}" (a glob with / is matched from that folder). Use glob "${anyDepthGlob}" to match it at any depth (it takes ${deeperFile}, for one)`
+					: "No matches found";
+			return { content: [{ type: "text" as const, text }], details: undefined };
 		}
 
 		let linesTruncated = false;

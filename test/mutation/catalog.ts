@@ -26769,6 +26769,36 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/skills-unknown-name.test.ts"],
 	},
+	{
+		id: "RX01",
+		description:
+			"grep: POSIX classes in brackets ([[:space:]]) are left to JavaScript, which reads them as a set of letters",
+		file: "src/tools/grep.ts",
+		edits: [{ find: "\t\tsource = expandPosixClasses(source);", replace: "" }],
+		tests: ["test/pi-races/grep-posix-classes.test.ts"],
+	},
+	{
+		id: "RX02",
+		description: "grep: [[:space:]] misses the tab",
+		file: "src/tools/grep.ts",
+		edits: [{ find: 'space: "\\\\t\\\\n', replace: 'space: "\\\\n' }],
+		tests: ["test/pi-races/grep-posix-classes.test.ts"],
+	},
+	{
+		id: "RX03",
+		description:
+			'grep: a glob with / that takes no file from the search folder answers a bare "No matches found", no word of the glob that matches deeper',
+		file: "src/tools/grep.ts",
+		edits: [{ find: '|| glob.startsWith("**/")) return undefined;', replace: "|| true) return undefined;" }],
+		tests: ["test/pi-races/grep-glob-from-above.test.ts"],
+	},
+	{
+		id: "RX04",
+		description: "grep: a glob with / that took files (none matching) is still told to match at any depth",
+		file: "src/tools/grep.ts",
+		edits: [{ find: "!globTookAFile && deeperFile !== undefined", replace: "deeperFile !== undefined" }],
+		tests: ["test/pi-races/grep-glob-from-above.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
