@@ -4,7 +4,11 @@
  * `response.completed` (its Codex client reads both): the cut answer ended as a finished one, with
  * no usage, and one cut while the model reasoned printed nothing and said nothing (langchain#33840,
  * litellm#27186). The event goes on as `response.completed` with its response as sent, whose
- * `incomplete` status the client reads as a `length` stop.
+ * `incomplete` status the client reads as a `length` stop. One stopped by a content filter
+ * (`incomplete_details.reason: "content_filter"`) is no cut at the cap: read as `length`, the user
+ * was told to raise `maxTokens` for an answer that never comes (langchain4j#6181,
+ * hermes-agent#55637). It goes on as `response.failed`, which the client throws as
+ * `incomplete: content_filter`.
  */
 
 const INCOMPLETE = Buffer.from("response.incomplete");
@@ -43,23 +47,36 @@ export function completedIncompleteStream(body: ReadableStream<Uint8Array>): Rea
 	);
 }
 
-/** Whole lines, with an incomplete event's name and type made `response.completed`. */
+/** Whole lines, with an incomplete event's name and type made `response.completed` (or `response.failed`). */
 function renamed(lines: Buffer): Uint8Array {
 	if (!lines.includes(INCOMPLETE)) return lines;
-	const text = lines
-		.toString("utf8")
-		.split("\n")
-		.map((line) => {
-			if (/^event:\s*response\.incomplete\s*$/.test(line)) return "event: response.completed";
-			if (!line.startsWith("data:") || !line.includes("response.incomplete")) return line;
-			try {
-				const data = JSON.parse(line.slice(5)) as { type?: unknown };
-				if (data?.type !== "response.incomplete") return line;
-				return `data: ${JSON.stringify({ ...data, type: "response.completed" })}`;
-			} catch {
-				return line;
-			}
+	const split = lines.toString("utf8").split("\n");
+	const text = split
+		.map((line, index) => {
+			// The event's name follows its data, the next line (a chunk cut between them keeps `completed`).
+			if (/^event:\s*response\.incomplete\s*$/.test(line)) return `event: ${endingOf(split[index + 1]) ?? COMPLETED}`;
+			const ending = endingOf(line);
+			if (ending === undefined) return line;
+			const data = JSON.parse(line.slice(5)) as Record<string, unknown>;
+			return `data: ${JSON.stringify({ ...data, type: ending })}`;
 		})
 		.join("\n");
 	return Buffer.from(text);
+}
+
+const COMPLETED = "response.completed";
+
+/** The event a `response.incomplete` data line goes on as; undefined for any other line. */
+function endingOf(line: string | undefined): string | undefined {
+	if (!line?.startsWith("data:") || !line.includes("response.incomplete")) return undefined;
+	try {
+		const data = JSON.parse(line.slice(5)) as {
+			type?: unknown;
+			response?: { incomplete_details?: { reason?: unknown } | null };
+		};
+		if (data?.type !== "response.incomplete") return undefined;
+		return data.response?.incomplete_details?.reason === "content_filter" ? "response.failed" : COMPLETED;
+	} catch {
+		return undefined;
+	}
 }

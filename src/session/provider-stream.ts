@@ -15,6 +15,7 @@ import {
 	servedErrorText,
 	servedPageText,
 } from "../llm/connection-failures.js";
+import { contentFilterText } from "../llm/content-filter-stop.js";
 import { proxyFailureMark, proxyFailureSince, proxyInUse } from "../llm/env-proxy.js";
 import {
 	defaultRequestedMaxTokens,
@@ -258,7 +259,7 @@ function withRefusalDetails(
 			async (event) => {
 				if (event.reason !== "error") return event;
 				let text = event.error.errorMessage ?? "";
-				text = refusalText(stop) ?? geminiStopText(geminiStop) ?? text;
+				text = refusalText(stop) ?? geminiStopText(geminiStop) ?? contentFilterText(text) ?? text;
 				const unplaced = NO_BODY.exec(text);
 				// The client read the whole body before saying it had none, so the copy is complete.
 				const body = unplaced && refusedBody ? (await refusedBody).trim() : "";

@@ -38,6 +38,20 @@ describe("completedIncompleteStream", () => {
 		}
 	});
 
+	it('langchain4j#6181: an incomplete for "content_filter" goes on as response.failed (the client throws it), at every split point', async () => {
+		const sent = SENT.replace('"max_output_tokens"', '"content_filter"');
+		const failed = sent
+			.replace("event: response.incomplete", "event: response.failed")
+			.replace('{"type":"response.incomplete","response"', '{"type":"response.failed","response"');
+		const bytes = new TextEncoder().encode(sent);
+		expect(await repaired([bytes])).toBe(failed);
+		for (let at = 0; at <= bytes.length; at++) {
+			const text = await repaired([bytes.slice(0, at), bytes.slice(at)]);
+			// The client reads the data's type; a cut between the event's two lines leaves its name `completed`.
+			expect(text.replace("event: response.completed", "event: response.failed")).toBe(failed);
+		}
+	});
+
 	it("passes a stream without the event through byte for byte, a last line without its newline too", async () => {
 		const sent = 'data: {"type":"response.completed"}\n\ndata: [DONE]';
 		const bytes = new TextEncoder().encode(sent);

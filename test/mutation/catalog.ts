@@ -19979,8 +19979,8 @@ export const MUTANTS: Mutant[] = [
 			"an Anthropic refusal (stop_reason refusal / sensitive) shows pi-ai's 'An unknown error occurred' again, its category and explanation lost (pi#5591, pi#4769)",
 		edits: [
 			{
-				find: "text = refusalText(stop) ?? geminiStopText(geminiStop) ?? text;",
-				replace: "text = geminiStopText(geminiStop) ?? text;",
+				find: "text = refusalText(stop) ?? geminiStopText(geminiStop) ?? contentFilterText(text) ?? text;",
+				replace: "text = geminiStopText(geminiStop) ?? contentFilterText(text) ?? text;",
 			},
 		],
 		tests: ["test/pi-races/anthropic-refusals.test.ts"],
@@ -22312,7 +22312,12 @@ export const MUTANTS: Mutant[] = [
 		id: "MT03",
 		file: "src/session/provider-stream.ts",
 		description: "an answer Gemini ended MALFORMED_FUNCTION_CALL fails as pi-ai's bare 'An unknown error occurred'",
-		edits: [{ find: "refusalText(stop) ?? geminiStopText(geminiStop) ?? text", replace: "refusalText(stop) ?? text" }],
+		edits: [
+			{
+				find: "refusalText(stop) ?? geminiStopText(geminiStop) ?? contentFilterText(text) ?? text",
+				replace: "refusalText(stop) ?? contentFilterText(text) ?? text",
+			},
+		],
 		tests: ["test/pi-races/gemini-malformed-function-call.test.ts"],
 	},
 	{
@@ -23834,7 +23839,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/responses-incomplete.ts",
 		description:
 			"only the `event:` line of response.incomplete is renamed: the client reads the data's type, the cut stays unseen",
-		edits: [{ find: 'if (data?.type !== "response.incomplete") return line;', replace: "return line;" }],
+		edits: [{ find: 'if (data?.type !== "response.incomplete") return undefined;', replace: "return undefined;" }],
 		tests: ["test/pi-races/answer-cut-at-output-cap.test.ts"],
 	},
 	{
@@ -26798,6 +26803,35 @@ export const MUTANTS: Mutant[] = [
 		file: "src/tools/grep.ts",
 		edits: [{ find: "!globTookAFile && deeperFile !== undefined", replace: "deeperFile !== undefined" }],
 		tests: ["test/pi-races/grep-glob-from-above.test.ts"],
+	},
+	{
+		id: "RV01",
+		file: "src/session/provider-stream.ts",
+		description:
+			'an answer a content filter stopped shows pi-ai\'s bare "Provider finish_reason: content_filter", nothing on what to do (pi#2168)',
+		edits: [{ find: "?? contentFilterText(text) ?? text;", replace: "?? text;" }],
+		tests: ["test/pi-races/content-filter-stops.test.ts", "test/pi-races/retry-stream-ends.test.ts"],
+	},
+	{
+		id: "RV02",
+		file: "src/llm/responses-incomplete.ts",
+		description:
+			'a Responses answer incomplete for "content_filter" goes on as response.completed: read as cut at the output cap, the user told to raise maxTokens (langchain4j#6181)',
+		edits: [
+			{
+				find: 'data.response?.incomplete_details?.reason === "content_filter" ? "response.failed" : COMPLETED',
+				replace: "COMPLETED",
+			},
+		],
+		tests: ["test/pi-races/content-filter-stops.test.ts", "test/llm/responses-incomplete.test.ts"],
+	},
+	{
+		id: "RV03",
+		file: "src/llm/content-filter-stop.ts",
+		description:
+			'a Responses answer a content filter stopped shows pi-ai\'s bare "incomplete: content_filter" (langchain4j#6181)',
+		edits: [{ find: "[/^incomplete: content_filter$/,", replace: "[/^incomplete: content_filter-$/," }],
+		tests: ["test/pi-races/content-filter-stops.test.ts"],
 	},
 ];
 

@@ -93,6 +93,46 @@ describe("pi#6284: a tool call whose arguments were cut off or malformed is not 
 	});
 });
 
+describe("oh-my-pi#11104, hermes-agent#35151: a write cut mid-content at the output cap, finish_reason tool_calls", () => {
+	it("oh-my-pi#11104: the cut write is not run; every later request replays the call as parseable JSON with its error result, none refused", async () => {
+		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });
+		const cut = bashCallCutAfter('{"path":"report.md","content":"# Report\\n\\nThe first fin').map((event) => {
+			const text = JSON.stringify(event.data).replace('"name":"bash"', '"name":"write"');
+			return { data: JSON.parse(text) } as SseEvent;
+		});
+		w.server.reply(
+			sse(cut, "end"),
+			chatReply([{ type: "text", text: "I will write it in parts." }]),
+			chatReply([{ type: "text", text: "Still here." }]),
+		);
+		await w.session.prompt("write the report");
+		await w.session.prompt("go on");
+
+		// Nothing written from the cut arguments (hermes-agent#35151 ran it with `{}` and said it succeeded).
+		expect(existsSync(join(w.dir, "report.md"))).toBe(false);
+		expect(w.server.requests).toHaveLength(3);
+		for (const request of w.server.requests.slice(1)) {
+			const sent = request.body.messages as {
+				role: string;
+				tool_call_id?: string;
+				content?: unknown;
+				tool_calls?: { id: string; function: { arguments: string } }[];
+			}[];
+			const calls = sent.flatMap((message) => message.tool_calls ?? []);
+			expect(calls.map((call) => call.id)).toEqual(["call_cut"]);
+			// What goes back to the provider parses: no raw cut string a strict endpoint refuses with 400.
+			expect(JSON.parse(calls[0]!.function.arguments)).toEqual({
+				path: "report.md",
+				content: "# Report\n\nThe first fin",
+			});
+			expect(sent.filter((message) => message.role === "tool")).toEqual([
+				expect.objectContaining({ tool_call_id: "call_cut", content: expect.stringContaining("not valid JSON") }),
+			]);
+		}
+		expect(lastAssistant(w)).toMatchObject({ content: [{ type: "text", text: "Still here." }] });
+	});
+});
+
 describe("pi#8386: a tool call whose arguments are null poisons the session file", () => {
 	it('pi#8386: a model streams `"arguments": "null"`: the call is not run, the saved call holds `{}`, and the next request replays an object, not null', async () => {
 		const w = await wireSession({ api: "openai-completions", settings: { defaultThinkingLevel: "off" } });

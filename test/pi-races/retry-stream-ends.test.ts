@@ -71,7 +71,7 @@ describe('pi#9002: OpenRouter\'s finish_reason "error" (upstream died mid-stream
 		expect(w.eventsOf("auto_retry_start")).toEqual([]);
 		expect(lastAssistant(w)).toMatchObject({
 			stopReason: "error",
-			errorMessage: "Provider finish_reason: content_filter",
+			errorMessage: expect.stringContaining(`content filter stopped this answer (finish_reason "content_filter")`),
 		});
 	});
 });

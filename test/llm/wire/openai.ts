@@ -20,7 +20,7 @@ export interface ChatUsage {
 }
 
 export interface ChatOptions {
-	finishReason?: "stop" | "tool_calls" | "length";
+	finishReason?: "stop" | "tool_calls" | "length" | "content_filter";
 	usage?: ChatUsage;
 	model?: string;
 }

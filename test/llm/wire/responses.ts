@@ -114,13 +114,17 @@ export function responsesReply(items: readonly ResponsesItem[], usage?: Response
 }
 
 /**
- * The response stops at `max_output_tokens`: the items that arrived, then `response.incomplete`
+ * The response stops at `max_output_tokens` (or a content filter's `reason`): the items that arrived, then `response.incomplete`
  * (status `incomplete`, `incomplete_details.reason`) in place of `response.completed`.
  */
-export function responsesIncomplete(items: readonly ResponsesItem[], usage?: ResponsesUsage): Reply {
+export function responsesIncomplete(
+	items: readonly ResponsesItem[],
+	usage?: ResponsesUsage,
+	reason: "max_output_tokens" | "content_filter" = "max_output_tokens",
+): Reply {
 	const events = responsesEvents(items, usage);
 	const completed = events.at(-1)!.data as { response: Record<string, unknown> };
-	const response = { ...completed.response, status: "incomplete", incomplete_details: { reason: "max_output_tokens" } };
+	const response = { ...completed.response, status: "incomplete", incomplete_details: { reason } };
 	const incomplete = { ...completed, type: "response.incomplete", response };
 	return sse([...events.slice(0, -1), { event: "response.incomplete", data: incomplete }]);
 }
