@@ -21,6 +21,8 @@ export const LINE_BREAK_MARK = "\u21b5";
 
 const BRACKETED_PASTE_ON = "\x1b[?2004h";
 const BRACKETED_PASTE_OFF = "\x1b[?2004l";
+/** The signals whose default kill would leave the terminal as the input set it. */
+const FALLBACK_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
 
 /** Options of {@link ChatInput}. */
 export interface ChatInputOptions {
@@ -100,6 +102,8 @@ export class ChatInput {
 		this.rl.on("close", this.onClose);
 		if (this.terminal) {
 			this.rl.on("SIGINT", this.onUnclaimedInterrupt);
+			for (const signal of FALLBACK_SIGNALS) process.on(signal, this.onUnhandledSignal);
+			this.rl.once("close", this.stopSignalFallback);
 			editByGraphemes(this.rl);
 			insertAtCursor(this.rl);
 			this.editKeys();
@@ -137,6 +141,27 @@ export class ChatInput {
 		if (this.rl.listenerCount("SIGINT") !== 1) return;
 		if (process.listenerCount("SIGINT") > 0) process.emit("SIGINT", "SIGINT");
 		else process.kill(process.pid, "SIGINT");
+	};
+
+	/**
+	 * SIGINT or SIGTERM that nothing else handles (`settle -r` between its start-up steps, before the
+	 * chat takes the signals over): the terminal is given back (raw mode off, no paste marks), then the
+	 * process dies of the signal as it would have. Node's default kill left the shell's terminal
+	 * asking for paste marks.
+	 */
+	private readonly onUnhandledSignal = (signal: NodeJS.Signals): void => {
+		if (process.listenerCount(signal) > 1) return; // a handler of the start-up step or of the chat
+		this.stopSignalFallback();
+		try {
+			this.rl.close();
+		} catch {
+			// the terminal hung up: nothing to give back
+		}
+		process.kill(process.pid, signal);
+	};
+
+	private readonly stopSignalFallback = (): void => {
+		for (const signal of FALLBACK_SIGNALS) process.off(signal, this.onUnhandledSignal);
 	};
 
 	/**

@@ -68,6 +68,7 @@ import {
 	EXIT_SIGPIPE,
 	EXIT_SIGTERM,
 	processStdout,
+	reportCrashesBelow,
 	SHUTDOWN_GRACE_MS,
 	shutDownThenExit,
 	stoppedWhileStartingText,
@@ -732,6 +733,7 @@ export async function runInteractiveMode(
 		lines.onTerminalLost = hangUp;
 		if (lines.terminalLost) hangUp();
 	}
+	const releaseCrashLine = reportCrashesBelow(() => !printer.lineStart || promptShown || questionShown);
 	rl.on("SIGINT", interrupt);
 	// Esc, as pi's: stops the run (a tool, a retry's wait, a compaction) or cancels a question, as
 	// Ctrl+C does; never more (it drops no typed text and never exits). dreb#262: Esc did nothing.
@@ -781,6 +783,7 @@ export async function runInteractiveMode(
 			processStdout.onHungUp = undefined;
 			lines.onTerminalLost = undefined;
 		}
+		releaseCrashLine();
 		lines.onShiftTab = undefined;
 		lines.onEscape = undefined;
 		lines.showsPrompt = undefined;

@@ -215,6 +215,10 @@ export async function runPrintMode(
 					if (event.type === "agent_settled") unanswered = event.errorMessage;
 					if (event.type === "message_end") arrivedAnswer = answerTextAfter(arrivedAnswer, event.message);
 					if (event.type === "compaction_over_threshold") out.stderr(`Warning: ${event.message}\n`);
+					// Ctrl+C in the automatic compaction after the answer: exit 130 must not read as a half-compacted session.
+					if (event.type === "compaction_end" && event.aborted && !event.cancelledBy && event.reason !== "manual") {
+						out.stderr(`${autoCompactionCancelledText(event.reason)}\n`);
+					}
 					if (event.type === "default_not_saved") out.stderr(`Warning: ${event.message}\n`);
 					// A backoff is silent seconds before the answer (or the error): say what is waited for.
 					if (event.type === "auto_retry_start") {
@@ -356,6 +360,12 @@ function cliErrorText(error: unknown, agentDir: string): string {
 	const cloud = provider === undefined ? undefined : cloudCredentialsHint(provider);
 	if (cloud) return `${firstLine}\n\n${cloud}`;
 	return `${firstLine}\n\nSet the provider's key in the environment (${apiKeyEnvHint(provider)}) or in ${join(agentDir, "auth.json")}: ${JSON.stringify({ [provider ?? "<provider>"]: { type: "api_key", key: "…" } })}.`;
+}
+
+/** An automatic compaction stopped (a signal, `ctx.abort()`): nothing of it was saved. */
+function autoCompactionCancelledText(reason: string): string {
+	const kept = reason === "threshold" ? " (the answer above is saved)" : "";
+	return `Compaction (${reason}) cancelled: the session is unchanged${kept}.`;
 }
 
 /**

@@ -391,6 +391,27 @@ export function exitOnceFlushed(code: number, exit: (code: number) => void = pro
 	});
 }
 
+/** Set by the chat while it runs: whether its output left a line open (the prompt, a streaming answer). */
+let crashLineOpen: (() => boolean) | undefined;
+
+/**
+ * Tells {@link guardExtensionErrors} whether the terminal's current line is open, so the stack of a
+ * crash starts on a line of its own instead of after the chat's prompt. Returns the function that
+ * removes it.
+ *
+ * @example
+ * ```ts
+ * const release = reportCrashesBelow(() => true);
+ * release();
+ * ```
+ */
+export function reportCrashesBelow(lineOpen: () => boolean): () => void {
+	crashLineOpen = lineOpen;
+	return () => {
+		if (crashLineOpen === lineOpen) crashLineOpen = undefined;
+	};
+}
+
 /**
  * While the CLI runs: an error nothing caught whose stack runs through a loaded extension's file
  * (a throw in its own `setInterval`, a rejection it never awaited) is reported as that extension's
@@ -418,7 +439,9 @@ export function guardExtensionErrors(runtime: AgentSessionRuntime): () => void {
 		// Settle's own abort reason, rethrown by an abort listener: the abort arriving, not a crash (pi#9709).
 		if (isIssuedAbortReason(error) || report(error)) return;
 		release();
-		process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		// A chat's prompt (or a half-streamed line) is open on the terminal: the stack starts below it.
+		const freshLine = crashLineOpen?.() === true ? "\n" : "";
+		process.stderr.write(`${freshLine}${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
 		// What stdout still holds for a slow reader goes out first, as on a normal exit (kimi-code#1897).
 		exitOnceFlushed(1);
 	};

@@ -26833,6 +26833,58 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "[/^incomplete: content_filter$/,", replace: "[/^incomplete: content_filter-$/," }],
 		tests: ["test/pi-races/content-filter-stops.test.ts"],
 	},
+	{
+		id: "RU01",
+		description:
+			"settle -r: a SIGTERM while the session picker waits (no other handler yet) gets Node's default kill, leaving paste marks on",
+		file: "src/cli/chat-input.ts",
+		edits: [
+			{
+				find: "for (const signal of FALLBACK_SIGNALS) process.on(signal, this.onUnhandledSignal);",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/terminal-restored.test.ts"],
+	},
+	{
+		id: "RU02",
+		description: "settle -i: a crash no extension owns prints its stack on the prompt's line (`> SyntaxError…`)",
+		file: "src/cli/termination.ts",
+		edits: [
+			{
+				find: 'const freshLine = crashLineOpen?.() === true ? "\\n" : "";',
+				replace: 'const freshLine = "";',
+			},
+		],
+		tests: ["test/pi-races/terminal-restored.test.ts"],
+	},
+	{
+		id: "RU03",
+		description:
+			"settle -i: the chat never says whether its prompt's line is open, so a crash's stack starts after `> `",
+		file: "src/cli/interactive-mode.ts",
+		edits: [
+			{
+				find: "reportCrashesBelow(() => !printer.lineStart || promptShown || questionShown)",
+				replace: "reportCrashesBelow(() => false)",
+			},
+		],
+		tests: ["test/pi-races/terminal-restored.test.ts"],
+	},
+	{
+		id: "RU04",
+		description:
+			"settle -p: Ctrl+C during the threshold compaction after the answer exits 130 with no word that the compaction was cancelled",
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: 'if (event.type === "compaction_end" && event.aborted && !event.cancelledBy && event.reason !== "manual") {',
+				replace:
+					'if (event.type === "compaction_end" && event.aborted && !event.cancelledBy && event.reason === "manual") {',
+			},
+		],
+		tests: ["test/pi-races/print-interrupt.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -18,7 +18,7 @@
  * preamble exits 1, prints no answer (the preamble is not one) and says the retry was aborted;
  * `--mode json` exits 1 too.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type CliRun, runSettleAsync, signalSettleWhen, useCliProject, writeLocalProvider } from "../cli/helpers.js";
@@ -227,5 +227,61 @@ describe("antigravity-cli#1018: a headless run stopped while retrying exited 0 w
 		const run = await stoppedInBackoff(["--mode", "json", "-p", "check the files"]);
 		expect(run.code).toBe(1);
 		expect(jsonEvents(run.stdout).slice(-2)).toEqual(RETRY_CANCELLED_LAST);
+	});
+});
+
+describe("settle -p: Ctrl+C during threshold auto-compaction after a complete answer", () => {
+	it("settle -p, SIGINT while the threshold compaction after the answer runs: exit 130 with the answer, stderr says the compaction was cancelled and the session is unchanged; the file holds the answer and no compaction", async () => {
+		// faux-1's window is 128000; the reserve is capped at half of it, so the ~66000-token answer is over the threshold.
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ compaction: { reserveTokens: 124_000, keepRecentTokens: 1 } }),
+		);
+		const script = join(cli.dir, "script.json");
+		writeFileSync(script, JSON.stringify(["y".repeat(264_000)]));
+		// Holds the compaction until it is aborted, saying on stderr that it runs.
+		const extension = join(cli.dir, "hold-compaction.mjs");
+		writeFileSync(
+			extension,
+			`export default function (pi) {
+	pi.on("session_before_compact", async (event) => {
+		process.stderr.write("compacting\\n");
+		const alive = setInterval(() => {}, 1000);
+		await new Promise((resolve) => event.signal.addEventListener("abort", resolve));
+		clearInterval(alive);
+		return undefined;
+	});
+}
+`,
+		);
+		const run = await signalSettleWhen(["--faux-script", script, "-e", extension, "-p", "write a lot"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			stream: "stderr",
+			text: "compacting\n",
+			signal: "SIGINT",
+			guardMs: HANG_GUARD_MS,
+		});
+		expect(run.code).toBe(130);
+		expect(run.stdout).toBe(`${"y".repeat(264_000)}\n`);
+		expect(run.stderr).toBe(
+			"compacting\nCompaction (threshold) cancelled: the session is unchanged (the answer above is saved).\n",
+		);
+		const [sessionFile] = readdirSync(join(cli.agentDir, "sessions"), { recursive: true, encoding: "utf8" }).filter(
+			(name) => name.endsWith(".jsonl"),
+		);
+		const entries = readFileSync(join(cli.agentDir, "sessions", sessionFile!), "utf8")
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; message?: { role: string; stopReason?: string } });
+		// Nothing of the compaction was written: the answer is the file's last entry.
+		expect(entries.at(-1)?.message).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(entries.filter((entry) => entry.type === "compaction")).toEqual([]);
+		expect(
+			entries
+				.filter((entry) => entry.type === "message")
+				.map((entry) => `${entry.message?.role} ${entry.message?.stopReason ?? ""}`.trim()),
+		).toEqual(["system", "user", "assistant stop"]);
 	});
 });

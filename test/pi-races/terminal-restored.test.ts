@@ -14,7 +14,7 @@
  * (raw mode, for the picker) took Ctrl+C while the extensions loaded, and readline closed it. Settle
  * waited on a load that never ended; a load that did end started a chat that quit at once, exit 0.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runSettle, useCliProject } from "../cli/helpers.js";
@@ -97,6 +97,9 @@ describe("pi#4426: an uncaught exception left the terminal in raw mode", () => {
 		const after = await terminalAfter(term);
 		expect(after).toEqual({ code: "1", modes: SANE });
 		expect(term.output).toContain("SyntaxError");
+		// The stack starts on a line of its own, not after the prompt it interrupted.
+		expect(term.output).toMatch(/\nSyntaxError/);
+		expect(term.output).not.toMatch(/> SyntaxError/);
 		expect(pasteMarksLeftOn(term.output)).toBe(false);
 	});
 });
@@ -144,6 +147,30 @@ describe("pi#6648: Ctrl+C during start-up left the terminal in the TUI's mode", 
 		term.type("\x03");
 		const after = await terminalAfter(term);
 		expect(after).toEqual({ code: "0", modes: SANE });
+		expect(pasteMarksLeftOn(term.output)).toBe(false);
+	});
+});
+
+describe("settle -r: a signal before the chat takes over its signals", () => {
+	it("settle -r, SIGTERM while the session picker waits for an answer: exit 143, and the shell gets its terminal back as lent (no paste marks)", async () => {
+		expect(runSettle(["--faux", "-p", "an earlier question"], { cwd: cli.project, agentDir: cli.agentDir }).code).toBe(
+			0,
+		);
+		// The settle process says its pid before anything else runs (the picker asks before any extension loads).
+		const pidFile = join(cli.dir, "settle.pid");
+		const preload = join(cli.dir, "say-pid.cjs");
+		writeFileSync(preload, `require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\n`);
+		const term = new Terminal(["-r", "--faux"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			env: { NO_COLOR: "1", NODE_OPTIONS: `--require ${preload}` },
+			wrapper: shellAfterSettle(),
+		});
+		await term.until(RESUME_QUESTION, 0);
+		expect(term.output).toContain(PASTE_MARKS_ON);
+		process.kill(Number(readFileSync(pidFile, "utf8")), "SIGTERM");
+		const after = await terminalAfter(term);
+		expect(after).toEqual({ code: "143", modes: SANE });
 		expect(pasteMarksLeftOn(term.output)).toBe(false);
 	});
 });
