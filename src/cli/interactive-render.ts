@@ -15,6 +15,7 @@ import type { RetrySettings } from "../session/retry-policy.js";
 import { RETRY_CANCELLED } from "../session/retry-policy.js";
 import { redrawLines, withoutEscapes } from "../tools/output-accumulator.js";
 import { sliceWholeCharacters } from "../tools/truncate.js";
+import { graphemeSegmenter } from "./graphemes.js";
 import { outputCapText } from "./output-cap.js";
 import { retryWaitHint } from "./retry-wait-hint.js";
 
@@ -445,9 +446,23 @@ export function outputLineSafe(line: string): string {
 	return terminalSafe(withoutEscapes(drawn).replace(/\t/g, " ").replace(/\r/g, ""));
 }
 
-/** `text` cut to `max` characters with an ellipsis. */
+/** `text` cut to `max` characters with an ellipsis, between graphemes. */
 export function clip(text: string, max: number): string {
-	return text.length > max ? `${sliceWholeCharacters(text, max - 1)}…` : text;
+	return text.length > max ? `${wholeGraphemes(text, max - 1)}…` : text;
+}
+
+/**
+ * The longest start of `text` of at most `max` UTF-16 units that cuts no grapheme: a flag's two
+ * letters, an emoji's joined parts, a letter and its accents. A flag cut in half showed as another
+ * letter (handochan/aelix-ai#181). Whole code points when the first grapheme alone is longer.
+ */
+function wholeGraphemes(text: string, max: number): string {
+	let end = 0;
+	for (const { index, segment } of graphemeSegmenter().segment(text)) {
+		if (index + segment.length > max) break;
+		end = index + segment.length;
+	}
+	return end > 0 ? text.slice(0, end) : sliceWholeCharacters(text, max);
 }
 
 function safeJson(value: unknown): string {

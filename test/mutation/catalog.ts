@@ -17443,7 +17443,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-render.ts",
 		description:
 			"claude-code#56064: the chat's clipped line (a tool call's arguments) splits an emoji: the terminal gets a lone half",
-		edits: [{ find: "sliceWholeCharacters(text, max - 1)", replace: "text.slice(0, max - 1)" }],
+		edits: [{ find: "return end > 0 ? text.slice(0, end)", replace: "return end > 0 ? text.slice(0, max)" }],
 		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
 	},
 	{

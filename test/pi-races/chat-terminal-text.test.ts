@@ -15,6 +15,8 @@
  *   alternate screen and lost its scrollback.
  * - claude-code#83138 (held): a call to a tool that does not exist was refused to the model but
  *   never shown to the user.
+ * - handochan/aelix-ai#181: a truncated line cut a grapheme: half a flag showed as another letter.
+ *   Fixed: Settle's clip kept surrogate pairs whole, not graphemes (a flag, a joined emoji).
  * - pi#941 (held): pi's TUI crashed in a terminal under 40 columns showing a tool's output.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -98,6 +100,26 @@ describe("opencode#16193: a tool's output with a terminal's escape sequences in 
 		]);
 		expect(output).toContain("  REPRO\n");
 		expect(output).not.toContain("\x1b");
+	});
+});
+
+describe("handochan/aelix-ai#181: a clipped line cuts a grapheme", () => {
+	it("handochan/aelix-ai#181: a tool output line of flags or joined emoji, clipped at 200 characters, ends on whole ones: no lone letter of a flag, no part of a family", async () => {
+		const flag = "\u{1F1F0}\u{1F1F7}";
+		const family = "\u{1F468}\u200d\u{1F469}\u200d\u{1F467}";
+		const output = await chatRun([
+			{
+				toolCalls: [
+					{
+						name: "bash",
+						arguments: { command: `printf '${flag}%.0s' $(seq 150); echo; printf '${family}%.0s' $(seq 60); echo` },
+					},
+				],
+			},
+			"done",
+		]);
+		// 200 characters: 49 flags and a half (a lone U+1F1F0 shows as a boxed K), 24 families and two of three people.
+		expect(output).toContain(`\n  ${flag.repeat(49)}…\n  ${family.repeat(24)}…\n`);
 	});
 });
 
