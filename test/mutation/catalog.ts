@@ -26719,6 +26719,40 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-restored.test.ts", "test/pi-races/interactive-keys.test.ts"],
 	},
+	{
+		id: "RY01",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"handochan/aelix-ai#177: the chat prints the model's tool name as given: its OSC title, CR and LF reach the terminal",
+		edits: [{ find: "s.bold(oneLineText(event.toolName))", replace: "s.bold(event.toolName)" }],
+		tests: ["test/pi-races/chat-terminal-text.test.ts"],
+	},
+	{
+		id: "RY02",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"opencode#16193: a tool's output line drops CSI sequences only: a title's or hyperlink's OSC shows as ␛]8;;https://…␇",
+		edits: [
+			{
+				find: "terminalSafe(withoutEscapes(drawn)",
+				replace: "terminalSafe(drawn.replace(/\\u001b\\[[0-9;?]*[ -/]*[@-~]/g, \"\")",
+			},
+		],
+		tests: ["test/pi-races/chat-terminal-text.test.ts"],
+	},
+	{
+		id: "RY03",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"handochan/aelix-ai#181: a clipped line keeps surrogate pairs whole only: half a flag shows as another letter",
+		edits: [
+			{
+				find: "return end > 0 ? text.slice(0, end) : sliceWholeCharacters(text, max);",
+				replace: "return sliceWholeCharacters(text, max);",
+			},
+		],
+		tests: ["test/pi-races/chat-terminal-text.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
