@@ -26735,7 +26735,7 @@ export const MUTANTS: Mutant[] = [
 		edits: [
 			{
 				find: "terminalSafe(withoutEscapes(drawn)",
-				replace: "terminalSafe(drawn.replace(/\\u001b\\[[0-9;?]*[ -/]*[@-~]/g, \"\")",
+				replace: 'terminalSafe(drawn.replace(/\\u001b\\[[0-9;?]*[ -/]*[@-~]/g, "")',
 			},
 		],
 		tests: ["test/pi-races/chat-terminal-text.test.ts"],
