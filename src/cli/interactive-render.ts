@@ -13,7 +13,7 @@ import { userMessageText } from "../runtime/targets.js";
 import type { AgentSessionEvent } from "../session/events.js";
 import type { RetrySettings } from "../session/retry-policy.js";
 import { RETRY_CANCELLED } from "../session/retry-policy.js";
-import { redrawLines, withoutEscapes } from "../tools/output-accumulator.js";
+import { redrawLines } from "../tools/output-accumulator.js";
 import { sliceWholeCharacters } from "../tools/truncate.js";
 import { graphemeSegmenter } from "./graphemes.js";
 import { outputCapText } from "./output-cap.js";
@@ -434,16 +434,19 @@ export function streamSafe(text: string): string {
 	);
 }
 
+// CSI sequences (colors, cursor moves) as commands print them: dropped from a shown output line.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
+const CSI_SEQUENCES = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+
 /**
- * One line of a tool's output for a terminal: a line redrawn with `\r` as a terminal leaves it,
- * escape sequences dropped (colors, cursor moves; a title or hyperlink's OSC too, which showed as
- * `␛]8;;https://…␇` around a link's text: opencode#16193), tabs as a space, other control
- * characters made visible ({@link terminalSafe}). With its `\r` only dropped, a `!curl` progress
- * bar showed every frame glued into one line (cursor/cursor#3842).
+ * One line of a tool's output for a terminal: a line redrawn with `\r` as a terminal leaves it, CSI
+ * sequences (colors) dropped, tabs as a space, other control characters made visible
+ * ({@link terminalSafe}). With its `\r` only dropped, a `!curl` progress bar showed every frame
+ * glued into one line (cursor/cursor#3842).
  */
 export function outputLineSafe(line: string): string {
 	const drawn = redrawLines(line, true);
-	return terminalSafe(withoutEscapes(drawn).replace(/\t/g, " ").replace(/\r/g, ""));
+	return terminalSafe(drawn.replace(CSI_SEQUENCES, "").replace(/\t/g, " ").replace(/\r/g, ""));
 }
 
 /** `text` cut to `max` characters with an ellipsis, between graphemes. */

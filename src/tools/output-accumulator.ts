@@ -337,7 +337,7 @@ function withoutControlCharacters(text: string): string {
  * runner forced to color) sent its codes to the model: tokens spent on styling, a context filled
  * with `[2m…[0m` (claude-code#26373, cline#13346).
  */
-export function withoutEscapes(text: string): string {
+function withoutEscapes(text: string): string {
 	return text.includes("\x1b") ? text.replace(ESCAPE_SEQUENCES, "") : text;
 }
 

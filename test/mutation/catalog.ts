@@ -26728,19 +26728,6 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/chat-terminal-text.test.ts"],
 	},
 	{
-		id: "RY02",
-		file: "src/cli/interactive-render.ts",
-		description:
-			"opencode#16193: a tool's output line drops CSI sequences only: a title's or hyperlink's OSC shows as ␛]8;;https://…␇",
-		edits: [
-			{
-				find: "terminalSafe(withoutEscapes(drawn)",
-				replace: 'terminalSafe(drawn.replace(/\\u001b\\[[0-9;?]*[ -/]*[@-~]/g, "")',
-			},
-		],
-		tests: ["test/pi-races/chat-terminal-text.test.ts"],
-	},
-	{
 		id: "RY03",
 		file: "src/cli/interactive-render.ts",
 		description:

@@ -8,9 +8,8 @@
  *   title, CR, LF) straight to the terminal. Fixed: Settle made the arguments safe but printed the
  *   tool's name as given; a model calling a tool that does not exist could set the terminal's title
  *   or clipboard, or return the cursor and overwrite the line.
- * - opencode#16193: a PTY-reading extension tool's output, shown in the chat, messed up the terminal
- *   with its colors and cursor moves. Fixed: Settle dropped CSI sequences only; an OSC (a title, a
- *   hyperlink) or `ESC ( B` (`tput sgr0`) showed as `␛]8;;https://…␇` around the text.
+ * - opencode#16193 (held): a PTY-reading extension tool's output, shown in the chat, messed up the
+ *   terminal with its colors, cursor moves and screen clears.
  * - kimi-code#2915 (held): `printf '\033[?1049h'` in a bash tool call switched tmux to the
  *   alternate screen and lost its scrollback.
  * - claude-code#83138 (held): a call to a tool that does not exist was refused to the model but
@@ -70,7 +69,7 @@ describe("claude-code#83138: a call to a tool that does not exist", () => {
 });
 
 describe("opencode#16193: a tool's output with a terminal's escape sequences in it", () => {
-	it("opencode#16193: an extension tool's PTY output (a title, colors, `tput sgr0`, a hyperlink) is shown as the text a terminal shows", async () => {
+	it("opencode#16193: an extension tool's PTY output (a title, colors, a hyperlink, a screen clear) reaches the terminal as text: colors and cursor moves dropped, other escapes visible", async () => {
 		const extension = file(
 			"pty.mjs",
 			`export default function (pi) {
@@ -88,9 +87,10 @@ describe("opencode#16193: a tool's output with a terminal's escape sequences in 
 `,
 		);
 		const output = await chatRun([{ toolCalls: [{ name: "pty_read", arguments: {} }] }, "done"], ["-e", extension]);
-		expect(output).toContain("→ pty_read\n  READY see docs\n  line two\n");
+		expect(output).toContain(
+			"→ pty_read\n  ␛]0;vim␇READY␛(B see ␛]8;;https://example.com/docs␛\\docs␛]8;;␛\\\n  line two\n",
+		);
 		expect(output).not.toContain("\x1b");
-		expect(output).not.toContain("␛");
 	});
 
 	it("kimi-code#2915: a bash call printing the alternate-screen switch shows its text; the switch never reaches the terminal", async () => {
