@@ -26728,7 +26728,7 @@ export const MUTANTS: Mutant[] = [
 		tests: ["test/pi-races/chat-terminal-text.test.ts"],
 	},
 	{
-		id: "RY03",
+		id: "RY02",
 		file: "src/cli/interactive-render.ts",
 		description:
 			"handochan/aelix-ai#181: a clipped line keeps surrogate pairs whole only: half a flag shows as another letter",
