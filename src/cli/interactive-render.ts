@@ -15,6 +15,7 @@ import type { RetrySettings } from "../session/retry-policy.js";
 import { RETRY_CANCELLED } from "../session/retry-policy.js";
 import { redrawLines } from "../tools/output-accumulator.js";
 import { sliceWholeCharacters } from "../tools/truncate.js";
+import { graphemeSegmenter } from "./graphemes.js";
 import { outputCapText } from "./output-cap.js";
 import { retryWaitHint } from "./retry-wait-hint.js";
 
@@ -233,7 +234,8 @@ export class TranscriptPrinter {
 			}
 			case "tool_execution_start":
 				this.endBlock();
-				this.line(`${s.cyan("→")} ${s.bold(event.toolName)} ${compactArgs(event.args)}`.trimEnd());
+				// The name is the model's, as its arguments are: a called tool that does not exist is shown too.
+				this.line(`${s.cyan("→")} ${s.bold(oneLineText(event.toolName))} ${compactArgs(event.args)}`.trimEnd());
 				return;
 			case "tool_execution_end": {
 				const lines = toolResultText(event.result).replace(/\s+$/, "").split("\n");
@@ -447,9 +449,23 @@ export function outputLineSafe(line: string): string {
 	return terminalSafe(drawn.replace(CSI_SEQUENCES, "").replace(/\t/g, " ").replace(/\r/g, ""));
 }
 
-/** `text` cut to `max` characters with an ellipsis. */
+/** `text` cut to `max` characters with an ellipsis, between graphemes. */
 export function clip(text: string, max: number): string {
-	return text.length > max ? `${sliceWholeCharacters(text, max - 1)}…` : text;
+	return text.length > max ? `${wholeGraphemes(text, max - 1)}…` : text;
+}
+
+/**
+ * The longest start of `text` of at most `max` UTF-16 units that cuts no grapheme: a flag's two
+ * letters, an emoji's joined parts, a letter and its accents. A flag cut in half showed as another
+ * letter (handochan/aelix-ai#181). Whole code points when the first grapheme alone is longer.
+ */
+function wholeGraphemes(text: string, max: number): string {
+	let end = 0;
+	for (const { index, segment } of graphemeSegmenter().segment(text)) {
+		if (index + segment.length > max) break;
+		end = index + segment.length;
+	}
+	return end > 0 ? text.slice(0, end) : sliceWholeCharacters(text, max);
 }
 
 function safeJson(value: unknown): string {

@@ -17443,7 +17443,7 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-render.ts",
 		description:
 			"claude-code#56064: the chat's clipped line (a tool call's arguments) splits an emoji: the terminal gets a lone half",
-		edits: [{ find: "sliceWholeCharacters(text, max - 1)", replace: "text.slice(0, max - 1)" }],
+		edits: [{ find: "return end > 0 ? text.slice(0, end)", replace: "return end > 0 ? text.slice(0, max)" }],
 		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
 	},
 	{
@@ -26884,6 +26884,27 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/print-interrupt.test.ts"],
+	},
+	{
+		id: "RY01",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"handochan/aelix-ai#177: the chat prints the model's tool name as given: its OSC title, CR and LF reach the terminal",
+		edits: [{ find: "s.bold(oneLineText(event.toolName))", replace: "s.bold(event.toolName)" }],
+		tests: ["test/pi-races/chat-terminal-text.test.ts"],
+	},
+	{
+		id: "RY02",
+		file: "src/cli/interactive-render.ts",
+		description:
+			"handochan/aelix-ai#181: a clipped line keeps surrogate pairs whole only: half a flag shows as another letter",
+		edits: [
+			{
+				find: "return end > 0 ? text.slice(0, end) : sliceWholeCharacters(text, max);",
+				replace: "return sliceWholeCharacters(text, max);",
+			},
+		],
+		tests: ["test/pi-races/chat-terminal-text.test.ts"],
 	},
 ];
 
