@@ -19,10 +19,17 @@
  * (Grok over OpenAI Chat: `call_0` each time), then Claude: Anthropic refuses two `tool_use` blocks
  * under one id ("`tool_use` ids must be unique") on every request. What the user should see: the
  * answer, each call under an id of its own, each result under its call's.
+ *
+ * dyad#4304, Future-House/ldp#479: LiteLLM names Gemini's calls `call_<uuid>__thought__<signature>`
+ * (391 characters); a switch to GPT on the Responses API: "Invalid 'input[2].call_id': string too
+ * long. Expected a string with maximum length 64". maple-proxy#18: a chat-completions model's ids off
+ * Anthropic's pattern, then Claude: "tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'" on
+ * every request. What the user should see in both: the answer, each call under an id the API takes.
  */
 import { describe, expect, it } from "vitest";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
+import { responsesReply } from "../llm/wire/responses.js";
 import type { Router } from "../llm/wire/server.js";
 import {
 	anthropicIdRefusal,
@@ -66,10 +73,10 @@ const idRules: Router = (request, next) => {
 
 /**
  * A session on `from` that can switch to `to`, both served by one local server that checks ids as
- * the providers do; the built-in tools run in a temp folder, the JSONL under `sessions/`.
+ * the providers do (`route`); the built-in tools run in a temp folder, the JSONL under `sessions/`.
  */
-async function switchingSession(from: WireModelSpec, to: WireModelSpec) {
-	const { server, model, open } = await wireProject([from, to], { route: idRules });
+async function switchingSession(from: WireModelSpec, to: WireModelSpec, route: Router = idRules) {
+	const { server, model, open } = await wireProject([from, to], { route });
 	return { server, session: await open(from), target: model(to) };
 }
 
@@ -188,5 +195,124 @@ describe("Switchyard#502, opencode#1150: a model that numbers its calls anew in 
 		const resultOf = (id: string) => resultsUnder(blocks, id);
 		expect(resultOf(uses[0]!.id!)).toEqual([expect.stringContaining("alpha")]);
 		expect(resultOf(uses[1]!.id!)).toEqual([expect.stringContaining("beta")]);
+	});
+});
+
+/**
+ * The Responses API's checks on replayed calls, as a 400: a `call_id` over 64 characters, or a
+ * `function_call` with no `function_call_output` under its `call_id`.
+ */
+const responsesIdRules: Router = (request, next) => {
+	if (!request.path.endsWith("/responses")) return next();
+	const input = (request.body.input ?? []) as { type?: string; call_id?: string }[];
+	for (const [i, item] of input.entries()) {
+		if (item.call_id !== undefined && item.call_id.length > 64) {
+			return openAiError(
+				400,
+				`Invalid 'input[${i}].call_id': string too long. Expected a string with maximum length 64, but got a string with length ${item.call_id.length} instead.`,
+				"invalid_request_error",
+				"string_above_max_length",
+			);
+		}
+		if (
+			item.type === "function_call" &&
+			!input.some((output) => output.type === "function_call_output" && output.call_id === item.call_id)
+		) {
+			return openAiError(400, `No tool output found for function call ${item.call_id}.`, "invalid_request_error");
+		}
+	}
+	return next();
+};
+
+describe("dyad#4304, Future-House/ldp#479: Gemini's call ids with its thought signature folded in, replayed to GPT on the Responses API", () => {
+	it("dyad#4304: after setModel(openai/gpt-wire-5) each call goes back under a call_id of at most 64 characters, its output under the same; the answer arrives", async () => {
+		const { server, session, target } = await switchingSession(
+			{ api: "openai-completions", provider: "litellm", id: "gemini-wire-3" },
+			{ api: "openai-responses", provider: "openai", id: "gpt-wire-5" },
+			// LiteLLM takes Gemini's long ids back; only the Responses API checks them.
+			responsesIdRules,
+		);
+		// LiteLLM names Gemini's calls `call_<uuid>__thought__<base64 thought signature>` (391 characters in the report).
+		const signature = Buffer.from("e24830a7-5cd6-42fe-998b-ee539e72b9c3".repeat(7)).toString("base64");
+		const geminiId = (uuid: string) => `call_${uuid}__thought__${signature}`;
+		const call = (id: string, command: string) => ({
+			type: "tool_call" as const,
+			id,
+			name: "bash",
+			arguments: { command },
+		});
+		server.reply(
+			chatReply(
+				[call(geminiId("4498671d257346d4baa6f58c1dbb"), "echo north"), call(geminiId("7f0c2e91ab"), "echo south")],
+				{ model: "gemini-wire-3", finishReason: "tool_calls" },
+			),
+			chatReply([{ type: "text", text: "Printed north and south." }], { model: "gemini-wire-3" }),
+			responsesReply([{ type: "message", text: "North first, then south." }]),
+		);
+		await session.prompt("run echo north and echo south");
+		await session.setModel(target);
+		await session.prompt("what did they print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "openai",
+			stopReason: "stop",
+			content: [{ type: "text", text: "North first, then south." }],
+		});
+		const input = server.requests[2]!.body.input as {
+			type: string;
+			call_id?: string;
+			output?: unknown;
+			arguments?: string;
+		}[];
+		const calls = input.filter((item) => item.type === "function_call");
+		expect(calls.map((item) => JSON.parse(item.arguments!).command)).toEqual(["echo north", "echo south"]);
+		expect(new Set(calls.map((item) => item.call_id)).size).toBe(2);
+		for (const [index, word] of ["north", "south"].entries()) {
+			const id = calls[index]!.call_id!;
+			expect(id.length).toBeLessThanOrEqual(64);
+			const outputs = input.filter((item) => item.type === "function_call_output" && item.call_id === id);
+			expect(outputs.map((item) => JSON.stringify(item.output))).toEqual([expect.stringContaining(word)]);
+		}
+	});
+});
+
+describe("maple-proxy#18: a chat-completions model's call ids off Anthropic's pattern, then a switch to Claude", () => {
+	it("maple-proxy#18: ids with `.` and `:` (`functions.bash:0`) reach Claude as tool_use ids on its pattern, each tool_result under its call's; the answer arrives, and the next request repeats the ids", async () => {
+		const { server, session, target } = await switchingSession(
+			{ api: "openai-completions", provider: "maple", id: "glm-wire-5" },
+			{ api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" },
+		);
+		server.reply(
+			chatReply(
+				[
+					{ type: "tool_call", id: "functions.bash:0", name: "bash", arguments: { command: "echo east" } },
+					{ type: "tool_call", id: "functions.bash:1", name: "bash", arguments: { command: "echo west" } },
+				],
+				{ model: "glm-wire-5", finishReason: "tool_calls" },
+			),
+			chatReply([{ type: "text", text: "Printed east and west." }], { model: "glm-wire-5" }),
+			anthropicReply([{ type: "text", text: "East, then west." }]),
+			anthropicReply([{ type: "text", text: "Still east and west." }]),
+		);
+		await session.prompt("run echo east and echo west");
+		await session.setModel(target);
+		await session.prompt("what did they print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "anthropic",
+			stopReason: "stop",
+			content: [{ type: "text", text: "East, then west." }],
+		});
+		const blocks = sentBlocks(server.requests[2]!);
+		const uses = blocks.filter((block) => block.type === "tool_use");
+		expect(uses.map((use) => use.input?.command)).toEqual(["echo east", "echo west"]);
+		expect(new Set(uses.map((use) => use.id)).size).toBe(2);
+		for (const use of uses) expect(use.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+		expect(resultsUnder(blocks, uses[0]!.id!)).toEqual([expect.stringContaining("east")]);
+		expect(resultsUnder(blocks, uses[1]!.id!)).toEqual([expect.stringContaining("west")]);
+
+		await session.prompt("and now?");
+		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still east and west." }] });
+		expect(sentBlocks(server.requests[3]!).filter((block) => block.type === "tool_use")).toEqual(uses);
 	});
 });
