@@ -25,12 +25,16 @@
  * long. Expected a string with maximum length 64". maple-proxy#18: a chat-completions model's ids off
  * Anthropic's pattern, then Claude: "tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'" on
  * every request. What the user should see in both: the answer, each call under an id the API takes.
+ *
+ * hermes-agent#102629: a chat-completions model that numbers its calls anew each turn
+ * (`terminal:0`), then a Responses model: "Duplicate function_call_output for call_id" on every
+ * request. What the user should see: the answer, each call under a `call_id` of its own.
  */
 import { describe, expect, it } from "vitest";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { responsesReply } from "../llm/wire/responses.js";
-import type { Router } from "../llm/wire/server.js";
+import type { RecordedRequest, Router } from "../llm/wire/server.js";
 import {
 	anthropicIdRefusal,
 	replayedChatCalls,
@@ -199,8 +203,8 @@ describe("Switchyard#502, opencode#1150: a model that numbers its calls anew in 
 });
 
 /**
- * The Responses API's checks on replayed calls, as a 400: a `call_id` over 64 characters, or a
- * `function_call` with no `function_call_output` under its `call_id`.
+ * The Responses API's checks on replayed calls, as a 400: a `call_id` over 64 characters, a
+ * `function_call` with no `function_call_output` under its `call_id`, or two under one.
  */
 const responsesIdRules: Router = (request, next) => {
 	if (!request.path.endsWith("/responses")) return next();
@@ -219,6 +223,16 @@ const responsesIdRules: Router = (request, next) => {
 			!input.some((output) => output.type === "function_call_output" && output.call_id === item.call_id)
 		) {
 			return openAiError(400, `No tool output found for function call ${item.call_id}.`, "invalid_request_error");
+		}
+		if (
+			item.type === "function_call_output" &&
+			input.some((other, j) => j !== i && other.type === "function_call_output" && other.call_id === item.call_id)
+		) {
+			return openAiError(
+				400,
+				`Duplicate function_call_output for call_id '${item.call_id}'. Each function_call must have exactly one matching function_call_output`,
+				"invalid_request_error",
+			);
 		}
 	}
 	return next();
@@ -314,5 +328,60 @@ describe("maple-proxy#18: a chat-completions model's call ids off Anthropic's pa
 		await session.prompt("and now?");
 		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still east and west." }] });
 		expect(sentBlocks(server.requests[3]!).filter((block) => block.type === "tool_use")).toEqual(uses);
+	});
+});
+
+describe("hermes-agent#102629: a model that numbers its calls anew in every turn (`bash:0`), then a switch to the Responses API", () => {
+	it("hermes-agent#102629: two turns' calls both under `bash:0` reach GPT under two call_ids, each output under its own call's; the answer arrives, and the next request repeats the ids", async () => {
+		const { server, session, target } = await switchingSession(
+			{ api: "openai-completions", provider: "gateway", id: "kimi-wire-2" },
+			{ api: "openai-responses", provider: "openai", id: "gpt-wire-5" },
+			responsesIdRules,
+		);
+		const call = (command: string) => ({
+			type: "tool_call" as const,
+			id: "bash:0",
+			name: "bash",
+			arguments: { command },
+		});
+		server.reply(
+			chatReply([call("echo alpha")], { model: "kimi-wire-2", finishReason: "tool_calls" }),
+			chatReply([{ type: "text", text: "Printed alpha." }], { model: "kimi-wire-2" }),
+			chatReply([call("echo beta")], { model: "kimi-wire-2", finishReason: "tool_calls" }),
+			chatReply([{ type: "text", text: "Printed beta." }], { model: "kimi-wire-2" }),
+			responsesReply([{ type: "message", text: "First alpha, then beta." }]),
+			responsesReply([{ type: "message", text: "Still alpha and beta." }]),
+		);
+		await session.prompt("run echo alpha");
+		await session.prompt("run echo beta");
+		await session.setModel(target);
+		await session.prompt("what did the two commands print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "openai",
+			stopReason: "stop",
+			content: [{ type: "text", text: "First alpha, then beta." }],
+		});
+		const pairs = (request: RecordedRequest) => {
+			const input = request.body.input as { type: string; call_id?: string; output?: unknown; arguments?: string }[];
+			return input
+				.filter((item) => item.type === "function_call")
+				.map((item) => ({
+					id: item.call_id,
+					command: JSON.parse(item.arguments!).command,
+					outputs: input
+						.filter((output) => output.type === "function_call_output" && output.call_id === item.call_id)
+						.map((output) => JSON.stringify(output.output)),
+				}));
+		};
+		const sent = pairs(server.requests[4]!);
+		expect(sent.map((pair) => pair.command)).toEqual(["echo alpha", "echo beta"]);
+		expect(new Set(sent.map((pair) => pair.id)).size).toBe(2);
+		expect(sent[0]!.outputs).toEqual([expect.stringContaining("alpha")]);
+		expect(sent[1]!.outputs).toEqual([expect.stringContaining("beta")]);
+
+		await session.prompt("and now?");
+		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still alpha and beta." }] });
+		expect(pairs(server.requests[5]!)).toEqual(sent);
 	});
 });
