@@ -26,6 +26,13 @@ const MISTRAL_TOOL_CALL_ID_LENGTH = 9;
 /** The id a call goes under, given the ids earlier calls of the request go under. */
 type IdRule = (id: string, taken: ReadonlySet<string>) => string;
 
+/** The wire APIs pi-ai sends as OpenAI Responses requests (`call_id`, `call|item` tool call ids). */
+const RESPONSES_APIS: ReadonlySet<string> = new Set([
+	"openai-responses",
+	"azure-openai-responses",
+	"openai-codex-responses",
+]);
+
 const ID_RULES: Partial<Record<string, IdRule>> = {
 	"openai-completions": chatCompletionsId,
 	"anthropic-messages": anthropicId,
@@ -158,4 +165,35 @@ function responsesId(id: string, taken: ReadonlySet<string>): string {
 		const candidate = `call_${hash.slice(0, 32)}`;
 		if (!taken.has(candidate)) return `${candidate}${item}`;
 	}
+}
+
+/** pi-ai's tool call id for a Responses `function_call` that came without an item `id`. */
+const MISSING_ITEM_ID = "|undefined";
+
+/**
+ * `context` with each tool call id pi-ai wrote as `<call_id>|undefined` (a Responses server that
+ * left out the optional item `id`) as its call id alone, its result with it, for a Responses
+ * `model`: pi-ai 0.73.1 would send every such call under the item id `undefined`, and the server
+ * refuses the repeat ("Duplicate item found with id undefined", pi#9057).
+ */
+export function withoutMissingItemIds(model: Model, context: Context): Context {
+	if (!RESPONSES_APIS.has(model.api)) return context;
+	const bare = (id: string) => (id.endsWith(MISSING_ITEM_ID) ? id.slice(0, -MISSING_ITEM_ID.length) : id);
+	let changed = false;
+	const messages = context.messages.map((message): Message => {
+		if (message.role === "toolResult") {
+			if (!message.toolCallId.endsWith(MISSING_ITEM_ID)) return message;
+			changed = true;
+			return { ...message, toolCallId: bare(message.toolCallId) };
+		}
+		if (message.role !== "assistant") return message;
+		if (!message.content.some((block) => block.type === "toolCall" && block.id.endsWith(MISSING_ITEM_ID)))
+			return message;
+		changed = true;
+		return {
+			...message,
+			content: message.content.map((block) => (block.type === "toolCall" ? { ...block, id: bare(block.id) } : block)),
+		};
+	});
+	return changed ? { ...context, messages } : context;
 }

@@ -26735,6 +26735,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: `if (!taken.has(sent)) return \`\${sent}\${item}\`;`, replace: `return \`\${sent}\${item}\`;` }],
 		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
 	},
+	{
+		id: "RW03",
+		description:
+			'calls a Responses server sent without an item id go back under the item id `undefined`: two of them, and the next request is refused "Duplicate item found" (pi#9057)',
+		file: "src/llm/pi-ai.ts",
+		edits: [{ find: "onContext(withoutMissingItemIds),", replace: "" }],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -29,12 +29,16 @@
  * hermes-agent#102629: a chat-completions model that numbers its calls anew each turn
  * (`terminal:0`), then a Responses model: "Duplicate function_call_output for call_id" on every
  * request. What the user should see: the answer, each call under a `call_id` of its own.
+ *
+ * pi#9057: a Responses server that leaves out the optional item `id` of its `function_call`s: pi-ai
+ * sends `undefined` as the item id of each, "Duplicate item found with id undefined" after two calls.
+ * What the user should see: the answer, each call under its own `call_id` and no made-up item id.
  */
 import { describe, expect, it } from "vitest";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import { responsesReply } from "../llm/wire/responses.js";
-import type { RecordedRequest, Router } from "../llm/wire/server.js";
+import { responsesEvents, responsesReply } from "../llm/wire/responses.js";
+import { type RecordedRequest, type Reply, type Router, sse } from "../llm/wire/server.js";
 import {
 	anthropicIdRefusal,
 	replayedChatCalls,
@@ -383,5 +387,50 @@ describe("hermes-agent#102629: a model that numbers its calls anew in every turn
 		await session.prompt("and now?");
 		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still alpha and beta." }] });
 		expect(pairs(server.requests[5]!)).toEqual(sent);
+	});
+});
+
+/** An OpenAI-compatible Responses server: two input items under one item `id` are refused. */
+const uniqueItemIds: Router = (request, next) => {
+	if (!request.path.endsWith("/responses")) return next();
+	const ids = ((request.body.input ?? []) as { id?: string }[]).flatMap((item) => (item.id ? [item.id] : []));
+	const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+	if (repeated === undefined) return next();
+	return openAiError(400, `Duplicate item found with id ${repeated}.`, "invalid_request_error");
+};
+
+describe("pi#9057: a Responses server whose function_call items carry a call_id but no item id", () => {
+	it("pi#9057: after two calls in one answer, the next request sends no made-up item id (`undefined`), each call under its own call_id with its output; the answer arrives", async () => {
+		const compat: WireModelSpec = { api: "openai-responses", provider: "compat", id: "qwen-wire-responses" };
+		const { server, session } = await switchingSession(compat, compat, uniqueItemIds);
+		// The server leaves out the optional item `id` of each function_call.
+		const withoutItemIds: Reply = (request, res, req) => {
+			const events = responsesEvents([
+				{ type: "function_call", callId: "call_north", name: "bash", arguments: { command: "echo north" } },
+				{ type: "function_call", callId: "call_south", name: "bash", arguments: { command: "echo south" } },
+			]);
+			for (const { data } of events) {
+				const item = (data as { item?: { type?: string; id?: string } }).item;
+				if (item?.type === "function_call") delete item.id;
+			}
+			return sse(events)(request, res, req);
+		};
+		server.reply(withoutItemIds, responsesReply([{ type: "message", text: "North and south." }]));
+		await session.prompt("run echo north and echo south");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			stopReason: "stop",
+			content: [{ type: "text", text: "North and south." }],
+		});
+		const input = server.requests[1]!.body.input as { type: string; id?: string; call_id?: string; output?: unknown }[];
+		const calls = input.filter((item) => item.type === "function_call");
+		expect(calls.map((item) => item.call_id)).toEqual(["call_north", "call_south"]);
+		expect(calls.map((item) => item.id)).toEqual([undefined, undefined]);
+		for (const [index, word] of ["north", "south"].entries()) {
+			const outputs = input.filter(
+				(item) => item.type === "function_call_output" && item.call_id === calls[index]!.call_id,
+			);
+			expect(outputs.map((item) => JSON.stringify(item.output))).toEqual([expect.stringContaining(word)]);
+		}
 	});
 });
