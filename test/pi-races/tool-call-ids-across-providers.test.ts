@@ -33,6 +33,10 @@
  * pi#9057: a Responses server that leaves out the optional item `id` of its `function_call`s: pi-ai
  * sends `undefined` as the item id of each, "Duplicate item found with id undefined" after two calls.
  * What the user should see: the answer, each call under its own `call_id` and no made-up item id.
+ *
+ * github/copilot-cli#994: a switch from gpt-5.1-codex-mini to gpt-4.1 after a stopped tool run: "An
+ * assistant message with 'tool_calls' must be followed by tool messages" on every request. What the
+ * user should see: the answer, the stopped call with a result under its id.
  */
 import { describe, expect, it } from "vitest";
 import { anthropicReply } from "../llm/wire/anthropic.js";
@@ -432,5 +436,64 @@ describe("pi#9057: a Responses server whose function_call items carry a call_id 
 			);
 			expect(outputs.map((item) => JSON.stringify(item.output))).toEqual([expect.stringContaining(word)]);
 		}
+	});
+});
+
+/** OpenAI Chat Completions: an assistant message's `tool_calls` each need a `tool` message after it. */
+const answeredCalls: Router = (request, next) => {
+	if (!request.path.endsWith("/chat/completions")) return next();
+	const messages = request.body.messages as SentChatMessage[];
+	const unanswered = messages
+		.flatMap((message) => message.tool_calls ?? [])
+		.filter((call) => !messages.some((message) => message.role === "tool" && message.tool_call_id === call.id));
+	if (unanswered.length === 0) return next();
+	return openAiError(
+		400,
+		`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${unanswered.map((call) => call.id).join(", ")}`,
+		"invalid_request_error",
+	);
+};
+
+describe("github/copilot-cli#994: a tool run stopped by the user, then a switch to another model", () => {
+	it("copilot-cli#994: after abort() mid-tool and setModel(gpt-4.1), the call goes to the new model with a tool message under its id; the answer arrives", async () => {
+		const { server, session, target } = await switchingSession(
+			{ api: "openai-responses", provider: "openai", id: "gpt-wire-codex-mini" },
+			{ api: "openai-completions", provider: "copilot", id: "gpt-wire-4.1" },
+			answeredCalls,
+		);
+		server.reply(
+			responsesReply([
+				{
+					type: "function_call",
+					callId: "call_zQrinFA8BbV4W8OqWnwmaCLg",
+					name: "bash",
+					arguments: { command: "sleep 30" },
+				},
+			]),
+			chatReply([{ type: "text", text: "The sleep was stopped." }], { model: "gpt-wire-4.1" }),
+		);
+		const started = new Promise<void>((resolve) => {
+			session.subscribe((event) => {
+				if (event.type === "tool_execution_start") resolve();
+			});
+		});
+		const prompt = session.prompt("run sleep 30");
+		await started;
+		await session.abort();
+		await prompt;
+		await session.setModel(target);
+		await session.prompt("what happened?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "copilot",
+			stopReason: "stop",
+			content: [{ type: "text", text: "The sleep was stopped." }],
+		});
+		const pairs = replayedChatCalls(server.requests[1]!);
+		expect(pairs.map((pair) => pair.command)).toEqual(["sleep 30"]);
+		expect(pairs[0]!.results).toHaveLength(1);
+		expect(
+			session.messages.find((m) => m.role === "toolResult" && m.toolCallId.startsWith("call_zQrinFA8BbV4W8OqWnwmaCLg")),
+		).toMatchObject({ isError: true });
 	});
 });
