@@ -27,7 +27,7 @@ import { streamWatchingResponses } from "./response-activity.js";
 import { keepSignedEmptyThinking } from "./signed-empty-thinking.js";
 import { requestReplayableReasoning } from "./stateless-reasoning.js";
 import { withoutThinkingOnlyAnswers } from "./thinking-only-answers.js";
-import { replayableToolCallIds } from "./tool-call-ids.js";
+import { replayableToolCallIds, withoutMissingItemIds } from "./tool-call-ids.js";
 import { toolHistoryAsText } from "./tool-history-as-text.js";
 import {
 	type AssistantMessageEventStream,
@@ -59,6 +59,7 @@ const REQUEST_TRANSFORMS: readonly RequestTransform[] = [
 	onContext(withoutThinkingOnlyAnswers),
 	onContext(joinedUserTurns),
 	onContext(toolHistoryAsText),
+	onContext(withoutMissingItemIds),
 	onContext(replayableToolCallIds),
 	onOptions(requestReplayableReasoning),
 	onOptions(kimiReasoningContent),

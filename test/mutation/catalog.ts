@@ -26906,6 +26906,30 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/chat-terminal-text.test.ts"],
 	},
+	{
+		id: "RW01",
+		description:
+			'calls of two turns of a model that numbers them anew (`bash:0` each turn) go to a Responses model under one call_id: every request after the switch refused "Duplicate function_call_output" (hermes-agent#102629)',
+		file: "src/llm/tool-call-ids.ts",
+		edits: [{ find: '"openai-responses": responsesId,', replace: "" }],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
+	{
+		id: "RW02",
+		description:
+			"a Responses call_id another call of the request already has is sent again: two outputs under one call_id, the request refused (hermes-agent#102629)",
+		file: "src/llm/tool-call-ids.ts",
+		edits: [{ find: `if (!taken.has(sent)) return \`\${sent}\${item}\`;`, replace: `return \`\${sent}\${item}\`;` }],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
+	{
+		id: "RW03",
+		description:
+			'calls a Responses server sent without an item id go back under the item id `undefined`: two of them, and the next request is refused "Duplicate item found" (pi#9057)',
+		file: "src/llm/pi-ai.ts",
+		edits: [{ find: "onContext(withoutMissingItemIds),", replace: "" }],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -19,11 +19,30 @@
  * (Grok over OpenAI Chat: `call_0` each time), then Claude: Anthropic refuses two `tool_use` blocks
  * under one id ("`tool_use` ids must be unique") on every request. What the user should see: the
  * answer, each call under an id of its own, each result under its call's.
+ *
+ * dyad#4304, Future-House/ldp#479: LiteLLM names Gemini's calls `call_<uuid>__thought__<signature>`
+ * (391 characters); a switch to GPT on the Responses API: "Invalid 'input[2].call_id': string too
+ * long. Expected a string with maximum length 64". maple-proxy#18: a chat-completions model's ids off
+ * Anthropic's pattern, then Claude: "tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'" on
+ * every request. What the user should see in both: the answer, each call under an id the API takes.
+ *
+ * hermes-agent#102629: a chat-completions model that numbers its calls anew each turn
+ * (`terminal:0`), then a Responses model: "Duplicate function_call_output for call_id" on every
+ * request. What the user should see: the answer, each call under a `call_id` of its own.
+ *
+ * pi#9057: a Responses server that leaves out the optional item `id` of its `function_call`s: pi-ai
+ * sends `undefined` as the item id of each, "Duplicate item found with id undefined" after two calls.
+ * What the user should see: the answer, each call under its own `call_id` and no made-up item id.
+ *
+ * github/copilot-cli#994: a switch from gpt-5.1-codex-mini to gpt-4.1 after a stopped tool run: "An
+ * assistant message with 'tool_calls' must be followed by tool messages" on every request. What the
+ * user should see: the answer, the stopped call with a result under its id.
  */
 import { describe, expect, it } from "vitest";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
-import type { Router } from "../llm/wire/server.js";
+import { responsesEvents, responsesReply } from "../llm/wire/responses.js";
+import { type RecordedRequest, type Reply, type Router, sse } from "../llm/wire/server.js";
 import {
 	anthropicIdRefusal,
 	replayedChatCalls,
@@ -66,10 +85,10 @@ const idRules: Router = (request, next) => {
 
 /**
  * A session on `from` that can switch to `to`, both served by one local server that checks ids as
- * the providers do; the built-in tools run in a temp folder, the JSONL under `sessions/`.
+ * the providers do (`route`); the built-in tools run in a temp folder, the JSONL under `sessions/`.
  */
-async function switchingSession(from: WireModelSpec, to: WireModelSpec) {
-	const { server, model, open } = await wireProject([from, to], { route: idRules });
+async function switchingSession(from: WireModelSpec, to: WireModelSpec, route: Router = idRules) {
+	const { server, model, open } = await wireProject([from, to], { route });
 	return { server, session: await open(from), target: model(to) };
 }
 
@@ -188,5 +207,293 @@ describe("Switchyard#502, opencode#1150: a model that numbers its calls anew in 
 		const resultOf = (id: string) => resultsUnder(blocks, id);
 		expect(resultOf(uses[0]!.id!)).toEqual([expect.stringContaining("alpha")]);
 		expect(resultOf(uses[1]!.id!)).toEqual([expect.stringContaining("beta")]);
+	});
+});
+
+/**
+ * The Responses API's checks on replayed calls, as a 400: a `call_id` over 64 characters, a
+ * `function_call` with no `function_call_output` under its `call_id`, or two under one.
+ */
+const responsesIdRules: Router = (request, next) => {
+	if (!request.path.endsWith("/responses")) return next();
+	const input = (request.body.input ?? []) as { type?: string; call_id?: string }[];
+	for (const [i, item] of input.entries()) {
+		if (item.call_id !== undefined && item.call_id.length > 64) {
+			return openAiError(
+				400,
+				`Invalid 'input[${i}].call_id': string too long. Expected a string with maximum length 64, but got a string with length ${item.call_id.length} instead.`,
+				"invalid_request_error",
+				"string_above_max_length",
+			);
+		}
+		if (
+			item.type === "function_call" &&
+			!input.some((output) => output.type === "function_call_output" && output.call_id === item.call_id)
+		) {
+			return openAiError(400, `No tool output found for function call ${item.call_id}.`, "invalid_request_error");
+		}
+		if (
+			item.type === "function_call_output" &&
+			input.some((other, j) => j !== i && other.type === "function_call_output" && other.call_id === item.call_id)
+		) {
+			return openAiError(
+				400,
+				`Duplicate function_call_output for call_id '${item.call_id}'. Each function_call must have exactly one matching function_call_output`,
+				"invalid_request_error",
+			);
+		}
+	}
+	return next();
+};
+
+describe("dyad#4304, Future-House/ldp#479: Gemini's call ids with its thought signature folded in, replayed to GPT on the Responses API", () => {
+	it("dyad#4304: after setModel(openai/gpt-wire-5) each call goes back under a call_id of at most 64 characters, its output under the same; the answer arrives", async () => {
+		const { server, session, target } = await switchingSession(
+			{ api: "openai-completions", provider: "litellm", id: "gemini-wire-3" },
+			{ api: "openai-responses", provider: "openai", id: "gpt-wire-5" },
+			// LiteLLM takes Gemini's long ids back; only the Responses API checks them.
+			responsesIdRules,
+		);
+		// LiteLLM names Gemini's calls `call_<uuid>__thought__<base64 thought signature>` (391 characters in the report).
+		const signature = Buffer.from("e24830a7-5cd6-42fe-998b-ee539e72b9c3".repeat(7)).toString("base64");
+		const geminiId = (uuid: string) => `call_${uuid}__thought__${signature}`;
+		const call = (id: string, command: string) => ({
+			type: "tool_call" as const,
+			id,
+			name: "bash",
+			arguments: { command },
+		});
+		server.reply(
+			chatReply(
+				[call(geminiId("4498671d257346d4baa6f58c1dbb"), "echo north"), call(geminiId("7f0c2e91ab"), "echo south")],
+				{ model: "gemini-wire-3", finishReason: "tool_calls" },
+			),
+			chatReply([{ type: "text", text: "Printed north and south." }], { model: "gemini-wire-3" }),
+			responsesReply([{ type: "message", text: "North first, then south." }]),
+		);
+		await session.prompt("run echo north and echo south");
+		await session.setModel(target);
+		await session.prompt("what did they print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "openai",
+			stopReason: "stop",
+			content: [{ type: "text", text: "North first, then south." }],
+		});
+		const input = server.requests[2]!.body.input as {
+			type: string;
+			call_id?: string;
+			output?: unknown;
+			arguments?: string;
+		}[];
+		const calls = input.filter((item) => item.type === "function_call");
+		expect(calls.map((item) => JSON.parse(item.arguments!).command)).toEqual(["echo north", "echo south"]);
+		expect(new Set(calls.map((item) => item.call_id)).size).toBe(2);
+		for (const [index, word] of ["north", "south"].entries()) {
+			const id = calls[index]!.call_id!;
+			expect(id.length).toBeLessThanOrEqual(64);
+			const outputs = input.filter((item) => item.type === "function_call_output" && item.call_id === id);
+			expect(outputs.map((item) => JSON.stringify(item.output))).toEqual([expect.stringContaining(word)]);
+		}
+	});
+});
+
+describe("maple-proxy#18: a chat-completions model's call ids off Anthropic's pattern, then a switch to Claude", () => {
+	it("maple-proxy#18: ids with `.` and `:` (`functions.bash:0`) reach Claude as tool_use ids on its pattern, each tool_result under its call's; the answer arrives, and the next request repeats the ids", async () => {
+		const { server, session, target } = await switchingSession(
+			{ api: "openai-completions", provider: "maple", id: "glm-wire-5" },
+			{ api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" },
+		);
+		server.reply(
+			chatReply(
+				[
+					{ type: "tool_call", id: "functions.bash:0", name: "bash", arguments: { command: "echo east" } },
+					{ type: "tool_call", id: "functions.bash:1", name: "bash", arguments: { command: "echo west" } },
+				],
+				{ model: "glm-wire-5", finishReason: "tool_calls" },
+			),
+			chatReply([{ type: "text", text: "Printed east and west." }], { model: "glm-wire-5" }),
+			anthropicReply([{ type: "text", text: "East, then west." }]),
+			anthropicReply([{ type: "text", text: "Still east and west." }]),
+		);
+		await session.prompt("run echo east and echo west");
+		await session.setModel(target);
+		await session.prompt("what did they print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "anthropic",
+			stopReason: "stop",
+			content: [{ type: "text", text: "East, then west." }],
+		});
+		const blocks = sentBlocks(server.requests[2]!);
+		const uses = blocks.filter((block) => block.type === "tool_use");
+		expect(uses.map((use) => use.input?.command)).toEqual(["echo east", "echo west"]);
+		expect(new Set(uses.map((use) => use.id)).size).toBe(2);
+		for (const use of uses) expect(use.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+		expect(resultsUnder(blocks, uses[0]!.id!)).toEqual([expect.stringContaining("east")]);
+		expect(resultsUnder(blocks, uses[1]!.id!)).toEqual([expect.stringContaining("west")]);
+
+		await session.prompt("and now?");
+		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still east and west." }] });
+		expect(sentBlocks(server.requests[3]!).filter((block) => block.type === "tool_use")).toEqual(uses);
+	});
+});
+
+describe("hermes-agent#102629: a model that numbers its calls anew in every turn (`bash:0`), then a switch to the Responses API", () => {
+	it("hermes-agent#102629: two turns' calls both under `bash:0` reach GPT under two call_ids, each output under its own call's; the answer arrives, and the next request repeats the ids", async () => {
+		const { server, session, target } = await switchingSession(
+			{ api: "openai-completions", provider: "gateway", id: "kimi-wire-2" },
+			{ api: "openai-responses", provider: "openai", id: "gpt-wire-5" },
+			responsesIdRules,
+		);
+		const call = (command: string) => ({
+			type: "tool_call" as const,
+			id: "bash:0",
+			name: "bash",
+			arguments: { command },
+		});
+		server.reply(
+			chatReply([call("echo alpha")], { model: "kimi-wire-2", finishReason: "tool_calls" }),
+			chatReply([{ type: "text", text: "Printed alpha." }], { model: "kimi-wire-2" }),
+			chatReply([call("echo beta")], { model: "kimi-wire-2", finishReason: "tool_calls" }),
+			chatReply([{ type: "text", text: "Printed beta." }], { model: "kimi-wire-2" }),
+			responsesReply([{ type: "message", text: "First alpha, then beta." }]),
+			responsesReply([{ type: "message", text: "Still alpha and beta." }]),
+		);
+		await session.prompt("run echo alpha");
+		await session.prompt("run echo beta");
+		await session.setModel(target);
+		await session.prompt("what did the two commands print?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "openai",
+			stopReason: "stop",
+			content: [{ type: "text", text: "First alpha, then beta." }],
+		});
+		const pairs = (request: RecordedRequest) => {
+			const input = request.body.input as { type: string; call_id?: string; output?: unknown; arguments?: string }[];
+			return input
+				.filter((item) => item.type === "function_call")
+				.map((item) => ({
+					id: item.call_id,
+					command: JSON.parse(item.arguments!).command,
+					outputs: input
+						.filter((output) => output.type === "function_call_output" && output.call_id === item.call_id)
+						.map((output) => JSON.stringify(output.output)),
+				}));
+		};
+		const sent = pairs(server.requests[4]!);
+		expect(sent.map((pair) => pair.command)).toEqual(["echo alpha", "echo beta"]);
+		expect(new Set(sent.map((pair) => pair.id)).size).toBe(2);
+		expect(sent[0]!.outputs).toEqual([expect.stringContaining("alpha")]);
+		expect(sent[1]!.outputs).toEqual([expect.stringContaining("beta")]);
+
+		await session.prompt("and now?");
+		expect(session.messages.at(-1)).toMatchObject({ stopReason: "stop", content: [{ text: "Still alpha and beta." }] });
+		expect(pairs(server.requests[5]!)).toEqual(sent);
+	});
+});
+
+/** An OpenAI-compatible Responses server: two input items under one item `id` are refused. */
+const uniqueItemIds: Router = (request, next) => {
+	if (!request.path.endsWith("/responses")) return next();
+	const ids = ((request.body.input ?? []) as { id?: string }[]).flatMap((item) => (item.id ? [item.id] : []));
+	const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+	if (repeated === undefined) return next();
+	return openAiError(400, `Duplicate item found with id ${repeated}.`, "invalid_request_error");
+};
+
+describe("pi#9057: a Responses server whose function_call items carry a call_id but no item id", () => {
+	it("pi#9057: after two calls in one answer, the next request sends no made-up item id (`undefined`), each call under its own call_id with its output; the answer arrives", async () => {
+		const compat: WireModelSpec = { api: "openai-responses", provider: "compat", id: "qwen-wire-responses" };
+		const { server, session } = await switchingSession(compat, compat, uniqueItemIds);
+		// The server leaves out the optional item `id` of each function_call.
+		const withoutItemIds: Reply = (request, res, req) => {
+			const events = responsesEvents([
+				{ type: "function_call", callId: "call_north", name: "bash", arguments: { command: "echo north" } },
+				{ type: "function_call", callId: "call_south", name: "bash", arguments: { command: "echo south" } },
+			]);
+			for (const { data } of events) {
+				const item = (data as { item?: { type?: string; id?: string } }).item;
+				if (item?.type === "function_call") delete item.id;
+			}
+			return sse(events)(request, res, req);
+		};
+		server.reply(withoutItemIds, responsesReply([{ type: "message", text: "North and south." }]));
+		await session.prompt("run echo north and echo south");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			stopReason: "stop",
+			content: [{ type: "text", text: "North and south." }],
+		});
+		const input = server.requests[1]!.body.input as { type: string; id?: string; call_id?: string; output?: unknown }[];
+		const calls = input.filter((item) => item.type === "function_call");
+		expect(calls.map((item) => item.call_id)).toEqual(["call_north", "call_south"]);
+		expect(calls.map((item) => item.id)).toEqual([undefined, undefined]);
+		for (const [index, word] of ["north", "south"].entries()) {
+			const outputs = input.filter(
+				(item) => item.type === "function_call_output" && item.call_id === calls[index]!.call_id,
+			);
+			expect(outputs.map((item) => JSON.stringify(item.output))).toEqual([expect.stringContaining(word)]);
+		}
+	});
+});
+
+/** OpenAI Chat Completions: an assistant message's `tool_calls` each need a `tool` message after it. */
+const answeredCalls: Router = (request, next) => {
+	if (!request.path.endsWith("/chat/completions")) return next();
+	const messages = request.body.messages as SentChatMessage[];
+	const unanswered = messages
+		.flatMap((message) => message.tool_calls ?? [])
+		.filter((call) => !messages.some((message) => message.role === "tool" && message.tool_call_id === call.id));
+	if (unanswered.length === 0) return next();
+	return openAiError(
+		400,
+		`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${unanswered.map((call) => call.id).join(", ")}`,
+		"invalid_request_error",
+	);
+};
+
+describe("github/copilot-cli#994: a tool run stopped by the user, then a switch to another model", () => {
+	it("copilot-cli#994: after abort() mid-tool and setModel(gpt-4.1), the call goes to the new model with a tool message under its id; the answer arrives", async () => {
+		const { server, session, target } = await switchingSession(
+			{ api: "openai-responses", provider: "openai", id: "gpt-wire-codex-mini" },
+			{ api: "openai-completions", provider: "copilot", id: "gpt-wire-4.1" },
+			answeredCalls,
+		);
+		server.reply(
+			responsesReply([
+				{
+					type: "function_call",
+					callId: "call_zQrinFA8BbV4W8OqWnwmaCLg",
+					name: "bash",
+					arguments: { command: "sleep 30" },
+				},
+			]),
+			chatReply([{ type: "text", text: "The sleep was stopped." }], { model: "gpt-wire-4.1" }),
+		);
+		const started = new Promise<void>((resolve) => {
+			session.subscribe((event) => {
+				if (event.type === "tool_execution_start") resolve();
+			});
+		});
+		const prompt = session.prompt("run sleep 30");
+		await started;
+		await session.abort();
+		await prompt;
+		await session.setModel(target);
+		await session.prompt("what happened?");
+
+		expect(session.messages.at(-1)).toMatchObject({
+			provider: "copilot",
+			stopReason: "stop",
+			content: [{ type: "text", text: "The sleep was stopped." }],
+		});
+		const pairs = replayedChatCalls(server.requests[1]!);
+		expect(pairs.map((pair) => pair.command)).toEqual(["sleep 30"]);
+		expect(pairs[0]!.results).toHaveLength(1);
+		expect(
+			session.messages.find((m) => m.role === "toolResult" && m.toolCallId.startsWith("call_zQrinFA8BbV4W8OqWnwmaCLg")),
+		).toMatchObject({ isError: true });
 	});
 });
