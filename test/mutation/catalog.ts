@@ -26719,6 +26719,31 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/terminal-restored.test.ts", "test/pi-races/interactive-keys.test.ts"],
 	},
+	{
+		id: "RT01",
+		description:
+			"recordBashResult saves exitCode: null as given: a command killed by a signal is not marked and the model is told nothing",
+		file: "src/session/agent-session.ts",
+		edits: [
+			{
+				find: "this.bash.record(command, signalNoted(result), options);",
+				replace: "this.bash.record(command, result, options);",
+			},
+		],
+		tests: ["test/pi-races/bash-user-commands.test.ts"],
+	},
+	{
+		id: "RT02",
+		description: "the export's tree calls a user message with only empty text blocks `[image]` though it has no image",
+		file: "src/export/page.ts",
+		edits: [
+			{
+				find: 'return "user: " + (images ? "[image]" : "(empty)");',
+				replace: 'return "user: [image]";',
+			},
+		],
+		tests: ["test/export/export-page.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
