@@ -24228,7 +24228,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"a skill's `$ARGUMENTS` left as written: the model gets the placeholder, not what the user typed (claude-code#46922)",
 		file: "src/resources/skills.ts",
-		edits: [{ find: "\tif (placed) body = substituteSkillArguments(body, args);\n", replace: "" }],
+		edits: [{ find: "\tbody = substituteSkillArguments(body, args);\n", replace: "" }],
 		tests: ["test/pi-races/skills-arguments.test.ts"],
 	},
 	{
@@ -26551,8 +26551,8 @@ export const MUTANTS: Mutant[] = [
 		file: "src/resources/prompt-templates.ts",
 		description:
 			"a placeholder behind a backslash is filled again (opencode#9831): a meta-command's `\\$1, \\$2 … \\$ARGUMENTS` reach the model as the typed name and blanks",
-		edits: [{ find: "\t\tif (escaped) return match.slice(1);\n", replace: "" }],
-		tests: ["test/pi-races/prompt-templates-literal-dollars.test.ts"],
+		edits: [{ find: "escaped ? match.slice(1) : fill(", replace: "fill(" }],
+		tests: ["test/pi-races/prompt-templates-literal-dollars.test.ts", "test/pi-races/skills-arguments.test.ts"],
 	},
 	{
 		id: "RR04",
@@ -26743,6 +26743,14 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "RT03",
+		description:
+			"a skill whose only `$ARGUMENTS` is behind a backslash counts as placing its arguments: what the user typed is dropped",
+		file: "src/resources/skills.ts",
+		edits: [{ find: "if (!match[1]) return true;", replace: "return true;" }],
+		tests: ["test/pi-races/skills-arguments.test.ts"],
 	},
 ];
 
