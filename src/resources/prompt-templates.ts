@@ -128,7 +128,7 @@ export function substituteArgs(content: string, args: readonly string[], joiners
 	};
 	// One pass over the template, so a value that contains `$1` or `$@` stays as it is.
 	const all = join(0, args.length);
-	return fillPlaceholders(content, PLACEHOLDER, (match, defaulted, fallback, position, start, length) => {
+	return fillPlaceholders(content, PLACEHOLDER, (match, defaulted, fallback = "", position, start, length) => {
 		if (defaulted !== undefined) {
 			const value = /^\d+$/.test(defaulted) ? (args[Number.parseInt(defaulted, 10) - 1] ?? "") : all;
 			return value === "" ? fallback : value;
