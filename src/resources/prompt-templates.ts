@@ -4,6 +4,7 @@
  */
 import { basename } from "node:path";
 import { errorMessage } from "../errors.js";
+import { sliceWholeCharacters } from "../tools/truncate.js";
 import { parseFrontmatter } from "./frontmatter.js";
 import { readPromptTextFile, readTextFile } from "./text-file.js";
 import type { PromptTemplate, ResourceDiagnostic, SourceInfo } from "./types.js";
@@ -229,7 +230,8 @@ export function loadPromptTemplateFile(
 	let description = typeof frontmatter.description === "string" ? frontmatter.description : "";
 	if (!description) {
 		const firstLine = body.split("\n").find((line) => line.trim());
-		if (firstLine) description = firstLine.length > 60 ? `${firstLine.slice(0, 60)}...` : firstLine;
+		// Not between an emoji's halves: a lone half is U+FFFD in /help and in get_commands' JSON.
+		if (firstLine) description = firstLine.length > 60 ? `${sliceWholeCharacters(firstLine, 60)}...` : firstLine;
 	}
 	const hint = argumentHint(frontmatter["argument-hint"]);
 	return {

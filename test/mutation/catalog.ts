@@ -26752,6 +26752,14 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (!match[1]) return true;", replace: "return true;" }],
 		tests: ["test/pi-races/skills-arguments.test.ts"],
 	},
+	{
+		id: "RT04",
+		description:
+			"a template's description cut from its first line at 60 UTF-16 units splits an emoji: get_commands and /help show a lone half (U+FFFD)",
+		file: "src/resources/prompt-templates.ts",
+		edits: [{ find: `\${sliceWholeCharacters(firstLine, 60)}...`, replace: `\${firstLine.slice(0, 60)}...` }],
+		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
