@@ -26760,6 +26760,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: `\${sliceWholeCharacters(firstLine, 60)}...`, replace: `\${firstLine.slice(0, 60)}...` }],
 		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
 	},
+	{
+		id: "RT05",
+		description:
+			"a tool image with empty data is called `not base64`, not `no image data`, unlike a prompt image's (argent#261)",
+		file: "src/session/convert-to-llm.ts",
+		edits: [
+			{
+				find: '\tif (typeof image.data !== "string" || image.data.length === 0) return "[Image omitted: it has no image data.]";\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/image-data-shapes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
