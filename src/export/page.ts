@@ -398,7 +398,12 @@ function pathTo(id) {
 function summaryOf(e) {
 	if (e.type === "message" && e.message) {
 		var m = e.message;
-		if (m.role === "user") return "user: " + oneLine(textOf(m.content) || "[image]", 70);
+		if (m.role === "user") {
+			var asked = textOf(m.content);
+			if (asked.trim()) return "user: " + oneLine(asked, 70);
+			var images = (Array.isArray(m.content) ? m.content : []).some(function (b) { return b && b.type === "image"; });
+			return "user: " + (images ? "[image]" : "(empty)");
+		}
 		if (m.role === "assistant") {
 			var text = textOf(m.content);
 			var calls = (Array.isArray(m.content) ? m.content : []).filter(function (b) { return b && b.type === "toolCall"; });

@@ -4,6 +4,7 @@
  */
 import { basename } from "node:path";
 import { errorMessage } from "../errors.js";
+import { sliceWholeCharacters } from "../tools/truncate.js";
 import { parseFrontmatter } from "./frontmatter.js";
 import { readPromptTextFile, readTextFile } from "./text-file.js";
 import type { PromptTemplate, ResourceDiagnostic, SourceInfo } from "./types.js";
@@ -65,10 +66,34 @@ function splitCommandArgs(argsString: string): { args: string[]; joiners: string
 }
 
 /**
- * Every argument placeholder {@link substituteArgs} fills, and the same behind a backslash (kept as
- * written, the backslash dropped).
+ * The placeholders `source` matches, and the same behind a backslash (in group 1), which
+ * {@link fillPlaceholders} keeps as written.
  */
-const PLACEHOLDER = /(\\?)(?:\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@)/g;
+export function escapablePlaceholders(source: string): RegExp {
+	return new RegExp(`(\\\\?)(?:${source})`, "g");
+}
+
+/**
+ * Replaces each placeholder `pattern` (from {@link escapablePlaceholders}) matches with `fill`'s
+ * value, in one pass; one behind a backslash (`\$1`, `\$ARGUMENTS`) is kept as written, the
+ * backslash dropped: the rule prompt templates and skills share. `fill` gets the match and the
+ * groups of the placeholder's own source.
+ */
+export function fillPlaceholders(
+	content: string,
+	pattern: RegExp,
+	fill: (match: string, ...groups: (string | undefined)[]) => string,
+): string {
+	return content.replace(pattern, (match: string, escaped: string, ...rest: unknown[]) =>
+		// The last two are the match's offset and the whole text.
+		escaped ? match.slice(1) : fill(match, ...(rest.slice(0, -2) as (string | undefined)[])),
+	);
+}
+
+/** Every argument placeholder {@link substituteArgs} fills. */
+const PLACEHOLDER = escapablePlaceholders(
+	/\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$(\d+)|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@/.source,
+);
 
 /** Whether a template body has a placeholder that takes arguments (not only `$0` or escaped ones). */
 function namesArguments(body: string): boolean {
@@ -104,8 +129,7 @@ export function substituteArgs(content: string, args: readonly string[], joiners
 	};
 	// One pass over the template, so a value that contains `$1` or `$@` stays as it is.
 	const all = join(0, args.length);
-	return content.replace(PLACEHOLDER, (match, escaped, defaulted, fallback, position, start, length) => {
-		if (escaped) return match.slice(1);
+	return fillPlaceholders(content, PLACEHOLDER, (match, defaulted, fallback = "", position, start, length) => {
 		if (defaulted !== undefined) {
 			const value = /^\d+$/.test(defaulted) ? (args[Number.parseInt(defaulted, 10) - 1] ?? "") : all;
 			return value === "" ? fallback : value;
@@ -206,7 +230,8 @@ export function loadPromptTemplateFile(
 	let description = typeof frontmatter.description === "string" ? frontmatter.description : "";
 	if (!description) {
 		const firstLine = body.split("\n").find((line) => line.trim());
-		if (firstLine) description = firstLine.length > 60 ? `${firstLine.slice(0, 60)}...` : firstLine;
+		// Not between an emoji's halves: a lone half is U+FFFD in /help and in get_commands' JSON.
+		if (firstLine) description = firstLine.length > 60 ? `${sliceWholeCharacters(firstLine, 60)}...` : firstLine;
 	}
 	const hint = argumentHint(frontmatter["argument-hint"]);
 	return {

@@ -7,7 +7,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { errorMessage } from "../errors.js";
 import { misplacedFrontmatterLine, parseFrontmatter } from "./frontmatter.js";
-import { parseCommandArgs } from "./prompt-templates.js";
+import { escapablePlaceholders, fillPlaceholders, parseCommandArgs } from "./prompt-templates.js";
 import { readPromptTextFile, readTextFile } from "./text-file.js";
 import type { FilteredOutSkill, ResourceDiagnostic, ResourceLoader, Skill, SourceInfo } from "./types.js";
 
@@ -238,8 +238,9 @@ export function expandSkillCommand(
 		return { text, skill, error: { path: skill.filePath, message: errorMessage(error) } };
 	}
 	// A skill written for Claude Code places its arguments with `$ARGUMENTS`; then they are not repeated below.
-	const placed = ARGUMENTS_PLACEHOLDER.test(body);
-	if (placed) body = substituteSkillArguments(body, args);
+	const placed = placesArguments(body);
+	// Also when none is placed: a placeholder behind a backslash loses the backslash.
+	body = substituteSkillArguments(body, args);
 	const block = `<skill name="${skill.name}" location="${skill.filePath}">\nReferences are relative to ${skill.baseDir}.\n\n${body}\n</skill>`;
 	return { text: args && !placed ? `${block}\n\n${args}` : block, skill };
 }
@@ -303,13 +304,22 @@ function skillInFolder(skills: readonly Skill[], folder: string): Skill | undefi
 /**
  * `$ARGUMENTS` (the arguments as typed), `$ARGUMENTS[N]` (the N-th word, from 0) and
  * `${ARGUMENTS:-text}` in a skill body. `$1` and `$@` are not: skill bodies hold shell code.
+ * Behind a backslash each is kept as written, as in a prompt template.
  */
-const ARGUMENTS_PLACEHOLDER = /\$\{ARGUMENTS:-([^}]*)\}|\$ARGUMENTS(?:\[(\d+)\])?(?![A-Za-z0-9_])/;
+const ARGUMENTS_PLACEHOLDER = escapablePlaceholders(
+	/\$\{ARGUMENTS:-([^}]*)\}|\$ARGUMENTS(?:\[(\d+)\])?(?![A-Za-z0-9_])/.source,
+);
+
+/** Whether a skill body places its arguments: an {@link ARGUMENTS_PLACEHOLDER} not behind a backslash. */
+function placesArguments(body: string): boolean {
+	for (const match of body.matchAll(ARGUMENTS_PLACEHOLDER)) if (!match[1]) return true;
+	return false;
+}
 
 /** Fills {@link ARGUMENTS_PLACEHOLDER}s in one pass, so an argument holding `$ARGUMENTS` stays as typed. */
 function substituteSkillArguments(body: string, args: string): string {
 	const words = parseCommandArgs(args);
-	return body.replace(new RegExp(ARGUMENTS_PLACEHOLDER.source, "g"), (_match, fallback, index) => {
+	return fillPlaceholders(body, ARGUMENTS_PLACEHOLDER, (_match, fallback, index) => {
 		if (fallback !== undefined) return args === "" ? fallback : args;
 		return index === undefined ? args : (words[Number.parseInt(index, 10)] ?? "");
 	});

@@ -85,7 +85,7 @@ import type { SessionManager } from "../store/session-manager.js";
 import { OPERATION_ABORTED } from "../tools/abort.js";
 import { type ToolInfo, unknownToolNames } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/types.js";
-import { type BashResult, BashRunner, type ExecuteBashOptions } from "./bash-runner.js";
+import { type BashResult, BashRunner, type ExecuteBashOptions, signalNoted } from "./bash-runner.js";
 import { finishTurnBoundary } from "./boundaries.js";
 import { CacheWarmer, type CacheWarmerClock, type CacheWarmingMode, type CacheWarmingStatus } from "./cache-warmer.js";
 import {
@@ -1837,6 +1837,8 @@ export class AgentSession {
 	 * Records the result of a command run elsewhere (e.g. by an extension). See {@link executeBash}.
 	 * Throws `INVALID_ARGUMENT` (nothing recorded) unless `command` is a string and `result` has a
 	 * string `output`, a number or undefined `exitCode` and boolean `cancelled` / `truncated`.
+	 * An `exitCode` of `null` (a child's close code after a signal) is saved as `killedBySignal`, as a
+	 * `!` command's is, and the model is told the command was killed by a signal.
 	 *
 	 * @example
 	 * ```ts
@@ -1847,7 +1849,7 @@ export class AgentSession {
 		this.assertUsable();
 		const invalid = bashResultError("session.recordBashResult", command, result);
 		if (invalid) throw invalid;
-		this.bash.record(command, result, options);
+		this.bash.record(command, signalNoted(result), options);
 	}
 
 	/** Aborts every running {@link executeBash} command. */

@@ -230,10 +230,11 @@ async function discardOutput(output: OutputAccumulator): Promise<void> {
 }
 
 /**
- * A handler's result with `exitCode: null` (a JavaScript extension passing on a child's close code:
- * killed by a signal) as the operations path records one (pi#9577): no code, `killedBySignal`.
+ * A handler's (or `recordBashResult`'s) result with `exitCode: null` (a JavaScript extension passing
+ * on a child's close code: killed by a signal) as the operations path records one (pi#9577): no code,
+ * `killedBySignal`.
  */
-function signalNoted(result: BashResult): BashResult {
+export function signalNoted(result: BashResult): BashResult {
 	if ((result.exitCode as number | null | undefined) !== null || result.cancelled) return result;
 	return { ...result, exitCode: undefined, killedBySignal: true };
 }

@@ -40,6 +40,8 @@ export function unsendableImageText(image: ImageContent): string | undefined {
 	if (!(SUPPORTED_PROMPT_IMAGE_TYPES as readonly string[]).includes(image.mimeType)) {
 		return `[Image omitted: ${image.mimeType || "an unknown type"} is not a supported image type (${SUPPORTED_PROMPT_IMAGE_TYPES.join(", ")}).]`;
 	}
+	// As the prompt-image path says it: a 404's empty body is no image, not data in another encoding.
+	if (typeof image.data !== "string" || image.data.length === 0) return "[Image omitted: it has no image data.]";
 	if (!isBase64(image)) return "[Image omitted: its data is not base64.]";
 	return isImageData(image) ? undefined : NOT_AN_IMAGE_TEXT;
 }

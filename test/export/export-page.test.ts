@@ -418,6 +418,37 @@ describe("the exported page in Chromium", () => {
 		});
 	});
 
+	it("the tree names a user message by what it holds: `[image]` only when it has an image, `(empty)` when its text blocks are empty and it has none", async () => {
+		const at = "2026-01-01T00:00:00.000Z";
+		const line = (entry: Record<string, unknown>) => `${JSON.stringify(entry)}\n`;
+		const user = (id: string, parentId: string | null, content: unknown) =>
+			line({ type: "message", id, parentId, timestamp: at, message: { role: "user", content, timestamp: 1 } });
+		const source = join(dir, "empty-user.jsonl");
+		writeFileSync(
+			source,
+			line({ type: "session", version: 3, id: "s1", timestamp: at, cwd: dir }) +
+				user("u1", null, [{ type: "text", text: "" }]) +
+				user("u2", "u1", [
+					{ type: "text", text: "" },
+					{ type: "text", text: " " },
+				]) +
+				user("u3", "u2", [
+					{ type: "text", text: "" },
+					{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+				]) +
+				user("u4", "u3", [{ type: "text", text: "ASKED" }]),
+		);
+		const html = join(dir, "empty-user.html");
+		await exportSessionToHtml(source, { outputPath: html });
+		await onExportedPage(html, async (other) => {
+			const row = (id: string) => visible(other.locator(`.node[data-id="${id}"]`));
+			expect(await row("u1")).toBe("user: (empty)");
+			expect(await row("u2")).toBe("user: (empty)");
+			expect(await row("u3")).toBe("user: [image]");
+			expect(await row("u4")).toBe("user: ASKED");
+		});
+	});
+
 	it("an answer whose provider names another model than the one asked (openrouter/auto) says which answered; one naming the same model says nothing more, in its line and the header's models, as /session's usage does", async () => {
 		const html = join(dir, "routed.html");
 		const { SessionManager } = await import("../../src/store/session-manager.js");

@@ -24233,7 +24233,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"a skill's `$ARGUMENTS` left as written: the model gets the placeholder, not what the user typed (claude-code#46922)",
 		file: "src/resources/skills.ts",
-		edits: [{ find: "\tif (placed) body = substituteSkillArguments(body, args);\n", replace: "" }],
+		edits: [{ find: "\tbody = substituteSkillArguments(body, args);\n", replace: "" }],
 		tests: ["test/pi-races/skills-arguments.test.ts"],
 	},
 	{
@@ -26556,8 +26556,8 @@ export const MUTANTS: Mutant[] = [
 		file: "src/resources/prompt-templates.ts",
 		description:
 			"a placeholder behind a backslash is filled again (opencode#9831): a meta-command's `\\$1, \\$2 … \\$ARGUMENTS` reach the model as the typed name and blanks",
-		edits: [{ find: "\t\tif (escaped) return match.slice(1);\n", replace: "" }],
-		tests: ["test/pi-races/prompt-templates-literal-dollars.test.ts"],
+		edits: [{ find: "escaped ? match.slice(1) : fill(", replace: "fill(" }],
+		tests: ["test/pi-races/prompt-templates-literal-dollars.test.ts", "test/pi-races/skills-arguments.test.ts"],
 	},
 	{
 		id: "RR04",
@@ -26929,6 +26929,60 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/pi-ai.ts",
 		edits: [{ find: "onContext(withoutMissingItemIds),", replace: "" }],
 		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
+	{
+		id: "RT01",
+		description:
+			"recordBashResult saves exitCode: null as given: a command killed by a signal is not marked and the model is told nothing",
+		file: "src/session/agent-session.ts",
+		edits: [
+			{
+				find: "this.bash.record(command, signalNoted(result), options);",
+				replace: "this.bash.record(command, result, options);",
+			},
+		],
+		tests: ["test/pi-races/bash-user-commands.test.ts"],
+	},
+	{
+		id: "RT02",
+		description: "the export's tree calls a user message with only empty text blocks `[image]` though it has no image",
+		file: "src/export/page.ts",
+		edits: [
+			{
+				find: 'return "user: " + (images ? "[image]" : "(empty)");',
+				replace: 'return "user: [image]";',
+			},
+		],
+		tests: ["test/export/export-page.test.ts"],
+	},
+	{
+		id: "RT03",
+		description:
+			"a skill whose only `$ARGUMENTS` is behind a backslash counts as placing its arguments: what the user typed is dropped",
+		file: "src/resources/skills.ts",
+		edits: [{ find: "if (!match[1]) return true;", replace: "return true;" }],
+		tests: ["test/pi-races/skills-arguments.test.ts"],
+	},
+	{
+		id: "RT04",
+		description:
+			"a template's description cut from its first line at 60 UTF-16 units splits an emoji: get_commands and /help show a lone half (U+FFFD)",
+		file: "src/resources/prompt-templates.ts",
+		edits: [{ find: `\${sliceWholeCharacters(firstLine, 60)}...`, replace: `\${firstLine.slice(0, 60)}...` }],
+		tests: ["test/pi-races/prompt-templates-argument-hints.test.ts"],
+	},
+	{
+		id: "RT05",
+		description:
+			"a tool image with empty data is called `not base64`, not `no image data`, unlike a prompt image's (argent#261)",
+		file: "src/session/convert-to-llm.ts",
+		edits: [
+			{
+				find: '\tif (typeof image.data !== "string" || image.data.length === 0) return "[Image omitted: it has no image data.]";\n',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/image-data-shapes.test.ts"],
 	},
 ];
 

@@ -233,6 +233,23 @@ describe("oh-my-pi#185: the `user_bash` hook never called for `!` and `!!`", () 
 		expect(bashEntries(bannerSessionFile(chat.stdout))).toMatchObject([{ command: "make", killedBySignal: true }]);
 	});
 
+	it("pi#9577: `session.recordBashResult` given `exitCode: null` (a child killed by a signal) saves it as the `!` paths do, and the model is told the command was killed by a signal", async () => {
+		h = await createHarness({ persistence: "disk" });
+		const { answerRequests } = script(h, [fauxAssistantMessage("noted")]);
+		// An extension passing on a child's close code, as Node gives it for a signal.
+		h.session.recordBashResult("make", {
+			output: "half a build\n",
+			exitCode: null as never,
+			cancelled: false,
+			truncated: false,
+		});
+		await h.session.prompt("what happened?");
+		expect(userTexts(answerRequests[0]!)[0]).toBe(
+			"Ran `make`\n```\nhalf a build\n\n```\n\nCommand was killed by a signal",
+		);
+		expect(bashEntries(h.session.sessionFile!)).toMatchObject([{ command: "make", killedBySignal: true }]);
+	});
+
 	it("oh-my-pi#185, pi#7063: settle --rpc: the `bash` command reaches `user_bash` too (with excludeFromContext, pi#5039), and the handler's answer is the response", async () => {
 		const log = join(cli.dir, "user-bash.log");
 		writeFileSync(log, "");

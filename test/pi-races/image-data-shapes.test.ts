@@ -213,7 +213,7 @@ describe("argent#261 (claude-code#60334): a screenshot tool answered an image wi
 		expect(await callToolThenPromptAgain(w, "get_screenshot")).toEqual(["toolUse", "stop", "stop"]);
 		expect(lastRequestImages(w)).toEqual([]);
 		const [result] = requestBlocks(w.server.requests.at(-1)!).filter((block) => block.type === "tool_result");
-		expect(result).toMatchObject({ content: "[Image omitted: its data is not base64.]" });
+		expect(result).toMatchObject({ content: "[Image omitted: it has no image data.]" });
 		expect(saved(w, "toolResult")[0]?.content).toEqual([{ type: "image", data: "", mimeType: "image/png" }]);
 	});
 });

@@ -74,3 +74,17 @@ describe("pi#2761: a prompt template's argument hint", () => {
 		expect(await chat.end()).toBe(0);
 	});
 });
+
+describe("a template without a description: its first line, cut", () => {
+	it("an emoji across the 60-character cut is left out whole: get_commands sends no lone half of it (which JSON clients and /help show as U+FFFD)", async () => {
+		const prompts = join(cli.agentDir, "prompts");
+		mkdirSync(prompts, { recursive: true });
+		writeFileSync(join(prompts, "ship.md"), `${"a".repeat(59)}\u{1F680} ship it and tell the team\n`);
+		const server = new RpcClient(["--faux", "--no-session"], { cwd: cli.project, agentDir: cli.agentDir });
+		const reply = (await server.request({ id: "1", type: "get_commands" })).data as {
+			commands: { name: string; description?: string }[];
+		};
+		expect(reply.commands.find((command) => command.name === "ship")?.description).toBe(`${"a".repeat(59)}...`);
+		expect(await server.end()).toBe(0);
+	});
+});

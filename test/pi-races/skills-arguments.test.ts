@@ -53,4 +53,22 @@ describe("claude-code#46922: `$ARGUMENTS` in a skill's body", () => {
 		const plain = cli.settle(["--faux", "--no-session", "-p", "/skill:plain src/a.ts"]);
 		expect(plain.stdout).toBe(`${block("plain", plainDir, "Check the build.")}\n\nsrc/a.ts\n`);
 	});
+
+	it("opencode#9831: a skill writing `\\$ARGUMENTS` (or `\\$ARGUMENTS[1]`, or with a `:-` default) keeps it as written, the backslash dropped, as a prompt template does; one whose placeholders are all so written gets its arguments below", () => {
+		const dir = writeSkill(
+			"meta",
+			// biome-ignore lint/suspicious/noTemplateCurlyInString: the skill's own placeholder, not a template literal
+			"Name it $ARGUMENTS[0]. Tell the user \\$ARGUMENTS, \\$ARGUMENTS[1] and \\${ARGUMENTS:-x} exist; shell `\\$1` stays.\n",
+		);
+		const run = cli.settle(["--faux", "--no-session", "-p", "/skill:meta deploy now"]);
+		expect(run).toMatchObject({ code: 0, stderr: "" });
+		expect(run.stdout).toBe(
+			// biome-ignore lint/suspicious/noTemplateCurlyInString: the skill's own placeholder, kept as written
+			`${block("meta", dir, "Name it deploy. Tell the user $ARGUMENTS, $ARGUMENTS[1] and ${ARGUMENTS:-x} exist; shell `\\$1` stays.")}\n`,
+		);
+
+		const escapedDir = writeSkill("explain", "Explain \\$ARGUMENTS.\n");
+		const escaped = cli.settle(["--faux", "--no-session", "-p", "/skill:explain briefly"]);
+		expect(escaped.stdout).toBe(`${block("explain", escapedDir, "Explain $ARGUMENTS.")}\n\nbriefly\n`);
+	});
 });
