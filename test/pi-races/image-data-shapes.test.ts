@@ -5,11 +5,11 @@
  */
 
 import { describe, expect, it } from "vitest";
-import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
 import type { RecordedRequest } from "../llm/wire/server.js";
 import { useWireSession, type WireSession } from "../llm/wire/session.js";
 import { decodedSize, encodeImage } from "../tools/image-resize-helpers.js";
+import { callToolThenPromptAgain, savedMessages, stopReasons, toolAnswering } from "./tool-turns.js";
 
 const wireSession = useWireSession();
 
@@ -53,42 +53,6 @@ const refuseEmptyText: Route = (request, next) => {
 	return anthropicError(400, "invalid_request_error", "messages: text content blocks must be non-empty");
 };
 
-/** An extension registering tool `name`, which answers `content`. */
-function toolAnswering(name: string, content: unknown[]): ExtensionFactory {
-	return (pi) => {
-		pi.registerTool({
-			name,
-			label: name,
-			description: `the ${name} tool`,
-			parameters: { type: "object", properties: {} } as never,
-			execute: async () => ({ content: content as never, details: {} }),
-		});
-	};
-}
-
-/** The model calls `tool`, then answers; a second prompt is answered too. Returns the stop reasons. */
-async function callToolThenPromptAgain(w: WireSession, tool: string): Promise<string[]> {
-	w.server.reply(
-		anthropicReply([{ type: "tool_use", id: `toolu_${tool}`, name: tool, input: {} }], { stopReason: "tool_use" }),
-		anthropicReply([{ type: "text", text: "A screenshot." }]),
-		anthropicReply([{ type: "text", text: "Still here." }]),
-	);
-	await w.session.prompt(`use ${tool}`);
-	await w.session.prompt("and now?");
-	return stopReasons(w);
-}
-
-function stopReasons(w: WireSession): string[] {
-	return w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
-}
-
-/** The messages of `role` in the session's file, as saved. */
-function saved(w: WireSession, role: "user" | "toolResult") {
-	return w
-		.entries()
-		.flatMap((entry) => (entry.type === "message" && entry.message.role === role ? [entry.message] : []));
-}
-
 /** The base64 of every image block the last request carried. */
 function lastRequestImages(w: WireSession): string[] {
 	const last = w.server.requests.at(-1);
@@ -109,7 +73,7 @@ describe("openai-agents-js#722, gyazo-mcp-server#129: an image whose data was a 
 			],
 		});
 		expect(await callToolThenPromptAgain(w, "get_screenshot")).toEqual(["toolUse", "stop", "stop"]);
-		expect(saved(w, "toolResult")[0]?.content).toEqual([{ type: "image", data: shot, mimeType: "image/png" }]);
+		expect(savedMessages(w, "toolResult")[0]?.content).toEqual([{ type: "image", data: shot, mimeType: "image/png" }]);
 		expect(lastRequestImages(w)).toEqual([shot]);
 	});
 
@@ -129,7 +93,7 @@ describe("openai-agents-js#722, gyazo-mcp-server#129: an image whose data was a 
 		});
 		await w.session.prompt("and now?");
 		expect(stopReasons(w)).toEqual(["stop", "stop"]);
-		expect(saved(w, "user")[0]?.content).toEqual([
+		expect(savedMessages(w, "user")[0]?.content).toEqual([
 			{ type: "text", text: "what is this?" },
 			{ type: "image", data: photo, mimeType: "image/jpeg" },
 		]);
@@ -147,7 +111,7 @@ describe("openai-agents-js#722, gyazo-mcp-server#129: an image whose data was a 
 			images: [{ type: "image", data: `data:image/jpeg;base64,${wide}`, mimeType: "image/jpeg" }],
 		});
 		expect(stopReasons(w)).toEqual(["stop"]);
-		const [text, image] = (saved(w, "user")[0]?.content ?? []) as Block[];
+		const [text, image] = (savedMessages(w, "user")[0]?.content ?? []) as Block[];
 		expect(text?.text).toBe(
 			"what is this?\n\n[Image: original 2400x600, displayed at 2000x500. Multiply coordinates by 1.20 to map to original image.]",
 		);
@@ -171,7 +135,7 @@ describe("codex#24169 (PR): a user image given as an empty data URL (`data:image
 		});
 		await w.session.prompt("and now?");
 		expect(stopReasons(w)).toEqual(["stop", "stop"]);
-		expect(saved(w, "user")[0]?.content).toEqual([
+		expect(savedMessages(w, "user")[0]?.content).toEqual([
 			{ type: "text", text: "what is this?\n\n[Image 1 omitted: it has no image data.]" },
 		]);
 		expect(lastRequestImages(w)).toEqual([]);
@@ -195,7 +159,7 @@ describe("claude-code#56409, claude-code#57245, claude-code#67261: a screenshot 
 		expect(stopReasons(w)).toEqual(["stop", "stop"]);
 		expect(w.server.requests).toHaveLength(2);
 		expect(lastRequestImages(w)).toEqual([shot]);
-		const [first] = saved(w, "user");
+		const [first] = savedMessages(w, "user");
 		expect(((first?.content ?? []) as Block[]).filter((block) => block.type === "image")).toEqual([
 			{ type: "image", data: shot, mimeType: "image/png" },
 		]);
@@ -214,6 +178,6 @@ describe("argent#261 (claude-code#60334): a screenshot tool answered an image wi
 		expect(lastRequestImages(w)).toEqual([]);
 		const [result] = requestBlocks(w.server.requests.at(-1)!).filter((block) => block.type === "tool_result");
 		expect(result).toMatchObject({ content: "[Image omitted: it has no image data.]" });
-		expect(saved(w, "toolResult")[0]?.content).toEqual([{ type: "image", data: "", mimeType: "image/png" }]);
+		expect(savedMessages(w, "toolResult")[0]?.content).toEqual([{ type: "image", data: "", mimeType: "image/png" }]);
 	});
 });

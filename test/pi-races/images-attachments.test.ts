@@ -11,7 +11,6 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type * as Photon from "@silvia-odwyer/photon-node";
 import { describe, expect, it } from "vitest";
-import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { detectImageMimeType, readImageDimensions } from "../../src/tools/image.js";
 import { cliCommand, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
@@ -19,6 +18,7 @@ import { chatReply } from "../llm/wire/openai.js";
 import { type RecordedRequest, useWireServer } from "../llm/wire/server.js";
 import { useWireSession, type WireSession } from "../llm/wire/session.js";
 import { decodedSize, encodeImage } from "../tools/image-resize-helpers.js";
+import { callToolThenPromptAgain, savedMessages, toolAnswering } from "./tool-turns.js";
 
 const photon = createRequire(import.meta.url)("@silvia-odwyer/photon-node") as typeof Photon;
 
@@ -72,38 +72,6 @@ async function promptImageThenAgain(
 	return { stops, firstUser: (first?.content ?? []) as SavedBlock[], w };
 }
 
-/** An extension registering tool `name`, which answers `content`. */
-function toolAnswering(name: string, content: unknown[]): ExtensionFactory {
-	return (pi) => {
-		pi.registerTool({
-			name,
-			label: name,
-			description: `the ${name} tool`,
-			parameters: { type: "object", properties: {} } as never,
-			execute: async () => ({ content: content as never, details: {} }),
-		});
-	};
-}
-
-/** The model calls `tool`, then answers; a second prompt is answered too. Returns the stop reasons. */
-async function callToolThenPromptAgain(session: WireSession, tool: string): Promise<string[]> {
-	session.server.reply(
-		anthropicReply([{ type: "tool_use", id: `toolu_${tool}`, name: tool, input: {} }], { stopReason: "tool_use" }),
-		anthropicReply([{ type: "text", text: "I could not see it." }]),
-		anthropicReply([{ type: "text", text: "Still here." }]),
-	);
-	await session.session.prompt(`use ${tool}`);
-	await session.session.prompt("and now?");
-	return session.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
-}
-
-/** The tool results in the session's file, as saved. */
-function savedResults(session: WireSession) {
-	return session
-		.entries()
-		.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
-}
-
 /**
  * 1600×1200 of noise as a PNG: 6.4 MB on disk, 8.5 MB of base64, within 2000 px. Encoded once for the
  * file's three tests that send or read it (photon takes ~0.6 s of CPU for it); no test writes into it.
@@ -146,7 +114,7 @@ describe("pi#2055: an image over the provider's 5 MB limit in a tool result made
 		for (const request of w.server.requests) {
 			expect(sentImageData(request).every((data) => data.length <= ANTHROPIC_IMAGE_BYTES)).toBe(true);
 		}
-		const [saved] = savedResults(w);
+		const [saved] = savedMessages(w, "toolResult");
 		expect(saved?.content).toEqual([
 			{ type: "text", text: "captured" },
 			{
@@ -166,7 +134,7 @@ describe("pi#2055: an image over the provider's 5 MB limit in a tool result made
 		});
 		const stops = await callToolThenPromptAgain(w, "screenshot");
 		expect(stops).toEqual(["toolUse", "stop", "stop"]);
-		const [saved] = savedResults(w);
+		const [saved] = savedMessages(w, "toolResult");
 		expect(saved?.content).toEqual([
 			{
 				type: "text",
@@ -262,7 +230,7 @@ describe("oh-my-pi#10633: a full-page screenshot taller than 8000 px was sent ra
 		});
 		const stops = await callToolThenPromptAgain(w, "screenshot");
 		expect(stops).toEqual(["toolUse", "stop", "stop"]);
-		const [saved] = savedResults(w);
+		const [saved] = savedMessages(w, "toolResult");
 		const image = saved?.content[0];
 		expect(image?.type).toBe("image");
 		const size = image?.type === "image" ? decodedSize(Buffer.from(image.data, "base64")) : undefined;
@@ -363,7 +331,7 @@ describe("claude-code#12009: an MCP screenshot labelled image/jpeg that was a PN
 		});
 		const stops = await callToolThenPromptAgain(w, "get_screenshot");
 		expect(stops).toEqual(["toolUse", "stop", "stop"]);
-		const [saved] = savedResults(w);
+		const [saved] = savedMessages(w, "toolResult");
 		expect(saved?.content).toEqual([{ type: "image", data: shot, mimeType: "image/png" }]);
 	});
 
@@ -494,7 +462,7 @@ describe("opencode#48476, cc-haha#907: a .png holding a server's JSON error went
 		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
 		expect(stops).toEqual(["toolUse", "stop", "stop"]);
 		expect(sentImageData(w.server.requests[1]!)).toEqual([]);
-		const [saved] = savedResults(w);
+		const [saved] = savedMessages(w, "toolResult");
 		expect(saved?.content).toEqual([{ type: "text", text: NOT_FOUND_BODY }]);
 	});
 
@@ -511,7 +479,7 @@ describe("opencode#48476, cc-haha#907: a .png holding a server's JSON error went
 		expect(JSON.stringify(w.server.requests[2]!.body)).toContain(
 			"[Image omitted: its data is not a PNG, JPEG, GIF or WebP image",
 		);
-		const [saved] = savedResults(w);
+		const [saved] = savedMessages(w, "toolResult");
 		expect(saved?.content).toEqual([{ type: "image", data: json, mimeType: "image/png" }]);
 	});
 
@@ -560,7 +528,7 @@ describe("claude-code#56016: a malformed small PNG read with the Read tool was r
 		const stops = w.session.messages.flatMap((message) => (message.role === "assistant" ? [message.stopReason] : []));
 		expect(stops).toEqual(["toolUse", "stop", "stop"]);
 		expect(sentImageData(w.server.requests[2]!)).toEqual([]);
-		const [saved] = savedResults(w);
+		const [saved] = savedMessages(w, "toolResult");
 		expect(saved?.content).toEqual([
 			{
 				type: "text",

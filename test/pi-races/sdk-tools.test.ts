@@ -6,7 +6,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
-import type { ExtensionFactory } from "../../src/extensions/types.js";
 import { createFauxProvider, type FauxProvider, fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { createAgentSessionRuntimeFactory } from "../../src/runtime/factory.js";
@@ -15,8 +14,9 @@ import { type CreateAgentSessionOptions, createAgentSession } from "../../src/ru
 import type { AgentSessionEvent } from "../../src/session/events.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
-import { anthropicError, anthropicReply } from "../llm/wire/anthropic.js";
-import { useWireSession, type WireSession } from "../llm/wire/session.js";
+import { anthropicError } from "../llm/wire/anthropic.js";
+import { useWireSession } from "../llm/wire/session.js";
+import { callToolThenPromptAgain, savedMessages, toolAnswering } from "./tool-turns.js";
 
 let dir: string;
 
@@ -60,42 +60,6 @@ function savedToolResults(file: string): Array<{ toolName: string; content: unkn
 		.map((line) => JSON.parse(line))
 		.filter((entry) => entry.type === "message" && entry.message.role === "toolResult")
 		.map((entry) => entry.message);
-}
-
-/** An extension registering tool `name`, which answers `content`. */
-function toolAnswering(name: string, content: unknown[]): ExtensionFactory {
-	return (pi) => {
-		pi.registerTool({
-			name,
-			label: name,
-			description: `the ${name} tool`,
-			parameters: { type: "object", properties: {} } as never,
-			execute: async () => ({ content: content as never, details: {} }),
-		});
-	};
-}
-
-/** The model calls `tool`, then answers; a second prompt is answered too: three requests, the session going on. */
-async function callToolThenPromptAgain(session: WireSession, tool: string): Promise<void> {
-	session.server.reply(
-		anthropicReply([{ type: "tool_use", id: `toolu_${tool}`, name: tool, input: {} }], { stopReason: "tool_use" }),
-		anthropicReply([{ type: "text", text: "I could not see it." }]),
-		anthropicReply([{ type: "text", text: "Still here." }]),
-	);
-	await session.session.prompt(`use ${tool}`);
-	await session.session.prompt("and now?");
-	expect(session.server.requests).toHaveLength(3);
-	const stops = session.session.messages.flatMap((message) =>
-		message.role === "assistant" ? [message.stopReason] : [],
-	);
-	expect(stops).toEqual(["toolUse", "stop", "stop"]);
-}
-
-/** The tool results in the session's file, as saved. */
-function savedResultsOf(session: WireSession) {
-	return session
-		.entries()
-		.flatMap((entry) => (entry.type === "message" && entry.message.role === "toolResult" ? [entry.message] : []));
 }
 
 function resultText(event: AgentSessionEvent | undefined): string {
@@ -397,11 +361,12 @@ describe("piclaw#9: a custom tool that returns a PDF as an image block poisoned 
 			],
 		});
 		const { server } = w;
-		await callToolThenPromptAgain(w, "read_attachment");
+		expect(await callToolThenPromptAgain(w, "read_attachment")).toEqual(["toolUse", "stop", "stop"]);
+		expect(w.server.requests).toHaveLength(3);
 		expect(sentImageTypes(server.requests[1]!.body)).toEqual([]);
 		expect(JSON.stringify(server.requests[1]!.body)).toContain("application/pdf is not a supported image type");
 		// The tool's output is not deleted: the file holds the block as the tool returned it.
-		const saved = savedResultsOf(w);
+		const saved = savedMessages(w, "toolResult");
 		expect(saved[0]?.content).toEqual([
 			{ type: "text", text: "report.pdf" },
 			{ type: "image", data: pdf, mimeType: "application/pdf" },
@@ -429,10 +394,11 @@ describe("openclaw#18212: a tool's image block whose data is not base64 made eve
 			],
 		});
 		const { server } = w;
-		await callToolThenPromptAgain(w, "screenshot");
+		expect(await callToolThenPromptAgain(w, "screenshot")).toEqual(["toolUse", "stop", "stop"]);
+		expect(w.server.requests).toHaveLength(3);
 		expect(JSON.stringify(server.requests[1]!.body)).not.toContain("binary screenshot bytes");
 		expect(JSON.stringify(server.requests[1]!.body)).toContain("[Image omitted: its data is not base64.]");
-		const saved = savedResultsOf(w);
+		const saved = savedMessages(w, "toolResult");
 		expect(saved[0]?.content).toEqual([{ type: "image", data: "<binary screenshot bytes>", mimeType: "image/png" }]);
 	});
 });
