@@ -10,19 +10,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { script } from "./helpers.js";
+import { script, toolResultTexts } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
 });
-
-function resultTexts(harness: Harness): string[] {
-	return harness.session.messages
-		.filter((message) => message.role === "toolResult")
-		.map((message) => (message as { content: { type: string; text: string }[] }).content[0]!.text);
-}
 
 describe("claude-code#30486: a glob with / from a folder above the repositories matches nothing, silently", () => {
 	it("claude-code#30486: `.github/workflows/*.{yml,yaml}` over two repositories says it took no file and offers `**/.github/workflows/*.{yml,yaml}`, which finds the trigger", async () => {
@@ -53,7 +47,7 @@ describe("claude-code#30486: a glob with / from a folder above the repositories 
 			fauxAssistantMessage("done"),
 		]);
 		await h.session.prompt("which repositories run workflows on pull_request_target?");
-		const [first, second, third] = resultTexts(h);
+		const [first, second, third] = toolResultTexts(h).map((result) => result.text);
 		expect(first).toBe(
 			`No matches found: no file's path from ${h.tempDir} matches the glob ".github/workflows/*.{yml,yaml}" (a glob with / is matched from that folder). Use glob "**/.github/workflows/*.{yml,yaml}" to match it at any depth (it takes api/.github/workflows/ci.yml, for one)`,
 		);

@@ -9,19 +9,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { script } from "./helpers.js";
+import { script, toolResultTexts } from "./helpers.js";
 
 let h: Harness | undefined;
 afterEach(() => {
 	h?.cleanup();
 	h = undefined;
 });
-
-function resultTexts(harness: Harness): string[] {
-	return harness.session.messages
-		.filter((message) => message.role === "toolResult")
-		.map((message) => (message as { content: { type: string; text: string }[] }).content[0]!.text);
-}
 
 describe("mirage#1170: POSIX classes in a grep pattern match nothing", () => {
 	it("mirage#1170: `Candidate[[:space:]]+[[:digit:]]+:` finds the candidate lines, `[^[:alnum:]_]` a separator, and `[[:space:]]` never a `]` (as rg)", async () => {
@@ -42,7 +36,7 @@ describe("mirage#1170: POSIX classes in a grep pattern match nothing", () => {
 			fauxAssistantMessage("done"),
 		]);
 		await h.session.prompt("which candidates are in the log?");
-		expect(resultTexts(h)).toEqual([
+		expect(toolResultTexts(h).map((result) => result.text)).toEqual([
 			"log.txt:1: Candidate 1:\nlog.txt:2: Candidate\t22:",
 			"log.txt:5: a b",
 			"log.txt:4: as]b\nlog.txt:5: a b\nlog.txt:7: x-y",
