@@ -4,37 +4,17 @@
  * images sent to a custom model were stripped from the request with nothing but a log line; the user
  * got answers about no image and did not know what to change.
  */
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cliCommand, trackChild, useCliProject, writeLocalProvider } from "../cli/helpers.js";
+import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
 import { encodeImage } from "../tools/image-resize-helpers.js";
 
-/** A guard against a hang only (a run takes a few seconds): a hung run is killed, its code null. */
-const HANG_GUARD_MS = 60_000;
-
 /** `settle --model local/coder <args>` (a real child process) in `cwd`: its exit code, stdout and stderr. */
-async function settle(cwd: string, agentDir: string, args: string[]) {
-	const child = spawn(process.execPath, [...cliCommand(), "--model", "local/coder", ...args], {
-		cwd,
-		env: { ...process.env, SETTLE_AGENT_DIR: agentDir },
-		stdio: ["ignore", "pipe", "pipe"],
-	});
-	const closed = trackChild(child);
-	const guard = setTimeout(() => child.kill("SIGKILL"), HANG_GUARD_MS);
-	let stdout = "";
-	let stderr = "";
-	child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-		stdout += chunk;
-	});
-	child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-		stderr += chunk;
-	});
-	const code = await closed.finally(() => clearTimeout(guard));
-	return { code, stdout, stderr };
+function settle(cwd: string, agentDir: string, args: string[]) {
+	return runSettleAsync(["--model", "local/coder", ...args], { cwd, agentDir });
 }
 
 describe("Factory-AI/factory#24: images attached for a custom model were stripped with no word to the user", () => {
