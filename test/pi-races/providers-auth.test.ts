@@ -23,7 +23,7 @@
  * with "No API key for provider": the key never reached the request. What the user should see: the
  * request at the provider's endpoint with `Authorization: Bearer <the file's key>`, and the answer.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import {
 	chmodSync,
 	lstatSync,
@@ -39,7 +39,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { AuthStorage, createAgentSession, SessionManager } from "../../src/index.js";
 import { cliBundle } from "../cli/cli-bundle.js";
-import { cliCommand, ROOT, trackChild, useCliProject } from "../cli/helpers.js";
+import { ROOT, runSettleAsync, useCliProject } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
 
@@ -129,23 +129,13 @@ describe("pi#6880: starts while another process holds the auth.json lock", () =>
 		// What proper-lockfile leaves while a writer holds the lock (a fresh `<file>.lock` folder).
 		mkdirSync(join(cli.agentDir, "auth.json.lock"));
 		const runs = await Promise.all(
-			[0, 1, 2, 3].map(async () => {
-				const child = spawn(process.execPath, [...cliCommand(), "--list-models", "groq"], {
+			[0, 1, 2, 3].map(() =>
+				runSettleAsync(["--list-models", "groq"], {
 					cwd: cli.project,
-					env: { ...process.env, GROQ_API_KEY: undefined, SETTLE_AGENT_DIR: cli.agentDir },
-					stdio: ["ignore", "pipe", "pipe"],
-				});
-				let stdout = "";
-				let stderr = "";
-				child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-					stdout += chunk;
-				});
-				child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-					stderr += chunk;
-				});
-				const code = await trackChild(child);
-				return { code, stdout, stderr };
-			}),
+					agentDir: cli.agentDir,
+					env: { GROQ_API_KEY: undefined },
+				}),
+			),
 		);
 		for (const run of runs) {
 			expect(run).toMatchObject({ code: 0, stderr: "" });
