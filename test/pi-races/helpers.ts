@@ -506,6 +506,11 @@ export function wireProjectsPerTest(
 	};
 }
 
+/** A `bash` call `id` running `command`, as a Chat Completions reply ({@link chatReply}) carries it. */
+export function chatBashCall(id: string, command: string) {
+	return { type: "tool_call" as const, id, name: "bash", arguments: { command } };
+}
+
 /** A content block of a Messages API request, the fields the replays read. */
 export type SentBlock = {
 	type: string;

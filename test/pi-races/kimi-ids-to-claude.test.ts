@@ -13,7 +13,14 @@ import { describe, expect, it } from "vitest";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
 import type { Router } from "../llm/wire/server.js";
-import { anthropicIdRefusal, resultsUnder, sentBlocks, type WireModelSpec, wireProjectsPerTest } from "./helpers.js";
+import {
+	anthropicIdRefusal,
+	chatBashCall,
+	resultsUnder,
+	sentBlocks,
+	type WireModelSpec,
+	wireProjectsPerTest,
+} from "./helpers.js";
 
 const wireProject = wireProjectsPerTest("settle-kimi-ids-", "off");
 const KIMI: WireModelSpec = { api: "openai-completions", provider: "moonshotai", id: "kimi-k2.5", name: "Kimi K2.5" };
@@ -32,20 +39,14 @@ describe("cc-switch#1181: a session switched from Kimi to Claude replays Kimi's 
 			settings: { compaction: { keepRecentTokens: 1 } },
 		});
 		const session = await open(KIMI);
-		const call = (id: string, command: string) => ({
-			type: "tool_call" as const,
-			id,
-			name: "bash",
-			arguments: { command },
-		});
 		server.reply(
-			chatReply([call("functions.bash:0", "echo alpha"), call("functions.bash:1", "echo beta")], {
+			chatReply([chatBashCall("functions.bash:0", "echo alpha"), chatBashCall("functions.bash:1", "echo beta")], {
 				model: "kimi-k2.5",
 				finishReason: "tool_calls",
 			}),
 			chatReply([{ type: "text", text: "Printed alpha and beta." }], { model: "kimi-k2.5" }),
 			// Numbered per answer, as vLLM's and SGLang's Kimi parsers do: `functions.bash:0` again.
-			chatReply([call("functions.bash:0", "echo gamma")], { model: "kimi-k2.5", finishReason: "tool_calls" }),
+			chatReply([chatBashCall("functions.bash:0", "echo gamma")], { model: "kimi-k2.5", finishReason: "tool_calls" }),
 			chatReply([{ type: "text", text: "Printed gamma." }], { model: "kimi-k2.5" }),
 			anthropicReply([{ type: "text", text: "They printed alpha, beta and gamma." }]),
 			anthropicReply([{ type: "text", text: "## Goal\nRan echo alpha and echo beta; both printed." }]),

@@ -45,6 +45,7 @@ import { responsesEvents, responsesReply } from "../llm/wire/responses.js";
 import { type RecordedRequest, type Reply, type Router, sse } from "../llm/wire/server.js";
 import {
 	anthropicIdRefusal,
+	chatBashCall,
 	replayedChatCalls,
 	resultsUnder,
 	type SentChatMessage,
@@ -176,16 +177,10 @@ describe("Switchyard#502, opencode#1150: a model that numbers its calls anew in 
 			{ api: "openai-completions", provider: "xai", id: "grok-wire-4" },
 			{ api: "anthropic-messages", provider: "anthropic", id: "claude-wire-1" },
 		);
-		const call = (command: string) => ({
-			type: "tool_call" as const,
-			id: "call_0",
-			name: "bash",
-			arguments: { command },
-		});
 		server.reply(
-			chatReply([call("echo alpha")], { model: "grok-wire-4", finishReason: "tool_calls" }),
+			chatReply([chatBashCall("call_0", "echo alpha")], { model: "grok-wire-4", finishReason: "tool_calls" }),
 			chatReply([{ type: "text", text: "Printed alpha." }], { model: "grok-wire-4" }),
-			chatReply([call("echo beta")], { model: "grok-wire-4", finishReason: "tool_calls" }),
+			chatReply([chatBashCall("call_0", "echo beta")], { model: "grok-wire-4", finishReason: "tool_calls" }),
 			chatReply([{ type: "text", text: "Printed beta." }], { model: "grok-wire-4" }),
 			anthropicReply([{ type: "text", text: "First alpha, then beta." }]),
 		);
@@ -257,15 +252,12 @@ describe("dyad#4304, Future-House/ldp#479: Gemini's call ids with its thought si
 		// LiteLLM names Gemini's calls `call_<uuid>__thought__<base64 thought signature>` (391 characters in the report).
 		const signature = Buffer.from("e24830a7-5cd6-42fe-998b-ee539e72b9c3".repeat(7)).toString("base64");
 		const geminiId = (uuid: string) => `call_${uuid}__thought__${signature}`;
-		const call = (id: string, command: string) => ({
-			type: "tool_call" as const,
-			id,
-			name: "bash",
-			arguments: { command },
-		});
 		server.reply(
 			chatReply(
-				[call(geminiId("4498671d257346d4baa6f58c1dbb"), "echo north"), call(geminiId("7f0c2e91ab"), "echo south")],
+				[
+					chatBashCall(geminiId("4498671d257346d4baa6f58c1dbb"), "echo north"),
+					chatBashCall(geminiId("7f0c2e91ab"), "echo south"),
+				],
 				{ model: "gemini-wire-3", finishReason: "tool_calls" },
 			),
 			chatReply([{ type: "text", text: "Printed north and south." }], { model: "gemini-wire-3" }),
@@ -346,16 +338,10 @@ describe("hermes-agent#102629: a model that numbers its calls anew in every turn
 			{ api: "openai-responses", provider: "openai", id: "gpt-wire-5" },
 			responsesIdRules,
 		);
-		const call = (command: string) => ({
-			type: "tool_call" as const,
-			id: "bash:0",
-			name: "bash",
-			arguments: { command },
-		});
 		server.reply(
-			chatReply([call("echo alpha")], { model: "kimi-wire-2", finishReason: "tool_calls" }),
+			chatReply([chatBashCall("bash:0", "echo alpha")], { model: "kimi-wire-2", finishReason: "tool_calls" }),
 			chatReply([{ type: "text", text: "Printed alpha." }], { model: "kimi-wire-2" }),
-			chatReply([call("echo beta")], { model: "kimi-wire-2", finishReason: "tool_calls" }),
+			chatReply([chatBashCall("bash:0", "echo beta")], { model: "kimi-wire-2", finishReason: "tool_calls" }),
 			chatReply([{ type: "text", text: "Printed beta." }], { model: "kimi-wire-2" }),
 			responsesReply([{ type: "message", text: "First alpha, then beta." }]),
 			responsesReply([{ type: "message", text: "Still alpha and beta." }]),
