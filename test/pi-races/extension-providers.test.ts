@@ -32,7 +32,7 @@ import { describe, expect, it } from "vitest";
 import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply, openAiError } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
-import { writeExtension } from "./helpers.js";
+import { writeExtension, writeExtProviderExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-extension-providers-");
 const server = useWireServer();
@@ -114,16 +114,7 @@ describe("oh-my-pi#6694: enabledModels naming an extension's model", () => {
 		// A models.json provider too, so there is another model to fall back on silently.
 		writeLocalProvider(cli.agentDir, "http://127.0.0.1:9/v1");
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ enabledModels: ["ext/m1"] }));
-		const extension = writeExtension(
-			cli.dir,
-			"ext-provider.mjs",
-			`pi.registerProvider("ext", {
-	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
-	apiKey: "ext-key",
-	api: "openai-completions",
-	models: [{ id: "m1", name: "M1", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
-});`,
-		);
+		const extension = writeExtProviderExtension(cli.dir, `${server.url}/v1`);
 		server.reply(chatReply([{ type: "text", text: "from ext" }]));
 
 		const run = await runSettleAsync(["--no-session", "-e", extension, "--mode", "json", "hi"], {

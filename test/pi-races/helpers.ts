@@ -334,6 +334,23 @@ export function writeExtension(dir: string, name: string, body: string): string 
 	return path;
 }
 
+/**
+ * Writes `ext-provider.mjs` in `dir`: an extension registering provider `ext` (key `ext-key`, one
+ * OpenAI-style model `m1`) served at `baseUrl`; returns its path.
+ */
+export function writeExtProviderExtension(dir: string, baseUrl: string): string {
+	return writeExtension(
+		dir,
+		"ext-provider.mjs",
+		`pi.registerProvider("ext", {
+	baseUrl: ${JSON.stringify(baseUrl)},
+	apiKey: "ext-key",
+	api: "openai-completions",
+	models: [{ id: "m1", name: "M1", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+});`,
+	);
+}
+
 /** The context meter `get_session_stats` answers with. */
 export interface ContextUsage {
 	tokens: number | null;

@@ -28,7 +28,7 @@ import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
-import { writeExtension } from "./helpers.js";
+import { writeExtProviderExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-settings-default-model-");
 const server = useWireServer(() => chatReply([{ type: "text", text: "answered" }]));
@@ -84,16 +84,7 @@ describe("pi-frontier#19: defaultProvider naming an extension's provider", () =>
 		// A models.json provider with a key, for a silent fallback to land on.
 		writeLocalProvider(cli.agentDir, "http://127.0.0.1:9/v1");
 		writeSettings({ defaultProvider: "ext", defaultModel: "m1" });
-		const extension = writeExtension(
-			cli.dir,
-			"ext-provider.mjs",
-			`pi.registerProvider("ext", {
-	baseUrl: ${JSON.stringify(`${server.url}/v1`)},
-	apiKey: "ext-key",
-	api: "openai-completions",
-	models: [{ id: "m1", name: "M1", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
-});`,
-		);
+		const extension = writeExtProviderExtension(cli.dir, `${server.url}/v1`);
 
 		const run = await settle(["--no-session", "-e", extension, "-p", "hi"]);
 
