@@ -57,6 +57,26 @@ function splitCharacterCommand(gate: string): string {
 	].join("; ");
 }
 
+/**
+ * `!make` in `harness`, whose extension reports a `null` exit after printing "half a build": the
+ * result and the session file record it as killed, and the next prompt tells the model so.
+ */
+async function expectMakeRecordedAsKilled(harness: Harness): Promise<void> {
+	const { answerRequests } = script(harness, [fauxAssistantMessage("noted")]);
+	const result = await harness.session.executeBash("make");
+	expect(result).toMatchObject({
+		output: "half a build\n",
+		exitCode: undefined,
+		killedBySignal: true,
+		cancelled: false,
+	});
+	const recorded = harness.sessionManager.getBranch().at(-1);
+	expect(recorded).toMatchObject({ message: { role: "bashExecution", killedBySignal: true } });
+	await harness.session.prompt("did it build?");
+	const sent = JSON.stringify(answerRequests[0]?.messages);
+	expect(sent).toContain("Command was killed by a signal");
+}
+
 describe("pi#9577: a shell killed by a signal is a failure", () => {
 	it("pi#9577: `kill -KILL $$` from the model's bash call is an error result saying exit code 137, with the output before the kill", async () => {
 		h = await createHarness({ initialActiveToolNames: ["bash"] });
@@ -129,19 +149,7 @@ describe("pi#9577: a shell killed by a signal is a failure", () => {
 					})),
 			],
 		});
-		const { answerRequests } = script(h, [fauxAssistantMessage("noted")]);
-		const result = await h.session.executeBash("make");
-		expect(result).toMatchObject({
-			output: "half a build\n",
-			exitCode: undefined,
-			killedBySignal: true,
-			cancelled: false,
-		});
-		const recorded = h.sessionManager.getBranch().at(-1);
-		expect(recorded).toMatchObject({ message: { role: "bashExecution", killedBySignal: true } });
-		await h.session.prompt("did it build?");
-		const sent = JSON.stringify(answerRequests[0]?.messages);
-		expect(sent).toContain("Command was killed by a signal");
+		await expectMakeRecordedAsKilled(h);
 	});
 
 	it("pi#9577: a `user_bash` handler's own result with `exitCode: null` (a JavaScript extension passing on a child's close code) is recorded as killed, as the operations path records it, and the model is told so", async () => {
@@ -160,19 +168,7 @@ describe("pi#9577: a shell killed by a signal is a failure", () => {
 					})),
 			],
 		});
-		const { answerRequests } = script(h, [fauxAssistantMessage("noted")]);
-		const result = await h.session.executeBash("make");
-		expect(result).toMatchObject({
-			output: "half a build\n",
-			exitCode: undefined,
-			killedBySignal: true,
-			cancelled: false,
-		});
-		const recorded = h.sessionManager.getBranch().at(-1);
-		expect(recorded).toMatchObject({ message: { role: "bashExecution", killedBySignal: true } });
-		await h.session.prompt("did it build?");
-		const sent = JSON.stringify(answerRequests[0]?.messages);
-		expect(sent).toContain("Command was killed by a signal");
+		await expectMakeRecordedAsKilled(h);
 	});
 });
 
