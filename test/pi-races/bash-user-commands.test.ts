@@ -157,6 +157,22 @@ function logged(log: string): unknown[] {
 		.map((line) => JSON.parse(line));
 }
 
+/**
+ * `!make` in `settle -i -e <extension>`, whose extension reports a `null` exit after printing "half a
+ * build": the chat shows it killed by a signal, goes on answering, and the session file saves it so.
+ */
+async function expectMakeShownAsKilled(extension: string): Promise<void> {
+	const chat = new Repl(["--faux", "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
+	await chat.idle(0);
+	const shown = await chat.say("!make");
+	expect(shown).toContain("  half a build\n");
+	expect(shown).toContain("(killed by a signal)");
+	expect(shown).not.toContain("(exit unknown)");
+	await chat.say("hello", "hello");
+	expect(await chat.end()).toBe(0);
+	expect(bashEntries(bannerSessionFile(chat.stdout))).toMatchObject([{ command: "make", killedBySignal: true }]);
+}
+
 describe("oh-my-pi#185: the `user_bash` hook never called for `!` and `!!`", () => {
 	it("oh-my-pi#185: settle -i: `!cmd` and `!!cmd` each reach the extension's `user_bash` handler (with excludeFromContext and the cwd); an answer from the handler replaces the run, is shown in the chat (it printed nothing) and saved", async () => {
 		const log = join(cli.dir, "user-bash.log");
@@ -200,15 +216,7 @@ describe("oh-my-pi#185: the `user_bash` hook never called for `!` and `!!`", () 
 }
 `,
 		);
-		const chat = new Repl(["--faux", "-e", path], { cwd: cli.project, agentDir: cli.agentDir });
-		await chat.idle(0);
-		const shown = await chat.say("!make");
-		expect(shown).toContain("  half a build\n");
-		expect(shown).toContain("(killed by a signal)");
-		expect(shown).not.toContain("(exit unknown)");
-		await chat.say("hello", "hello");
-		expect(await chat.end()).toBe(0);
-		expect(bashEntries(bannerSessionFile(chat.stdout))).toMatchObject([{ command: "make", killedBySignal: true }]);
+		await expectMakeShownAsKilled(path);
 	});
 
 	it("pi#9577: settle -i: a `user_bash` handler's own result with `exitCode: null` says it was killed by a signal, as the operations path does, and is saved so", async () => {
@@ -222,15 +230,7 @@ describe("oh-my-pi#185: the `user_bash` hook never called for `!` and `!!`", () 
 }
 `,
 		);
-		const chat = new Repl(["--faux", "-e", path], { cwd: cli.project, agentDir: cli.agentDir });
-		await chat.idle(0);
-		const shown = await chat.say("!make");
-		expect(shown).toContain("  half a build\n");
-		expect(shown).toContain("(killed by a signal)");
-		expect(shown).not.toContain("(exit unknown)");
-		await chat.say("hello", "hello");
-		expect(await chat.end()).toBe(0);
-		expect(bashEntries(bannerSessionFile(chat.stdout))).toMatchObject([{ command: "make", killedBySignal: true }]);
+		await expectMakeShownAsKilled(path);
 	});
 
 	it("pi#9577: `session.recordBashResult` given `exitCode: null` (a child killed by a signal) saves it as the `!` paths do, and the model is told the command was killed by a signal", async () => {
