@@ -104,16 +104,21 @@ describe("pi#4426: an uncaught exception left the terminal in raw mode", () => {
 	});
 });
 
+/** Ctrl+C once `slowExtension` starts loading in `term`: exit 130, the wait named, the terminal as lent. */
+async function expectCtrlCStopsExtensionLoad(term: Terminal): Promise<void> {
+	await fileAppears(cli.dir, "loading");
+	term.type("\x03");
+	const after = await terminalAfter(term);
+	expect(after).toEqual({ code: "130", modes: SANE });
+	expect(term.output).toContain("stopped while waiting for an extension to load");
+	expect(pasteMarksLeftOn(term.output)).toBe(false);
+}
+
 describe("pi#6648: Ctrl+C during start-up left the terminal in the TUI's mode", () => {
 	it("pi#6648: Ctrl+C while settle -i waits for an extension to load: exit 130, the wait named, the terminal as lent", async () => {
 		const extension = slowExtension();
 		const term = terminal(["--faux", "-e", extension]);
-		await fileAppears(cli.dir, "loading");
-		term.type("\x03");
-		const after = await terminalAfter(term);
-		expect(after).toEqual({ code: "130", modes: SANE });
-		expect(term.output).toContain("stopped while waiting for an extension to load");
-		expect(pasteMarksLeftOn(term.output)).toBe(false);
+		await expectCtrlCStopsExtensionLoad(term);
 	});
 
 	it("pi#6648: settle -r, a session picked, then Ctrl+C while an extension loads: exit 130, the wait named, the terminal as lent", async () => {
@@ -124,12 +129,7 @@ describe("pi#6648: Ctrl+C during start-up left the terminal in the TUI's mode", 
 		const term = terminal(["-r", "--faux", "-e", extension]);
 		await term.until(RESUME_QUESTION, 0);
 		term.type("1\r");
-		await fileAppears(cli.dir, "loading");
-		term.type("\x03");
-		const after = await terminalAfter(term);
-		expect(after).toEqual({ code: "130", modes: SANE });
-		expect(term.output).toContain("stopped while waiting for an extension to load");
-		expect(pasteMarksLeftOn(term.output)).toBe(false);
+		await expectCtrlCStopsExtensionLoad(term);
 	});
 
 	it("pi#6648: Ctrl+C at the first prompt once only warns (the chat answers the next message); twice quits: exit 0, the terminal as lent", async () => {
