@@ -50,6 +50,7 @@ import { describe, expect, it } from "vitest";
 import { runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
+import { chatBashCall } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-settings-resources-");
 const server = useWireServer();
@@ -174,9 +175,7 @@ describe("pi#3521: the bash tool and settings.json's shellPath", () => {
 		chmodSync(shell, 0o755);
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ shellPath: shell }));
 		server.reply(
-			chatReply([{ type: "tool_call", id: "call_1", name: "bash", arguments: { command: "echo tool-ran" } }], {
-				finishReason: "tool_calls",
-			}),
+			chatReply([chatBashCall("call_1", "echo tool-ran")], { finishReason: "tool_calls" }),
 			chatReply([{ type: "text", text: "done" }]),
 		);
 
@@ -207,9 +206,7 @@ describe("pi#6458 / pi#4353: a shellPath under ~", () => {
 		chmodSync(join(home, "tools", "my-bash"), 0o755);
 		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ shellPath: "~/tools/my-bash" }));
 		server.reply(
-			chatReply([{ type: "tool_call", id: "call_1", name: "bash", arguments: { command: "echo tool-ran" } }], {
-				finishReason: "tool_calls",
-			}),
+			chatReply([chatBashCall("call_1", "echo tool-ran")], { finishReason: "tool_calls" }),
 			chatReply([{ type: "text", text: "done" }]),
 		);
 
