@@ -587,6 +587,14 @@ export function normalize(value: unknown, ids: Map<string, string>, cwd: string,
 	return value;
 }
 
+/** The commands that replace the session (DELIBERATE_REPLACEMENT_QUEUE_UPDATE). */
+const REPLACEMENTS = new Set(["new_session", "switch_session", "fork", "clone"]);
+
+function isEmptyQueueUpdate(line: Line): boolean {
+	const { steering, followUp } = line as { steering?: unknown[]; followUp?: unknown[] };
+	return line.type === "queue_update" && steering?.length === 0 && followUp?.length === 0;
+}
+
 /**
  * One peer's observation of a step, comparable across the products. Taken out, each by name:
  * - DELIBERATE_AGENT_SETTLED: Settle's own `agent_settled` event (DESIGN §4: one per started operation).
@@ -603,6 +611,10 @@ export function normalize(value: unknown, ids: Map<string, string>, cwd: string,
  *   `created: true` (RpcSwitchSessionResult); pi's says only `cancelled`.
  * - DELIBERATE_THINKING_LEVEL_RESULT: Settle's set_thinking_level response says the level that
  *   applies (`data: { level }`, RpcThinkingLevelResult; pi#9768); pi's has no data.
+ * - DELIBERATE_REPLACEMENT_QUEUE_UPDATE: a replacement (new_session, switch_session, fork, clone)
+ *   that drops queued messages is preceded by Settle's `queue_update` with the new session's empty
+ *   lists, so a client stops showing the dropped queue (hermes-webui#4533, pinned in
+ *   test/pi-races/queue-rpc.test.ts); pi drops the queue without a word. Taken out on both sides.
  * - DELIBERATE_PROMPT_TOKENS, NOISE_UPDATE_THROTTLE: see where they are taken out.
  * - NOISE_FAUX_CHUNKS: pi-ai's faux splits text into chunks of random size (Math.random), so a run
  *   of `message_update` lines is collapsed to its sequence of distinct delta types, and the partial
@@ -610,9 +622,10 @@ export function normalize(value: unknown, ids: Map<string, string>, cwd: string,
  */
 export function observe(lines: Line[], ids: Map<string, string>, cwd: string): unknown[] {
 	const out: Line[] = [];
-	for (const raw of lines) {
+	for (const [at, raw] of lines.entries()) {
 		const line = { ...raw };
 		if (line.type === "agent_settled") continue;
+		if (isEmptyQueueUpdate(line) && REPLACEMENTS.has(String(lines[at + 1]?.command))) continue;
 		// DELIBERATE_BASH_EXECUTION_UPDATE: Settle streams a `bash` command's output as
 		// `bash_execution_update` events (spec B.2, newer pi); pi 0.73.1's RPC bash prints nothing until
 		// its response (which both send, compared).

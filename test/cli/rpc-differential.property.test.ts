@@ -480,7 +480,8 @@ const FAILURE_EXAMPLES: [Scenario][] = [
  * its queue (follow-ups "  spaced  ", "ünïcode ✓" queued during an aborted run). Seed 1922266896
  * path 42 (RPC_DIFF_RUNS=60; it replays at path 43 now): the same with a follow-up twin behind a steer
  * still queued after the abort (two steers, steering one at a time), so pi's first update shortens
- * the follow-ups where Settle's shortens the steers.
+ * the follow-ups where Settle's shortens the steers. Seed -184745214 path 8: a follow-up still queued
+ * at new_session, whose DELIBERATE_REPLACEMENT_QUEUE_UPDATE Settle writes and pi does not.
  */
 const SEED_EXAMPLES: [Scenario][] = [
 	[
@@ -554,6 +555,17 @@ const SEED_EXAMPLES: [Scenario][] = [
 			},
 			failing: undefined,
 			steps: [{ kind: "command", command: { type: "prompt", message: "what is in src?" }, runs: true }],
+		},
+	],
+	[
+		{
+			gated: undefined,
+			failing: undefined,
+			steps: [
+				{ kind: "command", command: { type: "follow_up", message: "hello" } },
+				{ kind: "new_session_parent" },
+				{ kind: "command", command: { type: "get_state" } },
+			],
 		},
 	],
 ];
