@@ -3,6 +3,7 @@
  * back, and print it as text. Pure (no I/O); `trace-file.ts` adds save/load.
  */
 import { SettleError } from "../errors.js";
+import { sliceWholeCharacters } from "../tools/truncate.js";
 import type { JsonValue, LifecycleInspectionEvent, StateChangeEvent } from "./lifecycle-inspector.js";
 
 /** Format marker of a saved trace. */
@@ -464,5 +465,5 @@ function isObject(value: unknown): boolean {
 function payloadText(payload: JsonValue | undefined): string {
 	if (payload === undefined) return "";
 	const text = JSON.stringify(payload);
-	return ` ${text.length > 160 ? `${text.slice(0, 157)}...` : text}`;
+	return ` ${text.length > 160 ? `${sliceWholeCharacters(text, 157)}...` : text}`;
 }

@@ -3,6 +3,8 @@
  * wording (tests match them); model and auth texts live with the model runtime.
  */
 
+import { sliceWholeCharacters } from "../tools/truncate.js";
+
 /** `prompt()` while an operation runs, without `streamingBehavior`. */
 export const STREAMING_BEHAVIOR_REQUIRED =
 	"Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.";
@@ -85,7 +87,7 @@ export const CLEARED_BEFORE_QUEUED = "was not queued: clearQueue() ran";
  * hooks ran, or before the session took it up (a busy `prompt()` still in the machine's mailbox).
  */
 export function clearedBeforeQueued(kind: "steer" | "followUp", text: string, hooksStarted = true): string {
-	const shown = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+	const shown = text.length > 60 ? `${sliceWholeCharacters(text, 60)}…` : text;
 	const when = hooksStarted ? "while its input hooks did" : "before the session took it up";
 	return `The ${kind === "steer" ? "steering" : "follow-up"} message "${shown}" ${CLEARED_BEFORE_QUEUED} ${when}, and returned its text. Send it again to deliver it.`;
 }

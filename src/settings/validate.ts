@@ -6,6 +6,7 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import { checkValue } from "../schema/check.js";
+import { sliceWholeCharacters } from "../tools/truncate.js";
 import { type Settings, SettingsSchema } from "./schema.js";
 
 /** One key that failed validation. */
@@ -189,5 +190,5 @@ function describeValue(value: unknown): string {
 	} catch {
 		text = String(value);
 	}
-	return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+	return text.length > 60 ? `${sliceWholeCharacters(text, 57)}...` : text;
 }

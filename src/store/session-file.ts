@@ -8,6 +8,7 @@
 import { isAscii } from "node:buffer";
 import { closeSync, openSync, readSync } from "node:fs";
 import { loadV8 } from "../lazy-deps.js";
+import { sliceWholeCharacters } from "../tools/truncate.js";
 import type { FileEntry, SessionDiagnostic, SessionEntry, SessionHeader } from "./entries.js";
 import { entryFieldProblem, hasMessageObject, isWellShaped } from "./entry-shape.js";
 
@@ -308,7 +309,8 @@ class LineParser {
 		if (!glued) return false;
 		const { at, record } = glued;
 		const fragment = line.slice(0, at);
-		const quoted = fragment.length > QUOTED_FRAGMENT_CHARS ? `${fragment.slice(0, QUOTED_FRAGMENT_CHARS)}…` : fragment;
+		const quoted =
+			fragment.length > QUOTED_FRAGMENT_CHARS ? `${sliceWholeCharacters(fragment, QUOTED_FRAGMENT_CHARS)}…` : fragment;
 		this.diagnostics.push({
 			kind: "torn_line",
 			file: this.file,

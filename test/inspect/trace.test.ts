@@ -157,6 +157,14 @@ describe("formatLifecycleEvent", () => {
 		).toBe('+2500ms  emit    operation_settled {"aborted":false}');
 	});
 
+	it('cuts a long payload before an emoji, never between its halves (a lone half prints as "\ufffd")', () => {
+		const base = { seq: 1, at: 0, machine: "promptOperation", kind: "emitted" as const, type: "note" };
+		// `{"text":"` is 9 characters: the emoji's halves are the 157th and 158th.
+		const line = formatLifecycleEvent({ ...base, payload: { text: `${"a".repeat(147)}😀 and more` } });
+		expect(line).toBe(`+0ms     emit    note {"text":"${"a".repeat(147)}...`);
+		expect(line).not.toMatch(/\p{Cs}/u); // no lone half of a surrogate pair
+	});
+
 	// A host watching a live session with the TSDoc's one-liner got `+1796217792016msstate   idle → …`:
 	// a time of 9 or more characters (100 s into a trace, or no origin on the default clock) ran
 	// into the kind. The shorter ones keep their column.

@@ -26984,6 +26984,39 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-data-shapes.test.ts"],
 	},
+	{
+		id: "SF01",
+		description: "a cleared steer / follow-up is quoted cut at 60 UTF-16 units, between an emoji's halves",
+		file: "src/session/texts.ts",
+		edits: [{ find: `\`\${sliceWholeCharacters(text, 60)}…\``, replace: `\`\${text.slice(0, 60)}…\`` }],
+		tests: ["test/pi-races/queue-clear-in-flight.test.ts"],
+	},
+	{
+		id: "SF02",
+		description: "an invalid setting's value is quoted cut at 57 UTF-16 units, between an emoji's halves",
+		file: "src/settings/validate.ts",
+		edits: [{ find: `\`\${sliceWholeCharacters(text, 57)}...\``, replace: `\`\${text.slice(0, 57)}...\`` }],
+		tests: ["test/settings/settings-manager.test.ts"],
+	},
+	{
+		id: "SF03",
+		description: "a torn line's cut-off bytes are quoted cut at 60 UTF-16 units, between an emoji's halves",
+		file: "src/store/session-file.ts",
+		edits: [
+			{
+				find: `\`\${sliceWholeCharacters(fragment, QUOTED_FRAGMENT_CHARS)}…\``,
+				replace: `\`\${fragment.slice(0, QUOTED_FRAGMENT_CHARS)}…\``,
+			},
+		],
+		tests: ["test/store/damaged-lines.test.ts"],
+	},
+	{
+		id: "SF04",
+		description: "a printed trace line's payload is cut at 157 UTF-16 units, between an emoji's halves",
+		file: "src/inspect/trace.ts",
+		edits: [{ find: `\`\${sliceWholeCharacters(text, 157)}...\``, replace: `\`\${text.slice(0, 157)}...\`` }],
+		tests: ["test/inspect/trace.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

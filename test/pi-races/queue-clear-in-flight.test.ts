@@ -250,6 +250,24 @@ describe("oh-my-pi#10563 (review): a prompt() with streamingBehavior sent as the
 		expect(answerRequests.flatMap((request) => userTexts(request))).not.toContain("use the old plan");
 		expect(persistedUserTexts(harness.session.sessionFile!)).toEqual(["run the tests"]);
 	});
+
+	it("oh-my-pi#10563: the refusal quotes a long cleared message cut before an emoji, never between its halves", async () => {
+		h = await createHarness({ persistence: "memory" });
+		const harness = h;
+		// The emoji's halves are the 60th and 61st characters, where the quote is cut.
+		const text = `${"a".repeat(59)}😀 and more`;
+		let refused: Promise<unknown> | undefined;
+		harness.session.subscribe((event) => {
+			if (event.type !== "agent_settled" || refused) return;
+			refused = harness.session.prompt(text, { streamingBehavior: "followUp" }).catch((error: unknown) => error);
+			harness.session.clearQueue();
+		});
+		script(harness, [fauxAssistantMessage("answer one")]);
+		await harness.session.prompt("run the tests");
+		const error = (await refused) as SettleError;
+		expect(error.message).toContain(`"${"a".repeat(59)}…" was not queued`);
+		expect(error.message).not.toMatch(/\p{Cs}/u); // no lone half of a surrogate pair
+	});
 });
 
 describe("oh-my-pi#10563 (review): Ctrl+C in settle -i while a typed line's input hook runs", () => {

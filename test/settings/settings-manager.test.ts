@@ -147,6 +147,15 @@ describe("SettingsManager problems", () => {
 		expect(settings.getProjectSettings()).toMatchObject({ someFutureKey: { nested: true } });
 	});
 
+	it("quotes a long invalid value cut before an emoji, never between its halves", () => {
+		const { cwd, agentDir } = workspace();
+		// JSON-quoted, the emoji's halves are the 57th and 58th characters, where the quote is cut.
+		writeJson(join(agentDir, "settings.json"), { steeringMode: `${"a".repeat(55)}😀 and more` });
+		const [problem] = SettingsManager.create(cwd, agentDir).getErrors();
+		expect(problem!.message).toContain(`got "${"a".repeat(55)}.... Fix or remove it`);
+		expect(problem!.message).not.toMatch(/\p{Cs}/u); // no lone half of a surrogate pair
+	});
+
 	it("keeps drainErrors bounded when the settings file cannot be written and nobody drains it: one report per failing key, the latest 20 keys", () => {
 		const { cwd, agentDir } = workspace();
 		writeTree(agentDir, { blocked: "" });

@@ -156,6 +156,19 @@ describe("a whole entry pi appended onto a torn last line", () => {
 		expect(readFileSync(file, "utf8")).toBe(lines.join("\n"));
 	});
 
+	it("quotes the cut-off bytes up to an emoji, never half of it", () => {
+		const { file } = threeExchanges();
+		const start = '{"type":"message","id":"cut00001","message":{"content":"';
+		// The emoji's halves are the 60th and 61st characters, where the quote is cut.
+		const fragment = `${start.padEnd(59, "a")}😀 and more`;
+		appendFileSync(file, fragment);
+		const pi = PiSessionManager.open(file);
+		pi.appendMessage(user("question 4") as never);
+		const [diagnostic] = track(SessionManager.open(file)).getDiagnostics();
+		expect(diagnostic!.message).toContain(`(${fragment.slice(0, 59)}…), skipped`);
+		expect(diagnostic!.message).not.toMatch(/\p{Cs}/u); // no lone half of a surrogate pair
+	});
+
 	it("a line holding only a fragment is still skipped, even when a block with an id ends it", () => {
 		const { file } = threeExchanges();
 		const lines = readFileSync(file, "utf8").split("\n");
