@@ -64,8 +64,8 @@ const BINARY_SNIFF_BYTES = 8000;
 
 /**
  * Builds the line matcher. Accepts JavaScript regular-expression syntax; a leading `(?i)` (common in
- * ripgrep patterns) is understood as case-insensitive, and POSIX classes in brackets (`[[:digit:]]`)
- * as rg reads them. Lines never hold a line break, so `.` is any
+ * ripgrep patterns) is understood as case-insensitive, and POSIX classes in brackets (`[[:digit:]]`,
+ * `[[:^space:]]`) and `\A` / `\z` as rg reads them. Lines never hold a line break, so `.` is any
  * character (`s` flag: also CR, U+2028, U+2029, as in rg); the `u` flag (whole emoji for `.`,
  * Unicode case folding as rg's) is used when the pattern compiles with it. Throws `SettleError`
  * INVALID_ARGUMENT (`Invalid regex pattern: …`) for a pattern JavaScript cannot compile.
@@ -75,6 +75,7 @@ const BINARY_SNIFF_BYTES = 8000;
  * compileGrepPattern("(?i)todo", {}); // /todo/isu
  * compileGrepPattern("a.b", { literal: true }); // /a\.b/su
  * compileGrepPattern("v[[:digit:]]+", {}); // /v[0-9]+/su
+ * compileGrepPattern("\\Adone\\z", {}); // /^done$/su
  * // Not valid with the u flag, so read without it:
  * compileGrepPattern("a\\-b", {}); // /a\-b/s
  * ```
@@ -89,7 +90,7 @@ export function compileGrepPattern(pattern: string, options: { ignoreCase?: bool
 			source = source.slice(4);
 			ignoreCase = true;
 		}
-		source = expandPosixClasses(source);
+		source = translateRgSyntax(source);
 	}
 	const flags = ignoreCase ? "is" : "s";
 	try {
@@ -127,36 +128,63 @@ const POSIX_CLASSES: Readonly<Record<string, string>> = {
 };
 
 /**
- * `source` with each POSIX class inside a bracket (`[[:space:]]`, `[^[:digit:]_]`) spelled as its
- * ranges. JavaScript has no such classes: it read `[[:space:]]` as the set `[:space` then a literal
- * `]`, so the grep habit models carry over matched nothing, silently (mirage#1170); rg accepts them.
+ * `source` with rg's syntax that JavaScript lacks spelled in JavaScript's. A POSIX class inside a
+ * bracket (`[[:space:]]`, `[^[:digit:]_]`) becomes its ranges: JavaScript read `[[:space:]]` as the
+ * set `[:space` then a literal `]`, so the grep habit models carry over matched nothing, silently
+ * (mirage#1170). A negated one (`[[:^space:]]`) becomes an alternative of negated sets. `\A` / `\z`
+ * (start / end of the text: a line's, as each line is matched alone) become `^` / `$`: JavaScript
+ * read them as the letters `A` / `z`.
  */
-function expandPosixClasses(source: string): string {
-	if (!source.includes("[:")) return source;
+function translateRgSyntax(source: string): string {
+	if (!source.includes("[:") && !/\\[Az]/.test(source)) return source;
 	let out = "";
-	let inClass = false;
+	let bracket: RgBracket | undefined;
 	for (let i = 0; i < source.length; i++) {
 		const char = source[i]!;
 		if (char === "\\") {
-			out += source.slice(i, i + 2);
+			const escaped = source.slice(i, i + 2);
 			i++;
+			if (bracket) bracket.members += escaped;
+			else out += escaped === "\\A" ? "^" : escaped === "\\z" ? "$" : escaped;
 			continue;
 		}
-		if (inClass) {
-			const posix = char === "[" ? /^\[:([a-z]+):\]/.exec(source.slice(i)) : null;
-			const ranges = posix ? POSIX_CLASSES[posix[1]!] : undefined;
-			if (posix && ranges) {
-				out += ranges;
-				i += posix[0].length - 1;
-				continue;
+		if (!bracket) {
+			if (char !== "[") out += char;
+			else {
+				bracket = { negated: source[i + 1] === "^", members: "", complements: [] };
+				if (bracket.negated) i++;
 			}
-			if (char === "]") inClass = false;
-		} else if (char === "[") {
-			inClass = true;
+			continue;
 		}
-		out += char;
+		const posix = char === "[" ? /^\[:(\^?)([a-z]+):\]/.exec(source.slice(i)) : null;
+		const ranges = posix ? POSIX_CLASSES[posix[2]!] : undefined;
+		if (posix && ranges) {
+			if (posix[1]) bracket.complements.push(ranges);
+			else bracket.members += ranges;
+			i += posix[0].length - 1;
+		} else if (char === "]") {
+			out += bracketSource(bracket);
+			bracket = undefined;
+		} else {
+			bracket.members += char;
+		}
 	}
-	return out;
+	// Unclosed: left as written, for RegExp to refuse.
+	return bracket ? `${out}[${bracket.negated ? "^" : ""}${bracket.members}` : out;
+}
+
+/** A bracket being read: its own members and the ranges of its negated POSIX classes. */
+interface RgBracket {
+	negated: boolean;
+	members: string;
+	complements: string[];
+}
+
+/** A JavaScript class has no complement of a range inside it: `[a[:^digit:]]` is `(?:[a]|[^0-9])`. */
+function bracketSource({ negated, members, complements }: RgBracket): string {
+	if (complements.length === 0) return `[${negated ? "^" : ""}${members}]`;
+	const sets = [...(members ? [`[${members}]`] : []), ...complements.map((ranges) => `[^${ranges}]`)].join("|");
+	return negated ? `(?!${sets})[\\s\\S]` : `(?:${sets})`;
 }
 
 /**

@@ -26779,7 +26779,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"grep: POSIX classes in brackets ([[:space:]]) are left to JavaScript, which reads them as a set of letters",
 		file: "src/tools/grep.ts",
-		edits: [{ find: "\t\tsource = expandPosixClasses(source);", replace: "" }],
+		edits: [{ find: "\t\tsource = translateRgSyntax(source);", replace: "" }],
 		tests: ["test/pi-races/grep-posix-classes.test.ts"],
 	},
 	{
@@ -27016,6 +27016,27 @@ export const MUTANTS: Mutant[] = [
 		file: "src/inspect/trace.ts",
 		edits: [{ find: `\`\${sliceWholeCharacters(text, 157)}...\``, replace: `\`\${text.slice(0, 157)}...\`` }],
 		tests: ["test/inspect/trace.test.ts"],
+	},
+	{
+		id: "SF05",
+		description: "grep: rg's \\A / \\z are left to JavaScript, which reads them as the letters A / z",
+		file: "src/tools/grep.ts",
+		edits: [{ find: 'escaped === "\\\\A" ? "^" : escaped === "\\\\z" ? "$" : escaped', replace: "escaped" }],
+		tests: ["test/pi-races/grep-posix-classes.test.ts"],
+	},
+	{
+		id: "SF06",
+		description: "grep: a negated POSIX class ([[:^space:]]) is read as a set of letters",
+		file: "src/tools/grep.ts",
+		edits: [{ find: "/^\\[:(\\^?)([a-z]+):\\]/", replace: "/^\\[:()([a-z]+):\\]/" }],
+		tests: ["test/pi-races/grep-posix-classes.test.ts"],
+	},
+	{
+		id: "SF07",
+		description: "grep: a bracket holding both members and a negated POSIX class ([1[:^alnum:]]) drops its members",
+		file: "src/tools/grep.ts",
+		edits: [{ find: `...(members ? [\`[\${members}]\`] : []), `, replace: "" }],
+		tests: ["test/pi-races/grep-posix-classes.test.ts"],
 	},
 ];
 
