@@ -7,6 +7,7 @@
  * Mistral's templates (its API, vLLM) refuse any id but 9 letters or digits; pi-ai 0.73.1 dropped
  * the `requiresMistralToolIds` compat its Chat Completions client had, so `toolu_…` went as it was.
  * The Responses APIs refuse two outputs under one `call_id` ("Duplicate function_call_output").
+ * Bedrock refuses one `toolUseId` for two calls ("The toolUse blocks … contain duplicate Ids").
  */
 import { loadCrypto } from "../lazy-deps.js";
 import type { Context, Message, Model } from "./types.js";
@@ -36,17 +37,18 @@ const RESPONSES_APIS: ReadonlySet<string> = new Set([
 const ID_RULES: Partial<Record<string, IdRule>> = {
 	"openai-completions": chatCompletionsId,
 	"anthropic-messages": anthropicId,
-	"openai-responses": responsesId,
-	"azure-openai-responses": responsesId,
-	"openai-codex-responses": responsesId,
+	// Bedrock's `toolUseId` has Anthropic's pattern and limit (pi-ai cuts and replaces to them), and
+	// its Claude models refuse one id for two calls as Anthropic does.
+	"bedrock-converse-stream": anthropicId,
+	...Object.fromEntries([...RESPONSES_APIS].map((api) => [api, responsesId])),
 };
 
 /**
  * `context` with each tool call id another model wrote renamed where pi-ai would send it in a form
  * `model`'s API refuses, and each renamed call's result with it. A chat-completions model gets an
  * id over 40 characters as `call_` and a hash of it (two ids cut to one prefix stay two); an
- * Anthropic model gets an id another call of the request already has (`call_0` in every answer of
- * Grok or a local server) as `toolu_` and a hash; a Responses model gets a `call_id` another call
+ * Anthropic or Bedrock model gets an id another call of the request already has (`call_0` in every
+ * answer of Grok or a local server) as `toolu_` and a hash; a Responses model gets a `call_id` another call
  * of the request already has (`bash:0` in every turn) as `call_` and a hash; a Mistral chat-completions model
  * ({@link requiresMistralToolIds}) gets 9 letters or digits. The same on every request, so a cached prefix
  * holds. Ids the same model wrote, and other wire APIs, are left as they are.

@@ -27038,6 +27038,20 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: `...(members ? [\`[\${members}]\`] : []), `, replace: "" }],
 		tests: ["test/pi-races/grep-posix-classes.test.ts"],
 	},
+	{
+		id: "SF08",
+		description: "Bedrock gets no tool-call-id rule: Grok's `call_0` of two answers goes as one toolUseId",
+		file: "src/llm/tool-call-ids.ts",
+		edits: [{ find: '\t"bedrock-converse-stream": anthropicId,\n', replace: "" }],
+		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
+	{
+		id: "SF09",
+		description: "the Responses APIs get no tool-call-id rule (ID_RULES no longer takes them from RESPONSES_APIS)",
+		file: "src/llm/tool-call-ids.ts",
+		edits: [{ find: "\t...Object.fromEntries([...RESPONSES_APIS].map((api) => [api, responsesId])),\n", replace: "" }],
+		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

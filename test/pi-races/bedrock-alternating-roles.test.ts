@@ -15,6 +15,11 @@
  * result with no content at all, `toolResult.content: []`, which is how pi-ai sends a tool that
  * returned no content (Settle saves it as `content: []`).
  *
+ * Switchyard#502, Cyber-AutoAgent-ng#27: a model that numbers its calls anew in every answer (Grok:
+ * `call_0` each time), then Claude on Bedrock: "`tool_use` ids must be unique" on every request
+ * (one message's: "The toolUse blocks at messages.2.content contain duplicate Ids"); pi-ai 0.73.1
+ * fits Bedrock's ids to its pattern and length, never makes them unique.
+ *
  * Each session file is continued with a real `settle --session <file> -p` on a local Bedrock
  * runtime endpoint (the AWS SDK pi-ai uses, over HTTP/2) that refuses as Bedrock does. What the
  * user should see: the answer; the request holds every message, roles alternating; the file keeps
@@ -55,6 +60,8 @@ function strictly(bedrock: BedrockServer, answer: BedrockReply): BedrockReply {
 		const blank = blankTextAt(messages);
 		const empty = emptyToolResultAt(messages);
 		const contentless = messages.findIndex((message) => message.content.every((block) => "cachePoint" in block));
+		const repeated = repeatedToolUseId(messages);
+		if (repeated) return bedrockError(400, "ValidationException", repeated)(res);
 		if (contentless >= 0) {
 			return bedrockError(
 				400,
@@ -85,6 +92,26 @@ function strictly(bedrock: BedrockServer, answer: BedrockReply): BedrockReply {
 		}
 		answer(res);
 	};
+}
+
+/**
+ * Bedrock's refusal of a `toolUseId` used twice: within one message its own ("contain duplicate
+ * Ids"), across the request Claude's (the Anthropic models' rule, passed through).
+ */
+function repeatedToolUseId(messages: SentMessage[]): string | undefined {
+	const seen = new Set<string>();
+	for (const [m, message] of messages.entries()) {
+		const ids = message.content.flatMap((block) => {
+			const use = block.toolUse as { toolUseId: string } | undefined;
+			return use ? [use.toolUseId] : [];
+		});
+		const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+		if (twice) return `The toolUse blocks at messages.${m}.content contain duplicate Ids: ${twice}`;
+		const earlier = ids.find((id) => seen.has(id));
+		if (earlier) return `messages.${m}.content: \`tool_use\` ids must be unique`;
+		for (const id of ids) seen.add(id);
+	}
+	return undefined;
 }
 
 /** Where a text block holds only blanks, at the top of a message or in a tool result. */
@@ -403,5 +430,48 @@ describe("the joined request and an extension's before_provider_request on Bedro
 		const last = requests.at(-1)!.body.messages as SentMessage[];
 		expect(last.filter((message) => message.content.every((block) => "cachePoint" in block))).toEqual([]);
 		expect(JSON.stringify(requests[0]!.body.messages)).toContain("cachePoint");
+	});
+});
+
+describe("Switchyard#502, Cyber-AutoAgent-ng#27: one toolUseId for two calls on Bedrock", () => {
+	it("Switchyard#502: Grok's two answers both under `call_0`, then `settle --session <file> -p` on Bedrock: the answer arrives; each call under a toolUseId of its own, each result under its call's", async () => {
+		const sm = sessionManager();
+		const grok = (content: AssistantMessage["content"], stopReason: AssistantMessage["stopReason"]) => ({
+			...assistant(content, stopReason, "grok-4"),
+			api: "openai-completions" as const,
+			provider: "xai",
+		});
+		for (const word of ["alpha", "beta"]) {
+			sm.appendMessage({ role: "user", content: `run echo ${word}`, timestamp: 1 });
+			const command = `echo ${word}`;
+			sm.appendMessage(grok([{ type: "toolCall", id: "call_0", name: "bash", arguments: { command } }], "toolUse"));
+			sm.appendMessage({
+				role: "toolResult",
+				toolCallId: "call_0",
+				toolName: "bash",
+				content: [{ type: "text", text: word }],
+				isError: false,
+				timestamp: 3,
+			});
+			sm.appendMessage(grok([{ type: "text", text: `Printed ${word}.` }], "stop"));
+		}
+		const file = sm.getSessionFile()!;
+		sm.close();
+
+		const { run, sent } = await continueOnBedrock(file, "what did the two commands print?", "Alpha, then beta.");
+		expect(run.stderr).not.toContain("must be unique");
+		expect(run.stdout).toContain("Alpha, then beta.");
+		expect(run.code).toBe(0);
+		const blocks = sent.flatMap((message) => message.content);
+		const uses = blocks.flatMap((block) => (block.toolUse ? [block.toolUse as { toolUseId: string }] : []));
+		const results = blocks.flatMap((block) =>
+			block.toolResult ? [block.toolResult as { toolUseId: string; content: { text: string }[] }] : [],
+		);
+		expect(new Set(uses.map((use) => use.toolUseId)).size).toBe(2);
+		for (const use of uses) expect(use.toolUseId).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+		expect(results.map((result) => [result.toolUseId, result.content[0]!.text])).toEqual([
+			[uses[0]!.toolUseId, "alpha"],
+			[uses[1]!.toolUseId, "beta"],
+		]);
 	});
 });
