@@ -26911,7 +26911,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			'calls of two turns of a model that numbers them anew (`bash:0` each turn) go to a Responses model under one call_id: every request after the switch refused "Duplicate function_call_output" (hermes-agent#102629)',
 		file: "src/llm/tool-call-ids.ts",
-		edits: [{ find: '"openai-responses": responsesId,', replace: "" }],
+		edits: [{ find: "\t...Object.fromEntries([...RESPONSES_APIS].map((api) => [api, responsesId])),\n", replace: "" }],
 		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
 	},
 	{
@@ -27044,13 +27044,6 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/tool-call-ids.ts",
 		edits: [{ find: '\t"bedrock-converse-stream": anthropicId,\n', replace: "" }],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
-	},
-	{
-		id: "SF09",
-		description: "the Responses APIs get no tool-call-id rule (ID_RULES no longer takes them from RESPONSES_APIS)",
-		file: "src/llm/tool-call-ids.ts",
-		edits: [{ find: "\t...Object.fromEntries([...RESPONSES_APIS].map((api) => [api, responsesId])),\n", replace: "" }],
-		tests: ["test/pi-races/tool-call-ids-across-providers.test.ts"],
 	},
 ];
 
