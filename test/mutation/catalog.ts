@@ -26984,6 +26984,43 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-data-shapes.test.ts"],
 	},
+	{
+		id: "SC01",
+		description:
+			"settle -i prints a status's text unfolded: its line break gives an unlabelled line, unlike pi's footer (nicknisi/pi-extensions#56)",
+		file: "src/cli/interactive-ui.ts",
+		edits: [{ find: 'kind === "status" ? lines.map(foldedStatus) : ', replace: 'kind === "status" ? lines : ' }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "SC02",
+		description:
+			"settle -i makes a notification safe after its label is put in front: a carriage return redraws the [type] label (nicknisi/pi-extensions#56)",
+		file: "src/cli/interactive-ui.ts",
+		edits: [
+			{
+				find: `printLine(\`[\${outputLineSafe(String(type))}] \${safe(String(message))}\`, type);`,
+				replace: `printLine(safe(\`[\${String(type)}] \${String(message)}\`), type);`,
+			},
+		],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "SC03",
+		description:
+			"settle -p prints an extension's notification raw on stderr: its OSC 52 reaches the terminal (jayshah5696/pi-agent-extensions#30)",
+		file: "src/cli/print-mode.ts",
+		edits: [{ find: 'String(message).split("\\n").map(outputLineSafe).join("\\n")', replace: "String(message)" }],
+		tests: ["test/pi-races/extension-ui-headless.test.ts"],
+	},
+	{
+		id: "SC04",
+		description:
+			"settle -i prints a widget line holding a line break as one text: the second line has no [key] label (nicknisi/pi-extensions#56)",
+		file: "src/cli/interactive-ui.ts",
+		edits: [{ find: ': lines.flatMap((line) => line.split("\\n"));', replace: ": lines;" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
