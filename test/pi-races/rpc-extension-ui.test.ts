@@ -6,7 +6,9 @@
  * shown, while `ctx.hasUI` said true. What the extension should see: `hasUI` true and every dialog
  * sent to the host as an `extension_ui_request`; a timed-out dialog resolving to its default once,
  * an answer arriving after that ignored without a reply or an error line; the host's answers to the
- * dialogs after it delivered as given, a `cancelled` one as the dialog's default.
+ * dialogs after it delivered as given, a `cancelled` one as the dialog's default. agegr/pi-web#462
+ * (a web host): its single dialog slot broke flows with two dialogs open at once; what the host
+ * should get: both requests, each with its own id, and each answer reaching its own dialog.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -109,6 +111,77 @@ describe("prime-agent#2111, jmfederico/pi-web#106: extension dialogs over RPC", 
 		expect(await client.end()).toBe(0);
 		expect(client.lines.filter((line) => line.type === "response").map((line) => line.id)).toEqual(["p", "s"]);
 		expect(client.lines.filter(dialog("editor")).map((line) => line.title)).toEqual(["Notes", "More notes"]);
+		expect(client.stderr).toBe("");
+	});
+});
+
+/** A command asking a select and a confirm at once, and a gate asking before each bash call. */
+const TWO_AT_ONCE_EXTENSION = `export default function (pi) {
+	pi.registerCommand("setup", {
+		description: "asks two things at once",
+		handler: async (_args, ctx) => {
+			const [target, sure] = await Promise.all([
+				ctx.ui.select("Target", ["staging", "production"]),
+				ctx.ui.confirm("Sure?", "both at once"),
+			]);
+			ctx.ui.notify(JSON.stringify({ target, sure }), "info");
+		},
+	});
+	pi.on("tool_call", async (event, ctx) => {
+		if (event.toolName !== "bash") return;
+		const ok = await ctx.ui.confirm("Run?", event.input.command);
+		if (!ok) return { block: true, reason: "denied: " + event.input.command };
+	});
+}
+`;
+
+describe("agegr/pi-web#462: two dialogs open at once over RPC", () => {
+	it("agegr/pi-web#462: a command's select and confirm are both sent before either is answered, each with its own id; answered in reverse order, each resolves to its own answer; two parallel bash calls' gates (asked one after the other, as pi) each get theirs: the allowed call runs, the denied one is blocked", async () => {
+		const extension = join(cli.dir, "two.mjs");
+		writeFileSync(extension, TWO_AT_ONCE_EXTENSION);
+		const script = join(cli.dir, "script.json");
+		writeFileSync(
+			script,
+			JSON.stringify([
+				{
+					toolCalls: [
+						{ name: "bash", arguments: { command: "echo first" } },
+						{ name: "bash", arguments: { command: "echo second" } },
+					],
+				},
+				"both handled",
+			]),
+		);
+		const client = new RpcClient(["--faux-script", script, "--no-session", "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const pick = client.next(dialog("select"));
+		const ask = client.next(dialog("confirm"));
+		const command = client.request({ id: "c", type: "prompt", message: "/setup" });
+		const [select, confirm] = await Promise.all([pick, ask]);
+		expect(select.id).not.toBe(confirm.id);
+		const report = client.next(dialog("notify"));
+		client.send({ type: "extension_ui_response", id: confirm.id, confirmed: true });
+		client.send({ type: "extension_ui_response", id: select.id, value: "production" });
+		expect(JSON.parse(String((await report).message))).toEqual({ target: "production", sure: true });
+		expect(await command).toMatchObject({ success: true });
+
+		// The gates of a parallel batch are asked one after the other (as in pi): each gets its own answer.
+		const gate = (command: string) => (line: Line) => dialog("confirm")(line) && line.message === command;
+		const first = client.next(gate("echo first"));
+		const second = client.next(gate("echo second"));
+		const settled = client.next((line: Line) => line.type === "agent_settled");
+		expect(await client.request({ id: "p", type: "prompt", message: "run both" })).toMatchObject({ success: true });
+		client.send({ type: "extension_ui_response", id: (await first).id, confirmed: false });
+		client.send({ type: "extension_ui_response", id: (await second).id, confirmed: true });
+		await settled;
+		const ends = client.lines.filter((line) => line.type === "tool_execution_end");
+		expect(ends.map((line) => [line.isError, line.result])).toEqual([
+			[true, { content: [{ type: "text", text: "denied: echo first" }], details: {} }],
+			[false, { content: [{ type: "text", text: "second\n" }] }],
+		]);
+		expect(await client.end()).toBe(0);
 		expect(client.stderr).toBe("");
 	});
 });
