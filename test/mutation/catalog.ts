@@ -20109,7 +20109,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/rpc-mode.ts",
 		description:
 			"settle --rpc leaves the replaced session's open dialogs open: a later answer reaches a disposed extension, whose ctx.ui.notify throws",
-		edits: [{ find: "\truntime.setBeforeSessionInvalidate(() => ui.dismissOpen());\n", replace: "" }],
+		edits: [
+			{
+				find: '\truntime.setBeforeSessionInvalidate(() => ui.dismissOpen(runtime.isDisposed ? "ending" : "replaced"));\n',
+				replace: "",
+			},
+		],
 		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
 	},
 	{
@@ -27020,6 +27025,16 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/interactive-ui.ts",
 		edits: [{ find: ': lines.flatMap((line) => line.split("\\n"));', replace: ": lines;" }],
 		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "SC05",
+		description:
+			"settle --rpc names a dialog it ends on SIGTERM as ended because its session was replaced (jmfederico/pi-web#109)",
+		file: "src/cli/rpc-mode.ts",
+		edits: [
+			{ find: 'ui.dismissOpen(runtime.isDisposed ? "ending" : "replaced")', replace: 'ui.dismissOpen("replaced")' },
+		],
+		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
 	},
 ];
 
