@@ -9,6 +9,8 @@
  * dialogs after it delivered as given, a `cancelled` one as the dialog's default. agegr/pi-web#462
  * (a web host): its single dialog slot broke flows with two dialogs open at once; what the host
  * should get: both requests, each with its own id, and each answer reaching its own dialog.
+ * mikeyobrien/rho#33 (a web host): `notify`, `setStatus`, `setWidget` and `setTitle` showed nothing;
+ * what the host should get: each as a request with pi's fields and the extension's text.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -181,6 +183,50 @@ describe("agegr/pi-web#462: two dialogs open at once over RPC", () => {
 			[true, { content: [{ type: "text", text: "denied: echo first" }], details: {} }],
 			[false, { content: [{ type: "text", text: "second\n" }] }],
 		]);
+		expect(await client.end()).toBe(0);
+		expect(client.stderr).toBe("");
+	});
+});
+
+/** A command using every fire-and-forget UI call, with line breaks, escapes and a long text. */
+const FIRE_AND_FORGET_EXTENSION = `export default function (pi) {
+	pi.registerCommand("usage", {
+		description: "reports usage",
+		handler: async (_args, ctx) => {
+			ctx.ui.notify("Usage refreshed\\n\\x1b[32m40%\\x1b[0m used", "info");
+			ctx.ui.setStatus("usage", "40% \\x07");
+			ctx.ui.setWidget("bars", ["5h ####", "7d ##"], { placement: "belowEditor" });
+			ctx.ui.setTitle("pi - usage");
+			ctx.ui.notify("x".repeat(200000), "warning");
+		},
+	});
+}
+`;
+
+describe("mikeyobrien/rho#33: fire-and-forget extension UI calls over RPC", () => {
+	it("mikeyobrien/rho#33: notify, setStatus, setWidget and setTitle each reach the host as an extension_ui_request with pi's fields, the text as the extension gave it (line breaks and escapes JSON-escaped on one line, a 200 000-character notification whole), before the command's response", async () => {
+		const extension = join(cli.dir, "usage.mjs");
+		writeFileSync(extension, FIRE_AND_FORGET_EXTENSION);
+		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(await client.request({ id: "u", type: "prompt", message: "/usage" })).toMatchObject({ success: true });
+		const requests = client.lines
+			.filter((line) => line.type === "extension_ui_request")
+			.map(({ id, type: _type, ...fields }) => {
+				expect(typeof id).toBe("string");
+				return fields;
+			});
+		expect(requests).toEqual([
+			{ method: "notify", message: "Usage refreshed\n\x1b[32m40%\x1b[0m used", notifyType: "info" },
+			{ method: "setStatus", statusKey: "usage", statusText: "40% \x07" },
+			{ method: "setWidget", widgetKey: "bars", widgetLines: ["5h ####", "7d ##"], widgetPlacement: "belowEditor" },
+			{ method: "setTitle", title: "pi - usage" },
+			{ method: "notify", message: "x".repeat(200000), notifyType: "warning" },
+		]);
+		const response = client.lines.findIndex((line) => line.type === "response" && line.id === "u");
+		expect(client.lines.findLastIndex((line) => line.type === "extension_ui_request")).toBeLessThan(response);
 		expect(await client.end()).toBe(0);
 		expect(client.stderr).toBe("");
 	});
