@@ -173,7 +173,12 @@ export function createInteractiveUIContext(
 		const text = lines.join("\n");
 		if (text === last) return;
 		shown.set(id, text);
-		for (const line of lines.length > 0 ? lines : [""]) print(`[${key}] ${line}`, "status");
+		// Each printed line starts with its label: a status folded to one line (as pi's footer
+		// shows it), a widget's lines split at their line breaks; made safe after the split, so a
+		// carriage return redraws the text only, never the label.
+		const printed = kind === "status" ? lines.map(foldedStatus) : lines.flatMap((line) => line.split("\n"));
+		const label = `[${outputLineSafe(key)}]`;
+		for (const line of printed.length > 0 ? printed : [""]) printLine(`${label} ${outputLineSafe(line)}`, "status");
 	};
 	const ui: ExtensionUIContext = {
 		async select(title, options, opts) {
@@ -202,7 +207,9 @@ export function createInteractiveUIContext(
 			return answer === "" && prefill ? prefill : answer;
 		},
 		notify(message, type = "info") {
-			print(`[${type}] ${message}`, type);
+			// Made safe before the label is put in front: a carriage return in the message redraws
+			// the message only, never the "[type]" label.
+			printLine(`[${outputLineSafe(String(type))}] ${safe(String(message))}`, type);
 		},
 		onTerminalInput: () => () => {},
 		setStatus(key, text) {
@@ -252,6 +259,14 @@ export function createInteractiveUIContext(
 function isControl(char: string): boolean {
 	const code = char.codePointAt(0) ?? 0;
 	return code < 0x20 || (code >= 0x7f && code <= 0x9f);
+}
+
+/** A status's text as pi's footer shows it: line breaks and tabs folded into single spaces. */
+function foldedStatus(text: string): string {
+	return text
+		.replace(/[\r\n\t]/g, " ")
+		.replace(/ +/g, " ")
+		.trim();
 }
 
 /** Each line of `text` made safe for a terminal (see {@link outputLineSafe}); the line breaks stay. */

@@ -20,7 +20,7 @@ import type { AgentSessionEvent } from "../session/events.js";
 import { RETRY_CANCELLED } from "../session/retry-policy.js";
 import { EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_SESSION_LOCKED } from "./help.js";
 import { oneLine, reloadedResourceWarnings, sessionFileChangedForCli, sessionLockedForCli } from "./host.js";
-import { compactedText, retryCancelledText, streamSafe } from "./interactive-render.js";
+import { compactedText, outputLineSafe, retryCancelledText, streamSafe } from "./interactive-render.js";
 import { outputCapText } from "./output-cap.js";
 import { retryWaitHint } from "./retry-wait-hint.js";
 
@@ -63,10 +63,16 @@ export function extensionShortName(extensionPath: string): string {
 	return /^index\.[cm]?[jt]s$/.test(file) ? `${basename(dirname(extensionPath))}/${file}` : file;
 }
 
-/** `[<type>] <extension>: <message>`, the line `settle -p` prints on stderr for a `ctx.ui.notify`. */
+/**
+ * `[<type>] <extension>: <message>`, the line `settle -p` prints on stderr for a `ctx.ui.notify`.
+ * The message is made safe as `settle -i` prints it (escape sequences dropped, other control
+ * characters made visible, line by line): it cannot write the clipboard (OSC 52) or the window
+ * title, and a carriage return cannot redraw the label and the extension's name.
+ */
 export function notificationLine(message: string, type: string | undefined, extensionPath: string | undefined): string {
 	const from = extensionPath === undefined ? "" : `${extensionShortName(extensionPath)}: `;
-	return `[${type ?? "info"}] ${from}${message}`;
+	const text = String(message).split("\n").map(outputLineSafe).join("\n");
+	return `[${outputLineSafe(type ?? "info")}] ${from}${text}`;
 }
 
 /** What to do about a dialog `settle -p` could not ask. */

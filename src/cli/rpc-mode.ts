@@ -123,8 +123,8 @@ export async function runRpcMode(
 	runtime.setRebindSession(bind);
 	// The replaced session's open dialogs end with their defaults while its contexts still work (a
 	// later answer reached a disposed extension, whose ctx.ui.notify threw). pi's protocol has no
-	// host-side dismiss: stderr names each one.
-	runtime.setBeforeSessionInvalidate(() => ui.dismissOpen());
+	// host-side dismiss: stderr names each one, and why (a stopped settle replaced nothing).
+	runtime.setBeforeSessionInvalidate(() => ui.dismissOpen(runtime.isDisposed ? "ending" : "replaced"));
 
 	const success = (id: string | undefined, command: string, data?: unknown): Response =>
 		data === undefined

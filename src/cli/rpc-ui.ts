@@ -28,10 +28,11 @@ export interface RpcUIContext extends ExtensionUIContext {
 	 */
 	cancelAll(): void;
 	/**
-	 * Resolves the dialogs open now with their defaults, each named on the warn line: the session
-	 * whose extensions opened them is being replaced, so an answer could only reach a stale context.
+	 * Resolves the dialogs open now with their defaults, each named on the warn line with why: the
+	 * session whose extensions opened them is being `replaced`, or settle is `ending` it (a signal),
+	 * so an answer could only reach a stale context.
 	 */
-	dismissOpen(): void;
+	dismissOpen(why: "replaced" | "ending"): void;
 }
 
 /** What `settle --rpc` writes on stderr for a `ctx.ui.custom()` call (pi#9951, percho#36). */
@@ -113,11 +114,10 @@ export function createRpcUIContext(write: (value: unknown) => void, warn?: (line
 			closed = true;
 			for (const { finish } of [...pending.values()]) finish(undefined);
 		},
-		dismissOpen() {
+		dismissOpen(why) {
+			const reason = why === "replaced" ? "the session it belongs to was replaced" : "settle is ending its session";
 			for (const [id, { finish, method, title }] of [...pending]) {
-				warn?.(
-					`[warning] the "${method}" dialog ${id} (${JSON.stringify(title)}) ended with its default: the session it belongs to was replaced`,
-				);
+				warn?.(`[warning] the "${method}" dialog ${id} (${JSON.stringify(title)}) ended with its default: ${reason}`);
 				finish(undefined);
 			}
 		},

@@ -20109,7 +20109,12 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/rpc-mode.ts",
 		description:
 			"settle --rpc leaves the replaced session's open dialogs open: a later answer reaches a disposed extension, whose ctx.ui.notify throws",
-		edits: [{ find: "\truntime.setBeforeSessionInvalidate(() => ui.dismissOpen());\n", replace: "" }],
+		edits: [
+			{
+				find: '\truntime.setBeforeSessionInvalidate(() => ui.dismissOpen(runtime.isDisposed ? "ending" : "replaced"));\n',
+				replace: "",
+			},
+		],
 		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
 	},
 	{
@@ -27044,6 +27049,53 @@ export const MUTANTS: Mutant[] = [
 		file: "src/llm/tool-call-ids.ts",
 		edits: [{ find: '\t"bedrock-converse-stream": anthropicId,\n', replace: "" }],
 		tests: ["test/pi-races/bedrock-alternating-roles.test.ts"],
+	},
+	{
+		id: "SC01",
+		description:
+			"settle -i prints a status's text unfolded: its line break gives an unlabelled line, unlike pi's footer (nicknisi/pi-extensions#56)",
+		file: "src/cli/interactive-ui.ts",
+		edits: [{ find: 'kind === "status" ? lines.map(foldedStatus) : ', replace: 'kind === "status" ? lines : ' }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "SC02",
+		description:
+			"settle -i makes a notification safe after its label is put in front: a carriage return redraws the [type] label (nicknisi/pi-extensions#56)",
+		file: "src/cli/interactive-ui.ts",
+		edits: [
+			{
+				find: `printLine(\`[\${outputLineSafe(String(type))}] \${safe(String(message))}\`, type);`,
+				replace: `printLine(safe(\`[\${String(type)}] \${String(message)}\`), type);`,
+			},
+		],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "SC03",
+		description:
+			"settle -p prints an extension's notification raw on stderr: its OSC 52 reaches the terminal (jayshah5696/pi-agent-extensions#30)",
+		file: "src/cli/print-mode.ts",
+		edits: [{ find: 'String(message).split("\\n").map(outputLineSafe).join("\\n")', replace: "String(message)" }],
+		tests: ["test/pi-races/extension-ui-headless.test.ts"],
+	},
+	{
+		id: "SC04",
+		description:
+			"settle -i prints a widget line holding a line break as one text: the second line has no [key] label (nicknisi/pi-extensions#56)",
+		file: "src/cli/interactive-ui.ts",
+		edits: [{ find: ': lines.flatMap((line) => line.split("\\n"));', replace: ": lines;" }],
+		tests: ["test/pi-races/interactive-extension-ui.test.ts"],
+	},
+	{
+		id: "SC05",
+		description:
+			"settle --rpc names a dialog it ends on SIGTERM as ended because its session was replaced (jmfederico/pi-web#109)",
+		file: "src/cli/rpc-mode.ts",
+		edits: [
+			{ find: 'ui.dismissOpen(runtime.isDisposed ? "ending" : "replaced")', replace: 'ui.dismissOpen("replaced")' },
+		],
+		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
 	},
 ];
 

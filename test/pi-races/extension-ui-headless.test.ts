@@ -212,3 +212,30 @@ describe("pilish#80: an answer under an id no dialog was sent with", () => {
 		expect(client.stderr).toBe("");
 	});
 });
+
+/** A notifier whose message carries what a tool's output can: an OSC 52 clipboard write, colour, a carriage return, lines. */
+const ESCAPING_NOTIFIER = `export default function (pi) {
+	pi.on("session_start", (_event, ctx) => {
+		ctx.ui.notify("copied \\x1b]52;c;cm0gLXJmIH4=\\x07 \\x1b[31mthree\\x1b[0m files\\nsecond line\\x07", "warning");
+		ctx.ui.notify("build 10%\\rbuild 100%", "info");
+	});
+}
+`;
+
+describe("jayshah5696/pi-agent-extensions#30: escape sequences in an extension's notification text", () => {
+	it("jayshah5696/pi-agent-extensions#30: settle -p prints each notification on stderr with its label and extension name intact: the OSC 52 and a bell made visible, colour codes dropped, a carriage return redrawing the message only, every line kept; the answer on stdout as it was", () => {
+		const notifier = join(cli.dir, "notifier.mjs");
+		writeFileSync(notifier, ESCAPING_NOTIFIER);
+		const run = runSettle(["--faux", "--no-session", "-e", notifier, "-p", "hello"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+			timeoutMs: HANG_GUARD_MS,
+		});
+		expect(run).toEqual({
+			code: 0,
+			stdout: "hello\n",
+			stderr:
+				"[warning] notifier.mjs: copied ␛]52;c;cm0gLXJmIH4=␇ three files\nsecond line␇\n[info] notifier.mjs: build 100%\n",
+		});
+	});
+});

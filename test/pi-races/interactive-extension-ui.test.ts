@@ -360,6 +360,39 @@ describe("ctx.ui.setStatus, setWidget and setTitle in settle -i", () => {
 	});
 });
 
+/**
+ * A progress extension: a status with a carriage return and line breaks (pi's footer folds them
+ * into spaces), a widget line holding a line break, a notification redrawn with a carriage return,
+ * and a multi-line notification (agegr/pi-web#593: cut to its first line there).
+ */
+const PROGRESS_TEXT = `export default function (pi) {
+	pi.registerCommand("progress", {
+		description: "Report progress",
+		handler: async (_args, ctx) => {
+			ctx.ui.setStatus("index", "indexing 10%\\rindexing 80%\\n\\tsrc/");
+			ctx.ui.setWidget("plan", ["step 1\\nstep 2", "\\x1b[32mdone\\x1b[0m\\rDONE"]);
+			ctx.ui.notify("build 10%\\rbuild 100%", "warning");
+			ctx.ui.notify("usage:\\n  context 40%\\n  cost $0.10", "info");
+		},
+	});
+}
+`;
+
+describe("nicknisi/pi-extensions#56, agegr/pi-web#593: status, widget and notification text with line breaks and carriage returns in settle -i", () => {
+	it("nicknisi/pi-extensions#56, agegr/pi-web#593: a status prints as one [key] line folded as pi's footer folds it, each widget line and each notification keeps its label (a carriage return redraws the text only), a multi-line notification prints whole", async () => {
+		const chat = repl(["--faux", "-e", file("progress.mjs", PROGRESS_TEXT)]);
+		await chat.idle(0);
+		const shown = await chat.say("/progress", "cost $0.10");
+		expect(await chat.end()).toBe(0);
+		expect(shown).toContain(
+			"[index] indexing 10% indexing 80% src/\n" +
+				"[plan] step 1\n[plan] step 2\n[plan] DONE\n" +
+				"[warning] build 100%\n" +
+				"[info] usage:\n  context 40%\n  cost $0.10\n",
+		);
+	});
+});
+
 /** pi#6978's extension: a command opening two confirms at once, and a confirm before each tool call. */
 const DIALOG_RACE = `export default function (pi) {
 	pi.registerCommand("dialog-race", {

@@ -6,6 +6,8 @@
  * default while the old session is torn down (the gate's `notify` still works), stderr names the
  * dialog that was closed, and a late answer to it is dropped quietly. Replayed against a real
  * `settle --rpc` child on a scripted faux model, the gate a real extension file.
+ * jmfederico/pi-web#109: a host's daemon settles an open dialog on every close path, runtime
+ * teardown included; under SIGTERM settle ends it too, and its stderr line says why (no replacement).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -62,4 +64,32 @@ describe("a dialog open when the session is replaced", () => {
 			);
 		});
 	}
+});
+
+describe("jmfederico/pi-web#109: a dialog open when settle --rpc is told to stop", () => {
+	it("jmfederico/pi-web#109: SIGTERM while a gate's confirm waits: the confirm ends with false (the gate's notify still reaches the host), the run ends aborted, exit 143; stderr names the dialog as ended because settle is ending its session, not as replaced", async () => {
+		const extension = join(cli.dir, "gate.mjs");
+		writeFileSync(extension, GATE);
+		const script = join(cli.dir, "script.json");
+		writeFileSync(
+			script,
+			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }, "done"]),
+		);
+		const client = new RpcClient(["--faux-script", script, "-e", extension], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		const asked = client.next((line: Line) => line.type === "extension_ui_request" && line.method === "confirm");
+		expect(await client.request({ id: "p", type: "prompt", message: "go" })).toMatchObject({ success: true });
+		const dialog = await asked;
+		client.child.kill("SIGTERM");
+		expect(await client.exited).toBe(143);
+		const notes = client.lines.filter((line) => line.type === "extension_ui_request" && line.method === "notify");
+		expect(notes.map((line) => line.message)).toEqual(["gate answered false"]);
+		expect(client.lines.filter((line) => line.type === "agent_end")).toMatchObject([{ aborted: true }]);
+		expect(client.lines.filter((line) => line.type === "agent_settled")).toHaveLength(1);
+		expect(client.stderr).toBe(
+			`[warning] the "confirm" dialog ${dialog.id} ("Run it?") ended with its default: settle is ending its session\n`,
+		);
+	});
 });
