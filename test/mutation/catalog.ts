@@ -26984,6 +26984,26 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-data-shapes.test.ts"],
 	},
+	{
+		id: "SA01",
+		description:
+			"the previous summary goes to the summarizer and into a split turn's history with its file lists, appended again after (pi#9945)",
+		file: "src/compaction/summarize.ts",
+		edits: [
+			{
+				find: "preparation.previousSummary === undefined ? undefined : withoutFileLists(preparation.previousSummary);",
+				replace: "preparation.previousSummary;",
+			},
+		],
+		tests: ["test/pi-races/compaction-manual.test.ts"],
+	},
+	{
+		id: "SA02",
+		description: "only the first generated file list is taken out of the previous summary (pi#9945)",
+		file: "src/compaction/file-operations.ts",
+		edits: [{ find: '<\\/\\1>/g, "");', replace: '<\\/\\1>/, "");' }],
+		tests: ["test/pi-races/compaction-manual.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
