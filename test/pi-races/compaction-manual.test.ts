@@ -16,10 +16,14 @@
  *   lists included, to the summarizer and appended the merged lists again; a split turn with no
  *   history took the previous summary whole and appended them twice. One summary was 528K
  *   characters, 510K of them file paths, and the session compacted 13 times in 15 minutes.
+ * - gsd-2#4665, prime-agent#2217: a long tool result reached the summarizer cut to its first 2000
+ *   characters; a test run's failures and a build's error, printed last, never reached the summary.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { AgentTool } from "../../src/agent/types.js";
+import { TOOL_RESULT_MAX_CHARS } from "../../src/compaction/serialize.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
@@ -245,3 +249,43 @@ describe("pi#9945: the file lists copied into every later summary", () => {
 	});
 });
 
+/** A test run printing ~12000 characters of passing tests, then its verdict. */
+const runTests: AgentTool = {
+	name: "run_tests",
+	label: "run_tests",
+	description: "runs the test suite",
+	parameters: { type: "object", properties: {} } as never,
+	execute: async () => ({
+		content: [
+			{
+				type: "text",
+				text: `${"ok tokenizer case passed\n".repeat(480)}FAILED parser_unicode: expected 3 tokens, got 2\nexit code 1`,
+			},
+		],
+		details: {},
+	}),
+};
+
+describe("gsd-2#4665, prime-agent#2217: a long tool result's end cut from the summary request", () => {
+	it("gsd-2#4665: a test run's ~12000-character output, failure last, summarized: the request carries its start, the failure and the exit code, within the cut's budget, and says how much was cut", async () => {
+		h = await createHarness({ tools: [runTests], settings: { compaction: { keepRecentTokens: 100 } } });
+		const { summaryRequests } = script(h, [
+			fauxAssistantMessage([fauxToolCall("run_tests", {}, { id: "call-tests" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("One test fails."),
+			fauxAssistantMessage("Looking at the parser."),
+		]);
+		await h.session.prompt("run the tests");
+		// A ~200-token prompt: the cut lands on it, the test run's turn is summarized whole.
+		await h.session.prompt(`fix it ${"detail ".repeat(100)}`);
+		await h.session.compact();
+		expect(summaryRequests).toHaveLength(1);
+		const conversation = /<conversation>\n([\s\S]*)\n<\/conversation>/.exec(
+			(summaryRequests[0]!.messages[0]!.content as { text: string }[])[0]!.text,
+		)![1]!;
+		const result = /\[Tool result\]: ([\s\S]*?)\n\n\[Assistant\]/.exec(conversation)![1]!;
+		expect(result.startsWith("ok tokenizer case passed\n")).toBe(true);
+		expect(result.endsWith("FAILED parser_unicode: expected 3 tokens, got 2\nexit code 1")).toBe(true);
+		expect(result).toMatch(/\n\n\[\.\.\. \d+ more characters truncated\]\n\n/);
+		expect(result.length).toBeLessThan(TOOL_RESULT_MAX_CHARS + 100);
+	});
+});
