@@ -78,6 +78,21 @@ export function computeFileLists(fileOps: FileOperations): FileOperationDetails 
 }
 
 /**
+ * A summary without the `<read-files>` / `<modified-files>` blocks {@link formatFileOperations}
+ * appended to it. The lists travel in the entry's `details` and are appended anew to each summary,
+ * so the previous summary's copy would be sent to the summarizer and appended twice (pi#9945: a
+ * summary of 528K characters, 510K of them file paths). Must not throw.
+ *
+ * @example
+ * ```ts
+ * withoutFileLists("## Goal\nship\n\n<read-files>\na.ts\n</read-files>"); // "## Goal\nship"
+ * ```
+ */
+export function withoutFileLists(summary: string): string {
+	return summary.replace(/\n*<(read-files|modified-files)>\n[\s\S]*?\n<\/\1>/g, "");
+}
+
+/**
  * The `<read-files>` / `<modified-files>` blocks appended to a summary ("" when both are empty).
  *
  * @example

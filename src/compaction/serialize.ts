@@ -10,10 +10,16 @@ import { sliceWholeCharacters } from "../tools/truncate.js";
 export const TOOL_RESULT_MAX_CHARS = 2000;
 
 /**
+ * Of a cut tool result, the last characters kept: a test run's failures, a build's error and an exit
+ * code come last, and a head-only cut lost them from every summary (gsd-2#4665, prime-agent#2217).
+ */
+export const TOOL_RESULT_TAIL_CHARS = 500;
+
+/**
  * Serializes a transcript (converted with `convertToLlm` first, so bash runs, custom messages and
  * summaries appear as the user text the model saw) as blocks separated by blank lines:
  * `[User]: …`, `[Assistant thinking]: …`, `[Assistant]: …`, `[Assistant tool calls]: read(path="a.ts"); …`,
- * `[Tool result]: …` (cut to 2000 characters). Images and empty texts are left out.
+ * `[Tool result]: …` (cut to 2000 characters: {@link cutToolResult}). Images and empty texts are left out.
  *
  * Must not throw.
  *
@@ -45,7 +51,7 @@ export function serializeConversation(messages: readonly AgentMessage[]): string
 			if (calls.length > 0) parts.push(`[Assistant tool calls]: ${calls.join("; ")}`);
 		} else {
 			const text = message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
-			if (text) parts.push(`[Tool result]: ${truncate(text, TOOL_RESULT_MAX_CHARS)}`);
+			if (text) parts.push(`[Tool result]: ${cutToolResult(text)}`);
 		}
 	}
 	return parts.join("\n\n");
@@ -84,8 +90,22 @@ function formatArguments(args: Record<string, unknown> | undefined): string {
 		.join(", ");
 }
 
-function truncate(text: string, maxChars: number): string {
-	if (text.length <= maxChars) return text;
-	const kept = sliceWholeCharacters(text, maxChars);
-	return `${kept}\n\n[... ${text.length - kept.length} more characters truncated]`;
+/**
+ * A tool result's text as a summary request carries it: whole up to {@link TOOL_RESULT_MAX_CHARS};
+ * longer, its first 1500 and last {@link TOOL_RESULT_TAIL_CHARS} characters around a note counting
+ * the characters cut (pi keeps the first 2000 only). Neither cut falls between an emoji's halves.
+ * Must not throw.
+ *
+ * @example
+ * ```ts
+ * cutToolResult(`${"a".repeat(3000)}FAILED: 2 tests`); // "aaa…\n\n[... 1000 more characters truncated]\n\naaa…FAILED: 2 tests"
+ * ```
+ */
+export function cutToolResult(text: string): string {
+	if (text.length <= TOOL_RESULT_MAX_CHARS) return text;
+	const head = sliceWholeCharacters(text, TOOL_RESULT_MAX_CHARS - TOOL_RESULT_TAIL_CHARS);
+	let tailStart = text.length - TOOL_RESULT_TAIL_CHARS;
+	const first = text.charCodeAt(tailStart);
+	if (first >= 0xdc00 && first <= 0xdfff) tailStart++;
+	return `${head}\n\n[... ${tailStart - head.length} more characters truncated]\n\n${text.slice(tailStart)}`;
 }

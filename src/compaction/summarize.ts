@@ -6,7 +6,7 @@ import { effectiveReserveTokens } from "../llm/tokens.js";
 import type { AgentMessage, Model, Usage } from "../llm/types.js";
 import type { FileOperationDetails } from "../store/entries.js";
 import { summarizeSpan } from "./chunks.js";
-import { computeFileLists, formatFileOperations } from "./file-operations.js";
+import { computeFileLists, formatFileOperations, withoutFileLists } from "./file-operations.js";
 import {
 	CHECKPOINT_PROMPT,
 	CHECKPOINT_UPDATE_PROMPT,
@@ -161,10 +161,13 @@ export async function compact(
 	options: CompactRequestOptions,
 ): Promise<CompactionResult<FileOperationDetails>> {
 	const { reserveTokens } = preparation.settings;
+	// The previous file lists are in `fileOps` already: its prose alone is merged (pi#9945).
+	const previousSummary =
+		preparation.previousSummary === undefined ? undefined : withoutFileLists(preparation.previousSummary);
 	const summaryOptions: GenerateSummaryOptions = {
 		...options,
 		reserveTokens,
-		...(preparation.previousSummary !== undefined ? { previousSummary: preparation.previousSummary } : {}),
+		...(previousSummary !== undefined ? { previousSummary } : {}),
 	};
 
 	let summary: string;
@@ -185,7 +188,7 @@ export async function compact(
 				...retryOfPart(options.retry, "turnPrefix"),
 			}),
 		]);
-		summary = joinSplitTurnSummary(history?.text ?? (preparation.previousSummary || NO_PRIOR_HISTORY), prefix.text);
+		summary = joinSplitTurnSummary(history?.text ?? (previousSummary || NO_PRIOR_HISTORY), prefix.text);
 		usage = history ? addUsage(history.usage, prefix.usage) : prefix.usage;
 	} else {
 		const history = await generateSummary(preparation.messagesToSummarize, summaryOptions);

@@ -25,6 +25,7 @@ import { estimateContextTokens, estimateMessageTokens } from "../../src/llm/toke
 import type { AgentMessage } from "../../src/llm/types.js";
 import { convertToLlm } from "../../src/session/convert-to-llm.js";
 import type { SessionEntry } from "../../src/store/entries.js";
+import { settleToolResultCuts } from "./pi-differential.compare.js";
 
 let dir: string;
 let branch: SessionEntry[];
@@ -54,7 +55,10 @@ describe("pi 0.73.1 compatibility on a real session", () => {
 
 	it("converts and serializes the conversation exactly like pi", () => {
 		expect(convertToLlm(messages)).toEqual(piConvertToLlm(messages as never));
-		expect(serializeConversation(messages)).toBe(piSerializeConversation(piConvertToLlm(messages as never)));
+		// DELIBERATE_TOOL_RESULT_TAIL (pi-differential.compare.ts): a long tool result keeps its end.
+		expect(serializeConversation(messages)).toBe(
+			settleToolResultCuts(piSerializeConversation(piConvertToLlm(messages as never)), messages),
+		);
 	});
 
 	it.each([2_000, 8_000, 20_000, 60_000])("prepares a compaction like pi (keepRecentTokens %d)", (keepRecentTokens) => {

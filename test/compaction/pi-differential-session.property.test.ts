@@ -37,6 +37,7 @@ import {
 	entryMessages,
 	expectSamePreparation,
 	settleBashFences,
+	settleToolResultCuts,
 	withoutEmptyBranchSummaries,
 } from "./pi-differential.compare.js";
 import { branchArb, entriesTokenView, type Mode } from "./pi-differential.helpers.js";
@@ -421,7 +422,10 @@ describe("manual compact() on a random session: Settle and pi 0.73.1 write the s
 						if (withoutEmptyBranchSummaries(piSummarized).length === piSummarized.length) {
 							// DELIBERATE_CUT_BEFORE_SPLIT_EMOJI (pi-differential.compare.ts): a tool result's 2000-unit cut.
 							const bash = entryMessages(branch);
-							expect(settle.requests).toEqual(pi.requests.map((r) => settleBashFences(cutBeforeSplitEmoji(r), bash)));
+							// DELIBERATE_TOOL_RESULT_TAIL (pi-differential.compare.ts): a long tool result's last 500 characters.
+							expect(settle.requests).toEqual(
+								pi.requests.map((r) => settleBashFences(cutBeforeSplitEmoji(settleToolResultCuts(r, bash)), bash)),
+							);
 							if (file === SPLIT_EMOJI_CUT_EXAMPLE[0].branch) splitEmojiCompared = true;
 						} else {
 							expect(settle.requests).toHaveLength(pi.requests.length);

@@ -16,7 +16,7 @@ import { findCutPoint, findTurnStartIndex, isValidCutPoint } from "../../src/com
 import { messageFromEntry } from "../../src/compaction/entry-messages.js";
 import { computeFileLists } from "../../src/compaction/file-operations.js";
 import { summarizationRequestText } from "../../src/compaction/prompts.js";
-import { serializeConversation } from "../../src/compaction/serialize.js";
+import { cutToolResult, serializeConversation, TOOL_RESULT_MAX_CHARS } from "../../src/compaction/serialize.js";
 import type { CompactionPreparation } from "../../src/compaction/types.js";
 import { errorMessage } from "../../src/errors.js";
 import { estimateMessageTokens } from "../../src/llm/tokens.js";
@@ -244,6 +244,24 @@ export function cutBeforeSplitEmoji(piText: string): string {
 		/[\ud800-\udbff]\n\n\[\.\.\. (\d+) more characters truncated\]/g,
 		(_, more: string) => `\n\n[... ${Number(more) + 1} more characters truncated]`,
 	);
+}
+
+/**
+ * DELIBERATE_TOOL_RESULT_TAIL (gsd-2#4665, prime-agent#2217; src/compaction/serialize.ts `cutToolResult`):
+ * a tool result over 2000 characters reaches Settle's summarizer as its first 1500 and last 500
+ * characters; pi 0.73.1 sends the first 2000. pi's cut of each such result in `messages` put the way
+ * Settle cuts it (before {@link cutBeforeSplitEmoji}, which then has nothing left to match).
+ */
+export function settleToolResultCuts(piText: string, messages: readonly AgentMessage[]): string {
+	const renders = messages
+		.filter((m) => m.role === "toolResult")
+		.map((m) => m.content.map((block) => (block.type === "text" ? block.text : "")).join(""))
+		.filter((text) => text.length > TOOL_RESULT_MAX_CHARS)
+		.map((text) => ({
+			pi: `${text.slice(0, TOOL_RESULT_MAX_CHARS)}\n\n[... ${text.length - TOOL_RESULT_MAX_CHARS} more characters truncated]`,
+			settle: cutToolResult(text),
+		}));
+	return renders.reduce((text, { pi, settle }) => text.replaceAll(pi, () => settle), piText);
 }
 
 /**

@@ -79,6 +79,7 @@ import {
 	outcome,
 	settleBashFences,
 	settleSendsSelection,
+	settleToolResultCuts,
 	withoutEmptyBranchSummaries,
 } from "./pi-differential.compare.js";
 import {
@@ -150,7 +151,12 @@ describe("serialization and file operations: Settle and pi 0.73.1 agree", () => 
 			fc.property(branchOfAnyMode, ({ branch }) => {
 				const messages = entryMessages(branch);
 				expect(serializeConversation(messages)).toBe(
-					settleBashFences(cutBeforeSplitEmoji(piSerializeConversation(piConvertToLlm(messages as Pi))), messages),
+					settleBashFences(
+						cutBeforeSplitEmoji(
+							settleToolResultCuts(piSerializeConversation(piConvertToLlm(messages as Pi)), messages),
+						),
+						messages,
+					),
 				);
 
 				const ours = createFileOperations();
@@ -267,7 +273,11 @@ describe("compact() with a scripted summarizer: Settle and pi 0.73.1 send and wr
 								: request;
 						if (customInstructions && isPrefix) expect(seen).not.toBe(request);
 						const piRequest = summarizer.requests[i]!;
-						const piText = settleBashFences(cutBeforeSplitEmoji(piRequest.text), entryMessages(branch));
+						const summarized = entryMessages(branch);
+						const piText = settleBashFences(
+							cutBeforeSplitEmoji(settleToolResultCuts(piRequest.text, summarized)),
+							summarized,
+						);
 						expectSameRequest(seen, { ...piRequest, text: piText });
 					}
 					if ("error" in b) {

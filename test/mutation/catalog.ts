@@ -1673,8 +1673,8 @@ export const MUTANTS: Mutant[] = [
 		description: "a split turn after an empty previous summary writes an empty history instead of 'No prior history.'",
 		edits: [
 			{
-				find: "(preparation.previousSummary || NO_PRIOR_HISTORY)",
-				replace: "(preparation.previousSummary ?? NO_PRIOR_HISTORY)",
+				find: "(previousSummary || NO_PRIOR_HISTORY)",
+				replace: "(previousSummary ?? NO_PRIOR_HISTORY)",
 			},
 		],
 		tests: ["test/compaction"],
@@ -17427,7 +17427,10 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"claude-code#56064: a tool result cut at 2000 characters for a summary request splits an emoji: a lone surrogate goes to the provider",
 		edits: [
-			{ find: "const kept = sliceWholeCharacters(text, maxChars);", replace: "const kept = text.slice(0, maxChars);" },
+			{
+				find: "const head = sliceWholeCharacters(text, TOOL_RESULT_MAX_CHARS - TOOL_RESULT_TAIL_CHARS);",
+				replace: "const head = text.slice(0, TOOL_RESULT_MAX_CHARS - TOOL_RESULT_TAIL_CHARS);",
+			},
 		],
 		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
 	},
@@ -27096,6 +27099,42 @@ export const MUTANTS: Mutant[] = [
 			{ find: 'ui.dismissOpen(runtime.isDisposed ? "ending" : "replaced")', replace: 'ui.dismissOpen("replaced")' },
 		],
 		tests: ["test/pi-races/rpc-dialog-replaced-session.test.ts"],
+	},
+	{
+		id: "SA01",
+		description:
+			"the previous summary goes to the summarizer and into a split turn's history with its file lists, appended again after (pi#9945)",
+		file: "src/compaction/summarize.ts",
+		edits: [
+			{
+				find: "preparation.previousSummary === undefined ? undefined : withoutFileLists(preparation.previousSummary);",
+				replace: "preparation.previousSummary;",
+			},
+		],
+		tests: ["test/pi-races/compaction-manual.test.ts"],
+	},
+	{
+		id: "SA02",
+		description: "only the first generated file list is taken out of the previous summary (pi#9945)",
+		file: "src/compaction/file-operations.ts",
+		edits: [{ find: '<\\/\\1>/g, "");', replace: '<\\/\\1>/, "");' }],
+		tests: ["test/pi-races/compaction-manual.test.ts"],
+	},
+	{
+		id: "SA03",
+		description:
+			"a long tool result reaches the summarizer without its last 500 characters: a test run's failure, printed last, is lost (gsd-2#4665)",
+		file: "src/compaction/serialize.ts",
+		edits: [{ find: "let tailStart = text.length - TOOL_RESULT_TAIL_CHARS;", replace: "let tailStart = text.length;" }],
+		tests: ["test/pi-races/compaction-manual.test.ts"],
+	},
+	{
+		id: "SA04",
+		description:
+			"a long tool result's kept end starts between an emoji's halves: a lone surrogate goes to the provider (claude-code#56064, gsd-2#4665)",
+		file: "src/compaction/serialize.ts",
+		edits: [{ find: "if (first >= 0xdc00 && first <= 0xdfff) tailStart++;", replace: "" }],
+		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
 	},
 ];
 

@@ -4,6 +4,10 @@
  * the branch: they were neither summarized by the second compaction nor kept by it, and their
  * content vanished from the context. What the user should see: after two compactions every earlier
  * message is either in a summary request or still in the context.
+ *
+ * docker-agent#2646: with a summary already in the session, the next compaction's kept-tail
+ * boundary was mapped too early, into what the first summary had replaced: summarized history came
+ * back into the context. What the user should see: each message summarized once, never back.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { fauxAssistantMessage } from "../../src/llm/faux.js";
@@ -45,9 +49,14 @@ describe("pi#2608: messages kept by the first compaction are lost by the second"
 		const second = JSON.stringify(summaryRequests.at(-1)!.messages);
 		expect(second).toContain("BRAVO-PROMPT");
 		expect(second).toContain("answer bravo");
+		// docker-agent#2646: the alpha turn reaches it only through the previous summary, never again as messages.
+		expect(second).toContain("<previous-summary>");
+		expect(second).not.toContain("ALPHA-PROMPT");
 		// …and the context is the new summary and the charlie turn.
 		const roles = h.session.messages.map((message) => message.role);
 		expect(roles).toEqual(["system", "compactionSummary", "user", "assistant"]);
 		expect(JSON.stringify(h.session.messages)).toContain("CHARLIE-PROMPT");
+		// docker-agent#2646: neither summarized turn comes back.
+		expect(JSON.stringify(h.session.messages)).not.toMatch(/ALPHA-PROMPT|BRAVO-PROMPT|answer alpha|answer bravo/);
 	});
 });

@@ -12,9 +12,18 @@
  * - openclaw#120663: a repeated compaction with no whole turn to summarize (the cut splits the one
  *   turn after the previous compaction) replaced the previous summary with an empty skeleton ("No
  *   prior history."): everything the earlier compactions had kept vanished from the context.
+ * - pi#9945: every compaction sent the previous summary, its `<read-files>` / `<modified-files>`
+ *   lists included, to the summarizer and appended the merged lists again; a split turn with no
+ *   history took the previous summary whole and appended them twice. One summary was 528K
+ *   characters, 510K of them file paths, and the session compacted 13 times in 15 minutes.
+ * - gsd-2#4665, prime-agent#2217: a long tool result reached the summarizer cut to its first 2000
+ *   characters; a test run's failures and a build's error, printed last, never reached the summary.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { AgentTool } from "../../src/agent/types.js";
+import { TOOL_RESULT_MAX_CHARS } from "../../src/compaction/serialize.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
 import type { Context } from "../../src/llm/types.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
@@ -179,5 +188,104 @@ describe("openclaw#110695: a split turn's prefix summary is empty", () => {
 		await h.session.prompt("fix the linker flags");
 		expect(JSON.stringify(answerRequests.at(-1)!.messages)).toContain(prefixAnswer);
 		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+/** `read` of `path` (a real file in the harness cwd), then nothing else in that answer. */
+const readCall = (path: string) =>
+	fauxAssistantMessage([fauxToolCall("read", { path }, { id: `call-${path}` })], { stopReason: "toolUse" });
+
+/** How many times `block` (`<read-files>` …) opens in `text`. */
+const blockCount = (text: string, block: string) => text.split(block).length - 1;
+
+describe("pi#9945: the file lists copied into every later summary", () => {
+	it("pi#9945: three compactions (the last splitting a turn with no history before it): each summary has one list, every file read so far in it, and no summary request carries the previous list", async () => {
+		h = await createHarness({ persistence: "disk", settings: { compaction: { keepRecentTokens: 1000 } } });
+		for (const name of ["a.ts", "b.ts", "c.ts", "d.ts"]) {
+			writeFileSync(join(h.tempDir, name), `// ${name}\n${"const value = 1;\n".repeat(50)}`);
+		}
+		const { summaryRequests } = script(h, [
+			readCall("a.ts"),
+			fauxAssistantMessage([fauxToolCall("write", { path: "notes.md", content: "a.ts read" }, { id: "call-notes" })], {
+				stopReason: "toolUse",
+			}),
+			fauxAssistantMessage("a.ts read, notes written."),
+			readCall("b.ts"),
+			fauxAssistantMessage("b.ts read."),
+			readCall("c.ts"),
+			readCall("d.ts"),
+			fauxAssistantMessage("c.ts and d.ts read."),
+			fauxAssistantMessage("Nothing else."),
+		]);
+		// Prompts of ~1000 tokens: each cut lands on the newest prompt.
+		const detail = "detail ".repeat(600);
+		await h.session.prompt(`read a.ts ${detail}`);
+		await h.session.prompt(`read b.ts ${detail}`);
+		const first = await h.session.compact();
+		const modified = "<modified-files>\nnotes.md\n</modified-files>";
+		expect(first.summary).toBe(`## Goal\nsummary 1\n\n<read-files>\na.ts\n</read-files>\n\n${modified}`);
+
+		await h.session.prompt(`read c.ts and d.ts ${detail}`);
+		const second = await h.session.compact();
+		expect(summaryRequests).toHaveLength(2);
+		// The summarizer merges the previous prose; Settle appends the lists, once.
+		const secondRequest = requestText(summaryRequests[1]!);
+		expect(secondRequest).toContain("<previous-summary>\\n## Goal\\nsummary 1\\n</previous-summary>");
+		expect(secondRequest).not.toContain("<read-files>");
+		expect(secondRequest).not.toContain("<modified-files>");
+		expect(second.summary).toBe(`## Goal\nsummary 2\n\n<read-files>\na.ts\nb.ts\n</read-files>\n\n${modified}`);
+
+		// The cut splits the c/d turn, the first in the span: the previous summary is the history text.
+		await h.session.prompt("anything else?");
+		h.session.settingsManager.applyOverrides({ compaction: { keepRecentTokens: 200 } });
+		const third = await h.session.compact();
+		expect(summaryRequests).toHaveLength(3);
+		expect(requestText(summaryRequests[2]!)).toContain("Original Request");
+		expect(third.summary).toMatch(/^## Goal\nsummary 2\n\n---\n\n\*\*Turn Context/);
+		expect(blockCount(third.summary, "<read-files>")).toBe(1);
+		expect(blockCount(third.summary, "<modified-files>")).toBe(1);
+		expect(third.summary.endsWith(`<read-files>\na.ts\nb.ts\nc.ts\n</read-files>\n\n${modified}`)).toBe(true);
+		expect(reopenedContext(h.session.sessionFile!).map(comparable)).toEqual(h.session.messages.map(comparable));
+	});
+});
+
+/** A test run printing ~12000 characters of passing tests, then its verdict. */
+const runTests: AgentTool = {
+	name: "run_tests",
+	label: "run_tests",
+	description: "runs the test suite",
+	parameters: { type: "object", properties: {} } as never,
+	execute: async () => ({
+		content: [
+			{
+				type: "text",
+				text: `${"ok tokenizer case passed\n".repeat(480)}FAILED parser_unicode: expected 3 tokens, got 2\nexit code 1`,
+			},
+		],
+		details: {},
+	}),
+};
+
+describe("gsd-2#4665, prime-agent#2217: a long tool result's end cut from the summary request", () => {
+	it("gsd-2#4665: a test run's ~12000-character output, failure last, summarized: the request carries its start, the failure and the exit code, within the cut's budget, and says how much was cut", async () => {
+		h = await createHarness({ tools: [runTests], settings: { compaction: { keepRecentTokens: 100 } } });
+		const { summaryRequests } = script(h, [
+			fauxAssistantMessage([fauxToolCall("run_tests", {}, { id: "call-tests" })], { stopReason: "toolUse" }),
+			fauxAssistantMessage("One test fails."),
+			fauxAssistantMessage("Looking at the parser."),
+		]);
+		await h.session.prompt("run the tests");
+		// A ~200-token prompt: the cut lands on it, the test run's turn is summarized whole.
+		await h.session.prompt(`fix it ${"detail ".repeat(100)}`);
+		await h.session.compact();
+		expect(summaryRequests).toHaveLength(1);
+		const conversation = /<conversation>\n([\s\S]*)\n<\/conversation>/.exec(
+			(summaryRequests[0]!.messages[0]!.content as { text: string }[])[0]!.text,
+		)![1]!;
+		const result = /\[Tool result\]: ([\s\S]*?)\n\n\[Assistant\]/.exec(conversation)![1]!;
+		expect(result.startsWith("ok tokenizer case passed\n")).toBe(true);
+		expect(result.endsWith("FAILED parser_unicode: expected 3 tokens, got 2\nexit code 1")).toBe(true);
+		expect(result).toMatch(/\n\n\[\.\.\. \d+ more characters truncated\]\n\n/);
+		expect(result.length).toBeLessThan(TOOL_RESULT_MAX_CHARS + 100);
 	});
 });

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { compactArgs } from "../../src/cli/interactive-render.js";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
-import { TOOL_RESULT_MAX_CHARS } from "../../src/compaction/serialize.js";
+import { TOOL_RESULT_MAX_CHARS, TOOL_RESULT_TAIL_CHARS } from "../../src/compaction/serialize.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { RpcClient, runSettle, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { onExportedPage } from "../inspect/chromium.js";
@@ -106,8 +106,10 @@ function sessionWithToolResult(firstQuestion: string, result: string): string {
 }
 
 describe("claude-code#56064 at the other cuts: summary requests, the exported page, the terminal", () => {
-	it("claude-code#56064: settle --rpc compact: a tool result whose emoji straddles the 2000-character cut of the summary request is cut before the emoji; the request holds no lone surrogate", async () => {
-		const file = sessionWithToolResult("first question", `${"a".repeat(TOOL_RESULT_MAX_CHARS - 1)}${EMOJI}b`);
+	it("claude-code#56064: settle --rpc compact: a tool result whose emojis straddle the summary request's cuts (after its first 1500 characters, before its last 500) is cut around both emojis; the request holds no lone surrogate", async () => {
+		const head = "a".repeat(TOOL_RESULT_MAX_CHARS - TOOL_RESULT_TAIL_CHARS - 1);
+		const tail = "c".repeat(TOOL_RESULT_TAIL_CHARS - 1);
+		const file = sessionWithToolResult("first question", `${head}${EMOJI}${"b".repeat(1000)}${EMOJI}${tail}`);
 		const summaries: RecordedRequest[] = [];
 		wire = await startWireServer((request, next) => {
 			if (!JSON.stringify(request.body?.messages ?? "").includes(SUMMARIZATION_SYSTEM_PROMPT.slice(0, 40)))
@@ -132,7 +134,8 @@ describe("claude-code#56064 at the other cuts: summary requests, the exported pa
 					: (message.content as { text?: string }[]).map((block) => block.text ?? "").join(""),
 			),
 		);
-		expect(texts.join("")).toContain(`${"a".repeat(TOOL_RESULT_MAX_CHARS - 1)}\n\n[... 3 more characters truncated]`);
+		// Each emoji (two UTF-16 units) is dropped whole with the 1000 characters between them.
+		expect(texts.join("")).toContain(`${head}\n\n[... 1004 more characters truncated]\n\n${tail}`);
 		for (const body of asked) expect(body).not.toMatch(LONE_SURROGATE_ESCAPE);
 	});
 

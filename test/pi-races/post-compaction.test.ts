@@ -6,7 +6,8 @@
  * compacted context; a compaction only when the context is over the threshold again. And a turn cut
  * off by a full context (`stopReason: "length"`, almost no output) in a tool loop: the session
  * compacted, then stopped and handed control back, the work unfinished (pi#3612, pi#7020); it
- * should compact and go on with the turn.
+ * should compact and go on with the turn. opencode#13838: compaction put a question ("What did we do
+ * so far?") in the context as a user message; the model took it for a request and answered it.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
@@ -119,5 +120,38 @@ describe("pi#3612 / pi#7020: after a length stop caused by a full context, the s
 		expect(harness.eventsOfType("agent_settled")).toHaveLength(1);
 		const file = harness.session.sessionFile!;
 		expect(reopenedContext(file).map(comparable)).toEqual(harness.session.messages.map(comparable));
+	});
+});
+
+describe("opencode#13838: a synthetic question after the summary taken for the user's request", () => {
+	it("opencode#13838: neither a threshold compaction nor /compact asks the model anything; the next request holds the summary as framed context, then the user's own prompts only", async () => {
+		h = await createHarness({ ...SMALL_WINDOW, settings: THRESHOLD_SETTINGS });
+		const { answerRequests, summaryRequests } = script(h, [
+			fauxAssistantMessage("read it"),
+			fauxAssistantMessage("answered the next prompt"),
+			fauxAssistantMessage("answered after /compact"),
+		]);
+		await h.session.prompt(`read this log: ${BIG_ANSWER}`);
+		expect(h.eventsOfType("compaction_end")).toMatchObject([{ reason: "threshold", willRetry: false }]);
+		// The compaction sent its summary request and no turn of its own.
+		expect(summaryRequests).toHaveLength(1);
+		expect(answerRequests).toHaveLength(1);
+
+		const framed = (n: number) =>
+			expect.stringMatching(
+				new RegExp(
+					`^The conversation history before this point was compacted into the following summary:\\n\\n<summary>\\n[\\s\\S]*summary ${n}[\\s\\S]*</summary>`,
+				),
+			);
+		await h.session.prompt("what next?");
+		expect(answerRequests).toHaveLength(2);
+		expect(answerRequests[1]!.messages[0]!.role).toBe("user");
+		expect(userTexts(answerRequests[1]!)).toEqual([framed(1), "what next?"]);
+
+		await h.session.compact();
+		expect(answerRequests).toHaveLength(2);
+		await h.session.prompt("and then?");
+		expect(userTexts(answerRequests[2]!)).toEqual([framed(2), "and then?"]);
+		expect(h.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
 	});
 });
