@@ -27021,6 +27021,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "\t\tif (unset) {\n\t\t\twarn(", replace: "\t\tif (unset && false) {\n\t\t\twarn(" }],
 		tests: ["test/pi-races/providers-auth.test.ts"],
 	},
+	{
+		id: "SB05",
+		description:
+			'a 403 refusing the network\'s region gets the key note again ("replace OPENAI_API_KEY") instead of the region note (continue#11449)',
+		file: "src/session/provider-stream.ts",
+		edits: [
+			{
+				find: "const regionNote = refusedStatus === 403 ? refusedRegionNote(model.provider, text) : undefined;",
+				replace: "const regionNote = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/pi-races/refused-key-sources.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
