@@ -292,4 +292,15 @@ describe("opencode#34388, Floway#142: a key that names an unset variable, or a b
 		expect(run.failure).toBeUndefined();
 		expect(server.requests.map((request) => request.headers.authorization)).toEqual(["Bearer file-key"]);
 	});
+
+	it("Floway#142: ANTHROPIC_OAUTH_TOKEN set to blanks does not shadow ANTHROPIC_API_KEY, which is sent", async () => {
+		writeModelsJson({ anthropic: { baseUrl: server.url } });
+		const run = await promptWith("anthropic", "claude-sonnet-4-5", {
+			ANTHROPIC_OAUTH_TOKEN: " \t",
+			ANTHROPIC_API_KEY: "sk-ant-real",
+		});
+
+		expect(run.failure).toBeUndefined();
+		expect(server.requests.map((request) => request.headers["x-api-key"])).toEqual(["sk-ant-real"]);
+	});
 });
