@@ -363,12 +363,7 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		if (source === "stored") return { configured: true, source: "stored" };
 		if (this.hasRuntimeKey(provider)) return { configured: false, source: "runtime" };
 		if (source === "environment") {
-			let label: string | undefined;
-			try {
-				label = this.piAi.findEnvKeys?.(provider)?.[0];
-			} catch {
-				label = undefined;
-			}
+			const label = this.environmentKeyName(provider);
 			return label ? { configured: false, source: "environment", label } : { configured: false, source: "environment" };
 		}
 		return super.getAuthStatus(provider);
@@ -386,10 +381,27 @@ export class PiAiModelRuntime extends InMemoryModelRuntime {
 		}
 	}
 
+	/**
+	 * The provider's key from the environment. A variable set to blanks (`OPENAI_API_KEY=" "` from a
+	 * `.env` template, a CI default) is no key: pi-ai sends it as an empty bearer and it shadows the
+	 * next variable (`ANTHROPIC_OAUTH_TOKEN` before `ANTHROPIC_API_KEY`) and models.json's `apiKey`.
+	 */
 	private environmentKey(provider: string): string | undefined {
 		if (!this.useEnvironment) return undefined;
 		try {
-			return this.piAi.getEnvApiKey(provider) || undefined;
+			const name = this.environmentKeyName(provider);
+			if (name !== undefined) return process.env[name];
+			const key = this.piAi.getEnvApiKey(provider);
+			return key?.trim() ? key : undefined;
+		} catch {
+			return undefined;
+		}
+	}
+
+	/** The first of the provider's key variables that holds more than blanks, or undefined. */
+	private environmentKeyName(provider: string): string | undefined {
+		try {
+			return this.piAi.findEnvKeys?.(provider)?.find((name) => process.env[name]?.trim());
 		} catch {
 			return undefined;
 		}

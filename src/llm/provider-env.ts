@@ -290,3 +290,21 @@ export function environmentName(value: string): string {
 export function resolveConfiguredValue(value: string): string {
 	return process.env[environmentName(value)] || value;
 }
+
+/**
+ * The variable a whole `$NAME` / `${NAME}` value names when that variable is unset or blank, else
+ * undefined. Such a value is never a key: sent as it stands it only earns a 401 that blames the key
+ * (opencode#34388), so it counts as no key and the next source (or "No API key") applies.
+ *
+ * @example
+ * ```ts
+ * delete process.env.MY_GATEWAY_KEY;
+ * unsetVariableOf("$MY_GATEWAY_KEY"); // "MY_GATEWAY_KEY"
+ * unsetVariableOf("sk-literal"); // undefined
+ * ```
+ */
+export function unsetVariableOf(value: string): string | undefined {
+	const name = environmentName(value);
+	if (name === value) return undefined;
+	return process.env[name]?.trim() ? undefined : name;
+}

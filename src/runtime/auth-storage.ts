@@ -8,7 +8,7 @@ import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { errorMessage, SettleError } from "../errors.js";
 import type { CredentialSource } from "../llm/pi-ai.js";
-import { resolveConfiguredValue } from "../llm/provider-env.js";
+import { resolveConfiguredValue, unsetVariableOf } from "../llm/provider-env.js";
 import { readJsonObjectFile, withFileLock, writeFileAtomic } from "../settings/json-file.js";
 import { getDefaultAgentDir } from "../settings/paths.js";
 import { makeFolders } from "../store/folders.js";
@@ -141,6 +141,8 @@ export class AuthStorage implements CredentialSource {
 		if (typeof key !== "string" || key.trim() === "") return undefined;
 		// pi's `!command` key (pi#9245): Settle runs no command, and the command's text is no key.
 		if (key.startsWith("!")) return undefined;
+		// `$NAME` with NAME unset is no key: the environment's own key applies (opencode#34388).
+		if (unsetVariableOf(key)) return undefined;
 		// As pi's resolveConfigValue: a set variable's name (any case), or `$NAME` / `${NAME}` as in models.json (pi#9258).
 		return resolveConfiguredValue(key);
 	}
@@ -240,6 +242,9 @@ function keyProblem(key: string): string | undefined {
 	if (key.startsWith("!")) {
 		return "it is a pi `!command`, which Settle does not run, so the provider's environment variable is used instead";
 	}
+	const unset = unsetVariableOf(key);
+	if (unset)
+		return `it names the environment variable ${unset}, which is not set, so the next source (the provider's environment variable, models.json's apiKey) is used instead`;
 	return undefined;
 }
 

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { errorMessage } from "../errors.js";
 import type { ProviderConfig } from "../extensions/types.js";
 import type { ModelRuntime } from "../llm/model-runtime.js";
+import { unsetVariableOf } from "../llm/provider-env.js";
 import {
 	clearModelsFileProviders,
 	type ModelOverride,
@@ -150,6 +151,13 @@ function applyModelsFile(
 		if (typeof entry.apiKey === "string" && entry.apiKey.startsWith("!")) {
 			warn(
 				`${path}: provider "${name}": Settle does not run the "apiKey" command (${entry.apiKey.slice(0, 40)}); put the key in auth.json ({"${name}": {"type": "api_key", "key": "…"}}) or in an environment variable named by "apiKey".`,
+			);
+		}
+		// A `$NAME` key with NAME unset is not sent (opencode#34388): said here, or only "No API key" would show.
+		const unset = typeof entry.apiKey === "string" ? unsetVariableOf(entry.apiKey) : undefined;
+		if (unset) {
+			warn(
+				`${path}: provider "${name}": "apiKey" names the environment variable ${unset}, which is not set, so no key is sent from it. Set ${unset}, or put the key in auth.json ({"${name}": {"type": "api_key", "key": "…"}}).`,
 			);
 		}
 		// Nor a `!command` header value (pi#909): the header is left out, so a gateway's key would be missing unsaid.

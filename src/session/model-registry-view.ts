@@ -13,7 +13,7 @@ import type { ExtensionModelRegistry, ProviderConfig } from "../extensions/types
 import { streamFromMessage } from "../llm/event-stream.js";
 import { InMemoryModelRuntime, type ModelRuntime, type ProviderSnapshot } from "../llm/model-runtime.js";
 import { BUILT_IN_PROVIDER_DISPLAY_NAMES, OAUTH_PROVIDER_DISPLAY_NAMES } from "../llm/provider-display-names.js";
-import { environmentName, resolveConfiguredValue } from "../llm/provider-env.js";
+import { environmentName, resolveConfiguredValue, unsetVariableOf } from "../llm/provider-env.js";
 import { withRequestSignal } from "../llm/request-signal.js";
 import { streamWatchingResponses } from "../llm/response-activity.js";
 import { emptyAssistantMessage, type Model, type StreamFn } from "../llm/types.js";
@@ -329,6 +329,7 @@ function configKeyStatus(
 	const apiKey = requestConfig?.apiKey;
 	if (!apiKey) return undefined;
 	if (apiKey.startsWith("!")) return { configured: true, source: "models_json_command" };
+	if (unsetVariableOf(apiKey)) return undefined;
 	const name = environmentName(apiKey);
 	if (process.env[name]) return { configured: true, source: "environment", label: name };
 	return { configured: true, source: "models_json_key" };
@@ -403,8 +404,10 @@ function applyRequestConfig(
 	if (!config.apiKey && !config.headers && !config.authHeader) return;
 	const { apiKey, headers, authHeader } = config;
 	state.requestConfigs.set(name, { apiKey, headers, authHeader });
-	// pi's config values: the named environment variable when it is set, else the literal key.
-	runtime.setFallbackApiKey(name, apiKey ? () => resolveConfigValue(apiKey) : undefined);
+	// pi's config values: the named environment variable when it is set, else the literal key. A
+	// `$NAME` whose NAME is unset is no key, so the provider has none ("No API key", opencode#34388).
+	const usable = apiKey && !unsetVariableOf(apiKey) ? apiKey : undefined;
+	runtime.setFallbackApiKey(name, usable ? () => resolveConfigValue(usable) : undefined);
 	runtime.setAuthHeader(name, authHeader === true);
 }
 

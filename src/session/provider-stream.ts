@@ -305,7 +305,10 @@ function withRefusalDetails(
 				if (compatNote) text = `${text}\n\n${compatNote}`;
 				const pathNote = endpointPathNote(refusedStatus, model, text);
 				if (pathNote) text = `${text}\n\n${pathNote}`;
-				if ((refusedStatus === 401 || refusedStatus === 403) && keySource) {
+				// A region refusal is no key problem: "replace the key" would send the user after a good one (continue#11449).
+				const regionNote = refusedStatus === 403 ? refusedRegionNote(model.provider, text) : undefined;
+				if (regionNote) text = `${text}\n\n${regionNote}`;
+				else if ((refusedStatus === 401 || refusedStatus === 403) && keySource) {
 					const keyNote = refusedKeyNote(model.provider, refusedStatus, keySource(model.provider));
 					if (keyNote) text = `${text}\n\n${keyNote}`;
 				}
@@ -314,6 +317,24 @@ function withRefusalDetails(
 			sendAgain,
 		);
 	};
+}
+
+/**
+ * What a 403 from `provider` needs when it refuses the network's country or region (OpenAI's
+ * `unsupported_country_region_territory`, also relayed by gateways): the key is not the cause, so
+ * no key note; where the requests could come from instead. Undefined for any other 403.
+ *
+ * @example
+ * ```ts
+ * refusedRegionNote("openai", "403 Country, region, or territory not supported");
+ * // "openai refuses requests from the country or region this machine's network is in; the key is not the cause, so replacing it will not help. Send the requests through a network in a supported region (an HTTPS_PROXY there) or use another provider."
+ * ```
+ */
+export function refusedRegionNote(provider: string, errorText: string): string | undefined {
+	if (!/unsupported_country_region_territory|country, region,? or territory not supported/i.test(errorText)) {
+		return undefined;
+	}
+	return `${provider} refuses requests from the country or region this machine's network is in; the key is not the cause, so replacing it will not help. Send the requests through a network in a supported region (an HTTPS_PROXY there) or use another provider.`;
 }
 
 /**

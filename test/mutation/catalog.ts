@@ -27136,6 +27136,56 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "if (first >= 0xdc00 && first <= 0xdfff) tailStart++;", replace: "" }],
 		tests: ["test/pi-races/cut-surrogate-pairs.test.ts"],
 	},
+	{
+		id: "SB01",
+		description:
+			"an auth.json `$NAME` key whose variable is unset is sent as the literal key again, blocking models.json's apiKey (opencode#34388)",
+		file: "src/runtime/auth-storage.ts",
+		edits: [{ find: "\t\tif (unsetVariableOf(key)) return undefined;\n", replace: "" }],
+		tests: ["test/pi-races/providers-auth.test.ts"],
+	},
+	{
+		id: "SB02",
+		description:
+			"models.json's `$NAME` apiKey with the variable unset still counts as a key: no NO_AUTH, pi-ai's bare error instead (opencode#34388)",
+		file: "src/session/model-registry-view.ts",
+		edits: [
+			{
+				find: "const usable = apiKey && !unsetVariableOf(apiKey) ? apiKey : undefined;",
+				replace: "const usable = apiKey;",
+			},
+		],
+		tests: ["test/pi-races/providers-auth.test.ts"],
+	},
+	{
+		id: "SB03",
+		description:
+			"a key variable set to blanks counts as set again: it shadows models.json's apiKey and goes out as an empty bearer (Floway#142)",
+		file: "src/llm/pi-ai.ts",
+		edits: [{ find: "?.find((name) => process.env[name]?.trim());", replace: "?.find((name) => process.env[name]);" }],
+		tests: ["test/pi-races/providers-auth.test.ts"],
+	},
+	{
+		id: "SB04",
+		description:
+			"models.json's `$NAME` apiKey with the variable unset gets no warning naming the variable (opencode#34388)",
+		file: "src/runtime/models-json.ts",
+		edits: [{ find: "\t\tif (unset) {\n\t\t\twarn(", replace: "\t\tif (unset && false) {\n\t\t\twarn(" }],
+		tests: ["test/pi-races/providers-auth.test.ts"],
+	},
+	{
+		id: "SB05",
+		description:
+			'a 403 refusing the network\'s region gets the key note again ("replace OPENAI_API_KEY") instead of the region note (continue#11449)',
+		file: "src/session/provider-stream.ts",
+		edits: [
+			{
+				find: "const regionNote = refusedStatus === 403 ? refusedRegionNote(model.provider, text) : undefined;",
+				replace: "const regionNote = undefined as string | undefined;",
+			},
+		],
+		tests: ["test/pi-races/refused-key-sources.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

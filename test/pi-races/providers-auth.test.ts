@@ -22,6 +22,18 @@
  * pi#2847: `createAgentSession` with a `models.json` provider whose `apiKey` is in the file failed
  * with "No API key for provider": the key never reached the request. What the user should see: the
  * request at the provider's endpoint with `Authorization: Bearer <the file's key>`, and the answer.
+ *
+ * opencode#34388: a key written as a reference to an environment variable that is not set (there
+ * `{env:VAR}`, here `$VAR`) became a key anyway (there empty, here the literal `$VAR`): it blocked
+ * the next key source and the provider answered 401, blaming the key. What the user should see: a
+ * `$VAR` whose variable is unset is no key; auth.json's falls through to the next source, and
+ * models.json's leaves the provider without one ("No API key", nothing sent) with a warning naming
+ * the variable to set.
+ *
+ * Floway#142, anthropic-sdk-python#1640: a key variable set to blanks (a `.env` template's
+ * `OPENAI_API_KEY= `, a CI default) was taken as the key: it shadowed a valid key further down the
+ * order and went out as an empty `Authorization: Bearer` (401). What the user should see: a blank
+ * variable counts as unset, so the next source's key is sent.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -185,5 +197,110 @@ describe("pi#2847: createAgentSession with a models.json provider key", () => {
 		} finally {
 			session.dispose();
 		}
+	});
+});
+
+describe("opencode#34388, Floway#142: a key that names an unset variable, or a blank variable, is no key", () => {
+	const server = useWireServer(() => chatReply([{ type: "text", text: "answered" }]));
+
+	function writeModelsJson(providers: Record<string, unknown>): void {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "models.json"), JSON.stringify({ providers }));
+	}
+
+	async function promptWith(provider: string, model: string, env: Record<string, string | undefined>) {
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ defaultProvider: provider, defaultModel: model }),
+		);
+		const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+		const setEnv = (values: Record<string, string | undefined>) => {
+			for (const [name, value] of Object.entries(values)) {
+				if (value === undefined) delete process.env[name];
+				else process.env[name] = value;
+			}
+		};
+		setEnv(env);
+		try {
+			const { session, diagnostics } = await createAgentSession({
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				sessionManager: SessionManager.inMemory(),
+			});
+			try {
+				const failure = await session.prompt("hi").then(
+					() => undefined,
+					(error: unknown) => error,
+				);
+				return { failure, diagnostics: diagnostics.map((d) => d.message), last: session.messages.at(-1) };
+			} finally {
+				session.dispose();
+			}
+		} finally {
+			setEnv(saved);
+		}
+	}
+
+	it('opencode#34388: models.json\'s "apiKey": "$GATEWAY_KEY" with GATEWAY_KEY unset sends nothing: NO_AUTH, and a warning names the variable', async () => {
+		writeModelsJson({
+			gateway: {
+				baseUrl: `${server.url}/v1`,
+				api: "openai-completions",
+				apiKey: "$GATEWAY_KEY",
+				models: [{ id: "coder" }],
+			},
+		});
+		const run = await promptWith("gateway", "coder", { GATEWAY_KEY: undefined });
+
+		expect(server.requests).toHaveLength(0);
+		expect(run.failure).toMatchObject({
+			code: "NO_AUTH",
+			message: expect.stringContaining("No API key found for gateway."),
+		});
+		expect(run.diagnostics).toContain(
+			`${join(cli.agentDir, "models.json")}: provider "gateway": "apiKey" names the environment variable GATEWAY_KEY, which is not set, so no key is sent from it. Set GATEWAY_KEY, or put the key in auth.json ({"gateway": {"type": "api_key", "key": "…"}}).`,
+		);
+	});
+
+	it('opencode#34388: an auth.json key "$GATEWAY_KEY" with GATEWAY_KEY unset does not block models.json\'s apiKey, which is sent', async () => {
+		writeModelsJson({
+			gateway: {
+				baseUrl: `${server.url}/v1`,
+				api: "openai-completions",
+				apiKey: "file-key",
+				models: [{ id: "coder" }],
+			},
+		});
+		writeFileSync(
+			join(cli.agentDir, "auth.json"),
+			JSON.stringify({ gateway: { type: "api_key", key: "$GATEWAY_KEY" } }),
+		);
+		const run = await promptWith("gateway", "coder", { GATEWAY_KEY: undefined });
+
+		expect(run.failure).toBeUndefined();
+		expect(server.requests.map((request) => request.headers.authorization)).toEqual(["Bearer file-key"]);
+		expect(run.last).toMatchObject({ role: "assistant", content: [{ type: "text", text: "answered" }] });
+		expect(AuthStorage.create(join(cli.agentDir, "auth.json")).getWarnings()).toEqual([
+			`${join(cli.agentDir, "auth.json")}: the credential of "gateway" is not usable (it names the environment variable GATEWAY_KEY, which is not set, so the next source (the provider's environment variable, models.json's apiKey) is used instead). Write { "type": "api_key", "key": "<the key or the name of an environment variable>" }.`,
+		]);
+	});
+
+	it("Floway#142: OPENAI_API_KEY set to blanks does not shadow models.json's apiKey for openai, which is sent", async () => {
+		writeModelsJson({ openai: { baseUrl: `${server.url}/v1`, apiKey: "file-key" } });
+		const run = await promptWith("openai", "gpt-4o", { OPENAI_API_KEY: "  " });
+
+		expect(run.failure).toBeUndefined();
+		expect(server.requests.map((request) => request.headers.authorization)).toEqual(["Bearer file-key"]);
+	});
+
+	it("Floway#142: ANTHROPIC_OAUTH_TOKEN set to blanks does not shadow ANTHROPIC_API_KEY, which is sent", async () => {
+		writeModelsJson({ anthropic: { baseUrl: server.url } });
+		const run = await promptWith("anthropic", "claude-sonnet-4-5", {
+			ANTHROPIC_OAUTH_TOKEN: " \t",
+			ANTHROPIC_API_KEY: "sk-ant-real",
+		});
+
+		expect(run.failure).toBeUndefined();
+		expect(server.requests.map((request) => request.headers["x-api-key"])).toEqual(["sk-ant-real"]);
 	});
 });

@@ -7,12 +7,19 @@
  * environment variable, models.json's `apiKey`), what comes before it, and what to change; one
  * request (a refused key is not retried).
  *
+ * continue#11449, opencode#45755: OpenAI's 403 `unsupported_country_region_territory` ("Country,
+ * region, or territory not supported") refuses where the request comes from, not the key. Settle
+ * added its key note ("replace OPENAI_API_KEY"), sending the user after a good key. What the user
+ * should see: the provider's text, then that the region is refused, the key not the cause, and where
+ * the requests could come from instead; no key note.
+ *
  * Real `settle -p` and `settle --rpc` child processes against a local server answering through
- * pi-ai's OpenAI and Anthropic clients.
+ * pi-ai's OpenAI and Anthropic clients; the region refusal in-process through the SDK.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createAgentSession, SessionManager } from "../../src/index.js";
 import { RpcClient, runSettleAsync, useCliProject, writeLocalProvider } from "../cli/helpers.js";
 import { anthropicError } from "../llm/wire/anthropic.js";
 import { openAiError } from "../llm/wire/openai.js";
@@ -150,5 +157,47 @@ describe("codewhale#2665, claude-code#458: a refused key names where it came fro
 		});
 
 		expect(run.stderr).toBe("400 Unsupported parameter: 'foo'\n");
+	});
+});
+
+describe("continue#11449, opencode#45755: a 403 refusing the region is not blamed on the key", () => {
+	it("continue#11449: OpenAI's 403 unsupported_country_region_territory for a key from OPENAI_API_KEY says the region is refused, the key not the cause; no key note, one request", async () => {
+		openAiAtLocalServer();
+		writeFileSync(
+			join(cli.agentDir, "settings.json"),
+			JSON.stringify({ defaultProvider: "openai", defaultModel: "gpt-4o" }),
+		);
+		server.reply(
+			openAiError(
+				403,
+				"Country, region, or territory not supported",
+				"request_forbidden",
+				"unsupported_country_region_territory",
+			),
+		);
+		const saved = process.env.OPENAI_API_KEY;
+		process.env.OPENAI_API_KEY = "sk-fine";
+		try {
+			const { session } = await createAgentSession({
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				sessionManager: SessionManager.inMemory(),
+			});
+			try {
+				await session.prompt("hello");
+				expect(server.requests).toHaveLength(1);
+				expect(session.messages.at(-1)).toMatchObject({
+					role: "assistant",
+					stopReason: "error",
+					errorMessage:
+						"403 Country, region, or territory not supported\n\nopenai refuses requests from the country or region this machine's network is in; the key is not the cause, so replacing it will not help. Send the requests through a network in a supported region (an HTTPS_PROXY there) or use another provider.",
+				});
+			} finally {
+				session.dispose();
+			}
+		} finally {
+			if (saved === undefined) delete process.env.OPENAI_API_KEY;
+			else process.env.OPENAI_API_KEY = saved;
+		}
 	});
 });
