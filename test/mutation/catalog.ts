@@ -26984,6 +26984,29 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-data-shapes.test.ts"],
 	},
+	{
+		id: "SD01",
+		description:
+			"a custom model id ending in pi's `:<level>` suffix is sent to the provider as the id, not refused with the command to use (pi#5552)",
+		file: "src/runtime/sdk.ts",
+		edits: [
+			{
+				find: "const suffix = thinkingLevel === undefined ? THINKING_SUFFIX.exec(id) : null;",
+				replace: "const suffix = null as RegExpExecArray | null;",
+			},
+		],
+		tests: ["test/pi-races/model-picking.test.ts"],
+	},
+	{
+		id: "SD02",
+		description:
+			"`--thinking high` on a custom model id copied from a model that cannot reason is dropped without a word (pi#5552)",
+		file: "src/runtime/sdk.ts",
+		edits: [
+			{ find: "model: { ...base, id, name: id, reasoning: reasons },", replace: "model: { ...base, id, name: id }," },
+		],
+		tests: ["test/pi-races/model-picking.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
