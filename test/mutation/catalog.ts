@@ -27007,6 +27007,19 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/model-picking.test.ts"],
 	},
+	{
+		id: "SD03",
+		description:
+			'`--list-models "opus 4-5"` takes the search as one piece of text: "No model matches" for pi\'s documented form (pi#203)',
+		file: "src/cli/main.ts",
+		edits: [
+			{
+				find: "return words.every((word) => text.includes(word));",
+				replace: 'return text.includes(words.join(" "));',
+			},
+		],
+		tests: ["test/pi-races/models-cli.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
