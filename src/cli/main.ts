@@ -411,11 +411,13 @@ async function listModels(args: ParsedArgs, out: CliOutput): Promise<number> {
 				out.stderr(`Warning: ${oneLine(warning.message)}\n`);
 			}
 		}
-		const search = typeof args.listModels === "string" ? args.listModels.toLowerCase() : undefined;
+		// pi#203: words apart (`"opus 4-5"`), each found in the model's provider/id or name.
+		const words = typeof args.listModels === "string" ? args.listModels.toLowerCase().split(/\s+/) : [];
 		const available = runtime.services.modelRuntime.getAvailable();
-		const models = available.filter(
-			(model) => !search || `${model.provider}/${model.id} ${model.name}`.toLowerCase().includes(search),
-		);
+		const models = available.filter((model) => {
+			const text = `${model.provider}/${model.id} ${model.name}`.toLowerCase();
+			return words.every((word) => text.includes(word));
+		});
 		if (available.length === 0) {
 			// An empty list is an answer, as a search matching nothing is (pi 0.73.1 exits 0 here too).
 			out.stderr(`${runtime.modelFallbackMessage ?? "No models available."}\n`);

@@ -113,7 +113,7 @@ export function createAgentSessionRuntimeFactory(
 			typeof options.model !== "string"
 				? { model: options.model }
 				: options.customModelIds
-					? findModelOrCustomId(services.modelRuntime, options.model, preferredProvider)
+					? findModelOrCustomId(services.modelRuntime, options.model, preferredProvider, options.thinkingLevel)
 					: { model: findModel(services.modelRuntime, options.model, preferredProvider) };
 		const explicitModel = explicit.model;
 		const patterns =

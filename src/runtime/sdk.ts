@@ -204,8 +204,10 @@ export function findModel(modelRuntime: ModelRuntime, spec: string, preferredPro
  * pi's CLI `--model` (`resolveCliModel`): {@link findModel}, and when the provider is known but
  * serves no such model, that id run on a copy of the provider's default model (pi's
  * `defaultModelPerProvider`, else its first model), with pi's warning, so a model newer than the
- * catalogue can be used. An unknown provider, a bare id, or pi's `:<level>` suffix on a known
- * model still throw as {@link findModel} does.
+ * catalogue can be used; asked to think (`thinkingLevel` other than `off`), that copy reasons, as
+ * pi's does (pi#5552: the copy of a model that cannot reason dropped the level without a word). An
+ * unknown provider, a bare id, or pi's `:<level>` suffix (on a known model, or on a custom id
+ * without `thinkingLevel`: pi#5552's id sent with its suffix) still throw as {@link findModel} does.
  *
  * @example
  * ```ts
@@ -217,6 +219,7 @@ export function findModelOrCustomId(
 	modelRuntime: ModelRuntime,
 	spec: string,
 	preferredProvider?: string,
+	thinkingLevel?: ThinkingLevel,
 ): { model: Model; warning?: string } {
 	try {
 		return { model: findModel(modelRuntime, spec, preferredProvider) };
@@ -229,10 +232,17 @@ export function findModelOrCustomId(
 		const id = spec.slice(slash + 1);
 		if (ofProvider.length === 0 || id === "") throw error;
 		const provider = ofProvider[0]!.provider;
+		// pi#5552: `newid:high` sent as the id fails upstream (404); said here, before any request.
+		const suffix = thinkingLevel === undefined ? THINKING_SUFFIX.exec(id) : null;
+		if (suffix) {
+			const hint = thinkingApartHint(`${provider}/${suffix[1]}`, suffix[2]!);
+			throw new SettleError("NOT_FOUND", `Model not found: ${spec}. ${hint}`, { details: { spec } });
+		}
 		const defaultId = PI_DEFAULT_MODEL_PER_PROVIDER[provider];
 		const base = ofProvider.find((model) => model.id === defaultId) ?? ofProvider[0]!;
+		const reasons = base.reasoning || (thinkingLevel !== undefined && thinkingLevel !== "off");
 		return {
-			model: { ...base, id, name: id },
+			model: { ...base, id, name: id, reasoning: reasons },
 			warning: `Model "${id}" not found for provider "${provider}". Using custom model id.`,
 		};
 	}
@@ -250,16 +260,23 @@ const NO_PROVIDERS_HINT = `none (real providers and models.json need @mariozechn
  * without the suffix is a model, how to say the same. Undefined otherwise.
  */
 function thinkingSuffixHint(modelRuntime: ModelRuntime, spec: string): string | undefined {
-	const match = /^(.+):(off|minimal|low|medium|high|xhigh)$/.exec(spec);
+	const match = THINKING_SUFFIX.exec(spec);
 	if (!match) return undefined;
 	const [, prefix, level] = match;
 	try {
 		const model = findModel(modelRuntime, prefix!);
-		const name = `${model.provider}/${model.id}`;
-		return `Settle takes the thinking level apart, not as pi's ":${level}" suffix: settle --model ${name} --thinking ${level} (in code: model: "${name}", thinkingLevel: "${level}").`;
+		return thinkingApartHint(`${model.provider}/${model.id}`, level!);
 	} catch {
 		return undefined;
 	}
+}
+
+/** pi's `:<level>` suffix at the end of a model reference: the reference before it, and the level. */
+const THINKING_SUFFIX = /^(.+):(off|minimal|low|medium|high|xhigh)$/;
+
+/** How to ask for `name` at `level` in Settle, which does not read pi's suffix. */
+function thinkingApartHint(name: string, level: string): string {
+	return `Settle takes the thinking level apart, not as pi's ":${level}" suffix: settle --model ${name} --thinking ${level} (in code: model: "${name}", thinkingLevel: "${level}").`;
 }
 
 /**

@@ -27186,6 +27186,42 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/refused-key-sources.test.ts"],
 	},
+	{
+		id: "SD01",
+		description:
+			"a custom model id ending in pi's `:<level>` suffix is sent to the provider as the id, not refused with the command to use (pi#5552)",
+		file: "src/runtime/sdk.ts",
+		edits: [
+			{
+				find: "const suffix = thinkingLevel === undefined ? THINKING_SUFFIX.exec(id) : null;",
+				replace: "const suffix = null as RegExpExecArray | null;",
+			},
+		],
+		tests: ["test/pi-races/model-picking.test.ts"],
+	},
+	{
+		id: "SD02",
+		description:
+			"`--thinking high` on a custom model id copied from a model that cannot reason is dropped without a word (pi#5552)",
+		file: "src/runtime/sdk.ts",
+		edits: [
+			{ find: "model: { ...base, id, name: id, reasoning: reasons },", replace: "model: { ...base, id, name: id }," },
+		],
+		tests: ["test/pi-races/model-picking.test.ts"],
+	},
+	{
+		id: "SD03",
+		description:
+			'`--list-models "opus 4-5"` takes the search as one piece of text: "No model matches" for pi\'s documented form (pi#203)',
+		file: "src/cli/main.ts",
+		edits: [
+			{
+				find: "return words.every((word) => text.includes(word));",
+				replace: 'return text.includes(words.join(" "));',
+			},
+		],
+		tests: ["test/pi-races/models-cli.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

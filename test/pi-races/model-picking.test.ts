@@ -24,6 +24,12 @@
  *
  * pi#9580: a scope of exactly one model that is not the current one: Ctrl+P said "Only one model in
  * scope" and stayed. What the user should see: the cycle goes to that model.
+ *
+ * pi#5552: `pi --model neuralwatt/zai-org/GLM-5.1-FP8:high -p hi`, an id the provider does not list
+ * with pi's thinking suffix: the suffix went out as part of the id (404), and the custom id's copy
+ * of a model that cannot reason dropped the level without a word. What the user should see: no
+ * request with the suffixed id but how to ask for it (Settle reads no suffix), and `--thinking high`
+ * on a custom id asking the provider to reason.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -161,6 +167,22 @@ describe("pi#4817: --provider without --model is silently ignored", () => {
 		const theirs = await pi(["--no-session", "--provider", "local", "-p", "hi"]);
 		expect(theirs.stderr).toContain("No API key found for openai");
 		expect(theirs.stderr).not.toContain("--provider");
+	});
+});
+
+describe("pi#5552: a custom model id with a :<thinking> suffix", () => {
+	it("pi#5552: settle -p --model local/newid:high exits 2 before any request, naming --model local/newid --thinking high; that command asks newid to reason at high", async () => {
+		writeModels(["coder"]);
+		const [suffixed, apart] = await Promise.all([
+			settle(["--no-session", "--model", "local/newid:high", "-p", "hi"]),
+			settle(["--no-session", "--model", "local/newid", "--thinking", "high", "-p", "hi"]),
+		]);
+		expect(suffixed.code).toBe(2);
+		expect(suffixed.stderr).toContain("settle --model local/newid --thinking high");
+		expect(apart).toMatchObject({ code: 0, stdout: "answered\n" });
+		expect(server.requests.map((request) => request.body)).toEqual([
+			expect.objectContaining({ model: "newid", reasoning_effort: "high" }),
+		]);
 	});
 });
 

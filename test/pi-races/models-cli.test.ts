@@ -24,6 +24,10 @@
  * empty), so tools reading stdout found no models; reading stderr instead, they took an
  * extension's diagnostics for model rows. What the user should see: the models on stdout, one a
  * line, and an extension's own output kept out of them.
+ *
+ * pi#203: `--list-models [search]` is documented with words apart (`pi --list-models "opus 4-5"`,
+ * every word must match); Settle took the search as one piece of text and said "No model matches".
+ * What the user should see: the models holding every word, and only those.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -153,5 +157,14 @@ describe("paperclip#1619, paperclip#12056: --list-models on stderr, mixed with a
 		expect(run.stderr).toContain("[noisy] loaded");
 		expect(run.stderr).not.toContain("local/coder");
 		expect(server.requests).toHaveLength(0);
+	});
+});
+
+describe("pi#203: --list-models with a search of several words", () => {
+	it('pi#203: settle --list-models "opus 4-5" lists the one model holding both words, exit 0', async () => {
+		const ids = ["claude-opus-4-5", "claude-opus-4-1", "claude-sonnet-4-5"];
+		writeLocalProvider(cli.agentDir, `${server.url}/v1`, { models: ids.map((id) => ({ id })) });
+		const run = await runSettleAsync(["--list-models", "opus 4-5"], { cwd: cli.project, agentDir: cli.agentDir });
+		expect(run).toMatchObject({ code: 0, stdout: "local/claude-opus-4-5  128000 tokens\n" });
 	});
 });

@@ -5,6 +5,10 @@
  * and two local OpenAI-compatible servers declared in models.json, the first one removed between
  * the runs. What the user should see: the same session continued (one session file, its history
  * sent to the model now used), and a warning that names the model it could not restore and why.
+ *
+ * opencode#42781: an old session whose recorded model the provider had since removed, resumed with
+ * a valid `--model` override (`opencode run --session <id> --model …`): exit 0, no request, no
+ * output. What the user should see: the given model answering, with the session's history.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -59,6 +63,33 @@ describe("hermes-agent#52943: resuming a session whose provider was removed", ()
 			const lines = readFileSync(join(cli.agentDir, "sessions", files[0]!), "utf8");
 			expect(lines).toContain("remember the word heron");
 			expect(lines).toContain("second answer");
+		} finally {
+			await gone.close();
+			await kept.close();
+		}
+	});
+});
+
+describe("opencode#42781: resuming with --model a session whose recorded model is gone", () => {
+	it("opencode#42781: settle -c --model mine/mine-model -p after zai left models.json: mine answers with the session's history, the file records the switch, no restore warning", async () => {
+		const gone = await startWireServer(() => chatReply([{ type: "text", text: "first answer" }]));
+		const kept = await startWireServer(() => chatReply([{ type: "text", text: "second answer" }]));
+		try {
+			const run = { cwd: cli.project, agentDir: cli.agentDir };
+			writeProviders({ zai: gone.url, mine: kept.url });
+			const first = await runSettleAsync(["--model", "zai/zai-model", "-p", "remember the word heron"], run);
+			expect(first).toMatchObject({ code: 0, stdout: "first answer\n" });
+
+			writeProviders({ mine: kept.url });
+			const resumed = await runSettleAsync(["-c", "--model", "mine/mine-model", "-p", "which word?"], run);
+			expect(resumed).toMatchObject({ code: 0, stdout: "second answer\n" });
+			expect(resumed.stderr).not.toContain("Could not restore");
+			expect(kept.requests).toHaveLength(1);
+			expect(JSON.stringify(kept.requests[0]?.body)).toContain("remember the word heron");
+			const files = sessionFiles();
+			expect(files).toHaveLength(1);
+			const lines = readFileSync(join(cli.agentDir, "sessions", files[0]!), "utf8");
+			expect(lines).toContain('"provider":"mine","modelId":"mine-model"');
 		} finally {
 			await gone.close();
 			await kept.close();

@@ -5,6 +5,10 @@
  * real `settings.json`. What the user should see: the session comes back on the model and thinking
  * level it last recorded, resuming never rewrites the user's defaults, and a fork carries the same
  * conversation as the branch it copies, every entry reachable from its root.
+ *
+ * copilot-cli#4645: resuming a persisted session through the SDK with another `model` kept the
+ * persisted one, with no error: the next request went to the stale model (the reasoning effort
+ * given with it was applied). What the user should see: the model given asked, and recorded.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -109,6 +113,45 @@ describe("pi#6822: promptless sessions restore the default model over persisted 
 				.filter((entry) => entry.type === "thinking_level_change")
 				.at(-1),
 		).toMatchObject({ thinkingLevel: "high" });
+	});
+});
+
+describe("copilot-cli#4645: a session resumed through the SDK with another model", () => {
+	it("copilot-cli#4645: createAgentSession({ model, thinkingLevel }) on a file that answered on manual-1 asks the given manual-2 at the given level, and the file records it", async () => {
+		const dir = tempDir();
+		const { provider, reasoning, modelRuntime, modelIds } = twoModels();
+		const agentDir = join(dir, "agent");
+		const sessions = join(dir, "sessions");
+		const open = async (sessionManager: SessionManager, picked: { model?: Model; thinkingLevel?: "high" }) => {
+			const settingsManager = SettingsManager.inMemory();
+			const resourceLoader = new DefaultResourceLoader({ cwd: dir, agentDir, settingsManager, noExtensions: true });
+			await resourceLoader.reload();
+			const created = await createAgentSession({
+				cwd: dir,
+				agentDir,
+				modelRuntime,
+				settingsManager,
+				resourceLoader,
+				sessionManager,
+				...picked,
+			});
+			cleanups.unshift(() => created.session.dispose());
+			return created.session;
+		};
+		const first = await open(SessionManager.create(dir, sessions), { model: provider.model });
+		provider.answer("first answer");
+		await first.prompt("first question");
+		const file = first.sessionFile!;
+		first.dispose();
+		first.sessionManager.close();
+
+		const resumed = await open(SessionManager.open(file, sessions), { model: reasoning, thinkingLevel: "high" });
+		expect([resumed.model?.id, resumed.thinkingLevel]).toEqual(["manual-2", "high"]);
+		provider.answer("second answer");
+		await resumed.prompt("second question");
+		expect(modelIds).toEqual(["manual-1", "manual-2"]);
+		const recorded = readEntries(file).filter((entry) => entry.type === "model_change");
+		expect(recorded.at(-1)).toMatchObject({ modelId: "manual-2" });
 	});
 });
 
