@@ -209,7 +209,7 @@ export async function runPrintMode(
 			? session.subscribe((event) => {
 					if (event.type === "agent_settled") unanswered = event.errorMessage;
 					if (event.type === "auto_retry_end") cancelledRetry = cancelledInBackoff(session, event);
-					out.stdout(jsonLine(event));
+					out.stdout(jsonLine(jsonStreamEvent(event)));
 				})
 			: session.subscribe((event) => {
 					if (event.type === "agent_settled") unanswered = event.errorMessage;
@@ -332,6 +332,22 @@ export async function runPrintMode(
 		unsubscribe?.();
 		unwait?.();
 	}
+}
+
+/**
+ * `event` as `--json` writes it: a `message_update` carries only its delta (the answer so far, twice
+ * on every delta, made the stream quadratic in the answer's length: pi#7395), plus the usage so far
+ * and, on `toolcall_start`, the call's id and tool name, as pi 0.84's stream does. `message_start`
+ * and `message_end` still carry the whole message.
+ */
+function jsonStreamEvent(event: AgentSessionEvent): unknown {
+	if (event.type !== "message_update" || event.message.role !== "assistant") return event;
+	const update = event.assistantMessageEvent;
+	if (!("partial" in update)) return { type: event.type, usage: event.message.usage, assistantMessageEvent: update };
+	const { partial, ...delta } = update;
+	const call = update.type === "toolcall_start" ? partial.content[update.contentIndex] : undefined;
+	const named = call?.type === "toolCall" ? { ...delta, id: call.id, toolName: call.name } : delta;
+	return { type: event.type, usage: event.message.usage, assistantMessageEvent: named };
 }
 
 /**

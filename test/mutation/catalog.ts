@@ -26984,6 +26984,25 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/image-data-shapes.test.ts"],
 	},
+	{
+		id: "SE01",
+		description: "--json writes each message_update whole, the answer so far twice on every delta (pi#7395)",
+		file: "src/cli/print-mode.ts",
+		edits: [{ find: "out.stdout(jsonLine(jsonStreamEvent(event)));", replace: "out.stdout(jsonLine(event));" }],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "SE02",
+		description: "--json's delta-only toolcall_start no longer names its call's id and tool (pi#7395)",
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: 'const named = call?.type === "toolCall" ? { ...delta, id: call.id, toolName: call.name } : delta;',
+				replace: "const named = delta;",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
