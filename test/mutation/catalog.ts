@@ -27003,6 +27003,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
+	{
+		id: "SE03",
+		description:
+			"--json run that fails to start (an unknown --session, a missing @file) writes nothing on stdout (opencode#27559)",
+		file: "src/cli/main.ts",
+		edits: [{ find: 'if (args.mode === "json") out.stdout(jsonLine({ type: "error", message: text }));', replace: "" }],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

@@ -297,6 +297,30 @@ describe("gemini-cli#20183: a run refused before any event (no API key) ends the
 	});
 });
 
+describe("opencode#27559: a run that could not start (an unknown session id) ended the JSON stream with no line at all", () => {
+	it("opencode#27559: settle --mode json -p --session <unknown id>, and --json on a missing @file: stdout is one error line saying why, exit 2, stderr says it too", async () => {
+		const [session, file] = await Promise.all([
+			runSettleAsync(["--faux", "--session", "ses_doesnotexist", "--mode", "json", "-p", "hi"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			}),
+			runSettleAsync(["--faux", "--json", "-p", "@missing.txt"], { cwd: cli.project, agentDir: cli.agentDir }),
+		]);
+		for (const [run, says] of [
+			[session, "No session of this project has an id starting with ses_doesnotexist"],
+			[file, `File not found: ${join(cli.project, "missing.txt")}`],
+		] as const) {
+			expect(run.code).toBe(2);
+			const lines = run.stdout.trimEnd().split("\n");
+			expect(lines).toHaveLength(1);
+			const line = JSON.parse(lines[0]!) as { type: string; message: string };
+			expect(line.type).toBe("error");
+			expect(line.message).toContain(says);
+			expect(run.stderr).toContain(`Error: ${says}`);
+		}
+	});
+});
+
 /** A `--json` message_update line. */
 interface JsonUpdate {
 	assistantMessageEvent: { type: string; delta?: string };
