@@ -319,6 +319,7 @@ export async function runPrintMode(
 		const cut =
 			last.stopReason === "length" ? `Warning: ${outputCapText(last, runtime.session.model, "--thinking")}` : undefined;
 		if (cut) out.stderr(`${cut}\n`);
+		else if (!text && thoughtLength(runtime.session) > 0) out.stderr(onlyThinkingText(thoughtLength(runtime.session)));
 		else if (!text) out.stderr("Warning: the model's answer holds no text; nothing to print.\n");
 		return EXIT_OK;
 	} catch (error) {
@@ -439,6 +440,26 @@ function lastAnswerText(session: AgentSession): string | undefined {
 		if (text) return text;
 	}
 	return undefined;
+}
+
+/** The thinking characters of the answers since the last user message. */
+function thoughtLength(session: AgentSession): number {
+	let length = 0;
+	for (let index = session.messages.length - 1; index >= 0; index--) {
+		const message = session.messages[index]!;
+		if (message.role === "user") break;
+		if (message.role !== "assistant") continue;
+		for (const block of message.content) if (block.type === "thinking") length += block.thinking.length;
+	}
+	return length;
+}
+
+/**
+ * A run whose answers hold thinking and no text: "holds no text" alone reads as a run that did
+ * nothing (DeepSeek-Reasonix#10301); where the model's words went, and where to read them.
+ */
+function onlyThinkingText(length: number): string {
+	return `Warning: the model answered only in its thinking (${length} characters), with no text; nothing to print. settle --json shows the thinking (its thinking_delta events).\n`;
 }
 
 /** The run's latest answer text once `message` ended: a user message starts over, an answer with text replaces it. */

@@ -27011,6 +27011,19 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: 'if (args.mode === "json") out.stdout(jsonLine({ type: "error", message: text }));', replace: "" }],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
+	{
+		id: "SE04",
+		description:
+			"-p on an answer with only thinking says just 'holds no text', as if the model did nothing (DeepSeek-Reasonix#10301)",
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: "else if (!text && thoughtLength(runtime.session) > 0) out.stderr(onlyThinkingText(thoughtLength(runtime.session)));",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/output-modes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
