@@ -11,6 +11,7 @@ import { collectExtensionFlags } from "../extensions/flags.js";
 import type { ExtensionFlag } from "../extensions/types.js";
 import { useEnvProxy } from "../llm/env-proxy.js";
 import type { ImageContent } from "../llm/types.js";
+import { jsonLine } from "../rpc/jsonl.js";
 import type { AgentSessionRuntime } from "../runtime/runtime.js";
 import { shellWord } from "../shell-word.js";
 import { detectImageMimeTypeFromFile, detectUnsendableImageFormat, unsendableImageHint } from "../tools/image.js";
@@ -292,12 +293,13 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 			await inspector?.close();
 		}
 	} catch (error) {
-		if (error instanceof CliError) {
-			out.stderr(`${error.message.startsWith("Error:") ? "" : "Error: "}${error.message}\n`);
-			return error.exitCode;
-		}
-		out.stderr(`Error: ${isCurrentDirectoryGone(error) ? CURRENT_DIRECTORY_GONE : errorMessage(error)}\n`);
-		return EXIT_FAILURE;
+		let text = isCurrentDirectoryGone(error) ? CURRENT_DIRECTORY_GONE : errorMessage(error);
+		if (error instanceof CliError) text = error.message.replace(/^Error: /, "");
+		// A run that fails to start (an unknown --session, a missing @file) ends the JSON stream with
+		// why, as a refused prompt does: its reader gets no other line (opencode#27559).
+		if (args.mode === "json") out.stdout(jsonLine({ type: "error", message: text }));
+		out.stderr(`Error: ${text}\n`);
+		return error instanceof CliError ? error.exitCode : EXIT_FAILURE;
 	} finally {
 		restoreStdout?.();
 	}

@@ -215,7 +215,7 @@ export async function runPrintMode(
 			? session.subscribe((event) => {
 					if (event.type === "agent_settled") unanswered = event.errorMessage;
 					if (event.type === "auto_retry_end") cancelledRetry = cancelledInBackoff(session, event);
-					out.stdout(jsonLine(event));
+					out.stdout(jsonLine(jsonStreamEvent(event)));
 				})
 			: session.subscribe((event) => {
 					if (event.type === "agent_settled") unanswered = event.errorMessage;
@@ -325,6 +325,7 @@ export async function runPrintMode(
 		const cut =
 			last.stopReason === "length" ? `Warning: ${outputCapText(last, runtime.session.model, "--thinking")}` : undefined;
 		if (cut) out.stderr(`${cut}\n`);
+		else if (!text && thoughtLength(runtime.session) > 0) out.stderr(onlyThinkingText(thoughtLength(runtime.session)));
 		else if (!text) out.stderr("Warning: the model's answer holds no text; nothing to print.\n");
 		return EXIT_OK;
 	} catch (error) {
@@ -338,6 +339,22 @@ export async function runPrintMode(
 		unsubscribe?.();
 		unwait?.();
 	}
+}
+
+/**
+ * `event` as `--json` writes it: a `message_update` carries only its delta (the answer so far, twice
+ * on every delta, made the stream quadratic in the answer's length: pi#7395), plus the usage so far
+ * and, on `toolcall_start`, the call's id and tool name, as pi 0.84's stream does. `message_start`
+ * and `message_end` still carry the whole message.
+ */
+function jsonStreamEvent(event: AgentSessionEvent): unknown {
+	if (event.type !== "message_update" || event.message.role !== "assistant") return event;
+	const update = event.assistantMessageEvent;
+	if (!("partial" in update)) return { type: event.type, usage: event.message.usage, assistantMessageEvent: update };
+	const { partial, ...delta } = update;
+	const call = update.type === "toolcall_start" ? partial.content[update.contentIndex] : undefined;
+	const named = call?.type === "toolCall" ? { ...delta, id: call.id, toolName: call.name } : delta;
+	return { type: event.type, usage: event.message.usage, assistantMessageEvent: named };
 }
 
 /**
@@ -429,6 +446,26 @@ function lastAnswerText(session: AgentSession): string | undefined {
 		if (text) return text;
 	}
 	return undefined;
+}
+
+/** The thinking characters of the answers since the last user message. */
+function thoughtLength(session: AgentSession): number {
+	let length = 0;
+	for (let index = session.messages.length - 1; index >= 0; index--) {
+		const message = session.messages[index]!;
+		if (message.role === "user") break;
+		if (message.role !== "assistant") continue;
+		for (const block of message.content) if (block.type === "thinking") length += block.thinking.length;
+	}
+	return length;
+}
+
+/**
+ * A run whose answers hold thinking and no text: "holds no text" alone reads as a run that did
+ * nothing (DeepSeek-Reasonix#10301); where the model's words went, and where to read them.
+ */
+function onlyThinkingText(length: number): string {
+	return `Warning: the model answered only in its thinking (${length} characters), with no text; nothing to print. settle --json shows the thinking (its thinking_delta events).\n`;
 }
 
 /** The run's latest answer text once `message` ended: a user message starts over, an answer with text replaces it. */

@@ -342,10 +342,12 @@ describe("read-only places", () => {
 			"--json",
 			"step 2",
 		]);
+		const refusal = `Cannot write session file ${file}: EACCES: permission denied, open '${file}'. Nothing was changed. Make the file writable to continue this session, or start another one.`;
+		// The --json stream's one line says why the run never started (opencode#27559).
 		expect(run).toEqual({
 			code: 3,
-			stdout: "",
-			stderr: `Error: Cannot write session file ${file}: EACCES: permission denied, open '${file}'. Nothing was changed. Make the file writable to continue this session, or start another one.\n`,
+			stdout: `${JSON.stringify({ type: "error", message: refusal })}\n`,
+			stderr: `Error: ${refusal}\n`,
 		});
 		expect(readdirSync(cli.project)).toEqual([]);
 		expect(readFileSync(file, "utf8")).toBe(before);

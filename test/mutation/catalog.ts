@@ -27222,6 +27222,46 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/pi-races/models-cli.test.ts"],
 	},
+	{
+		id: "SE01",
+		description: "--json writes each message_update whole, the answer so far twice on every delta (pi#7395)",
+		file: "src/cli/print-mode.ts",
+		edits: [{ find: "out.stdout(jsonLine(jsonStreamEvent(event)));", replace: "out.stdout(jsonLine(event));" }],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "SE02",
+		description: "--json's delta-only toolcall_start no longer names its call's id and tool (pi#7395)",
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: 'const named = call?.type === "toolCall" ? { ...delta, id: call.id, toolName: call.name } : delta;',
+				replace: "const named = delta;",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "SE03",
+		description:
+			"--json run that fails to start (an unknown --session, a missing @file) writes nothing on stdout (opencode#27559)",
+		file: "src/cli/main.ts",
+		edits: [{ find: 'if (args.mode === "json") out.stdout(jsonLine({ type: "error", message: text }));', replace: "" }],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "SE04",
+		description:
+			"-p on an answer with only thinking says just 'holds no text', as if the model did nothing (DeepSeek-Reasonix#10301)",
+		file: "src/cli/print-mode.ts",
+		edits: [
+			{
+				find: "else if (!text && thoughtLength(runtime.session) > 0) out.stderr(onlyThinkingText(thoughtLength(runtime.session)));",
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/output-modes.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */

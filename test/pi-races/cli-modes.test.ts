@@ -1,7 +1,8 @@
 /**
  * pi's reports about its one-shot and RPC modes, replayed against a real `settle` child process on
  * the faux model: print / JSON mode with an extension that holds a handle from `session_start`
- * (pi#2576, pi#2677), the exit code of a failed request in JSON mode (pi#9089), a prompt sent
+ * (pi#2576, pi#2677), the exit code of a failed request in JSON mode (pi#9089) and of one a retry
+ * recovered (opencode#50062), a prompt sent
  * over RPC right after `abort` (oh-my-pi#69), and an RPC `abort` with a steer already queued
  * (sesori#1157) or while a hung command runs (gsd-2#1414), a session file deleted while `-p` runs
  * (pi#8939), an auto-retry seen over RPC (pi#4314 / pi#4716), `-p` or `-i` killed by a signal (pi#3212 /
@@ -101,6 +102,39 @@ describe("pi#9089: --mode json exits 0 on a model error, --mode text exits 1", (
 			);
 		const answer = lines.filter((line) => line.type === "message_end" && line.message?.role === "assistant").at(-1);
 		expect(answer?.message).toMatchObject({ stopReason: "error", errorMessage: "401 Incorrect API key provided" });
+		expect(lines.at(-1)).toMatchObject({ type: "agent_settled" });
+	});
+});
+
+describe("opencode#50062: a headless run exited 1 after a provider error its retry recovered from", () => {
+	it("opencode#50062: a retryable error, then the answer on the retry: exit 0 in text and JSON mode; -p prints the recovered answer, the JSON stream carries the failed attempt then the answer", () => {
+		mkdirSync(cli.agentDir, { recursive: true });
+		writeFileSync(join(cli.agentDir, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 1 } }));
+		const script = join(cli.dir, "recovered.json");
+		writeFileSync(
+			script,
+			JSON.stringify([{ stopReason: "error", errorMessage: "ECONNRESET: socket closed" }, "recovered"]),
+		);
+		const [text, json] = (["text", "json"] as const).map((mode) =>
+			runSettle(["--faux-script", script, "--no-session", "--mode", mode, "-p", "hi"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+				timeoutMs: HANG_GUARD_MS,
+			}),
+		);
+		expect({ code: text!.code, stdout: text!.stdout }).toEqual({ code: 0, stdout: "recovered\n" });
+		expect(text!.stderr).toContain("attempt 1/3: ECONNRESET: socket closed");
+		expect(json!.code).toBe(0);
+		const lines = json!.stdout
+			.trim()
+			.split("\n")
+			.map(
+				(line) =>
+					JSON.parse(line) as { type: string; success?: boolean; message?: { role: string; stopReason?: string } },
+			);
+		const answers = lines.filter((line) => line.type === "message_end" && line.message?.role === "assistant");
+		expect(answers.map((line) => line.message!.stopReason)).toEqual(["error", "stop"]);
+		expect(lines.find((line) => line.type === "auto_retry_end")).toMatchObject({ success: true });
 		expect(lines.at(-1)).toMatchObject({ type: "agent_settled" });
 	});
 });

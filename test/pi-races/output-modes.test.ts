@@ -2,7 +2,8 @@
  * pi's reports about what its one-shot modes print, replayed against real `settle` child processes
  * on the faux model, and where cheap against pi 0.73.1's own CLI on the same faux script
  * (test/cli/pi-diff-process.ts): a run whose last answer holds no text after the model's report
- * came with a tool call printed nothing and exited 0 (pi PR#8094, cited as pi#8094 here); an
+ * came with a tool call printed nothing and exited 0 (pi PR#8094, cited as pi#8094 here), and one
+ * that answered only in its thinking (DeepSeek-Reasonix#10301) printed nothing with no word of it; an
  * extension that appends a context message from `agent_end` (pi-mesh) left `-p` printing nothing
  * (pi#9379) — in Settle it made the model be called forever. What the user should see: the run's
  * last words on stdout, never an empty success without a word; one run per prompt, then the exit.
@@ -30,7 +31,7 @@ describe("pi#8094: print mode misses the final output on a tool-call tail", () =
 		expect(run).toEqual({ code: 0, stdout: `${REPORT}\n`, stderr: "" });
 	});
 
-	it("pi#8094: settle -p: a run none of whose answers holds text says so on stderr instead of exiting 0 without a word", async () => {
+	it("pi#8094, DeepSeek-Reasonix#10301: settle -p: a run none of whose answers holds text, only thinking, says so on stderr (the thinking's length, where to read it) instead of exiting 0 without a word", async () => {
 		const dirs = makeDiffDirs(join(cli.dir, "empty"));
 		const script = writeScript(dirs, [
 			{ toolCalls: [{ name: "bash", arguments: { command: "true" }, id: "call-1" }] },
@@ -39,7 +40,9 @@ describe("pi#8094: print mode misses the final output on a tool-call tail", () =
 		const run = await runSettleCli(dirs, ["--no-session", "-p", "build it"], { script });
 		expect(run.code).toBe(0);
 		expect(run.stdout).toBe("");
-		expect(run.stderr).toBe("Warning: the model's answer holds no text; nothing to print.\n");
+		expect(run.stderr).toBe(
+			"Warning: the model answered only in its thinking (14 characters), with no text; nothing to print. settle --json shows the thinking (its thinking_delta events).\n",
+		);
 	});
 
 	it("pi#8094: an empty reply with no tool call: settle -p exits 0 as pi 0.73.1 does (an empty answer is no failure), stdout empty, the warning on stderr; pi prints one empty line", async () => {

@@ -168,7 +168,8 @@ describe("oh-my-pi#10965: a print-mode run killed mid-answer leaves no session f
 				cwd: cli.project,
 				agentDir: cli.agentDir,
 				stream: "stdout",
-				text: '"text":"Half of the report"',
+				// The answer's second half (deltas only, pi#7395): all of it has streamed.
+				text: '"delta":"he report"',
 				signal: "SIGTERM",
 				guardMs: HANG_GUARD_MS,
 			},
@@ -293,5 +294,82 @@ describe("gemini-cli#20183: a run refused before any event (no API key) ends the
 		expect(events[1]?.message).toContain("No API key found for openai");
 		expect(events[1]?.message).toContain("OPENAI_API_KEY");
 		expect(run.stderr).toContain("No API key found for openai");
+	});
+});
+
+describe("opencode#27559: a run that could not start (an unknown session id) ended the JSON stream with no line at all", () => {
+	it("opencode#27559: settle --mode json -p --session <unknown id>, and --json on a missing @file: stdout is one error line saying why, exit 2, stderr says it too", async () => {
+		const [session, file] = await Promise.all([
+			runSettleAsync(["--faux", "--session", "ses_doesnotexist", "--mode", "json", "-p", "hi"], {
+				cwd: cli.project,
+				agentDir: cli.agentDir,
+			}),
+			runSettleAsync(["--faux", "--json", "-p", "@missing.txt"], { cwd: cli.project, agentDir: cli.agentDir }),
+		]);
+		for (const [run, says] of [
+			[session, "No session of this project has an id starting with ses_doesnotexist"],
+			[file, `File not found: ${join(cli.project, "missing.txt")}`],
+		] as const) {
+			expect(run.code).toBe(2);
+			const lines = run.stdout.trimEnd().split("\n");
+			expect(lines).toHaveLength(1);
+			const line = JSON.parse(lines[0]!) as { type: string; message: string };
+			expect(line.type).toBe("error");
+			expect(line.message).toContain(says);
+			expect(run.stderr).toContain(`Error: ${says}`);
+		}
+	});
+});
+
+/** A `--json` message_update line. */
+interface JsonUpdate {
+	assistantMessageEvent: { type: string; delta?: string };
+}
+
+describe("pi#7395: --mode json wrote the whole answer so far on every streamed delta (quadratic output)", () => {
+	it("pi#7395: settle --mode json -p on a 40 KB answer with a tool call: each message_update carries its delta alone (no message, no partial; toolcall_start names its call), the deltas rebuild message_end's text, and no update line past 1 KB but the one text_end, all of stdout linear in the answer", async () => {
+		const answer = Array.from({ length: 400 }, (_, index) => `line ${index} ${"x".repeat(95)}`).join("\n");
+		const script = join(cli.dir, "long-answer.json");
+		writeFileSync(script, JSON.stringify([{ text: answer, toolCalls: [{ name: "ls", arguments: {} }] }, "done"]));
+		const run = await runSettleAsync(["--faux-script", script, "--no-session", "--mode", "json", "-p", "go"], {
+			cwd: cli.project,
+			agentDir: cli.agentDir,
+		});
+		expect(run.code).toBe(0);
+		const events = run.stdout
+			.trimEnd()
+			.split("\n")
+			.map((line) => JSON.parse(line) as Record<string, unknown>);
+		const updates = events.filter((event) => event.type === "message_update");
+		expect(updates.length).toBeGreaterThan(100);
+		for (const update of updates) {
+			expect(Object.keys(update).sort()).toEqual(["assistantMessageEvent", "type", "usage"]);
+			expect(update.assistantMessageEvent).not.toHaveProperty("partial");
+		}
+		const deltas = updates.map((update) => update.assistantMessageEvent as { type: string; delta?: string });
+		const first = events.find(
+			(event) => event.type === "message_end" && (event.message as AgentMessage).role === "assistant",
+		);
+		const [text, call] = (first!.message as AssistantMessage).content;
+		expect(text).toEqual({ type: "text", text: answer });
+		expect(
+			deltas
+				.filter((delta) => delta.type === "text_delta")
+				.map((delta) => delta.delta)
+				.join("")
+				.startsWith(answer),
+		).toBe(true);
+		expect(deltas.find((delta) => delta.type === "toolcall_start")).toMatchObject({
+			id: (call as { id: string }).id,
+			toolName: "ls",
+		});
+		// Linear in the answer: a line per delta of constant size (the usage so far), the text once in text_end.
+		const longUpdates = run.stdout
+			.split("\n")
+			.filter((line) => line.length > 1000 && line.includes('"message_update"'));
+		expect(longUpdates.map((line) => (JSON.parse(line) as JsonUpdate).assistantMessageEvent.type)).toEqual([
+			"text_end",
+		]);
+		expect(Buffer.byteLength(run.stdout)).toBeLessThan(40 * answer.length);
 	});
 });
