@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 /** The package's public entry points (package.json `exports`), as source files. */
@@ -15,8 +16,22 @@ export const ENTRY_POINTS = [
 	{ specifier: "settle/rpc", file: "src/rpc/index.ts" },
 ] as const;
 
-/** Markdown files whose ```ts blocks are user-facing code (docs/ is scanned too when it exists). */
-export const MARKDOWN_DOCS = ["README.md", "DESIGN.md"];
+/** The repo's Markdown docs: README.md, DESIGN.md and every `.md` under docs/ (the race table). */
+export const MARKDOWN_DOCS = [
+	"README.md",
+	"DESIGN.md",
+	...docsFolder(fileURLToPath(new URL("../..", import.meta.url))),
+];
+
+/** Every `.md` file under `root`'s docs/ folder, repo-relative; none when there is no docs/ folder. */
+function docsFolder(root: string): string[] {
+	try {
+		const nested = readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" });
+		return nested.filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`);
+	} catch {
+		return [];
+	}
+}
 
 /** One code block a user can copy. */
 export interface CodeExample {
@@ -219,14 +234,7 @@ export function collectSourceFacts(
 		visit(source);
 	}
 
-	const docs = [...MARKDOWN_DOCS];
-	try {
-		const nested = readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" });
-		docs.push(...nested.filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`));
-	} catch {
-		// no docs/ folder
-	}
-	for (const doc of docs) {
+	for (const doc of ["README.md", "DESIGN.md", ...docsFolder(root)]) {
 		let lines: string[];
 		try {
 			lines = readFileSync(join(root, doc), "utf8").split("\n");
