@@ -84,7 +84,9 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 	for (const diagnostic of args.diagnostics) {
 		out.stderr(`${diagnostic.type === "error" ? "Error" : "Warning"}: ${diagnostic.message}\n`);
 	}
-	if (args.diagnostics.some((diagnostic) => diagnostic.type === "error")) {
+	const optionErrors = args.diagnostics.filter((diagnostic) => diagnostic.type === "error");
+	if (optionErrors.length > 0) {
+		sayJsonRefusal(args, out, optionErrors.map((diagnostic) => diagnostic.message).join("\n"));
 		out.stderr(HELP_POINTER);
 		return EXIT_USAGE;
 	}
@@ -123,6 +125,7 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		if (unknown.errors.length > 0) {
 			for (const line of unknown.errors) out.stderr(`Error: ${line}\n`);
 			if (unknown.note) out.stderr(`${unknown.note}\n`);
+			sayJsonRefusal(args, out, [...unknown.errors, ...(unknown.note ? [unknown.note] : [])].join("\n"));
 			out.stderr(HELP_POINTER);
 			return EXIT_USAGE;
 		}
@@ -131,9 +134,10 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		const mode: CliMode = args.mode ?? (startsInteractive(args) ? "interactive" : "text");
 		if (args.resume && mode !== "interactive") {
 			// pi opens its full-screen picker in every mode; Settle asks in the chat only (stdin is the prompt or RPC's).
-			out.stderr(
-				"Error: --resume asks which session to continue in the chat (settle -i -r). With -p, --json or --rpc name it: --session <id-prefix>, or -c for this project's latest.\n",
-			);
+			const refusal =
+				"--resume asks which session to continue in the chat (settle -i -r). With -p, --json or --rpc name it: --session <id-prefix>, or -c for this project's latest.";
+			sayJsonRefusal(args, out, refusal);
+			out.stderr(`Error: ${refusal}\n`);
 			out.stderr(HELP_POINTER);
 			return EXIT_USAGE;
 		}
@@ -142,9 +146,10 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		// The chat reads its lines from stdin: no piped prompt, and a prompt is not required.
 		const readsPrompt = mode !== "rpc" && mode !== "interactive";
 		const noPrompt = () => {
-			out.stderr(
-				'Error: no prompt. Give one (settle -p "<prompt>"), pipe it on stdin, or use --rpc; -i starts a chat. See settle --help.\n',
-			);
+			const refusal =
+				'no prompt. Give one (settle -p "<prompt>"), pipe it on stdin, or use --rpc; -i starts a chat. See settle --help.';
+			sayJsonRefusal(args, out, refusal);
+			out.stderr(`Error: ${refusal}\n`);
 			return EXIT_USAGE;
 		};
 		// Fail fast without a prompt, unless there are unknown options: the extensions decide whether they
@@ -257,7 +262,9 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 				}
 				if (noModel) {
 					sayProviderWarnings();
-					out.stderr(`Error: ${runtime.modelFallbackMessage ?? "No model selected."}\n`);
+					const refusal = runtime.modelFallbackMessage ?? "No model selected.";
+					sayJsonRefusal(args, out, refusal);
+					out.stderr(`Error: ${refusal}\n`);
 					// No model has a key (what a CI job without its secret gets).
 					return EXIT_AUTH;
 				}
@@ -297,12 +304,20 @@ export async function main(argv: readonly string[], out: CliOutput = processOutp
 		if (error instanceof CliError) text = error.message.replace(/^Error: /, "");
 		// A run that fails to start (an unknown --session, a missing @file) ends the JSON stream with
 		// why, as a refused prompt does: its reader gets no other line (opencode#27559).
-		if (args.mode === "json") out.stdout(jsonLine({ type: "error", message: text }));
+		sayJsonRefusal(args, out, text);
 		out.stderr(`Error: ${text}\n`);
 		return error instanceof CliError ? error.exitCode : EXIT_FAILURE;
 	} finally {
 		restoreStdout?.();
 	}
+}
+
+/**
+ * Under `--json`, why the run could not start as the stream's one line: its reader gets no other
+ * (opencode#27559). stderr says it too, in prose.
+ */
+function sayJsonRefusal(args: ParsedArgs, out: CliOutput, message: string): void {
+	if (args.mode === "json") out.stdout(jsonLine({ type: "error", message }));
 }
 
 /**

@@ -178,7 +178,7 @@ export function keepStdoutForSettle(): () => void {
  * Undefined while stdout can take more; otherwise a promise that resolves once its buffer drained
  * or it closed. `settle --json` and `--rpc` wait on it between a run's events, so a reader slower
  * than the run (`| jq`, a busy CI log) slows the run down instead of the output piling up in memory
- * (a quadratic pile: each `message_update` carries the whole partial answer), and a reader that
+ * (under `--rpc` a quadratic pile: each `message_update` carries the whole partial answer), and a reader that
  * went away (`| head -1`) is noticed mid-answer. A file or a terminal never needs it.
  *
  * @example

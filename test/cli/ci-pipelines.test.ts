@@ -81,7 +81,7 @@ describe("settle --json in a pipeline", () => {
 	});
 
 	for (const mode of ["--json", "--rpc"] as const) {
-		it(`regression: a 40 KB answer's events (each message_update carries the whole partial answer) piled up in memory and crashed ${mode} in a 64 MB heap; now each line is read as it comes`, async () => {
+		it(`regression: a 40 KB answer's events (over a thousand message_update lines; under --rpc each carries the whole partial answer) piled up in memory and crashed ${mode} in a 64 MB heap; now each line is read as it comes`, async () => {
 			const args = mode === "--json" ? ["--json", "go"] : ["--rpc"];
 			const input = mode === "--json" ? "" : `${JSON.stringify({ id: "1", type: "prompt", message: "go" })}\n`;
 			const { child, exited } = start(

@@ -27246,7 +27246,7 @@ export const MUTANTS: Mutant[] = [
 		description:
 			"--json run that fails to start (an unknown --session, a missing @file) writes nothing on stdout (opencode#27559)",
 		file: "src/cli/main.ts",
-		edits: [{ find: 'if (args.mode === "json") out.stdout(jsonLine({ type: "error", message: text }));', replace: "" }],
+		edits: [{ find: "sayJsonRefusal(args, out, text);", replace: "" }],
 		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
 	{
@@ -27261,6 +27261,25 @@ export const MUTANTS: Mutant[] = [
 			},
 		],
 		tests: ["test/pi-races/output-modes.test.ts"],
+	},
+	{
+		id: "SH01",
+		description: "--json refused for a bad option writes nothing on stdout (opencode#27559)",
+		file: "src/cli/main.ts",
+		edits: [
+			{
+				find: 'sayJsonRefusal(args, out, optionErrors.map((diagnostic) => diagnostic.message).join("\\n"));',
+				replace: "",
+			},
+		],
+		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "SH02",
+		description: "--json with no prompt writes nothing on stdout (opencode#27559)",
+		file: "src/cli/main.ts",
+		edits: [{ after: "const noPrompt = () => {", find: "sayJsonRefusal(args, out, refusal);", replace: "" }],
+		tests: ["test/pi-races/print-json-output.test.ts"],
 	},
 ];
 

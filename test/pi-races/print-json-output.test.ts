@@ -319,6 +319,34 @@ describe("opencode#27559: a run that could not start (an unknown session id) end
 			expect(run.stderr).toContain(`Error: ${says}`);
 		}
 	});
+
+	it("opencode#27559: settle --json refused before it starts (a bad option, an unknown option, -r, no prompt, no model with a key): stdout is one error line saying why, stderr and the exit code as without --json", async () => {
+		const cases = [
+			{
+				args: ["--no-session", "--tools", "read", "--no-tools", "hi"],
+				says: "Use either --tools <names> or --no-tools, not both.",
+				code: 2,
+			},
+			{ args: ["--no-session", "--no-extensions", "--bogus", "hi"], says: "Unknown option: --bogus", code: 2 },
+			{ args: ["--faux", "-r", "hi"], says: "--resume asks which session to continue in the chat", code: 2 },
+			{ args: ["--no-session", "--faux"], says: "no prompt. Give one", code: 2 },
+			{ args: ["--no-session", "hi"], says: "No models available.", code: 4 },
+		];
+		const runs = await Promise.all(
+			cases.map(({ args }) => runSettleAsync(["--json", ...args], { cwd: cli.project, agentDir: cli.agentDir })),
+		);
+		for (const [index, run] of runs.entries()) {
+			const { says, code } = cases[index]!;
+			expect(run.code).toBe(code);
+			const lines = run.stdout.trimEnd().split("\n");
+			expect(lines).toHaveLength(1);
+			const line = JSON.parse(lines[0]!) as Record<string, unknown>;
+			expect(Object.keys(line)).toEqual(["type", "message"]);
+			expect(line.type).toBe("error");
+			expect(line.message).toContain(says);
+			expect(run.stderr).toContain(`Error: ${says}`);
+		}
+	});
 });
 
 /** A `--json` message_update line. */
