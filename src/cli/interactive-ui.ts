@@ -183,6 +183,11 @@ export function createInteractiveUIContext(
 	const ui: ExtensionUIContext = {
 		async select(title, options, opts) {
 			print(title);
+			// Nothing to pick: "Choose 1-0" would wait for an answer that can only cancel (pi's picker shows no row).
+			if (options.length === 0) {
+				print("No options to choose from: cancelled.", "warning");
+				return undefined;
+			}
 			options.forEach((option, index) => {
 				print(`  ${index + 1}. ${option}`);
 			});

@@ -695,6 +695,12 @@ describe("settle -i: extensions", () => {
 			ctx.ui.notify(\`hasUI=\${ctx.hasUI} ok=\${ok} where=\${where} name=\${name}\`, "info");
 		},
 	});
+	pi.registerCommand("nowhere", {
+		description: "Asks to choose among no options",
+		handler: async (_args, ctx) => {
+			ctx.ui.notify(\`nowhere=\${await ctx.ui.select("Nowhere?", [])}\`, "info");
+		},
+	});
 }
 `,
 		);
@@ -719,6 +725,15 @@ describe("settle -i: extensions", () => {
 		chat.send("/deploy prod");
 		await chat.until("Deploy?: to prod [y/N] ", from);
 		expect(await chat.say("no", "[info]")).toContain("[info] hasUI=true ok=false where=undefined name=undefined\n");
+
+		// A select with no options asks nothing ("Choose 1-0" could only cancel): undefined at once. The
+		// empty line after it is the chat's, an idle prompt.
+		from = chat.mark();
+		chat.send("/nowhere");
+		chat.send("");
+		const nowhere = await chat.idle(from, "[info]");
+		expectInOrder(nowhere, ["Nowhere?\n", "No options to choose from: cancelled.\n", "[info] nowhere=undefined\n"]);
+		expect(nowhere).not.toContain("Choose");
 
 		// Ctrl+C at a question cancels it (confirm answers false); the chat goes on.
 		from = chat.mark();
