@@ -161,9 +161,16 @@ function applyModelsFile(
 			);
 		}
 		// Nor a `!command` header value (pi#909): the header is left out, so a gateway's key would be missing unsaid.
-		for (const header of commandHeaders(entry, [...listed, ...Object.values(modelOverrides ?? {})])) {
+		const headerModels = [...listed, ...Object.values(modelOverrides ?? {})];
+		for (const header of headersWhere(entry, headerModels, (value) => value.startsWith("!")).keys()) {
 			warn(
 				`${path}: provider "${name}": Settle does not run the command of header "${header}"; the header is not sent. Put its value in an environment variable and name that variable in "headers" ({"${header}": "MY_HEADER_VALUE"}).`,
+			);
+		}
+		// Nor a `$NAME` header value whose variable is unset: the header is left out, said here as for apiKey.
+		for (const [header, unset] of headersWhere(entry, headerModels, unsetVariableOf)) {
+			warn(
+				`${path}: provider "${name}": header "${header}" names the environment variable ${unset}, which is not set, so the header is not sent. Set ${unset}, or write the header's value in "headers".`,
 			);
 		}
 		// pi applies modelOverrides to built-in models only; said rather than ignored silently.
@@ -177,18 +184,24 @@ function applyModelsFile(
 }
 
 /**
- * The names of the headers, the provider's and its models' (`models` entries and `modelOverrides`),
- * whose value is a `!command`; each once.
+ * The headers, the provider's and its models' (`models` entries and `modelOverrides`), whose value
+ * `matches` (a truthy answer), each once with the first answer: a `!command`, or the unset variable
+ * a `$NAME` value names.
  */
-function commandHeaders(entry: Record<string, unknown>, models: readonly unknown[]): Set<string> {
-	const names = new Set<string>();
+function headersWhere<T>(
+	entry: Record<string, unknown>,
+	models: readonly unknown[],
+	matches: (value: string) => T | undefined,
+): Map<string, T> {
+	const found = new Map<string, T>();
 	for (const headers of [entry.headers, ...models.map((model) => (isRecord(model) ? model.headers : undefined))]) {
 		if (!isRecord(headers)) continue;
 		for (const [header, value] of Object.entries(headers)) {
-			if (typeof value === "string" && value.startsWith("!")) names.add(header);
+			const answer = typeof value === "string" && !found.has(header) ? matches(value) : undefined;
+			if (answer) found.set(header, answer);
 		}
 	}
-	return names;
+	return found;
 }
 
 /** Per model runtime: the startup warning of each file provider whose models wait for an extension's registration. */

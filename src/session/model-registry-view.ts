@@ -699,7 +699,8 @@ function resolveConfigValue(value: string): string | undefined {
 function resolveHeaders(headers: Record<string, string>): Record<string, string> {
 	const resolved: Record<string, string> = {};
 	for (const [name, value] of Object.entries(headers)) {
-		const header = resolveConfigValue(value);
+		// A `$NAME` whose variable is unset is left out, as such a key is: its literal text is never the value.
+		const header = unsetVariableOf(value) ? undefined : resolveConfigValue(value);
 		if (header !== undefined) resolved[name] = header;
 	}
 	return resolved;

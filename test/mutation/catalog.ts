@@ -24527,8 +24527,8 @@ export const MUTANTS: Mutant[] = [
 		file: "src/runtime/models-json.ts",
 		edits: [
 			{
-				find: "commandHeaders(entry, [...listed, ...",
-				replace: "commandHeaders(entry, [...",
+				find: 'headersWhere(entry, headerModels, (value) => value.startsWith("!"))',
+				replace: 'headersWhere(entry, Object.values(modelOverrides ?? {}), (value) => value.startsWith("!"))',
 			},
 		],
 		tests: ["test/pi-races/models-json-unapplied.test.ts"],
@@ -24834,8 +24834,8 @@ export const MUTANTS: Mutant[] = [
 		file: "src/runtime/models-json.ts",
 		edits: [
 			{
-				find: "commandHeaders(entry, [...listed, ...Object.values(modelOverrides ?? {})])",
-				replace: "commandHeaders(entry, listed)",
+				find: 'headersWhere(entry, headerModels, (value) => value.startsWith("!"))',
+				replace: 'headersWhere(entry, listed, (value) => value.startsWith("!"))',
 			},
 		],
 		tests: ["test/pi-races/models-json-unapplied.test.ts"],
@@ -27280,6 +27280,29 @@ export const MUTANTS: Mutant[] = [
 		file: "src/cli/main.ts",
 		edits: [{ after: "const noPrompt = () => {", find: "sayJsonRefusal(args, out, refusal);", replace: "" }],
 		tests: ["test/pi-races/print-json-output.test.ts"],
+	},
+	{
+		id: "SH03",
+		description: "settle -i: an extension's select with no options asks 'Choose 1-0', which any answer cancels",
+		file: "src/cli/interactive-ui.ts",
+		edits: [{ find: "if (options.length === 0) {", replace: "if (options.length < 0) {" }],
+		tests: ["test/cli/interactive.test.ts"],
+	},
+	{
+		id: "SH04",
+		description: "a models.json header '$NAME' with NAME unset is sent as its literal text '$NAME'",
+		file: "src/session/model-registry-view.ts",
+		edits: [
+			{ find: "unsetVariableOf(value) ? undefined : resolveConfigValue(value)", replace: "resolveConfigValue(value)" },
+		],
+		tests: ["test/pi-races/providers-auth.test.ts"],
+	},
+	{
+		id: "SH05",
+		description: "a models.json header '$NAME' with NAME unset is left out without a warning naming the variable",
+		file: "src/runtime/models-json.ts",
+		edits: [{ find: "headersWhere(entry, headerModels, unsetVariableOf)", replace: "new Map<string, string>()" }],
+		tests: ["test/pi-races/providers-auth.test.ts"],
 	},
 ];
 

@@ -262,6 +262,36 @@ describe("opencode#34388, Floway#142: a key that names an unset variable, or a b
 		);
 	});
 
+	it('opencode#34388: a models.json header "$TEAM_HEADER" (provider or model) with TEAM_HEADER unset is left out of the request, not sent as its literal text, and a warning names the variable; a set one is sent', async () => {
+		writeModelsJson({
+			gateway: {
+				baseUrl: `${server.url}/v1`,
+				api: "openai-completions",
+				apiKey: "file-key",
+				headers: { "x-team": "$TEAM_HEADER", "x-region": "$TEAM_REGION" },
+				models: [{ id: "coder", headers: { "x-trace": `\${TEAM_TRACE}` } }],
+			},
+		});
+		const run = await promptWith("gateway", "coder", {
+			TEAM_HEADER: undefined,
+			TEAM_TRACE: undefined,
+			TEAM_REGION: "eu",
+		});
+
+		expect(run.failure).toBeUndefined();
+		const headers = server.requests[0]?.headers ?? {};
+		expect([headers["x-team"], headers["x-trace"], headers["x-region"]]).toEqual([undefined, undefined, "eu"]);
+		for (const [header, variable] of [
+			["x-team", "TEAM_HEADER"],
+			["x-trace", "TEAM_TRACE"],
+		]) {
+			expect(run.diagnostics).toContain(
+				`${join(cli.agentDir, "models.json")}: provider "gateway": header "${header}" names the environment variable ${variable}, which is not set, so the header is not sent. Set ${variable}, or write the header's value in "headers".`,
+			);
+		}
+		expect(run.diagnostics.join("\n")).not.toContain("TEAM_REGION");
+	});
+
 	it('opencode#34388: an auth.json key "$GATEWAY_KEY" with GATEWAY_KEY unset does not block models.json\'s apiKey, which is sent', async () => {
 		writeModelsJson({
 			gateway: {
