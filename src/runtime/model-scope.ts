@@ -81,11 +81,16 @@ export function matchModel(
 ): Model | undefined {
 	const exact = exactModelMatch(pattern, available, preferredProvider);
 	if (exact) return exact;
-	const lower = pattern.toLowerCase();
-	const matches = available.filter((m) => m.id.toLowerCase().includes(lower) || m.name?.toLowerCase().includes(lower));
+	const matches = partialModelMatches(pattern, available);
 	const aliases = matches.filter((m) => isAlias(m.id));
 	const pool = aliases.length > 0 ? aliases : matches;
 	return [...pool].sort((a, b) => b.id.localeCompare(a.id))[0];
+}
+
+/** pi's partial match: the models whose id or name holds `pattern` (any case), before {@link matchModel} picks one. */
+export function partialModelMatches(pattern: string, available: readonly Model[]): Model[] {
+	const lower = pattern.toLowerCase();
+	return available.filter((m) => m.id.toLowerCase().includes(lower) || m.name?.toLowerCase().includes(lower));
 }
 
 /** pi's `parseModelPattern` (scope mode): the model, then `:<thinking>` suffixes peeled off from the right. */

@@ -34,7 +34,7 @@ import { SessionManager } from "../store/session-manager.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { AUTH_FILE_NAME, type AuthStorage } from "./auth-storage.js";
 import { assertProjectDirectory, assertSessionCwdExists } from "./errors.js";
-import { matchModel, preferredAmong } from "./model-scope.js";
+import { matchModel, partialModelMatches, preferredAmong } from "./model-scope.js";
 import { MODELS_FILE_NAME } from "./models-json.js";
 import {
 	type AgentSessionRuntimeDiagnostic,
@@ -208,6 +208,8 @@ export function findModel(modelRuntime: ModelRuntime, spec: string, preferredPro
  * pi's does (pi#5552: the copy of a model that cannot reason dropped the level without a word). An
  * unknown provider, a bare id, or pi's `:<level>` suffix (on a known model, or on a custom id
  * without `thinkingLevel`: pi#5552's id sent with its suffix) still throw as {@link findModel} does.
+ * A part of an id that several of the provider's models hold is the one pi picks, with a warning
+ * naming it and the others (hermes-agent#82144).
  *
  * @example
  * ```ts
@@ -222,7 +224,9 @@ export function findModelOrCustomId(
 	thinkingLevel?: ThinkingLevel,
 ): { model: Model; warning?: string } {
 	try {
-		return { model: findModel(modelRuntime, spec, preferredProvider) };
+		const model = findModel(modelRuntime, spec, preferredProvider);
+		const guessed = guessedModelWarning(modelRuntime, spec, model);
+		return guessed ? { model, warning: guessed } : { model };
 	} catch (error) {
 		const slash = spec.indexOf("/");
 		const notFound = error instanceof SettleError && error.code === "NOT_FOUND";
@@ -246,6 +250,29 @@ export function findModelOrCustomId(
 			warning: `Model "${id}" not found for provider "${provider}". Using custom model id.`,
 		};
 	}
+}
+
+/** How many of the other partial matches {@link guessedModelWarning} names. */
+const OTHER_MATCHES_NAMED = 3;
+
+/**
+ * pi picks one of the several models a partial `provider/part` matches without a word (a wrong guess:
+ * hermes-agent#82144): the warning names the one taken and the others, so the exact id can be
+ * written. Undefined when `spec` named the model exactly or only that model matched.
+ */
+function guessedModelWarning(modelRuntime: ModelRuntime, spec: string, model: Model): string | undefined {
+	const slash = spec.indexOf("/");
+	const part = spec.slice(slash + 1);
+	if (slash <= 0 || model.id === spec || model.id.toLowerCase() === part.toLowerCase()) return undefined;
+	const provider = spec.slice(0, slash).toLowerCase();
+	const others = partialModelMatches(
+		part,
+		modelRuntime.getAll().filter((m) => m.provider.toLowerCase() === provider && m.id !== model.id),
+	).sort((a, b) => b.id.localeCompare(a.id));
+	if (others.length === 0) return undefined;
+	const named = others.slice(0, OTHER_MATCHES_NAMED).map((m) => m.id);
+	const more = others.length - named.length;
+	return `Model "${part}" matches ${others.length + 1} models of provider "${model.provider}"; using "${model.id}" (also: ${named.join(", ")}${more > 0 ? `, and ${more} more` : ""}). Write the exact id to choose another.`;
 }
 
 /**

@@ -96,6 +96,29 @@ describe("--provider <name> (pi's): the provider whose model --model names", () 
 		expect(server.requests.map((request) => request.body.model)).toEqual(Array(4).fill("coder"));
 	});
 
+	it("hermes-agent#82144: a part of an id that several models hold runs pi's pick (the highest-sorting id), with a warning naming it and the others to choose from", async () => {
+		const ids = ["coder", "coder-lite", "coder-max", "coder-mini", "coder-pro", "coder-xl"];
+		writeFileSync(
+			join(cli.agentDir, "models.json"),
+			JSON.stringify({
+				providers: {
+					one: {
+						baseUrl: `${server.url}/one/v1`,
+						api: "openai-completions",
+						apiKey: "models-key-one",
+						models: ids.map((id) => ({ id })),
+					},
+				},
+			}),
+		);
+		const run = await settle(["--model", "one/cod", "-p", "hi"]);
+		expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 0, stdout: "answered\n" });
+		expect(server.requests.map((request) => request.body.model)).toEqual(["coder-xl"]);
+		expect(run.stderr).toBe(
+			'Warning: Model "cod" matches 6 models of provider "one"; using "coder-xl" (also: coder-pro, coder-mini, coder-max, and 2 more). Write the exact id to choose another.\n',
+		);
+	});
+
 	it("an id the provider does not list is sent to it as a custom model id with pi's warning (was: exit 2)", async () => {
 		// pi 0.73.1's resolveCliModel: the provider's default (else first) model with that id, and a warning.
 		const spellings = [

@@ -27304,6 +27304,16 @@ export const MUTANTS: Mutant[] = [
 		edits: [{ find: "headersWhere(entry, headerModels, unsetVariableOf)", replace: "new Map<string, string>()" }],
 		tests: ["test/pi-races/providers-auth.test.ts"],
 	},
+	{
+		id: "SH06",
+		description:
+			"--model provider/part that several models match runs pi's pick without a word of the others (hermes-agent#82144)",
+		file: "src/runtime/sdk.ts",
+		edits: [
+			{ find: "if (others.length === 0) return undefined;", replace: "if (others.length >= 0) return undefined;" },
+		],
+		tests: ["test/cli/pi-provider-flags.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
