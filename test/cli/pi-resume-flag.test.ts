@@ -196,12 +196,16 @@ describe("settle -r / --resume (pi's start-up session picker, as a question)", (
 		expect(readdirSync(dirname(first.file))).toEqual([basename(first.file)]);
 	});
 
-	it("with -p, --json or --rpc: exit 2 naming --session and -c (pi opens its full-screen picker); nothing runs", () => {
+	it("with -p, --json or --rpc: exit 2 naming --session and -c (pi opens its full-screen picker; --json writes it as its one error line); nothing runs", () => {
 		savedSession(cli, "the first session");
 		for (const args of [["-p", "hi"], ["--json", "hi"], ["--rpc"]]) {
 			const run = cli.settle(["--faux", "-r", ...args]);
 			expect(run.code).toBe(2);
-			expect(run.stdout).toBe("");
+			// --json's reader gets the refusal as the stream's one line (opencode#27559).
+			const said = args[0] === "--json" ? JSON.parse(run.stdout) : run.stdout;
+			expect(said).toEqual(
+				args[0] === "--json" ? { type: "error", message: expect.stringContaining("--resume asks") } : "",
+			);
 			expect(run.stderr).toContain(
 				"Error: --resume asks which session to continue in the chat (settle -i -r). With -p, --json or --rpc name it: --session <id-prefix>, or -c for this project's latest.\n",
 			);

@@ -24514,8 +24514,8 @@ export const MUTANTS: Mutant[] = [
 		file: "src/runtime/models-json.ts",
 		edits: [
 			{
-				find: 'if (typeof value === "string" && value.startsWith("!")) names.add(header);',
-				replace: 'if (typeof value === "string" && value.startsWith("!!")) names.add(header);',
+				find: 'headersWhere(entry, headerModels, (value) => value.startsWith("!"))',
+				replace: 'headersWhere(entry, headerModels, (value) => value.startsWith("!!"))',
 			},
 		],
 		tests: ["test/pi-races/models-json-unapplied.test.ts"],

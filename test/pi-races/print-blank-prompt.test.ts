@@ -24,7 +24,7 @@ describe('prime-agent#605: print mode given an empty prompt (settle -p "$PROMPT"
 		["an empty prompt", ""],
 		["a prompt of spaces and a newline", "  \n "],
 	] as const) {
-		it(`prime-agent#605: settle -p with ${label}, text and json mode: exit 2 saying there is no prompt, nothing on stdout, no request, no session file`, async () => {
+		it(`prime-agent#605: settle -p with ${label}, text and json mode: exit 2 saying there is no prompt, nothing on stdout but json's one error line, no request, no session file`, async () => {
 			writeLocalProvider(cli.agentDir, `${server.url}/v1`);
 			const sessionFile = join(cli.project, "run.jsonl");
 			for (const mode of ["text", "json"]) {
@@ -32,7 +32,9 @@ describe('prime-agent#605: print mode given an empty prompt (settle -p "$PROMPT"
 					["--model", "local/coder", "--session", sessionFile, "--mode", mode, "-p", prompt],
 					{ cwd: cli.project, agentDir: cli.agentDir },
 				);
-				expect({ mode, ...run }).toEqual({ mode, code: 2, stdout: "", stderr: NO_PROMPT });
+				// --json's reader gets the refusal as the stream's one line (opencode#27559).
+				const stdout = mode === "json" ? `${JSON.stringify({ type: "error", message: NO_PROMPT.slice(7, -1) })}\n` : "";
+				expect({ mode, ...run }).toEqual({ mode, code: 2, stdout, stderr: NO_PROMPT });
 			}
 			expect(server.requests).toHaveLength(0);
 			expect(existsSync(sessionFile)).toBe(false);
