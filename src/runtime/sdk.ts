@@ -209,7 +209,7 @@ export function findModel(modelRuntime: ModelRuntime, spec: string, preferredPro
  * unknown provider, a bare id, or pi's `:<level>` suffix (on a known model, or on a custom id
  * without `thinkingLevel`: pi#5552's id sent with its suffix) still throw as {@link findModel} does.
  * A part of an id that several of the provider's models hold is the one pi picks, with a warning
- * naming it and the others (hermes-agent#82144).
+ * naming it and the others (hermes-agent#101975).
  *
  * @example
  * ```ts
@@ -257,7 +257,7 @@ const OTHER_MATCHES_NAMED = 3;
 
 /**
  * pi picks one of the several models a partial `provider/part` matches without a word (a wrong guess:
- * hermes-agent#82144): the warning names the one taken and the others, so the exact id can be
+ * hermes-agent#101975): the warning names the one taken and the others, so the exact id can be
  * written. Undefined when `spec` named the model exactly or only that model matched.
  */
 function guessedModelWarning(modelRuntime: ModelRuntime, spec: string, model: Model): string | undefined {

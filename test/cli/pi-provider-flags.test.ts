@@ -96,7 +96,7 @@ describe("--provider <name> (pi's): the provider whose model --model names", () 
 		expect(server.requests.map((request) => request.body.model)).toEqual(Array(4).fill("coder"));
 	});
 
-	it("hermes-agent#82144: a part of an id that several models hold runs pi's pick (the highest-sorting id), with a warning naming it and the others to choose from", async () => {
+	it("hermes-agent#101975: a part of an id that several models hold runs pi's pick (the highest-sorting id), with a warning naming it and the others to choose from", async () => {
 		const ids = ["coder", "coder-lite", "coder-max", "coder-mini", "coder-pro", "coder-xl"];
 		writeFileSync(
 			join(cli.agentDir, "models.json"),

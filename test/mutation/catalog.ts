@@ -27307,7 +27307,7 @@ export const MUTANTS: Mutant[] = [
 	{
 		id: "SH06",
 		description:
-			"--model provider/part that several models match runs pi's pick without a word of the others (hermes-agent#82144)",
+			"--model provider/part that several models match runs pi's pick without a word of the others (hermes-agent#101975)",
 		file: "src/runtime/sdk.ts",
 		edits: [
 			{ find: "if (others.length === 0) return undefined;", replace: "if (others.length >= 0) return undefined;" },
