@@ -30,7 +30,7 @@ import type { Settings } from "../../src/settings/schema.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { type CliProject, type RpcClient, runSettle, writeLocalProvider } from "../cli/helpers.js";
+import { type CliProject, RpcClient, runSettle, writeLocalProvider } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
 import { anthropicError } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
@@ -332,6 +332,13 @@ export function writeExtension(dir: string, name: string, body: string): string 
 	const path = join(dir, name);
 	writeFileSync(path, `export default function (pi) {\n${body}\n}\n`);
 	return path;
+}
+
+/** Writes the extension `source` as `name` in `cli.dir` and starts `settle --rpc --faux --no-session -e` on it. */
+export function rpcOnExtension(cli: CliProject, name: string, source: string): RpcClient {
+	const extension = join(cli.dir, name);
+	writeFileSync(extension, source);
+	return new RpcClient(["--faux", "--no-session", "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
 }
 
 /**
