@@ -10,10 +10,10 @@
  * a valid `--model` override (`opencode run --session <id> --model …`): exit 0, no request, no
  * output. What the user should see: the given model answering, with the session's history.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { runSettleAsync, useCliProject, writeModelsJson } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
@@ -26,8 +26,7 @@ function writeProviders(providers: Record<string, string>): void {
 			{ baseUrl: `${url}/v1`, api: "openai-completions", apiKey: "local-key", models: [{ id: `${name}-model` }] },
 		]),
 	);
-	mkdirSync(cli.agentDir, { recursive: true });
-	writeFileSync(join(cli.agentDir, "models.json"), JSON.stringify({ providers: entries }));
+	writeModelsJson(cli.agentDir, entries);
 }
 
 function sessionFiles(): string[] {
