@@ -257,9 +257,14 @@ export function useCliProject(prefix: string): CliProject {
  * `fields` replace any of the provider's fields (apiKey, headers, compat, models…).
  */
 export function writeLocalProvider(agentDir: string, baseUrl: string, fields: Record<string, unknown> = {}): void {
-	mkdirSync(agentDir, { recursive: true });
 	const local = { baseUrl, api: "openai-completions", apiKey: "local-key", models: [{ id: "coder" }], ...fields };
-	writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { local } }));
+	writeModelsJson(agentDir, { local });
+}
+
+/** Writes `<agentDir>/models.json` declaring `providers` (name to provider config), making `agentDir` if needed. */
+export function writeModelsJson(agentDir: string, providers: Record<string, unknown>): void {
+	mkdirSync(agentDir, { recursive: true });
+	writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers }));
 }
 
 /**

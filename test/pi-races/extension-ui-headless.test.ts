@@ -21,14 +21,25 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RPC_CUSTOM_WARNING } from "../../src/cli/rpc-ui.js";
-import { RpcClient, runSettle, useCliProject } from "../cli/helpers.js";
+import { type CliRun, runSettle, useCliProject } from "../cli/helpers.js";
 import { makeDiffDirs, runPiCli, writeScript } from "../cli/pi-diff-process.js";
-import { toolEnds } from "./helpers.js";
+import { rpcOnExtension, toolEnds } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-extension-ui-headless-");
 
 /** A guard against a hang only: a hung run is killed, its code null. */
 const HANG_GUARD_MS = 60_000;
+
+/** Writes the extension `source` as `name` in `cli.dir` and runs `settle --faux --no-session -e <it> -p <prompt>`. */
+function printOnExtension(name: string, source: string, prompt: string): CliRun {
+	const extension = join(cli.dir, name);
+	writeFileSync(extension, source);
+	return runSettle(["--faux", "--no-session", "-e", extension, "-p", prompt], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+		timeoutMs: HANG_GUARD_MS,
+	});
+}
 
 /** The permission gate of pi's extension docs, plus what it sees on session_start. */
 const GATE_EXTENSION = `export default function (pi) {
@@ -121,12 +132,7 @@ type Line = Record<string, unknown>;
 
 describe("pi#9951, percho#36, prime-agent#680: ctx.ui.custom() without a terminal", () => {
 	it("pi#9951, percho#36, prime-agent#680: settle --rpc: custom() resolves undefined at once without building its component, ctx.mode says rpc, and stderr says why; the next command is served", async () => {
-		const extension = join(cli.dir, "btw.mjs");
-		writeFileSync(extension, CUSTOM_EXTENSION);
-		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const client = rpcOnExtension(cli, "btw.mjs", CUSTOM_EXTENSION);
 		const report = client.next((line: Line) => line.type === "extension_ui_request" && line.method === "notify");
 		expect(await client.request({ id: "p", type: "prompt", message: "/btw what is this?" })).toMatchObject({
 			success: true,
@@ -144,13 +150,7 @@ describe("pi#9951, percho#36, prime-agent#680: ctx.ui.custom() without a termina
 	});
 
 	it("pi#9951: settle -p: the same /btw gets undefined at once and stderr names the custom dialog as not asked", () => {
-		const extension = join(cli.dir, "btw.mjs");
-		writeFileSync(extension, CUSTOM_EXTENSION);
-		const run = runSettle(["--faux", "--no-session", "-e", extension, "-p", "/btw what is this?"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const run = printOnExtension("btw.mjs", CUSTOM_EXTENSION, "/btw what is this?");
 		expect(run).toEqual({
 			code: 0,
 			stdout: "",
@@ -175,12 +175,7 @@ const ASK_EXTENSION = `export default function (pi) {
 
 describe("pilish#80: an answer under an id no dialog was sent with", () => {
 	it("pilish#80: settle --rpc: an extension_ui_response with the host's own id gets a failed response naming it and the open dialog's id; the dialog stays open and the answer sent with its id reaches it", async () => {
-		const extension = join(cli.dir, "ask.mjs");
-		writeFileSync(extension, ASK_EXTENSION);
-		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const client = rpcOnExtension(cli, "ask.mjs", ASK_EXTENSION);
 		const asked = client.next((line: Line) => line.type === "extension_ui_request" && line.method === "confirm");
 		// The prompt's response comes once the command is done, after the dialog.
 		const prompted = client.request({ id: "p", type: "prompt", message: "/ask" });
@@ -224,13 +219,7 @@ const ESCAPING_NOTIFIER = `export default function (pi) {
 
 describe("jayshah5696/pi-agent-extensions#30: escape sequences in an extension's notification text", () => {
 	it("jayshah5696/pi-agent-extensions#30: settle -p prints each notification on stderr with its label and extension name intact: the OSC 52 and a bell made visible, colour codes dropped, a carriage return redrawing the message only, every line kept; the answer on stdout as it was", () => {
-		const notifier = join(cli.dir, "notifier.mjs");
-		writeFileSync(notifier, ESCAPING_NOTIFIER);
-		const run = runSettle(["--faux", "--no-session", "-e", notifier, "-p", "hello"], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-			timeoutMs: HANG_GUARD_MS,
-		});
+		const run = printOnExtension("notifier.mjs", ESCAPING_NOTIFIER, "hello");
 		expect(run).toEqual({
 			code: 0,
 			stdout: "hello\n",

@@ -29,8 +29,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionAPI, ExtensionUIContext } from "../../src/extensions/types.js";
 import { createHeadlessUIContext } from "../../src/extensions/ui.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { RpcClient, useCliProject } from "../cli/helpers.js";
+import { useCliProject } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
+import { rpcOnExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-extension-ui-modes-");
 
@@ -97,12 +98,7 @@ type Line = Record<string, unknown>;
 
 describe("prime-agent#2064, rpiv-mono#143: the theme and widgets under --rpc", () => {
 	it("prime-agent#2064, rpiv-mono#143: settle --rpc: ctx.ui.theme works (plain text); a string-array widget reaches the host, a factory widget is not sent and raises no error", async () => {
-		const extension = join(cli.dir, "widgets.mjs");
-		writeFileSync(extension, RPC_WIDGET_EXTENSION);
-		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const client = rpcOnExtension(cli, "widgets.mjs", RPC_WIDGET_EXTENSION);
 		const report = client.next((line: Line) => line.type === "extension_ui_request" && line.method === "notify");
 		expect(JSON.parse(String((await report).message))).toEqual({ mode: "rpc", hasUI: true, styled: "todo" });
 		expect(await client.request({ id: "s", type: "get_state" })).toMatchObject({ success: true });
@@ -139,12 +135,7 @@ export default function (pi) {
 
 describe("pi#8735: a dialog from session_start under --rpc", () => {
 	it("pi#8735: settle --rpc: a session_start dialog gets the host's answer (stdin is read while session_start runs); a get_state sent meanwhile is answered after it; a session_shutdown dialog after stdin ended resolves to its default and settle exits", async () => {
-		const extension = join(cli.dir, "startup-dialog.mjs");
-		writeFileSync(extension, STARTUP_DIALOG_EXTENSION);
-		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const client = rpcOnExtension(cli, "startup-dialog.mjs", STARTUP_DIALOG_EXTENSION);
 		const asked = await client.next((line: Line) => line.type === "extension_ui_request" && line.method === "input");
 		expect(asked).toMatchObject({ title: "Project name", placeholder: "demo" });
 		// An embedder's readiness probe, sent while session_start still waits.

@@ -21,16 +21,18 @@ import { afterEach, expect, onTestFinished } from "vitest";
 import type { AgentTool } from "../../src/agent/types.js";
 import { SUMMARIZATION_SYSTEM_PROMPT } from "../../src/compaction/prompts.js";
 import { fauxAssistantMessage, fauxToolCall } from "../../src/llm/faux.js";
+import type { ModelRuntime } from "../../src/llm/model-runtime.js";
 import { loadPiAi, PiAiModelRuntime } from "../../src/llm/pi-ai.js";
 import type { AgentMessage, Model, ThinkingLevel } from "../../src/llm/types.js";
+import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
 import { AuthStorage } from "../../src/runtime/auth-storage.js";
-import { createAgentSession } from "../../src/runtime/sdk.js";
+import { type CreateAgentSessionResult, createAgentSession } from "../../src/runtime/sdk.js";
 import type { AgentSession } from "../../src/session/agent-session.js";
 import type { Settings } from "../../src/settings/schema.js";
 import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createHarness, type Harness } from "../../src/testing/harness.js";
-import { type CliProject, type RpcClient, runSettle, writeLocalProvider } from "../cli/helpers.js";
+import { type CliProject, RpcClient, runSettle, writeLocalProvider } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
 import { anthropicError } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
@@ -332,6 +334,39 @@ export function writeExtension(dir: string, name: string, body: string): string 
 	const path = join(dir, name);
 	writeFileSync(path, `export default function (pi) {\n${body}\n}\n`);
 	return path;
+}
+
+/**
+ * Opens `sessionManager`'s session through the SDK in `dir` as a script would: in-memory `settings`,
+ * a resource loader without extensions, the given `model` and `thinkingLevel` if any.
+ */
+export async function openSdkSession(
+	where: { dir: string; agentDir: string },
+	modelRuntime: ModelRuntime,
+	sessionManager: SessionManager,
+	options: { settings?: Partial<Settings>; model?: Model; thinkingLevel?: ThinkingLevel } = {},
+): Promise<CreateAgentSessionResult> {
+	const { dir, agentDir } = where;
+	const { settings, ...picked } = options;
+	const settingsManager = SettingsManager.inMemory(settings);
+	const resourceLoader = new DefaultResourceLoader({ cwd: dir, agentDir, settingsManager, noExtensions: true });
+	await resourceLoader.reload();
+	return createAgentSession({
+		cwd: dir,
+		agentDir,
+		modelRuntime,
+		settingsManager,
+		resourceLoader,
+		sessionManager,
+		...picked,
+	});
+}
+
+/** Writes the extension `source` as `name` in `cli.dir` and starts `settle --rpc --faux --no-session -e` on it. */
+export function rpcOnExtension(cli: CliProject, name: string, source: string): RpcClient {
+	const extension = join(cli.dir, name);
+	writeFileSync(extension, source);
+	return new RpcClient(["--faux", "--no-session", "-e", extension], { cwd: cli.project, agentDir: cli.agentDir });
 }
 
 /**

@@ -51,7 +51,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { runSettleAsync, useCliProject, writeModelsJson } from "../cli/helpers.js";
 import { Repl } from "../cli/interactive.helpers.js";
 import { anthropicReply } from "../llm/wire/anthropic.js";
 import { chatReply } from "../llm/wire/openai.js";
@@ -59,11 +59,6 @@ import { useWireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-models-json-config-");
 const server = useWireServer();
-
-function writeModels(providers: Record<string, unknown>): void {
-	mkdirSync(cli.agentDir, { recursive: true });
-	writeFileSync(join(cli.agentDir, "models.json"), JSON.stringify({ providers }));
-}
 
 function writeSettings(settings: Record<string, unknown>): void {
 	mkdirSync(cli.agentDir, { recursive: true });
@@ -82,7 +77,7 @@ describe("pi#6210: a model id with brackets cannot be scoped", () => {
 	});
 
 	it("pi#6210: enabledModels naming custom/bracketed-model[1m]: settle -p runs on that model, no warning", async () => {
-		writeModels(bracketed());
+		writeModelsJson(cli.agentDir, bracketed());
 		writeSettings({ enabledModels: ["custom/bracketed-model[1m]"] });
 		server.reply(chatReply([{ type: "text", text: "answered by the 1m model" }]));
 		const run = await runSettleAsync(["--no-session", "-p", "hi"], { cwd: cli.project, agentDir: cli.agentDir });
@@ -93,7 +88,7 @@ describe("pi#6210: a model id with brackets cannot be scoped", () => {
 	});
 
 	it("pi#6210: --models 'custom/bracketed-model[1m]:high' scopes the literal id with its thinking level; a real glob still matches", async () => {
-		writeModels(bracketed());
+		writeModelsJson(cli.agentDir, bracketed());
 		server.reply(chatReply([{ type: "text", text: "scoped" }]));
 		const run = await runSettleAsync(["--no-session", "--models", "custom/bracketed-model[1m]:high", "-p", "hi"], {
 			cwd: cli.project,
@@ -116,7 +111,7 @@ describe("pi#6210: a model id with brackets cannot be scoped", () => {
 describe("pi#3095, pi#3168: a custom OpenAI-compatible provider from models.json loads but cannot be called", () => {
 	it("pi#3095: settle -p --model nvidia/deepseek-ai/deepseek-v3.2 (the report's file): the endpoint gets the request with the key and the model's caps, the answer is printed", async () => {
 		const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-		writeModels({
+		writeModelsJson(cli.agentDir, {
 			nvidia: {
 				baseUrl: `${server.url}/v1`,
 				api: "openai-completions",
@@ -153,7 +148,7 @@ describe("pi#3095, pi#3168: a custom OpenAI-compatible provider from models.json
 
 describe("pi#540: enabledModels without a thinking suffix overrides defaultThinkingLevel with off", () => {
 	it("pi#540: settle -p on a scope from enabledModels: an entry without a suffix runs at defaultThinkingLevel, one with `:low` at low", async () => {
-		writeModels({
+		writeModelsJson(cli.agentDir, {
 			local: {
 				baseUrl: `${server.url}/v1`,
 				api: "openai-completions",
@@ -180,7 +175,9 @@ describe("pi#540: enabledModels without a thinking suffix overrides defaultThink
 
 describe("pi#193: a built-in provider's base URL cannot be pointed at a gateway", () => {
 	it("pi#193: models.json `anthropic: { baseUrl, headers }`: settle -p on anthropic/claude-sonnet-4-5 sends to the gateway with the key and header; --list-models keeps anthropic's models", async () => {
-		writeModels({ anthropic: { baseUrl: server.url, headers: { "cf-aig-authorization": "Bearer gateway-token" } } });
+		writeModelsJson(cli.agentDir, {
+			anthropic: { baseUrl: server.url, headers: { "cf-aig-authorization": "Bearer gateway-token" } },
+		});
 		const at = { cwd: cli.project, agentDir: cli.agentDir, env: { ANTHROPIC_API_KEY: "sk-ant-user" } };
 		server.reply(anthropicReply([{ type: "text", text: "via the gateway" }]));
 		const run = await runSettleAsync(["--no-session", "--model", "anthropic/claude-sonnet-4-5", "-p", "hi"], at);
@@ -202,7 +199,7 @@ describe("pi#193: a built-in provider's base URL cannot be pointed at a gateway"
 
 describe("pi#9725: an overridden openrouter baseUrl reaches the proxy for some models only", () => {
 	it("pi#9725: models.json `openrouter: { baseUrl, apiKey, authHeader }`: openrouter/anthropic/claude-sonnet-4.5 and openrouter/openai/gpt-4o-mini both go to the proxy with its token", async () => {
-		writeModels({
+		writeModelsJson(cli.agentDir, {
 			openrouter: { baseUrl: `${server.url}/api/v1`, apiKey: "OPENROUTER_PROXY_TOKEN", authHeader: true },
 		});
 		const at = {
@@ -228,7 +225,10 @@ describe("pi#9725: an overridden openrouter baseUrl reaches the proxy for some m
 describe("DLYZZT/pi-desktop#38: enabledModels provider/id also matches another provider's model with that id", () => {
 	it("pi-desktop#38: settle -i with enabledModels deepseek/deepseek-v4-flash and openrouter's deepseek/deepseek-v4-flash available: /model lists deepseek's model only and the prompt goes to it", async () => {
 		// Both built-in providers, keyed and re-pointed at the local endpoint.
-		writeModels({ deepseek: { baseUrl: `${server.url}/v1` }, openrouter: { baseUrl: `${server.url}/api/v1` } });
+		writeModelsJson(cli.agentDir, {
+			deepseek: { baseUrl: `${server.url}/v1` },
+			openrouter: { baseUrl: `${server.url}/api/v1` },
+		});
 		writeSettings({ enabledModels: ["deepseek/deepseek-v4-flash"] });
 		const chat = new Repl(["--no-session"], {
 			cwd: cli.project,
@@ -255,7 +255,9 @@ describe("pi#2921: custom models added to a built-in provider in models.json are
 	});
 
 	it("pi#2921: `openrouter: { models: [{ id: 'some/new-model', baseUrl }] }`: settle -p --model openrouter/some/new-model sends openrouter's api with OPENROUTER_API_KEY; --list-models shows it beside the built-in models", async () => {
-		writeModels({ openrouter: { models: [{ id: "some/new-model", baseUrl: `${server.url}/api/v1` }] } });
+		writeModelsJson(cli.agentDir, {
+			openrouter: { models: [{ id: "some/new-model", baseUrl: `${server.url}/api/v1` }] },
+		});
 		server.reply(chatReply([{ type: "text", text: "the new model answers" }]));
 		const run = await runSettleAsync(["--no-session", "--model", "openrouter/some/new-model", "-p", "hi"], at());
 		expect(run.stderr).toBe("");
@@ -273,7 +275,9 @@ describe("pi#2921: custom models added to a built-in provider in models.json are
 	});
 
 	it("pi#2921: enabledModels naming the custom openrouter/some/new-model: the session runs on it (the entry's baseUrl), no pattern warning", async () => {
-		writeModels({ openrouter: { baseUrl: `${server.url}/api/v1`, models: [{ id: "some/new-model" }] } });
+		writeModelsJson(cli.agentDir, {
+			openrouter: { baseUrl: `${server.url}/api/v1`, models: [{ id: "some/new-model" }] },
+		});
 		writeSettings({ enabledModels: ["openrouter/some/new-model"] });
 		server.reply(chatReply([{ type: "text", text: "scoped to the new model" }]));
 		const run = await runSettleAsync(["--no-session", "-p", "hi"], at());
@@ -283,7 +287,7 @@ describe("pi#2921: custom models added to a built-in provider in models.json are
 	});
 
 	it("pi#2921: a custom model with a built-in id replaces that model (one entry, the file's context window); one without baseUrl keeps the built-in base URL", async () => {
-		writeModels({
+		writeModelsJson(cli.agentDir, {
 			openrouter: {
 				models: [
 					{ id: "openai/gpt-4o-mini", contextWindow: 32000 },
@@ -317,7 +321,9 @@ describe("pi#2921: custom models added to a built-in provider in models.json are
 
 describe("pi#2921 in settle -i: /model reads models.json again", () => {
 	it("pi#2921: settle -i, `/model openrouter/some/new-model` (the custom model of the built-in provider): the prompt goes to it with OPENROUTER_API_KEY", async () => {
-		writeModels({ openrouter: { baseUrl: `${server.url}/api/v1`, models: [{ id: "some/new-model" }] } });
+		writeModelsJson(cli.agentDir, {
+			openrouter: { baseUrl: `${server.url}/api/v1`, models: [{ id: "some/new-model" }] },
+		});
 		const chat = new Repl(["--no-session", "--model", "openrouter/openai/gpt-4o-mini"], {
 			cwd: cli.project,
 			agentDir: cli.agentDir,
@@ -335,7 +341,7 @@ describe("pi#2921 in settle -i: /model reads models.json again", () => {
 
 describe("modelOverrides: per-model changes of a built-in provider's models in models.json are skipped", () => {
 	it("modelOverrides: openrouter/openai/gpt-4o-mini with contextWindow, maxTokens and headers: --list-models shows the window; the request carries the cap and the header", async () => {
-		writeModels({
+		writeModelsJson(cli.agentDir, {
 			openrouter: {
 				baseUrl: `${server.url}/api/v1`,
 				modelOverrides: {
@@ -364,7 +370,7 @@ describe("modelOverrides: per-model changes of a built-in provider's models in m
 	});
 
 	it('modelOverrides with wrong types: a quoted contextWindow, a negative maxTokens and input "text" are each ignored with a warning naming the file, provider, model, field and what to write; the valid fields and entries apply', async () => {
-		writeModels({
+		writeModelsJson(cli.agentDir, {
 			openrouter: {
 				baseUrl: `${server.url}/api/v1`,
 				modelOverrides: {
@@ -396,7 +402,7 @@ describe("modelOverrides: per-model changes of a built-in provider's models in m
 
 describe("models.json `models` entries with wrong types flowed into the model", () => {
 	it("a custom model's negative price and quoted contextWindow are each ignored with a warning; its answers cost nothing instead of a negative amount, its window is the default", async () => {
-		writeModels({
+		writeModelsJson(cli.agentDir, {
 			gateway: {
 				baseUrl: `${server.url}/v1`,
 				api: "openai-completions",
@@ -425,7 +431,7 @@ describe("models.json `models` entries with wrong types flowed into the model", 
 
 describe("models.json compat of a built-in provider entry without models or modelOverrides is not applied", () => {
 	it("built-in compat: `openrouter: { baseUrl, compat: { maxTokensField: 'max_tokens', supportsStore: false } }`: settle -p sends max_tokens, not max_completion_tokens, and no store", async () => {
-		writeModels({
+		writeModelsJson(cli.agentDir, {
 			openrouter: { baseUrl: `${server.url}/api/v1`, compat: { maxTokensField: "max_tokens", supportsStore: false } },
 		});
 		const at = { cwd: cli.project, agentDir: cli.agentDir, env: { OPENROUTER_API_KEY: "openrouter-key" } };

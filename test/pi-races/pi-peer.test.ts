@@ -24,9 +24,6 @@ import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { createFauxProvider, fauxAssistantMessage } from "../../src/llm/faux.js";
 import { InMemoryModelRuntime } from "../../src/llm/model-runtime.js";
 import { emptyUsage } from "../../src/llm/types.js";
-import { DefaultResourceLoader } from "../../src/resources/resource-loader.js";
-import { createAgentSession } from "../../src/runtime/sdk.js";
-import { SettingsManager } from "../../src/settings/settings-manager.js";
 import { SessionManager } from "../../src/store/session-manager.js";
 import { createBashToolDefinition } from "../../src/tools/bash.js";
 import type { RpcClient } from "../cli/helpers.js";
@@ -50,7 +47,14 @@ import {
 } from "../parity/peers.js";
 import { createRuntimePeer, onBothRuntimes } from "../parity/tree-peers.js";
 import { hungTool } from "./disk-harness.js";
-import { ABORT_COMPACT_CONTINUE, BIG_ANSWER, gate, LIFECYCLE_LOG, THRESHOLD_SETTINGS } from "./helpers.js";
+import {
+	ABORT_COMPACT_CONTINUE,
+	BIG_ANSWER,
+	gate,
+	LIFECYCLE_LOG,
+	openSdkSession,
+	THRESHOLD_SETTINGS,
+} from "./helpers.js";
 import {
 	ORPHAN_RESULT_TEXT,
 	STALE_SUMMARY_TEXT,
@@ -1270,18 +1274,8 @@ async function resumeWithoutModel(
 	const faux = createFauxProvider({ models: fauxModels(undefined, true) });
 	const modelRuntime = new InMemoryModelRuntime();
 	modelRuntime.registerFauxProvider(faux);
-	const settingsManager = SettingsManager.inMemory(settings);
-	const resourceLoader = new DefaultResourceLoader({ cwd: dir, agentDir, settingsManager, noExtensions: true });
-	await resourceLoader.reload();
 	const sessionManager = SessionManager.open(file, sessionDir);
-	const { session } = await createAgentSession({
-		cwd: dir,
-		agentDir,
-		modelRuntime,
-		settingsManager,
-		resourceLoader,
-		sessionManager,
-	});
+	const { session } = await openSdkSession({ dir, agentDir }, modelRuntime, sessionManager, { settings });
 	const result = { model: session.model?.id, thinking: session.thinkingLevel as string };
 	session.dispose();
 	sessionManager.close();

@@ -51,7 +51,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { AuthStorage, createAgentSession, SessionManager } from "../../src/index.js";
 import { cliBundle } from "../cli/cli-bundle.js";
-import { ROOT, runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { ROOT, runSettleAsync, useCliProject, writeModelsJson } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
 import { useWireServer } from "../llm/wire/server.js";
 
@@ -161,20 +161,14 @@ describe("pi#2847: createAgentSession with a models.json provider key", () => {
 	const server = useWireServer(() => chatReply([{ type: "text", text: "answered with the file's key" }]));
 
 	it("pi#2847: createAgentSession({ cwd, agentDir }) without an authStorage sends models.json's apiKey as the bearer token and answers", async () => {
-		mkdirSync(cli.agentDir, { recursive: true });
-		writeFileSync(
-			join(cli.agentDir, "models.json"),
-			JSON.stringify({
-				providers: {
-					custom: {
-						baseUrl: `${server.url}/v1`,
-						api: "openai-completions",
-						apiKey: "custom-key-from-models-json",
-						models: [{ id: "custom-model" }],
-					},
-				},
-			}),
-		);
+		writeModelsJson(cli.agentDir, {
+			custom: {
+				baseUrl: `${server.url}/v1`,
+				api: "openai-completions",
+				apiKey: "custom-key-from-models-json",
+				models: [{ id: "custom-model" }],
+			},
+		});
 		writeFileSync(
 			join(cli.agentDir, "settings.json"),
 			JSON.stringify({ defaultProvider: "custom", defaultModel: "custom-model" }),
@@ -202,11 +196,6 @@ describe("pi#2847: createAgentSession with a models.json provider key", () => {
 
 describe("opencode#34388, Floway#142: a key that names an unset variable, or a blank variable, is no key", () => {
 	const server = useWireServer(() => chatReply([{ type: "text", text: "answered" }]));
-
-	function writeModelsJson(providers: Record<string, unknown>): void {
-		mkdirSync(cli.agentDir, { recursive: true });
-		writeFileSync(join(cli.agentDir, "models.json"), JSON.stringify({ providers }));
-	}
 
 	async function promptWith(provider: string, model: string, env: Record<string, string | undefined>) {
 		writeFileSync(
@@ -242,7 +231,7 @@ describe("opencode#34388, Floway#142: a key that names an unset variable, or a b
 	}
 
 	it('opencode#34388: models.json\'s "apiKey": "$GATEWAY_KEY" with GATEWAY_KEY unset sends nothing: NO_AUTH, and a warning names the variable', async () => {
-		writeModelsJson({
+		writeModelsJson(cli.agentDir, {
 			gateway: {
 				baseUrl: `${server.url}/v1`,
 				api: "openai-completions",
@@ -293,7 +282,7 @@ describe("opencode#34388, Floway#142: a key that names an unset variable, or a b
 	});
 
 	it('opencode#34388: an auth.json key "$GATEWAY_KEY" with GATEWAY_KEY unset does not block models.json\'s apiKey, which is sent', async () => {
-		writeModelsJson({
+		writeModelsJson(cli.agentDir, {
 			gateway: {
 				baseUrl: `${server.url}/v1`,
 				api: "openai-completions",
@@ -316,7 +305,7 @@ describe("opencode#34388, Floway#142: a key that names an unset variable, or a b
 	});
 
 	it("Floway#142: OPENAI_API_KEY set to blanks does not shadow models.json's apiKey for openai, which is sent", async () => {
-		writeModelsJson({ openai: { baseUrl: `${server.url}/v1`, apiKey: "file-key" } });
+		writeModelsJson(cli.agentDir, { openai: { baseUrl: `${server.url}/v1`, apiKey: "file-key" } });
 		const run = await promptWith("openai", "gpt-4o", { OPENAI_API_KEY: "  " });
 
 		expect(run.failure).toBeUndefined();
@@ -324,7 +313,7 @@ describe("opencode#34388, Floway#142: a key that names an unset variable, or a b
 	});
 
 	it("Floway#142: ANTHROPIC_OAUTH_TOKEN set to blanks does not shadow ANTHROPIC_API_KEY, which is sent", async () => {
-		writeModelsJson({ anthropic: { baseUrl: server.url } });
+		writeModelsJson(cli.agentDir, { anthropic: { baseUrl: server.url } });
 		const run = await promptWith("anthropic", "claude-sonnet-4-5", {
 			ANTHROPIC_OAUTH_TOKEN: " \t",
 			ANTHROPIC_API_KEY: "sk-ant-real",

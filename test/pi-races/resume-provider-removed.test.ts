@@ -10,12 +10,12 @@
  * a valid `--model` override (`opencode run --session <id> --model …`): exit 0, no request, no
  * output. What the user should see: the given model answering, with the session's history.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSettleAsync, useCliProject } from "../cli/helpers.js";
+import { runSettleAsync, useCliProject, writeModelsJson } from "../cli/helpers.js";
 import { chatReply } from "../llm/wire/openai.js";
-import { startWireServer } from "../llm/wire/server.js";
+import { startWireServer, type WireServer } from "../llm/wire/server.js";
 
 const cli = useCliProject("settle-pi-races-resume-provider-removed-");
 
@@ -26,8 +26,7 @@ function writeProviders(providers: Record<string, string>): void {
 			{ baseUrl: `${url}/v1`, api: "openai-completions", apiKey: "local-key", models: [{ id: `${name}-model` }] },
 		]),
 	);
-	mkdirSync(cli.agentDir, { recursive: true });
-	writeFileSync(join(cli.agentDir, "models.json"), JSON.stringify({ providers: entries }));
+	writeModelsJson(cli.agentDir, entries);
 }
 
 function sessionFiles(): string[] {
@@ -36,17 +35,29 @@ function sessionFiles(): string[] {
 	);
 }
 
+/**
+ * Runs a first session on zai ("remember the word heron", answered "first answer"), takes zai out of
+ * models.json, then hands the remaining provider's server ("second answer") to `resume`.
+ */
+async function afterZaiRemoved(resume: (kept: WireServer, run: { cwd: string; agentDir: string }) => Promise<void>) {
+	const gone = await startWireServer(() => chatReply([{ type: "text", text: "first answer" }]));
+	const kept = await startWireServer(() => chatReply([{ type: "text", text: "second answer" }]));
+	try {
+		const run = { cwd: cli.project, agentDir: cli.agentDir };
+		writeProviders({ zai: gone.url, mine: kept.url });
+		const first = await runSettleAsync(["--model", "zai/zai-model", "-p", "remember the word heron"], run);
+		expect(first).toMatchObject({ code: 0, stdout: "first answer\n" });
+		writeProviders({ mine: kept.url });
+		await resume(kept, run);
+	} finally {
+		await gone.close();
+		await kept.close();
+	}
+}
+
 describe("hermes-agent#52943: resuming a session whose provider was removed", () => {
 	it("hermes-agent#52943: settle -c after the session's provider left models.json continues the same session on the remaining model, history sent, and warns which model it could not restore", async () => {
-		const gone = await startWireServer(() => chatReply([{ type: "text", text: "first answer" }]));
-		const kept = await startWireServer(() => chatReply([{ type: "text", text: "second answer" }]));
-		try {
-			const run = { cwd: cli.project, agentDir: cli.agentDir };
-			writeProviders({ zai: gone.url, mine: kept.url });
-			const first = await runSettleAsync(["--model", "zai/zai-model", "-p", "remember the word heron"], run);
-			expect(first).toMatchObject({ code: 0, stdout: "first answer\n" });
-
-			writeProviders({ mine: kept.url });
+		await afterZaiRemoved(async (kept, run) => {
 			const resumed = await runSettleAsync(["-c", "-p", "which word?"], run);
 			expect(resumed.code).toBe(0);
 			expect(resumed.stdout).toBe("second answer\n");
@@ -63,24 +74,13 @@ describe("hermes-agent#52943: resuming a session whose provider was removed", ()
 			const lines = readFileSync(join(cli.agentDir, "sessions", files[0]!), "utf8");
 			expect(lines).toContain("remember the word heron");
 			expect(lines).toContain("second answer");
-		} finally {
-			await gone.close();
-			await kept.close();
-		}
+		});
 	});
 });
 
 describe("opencode#42781: resuming with --model a session whose recorded model is gone", () => {
 	it("opencode#42781: settle -c --model mine/mine-model -p after zai left models.json: mine answers with the session's history, the file records the switch, no restore warning", async () => {
-		const gone = await startWireServer(() => chatReply([{ type: "text", text: "first answer" }]));
-		const kept = await startWireServer(() => chatReply([{ type: "text", text: "second answer" }]));
-		try {
-			const run = { cwd: cli.project, agentDir: cli.agentDir };
-			writeProviders({ zai: gone.url, mine: kept.url });
-			const first = await runSettleAsync(["--model", "zai/zai-model", "-p", "remember the word heron"], run);
-			expect(first).toMatchObject({ code: 0, stdout: "first answer\n" });
-
-			writeProviders({ mine: kept.url });
+		await afterZaiRemoved(async (kept, run) => {
 			const resumed = await runSettleAsync(["-c", "--model", "mine/mine-model", "-p", "which word?"], run);
 			expect(resumed).toMatchObject({ code: 0, stdout: "second answer\n" });
 			expect(resumed.stderr).not.toContain("Could not restore");
@@ -90,9 +90,6 @@ describe("opencode#42781: resuming with --model a session whose recorded model i
 			expect(files).toHaveLength(1);
 			const lines = readFileSync(join(cli.agentDir, "sessions", files[0]!), "utf8");
 			expect(lines).toContain('"provider":"mine","modelId":"mine-model"');
-		} finally {
-			await gone.close();
-			await kept.close();
-		}
+		});
 	});
 });

@@ -15,18 +15,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-	createAgentSession,
 	createAgentSessionRuntime,
 	createAgentSessionRuntimeFactory,
-	DefaultResourceLoader,
 	InMemoryModelRuntime,
 	type Model,
 	SessionManager,
-	SettingsManager,
 } from "../../src/index.js";
 import { SimulatedClock } from "../../src/testing/index.js";
 import { ManualProvider, readEntries } from "./disk-harness.js";
-import { comparable, reopenedContext } from "./helpers.js";
+import { comparable, openSdkSession, reopenedContext } from "./helpers.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -83,18 +80,12 @@ describe("pi#6822: promptless sessions restore the default model over persisted 
 			{ type: "model_change", id: "m2", parentId: "t1", provider: "manual", modelId: "manual-2" },
 			{ type: "thinking_level_change", id: "t2", parentId: "m2", thinkingLevel: "high" },
 		]);
-		const settingsManager = SettingsManager.inMemory({ defaultProvider: "manual", defaultModel: "manual-1" });
-		const agentDir = join(dir, "agent");
-		const resourceLoader = new DefaultResourceLoader({ cwd: dir, agentDir, settingsManager, noExtensions: true });
-		await resourceLoader.reload();
-		const { session, modelFallbackMessage } = await createAgentSession({
-			cwd: dir,
-			agentDir,
+		const { session, modelFallbackMessage } = await openSdkSession(
+			{ dir, agentDir: join(dir, "agent") },
 			modelRuntime,
-			settingsManager,
-			resourceLoader,
-			sessionManager: SessionManager.open(file, join(dir, "sessions")),
-		});
+			SessionManager.open(file, join(dir, "sessions")),
+			{ settings: { defaultProvider: "manual", defaultModel: "manual-1" } },
+		);
 		cleanups.unshift(() => session.dispose());
 		expect(modelFallbackMessage).toBeUndefined();
 		expect(session.model?.id).toBe("manual-2");
@@ -123,18 +114,7 @@ describe("copilot-cli#4645: a session resumed through the SDK with another model
 		const agentDir = join(dir, "agent");
 		const sessions = join(dir, "sessions");
 		const open = async (sessionManager: SessionManager, picked: { model?: Model; thinkingLevel?: "high" }) => {
-			const settingsManager = SettingsManager.inMemory();
-			const resourceLoader = new DefaultResourceLoader({ cwd: dir, agentDir, settingsManager, noExtensions: true });
-			await resourceLoader.reload();
-			const created = await createAgentSession({
-				cwd: dir,
-				agentDir,
-				modelRuntime,
-				settingsManager,
-				resourceLoader,
-				sessionManager,
-				...picked,
-			});
+			const created = await openSdkSession({ dir, agentDir }, modelRuntime, sessionManager, picked);
 			cleanups.unshift(() => created.session.dispose());
 			return created.session;
 		};
@@ -333,18 +313,12 @@ describe("pi#3930: /tree can hang on sessions with duplicate entry ids", () => {
 			const { provider, reasoning, modelRuntime } = twoModels();
 			const file = join(dir, "pre-assistant.jsonl");
 			write(file, dir);
-			const settingsManager = SettingsManager.inMemory({ defaultProvider: "manual", defaultModel: "manual-1" });
-			const agentDir = join(dir, "agent");
-			const resourceLoader = new DefaultResourceLoader({ cwd: dir, agentDir, settingsManager, noExtensions: true });
-			await resourceLoader.reload();
-			const { session } = await createAgentSession({
-				cwd: dir,
-				agentDir,
+			const { session } = await openSdkSession(
+				{ dir, agentDir: join(dir, "agent") },
 				modelRuntime,
-				settingsManager,
-				resourceLoader,
-				sessionManager: SessionManager.open(file, join(dir, "sessions")),
-			});
+				SessionManager.open(file, join(dir, "sessions")),
+				{ settings: { defaultProvider: "manual", defaultModel: "manual-1" } },
+			);
 			cleanups.unshift(() => session.dispose());
 			// Step 3: an entry before the first assistant message; step 4: the first assistant message.
 			await session.setModel(reasoning);

@@ -28,23 +28,25 @@ const GATE = `export default function (pi) {
 
 type Line = Record<string, unknown>;
 
+/** Starts `settle --rpc` with the gate on a faux model that calls bash, prompts, and waits for the gate's confirm. */
+async function promptUntilGateAsks(message: string): Promise<{ client: RpcClient; dialog: Line }> {
+	const extension = join(cli.dir, "gate.mjs");
+	writeFileSync(extension, GATE);
+	const script = join(cli.dir, "script.json");
+	writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }, "done"]));
+	const client = new RpcClient(["--faux-script", script, "-e", extension], {
+		cwd: cli.project,
+		agentDir: cli.agentDir,
+	});
+	const asked = client.next((line: Line) => line.type === "extension_ui_request" && line.method === "confirm");
+	expect(await client.request({ id: "p", type: "prompt", message })).toMatchObject({ success: true });
+	return { client, dialog: await asked };
+}
+
 describe("a dialog open when the session is replaced", () => {
 	for (const replace of ["new_session", "switch_session"] as const) {
 		it(`${replace}: the old session's confirm ends with false, its notify works, stderr names the dialog, a late answer is dropped`, async () => {
-			const extension = join(cli.dir, "gate.mjs");
-			writeFileSync(extension, GATE);
-			const script = join(cli.dir, "script.json");
-			writeFileSync(
-				script,
-				JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }, "done"]),
-			);
-			const client = new RpcClient(["--faux-script", script, "-e", extension], {
-				cwd: cli.project,
-				agentDir: cli.agentDir,
-			});
-			const asked = client.next((line: Line) => line.type === "extension_ui_request" && line.method === "confirm");
-			expect(await client.request({ id: "p", type: "prompt", message: "run it" })).toMatchObject({ success: true });
-			const dialog = await asked;
+			const { client, dialog } = await promptUntilGateAsks("run it");
 			const command =
 				replace === "new_session"
 					? { id: "n", type: "new_session" }
@@ -68,20 +70,7 @@ describe("a dialog open when the session is replaced", () => {
 
 describe("jmfederico/pi-web#109: a dialog open when settle --rpc is told to stop", () => {
 	it("jmfederico/pi-web#109: SIGTERM while a gate's confirm waits: the confirm ends with false (the gate's notify still reaches the host), the run ends aborted, exit 143; stderr names the dialog as ended because settle is ending its session, not as replaced", async () => {
-		const extension = join(cli.dir, "gate.mjs");
-		writeFileSync(extension, GATE);
-		const script = join(cli.dir, "script.json");
-		writeFileSync(
-			script,
-			JSON.stringify([{ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }, "done"]),
-		);
-		const client = new RpcClient(["--faux-script", script, "-e", extension], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
-		const asked = client.next((line: Line) => line.type === "extension_ui_request" && line.method === "confirm");
-		expect(await client.request({ id: "p", type: "prompt", message: "go" })).toMatchObject({ success: true });
-		const dialog = await asked;
+		const { client, dialog } = await promptUntilGateAsks("go");
 		client.child.kill("SIGTERM");
 		expect(await client.exited).toBe(143);
 		const notes = client.lines.filter((line) => line.type === "extension_ui_request" && line.method === "notify");

@@ -16,6 +16,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RpcClient, useCliProject } from "../cli/helpers.js";
+import { rpcOnExtension } from "./helpers.js";
 
 const cli = useCliProject("settle-pi-races-rpc-ui-");
 
@@ -55,12 +56,7 @@ const dialog = (method: string) => (line: Line) => line.type === "extension_ui_r
 
 describe("prime-agent#2111, jmfederico/pi-web#106: extension dialogs over RPC", () => {
 	it("prime-agent#2111: a dialog that timed out resolves to its default once; the host's late answer is ignored without a reply; the next dialogs get the host's answers; hasUI is true", async () => {
-		const extension = join(cli.dir, "ask.mjs");
-		writeFileSync(extension, ASKING_EXTENSION);
-		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const client = rpcOnExtension(cli, "ask.mjs", ASKING_EXTENSION);
 		const firstConfirm = client.next(dialog("confirm"));
 		// The select only comes once the first confirm has resolved: by its timeout, nobody answered.
 		const select = client.next(dialog("select"));
@@ -96,12 +92,7 @@ describe("prime-agent#2111, jmfederico/pi-web#106: extension dialogs over RPC", 
 	});
 
 	it("an editor honours its dialog options as select, confirm and input do: a timeout (sent with the request) and an aborted signal end it with undefined; a late answer gets no reply", async () => {
-		const extension = join(cli.dir, "edit.mjs");
-		writeFileSync(extension, EDITING_EXTENSION);
-		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const client = rpcOnExtension(cli, "edit.mjs", EDITING_EXTENSION);
 		const first = client.next(dialog("editor"));
 		const report = client.next(dialog("notify"));
 		const promptResponse = client.request({ id: "p", type: "prompt", message: "/edit" });
@@ -205,12 +196,7 @@ const FIRE_AND_FORGET_EXTENSION = `export default function (pi) {
 
 describe("mikeyobrien/rho#33: fire-and-forget extension UI calls over RPC", () => {
 	it("mikeyobrien/rho#33: notify, setStatus, setWidget and setTitle each reach the host as an extension_ui_request with pi's fields, the text as the extension gave it (line breaks and escapes JSON-escaped on one line, a 200 000-character notification whole), before the command's response", async () => {
-		const extension = join(cli.dir, "usage.mjs");
-		writeFileSync(extension, FIRE_AND_FORGET_EXTENSION);
-		const client = new RpcClient(["--faux", "--no-session", "-e", extension], {
-			cwd: cli.project,
-			agentDir: cli.agentDir,
-		});
+		const client = rpcOnExtension(cli, "usage.mjs", FIRE_AND_FORGET_EXTENSION);
 		expect(await client.request({ id: "u", type: "prompt", message: "/usage" })).toMatchObject({ success: true });
 		const requests = client.lines
 			.filter((line) => line.type === "extension_ui_request")
