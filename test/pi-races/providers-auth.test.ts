@@ -252,7 +252,7 @@ describe("opencode#34388, Floway#142: a key that names an unset variable, or a b
 	});
 
 	it('opencode#34388: a models.json header "$TEAM_HEADER" (provider or model) with TEAM_HEADER unset is left out of the request, not sent as its literal text, and a warning names the variable; a set one is sent', async () => {
-		writeModelsJson({
+		writeModelsJson(cli.agentDir, {
 			gateway: {
 				baseUrl: `${server.url}/v1`,
 				api: "openai-completions",
