@@ -343,6 +343,8 @@ function checkModeChoices(result: ParsedArgs, choices: readonly { option: string
 	if (new Set(choices.map((choice) => choice.mode)).size < 2) return;
 	if (choices.every((choice) => choice.option.startsWith("--mode "))) return;
 	const options = [...new Set(choices.map((choice) => choice.option))];
+	// No mode is chosen, so stdout belongs to none of them: the refusal goes to stderr only.
+	delete result.mode;
 	result.diagnostics.push({
 		type: "error",
 		message: `${options.join(" and ")} ask for different modes: give one (--json, --rpc, -i or --mode <text|json|rpc|interactive>).`,

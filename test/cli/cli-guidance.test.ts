@@ -134,11 +134,11 @@ describe("an untrusted project's extensions", () => {
 describe("pi's commands that Settle lacks", () => {
 	it("settle config …: pi's screen for package resources is refused (exit 2), names the settings edit instead, and sends nothing to the model", () => {
 		const run = settle(["config", "--faux", "--json"]);
+		const refusal = `settle config: Settle has no screen that turns package resources on and off (config is pi's). Edit the package's entry in settings.json "packages" instead: { "source": "npm:…", "extensions": [], "skills": ["!name"] } ([] loads none of a kind, ! excludes). To send "config" to the model as a prompt, put it in quotes with more words or after -p: settle -p "config …".`;
 		expect(run.code).toBe(2);
-		expect(run.stdout).toBe("");
-		expect(run.stderr).toBe(
-			`Error: settle config: Settle has no screen that turns package resources on and off (config is pi's). Edit the package's entry in settings.json "packages" instead: { "source": "npm:…", "extensions": [], "skills": ["!name"] } ([] loads none of a kind, ! excludes). To send "config" to the model as a prompt, put it in quotes with more words or after -p: settle -p "config …".\nRun settle --help for the options.\n`,
-		);
+		// --json's reader gets the refusal as the stream's one line (opencode#27559), and no model output.
+		expect(run.stdout).toBe(`${JSON.stringify({ type: "error", message: refusal })}\n`);
+		expect(run.stderr).toBe(`Error: ${refusal}\nRun settle --help for the options.\n`);
 		// The way out it names works: after -p the word is a prompt.
 		const prompt = settle(["--faux", "--no-session", "-p", "config"]);
 		expect(prompt.code).toBe(0);

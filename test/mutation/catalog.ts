@@ -27314,6 +27314,14 @@ export const MUTANTS: Mutant[] = [
 		],
 		tests: ["test/cli/pi-provider-flags.test.ts"],
 	},
+	{
+		id: "SH07",
+		description:
+			"--rpc --json (two modes asked for) writes --json's error line on stdout, which belongs to neither mode",
+		file: "src/cli/args.ts",
+		edits: [{ find: "\tdelete result.mode;\n", replace: "" }],
+		tests: ["test/cli/cli.test.ts"],
+	},
 ];
 
 /** The mutated text, or undefined when an edit's `find` (or its `after` anchor) is no longer in the file. */
