@@ -103,11 +103,11 @@ describe("little-coder#99, pi#3274: no way for a CLI user to run an answer's too
 
 	it('little-coder#99: "toolExecution": "serial" stops settle before any tool runs, naming the file, the key and its two values', () => {
 		const { code, events, stderr } = run({ toolExecution: "serial" });
+		const refusal = `Invalid setting "toolExecution" in ${join(cli.agentDir, "settings.json")}: expected one of "parallel", "sequential", got "serial". Fix or remove it; settle does not start until then.`;
 		expect(code).toBe(1);
-		expect(events).toEqual([]);
-		expect(stderr).toContain(
-			`Invalid setting "toolExecution" in ${join(cli.agentDir, "settings.json")}: expected one of "parallel", "sequential", got "serial". Fix or remove it; settle does not start until then.`,
-		);
+		// No tool event: the --json stream is only the refusal (opencode#27559).
+		expect(events).toEqual([{ type: "error", message: refusal }]);
+		expect(stderr).toContain(refusal);
 		expect(() => readFileSync(join(cli.project, "build", "out.txt"))).toThrow(/ENOENT/);
 	});
 
